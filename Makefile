@@ -1,0 +1,150 @@
+# ssl-sim - one hand-written Makefile (ARCHITECTURE.md §5).
+#
+#   make            build everything into build/
+#   make test       install missing packages, build, run every test
+#   make run        build and start the simulator with the default config
+#   make bench      build and run the benchmarks, results in bench/results/
+#   make asan       the test suite under AddressSanitizer + UBSan (build-asan/)
+#   make install    PREFIX=/usr/local
+#   make clean
+#
+# Sources are found by wildcard, so a new .c file in a module directory or a
+# new tests/*/test_*.c needs no edit here.
+
+BUILD    ?= build
+PREFIX   ?= /usr/local
+CC       ?= cc
+SHARED   ?= ../shared
+RUN_ARGS ?=
+.DEFAULT_GOAL := all
+
+PKGS     := libczmq libzmq libprotobuf-c inih
+OPT      ?= -O2 -g
+SAN      ?=
+WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -Werror
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -ffp-contract=off $(OPT) $(SAN) -MMD -MP
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CRIT_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+GEN      := $(BUILD)/gen
+INCLUDES := -Icommon -Iservices -Ilauncher -I$(GEN) -I$(GEN)/bus
+CFLAGS   = $(CFLAGS_BASE) $(WARN) $(INCLUDES) $(PKG_CFLAGS)
+LDLIBS   = $(PKG_LIBS) -lm -lpthread
+
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+# ---- protobuf: league messages, google Any, and the internal bus ---------
+WIRE_PROTOS := $(wildcard proto/*.proto)
+BUS_PROTOS  := $(wildcard proto/bus/*.proto)
+ANY_PROTO   := /usr/include/google/protobuf/any.proto
+GEN_C := $(patsubst proto/%.proto,$(GEN)/%.pb-c.c,$(WIRE_PROTOS) $(BUS_PROTOS)) \
+         $(GEN)/google/protobuf/any.pb-c.c
+GEN_H := $(GEN_C:.c=.h)
+
+$(GEN)/.stamp: $(WIRE_PROTOS) $(BUS_PROTOS) | deps
+	@mkdir -p $(GEN)
+	protoc-c --c_out=$(GEN) -Iproto -I/usr/include $(notdir $(WIRE_PROTOS)) \
+	    $(patsubst proto/%,%,$(BUS_PROTOS)) google/protobuf/any.proto
+	@touch $@
+
+$(GEN_C) $(GEN_H): $(GEN)/.stamp
+
+# ---- modules ------------------------------------------------------------
+COMMON_SRC  := $(wildcard common/*.c)
+PHYSCORE_SRC:= $(wildcard services/physics/core/*.c)
+VISMODEL_SRC:= $(wildcard services/vision/model/*.c)
+SERVICE_SRC := $(wildcard services/physics/*.c services/vision/*.c \
+                          services/gateway/*.c services/legacy-grsim/*.c)
+LAUNCH_SRC  := $(wildcard launcher/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+GEN_OBJ := $(patsubst $(GEN)/%.c,$(BUILD)/obj/gen/%.o,$(GEN_C))
+
+LIB_PROTO   := $(BUILD)/lib/libsimproto.a
+LIB_COMMON  := $(BUILD)/lib/libsimcommon.a
+LIB_PHYS    := $(BUILD)/lib/libphyscore.a
+LIB_VIS     := $(BUILD)/lib/libvismodel.a
+LIB_SERV    := $(BUILD)/lib/libsimservices.a
+ALL_LIBS    := $(LIB_SERV) $(LIB_PHYS) $(LIB_VIS) $(LIB_COMMON) $(LIB_PROTO)
+
+BIN := $(BUILD)/bin/ssl-sim
+
+TEST_SRC  := $(wildcard tests/unit/test_*.c tests/service/test_*.c tests/system/test_*.c)
+TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TEST_HELP := $(wildcard tests/support/*.c)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+.PHONY: all deps test run bench asan install clean wire-check
+all: $(BIN) $(TEST_BIN) $(BENCH_BIN)
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -w -I$(GEN) $(PKG_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c $(GEN)/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSSL_SIM_VERSION='"$(VERSION)"' -c $< -o $@
+
+define make_lib
+$(1): $(2)
+	@mkdir -p $$(dir $$@)
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(eval $(call make_lib,$(LIB_PROTO),$(GEN_OBJ)))
+$(eval $(call make_lib,$(LIB_COMMON),$(call obj,$(COMMON_SRC))))
+$(eval $(call make_lib,$(LIB_PHYS),$(call obj,$(PHYSCORE_SRC))))
+$(eval $(call make_lib,$(LIB_VIS),$(call obj,$(VISMODEL_SRC))))
+$(eval $(call make_lib,$(LIB_SERV),$(call obj,$(SERVICE_SRC))))
+
+$(BIN): $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -o $@ $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_HELP)) $(ALL_LIBS) $(GEN)/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/support -DSSL_SIM_BIN='"$(abspath $(BIN))"' \
+	    -MF $(BUILD)/tests/$*.d -o $@ $< $(call obj,$(TEST_HELP)) \
+	    $(ALL_LIBS) $(LDLIBS) $(CRIT_LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(ALL_LIBS) $(GEN)/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MF $(BUILD)/bench/$*.d -o $@ $< $(ALL_LIBS) $(LDLIBS)
+
+# ---- user commands -------------------------------------------------------
+wire-check: | deps
+	@if [ -x $(SHARED)/tools/check-wire ]; then \
+	    $(SHARED)/tools/check-wire proto; \
+	else echo "wire-check: $(SHARED)/tools/check-wire not found, skipped"; fi
+
+test: deps all wire-check
+	@scripts/run-tests.sh $(BUILD)
+
+run: deps $(BIN)
+	$(BIN) run $(RUN_ARGS)
+
+bench: deps all
+	@scripts/bench.sh $(BUILD)
+
+asan: deps
+	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \
+	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' all
+	ASAN_OPTIONS=detect_leaks=1 scripts/run-tests.sh build-asan
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ssl-sim/configs
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ssl-sim
+	cp -r configs/. $(DESTDIR)$(PREFIX)/share/ssl-sim/configs/
+	if [ -d scripts/systemd ]; then \
+	    install -d $(DESTDIR)$(PREFIX)/lib/systemd/system; \
+	    install -m 644 scripts/systemd/* $(DESTDIR)$(PREFIX)/lib/systemd/system/; fi
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

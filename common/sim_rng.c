@@ -1,0 +1,122 @@
+/*  sim_rng.c - xoshiro256++ and the spec's draw primitives. */
+#include "sim_rng.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static inline uint64_t
+s_rotl (uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+void
+sim_rng_seed (sim_rng_t *rng, uint64_t seed, uint64_t stream)
+{
+    rng->s[0] = seed;
+    rng->s[1] = stream * 0x9E3779B97F4A7C15ull;
+    rng->s[2] = ~seed;
+    rng->s[3] = stream ^ 0xD1B54A32D192ED03ull;
+}
+
+uint64_t
+sim_rng_avalanche (uint64_t x)
+{
+    x ^= 0x9E3779B97F4A7C15ull;
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return x;
+}
+
+void
+sim_rng_seed_keyed (sim_rng_t *rng, uint64_t seed, uint64_t stream,
+                    uint64_t key_a, uint64_t key_b)
+{
+    /* Fold the keys into the seed through the avalanche so that nearby keys
+       (consecutive frame numbers) start far apart in state space. */
+    uint64_t mixed = sim_rng_avalanche (seed ^ sim_rng_avalanche (
+        key_a ^ sim_rng_avalanche (key_b ^ sim_rng_avalanche (stream))));
+    sim_rng_seed (rng, mixed, stream);
+    /* The first outputs of a freshly seeded xoshiro are weakly mixed. */
+    for (int i = 0; i < 4; i++)
+        sim_rng_next (rng);
+}
+
+uint64_t
+sim_rng_next (sim_rng_t *rng)
+{
+    uint64_t *s = rng->s;
+    uint64_t result = s_rotl (s[0] + s[3], 23) + s[0];
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = s_rotl (s[3], 45);
+    return result;
+}
+
+double
+sim_rng_uniform01 (sim_rng_t *rng)
+{
+    return (double) (sim_rng_next (rng) >> 11) * 0x1.0p-53;
+}
+
+double
+sim_rng_uniform (sim_rng_t *rng, double lo, double hi)
+{
+    if (!(hi > lo))
+        return lo;
+    return lo + sim_rng_uniform01 (rng) * (hi - lo);
+}
+
+double
+sim_rng_normal (sim_rng_t *rng, double sigma)
+{
+    if (!(sigma > 0))
+        return 0;
+    double u1;
+    do
+        u1 = sim_rng_uniform01 (rng);
+    while (u1 <= DBL_MIN);
+    double u2 = sim_rng_uniform01 (rng);
+    return sqrt (-2.0 * log (u1)) * cos (2.0 * M_PI * u2) * sigma;
+}
+
+bool
+sim_rng_chance (sim_rng_t *rng, double p)
+{
+    if (!(p > 0))
+        return false;
+    if (p >= 1)
+        return true;
+    return sim_rng_uniform01 (rng) < p;
+}
+
+void
+sim_rng_shuffle (sim_rng_t *rng, void *base, size_t n, size_t size)
+{
+    if (n < 2)
+        return;
+    unsigned char *a = base;
+    unsigned char tmp[256];
+    for (size_t i = n - 1; i >= 1; i--) {
+        size_t j = (size_t) (sim_rng_uniform01 (rng) * (double) (i + 1));
+        if (j > i)
+            j = i;
+        if (j == i)
+            continue;
+        /* elements larger than the bounce buffer are swapped in chunks */
+        for (size_t off = 0; off < size; off += sizeof tmp) {
+            size_t len = size - off < sizeof tmp ? size - off : sizeof tmp;
+            memcpy (tmp, a + i * size + off, len);
+            memcpy (a + i * size + off, a + j * size + off, len);
+            memcpy (a + j * size + off, tmp, len);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+/*  sim_rng.h - seeded xoshiro256++ streams and the draw primitives of
+    physics.md §11.2, shared by every service so all agree on each draw.
+
+    A generator is a plain value (no allocation): embed it, copy it to
+    checkpoint it. Streams are seeded from (seed, stream id); keyed
+    generators from (seed, stream id, key a, key b), so a service that
+    restarts draws the same numbers for the same key (ARCHITECTURE.md §4).
+*/
+#ifndef SIM_RNG_H_INCLUDED
+#define SIM_RNG_H_INCLUDED
+
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum {
+    SIM_STREAM_VISION_NOISE = 1,
+    SIM_STREAM_VISION_DROPOUT = 2,
+    SIM_STREAM_PACKET_LOSS = 3,
+    SIM_STREAM_SHUFFLE = 4,
+    SIM_STREAM_PHYSICS = 5,
+    SIM_STREAM_CALIBRATION = 6
+} sim_stream_t;
+
+typedef struct {
+    uint64_t s[4];
+} sim_rng_t;
+
+/* Seed stream `stream` from `seed` exactly as physics.md §11.2 lays out. */
+void sim_rng_seed(sim_rng_t *rng, uint64_t seed, uint64_t stream);
+
+/* Seed a keyed generator: the same (seed, stream, key_a, key_b) always
+   gives the same sequence, different keys independent-looking ones. */
+void sim_rng_seed_keyed(sim_rng_t *rng, uint64_t seed, uint64_t stream,
+                        uint64_t key_a, uint64_t key_b);
+
+/* The splitmix64 avalanche of physics.md §11.2 (`--seed random`). */
+uint64_t sim_rng_avalanche(uint64_t x);
+
+uint64_t sim_rng_next(sim_rng_t *rng);
+/* Uniform in [0, 1) from the top 53 bits. */
+double sim_rng_uniform01(sim_rng_t *rng);
+/* lo + u (hi - lo); returns lo without drawing when hi <= lo. */
+double sim_rng_uniform(sim_rng_t *rng, double lo, double hi);
+/* Box-Muller normal with deviation sigma; no draw and 0 when sigma <= 0. */
+double sim_rng_normal(sim_rng_t *rng, double sigma);
+/* No draw for p <= 0 (false) or p >= 1 (true); else u < p. */
+bool sim_rng_chance(sim_rng_t *rng, double p);
+/* Fisher-Yates over n elements of `size` bytes, last index down. */
+void sim_rng_shuffle(sim_rng_t *rng, void *base, size_t n, size_t size);
+
+#endif

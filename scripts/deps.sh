@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# deps.sh - install the Debian packages the build needs, only when missing.
+# Called by `make`, `make test` and `make run`, so a fresh Debian machine
+# needs nothing by hand. Runs apt-get only if pkg-config or a tool is absent.
+set -euo pipefail
+
+need=()
+have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
+
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+command -v cc >/dev/null 2>&1 || need+=(gcc)
+command -v make >/dev/null 2>&1 || need+=(make)
+command -v protoc-c >/dev/null 2>&1 || need+=(protobuf-c-compiler)
+command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
+[ -f /usr/include/google/protobuf/any.proto ] || need+=(libprotobuf-dev)
+have_pc libprotobuf-c || need+=(libprotobuf-c-dev)
+have_pc libzmq || need+=(libzmq3-dev)
+have_pc libczmq || need+=(libczmq-dev)
+have_pc inih || need+=(libinih-dev)
+have_pc criterion || need+=(libcriterion-dev)
+# ../shared/tools/check-wire reads descriptors with python3-protobuf
+/usr/bin/python3 -c 'import google.protobuf' >/dev/null 2>&1 || need+=(python3-protobuf)
+
+[ ${#need[@]} -eq 0 ] && exit 0
+echo "deps.sh: installing ${need[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps.sh: missing packages and not root; run: sudo apt-get install -y ${need[*]}" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
