@@ -1,0 +1,319 @@
+/*  sim_schedule.c - camera rig, capture instants, outages and the release
+    queue (spec/vision.md §2, §6, §7). Pure: no clock, no I/O; the only
+    randomness is the keyed calibration draw for free-running phases.
+*/
+#include "sim_schedule.h"
+#include "sim_field.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sim_schedule_t {
+    uint64_t period;                    /* ns */
+    uint64_t substep;                   /* ns, for skip_to */
+    uint64_t start;                     /* captures only at t > start */
+    int count;                          /* cameras */
+    uint64_t next[SIM_MAX_CAMERAS];     /* next scheduled instant */
+    uint64_t offset[SIM_MAX_CAMERAS];
+    uint32_t frame[SIM_MAX_CAMERAS];    /* next frame number */
+    uint32_t suppressed;
+    int outage_count;
+    sim_outage_cfg_t outages[SIM_MAX_OUTAGES];
+    /* FIFO of release due times, a ring that grows on demand */
+    uint64_t *queue;
+    int q_cap, q_head, q_len;
+};
+
+void
+sim_rig_resolve (const sim_config_t *cfg, sim_rig_t *out)
+{
+    memset (out, 0, sizeof *out);
+    const sim_vision_cfg_t *v = &cfg->vision;
+    if (v->camera_count > 0) {
+        out->count = v->camera_count < SIM_MAX_CAMERAS ? v->camera_count : SIM_MAX_CAMERAS;
+        for (int i = 0; i < out->count; i++)
+            out->cams[i] = v->cameras[i];
+        return;
+    }
+    int n = v->default_camera_count;
+    if (n <= 0)
+        n = cfg->run.division == SIM_DIVISION_A ? 2 : 1;
+    else if (n == 3)
+        n = 2;
+    else if (n > 4)
+        n = 4;
+    sim_field_t field;
+    sim_field_resolve (cfg, &field);
+    double h = v->default_camera_height;
+    double fx = v->default_camera_x_fraction * field.length;
+    double qy = field.width / 4;
+    if (n == 1) {
+        out->count = 1;
+        out->cams[0] = (sim_camera_cfg_t) { 0, 0, 0, h };
+    }
+    else
+    if (n == 2) {
+        out->count = 2;
+        out->cams[0] = (sim_camera_cfg_t) { 0, +fx, 0, h };
+        out->cams[1] = (sim_camera_cfg_t) { 1, -fx, 0, h };
+    }
+    else {
+        out->count = 4;
+        out->cams[0] = (sim_camera_cfg_t) { 0, +fx, +qy, h };
+        out->cams[1] = (sim_camera_cfg_t) { 1, -fx, +qy, h };
+        out->cams[2] = (sim_camera_cfg_t) { 2, -fx, -qy, h };
+        out->cams[3] = (sim_camera_cfg_t) { 3, +fx, -qy, h };
+    }
+}
+
+uint64_t
+sim_schedule_period_ns (const sim_config_t *cfg)
+{
+    double rate = cfg->vision.frame_rate;
+    if (!(rate > 0))
+        rate = 60.0;
+    /* The reciprocal first, as the spec says, so the rounding matches. */
+    double period = (1.0 / rate) * 1e9;
+    if (!(period < 1.8e19))
+        return UINT64_MAX / 2;
+    uint64_t ns = (uint64_t) llround (period);
+    return ns < 1 ? 1 : ns;
+}
+
+void
+sim_schedule_calibration_rng (const sim_config_t *cfg, sim_rng_t *rng)
+{
+    sim_rng_seed_keyed (rng, cfg->sim.seed, SIM_STREAM_CALIBRATION,
+                        cfg->rig_generation, 0);
+}
+
+uint64_t
+sim_schedule_offset_ns (const sim_config_t *cfg, int index)
+{
+    uint64_t period = sim_schedule_period_ns (cfg);
+    if (cfg->vision.camera_phase == SIM_PHASE_FREE_RUNNING) {
+        sim_rng_t rng;
+        sim_schedule_calibration_rng (cfg, &rng);
+        for (int k = 0; k < SIM_CALIB_UNIFORMS_PER_CAMERA * index; k++)
+            sim_rng_next (&rng);
+        double fraction = sim_rng_uniform01 (&rng);
+        uint64_t off = (uint64_t) llround (fraction * (double) period);
+        return off >= period ? 0 : off;
+    }
+    double seconds = 0;
+    if (index < cfg->vision.phase_offset_count && index < SIM_MAX_PHASE_OFFSETS)
+        seconds = cfg->vision.phase_offsets[index];
+    if (!isfinite (seconds))
+        return 0;
+    /* Reduce in seconds first so huge offsets cannot overflow the ns cast. */
+    double period_s = (double) period * 1e-9;
+    double r = fmod (seconds, period_s);
+    if (r < 0)
+        r += period_s;
+    int64_t ns = llround (r * 1e9);
+    if (ns < 0)
+        ns = 0;
+    return (uint64_t) ns >= period ? (uint64_t) ns - period : (uint64_t) ns;
+}
+
+bool
+sim_schedule_in_outage (const sim_config_t *cfg, uint64_t t_ns)
+{
+    double t = (double) t_ns * 1e-9;
+    int n = cfg->vision.outage_count < SIM_MAX_OUTAGES ? cfg->vision.outage_count : SIM_MAX_OUTAGES;
+    for (int i = 0; i < n; i++) {
+        const sim_outage_cfg_t *o = &cfg->vision.outages[i];
+        if (o->duration > 0 && o->start <= t && t < o->start + o->duration)
+            return true;
+    }
+    return false;
+}
+
+static bool
+s_outage (const sim_schedule_t *self, uint64_t t_ns)
+{
+    double t = (double) t_ns * 1e-9;
+    for (int i = 0; i < self->outage_count; i++) {
+        const sim_outage_cfg_t *o = &self->outages[i];
+        if (o->duration > 0 && o->start <= t && t < o->start + o->duration)
+            return true;
+    }
+    return false;
+}
+
+/* Load the rig-dependent part: cameras, offsets, frame numbers. */
+static void
+s_load_rig (sim_schedule_t *self, const sim_config_t *cfg, uint64_t start)
+{
+    sim_rig_t rig;
+    sim_rig_resolve (cfg, &rig);
+    self->period = sim_schedule_period_ns (cfg);
+    double dt = cfg->sim.substep > 0 ? cfg->sim.substep : 0.001;
+    self->substep = (uint64_t) llround (dt * 1e9);
+    if (self->substep < 1)
+        self->substep = 1;
+    self->start = start;
+    self->count = rig.count;
+    for (int i = 0; i < rig.count; i++) {
+        self->offset[i] = sim_schedule_offset_ns (cfg, i);
+        self->next[i] = self->offset[i];
+        self->frame[i] = 0;
+    }
+    self->suppressed = 0;
+    self->outage_count = cfg->vision.outage_count < SIM_MAX_OUTAGES
+                       ? cfg->vision.outage_count : SIM_MAX_OUTAGES;
+    if (self->outage_count < 0)
+        self->outage_count = 0;
+    memcpy (self->outages, cfg->vision.outages, sizeof self->outages);
+}
+
+sim_schedule_t *
+sim_schedule_new (const sim_config_t *cfg)
+{
+    assert (cfg);
+    sim_schedule_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->q_cap = 64;
+    self->queue = malloc (sizeof (uint64_t) * (size_t) self->q_cap);
+    if (!self->queue) {
+        free (self);
+        return NULL;
+    }
+    s_load_rig (self, cfg, 0);
+    return self;
+}
+
+void
+sim_schedule_destroy (sim_schedule_t **self_p)
+{
+    assert (self_p);
+    if (*self_p) {
+        free ((*self_p)->queue);
+        free (*self_p);
+        *self_p = NULL;
+    }
+}
+
+uint64_t
+sim_schedule_next_due (const sim_schedule_t *self)
+{
+    assert (self);
+    uint64_t due = UINT64_MAX;
+    for (int i = 0; i < self->count; i++) {
+        uint64_t n = self->next[i] > self->start ? self->next[i] : self->start + 1;
+        if (n < due)
+            due = n;
+    }
+    if (self->q_len > 0 && self->queue[self->q_head] < due)
+        due = self->queue[self->q_head];
+    return due;
+}
+
+/* Returns 0, or -1 when the queue could not grow (the capture is then
+   dropped rather than corrupting the order). */
+static int
+s_push (sim_schedule_t *self, uint64_t due)
+{
+    if (self->q_len == self->q_cap) {
+        int cap = self->q_cap * 2;
+        uint64_t *q = malloc (sizeof (uint64_t) * (size_t) cap);
+        if (!q)
+            return -1;
+        for (int i = 0; i < self->q_len; i++)
+            q[i] = self->queue[(self->q_head + i) % self->q_cap];
+        free (self->queue);
+        self->queue = q;
+        self->q_cap = cap;
+        self->q_head = 0;
+    }
+    self->queue[(self->q_head + self->q_len) % self->q_cap] = due;
+    self->q_len++;
+    return 0;
+}
+
+int
+sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns,
+                      uint32_t *capture_mask, uint32_t frame_numbers[SIM_MAX_CAMERAS])
+{
+    assert (self);
+    assert (capture_mask);
+    uint32_t mask = 0;
+    self->suppressed = 0;
+    if (t_ns > self->start) {
+        bool outage = self->outage_count > 0 && s_outage (self, t_ns);
+        for (int i = 0; i < self->count; i++) {
+            if (t_ns < self->next[i])
+                continue;
+            /* skip every instant up to t: one capture however many passed */
+            uint64_t k = (t_ns - self->next[i]) / self->period + 1;
+            self->next[i] += k * self->period;
+            if (frame_numbers)
+                frame_numbers[i] = self->frame[i];
+            self->frame[i]++;
+            if (outage)
+                self->suppressed |= 1u << i;
+            else {
+                uint64_t due = delay_ns > UINT64_MAX - t_ns ? UINT64_MAX : t_ns + delay_ns;
+                if (s_push (self, due) == 0)
+                    mask |= 1u << i;
+            }
+        }
+    }
+    *capture_mask = mask;
+    int released = 0;
+    while (self->q_len > 0 && self->queue[self->q_head] <= t_ns) {
+        self->q_head = (self->q_head + 1) % self->q_cap;
+        self->q_len--;
+        released++;
+    }
+    return released;
+}
+
+uint32_t
+sim_schedule_suppressed_mask (const sim_schedule_t *self)
+{
+    assert (self);
+    return self->suppressed;
+}
+
+void
+sim_schedule_reset_rig (sim_schedule_t *self, const sim_config_t *cfg, uint64_t t_ns)
+{
+    assert (self);
+    s_load_rig (self, cfg, t_ns);
+}
+
+void
+sim_schedule_skip_to (sim_schedule_t *self, uint64_t t_ns)
+{
+    assert (self);
+    uint64_t dt = self->substep;
+    if (t_ns <= self->start + dt)
+        return;
+    /* The last substep end strictly before t; instants up to it were
+       captured (each at its own substep end when the period exceeds the
+       substep). */
+    uint64_t m = ((t_ns - 1) / dt) * dt;
+    for (int i = 0; i < self->count; i++) {
+        uint64_t count = m >= self->offset[i] ? (m - self->offset[i]) / self->period + 1 : 0;
+        self->frame[i] = (uint32_t) count;
+        self->next[i] = self->offset[i] + count * self->period;
+    }
+}
+
+int
+sim_schedule_camera_count (const sim_schedule_t *self)
+{
+    assert (self);
+    return self->count;
+}
+
+int
+sim_schedule_queued (const sim_schedule_t *self)
+{
+    assert (self);
+    return self->q_len;
+}

@@ -1,0 +1,100 @@
+/*  sim_schedule.h - the camera rig and the capture/release schedule of the
+    vision cameras (spec/vision.md §2, §6, §7) as a pure function of the
+    configuration and the seed.
+
+    Physics uses it to know at which sim times it must publish a snapshot
+    (ARCHITECTURE.md §2); the vision model uses the same code to decide which
+    camera captures when, with which frame number, and when each captured
+    frame is released from the delay queue. Both therefore agree without
+    talking to each other.
+*/
+#ifndef SIM_SCHEDULE_H_INCLUDED
+#define SIM_SCHEDULE_H_INCLUDED
+
+#include <stdint.h>
+#include "sim_config.h"
+#include "sim_rng.h"
+
+/* Number of uniforms the calibration draw takes per camera (vision.md §3.1):
+   free fraction, offset angle, orientation sign, 3 bases x 3 waves x
+   (direction angle, phase). */
+#define SIM_CALIB_UNIFORMS_PER_CAMERA 21
+
+typedef struct {
+    int count;
+    sim_camera_cfg_t cams[SIM_MAX_CAMERAS];
+} sim_rig_t;
+
+/* The rig in force: the explicit [camera N] list when there is one,
+   otherwise auto-placement by default_camera_count (0 = by division:
+   A 2, B 1; 3 => 2, > 4 => 4) on the resolved field (vision.md §2.1). */
+void sim_rig_resolve (const sim_config_t *cfg, sim_rig_t *out);
+
+/* Capture period in ns: max(1, round(1e9 * (1 / frame_rate))), 60 Hz when
+   frame_rate <= 0 (vision.md §2.2). */
+uint64_t sim_schedule_period_ns (const sim_config_t *cfg);
+
+/* Seed the keyed `calibration` generator of the current rig generation
+   (ARCHITECTURE.md §4): keyed by (seed, rig_generation). The vision model
+   draws the whole static calibration state from it (vision.md §3.1). */
+void sim_schedule_calibration_rng (const sim_config_t *cfg, sim_rng_t *rng);
+
+/* Capture offset of camera `index` in ns, in [0, period): locked phase
+   offsets reduced modulo the period, or the free-running fraction (uniform
+   number 21*index of the calibration draw) times the period. */
+uint64_t sim_schedule_offset_ns (const sim_config_t *cfg, int index);
+
+/* True when a capture at sim time t_ns falls in a scripted outage
+   (vision.md §6: start <= t < start + duration, duration > 0). */
+bool sim_schedule_in_outage (const sim_config_t *cfg, uint64_t t_ns);
+
+typedef struct sim_schedule_t sim_schedule_t;
+
+/* A schedule for the rig of `cfg`, started at sim time 0. Returns NULL on
+   allocation failure. The caller owns it. */
+sim_schedule_t *sim_schedule_new (const sim_config_t *cfg);
+
+/* Free the schedule and null *self_p; safe on NULL and twice. */
+void sim_schedule_destroy (sim_schedule_t **self_p);
+
+/* Smallest sim time at which physics must publish a snapshot: the next
+   capture instant of any camera or the due time of the oldest queued
+   release; UINT64_MAX when there is nothing (an empty rig and an empty
+   queue). Physics publishes at the first substep end >= this value. */
+uint64_t sim_schedule_next_due (const sim_schedule_t *self);
+
+/* Advance to world time t_ns (the end of a substep; call for every t at
+   which a snapshot exists, in increasing order; a t past several instants
+   handles them all). Sets *capture_mask (bit i = camera index i captures at
+   t and is not in an outage) and frame_numbers[i] for every camera whose
+   instant came (including suppressed ones); queues each emitted capture for
+   release at t + delay_ns (FIFO, vision.md §7); returns how many queued
+   captures are released at t, oldest first. A time <= the start of the rig
+   (0, or the time of the last rig reset) captures nothing. */
+int sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns,
+                          uint32_t *capture_mask,
+                          uint32_t frame_numbers[SIM_MAX_CAMERAS]);
+
+/* Cameras whose capture at the last advance was suppressed by an outage
+   (their frame numbers still advanced). */
+uint32_t sim_schedule_suppressed_mask (const sim_schedule_t *self);
+
+/* Rebuild for a runtime rig replacement at sim time t_ns (vision.md §2.1):
+   frame numbers restart at 0, each camera captures at the first advance
+   after t_ns and then on its grid offset_i + k*T; the release queue is
+   kept. */
+void sim_schedule_reset_rig (sim_schedule_t *self, const sim_config_t *cfg, uint64_t t_ns);
+
+/* Position a freshly made schedule as if it had been advanced at every
+   substep end before t_ns (substep from cfg): used by a restarted consumer
+   so its frame numbers continue where the old one's were (ARCHITECTURE.md
+   §3). Captures whose release would still be pending are not re-queued. */
+void sim_schedule_skip_to (sim_schedule_t *self, uint64_t t_ns);
+
+/* Number of cameras in the schedule's rig. */
+int sim_schedule_camera_count (const sim_schedule_t *self);
+
+/* Number of captures waiting in the release queue. */
+int sim_schedule_queued (const sim_schedule_t *self);
+
+#endif

@@ -1,0 +1,163 @@
+/*  vis_ball.c - ball occlusion, floor projection and area term. */
+#include "vis_ball.h"
+
+#include <math.h>
+
+/* Does the segment a -> b pass through the vertical cylinder at (ox, oy)
+   with radius rad and height h standing on the floor? The horizontal
+   projection gives the parameter range inside the disc; the segment's
+   height over that range must overlap [0, h]. */
+static bool
+s_segment_hits (const double a[3], const double b[3], double ox, double oy,
+                double rad, double h)
+{
+    double dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+    double fx = a[0] - ox, fy = a[1] - oy;
+    double qa = dx * dx + dy * dy;
+    double qc = fx * fx + fy * fy - rad * rad;
+    double s0, s1;
+    if (qa < 1e-18) {
+        if (qc > 0)
+            return false;
+        s0 = 0;
+        s1 = 1;
+    }
+    else {
+        double qb = 2 * (fx * dx + fy * dy);
+        double disc = qb * qb - 4 * qa * qc;
+        if (disc < 0)
+            return false;
+        double sq = sqrt (disc);
+        s0 = (-qb - sq) / (2 * qa);
+        s1 = (-qb + sq) / (2 * qa);
+        if (s0 < 0)
+            s0 = 0;
+        if (s1 > 1)
+            s1 = 1;
+        if (s0 > s1)
+            return false;
+    }
+    double z0 = a[2] + s0 * dz, z1 = a[2] + s1 * dz;
+    double zmin = z0 < z1 ? z0 : z1, zmax = z0 < z1 ? z1 : z0;
+    return zmin <= h && zmax >= 0;
+}
+
+double
+vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz,
+                     double r, const sim_camera_cfg_t *cam,
+                     double *cx, double *cy, double *cz)
+{
+    *cx = bx;
+    *cy = by;
+    *cz = bz;
+    /* Only robots that the sight lines can reach below their top matter:
+       a sight line starting at height >= z_low climbs to the camera, so it
+       is below h only over the first s_max of its horizontal run. */
+    int cand[SIM_SNAPSHOT_MAX_ROBOTS];
+    int nc = 0;
+    int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
+    double z_low = bz - r;
+    double hrun = hypot (cam->x - bx, cam->y - by) + r;
+    for (int k = 0; k < n; k++) {
+        const sim_robot_state_t *rb = &snap->robots[k];
+        if (!(rb->radius > 0) || !(rb->height > 0))
+            continue;
+        double reach;
+        if (cam->z > rb->height && cam->z > z_low) {
+            if (z_low > rb->height)
+                continue;
+            reach = (rb->height - z_low) / (cam->z - z_low) * hrun;
+        }
+        else
+            reach = hrun;
+        double d = hypot (rb->x - bx, rb->y - by);
+        if (d <= rb->radius + r + reach + 1e-9)
+            cand[nc++] = k;
+    }
+    if (nc == 0)
+        return 1.0;
+
+    /* Rotate the flat disc about z x d by the angle between z and d so it
+       faces the camera (Rodrigues with k = (-dy, dx, 0) / |.|). */
+    double d[3] = { cam->x - bx, cam->y - by, cam->z - bz };
+    double dn = sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double cos_t = 1, sin_t = 0, kx = 0, ky = 0;
+    if (dn > 0) {
+        double hx = d[0] / dn, hy = d[1] / dn;
+        sin_t = sqrt (hx * hx + hy * hy);
+        cos_t = d[2] / dn;
+        if (sin_t > 1e-12) {
+            kx = -hy / sin_t;
+            ky = hx / sin_t;
+        }
+        else
+            sin_t = 0;
+    }
+    double cam_p[3] = { cam->x, cam->y, cam->z };
+    double step = r / 7;
+    int total = 0, seen = 0;
+    double sx = 0, sy = 0;
+    for (int i = -7; i <= 7; i++) {
+        for (int j = -7; j <= 7; j++) {
+            if (i * i + j * j >= 49)
+                continue;
+            total++;
+            double vx = i * step, vy = j * step;
+            /* k has no z part and v lies in the plane: k x v = (0, 0,
+               kx vy - ky vx), k . v = kx vx + ky vy */
+            double kv = kx * vx + ky * vy;
+            double a[3] = {
+                bx + vx * cos_t + kx * kv * (1 - cos_t),
+                by + vy * cos_t + ky * kv * (1 - cos_t),
+                bz + (kx * vy - ky * vx) * sin_t,
+            };
+            bool blocked = false;
+            for (int c = 0; c < nc && !blocked; c++) {
+                const sim_robot_state_t *rb = &snap->robots[cand[c]];
+                blocked = s_segment_hits (a, cam_p, rb->x, rb->y, rb->radius, rb->height);
+            }
+            if (!blocked) {
+                seen++;
+                sx += vx;
+                sy += vy;
+            }
+        }
+    }
+    if (seen == 0)
+        return 0;
+    *cx = bx + sx / seen;
+    *cy = by + sy / seen;
+    return (double) seen / total;
+}
+
+void
+vis_ball_project (double cx, double cy, double cz, double r,
+                  const sim_camera_cfg_t *cam, double *px, double *py, double *zp)
+{
+    *px = cx;
+    *py = cy;
+    *zp = 0;
+    if (!(cam->z > 0))
+        return;
+    double z = cz - r;
+    if (z < 0)
+        z = 0;
+    if (z > 0.9 * cam->z)
+        z = 0.9 * cam->z;
+    *zp = z;
+    double k = cam->z / (cam->z - z);
+    *px = cam->x + (cx - cam->x) * k;
+    *py = cam->y + (cy - cam->y) * k;
+}
+
+double
+vis_ball_area_term (double cam_z, double zp, double focal_length_px)
+{
+    if (!(focal_length_px > 0))
+        return 1;
+    double f0 = 1000 * cam_z / focal_length_px - 1;
+    double f1 = 1000 * (cam_z - zp) / focal_length_px - 1;
+    if (f0 > 1e-9 && f1 > 1e-9)
+        return (f0 / f1) * (f0 / f1);
+    return 1;
+}

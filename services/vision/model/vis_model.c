@@ -1,0 +1,379 @@
+/*  vis_model.c - the camera model: per-capture detections (vision.md §5),
+    geometry cadence (§8), outages (§6) and the frame queue that mirrors the
+    schedule's release queue (§7).
+*/
+#include "vis_model.h"
+#include "vis_region.h"
+#include "vis_ball.h"
+#include "sim_field.h"
+
+#include <assert.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vis_model_t {
+    sim_config_t cfg;
+    sim_rig_t rig;
+    vis_calib_t calib[SIM_MAX_CAMERAS];
+    sim_schedule_t *schedule;
+    uint64_t period_ns;
+    uint64_t last_t;
+    int geometry_count;             /* camera-0 frames since the last geometry */
+    uint32_t truth_count;           /* advances that released frames */
+    /* frames waiting for release, a ring in capture order */
+    vis_frame_t *ring;
+    int cap, head, len;
+    int released_start, released_count;
+};
+
+/* (Re)build everything that depends on the rig: positions and the static
+   calibration state, drawn from (seed, rig_generation) over the field in
+   force now. */
+static void
+s_load_rig (vis_model_t *self)
+{
+    sim_rig_resolve (&self->cfg, &self->rig);
+    sim_field_t field;
+    sim_field_resolve (&self->cfg, &field);
+    sim_rng_t rng;
+    sim_schedule_calibration_rng (&self->cfg, &rng);
+    for (int i = 0; i < self->rig.count; i++)
+        vis_calib_draw (&rng, &field, self->cfg.realism.calibration_warp_length,
+                        &self->calib[i]);
+    self->geometry_count = INT_MAX;
+}
+
+vis_model_t *
+vis_model_new (const sim_config_t *cfg)
+{
+    assert (cfg);
+    vis_model_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->cfg = *cfg;
+    self->schedule = sim_schedule_new (cfg);
+    self->cap = 8;
+    self->ring = malloc (sizeof (vis_frame_t) * (size_t) self->cap);
+    if (!self->schedule || !self->ring) {
+        vis_model_destroy (&self);
+        return NULL;
+    }
+    self->period_ns = sim_schedule_period_ns (cfg);
+    s_load_rig (self);
+    return self;
+}
+
+void
+vis_model_destroy (vis_model_t **self_p)
+{
+    assert (self_p);
+    if (*self_p) {
+        vis_model_t *self = *self_p;
+        sim_schedule_destroy (&self->schedule);
+        free (self->ring);
+        free (self);
+        *self_p = NULL;
+    }
+}
+
+void
+vis_model_set_config (vis_model_t *self, const sim_config_t *cfg)
+{
+    assert (self && cfg);
+    bool new_rig = cfg->rig_generation != self->cfg.rig_generation;
+    self->cfg = *cfg;
+    if (new_rig) {
+        sim_schedule_reset_rig (self->schedule, cfg, self->last_t);
+        self->period_ns = sim_schedule_period_ns (cfg);
+        s_load_rig (self);
+    }
+}
+
+void
+vis_model_resume (vis_model_t *self, uint64_t t_ns)
+{
+    assert (self);
+    sim_schedule_skip_to (self->schedule, t_ns);
+}
+
+static double
+s_confidence (sim_rng_t *rng_n, double mean, double stddev)
+{
+    double c = mean + sim_rng_normal (rng_n, stddev);
+    if (!(c >= DBL_MIN))
+        return DBL_MIN;
+    return c > 1 ? 1 : c;
+}
+
+/* One robot detection with fresh noise and confidence (steps 3 of §5.1,
+   draws x, y, phi, confidence). */
+static void
+s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t *rb,
+             double px, double py, double phi, vis_robot_det_t *out)
+{
+    const sim_realism_t *r = &self->cfg.realism;
+    double nx = sim_rng_normal (rng_n, r->stddev_robot_p);
+    double ny = sim_rng_normal (rng_n, r->stddev_robot_p);
+    double nphi = sim_rng_normal (rng_n, r->stddev_robot_phi);
+    *out = (vis_robot_det_t) {
+        .id = rb->id,
+        .x = px + nx,
+        .y = py + ny,
+        .orientation = phi + nphi,
+        .height = rb->height,
+        .confidence = s_confidence (rng_n, self->cfg.vision.robot_confidence_mean,
+                                    self->cfg.vision.confidence_stddev),
+    };
+}
+
+static void
+s_capture (const vis_model_t *self, int index, uint32_t frame_number,
+           const sim_snapshot_t *snap, vis_frame_t *f)
+{
+    const sim_config_t *cfg = &self->cfg;
+    const sim_realism_t *r = &cfg->realism;
+    const sim_vision_cfg_t *v = &cfg->vision;
+    const sim_camera_cfg_t *cam = &self->rig.cams[index];
+    const vis_calib_t *cal = &self->calib[index];
+    double overlap = r->camera_overlap, fov = v->fov_radius;
+
+    f->camera_index = index;
+    f->camera_id = cam->id;
+    f->frame_number = frame_number;
+    f->capture_ns = snap->time_ns;
+    f->due_ns = snap->time_ns;
+    double delay = r->vision_delay > 0 ? r->vision_delay : 0;
+    f->t_sent = (double) snap->time_ns * 1e-9 + delay + v->timestamp_epoch_offset;
+    f->t_capture = f->t_sent - r->vision_processing_time;
+    f->geometry = false;
+    f->ball_count = f->blue_count = f->yellow_count = 0;
+
+    /* Per-capture generators keyed by (rig generation, camera, frame). */
+    uint64_t key = ((uint64_t) cfg->rig_generation << 32) | (uint64_t) index;
+    sim_rng_t rng_n, rng_d, rng_s;
+    sim_rng_seed_keyed (&rng_n, cfg->sim.seed, SIM_STREAM_VISION_NOISE, key, frame_number);
+    sim_rng_seed_keyed (&rng_d, cfg->sim.seed, SIM_STREAM_VISION_DROPOUT, key, frame_number);
+
+    int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
+    if (n < 0)
+        n = 0;
+
+    /* Robots (§5.1) */
+    for (int k = 0; k < n; k++) {
+        const sim_robot_state_t *rb = &snap->robots[k];
+        if (!vis_region_visible (&self->rig, index, rb->x, rb->y, overlap, fov))
+            continue;
+        if (sim_rng_chance (&rng_d, r->missing_robot_detections))
+            continue;
+        double ex, ey, ephi;
+        vis_calib_error (cal, r, rb->x, rb->y, &ex, &ey, &ephi);
+        double px = rb->x + ex, py = rb->y + ey, phi = rb->orientation + ephi;
+        vis_robot_det_t *list = rb->team == SIM_TEAM_YELLOW ? f->yellow : f->blue;
+        int *count = rb->team == SIM_TEAM_YELLOW ? &f->yellow_count : &f->blue_count;
+        s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
+        if (sim_rng_chance (&rng_d, v->duplicate_robot_rate))
+            s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
+    }
+
+    /* Ball (§5.2) */
+    const sim_ball_state_t *b = &snap->ball;
+    double br = cfg->ball.radius;
+    if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
+    &&  !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
+        double vis = 1, cx = b->x, cy = b->y, cz = b->z;
+        if (r->enable_invisible_ball)
+            vis = vis_ball_visibility (snap, b->x, b->y, b->z, br, cam, &cx, &cy, &cz);
+        if (vis >= r->ball_visibility_threshold) {
+            double px, py, zp;
+            vis_ball_project (cx, cy, cz, br, cam, &px, &py, &zp);
+            double n_a = sim_rng_normal (&rng_n, r->stddev_ball_area);
+            double area = v->area_at_nadir_px
+                        * vis_ball_area_term (cam->z, zp, v->focal_length_px) + n_a;
+            area = vis * (area > 0 ? area : 0);
+            double ex, ey, ephi;
+            vis_calib_error (cal, r, px, py, &ex, &ey, &ephi);
+            double nx = sim_rng_normal (&rng_n, r->stddev_ball_p);
+            double ny = sim_rng_normal (&rng_n, r->stddev_ball_p);
+            f->balls[f->ball_count++] = (vis_ball_det_t) {
+                .x = px + ex + nx,
+                .y = py + ey + ny,
+                .z = b->z,
+                .has_z = v->report_ball_z,
+                .area = area,
+                .has_area = v->report_area,
+                .confidence = s_confidence (&rng_n, v->ball_confidence_mean,
+                                            v->confidence_stddev),
+            };
+        }
+    }
+
+    /* Spurious dribbler balls (§5.3) */
+    double p_s = r->dribbler_ball_detections * (double) self->period_ns * 1e-9;
+    if (p_s > 0) {
+        for (int k = 0; k < n; k++) {
+            const sim_robot_state_t *rb = &snap->robots[k];
+            if (!sim_rng_chance (&rng_d, p_s))
+                continue;
+            double lateral = sim_rng_normal (&rng_n, v->spurious_ball_lateral_stddev);
+            double hx = cos (rb->orientation), hy = sin (rb->orientation);
+            double sx = rb->x + hx * v->spurious_ball_forward - hy * lateral;
+            double sy = rb->y + hy * v->spurious_ball_forward + hx * lateral;
+            if (!vis_region_visible (&self->rig, index, sx, sy, overlap, fov))
+                continue;
+            double ex, ey, ephi;
+            vis_calib_error (cal, r, sx, sy, &ex, &ey, &ephi);
+            f->balls[f->ball_count++] = (vis_ball_det_t) {
+                .x = sx + ex,
+                .y = sy + ey,
+                .z = br,
+                .has_z = v->report_ball_z,
+                .area = v->spurious_ball_area_px,
+                .has_area = v->report_area,
+                .confidence = s_confidence (&rng_n, v->ball_confidence_mean,
+                                            v->confidence_stddev),
+                .spurious = true,
+            };
+        }
+    }
+
+    /* Shuffle (§5.5): the real ball must not always come first. */
+    if (f->ball_count > 1) {
+        sim_rng_seed_keyed (&rng_s, cfg->sim.seed, SIM_STREAM_SHUFFLE, key, frame_number);
+        sim_rng_shuffle (&rng_s, f->balls, (size_t) f->ball_count, sizeof f->balls[0]);
+    }
+}
+
+void
+vis_model_capture (const vis_model_t *self, int index, uint32_t frame_number,
+                   const sim_snapshot_t *snap, vis_frame_t *out)
+{
+    assert (self && snap && out);
+    assert (index >= 0 && index < self->rig.count);
+    s_capture (self, index, frame_number, snap, out);
+}
+
+/* Make room for `more` frames; 0 on success. */
+static int
+s_reserve (vis_model_t *self, int more)
+{
+    if (self->len + more <= self->cap)
+        return 0;
+    int cap = self->cap;
+    while (cap < self->len + more)
+        cap *= 2;
+    vis_frame_t *ring = malloc (sizeof (vis_frame_t) * (size_t) cap);
+    if (!ring)
+        return -1;
+    for (int i = 0; i < self->len; i++)
+        memcpy (&ring[i], &self->ring[(self->head + i) % self->cap], sizeof (vis_frame_t));
+    free (self->ring);
+    self->ring = ring;
+    self->cap = cap;
+    self->head = 0;
+    return 0;
+}
+
+int
+vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
+{
+    assert (self && snap);
+    self->released_count = 0;
+    int cams = self->rig.count;
+    if (s_reserve (self, cams) != 0)
+        return -1;
+    self->last_t = snap->time_ns;
+
+    double delay = self->cfg.realism.vision_delay;
+    uint64_t delay_ns = delay > 0 && delay < 1e9 ? (uint64_t) llround (delay * 1e9) : 0;
+    uint32_t mask = 0, frames[SIM_MAX_CAMERAS] = { 0 };
+    int released = sim_schedule_advance (self->schedule, snap->time_ns, delay_ns,
+                                         &mask, frames);
+    uint32_t suppressed = sim_schedule_suppressed_mask (self->schedule);
+    int every = self->cfg.vision.geometry_every_n_frames > 0
+              ? self->cfg.vision.geometry_every_n_frames : 1;
+
+    for (int i = 0; i < cams; i++) {
+        uint32_t bit = 1u << i;
+        bool geometry = false;
+        if (i == 0 && ((mask | suppressed) & bit)) {
+            /* A suppressed frame only counts, so geometry comes right after
+               an outage at least one interval long (vision.md §6). */
+            if ((mask & bit) && self->geometry_count >= every) {
+                geometry = true;
+                self->geometry_count = 1;
+            }
+            else
+            if (self->geometry_count < INT_MAX)
+                self->geometry_count++;
+        }
+        if (!(mask & bit))
+            continue;
+        vis_frame_t *f = &self->ring[(self->head + self->len) % self->cap];
+        self->len++;
+        s_capture (self, i, frames[i], snap, f);
+        f->geometry = geometry;
+        f->due_ns = snap->time_ns + delay_ns;
+    }
+
+    assert (released <= self->len);
+    self->released_start = self->head;
+    self->released_count = released;
+    self->head = (self->head + released) % self->cap;
+    self->len -= released;
+    if (released > 0)
+        self->truth_count++;
+    return released;
+}
+
+const vis_frame_t *
+vis_model_released (const vis_model_t *self, int i)
+{
+    assert (self);
+    assert (i >= 0 && i < self->released_count);
+    return &self->ring[(self->released_start + i) % self->cap];
+}
+
+const sim_config_t *
+vis_model_config (const vis_model_t *self)
+{
+    assert (self);
+    return &self->cfg;
+}
+
+const sim_rig_t *
+vis_model_rig (const vis_model_t *self)
+{
+    assert (self);
+    return &self->rig;
+}
+
+const vis_calib_t *
+vis_model_calib (const vis_model_t *self, int index)
+{
+    assert (self && index >= 0 && index < self->rig.count);
+    return &self->calib[index];
+}
+
+const sim_schedule_t *
+vis_model_schedule (const vis_model_t *self)
+{
+    assert (self);
+    return self->schedule;
+}
+
+uint64_t
+vis_model_period_ns (const vis_model_t *self)
+{
+    assert (self);
+    return self->period_ns;
+}
+
+uint32_t
+vis_model_truth_frame_number (const vis_model_t *self)
+{
+    assert (self);
+    return self->truth_count > 0 ? self->truth_count - 1 : 0;
+}

@@ -1,0 +1,220 @@
+/*  test_vis_codec.c - SSL_WrapperPacket and TrackerWrapperPacket encoding
+    (services/vision/vis_codec.c; spec/vision.md §8-§10): encode with the
+    codec, decode with protobuf-c, check every field users depend on.
+*/
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "config.h"
+#include "vision/vis_codec.h"
+#include "ssl_vision_wrapper.pb-c.h"
+#include "ssl_vision_wrapper_tracked.pb-c.h"
+
+static sim_config_t
+s_cfg (const char *realism)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    char err[256];
+    cr_assert_eq (sim_config_apply_realism (&cfg, realism, err, sizeof err), 0, "%s", err);
+    return cfg;
+}
+
+static sim_snapshot_t
+s_scene (uint64_t t_ns)
+{
+    sim_snapshot_t s;
+    memset (&s, 0, sizeof s);
+    s.time_ns = t_ns;
+    s.ball = (sim_ball_state_t) { .x = 1.0, .y = 0.5, .z = 0.0215, .vx = 0.5, .vy = -0.25 };
+    sim_robot_state_t b = { .team = SIM_TEAM_BLUE, .id = 3, .x = 0.2, .y = -2.0,
+                            .orientation = -1.0, .vx = 1, .omega = 2,
+                            .radius = 0.09, .height = 0.15 };
+    sim_robot_state_t y = { .team = SIM_TEAM_YELLOW, .id = 1, .x = 5.0, .y = 0.0,
+                            .orientation = 3.0, .radius = 0.09, .height = 0.15 };
+    s.robots[0] = b;
+    s.robots[1] = y;
+    s.robot_count = 2;
+    return s;
+}
+
+static SSLWrapperPacket *
+s_first_geometry_packet (vis_model_t *m, const vis_frame_t **frame_out, uint8_t *buf, size_t *len)
+{
+    for (int k = 1; k <= 100; k++) {
+        sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
+        int n = vis_model_advance (m, &s);
+        for (int i = 0; i < n; i++) {
+            const vis_frame_t *f = vis_model_released (m, i);
+            if (!f->geometry)
+                continue;
+            *len = vis_codec_wrapper (m, f, buf, VIS_CODEC_MAX_PACKET);
+            cr_assert (*len > 0);
+            *frame_out = f;
+            return ssl__wrapper_packet__unpack (NULL, *len, buf);
+        }
+    }
+    return NULL;
+}
+
+Test (vis_codec, detection_and_geometry)
+{
+    sim_config_t cfg = s_cfg ("none");
+    vis_model_t *m = vis_model_new (&cfg);
+    static uint8_t buf[VIS_CODEC_MAX_PACKET];
+    size_t len;
+    const vis_frame_t *f;
+    SSLWrapperPacket *w = s_first_geometry_packet (m, &f, buf, &len);
+    cr_assert_not_null (w, "decodes: every required field is present");
+    cr_assert (w->has_source);
+    cr_assert_eq (w->source, SSL__SOURCE__SSL_SOURCE_OTHER);
+
+    SSLDetectionFrame *d = w->detection;
+    cr_assert_not_null (d);
+    cr_assert_eq (d->frame_number, 0u);
+    cr_assert_eq (d->camera_id, 0u);
+    cr_assert_float_eq (d->t_sent, 0.001 + 0.035, 1e-12);
+    cr_assert_float_eq (d->t_capture, 0.001 + 0.035 - 0.005, 1e-12);
+    cr_assert (!d->has_t_capture_camera);
+    cr_assert_eq (d->n_robots_blue, 1u);
+    cr_assert_eq (d->robots_blue[0]->robot_id, 3u);
+    cr_assert_float_eq (d->robots_blue[0]->x, 200.0f, 1e-3);
+    cr_assert_float_eq (d->robots_blue[0]->y, -2000.0f, 1e-3);
+    cr_assert_float_eq (d->robots_blue[0]->orientation, -1.0f, 1e-6);
+    cr_assert (d->robots_blue[0]->has_height);
+    cr_assert_float_eq (d->robots_blue[0]->height, 150.0f, 1e-3);
+    cr_assert_eq (d->robots_blue[0]->pixel_x, 0.0f);
+    cr_assert_eq (d->n_robots_yellow, 1u);
+    cr_assert_eq (d->n_balls, 1u);
+    cr_assert_float_eq (d->balls[0]->x, 1000.0f, 1e-3);
+    cr_assert_float_eq (d->balls[0]->y, 500.0f, 1e-3);
+    cr_assert (d->balls[0]->has_area);
+    cr_assert_eq (d->balls[0]->area, 63u);
+    cr_assert (!d->balls[0]->has_z);
+    cr_assert (d->balls[0]->confidence > 0 && d->balls[0]->confidence <= 1);
+
+    SSLGeometryData *g = w->geometry;
+    cr_assert_not_null (g);
+    SSLGeometryFieldSize *fs = g->field;
+    cr_assert_eq (fs->field_length, 12000);
+    cr_assert_eq (fs->field_width, 9000);
+    cr_assert_eq (fs->goal_width, 1800);
+    cr_assert_eq (fs->goal_depth, 180);
+    cr_assert_eq (fs->boundary_width, 300);
+    cr_assert (fs->has_penalty_area_depth && fs->penalty_area_depth == 1800);
+    cr_assert (fs->has_penalty_area_width && fs->penalty_area_width == 3600);
+    cr_assert_eq (fs->n_field_lines, 12u);
+    cr_assert_str_eq (fs->field_lines[6]->name, "LeftPenaltyStretch");
+    cr_assert_eq (fs->field_lines[6]->type, SSL__FIELD_SHAPE_TYPE__LeftPenaltyStretch);
+    cr_assert_float_eq (fs->field_lines[6]->p1->x, -4200.0f, 1e-3);
+    cr_assert_float_eq (fs->field_lines[6]->p1->y, -1800.0f, 1e-3);
+    cr_assert_float_eq (fs->field_lines[10]->p1->x, 6000.0f, 1e-3);
+    cr_assert_float_eq (fs->field_lines[10]->p2->x, 4200.0f, 1e-3);
+    cr_assert_float_eq (fs->field_lines[0]->thickness, 10.0f, 1e-3);
+    for (size_t i = 0; i < fs->n_field_lines; i++)
+        cr_assert (fs->field_lines[i]->has_type && fs->field_lines[i]->type != 0);
+    cr_assert_eq (fs->n_field_arcs, 1u);
+    cr_assert_str_eq (fs->field_arcs[0]->name, "CenterCircle");
+    cr_assert_eq (fs->field_arcs[0]->type, SSL__FIELD_SHAPE_TYPE__CenterCircle);
+    cr_assert_float_eq (fs->field_arcs[0]->radius, 500.0f, 1e-3);
+    cr_assert_float_eq (fs->field_arcs[0]->a2, (float) (2 * M_PI), 1e-5);
+
+    cr_assert_eq (g->n_calib, 2u);
+    for (size_t i = 0; i < g->n_calib; i++) {
+        SSLGeometryCameraCalibration *c = g->calib[i];
+        cr_assert_eq (c->camera_id, (uint32_t) i);
+        cr_assert_float_eq (c->focal_length, 1420.0f, 1e-3);
+        cr_assert_float_eq (c->principal_point_x, 300.0f, 1e-3);
+        cr_assert_float_eq (c->principal_point_y, 300.0f, 1e-3);
+        cr_assert_eq (c->distortion, 0.0f);
+        cr_assert (c->has_derived_camera_world_tx && c->has_derived_camera_world_ty
+                   && c->has_derived_camera_world_tz);
+        /* none: camera_position_error 0, so C' = C */
+        cr_assert_float_eq (c->derived_camera_world_tx, i == 0 ? 2400.0f : -2400.0f, 1e-3);
+        cr_assert_float_eq (c->derived_camera_world_ty, 0.0f, 1e-3);
+        cr_assert_float_eq (c->derived_camera_world_tz, 6400.0f, 1e-3);
+        /* consistent: 180 deg about x, t = -R C' = (-x, +y, +z) */
+        cr_assert_eq (c->q0, 1.0f);
+        cr_assert_eq (c->q1, 0.0f);
+        cr_assert_eq (c->q2, 0.0f);
+        cr_assert_eq (c->q3, 0.0f);
+        cr_assert_float_eq (c->tx, -c->derived_camera_world_tx, 1e-3);
+        cr_assert_float_eq (c->ty, c->derived_camera_world_ty, 1e-3);
+        cr_assert_float_eq (c->tz, c->derived_camera_world_tz, 1e-3);
+        cr_assert (!c->has_pixel_image_width);
+    }
+    cr_assert_not_null (g->models);
+    cr_assert_not_null (g->models->straight_two_phase);
+    cr_assert_float_eq (g->models->straight_two_phase->acc_slide, -3.3, 1e-12);
+    cr_assert_float_eq (g->models->straight_two_phase->acc_roll, -0.2875, 1e-12);
+    cr_assert_float_eq (g->models->straight_two_phase->k_switch, 2.0 / 3.0, 1e-12);
+    cr_assert_not_null (g->models->chip_fixed_loss);
+    cr_assert_float_eq (g->models->chip_fixed_loss->damping_xy_first_hop, 0.70, 1e-12);
+    cr_assert_float_eq (g->models->chip_fixed_loss->damping_xy_other_hops, 0.87, 1e-12);
+    cr_assert_float_eq (g->models->chip_fixed_loss->damping_z, 0.46, 1e-12);
+
+    ssl__wrapper_packet__free_unpacked (w, NULL);
+    /* too small a buffer */
+    cr_assert_eq (vis_codec_wrapper (m, f, buf, 10), 0u);
+    vis_model_destroy (&m);
+}
+
+Test (vis_codec, advertised_camera_position_error)
+{
+    sim_config_t cfg = s_cfg ("realistic");
+    vis_model_t *m = vis_model_new (&cfg);
+    static uint8_t buf[VIS_CODEC_MAX_PACKET];
+    size_t len = vis_codec_geometry (m, buf, sizeof buf);
+    cr_assert (len > 0);
+    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, len, buf);
+    cr_assert_not_null (w);
+    cr_assert_null (w->detection);
+    SSLGeometryCameraCalibration *c = w->geometry->calib[0];
+    /* 0.02 m along unit(0.3, 0.7, 0.05) = +(7.9, 18.3, 1.3) mm */
+    cr_assert_float_eq (c->derived_camera_world_tx, 2400.0f + 7.9f, 0.06);
+    cr_assert_float_eq (c->derived_camera_world_ty, 18.3f, 0.06);
+    cr_assert_float_eq (c->derived_camera_world_tz, 6400.0f + 1.3f, 0.06);
+    cr_assert_float_eq (c->tx, -c->derived_camera_world_tx, 1e-3);
+    ssl__wrapper_packet__free_unpacked (w, NULL);
+    vis_model_destroy (&m);
+}
+
+Test (vis_codec, truth_packet)
+{
+    sim_config_t cfg = s_cfg ("realistic");
+    cfg.vision.timestamp_epoch_offset = 1000.0;
+    vis_model_t *m = vis_model_new (&cfg);
+    static uint8_t buf[VIS_CODEC_MAX_PACKET];
+    uint32_t expect = 0;
+    for (int k = 1; k <= 100; k++) {
+        sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
+        if (vis_model_advance (m, &s) <= 0)
+            continue;
+        size_t len = vis_codec_truth (m, &s, buf, sizeof buf);
+        cr_assert (len > 0);
+        TrackerWrapperPacket *w = tracker_wrapper_packet__unpack (NULL, len, buf);
+        cr_assert_not_null (w);
+        cr_assert_str_eq (w->uuid, "8f1a4c2e-5b6d-4f70-9a83-1c2d3e4f5a6b");
+        cr_assert_str_eq (w->source_name, "ssl-sim-truth");
+        TrackedFrame *tf = w->tracked_frame;
+        cr_assert_eq (tf->frame_number, expect++);
+        cr_assert_float_eq (tf->timestamp, 1000.0 + (double) s.time_ns * 1e-9, 1e-9);
+        cr_assert_eq (tf->n_balls, 1u);
+        cr_assert_float_eq (tf->balls[0]->pos->x, 1.0f, 1e-6);
+        cr_assert_float_eq (tf->balls[0]->vel->y, -0.25f, 1e-6);
+        cr_assert_eq (tf->balls[0]->visibility, 1.0f);
+        cr_assert_eq (tf->n_robots, 2u);
+        cr_assert_eq (tf->robots[0]->robot_id->team, TEAM__BLUE);
+        cr_assert_eq (tf->robots[0]->robot_id->id, 3u);
+        cr_assert_float_eq (tf->robots[0]->pos->y, -2.0f, 1e-6);
+        cr_assert_float_eq (tf->robots[0]->vel_angular, 2.0f, 1e-6);
+        cr_assert_eq (tf->robots[1]->robot_id->team, TEAM__YELLOW);
+        cr_assert_null (tf->kicked_ball);
+        cr_assert_eq (tf->n_capabilities, 1u);
+        cr_assert_eq (tf->capabilities[0], CAPABILITY__CAPABILITY_DETECT_FLYING_BALLS);
+        tracker_wrapper_packet__free_unpacked (w, NULL);
+    }
+    cr_assert (expect > 3);
+    vis_model_destroy (&m);
+}
