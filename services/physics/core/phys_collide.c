@@ -1,0 +1,656 @@
+/*  phys_collide.c - contacts (physics.md §7): the ball sweep against robot
+    hulls (disc with a flat front chord, height-gated, landing on tops),
+    walls and the room box; the contact response kernel; depenetration;
+    the supporting floor; and robot-robot / robot-wall contacts.
+*/
+#include <math.h>
+#include <string.h>
+
+#include "phys_internal.h"
+
+enum { S_ROBOT = 0, S_WALL, S_ROOM };
+enum { S_HULL = 0, S_FACE, S_RIM, S_TOP };
+
+typedef struct {
+    double t;
+    int kind, index, feature;
+    double nx, ny, nz;              /* world normal, surface -> ball */
+    double rho;                     /* horizontal contact radius */
+} s_contact_t;
+
+/* Signed distance from the cut-disc footprint of r to local point q, with
+   the outward normal and whether the nearest feature is the flat face. */
+static double
+s_footprint (const phys_robot_t *r, double qx, double qy, double *nx, double *ny, bool *face)
+{
+    double R = r->specs.radius, c2d = r->specs.center_to_dribbler, w = r->half_w;
+    double d = sqrt (qx * qx + qy * qy);
+    if (qx > 0 && qx > d * r->cos_m) {
+        if (qx >= c2d) {
+            if (fabs (qy) <= w) {
+                *nx = 1;
+                *ny = 0;
+                *face = true;
+                return qx - c2d;
+            }
+            double cy = qy > 0 ? w : -w;
+            double ex = qx - c2d, ey = qy - cy;
+            double e = sqrt (ex * ex + ey * ey);
+            *nx = e > 0 ? ex / e : 1;
+            *ny = e > 0 ? ey / e : 0;
+            *face = false;
+            return e;
+        }
+        *nx = 1;
+        *ny = 0;
+        *face = true;
+        return qx - c2d;
+    }
+    *face = false;
+    if (d > 0) {
+        *nx = qx / d;
+        *ny = qy / d;
+    }
+    else {
+        *nx = 1;
+        *ny = 0;
+    }
+    return d - R;
+}
+
+/* Entry time into the circle of radius rad around the origin for a point
+   q moving with d, within [0, tmax]; -1 if none. */
+static double
+s_circle_entry (double qx, double qy, double dx, double dy, double rad, double tmax)
+{
+    double a = dx * dx + dy * dy;
+    double b = qx * dx + qy * dy;
+    double c = qx * qx + qy * qy - rad * rad;
+    if (!(a > 0) || b >= 0 || c <= 0)
+        return -1;
+    double disc = b * b - a * c;
+    if (disc < 0)
+        return -1;
+    double t = (-b - sqrt (disc)) / a;
+    if (t < 0)
+        t = 0;
+    return t <= tmax ? t : -1;
+}
+
+/* Horizontal sweep of a disc of radius rho (local q, d) against the hull:
+   earliest contact time within tmax, local normal, face flag; -1 if none. */
+static double
+s_hull_sweep (const phys_robot_t *r, double qx, double qy, double dx, double dy, double rho,
+              double tmax, double *nx, double *ny, bool *face)
+{
+    double R = r->specs.radius, c2d = r->specs.center_to_dribbler, w = r->half_w;
+    double dist = s_footprint (r, qx, qy, nx, ny, face);
+    if (dist <= rho + 1e-9)
+        return dx * *nx + dy * *ny < 0 ? 0 : -1;
+    double best = -1;
+    double t = s_circle_entry (qx, qy, dx, dy, R + rho, tmax);
+    if (t >= 0) {
+        double hx = qx + dx * t, hy = qy + dy * t;
+        double h = sqrt (hx * hx + hy * hy);
+        if (!(hx > 0 && hx > h * r->cos_m)) {
+            best = t;
+            *nx = hx / h;
+            *ny = hy / h;
+            *face = false;
+        }
+    }
+    if (qx >= c2d + rho && dx < 0) {
+        t = (c2d + rho - qx) / dx;
+        double hy = qy + dy * t;
+        if (t <= tmax && fabs (hy) <= w && (best < 0 || t < best)) {
+            best = t;
+            *nx = 1;
+            *ny = 0;
+            *face = true;
+        }
+    }
+    for (int side = -1; side <= 1; side += 2) {
+        double cy = side * w;
+        t = s_circle_entry (qx - c2d, qy - cy, dx, dy, rho, tmax);
+        if (t < 0 || (best >= 0 && !(t < best)))
+            continue;
+        double hx = qx + dx * t, hy = qy + dy * t;
+        double h = sqrt (hx * hx + hy * hy);
+        if (hx >= c2d && fabs (hy) >= w && hx > 0 && hx > h * r->cos_m) {
+            best = t;
+            *nx = (hx - c2d) / rho;
+            *ny = (hy - cy) / rho;
+            *face = false;
+        }
+    }
+    return best;
+}
+
+static bool
+s_inside_footprint (const phys_robot_t *r, double qx, double qy)
+{
+    double R = r->specs.radius;
+    return qx * qx + qy * qy <= R * R && qx <= r->specs.center_to_dribbler;
+}
+
+double
+phys_collide_support (const phys_world_t *self, const phys_ball_state_t *b)
+{
+    double best = 0;
+    for (int k = 0; k < self->robot_count; k++) {
+        const phys_robot_t *r = &self->robots[k];
+        double h = r->specs.height;
+        if (!(b->z >= h) || h <= best)
+            continue;
+        double dx = b->x - r->x, dy = b->y - r->y;
+        double qx = r->ct * dx + r->st * dy, qy = -r->st * dx + r->ct * dy;
+        if (s_inside_footprint (r, qx, qy))
+            best = h;
+    }
+    return best;
+}
+
+/* Earliest contact of the ball with robot k within tmax; fills *c. */
+static void
+s_sweep_robot (const phys_world_t *self, int k, double tmax, double z_deep, s_contact_t *c)
+{
+    const phys_robot_t *r = &self->robots[k];
+    const phys_ball_state_t *b = &self->ball;
+    double rb = self->ball_cfg.radius, h = r->specs.height;
+    double px = b->x - r->x, py = b->y - r->y;
+    double rvx = b->vx - r->vx, rvy = b->vy - r->vy;
+    /* Broad phase: out of reach of the bounding circle within tmax. */
+    double reach = r->specs.radius + rb + sqrt (rvx * rvx + rvy * rvy) * tmax + 1e-6;
+    if (px * px + py * py > reach * reach)
+        return;
+    double qx = r->ct * px + r->st * py, qy = -r->st * px + r->ct * py;
+    double dx = r->ct * rvx + r->st * rvy, dy = -r->st * rvx + r->ct * rvy;
+    double bottom = b->z - rb;
+    double t, nx, ny, nz = 0, rho = rb;
+    bool face;
+    int feature;
+    if (bottom >= h - 1e-9) {
+        double dz = bottom - h > 0 ? bottom - h : 0;
+        if (dz == 0 && b->vz >= 0)
+            return;
+        t = (b->vz + sqrt (b->vz * b->vz + 2 * PHYS_GRAVITY * dz)) / PHYS_GRAVITY;
+        if (t > tmax || !s_inside_footprint (r, qx + dx * t, qy + dy * t))
+            return;
+        if (!(t < c->t))
+            return;
+        *c = (s_contact_t) { .t = t, .kind = S_ROBOT, .index = k, .feature = S_TOP,
+                             .nx = 0, .ny = 0, .nz = 1, .rho = 0 };
+        return;
+    }
+    if (b->z >= h) {
+        if (s_inside_footprint (r, qx, qy))
+            return;
+        double zc = (z_deep > h ? z_deep : h) - h;
+        if (zc > rb)
+            zc = rb;
+        rho = sqrt (rb * rb - zc * zc);
+        t = s_hull_sweep (r, qx, qy, dx, dy, rho, tmax, &nx, &ny, &face);
+        if (t < 0 || !(t < c->t))
+            return;
+        feature = S_RIM;
+        nx *= rho / rb;
+        ny *= rho / rb;
+        nz = zc / rb;
+    }
+    else {
+        t = s_hull_sweep (r, qx, qy, dx, dy, rho, tmax, &nx, &ny, &face);
+        if (t < 0 || !(t < c->t))
+            return;
+        feature = face ? S_FACE : S_HULL;
+    }
+    *c = (s_contact_t) { .t = t, .kind = S_ROBOT, .index = k, .feature = feature,
+                         .nx = r->ct * nx - r->st * ny, .ny = r->st * nx + r->ct * ny,
+                         .nz = nz, .rho = rho };
+}
+
+static void
+s_sweep_wall (const phys_world_t *self, int i, double tmax, s_contact_t *c)
+{
+    const phys_wall_t *w = &self->geom.walls[i];
+    const phys_ball_state_t *b = &self->ball;
+    double r = self->ball_cfg.radius;
+    if (!(b->z - r < w->height))
+        return;
+    double px = b->x - w->ax, py = b->y - w->ay;
+    double s = px * w->nx + py * w->ny;
+    double vn = b->vx * w->nx + b->vy * w->ny;
+    double proj = px * w->tx + py * w->ty;
+    double vt = b->vx * w->tx + b->vy * w->ty;
+    /* Broad phase: far from the segment's stadium. */
+    double sp = sqrt (b->vx * b->vx + b->vy * b->vy) * tmax + r + 1e-6;
+    if (fabs (s) > sp || proj < -sp || proj > w->len + sp)
+        return;
+    double best = -1, bnx = 0, bny = 0;
+    if (vn < 0 && s - r > -2 * r && s - r <= 1e-9 && proj >= 0 && proj <= w->len) {
+        best = 0;
+        bnx = w->nx;
+        bny = w->ny;
+    }
+    else if (vn < 0 && s >= r) {
+        double t = (s - r) / -vn;
+        double hp = proj + vt * t;
+        if (t <= tmax && hp >= 0 && hp <= w->len) {
+            best = t;
+            bnx = w->nx;
+            bny = w->ny;
+        }
+    }
+    for (int e = 0; e < 2; e++) {
+        double ex = b->x - (e ? w->bx : w->ax), ey = b->y - (e ? w->by : w->ay);
+        double d2 = ex * ex + ey * ey, t;
+        double nx, ny;
+        if (d2 <= (r + 1e-9) * (r + 1e-9)) {
+            double d = sqrt (d2);
+            if (!(d > 0))
+                continue;
+            nx = ex / d;
+            ny = ey / d;
+            if (nx * w->nx + ny * w->ny < 0 || b->vx * nx + b->vy * ny >= 0)
+                continue;
+            t = 0;
+        }
+        else {
+            t = s_circle_entry (ex, ey, b->vx, b->vy, r, tmax);
+            if (t < 0)
+                continue;
+            nx = (ex + b->vx * t) / r;
+            ny = (ey + b->vy * t) / r;
+            if (nx * w->nx + ny * w->ny < 0)
+                continue;
+        }
+        if (best < 0 || t < best) {
+            best = t;
+            bnx = nx;
+            bny = ny;
+        }
+    }
+    if (best >= 0 && best < c->t)
+        *c = (s_contact_t) { .t = best, .kind = S_WALL, .index = i, .nx = bnx, .ny = bny,
+                             .rho = r };
+}
+
+static void
+s_sweep_room (const phys_world_t *self, double tmax, s_contact_t *c)
+{
+    const phys_ball_state_t *b = &self->ball;
+    double r = self->ball_cfg.radius;
+    double lim[2] = { self->geom.room_hx - r, self->geom.room_hy - r };
+    double p[2] = { b->x, b->y }, v[2] = { b->vx, b->vy };
+    for (int axis = 0; axis < 2; axis++) {
+        for (int sgn = -1; sgn <= 1; sgn += 2) {
+            if (!(v[axis] * sgn > 0))
+                continue;
+            double t = (sgn * lim[axis] - p[axis]) / v[axis];
+            if (t < 0)
+                t = 0;
+            if (t <= tmax && t < c->t)
+                *c = (s_contact_t) { .t = t, .kind = S_ROOM, .index = axis * 2 + (sgn > 0),
+                                     .nx = axis == 0 ? -sgn : 0, .ny = axis == 1 ? -sgn : 0,
+                                     .rho = r };
+        }
+    }
+}
+
+static bool
+s_find_contact (const phys_world_t *self, int holder, double tmax, s_contact_t *c)
+{
+    const phys_ball_state_t *b = &self->ball;
+    c->t = INFINITY;
+    double r = self->ball_cfg.radius;
+    bool airborne = b->z > r + 1e-9 || b->vz != 0;
+    double z_deep = b->z;
+    if (airborne) {
+        double zl = b->z + b->vz * tmax - 0.5 * PHYS_GRAVITY * tmax * tmax;
+        if (zl < z_deep)
+            z_deep = zl;
+    }
+    for (int k = 0; k < self->robot_count; k++)
+        if (k != holder)
+            s_sweep_robot (self, k, tmax, z_deep, c);
+    for (int i = 0; i < PHYS_WALL_COUNT; i++)
+        s_sweep_wall (self, i, tmax, c);
+    s_sweep_room (self, tmax, c);
+    return c->t <= tmax;
+}
+
+/* Contact response kernel (§7.4); returns the impulse on the surface. */
+static void
+s_respond (phys_world_t *self, const s_contact_t *c, double ux, double uy, double kn, double kt,
+           double J[3])
+{
+    phys_ball_state_t *b = &self->ball;
+    double nx = c->nx, ny = c->ny, nz = c->nz;
+    double nu = nx * ux + ny * uy;
+    double nv = nx * b->vx + ny * b->vy + nz * b->vz;
+    J[0] = J[1] = J[2] = 0;
+    if (nu <= nv)
+        return;
+    double vn = nu + (nu - nv) * (1 - kn);
+    double vtx = b->vx - nx * nv, vty = b->vy - ny * nv, vtz = b->vz - nz * nv;
+    double utx = ux - nx * nu, uty = uy - ny * nu, utz = -nz * nu;
+    double nvx = nx * vn + kt * utx + (1 - kt) * vtx;
+    double nvy = ny * vn + kt * uty + (1 - kt) * vty;
+    double nvz = nz * vn + kt * utz + (1 - kt) * vtz;
+    double m = self->ball_cfg.mass;
+    J[0] = m * (b->vx - nvx);
+    J[1] = m * (b->vy - nvy);
+    J[2] = m * (b->vz - nvz);
+    b->vx = nvx;
+    b->vy = nvy;
+    b->vz = nvz;
+    double hn = sqrt (nx * nx + ny * ny);
+    if (hn < 1e-12) {
+        b->sx = nvx;
+        b->sy = nvy;
+    }
+    else {
+        double mx = nx / hn, my = ny / hn;
+        double sm = b->sx * mx + b->sy * my;
+        double ret = self->contact.spin_retention;
+        b->sx = (b->sx - 2 * sm * mx) * ret;
+        b->sy = (b->sy - 2 * sm * my) * ret;
+    }
+}
+
+static void
+s_resolve (phys_world_t *self, const s_contact_t *c)
+{
+    const sim_contact_cfg_t *cc = &self->contact;
+    phys_ball_state_t *b = &self->ball;
+    double J[3];
+    if (c->kind != S_ROBOT) {
+        s_respond (self, c, 0, 0, cc->ball_wall_normal, cc->ball_wall_tangent, J);
+        return;
+    }
+    phys_robot_t *r = &self->robots[c->index];
+    double kn, kt;
+    switch (c->feature) {
+    case S_FACE: kn = cc->ball_kicker_normal; kt = cc->ball_kicker_tangent; break;
+    case S_TOP: kn = cc->ball_robot_top_normal; kt = cc->ball_robot_top_tangent; break;
+    default: kn = cc->ball_robot_normal; kt = cc->ball_robot_tangent; break;
+    }
+    /* The robot does not move in the ball phase, so its centre "at the hit"
+       is its current centre. */
+    double cpx = b->x - c->nx * self->ball_cfg.radius;
+    double cpy = b->y - c->ny * self->ball_cfg.radius;
+    if (c->feature == S_TOP) {
+        cpx = b->x;
+        cpy = b->y;
+    }
+    double rx = cpx - r->x, ry = cpy - r->y;
+    double ux = r->vx - r->omega * ry, uy = r->vy + r->omega * rx;
+    s_respond (self, c, ux, uy, kn, kt, J);
+    r->vx += J[0] * r->inv_mass;
+    r->vy += J[1] * r->inv_mass;
+    r->omega += (rx * J[1] - ry * J[0]) * r->inv_inertia;
+}
+
+static void
+s_depenetrate (phys_world_t *self, int holder)
+{
+    phys_ball_state_t *b = &self->ball;
+    double rb = self->ball_cfg.radius, bottom = b->z - rb;
+    for (int k = 0; k < self->robot_count; k++) {
+        if (k == holder)
+            continue;
+        const phys_robot_t *r = &self->robots[k];
+        double h = r->specs.height;
+        if (bottom >= h)
+            continue;
+        double px = b->x - r->x, py = b->y - r->y;
+        double reach = r->specs.radius + rb;
+        if (px * px + py * py > reach * reach)
+            continue;
+        double qx = r->ct * px + r->st * py, qy = -r->st * px + r->ct * py;
+        double nx, ny;
+        bool face;
+        double dist = s_footprint (r, qx, qy, &nx, &ny, &face);
+        double rho = rb;
+        if (b->z >= h) {
+            if (dist <= 0)
+                continue;
+            double dz = b->z - h;
+            rho = sqrt (rb * rb - dz * dz);
+        }
+        if (dist < rho - 1e-9) {
+            double push = rho - dist;
+            if (push > 0.002)
+                push = 0.002;
+            b->x += (r->ct * nx - r->st * ny) * push;
+            b->y += (r->st * nx + r->ct * ny) * push;
+        }
+    }
+    for (int i = 0; i < PHYS_WALL_COUNT; i++) {
+        const phys_wall_t *w = &self->geom.walls[i];
+        if (!(bottom < w->height))
+            continue;
+        double px = b->x - w->ax, py = b->y - w->ay;
+        double s = px * w->nx + py * w->ny;
+        double proj = px * w->tx + py * w->ty;
+        if (s > -rb && s < rb && proj >= 0 && proj <= w->len) {
+            b->x += w->nx * (rb - s);
+            b->y += w->ny * (rb - s);
+            continue;
+        }
+        for (int e = 0; e < 2; e++) {
+            double ex = b->x - (e ? w->bx : w->ax), ey = b->y - (e ? w->by : w->ay);
+            double d = sqrt (ex * ex + ey * ey);
+            if (d < rb && d > 0 && ex * w->nx + ey * w->ny >= 0) {
+                b->x += ex / d * (rb - d);
+                b->y += ey / d * (rb - d);
+            }
+        }
+    }
+    double lx = self->geom.room_hx - rb, ly = self->geom.room_hy - rb;
+    b->x = b->x > lx ? lx : b->x < -lx ? -lx : b->x;
+    b->y = b->y > ly ? ly : b->y < -ly ? -ly : b->y;
+}
+
+static void
+s_advance (phys_world_t *self, double t)
+{
+    double floor = phys_collide_support (self, &self->ball);
+    phys_ball_advance (&self->ball_cfg, &self->ball, floor, t);
+}
+
+void
+phys_collide_ball (phys_world_t *self, int holder)
+{
+    s_depenetrate (self, holder);
+    double remaining = self->dt;
+    for (int it = 0; it < 4; it++) {
+        s_contact_t c;
+        if (!s_find_contact (self, holder, remaining, &c))
+            break;
+        if (c.t > 0) {
+            s_advance (self, c.t);
+            remaining -= c.t;
+        }
+        s_resolve (self, &c);
+    }
+    if (remaining > 0)
+        s_advance (self, remaining);
+}
+
+/* ---- robot contacts (§7.6) ------------------------------------------ */
+
+static double
+s_support (const phys_robot_t *r, double dx, double dy)
+{
+    double dh = dx * r->ct + dy * r->st;
+    if (dh > r->cos_m)
+        return r->specs.center_to_dribbler * dh + r->half_w * fabs (dx * r->st - dy * r->ct);
+    return r->specs.radius;
+}
+
+/* Contact normal (a -> b) and depth of two robots; false if apart. */
+static bool
+s_pair_test (const phys_world_t *self, const phys_robot_t *a, const phys_robot_t *b, double *nx,
+             double *ny, double *depth)
+{
+    double ex = b->x - a->x, ey = b->y - a->y;
+    double dist2 = ex * ex + ey * ey, lim = a->specs.radius + b->specs.radius;
+    if (dist2 >= lim * lim)
+        return false;
+    double dist = sqrt (dist2);
+    double cx = 1, cy = 0;
+    if (dist > 0) {
+        cx = ex / dist;
+        cy = ey / dist;
+    }
+    if (!self->contact.robot_hull_chord_contacts) {
+        *nx = cx;
+        *ny = cy;
+        *depth = lim - dist;
+        return true;
+    }
+    double ax[10][2];
+    int n = 0;
+    ax[n][0] = cx, ax[n][1] = cy, n++;
+    ax[n][0] = a->ct, ax[n][1] = a->st, n++;
+    ax[n][0] = -a->ct, ax[n][1] = -a->st, n++;
+    ax[n][0] = b->ct, ax[n][1] = b->st, n++;
+    ax[n][0] = -b->ct, ax[n][1] = -b->st, n++;
+    const phys_robot_t *rr[2] = { a, b };
+    for (int which = 0; which < 2; which++) {
+        const phys_robot_t *o = rr[which];
+        double c2d = o->specs.center_to_dribbler, w = o->half_w;
+        for (int side = 1; side >= -1; side -= 2) {
+            double kx = o->x + c2d * o->ct - side * w * o->st;
+            double ky = o->y + c2d * o->st + side * w * o->ct;
+            /* a's corners toward b's centre; a's centre toward b's corners */
+            double vx = which == 0 ? b->x - kx : kx - a->x;
+            double vy = which == 0 ? b->y - ky : ky - a->y;
+            double l = sqrt (vx * vx + vy * vy);
+            if (l < 1e-9)
+                continue;
+            ax[n][0] = vx / l, ax[n][1] = vy / l, n++;
+        }
+    }
+    double best = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double dx = ax[i][0], dy = ax[i][1];
+        double pen = s_support (a, dx, dy) + s_support (b, -dx, -dy) - (ex * dx + ey * dy);
+        if (pen <= 0)
+            return false;
+        if (pen < best) {
+            best = pen;
+            *nx = dx;
+            *ny = dy;
+        }
+    }
+    *depth = best;
+    return true;
+}
+
+static bool
+s_robot_walls (phys_world_t *self, phys_robot_t *r)
+{
+    const phys_geom_t *g = &self->geom;
+    double R = r->specs.radius;
+    bool changed = false;
+    double k = self->contact.robot_robot_friction;
+    k = k < 0 ? 0 : k > 1 ? 1 : k;
+    double ew = self->contact.robot_wall_restitution;
+    if (!(fabs (r->x) < g->inner_x - R && fabs (r->y) < g->inner_y - R)) {
+        for (int i = 0; i < PHYS_WALL_COUNT; i++) {
+            const phys_wall_t *w = &g->walls[i];
+            double px = r->x - w->ax, py = r->y - w->ay;
+            double proj = px * w->tx + py * w->ty;
+            proj = proj < 0 ? 0 : proj > w->len ? w->len : proj;
+            double qx = w->ax + w->tx * proj, qy = w->ay + w->ty * proj;
+            double dx = r->x - qx, dy = r->y - qy;
+            double d2 = dx * dx + dy * dy;
+            if (d2 >= R * R)
+                continue;
+            double d = sqrt (d2), nx, ny;
+            if (d < 1e-9) {
+                nx = w->nx;
+                ny = w->ny;
+            }
+            else {
+                nx = dx / d;
+                ny = dy / d;
+            }
+            if (nx * w->nx + ny * w->ny < 0)
+                continue;
+            r->x = qx + nx * R;
+            r->y = qy + ny * R;
+            changed = true;
+            double vn = r->vx * nx + r->vy * ny;
+            if (vn < 0) {
+                double tx = -ny, ty = nx;
+                double vt = r->vx * tx + r->vy * ty;
+                r->vx = nx * (-ew * vn) + tx * (vt * (1 - k));
+                r->vy = ny * (-ew * vn) + ty * (vt * (1 - k));
+            }
+        }
+    }
+    double lx = g->room_hx - R, ly = g->room_hy - R;
+    if (r->x > lx || r->x < -lx) {
+        r->x = r->x > lx ? lx : -lx;
+        r->vx = 0;
+        changed = true;
+    }
+    if (r->y > ly || r->y < -ly) {
+        r->y = r->y > ly ? ly : -ly;
+        r->vy = 0;
+        changed = true;
+    }
+    return changed;
+}
+
+void
+phys_collide_robots (phys_world_t *self)
+{
+    int n = self->robot_count < PHYS_CONTACT_ROBOTS ? self->robot_count : PHYS_CONTACT_ROBOTS;
+    uint32_t fired[PHYS_CONTACT_ROBOTS];
+    memset (fired, 0, sizeof fired);
+    double e = self->contact.robot_robot_restitution;
+    double k = self->contact.robot_robot_friction;
+    e = e < 0 ? 0 : e > 1 ? 1 : e;
+    k = k < 0 ? 0 : k > 1 ? 1 : k;
+    for (int it = 0; it < 4; it++) {
+        bool changed = false;
+        for (int i = 0; i < n; i++) {
+            phys_robot_t *a = &self->robots[i];
+            for (int j = i + 1; j < n; j++) {
+                phys_robot_t *b = &self->robots[j];
+                double nx = 0, ny = 0, pen = 0;
+                if (!s_pair_test (self, a, b, &nx, &ny, &pen))
+                    continue;
+                changed = true;
+                double vn = (b->vx - a->vx) * nx + (b->vy - a->vy) * ny;
+                if (vn < -0.02 && !(fired[i] & (1u << j))) {
+                    fired[i] |= 1u << j;
+                    phys_world_emit (self, PHYS_EVENT_ROBOT_COLLISION, a->team, a->id, b->team,
+                                     b->id, -vn, 0);
+                }
+                double wsum = a->inv_mass + b->inv_mass;
+                a->x -= nx * pen * a->inv_mass / wsum;
+                a->y -= ny * pen * a->inv_mass / wsum;
+                b->x += nx * pen * b->inv_mass / wsum;
+                b->y += ny * pen * b->inv_mass / wsum;
+                if (vn < 0) {
+                    double tx = -ny, ty = nx;
+                    double jn = -(1 + e) * vn / wsum;
+                    double jt = -k * ((b->vx - a->vx) * tx + (b->vy - a->vy) * ty) / wsum;
+                    double Jx = nx * jn + tx * jt, Jy = ny * jn + ty * jt;
+                    a->vx -= Jx * a->inv_mass;
+                    a->vy -= Jy * a->inv_mass;
+                    b->vx += Jx * b->inv_mass;
+                    b->vy += Jy * b->inv_mass;
+                }
+            }
+        }
+        for (int i = 0; i < n; i++)
+            changed |= s_robot_walls (self, &self->robots[i]);
+        if (!changed)
+            break;
+    }
+}

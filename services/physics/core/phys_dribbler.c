@@ -1,0 +1,125 @@
+/*  phys_dribbler.c - dribbler mouth zone, traction budget with slip and
+    release, back-spin, glue mode and the break-beam (physics.md §9).
+*/
+#include <math.h>
+
+#include "phys_internal.h"
+
+#define PHYS_DRIBBLE_HORIZON 0.02   /* s, critically damped PD horizon (§9.3) */
+
+static void
+s_local (const phys_robot_t *r, const phys_ball_state_t *b, double *qx, double *qy)
+{
+    double dx = b->x - r->x, dy = b->y - r->y;
+    *qx = r->ct * dx + r->st * dy;
+    *qy = -r->st * dx + r->ct * dy;
+}
+
+/* Apply robot r's dribbler to the ball; returns whether it holds it. */
+static bool
+s_dribble (phys_world_t *self, phys_robot_t *r)
+{
+    const sim_robot_specs_t *s = &r->specs;
+    phys_ball_state_t *b = &self->ball;
+    double rb = self->ball_cfg.radius;
+    double qx, qy;
+    s_local (r, b, &qx, &qy);
+    double c2d = s->center_to_dribbler;
+    if (!(qx >= c2d - s->dribbler.seat_depth && qx <= c2d + rb + 0.015
+          && fabs (qy) <= s->dribbler_width / 2 && b->z - rb < 0.03)
+        || !(r->drib_fraction > 0)) {
+        r->holding = false;
+        return false;
+    }
+    double hx = r->ct, hy = r->st;
+    double Px = r->x + hx * s->shoot_radius, Py = r->y + hy * s->shoot_radius;
+    double Ux = r->vx - r->omega * (Py - r->y), Uy = r->vy + r->omega * (Px - r->x);
+    double wmax = s->dribbler.max_speed_rpm * (2 * M_PI / 60.0);
+    double back = r->drib_fraction * wmax * s->dribbler.roller_radius;
+    if (back > 1.0)
+        back = 1.0;
+    double sx = Ux - hx * back, sy = Uy - hy * back;
+
+    if (s->dribbler.glue) {
+        b->x = Px;
+        b->y = Py;
+        b->z = rb;
+        b->vx = Ux;
+        b->vy = Uy;
+        b->vz = 0;
+        b->sx = sx;
+        b->sy = sy;
+        r->holding = true;
+        return true;
+    }
+    const double H = PHYS_DRIBBLE_HORIZON;
+    double Dx = (Px - b->x) / (H * H) + 2 * (Ux - b->vx) / H;
+    double Dy = (Py - b->y) / (H * H) + 2 * (Uy - b->vy) / H;
+    double dl = hx * Dx + hy * Dy;          /* along the heading */
+    double dt_ = -hy * Dx + hx * Dy;        /* to the robot's left */
+    double push = dl > 0 ? dl : 0;
+    double Tx = dl < 0 ? dl : 0, Ty = dt_;
+    double B = r->hold_accel_actual * r->drib_fraction;
+    double Tm = sqrt (Tx * Tx + Ty * Ty);
+    bool was = r->holding;
+    bool held = Tm <= B * (was ? 1.0 : 0.8);
+    if (!held) {
+        double f = Tm > 0 ? B / Tm : 0;
+        Tx *= f;
+        Ty *= f;
+        if (was)
+            phys_world_emit (self, PHYS_EVENT_DRIBBLER_SLIP, r->team, r->id, -1, -1, 0, 0);
+    }
+    double lx = push + Tx, ly = Ty;
+    double ax = hx * lx - hy * ly, ay = hy * lx + hx * ly;
+    double dt = self->dt;
+    b->vx += ax * dt;
+    b->vy += ay * dt;
+    if (b->vz < 0)
+        b->vz = 0;
+    if (held) {
+        b->sx = sx;
+        b->sy = sy;
+    }
+    double k = self->ball_cfg.mass * r->inv_mass * dt;
+    r->vx -= ax * k;
+    r->vy -= ay * k;
+    r->holding = held;
+    return held;
+}
+
+int
+phys_dribbler_run (phys_world_t *self, int kicker)
+{
+    int holder = -1;
+    for (int k = 0; k < self->robot_count; k++) {
+        phys_robot_t *r = &self->robots[k];
+        if (k == kicker)
+            continue;
+        if (!r->drib_active) {
+            r->holding = false;
+            continue;
+        }
+        if (s_dribble (self, r))
+            holder = k;
+    }
+    return holder;
+}
+
+void
+phys_dribbler_break_beams (phys_world_t *self)
+{
+    const phys_ball_state_t *b = &self->ball;
+    bool low = b->z < 0.06;
+    for (int k = 0; k < self->robot_count; k++) {
+        phys_robot_t *r = &self->robots[k];
+        if (!low) {
+            r->ball_contact = false;
+            continue;
+        }
+        double qx, qy;
+        s_local (r, b, &qx, &qy);
+        double c2d = r->specs.center_to_dribbler;
+        r->ball_contact = qx >= c2d && qx <= c2d + 0.0235 && fabs (qy) <= r->half_w;
+    }
+}

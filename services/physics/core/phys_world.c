@@ -1,0 +1,856 @@
+/*  phys_world.c - world lifecycle, the substep order of physics.md §2, the
+    robot phase (§6.10), commands, teleports (§10), specs, snapshots,
+    events and the state hash (§11). Contacts, kicker and dribbler live in
+    their own files and work on the same private layout.
+*/
+#include "phys_world.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phys_internal.h"
+#include "sim_field.h"
+
+/* ---- configuration checks ------------------------------------------- */
+
+static bool
+s_unit (double v)
+{
+    return isfinite (v) && v >= 0 && v <= 1;
+}
+
+static bool
+s_ball_cfg_ok (const sim_ball_cfg_t *b)
+{
+    return isfinite (b->radius) && b->radius > 0 && isfinite (b->mass) && b->mass > 0
+        && isfinite (b->acc_slide) && isfinite (b->acc_roll)
+        && isfinite (b->roll_speed_coefficient) && isfinite (b->advertise_roll_speed)
+        && isfinite (b->inertia_distribution) && b->inertia_distribution > 0
+        && isfinite (b->chip_damping_xy_first_hop) && b->chip_damping_xy_first_hop >= 0
+        && isfinite (b->chip_damping_xy_other_hops) && b->chip_damping_xy_other_hops >= 0
+        && isfinite (b->chip_damping_z) && b->chip_damping_z >= 0
+        && isfinite (b->chip_damping_z_other_hops) && b->chip_damping_z_other_hops >= 0
+        && isfinite (b->min_hop_height) && b->min_hop_height >= 0
+        && isfinite (b->rest_speed) && b->rest_speed >= 0;
+}
+
+static bool
+s_contact_cfg_ok (const sim_contact_cfg_t *c)
+{
+    return s_unit (c->ball_robot_normal) && s_unit (c->ball_robot_tangent)
+        && s_unit (c->ball_kicker_normal) && s_unit (c->ball_kicker_tangent)
+        && s_unit (c->ball_wall_normal) && s_unit (c->ball_wall_tangent)
+        && s_unit (c->spin_retention) && isfinite (c->robot_robot_restitution)
+        && isfinite (c->robot_robot_friction) && s_unit (c->robot_wall_restitution)
+        && s_unit (c->ball_robot_top_normal) && s_unit (c->ball_robot_top_tangent);
+}
+
+static bool
+s_field_ok (const sim_field_t *f)
+{
+    const double v[] = { f->length, f->width, f->goal_width, f->goal_depth, f->goal_height,
+                         f->goal_wall_thickness, f->boundary_width, f->penalty_area_depth,
+                         f->penalty_area_width, f->center_circle_radius, f->line_thickness };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!isfinite (v[i]) || !(v[i] > 0))
+            return false;
+    return true;
+}
+
+static bool
+s_realism_ok (const sim_realism_t *r)
+{
+    return isfinite (r->kick_direction_stddev) && isfinite (r->chip_angle_stddev)
+        && isfinite (r->kick_speed_factor_stddev);
+}
+
+/* ---- robots ---------------------------------------------------------- */
+
+void
+phys_robot_refresh (phys_robot_t *r)
+{
+    const sim_robot_specs_t *s = &r->specs;
+    phys_wheels_init (&r->wheels, s);
+    r->inv_mass = 1.0 / s->mass;
+    r->inv_inertia = 1.0 / phys_specs_inertia (s);
+    r->cos_m = s->center_to_dribbler / s->radius;
+    r->half_w = sqrt (s->radius * s->radius - s->center_to_dribbler * s->center_to_dribbler);
+}
+
+static double
+s_wrap (double a)
+{
+    if (!(fabs (a) <= 64))
+        a = remainder (a, 2 * M_PI);
+    while (a > M_PI)
+        a -= 2 * M_PI;
+    while (a <= -M_PI)
+        a += 2 * M_PI;
+    return a;
+}
+
+void
+phys_robot_set_theta (phys_robot_t *r, double theta)
+{
+    r->theta = s_wrap (theta);
+    r->ct = cos (r->theta);
+    r->st = sin (r->theta);
+}
+
+static phys_robot_t *
+s_find (phys_world_t *self, int team, unsigned id)
+{
+    if ((team != SIM_TEAM_BLUE && team != SIM_TEAM_YELLOW) || id > SIM_MAX_ROBOT_ID)
+        return NULL;
+    int k = self->slot[team][id];
+    return k < 0 ? NULL : &self->robots[k];
+}
+
+static const phys_robot_t *
+s_find_const (const phys_world_t *self, int team, unsigned id)
+{
+    return s_find ((phys_world_t *) self, team, id);
+}
+
+static void
+s_reindex (phys_world_t *self)
+{
+    memset (self->slot, 0xff, sizeof self->slot);
+    for (int k = 0; k < self->robot_count; k++)
+        self->slot[self->robots[k].team][self->robots[k].id] = (int16_t) k;
+}
+
+/* Insert a robot with team default specs at rest, drawing its holding
+   budget (§9.7). Returns it, or NULL if it already exists. */
+static phys_robot_t *
+s_create (phys_world_t *self, int team, int id, double x, double y, double theta)
+{
+    if (self->slot[team][id] >= 0)
+        return NULL;
+    int key = team * (SIM_MAX_ROBOT_ID + 1) + id, pos = 0;
+    while (pos < self->robot_count
+           && self->robots[pos].team * (SIM_MAX_ROBOT_ID + 1) + self->robots[pos].id < key)
+        pos++;
+    memmove (&self->robots[pos + 1], &self->robots[pos],
+             (size_t) (self->robot_count - pos) * sizeof (phys_robot_t));
+    self->robot_count++;
+    phys_robot_t *r = &self->robots[pos];
+    memset (r, 0, sizeof *r);
+    r->team = team;
+    r->id = id;
+    r->specs = self->team_specs[team];
+    phys_robot_refresh (r);
+    const sim_dribbler_t *d = &r->specs.dribbler;
+    double h = d->hold_accel + sim_rng_normal (&self->rng, d->hold_accel_stddev);
+    r->hold_accel_actual = h > d->hold_accel_min ? h : d->hold_accel_min;
+    r->x = x;
+    r->y = y;
+    phys_robot_set_theta (r, theta);
+    r->cmd.move = PHYS_MOVE_NONE;
+    r->command_time_ns = 0;
+    r->charged = true;
+    r->since_kick = INFINITY;
+    s_reindex (self);
+    return &self->robots[self->slot[team][id]];
+}
+
+static void
+s_remove (phys_world_t *self, int team, int id)
+{
+    int k = self->slot[team][id];
+    if (k < 0)
+        return;
+    memmove (&self->robots[k], &self->robots[k + 1],
+             (size_t) (self->robot_count - k - 1) * sizeof (phys_robot_t));
+    self->robot_count--;
+    s_reindex (self);
+}
+
+/* ---- lifecycle -------------------------------------------------------- */
+
+phys_world_t *
+phys_world_new (const sim_config_t *cfg)
+{
+    if (!cfg)
+        return NULL;
+    const sim_sim_cfg_t *sim = &cfg->sim;
+    if (!isfinite (sim->substep) || !(sim->substep > 0) || sim->substep > 1.0
+        || !isfinite (sim->command_timeout) || sim->command_timeout < 0
+        || !isfinite (sim->wall_height) || sim->wall_height < 0)
+        return NULL;
+    uint64_t dt_ns = (uint64_t) llround (sim->substep * 1e9);
+    if (dt_ns == 0)
+        return NULL;
+    if (!s_ball_cfg_ok (&cfg->ball) || !s_contact_cfg_ok (&cfg->contact)
+        || !s_realism_ok (&cfg->realism))
+        return NULL;
+    for (int t = 0; t < 2; t++)
+        if (phys_specs_validate (&cfg->team[t]) != 0)
+            return NULL;
+    sim_field_t field;
+    sim_field_resolve (cfg, &field);
+    if (!s_field_ok (&field))
+        return NULL;
+
+    phys_world_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->sim = *sim;
+    self->ball_cfg = cfg->ball;
+    self->contact = cfg->contact;
+    self->realism = cfg->realism;
+    self->dt_ns = dt_ns;
+    self->dt = (double) dt_ns * 1e-9;
+    phys_geom_build (&self->geom, &field, sim->wall_height);
+    for (int t = 0; t < 2; t++) {
+        self->team_specs[t] = cfg->team[t];
+        /* §9.8: the product applies the glue flag at startup too */
+        self->team_specs[t].dribbler.glue = !cfg->realism.simulate_dribbling;
+    }
+    self->ball = (phys_ball_state_t) { .z = cfg->ball.radius };
+    self->in_goal = -1;
+    sim_rng_seed (&self->rng, sim->seed, SIM_STREAM_PHYSICS);
+    memset (self->slot, 0xff, sizeof self->slot);
+    int n = sim->initial_robots_per_team;
+    n = n < 0 ? 0 : n > SIM_MAX_ROBOTS_PER_TEAM ? SIM_MAX_ROBOTS_PER_TEAM : n;
+    for (int i = 0; i < n; i++)
+        for (int t = 0; t < 2; t++) {
+            double x, y, th;
+            phys_formation (&field, (sim_team_t) t, i, &x, &y, &th);
+            s_create (self, t, i, x, y, th);
+        }
+    return self;
+}
+
+void
+phys_world_destroy (phys_world_t **self_p)
+{
+    if (self_p && *self_p) {
+        free (*self_p);
+        *self_p = NULL;
+    }
+}
+
+phys_world_t *
+phys_world_dup (const phys_world_t *self)
+{
+    if (!self)
+        return NULL;
+    phys_world_t *copy = malloc (sizeof *copy);
+    if (copy)
+        memcpy (copy, self, sizeof *copy);
+    return copy;
+}
+
+uint64_t
+phys_world_time_ns (const phys_world_t *self)
+{
+    return self->time_ns;
+}
+
+uint64_t
+phys_world_frame (const phys_world_t *self)
+{
+    return self->frame;
+}
+
+uint64_t
+phys_world_dt_ns (const phys_world_t *self)
+{
+    return self->dt_ns;
+}
+
+int
+phys_world_robot_count (const phys_world_t *self)
+{
+    return self->robot_count;
+}
+
+void
+phys_world_emit (phys_world_t *self, phys_event_kind_t kind, int team, int id, int other_team,
+                 int other_id, double speed, double elevation_deg)
+{
+    if (self->event_count >= PHYS_MAX_EVENTS)
+        return;
+    self->events[self->event_count++] = (phys_event_t) {
+        .kind = kind, .time_ns = self->time_ns, .team = team, .id = id,
+        .other_team = other_team, .other_id = other_id, .speed = speed,
+        .elevation_deg = elevation_deg,
+    };
+}
+
+int
+phys_world_events (const phys_world_t *self, const phys_event_t **events)
+{
+    if (events)
+        *events = self->events;
+    return self->event_count;
+}
+
+/* ---- the substep ------------------------------------------------------ */
+
+/* Target twist in the robot frame (§6.4); false for "no target". */
+static bool
+s_target (const phys_world_t *self, const phys_robot_t *r, bool timed_out, double out[3])
+{
+    if (timed_out || r->force_active)
+        return false;
+    const phys_command_t *c = &r->cmd;
+    switch (c->move) {
+    case PHYS_MOVE_LOCAL:
+        out[0] = c->v[0];
+        out[1] = c->v[1];
+        out[2] = c->v[2];
+        return true;
+    case PHYS_MOVE_GLOBAL:
+        out[0] = r->ct * c->v[0] + r->st * c->v[1];
+        out[1] = -r->st * c->v[0] + r->ct * c->v[1];
+        out[2] = c->v[2];
+        return true;
+    case PHYS_MOVE_WHEELS:
+        phys_wheels_fk (&r->wheels, c->v, &out[0], &out[1], &out[2]);
+        return true;
+    default:
+        (void) self;
+        return false;
+    }
+}
+
+/* Robot by_force mover acceleration (§6.9). */
+static void
+s_robot_mover (const phys_robot_t *r, double *ax, double *ay)
+{
+    const double K = (1.0 / 6.0) / 0.005, damp = 2.0 * sqrt (K);
+    double fx = K * (r->force_x - r->x), fy = K * (r->force_y - r->y);
+    double m = sqrt (fx * fx + fy * fy);
+    if (m > 20.0) {
+        fx *= 20.0 / m;
+        fy *= 20.0 / m;
+    }
+    *ax = fx - damp * r->vx;
+    *ay = fy - damp * r->vy;
+}
+
+static void
+s_robot_phase (phys_world_t *self)
+{
+    const double dt = self->dt;
+    uint64_t timeout_ns = (uint64_t) llround (self->sim.command_timeout * 1e9);
+    for (int k = 0; k < self->robot_count; k++) {
+        phys_robot_t *r = &self->robots[k];
+        const sim_robot_specs_t *s = &r->specs;
+        if (!r->charged) {
+            r->since_kick += dt;
+            if (r->since_kick >= s->kicker.charge_time)
+                r->charged = true;
+        }
+        bool timed_out = self->time_ns - r->command_time_ns > timeout_ns;
+        double rpm = timed_out ? 0 : r->cmd.dribbler_rpm > 0 ? r->cmd.dribbler_rpm : 0;
+        r->drib_active = rpm > 0;
+        if (r->drib_active) {
+            double f = rpm / s->dribbler.max_speed_rpm;
+            r->drib_fraction = f > 1 ? 1 : f;
+        }
+        else {
+            r->drib_fraction = 0;
+            r->holding = false;
+        }
+        double target[3];
+        bool has_target = s_target (self, r, timed_out, target);
+        phys_limiter_step (s, r->sp, has_target ? target : NULL, dt);
+
+        double ax = 0, ay = 0;
+        if (r->force_active)
+            s_robot_mover (r, &ax, &ay);
+        if (s->drive.model == SIM_DRIVE_IDEAL) {
+            if (r->force_active) {
+                r->vx += ax * dt;
+                r->vy += ay * dt;
+            }
+            else {
+                r->vx = r->ct * r->sp[0] - r->st * r->sp[1];
+                r->vy = r->st * r->sp[0] + r->ct * r->sp[1];
+                r->omega = r->sp[2];
+            }
+        }
+        else if (r->force_active) {
+            /* motors off: only the mover acts (§6.9) */
+            r->vx += ax * dt;
+            r->vy += ay * dt;
+        }
+        else {
+            double lvx = r->ct * r->vx + r->st * r->vy;
+            double lvy = -r->st * r->vx + r->ct * r->vy;
+            double fx, fy, tq;
+            phys_drive_wheels (s, &r->wheels, r->sp, lvx, lvy, r->omega, &fx, &fy, &tq);
+            r->vx += (r->ct * fx - r->st * fy) * r->inv_mass * dt;
+            r->vy += (r->st * fx + r->ct * fy) * r->inv_mass * dt;
+            r->omega += tq * r->inv_inertia * dt;
+        }
+        r->x += r->vx * dt;
+        r->y += r->vy * dt;
+        if (r->omega != 0)
+            phys_robot_set_theta (r, r->theta + r->omega * dt);
+    }
+    phys_collide_robots (self);
+}
+
+/* Ball by_force mover (§10.3). */
+static void
+s_ball_mover (phys_world_t *self)
+{
+    const double K = 0.1 / 0.005, damp = 2.0 * sqrt (K);
+    phys_ball_state_t *b = &self->ball;
+    double ax = K * (self->ball_force_x - b->x) - damp * b->vx;
+    double ay = K * (self->ball_force_y - b->y) - damp * b->vy;
+    b->vx += ax * self->dt;
+    b->vy += ay * self->dt;
+    b->sx = b->vx;
+    b->sy = b->vy;
+}
+
+static void
+s_ball_events (phys_world_t *self)
+{
+    const phys_ball_state_t *b = &self->ball;
+    bool outside = phys_geom_outside_field (&self->geom, b->x, b->y);
+    if (outside && !self->was_outside_field)
+        phys_world_emit (self, PHYS_EVENT_BALL_LEFT_FIELD, -1, -1, -1, -1, 0, 0);
+    int goal = phys_geom_goal_region (&self->geom, b->x, b->y);
+    if (goal >= 0 && goal != self->in_goal)
+        phys_world_emit (self, PHYS_EVENT_GOAL, goal, -1, -1, -1, 0, 0);
+    self->was_outside_field = outside;
+    self->in_goal = goal;
+}
+
+void
+phys_world_step (phys_world_t *self)
+{
+    self->event_count = 0;
+    s_robot_phase (self);
+    int kicker = phys_kicker_run (self);
+    int holder = phys_dribbler_run (self, kicker);
+    if (self->ball_force_active)
+        s_ball_mover (self);
+    phys_collide_ball (self, holder);
+    phys_dribbler_break_beams (self);
+    s_ball_events (self);
+    self->time_ns += self->dt_ns;
+    self->frame++;
+}
+
+/* ---- commands --------------------------------------------------------- */
+
+phys_err_t
+phys_world_command (phys_world_t *self, sim_team_t team, unsigned id, const phys_command_t *cmd)
+{
+    phys_robot_t *r = s_find (self, team, id);
+    if (!r)
+        return PHYS_ERR_UNKNOWN_ROBOT;
+    if (!cmd)
+        return PHYS_ERR_UNSUPPORTED;
+    if (cmd->move != PHYS_MOVE_NONE && cmd->move != PHYS_MOVE_LOCAL
+        && cmd->move != PHYS_MOVE_GLOBAL && cmd->move != PHYS_MOVE_WHEELS)
+        return PHYS_ERR_UNSUPPORTED;
+    int nv = cmd->move == PHYS_MOVE_WHEELS ? 4 : cmd->move == PHYS_MOVE_NONE ? 0 : 3;
+    for (int i = 0; i < nv; i++)
+        if (!isfinite (cmd->v[i]))
+            return PHYS_ERR_UNSUPPORTED;
+    if (!isfinite (cmd->kick_speed) || !isfinite (cmd->kick_angle_deg)
+        || !isfinite (cmd->dribbler_rpm))
+        return PHYS_ERR_UNSUPPORTED;
+    phys_command_t c = { .move = cmd->move };
+    for (int i = 0; i < nv; i++)
+        c.v[i] = cmd->v[i];
+    c.kick_speed = cmd->kick_speed > 0 ? cmd->kick_speed : 0;
+    c.kick_angle_deg = cmd->kick_angle_deg;
+    c.dribbler_rpm = cmd->dribbler_rpm > 0 ? cmd->dribbler_rpm : 0;
+    r->cmd = c;
+    r->command_time_ns = self->time_ns;
+    return PHYS_OK;
+}
+
+int
+phys_world_ball_contact (const phys_world_t *self, sim_team_t team, unsigned id)
+{
+    const phys_robot_t *r = s_find_const (self, team, id);
+    return r ? r->ball_contact : -1;
+}
+
+/* ---- teleports -------------------------------------------------------- */
+
+/* §10.4: stop robots near the target, push overlapping ones away. */
+static void
+s_evict (phys_world_t *self, double tx, double ty)
+{
+    double orig[PHYS_MAX_ROBOTS][2];
+    for (int k = 0; k < self->robot_count; k++) {
+        orig[k][0] = self->robots[k].x;
+        orig[k][1] = self->robots[k].y;
+    }
+    double rb = self->ball_cfg.radius;
+    for (int k = 0; k < self->robot_count; k++) {
+        phys_robot_t *r = &self->robots[k];
+        double dx = r->x - tx, dy = r->y - ty;
+        double d = sqrt (dx * dx + dy * dy);
+        if (d < 1.5) {
+            r->vx = r->vy = r->omega = 0;
+            r->sp[0] = r->sp[1] = r->sp[2] = 0;
+        }
+        double R = r->specs.radius;
+        if (d < R + rb) {
+            double ux = 1, uy = 0;
+            if (d > 0) {
+                ux = dx / d;
+                uy = dy / d;
+            }
+            r->x = tx + ux * (R + rb);
+            r->y = ty + uy * (R + rb);
+            for (int it = 0; it < 32; it++) {
+                bool overlap = false;
+                for (int j = 0; j < self->robot_count && !overlap; j++) {
+                    if (j == k)
+                        continue;
+                    double ex = r->x - orig[j][0], ey = r->y - orig[j][1];
+                    double lim = self->robots[j].specs.radius + R;
+                    overlap = ex * ex + ey * ey < lim * lim;
+                }
+                if (!overlap)
+                    break;
+                r->x += ux * 2 * (R + rb);
+                r->y += uy * 2 * (R + rb);
+            }
+        }
+    }
+}
+
+phys_err_t
+phys_world_teleport_ball (phys_world_t *self, const phys_ball_teleport_t *t)
+{
+    if (!t)
+        return PHYS_ERR_UNSUPPORTED;
+    if (t->has_x != t->has_y || (t->has_z && !t->has_x) || t->has_vx != t->has_vy
+        || (t->has_vz && !t->has_vx))
+        return PHYS_ERR_PARTIAL_COORD;
+    if ((t->has_x && (!isfinite (t->x) || !isfinite (t->y)))
+        || (t->has_z && !isfinite (t->z))
+        || (t->has_vx && (!isfinite (t->vx) || !isfinite (t->vy)))
+        || (t->has_vz && !isfinite (t->vz)))
+        return PHYS_ERR_UNSUPPORTED;
+    double vz = t->has_vz ? t->vz : 0;
+    if (t->by_force) {
+        if (t->has_vx && (t->vx != 0 || t->vy != 0 || vz != 0))
+            return PHYS_ERR_VELOCITY_FORCE;
+        self->ball_force_active = t->has_x;
+        self->ball_force_x = t->has_x ? t->x : 0;
+        self->ball_force_y = t->has_x ? t->y : 0;
+        return PHYS_OK;
+    }
+    if (t->teleport_safely && !t->has_x)
+        return PHYS_ERR_TELEPORT_SAFELY_PARTIAL;
+    self->ball_force_active = false;
+    if (t->teleport_safely)
+        s_evict (self, t->x, t->y);
+    phys_ball_state_t *b = &self->ball;
+    if (t->has_x) {
+        double z = t->has_z ? t->z : 0;
+        b->x = t->x;
+        b->y = t->y;
+        b->z = z > self->ball_cfg.radius ? z : self->ball_cfg.radius;
+    }
+    if (t->has_vx) {
+        b->vx = t->vx;
+        b->vy = t->vy;
+        b->vz = vz;
+        b->sx = b->sy = 0;
+    }
+    if (t->roll) {
+        b->sx = b->vx;
+        b->sy = b->vy;
+    }
+    return PHYS_OK;
+}
+
+phys_err_t
+phys_world_teleport_robot (phys_world_t *self, const phys_robot_teleport_t *t)
+{
+    if (!t || (t->team != SIM_TEAM_BLUE && t->team != SIM_TEAM_YELLOW)
+        || t->id > SIM_MAX_ROBOT_ID)
+        return PHYS_ERR_UNSUPPORTED;
+    if (t->has_x != t->has_y || t->has_vx != t->has_vy)
+        return PHYS_ERR_PARTIAL_COORD;
+    if ((t->has_x && (!isfinite (t->x) || !isfinite (t->y)))
+        || (t->has_orientation && !isfinite (t->orientation))
+        || (t->has_vx && (!isfinite (t->vx) || !isfinite (t->vy)))
+        || (t->has_omega && !isfinite (t->omega)))
+        return PHYS_ERR_UNSUPPORTED;
+    int team = t->team;
+    if (t->has_present && !t->present) {
+        s_remove (self, team, (int) t->id);
+        return PHYS_OK;
+    }
+    phys_robot_t *r = s_find (self, team, t->id);
+    bool velocity_nonzero = (t->has_vx && (t->vx != 0 || t->vy != 0))
+        || (t->has_omega && t->omega != 0);
+    if (!r) {
+        if (!(t->has_present && t->present))
+            return PHYS_ERR_UNKNOWN_ROBOT;
+        if (!t->has_x)
+            return PHYS_ERR_CREATE_NOPOS_ROBOT;
+        if (t->by_force && velocity_nonzero)
+            return PHYS_ERR_VELOCITY_FORCE;
+        /* Creation consumes a holding-budget draw, so validate before it. */
+        r = s_create (self, team, (int) t->id, t->x, t->y,
+                      t->has_orientation ? t->orientation : 0);
+        if (!r)
+            return PHYS_ERR_UNSUPPORTED;
+        if (t->by_force) {
+            r->force_active = true;
+            r->force_x = t->x;
+            r->force_y = t->y;
+            return PHYS_OK;
+        }
+    }
+    else if (t->by_force) {
+        if (velocity_nonzero)
+            return PHYS_ERR_VELOCITY_FORCE;
+        r->force_active = t->has_x;
+        r->force_x = t->has_x ? t->x : 0;
+        r->force_y = t->has_x ? t->y : 0;
+        return PHYS_OK;
+    }
+    r->force_active = false;
+    if (t->has_x) {
+        r->x = t->x;
+        r->y = t->y;
+    }
+    if (t->has_orientation)
+        phys_robot_set_theta (r, t->orientation);
+    if (t->has_vx) {
+        r->vx = t->vx;
+        r->vy = t->vy;
+        r->sp[0] = r->ct * t->vx + r->st * t->vy;
+        r->sp[1] = -r->st * t->vx + r->ct * t->vy;
+        r->sp[2] = r->omega;
+    }
+    if (t->has_omega) {
+        r->omega = t->omega;
+        r->sp[2] = t->omega;
+    }
+    r->holding = false;
+    return PHYS_OK;
+}
+
+/* ---- specs, field, realism ------------------------------------------- */
+
+static void
+s_merge (sim_robot_specs_t *dst, const phys_spec_update_t *u)
+{
+    const sim_robot_specs_t *v = &u->v;
+    uint64_t m = u->mask;
+    if (m & PHYS_SPEC_ALL) {
+        *dst = *v;
+        return;
+    }
+    if (m & PHYS_SPEC_RADIUS) dst->radius = v->radius;
+    if (m & PHYS_SPEC_HEIGHT) dst->height = v->height;
+    if (m & PHYS_SPEC_MASS) dst->mass = v->mass;
+    if (m & PHYS_SPEC_CENTER_TO_DRIBBLER) dst->center_to_dribbler = v->center_to_dribbler;
+    if (m & PHYS_SPEC_MAX_LINEAR_KICK_SPEED)
+        dst->kicker.max_linear_speed = v->kicker.max_linear_speed;
+    if (m & PHYS_SPEC_MAX_CHIP_KICK_SPEED) dst->kicker.max_chip_speed = v->kicker.max_chip_speed;
+    if (m & PHYS_SPEC_ACC_SPEEDUP_ABSOLUTE_MAX)
+        dst->limits.acc_speedup_absolute_max = v->limits.acc_speedup_absolute_max;
+    if (m & PHYS_SPEC_ACC_SPEEDUP_ANGULAR_MAX)
+        dst->limits.acc_speedup_angular_max = v->limits.acc_speedup_angular_max;
+    if (m & PHYS_SPEC_ACC_BRAKE_ABSOLUTE_MAX)
+        dst->limits.acc_brake_absolute_max = v->limits.acc_brake_absolute_max;
+    if (m & PHYS_SPEC_ACC_BRAKE_ANGULAR_MAX)
+        dst->limits.acc_brake_angular_max = v->limits.acc_brake_angular_max;
+    if (m & PHYS_SPEC_VEL_ABSOLUTE_MAX) dst->limits.vel_absolute_max = v->limits.vel_absolute_max;
+    if (m & PHYS_SPEC_VEL_ANGULAR_MAX) dst->limits.vel_angular_max = v->limits.vel_angular_max;
+    if (m & PHYS_SPEC_WHEEL_FRONT_RIGHT)
+        dst->wheel_angles.front_right = v->wheel_angles.front_right;
+    if (m & PHYS_SPEC_WHEEL_BACK_RIGHT) dst->wheel_angles.back_right = v->wheel_angles.back_right;
+    if (m & PHYS_SPEC_WHEEL_BACK_LEFT) dst->wheel_angles.back_left = v->wheel_angles.back_left;
+    if (m & PHYS_SPEC_WHEEL_FRONT_LEFT) dst->wheel_angles.front_left = v->wheel_angles.front_left;
+    if (m & PHYS_SPEC_SHOOT_RADIUS) dst->shoot_radius = v->shoot_radius;
+    if (m & PHYS_SPEC_DRIBBLER_WIDTH) dst->dribbler_width = v->dribbler_width;
+}
+
+phys_err_t
+phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id,
+                         const phys_spec_update_t *u)
+{
+    if (!u || (team != SIM_TEAM_BLUE && team != SIM_TEAM_YELLOW) || id > SIM_MAX_ROBOT_ID)
+        return PHYS_ERR_UNSUPPORTED;
+    phys_robot_t *r = s_find (self, team, id);
+    if (r) {
+        sim_robot_specs_t s = r->specs;
+        s_merge (&s, u);
+        if (phys_specs_validate (&s) != 0)
+            return PHYS_ERR_INVALID_SPEC;
+        double dev = r->hold_accel_actual - r->specs.dribbler.hold_accel;
+        double h = s.dribbler.hold_accel + dev;
+        r->hold_accel_actual = h > s.dribbler.hold_accel_min ? h : s.dribbler.hold_accel_min;
+        r->specs = s;
+        phys_robot_refresh (r);
+    }
+    sim_robot_specs_t d = self->team_specs[team];
+    s_merge (&d, u);
+    if (phys_specs_validate (&d) != 0)
+        return PHYS_ERR_INVALID_SPEC;
+    self->team_specs[team] = d;
+    return PHYS_OK;
+}
+
+const sim_robot_specs_t *
+phys_world_robot_specs (const phys_world_t *self, sim_team_t team, unsigned id)
+{
+    const phys_robot_t *r = s_find_const (self, team, id);
+    return r ? &r->specs : NULL;
+}
+
+phys_err_t
+phys_world_set_field (phys_world_t *self, const sim_field_t *field)
+{
+    if (!field || !s_field_ok (field))
+        return PHYS_ERR_UNSUPPORTED;
+    phys_geom_build (&self->geom, field, self->sim.wall_height);
+    return PHYS_OK;
+}
+
+const sim_field_t *
+phys_world_field (const phys_world_t *self)
+{
+    return &self->geom.field;
+}
+
+void
+phys_world_set_realism (phys_world_t *self, const sim_realism_t *realism)
+{
+    if (!realism || !s_realism_ok (realism))
+        return;
+    self->realism = *realism;
+    bool glue = !realism->simulate_dribbling;
+    self->team_specs[0].dribbler.glue = glue;
+    self->team_specs[1].dribbler.glue = glue;
+    for (int k = 0; k < self->robot_count; k++)
+        self->robots[k].specs.dribbler.glue = glue;
+}
+
+const sim_robot_specs_t *
+phys_world_team_specs (const phys_world_t *self, sim_team_t team)
+{
+    return &self->team_specs[team == SIM_TEAM_YELLOW ? 1 : 0];
+}
+
+/* ---- read access ------------------------------------------------------ */
+
+void
+phys_world_ball (const phys_world_t *self, sim_ball_state_t *out)
+{
+    const phys_ball_state_t *b = &self->ball;
+    *out = (sim_ball_state_t) { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->sx, b->sy };
+}
+
+static void
+s_robot_state (const phys_robot_t *r, sim_robot_state_t *out)
+{
+    *out = (sim_robot_state_t) {
+        .team = r->team, .id = r->id, .x = r->x, .y = r->y, .orientation = r->theta,
+        .vx = r->vx, .vy = r->vy, .omega = r->omega, .ball_contact = r->ball_contact,
+        .radius = r->specs.radius, .height = r->specs.height,
+    };
+}
+
+int
+phys_world_robot (const phys_world_t *self, sim_team_t team, unsigned id, sim_robot_state_t *out)
+{
+    const phys_robot_t *r = s_find_const (self, team, id);
+    if (!r)
+        return -1;
+    s_robot_state (r, out);
+    return 0;
+}
+
+double
+phys_world_robot_hold_accel (const phys_world_t *self, sim_team_t team, unsigned id)
+{
+    const phys_robot_t *r = s_find_const (self, team, id);
+    return r ? r->hold_accel_actual : NAN;
+}
+
+bool
+phys_world_robot_holding (const phys_world_t *self, sim_team_t team, unsigned id)
+{
+    const phys_robot_t *r = s_find_const (self, team, id);
+    return r && r->holding;
+}
+
+void
+phys_world_snapshot (const phys_world_t *self, sim_snapshot_t *out)
+{
+    out->time_ns = self->time_ns;
+    phys_world_ball (self, &out->ball);
+    int n = self->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? self->robot_count
+                                                        : SIM_SNAPSHOT_MAX_ROBOTS;
+    out->robot_count = n;
+    for (int k = 0; k < n; k++)
+        s_robot_state (&self->robots[k], &out->robots[k]);
+}
+
+static uint64_t
+s_fnv_u64 (uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint64_t
+s_fnv_f64 (uint64_t h, double v)
+{
+    uint64_t bits;
+    memcpy (&bits, &v, sizeof bits);
+    return s_fnv_u64 (h, bits);
+}
+
+uint64_t
+phys_world_hash (const phys_world_t *self)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    const phys_ball_state_t *b = &self->ball;
+    h = s_fnv_u64 (h, self->time_ns);
+    const double bv[8] = { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->sx, b->sy };
+    for (int i = 0; i < 8; i++)
+        h = s_fnv_f64 (h, bv[i]);
+    for (int k = 0; k < self->robot_count; k++) {
+        const phys_robot_t *r = &self->robots[k];
+        h = s_fnv_u64 (h, (uint64_t) r->team);
+        h = s_fnv_u64 (h, (uint64_t) r->id);
+        const double rv[6] = { r->x, r->y, r->theta, r->vx, r->vy, r->omega };
+        for (int i = 0; i < 6; i++)
+            h = s_fnv_f64 (h, rv[i]);
+    }
+    return h;
+}
+
+const char *
+phys_err_code (phys_err_t err)
+{
+    switch (err) {
+    case PHYS_OK: return "";
+    case PHYS_ERR_PARTIAL_COORD: return "PARTIAL_COORD";
+    case PHYS_ERR_VELOCITY_FORCE: return "VELOCITY_FORCE";
+    case PHYS_ERR_TELEPORT_SAFELY_PARTIAL: return "TELEPORT_SAFELY_PARTIAL";
+    case PHYS_ERR_CREATE_NOPOS_ROBOT: return "CREATE_NOPOS_ROBOT";
+    case PHYS_ERR_INVALID_SPEC: return "INVALID_SPEC";
+    case PHYS_ERR_UNKNOWN_ROBOT: return "UNKNOWN_ROBOT";
+    case PHYS_ERR_UNSUPPORTED: return "UNSUPPORTED";
+    }
+    return "UNSUPPORTED";
+}
