@@ -88,7 +88,7 @@ $(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
 
 $(BUILD)/obj/%.o: %.c $(GEN)/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DSSL_SIM_VERSION='"$(VERSION)"' -c $< -o $@
+	$(CC) $(CFLAGS) -DSSL_SIM_VERSION='"$(VERSION)"' -DSSL_SIM_BIN='"$(abspath $(BIN))"' -c $< -o $@
 
 define make_lib
 $(1): $(2)
@@ -108,7 +108,7 @@ $(BIN): $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS)
 
 $(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_HELP)) $(ALL_LIBS) $(GEN)/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/support -DSSL_SIM_BIN='"$(abspath $(BIN))"' \
+	$(CC) $(CFLAGS) -Itests/support \
 	    -MF $(BUILD)/tests/$*.d -o $@ $< $(call obj,$(TEST_HELP)) \
 	    $(ALL_LIBS) $(LDLIBS) $(CRIT_LIBS)
 

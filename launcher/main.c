@@ -1,9 +1,227 @@
-/*  main.c - the ssl-sim command (placeholder until the launcher lands). */
+/*  main.c - the ssl-sim command: run, service, presets (ARCHITECTURE.md §3). */
+#include <czmq.h>
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "services.h"
+#include "sim_bus.h"
+#include "sim_log.h"
+#include "sim_service.h"
+#include "supervisor.h"
+
+static void
+s_usage (FILE *out)
+{
+    fprintf (out,
+             "ssl-sim %s - RoboCup SSL simulator\n"
+             "\n"
+             "usage:\n"
+             "  ssl-sim run [--single-process] [OPTIONS]   start the simulator (four services)\n"
+             "  ssl-sim service NAME [OPTIONS]             run one service in the foreground\n"
+             "                                             (physics, vision, gateway, legacy-grsim)\n"
+             "  ssl-sim presets [OPTIONS]                  print the default configuration\n"
+             "  ssl-sim --help | --version\n"
+             "\n"
+             "options:\n"
+             "  --config FILE          INI configuration (see `ssl-sim presets`)\n"
+             "  --division a|b         field size (default a)\n"
+             "  --robots N             robots per team at start, 0..16 (default 11)\n"
+             "  --mode realtime|fast|sync\n"
+             "  --speed X              real-time factor, 0 starts paused (default 1)\n"
+             "  --step-ms MS           physics substep (default 1)\n"
+             "  --realism NAME|FILE    none, realistic, go26, rc26, erforce_friendly,\n"
+             "                         erforce_realistic, erforce_rc2021, or an INI file\n"
+             "  --ball-preset NAME     default, go26, rc26, erforce, tigers, grsim\n"
+             "  --robot-limits NAME    default, tigers, erforce, kiks, fast, grsim\n"
+             "  --cameras 1|2|4        auto-placed cameras\n"
+             "  --seed N|random        seed of every random stream (default 0)\n"
+             "  --vision-addr H:P      vision destination (default 224.5.23.2:10020)\n"
+             "  --localhost            send vision and truth to 127.0.0.1\n"
+             "  --truth                publish ground truth (TrackerWrapperPacket, port 10010)\n"
+             "  --no-legacy-grsim      do not serve grSim packets on 20011\n"
+             "  --port-offset N        shift every UDP port by N (several simulators on a host)\n"
+             "  --duration SECS        stop after SECS of wall time\n"
+             "  --log-level LEVEL      error, warn, info, debug, trace (SSL_SIM_LOG wins)\n"
+             "  --single-process       run: the four services as threads of one process\n",
+             SSL_SIM_VERSION);
+}
+
+/* Parse options into cfg; on error print it and return -1. */
+static int
+s_config (sim_config_t *cfg, int optc, char **optv)
+{
+    char err[512] = "";
+    sim_config_defaults (cfg);
+    if (sim_config_from_args (cfg, optc, optv, err, sizeof err)) {
+        fprintf (stderr, "ssl-sim: %s\n", err);
+        return -1;
+    }
+    int level = sim_log_level_parse (cfg->run.log_level);
+    sim_log_set_level (sim_log_level_from_env (level < 0 ? SIM_LOG_INFO : (sim_log_level_t) level));
+    return 0;
+}
+
+/* Wait until a stop signal, the duration, or an actor ending on its own. */
+static void
+s_wait (zactor_t **actors, int count, double duration)
+{
+    zpoller_t *poller = zpoller_new (NULL);
+    for (int i = 0; i < count; i++)
+        if (actors[i])
+            zpoller_add (poller, actors[i]);
+    int64_t end = duration > 0 ? zclock_mono () + (int64_t) (duration * 1000) : 0;
+    while (!zsys_interrupted) {
+        void *which = zpoller_wait (poller, 500);
+        if (which || zpoller_terminated (poller))
+            break;
+        if (end && zclock_mono () >= end)
+            break;
+    }
+    zpoller_destroy (&poller);
+}
+
+static int
+s_run_service (const char *name, int optc, char **optv)
+{
+    const launch_service_t *service = launch_service_find (name);
+    if (!service) {
+        fprintf (stderr, "ssl-sim: unknown service '%s' (physics, vision, gateway, legacy-grsim)\n", name);
+        return 2;
+    }
+    static sim_service_args_t args;     /* outlives the actor thread */
+    if (s_config (&args.cfg, optc, optv))
+        return 2;
+    if (sim_bus_resolve (&args.cfg, NULL))
+        return 1;
+    sim_log_set_service (name);
+    zactor_t *actor = sim_service_start (service->actor, &args);
+    if (!actor) {
+        sim_error ("%s did not start", name);
+        return 1;
+    }
+    s_wait (&actor, 1, 0);
+    zactor_destroy (&actor);
+    return 0;
+}
+
+static int
+s_run_single (const sim_config_t *parsed)
+{
+    static sim_service_args_t args;
+    args.cfg = *parsed;
+    char prefix[32];
+    snprintf (prefix, sizeof prefix, "ssl-sim-%d", (int) getpid ());
+    if (sim_bus_resolve (&args.cfg, prefix))
+        return 1;
+    zactor_t *actors[LAUNCH_SERVICE_COUNT] = { NULL };
+    int code = 0;
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
+        if (!launch_service_wanted (&launch_services[i], &args.cfg))
+            continue;
+        actors[i] = sim_service_start (launch_services[i].actor, &args);
+        if (!actors[i]) {
+            sim_error ("%s did not start", launch_services[i].name);
+            code = 1;
+            break;
+        }
+    }
+    if (code == 0) {
+        sim_info ("running single-process");
+        s_wait (actors, LAUNCH_SERVICE_COUNT, args.cfg.run.duration);
+    }
+    for (int i = LAUNCH_SERVICE_COUNT - 1; i >= 0; i--)
+        zactor_destroy (&actors[i]);
+    return code;
+}
+
+static int
+s_run (int optc, char **optv)
+{
+    bool single = false;
+    char **opts = calloc ((size_t) optc + 1, sizeof *opts);
+    if (!opts)
+        return 1;
+    int n = 0;
+    for (int i = 0; i < optc; i++) {
+        if (strcmp (optv[i], "--single-process") == 0)
+            single = true;
+        else
+            opts[n++] = optv[i];
+    }
+    sim_config_t cfg;
+    int code = 2;
+    if (s_config (&cfg, n, opts) == 0) {
+        if (single)
+            code = s_run_single (&cfg);
+        else {
+            char exe[PATH_MAX];
+            ssize_t len = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+            if (len <= 0) {
+                sim_error ("cannot find my own executable");
+                code = 1;
+            } else {
+                exe[len] = '\0';
+                /* children parse the same options; checking them here first
+                   gives one clear error instead of four */
+                code = launch_supervise (exe, n, opts, &cfg);
+            }
+        }
+    }
+    free (opts);
+    return code;
+}
+
+static int
+s_presets (int optc, char **optv)
+{
+    sim_config_t cfg;
+    if (s_config (&cfg, optc, optv))
+        return 2;
+    char *text = sim_config_dump (&cfg, true);
+    if (!text)
+        return 1;
+    fputs (text, stdout);
+    free (text);
+    return 0;
+}
 
 int
-main (void)
+main (int argc, char **argv)
 {
-    printf ("ssl-sim %s\n", SSL_SIM_VERSION);
-    return 0;
+    sim_log_set_service ("ssl-sim");
+    if (argc < 2) {
+        s_usage (stderr);
+        return 2;
+    }
+    const char *command = argv[1];
+    if (strcmp (command, "--help") == 0 || strcmp (command, "-h") == 0 || strcmp (command, "help") == 0) {
+        s_usage (stdout);
+        return 0;
+    }
+    if (strcmp (command, "--version") == 0 || strcmp (command, "version") == 0) {
+        printf ("ssl-sim %s\n", SSL_SIM_VERSION);
+        return 0;
+    }
+    for (int i = 2; i < argc; i++)
+        if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0) {
+            s_usage (stdout);
+            return 0;
+        }
+    if (strcmp (command, "run") == 0)
+        return s_run (argc - 2, argv + 2);
+    if (strcmp (command, "presets") == 0)
+        return s_presets (argc - 2, argv + 2);
+    if (strcmp (command, "service") == 0) {
+        if (argc < 3) {
+            fprintf (stderr, "ssl-sim: service needs a NAME (physics, vision, gateway, legacy-grsim)\n");
+            return 2;
+        }
+        return s_run_service (argv[2], argc - 3, argv + 3);
+    }
+    fprintf (stderr, "ssl-sim: unknown command '%s'\n\n", command);
+    s_usage (stderr);
+    return 2;
 }

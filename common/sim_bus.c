@@ -1,0 +1,139 @@
+/*  sim_bus.c - endpoints and envelope codec of the internal bus. */
+#include "sim_bus.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim_log.h"
+
+static int
+s_mkdir (const char *path)
+{
+    if (mkdir (path, 0700) == 0 || errno == EEXIST)
+        return 0;
+    sim_error ("cannot create runtime directory %s: %s", path, strerror (errno));
+    return -1;
+}
+
+int
+sim_bus_runtime_dir (const sim_config_t *cfg, char *buf, size_t len)
+{
+    const char *xdg = getenv ("XDG_RUNTIME_DIR");
+    int n;
+    if (xdg && *xdg)
+        n = snprintf (buf, len, "%s/ssl-sim", xdg);
+    else
+        n = snprintf (buf, len, "/tmp/ssl-sim-%u", (unsigned) getuid ());
+    if (n < 0 || (size_t) n >= len || s_mkdir (buf))
+        return -1;
+    if (cfg->network.port_offset != 0) {
+        size_t used = strlen (buf);
+        n = snprintf (buf + used, len - used, "/%d", cfg->network.port_offset);
+        if (n < 0 || (size_t) n >= len - used || s_mkdir (buf))
+            return -1;
+    }
+    return 0;
+}
+
+static void
+s_fill (char *endpoint, const char *dir, const char *prefix, const char *name)
+{
+    if (*endpoint)
+        return;
+    if (prefix)
+        snprintf (endpoint, SIM_STRING_MAX, "inproc://%s-%s", name, prefix);
+    else
+        snprintf (endpoint, SIM_STRING_MAX, "ipc://%s/%s.sock", dir, name);
+}
+
+int
+sim_bus_resolve (sim_config_t *cfg, const char *inproc_prefix)
+{
+    char dir[SIM_STRING_MAX - 32] = "";
+    if (!inproc_prefix && sim_bus_runtime_dir (cfg, dir, sizeof dir))
+        return -1;
+    sim_bus_cfg_t *b = &cfg->bus;
+    s_fill (b->cmd_bind, dir, inproc_prefix, "cmd");
+    s_fill (b->cmd_connect, dir, inproc_prefix, "cmd");
+    s_fill (b->world_bind, dir, inproc_prefix, "world");
+    s_fill (b->world_connect, dir, inproc_prefix, "world");
+    s_fill (b->frames_bind, dir, inproc_prefix, "frames");
+    s_fill (b->frames_connect, dir, inproc_prefix, "frames");
+    return 0;
+}
+
+static zframe_t *
+s_pack (Simbus__Envelope *env)
+{
+    env->version = SIM_BUS_VERSION;
+    size_t size = simbus__envelope__get_packed_size (env);
+    zframe_t *frame = zframe_new (NULL, size);
+    if (frame)
+        simbus__envelope__pack (env, zframe_data (frame));
+    return frame;
+}
+
+int
+sim_bus_send (zsock_t *sock, const char *topic, Simbus__Envelope *env)
+{
+    zframe_t *frame = s_pack (env);
+    if (!frame)
+        return -1;
+    if (topic && zstr_sendm (sock, topic)) {
+        zframe_destroy (&frame);
+        return -1;
+    }
+    return zframe_send (&frame, sock, 0);
+}
+
+int
+sim_bus_send_to (zsock_t *router, zframe_t *identity, Simbus__Envelope *env)
+{
+    zframe_t *frame = s_pack (env);
+    if (!frame)
+        return -1;
+    if (zframe_send (&identity, router, ZFRAME_MORE | ZFRAME_REUSE)) {
+        zframe_destroy (&frame);
+        return -1;
+    }
+    return zframe_send (&frame, router, 0);
+}
+
+Simbus__Envelope *
+sim_bus_decode (const void *data, size_t size, bool *warned)
+{
+    Simbus__Envelope *env = simbus__envelope__unpack (NULL, size, data);
+    if (!env)
+        return NULL;
+    if (env->version != SIM_BUS_VERSION) {
+        if (warned && !*warned) {
+            sim_warn ("bus message of protocol version %u dropped (mine is %u)",
+                      env->version, SIM_BUS_VERSION);
+            *warned = true;
+        }
+        simbus__envelope__free_unpacked (env, NULL);
+        return NULL;
+    }
+    return env;
+}
+
+Simbus__Envelope *
+sim_bus_recv_sub (zsock_t *sub, char *topic, bool *warned)
+{
+    zmsg_t *msg = zmsg_recv (sub);
+    if (!msg)
+        return NULL;
+    Simbus__Envelope *env = NULL;
+    zframe_t *t = zmsg_first (msg);
+    zframe_t *body = zmsg_next (msg);
+    if (t && body && zframe_size (t) >= 1) {
+        *topic = (char) zframe_data (t)[0];
+        env = sim_bus_decode (zframe_data (body), zframe_size (body), warned);
+    }
+    zmsg_destroy (&msg);
+    return env;
+}

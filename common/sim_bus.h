@@ -1,0 +1,58 @@
+/*  sim_bus.h - the ZeroMQ bus between the services (ARCHITECTURE.md §2):
+    endpoint resolution, and the one codec for sim_bus.proto envelopes.
+
+    Sockets: physics binds `cmd` (ROUTER, requests in, replies out) and
+    `world` (XPUB: snapshots, clock, events, step marks, configuration);
+    vision binds `frames` (PUB). PUB messages are two frames, a one-letter
+    topic and the packed Envelope; cmd messages are the packed Envelope
+    (behind the ROUTER's identity frame on the physics side).
+*/
+#ifndef SIM_BUS_H_INCLUDED
+#define SIM_BUS_H_INCLUDED
+
+#include <czmq.h>
+#include <stdbool.h>
+
+#include "sim_config.h"
+#include "bus/sim_bus.pb-c.h"
+
+/* Bumped whenever a bus message changes meaning. */
+#define SIM_BUS_VERSION 1
+
+/* Topics on world and frames. */
+#define SIM_TOPIC_SNAPSHOT  "S"
+#define SIM_TOPIC_EVENTS    "E"
+#define SIM_TOPIC_CONFIG    "C"
+#define SIM_TOPIC_CLOCK     "K"
+#define SIM_TOPIC_STEP_DONE "D"
+#define SIM_TOPIC_FRAMES    "F"
+#define SIM_TOPIC_FRAMES_DONE "G"
+
+/* The per-user runtime directory ($XDG_RUNTIME_DIR/ssl-sim or
+   /tmp/ssl-sim-UID, plus /N with a port offset N), created mode 0700.
+   Writes it into buf; returns 0, or -1 if it cannot be created. */
+int sim_bus_runtime_dir (const sim_config_t *cfg, char *buf, size_t len);
+
+/* Fill every empty [bus] endpoint: ipc:// paths in the runtime directory,
+   or inproc://NAME-<prefix> names when `inproc_prefix` is not NULL (the
+   single-process mode; the prefix keeps two simulators in one test apart).
+   Returns 0, or -1 when the runtime directory cannot be made. */
+int sim_bus_resolve (sim_config_t *cfg, const char *inproc_prefix);
+
+/* Pack `env` (version set here) and send it: on PUB/XPUB sockets behind a
+   topic frame (topic != NULL), else alone. Returns 0 or -1. */
+int sim_bus_send (zsock_t *sock, const char *topic, Simbus__Envelope *env);
+
+/* Same, to one ROUTER peer: identity frame first. Takes no ownership. */
+int sim_bus_send_to (zsock_t *router, zframe_t *identity, Simbus__Envelope *env);
+
+/* Decode one packed envelope. NULL when it does not parse or carries
+   another bus version; the first mismatch per `*warned` flag is logged.
+   Free the result with simbus__envelope__free_unpacked (env, NULL). */
+Simbus__Envelope *sim_bus_decode (const void *data, size_t size, bool *warned);
+
+/* Receive one message from a SUB socket: returns the decoded envelope (or
+   NULL for a malformed one), topic letter in *topic. */
+Simbus__Envelope *sim_bus_recv_sub (zsock_t *sub, char *topic, bool *warned);
+
+#endif

@@ -1,0 +1,26 @@
+/*  sim_service.h - starting a service actor and learning whether it came up.
+
+    zactor_new returns once the actor signals, but carries no status; every
+    service actor therefore takes a sim_service_args_t, writes `status`
+    (0 ready, -1 failed) before it signals, and returns at once on failure.
+*/
+#ifndef SIM_SERVICE_H_INCLUDED
+#define SIM_SERVICE_H_INCLUDED
+
+#include <czmq.h>
+
+#include "sim_config.h"
+
+typedef struct {
+    sim_config_t cfg;       /* resolved: bus endpoints filled */
+    int status;             /* written by the actor before it signals */
+} sim_service_args_t;
+
+/* Start `fn` with `args` (borrowed; must outlive the call only). Returns
+   the actor, or NULL when it reported a failure. */
+zactor_t *sim_service_start (zactor_fn *fn, sim_service_args_t *args);
+
+/* Called by an actor at start: log name and level from its config. */
+void sim_service_log_setup (const char *name, const sim_config_t *cfg);
+
+#endif

@@ -1,0 +1,43 @@
+/*  sim_udp.h - the UDP helpers every service edge uses: bound servers,
+    replies to the exact source of a datagram, and multicast senders with a
+    chosen interface and TTL. Plain IPv4 sockets, non-blocking.
+*/
+#ifndef SIM_UDP_H_INCLUDED
+#define SIM_UDP_H_INCLUDED
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Largest datagram accepted (protocol.md §1). */
+#define SIM_UDP_MAX 65536
+
+/* Parse "HOST:PORT" (hostnames resolved) into *out. 0, or -1. */
+int sim_udp_parse_addr (const char *hostport, struct sockaddr_in *out);
+
+/* Bind a non-blocking UDP server on bind_address:port (port 0 = ephemeral).
+   Returns the fd, or -1 with errno set. */
+int sim_udp_bind (const char *bind_address, int port);
+
+/* Port a socket is bound to, or -1. */
+int sim_udp_local_port (int fd);
+
+/* A non-blocking sender socket. For multicast destinations: TTL `ttl`,
+   loopback on, outgoing interface `iface` (an IPv4 address; NULL or ""
+   = the system's choice). Returns the fd, or -1. */
+int sim_udp_sender (const char *iface, int ttl);
+
+/* Receive one datagram; *from gets its source. Returns its size, or -1
+   when nothing is waiting. */
+ssize_t sim_udp_recv (int fd, void *buf, size_t cap, struct sockaddr_in *from);
+
+/* Send one datagram; returns 0 or -1 (a full buffer is dropped, logged at
+   debug: UDP gives no delivery promise and a slow reader must not stall
+   the simulation). */
+int sim_udp_send (int fd, const void *buf, size_t len, const struct sockaddr_in *to);
+
+/* "a.b.c.d:port" for logs, into buf. */
+const char *sim_udp_addr_str (const struct sockaddr_in *addr, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,32 @@
+/*  services.c - service names to actors. */
+#include "services.h"
+
+#include <string.h>
+
+#include "gateway/gateway.h"
+#include "legacy-grsim/legacy.h"
+#include "physics/physics.h"
+#include "vision/vision.h"
+
+/* Start order matters only for logs: the binders come first. */
+const launch_service_t launch_services[LAUNCH_SERVICE_COUNT] = {
+    { "physics", phys_service_actor },
+    { "vision", vis_service_actor },
+    { "gateway", gw_service_actor },
+    { "legacy-grsim", grs_service_actor },
+};
+
+const launch_service_t *
+launch_service_find (const char *name)
+{
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
+        if (strcmp (launch_services[i].name, name) == 0)
+            return &launch_services[i];
+    return NULL;
+}
+
+bool
+launch_service_wanted (const launch_service_t *service, const sim_config_t *cfg)
+{
+    return cfg->run.legacy_grsim || strcmp (service->name, "legacy-grsim") != 0;
+}

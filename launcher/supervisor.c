@@ -1,0 +1,259 @@
+/*  supervisor.c - child processes, log prefixing, restarts, clean stop. */
+#include "supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "services.h"
+#include "sim_log.h"
+
+#define LAUNCH_BACKOFF_MIN_MS  250
+#define LAUNCH_BACKOFF_MAX_MS  8000
+#define LAUNCH_STABLE_MS       10000   /* up this long: the next failure starts backoff afresh */
+#define LAUNCH_GIVE_UP         5       /* consecutive failures within 2 s of start */
+#define LAUNCH_STOP_GRACE_MS   5000
+
+typedef struct {
+    const launch_service_t *service;
+    pid_t pid;
+    int out;                        /* read end of the child's stdout+stderr */
+    char line[4096];
+    size_t used;
+    int64_t started_ms, restart_at_ms;
+    int backoff_ms;
+    int quick_failures;
+} launch_child_t;
+
+/* The only state a signal handler may touch. */
+static volatile sig_atomic_t s_stop_signal;
+
+static void
+s_on_signal (int sig)
+{
+    s_stop_signal = sig;
+}
+
+static int64_t
+s_now_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+s_flush_line (launch_child_t *c)
+{
+    fprintf (stderr, "%-12s | %.*s\n", c->service->name, (int) c->used, c->line);
+    c->used = 0;
+}
+
+static void
+s_read_output (launch_child_t *c)
+{
+    char buf[4096];
+    ssize_t n = read (c->out, buf, sizeof buf);
+    if (n <= 0) {
+        if (c->used)
+            s_flush_line (c);
+        close (c->out);
+        c->out = -1;
+        return;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        if (buf[i] == '\n' || c->used == sizeof c->line)
+            s_flush_line (c);
+        if (buf[i] != '\n')
+            c->line[c->used++] = buf[i];
+    }
+}
+
+static int
+s_spawn (launch_child_t *c, const char *exe, int optc, char **optv)
+{
+    int fds[2];
+    if (pipe2 (fds, O_CLOEXEC))
+        return -1;
+    pid_t pid = fork ();
+    if (pid < 0) {
+        close (fds[0]);
+        close (fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        /* a launcher killed with -9 must not leave orphans serving ports */
+        prctl (PR_SET_PDEATHSIG, SIGTERM);
+        dup2 (fds[1], STDOUT_FILENO);
+        dup2 (fds[1], STDERR_FILENO);
+        setenv ("SSL_SIM_SUPERVISED", "1", 1);
+        char **argv = calloc ((size_t) optc + 4, sizeof *argv);
+        if (!argv)
+            _exit (127);
+        argv[0] = (char *) exe;
+        argv[1] = (char *) "service";
+        argv[2] = (char *) c->service->name;
+        for (int i = 0; i < optc; i++)
+            argv[3 + i] = optv[i];
+        execv (exe, argv);
+        fprintf (stderr, "cannot execute %s: %s\n", exe, strerror (errno));
+        _exit (127);
+    }
+    close (fds[1]);
+    c->pid = pid;
+    c->out = fds[0];
+    c->used = 0;
+    c->started_ms = s_now_ms ();
+    c->restart_at_ms = 0;
+    sim_info ("started %s (pid %d)", c->service->name, (int) pid);
+    return 0;
+}
+
+/* A child ended; schedule its restart. Returns -1 when it keeps failing. */
+static int
+s_child_exited (launch_child_t *c, int status)
+{
+    int64_t now = s_now_ms ();
+    int64_t up = now - c->started_ms;
+    if (WIFSIGNALED (status))
+        sim_warn ("%s (pid %d) killed by signal %d after %.1f s", c->service->name, (int) c->pid,
+                  WTERMSIG (status), (double) up / 1000);
+    else
+        sim_warn ("%s (pid %d) exited with status %d after %.1f s", c->service->name, (int) c->pid,
+                  WEXITSTATUS (status), (double) up / 1000);
+    c->pid = 0;
+    if (up >= LAUNCH_STABLE_MS) {
+        c->backoff_ms = LAUNCH_BACKOFF_MIN_MS;
+        c->quick_failures = 0;
+    } else {
+        c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : LAUNCH_BACKOFF_MIN_MS;
+        if (c->backoff_ms > LAUNCH_BACKOFF_MAX_MS)
+            c->backoff_ms = LAUNCH_BACKOFF_MAX_MS;
+    }
+    if (up < 2000 && ++c->quick_failures >= LAUNCH_GIVE_UP) {
+        sim_error ("%s failed %d times right after starting; giving up", c->service->name,
+                   c->quick_failures);
+        return -1;
+    }
+    c->restart_at_ms = now + c->backoff_ms;
+    sim_info ("restarting %s in %d ms", c->service->name, c->backoff_ms);
+    return 0;
+}
+
+static void
+s_stop_all (launch_child_t *children, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (children[i].pid > 0)
+            kill (children[i].pid, SIGTERM);
+    int64_t deadline = s_now_ms () + LAUNCH_STOP_GRACE_MS;
+    for (;;) {
+        int alive = 0;
+        for (int i = 0; i < count; i++) {
+            launch_child_t *c = &children[i];
+            if (c->pid > 0 && waitpid (c->pid, NULL, WNOHANG) == c->pid)
+                c->pid = 0;
+            if (c->out >= 0)
+                s_read_output (c);
+            alive += c->pid > 0;
+        }
+        if (!alive)
+            break;
+        if (s_now_ms () > deadline) {
+            for (int i = 0; i < count; i++)
+                if (children[i].pid > 0) {
+                    sim_warn ("%s did not stop in time; killing it", children[i].service->name);
+                    kill (children[i].pid, SIGKILL);
+                    waitpid (children[i].pid, NULL, 0);
+                    children[i].pid = 0;
+                }
+            break;
+        }
+        poll (NULL, 0, 20);
+    }
+    for (int i = 0; i < count; i++)
+        if (children[i].out >= 0) {
+            close (children[i].out);
+            children[i].out = -1;
+        }
+}
+
+int
+launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cfg)
+{
+    struct sigaction sa = { .sa_handler = s_on_signal };
+    sigemptyset (&sa.sa_mask);
+    sigaction (SIGINT, &sa, NULL);
+    sigaction (SIGTERM, &sa, NULL);
+    signal (SIGPIPE, SIG_IGN);
+
+    launch_child_t children[LAUNCH_SERVICE_COUNT];
+    int count = 0;
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
+        if (!launch_service_wanted (&launch_services[i], cfg))
+            continue;
+        children[count] = (launch_child_t) { .service = &launch_services[i], .out = -1 };
+        if (s_spawn (&children[count], exe, optc, optv)) {
+            sim_error ("cannot start %s: %s", launch_services[i].name, strerror (errno));
+            s_stop_all (children, count);
+            return 1;
+        }
+        count++;
+    }
+    int64_t end_ms = cfg->run.duration > 0 ? s_now_ms () + (int64_t) (cfg->run.duration * 1000) : 0;
+    int code = 0;
+    while (!s_stop_signal) {
+        struct pollfd fds[LAUNCH_SERVICE_COUNT];
+        int map[LAUNCH_SERVICE_COUNT], n = 0;
+        for (int i = 0; i < count; i++)
+            if (children[i].out >= 0) {
+                fds[n] = (struct pollfd) { children[i].out, POLLIN, 0 };
+                map[n++] = i;
+            }
+        poll (fds, (nfds_t) n, 100);
+        for (int k = 0; k < n; k++)
+            if (fds[k].revents & (POLLIN | POLLHUP))
+                s_read_output (&children[map[k]]);
+        int64_t now = s_now_ms ();
+        bool give_up = false;
+        for (int i = 0; i < count; i++) {
+            launch_child_t *c = &children[i];
+            int status;
+            if (c->pid > 0 && waitpid (c->pid, &status, WNOHANG) == c->pid) {
+                if (c->out >= 0)
+                    s_read_output (c);      /* its last words before we say it died */
+                if (s_child_exited (c, status))
+                    give_up = true;
+            }
+            if (c->pid == 0 && c->restart_at_ms && now >= c->restart_at_ms && !give_up) {
+                if (c->out >= 0) {
+                    close (c->out);
+                    c->out = -1;
+                }
+                if (s_spawn (c, exe, optc, optv))
+                    c->restart_at_ms = now + LAUNCH_BACKOFF_MAX_MS;
+            }
+        }
+        if (give_up) {
+            code = 1;
+            break;
+        }
+        if (end_ms && now >= end_ms) {
+            sim_info ("--duration reached");
+            break;
+        }
+    }
+    if (s_stop_signal)
+        sim_info ("stopping on signal %d", (int) s_stop_signal);
+    s_stop_all (children, count);
+    sim_info ("all services stopped");
+    return code;
+}

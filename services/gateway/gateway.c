@@ -1,0 +1,580 @@
+/*  gateway.c - the gateway service actor. */
+#include "gateway.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "gw_detect.h"
+#include "sim_bus.h"
+#include "sim_errors.h"
+#include "sim_log.h"
+#include "sim_rng.h"
+#include "sim_service.h"
+#include "sim_udp.h"
+#include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_robot_control.pb-c.h"
+#include "ssl_simulation_robot_feedback.pb-c.h"
+#include "ssl_simulation_synchronous.pb-c.h"
+#include "ssl_vision_wrapper.pb-c.h"
+
+#define GW_PENDING_MAX   1024
+#define GW_PLAIN_TTL_US  2000000     /* a plain request unanswered this long is forgotten */
+#define GW_SYNC_FRAMES   256
+
+typedef enum { GW_REQ_COMMAND, GW_REQ_ROBOTS, GW_REQ_SYNC } gw_req_kind_t;
+
+typedef struct {
+    bool used;
+    uint64_t id;
+    gw_req_kind_t kind;
+    gw_port_kind_t port;
+    struct sockaddr_in from;
+    int64_t deadline_us;
+    /* sync only */
+    bool have_reply, frames_done, control_robot_control;
+    Simbus__Envelope *reply;          /* owned */
+    sim_errors_t *early;              /* errors found here (INVALID_STEP ...), owned */
+    size_t frame_count;
+    zchunk_t *frames[GW_SYNC_FRAMES]; /* SSL_WrapperPacket bytes, owned */
+} gw_pending_t;
+
+typedef struct {
+    sim_config_t own, cfg;
+    zsock_t *pipe, *cmd, *world, *frames;
+    zpoller_t *poller;
+    int fds[3];
+    uint8_t *buf;
+    gw_pending_t *pending;            /* GW_PENDING_MAX slots */
+    uint64_t next_id;
+    uint64_t sim_time_ns;             /* last time physics told us */
+    uint64_t loss_time_ns;
+    uint32_t loss_index[3];
+    bool terminated, bus_warned, warned_no_vision;
+    uint64_t unreadable, lost_commands, lost_responses;
+} gw_service_t;
+
+static const char *const s_port_names[] = { "control", "blue", "yellow" };
+
+static gw_pending_t *
+s_slot (gw_service_t *self)
+{
+    for (int i = 0; i < GW_PENDING_MAX; i++) {
+        gw_pending_t *p = &self->pending[(self->next_id + (uint64_t) i) % GW_PENDING_MAX];
+        if (!p->used) {
+            memset (p, 0, sizeof *p);
+            p->used = true;
+            p->id = self->next_id++;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static void
+s_release (gw_pending_t *p)
+{
+    if (p->reply)
+        simbus__envelope__free_unpacked (p->reply, NULL);
+    free (p->early);
+    for (size_t i = 0; i < p->frame_count; i++)
+        zchunk_destroy (&p->frames[i]);
+    memset (p, 0, sizeof *p);
+}
+
+static gw_pending_t *
+s_find (gw_service_t *self, uint64_t id)
+{
+    gw_pending_t *p = &self->pending[id % GW_PENDING_MAX];
+    return p->used && p->id == id ? p : NULL;
+}
+
+/* Keyed packet-loss draw (ARCHITECTURE.md §4): (seed, port, sim time,
+   index of the datagram within that substep). */
+static bool
+s_lost (gw_service_t *self, gw_port_kind_t port, double p)
+{
+    if (!(p > 0))
+        return false;
+    if (self->loss_time_ns != self->sim_time_ns) {
+        self->loss_time_ns = self->sim_time_ns;
+        memset (self->loss_index, 0, sizeof self->loss_index);
+    }
+    sim_rng_t rng;
+    sim_rng_seed_keyed (&rng, self->cfg.sim.seed, SIM_STREAM_PACKET_LOSS,
+                        ((uint64_t) port << 32) | self->loss_index[port]++, self->sim_time_ns);
+    return sim_rng_chance (&rng, p);
+}
+
+static void
+s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to,
+               const ProtobufCMessage *msg)
+{
+    size_t len = protobuf_c_message_get_packed_size (msg);
+    if (len > SIM_UDP_MAX) {
+        sim_warn ("%s reply of %zu bytes does not fit a datagram; dropped", s_port_names[port], len);
+        return;
+    }
+    protobuf_c_message_pack (msg, self->buf);
+    sim_udp_send (self->fds[port], self->buf, len, to);
+}
+
+static void
+s_send_request (gw_service_t *self, Simbus__Request *req)
+{
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_REQUEST;
+    env.request = req;
+    sim_bus_send (self->cmd, NULL, &env);
+}
+
+static void
+s_answer_unreadable (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from)
+{
+    self->unreadable++;
+    sim_errors_t errors;
+    sim_errors_init (&errors);
+    sim_errors_add (&errors, "UNREADABLE", "the datagram is neither a %s nor a SimulationSyncRequest",
+                    port == GW_PORT_CONTROL ? "SimulatorCommand" : "RobotControl");
+    if (port == GW_PORT_CONTROL) {
+        SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
+        r.n_errors = errors.count;
+        r.errors = errors.ptrs;
+        s_send_packed (self, port, from, &r.base);
+    } else {
+        RobotControlResponse r = ROBOT_CONTROL_RESPONSE__INIT;
+        r.n_errors = errors.count;
+        r.errors = errors.ptrs;
+        s_send_packed (self, port, from, &r.base);
+    }
+}
+
+/* Number of substeps for sim_step (protocol.md §7 step 4); -1 = INVALID_STEP. */
+static int64_t
+s_substeps (const gw_service_t *self, const SimulationSyncRequest *req)
+{
+    if (!req->has_sim_step || req->sim_step == 0)
+        return 0;
+    if (!isfinite (req->sim_step) || req->sim_step < 0)
+        return -1;
+    double dt_ns = (double) llround (self->cfg.sim.substep * 1e9);
+    double requested = (double) req->sim_step * 1e9;
+    double n = round (requested / dt_ns);
+    if (fabs (n * dt_ns - requested) > fmax (requested * 1e-6, 1000.0) || n > 1e9)
+        return -1;
+    return (int64_t) n;
+}
+
+static void
+s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from,
+              SimulationSyncRequest *sync)
+{
+    gw_pending_t *p = s_slot (self);
+    if (!p) {
+        sim_warn ("too many requests in flight; sync request dropped");
+        return;
+    }
+    p->kind = GW_REQ_SYNC;
+    p->port = port;
+    p->from = *from;
+    p->deadline_us = zclock_usecs () + GW_PLAIN_TTL_US;
+    p->early = malloc (sizeof *p->early);
+    if (!p->early) {
+        s_release (p);
+        return;
+    }
+    sim_errors_init (p->early);
+    Simbus__Request req = SIMBUS__REQUEST__INIT;
+    req.id = p->id;
+    req.has_sync = req.sync = true;
+    req.has_step_id = true;
+    req.step_id = p->id;
+    req.simulator_command = sync->simulator_command;
+    Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
+    if (sync->robot_control) {
+        if (port == GW_PORT_CONTROL) {
+            sim_errors_add (p->early, "UNSUPPORTED", "no team; send it to the blue or yellow port");
+            p->control_robot_control = true;
+        } else {
+            team.team = port == GW_PORT_YELLOW ? 1 : 0;
+            team.control = sync->robot_control;
+            req.team_control = &team;
+        }
+    }
+    int64_t n = s_substeps (self, sync);
+    if (n < 0)
+        sim_errors_add (p->early, "INVALID_STEP", "sim_step %g s is not a whole number of %g s substeps",
+                        (double) sync->sim_step, self->cfg.sim.substep);
+    else if (n > 0) {
+        req.has_substeps = true;
+        req.substeps = (uint64_t) n;
+    }
+    s_send_request (self, &req);
+}
+
+static void
+s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const struct sockaddr_in *from)
+{
+    const uint8_t *data = self->buf;
+    bool candidate = gw_detect_sync_candidate (data, len, port);
+    SimulationSyncRequest *sync = NULL;
+    if (candidate)
+        sync = simulation_sync_request__unpack (NULL, len, data);
+    if (sync) {
+        s_start_sync (self, port, from, sync);
+        simulation_sync_request__free_unpacked (sync, NULL);
+        return;
+    }
+    if (port == GW_PORT_CONTROL) {
+        SimulatorCommand *cmd = simulator_command__unpack (NULL, len, data);
+        if (!cmd) {
+            /* protocol.md §3: the control port tries the sync request last */
+            sync = simulation_sync_request__unpack (NULL, len, data);
+            if (sync) {
+                s_start_sync (self, port, from, sync);
+                simulation_sync_request__free_unpacked (sync, NULL);
+            } else
+                s_answer_unreadable (self, port, from);
+            return;
+        }
+        gw_pending_t *p = s_slot (self);
+        if (p) {
+            p->kind = GW_REQ_COMMAND;
+            p->port = port;
+            p->from = *from;
+            p->deadline_us = zclock_usecs () + GW_PLAIN_TTL_US;
+            Simbus__Request req = SIMBUS__REQUEST__INIT;
+            req.id = p->id;
+            req.simulator_command = cmd;
+            s_send_request (self, &req);
+        }
+        simulator_command__free_unpacked (cmd, NULL);
+        return;
+    }
+    RobotControl *rc = robot_control__unpack (NULL, len, data);
+    if (!rc) {
+        s_answer_unreadable (self, port, from);
+        return;
+    }
+    if (s_lost (self, port, self->cfg.realism.robot_command_loss))
+        self->lost_commands++;
+    else {
+        gw_pending_t *p = s_slot (self);
+        if (p) {
+            p->kind = GW_REQ_ROBOTS;
+            p->port = port;
+            p->from = *from;
+            p->deadline_us = zclock_usecs () + GW_PLAIN_TTL_US;
+            Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
+            team.team = port == GW_PORT_YELLOW ? 1 : 0;
+            team.control = rc;
+            Simbus__Request req = SIMBUS__REQUEST__INIT;
+            req.id = p->id;
+            req.team_control = &team;
+            s_send_request (self, &req);
+        }
+    }
+    robot_control__free_unpacked (rc, NULL);
+}
+
+static void
+s_answer_sync (gw_service_t *self, gw_pending_t *p)
+{
+    const Simbus__Reply *reply = p->reply ? p->reply->reply : NULL;
+    SSLWrapperPacket *wrappers[GW_SYNC_FRAMES];
+    SSLDetectionFrame *detections[GW_SYNC_FRAMES];
+    size_t n = 0;
+    for (size_t i = 0; i < p->frame_count; i++) {
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, zchunk_size (p->frames[i]),
+                                                            zchunk_data (p->frames[i]));
+        if (!w)
+            continue;
+        if (!w->detection) {
+            ssl__wrapper_packet__free_unpacked (w, NULL);
+            continue;
+        }
+        wrappers[n] = w;
+        detections[n++] = w->detection;
+    }
+    sim_errors_t *errors = malloc (sizeof *errors);
+    if (errors) {
+        sim_errors_init (errors);
+        /* a team port's own errors first, then the command's (§7 step 3) */
+        if (reply)
+            sim_errors_add_wire (errors, reply->robot_errors, reply->n_robot_errors);
+        sim_errors_add_wire (errors, p->early->ptrs, p->early->count);
+        if (reply)
+            sim_errors_add_wire (errors, reply->errors, reply->n_errors);
+    }
+    RobotControlResponse rcr = ROBOT_CONTROL_RESPONSE__INIT;
+    SimulationSyncResponse resp = SIMULATION_SYNC_RESPONSE__INIT;
+    resp.n_detection = n;
+    resp.detection = detections;
+    bool team_control = reply && p->port != GW_PORT_CONTROL && reply->n_feedback + reply->n_robot_errors > 0;
+    if (errors && (errors->count > 0 || team_control)) {
+        rcr.n_errors = errors->count;
+        rcr.errors = errors->ptrs;
+        if (reply) {
+            rcr.n_feedback = reply->n_feedback;
+            rcr.feedback = reply->feedback;
+        }
+        resp.robot_control_response = &rcr;
+    }
+    s_send_packed (self, p->port, &p->from, &resp.base);
+    for (size_t i = 0; i < n; i++)
+        ssl__wrapper_packet__free_unpacked (wrappers[i], NULL);
+    free (errors);
+    s_release (p);
+}
+
+static void
+s_handle_reply (gw_service_t *self, Simbus__Envelope *env)
+{
+    const Simbus__Reply *reply = env->reply;
+    if (reply->time_ns > self->sim_time_ns)
+        self->sim_time_ns = reply->time_ns;
+    gw_pending_t *p = s_find (self, reply->id);
+    if (!p) {
+        simbus__envelope__free_unpacked (env, NULL);
+        return;
+    }
+    if (p->kind == GW_REQ_COMMAND) {
+        SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
+        r.n_errors = reply->n_errors;
+        r.errors = reply->errors;
+        s_send_packed (self, p->port, &p->from, &r.base);
+        s_release (p);
+    } else if (p->kind == GW_REQ_ROBOTS) {
+        if (s_lost (self, p->port, self->cfg.realism.robot_response_loss))
+            self->lost_responses++;
+        else {
+            RobotControlResponse r = ROBOT_CONTROL_RESPONSE__INIT;
+            r.n_errors = reply->n_robot_errors;
+            r.errors = reply->robot_errors;
+            r.n_feedback = reply->n_feedback;
+            r.feedback = reply->feedback;
+            s_send_packed (self, p->port, &p->from, &r.base);
+        }
+        s_release (p);
+    } else {
+        p->have_reply = true;
+        p->reply = env;
+        p->deadline_us = zclock_usecs () + (int64_t) (self->cfg.bus.sync_timeout * 1e6);
+        if (p->frames_done)
+            s_answer_sync (self, p);
+        return;     /* env now owned by p */
+    }
+    simbus__envelope__free_unpacked (env, NULL);
+}
+
+static void
+s_handle_cmd (gw_service_t *self)
+{
+    zframe_t *frame = zframe_recv (self->cmd);
+    if (!frame)
+        return;
+    Simbus__Envelope *env = sim_bus_decode (zframe_data (frame), zframe_size (frame), &self->bus_warned);
+    zframe_destroy (&frame);
+    if (env && env->body_case == SIMBUS__ENVELOPE__BODY_REPLY)
+        s_handle_reply (self, env);
+    else if (env)
+        simbus__envelope__free_unpacked (env, NULL);
+}
+
+static void
+s_handle_frames (gw_service_t *self)
+{
+    char topic;
+    Simbus__Envelope *env = sim_bus_recv_sub (self->frames, &topic, &self->bus_warned);
+    if (!env)
+        return;
+    if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES && env->frames->has_step_id) {
+        gw_pending_t *p = s_find (self, env->frames->step_id);
+        if (p && p->kind == GW_REQ_SYNC)
+            for (size_t i = 0; i < env->frames->n_wrapper && p->frame_count < GW_SYNC_FRAMES; i++)
+                p->frames[p->frame_count++] = zchunk_new (env->frames->wrapper[i].data,
+                                                          env->frames->wrapper[i].len);
+    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES_DONE) {
+        gw_pending_t *p = s_find (self, env->frames_done->step_id);
+        if (p && p->kind == GW_REQ_SYNC) {
+            p->frames_done = true;
+            if (p->have_reply)
+                s_answer_sync (self, p);
+        }
+    }
+    simbus__envelope__free_unpacked (env, NULL);
+}
+
+static void
+s_handle_world (gw_service_t *self)
+{
+    char topic;
+    Simbus__Envelope *env = sim_bus_recv_sub (self->world, &topic, &self->bus_warned);
+    if (!env)
+        return;
+    if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG) {
+        sim_config_t cfg;
+        sim_config_defaults (&cfg);
+        char err[256];
+        if (sim_config_load_string (&cfg, env->config->ini, "effective configuration", err, sizeof err) == 0) {
+            cfg.bus = self->own.bus;
+            cfg.network = self->own.network;
+            self->cfg = cfg;
+        }
+    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_CLOCK) {
+        if (env->clock->time_ns > self->sim_time_ns)
+            self->sim_time_ns = env->clock->time_ns;
+    }
+    simbus__envelope__free_unpacked (env, NULL);
+}
+
+static void
+s_expire (gw_service_t *self, int64_t now)
+{
+    for (int i = 0; i < GW_PENDING_MAX; i++) {
+        gw_pending_t *p = &self->pending[i];
+        if (!p->used || now < p->deadline_us)
+            continue;
+        if (p->kind == GW_REQ_SYNC) {
+            if (!self->warned_no_vision) {
+                sim_warn ("vision did not report a sync step within %.3f s; answering without frames",
+                          self->cfg.bus.sync_timeout);
+                self->warned_no_vision = true;
+            }
+            s_answer_sync (self, p);
+        } else
+            s_release (p);
+    }
+}
+
+static void
+s_destroy (gw_service_t **self_p)
+{
+    gw_service_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->pending)
+        for (int i = 0; i < GW_PENDING_MAX; i++)
+            if (self->pending[i].used)
+                s_release (&self->pending[i]);
+    zpoller_destroy (&self->poller);
+    zsock_destroy (&self->cmd);
+    zsock_destroy (&self->world);
+    zsock_destroy (&self->frames);
+    for (int i = 0; i < 3; i++)
+        if (self->fds[i] >= 0)
+            close (self->fds[i]);
+    free (self->pending);
+    free (self->buf);
+    free (self);
+    *self_p = NULL;
+}
+
+static gw_service_t *
+s_new (zsock_t *pipe, const sim_config_t *cfg)
+{
+    gw_service_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->pipe = pipe;
+    self->own = self->cfg = *cfg;
+    self->next_id = 1;
+    self->fds[0] = self->fds[1] = self->fds[2] = -1;
+    self->buf = malloc (SIM_UDP_MAX);
+    self->pending = calloc (GW_PENDING_MAX, sizeof *self->pending);
+    self->cmd = zsock_new (ZMQ_DEALER);
+    self->world = zsock_new (ZMQ_SUB);
+    self->frames = zsock_new (ZMQ_SUB);
+    if (!self->buf || !self->pending || !self->cmd || !self->world || !self->frames) {
+        s_destroy (&self);
+        return NULL;
+    }
+    zsock_set_sndhwm (self->cmd, 100000);
+    zsock_set_rcvhwm (self->frames, 100000);
+    zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
+    zsock_set_subscribe (self->world, SIM_TOPIC_CLOCK);
+    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES);
+    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
+    if (zsock_connect (self->cmd, "%s", cfg->bus.cmd_connect) < 0
+        || zsock_connect (self->world, "%s", cfg->bus.world_connect) < 0
+        || zsock_connect (self->frames, "%s", cfg->bus.frames_connect) < 0) {
+        sim_error ("cannot connect the bus endpoints");
+        s_destroy (&self);
+        return NULL;
+    }
+    const int bases[3] = { cfg->network.control_port, cfg->network.blue_port, cfg->network.yellow_port };
+    for (int i = 0; i < 3; i++) {
+        int port = sim_config_port (cfg, bases[i]);
+        self->fds[i] = sim_udp_bind (cfg->network.bind_address, port);
+        if (self->fds[i] < 0) {
+            sim_error ("cannot bind the %s port %s:%d: %s", s_port_names[i], cfg->network.bind_address,
+                       port, strerror (errno));
+            s_destroy (&self);
+            return NULL;
+        }
+    }
+    sim_info ("control %d, blue %d, yellow %d on %s", sim_udp_local_port (self->fds[0]),
+              sim_udp_local_port (self->fds[1]), sim_udp_local_port (self->fds[2]),
+              cfg->network.bind_address);
+    self->poller = zpoller_new (pipe, self->cmd, self->world, self->frames, NULL);
+    return self;
+}
+
+void
+gw_service_actor (zsock_t *pipe, void *args)
+{
+    sim_service_args_t *sargs = args;
+    sim_service_log_setup ("gateway", &sargs->cfg);
+    gw_service_t *self = s_new (pipe, &sargs->cfg);
+    sargs->status = self ? 0 : -1;
+    zsock_signal (pipe, 0);
+    if (!self)
+        return;
+    zmq_pollitem_t items[4] = {
+        { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->cmd), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->world), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->frames), 0, ZMQ_POLLIN, 0 },
+    };
+    zmq_pollitem_t all[7];
+    memcpy (all, items, sizeof items);
+    for (int i = 0; i < 3; i++)
+        all[4 + i] = (zmq_pollitem_t) { NULL, self->fds[i], ZMQ_POLLIN, 0 };
+    while (!self->terminated) {
+        if (zmq_poll (all, 7, 50) < 0 && zmq_errno () != EINTR)
+            break;
+        if (all[0].revents & ZMQ_POLLIN) {
+            char *command = zstr_recv (pipe);
+            if (!command || streq (command, "$TERM"))
+                self->terminated = true;
+            zstr_free (&command);
+        }
+        /* world first: the newest configuration (loss, substep) applies */
+        while (zsock_events (self->world) & ZMQ_POLLIN)
+            s_handle_world (self);
+        while (zsock_events (self->frames) & ZMQ_POLLIN)
+            s_handle_frames (self);
+        while (zsock_events (self->cmd) & ZMQ_POLLIN)
+            s_handle_cmd (self);
+        for (int i = 0; i < 3; i++) {
+            if (!(all[4 + i].revents & ZMQ_POLLIN))
+                continue;
+            /* bounded, so one busy port cannot starve the others */
+            for (int k = 0; k < 64; k++) {
+                struct sockaddr_in from;
+                ssize_t n = sim_udp_recv (self->fds[i], self->buf, SIM_UDP_MAX, &from);
+                if (n < 0)
+                    break;
+                if (n > SIM_UDP_MAX) {
+                    s_answer_unreadable (self, (gw_port_kind_t) i, &from);   /* truncated */
+                    continue;
+                }
+                s_handle_datagram (self, (gw_port_kind_t) i, (size_t) n, &from);
+            }
+        }
+        s_expire (self, zclock_usecs ());
+    }
+    s_destroy (&self);
+}

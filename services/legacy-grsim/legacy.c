@@ -1,0 +1,386 @@
+/*  legacy.c - the legacy-grsim service actor. */
+#include "legacy.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "sim_bus.h"
+#include "sim_log.h"
+#include "sim_service.h"
+#include "sim_udp.h"
+#include "grSim_Packet.pb-c.h"
+#include "grSim_Robotstatus.pb-c.h"
+#include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_robot_control.pb-c.h"
+
+#define GRS_KICK_FRAMES 10          /* protocol.md §9.5 */
+#define GRS_MAX_COMMANDS 256
+
+typedef struct {
+    bool present;
+    bool infrared;
+    bool kicked, chip;
+    uint64_t kick_counter;
+    bool sent;                      /* last sent state is valid */
+    bool sent_infrared, sent_flat, sent_chip;
+} grs_robot_t;
+
+typedef struct {
+    sim_config_t own, cfg;
+    zsock_t *pipe, *cmd, *world, *frames;
+    int fd;
+    uint8_t *buf;
+    uint64_t next_id;
+    uint64_t frame_counter;
+    bool have_peer[2];
+    struct sockaddr_in peer[2];
+    grs_robot_t robots[2][SIM_MAX_ROBOT_ID + 1];
+    bool terminated, bus_warned;
+    uint64_t dropped;
+} grs_service_t;
+
+static void
+s_send_request (grs_service_t *self, Simbus__Request *req)
+{
+    req->id = self->next_id++;
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_REQUEST;
+    env.request = req;
+    sim_bus_send (self->cmd, NULL, &env);
+}
+
+static void
+s_commands (grs_service_t *self, const GrSimCommands *cmds, const struct sockaddr_in *from)
+{
+    sim_team_t team = cmds->isteamyellow ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
+    self->peer[team] = *from;
+    self->have_peer[team] = true;
+    const sim_robot_specs_t *spec = &self->cfg.team[team];
+    size_t n = cmds->n_robot_commands < GRS_MAX_COMMANDS ? cmds->n_robot_commands : GRS_MAX_COMMANDS;
+    RobotCommand items[GRS_MAX_COMMANDS];
+    RobotCommand *ptrs[GRS_MAX_COMMANDS];
+    RobotMoveCommand moves[GRS_MAX_COMMANDS];
+    MoveLocalVelocity locals[GRS_MAX_COMMANDS];
+    MoveWheelVelocity wheels[GRS_MAX_COMMANDS];
+    for (size_t i = 0; i < n; i++) {
+        const GrSimRobotCommand *g = cmds->robot_commands[i];
+        RobotCommand *c = &items[i];
+        robot_command__init (c);
+        c->id = g->id > SIM_MAX_ROBOT_ID ? SIM_MAX_ROBOT_ID : g->id;
+        robot_move_command__init (&moves[i]);
+        if (g->wheelsspeed) {
+            /* grSim's wheel1..4 run front-left, back-left, back-right,
+               front-right; rad/s times the wheel radius gives m/s */
+            double r = spec->drive.wheel_radius;
+            move_wheel_velocity__init (&wheels[i]);
+            wheels[i].front_right = (float) ((g->has_wheel4 ? g->wheel4 : 0) * r);
+            wheels[i].back_right = (float) ((g->has_wheel3 ? g->wheel3 : 0) * r);
+            wheels[i].back_left = (float) ((g->has_wheel2 ? g->wheel2 : 0) * r);
+            wheels[i].front_left = (float) ((g->has_wheel1 ? g->wheel1 : 0) * r);
+            moves[i].command_case = ROBOT_MOVE_COMMAND__COMMAND_WHEEL_VELOCITY;
+            moves[i].wheel_velocity = &wheels[i];
+        } else {
+            move_local_velocity__init (&locals[i]);
+            locals[i].forward = g->veltangent;
+            locals[i].left = g->velnormal;
+            locals[i].angular = g->velangular;
+            moves[i].command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+            moves[i].local_velocity = &locals[i];
+        }
+        c->move_command = &moves[i];
+        double speed = hypot (g->kickspeedx, g->kickspeedz);
+        if (speed > 1e-6 && isfinite (speed)) {
+            c->has_kick_speed = c->has_kick_angle = true;
+            c->kick_speed = (float) speed;
+            c->kick_angle = (float) (atan2 (g->kickspeedz, g->kickspeedx) * 180.0 / M_PI);
+        }
+        if (g->spinner) {
+            c->has_dribbler_speed = true;
+            c->dribbler_speed = (float) spec->dribbler.max_speed_rpm;
+        }
+        ptrs[i] = c;
+    }
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    rc.n_robot_commands = n;
+    rc.robot_commands = ptrs;
+    Simbus__TeamControl tc = SIMBUS__TEAM_CONTROL__INIT;
+    tc.team = (uint32_t) team;
+    tc.control = &rc;
+    Simbus__Request req = SIMBUS__REQUEST__INIT;
+    req.team_control = &tc;
+    s_send_request (self, &req);
+}
+
+static void
+s_replacement (grs_service_t *self, const GrSimReplacement *rep)
+{
+    TeleportBall ball = TELEPORT_BALL__INIT;
+    SimulatorControl control = SIMULATOR_CONTROL__INIT;
+    if (rep->ball) {
+        const GrSimBallReplacement *b = rep->ball;
+        if (b->has_x && b->has_y) {
+            ball.has_x = ball.has_y = true;
+            ball.x = (float) b->x;
+            ball.y = (float) b->y;
+        }
+        if (b->has_vx || b->has_vy) {
+            ball.has_vx = ball.has_vy = true;
+            ball.vx = (float) (b->has_vx ? b->vx : 0);
+            ball.vy = (float) (b->has_vy ? b->vy : 0);
+        }
+        control.teleport_ball = &ball;
+    }
+    size_t n = rep->n_robots < GRS_MAX_COMMANDS ? rep->n_robots : GRS_MAX_COMMANDS;
+    TeleportRobot items[GRS_MAX_COMMANDS];
+    TeleportRobot *ptrs[GRS_MAX_COMMANDS];
+    RobotId ids[GRS_MAX_COMMANDS];
+    for (size_t i = 0; i < n; i++) {
+        const GrSimRobotReplacement *r = rep->robots[i];
+        robot_id__init (&ids[i]);
+        ids[i].has_id = ids[i].has_team = true;
+        ids[i].id = r->id > SIM_MAX_ROBOT_ID ? SIM_MAX_ROBOT_ID : r->id;
+        ids[i].team = r->yellowteam ? TEAM__YELLOW : TEAM__BLUE;
+        TeleportRobot *t = &items[i];
+        teleport_robot__init (t);
+        t->id = &ids[i];
+        t->has_x = t->has_y = t->has_orientation = true;
+        t->x = (float) r->x;
+        t->y = (float) r->y;
+        t->orientation = (float) (r->dir * M_PI / 180.0);
+        t->has_v_x = t->has_v_y = t->has_v_angular = true;
+        t->v_x = t->v_y = t->v_angular = 0;
+        t->has_present = true;
+        t->present = r->has_turnon ? r->turnon : true;
+        ptrs[i] = t;
+    }
+    control.n_teleport_robot = n;
+    control.teleport_robot = ptrs;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &control;
+    Simbus__Request req = SIMBUS__REQUEST__INIT;
+    req.simulator_command = &cmd;
+    s_send_request (self, &req);
+}
+
+static void
+s_handle_udp (grs_service_t *self)
+{
+    for (int k = 0; k < 64; k++) {
+        struct sockaddr_in from;
+        ssize_t n = sim_udp_recv (self->fd, self->buf, SIM_UDP_MAX, &from);
+        if (n < 0)
+            return;
+        GrSimPacket *packet = n <= SIM_UDP_MAX ? gr_sim__packet__unpack (NULL, (size_t) n, self->buf) : NULL;
+        if (!packet) {
+            self->dropped++;
+            sim_debug ("undecodable grSim packet dropped (%llu so far)", (unsigned long long) self->dropped);
+            continue;
+        }
+        if (packet->commands)
+            s_commands (self, packet->commands, &from);
+        if (packet->replacement)
+            s_replacement (self, packet->replacement);
+        gr_sim__packet__free_unpacked (packet, NULL);
+    }
+}
+
+/* Robots_Status for one team: the robots whose state changed since the
+   last message to that team's peer (protocol.md §9.5). */
+static void
+s_send_status (grs_service_t *self, sim_team_t team)
+{
+    if (!self->have_peer[team])
+        return;
+    RobotStatus items[SIM_MAX_ROBOT_ID + 1];
+    RobotStatus *ptrs[SIM_MAX_ROBOT_ID + 1];
+    size_t n = 0;
+    for (int id = 0; id <= SIM_MAX_ROBOT_ID; id++) {
+        grs_robot_t *r = &self->robots[team][id];
+        if (!r->present)
+            continue;
+        bool kick = r->kicked && self->frame_counter - r->kick_counter < GRS_KICK_FRAMES;
+        bool flat = kick && !r->chip, chip = kick && r->chip;
+        if (r->sent && r->sent_infrared == r->infrared && r->sent_flat == flat && r->sent_chip == chip)
+            continue;
+        r->sent = true;
+        r->sent_infrared = r->infrared;
+        r->sent_flat = flat;
+        r->sent_chip = chip;
+        robot__status__init (&items[n]);
+        items[n].robot_id = id;
+        items[n].infrared = r->infrared;
+        items[n].flat_kick = flat;
+        items[n].chip_kick = chip;
+        ptrs[n] = &items[n];
+        n++;
+    }
+    if (n == 0)
+        return;
+    RobotsStatus status = ROBOTS__STATUS__INIT;
+    status.n_robots_status = n;
+    status.robots_status = ptrs;
+    size_t len = robots__status__get_packed_size (&status);
+    if (len > SIM_UDP_MAX)
+        return;
+    robots__status__pack (&status, self->buf);
+    struct sockaddr_in to = self->peer[team];
+    int base = team == SIM_TEAM_BLUE ? self->own.network.legacy_status_port_blue
+                                     : self->own.network.legacy_status_port_yellow;
+    to.sin_port = htons ((uint16_t) sim_config_port (&self->own, base));
+    sim_udp_send (self->fd, self->buf, len, &to);
+}
+
+static void
+s_handle_world (grs_service_t *self)
+{
+    char topic;
+    Simbus__Envelope *env = sim_bus_recv_sub (self->world, &topic, &self->bus_warned);
+    if (!env)
+        return;
+    if (env->body_case == SIMBUS__ENVELOPE__BODY_SNAPSHOT) {
+        const Simbus__Snapshot *s = env->snapshot;
+        for (int t = 0; t < 2; t++)
+            for (int id = 0; id <= SIM_MAX_ROBOT_ID; id++)
+                self->robots[t][id].present = false;
+        for (size_t i = 0; i < s->n_robots; i++) {
+            const Simbus__RobotState *r = s->robots[i];
+            if (r->team > 1 || r->id > SIM_MAX_ROBOT_ID)
+                continue;
+            self->robots[r->team][r->id].present = true;
+            self->robots[r->team][r->id].infrared = r->ball_contact;
+        }
+    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_EVENTS) {
+        for (size_t i = 0; i < env->events->n_events; i++) {
+            const Simbus__Event *e = env->events->events[i];
+            if (e->kind != SIMBUS__EVENT__KIND__KICK || !e->has_team || e->team > 1 || e->id > SIM_MAX_ROBOT_ID)
+                continue;
+            grs_robot_t *r = &self->robots[e->team][e->id];
+            r->kicked = true;
+            r->chip = e->elevation > 0.001;
+            r->kick_counter = self->frame_counter;
+        }
+    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG) {
+        sim_config_t cfg;
+        sim_config_defaults (&cfg);
+        char err[256];
+        if (sim_config_load_string (&cfg, env->config->ini, "effective configuration", err, sizeof err) == 0)
+            self->cfg = cfg;
+    }
+    simbus__envelope__free_unpacked (env, NULL);
+}
+
+static void
+s_handle_frames (grs_service_t *self)
+{
+    char topic;
+    Simbus__Envelope *env = sim_bus_recv_sub (self->frames, &topic, &self->bus_warned);
+    if (!env)
+        return;
+    if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES && env->frames->n_wrapper > 0) {
+        self->frame_counter += env->frames->n_wrapper;
+        s_send_status (self, SIM_TEAM_BLUE);
+        s_send_status (self, SIM_TEAM_YELLOW);
+    }
+    simbus__envelope__free_unpacked (env, NULL);
+}
+
+static void
+s_destroy (grs_service_t **self_p)
+{
+    grs_service_t *self = *self_p;
+    if (!self)
+        return;
+    zsock_destroy (&self->cmd);
+    zsock_destroy (&self->world);
+    zsock_destroy (&self->frames);
+    if (self->fd >= 0)
+        close (self->fd);
+    free (self->buf);
+    free (self);
+    *self_p = NULL;
+}
+
+static grs_service_t *
+s_new (zsock_t *pipe, const sim_config_t *cfg)
+{
+    grs_service_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->pipe = pipe;
+    self->own = self->cfg = *cfg;
+    self->next_id = 1;
+    self->fd = -1;
+    self->buf = malloc (SIM_UDP_MAX);
+    self->cmd = zsock_new (ZMQ_DEALER);
+    self->world = zsock_new (ZMQ_SUB);
+    self->frames = zsock_new (ZMQ_SUB);
+    if (!self->buf || !self->cmd || !self->world || !self->frames) {
+        s_destroy (&self);
+        return NULL;
+    }
+    zsock_set_rcvhwm (self->world, 100000);
+    zsock_set_rcvhwm (self->frames, 100000);
+    zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
+    zsock_set_subscribe (self->world, SIM_TOPIC_SNAPSHOT);
+    zsock_set_subscribe (self->world, SIM_TOPIC_EVENTS);
+    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES);
+    if (zsock_connect (self->cmd, "%s", cfg->bus.cmd_connect) < 0
+        || zsock_connect (self->world, "%s", cfg->bus.world_connect) < 0
+        || zsock_connect (self->frames, "%s", cfg->bus.frames_connect) < 0) {
+        sim_error ("cannot connect the bus endpoints");
+        s_destroy (&self);
+        return NULL;
+    }
+    int port = sim_config_port (cfg, cfg->network.legacy_port);
+    self->fd = sim_udp_bind (cfg->network.bind_address, port);
+    if (self->fd < 0) {
+        sim_error ("cannot bind the legacy port %s:%d: %s", cfg->network.bind_address, port, strerror (errno));
+        s_destroy (&self);
+        return NULL;
+    }
+    sim_info ("grSim packets on %d", sim_udp_local_port (self->fd));
+    return self;
+}
+
+void
+grs_service_actor (zsock_t *pipe, void *args)
+{
+    sim_service_args_t *sargs = args;
+    sim_service_log_setup ("legacy-grsim", &sargs->cfg);
+    grs_service_t *self = s_new (pipe, &sargs->cfg);
+    sargs->status = self ? 0 : -1;
+    zsock_signal (pipe, 0);
+    if (!self)
+        return;
+    zmq_pollitem_t items[5] = {
+        { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->cmd), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->world), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->frames), 0, ZMQ_POLLIN, 0 },
+        { NULL, self->fd, ZMQ_POLLIN, 0 },
+    };
+    while (!self->terminated) {
+        if (zmq_poll (items, 5, 100) < 0 && zmq_errno () != EINTR)
+            break;
+        if (items[0].revents & ZMQ_POLLIN) {
+            char *command = zstr_recv (pipe);
+            if (!command || streq (command, "$TERM"))
+                self->terminated = true;
+            zstr_free (&command);
+        }
+        while (zsock_events (self->cmd) & ZMQ_POLLIN) {
+            zframe_t *reply = zframe_recv (self->cmd);   /* no reply channel: errors are only counted */
+            zframe_destroy (&reply);
+        }
+        while (zsock_events (self->world) & ZMQ_POLLIN)
+            s_handle_world (self);
+        while (zsock_events (self->frames) & ZMQ_POLLIN)
+            s_handle_frames (self);
+        if (items[4].revents & ZMQ_POLLIN)
+            s_handle_udp (self);
+    }
+    s_destroy (&self);
+}

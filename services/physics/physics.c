@@ -1,0 +1,476 @@
+/*  physics.c - the physics service actor: world, clock, configuration.
+
+    One zpoller loop driven by absolute deadlines. Per substep: step the
+    core, publish its events, and publish a snapshot only when the capture/
+    release schedule (common/sim_schedule) needs one, so bus traffic grows
+    with the camera rate, not the substep rate (ARCHITECTURE.md §2).
+*/
+#include "physics.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "phys_apply.h"
+#include "sim_bus.h"
+#include "sim_log.h"
+#include "sim_schedule.h"
+#include "sim_service.h"
+#include "sim_snapshot.h"
+#include "physics/core/phys_world.h"
+
+#define PHYS_CLOCK_PERIOD_US     100000     /* Clock heartbeat */
+#define PHYS_SNAPSHOT_PERIOD_US  1000000    /* snapshot heartbeat */
+#define PHYS_CONFIG_PERIOD_US    1000000    /* configuration re-publish */
+#define PHYS_SYNC_HOLD_US        1000000    /* protocol.md §8.4 */
+#define PHYS_CATCH_UP_S          0.25       /* protocol.md §8.1 */
+#define PHYS_FAST_BATCH          32         /* substeps between message checks */
+
+typedef struct {
+    sim_config_t cfg;
+    phys_world_t *world;
+    sim_schedule_t *schedule;
+    zsock_t *pipe, *cmd, *pub;
+    zpoller_t *poller;
+    bool terminated;
+    bool bus_warned;
+
+    uint64_t config_serial;
+    bool config_due;
+    int64_t next_config_us, next_clock_us, next_snapshot_us;
+    int64_t last_sync_us;
+    int64_t last_tick_us;
+    double acc;                     /* realtime accumulator, s of sim time */
+    uint64_t last_snapshot_ns;      /* time of the last published snapshot */
+    bool have_snapshot;
+
+    /* status line window */
+    int64_t status_wall_us;
+    uint64_t status_sim_ns;
+    uint64_t status_substeps;
+    int64_t status_cost_us;
+} phys_service_t;
+
+static bool
+s_running (phys_service_t *self, int64_t now)
+{
+    return self->cfg.run.mode != SIM_MODE_SYNC && self->cfg.run.speed > 0
+        && now - self->last_sync_us > PHYS_SYNC_HOLD_US;
+}
+
+static void
+s_publish_snapshot (phys_service_t *self, bool has_step, uint64_t step_id)
+{
+    sim_snapshot_t snap;
+    phys_world_snapshot (self->world, &snap);
+    Simbus__BallState ball = SIMBUS__BALL_STATE__INIT;
+    ball.x = snap.ball.x; ball.y = snap.ball.y; ball.z = snap.ball.z;
+    ball.vx = snap.ball.vx; ball.vy = snap.ball.vy; ball.vz = snap.ball.vz;
+    ball.spin_x = snap.ball.spin_x; ball.spin_y = snap.ball.spin_y;
+    Simbus__RobotState robots[SIM_SNAPSHOT_MAX_ROBOTS];
+    Simbus__RobotState *ptrs[SIM_SNAPSHOT_MAX_ROBOTS];
+    for (int i = 0; i < snap.robot_count; i++) {
+        const sim_robot_state_t *r = &snap.robots[i];
+        simbus__robot_state__init (&robots[i]);
+        robots[i].team = (uint32_t) r->team; robots[i].id = (uint32_t) r->id;
+        robots[i].x = r->x; robots[i].y = r->y; robots[i].orientation = r->orientation;
+        robots[i].vx = r->vx; robots[i].vy = r->vy; robots[i].omega = r->omega;
+        robots[i].ball_contact = r->ball_contact;
+        robots[i].radius = r->radius; robots[i].height = r->height;
+        ptrs[i] = &robots[i];
+    }
+    Simbus__Snapshot msg = SIMBUS__SNAPSHOT__INIT;
+    msg.time_ns = snap.time_ns;
+    msg.ball = &ball;
+    msg.n_robots = (size_t) snap.robot_count;
+    msg.robots = ptrs;
+    msg.has_step_id = has_step;
+    msg.step_id = step_id;
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_SNAPSHOT;
+    env.snapshot = &msg;
+    sim_bus_send (self->pub, SIM_TOPIC_SNAPSHOT, &env);
+    self->last_snapshot_ns = snap.time_ns;
+    self->have_snapshot = true;
+}
+
+static void
+s_publish_events (phys_service_t *self)
+{
+    const phys_event_t *events;
+    int n = phys_world_events (self->world, &events);
+    if (n <= 0)
+        return;
+    Simbus__Event items[32];
+    Simbus__Event *ptrs[32];
+    if (n > 32)
+        n = 32;
+    for (int i = 0; i < n; i++) {
+        const phys_event_t *e = &events[i];
+        simbus__event__init (&items[i]);
+        items[i].kind = (Simbus__Event__Kind) e->kind;
+        items[i].time_ns = e->time_ns;
+        items[i].has_team = items[i].has_id = e->team >= 0;
+        items[i].team = (uint32_t) e->team;
+        items[i].id = (uint32_t) e->id;
+        items[i].has_other_team = items[i].has_other_id = e->other_team >= 0;
+        items[i].other_team = (uint32_t) e->other_team;
+        items[i].other_id = (uint32_t) e->other_id;
+        items[i].has_speed = items[i].has_elevation = e->kind == PHYS_EVENT_KICK;
+        items[i].speed = e->speed;
+        items[i].elevation = e->elevation_deg;
+        ptrs[i] = &items[i];
+    }
+    Simbus__Events msg = SIMBUS__EVENTS__INIT;
+    msg.n_events = (size_t) n;
+    msg.events = ptrs;
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_EVENTS;
+    env.events = &msg;
+    sim_bus_send (self->pub, SIM_TOPIC_EVENTS, &env);
+}
+
+static void
+s_publish_config (phys_service_t *self)
+{
+    char *ini = sim_config_dump (&self->cfg, false);
+    if (!ini)
+        return;
+    Simbus__Config msg = SIMBUS__CONFIG__INIT;
+    msg.serial = self->config_serial;
+    msg.ini = ini;
+    msg.rig_generation = self->cfg.rig_generation;
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_CONFIG;
+    env.config = &msg;
+    sim_bus_send (self->pub, SIM_TOPIC_CONFIG, &env);
+    free (ini);
+    self->config_due = false;
+}
+
+static void
+s_publish_clock (phys_service_t *self, int64_t now)
+{
+    Simbus__Clock msg = SIMBUS__CLOCK__INIT;
+    msg.time_ns = phys_world_time_ns (self->world);
+    msg.mode = (uint32_t) self->cfg.run.mode;
+    msg.running = s_running (self, now);
+    msg.robots = (uint32_t) phys_world_robot_count (self->world);
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_CLOCK;
+    env.clock = &msg;
+    sim_bus_send (self->pub, SIM_TOPIC_CLOCK, &env);
+}
+
+/* One substep and what must be published after it. */
+static void
+s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
+{
+    phys_world_step (self->world);
+    s_publish_events (self);
+    uint64_t t = phys_world_time_ns (self->world);
+    if (t >= sim_schedule_next_due (self->schedule)) {
+        s_publish_snapshot (self, has_step, step_id);
+        uint32_t mask, frames[SIM_MAX_CAMERAS];
+        uint64_t delay_ns = (uint64_t) llround (self->cfg.realism.vision_delay * 1e9);
+        sim_schedule_advance (self->schedule, t, delay_ns, &mask, frames);
+    }
+    self->status_substeps++;
+}
+
+static void
+s_run_substeps (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_id)
+{
+    int64_t start = zclock_usecs ();
+    for (uint64_t i = 0; i < n; i++)
+        s_substep (self, has_step, step_id);
+    self->status_cost_us += zclock_usecs () - start;
+}
+
+static void
+s_config_changed (phys_service_t *self, const phys_changes_t *changes)
+{
+    if (changes->rig)
+        sim_schedule_reset_rig (self->schedule, &self->cfg, phys_world_time_ns (self->world));
+    if (changes->config) {
+        self->config_serial++;
+        self->config_due = true;
+    }
+}
+
+static void
+s_handle_request (phys_service_t *self, zframe_t *identity, const Simbus__Request *req)
+{
+    sim_errors_t *errors = malloc (sizeof *errors);
+    sim_errors_t *robot_errors = malloc (sizeof *robot_errors);
+    phys_feedback_t *feedback = malloc (sizeof *feedback);
+    if (!errors || !robot_errors || !feedback) {
+        free (errors); free (robot_errors); free (feedback);
+        return;
+    }
+    sim_errors_init (errors);
+    sim_errors_init (robot_errors);
+    feedback->count = 0;
+    if (req->has_sync && req->sync)
+        self->last_sync_us = zclock_usecs ();
+    phys_changes_t changes = { false, false };
+    if (req->simulator_command)
+        phys_apply_command (self->world, &self->cfg, req->simulator_command, errors, &changes);
+    if (req->team_control && req->team_control->control) {
+        sim_team_t team = req->team_control->team == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
+        phys_apply_robot_control (self->world, team, req->team_control->control, robot_errors, feedback);
+    }
+    s_config_changed (self, &changes);
+    if (self->config_due)
+        s_publish_config (self);    /* vision must see it before the step's snapshots */
+    if (req->has_substeps && req->substeps > 0) {
+        s_run_substeps (self, req->substeps, req->has_step_id, req->step_id);
+        if (!self->have_snapshot || self->last_snapshot_ns != phys_world_time_ns (self->world))
+            s_publish_snapshot (self, req->has_step_id, req->step_id);
+    }
+    if (req->has_step_id) {
+        Simbus__StepDone done = SIMBUS__STEP_DONE__INIT;
+        done.step_id = req->step_id;
+        done.time_ns = phys_world_time_ns (self->world);
+        Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+        env.body_case = SIMBUS__ENVELOPE__BODY_STEP_DONE;
+        env.step_done = &done;
+        sim_bus_send (self->pub, SIM_TOPIC_STEP_DONE, &env);
+    }
+    Simbus__Reply reply = SIMBUS__REPLY__INIT;
+    reply.id = req->id;
+    reply.n_errors = errors->count;
+    reply.errors = errors->ptrs;
+    reply.n_robot_errors = robot_errors->count;
+    reply.robot_errors = robot_errors->ptrs;
+    reply.n_feedback = feedback->count;
+    reply.feedback = feedback->ptrs;
+    reply.time_ns = phys_world_time_ns (self->world);
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_REPLY;
+    env.reply = &reply;
+    sim_bus_send_to (self->cmd, identity, &env);
+    free (errors);
+    free (robot_errors);
+    free (feedback);
+}
+
+static void
+s_handle_cmd (phys_service_t *self)
+{
+    zmsg_t *msg = zmsg_recv (self->cmd);
+    if (!msg)
+        return;
+    zframe_t *identity = zmsg_pop (msg);
+    zframe_t *body = zmsg_last (msg);
+    if (identity && body) {
+        Simbus__Envelope *env = sim_bus_decode (zframe_data (body), zframe_size (body), &self->bus_warned);
+        if (env && env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST)
+            s_handle_request (self, identity, env->request);
+        else
+            sim_debug ("dropped a malformed bus request");
+        if (env)
+            simbus__envelope__free_unpacked (env, NULL);
+    }
+    zframe_destroy (&identity);
+    zmsg_destroy (&msg);
+}
+
+/* XPUB delivers subscriptions: a (re)joining subscriber gets the
+   configuration at once instead of waiting for the next periodic one. */
+static void
+s_handle_subscription (phys_service_t *self)
+{
+    zframe_t *frame = zframe_recv (self->pub);
+    if (!frame)
+        return;
+    if (zframe_size (frame) >= 1 && zframe_data (frame)[0] == 1)
+        self->config_due = true;
+    zframe_destroy (&frame);
+}
+
+static void
+s_handle_pipe (phys_service_t *self)
+{
+    char *command = zstr_recv (self->pipe);
+    if (!command || streq (command, "$TERM"))
+        self->terminated = true;
+    zstr_free (&command);
+}
+
+static void
+s_status (phys_service_t *self, int64_t now)
+{
+    int64_t wall = now - self->status_wall_us;
+    if (wall < 1000000)
+        return;
+    uint64_t t = phys_world_time_ns (self->world);
+    double rtf = (double) (t - self->status_sim_ns) / 1e3 / (double) wall;
+    double cost = self->status_substeps && self->cfg.run.mode != SIM_MODE_SYNC
+                      ? (double) self->status_cost_us / (double) self->status_substeps : 0.0;
+    sim_info ("sim %.2fs | rtf %.2fx | substep %.1fus | robots %d | mode %s", (double) t / 1e9,
+              rtf, cost, phys_world_robot_count (self->world), sim_config_mode_name (self->cfg.run.mode));
+    self->status_wall_us = now;
+    self->status_sim_ns = t;
+    self->status_substeps = 0;
+    self->status_cost_us = 0;
+}
+
+static int
+s_timeout_ms (phys_service_t *self, int64_t now)
+{
+    if (self->config_due)
+        return 0;
+    int64_t deadline = self->next_clock_us;
+    if (!s_running (self, now))
+        return (int) ((deadline - now) / 1000 > 100 ? 100 : deadline > now ? (deadline - now) / 1000 : 0);
+    if (self->cfg.run.mode == SIM_MODE_FAST)
+        return 0;
+    /* realtime: wake when the sim clock reaches the next instant that
+       anyone can observe (a capture or release), at most 5 ms away */
+    uint64_t t = phys_world_time_ns (self->world);
+    uint64_t due = sim_schedule_next_due (self->schedule);
+    double sim_needed = due > t ? (double) (due - t) / 1e9 - self->acc : 0;
+    double wall_ms = sim_needed > 0 ? sim_needed / self->cfg.run.speed * 1000.0 : 0;
+    if (wall_ms > 5)
+        wall_ms = 5;
+    return (int) wall_ms;
+}
+
+static void
+s_advance_clock (phys_service_t *self, int64_t now)
+{
+    double wall_dt = (double) (now - self->last_tick_us) / 1e6;
+    self->last_tick_us = now;
+    if (!s_running (self, now)) {
+        self->acc = 0;
+        return;
+    }
+    if (self->cfg.run.mode == SIM_MODE_FAST) {
+        int64_t start = zclock_usecs ();
+        for (int i = 0; i < PHYS_FAST_BATCH; i++) {
+            s_substep (self, false, 0);
+            if (zsock_events (self->cmd) & ZMQ_POLLIN)
+                break;
+        }
+        self->status_cost_us += zclock_usecs () - start;
+        return;
+    }
+    double dt = (double) phys_world_dt_ns (self->world) / 1e9;
+    self->acc = fmin (self->acc + wall_dt * self->cfg.run.speed, PHYS_CATCH_UP_S);
+    uint64_t n = 0;
+    while (self->acc >= dt) {
+        self->acc -= dt;
+        n++;
+    }
+    if (n)
+        s_run_substeps (self, n, false, 0);
+}
+
+static void
+s_periodic (phys_service_t *self, int64_t now)
+{
+    if (now >= self->next_config_us) {
+        self->config_due = true;
+        self->next_config_us = now + PHYS_CONFIG_PERIOD_US;
+    }
+    if (self->config_due)
+        s_publish_config (self);
+    if (now >= self->next_clock_us) {
+        s_publish_clock (self, now);
+        self->next_clock_us = now + PHYS_CLOCK_PERIOD_US;
+    }
+    if (now >= self->next_snapshot_us) {
+        s_publish_snapshot (self, false, 0);
+        self->next_snapshot_us = now + PHYS_SNAPSHOT_PERIOD_US;
+    }
+    s_status (self, now);
+}
+
+static void
+s_destroy (phys_service_t **self_p)
+{
+    phys_service_t *self = *self_p;
+    if (!self)
+        return;
+    zpoller_destroy (&self->poller);
+    zsock_destroy (&self->cmd);
+    zsock_destroy (&self->pub);
+    sim_schedule_destroy (&self->schedule);
+    phys_world_destroy (&self->world);
+    free (self);
+    *self_p = NULL;
+}
+
+static phys_service_t *
+s_new (zsock_t *pipe, const sim_config_t *cfg)
+{
+    phys_service_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->pipe = pipe;
+    self->cfg = *cfg;
+    self->world = phys_world_new (&self->cfg);
+    self->schedule = sim_schedule_new (&self->cfg);
+    self->cmd = zsock_new (ZMQ_ROUTER);
+    self->pub = zsock_new (ZMQ_XPUB);
+    if (!self->world || !self->schedule || !self->cmd || !self->pub) {
+        sim_error ("cannot create the world or the bus sockets");
+        s_destroy (&self);
+        return NULL;
+    }
+    zsock_set_xpub_verbose (self->pub, 1);
+    zsock_set_sndhwm (self->pub, 100000);
+    if (zsock_bind (self->cmd, "%s", cfg->bus.cmd_bind) < 0
+        || zsock_bind (self->pub, "%s", cfg->bus.world_bind) < 0) {
+        sim_error ("cannot bind %s / %s: %s", cfg->bus.cmd_bind, cfg->bus.world_bind, zmq_strerror (zmq_errno ()));
+        s_destroy (&self);
+        return NULL;
+    }
+    self->poller = zpoller_new (pipe, self->cmd, self->pub, NULL);
+    int64_t now = zclock_usecs ();
+    self->last_sync_us = now - 10 * PHYS_SYNC_HOLD_US;
+    self->last_tick_us = self->status_wall_us = now;
+    self->next_config_us = now;
+    self->next_clock_us = now;
+    self->next_snapshot_us = now + PHYS_SNAPSHOT_PERIOD_US;
+    self->config_serial = 1;
+    return self;
+}
+
+void
+phys_service_actor (zsock_t *pipe, void *args)
+{
+    sim_service_args_t *sargs = args;
+    const sim_config_t *cfg = &sargs->cfg;
+    sim_service_log_setup ("physics", cfg);
+    phys_service_t *self = s_new (pipe, cfg);
+    sargs->status = self ? 0 : -1;
+    zsock_signal (pipe, 0);
+    if (!self)
+        return;
+    sim_info ("division %s, %d robots per team, substep %.3f ms, seed %llu, mode %s",
+              cfg->run.division == SIM_DIVISION_A ? "A" : "B", cfg->sim.initial_robots_per_team,
+              cfg->sim.substep * 1e3, (unsigned long long) cfg->sim.seed,
+              sim_config_mode_name (cfg->run.mode));
+    while (!self->terminated) {
+        int64_t now = zclock_usecs ();
+        void *which = zpoller_wait (self->poller, s_timeout_ms (self, now));
+        if (zpoller_terminated (self->poller))
+            break;
+        now = zclock_usecs ();
+        /* substeps owed up to now come first, so a command that woke us
+           applies at the sim time matching its arrival */
+        s_advance_clock (self, now);
+        (void) which;
+        while (zsock_events (self->pipe) & ZMQ_POLLIN && !self->terminated)
+            s_handle_pipe (self);
+        while (zsock_events (self->pub) & ZMQ_POLLIN)
+            s_handle_subscription (self);
+        while (zsock_events (self->cmd) & ZMQ_POLLIN)
+            s_handle_cmd (self);
+        s_periodic (self, zclock_usecs ());
+    }
+    s_destroy (&self);
+}

@@ -1,0 +1,261 @@
+/*  vision.c - the vision service actor. */
+#include "vision.h"
+
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "sim_bus.h"
+#include "sim_log.h"
+#include "sim_service.h"
+#include "sim_snapshot.h"
+#include "sim_udp.h"
+#include "vis_codec.h"
+#include "vision/model/vis_model.h"
+
+#define VIS_MAX_RELEASED 32         /* frames released at one instant */
+#define VIS_PACKET_MAX   16384      /* one encoded capture, geometry included */
+
+typedef struct {
+    sim_config_t own;               /* this process's parse: endpoints, ports */
+    sim_config_t cfg;               /* effective configuration from physics */
+    bool have_config;
+    uint64_t config_serial;
+    vis_model_t *model;
+    zsock_t *pipe, *world, *frames;
+    zpoller_t *poller;
+    int udp;
+    struct sockaddr_in dest, truth_dest;
+    bool terminated;
+    bool bus_warned;
+    uint8_t *packets;               /* VIS_MAX_RELEASED * VIS_PACKET_MAX */
+    uint64_t sent, send_failures;
+} vis_service_t;
+
+/* Destination from the effective config: vision_addr (or 127.0.0.1 with
+   --localhost), the port shifted by the port offset; truth on the same
+   host at truth_port. */
+static void
+s_update_destination (vis_service_t *self)
+{
+    struct sockaddr_in addr;
+    if (sim_udp_parse_addr (self->cfg.run.vision_addr, &addr)) {
+        sim_warn ("vision_addr '%s' is not HOST:PORT; keeping the previous destination",
+                  self->cfg.run.vision_addr);
+        return;
+    }
+    if (self->cfg.run.localhost)
+        addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    addr.sin_port = htons ((uint16_t) sim_config_port (&self->cfg, ntohs (addr.sin_port)));
+    char a[64], b[64];
+    if (memcmp (&addr, &self->dest, sizeof addr) != 0) {
+        self->truth_dest = addr;
+        self->truth_dest.sin_port =
+            htons ((uint16_t) sim_config_port (&self->cfg, self->cfg.network.truth_port));
+        sim_info ("vision to %s%s", sim_udp_addr_str (&addr, a, sizeof a),
+                  self->cfg.run.truth ? "" : " (no truth)");
+        if (self->cfg.run.truth)
+            sim_info ("truth to %s", sim_udp_addr_str (&self->truth_dest, b, sizeof b));
+    }
+    self->dest = addr;
+}
+
+static void
+s_on_config (vis_service_t *self, const Simbus__Config *msg)
+{
+    if (self->have_config && msg->serial == self->config_serial
+        && msg->rig_generation == self->cfg.rig_generation)
+        return;
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    char err[256];
+    if (sim_config_load_string (&cfg, msg->ini, "effective configuration", err, sizeof err)) {
+        sim_warn ("effective configuration rejected: %s", err);
+        return;
+    }
+    cfg.rig_generation = msg->rig_generation;
+    /* endpoints and the log level stay this process's own */
+    cfg.bus = self->own.bus;
+    memcpy (cfg.run.log_level, self->own.run.log_level, sizeof cfg.run.log_level);
+    self->cfg = cfg;
+    self->config_serial = msg->serial;
+    if (!self->model)
+        self->model = vis_model_new (&self->cfg);
+    else
+        vis_model_set_config (self->model, &self->cfg);
+    if (!self->model)
+        sim_error ("the camera model rejected the configuration");
+    self->have_config = self->model != NULL;
+    s_update_destination (self);
+}
+
+static void
+s_snapshot_from_bus (const Simbus__Snapshot *msg, sim_snapshot_t *snap)
+{
+    snap->time_ns = msg->time_ns;
+    const Simbus__BallState *b = msg->ball;
+    snap->ball = (sim_ball_state_t) { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->spin_x, b->spin_y };
+    size_t n = msg->n_robots < SIM_SNAPSHOT_MAX_ROBOTS ? msg->n_robots : SIM_SNAPSHOT_MAX_ROBOTS;
+    snap->robot_count = (int) n;
+    for (size_t i = 0; i < n; i++) {
+        const Simbus__RobotState *r = msg->robots[i];
+        snap->robots[i] = (sim_robot_state_t) {
+            .team = r->team == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE, .id = (int) r->id,
+            .x = r->x, .y = r->y, .orientation = r->orientation,
+            .vx = r->vx, .vy = r->vy, .omega = r->omega,
+            .ball_contact = r->ball_contact, .radius = r->radius, .height = r->height,
+        };
+    }
+}
+
+static void
+s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
+{
+    if (!self->have_config || !msg->ball)
+        return;
+    sim_snapshot_t snap;
+    s_snapshot_from_bus (msg, &snap);
+    int released = vis_model_advance (self->model, &snap);
+    if (released <= 0)
+        return;
+    if (released > VIS_MAX_RELEASED)
+        released = VIS_MAX_RELEASED;
+    ProtobufCBinaryData wrappers[VIS_MAX_RELEASED];
+    size_t count = 0;
+    for (int i = 0; i < released; i++) {
+        uint8_t *buf = self->packets + (size_t) i * VIS_PACKET_MAX;
+        size_t len = vis_codec_wrapper (self->model, vis_model_released (self->model, i), buf, VIS_PACKET_MAX);
+        if (len == 0)
+            continue;
+        if (sim_udp_send (self->udp, buf, len, &self->dest))
+            self->send_failures++;
+        else
+            self->sent++;
+        wrappers[count++] = (ProtobufCBinaryData) { len, buf };
+    }
+    if (self->cfg.run.truth) {
+        uint8_t truth[VIS_PACKET_MAX];
+        size_t len = vis_codec_truth (self->model, &snap, truth, sizeof truth);
+        if (len)
+            sim_udp_send (self->udp, truth, len, &self->truth_dest);
+    }
+    Simbus__Frames frames = SIMBUS__FRAMES__INIT;
+    frames.time_ns = snap.time_ns;
+    frames.has_step_id = msg->has_step_id;
+    frames.step_id = msg->step_id;
+    frames.n_wrapper = count;
+    frames.wrapper = wrappers;
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_FRAMES;
+    env.frames = &frames;
+    sim_bus_send (self->frames, SIM_TOPIC_FRAMES, &env);
+}
+
+static void
+s_on_step_done (vis_service_t *self, const Simbus__StepDone *msg)
+{
+    Simbus__FramesDone done = SIMBUS__FRAMES_DONE__INIT;
+    done.step_id = msg->step_id;
+    done.time_ns = msg->time_ns;
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_FRAMES_DONE;
+    env.frames_done = &done;
+    sim_bus_send (self->frames, SIM_TOPIC_FRAMES_DONE, &env);
+}
+
+static void
+s_handle_world (vis_service_t *self)
+{
+    char topic = 0;
+    Simbus__Envelope *env = sim_bus_recv_sub (self->world, &topic, &self->bus_warned);
+    if (!env)
+        return;
+    switch (env->body_case) {
+    case SIMBUS__ENVELOPE__BODY_CONFIG: s_on_config (self, env->config); break;
+    case SIMBUS__ENVELOPE__BODY_SNAPSHOT: s_on_snapshot (self, env->snapshot); break;
+    case SIMBUS__ENVELOPE__BODY_STEP_DONE: s_on_step_done (self, env->step_done); break;
+    default: break;
+    }
+    simbus__envelope__free_unpacked (env, NULL);
+}
+
+static void
+s_destroy (vis_service_t **self_p)
+{
+    vis_service_t *self = *self_p;
+    if (!self)
+        return;
+    zpoller_destroy (&self->poller);
+    zsock_destroy (&self->world);
+    zsock_destroy (&self->frames);
+    vis_model_destroy (&self->model);
+    if (self->udp >= 0)
+        close (self->udp);
+    free (self->packets);
+    free (self);
+    *self_p = NULL;
+}
+
+static vis_service_t *
+s_new (zsock_t *pipe, const sim_config_t *cfg)
+{
+    vis_service_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->pipe = pipe;
+    self->own = self->cfg = *cfg;
+    self->udp = sim_udp_sender (NULL, cfg->network.multicast_ttl);
+    self->packets = malloc ((size_t) VIS_MAX_RELEASED * VIS_PACKET_MAX);
+    self->frames = zsock_new (ZMQ_PUB);
+    self->world = zsock_new (ZMQ_SUB);
+    if (self->udp < 0 || !self->packets || !self->frames || !self->world) {
+        sim_error ("cannot create the vision sockets");
+        s_destroy (&self);
+        return NULL;
+    }
+    zsock_set_sndhwm (self->frames, 100000);
+    zsock_set_rcvhwm (self->world, 100000);
+    if (zsock_bind (self->frames, "%s", cfg->bus.frames_bind) < 0) {
+        sim_error ("cannot bind %s: %s", cfg->bus.frames_bind, zmq_strerror (zmq_errno ()));
+        s_destroy (&self);
+        return NULL;
+    }
+    zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
+    zsock_set_subscribe (self->world, SIM_TOPIC_SNAPSHOT);
+    zsock_set_subscribe (self->world, SIM_TOPIC_STEP_DONE);
+    if (zsock_connect (self->world, "%s", cfg->bus.world_connect) < 0) {
+        sim_error ("cannot connect %s", cfg->bus.world_connect);
+        s_destroy (&self);
+        return NULL;
+    }
+    self->poller = zpoller_new (pipe, self->world, NULL);
+    return self;
+}
+
+void
+vis_service_actor (zsock_t *pipe, void *args)
+{
+    sim_service_args_t *sargs = args;
+    sim_service_log_setup ("vision", &sargs->cfg);
+    vis_service_t *self = s_new (pipe, &sargs->cfg);
+    sargs->status = self ? 0 : -1;
+    zsock_signal (pipe, 0);
+    if (!self)
+        return;
+    while (!self->terminated) {
+        void *which = zpoller_wait (self->poller, 1000);
+        if (zpoller_terminated (self->poller))
+            break;
+        if (which == self->pipe) {
+            char *command = zstr_recv (self->pipe);
+            if (!command || streq (command, "$TERM"))
+                self->terminated = true;
+            zstr_free (&command);
+        }
+        while (zsock_events (self->world) & ZMQ_POLLIN)
+            s_handle_world (self);
+    }
+    s_destroy (&self);
+}

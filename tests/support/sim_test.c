@@ -1,0 +1,187 @@
+/*  sim_test.c - system test helpers. */
+#include "sim_test.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t
+sim_test_now_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+sim_test_udp (int port)
+{
+    int fd = socket (AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    int rcvbuf = 4 << 20;
+    setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    if (bind (fd, (struct sockaddr *) &addr, sizeof addr)) {
+        close (fd);
+        return -1;
+    }
+    return fd;
+}
+
+int
+sim_test_free_port (void)
+{
+    int fd = sim_test_udp (0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in addr;
+    socklen_t len = sizeof addr;
+    getsockname (fd, (struct sockaddr *) &addr, &len);
+    close (fd);
+    return ntohs (addr.sin_port);
+}
+
+int
+sim_test_send_raw (int fd, int port, const void *data, size_t len)
+{
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    to.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    return sendto (fd, data, len, 0, (struct sockaddr *) &to, sizeof to) == (ssize_t) len ? 0 : -1;
+}
+
+int
+sim_test_send (int fd, int port, const ProtobufCMessage *msg)
+{
+    uint8_t buf[65536];
+    size_t len = protobuf_c_message_get_packed_size (msg);
+    if (len > sizeof buf)
+        return -1;
+    protobuf_c_message_pack (msg, buf);
+    return sim_test_send_raw (fd, port, buf, len);
+}
+
+ssize_t
+sim_test_recv (int fd, void *buf, size_t cap, int timeout_ms)
+{
+    struct pollfd p = { fd, POLLIN, 0 };
+    if (poll (&p, 1, timeout_ms) <= 0)
+        return -1;
+    return recv (fd, buf, cap, 0);
+}
+
+int
+sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra_ini)
+{
+    memset (proc, 0, sizeof *proc);
+    snprintf (proc->dir, sizeof proc->dir, "/tmp/ssl-sim-test-XXXXXX");
+    if (!mkdtemp (proc->dir))
+        return -1;
+    int *ports[] = { &proc->control_port, &proc->blue_port, &proc->yellow_port, &proc->legacy_port,
+                     &proc->status_blue_port, &proc->status_yellow_port, &proc->vision_port,
+                     &proc->truth_port };
+    for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++)
+        if ((*ports[i] = sim_test_free_port ()) <= 0)
+            return -1;
+    char path[320];
+    snprintf (path, sizeof path, "%s/test.ini", proc->dir);
+    FILE *f = fopen (path, "w");
+    if (!f)
+        return -1;
+    fprintf (f,
+             "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nblue_port = %d\n"
+             "yellow_port = %d\nlegacy_port = %d\nlegacy_status_port_blue = %d\n"
+             "legacy_status_port_yellow = %d\ntruth_port = %d\n%s\n",
+             proc->control_port, proc->blue_port, proc->yellow_port, proc->legacy_port,
+             proc->status_blue_port, proc->status_yellow_port, proc->truth_port,
+             extra_ini ? extra_ini : "");
+    fclose (f);
+    snprintf (proc->log, sizeof proc->log, "%s/log.txt", proc->dir);
+    char vision[64];
+    snprintf (vision, sizeof vision, "224.5.23.2:%d", proc->vision_port);
+
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = SSL_SIM_BIN;
+    argv[n++] = "run";
+    for (int i = 0; args && args[i] && n < 56; i++)
+        argv[n++] = args[i];
+    argv[n++] = "--config";
+    argv[n++] = path;
+    argv[n++] = "--localhost";
+    argv[n++] = "--vision-addr";
+    argv[n++] = vision;
+    argv[n] = NULL;
+
+    pid_t pid = fork ();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int out = open (proc->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (out >= 0) {
+            dup2 (out, STDOUT_FILENO);
+            dup2 (out, STDERR_FILENO);
+        }
+        /* a private runtime directory keeps parallel tests' ipc apart */
+        setenv ("XDG_RUNTIME_DIR", proc->dir, 1);
+        execv (SSL_SIM_BIN, (char **) argv);
+        _exit (127);
+    }
+    proc->pid = pid;
+    return 0;
+}
+
+int
+sim_proc_stop (sim_proc_t *proc)
+{
+    if (proc->pid <= 0)
+        return -1;
+    kill (proc->pid, SIGTERM);
+    int status = 0;
+    for (int i = 0; i < 500; i++) {
+        pid_t r = waitpid (proc->pid, &status, WNOHANG);
+        if (r == proc->pid) {
+            proc->pid = 0;
+            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+        }
+        poll (NULL, 0, 10);
+    }
+    kill (proc->pid, SIGKILL);
+    waitpid (proc->pid, &status, 0);
+    proc->pid = 0;
+    return -1;
+}
+
+void
+sim_proc_dump_log (const sim_proc_t *proc)
+{
+    FILE *f = fopen (proc->log, "r");
+    if (!f)
+        return;
+    char line[1024];
+    fprintf (stderr, "---- ssl-sim log (%s) ----\n", proc->log);
+    while (fgets (line, sizeof line, f))
+        fputs (line, stderr);
+    fclose (f);
+}
+
+void
+sim_proc_cleanup (sim_proc_t *proc)
+{
+    char cmd[300];
+    if (strncmp (proc->dir, "/tmp/ssl-sim-test-", 18) != 0)
+        return;
+    snprintf (cmd, sizeof cmd, "rm -rf '%s'", proc->dir);
+    if (system (cmd) != 0)
+        fprintf (stderr, "could not remove %s\n", proc->dir);
+}

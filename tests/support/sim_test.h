@@ -1,0 +1,57 @@
+/*  sim_test.h - helpers for the system tests: a real ssl-sim process with
+    its own runtime directory and free loopback ports, and UDP clients that
+    talk to it the way a team's software does.
+*/
+#ifndef SIM_TEST_H_INCLUDED
+#define SIM_TEST_H_INCLUDED
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <protobuf-c/protobuf-c.h>
+
+typedef struct {
+    pid_t pid;
+    char dir[256];          /* runtime directory and config file live here */
+    int control_port, blue_port, yellow_port, legacy_port;
+    int status_blue_port, status_yellow_port, vision_port, truth_port;
+    char log[300];          /* the process's stdout+stderr */
+} sim_proc_t;
+
+/* A free UDP port on 127.0.0.1 (bound, read, closed). */
+int sim_test_free_port (void);
+
+/* Start `ssl-sim run ARGS... --config DIR/test.ini --localhost
+   --vision-addr 224.5.23.2:VP` with every UDP port free and loopback-only
+   (bind_address 127.0.0.1). `args` is NULL-terminated. `extra_ini` is
+   appended to the config file (may be NULL). Returns 0 or -1. */
+int sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra_ini);
+
+/* SIGTERM, wait (5 s, then SIGKILL); returns the exit status or -1. */
+int sim_proc_stop (sim_proc_t *proc);
+
+/* Print the process log to stderr (for failing tests). */
+void sim_proc_dump_log (const sim_proc_t *proc);
+
+/* A UDP socket bound to 127.0.0.1:port (0 = ephemeral), with a receive
+   timeout. Returns the fd or -1. */
+int sim_test_udp (int port);
+
+/* Pack and send `msg` to 127.0.0.1:port. */
+int sim_test_send (int fd, int port, const ProtobufCMessage *msg);
+int sim_test_send_raw (int fd, int port, const void *data, size_t len);
+
+/* Receive one datagram within timeout_ms; returns its size or -1. */
+ssize_t sim_test_recv (int fd, void *buf, size_t cap, int timeout_ms);
+
+/* Milliseconds of a monotonic clock. */
+int64_t sim_test_now_ms (void);
+
+
+
+/* Remove the process's runtime directory (log included). */
+void sim_proc_cleanup (sim_proc_t *proc);
+#endif

@@ -1,0 +1,262 @@
+/*  test_run.c - the walking skeleton end to end: real ssl-sim processes,
+    real UDP on loopback. A client teleports a robot on the control port,
+    drives it on its team port (or through the legacy grSim port) and sees
+    it move in the vision packets, in the four-process and single-process
+    layouts.
+*/
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_test.h"
+#include "grSim_Packet.pb-c.h"
+#include "grSim_Robotstatus.pb-c.h"
+#include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_robot_control.pb-c.h"
+#include "ssl_simulation_robot_feedback.pb-c.h"
+#include "ssl_vision_wrapper.pb-c.h"
+
+#define START_X  -1.0
+#define START_Y   0.5
+
+typedef struct {
+    bool seen;
+    double x, y, orientation;       /* m, rad */
+    uint32_t camera_id;
+} seen_robot_t;
+
+/* Read one vision packet; if it shows blue robot `id`, fill *out. */
+static bool
+s_read_vision (int fd, uint32_t id, seen_robot_t *out, int timeout_ms, bool *geometry)
+{
+    uint8_t buf[65536];
+    ssize_t n = sim_test_recv (fd, buf, sizeof buf, timeout_ms);
+    if (n <= 0)
+        return false;
+    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
+    cr_assert_not_null (w, "a vision datagram that is not an SSL_WrapperPacket");
+    if (geometry && w->geometry)
+        *geometry = true;
+    if (w->detection) {
+        for (size_t i = 0; i < w->detection->n_robots_blue; i++) {
+            SSLDetectionRobot *r = w->detection->robots_blue[i];
+            if (r->has_robot_id && r->robot_id == id) {
+                *out = (seen_robot_t) { true, r->x / 1000.0, r->y / 1000.0,
+                                        r->has_orientation ? r->orientation : 0,
+                                        w->detection->camera_id };
+            }
+        }
+    }
+    ssl__wrapper_packet__free_unpacked (w, NULL);
+    return true;
+}
+
+static void
+s_teleport (int fd, const sim_proc_t *proc)
+{
+    RobotId rid = ROBOT_ID__INIT;
+    rid.has_id = rid.has_team = true;
+    rid.id = 0;
+    rid.team = TEAM__BLUE;
+    TeleportRobot tr = TELEPORT_ROBOT__INIT;
+    tr.id = &rid;
+    tr.has_x = tr.has_y = tr.has_orientation = true;
+    tr.x = START_X;
+    tr.y = START_Y;
+    tr.orientation = 0;
+    tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
+    TeleportRobot *trs[] = { &tr };
+    SimulatorControl control = SIMULATOR_CONTROL__INIT;
+    control.n_teleport_robot = 1;
+    control.teleport_robot = trs;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &control;
+    /* the gateway may still be starting: retry until it answers */
+    for (int attempt = 0; attempt < 50; attempt++) {
+        cr_assert_eq (sim_test_send (fd, proc->control_port, &cmd.base), 0);
+        uint8_t buf[65536];
+        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 200);
+        if (n < 0)
+            continue;
+        SimulatorResponse *resp = simulator_response__unpack (NULL, (size_t) n, buf);
+        cr_assert_not_null (resp, "the control port must answer with a SimulatorResponse");
+        cr_assert_eq (resp->n_errors, 0, "teleport rejected: %s",
+                      resp->n_errors ? resp->errors[0]->message : "");
+        simulator_response__free_unpacked (resp, NULL);
+        return;
+    }
+    cr_assert_fail ("no SimulatorResponse from the control port");
+}
+
+/* Wait until vision shows blue 0 at the teleport target. */
+static void
+s_wait_at_start (int vision)
+{
+    int64_t end = sim_test_now_ms () + 10000;
+    seen_robot_t r = { 0 };
+    while (sim_test_now_ms () < end) {
+        s_read_vision (vision, 0, &r, 100, NULL);
+        if (r.seen && fabs (r.x - START_X) < 0.01 && fabs (r.y - START_Y) < 0.01)
+            return;
+    }
+    cr_assert_fail ("vision never showed blue 0 at (%.2f, %.2f); last (%.3f, %.3f)", START_X, START_Y, r.x, r.y);
+}
+
+typedef void (*drive_fn) (int fd, const sim_proc_t *proc);
+
+static void
+s_drive_protocol (int fd, const sim_proc_t *proc)
+{
+    MoveLocalVelocity local = MOVE_LOCAL_VELOCITY__INIT;
+    local.forward = 1.0f;
+    RobotMoveCommand move = ROBOT_MOVE_COMMAND__INIT;
+    move.command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+    move.local_velocity = &local;
+    RobotCommand rc = ROBOT_COMMAND__INIT;
+    rc.id = 0;
+    rc.move_command = &move;
+    RobotCommand *rcs[] = { &rc };
+    RobotControl control = ROBOT_CONTROL__INIT;
+    control.n_robot_commands = 1;
+    control.robot_commands = rcs;
+    sim_test_send (fd, proc->blue_port, &control.base);
+}
+
+static void
+s_drive_legacy (int fd, const sim_proc_t *proc)
+{
+    GrSimRobotCommand rc = GR_SIM__ROBOT__COMMAND__INIT;
+    rc.id = 0;
+    rc.veltangent = 1.0f;
+    GrSimRobotCommand *rcs[] = { &rc };
+    GrSimCommands cmds = GR_SIM__COMMANDS__INIT;
+    cmds.isteamyellow = false;
+    cmds.n_robot_commands = 1;
+    cmds.robot_commands = rcs;
+    GrSimPacket packet = GR_SIM__PACKET__INIT;
+    packet.commands = &cmds;
+    sim_test_send (fd, proc->legacy_port, &packet.base);
+}
+
+/* Drive forward until vision shows blue 0 at least 0.3 m further along x,
+   on its line. */
+static void
+s_drive_and_watch (int vision, int fd, const sim_proc_t *proc, drive_fn drive)
+{
+    int64_t end = sim_test_now_ms () + 15000;
+    seen_robot_t r = { 0 };
+    while (sim_test_now_ms () < end) {
+        drive (fd, proc);
+        s_read_vision (vision, 0, &r, 1, NULL);
+        if (r.seen && r.x > START_X + 0.3) {
+            cr_expect_lt (fabs (r.y - START_Y), 0.05, "drifted sideways: y = %.3f", r.y);
+            cr_expect_lt (fabs (r.orientation), 0.1, "turned: orientation %.3f", r.orientation);
+            return;
+        }
+    }
+    cr_assert_fail ("blue 0 did not move forward in vision (last x = %.3f)", r.x);
+}
+
+static void
+s_scenario (const char *const *args, bool legacy)
+{
+    sim_proc_t proc;
+    cr_assert_eq (sim_proc_start (&proc, args, NULL), 0);
+    int vision = sim_test_udp (proc.vision_port);
+    int fd = sim_test_udp (0);
+    cr_assert (vision >= 0 && fd >= 0);
+
+    int status = legacy ? sim_test_udp (proc.status_blue_port) : -1;
+    cr_assert (!legacy || status >= 0);
+    int64_t t0 = sim_test_now_ms ();
+    seen_robot_t r = { 0 };
+    bool geometry = false;
+    bool any = false;
+    while (!any && sim_test_now_ms () - t0 < 10000)
+        any = s_read_vision (vision, 0, &r, 200, &geometry);
+    if (!any)
+        sim_proc_dump_log (&proc);
+    cr_assert (any, "no vision packet within 10 s of start");
+
+    if (legacy) {
+        GrSimRobotReplacement rr = GR_SIM__ROBOT_REPLACEMENT__INIT;
+        rr.x = START_X;
+        rr.y = START_Y;
+        rr.dir = 0;
+        rr.id = 0;
+        rr.yellowteam = false;
+        GrSimRobotReplacement *rrs[] = { &rr };
+        GrSimReplacement rep = GR_SIM__REPLACEMENT__INIT;
+        rep.n_robots = 1;
+        rep.robots = rrs;
+        GrSimPacket packet = GR_SIM__PACKET__INIT;
+        packet.replacement = &rep;
+        for (int i = 0; i < 3; i++)
+            sim_test_send (fd, proc.legacy_port, &packet.base);
+    } else
+        s_teleport (fd, &proc);
+    s_wait_at_start (vision);
+    s_drive_and_watch (vision, fd, &proc, legacy ? s_drive_legacy : s_drive_protocol);
+
+    if (legacy) {
+        /* the grSim client gets Robots_Status on its status port; the
+           first message lists every robot, later ones only changes */
+        bool got = false;
+        int64_t end = sim_test_now_ms () + 5000;
+        while (!got && sim_test_now_ms () < end) {
+            s_drive_legacy (fd, &proc);     /* keeps us the legacy peer */
+            uint8_t buf[65536];
+            ssize_t n = sim_test_recv (status, buf, sizeof buf, 20);
+            if (n > 0) {
+                RobotsStatus *st = robots__status__unpack (NULL, (size_t) n, buf);
+                cr_assert_not_null (st);
+                for (size_t i = 0; i < st->n_robots_status; i++)
+                    got |= st->robots_status[i]->robot_id == 0;
+                robots__status__free_unpacked (st, NULL);
+            }
+        }
+        cr_expect (got, "no Robots_Status on the blue status port");
+        close (status);
+    } else {
+        /* the team port answers each RobotControl to its source */
+        bool answered = false;
+        for (int i = 0; i < 20 && !answered; i++) {
+            s_drive_protocol (fd, &proc);
+            uint8_t buf[65536];
+            ssize_t n = sim_test_recv (fd, buf, sizeof buf, 100);
+            if (n > 0) {
+                RobotControlResponse *resp = robot_control_response__unpack (NULL, (size_t) n, buf);
+                cr_assert_not_null (resp);
+                answered = resp->n_feedback == 1 && resp->feedback[0]->id == 0 && resp->n_errors == 0;
+                robot_control_response__free_unpacked (resp, NULL);
+            }
+        }
+        cr_expect (answered, "no RobotControlResponse with feedback for robot 0");
+    }
+    close (vision);
+    close (fd);
+    int code = sim_proc_stop (&proc);
+    if (code != 0)
+        sim_proc_dump_log (&proc);
+    cr_expect_eq (code, 0, "ssl-sim did not stop cleanly on SIGTERM");
+    sim_proc_cleanup (&proc);
+}
+
+Test (run, four_processes_teleport_and_drive, .timeout = 60)
+{
+    const char *args[] = { "--mode", "fast", "--realism", "none", NULL };
+    s_scenario (args, false);
+}
+
+Test (run, single_process_teleport_and_drive, .timeout = 60)
+{
+    const char *args[] = { "--single-process", "--mode", "fast", "--realism", "none", NULL };
+    s_scenario (args, false);
+}
+
+Test (run, legacy_grsim_replace_and_drive, .timeout = 60)
+{
+    const char *args[] = { "--mode", "fast", "--realism", "none", NULL };
+    s_scenario (args, true);
+}
