@@ -1,0 +1,118 @@
+/*  config.h - defaults, INI files, command-line flags, presets and the INI
+    dump of the effective configuration (spec/config.md).
+
+    One table of (section, key, type, offset, default, range, unit, help)
+    in config.c drives all of it, so a key is declared exactly once. The
+    structs themselves live in sim_config.h. Every function here fills a
+    caller-owned sim_config_t; nothing keeps state between calls.
+
+    Precedence (config.md §2, §3.7): built-in defaults, then --config FILE,
+    then the flags, then the preset names of [run] or of the flags replace
+    their whole tables (a flag wins over [run]).
+*/
+#ifndef SIM_CONFIG_MODULE_H_INCLUDED
+#define SIM_CONFIG_MODULE_H_INCLUDED
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sim_config.h"
+
+/* Fill every field with the built-in default (config.md §5 values; realism
+   = realistic preset). The whole struct is zeroed first, so two default
+   configurations are memcmp-equal, padding included. */
+void sim_config_defaults (sim_config_t *cfg);
+
+/* Apply an INI file on top of cfg. Returns 0 on success; -1 with a message
+   "FILE:LINE: [section] key: what is wrong" in err (err may be NULL).
+   Unknown sections and keys are warnings (sim_warn naming file, line and
+   key), not errors. A file that has any [camera N] section replaces the
+   whole camera list (likewise [outage N] the outage list). The preset
+   names of [run] are stored, not applied: sim_config_apply_run_presets
+   (called by sim_config_from_args) applies them. On error cfg may be
+   partly changed. */
+int sim_config_load_file (sim_config_t *cfg, const char *path, char *err, size_t errlen);
+
+/* Same for INI text in memory; `origin` names it in messages. Used to
+   decode the effective configuration that physics publishes on the bus. */
+int sim_config_load_string (sim_config_t *cfg, const char *text, const char *origin,
+                            char *err, size_t errlen);
+
+/* The full precedence of config.md §2 and §3.7 on top of whatever cfg holds
+   (normally sim_config_defaults): every --config FILE in order, then every
+   other flag of config.md §4 in order (plus --port-offset N), then the
+   preset names of [run] or flags, then both teams' dribbler.glue =
+   !realism.simulate_dribbling (physics.md §9.8), then the cross-key checks
+   of sim_config_validate. The environment variable SSL_SIM_LOG, when set to a
+   valid level, replaces [run] log_level. argv[0..argc) are only options
+   (no program name, no sub-command); "--flag value" and "--flag=value" are
+   both accepted. Returns 0, or -1 with a message in err (unknown flag, bad
+   value, missing argument, file errors). --help is not handled here. */
+int sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_t errlen);
+
+/* Apply the preset names stored in [run] realism / ball_preset /
+   robot_limits (each replaces its whole table; empty = nothing). Returns 0
+   or -1 with err. */
+int sim_config_apply_run_presets (sim_config_t *cfg, char *err, size_t errlen);
+
+/* Cross-key checks that a single range cannot express: center_to_dribbler
+   < radius, shoot_radius >= center_to_dribbler + ball radius - seat_depth,
+   every UDP port + port_offset within 1..65535. Returns 0 or -1 with err.
+   Also warns when vision_processing_time > vision_delay. */
+int sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen);
+
+/* The complete configuration as INI text; with_header adds the comment
+   header of config.md §5 listing every preset. Loading the output into
+   defaults gives back a configuration memcmp-equal to cfg (rig_generation
+   excepted, it is runtime state and not written). Floats use the shortest
+   of %.15g / %.17g that round-trips. Returns a heap string the caller
+   frees, or NULL when out of memory. */
+char *sim_config_dump (const sim_config_t *cfg, bool with_header);
+
+/* Like sim_config_dump with the header, plus a comment line before every
+   key giving its meaning, unit and range (the example configuration is
+   made from it). Caller frees; NULL when out of memory. */
+char *sim_config_dump_annotated (const sim_config_t *cfg);
+
+/* Replace the whole [realism] table by a preset name (case-insensitive,
+   aliases) or an INI realism file (keys under [realism] or before any
+   section; missing keys = realistic). Also sets both teams'
+   dribbler.glue = !simulate_dribbling (physics.md §9.8). Returns 0, or -1
+   with err listing the preset names. */
+int sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err,
+                              size_t errlen);
+
+/* Replace the whole [ball] table by a preset of physics.md §5.6 (default,
+   measured, go26, rc26, erforce, tigers, grsim; case-insensitive). Returns 0
+   or -1 with err listing the names. */
+int sim_config_apply_ball_preset (sim_config_t *cfg, const char *name, char *err,
+                                  size_t errlen);
+
+/* Replace [blue.limits] and [yellow.limits] by a preset of physics.md §6.3
+   (default, measured, tigers, erforce, kiks, fast, grsim). Returns 0 or -1
+   with err listing the names. */
+int sim_config_apply_robot_limits (sim_config_t *cfg, const char *name, char *err,
+                                   size_t errlen);
+
+/* Fill *out with a realism / ball / limits preset by name; 0, or -1 when
+   the name is unknown. The realism and ball lookups start from defaults, so
+   keys a preset does not list keep their default-column value. */
+int sim_config_realism_preset (const char *name, sim_realism_t *out);
+int sim_config_ball_preset (const char *name, sim_ball_cfg_t *out);
+int sim_config_limits_preset (const char *name, sim_limits_t *out);
+
+/* Comma-separated canonical names of the presets (static strings). */
+const char *sim_config_realism_names (void);
+const char *sim_config_ball_names (void);
+const char *sim_config_limits_names (void);
+
+/* A configured UDP port shifted by [network] port_offset. */
+int sim_config_port (const sim_config_t *cfg, int base_port);
+
+/* "realtime", "fast", "sync" (static strings; "?" for a bad value). */
+const char *sim_config_mode_name (sim_mode_t mode);
+
+/* "a" or "b" (static strings; "?" for a bad value). */
+const char *sim_config_division_name (sim_division_t division);
+
+#endif

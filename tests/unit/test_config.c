@@ -1,0 +1,1082 @@
+/*  test_config.c - the configuration module (common/config.c): defaults
+    with the numbers of spec/config.md, INI files, flags and their
+    precedence, error messages naming file, line and key, presets, and the
+    dump round trip.
+*/
+#include <criterion/criterion.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+/* 2.5 degrees as vision.md §11 prints it */
+#define KICK_DIR_2_5_DEG 0.04363323129985824
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* A fresh directory per test (Criterion forks each test, so this is the
+   test's own). Leaked on purpose: the test process ends right after. */
+static const char *
+s_tmpdir (void)
+{
+    static char dir[64];
+    snprintf (dir, sizeof dir, "/tmp/test_config.XXXXXX");
+    cr_assert_not_null (mkdtemp (dir));
+    return dir;
+}
+
+/* Write `text` to DIR/NAME; returns a heap path the caller frees. */
+static char *
+s_write (const char *dir, const char *name, const char *text)
+{
+    char *path = NULL;
+    cr_assert (asprintf (&path, "%s/%s", dir, name) > 0);
+    FILE *file = fopen (path, "w");
+    cr_assert_not_null (file);
+    fputs (text, file);
+    fclose (file);
+    return path;
+}
+
+static int
+s_args (sim_config_t *cfg, char *err, size_t errlen, int argc, ...)
+{
+    char *argv[32];
+    va_list args;
+    va_start (args, argc);
+    for (int i = 0; i < argc; i++)
+        argv[i] = va_arg (args, char *);
+    va_end (args);
+    sim_config_defaults (cfg);
+    return sim_config_from_args (cfg, argc, argv, err, errlen);
+}
+
+/* Strings are compared with memcmp too, so the tail must be zero. */
+static void
+s_set_string (char *dest, size_t size, const char *text)
+{
+    memset (dest, 0, size);
+    strncpy (dest, text, size - 1);
+}
+
+static int
+s_load (sim_config_t *cfg, const char *text, char *err, size_t errlen)
+{
+    sim_config_defaults (cfg);
+    return sim_config_load_string (cfg, text, "test.ini", err, errlen);
+}
+
+/* The message of a failed string load. */
+static void
+s_expect_error (const char *text, const char *needle)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_load (&cfg, text, err, sizeof err), -1, "accepted: %s", text);
+    cr_assert_not_null (strstr (err, needle), "message '%s' lacks '%s'", err, needle);
+}
+
+static void
+s_expect_round_trip (const sim_config_t *cfg)
+{
+    char *text = sim_config_dump (cfg, true);
+    cr_assert_not_null (text);
+    sim_config_t back;
+    char err[512] = "";
+    int rc = s_load (&back, text, err, sizeof err);
+    cr_assert_eq (rc, 0, "dump does not load: %s\n%s", err, text);
+    back.rig_generation = cfg->rig_generation;
+    for (size_t i = 0; i < sizeof back; i++)
+        if (((const unsigned char *) cfg)[i] != ((const unsigned char *) &back)[i]) {
+            fprintf (stderr, "first difference at byte %zu\n", i);
+            break;
+        }
+    cr_assert_eq (memcmp (cfg, &back, sizeof back), 0, "round trip differs:\n%s", text);
+    free (text);
+}
+
+/* ---- defaults ----------------------------------------------------------- */
+
+Test (config, defaults_match_the_spec)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cr_expect_eq (cfg.sim.substep, 0.001);
+    cr_expect_eq (cfg.sim.seed, 0);
+    cr_expect_eq (cfg.sim.command_timeout, 0.1);
+    cr_expect_eq (cfg.sim.wall_height, 0.10);
+    cr_expect_eq (cfg.sim.initial_robots_per_team, 11);
+
+    cr_expect_eq (cfg.ball.radius, 0.0215);
+    cr_expect_eq (cfg.ball.mass, 0.046);
+    cr_expect_eq (cfg.ball.acc_slide, -3.3);
+    cr_expect_eq (cfg.ball.acc_roll, -0.22);
+    cr_expect_eq (cfg.ball.roll_speed_coefficient, 0.045);
+    cr_expect_eq (cfg.ball.advertise_roll_speed, 1.5);
+    cr_expect_eq (cfg.ball.inertia_distribution, 0.5);
+    cr_expect_eq (cfg.ball.chip_damping_xy_first_hop, 0.70);
+    cr_expect_eq (cfg.ball.chip_damping_xy_other_hops, 0.87);
+    cr_expect_eq (cfg.ball.chip_damping_z, 0.46);
+    cr_expect_eq (cfg.ball.chip_damping_z_other_hops, 0.40);
+    cr_expect_eq (cfg.ball.min_hop_height, 0.01);
+    cr_expect_eq (cfg.ball.rest_speed, 0.01);
+
+    cr_expect_eq (cfg.contact.ball_robot_normal, 0.5);
+    cr_expect_eq (cfg.contact.ball_kicker_normal, 0.8);
+    cr_expect_eq (cfg.contact.ball_wall_tangent, 0.0);
+    cr_expect_eq (cfg.contact.spin_retention, 0.6);
+    cr_expect_eq (cfg.contact.ball_robot_top_normal, 0.54);
+    cr_expect (cfg.contact.robot_hull_chord_contacts);
+
+    for (int team = 0; team < 2; team++) {
+        const sim_robot_specs_t *s = &cfg.team[team];
+        cr_expect_eq (s->radius, 0.09);
+        cr_expect_eq (s->height, 0.15);
+        cr_expect_eq (s->mass, 2.5);
+        cr_expect_eq (s->inertia_z, 0, "inertia_z is unset by default");
+        cr_expect_eq (s->center_to_dribbler, 0.075);
+        cr_expect_eq (s->dribbler_width, 0.07);
+        cr_expect_eq (s->shoot_radius, 0.0965);
+        cr_expect_eq (s->limits.acc_speedup_absolute_max, 3.5);
+        cr_expect_eq (s->limits.acc_speedup_angular_max, 40);
+        cr_expect_eq (s->limits.acc_brake_absolute_max, 5.0);
+        cr_expect_eq (s->limits.acc_brake_angular_max, 40);
+        cr_expect_eq (s->limits.vel_absolute_max, 3.0);
+        cr_expect_eq (s->limits.vel_angular_max, 12);
+        cr_expect_eq (s->wheel_angles.front_right, -1.0471975511965976);
+        cr_expect_eq (s->wheel_angles.back_right, -2.356194490192345);
+        cr_expect_eq (s->wheel_angles.back_left, 2.356194490192345);
+        cr_expect_eq (s->wheel_angles.front_left, 1.0471975511965976);
+        cr_expect_eq (s->drive.model, SIM_DRIVE_WHEELS);
+        cr_expect_eq (s->drive.wheel_radius, 0.027);
+        cr_expect_eq (s->drive.wheel_mount_radius, 0.0875);
+        cr_expect_eq (s->drive.max_wheel_speed, 5.0);
+        cr_expect_eq (s->drive.max_wheel_force, 6.0);
+        cr_expect_eq (s->drive.velocity_gain, 60);
+        cr_expect_eq (s->drive.mu_drive, 0.8);
+        cr_expect_eq (s->drive.mu_lateral, 0.05);
+        cr_expect_eq (s->drive.coast_decel, 8.0);
+        cr_expect_eq (s->drive.coast_angular_decel, 50);
+        cr_expect_eq (s->kicker.max_linear_speed, 6.5);
+        cr_expect_eq (s->kicker.max_chip_speed, 5.5);
+        cr_expect_eq (s->kicker.min_speed, 0.05);
+        cr_expect_eq (s->kicker.charge_time, 0.1);
+        cr_expect_eq (s->kicker.max_ball_height, 0.05);
+        cr_expect_eq (s->kicker.incoming_damping, 1.0);
+        cr_expect_eq (s->dribbler.max_speed_rpm, 10000);
+        cr_expect_eq (s->dribbler.hold_accel, 3.0);
+        cr_expect_eq (s->dribbler.hold_accel_stddev, 1.0);
+        cr_expect_eq (s->dribbler.hold_accel_min, 1.5);
+        cr_expect_eq (s->dribbler.roller_radius, 0.007);
+        cr_expect_eq (s->dribbler.seat_depth, 0.0);
+        cr_expect_not (s->dribbler.glue);
+    }
+
+    cr_expect_eq (cfg.vision.default_camera_count, 0);
+    cr_expect_eq (cfg.vision.default_camera_height, 6.4);
+    cr_expect_eq (cfg.vision.default_camera_x_fraction, 0.20);
+    cr_expect_eq (cfg.vision.fov_radius, 6.6);
+    cr_expect_eq (cfg.vision.camera_phase, SIM_PHASE_LOCKED);
+    cr_expect_eq (cfg.vision.phase_offset_count, 0);
+    cr_expect (cfg.vision.report_area);
+    cr_expect_eq (cfg.vision.area_at_nadir_px, 63.0);
+    cr_expect_eq (cfg.vision.spurious_ball_area_px, 32.0);
+    cr_expect_eq (cfg.vision.spurious_ball_forward, 0.13);
+    cr_expect_eq (cfg.vision.spurious_ball_lateral_stddev, 0.07);
+    cr_expect_eq (cfg.vision.robot_confidence_mean, 0.9);
+    cr_expect_eq (cfg.vision.confidence_stddev, 0.05);
+    cr_expect_eq (cfg.vision.duplicate_robot_rate, 3e-5);
+    cr_expect_eq (cfg.vision.frame_rate, 73.3);
+    cr_expect_eq (cfg.vision.geometry_every_n_frames, 73);
+    cr_expect_not (cfg.vision.report_ball_z);
+    cr_expect_eq (cfg.vision.timestamp_epoch_offset, 0.0);
+    cr_expect_eq (cfg.vision.focal_length_px, 1420.0);
+    cr_expect_eq (cfg.vision.camera_count, 0);
+    cr_expect_eq (cfg.vision.outage_count, 0);
+
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.0007);
+    cr_expect_eq (cfg.realism.stddev_ball_area, 3.3);
+    cr_expect_eq (cfg.realism.camera_overlap, 0.8);
+    cr_expect_eq (cfg.realism.vision_delay, 0.022);
+    cr_expect_eq (cfg.realism.vision_processing_time, 0.0073);
+    cr_expect_eq (cfg.realism.calibration_warp_length, 3.0);
+    cr_expect_eq (cfg.realism.kick_direction_stddev, 0.04363323129985824);
+    cr_expect_eq (cfg.realism.chip_angle_stddev, 0.10471975511965978);
+    cr_expect_eq (cfg.realism.kick_speed_factor_stddev, 0.1);
+
+    cr_expect_eq (cfg.field.length, 0);
+    cr_expect_eq (cfg.field.line_thickness, 0);
+
+    cr_expect_eq (cfg.run.division, SIM_DIVISION_A);
+    cr_expect_eq (cfg.run.mode, SIM_MODE_REALTIME);
+    cr_expect_eq (cfg.run.speed, 1.0);
+    cr_expect_str_empty (cfg.run.realism);
+    cr_expect_str_empty (cfg.run.ball_preset);
+    cr_expect_str_empty (cfg.run.robot_limits);
+    cr_expect_str_eq (cfg.run.vision_addr, "224.5.23.2:10020");
+    cr_expect_not (cfg.run.localhost);
+    cr_expect_not (cfg.run.truth);
+    cr_expect (cfg.run.legacy_grsim);
+    cr_expect_eq (cfg.run.duration, 0);
+    cr_expect_str_eq (cfg.run.log_level, "info");
+
+    cr_expect_str_eq (cfg.network.bind_address, "0.0.0.0");
+    cr_expect_eq (cfg.network.control_port, 10300);
+    cr_expect_eq (cfg.network.blue_port, 10301);
+    cr_expect_eq (cfg.network.yellow_port, 10302);
+    cr_expect_eq (cfg.network.legacy_port, 20011);
+    cr_expect_eq (cfg.network.legacy_status_port_blue, 30011);
+    cr_expect_eq (cfg.network.legacy_status_port_yellow, 30012);
+    cr_expect_eq (cfg.network.truth_port, 10010);
+    cr_expect_eq (cfg.network.multicast_ttl, 1);
+    cr_expect_eq (cfg.network.port_offset, 0);
+
+    cr_expect_str_empty (cfg.bus.cmd_bind);
+    cr_expect_str_empty (cfg.bus.frames_connect);
+    cr_expect_eq (cfg.bus.sync_timeout, 0.5);
+    cr_expect_eq (cfg.rig_generation, 0);
+}
+
+Test (config, defaults_are_deterministic_and_realistic)
+{
+    sim_config_t a, b;
+    memset (&a, 0xa5, sizeof a);
+    memset (&b, 0x5a, sizeof b);
+    sim_config_defaults (&a);
+    sim_config_defaults (&b);
+    cr_assert_eq (memcmp (&a, &b, sizeof a), 0, "padding or unused slots differ");
+
+    sim_realism_t realistic;
+    cr_assert_eq (sim_config_realism_preset ("realistic", &realistic), 0);
+    cr_assert_eq (memcmp (&a.realism, &realistic, sizeof realistic), 0,
+                  "default [realism] is the realistic preset");
+    sim_ball_cfg_t ball;
+    cr_assert_eq (sim_config_ball_preset ("default", &ball), 0);
+    cr_assert_eq (memcmp (&a.ball, &ball, sizeof ball), 0);
+    sim_limits_t limits;
+    cr_assert_eq (sim_config_limits_preset ("default", &limits), 0);
+    cr_assert_eq (memcmp (&a.team[0].limits, &limits, sizeof limits), 0);
+}
+
+Test (config, defaults_pass_validation_and_empty_args)
+{
+    sim_config_t cfg, ref;
+    char err[512] = "";
+    unsetenv ("SSL_SIM_LOG");
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 0), 0, "%s", err);
+    sim_config_defaults (&ref);
+    cr_assert_eq (memcmp (&cfg, &ref, sizeof cfg), 0, "no flags = defaults");
+}
+
+/* ---- file loading ------------------------------------------------------- */
+
+Test (config, file_sets_every_kind_of_key)
+{
+    const char *dir = s_tmpdir ();
+    char *path = s_write (dir, "a.ini",
+        "; a comment\n"
+        "# another comment\n"
+        "[sim]\n"
+        "substep = 0.002\n"
+        "seed = 18446744073709551615\n"
+        "initial_robots_per_team = 6   ; inline comment\n"
+        "[ball]\n"
+        "acc_slide = -3.9e0\n"
+        "[contact]\n"
+        "robot_hull_chord_contacts = off\n"
+        "[Yellow.Limits]\n"
+        "VEL_ABSOLUTE_MAX = 2.5\n"
+        "[yellow]\n"
+        "inertia_z = 0.02\n"
+        "[blue.drive]\n"
+        "model = IDEAL\n"
+        "[vision]\n"
+        "camera_phase = free_running\n"
+        "phase_offsets = 0.0, 0.00136 ,-0.5\n"
+        "report_area = no\n"
+        "[realism]\n"
+        "stddev_ball_p = 0.001\n"
+        "[field]\n"
+        "length = 10.4\n"
+        "[run]\n"
+        "division = div_b\n"
+        "mode = real-time\n"
+        "vision_addr = 127.0.0.1:10006\n"
+        "truth = yes\n"
+        "duration = 12.5\n"
+        "log_level = debug\n"
+        "[network]\n"
+        "port_offset = 100\n"
+        "bind_address = 127.0.0.1\n"
+        "[bus]\n"
+        "cmd_bind = tcp://*:7301\n"
+        "sync_timeout = 0.25\n"
+        "substep = 1\n"
+        "substep = 2\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_config_load_file (&cfg, path, err, sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.sim.substep, 0.002);
+    cr_expect_eq (cfg.sim.seed, UINT64_MAX);
+    cr_expect_eq (cfg.sim.initial_robots_per_team, 6);
+    cr_expect_eq (cfg.ball.acc_slide, -3.9);
+    cr_expect_eq (cfg.ball.acc_roll, -0.22, "partial tables keep the other defaults");
+    cr_expect_not (cfg.contact.robot_hull_chord_contacts);
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_absolute_max, 2.5);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.vel_absolute_max, 3.0);
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].inertia_z, 0.02);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].drive.model, SIM_DRIVE_IDEAL);
+    cr_expect_eq (cfg.vision.camera_phase, SIM_PHASE_FREE_RUNNING);
+    cr_expect_eq (cfg.vision.phase_offset_count, 3);
+    cr_expect_eq (cfg.vision.phase_offsets[1], 0.00136);
+    cr_expect_eq (cfg.vision.phase_offsets[2], -0.5);
+    cr_expect_not (cfg.vision.report_area);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.001);
+    cr_expect_eq (cfg.realism.stddev_robot_p, 0.0005, "partial [realism] stays realistic");
+    cr_expect_eq (cfg.field.length, 10.4);
+    cr_expect_eq (cfg.run.division, SIM_DIVISION_B);
+    cr_expect_eq (cfg.run.mode, SIM_MODE_REALTIME);
+    cr_expect_str_eq (cfg.run.vision_addr, "127.0.0.1:10006");
+    cr_expect (cfg.run.truth);
+    cr_expect_eq (cfg.run.duration, 12.5);
+    cr_expect_str_eq (cfg.run.log_level, "debug");
+    cr_expect_eq (cfg.network.port_offset, 100);
+    cr_expect_eq (sim_config_port (&cfg, cfg.network.control_port), 10400);
+    cr_expect_str_eq (cfg.network.bind_address, "127.0.0.1");
+    cr_expect_str_eq (cfg.bus.cmd_bind, "tcp://*:7301");
+    cr_expect_eq (cfg.bus.sync_timeout, 0.25);
+    free (path);
+}
+
+Test (config, repeated_key_last_wins_and_indentation_is_ignored)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_load (&cfg, "[sim]\n  seed = 1\n\tseed = 7\n", err, sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.sim.seed, 7);
+}
+
+Test (config, cameras_and_outages_are_ordered_by_number)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    const char *text =
+        "[camera 7]\nx = -2.4\ny = 0\nz = 6.1\n"
+        "[camera 2]\nid = 5\nx = 2.4\ny = 0.5\nz = 6.4\n"
+        "[outage 3]\nstart = 9\nduration = 1\n"
+        "[outage 0]\nstart = 120.0\nduration = 310.0\n";
+    cr_assert_eq (s_load (&cfg, text, err, sizeof err), 0, "%s", err);
+    cr_assert_eq (cfg.vision.camera_count, 2);
+    cr_expect_eq (cfg.vision.cameras[0].id, 5);
+    cr_expect_eq (cfg.vision.cameras[0].x, 2.4);
+    cr_expect_eq (cfg.vision.cameras[0].y, 0.5);
+    cr_expect_eq (cfg.vision.cameras[1].id, 7, "id defaults to the section number");
+    cr_expect_eq (cfg.vision.cameras[1].z, 6.1);
+    cr_assert_eq (cfg.vision.outage_count, 2);
+    cr_expect_eq (cfg.vision.outages[0].start, 120.0);
+    cr_expect_eq (cfg.vision.outages[0].duration, 310.0);
+    cr_expect_eq (cfg.vision.outages[1].start, 9);
+
+    /* a later source with cameras replaces the list; one without keeps it */
+    cr_assert_eq (sim_config_load_string (&cfg, "[camera 0]\nx=0\ny=0\nz=5\n", "b", err,
+                                          sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.vision.camera_count, 1);
+    cr_expect_eq (cfg.vision.cameras[1].z, 0, "dropped slots are zeroed");
+    cr_assert_eq (sim_config_load_string (&cfg, "[sim]\nseed=3\n", "c", err, sizeof err), 0);
+    cr_expect_eq (cfg.vision.camera_count, 1);
+    cr_expect_eq (cfg.vision.outage_count, 2);
+}
+
+/* ---- errors ------------------------------------------------------------- */
+
+Test (config, malformed_values_name_file_line_and_key)
+{
+    s_expect_error ("[sim]\nseed = 1\nsubstep = 0.0O1\n",
+                    "test.ini:3: [sim] substep: '0.0O1' is not a finite number");
+    s_expect_error ("[ball]\nmass = nan\n", "test.ini:2: [ball] mass:");
+    s_expect_error ("[ball]\nmass = 1e999\n", "test.ini:2: [ball] mass:");
+    s_expect_error ("[ball]\nmass =\n", "test.ini:2: [ball] mass:");
+    s_expect_error ("[sim]\ninitial_robots_per_team = 2.5\n",
+                    "test.ini:2: [sim] initial_robots_per_team: '2.5' is not an integer");
+    s_expect_error ("[sim]\nseed = -1\n", "test.ini:2: [sim] seed:");
+    s_expect_error ("[sim]\nseed = random\n", "only on the command line");
+    s_expect_error ("\n\n[contact]\nrobot_hull_chord_contacts = maybe\n",
+                    "test.ini:4: [contact] robot_hull_chord_contacts: 'maybe' is not a boolean");
+    s_expect_error ("[vision]\nphase_offsets = 0.1, x\n", "test.ini:2: [vision] phase_offsets:");
+    s_expect_error ("[vision]\nphase_offsets = 0.1,\n", "[vision] phase_offsets: empty list item");
+    s_expect_error ("[vision]\nphase_offsets = 1,2,3,4,5,6,7,8,9\n", "more than 8 values");
+}
+
+Test (config, out_of_range_values_are_errors)
+{
+    s_expect_error ("[sim]\ninitial_robots_per_team = 17\n",
+                    "test.ini:2: [sim] initial_robots_per_team: 17 is out of range "
+                    "(must be within 0..16)");
+    s_expect_error ("[sim]\nsubstep = 0\n", "[sim] substep: 0 is out of range (must be > 0)");
+    s_expect_error ("[ball]\nacc_slide = 3.3\n", "[ball] acc_slide: 3.3 is out of range");
+    s_expect_error ("[contact]\nspin_retention = 1.01\n", "must be within 0..1");
+    s_expect_error ("[blue]\nradius = 0.02\n", "test.ini:2: [blue] radius: 0.02 is out of range");
+    s_expect_error ("[yellow]\ninertia_z = -1\n", "[yellow] inertia_z:");
+    s_expect_error ("[yellow.kicker]\nincoming_damping = 2\n", "[yellow.kicker] incoming_damping:");
+    s_expect_error ("[vision]\ndefault_camera_x_fraction = 0.6\n", "within 0..0.5");
+    s_expect_error ("[network]\ncontrol_port = 70000\n", "within 1..65535");
+    s_expect_error ("[run]\nspeed = -1\n", "[run] speed:");
+    s_expect_error ("[run]\nduration = -5\n", "[run] duration:");
+    s_expect_error ("[realism]\nrobot_command_loss = 1.5\n", "[realism] robot_command_loss:");
+    s_expect_error ("[camera 0]\nx = 0\ny = 0\nz = -1\n", "[camera 0] z:");
+    s_expect_error ("[outage 1]\nstart = -1\nduration = 1\n", "[outage 1] start:");
+}
+
+Test (config, zero_means_unset_where_documented)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_load (&cfg, "[blue]\ninertia_z = 0\n[run]\nduration = 0\n", err, sizeof err),
+                  0, "%s", err);
+    cr_expect_eq (cfg.team[0].inertia_z, 0);
+    cr_expect_eq (cfg.run.duration, 0);
+}
+
+Test (config, bad_enums_list_the_choices)
+{
+    s_expect_error ("[run]\ndivision = c\n", "test.ini:2: [run] division: 'c' is not one of a | b");
+    s_expect_error ("[run]\nmode = slow\n", "'slow' is not one of realtime | fast | sync");
+    s_expect_error ("[vision]\ncamera_phase = random\n", "locked | free_running");
+    s_expect_error ("[blue.drive]\nmodel = tracks\n", "[blue.drive] model: 'tracks' is not one of wheels | ideal");
+    s_expect_error ("[run]\nlog_level = loud\n", "[run] log_level:");
+    s_expect_error ("[run]\nball_preset = bouncy\n", "[run] ball_preset: unknown ball preset 'bouncy'");
+    s_expect_error ("[run]\nrobot_limits = slow\n", "[run] robot_limits: unknown robot limits");
+    s_expect_error ("[run]\nvision_addr = 224.5.23.2\n", "[run] vision_addr: '224.5.23.2' is not HOST:PORT");
+    s_expect_error ("[run]\nvision_addr = host:0\n", "is not HOST:PORT");
+}
+
+Test (config, syntax_errors_and_incomplete_sections)
+{
+    s_expect_error ("[sim]\nseed = 1\njust some words\n", "test.ini:3: syntax error");
+    s_expect_error ("[sim\nseed = 1\n", "test.ini:1: syntax error");
+    s_expect_error ("[camera 0]\nx = 1\ny = 2\n", "test.ini:1: [camera 0] z: missing");
+    s_expect_error ("[sim]\n[outage 4]\nduration = 1\n", "test.ini:2: [outage 4] start: missing");
+    s_expect_error ("[camera 0]\nx=0\ny=0\nz=1\n[camera 1]\nx=0\ny=0\nz=1\n[camera 2]\nx=0\ny=0\nz=1\n"
+                    "[camera 3]\nx=0\ny=0\nz=1\n[camera 4]\nx=0\ny=0\nz=1\n[camera 5]\nx=0\ny=0\nz=1\n"
+                    "[camera 6]\nx=0\ny=0\nz=1\n[camera 7]\nx=0\ny=0\nz=1\n[camera 8]\nx=0\ny=0\nz=1\n",
+                    "test.ini:33: [camera 8]: more than 8 such sections");
+    char line[400];
+    memset (line, 'x', sizeof line);
+    memcpy (line, "[sim]\nseed = ", 13);
+    memcpy (line + sizeof line - 2, "\n", 2);
+    s_expect_error (line, "test.ini:2:");
+    s_expect_error (line, "longer than");
+}
+
+Test (config, unknown_keys_and_sections_are_warnings)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    const char *text =
+        "orphan = 1\n"
+        "[sim]\nseed = 4\nsubstepp = 0.1\n"
+        "[physics]\ngravity = 9.81\nmore = 1\n"
+        "[blue.wheels]\nn = 4\n"
+        "[camera x]\nid = 1\n"
+        "[camera 0]\nx = 1\ny = 1\nz = 6\nfocal = 3\n"
+        "[ball]\nradius = 0.0213\n";
+    cr_assert_eq (s_load (&cfg, text, err, sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.sim.seed, 4);
+    cr_expect_eq (cfg.ball.radius, 0.0213, "keys after unknown ones still apply");
+    cr_expect_eq (cfg.vision.camera_count, 1);
+}
+
+Test (config, unreadable_file_is_an_error)
+{
+    const char *dir = s_tmpdir ();
+    char path[256];
+    snprintf (path, sizeof path, "%s/missing.ini", dir);
+    sim_config_t cfg;
+    char err[512] = "";
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_config_load_file (&cfg, path, err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, path), "%s", err);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), -1);
+    cr_expect_not_null (strstr (err, "missing.ini"), "%s", err);
+    /* a directory is not a readable configuration either */
+    cr_assert_eq (sim_config_load_file (&cfg, dir, err, sizeof err), -1);
+}
+
+Test (config, file_error_through_args_names_the_file)
+{
+    const char *dir = s_tmpdir ();
+    char *path = s_write (dir, "bad.ini", "[sim]\n\nwall_height = -0.1\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), -1);
+    char expect[400];
+    snprintf (expect, sizeof expect, "%s:3: [sim] wall_height:", path);
+    cr_expect_not_null (strstr (err, expect), "%s", err);
+    free (path);
+}
+
+/* ---- flags -------------------------------------------------------------- */
+
+Test (config, every_flag_sets_its_key)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    unsetenv ("SSL_SIM_LOG");
+    int rc = s_args (&cfg, err, sizeof err, 27,
+                     "--division", "B", "--robots", "6", "--mode", "sync", "--speed", "0",
+                     "--step-ms", "0.5", "--cameras", "4", "--seed", "42",
+                     "--vision-addr", "10.0.0.1:10006", "--localhost", "--truth",
+                     "--no-legacy-grsim", "--duration", "30", "--log-level", "trace",
+                     "--port-offset", "20", "--realism", "none");
+    cr_assert_eq (rc, 0, "%s", err);
+    cr_expect_eq (cfg.run.division, SIM_DIVISION_B);
+    cr_expect_eq (cfg.sim.initial_robots_per_team, 6);
+    cr_expect_eq (cfg.run.mode, SIM_MODE_SYNC);
+    cr_expect_eq (cfg.run.speed, 0);
+    cr_expect_eq (cfg.sim.substep, 0.0005);
+    cr_expect_eq (cfg.vision.default_camera_count, 4);
+    cr_expect_eq (cfg.sim.seed, 42);
+    cr_expect_str_eq (cfg.run.vision_addr, "10.0.0.1:10006");
+    cr_expect (cfg.run.localhost);
+    cr_expect (cfg.run.truth);
+    cr_expect_not (cfg.run.legacy_grsim);
+    cr_expect_eq (cfg.run.duration, 30);
+    cr_expect_str_eq (cfg.run.log_level, "trace");
+    cr_expect_eq (cfg.network.port_offset, 20);
+    cr_expect_eq (sim_config_port (&cfg, 10020), 10040);
+    cr_expect_str_eq (cfg.run.realism, "none");
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0);
+    cr_expect_eq (cfg.realism.vision_delay, 0.035);
+}
+
+Test (config, flags_with_equals_and_division_aliases)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    const char *names[] = { "a", "b", "diva", "div_a", "DivB", "div_b" };
+    const sim_division_t expect[] = { SIM_DIVISION_A, SIM_DIVISION_B, SIM_DIVISION_A,
+                                      SIM_DIVISION_A, SIM_DIVISION_B, SIM_DIVISION_B };
+    for (int i = 0; i < 6; i++) {
+        char flag[64];
+        snprintf (flag, sizeof flag, "--division=%s", names[i]);
+        cr_assert_eq (s_args (&cfg, err, sizeof err, 1, flag), 0, "%s", err);
+        cr_expect_eq (cfg.run.division, expect[i], "%s", names[i]);
+    }
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--mode", "real-time"), 0, "%s", err);
+    cr_expect_eq (cfg.run.mode, SIM_MODE_REALTIME);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--mode=fast", "--speed=2.5"), 0, "%s", err);
+    cr_expect_eq (cfg.run.mode, SIM_MODE_FAST);
+    cr_expect_eq (cfg.run.speed, 2.5);
+    cr_expect_str_eq (sim_config_mode_name (cfg.run.mode), "fast");
+    cr_expect_str_eq (sim_config_mode_name (SIM_MODE_REALTIME), "realtime");
+    cr_expect_str_eq (sim_config_mode_name (SIM_MODE_SYNC), "sync");
+}
+
+Test (config, seed_random_differs_and_u64_max_is_accepted)
+{
+    sim_config_t a, b;
+    char err[512] = "";
+    cr_assert_eq (s_args (&a, err, sizeof err, 2, "--seed", "random"), 0, "%s", err);
+    cr_assert_eq (s_args (&b, err, sizeof err, 2, "--seed", "RANDOM"), 0, "%s", err);
+    cr_expect_neq (a.sim.seed, b.sim.seed, "two clock readings give two seeds");
+    cr_assert_eq (s_args (&a, err, sizeof err, 2, "--seed", "18446744073709551615"), 0);
+    cr_expect_eq (a.sim.seed, UINT64_MAX);
+}
+
+Test (config, cameras_flag_clears_explicit_cameras)
+{
+    const char *dir = s_tmpdir ();
+    char *path = s_write (dir, "rig.ini",
+                          "[camera 0]\nx = 0\ny = 0\nz = 6\n[camera 1]\nx = 1\ny = 0\nz = 6\n");
+    sim_config_t cfg, ref;
+    char err[512] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), 0, "%s", err);
+    cr_expect_eq (cfg.vision.camera_count, 2);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--cameras", "1", "--config", path), 0,
+                  "%s", err);
+    cr_expect_eq (cfg.vision.camera_count, 0);
+    cr_expect_eq (cfg.vision.default_camera_count, 1);
+    sim_config_defaults (&ref);
+    cr_expect_eq (memcmp (cfg.vision.cameras, ref.vision.cameras, sizeof ref.vision.cameras), 0);
+    free (path);
+}
+
+Test (config, bad_flags_are_errors)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    struct {
+        int argc;
+        const char *argv[3];
+        const char *needle;
+    } cases[] = {
+        { 1, { "--bogus" }, "unknown option '--bogus'" },
+        { 1, { "--bogus=3" }, "unknown option '--bogus'" },
+        { 1, { "run" }, "unexpected argument 'run'" },
+        { 1, { "--speed" }, "option --speed needs a value" },
+        { 2, { "--config", "--truth" }, "option --config needs a value" },
+        { 1, { "--truth=yes" }, "option --truth takes no value" },
+        { 2, { "--robots", "17" }, "--robots: 17 is out of range (must be within 0..16)" },
+        { 2, { "--robots", "x" }, "--robots: 'x' is not an integer" },
+        { 2, { "--division", "c" }, "--division: 'c' is not one of a | b" },
+        { 2, { "--mode", "slow" }, "--mode:" },
+        { 2, { "--speed", "-1" }, "--speed:" },
+        { 2, { "--speed", "inf" }, "--speed:" },
+        { 2, { "--step-ms", "0" }, "--step-ms:" },
+        { 2, { "--step-ms", "0.0000001" }, "nanoseconds" },
+        { 2, { "--cameras", "3" }, "--cameras: '3' must be 1, 2 or 4" },
+        { 2, { "--seed", "-4" }, "--seed:" },
+        { 2, { "--seed", "99999999999999999999" }, "--seed:" },
+        { 2, { "--vision-addr", "nohost" }, "--vision-addr:" },
+        { 2, { "--duration", "0" }, "--duration:" },
+        { 2, { "--log-level", "chatty" }, "--log-level:" },
+        { 2, { "--port-offset", "-1" }, "--port-offset:" },
+        { 2, { "--port-offset", "40000" }, "port_offset 40000 moves port" },
+        { 2, { "--realism", "ultra" }, "unknown realism 'ultra'" },
+        { 2, { "--ball-preset", "bouncy" }, "--ball-preset: unknown ball preset 'bouncy'" },
+        { 2, { "--robot-limits", "slow" }, "--robot-limits: unknown robot limits preset 'slow'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[3];
+        for (int k = 0; k < cases[i].argc; k++)
+            argv[k] = (char *) cases[i].argv[k];
+        sim_config_defaults (&cfg);
+        err[0] = '\0';
+        cr_expect_eq (sim_config_from_args (&cfg, cases[i].argc, argv, err, sizeof err), -1,
+                      "accepted %s", cases[i].argv[0]);
+        cr_expect_not_null (strstr (err, cases[i].needle), "'%s' lacks '%s'", err,
+                            cases[i].needle);
+    }
+}
+
+Test (config, realism_error_lists_the_presets)
+{
+    sim_config_t cfg;
+    char err[1024] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--realism", "ultra"), -1);
+    cr_expect_not_null (strstr (err, "erforce_rc2021"), "%s", err);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--ball-preset", "x"), -1);
+    cr_expect_not_null (strstr (err, "tigers"), "%s", err);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--robot-limits", "x"), -1);
+    cr_expect_not_null (strstr (err, "kiks"), "%s", err);
+}
+
+Test (config, log_level_environment_wins)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    setenv ("SSL_SIM_LOG", "warn", 1);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--log-level", "trace"), 0, "%s", err);
+    cr_expect_str_eq (cfg.run.log_level, "warn");
+    setenv ("SSL_SIM_LOG", "nonsense", 1);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--log-level", "trace"), 0, "%s", err);
+    cr_expect_str_eq (cfg.run.log_level, "trace", "an invalid environment value is ignored");
+    unsetenv ("SSL_SIM_LOG");
+}
+
+Test (config, cross_key_checks)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    const char *dir = s_tmpdir ();
+    char *path = s_write (dir, "c.ini", "[blue]\ncenter_to_dribbler = 0.095\n");
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), -1);
+    cr_expect_not_null (strstr (err, "[blue] center_to_dribbler"), "%s", err);
+    free (path);
+    path = s_write (dir, "d.ini", "[yellow]\nshoot_radius = 0.09\n");
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), -1);
+    cr_expect_not_null (strstr (err, "[yellow] shoot_radius"), "%s", err);
+    free (path);
+    path = s_write (dir, "e.ini", "[sim]\nsubstep = 0.0000000015\n");
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), -1);
+    cr_expect_not_null (strstr (err, "nanoseconds"), "%s", err);
+    free (path);
+}
+
+/* ---- precedence --------------------------------------------------------- */
+
+Test (config, flag_beats_file_whatever_the_order)
+{
+    const char *dir = s_tmpdir ();
+    char *path = s_write (dir, "p.ini",
+                          "[sim]\ninitial_robots_per_team = 3\nseed = 5\n[run]\nspeed = 4\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--robots", "8", "--config", path), 0,
+                  "%s", err);
+    cr_expect_eq (cfg.sim.initial_robots_per_team, 8, "flag beats file");
+    cr_expect_eq (cfg.sim.seed, 5, "file beats default");
+    cr_expect_eq (cfg.run.speed, 4);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--robots", "8", "--robots", "9"), 0);
+    cr_expect_eq (cfg.sim.initial_robots_per_team, 9, "a later flag wins");
+    free (path);
+}
+
+Test (config, preset_flag_replaces_a_table_the_file_set)
+{
+    const char *dir = s_tmpdir ();
+    char *path = s_write (dir, "p.ini",
+                          "[ball]\nmass = 0.05\nacc_roll = -0.3\n"
+                          "[blue.limits]\nvel_absolute_max = 1.0\n"
+                          "[realism]\nstddev_ball_p = 0.5\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 8, "--config", path, "--ball-preset", "tigers",
+                          "--robot-limits", "kiks", "--realism", "rc26"), 0, "%s", err);
+    cr_expect_eq (cfg.ball.mass, 0.046, "the whole [ball] table is replaced");
+    cr_expect_eq (cfg.ball.acc_roll, -0.26);
+    cr_expect_eq (cfg.ball.acc_slide, -3.0);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.vel_absolute_max, 3.4);
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_absolute_max, 3.4);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.0007);
+    cr_expect_eq (cfg.realism.object_position_offset, 0.023);
+
+    /* without the flags the file's values stand */
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), 0, "%s", err);
+    cr_expect_eq (cfg.ball.mass, 0.05);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.vel_absolute_max, 1.0);
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_absolute_max, 3.0);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.5);
+    free (path);
+}
+
+Test (config, run_presets_win_over_tables_in_the_same_file)
+{
+    const char *dir = s_tmpdir ();
+    /* [run] comes first: it still wins because presets apply after the file */
+    char *path = s_write (dir, "r.ini",
+                          "[run]\nrealism = erforce_rc2021\nball_preset = grsim\n"
+                          "robot_limits = fast\n"
+                          "[realism]\nstddev_ball_p = 0.5\nsimulate_dribbling = true\n"
+                          "[ball]\nacc_slide = -1\n[yellow.limits]\nvel_angular_max = 1\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    unsetenv ("SSL_SIM_LOG");
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), 0, "%s", err);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.0010);
+    cr_expect_not (cfg.realism.simulate_dribbling);
+    cr_expect (cfg.team[0].dribbler.glue, "rc2021 glues the dribbler");
+    cr_expect (cfg.team[1].dribbler.glue);
+    cr_expect_eq (cfg.ball.acc_slide, -0.49);
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_angular_max, 15);
+
+    /* a flag wins over the [run] value */
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", path, "--realism", "go26"), 0,
+                  "%s", err);
+    cr_expect_str_eq (cfg.run.realism, "go26");
+    cr_expect_eq (cfg.realism.dribbler_ball_detections, 0.06);
+    cr_expect_not (cfg.team[0].dribbler.glue);
+    free (path);
+}
+
+Test (config, file_realism_table_sets_glue_at_startup)
+{
+    const char *dir = s_tmpdir ();
+    char *path = s_write (dir, "g.ini", "[realism]\nsimulate_dribbling = false\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), 0, "%s", err);
+    cr_expect (cfg.team[0].dribbler.glue);
+    cr_expect (cfg.team[1].dribbler.glue);
+    free (path);
+}
+
+Test (config, realism_file_partial_keys_are_realistic)
+{
+    const char *dir = s_tmpdir ();
+    char *bare = s_write (dir, "bare.ini", "stddev_ball_p = 0.003\nmissing_ball_detections = 0.1\n");
+    char *sect = s_write (dir, "sect.ini",
+                          "[realism]\nvision_delay = 0.05\n[ball]\nmass = 1\n");
+    char *bad = s_write (dir, "bad.ini", "[realism]\nvision_delay = soon\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    sim_config_defaults (&cfg);
+    sim_config_apply_realism (&cfg, "none", err, sizeof err);
+    cr_assert_eq (sim_config_apply_realism (&cfg, bare, err, sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.003);
+    cr_expect_eq (cfg.realism.missing_ball_detections, 0.1);
+    cr_expect_eq (cfg.realism.stddev_robot_p, 0.0005, "missing keys are realistic, not none");
+    cr_expect_eq (cfg.realism.vision_delay, 0.022);
+    cr_assert_eq (sim_config_apply_realism (&cfg, sect, err, sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.realism.vision_delay, 0.05);
+    cr_expect_eq (cfg.ball.mass, 0.046, "other sections of a realism file are ignored");
+    cr_assert_eq (sim_config_apply_realism (&cfg, bad, err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, "bad.ini:2: [realism] vision_delay:"), "%s", err);
+
+    /* through the flag */
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--realism", bare), 0, "%s", err);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.003);
+    free (bare);
+    free (sect);
+    free (bad);
+}
+
+/* ---- presets ------------------------------------------------------------ */
+
+Test (config, realism_presets_and_aliases)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    struct {
+        const char *name;
+        double stddev_ball_p, camera_overlap, dribbler_ball_detections, vision_delay;
+        double object_position_offset, kick_direction_stddev;
+        bool simulate_dribbling;
+    } cases[] = {
+        { "none", 0, 0.3, 0, 0.035, 0, 0, true },
+        { "realistic", 0.0007, 0.8, 0.02, 0.022, 0.02, KICK_DIR_2_5_DEG, true },
+        { "Measured", 0.0007, 0.8, 0.02, 0.022, 0.02, KICK_DIR_2_5_DEG, true },
+        { "default", 0.0007, 0.8, 0.02, 0.022, 0.02, KICK_DIR_2_5_DEG, true },
+        { "go26", 0.0007, 0.8, 0.06, 0.022, 0.005, KICK_DIR_2_5_DEG, true },
+        { "RC26", 0.0007, 0.8, 0.0015, 0.022, 0.023, KICK_DIR_2_5_DEG, true },
+        { "erforce_friendly", 0.0004, 1.0, 0.001, 0.035, 0.02, 0, true },
+        { "friendly", 0.0004, 1.0, 0.001, 0.035, 0.02, 0, true },
+        { "erforce_realistic", 0.0014, 1.0, 0.05, 0.035, 0.02, 0, true },
+        { "erforce_rc2021", 0.0010, 1.0, 0.02, 0.035, 0, 0, false },
+        { "rc2021", 0.0010, 1.0, 0.02, 0.035, 0, 0, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_config_defaults (&cfg);
+        cr_assert_eq (sim_config_apply_realism (&cfg, cases[i].name, err, sizeof err), 0,
+                      "%s: %s", cases[i].name, err);
+        const sim_realism_t *r = &cfg.realism;
+        cr_expect_eq (r->stddev_ball_p, cases[i].stddev_ball_p, "%s", cases[i].name);
+        cr_expect_eq (r->camera_overlap, cases[i].camera_overlap, "%s", cases[i].name);
+        cr_expect_eq (r->dribbler_ball_detections, cases[i].dribbler_ball_detections, "%s",
+                      cases[i].name);
+        cr_expect_eq (r->vision_delay, cases[i].vision_delay, "%s", cases[i].name);
+        cr_expect_eq (r->object_position_offset, cases[i].object_position_offset, "%s",
+                      cases[i].name);
+        cr_expect_eq (r->kick_direction_stddev, cases[i].kick_direction_stddev, "%s",
+                      cases[i].name);
+        cr_expect_eq (r->simulate_dribbling, cases[i].simulate_dribbling, "%s", cases[i].name);
+        cr_expect_eq (cfg.team[0].dribbler.glue, !cases[i].simulate_dribbling);
+        cr_expect (r->enable_invisible_ball);
+        cr_expect_eq (r->ball_visibility_threshold, 0.4);
+        cr_expect_eq (r->calibration_warp_length, 3.0);
+        cr_expect_eq (r->command_delay, 0);
+    }
+    /* a few more columns */
+    sim_config_apply_realism (&cfg, "go26", err, sizeof err);
+    cr_expect_eq (cfg.realism.calibration_warp_stddev, 0.014);
+    sim_config_apply_realism (&cfg, "rc26", err, sizeof err);
+    cr_expect_eq (cfg.realism.calibration_warp_stddev, 0.009);
+    sim_config_apply_realism (&cfg, "erforce_realistic", err, sizeof err);
+    cr_expect_eq (cfg.realism.camera_position_error, 0.1);
+    cr_expect_eq (cfg.realism.robot_response_loss, 0.1);
+    cr_expect_eq (cfg.realism.stddev_ball_area, 6.5);
+    sim_config_apply_realism (&cfg, "none", err, sizeof err);
+    cr_expect_eq (cfg.realism.vision_processing_time, 0.005);
+    cr_expect_eq (cfg.realism.chip_angle_stddev, 0);
+    sim_config_apply_realism (&cfg, "realistic", err, sizeof err);
+    cr_expect_eq (cfg.realism.chip_angle_stddev, 0.10471975511965978);
+    cr_expect_eq (cfg.realism.missing_robot_detections, 0.002);
+    sim_config_apply_realism (&cfg, "rc2021", err, sizeof err);
+    cr_expect_eq (cfg.realism.missing_robot_detections, 0);
+    cr_expect_eq (cfg.realism.camera_position_error, 0);
+
+    cr_expect_eq (sim_config_apply_realism (&cfg, "nope", err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, "none, realistic, go26, rc26"), "%s", err);
+}
+
+Test (config, ball_presets_and_aliases)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    struct {
+        const char *name;
+        double acc_slide, acc_roll, roll_coef, inertia, xy1, xy2, z1, z2;
+    } cases[] = {
+        { "default", -3.3, -0.22, 0.045, 0.5, 0.70, 0.87, 0.46, 0.40 },
+        { "MEASURED", -3.3, -0.22, 0.045, 0.5, 0.70, 0.87, 0.46, 0.40 },
+        { "go26", -3.42, -0.19, 0.045, 0.5, 0.73, 0.87, 0.46, 0.40 },
+        { "rc26", -3.10, -0.26, 0.045, 0.5, 0.67, 0.87, 0.46, 0.40 },
+        { "erforce", -3.9, -0.35, 0, 0.449275, 0.715, 1.0, 0.566, 0.566 },
+        { "Tigers", -3.0, -0.26, 0, 0.5, 0.75, 0.95, 0.5, 0.5 },
+        { "grsim", -0.49, -0.49, 0, 0.5, 0.6, 0.96, 0.42, 0.42 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_config_defaults (&cfg);
+        cfg.ball.mass = 1;
+        cr_assert_eq (sim_config_apply_ball_preset (&cfg, cases[i].name, err, sizeof err), 0,
+                      "%s", err);
+        const sim_ball_cfg_t *b = &cfg.ball;
+        cr_expect_eq (b->acc_slide, cases[i].acc_slide, "%s", cases[i].name);
+        cr_expect_eq (b->acc_roll, cases[i].acc_roll, "%s", cases[i].name);
+        cr_expect_eq (b->roll_speed_coefficient, cases[i].roll_coef, "%s", cases[i].name);
+        cr_expect_float_eq (b->inertia_distribution, cases[i].inertia, 1e-6, "%s", cases[i].name);
+        cr_expect_eq (b->chip_damping_xy_first_hop, cases[i].xy1, "%s", cases[i].name);
+        cr_expect_eq (b->chip_damping_xy_other_hops, cases[i].xy2, "%s", cases[i].name);
+        cr_expect_eq (b->chip_damping_z, cases[i].z1, "%s", cases[i].name);
+        cr_expect_eq (b->chip_damping_z_other_hops, cases[i].z2, "%s", cases[i].name);
+        cr_expect_eq (b->radius, 0.0215);
+        cr_expect_eq (b->mass, 0.046, "the whole table is replaced");
+        cr_expect_eq (b->advertise_roll_speed, 1.5);
+        cr_expect_eq (b->min_hop_height, 0.01);
+        cr_expect_eq (b->rest_speed, 0.01);
+    }
+    cr_expect_eq (sim_config_apply_ball_preset (&cfg, "heavy", err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, "grsim"), "%s", err);
+}
+
+Test (config, robot_limit_presets_and_aliases)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    struct {
+        const char *name;
+        double speedup, brake, vel, speedup_ang, brake_ang, vel_ang;
+    } cases[] = {
+        { "default", 3.5, 5.0, 3.0, 40, 40, 12 },
+        { "measured", 3.5, 5.0, 3.0, 40, 40, 12 },
+        { "tigers", 3.2, 4.2, 3.3, 45, 45, 12 },
+        { "ERFORCE", 3.7, 5.5, 3.0, 45, 45, 12 },
+        { "kiks", 4.2, 5.5, 3.4, 45, 45, 12 },
+        { "fast", 4.5, 6.0, 3.5, 50, 50, 15 },
+        { "grsim", 4.0, 4.0, 5.0, 50, 50, 20 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_config_defaults (&cfg);
+        cr_assert_eq (sim_config_apply_robot_limits (&cfg, cases[i].name, err, sizeof err), 0,
+                      "%s", err);
+        for (int team = 0; team < 2; team++) {
+            const sim_limits_t *l = &cfg.team[team].limits;
+            cr_expect_eq (l->acc_speedup_absolute_max, cases[i].speedup, "%s", cases[i].name);
+            cr_expect_eq (l->acc_brake_absolute_max, cases[i].brake, "%s", cases[i].name);
+            cr_expect_eq (l->vel_absolute_max, cases[i].vel, "%s", cases[i].name);
+            cr_expect_eq (l->acc_speedup_angular_max, cases[i].speedup_ang, "%s", cases[i].name);
+            cr_expect_eq (l->acc_brake_angular_max, cases[i].brake_ang, "%s", cases[i].name);
+            cr_expect_eq (l->vel_angular_max, cases[i].vel_ang, "%s", cases[i].name);
+        }
+    }
+    cr_expect_eq (sim_config_apply_robot_limits (&cfg, "snail", err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, "kiks"), "%s", err);
+}
+
+/* ---- dump --------------------------------------------------------------- */
+
+Test (config, dump_of_defaults_round_trips)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    s_expect_round_trip (&cfg);
+    char *text = sim_config_dump (&cfg, true);
+    cr_assert_not_null (text);
+    cr_expect_not_null (strstr (text, "; --realism choices:"));
+    cr_expect_not_null (strstr (text, "erforce_rc2021"));
+    cr_expect_not_null (strstr (text, "\n[blue.limits]\nacc_speedup_absolute_max = 3.5\n"));
+    cr_expect_not_null (strstr (text, "vel_angular_max = 12.0\n"));
+    cr_expect_not_null (strstr (text, "duplicate_robot_rate = 3e-05\n"));
+    cr_expect_not_null (strstr (text, "front_right = -1.0471975511965976\n"));
+    cr_expect_not_null (strstr (text, "kick_direction_stddev = 0.04363323129985824\n"));
+    cr_expect_not_null (strstr (text, "; inertia_z omitted"));
+    cr_expect_not_null (strstr (text, "\n[run]\ndivision = a\nmode = realtime\n"));
+    cr_expect_null (strstr (text, "\nrealism ="), "unset strings are not written");
+    free (text);
+    text = sim_config_dump (&cfg, false);
+    cr_expect_null (strstr (text, "--realism choices"));
+    free (text);
+    text = sim_config_dump_annotated (&cfg);
+    cr_assert_not_null (text);
+    cr_expect_not_null (strstr (text, "; ball radius [m] (> 0)\nradius = 0.0215\n"));
+    s_expect_round_trip (&cfg);
+    free (text);
+}
+
+Test (config, dump_of_a_changed_configuration_round_trips)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    sim_config_defaults (&cfg);
+    cfg.sim.seed = UINT64_MAX;
+    cfg.sim.substep = 1.0 / 3000.0;
+    cfg.ball.acc_slide = -0.1 - 0.2;    /* not the shortest decimal */
+    cfg.ball.acc_roll = -0.0;
+    cfg.contact.robot_hull_chord_contacts = false;
+    cfg.team[1].inertia_z = 0.0123456789012345678;
+    cfg.team[1].drive.model = SIM_DRIVE_IDEAL;
+    cfg.team[0].wheel_angles.front_right = -M_PI / 3;
+    cfg.team[0].dribbler.glue = true;
+    cfg.vision.default_camera_count = 4;
+    cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
+    cfg.vision.phase_offset_count = 8;
+    for (int i = 0; i < 8; i++)
+        cfg.vision.phase_offsets[i] = (i - 3) * 0.0013671875 / 7.0;
+    cfg.vision.camera_count = 3;
+    for (int i = 0; i < 3; i++) {
+        cfg.vision.cameras[i].id = 10 - i;
+        cfg.vision.cameras[i].x = 1.1 * i - 2.2;
+        cfg.vision.cameras[i].y = 0.1 * i;
+        cfg.vision.cameras[i].z = 6.0 + 0.01 * i;
+    }
+    cfg.vision.outage_count = 2;
+    cfg.vision.outages[0] = (sim_outage_cfg_t) { 1.5, 0.25 };
+    cfg.vision.outages[1] = (sim_outage_cfg_t) { 120.0, 310.0 };
+    cr_assert_eq (sim_config_apply_realism (&cfg, "go26", err, sizeof err), 0);
+    cfg.realism.vision_delay = 1e-3 / 3;
+    cfg.field.length = 10.4;
+    cfg.field.goal_height = 0.155;
+    cfg.run.division = SIM_DIVISION_B;
+    cfg.run.mode = SIM_MODE_SYNC;
+    cfg.run.speed = 0;
+    s_set_string (cfg.run.realism, sizeof cfg.run.realism, "go26");
+    s_set_string (cfg.run.ball_preset, sizeof cfg.run.ball_preset, "tigers");
+    s_set_string (cfg.run.robot_limits, sizeof cfg.run.robot_limits, "kiks");
+    s_set_string (cfg.run.vision_addr, sizeof cfg.run.vision_addr, "[::1]:10006");
+    s_set_string (cfg.run.log_level, sizeof cfg.run.log_level, "trace");
+    cfg.run.localhost = true;
+    cfg.run.truth = true;
+    cfg.run.legacy_grsim = false;
+    cfg.run.duration = 3600.5;
+    s_set_string (cfg.network.bind_address, sizeof cfg.network.bind_address, "127.0.0.1");
+    cfg.network.port_offset = 1000;
+    cfg.network.multicast_ttl = 0;
+    s_set_string (cfg.bus.cmd_bind, sizeof cfg.bus.cmd_bind, "tcp://*:7301");
+    s_set_string (cfg.bus.cmd_connect, sizeof cfg.bus.cmd_connect, "tcp://labpc1:7301");
+    s_set_string (cfg.bus.frames_bind, sizeof cfg.bus.frames_bind, "ipc:///tmp/ssl-sim-1000/frames");
+    cfg.bus.sync_timeout = 0.125;
+    cfg.rig_generation = 7;
+    s_expect_round_trip (&cfg);
+}
+
+Test (config, dump_of_every_preset_round_trips)
+{
+    const char *realism[] = { "none", "realistic", "go26", "rc26", "erforce_friendly",
+                              "erforce_realistic", "erforce_rc2021" };
+    const char *ball[] = { "default", "go26", "rc26", "erforce", "tigers", "grsim" };
+    const char *limits[] = { "default", "tigers", "erforce", "kiks", "fast", "grsim" };
+    sim_config_t cfg;
+    char err[512] = "";
+    for (int i = 0; i < 7; i++) {
+        sim_config_defaults (&cfg);
+        cr_assert_eq (sim_config_apply_realism (&cfg, realism[i], err, sizeof err), 0);
+        cr_assert_eq (sim_config_apply_ball_preset (&cfg, ball[i % 6], err, sizeof err), 0);
+        cr_assert_eq (sim_config_apply_robot_limits (&cfg, limits[i % 6], err, sizeof err), 0);
+        s_expect_round_trip (&cfg);
+    }
+}
+
+Test (config, example_configuration_is_the_defaults)
+{
+    /* configs/ssl-sim.ini relative to this source file's directory */
+    char path[PATH_MAX];
+    const char *file = __FILE__;
+    const char *slash = strrchr (file, '/');
+    int dirlen = slash ? (int) (slash - file) : 1;
+    snprintf (path, sizeof path, "%.*s/../../configs/ssl-sim.ini", dirlen, slash ? file : ".");
+    if (access (path, R_OK) != 0)
+        cr_skip_test ("%s not found (run from the repository root)", path);
+    sim_config_t cfg, ref;
+    char err[512] = "";
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_config_load_file (&cfg, path, err, sizeof err), 0, "%s", err);
+    sim_config_defaults (&ref);
+    cr_assert_eq (memcmp (&cfg, &ref, sizeof cfg), 0, "configs/ssl-sim.ini differs from the "
+                  "built-in defaults");
+}
