@@ -1,0 +1,192 @@
+/*  test_vis_calib.c - the static calibration error
+    (services/vision/model/vis_calib.c; spec/vision.md §3) and its
+    statistics against the reference tolerances of §12.
+*/
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "config.h"
+#include "sim_field.h"
+#include "vision/model/vis_model.h"
+
+static sim_config_t
+s_cfg (void)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    return cfg;
+}
+
+Test (vis_calib, draws_21_uniforms_in_order)
+{
+    sim_config_t cfg = s_cfg ();
+    sim_field_t field;
+    sim_field_resolve (&cfg, &field);
+    sim_rng_t a, b;
+    sim_schedule_calibration_rng (&cfg, &a);
+    b = a;
+    vis_calib_t c;
+    double u0 = sim_rng_uniform01 (&b);
+    sim_rng_t b2 = a;
+    vis_calib_draw (&a, &field, 3.0, &c);
+    for (int k = 0; k < SIM_CALIB_UNIFORMS_PER_CAMERA; k++)
+        sim_rng_next (&b2);
+    cr_assert (memcmp (&a, &b2, sizeof a) == 0, "exactly 21 uniforms per camera");
+    cr_assert_eq (c.free_fraction, u0, "the free fraction is the first uniform");
+    cr_assert (c.sign == 1 || c.sign == -1);
+    cr_assert_float_eq (hypot (c.ox, c.oy), 1.0, 1e-12);
+}
+
+Test (vis_calib, model_agrees_with_schedule_free_fraction)
+{
+    sim_config_t cfg = s_cfg ();
+    cfg.vision.default_camera_count = 4;
+    cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
+    cfg.sim.seed = 1234;
+    vis_model_t *m = vis_model_new (&cfg);
+    uint64_t period = sim_schedule_period_ns (&cfg);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq (sim_schedule_offset_ns (&cfg, i),
+                      (uint64_t) llround (vis_model_calib (m, i)->free_fraction * (double) period));
+    vis_model_destroy (&m);
+}
+
+Test (vis_calib, gain_normalises_on_the_grid)
+{
+    sim_config_t cfg = s_cfg ();
+    sim_field_t field;
+    sim_field_resolve (&cfg, &field);
+    sim_rng_t rng;
+    sim_rng_seed (&rng, 7, SIM_STREAM_CALIBRATION);
+    vis_calib_t c;
+    vis_calib_draw (&rng, &field, 3.0, &c);
+    double sum = 0, sum2 = 0;
+    for (int i = 0; i < 24; i++)
+        for (int j = 0; j < 24; j++) {
+            double x = -6 + (i + 0.5) * 0.5, y = -4.5 + (j + 0.5) * 0.375;
+            double v = c.bx.gain * vis_warp_raw (&c.bx, 3.0, x, y);
+            sum += v;
+            sum2 += v * v;
+        }
+    double mean = sum / 576;
+    cr_assert_float_eq (sqrt (sum2 / 576 - mean * mean), 1.0, 1e-9);
+    /* L <= 0 switches the warp off */
+    cr_assert_eq (vis_warp_raw (&c.bx, 0, 1, 1), 0.0);
+}
+
+/* Spread of the warp per axis on a 0.2 m grid over the field. */
+static void
+s_spread (const vis_calib_t *c, const sim_realism_t *r, double *sx, double *sy,
+          double *mean_phi)
+{
+    double s[3] = { 0 }, s2[3] = { 0 };
+    int n = 0;
+    for (double x = -6; x <= 6 + 1e-9; x += 0.2)
+        for (double y = -4.5; y <= 4.5 + 1e-9; y += 0.2) {
+            double e[3];
+            vis_calib_error (c, r, x, y, &e[0], &e[1], &e[2]);
+            for (int k = 0; k < 3; k++) {
+                s[k] += e[k];
+                s2[k] += e[k] * e[k];
+            }
+            n++;
+        }
+    *sx = sqrt (s2[0] / n - (s[0] / n) * (s[0] / n));
+    *sy = sqrt (s2[1] / n - (s[1] / n) * (s[1] / n));
+    *mean_phi = s[2] / n;
+}
+
+Test (vis_calib, warp_statistics)
+{
+    sim_config_t cfg = s_cfg ();
+    const sim_realism_t *r = &cfg.realism;
+    sim_field_t field;
+    sim_field_resolve (&cfg, &field);
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        cfg.sim.seed = seed;
+        sim_rng_t rng;
+        sim_schedule_calibration_rng (&cfg, &rng);
+        for (int cam = 0; cam < 2; cam++) {
+            vis_calib_t c;
+            vis_calib_draw (&rng, &field, r->calibration_warp_length, &c);
+            double sx, sy, mphi;
+            s_spread (&c, r, &sx, &sy, &mphi);
+            cr_assert_float_eq (sx, r->calibration_warp_stddev, 0.25 * r->calibration_warp_stddev,
+                                "seed %lu: x spread %g", (unsigned long) seed, sx);
+            cr_assert_float_eq (sy, r->calibration_warp_stddev, 0.25 * r->calibration_warp_stddev);
+            cr_assert_float_eq (fabs (mphi), r->calibration_orientation_offset, 0.005,
+                                "mean orientation error magnitude near the offset");
+            cr_assert_float_eq (mphi * c.sign, r->calibration_orientation_offset, 0.005);
+        }
+    }
+}
+
+Test (vis_calib, live_amplitude_and_offset)
+{
+    sim_config_t cfg = s_cfg ();
+    sim_field_t field;
+    sim_field_resolve (&cfg, &field);
+    sim_rng_t rng;
+    sim_schedule_calibration_rng (&cfg, &rng);
+    vis_calib_t c;
+    vis_calib_draw (&rng, &field, 3.0, &c);
+    sim_realism_t r = cfg.realism;
+    r.object_position_offset = 0;
+    r.calibration_orientation_offset = 0;
+    double ax, ay, ap, bx, by, bp;
+    vis_calib_error (&c, &r, 1.3, -0.7, &ax, &ay, &ap);
+    r.calibration_warp_stddev *= 2;
+    r.calibration_orientation_warp *= 3;
+    vis_calib_error (&c, &r, 1.3, -0.7, &bx, &by, &bp);
+    cr_assert_float_eq (bx, 2 * ax, 1e-15, "a new amplitude rescales without reshaping");
+    cr_assert_float_eq (by, 2 * ay, 1e-15);
+    cr_assert_float_eq (bp, 3 * ap, 1e-15);
+    /* constant offset only: along o_i with the offset's length */
+    r.calibration_warp_stddev = 0;
+    r.calibration_orientation_warp = 0;
+    r.object_position_offset = 0.02;
+    r.calibration_orientation_offset = 0.02;
+    vis_calib_error (&c, &r, 4, 2, &bx, &by, &bp);
+    cr_assert_float_eq (hypot (bx, by), 0.02, 1e-15);
+    cr_assert_float_eq (bp, 0.02 * c.sign, 1e-15);
+}
+
+/* Camera-to-camera disagreement of the default pair over seeds: the
+   constant part |o1 - o2| = 0.04 |sin(dangle / 2)| averages 25.5 mm; the
+   warp difference is sigma 0.012 sqrt 2 = 17 mm per axis; the orientation
+   warp difference 0.02 sqrt 2 = 28 mrad (vision.md §12, derived). */
+Test (vis_calib, camera_disagreement_over_seeds)
+{
+    sim_config_t cfg = s_cfg ();
+    sim_field_t field;
+    sim_field_resolve (&cfg, &field);
+    const sim_realism_t *r = &cfg.realism;
+    double const_sum = 0, dx2 = 0, dphi2 = 0;
+    int nconst = 0, n = 0;
+    for (uint64_t seed = 0; seed < 400; seed++) {
+        cfg.sim.seed = seed;
+        sim_rng_t rng;
+        sim_schedule_calibration_rng (&cfg, &rng);
+        vis_calib_t c[2];
+        vis_calib_draw (&rng, &field, 3.0, &c[0]);
+        vis_calib_draw (&rng, &field, 3.0, &c[1]);
+        const_sum += 0.02 * hypot (c[0].ox - c[1].ox, c[0].oy - c[1].oy);
+        nconst++;
+        /* warp-only difference at a few points of the overlap band */
+        sim_realism_t w = *r;
+        w.object_position_offset = 0;
+        w.calibration_orientation_offset = 0;
+        for (double y = -4; y <= 4; y += 2) {
+            double e0[3], e1[3];
+            vis_calib_error (&c[0], &w, 0.3, y, &e0[0], &e0[1], &e0[2]);
+            vis_calib_error (&c[1], &w, 0.3, y, &e1[0], &e1[1], &e1[2]);
+            dx2 += (e0[0] - e1[0]) * (e0[0] - e1[0]);
+            dphi2 += (e0[2] - e1[2]) * (e0[2] - e1[2]);
+            n++;
+        }
+    }
+    cr_assert_float_eq (const_sum / nconst, 0.0255, 0.002);
+    cr_assert_float_eq (sqrt (dx2 / n), 0.017, 0.0025);
+    cr_assert_float_eq (sqrt (dphi2 / n), 0.028, 0.004);
+}
