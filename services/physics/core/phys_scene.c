@@ -1,0 +1,71 @@
+/*  phys_scene.c - the canonical scripted scene (see phys_scene.h). */
+#include "phys_scene.h"
+
+#include <math.h>
+
+#include "phys_robot.h"
+
+void
+phys_scene_configure (sim_config_t *cfg)
+{
+    cfg->sim.seed = PHYS_SCENE_SEED;
+    cfg->sim.initial_robots_per_team = PHYS_SCENE_ROBOTS;
+}
+
+void
+phys_scene_setup (phys_world_t *world)
+{
+    const sim_robot_specs_t *s = phys_world_team_specs (world, SIM_TEAM_BLUE);
+    phys_robot_teleport_t rt = { .team = SIM_TEAM_BLUE, .id = 0, .has_x = true, .has_y = true,
+                                 .has_orientation = true, .x = 0.0, .y = -3.0,
+                                 .orientation = 0.0, .has_present = true, .present = true };
+    phys_world_teleport_robot (world, &rt);
+    phys_ball_teleport_t bt = { .has_x = true, .has_y = true, .x = s->shoot_radius, .y = -3.0,
+                                .has_vx = true, .has_vy = true };
+    phys_world_teleport_ball (world, &bt);
+}
+
+static void
+s_wander (phys_world_t *world, const sim_robot_state_t *r, int k)
+{
+    int phase = (k / 1500 + r->id + r->team) % 2;
+    double fwd = 0.8, left = 0.3 * sin (0.002 * k + r->id), turn = phase ? 1.2 : -1.2;
+    phys_command_t c = { .move = PHYS_MOVE_LOCAL, .v = { fwd, left, turn } };
+    if (r->id % 2) {
+        const sim_robot_specs_t *s = phys_world_robot_specs (world, (sim_team_t) r->team,
+                                                             (unsigned) r->id);
+        phys_wheels_t w;
+        phys_wheels_init (&w, s);
+        c.move = PHYS_MOVE_WHEELS;
+        phys_wheels_ik (&w, fwd, left, turn, c.v);
+    }
+    phys_world_command (world, (sim_team_t) r->team, (unsigned) r->id, &c);
+}
+
+void
+phys_scene_drive (phys_world_t *world, int k)
+{
+    if (k % 20 != 0 && !(k >= 4000 && k < 4100))
+        return;
+    sim_snapshot_t snap;
+    phys_world_snapshot (world, &snap);
+    for (int i = 0; i < snap.robot_count; i++) {
+        const sim_robot_state_t *r = &snap.robots[i];
+        if (r->team == SIM_TEAM_BLUE && r->id == 0) {
+            phys_command_t c = { .move = PHYS_MOVE_LOCAL };
+            if (k < 4100) {
+                c.v[0] = 0.4;
+                c.v[2] = (k / 1000) % 2 ? 0.3 : -0.3;
+                c.dribbler_rpm = 10000;
+            }
+            if (k >= 4000 && k < 4100) {
+                c.kick_speed = 4.0;
+                c.kick_angle_deg = 45.0;
+            }
+            phys_world_command (world, SIM_TEAM_BLUE, 0, &c);
+        }
+        else {
+            s_wander (world, r, k);
+        }
+    }
+}
