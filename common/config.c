@@ -1010,7 +1010,7 @@ s_reader (char *str, int num, void *stream)
         if (leading && (c == ' ' || c == '\t'))
             continue;
         leading = false;
-        if (len < num - 2)
+        if (len < num - 1)
             str[len++] = (char) c;
         else
             too_long = true;
@@ -1022,7 +1022,7 @@ s_reader (char *str, int num, void *stream)
     if (str[0] == '[')
         self->section_line = self->line;
     if (too_long) {
-        s_fail (self, "?", NULL, "line longer than %d characters", num - 2);
+        s_fail (self, "?", NULL, "line longer than %d characters", num - 1);
         /* hand inih a comment so it does not act on the cut line */
         str[0] = ';';
         str[1] = '\0';
@@ -1890,4 +1890,84 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
 done:
     free (options);
     return rc;
+}
+
+/* ---- the key reference -------------------------------------------------- */
+
+static void
+s_doc_keys (s_out_t *out, const s_key_t *keys, size_t count, const char *section,
+            const char *title, const void *base)
+{
+    s_out (out, "\n### %s\n\n| Key | Type | Unit | Default | Range | Meaning |\n"
+                "|---|---|---|---|---|---|\n", title);
+    static const char *const type_names[] = { "float", "int", "u64", "bool", "enum",
+                                              "string", "list" };
+    for (size_t i = 0; i < count; i++) {
+        const s_key_t *key = &keys[i];
+        if (strcmp (key->section, section) != 0)
+            continue;
+        char value[SIM_STRING_MAX + 512];
+        char range[128];
+        if (!s_key_format (key, base, value, sizeof value))
+            snprintf (value, sizeof value, "(unset)");
+        if (key->type == S_ENUM)
+            s_enum_list (key->names, range, sizeof range);
+        else
+            s_range_text (key, range, sizeof range);
+        /* a literal | would split the markdown cell */
+        for (char *p = range; *p; p++)
+            if (*p == '|')
+                *p = '/';
+        char help[256];
+        snprintf (help, sizeof help, "%s", key->help);
+        for (char *p = help; *p; p++)
+            if (*p == '|')
+                *p = '/';
+        s_out (out, "| %s | %s | %s | %s | %s | %s |\n", key->key, type_names[key->type],
+               key->unit && key->unit[0] ? key->unit : "-", value[0] ? value : "\"\"",
+               range[0] ? range : "-", help);
+    }
+}
+
+char *
+sim_config_doc_markdown (void)
+{
+    sim_config_t *cfg = (sim_config_t *) malloc (sizeof (sim_config_t));
+    if (!cfg)
+        return NULL;
+    sim_config_defaults (cfg);
+    s_out_t out = { NULL, 0, 0, false };
+    s_out (&out, "<!-- generated from the key table of common/config.c by "
+                 "sim_config_doc_markdown(); do not edit by hand -->\n");
+    static const char *const globals[][2] = {
+        { "sim", "[sim]" }, { "ball", "[ball]" }, { "contact", "[contact]" },
+    };
+    for (size_t i = 0; i < S_COUNT (globals); i++)
+        s_doc_keys (&out, s_keys, S_COUNT (s_keys), globals[i][0], globals[i][1], cfg);
+    for (size_t s = 0; s < S_COUNT (s_team_subsections); s++) {
+        char title[64];
+        const char *sub = s_team_subsections[s];
+        snprintf (title, sizeof title, "[blue%s%s] and [yellow%s%s]", sub[0] ? "." : "", sub,
+                  sub[0] ? "." : "", sub);
+        s_doc_keys (&out, s_team_keys, S_COUNT (s_team_keys), sub, title, &cfg->team[0]);
+    }
+    s_doc_keys (&out, s_keys, S_COUNT (s_keys), "vision", "[vision]", cfg);
+    sim_camera_cfg_t camera = { 0 };
+    sim_outage_cfg_t outage = { 0 };
+    s_doc_keys (&out, s_camera_keys, S_COUNT (s_camera_keys), "camera",
+                "[camera N] (x, y and z required)", &camera);
+    s_doc_keys (&out, s_outage_keys, S_COUNT (s_outage_keys), "outage",
+                "[outage N] (start and duration required)", &outage);
+    static const char *const rest[][2] = {
+        { "realism", "[realism]" }, { "field", "[field]" }, { "run", "[run]" },
+        { "network", "[network]" }, { "bus", "[bus]" },
+    };
+    for (size_t i = 0; i < S_COUNT (rest); i++)
+        s_doc_keys (&out, s_keys, S_COUNT (s_keys), rest[i][0], rest[i][1], cfg);
+    free (cfg);
+    if (out.oom) {
+        free (out.buf);
+        return NULL;
+    }
+    return out.buf;
 }

@@ -74,6 +74,11 @@ char *sim_config_dump (const sim_config_t *cfg, bool with_header);
    made from it). Caller frees; NULL when out of memory. */
 char *sim_config_dump_annotated (const sim_config_t *cfg);
 
+/* The key reference as Markdown tables (key, type, unit, default, range,
+   meaning), one per section, for docs/config.md. Caller frees; NULL when
+   out of memory. */
+char *sim_config_doc_markdown (void);
+
 /* Replace the whole [realism] table by a preset name (case-insensitive,
    aliases) or an INI realism file (keys under [realism] or before any
    section; missing keys = realistic). Also sets both teams'

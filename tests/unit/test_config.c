@@ -1062,14 +1062,20 @@ Test (config, dump_of_every_preset_round_trips)
     }
 }
 
-Test (config, example_configuration_is_the_defaults)
+/* A repository file relative to this source file's directory. */
+static void
+s_repo_path (char *path, size_t size, const char *relative)
 {
-    /* configs/ssl-sim.ini relative to this source file's directory */
-    char path[PATH_MAX];
     const char *file = __FILE__;
     const char *slash = strrchr (file, '/');
     int dirlen = slash ? (int) (slash - file) : 1;
-    snprintf (path, sizeof path, "%.*s/../../configs/ssl-sim.ini", dirlen, slash ? file : ".");
+    snprintf (path, size, "%.*s/../../%s", dirlen, slash ? file : ".", relative);
+}
+
+Test (config, example_configuration_is_the_defaults)
+{
+    char path[PATH_MAX];
+    s_repo_path (path, sizeof path, "configs/ssl-sim.ini");
     if (access (path, R_OK) != 0)
         cr_skip_test ("%s not found (run from the repository root)", path);
     sim_config_t cfg, ref;
@@ -1079,4 +1085,23 @@ Test (config, example_configuration_is_the_defaults)
     sim_config_defaults (&ref);
     cr_assert_eq (memcmp (&cfg, &ref, sizeof cfg), 0, "configs/ssl-sim.ini differs from the "
                   "built-in defaults");
+}
+
+Test (config, user_documentation_lists_every_key)
+{
+    char path[PATH_MAX];
+    s_repo_path (path, sizeof path, "docs/config.md");
+    FILE *file = fopen (path, "r");
+    if (!file)
+        cr_skip_test ("%s not found (run from the repository root)", path);
+    static char text[256 * 1024];
+    size_t len = fread (text, 1, sizeof text - 1, file);
+    fclose (file);
+    text[len] = '\0';
+    char *reference = sim_config_doc_markdown ();
+    cr_assert_not_null (reference);
+    cr_expect_not_null (strstr (text, reference),
+                        "docs/config.md lacks the current key reference; regenerate it "
+                        "with sim_config_doc_markdown ()");
+    free (reference);
 }
