@@ -1,0 +1,137 @@
+/*  test_bus.c - common/sim_bus.c: endpoint resolution and the envelope
+    codec every service shares (version check, topics, ROUTER replies). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "sim_bus.h"
+
+Test (bus, resolves_ipc_endpoints_in_the_runtime_dir)
+{
+    char dir[] = "/tmp/ssl-sim-bus-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    setenv ("XDG_RUNTIME_DIR", dir, 1);
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_bus_resolve (&cfg, NULL), 0);
+    char expect[512];
+    snprintf (expect, sizeof expect, "ipc://%s/ssl-sim/cmd.sock", dir);
+    cr_assert_str_eq (cfg.bus.cmd_bind, expect);
+    cr_assert_str_eq (cfg.bus.cmd_connect, expect);
+    snprintf (expect, sizeof expect, "ipc://%s/ssl-sim/frames.sock", dir);
+    cr_assert_str_eq (cfg.bus.frames_connect, expect);
+
+    /* a port offset moves the runtime directory; explicit values stay */
+    sim_config_defaults (&cfg);
+    cfg.network.port_offset = 3;
+    snprintf (cfg.bus.world_bind, sizeof cfg.bus.world_bind, "tcp://*:7302");
+    cr_assert_eq (sim_bus_resolve (&cfg, NULL), 0);
+    snprintf (expect, sizeof expect, "ipc://%s/ssl-sim/3/cmd.sock", dir);
+    cr_assert_str_eq (cfg.bus.cmd_bind, expect);
+    cr_assert_str_eq (cfg.bus.world_bind, "tcp://*:7302");
+    char cmd[600];
+    snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq (system (cmd), 0);
+}
+
+Test (bus, inproc_names_carry_the_prefix)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_bus_resolve (&cfg, "t1"), 0);
+    cr_assert_str_eq (cfg.bus.world_bind, "inproc://world-t1");
+    cr_assert_str_eq (cfg.bus.world_connect, "inproc://world-t1");
+}
+
+Test (bus, envelope_round_trip_over_pub_sub)
+{
+    zsock_t *pub = zsock_new_pub ("inproc://bus-test-rt");
+    zsock_t *sub = zsock_new_sub ("inproc://bus-test-rt", SIM_TOPIC_STEP_DONE);
+    cr_assert (pub && sub);
+    Simbus__StepDone done = SIMBUS__STEP_DONE__INIT;
+    done.step_id = 77;
+    done.time_ns = 16000000;
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_STEP_DONE;
+    env.step_done = &done;
+    /* a PUB drops messages until the subscription has arrived */
+    zpoller_t *poller = zpoller_new (sub, NULL);
+    Simbus__Envelope *got = NULL;
+    char topic = 0;
+    bool warned = false;
+    for (int i = 0; i < 200 && !got; i++) {
+        cr_assert_eq (sim_bus_send (pub, SIM_TOPIC_STEP_DONE, &env), 0);
+        if (zpoller_wait (poller, 10))
+            got = sim_bus_recv_sub (sub, &topic, &warned);
+    }
+    cr_assert_not_null (got);
+    cr_assert_eq (topic, 'D');
+    cr_assert_eq (got->version, SIM_BUS_VERSION);
+    cr_assert_eq (got->body_case, SIMBUS__ENVELOPE__BODY_STEP_DONE);
+    cr_assert_eq (got->step_done->step_id, 77);
+    cr_assert_eq (got->step_done->time_ns, 16000000);
+    simbus__envelope__free_unpacked (got, NULL);
+    zpoller_destroy (&poller);
+    zsock_destroy (&sub);
+    zsock_destroy (&pub);
+}
+
+Test (bus, other_versions_and_garbage_are_dropped)
+{
+    Simbus__Clock clock = SIMBUS__CLOCK__INIT;
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_CLOCK;
+    env.clock = &clock;
+    env.version = SIM_BUS_VERSION + 1;
+    uint8_t buf[256];
+    size_t len = simbus__envelope__pack (&env, buf);
+    bool warned = false;
+    cr_assert_null (sim_bus_decode (buf, len, &warned));
+    cr_assert (warned, "the first mismatch is logged");
+    const uint8_t garbage[] = { 0xff, 0xff, 0xff, 0x01, 0x02 };
+    cr_assert_null (sim_bus_decode (garbage, sizeof garbage, &warned));
+    cr_assert_null (sim_bus_decode (buf, 0, &warned));
+}
+
+Test (bus, router_replies_reach_the_requesting_dealer)
+{
+    zsock_t *router = zsock_new_router ("inproc://bus-test-router");
+    zsock_t *a = zsock_new_dealer ("inproc://bus-test-router");
+    zsock_t *b = zsock_new_dealer ("inproc://bus-test-router");
+    cr_assert (router && a && b);
+    Simbus__Request req = SIMBUS__REQUEST__INIT;
+    req.id = 5;
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_REQUEST;
+    env.request = &req;
+    cr_assert_eq (sim_bus_send (b, NULL, &env), 0);
+    zmsg_t *msg = zmsg_recv (router);
+    cr_assert_not_null (msg);
+    zframe_t *identity = zmsg_pop (msg);
+    zframe_t *body = zmsg_first (msg);
+    Simbus__Envelope *in = sim_bus_decode (zframe_data (body), zframe_size (body), NULL);
+    cr_assert_not_null (in);
+    cr_assert_eq (in->request->id, 5);
+    simbus__envelope__free_unpacked (in, NULL);
+    Simbus__Reply reply = SIMBUS__REPLY__INIT;
+    reply.id = 5;
+    Simbus__Envelope out = SIMBUS__ENVELOPE__INIT;
+    out.body_case = SIMBUS__ENVELOPE__BODY_REPLY;
+    out.reply = &reply;
+    cr_assert_eq (sim_bus_send_to (router, identity, &out), 0);
+    zframe_t *r = zframe_recv (b);
+    cr_assert_not_null (r);
+    Simbus__Envelope *back = sim_bus_decode (zframe_data (r), zframe_size (r), NULL);
+    cr_assert_not_null (back);
+    cr_assert_eq (back->reply->id, 5);
+    simbus__envelope__free_unpacked (back, NULL);
+    zframe_destroy (&r);
+    cr_assert_eq (zsock_events (a) & ZMQ_POLLIN, 0, "the other dealer gets nothing");
+    zframe_destroy (&identity);
+    zmsg_destroy (&msg);
+    zsock_destroy (&a);
+    zsock_destroy (&b);
+    zsock_destroy (&router);
+}

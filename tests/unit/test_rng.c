@@ -1,0 +1,133 @@
+/*  test_rng.c - common/sim_rng.c: the seeding and draw primitives of
+    physics.md §11.2 that every service must agree on. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim_rng.h"
+
+Test (rng, seeding_lays_out_the_spec_state_words)
+{
+    sim_rng_t rng;
+    sim_rng_seed (&rng, 7, SIM_STREAM_PHYSICS);
+    cr_assert_eq (rng.s[0], 7ull);
+    cr_assert_eq (rng.s[1], 5ull * 0x9E3779B97F4A7C15ull);
+    cr_assert_eq (rng.s[2], ~7ull);
+    cr_assert_eq (rng.s[3], 5ull ^ 0xD1B54A32D192ED03ull);
+}
+
+Test (rng, xoshiro256pp_first_output)
+{
+    /* xoshiro256++ output is rotl(s0 + s3, 23) + s0 */
+    sim_rng_t rng = { { 1, 2, 3, 4 } };
+    uint64_t sum = 1 + 4;
+    uint64_t expect = ((sum << 23) | (sum >> 41)) + 1;
+    cr_assert_eq (sim_rng_next (&rng), expect);
+}
+
+Test (rng, same_seed_same_stream_different_streams_differ)
+{
+    sim_rng_t a, b, c;
+    sim_rng_seed (&a, 42, SIM_STREAM_VISION_NOISE);
+    sim_rng_seed (&b, 42, SIM_STREAM_VISION_NOISE);
+    sim_rng_seed (&c, 42, SIM_STREAM_VISION_DROPOUT);
+    int differ = 0;
+    for (int i = 0; i < 1000; i++) {
+        uint64_t x = sim_rng_next (&a);
+        cr_assert_eq (x, sim_rng_next (&b));
+        differ += x != sim_rng_next (&c);
+    }
+    cr_assert_gt (differ, 990);
+}
+
+Test (rng, keyed_generators_repeat_and_separate)
+{
+    sim_rng_t a, b, c;
+    sim_rng_seed_keyed (&a, 3, SIM_STREAM_VISION_NOISE, 1, 100);
+    sim_rng_seed_keyed (&b, 3, SIM_STREAM_VISION_NOISE, 1, 100);
+    sim_rng_seed_keyed (&c, 3, SIM_STREAM_VISION_NOISE, 1, 101);
+    cr_assert_eq (memcmp (&a, &b, sizeof a), 0);
+    cr_assert_neq (sim_rng_next (&a), sim_rng_next (&c));
+}
+
+Test (rng, uniform_in_range_and_mean)
+{
+    sim_rng_t rng;
+    sim_rng_seed (&rng, 1, 1);
+    double sum = 0;
+    for (int i = 0; i < 100000; i++) {
+        double u = sim_rng_uniform01 (&rng);
+        cr_assert (u >= 0 && u < 1);
+        sum += u;
+    }
+    cr_assert_float_eq (sum / 100000, 0.5, 0.005);
+    cr_assert_eq (sim_rng_uniform (&rng, 2.0, 2.0), 2.0);
+}
+
+Test (rng, normal_matches_sigma_and_zero_sigma_draws_nothing)
+{
+    sim_rng_t rng, before;
+    sim_rng_seed (&rng, 9, 1);
+    double sum = 0, sq = 0;
+    const int n = 200000;
+    for (int i = 0; i < n; i++) {
+        double x = sim_rng_normal (&rng, 0.5);
+        sum += x;
+        sq += x * x;
+    }
+    double mean = sum / n, sd = sqrt (sq / n - mean * mean);
+    cr_assert_float_eq (mean, 0.0, 0.005);
+    cr_assert_float_eq (sd, 0.5, 0.005);
+    before = rng;
+    cr_assert_eq (sim_rng_normal (&rng, 0.0), 0.0);
+    cr_assert_eq (sim_rng_normal (&rng, -1.0), 0.0);
+    cr_assert_eq (memcmp (&before, &rng, sizeof rng), 0, "a zero sigma must not consume a draw");
+}
+
+Test (rng, chance_edges_draw_nothing)
+{
+    sim_rng_t rng, before;
+    sim_rng_seed (&rng, 4, 3);
+    before = rng;
+    cr_assert_not (sim_rng_chance (&rng, 0.0));
+    cr_assert (sim_rng_chance (&rng, 1.0));
+    cr_assert_not (sim_rng_chance (&rng, NAN));
+    cr_assert_eq (memcmp (&before, &rng, sizeof rng), 0);
+    int hits = 0;
+    for (int i = 0; i < 100000; i++)
+        hits += sim_rng_chance (&rng, 0.01);
+    cr_assert (hits > 880 && hits < 1120, "%d hits for p = 0.01", hits);
+}
+
+Test (rng, shuffle_is_a_permutation_and_deterministic)
+{
+    sim_rng_t a, b;
+    sim_rng_seed (&a, 11, SIM_STREAM_SHUFFLE);
+    b = a;
+    int x[50], y[50];
+    for (int i = 0; i < 50; i++)
+        x[i] = y[i] = i;
+    sim_rng_shuffle (&a, x, 50, sizeof x[0]);
+    sim_rng_shuffle (&b, y, 50, sizeof y[0]);
+    cr_assert_eq (memcmp (x, y, sizeof x), 0);
+    int seen[50] = { 0 }, moved = 0;
+    for (int i = 0; i < 50; i++) {
+        seen[x[i]]++;
+        moved += x[i] != i;
+    }
+    for (int i = 0; i < 50; i++)
+        cr_assert_eq (seen[i], 1);
+    cr_assert_gt (moved, 30);
+}
+
+Test (rng, avalanche_matches_splitmix)
+{
+    /* the splitmix64 finaliser of physics.md §11.2 on 0 */
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    cr_assert_eq (sim_rng_avalanche (0), x);
+}
