@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -449,7 +451,7 @@ static const s_key_t s_team_keys[] = {
 
 /* [camera N] */
 static const s_key_t s_camera_keys[] = {
-    S_I ("camera", "id", offsetof (sim_camera_cfg_t, id), 0, R_(0, 255, 0),
+    S_I ("camera", "id", offsetof (sim_camera_cfg_t, id), 0, R_(0, INT_MAX, 0),
          "camera id (default: the section number)"),
     S_F ("camera", "x", offsetof (sim_camera_cfg_t, x), 0, R_ANY, "m", "optical centre x"),
     S_F ("camera", "y", offsetof (sim_camera_cfg_t, y), 0, R_ANY, "m", "optical centre y"),
@@ -1228,14 +1230,8 @@ s_merge_numbered (s_load_t *self)
             s_numbered_t *slot = &self->cameras[i];
             snprintf (section, sizeof section, "camera %ld", slot->number);
             /* bit 0 is id, which defaults to the section number */
-            if (!(slot->seen & 1u)) {
-                if (slot->number > 255) {
-                    self->line = slot->line;
-                    s_fail (self, section, "id", "missing, and the number is above 255");
-                    return;
-                }
+            if (!(slot->seen & 1u))
                 slot->u.camera.id = (int) slot->number;
-            }
             for (size_t k = 1; k < S_COUNT (s_camera_keys); k++)
                 if (!(slot->seen & (1u << k))) {
                     self->line = slot->line;
@@ -1808,6 +1804,26 @@ s_apply_flag (sim_config_t *cfg, const s_option_t *opt, char *err, size_t errlen
     return 0;
 }
 
+/* A realism file named in [run] of a config file is looked up next to
+   that file when it is not found from the current directory. */
+static void
+s_resolve_realism_path (sim_config_t *cfg, const char *config_path)
+{
+    const char *name = cfg->run.realism;
+    sim_realism_t preset;
+    if (name[0] == '\0' || name[0] == '/' || sim_config_realism_preset (name, &preset) == 0
+        || access (name, R_OK) == 0)
+        return;
+    const char *slash = strrchr (config_path, '/');
+    if (!slash)
+        return;
+    char joined[sizeof cfg->run.realism];
+    int n = snprintf (joined, sizeof joined, "%.*s/%s", (int) (slash - config_path),
+                      config_path, name);
+    if (n > 0 && (size_t) n < sizeof joined && access (joined, R_OK) == 0)
+        s_copy_string (cfg->run.realism, sizeof cfg->run.realism, joined);
+}
+
 int
 sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_t errlen)
 {
@@ -1863,10 +1879,16 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
     }
 
     /* pass 2: files first, whatever their position among the flags */
-    for (int i = 0; i < count; i++)
-        if (options[i].flag->kind == F_CONFIG
-            && sim_config_load_file (cfg, options[i].value, err, errlen) != 0)
+    for (int i = 0; i < count; i++) {
+        if (options[i].flag->kind != F_CONFIG)
+            continue;
+        char before[sizeof cfg->run.realism];
+        memcpy (before, cfg->run.realism, sizeof before);
+        if (sim_config_load_file (cfg, options[i].value, err, errlen) != 0)
             goto done;
+        if (strcmp (before, cfg->run.realism) != 0)
+            s_resolve_realism_path (cfg, options[i].value);
+    }
 
     /* pass 3: the flags in order (a later repeat wins) */
     for (int i = 0; i < count; i++)

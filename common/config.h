@@ -46,8 +46,10 @@ int sim_config_load_string (sim_config_t *cfg, const char *text, const char *ori
    of sim_config_validate. The environment variable SSL_SIM_LOG, when set to a
    valid level, replaces [run] log_level. argv[0..argc) are only options
    (no program name, no sub-command); "--flag value" and "--flag=value" are
-   both accepted. Returns 0, or -1 with a message in err (unknown flag, bad
-   value, missing argument, file errors). --help is not handled here. */
+   both accepted. A relative realism file named by [run] realism in a
+   config file is also looked up next to that file. Returns 0, or -1 with a
+   message in err (unknown flag, bad value, missing argument, file errors);
+   on error cfg may be partly changed. --help is not handled here. */
 int sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_t errlen);
 
 /* Apply the preset names stored in [run] realism / ball_preset /

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -1104,4 +1105,36 @@ Test (config, user_documentation_lists_every_key)
                         "docs/config.md lacks the current key reference; regenerate it "
                         "with sim_config_doc_markdown ()");
     free (reference);
+}
+
+Test (config, example_realism_file_loads)
+{
+    char path[PATH_MAX];
+    s_repo_path (path, sizeof path, "configs/realism/noisy-venue.ini");
+    if (access (path, R_OK) != 0)
+        cr_skip_test ("%s not found (run from the repository root)", path);
+    sim_config_t cfg;
+    char err[512] = "";
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_config_apply_realism (&cfg, path, err, sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.realism.dribbler_ball_detections, 0.08);
+    cr_expect_eq (cfg.realism.vision_delay, 0.03);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.0007, "unlisted keys are realistic");
+}
+
+Test (config, run_realism_file_is_found_next_to_the_config)
+{
+    const char *dir = s_tmpdir ();
+    char sub[128];
+    snprintf (sub, sizeof sub, "%s/lab", dir);
+    cr_assert_eq (mkdir (sub, 0700), 0);
+    char *venue = s_write (sub, "venue.ini", "vision_delay = 0.04\n");
+    char *config = s_write (sub, "lab.ini", "[run]\nrealism = venue.ini\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", config), 0, "%s", err);
+    cr_expect_eq (cfg.realism.vision_delay, 0.04);
+    cr_expect_str_eq (cfg.run.realism, venue);
+    free (venue);
+    free (config);
 }
