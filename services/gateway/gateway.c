@@ -22,7 +22,11 @@
 
 #define GW_PENDING_MAX   1024
 #define GW_PLAIN_TTL_US  2000000     /* a plain request unanswered this long is forgotten */
-#define GW_SYNC_FRAMES   256
+#define GW_SUBSTEP_TTL_US 20         /* extra wait for physics per requested substep */
+#define GW_SYNC_FRAMES   256         /* frames kept per sync step (the newest) */
+#define GW_MAX_STEP_S    60.0        /* longest sync step accepted (docs/protocol.md) */
+#define GW_DATAGRAM_MAX  65507       /* largest IPv4 UDP payload */
+#define GW_BURST         64          /* datagrams read per port per loop turn */
 
 typedef enum { GW_REQ_COMMAND, GW_REQ_ROBOTS, GW_REQ_SYNC } gw_req_kind_t;
 
@@ -34,7 +38,8 @@ typedef struct {
     struct sockaddr_in from;
     int64_t deadline_us;
     /* sync only */
-    bool have_reply, frames_done, control_robot_control;
+    bool have_reply, frames_done;
+    bool team_robot_control;          /* robot_control on a team port: a response always exists */
     Simbus__Envelope *reply;          /* owned */
     sim_errors_t *early;              /* errors found here (INVALID_STEP ...), owned */
     size_t frame_count;
@@ -52,24 +57,29 @@ typedef struct {
     uint64_t sim_time_ns;             /* last time physics told us */
     uint64_t loss_time_ns;
     uint32_t loss_index[3];
-    bool terminated, bus_warned, warned_no_vision;
-    uint64_t unreadable, lost_commands, lost_responses;
+    bool terminated, bus_warned, warned_no_vision, warned_full;
+    uint64_t unreadable, lost_commands, lost_responses, table_full, frames_dropped;
 } gw_service_t;
 
 static const char *const s_port_names[] = { "control", "blue", "yellow" };
 
+/* A free slot for a new request. The request id is chosen so that
+   id % GW_PENDING_MAX is the slot's index, which is how s_find looks it up. */
 static gw_pending_t *
 s_slot (gw_service_t *self)
 {
     for (int i = 0; i < GW_PENDING_MAX; i++) {
-        gw_pending_t *p = &self->pending[(self->next_id + (uint64_t) i) % GW_PENDING_MAX];
+        uint64_t id = self->next_id + (uint64_t) i;
+        gw_pending_t *p = &self->pending[id % GW_PENDING_MAX];
         if (!p->used) {
             memset (p, 0, sizeof *p);
             p->used = true;
-            p->id = self->next_id++;
+            p->id = id;
+            self->next_id = id + 1;
             return p;
         }
     }
+    self->table_full++;
     return NULL;
 }
 
@@ -113,7 +123,7 @@ s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
                const ProtobufCMessage *msg)
 {
     size_t len = protobuf_c_message_get_packed_size (msg);
-    if (len > SIM_UDP_MAX) {
+    if (len > GW_DATAGRAM_MAX) {
         sim_warn ("%s reply of %zu bytes does not fit a datagram; dropped", s_port_names[port], len);
         return;
     }
@@ -162,7 +172,10 @@ s_substeps (const gw_service_t *self, const SimulationSyncRequest *req)
     double dt_ns = (double) llround (self->cfg.sim.substep * 1e9);
     double requested = (double) req->sim_step * 1e9;
     double n = round (requested / dt_ns);
-    if (fabs (n * dt_ns - requested) > fmax (requested * 1e-6, 1000.0) || n > 1e9)
+    if (fabs (n * dt_ns - requested) > fmax (requested * 1e-6, 1000.0))
+        return -1;
+    /* bounded, so one absurd request cannot stall physics for hours */
+    if (n * dt_ns > GW_MAX_STEP_S * 1e9)
         return -1;
     return (int64_t) n;
 }
@@ -173,13 +186,14 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
 {
     gw_pending_t *p = s_slot (self);
     if (!p) {
-        sim_warn ("too many requests in flight; sync request dropped");
+        if (!self->warned_full)
+            sim_warn ("too many requests in flight; sync request dropped");
+        self->warned_full = true;
         return;
     }
     p->kind = GW_REQ_SYNC;
     p->port = port;
     p->from = *from;
-    p->deadline_us = zclock_usecs () + GW_PLAIN_TTL_US;
     p->early = malloc (sizeof *p->early);
     if (!p->early) {
         s_release (p);
@@ -194,23 +208,27 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
     req.simulator_command = sync->simulator_command;
     Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
     if (sync->robot_control) {
-        if (port == GW_PORT_CONTROL) {
-            sim_errors_add (p->early, "UNSUPPORTED", "no team; send it to the blue or yellow port");
-            p->control_robot_control = true;
-        } else {
+        if (port == GW_PORT_CONTROL)
+            sim_errors_add (p->early, "UNSUPPORTED", "robot_control in a sync request has no team; "
+                                                     "send it to the blue or yellow port");
+        else {
             team.team = port == GW_PORT_YELLOW ? 1 : 0;
             team.control = sync->robot_control;
             req.team_control = &team;
+            p->team_robot_control = true;
         }
     }
     int64_t n = s_substeps (self, sync);
     if (n < 0)
-        sim_errors_add (p->early, "INVALID_STEP", "sim_step %g s is not a whole number of %g s substeps",
-                        (double) sync->sim_step, self->cfg.sim.substep);
+        sim_errors_add (p->early, "INVALID_STEP",
+                        "sim_step %g s is not a whole number of %g s substeps (at most %g s)",
+                        (double) sync->sim_step, self->cfg.sim.substep, GW_MAX_STEP_S);
     else if (n > 0) {
         req.has_substeps = true;
         req.substeps = (uint64_t) n;
     }
+    /* physics needs time for a long step: the deadline grows with it */
+    p->deadline_us = zclock_usecs () + GW_PLAIN_TTL_US + (n > 0 ? n : 0) * GW_SUBSTEP_TTL_US;
     s_send_request (self, &req);
 }
 
@@ -279,6 +297,12 @@ s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const st
     robot_control__free_unpacked (rc, NULL);
 }
 
+/* The SimulationSyncResponse of a finished (or timed-out) sync step
+   (protocol.md §7 step 6): the step's detection frames in release order,
+   and a RobotControlResponse when robot_control came on a team port or
+   when there is an error to carry. Errors: the team's own (robot_control),
+   then the simulator_command's, then the gateway's (UNSUPPORTED for
+   robot_control on the control port, INVALID_STEP), i.e. processing order. */
 static void
 s_answer_sync (gw_service_t *self, gw_pending_t *p)
 {
@@ -301,26 +325,40 @@ s_answer_sync (gw_service_t *self, gw_pending_t *p)
     sim_errors_t *errors = malloc (sizeof *errors);
     if (errors) {
         sim_errors_init (errors);
-        /* a team port's own errors first, then the command's (§7 step 3) */
-        if (reply)
+        if (reply) {
             sim_errors_add_wire (errors, reply->robot_errors, reply->n_robot_errors);
-        sim_errors_add_wire (errors, p->early->ptrs, p->early->count);
-        if (reply)
             sim_errors_add_wire (errors, reply->errors, reply->n_errors);
+        }
+        sim_errors_add_wire (errors, p->early->ptrs, p->early->count);
     }
     RobotControlResponse rcr = ROBOT_CONTROL_RESPONSE__INIT;
     SimulationSyncResponse resp = SIMULATION_SYNC_RESPONSE__INIT;
-    resp.n_detection = n;
-    resp.detection = detections;
-    bool team_control = reply && p->port != GW_PORT_CONTROL && reply->n_feedback + reply->n_robot_errors > 0;
-    if (errors && (errors->count > 0 || team_control)) {
-        rcr.n_errors = errors->count;
-        rcr.errors = errors->ptrs;
+    if ((errors && errors->count > 0) || p->team_robot_control) {
+        if (errors) {
+            rcr.n_errors = errors->count;
+            rcr.errors = errors->ptrs;
+        }
         if (reply) {
             rcr.n_feedback = reply->n_feedback;
             rcr.feedback = reply->feedback;
         }
         resp.robot_control_response = &rcr;
+    }
+    /* A datagram holds about 90 frames of a full field: a longer step
+       keeps its newest frames (docs/protocol.md). */
+    size_t first = 0;
+    resp.n_detection = n;
+    resp.detection = detections;
+    while (resp.n_detection > 0
+           && simulation_sync_response__get_packed_size (&resp) > GW_DATAGRAM_MAX) {
+        size_t cut = resp.n_detection > 8 ? resp.n_detection / 8 : 1;
+        first += cut;
+        resp.n_detection -= cut;
+        resp.detection = detections + first;
+    }
+    if (first > 0) {
+        self->frames_dropped += first;
+        sim_warn ("sync step of %zu frames does not fit a datagram; the oldest %zu left out", n, first);
     }
     s_send_packed (self, p->port, &p->from, &resp.base);
     for (size_t i = 0; i < n; i++)
@@ -393,9 +431,17 @@ s_handle_frames (gw_service_t *self)
     if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES && env->frames->has_step_id) {
         gw_pending_t *p = s_find (self, env->frames->step_id);
         if (p && p->kind == GW_REQ_SYNC)
-            for (size_t i = 0; i < env->frames->n_wrapper && p->frame_count < GW_SYNC_FRAMES; i++)
+            for (size_t i = 0; i < env->frames->n_wrapper; i++) {
+                if (p->frame_count == GW_SYNC_FRAMES) {
+                    /* more than a datagram can carry anyway: keep the newest */
+                    zchunk_destroy (&p->frames[0]);
+                    memmove (p->frames, p->frames + 1, sizeof p->frames[0] * (GW_SYNC_FRAMES - 1));
+                    p->frame_count--;
+                    self->frames_dropped++;
+                }
                 p->frames[p->frame_count++] = zchunk_new (env->frames->wrapper[i].data,
                                                           env->frames->wrapper[i].len);
+            }
     } else if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES_DONE) {
         gw_pending_t *p = s_find (self, env->frames_done->step_id);
         if (p && p->kind == GW_REQ_SYNC) {
@@ -562,7 +608,7 @@ gw_service_actor (zsock_t *pipe, void *args)
             if (!(all[4 + i].revents & ZMQ_POLLIN))
                 continue;
             /* bounded, so one busy port cannot starve the others */
-            for (int k = 0; k < 64; k++) {
+            for (int k = 0; k < GW_BURST; k++) {
                 struct sockaddr_in from;
                 ssize_t n = sim_udp_recv (self->fds[i], self->buf, SIM_UDP_MAX, &from);
                 if (n < 0)

@@ -1,4 +1,13 @@
-/*  legacy.c - the legacy-grsim service actor. */
+/*  legacy.c - the legacy-grsim service actor (protocol.md §9).
+
+    grSim_Packet datagrams on the legacy port become bus requests (commands
+    first, then replacements). Robots_Status goes to each team's legacy peer
+    after every simulator instant that released vision frames, or once per
+    sync step (state at the end of the step, protocol.md §8.5). Frames and
+    snapshots arrive on different sockets, so a status waits until the
+    snapshot of its instant is here: infrared is then the state of that
+    instant, not an older one.
+*/
 #include "legacy.h"
 
 #include <math.h>
@@ -34,12 +43,17 @@ typedef struct {
     int fd;
     uint8_t *buf;
     uint64_t next_id;
-    uint64_t frame_counter;
+    uint64_t frame_counter;         /* released frames of any camera */
+    uint64_t snapshot_ns;           /* time of the newest snapshot */
+    bool have_snapshot;
+    bool status_due;                /* a Robots_Status is owed for status_due_ns */
+    uint64_t status_due_ns;
+    uint64_t step_frames;           /* frames of the sync step in progress */
     bool have_peer[2];
     struct sockaddr_in peer[2];
     grs_robot_t robots[2][SIM_MAX_ROBOT_ID + 1];
     bool terminated, bus_warned;
-    uint64_t dropped;
+    uint64_t dropped;               /* undecodable datagrams */
 } grs_service_t;
 
 static void
@@ -56,6 +70,10 @@ static void
 s_commands (grs_service_t *self, const GrSimCommands *cmds, const struct sockaddr_in *from)
 {
     sim_team_t team = cmds->isteamyellow ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
+    if (self->have_peer[team] && (self->peer[team].sin_addr.s_addr != from->sin_addr.s_addr))
+        /* a new peer starts with a full status, like the first one did */
+        for (int id = 0; id <= SIM_MAX_ROBOT_ID; id++)
+            self->robots[team][id].sent = false;
     self->peer[team] = *from;
     self->have_peer[team] = true;
     const sim_robot_specs_t *spec = &self->cfg.team[team];
@@ -242,6 +260,9 @@ s_handle_world (grs_service_t *self)
         return;
     if (env->body_case == SIMBUS__ENVELOPE__BODY_SNAPSHOT) {
         const Simbus__Snapshot *s = env->snapshot;
+        if (!self->have_snapshot || s->time_ns >= self->snapshot_ns)
+            self->snapshot_ns = s->time_ns;
+        self->have_snapshot = true;
         for (int t = 0; t < 2; t++)
             for (int id = 0; id <= SIM_MAX_ROBOT_ID; id++)
                 self->robots[t][id].present = false;
@@ -272,6 +293,26 @@ s_handle_world (grs_service_t *self)
     simbus__envelope__free_unpacked (env, NULL);
 }
 
+/* Send the owed Robots_Status once the world state of its instant is
+   known. */
+static void
+s_flush_status (grs_service_t *self)
+{
+    if (!self->status_due || !self->have_snapshot || self->snapshot_ns < self->status_due_ns)
+        return;
+    self->status_due = false;
+    s_send_status (self, SIM_TEAM_BLUE);
+    s_send_status (self, SIM_TEAM_YELLOW);
+}
+
+static void
+s_status_due (grs_service_t *self, uint64_t time_ns)
+{
+    if (!self->status_due || time_ns > self->status_due_ns)
+        self->status_due_ns = time_ns;
+    self->status_due = true;
+}
+
 static void
 s_handle_frames (grs_service_t *self)
 {
@@ -280,9 +321,16 @@ s_handle_frames (grs_service_t *self)
     if (!env)
         return;
     if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES && env->frames->n_wrapper > 0) {
+        /* every released frame of every camera ticks the kick counter */
         self->frame_counter += env->frames->n_wrapper;
-        s_send_status (self, SIM_TEAM_BLUE);
-        s_send_status (self, SIM_TEAM_YELLOW);
+        if (env->frames->has_step_id)
+            self->step_frames += env->frames->n_wrapper;   /* status at the end of the step */
+        else
+            s_status_due (self, env->frames->time_ns);
+    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES_DONE) {
+        if (self->step_frames > 0)
+            s_status_due (self, env->frames_done->time_ns);
+        self->step_frames = 0;
     }
     simbus__envelope__free_unpacked (env, NULL);
 }
@@ -327,6 +375,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     zsock_set_subscribe (self->world, SIM_TOPIC_SNAPSHOT);
     zsock_set_subscribe (self->world, SIM_TOPIC_EVENTS);
     zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES);
+    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
     if (zsock_connect (self->cmd, "%s", cfg->bus.cmd_connect) < 0
         || zsock_connect (self->world, "%s", cfg->bus.world_connect) < 0
         || zsock_connect (self->frames, "%s", cfg->bus.frames_connect) < 0) {
@@ -379,6 +428,7 @@ grs_service_actor (zsock_t *pipe, void *args)
             s_handle_world (self);
         while (zsock_events (self->frames) & ZMQ_POLLIN)
             s_handle_frames (self);
+        s_flush_status (self);
         if (items[4].revents & ZMQ_POLLIN)
             s_handle_udp (self);
     }
