@@ -82,6 +82,18 @@ sim_schedule_period_ns (const sim_config_t *cfg)
     return ns < 1 ? 1 : ns;
 }
 
+uint64_t
+sim_schedule_delay_ns (const sim_config_t *cfg)
+{
+    double d = cfg->realism.vision_delay;
+    if (!(d > 0))
+        return 0;
+    /* a million seconds is "never" and keeps the cast defined */
+    if (d > 1e6)
+        d = 1e6;
+    return (uint64_t) llround (d * 1e9);
+}
+
 void
 sim_schedule_calibration_rng (const sim_config_t *cfg, sim_rng_t *rng)
 {

@@ -34,6 +34,11 @@ void sim_rig_resolve (const sim_config_t *cfg, sim_rig_t *out);
    frame_rate <= 0 (vision.md §2.2). */
 uint64_t sim_schedule_period_ns (const sim_config_t *cfg);
 
+/* The release delay of a capture taken now: round(vision_delay * 1e9) ns,
+   0 for a negative or non-finite delay (vision.md §7). Physics and vision
+   both call this so their queues agree. */
+uint64_t sim_schedule_delay_ns (const sim_config_t *cfg);
+
 /* Seed the keyed `calibration` generator of the current rig generation
    (ARCHITECTURE.md §4): keyed by (seed, rig_generation). The vision model
    draws the whole static calibration state from it (vision.md §3.1). */

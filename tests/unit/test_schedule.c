@@ -325,3 +325,15 @@ Test (schedule, skip_to_continues_frame_numbers)
     sim_schedule_destroy (&a);
     sim_schedule_destroy (&b);
 }
+
+Test (schedule, delay_ns)
+{
+    sim_config_t cfg = s_cfg ();
+    cr_assert_eq (sim_schedule_delay_ns (&cfg), 22000000u);
+    cfg.realism.vision_delay = 2.5;
+    cr_assert_eq (sim_schedule_delay_ns (&cfg), 2500000000u);
+    cfg.realism.vision_delay = -1;
+    cr_assert_eq (sim_schedule_delay_ns (&cfg), 0u);
+    cfg.realism.vision_delay = NAN;
+    cr_assert_eq (sim_schedule_delay_ns (&cfg), 0u);
+}

@@ -21,6 +21,7 @@ struct vis_model_t {
     sim_schedule_t *schedule;
     uint64_t period_ns;
     uint64_t last_t;
+    bool started;                   /* seen a snapshot or been resumed */
     int geometry_count;             /* camera-0 frames since the last geometry */
     uint32_t truth_count;           /* advances that released frames */
     /* frames waiting for release, a ring in capture order */
@@ -96,7 +97,9 @@ void
 vis_model_resume (vis_model_t *self, uint64_t t_ns)
 {
     assert (self);
-    sim_schedule_skip_to (self->schedule, t_ns);
+    if (!self->started)
+        sim_schedule_skip_to (self->schedule, t_ns);
+    self->started = true;
 }
 
 static double
@@ -286,8 +289,13 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
         return -1;
     self->last_t = snap->time_ns;
 
-    double delay = self->cfg.realism.vision_delay;
-    uint64_t delay_ns = delay > 0 && delay < 1e9 ? (uint64_t) llround (delay * 1e9) : 0;
+    /* A model that first sees the world late (a restarted service) picks
+       up the frame numbers the schedule has reached by now. */
+    if (!self->started) {
+        sim_schedule_skip_to (self->schedule, snap->time_ns);
+        self->started = true;
+    }
+    uint64_t delay_ns = sim_schedule_delay_ns (&self->cfg);
     uint32_t mask = 0, frames[SIM_MAX_CAMERAS] = { 0 };
     int released = sim_schedule_advance (self->schedule, snap->time_ns, delay_ns,
                                          &mask, frames);

@@ -76,8 +76,14 @@ void vis_model_destroy (vis_model_t **self_p);
 void vis_model_set_config (vis_model_t *self, const sim_config_t *cfg);
 
 /* For a service that joins a running simulation (restart): continue frame
-   numbers as if the model had seen every substep end before t_ns. Call
-   once, before the first advance. Geometry is sent at once anyway. */
+   numbers as if the model had seen every substep end before t_ns (substep
+   from the configuration). The first advance does this by itself with its
+   snapshot's time, which changes nothing on a fresh start because physics
+   publishes a snapshot at every capture instant; call this only to join at
+   another time. No effect after the first advance. Geometry is sent at
+   once anyway. A rig replaced at runtime before the restart restarts its
+   frame numbers from the replacement time, which a late joiner cannot
+   know: it then counts from sim time 0. */
 void vis_model_resume (vis_model_t *self, uint64_t t_ns);
 
 /* Process the world at snap->time_ns (the end of a substep, increasing):
