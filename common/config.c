@@ -725,7 +725,7 @@ s_key_parse (const s_key_t *key, void *base, const char *text, char *why, size_t
             s_set_err (why, whylen, "'%s' is not an integer", text);
             return -1;
         }
-        if (!s_in_range (&key->range, (double) value)) {
+        if (value < INT_MIN || value > INT_MAX || !s_in_range (&key->range, (double) value)) {
             s_range_text (key, range, sizeof range);
             s_set_err (why, whylen, "%s is out of range (must be %s)", text, range);
             return -1;
@@ -979,7 +979,9 @@ s_fail (s_load_t *self, const char *section, const char *key, const char *fmt, .
     va_start (args, fmt);
     vsnprintf (what, sizeof what, fmt, args);
     va_end (args);
-    if (key)
+    if (!section)
+        s_set_err (self->err, self->errlen, "%s:%d: %s", self->origin, self->line, what);
+    else if (key)
         s_set_err (self->err, self->errlen, "%s:%d: [%s] %s: %s", self->origin, self->line,
                    section, key, what);
     else
@@ -1024,7 +1026,7 @@ s_reader (char *str, int num, void *stream)
     if (str[0] == '[')
         self->section_line = self->line;
     if (too_long) {
-        s_fail (self, "?", NULL, "line longer than %d characters", num - 1);
+        s_fail (self, NULL, NULL, "line longer than %d characters", num - 1);
         /* hand inih a comment so it does not act on the cut line */
         str[0] = ';';
         str[1] = '\0';
@@ -1120,6 +1122,26 @@ s_apply (s_load_t *self, const s_key_t *key, void *base, const char *section,
     return 1;
 }
 
+/* A key of a [camera N] / [outage N] section, kept in its slot until the
+   whole input is read. */
+static int
+s_numbered_key (s_load_t *self, const s_key_t *keys, size_t key_count, s_numbered_t *slots,
+                int *slot_count, int max, long number, const char *section, const char *name,
+                const char *value)
+{
+    size_t index;
+    s_numbered_t *slot = s_numbered_slot (self, slots, slot_count, max, number, section);
+    if (!slot)
+        return 0;
+    const s_key_t *key = s_find_key (keys, key_count, keys[0].section, name, &index);
+    if (!key) {
+        s_warn_unknown (self, section, name, false);
+        return 1;
+    }
+    slot->seen |= 1u << index;
+    return s_apply (self, key, &slot->u, section, name, value);
+}
+
 static int
 s_handler (void *user, const char *section, const char *name, const char *value)
 {
@@ -1166,36 +1188,14 @@ s_handler (void *user, const char *section, const char *name, const char *value)
         return s_apply (self, key, &cfg->team[team], section, name, value);
     }
 
-    if (s_numbered (section, "camera", &number)) {
-        size_t index;
-        const s_key_t *key = s_find_key (s_camera_keys, S_COUNT (s_camera_keys), "camera", name,
-                                         &index);
-        s_numbered_t *slot = s_numbered_slot (self, self->cameras, &self->camera_count,
-                                              SIM_MAX_CAMERAS, number, section);
-        if (!slot)
-            return 0;
-        if (!key) {
-            s_warn_unknown (self, section, name, false);
-            return 1;
-        }
-        slot->seen |= 1u << index;
-        return s_apply (self, key, &slot->u.camera, section, name, value);
-    }
-    if (s_numbered (section, "outage", &number)) {
-        size_t index;
-        const s_key_t *key = s_find_key (s_outage_keys, S_COUNT (s_outage_keys), "outage", name,
-                                         &index);
-        s_numbered_t *slot = s_numbered_slot (self, self->outages, &self->outage_count,
-                                              SIM_MAX_OUTAGES, number, section);
-        if (!slot)
-            return 0;
-        if (!key) {
-            s_warn_unknown (self, section, name, false);
-            return 1;
-        }
-        slot->seen |= 1u << index;
-        return s_apply (self, key, &slot->u.outage, section, name, value);
-    }
+    if (s_numbered (section, "camera", &number))
+        return s_numbered_key (self, s_camera_keys, S_COUNT (s_camera_keys), self->cameras,
+                               &self->camera_count, SIM_MAX_CAMERAS, number, section, name,
+                               value);
+    if (s_numbered (section, "outage", &number))
+        return s_numbered_key (self, s_outage_keys, S_COUNT (s_outage_keys), self->outages,
+                               &self->outage_count, SIM_MAX_OUTAGES, number, section, name,
+                               value);
 
     if (!s_section_known (s_keys, S_COUNT (s_keys), section)) {
         s_warn_unknown (self, section[0] ? section : "(none)", name, true);

@@ -15,9 +15,14 @@
 
 /* ---- realism ----------------------------------------------------------- */
 
+/* Every preset row starts with its names, so one lookup serves all. */
 typedef struct {
     const char *name;
-    const char *alias[3];
+    const char *alias[3];   /* NULL-terminated */
+} s_names_t;
+
+typedef struct {
+    s_names_t names;
     sim_realism_t values;
 } s_realism_preset_t;
 
@@ -31,56 +36,62 @@ typedef struct {
    calibration_orientation_offset, calibration_orientation_warp,
    kick_direction_stddev, chip_angle_stddev, kick_speed_factor_stddev. */
 static const s_realism_preset_t s_realism_presets[] = {
-    { "none", { NULL },
+    { { "none", { NULL } },
       { 0, 0, 0, 0, true, 0.4, 0.3, 0, 0, 0, 0, 0, 0, 0.035, 0.005, true, 0, 0,
         0, 3.0, 0, 0, 0, 0, 0 } },
-    { "realistic", { "measured", "default", NULL },
+    { { "realistic", { "measured", "default", NULL } },
       { 0.0007, 0.0005, 0.005, 3.3, true, 0.4, 0.8, 0.02, 0.02, 0.01, 0.01, 0.007,
         0.002, 0.022, 0.0073, true, 0.02, 0, 0.012, 3.0, 0.02, 0.02, S_KICK_DIR,
         S_CHIP_ANGLE, 0.1 } },
-    { "go26", { NULL },
+    { { "go26", { NULL } },
       { 0.0007, 0.0005, 0.005, 3.3, true, 0.4, 0.8, 0.06, 0.02, 0.01, 0.01, 0.007,
         0.002, 0.022, 0.0073, true, 0.005, 0, 0.014, 3.0, 0.02, 0.02, S_KICK_DIR,
         S_CHIP_ANGLE, 0.1 } },
-    { "rc26", { NULL },
+    { { "rc26", { NULL } },
       { 0.0007, 0.0005, 0.005, 3.3, true, 0.4, 0.8, 0.0015, 0.02, 0.01, 0.01, 0.007,
         0.002, 0.022, 0.0073, true, 0.023, 0, 0.009, 3.0, 0.02, 0.02, S_KICK_DIR,
         S_CHIP_ANGLE, 0.1 } },
-    { "erforce_friendly", { "friendly", NULL },
+    { { "erforce_friendly", { "friendly", NULL } },
       { 0.0004, 0.0003, 0.003, 1.0, true, 0.4, 1.0, 0.001, 0.05, 0.01, 0.01, 0.05,
         0.02, 0.035, 0.010, true, 0.02, 0, 0, 3.0, 0, 0, 0, 0, 0 } },
-    { "erforce_realistic", { NULL },
+    { { "erforce_realistic", { NULL } },
       { 0.0014, 0.0013, 0.01, 6.5, true, 0.4, 1.0, 0.05, 0.1, 0.03, 0.1, 0.05, 0.02,
         0.035, 0.010, true, 0.02, 0, 0, 3.0, 0, 0, 0, 0, 0 } },
-    { "erforce_rc2021", { "rc2021", NULL },
+    { { "erforce_rc2021", { "rc2021", NULL } },
       { 0.0010, 0.0013, 0.01, 6.5, true, 0.4, 1.0, 0.02, 0, 0.03, 0.1, 0.05, 0,
         0.035, 0.010, false, 0, 0, 0, 3.0, 0, 0, 0, 0, 0 } },
 };
 
 #define S_COUNT(a) (sizeof (a) / sizeof (a)[0])
 
-static bool
-s_name_matches (const char *name, const char *canonical, const char *const *alias)
+/* The row of `rows` (count rows of `stride` bytes, each starting with an
+   s_names_t) whose name or alias is `name`, case-insensitive; NULL if none. */
+static const void *
+s_find (const void *rows, size_t count, size_t stride, const char *name)
 {
-    if (strcasecmp (name, canonical) == 0)
-        return true;
-    for (int i = 0; alias[i]; i++)
-        if (strcasecmp (name, alias[i]) == 0)
-            return true;
-    return false;
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < count; i++) {
+        const void *row = (const char *) rows + i * stride;
+        const s_names_t *names = (const s_names_t *) row;
+        if (strcasecmp (name, names->name) == 0)
+            return row;
+        for (int a = 0; names->alias[a]; a++)
+            if (strcasecmp (name, names->alias[a]) == 0)
+                return row;
+    }
+    return NULL;
 }
 
 int
 sim_config_realism_preset (const char *name, sim_realism_t *out)
 {
-    if (!name)
+    const s_realism_preset_t *p = (const s_realism_preset_t *) s_find (
+        s_realism_presets, S_COUNT (s_realism_presets), sizeof s_realism_presets[0], name);
+    if (!p)
         return -1;
-    for (size_t i = 0; i < S_COUNT (s_realism_presets); i++)
-        if (s_name_matches (name, s_realism_presets[i].name, s_realism_presets[i].alias)) {
-            *out = s_realism_presets[i].values;
-            return 0;
-        }
-    return -1;
+    *out = p->values;
+    return 0;
 }
 
 const char *
@@ -93,46 +104,41 @@ sim_config_realism_names (void)
 /* ---- ball -------------------------------------------------------------- */
 
 typedef struct {
-    const char *name;
-    const char *alias[2];
+    s_names_t names;
     double acc_slide, acc_roll, roll_speed_coefficient, inertia_distribution;
     double xy_first, xy_other, z_first, z_other;
 } s_ball_preset_t;
 
 static const s_ball_preset_t s_ball_presets[] = {
-    { "default", { "measured", NULL }, -3.3, -0.22, 0.045, 0.5, 0.70, 0.87, 0.46, 0.40 },
-    { "go26", { NULL }, -3.42, -0.19, 0.045, 0.5, 0.73, 0.87, 0.46, 0.40 },
-    { "rc26", { NULL }, -3.10, -0.26, 0.045, 0.5, 0.67, 0.87, 0.46, 0.40 },
+    { { "default", { "measured", NULL } }, -3.3, -0.22, 0.045, 0.5, 0.70, 0.87, 0.46, 0.40 },
+    { { "go26", { NULL } }, -3.42, -0.19, 0.045, 0.5, 0.73, 0.87, 0.46, 0.40 },
+    { { "rc26", { NULL } }, -3.10, -0.26, 0.045, 0.5, 0.67, 0.87, 0.46, 0.40 },
     /* ER-Force advertises k_switch = 0.69, so p = 1/k - 1 */
-    { "erforce", { NULL }, -3.9, -0.35, 0, 1.0 / 0.69 - 1.0, 0.715, 1.0, 0.566, 0.566 },
-    { "tigers", { NULL }, -3.0, -0.26, 0, 0.5, 0.75, 0.95, 0.5, 0.5 },
-    { "grsim", { NULL }, -0.49, -0.49, 0, 0.5, 0.6, 0.96, 0.42, 0.42 },
+    { { "erforce", { NULL } }, -3.9, -0.35, 0, 1.0 / 0.69 - 1.0, 0.715, 1.0, 0.566, 0.566 },
+    { { "tigers", { NULL } }, -3.0, -0.26, 0, 0.5, 0.75, 0.95, 0.5, 0.5 },
+    { { "grsim", { NULL } }, -0.49, -0.49, 0, 0.5, 0.6, 0.96, 0.42, 0.42 },
 };
 
 int
 sim_config_ball_preset (const char *name, sim_ball_cfg_t *out)
 {
-    if (!name)
+    const s_ball_preset_t *p = (const s_ball_preset_t *) s_find (
+        s_ball_presets, S_COUNT (s_ball_presets), sizeof s_ball_presets[0], name);
+    if (!p)
         return -1;
-    for (size_t i = 0; i < S_COUNT (s_ball_presets); i++) {
-        const s_ball_preset_t *p = &s_ball_presets[i];
-        if (!s_name_matches (name, p->name, p->alias))
-            continue;
-        /* keys a preset does not list keep the default-column value */
-        sim_config_t defaults;
-        sim_config_defaults (&defaults);
-        *out = defaults.ball;
-        out->acc_slide = p->acc_slide;
-        out->acc_roll = p->acc_roll;
-        out->roll_speed_coefficient = p->roll_speed_coefficient;
-        out->inertia_distribution = p->inertia_distribution;
-        out->chip_damping_xy_first_hop = p->xy_first;
-        out->chip_damping_xy_other_hops = p->xy_other;
-        out->chip_damping_z = p->z_first;
-        out->chip_damping_z_other_hops = p->z_other;
-        return 0;
-    }
-    return -1;
+    /* keys a preset does not list keep the default-column value */
+    sim_config_t defaults;
+    sim_config_defaults (&defaults);
+    *out = defaults.ball;
+    out->acc_slide = p->acc_slide;
+    out->acc_roll = p->acc_roll;
+    out->roll_speed_coefficient = p->roll_speed_coefficient;
+    out->inertia_distribution = p->inertia_distribution;
+    out->chip_damping_xy_first_hop = p->xy_first;
+    out->chip_damping_xy_other_hops = p->xy_other;
+    out->chip_damping_z = p->z_first;
+    out->chip_damping_z_other_hops = p->z_other;
+    return 0;
 }
 
 const char *
@@ -144,8 +150,7 @@ sim_config_ball_names (void)
 /* ---- robot limits ------------------------------------------------------ */
 
 typedef struct {
-    const char *name;
-    const char *alias[2];
+    s_names_t names;
     sim_limits_t limits;
 } s_limits_preset_t;
 
@@ -153,25 +158,23 @@ typedef struct {
    acc_brake_absolute_max, acc_brake_angular_max, vel_absolute_max,
    vel_angular_max (the spec's table lists them in another order). */
 static const s_limits_preset_t s_limits_presets[] = {
-    { "default", { "measured", NULL }, { 3.5, 40, 5.0, 40, 3.0, 12 } },
-    { "tigers", { NULL }, { 3.2, 45, 4.2, 45, 3.3, 12 } },
-    { "erforce", { NULL }, { 3.7, 45, 5.5, 45, 3.0, 12 } },
-    { "kiks", { NULL }, { 4.2, 45, 5.5, 45, 3.4, 12 } },
-    { "fast", { NULL }, { 4.5, 50, 6.0, 50, 3.5, 15 } },
-    { "grsim", { NULL }, { 4.0, 50, 4.0, 50, 5.0, 20 } },
+    { { "default", { "measured", NULL } }, { 3.5, 40, 5.0, 40, 3.0, 12 } },
+    { { "tigers", { NULL } }, { 3.2, 45, 4.2, 45, 3.3, 12 } },
+    { { "erforce", { NULL } }, { 3.7, 45, 5.5, 45, 3.0, 12 } },
+    { { "kiks", { NULL } }, { 4.2, 45, 5.5, 45, 3.4, 12 } },
+    { { "fast", { NULL } }, { 4.5, 50, 6.0, 50, 3.5, 15 } },
+    { { "grsim", { NULL } }, { 4.0, 50, 4.0, 50, 5.0, 20 } },
 };
 
 int
 sim_config_limits_preset (const char *name, sim_limits_t *out)
 {
-    if (!name)
+    const s_limits_preset_t *p = (const s_limits_preset_t *) s_find (
+        s_limits_presets, S_COUNT (s_limits_presets), sizeof s_limits_presets[0], name);
+    if (!p)
         return -1;
-    for (size_t i = 0; i < S_COUNT (s_limits_presets); i++)
-        if (s_name_matches (name, s_limits_presets[i].name, s_limits_presets[i].alias)) {
-            *out = s_limits_presets[i].limits;
-            return 0;
-        }
-    return -1;
+    *out = p->limits;
+    return 0;
 }
 
 const char *
