@@ -17,6 +17,10 @@ CC       ?= cc
 SHARED   ?= ../shared
 RUN_ARGS ?=
 .DEFAULT_GOAL := all
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+# V=1 shows every command
+Q := $(if $(V),,@)
+.SECONDARY:
 
 PKGS     := libczmq libzmq libprotobuf-c inih
 OPT      ?= -O2 -g
@@ -44,7 +48,8 @@ GEN_H := $(GEN_C:.c=.h)
 
 $(GEN)/.stamp: $(WIRE_PROTOS) $(BUS_PROTOS) | deps
 	@mkdir -p $(GEN)
-	protoc-c --c_out=$(GEN) -Iproto -I/usr/include $(notdir $(WIRE_PROTOS)) \
+	@$(if $(Q),echo "  PROTOC  proto/ -> $(GEN)")
+	$(Q)protoc-c --c_out=$(GEN) -Iproto -I/usr/include $(notdir $(WIRE_PROTOS)) \
 	    $(patsubst proto/%,%,$(BUS_PROTOS)) google/protobuf/any.proto
 	@touch $@
 
@@ -84,17 +89,20 @@ deps:
 
 $(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -w -I$(GEN) $(PKG_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_BASE) -w -I$(GEN) $(PKG_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c $(GEN)/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DSSL_SIM_VERSION='"$(VERSION)"' -DSSL_SIM_BIN='"$(abspath $(BIN))"' -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -DSSL_SIM_VERSION='"$(VERSION)"' -DSSL_SIM_BIN='"$(abspath $(BIN))"' -c $< -o $@
 
 define make_lib
 $(1): $(2)
 	@mkdir -p $$(dir $$@)
 	@rm -f $$@
-	ar rcs $$@ $$^
+	@$(if $(Q),echo "  AR      $$@")
+	$(Q)ar rcs $$@ $$^
 endef
 $(eval $(call make_lib,$(LIB_PROTO),$(GEN_OBJ)))
 $(eval $(call make_lib,$(LIB_COMMON),$(call obj,$(COMMON_SRC))))
@@ -104,17 +112,20 @@ $(eval $(call make_lib,$(LIB_SERV),$(call obj,$(SERVICE_SRC))))
 
 $(BIN): $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS) $(LDLIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(SAN) -o $@ $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_HELP)) $(ALL_LIBS) $(GEN)/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/support \
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(CFLAGS) -Itests/support \
 	    -MF $(BUILD)/tests/$*.d -o $@ $< $(call obj,$(TEST_HELP)) \
 	    $(ALL_LIBS) $(LDLIBS) $(CRIT_LIBS)
 
 $(BUILD)/bench/%: bench/%.c $(ALL_LIBS) $(GEN)/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MF $(BUILD)/bench/$*.d -o $@ $< $(ALL_LIBS) $(LDLIBS)
+	@$(if $(Q),echo "  BENCH   $@")
+	$(Q)$(CC) $(CFLAGS) -MF $(BUILD)/bench/$*.d -o $@ $< $(ALL_LIBS) $(LDLIBS)
 
 # ---- user commands -------------------------------------------------------
 wire-check: | deps
