@@ -1,4 +1,5 @@
-/*  phys_apply.c - league messages to physics core calls. */
+/*  phys_apply.c - league messages to physics core calls (protocol.md §4,
+    §5): wire units and conventions are converted here, never in the core. */
 #include "phys_apply.h"
 
 #include <math.h>
@@ -113,17 +114,20 @@ s_geometry_field (const SSLGeometryFieldSize *f, sim_field_t *field)
 }
 
 static void
-s_geometry (phys_world_t *world, sim_config_t *cfg, const SSLGeometryData *g, phys_changes_t *changes)
+s_geometry (phys_world_t *world, sim_config_t *cfg, const SSLGeometryData *g, sim_errors_t *errors,
+            phys_changes_t *changes)
 {
     if (g->field) {
         sim_field_t field;
         sim_field_resolve (cfg, &field);
         s_geometry_field (g->field, &field);
-        if (field.length > 0 && field.width > 0 && isfinite (field.length) && isfinite (field.width)) {
+        /* the world validates the sizes; only an accepted field enters the
+           configuration, so the two never disagree */
+        if (phys_world_set_field (world, &field) == PHYS_OK) {
             cfg->field = field;
-            phys_world_set_field (world, &field);
             changes->config = true;
-        }
+        } else
+            sim_errors_add (errors, "UNSUPPORTED", "geometry with non-positive field sizes ignored");
     }
     int count = 0;
     sim_camera_cfg_t cams[SIM_MAX_CAMERAS];
@@ -288,7 +292,7 @@ phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorComma
     if (!config)
         return;
     if (config->geometry)
-        s_geometry (world, cfg, config->geometry, changes);
+        s_geometry (world, cfg, config->geometry, errors, changes);
     for (size_t i = 0; i < config->n_robot_specs; i++) {
         const RobotSpecs *s = config->robot_specs[i];
         sim_team_t team;
