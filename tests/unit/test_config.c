@@ -20,16 +20,12 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* A fresh directory per test (Criterion forks each test, so this is the
-   test's own). Leaked on purpose: the test process ends right after. */
-static const char *
-s_tmpdir (void)
-{
-    static char dir[64];
-    snprintf (dir, sizeof dir, "/tmp/test_config.XXXXXX");
-    cr_assert_not_null (mkdtemp (dir));
-    return dir;
-}
+/* A fresh directory per test, named into the caller's buffer. It stays in
+   /tmp after the test (a few bytes) so a failure can be inspected. */
+#define S_TMPDIR(name_) \
+    char name_[64]; \
+    snprintf (name_, sizeof name_, "/tmp/test_config.XXXXXX"); \
+    cr_assert_not_null (mkdtemp (name_))
 
 /* Write `text` to DIR/NAME; returns a heap path the caller frees. */
 static char *
@@ -278,7 +274,7 @@ Test (config, defaults_pass_validation_and_empty_args)
 
 Test (config, file_sets_every_kind_of_key)
 {
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     char *path = s_write (dir, "a.ini",
         "; a comment\n"
         "# another comment\n"
@@ -497,7 +493,7 @@ Test (config, unknown_keys_and_sections_are_warnings)
 
 Test (config, unreadable_file_is_an_error)
 {
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     char path[256];
     snprintf (path, sizeof path, "%s/missing.ini", dir);
     sim_config_t cfg;
@@ -513,7 +509,7 @@ Test (config, unreadable_file_is_an_error)
 
 Test (config, file_error_through_args_names_the_file)
 {
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     char *path = s_write (dir, "bad.ini", "[sim]\n\nwall_height = -0.1\n");
     sim_config_t cfg;
     char err[512] = "";
@@ -594,7 +590,7 @@ Test (config, seed_random_differs_and_u64_max_is_accepted)
 
 Test (config, cameras_flag_clears_explicit_cameras)
 {
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     char *path = s_write (dir, "rig.ini",
                           "[camera 0]\nx = 0\ny = 0\nz = 6\n[camera 1]\nx = 1\ny = 0\nz = 6\n");
     sim_config_t cfg, ref;
@@ -687,7 +683,7 @@ Test (config, cross_key_checks)
 {
     sim_config_t cfg;
     char err[512] = "";
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     char *path = s_write (dir, "c.ini", "[blue]\ncenter_to_dribbler = 0.095\n");
     cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), -1);
     cr_expect_not_null (strstr (err, "[blue] center_to_dribbler"), "%s", err);
@@ -706,7 +702,7 @@ Test (config, cross_key_checks)
 
 Test (config, flag_beats_file_whatever_the_order)
 {
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     char *path = s_write (dir, "p.ini",
                           "[sim]\ninitial_robots_per_team = 3\nseed = 5\n[run]\nspeed = 4\n");
     sim_config_t cfg;
@@ -723,7 +719,7 @@ Test (config, flag_beats_file_whatever_the_order)
 
 Test (config, preset_flag_replaces_a_table_the_file_set)
 {
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     char *path = s_write (dir, "p.ini",
                           "[ball]\nmass = 0.05\nacc_roll = -0.3\n"
                           "[blue.limits]\nvel_absolute_max = 1.0\n"
@@ -751,7 +747,7 @@ Test (config, preset_flag_replaces_a_table_the_file_set)
 
 Test (config, run_presets_win_over_tables_in_the_same_file)
 {
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     /* [run] comes first: it still wins because presets apply after the file */
     char *path = s_write (dir, "r.ini",
                           "[run]\nrealism = erforce_rc2021\nball_preset = grsim\n"
@@ -780,7 +776,7 @@ Test (config, run_presets_win_over_tables_in_the_same_file)
 
 Test (config, file_realism_table_sets_glue_at_startup)
 {
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     char *path = s_write (dir, "g.ini", "[realism]\nsimulate_dribbling = false\n");
     sim_config_t cfg;
     char err[512] = "";
@@ -792,7 +788,7 @@ Test (config, file_realism_table_sets_glue_at_startup)
 
 Test (config, realism_file_partial_keys_are_realistic)
 {
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     char *bare = s_write (dir, "bare.ini", "stddev_ball_p = 0.003\nmissing_ball_detections = 0.1\n");
     char *sect = s_write (dir, "sect.ini",
                           "[realism]\nvision_delay = 0.05\n[ball]\nmass = 1\n");
@@ -1097,8 +1093,10 @@ Test (config, user_documentation_lists_every_key)
     FILE *file = fopen (path, "r");
     if (!file)
         cr_skip_test ("%s not found (run from the repository root)", path);
-    static char text[256 * 1024];
-    size_t len = fread (text, 1, sizeof text - 1, file);
+    size_t size = 256 * 1024;
+    char *text = (char *) malloc (size);
+    cr_assert_not_null (text);
+    size_t len = fread (text, 1, size - 1, file);
     fclose (file);
     text[len] = '\0';
     char *reference = sim_config_doc_markdown ();
@@ -1107,6 +1105,7 @@ Test (config, user_documentation_lists_every_key)
                         "docs/config.md lacks the current key reference; regenerate it "
                         "with sim_config_doc_markdown ()");
     free (reference);
+    free (text);
 }
 
 Test (config, example_realism_file_loads)
@@ -1126,7 +1125,7 @@ Test (config, example_realism_file_loads)
 
 Test (config, run_realism_file_is_found_next_to_the_config)
 {
-    const char *dir = s_tmpdir ();
+    S_TMPDIR (dir);
     char sub[128];
     snprintf (sub, sizeof sub, "%s/lab", dir);
     cr_assert_eq (mkdir (sub, 0700), 0);
