@@ -266,3 +266,74 @@ Test (vis_model, empty_rig_emits_nothing)
     cr_assert_eq (f.ball_count + f.blue_count + f.yellow_count, 0, "an empty frame is still a frame");
     vis_model_destroy (&m);
 }
+
+Test (vis_model, all_seven_presets)
+{
+    static const struct { const char *name; double delay, processing, overlap; } p[] = {
+        { "none", 0.035, 0.005, 0.3 },
+        { "realistic", 0.022, 0.0073, 0.8 },
+        { "go26", 0.022, 0.0073, 0.8 },
+        { "rc26", 0.022, 0.0073, 0.8 },
+        { "erforce_friendly", 0.035, 0.010, 1.0 },
+        { "erforce_realistic", 0.035, 0.010, 1.0 },
+        { "erforce_rc2021", 0.035, 0.010, 1.0 },
+    };
+    for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
+        sim_config_t cfg = s_cfg (p[k].name);
+        cr_assert_float_eq (cfg.realism.camera_overlap, p[k].overlap, 1e-12, "%s", p[k].name);
+        vis_model_t *m = vis_model_new (&cfg);
+        int frames = 0;
+        for (int t = 1; t <= 200; t++) {
+            sim_snapshot_t s = s_scene ((uint64_t) t * 1000000u);
+            int n = vis_model_advance (m, &s);
+            for (int i = 0; i < n; i++) {
+                const vis_frame_t *f = vis_model_released (m, i);
+                cr_assert_eq (f->due_ns - f->capture_ns, (uint64_t) llround (p[k].delay * 1e9),
+                              "%s delay", p[k].name);
+                cr_assert_float_eq (f->t_sent - f->t_capture, p[k].processing, 1e-12);
+                /* robot blue 3 at (0.2, -2.0) is seen by camera 0 (unless dropped) */
+                for (int j = 0; j < f->blue_count; j++)
+                    if (f->blue[j].id == 3)
+                        cr_assert_float_eq (f->blue[j].x, 0.2, 0.12, "%s", p[k].name);
+                frames++;
+            }
+        }
+        cr_assert (frames >= 2 * 12, "%s: %d frames", p[k].name, frames);
+        vis_model_destroy (&m);
+    }
+}
+
+Test (vis_model, long_queue_and_lowered_delay)
+{
+    sim_config_t cfg = s_cfg ("realistic");
+    cfg.vision.default_camera_count = 4;
+    cfg.realism.vision_delay = 1.0;     /* ~300 frames in flight: the queue grows */
+    vis_model_t *m = vis_model_new (&cfg);
+    uint64_t last_capture = 0;
+    uint32_t next_frame[4] = { 0 };
+    int released = 0;
+    for (int k = 1; k <= 2300; k++) {
+        if (k == 1200) {
+            /* lowering the delay never lets a newer frame overtake */
+            cfg.realism.vision_delay = 0.0;
+            vis_model_set_config (m, &cfg);
+        }
+        sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
+        int n = vis_model_advance (m, &s);
+        if (k < 1001)
+            cr_assert_eq (n, 0);
+        for (int i = 0; i < n; i++) {
+            const vis_frame_t *f = vis_model_released (m, i);
+            cr_assert (f->capture_ns >= last_capture);
+            last_capture = f->capture_ns;
+            cr_assert_eq (f->frame_number, next_frame[f->camera_index]++);
+            cr_assert (f->due_ns <= s.time_ns);
+            if (f->capture_ns >= 1200000000u && f->capture_ns < 2187000000u)
+                cr_assert (s.time_ns >= 2187000000u, "waits behind the older frames (last due 2.187 s)");
+            released++;
+        }
+    }
+    /* every capture up to 2.3 s is out: 4 cameras x 169 instants */
+    cr_assert_eq (released, 4 * 169);
+    vis_model_destroy (&m);
+}
