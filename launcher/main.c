@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "control.h"
 #include "services.h"
 #include "sim_bus.h"
 #include "sim_log.h"
@@ -23,6 +24,10 @@ s_usage (FILE *out)
              "  ssl-sim service NAME [OPTIONS]             run one service in the foreground\n"
              "                                             (physics, vision, gateway, legacy-grsim)\n"
              "  ssl-sim presets [OPTIONS]                  print the default configuration\n"
+             "  ssl-sim status [OPTIONS]                   the running services: pid, uptime,\n"
+             "                                             CPU, memory and rates\n"
+             "  ssl-sim restart NAME [OPTIONS]             restart one running service\n"
+             "                                             (its supervisor starts it again)\n"
              "  ssl-sim --help | --version\n"
              "\n"
              "options:\n"
@@ -102,8 +107,11 @@ s_run_service (const char *name, int optc, char **optv)
         sim_error ("%s did not start", name);
         return 1;
     }
+    char pidfile[SIM_STRING_MAX + 16];
+    launch_pidfile_write (&args.cfg, name, pidfile, sizeof pidfile);
     s_wait (&actor, 1, 0);
     zactor_destroy (&actor);
+    launch_pidfile_remove (pidfile);
     return 0;
 }
 
@@ -214,6 +222,18 @@ main (int argc, char **argv)
         return s_run (argc - 2, argv + 2);
     if (strcmp (command, "presets") == 0)
         return s_presets (argc - 2, argv + 2);
+    if (strcmp (command, "status") == 0 || strcmp (command, "restart") == 0) {
+        bool restart = command[0] == 'r';
+        if (restart && (argc < 3 || argv[2][0] == '-')) {
+            fprintf (stderr, "ssl-sim: restart needs a NAME (physics, vision, gateway, legacy-grsim)\n");
+            return 2;
+        }
+        int skip = restart ? 3 : 2;
+        sim_config_t cfg;
+        if (s_config (&cfg, argc - skip, argv + skip) || sim_bus_resolve (&cfg, NULL))
+            return 2;
+        return restart ? launch_restart (&cfg, argv[2]) : launch_status (&cfg);
+    }
     if (strcmp (command, "service") == 0) {
         if (argc < 3) {
             fprintf (stderr, "ssl-sim: service needs a NAME (physics, vision, gateway, legacy-grsim)\n");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "services.h"
+#include "sim_bus.h"
 #include "sim_log.h"
 
 #define LAUNCH_BACKOFF_MIN_MS  250
@@ -21,6 +22,7 @@
 #define LAUNCH_STABLE_MS       10000   /* up this long: the next failure starts backoff afresh */
 #define LAUNCH_GIVE_UP         5       /* consecutive failures within 2 s of start */
 #define LAUNCH_STOP_GRACE_MS   5000
+#define LAUNCH_RESTART_CLEAN_MS 20     /* after a requested stop (clean exit) */
 
 typedef struct {
     const launch_service_t *service;
@@ -123,13 +125,25 @@ s_child_exited (launch_child_t *c, int status)
 {
     int64_t now = s_now_ms ();
     int64_t up = now - c->started_ms;
-    if (WIFSIGNALED (status))
+    if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+        sim_info ("%s (pid %d) stopped after %.1f s", c->service->name, (int) c->pid,
+                  (double) up / 1000);
+    else if (WIFSIGNALED (status))
         sim_warn ("%s (pid %d) killed by signal %d after %.1f s", c->service->name, (int) c->pid,
                   WTERMSIG (status), (double) up / 1000);
     else
         sim_warn ("%s (pid %d) exited with status %d after %.1f s", c->service->name, (int) c->pid,
                   WEXITSTATUS (status), (double) up / 1000);
     c->pid = 0;
+    if (WIFEXITED (status) && WEXITSTATUS (status) == 0) {
+        /* a clean exit is a stop someone asked for (`ssl-sim restart`,
+           SIGTERM): start it again at once, no backoff */
+        c->restart_at_ms = now + LAUNCH_RESTART_CLEAN_MS;
+        c->backoff_ms = 0;
+        c->quick_failures = 0;
+        sim_info ("restarting %s", c->service->name);
+        return 0;
+    }
     if (up >= LAUNCH_STABLE_MS) {
         c->backoff_ms = LAUNCH_BACKOFF_MIN_MS;
         c->quick_failures = 0;
@@ -186,6 +200,18 @@ s_stop_all (launch_child_t *children, int count)
         }
 }
 
+/* The run is over: its checkpoint can never be resumed (the next run has
+   another id), so it goes. */
+static void
+s_remove_checkpoint (const sim_config_t *cfg)
+{
+    char dir[SIM_STRING_MAX], path[SIM_STRING_MAX + 32];
+    if (sim_bus_runtime_dir (cfg, dir, sizeof dir) == 0) {
+        snprintf (path, sizeof path, "%s/physics.checkpoint", dir);
+        unlink (path);
+    }
+}
+
 int
 launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cfg)
 {
@@ -194,6 +220,18 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
     sigaction (SIGINT, &sa, NULL);
     sigaction (SIGTERM, &sa, NULL);
     signal (SIGPIPE, SIG_IGN);
+
+    /* The run id ties physics checkpoints to this run: a restarted physics
+       resumes, a later `ssl-sim run` starts fresh. An operator who sets
+       SSL_SIM_RUN_ID keeps it (and the checkpoint) across launcher runs. */
+    bool own_run_id = !getenv ("SSL_SIM_RUN_ID");
+    if (own_run_id) {
+        struct timespec ts;
+        clock_gettime (CLOCK_REALTIME, &ts);
+        char id[64];
+        snprintf (id, sizeof id, "%d-%lld%09ld", (int) getpid (), (long long) ts.tv_sec, ts.tv_nsec);
+        setenv ("SSL_SIM_RUN_ID", id, 1);
+    }
 
     launch_child_t children[LAUNCH_SERVICE_COUNT];
     int count = 0;
@@ -254,6 +292,8 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
     if (s_stop_signal)
         sim_info ("stopping on signal %d", (int) s_stop_signal);
     s_stop_all (children, count);
+    if (own_run_id)
+        s_remove_checkpoint (cfg);
     sim_info ("all services stopped");
     return code;
 }

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "phys_apply.h"
+#include "phys_checkpoint.h"
 #include "sim_bus.h"
 #include "sim_log.h"
 #include "sim_schedule.h"
@@ -26,6 +27,7 @@
 #define PHYS_SYNC_HOLD_US        1000000    /* protocol.md §8.4 */
 #define PHYS_CATCH_UP_S          0.25       /* protocol.md §8.1 */
 #define PHYS_FAST_BATCH          32         /* substeps between message checks */
+#define PHYS_CHECKPOINT_PERIOD_US 1000000   /* ARCHITECTURE.md §3: a kill -9 loses at most this */
 
 typedef struct {
     sim_config_t cfg;
@@ -35,6 +37,11 @@ typedef struct {
     zpoller_t *poller;
     bool terminated;
     bool bus_warned;
+
+    /* checkpoints: empty path = off (single process: nothing to restart) */
+    char checkpoint_path[SIM_STRING_MAX];
+    char run_key[80];
+    int64_t next_checkpoint_us;
 
     uint64_t config_serial;
     bool config_due;
@@ -369,8 +376,21 @@ s_advance_clock (phys_service_t *self, int64_t now)
 }
 
 static void
+s_checkpoint (phys_service_t *self)
+{
+    if (!*self->checkpoint_path)
+        return;
+    phys_checkpoint_save (self->checkpoint_path, self->run_key, self->world, &self->cfg,
+                          self->config_serial);
+}
+
+static void
 s_periodic (phys_service_t *self, int64_t now)
 {
+    if (now >= self->next_checkpoint_us) {
+        s_checkpoint (self);
+        self->next_checkpoint_us = now + PHYS_CHECKPOINT_PERIOD_US;
+    }
     if (now >= self->next_config_us) {
         self->config_due = true;
         self->next_config_us = now + PHYS_CONFIG_PERIOD_US;
@@ -403,6 +423,38 @@ s_destroy (phys_service_t **self_p)
     *self_p = NULL;
 }
 
+/* Separate processes checkpoint into the runtime directory; a world saved
+   by an earlier process of the same run is resumed: same robots, ball,
+   clock, random stream and effective configuration. */
+static void
+s_resume (phys_service_t *self, const sim_config_t *own)
+{
+    self->config_serial = 1;
+    if (strncmp (own->bus.cmd_bind, "inproc://", 9) == 0)
+        return;
+    char dir[SIM_STRING_MAX - 32];
+    if (sim_bus_runtime_dir (own, dir, sizeof dir))
+        return;
+    snprintf (self->checkpoint_path, sizeof self->checkpoint_path, "%s/physics.checkpoint", dir);
+    phys_checkpoint_key (own, self->run_key, sizeof self->run_key);
+    sim_config_t saved;
+    uint64_t serial = 0;
+    phys_world_t *world = phys_checkpoint_load (self->checkpoint_path, self->run_key, &saved, &serial);
+    if (!world)
+        return;
+    /* endpoints and the log level stay this process's own */
+    saved.bus = own->bus;
+    saved.network = own->network;
+    memcpy (saved.run.log_level, own->run.log_level, sizeof saved.run.log_level);
+    saved.run.duration = own->run.duration;
+    self->cfg = saved;
+    self->world = world;
+    self->config_serial = serial;
+    sim_info ("resumed from checkpoint: sim %.3fs, %d robots, config serial %llu",
+              (double) phys_world_time_ns (world) / 1e9, phys_world_robot_count (world),
+              (unsigned long long) serial);
+}
+
 static phys_service_t *
 s_new (zsock_t *pipe, const sim_config_t *cfg)
 {
@@ -411,8 +463,14 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         return NULL;
     self->pipe = pipe;
     self->cfg = *cfg;
-    self->world = phys_world_new (&self->cfg);
+    s_resume (self, cfg);
+    if (!self->world)
+        self->world = phys_world_new (&self->cfg);
     self->schedule = sim_schedule_new (&self->cfg);
+    /* a resumed clock: captures up to now are past, as for a restarted
+       vision (same function, so both agree on the next instant) */
+    if (self->world && self->schedule)
+        sim_schedule_skip_to (self->schedule, phys_world_time_ns (self->world));
     self->cmd = zsock_new (ZMQ_ROUTER);
     self->pub = zsock_new (ZMQ_XPUB);
     if (!self->world || !self->schedule || !self->cmd || !self->pub) {
@@ -432,10 +490,11 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     int64_t now = zclock_usecs ();
     self->last_sync_us = now - 10 * PHYS_SYNC_HOLD_US;
     self->last_tick_us = self->status_wall_us = now;
+    self->status_sim_ns = phys_world_time_ns (self->world);
     self->next_config_us = now;
     self->next_clock_us = now;
     self->next_snapshot_us = now + PHYS_SNAPSHOT_PERIOD_US;
-    self->config_serial = 1;
+    self->next_checkpoint_us = now + PHYS_CHECKPOINT_PERIOD_US;
     return self;
 }
 
@@ -472,5 +531,7 @@ phys_service_actor (zsock_t *pipe, void *args)
             s_handle_cmd (self);
         s_periodic (self, zclock_usecs ());
     }
+    /* $TERM (SIGTERM of the process, a restart): save the latest state */
+    s_checkpoint (self);
     s_destroy (&self);
 }

@@ -30,6 +30,8 @@ typedef struct {
     struct sockaddr_in dest, truth_dest;
     bool terminated;
     bool bus_warned;
+    bool advanced;                  /* the model has seen a snapshot */
+    uint64_t last_time_ns;          /* of the last snapshot fed to the model */
     uint8_t *packets;               /* VIS_MAX_RELEASED * VIS_PACKET_MAX */
     uint64_t sent, send_failures;
 } vis_service_t;
@@ -117,6 +119,29 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
         return;
     sim_snapshot_t snap;
     s_snapshot_from_bus (msg, &snap);
+    if (self->advanced && snap.time_ns < self->last_time_ns) {
+        /* physics went back to its checkpoint (it was killed): start the
+           model again from the keyed state, which repeats exactly what a
+           vision that had only ever seen this timeline would send */
+        sim_info ("simulation time went back from %.3fs to %.3fs (physics resumed); resuming",
+                  (double) self->last_time_ns / 1e9, (double) snap.time_ns / 1e9);
+        vis_model_destroy (&self->model);
+        self->model = vis_model_new (&self->cfg);
+        self->advanced = false;
+        if (!self->model) {
+            self->have_config = false;
+            return;
+        }
+    }
+    if (!self->advanced) {
+        /* joining a running simulation (this process restarted, or physics
+           resumed): frame numbers continue from the sim time; the model
+           sends geometry with its first capture */
+        if (snap.time_ns > 0)
+            vis_model_resume (self->model, snap.time_ns);
+        self->advanced = true;
+    }
+    self->last_time_ns = snap.time_ns;
     int released = vis_model_advance (self->model, &snap);
     if (released <= 0)
         return;

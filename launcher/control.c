@@ -1,0 +1,322 @@
+/*  control.c - `ssl-sim status`, `ssl-sim restart NAME` and pid files. */
+#include "control.h"
+
+#include <czmq.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "services.h"
+#include "sim_bus.h"
+#include "sim_log.h"
+
+#define CTL_SAMPLE_MS   1000    /* status: bus and CPU sampling window */
+#define CTL_RESTART_MS  20000   /* restart: how long to wait for the successor */
+
+typedef struct {
+    int pid;
+    char supervisor[32];
+    bool alive;
+    double cpu_s;               /* utime + stime */
+    double uptime_s;
+    double rss_mib;
+} ctl_proc_t;
+
+static int
+s_pidfile_path (const sim_config_t *cfg, const char *name, char *path, size_t len)
+{
+    char dir[SIM_STRING_MAX];
+    if (sim_bus_runtime_dir (cfg, dir, sizeof dir))
+        return -1;
+    int n = snprintf (path, len, "%s/%s.pid", dir, name);
+    return n > 0 && (size_t) n < len ? 0 : -1;
+}
+
+void
+launch_pidfile_write (const sim_config_t *cfg, const char *name, char *path, size_t len)
+{
+    if (s_pidfile_path (cfg, name, path, len)) {
+        *path = '\0';
+        return;
+    }
+    const char *by = getenv ("SSL_SIM_SUPERVISED") ? "launcher"
+                   : getenv ("INVOCATION_ID") ? "systemd" : "none";
+    char tmp[SIM_STRING_MAX + 16];
+    snprintf (tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen (tmp, "w");
+    /* written whole, then renamed: a reader never sees half a file */
+    if (!f || fprintf (f, "%d %s\n", (int) getpid (), by) < 0 || fclose (f) || rename (tmp, path)) {
+        sim_warn ("cannot write %s: %s", path, strerror (errno));
+        *path = '\0';
+    }
+}
+
+static int
+s_pidfile_read (const char *path, int *pid, char *by, size_t by_len)
+{
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return -1;
+    char word[32] = "";
+    int n = fscanf (f, "%d %31s", pid, word);
+    fclose (f);
+    if (n < 1 || *pid <= 0)
+        return -1;
+    snprintf (by, by_len, "%s", n == 2 ? word : "none");
+    return 0;
+}
+
+void
+launch_pidfile_remove (const char *path)
+{
+    int pid = 0;
+    char by[32];
+    if (*path && s_pidfile_read (path, &pid, by, sizeof by) == 0 && pid == (int) getpid ())
+        unlink (path);
+}
+
+/* Whether `pid` is an `ssl-sim service NAME` process (a stale pid file may
+   name a recycled pid). */
+static bool
+s_is_service (int pid, const char *name)
+{
+    char path[64], buf[4096];
+    snprintf (path, sizeof path, "/proc/%d/cmdline", pid);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return false;
+    size_t n = fread (buf, 1, sizeof buf - 1, f);
+    fclose (f);
+    buf[n] = '\0';
+    bool saw_service = false;
+    for (size_t i = 0; i < n; i += strlen (buf + i) + 1) {
+        if (saw_service)
+            return strcmp (buf + i, name) == 0;
+        saw_service = strcmp (buf + i, "service") == 0;
+    }
+    return false;
+}
+
+static void
+s_proc_sample (ctl_proc_t *p)
+{
+    char path[64], buf[2048];
+    snprintf (path, sizeof path, "/proc/%d/stat", p->pid);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return;
+    size_t n = fread (buf, 1, sizeof buf - 1, f);
+    fclose (f);
+    buf[n] = '\0';
+    char *rest = strrchr (buf, ')');       /* the command name may hold spaces */
+    if (!rest)
+        return;
+    unsigned long long utime = 0, stime = 0, start = 0;
+    /* fields 3.. after the name: state ppid ... utime(14) stime(15) ... starttime(22) */
+    if (sscanf (rest + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu",
+                &utime, &stime, &start) != 3)
+        return;
+    double hz = (double) sysconf (_SC_CLK_TCK);
+    p->cpu_s = (double) (utime + stime) / hz;
+    double up = 0;
+    f = fopen ("/proc/uptime", "r");
+    if (f) {
+        if (fscanf (f, "%lf", &up) != 1)
+            up = 0;
+        fclose (f);
+    }
+    p->uptime_s = up - (double) start / hz;
+    snprintf (path, sizeof path, "/proc/%d/status", p->pid);
+    f = fopen (path, "r");
+    if (f) {
+        char line[256];
+        while (fgets (line, sizeof line, f)) {
+            unsigned long kb;
+            if (sscanf (line, "VmRSS: %lu", &kb) == 1)
+                p->rss_mib = (double) kb / 1024.0;
+        }
+        fclose (f);
+    }
+}
+
+static void
+s_proc_find (const sim_config_t *cfg, const char *name, ctl_proc_t *p)
+{
+    memset (p, 0, sizeof *p);
+    char path[SIM_STRING_MAX + 16];
+    if (s_pidfile_path (cfg, name, path, sizeof path)
+        || s_pidfile_read (path, &p->pid, p->supervisor, sizeof p->supervisor))
+        return;
+    p->alive = s_is_service (p->pid, name);
+    if (p->alive)
+        s_proc_sample (p);
+}
+
+/* What the bus shows during one window: physics's clock and snapshots,
+   vision's released frames. */
+typedef struct {
+    int clocks, snapshots, frames, packets;
+    uint64_t first_ns, last_ns;
+    int64_t first_ms, last_ms;
+    uint32_t robots, mode;
+    bool running;
+} ctl_bus_t;
+
+static void
+s_bus_sample (const sim_config_t *cfg, ctl_bus_t *out)
+{
+    memset (out, 0, sizeof *out);
+    zsock_t *world = zsock_new (ZMQ_SUB), *frames = zsock_new (ZMQ_SUB);
+    if (!world || !frames) {
+        zsock_destroy (&world);
+        zsock_destroy (&frames);
+        return;
+    }
+    zsock_set_subscribe (world, SIM_TOPIC_CLOCK);
+    zsock_set_subscribe (world, SIM_TOPIC_SNAPSHOT);
+    zsock_set_subscribe (frames, SIM_TOPIC_FRAMES);
+    zsock_connect (world, "%s", cfg->bus.world_connect);
+    zsock_connect (frames, "%s", cfg->bus.frames_connect);
+    zpoller_t *poller = zpoller_new (world, frames, NULL);
+    bool warned = false;
+    int64_t end = zclock_mono () + CTL_SAMPLE_MS;
+    while (!zsys_interrupted) {
+        int64_t left = end - zclock_mono ();
+        if (left <= 0)
+            break;
+        void *which = zpoller_wait (poller, (int) left);
+        if (!which)
+            continue;
+        char topic = 0;
+        Simbus__Envelope *env = sim_bus_recv_sub (which, &topic, &warned);
+        if (!env)
+            continue;
+        if (env->body_case == SIMBUS__ENVELOPE__BODY_CLOCK) {
+            int64_t now = zclock_mono ();
+            if (out->clocks++ == 0) {
+                out->first_ns = env->clock->time_ns;
+                out->first_ms = now;
+            }
+            out->last_ns = env->clock->time_ns;
+            out->last_ms = now;
+            out->robots = env->clock->robots;
+            out->mode = env->clock->mode;
+            out->running = env->clock->running;
+        }
+        else if (env->body_case == SIMBUS__ENVELOPE__BODY_SNAPSHOT)
+            out->snapshots++;
+        else if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES) {
+            out->frames++;
+            out->packets += (int) env->frames->n_wrapper;
+        }
+        simbus__envelope__free_unpacked (env, NULL);
+    }
+    zpoller_destroy (&poller);
+    zsock_destroy (&world);
+    zsock_destroy (&frames);
+}
+
+static void
+s_format_uptime (double s, char *buf, size_t len)
+{
+    if (s < 120)
+        snprintf (buf, len, "%.0fs", s);
+    else if (s < 7200)
+        snprintf (buf, len, "%.0fm%02.0fs", floor (s / 60), fmod (s, 60));
+    else
+        snprintf (buf, len, "%.0fh%02.0fm", floor (s / 3600), floor (fmod (s, 3600) / 60));
+}
+
+int
+launch_status (const sim_config_t *cfg)
+{
+    ctl_proc_t procs[LAUNCH_SERVICE_COUNT];
+    int running = 0;
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
+        s_proc_find (cfg, launch_services[i].name, &procs[i]);
+        running += procs[i].alive;
+    }
+    char dir[SIM_STRING_MAX] = "?";
+    sim_bus_runtime_dir (cfg, dir, sizeof dir);
+    if (running == 0) {
+        printf ("no ssl-sim services running (runtime directory %s)\n", dir);
+        return 3;
+    }
+    double cpu0[LAUNCH_SERVICE_COUNT];
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
+        cpu0[i] = procs[i].cpu_s;
+    int64_t t0 = zclock_mono ();
+    ctl_bus_t bus;
+    s_bus_sample (cfg, &bus);
+    double wall = (double) (zclock_mono () - t0) / 1000.0;
+
+    printf ("runtime directory %s\n", dir);
+    printf ("%-13s %8s %9s %-9s %6s %8s  %s\n", "SERVICE", "PID", "UPTIME", "BY", "CPU", "RSS", "RATES");
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
+        const char *name = launch_services[i].name;
+        ctl_proc_t *p = &procs[i];
+        if (!p->alive) {
+            printf ("%-13s %8s %9s %-9s %6s %8s  %s\n", name, "-", "-", "-", "-", "-",
+                    p->pid ? "not running (stale pid file)" : "not running");
+            continue;
+        }
+        s_proc_sample (p);
+        char up[32], rates[160] = "";
+        s_format_uptime (p->uptime_s, up, sizeof up);
+        double cpu = wall > 0 ? (p->cpu_s - cpu0[i]) / wall : 0;
+        if (strcmp (name, "physics") == 0 && bus.clocks >= 2 && bus.last_ms > bus.first_ms)
+            snprintf (rates, sizeof rates, "sim %.2fs, rtf %.2fx, %.0f snapshots/s, %u robots, %s",
+                      (double) bus.last_ns / 1e9,
+                      (double) (bus.last_ns - bus.first_ns) / 1e6 / (double) (bus.last_ms - bus.first_ms),
+                      bus.snapshots / wall, bus.robots,
+                      bus.mode == 1 ? "fast" : bus.mode == 2 ? "sync" : bus.running ? "realtime" : "paused");
+        else if (strcmp (name, "physics") == 0)
+            snprintf (rates, sizeof rates, "no clock on the bus");
+        else if (strcmp (name, "vision") == 0)
+            snprintf (rates, sizeof rates, "%.0f packets/s", bus.packets / wall);
+        printf ("%-13s %8d %9s %-9s %5.1f%% %5.1fMiB  %s\n", name, p->pid, up, p->supervisor,
+                100.0 * cpu, p->rss_mib, rates);
+    }
+    return running == LAUNCH_SERVICE_COUNT ? 0 : 1;
+}
+
+int
+launch_restart (const sim_config_t *cfg, const char *name)
+{
+    if (!launch_service_find (name)) {
+        fprintf (stderr, "ssl-sim: unknown service '%s' (physics, vision, gateway, legacy-grsim)\n", name);
+        return 2;
+    }
+    ctl_proc_t p;
+    s_proc_find (cfg, name, &p);
+    if (!p.alive) {
+        fprintf (stderr, "ssl-sim: %s is not running\n", name);
+        return 1;
+    }
+    if (strcmp (p.supervisor, "none") == 0) {
+        fprintf (stderr, "ssl-sim: %s (pid %d) has no supervisor to start it again; "
+                 "restart it by hand\n", name, p.pid);
+        return 1;
+    }
+    if (kill (p.pid, SIGTERM)) {
+        fprintf (stderr, "ssl-sim: cannot signal %s (pid %d): %s\n", name, p.pid, strerror (errno));
+        return 1;
+    }
+    int64_t end = zclock_mono () + CTL_RESTART_MS;
+    while (zclock_mono () < end && !zsys_interrupted) {
+        ctl_proc_t now;
+        s_proc_find (cfg, name, &now);
+        if (now.alive && now.pid != p.pid) {
+            printf ("%s restarted: pid %d -> %d\n", name, p.pid, now.pid);
+            return 0;
+        }
+        zclock_sleep (50);      /* a CLI waiting for another process; no loop to block */
+    }
+    fprintf (stderr, "ssl-sim: %s (pid %d) was stopped but no new one came up within %d s\n", name,
+             p.pid, CTL_RESTART_MS / 1000);
+    return 1;
+}

@@ -1,0 +1,35 @@
+/*  control.h - operating a running simulator from another shell:
+    `ssl-sim status` and `ssl-sim restart NAME`, and the pid files they read.
+
+    Every `ssl-sim service NAME` process writes NAME.pid into the runtime
+    directory (the one its options select, so --port-offset N picks the
+    right simulator) and removes it when it stops. The file says who
+    restarts the process when it exits: the `ssl-sim run` launcher, systemd,
+    or nobody. `restart` sends SIGTERM to the service and waits for its
+    successor's pid file; `status` reads the pid files and /proc and samples
+    the bus for one second to show the rates.
+*/
+#ifndef LAUNCH_CONTROL_H_INCLUDED
+#define LAUNCH_CONTROL_H_INCLUDED
+
+#include <stddef.h>
+
+#include "sim_config.h"
+
+/* Write this process's pid file for service `name` into the runtime
+   directory of `cfg`; its path goes to `path` (empty on failure, which is
+   logged and otherwise ignored: a service runs without one). */
+void launch_pidfile_write (const sim_config_t *cfg, const char *name, char *path, size_t len);
+
+/* Remove the pid file at `path` if it still names this process. */
+void launch_pidfile_remove (const char *path);
+
+/* `ssl-sim status`: print one line per service. Returns the exit code
+   (0 when every service is running, 3 when none is, 1 otherwise). */
+int launch_status (const sim_config_t *cfg);
+
+/* `ssl-sim restart NAME`: stop the service and wait up to 20 s for its
+   supervisor to start a new one. Returns the exit code. */
+int launch_restart (const sim_config_t *cfg, const char *name);
+
+#endif
