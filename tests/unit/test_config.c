@@ -359,6 +359,33 @@ Test (config, repeated_key_last_wins_and_indentation_is_ignored)
     cr_expect_eq (cfg.sim.seed, 7);
 }
 
+Test (config, windows_line_ends_and_byte_order_mark)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_load (&cfg, "\xEF\xBB\xBF[sim]\r\nseed = 9\r\n[run]\r\nlog_level = warn\r\n",
+                          err, sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.sim.seed, 9);
+    cr_expect_str_eq (cfg.run.log_level, "warn");
+}
+
+Test (config, several_config_files_load_in_order)
+{
+    S_TMPDIR (dir);
+    char *first = s_write (dir, "1.ini", "[sim]\nseed = 1\nwall_height = 0.2\n");
+    char *second = s_write (dir, "2.ini", "[sim]\nseed = 2\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 3, "--config", first, "--config="), -1,
+                  "an empty --config= value is not a file");
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", first, "--config", second), 0,
+                  "%s", err);
+    cr_expect_eq (cfg.sim.seed, 2);
+    cr_expect_eq (cfg.sim.wall_height, 0.2);
+    free (first);
+    free (second);
+}
+
 Test (config, cameras_and_outages_are_ordered_by_number)
 {
     sim_config_t cfg;
