@@ -548,6 +548,7 @@ s_pair_test (const phys_world_t *self, const phys_robot_t *a, const phys_robot_t
     return true;
 }
 
+/* Robot against every wall and the room box; returns whether it moved. */
 static bool
 s_robot_walls (phys_world_t *self, phys_robot_t *r)
 {
@@ -558,8 +559,14 @@ s_robot_walls (phys_world_t *self, phys_robot_t *r)
     k = k < 0 ? 0 : k > 1 ? 1 : k;
     double ew = self->contact.robot_wall_restitution;
     if (!(fabs (r->x) < g->inner_x - R && fabs (r->y) < g->inner_y - R)) {
-        for (int i = 0; i < PHYS_WALL_COUNT; i++) {
+        /* away from the goal lines only the two touch-line boards (the
+           first two walls) can be reached */
+        int nw = fabs (r->x) < g->inner_x - R ? 2 : PHYS_WALL_COUNT;
+        for (int i = 0; i < nw; i++) {
             const phys_wall_t *w = &g->walls[i];
+            if (r->x < w->minx - R || r->x > w->maxx + R || r->y < w->miny - R
+                || r->y > w->maxy + R)
+                continue;
             double px = r->x - w->ax, py = r->y - w->ay;
             double proj = px * w->tx + py * w->ty;
             proj = proj < 0 ? 0 : proj > w->len ? w->len : proj;
@@ -605,52 +612,140 @@ s_robot_walls (phys_world_t *self, phys_robot_t *r)
     return changed;
 }
 
+/* One pair (i < j): test, event, positional correction, impulse. Returns
+   whether they touched. */
+static bool
+s_robot_pair (phys_world_t *self, int i, int j, double e, double k, uint32_t *fired)
+{
+    phys_robot_t *a = &self->robots[i], *b = &self->robots[j];
+    double nx = 0, ny = 0, pen = 0;
+    if (!s_pair_test (self, a, b, &nx, &ny, &pen))
+        return false;
+    double vn = (b->vx - a->vx) * nx + (b->vy - a->vy) * ny;
+    if (vn < -0.02 && !(fired[i] & (1u << j))) {
+        fired[i] |= 1u << j;
+        phys_world_emit (self, PHYS_EVENT_ROBOT_COLLISION, a->team, a->id, b->team, b->id, -vn,
+                         0);
+    }
+    double wsum = a->inv_mass + b->inv_mass;
+    a->x -= nx * pen * a->inv_mass / wsum;
+    a->y -= ny * pen * a->inv_mass / wsum;
+    b->x += nx * pen * b->inv_mass / wsum;
+    b->y += ny * pen * b->inv_mass / wsum;
+    if (vn < 0) {
+        double tx = -ny, ty = nx;
+        double jn = -(1 + e) * vn / wsum;
+        double jt = -k * ((b->vx - a->vx) * tx + (b->vy - a->vy) * ty) / wsum;
+        double Jx = nx * jn + tx * jt, Jy = ny * jn + ty * jt;
+        a->vx -= Jx * a->inv_mass;
+        a->vy -= Jy * a->inv_mass;
+        b->vx += Jx * b->inv_mass;
+        b->vy += Jy * b->inv_mass;
+    }
+    return true;
+}
+
+#define S_NEAR_MARGIN 0.02     /* m, near-pair list slack (broad phase) */
+
 void
 phys_collide_robots (phys_world_t *self)
 {
     int n = self->robot_count < PHYS_CONTACT_ROBOTS ? self->robot_count : PHYS_CONTACT_ROBOTS;
     uint32_t fired[PHYS_CONTACT_ROBOTS];
     memset (fired, 0, sizeof fired);
+    /* Broad phase that changes no result. Every iteration visits pairs in
+       the spec's order, but only pairs that can touch: the first lists the
+       pairs closer than their radii plus a margin (the others cannot touch
+       while no robot has moved more than half the margin in total; past
+       that every pair is visited again), and move stamps skip a pair that
+       was apart when last tested if neither robot moved since. Robots
+       that have not moved since their last wall test skip the walls. */
+    uint32_t tested[PHYS_CONTACT_ROBOTS][PHYS_CONTACT_ROBOTS];
+    uint32_t wall_tested[PHYS_CONTACT_ROBOTS];
+    uint32_t mv[PHYS_CONTACT_ROBOTS];          /* stamp of each robot's last move */
+    double disp[PHYS_CONTACT_ROBOTS], px[PHYS_CONTACT_ROBOTS], py[PHYS_CONTACT_ROBOTS];
+    double rad[PHYS_CONTACT_ROBOTS];
+    uint8_t near[PHYS_CONTACT_ROBOTS * (PHYS_CONTACT_ROBOTS - 1) / 2][2];
+    int near_count = 0;
+    uint32_t clock = 0;
+    phys_robot_t *rs = self->robots;
+    for (int i = 0; i < n; i++) {
+        mv[i] = 0;
+        disp[i] = 0;
+        px[i] = rs[i].x;
+        py[i] = rs[i].y;
+        rad[i] = rs[i].specs.radius + 0.5 * S_NEAR_MARGIN;
+    }
     double e = self->contact.robot_robot_restitution;
     double k = self->contact.robot_robot_friction;
     e = e < 0 ? 0 : e > 1 ? 1 : e;
     k = k < 0 ? 0 : k > 1 ? 1 : k;
+    double max_disp = 0;
     for (int it = 0; it < 4; it++) {
-        bool changed = false;
-        for (int i = 0; i < n; i++) {
-            phys_robot_t *a = &self->robots[i];
-            for (int j = i + 1; j < n; j++) {
-                phys_robot_t *b = &self->robots[j];
-                double nx = 0, ny = 0, pen = 0;
-                if (!s_pair_test (self, a, b, &nx, &ny, &pen))
-                    continue;
-                changed = true;
-                double vn = (b->vx - a->vx) * nx + (b->vy - a->vy) * ny;
-                if (vn < -0.02 && !(fired[i] & (1u << j))) {
-                    fired[i] |= 1u << j;
-                    phys_world_emit (self, PHYS_EVENT_ROBOT_COLLISION, a->team, a->id, b->team,
-                                     b->id, -vn, 0);
+        bool moved = false;
+        if (it == 0 || 2 * max_disp >= S_NEAR_MARGIN - 1e-9) {
+            /* visit every pair; px/py hold the positions as of the start
+               of this iteration, the pair test uses the current ones */
+            near_count = 0;
+            for (int i = 0; i < n; i++) {
+                double xi = px[i], yi = py[i], ri = rad[i];
+                for (int j = i + 1; j < n; j++) {
+                    double ex = px[j] - xi, ey = py[j] - yi, lim = ri + rad[j];
+                    bool cand = ex * ex + ey * ey < lim * lim
+                                || mv[i] > 0 || mv[j] > 0;
+                    if (!cand)
+                        continue;
+                    near[near_count][0] = (uint8_t) i;
+                    near[near_count][1] = (uint8_t) j;
+                    near_count++;
+                    if (it > 0 && mv[i] <= tested[i][j]
+                        && mv[j] <= tested[i][j])
+                        continue;
+                    tested[i][j] = clock;
+                    if (s_robot_pair (self, i, j, e, k, fired)) {
+                        mv[i] = mv[j] = ++clock;
+                        moved = true;
+                    }
                 }
-                double wsum = a->inv_mass + b->inv_mass;
-                a->x -= nx * pen * a->inv_mass / wsum;
-                a->y -= ny * pen * a->inv_mass / wsum;
-                b->x += nx * pen * b->inv_mass / wsum;
-                b->y += ny * pen * b->inv_mass / wsum;
-                if (vn < 0) {
-                    double tx = -ny, ty = nx;
-                    double jn = -(1 + e) * vn / wsum;
-                    double jt = -k * ((b->vx - a->vx) * tx + (b->vy - a->vy) * ty) / wsum;
-                    double Jx = nx * jn + tx * jt, Jy = ny * jn + ty * jt;
-                    a->vx -= Jx * a->inv_mass;
-                    a->vy -= Jy * a->inv_mass;
-                    b->vx += Jx * b->inv_mass;
-                    b->vy += Jy * b->inv_mass;
+            }
+            max_disp = 0;
+            for (int r = 0; r < n; r++)
+                disp[r] = 0;
+        }
+        else {
+            for (int p = 0; p < near_count; p++) {
+                int i = near[p][0], j = near[p][1];
+                if (mv[i] <= tested[i][j] && mv[j] <= tested[i][j])
+                    continue;
+                tested[i][j] = clock;
+                if (s_robot_pair (self, i, j, e, k, fired)) {
+                    mv[i] = mv[j] = ++clock;
+                    moved = true;
                 }
             }
         }
-        for (int i = 0; i < n; i++)
-            changed |= s_robot_walls (self, &self->robots[i]);
-        if (!changed)
+        for (int r = 0; r < n; r++) {
+            if (it > 0 && mv[r] <= wall_tested[r])
+                continue;
+            wall_tested[r] = clock;
+            if (s_robot_walls (self, &rs[r])) {
+                mv[r] = ++clock;
+                moved = true;
+            }
+        }
+        if (!moved)
             break;
+        /* displacement since the near list was built */
+        for (int r = 0; r < n; r++) {
+            if (mv[r] == 0)
+                continue;
+            double dx = rs[r].x - px[r], dy = rs[r].y - py[r];
+            if (dx != 0 || dy != 0) {
+                disp[r] += sqrt (dx * dx + dy * dy);
+                px[r] = rs[r].x;
+                py[r] = rs[r].y;
+                max_disp = disp[r] > max_disp ? disp[r] : max_disp;
+            }
+        }
     }
 }

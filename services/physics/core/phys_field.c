@@ -13,6 +13,8 @@ s_wall (phys_wall_t *w, double ax, double ay, double bx, double by, double nx, d
         .ax = ax, .ay = ay, .bx = bx, .by = by, .nx = nx, .ny = ny,
         .tx = len > 0 ? dx / len : 1, .ty = len > 0 ? dy / len : 0, .len = len,
         .height = height, .is_goal = is_goal,
+        .minx = ax < bx ? ax : bx, .maxx = ax < bx ? bx : ax,
+        .miny = ay < by ? ay : by, .maxy = ay < by ? by : ay,
     };
 }
 

@@ -19,6 +19,7 @@ typedef struct {
     double tx, ty, len;
     double height;
     bool is_goal;
+    double minx, maxx, miny, maxy;  /* bounding box (broad phase) */
 } phys_wall_t;
 
 typedef struct {

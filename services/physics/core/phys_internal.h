@@ -31,6 +31,7 @@ typedef struct {
     double ct, st;                  /* cos / sin of theta, kept in step with it */
     double sp[3];                   /* firmware setpoint, robot frame */
     phys_command_t cmd;
+    double cmd_twist[3];            /* least-squares twist of a wheels command */
     uint64_t command_time_ns;
     bool force_active;
     double force_x, force_y;

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "phys_field.h"
 #include "phys_robot.h"
 
 void
@@ -25,19 +26,33 @@ phys_scene_setup (phys_world_t *world)
     phys_world_teleport_ball (world, &bt);
 }
 
+/* Wanderers chase a point circling their formation spot (radius 0.4 m,
+   1 rad/s) and turn on the spot, so they stay in their zone of the field
+   but meet their neighbours now and then. */
 static void
 s_wander (phys_world_t *world, const sim_robot_state_t *r, int k)
 {
-    int phase = (k / 1500 + r->id + r->team) % 2;
-    double fwd = 0.8, left = 0.3 * sin (0.002 * k + r->id), turn = phase ? 1.2 : -1.2;
-    phys_command_t c = { .move = PHYS_MOVE_LOCAL, .v = { fwd, left, turn } };
+    double hx, hy, hth;
+    phys_formation (phys_world_field (world), (sim_team_t) r->team, r->id % 16, &hx, &hy, &hth);
+    double t = k * 0.001, ph = r->id + 0.5 * r->team;
+    double tx = hx + 0.4 * cos (t + ph), ty = hy + 0.4 * sin (t + ph);
+    double gx = 2.0 * (tx - r->x) - 0.4 * sin (t + ph);
+    double gy = 2.0 * (ty - r->y) + 0.4 * cos (t + ph);
+    double g = sqrt (gx * gx + gy * gy);
+    if (g > 1.5) {
+        gx *= 1.5 / g;
+        gy *= 1.5 / g;
+    }
+    double turn = ((k / 1500 + r->id + r->team) % 2) ? 1.5 : -1.5;
+    phys_command_t c = { .move = PHYS_MOVE_GLOBAL, .v = { gx, gy, turn } };
     if (r->id % 2) {
         const sim_robot_specs_t *s = phys_world_robot_specs (world, (sim_team_t) r->team,
                                                              (unsigned) r->id);
         phys_wheels_t w;
         phys_wheels_init (&w, s);
+        double co = cos (r->orientation), so = sin (r->orientation);
         c.move = PHYS_MOVE_WHEELS;
-        phys_wheels_ik (&w, fwd, left, turn, c.v);
+        phys_wheels_ik (&w, co * gx + so * gy, -so * gx + co * gy, turn, c.v);
     }
     phys_world_command (world, (sim_team_t) r->team, (unsigned) r->id, &c);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "phys_internal.h"
+#include "phys_math.h"
 #include "sim_field.h"
 
 /* ---- configuration checks ------------------------------------------- */
@@ -94,8 +95,7 @@ void
 phys_robot_set_theta (phys_robot_t *r, double theta)
 {
     r->theta = s_wrap (theta);
-    r->ct = cos (r->theta);
-    r->st = sin (r->theta);
+    phys_sincos (r->theta, &r->st, &r->ct);
 }
 
 static phys_robot_t *
@@ -309,7 +309,10 @@ s_target (const phys_world_t *self, const phys_robot_t *r, bool timed_out, doubl
         out[2] = c->v[2];
         return true;
     case PHYS_MOVE_WHEELS:
-        phys_wheels_fk (&r->wheels, c->v, &out[0], &out[1], &out[2]);
+        /* solved once per command (and per spec change), not per substep */
+        out[0] = r->cmd_twist[0];
+        out[1] = r->cmd_twist[1];
+        out[2] = r->cmd_twist[2];
         return true;
     default:
         (void) self;
@@ -442,6 +445,16 @@ phys_world_step (phys_world_t *self)
 
 /* ---- commands --------------------------------------------------------- */
 
+/* Twist of a wheel-speed command by least squares (§6.4). */
+static void
+s_solve_wheels (phys_robot_t *r)
+{
+    r->cmd_twist[0] = r->cmd_twist[1] = r->cmd_twist[2] = 0;
+    if (r->cmd.move == PHYS_MOVE_WHEELS)
+        phys_wheels_fk (&r->wheels, r->cmd.v, &r->cmd_twist[0], &r->cmd_twist[1],
+                        &r->cmd_twist[2]);
+}
+
 phys_err_t
 phys_world_command (phys_world_t *self, sim_team_t team, unsigned id, const phys_command_t *cmd)
 {
@@ -468,6 +481,7 @@ phys_world_command (phys_world_t *self, sim_team_t team, unsigned id, const phys
     c.dribbler_rpm = cmd->dribbler_rpm > 0 ? cmd->dribbler_rpm : 0;
     r->cmd = c;
     r->command_time_ns = self->time_ns;
+    s_solve_wheels (r);
     return PHYS_OK;
 }
 
@@ -696,6 +710,7 @@ phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id,
         r->hold_accel_actual = h > s.dribbler.hold_accel_min ? h : s.dribbler.hold_accel_min;
         r->specs = s;
         phys_robot_refresh (r);
+        s_solve_wheels (r);
     }
     sim_robot_specs_t d = self->team_specs[team];
     s_merge (&d, u);
