@@ -856,12 +856,18 @@ s_key_format (const s_key_t *key, const void *base, char *buf, size_t size)
         int count = *(const int *) ((const char *) base + key->count_offset);
         if (count <= 0)
             return false;
-        buf[0] = '\0';
-        for (int i = 0; i < count; i++) {
-            char item[40];
-            s_format_double (((const double *) field)[i], item, sizeof item);
-            size_t len = strlen (buf);
-            snprintf (buf + len, size - len, "%s%s", i ? ", " : "", item);
+        /* inih reads at most 199 characters a line: drop the spaces after
+           the commas when a list of long numbers would not fit */
+        for (int pass = 0; pass < 2; pass++) {
+            buf[0] = '\0';
+            for (int i = 0; i < count; i++) {
+                char item[40];
+                s_format_double (((const double *) field)[i], item, sizeof item);
+                size_t len = strlen (buf);
+                snprintf (buf + len, size - len, "%s%s", i ? (pass ? "," : ", ") : "", item);
+            }
+            if (strlen (key->key) + 3 + strlen (buf) <= 199)
+                break;
         }
         return true;
     }

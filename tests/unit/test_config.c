@@ -1032,8 +1032,8 @@ Test (config, dump_of_a_changed_configuration_round_trips)
     cfg.vision.default_camera_count = 4;
     cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
     cfg.vision.phase_offset_count = 8;
-    for (int i = 0; i < 8; i++)
-        cfg.vision.phase_offsets[i] = (i - 3) * 0.0013671875 / 7.0;
+    for (int i = 0; i < 8; i++)     /* long numbers with exponents */
+        cfg.vision.phase_offsets[i] = -(i + 1) * 0.1 / 7e4;
     cfg.vision.camera_count = 3;
     for (int i = 0; i < 3; i++) {
         cfg.vision.cameras[i].id = 10 - i;
