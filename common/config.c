@@ -961,6 +961,7 @@ typedef struct {
     char *err;
     size_t errlen;
     bool failed;
+    int fail_line;
     /* numbered sections, merged after the whole input is read */
     s_numbered_t cameras[SIM_MAX_CAMERAS];
     int camera_count;
@@ -980,6 +981,7 @@ s_fail (s_load_t *self, const char *section, const char *key, const char *fmt, .
     if (self->failed)
         return;
     self->failed = true;
+    self->fail_line = self->line;
     char what[512];
     va_list args;
     va_start (args, fmt);
@@ -1275,9 +1277,10 @@ static int
 s_load (s_load_t *self)
 {
     int rc = ini_parse_stream (s_reader, self, s_handler, self);
-    if (rc > 0 && !self->failed) {
-        /* inih found a line that is neither a section, a key = value, nor a
-           comment; it continued, so self->line is past it now */
+    /* inih returns the first line it or the handler refused; when that is
+       before our own first error, it is a line that is neither a section,
+       a key = value, nor a comment */
+    if (rc > 0 && (!self->failed || rc < self->fail_line)) {
         self->failed = true;
         s_set_err (self->err, self->errlen, "%s:%d: syntax error (expected [section], "
                    "key = value or a ; comment)", self->origin, rc);

@@ -487,6 +487,8 @@ Test (config, syntax_errors_and_incomplete_sections)
 {
     s_expect_error ("[sim]\nseed = 1\njust some words\n", "test.ini:3: syntax error");
     s_expect_error ("[sim\nseed = 1\n", "test.ini:1: syntax error");
+    s_expect_error ("[sim]\nwords\nseed = x\n", "test.ini:2: syntax error");
+    s_expect_error ("[sim]\nseed = x\nwords\n", "test.ini:2: [sim] seed:");
     s_expect_error ("[camera 0]\nx = 1\ny = 2\n", "test.ini:1: [camera 0] z: missing");
     s_expect_error ("[sim]\n[outage 4]\nduration = 1\n", "test.ini:2: [outage 4] start: missing");
     s_expect_error ("[camera 0]\nx=0\ny=0\nz=1\n[camera 1]\nx=0\ny=0\nz=1\n[camera 2]\nx=0\ny=0\nz=1\n"
