@@ -130,29 +130,24 @@ sim_schedule_offset_ns (const sim_config_t *cfg, int index)
     return (uint64_t) ns >= period ? (uint64_t) ns - period : (uint64_t) ns;
 }
 
-bool
-sim_schedule_in_outage (const sim_config_t *cfg, uint64_t t_ns)
+/* Is t_ns inside one of the n outages (start <= t < start + duration)? */
+static bool
+s_in_outages (const sim_outage_cfg_t *outages, int n, uint64_t t_ns)
 {
     double t = (double) t_ns * 1e-9;
-    int n = cfg->vision.outage_count < SIM_MAX_OUTAGES ? cfg->vision.outage_count : SIM_MAX_OUTAGES;
     for (int i = 0; i < n; i++) {
-        const sim_outage_cfg_t *o = &cfg->vision.outages[i];
+        const sim_outage_cfg_t *o = &outages[i];
         if (o->duration > 0 && o->start <= t && t < o->start + o->duration)
             return true;
     }
     return false;
 }
 
-static bool
-s_outage (const sim_schedule_t *self, uint64_t t_ns)
+bool
+sim_schedule_in_outage (const sim_config_t *cfg, uint64_t t_ns)
 {
-    double t = (double) t_ns * 1e-9;
-    for (int i = 0; i < self->outage_count; i++) {
-        const sim_outage_cfg_t *o = &self->outages[i];
-        if (o->duration > 0 && o->start <= t && t < o->start + o->duration)
-            return true;
-    }
-    return false;
+    int n = cfg->vision.outage_count < SIM_MAX_OUTAGES ? cfg->vision.outage_count : SIM_MAX_OUTAGES;
+    return s_in_outages (cfg->vision.outages, n, t_ns);
 }
 
 /* Load the rig-dependent part: cameras, offsets, frame numbers. */
@@ -255,7 +250,7 @@ sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns,
     uint32_t mask = 0;
     self->suppressed = 0;
     if (t_ns > self->start) {
-        bool outage = self->outage_count > 0 && s_outage (self, t_ns);
+        bool outage = s_in_outages (self->outages, self->outage_count, t_ns);
         for (int i = 0; i < self->count; i++) {
             if (t_ns < self->next[i])
                 continue;

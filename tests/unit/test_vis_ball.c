@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "config.h"
+#include "test_vis_support.h"
 #include "vision/model/vis_ball.h"
 #include "vision/model/vis_model.h"
 
@@ -105,10 +105,7 @@ Test (vis_ball, area_height_term)
 
 Test (vis_ball, model_threshold_and_area_scaling)
 {
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    char err[128];
-    cr_assert_eq (sim_config_apply_realism (&cfg, "none", err, sizeof err), 0);
+    sim_config_t cfg = vis_test_cfg ("none");
     vis_model_t *m = vis_model_new (&cfg);
     sim_snapshot_t s = s_one_robot (0.55, 0.0835);
     s.ball = (sim_ball_state_t) { .x = 0.5, .y = 0, .z = R_BALL };
@@ -142,10 +139,7 @@ Test (vis_ball, model_threshold_and_area_scaling)
 
 Test (vis_ball, flying_ball_reported_projected)
 {
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    char err[128];
-    cr_assert_eq (sim_config_apply_realism (&cfg, "none", err, sizeof err), 0);
+    sim_config_t cfg = vis_test_cfg ("none");
     vis_model_t *m = vis_model_new (&cfg);
     sim_snapshot_t s;
     memset (&s, 0, sizeof s);

@@ -6,20 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "config.h"
+#include "test_vis_support.h"
 #include "vision/vis_codec.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
-
-static sim_config_t
-s_cfg (const char *realism)
-{
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    char err[256];
-    cr_assert_eq (sim_config_apply_realism (&cfg, realism, err, sizeof err), 0, "%s", err);
-    return cfg;
-}
 
 static sim_snapshot_t
 s_scene (uint64_t t_ns)
@@ -60,7 +50,7 @@ s_first_geometry_packet (vis_model_t *m, const vis_frame_t **frame_out, uint8_t 
 
 Test (vis_codec, detection_and_geometry)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     vis_model_t *m = vis_model_new (&cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
     size_t len;
@@ -162,7 +152,7 @@ Test (vis_codec, detection_and_geometry)
 
 Test (vis_codec, advertised_camera_position_error)
 {
-    sim_config_t cfg = s_cfg ("realistic");
+    sim_config_t cfg = vis_test_cfg ("realistic");
     vis_model_t *m = vis_model_new (&cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
     size_t len = vis_codec_geometry (m, buf, sizeof buf);
@@ -182,7 +172,7 @@ Test (vis_codec, advertised_camera_position_error)
 
 Test (vis_codec, truth_packet)
 {
-    sim_config_t cfg = s_cfg ("realistic");
+    sim_config_t cfg = vis_test_cfg ("realistic");
     cfg.vision.timestamp_epoch_offset = 1000.0;
     vis_model_t *m = vis_model_new (&cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];

@@ -6,32 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "config.h"
+#include "test_vis_support.h"
 #include "vision/model/vis_model.h"
-
-static sim_config_t
-s_cfg (const char *realism)
-{
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    char err[256];
-    cr_assert_eq (sim_config_apply_realism (&cfg, realism, err, sizeof err), 0, "%s", err);
-    return cfg;
-}
-
-static void
-s_robot (sim_snapshot_t *s, int team, int id, double x, double y, double th)
-{
-    sim_robot_state_t *r = &s->robots[s->robot_count++];
-    memset (r, 0, sizeof *r);
-    r->team = team;
-    r->id = id;
-    r->x = x;
-    r->y = y;
-    r->orientation = th;
-    r->radius = 0.09;
-    r->height = 0.15;
-}
 
 static sim_snapshot_t
 s_scene (uint64_t t_ns)
@@ -42,15 +18,15 @@ s_scene (uint64_t t_ns)
     s.ball.x = 1.0;
     s.ball.y = 0.5;
     s.ball.z = 0.0215;
-    s_robot (&s, SIM_TEAM_BLUE, 0, -4.0, 1.0, 0.3);
-    s_robot (&s, SIM_TEAM_BLUE, 3, 0.2, -2.0, -1.0);
-    s_robot (&s, SIM_TEAM_YELLOW, 1, 5.0, 0.0, 3.0);
+    vis_test_robot (&s, SIM_TEAM_BLUE, 0, -4.0, 1.0, 0.3);
+    vis_test_robot (&s, SIM_TEAM_BLUE, 3, 0.2, -2.0, -1.0);
+    vis_test_robot (&s, SIM_TEAM_YELLOW, 1, 5.0, 0.0, 3.0);
     return s;
 }
 
 Test (vis_model, noise_free_detections_are_truth)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     vis_model_t *m = vis_model_new (&cfg);
     cr_assert_not_null (m);
     sim_snapshot_t s = s_scene (1000000);
@@ -86,7 +62,7 @@ Test (vis_model, noise_free_detections_are_truth)
 
 Test (vis_model, one_frame_per_capture_and_delay)
 {
-    sim_config_t cfg = s_cfg ("realistic");
+    sim_config_t cfg = vis_test_cfg ("realistic");
     vis_model_t *m = vis_model_new (&cfg);
     int frames[2] = { 0, 0 };
     uint32_t expect[2] = { 0, 0 };
@@ -115,7 +91,7 @@ Test (vis_model, one_frame_per_capture_and_delay)
 static void
 s_geometry_frames (int every, uint32_t *out, int *count)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     cfg.vision.geometry_every_n_frames = every;
     cfg.realism.vision_delay = 0;
     vis_model_t *m = vis_model_new (&cfg);
@@ -152,7 +128,7 @@ Test (vis_model, geometry_cadence)
 
 Test (vis_model, outage_then_geometry)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     cfg.realism.vision_delay = 0;
     cfg.vision.geometry_every_n_frames = 10;
     cfg.vision.outage_count = 1;
@@ -182,7 +158,7 @@ Test (vis_model, outage_then_geometry)
 
 Test (vis_model, rig_replacement_at_runtime)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     vis_model_t *m = vis_model_new (&cfg);
     for (int k = 1; k <= 100; k++) {
         sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
@@ -220,7 +196,7 @@ Test (vis_model, rig_replacement_at_runtime)
 
 Test (vis_model, realism_change_at_runtime)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     vis_model_t *m = vis_model_new (&cfg);
     sim_snapshot_t s = s_scene (1000000);
     vis_frame_t a, b;
@@ -237,7 +213,7 @@ Test (vis_model, realism_change_at_runtime)
 
 Test (vis_model, report_keys)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     cfg.vision.report_area = false;
     cfg.vision.report_ball_z = true;
     vis_model_t *m = vis_model_new (&cfg);
@@ -253,7 +229,7 @@ Test (vis_model, report_keys)
 
 Test (vis_model, empty_rig_emits_nothing)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     cfg.vision.frame_rate = 73.3;
     vis_model_t *m = vis_model_new (&cfg);
     /* a zero-size explicit rig is not expressible; an empty frame still is */
@@ -279,7 +255,7 @@ Test (vis_model, all_seven_presets)
         { "erforce_rc2021", 0.035, 0.010, 1.0 },
     };
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
-        sim_config_t cfg = s_cfg (p[k].name);
+        sim_config_t cfg = vis_test_cfg (p[k].name);
         cr_assert_float_eq (cfg.realism.camera_overlap, p[k].overlap, 1e-12, "%s", p[k].name);
         vis_model_t *m = vis_model_new (&cfg);
         int frames = 0;
@@ -305,7 +281,7 @@ Test (vis_model, all_seven_presets)
 
 Test (vis_model, long_queue_and_lowered_delay)
 {
-    sim_config_t cfg = s_cfg ("realistic");
+    sim_config_t cfg = vis_test_cfg ("realistic");
     cfg.vision.default_camera_count = 4;
     cfg.realism.vision_delay = 1.0;     /* ~300 frames in flight: the queue grows */
     vis_model_t *m = vis_model_new (&cfg);

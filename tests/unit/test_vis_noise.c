@@ -6,18 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "config.h"
+#include "test_vis_support.h"
 #include "vision/model/vis_model.h"
-
-static sim_config_t
-s_cfg (const char *realism)
-{
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    char err[256];
-    cr_assert_eq (sim_config_apply_realism (&cfg, realism, err, sizeof err), 0, "%s", err);
-    return cfg;
-}
 
 /* Ten standing robots in camera 0's half, the ball far from them. */
 static sim_snapshot_t
@@ -36,7 +26,7 @@ s_scene (void)
 
 Test (vis_noise, confidence_mean_and_clamp)
 {
-    sim_config_t cfg = s_cfg ("realistic");
+    sim_config_t cfg = vis_test_cfg ("realistic");
     vis_model_t *m = vis_model_new (&cfg);
     sim_snapshot_t s = s_scene ();
     double sum = 0, n = 0, bsum = 0, bn = 0;
@@ -77,7 +67,7 @@ Test (vis_noise, confidence_mean_and_clamp)
 
 Test (vis_noise, dropouts)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     cfg.realism.missing_robot_detections = 0.25;
     cfg.realism.missing_ball_detections = 0.5;
     vis_model_t *m = vis_model_new (&cfg);
@@ -96,7 +86,7 @@ Test (vis_noise, dropouts)
 
 Test (vis_noise, duplicates)
 {
-    sim_config_t cfg = s_cfg ("realistic");
+    sim_config_t cfg = vis_test_cfg ("realistic");
     cfg.vision.duplicate_robot_rate = 0.01;
     cfg.realism.missing_robot_detections = 0;
     vis_model_t *m = vis_model_new (&cfg);
@@ -122,7 +112,7 @@ Test (vis_noise, duplicates)
 
 Test (vis_noise, spurious_dribbler_balls)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     cfg.realism.dribbler_ball_detections = 1000;     /* p_s >= 1: every capture */
     cfg.vision.report_ball_z = true;
     vis_model_t *m = vis_model_new (&cfg);
@@ -161,7 +151,7 @@ Test (vis_noise, spurious_dribbler_balls)
     cr_assert_float_eq (sd, 0.07, 0.25 * 0.07, "lateral spread %g", sd);
 
     /* realistic rate: 0.02 per robot per second = 2.73e-4 per capture */
-    cfg = s_cfg ("realistic");
+    cfg = vis_test_cfg ("realistic");
     cfg.realism.missing_ball_detections = 0;
     vis_model_set_config (m, &cfg);
     double spurious = 0;
@@ -176,7 +166,7 @@ Test (vis_noise, spurious_dribbler_balls)
 
 Test (vis_noise, shuffle_mixes_the_real_ball)
 {
-    sim_config_t cfg = s_cfg ("none");
+    sim_config_t cfg = vis_test_cfg ("none");
     cfg.realism.dribbler_ball_detections = 1000;
     vis_model_t *m = vis_model_new (&cfg);
     sim_snapshot_t s = s_scene ();
@@ -201,7 +191,7 @@ Test (vis_noise, shuffle_mixes_the_real_ball)
 
 Test (vis_noise, white_noise_levels)
 {
-    sim_config_t cfg = s_cfg ("erforce_realistic");
+    sim_config_t cfg = vis_test_cfg ("erforce_realistic");
     vis_model_t *m = vis_model_new (&cfg);
     sim_snapshot_t s = s_scene ();
     double sx = 0, sx2 = 0, n = 0, bx = 0, bx2 = 0, bn = 0, a = 0, a2 = 0;
