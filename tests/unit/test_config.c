@@ -4,6 +4,7 @@
     dump round trip.
 */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 
 #include <limits.h>
 #include <math.h>
@@ -518,6 +519,23 @@ Test (config, unknown_keys_and_sections_are_warnings)
     cr_expect_eq (cfg.sim.seed, 4);
     cr_expect_eq (cfg.ball.radius, 0.0213, "keys after unknown ones still apply");
     cr_expect_eq (cfg.vision.camera_count, 1);
+}
+
+Test (config, unknown_key_warning_names_file_line_and_key, .init = cr_redirect_stderr)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_load (&cfg, "[sim]\nseed = 1\n\nsubstepp = 0.1\n[physics]\ng = 9.8\n", err,
+                          sizeof err), 0, "%s", err);
+    fflush (stderr);
+    FILE *captured = cr_get_redirected_stderr ();
+    char text[2048];
+    size_t len = fread (text, 1, sizeof text - 1, captured);
+    text[len] = '\0';
+    cr_expect_not_null (strstr (text, "test.ini:4: [sim] substepp: unknown key ignored"), "%s",
+                        text);
+    cr_expect_not_null (strstr (text, "test.ini:6: unknown section [physics] ignored"), "%s",
+                        text);
 }
 
 Test (config, unreadable_file_is_an_error)
