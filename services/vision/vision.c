@@ -133,14 +133,10 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
             return;
         }
     }
-    if (!self->advanced) {
-        /* joining a running simulation (this process restarted, or physics
-           resumed): frame numbers continue from the sim time; the model
-           sends geometry with its first capture */
-        if (snap.time_ns > 0)
-            vis_model_resume (self->model, snap.time_ns);
-        self->advanced = true;
-    }
+    /* joining a running simulation (this process restarted, or physics
+       resumed): the model's first advance continues frame numbers from the
+       sim time and sends geometry with its first capture */
+    self->advanced = true;
     self->last_time_ns = snap.time_ns;
     int released = vis_model_advance (self->model, &snap);
     if (released <= 0)

@@ -1,0 +1,369 @@
+/*  test_restart.c - a restart loses nothing a client can see (issue 6).
+
+    Each test runs a real four-process `ssl-sim run` on loopback, kills one
+    service with SIGKILL (or restarts it with `ssl-sim restart`) while a
+    client watches, and checks what the client sees before and after:
+    vision continues its frame numbers from simulation time and re-sends
+    geometry at once; physics resumes from its checkpoint with the robot
+    where the client put it; gateway and legacy-grsim answer a client that
+    retries its datagram.
+*/
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim_test.h"
+#include "grSim_Packet.pb-c.h"
+#include "ssl_simulation_control.pb-c.h"
+#include "ssl_vision_wrapper.pb-c.h"
+
+#define RESTART_WAIT_MS 10000
+
+/* What one vision packet showed. */
+typedef struct {
+    bool valid, geometry, has_detection, robot_seen;
+    uint32_t frame;
+    double t_capture;
+    double x, y;            /* blue 0, m */
+} seen_t;
+
+static bool
+s_read (int fd, seen_t *out, int timeout_ms)
+{
+    uint8_t buf[65536];
+    memset (out, 0, sizeof *out);
+    ssize_t n = sim_test_recv (fd, buf, sizeof buf, timeout_ms);
+    if (n <= 0)
+        return false;
+    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
+    cr_assert_not_null (w, "a vision datagram that is not an SSL_WrapperPacket");
+    out->valid = true;
+    out->geometry = w->geometry != NULL;
+    if (w->detection) {
+        out->has_detection = true;
+        out->frame = w->detection->frame_number;
+        out->t_capture = w->detection->t_capture;
+        for (size_t i = 0; i < w->detection->n_robots_blue; i++) {
+            SSLDetectionRobot *r = w->detection->robots_blue[i];
+            if (r->has_robot_id && r->robot_id == 0) {
+                out->robot_seen = true;
+                out->x = r->x / 1000.0;
+                out->y = r->y / 1000.0;
+            }
+        }
+    }
+    ssl__wrapper_packet__free_unpacked (w, NULL);
+    return true;
+}
+
+/* Read packets for `ms`, keeping the last detection in *last (and the
+   first in *first when given). Returns how many detections came. */
+static int
+s_watch (int fd, int ms, seen_t *first, seen_t *last)
+{
+    int count = 0;
+    int64_t end = sim_test_now_ms () + ms;
+    while (sim_test_now_ms () < end) {
+        seen_t s;
+        if (!s_read (fd, &s, 20) || !s.has_detection)
+            continue;
+        if (count++ == 0 && first)
+            *first = s;
+        *last = s;
+    }
+    return count;
+}
+
+static void
+s_drain (int fd)
+{
+    seen_t s;
+    while (s_read (fd, &s, 0))
+        ;
+}
+
+/* The pid in the service's pid file, 0 if none. */
+static int
+s_pid (const sim_proc_t *proc, const char *name)
+{
+    char path[400];
+    snprintf (path, sizeof path, "%s/ssl-sim/%s.pid", proc->dir, name);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return 0;
+    int pid = 0;
+    if (fscanf (f, "%d", &pid) != 1)
+        pid = 0;
+    fclose (f);
+    return pid;
+}
+
+/* Wait until the pid file names a live process other than `old`. */
+static int
+s_wait_new_pid (const sim_proc_t *proc, const char *name, int old)
+{
+    int64_t end = sim_test_now_ms () + RESTART_WAIT_MS;
+    while (sim_test_now_ms () < end) {
+        int pid = s_pid (proc, name);
+        if (pid > 0 && pid != old && kill (pid, 0) == 0)
+            return pid;
+        usleep (20000);
+    }
+    return 0;
+}
+
+static void
+s_start (sim_proc_t *proc, int *vision, int *fd)
+{
+    const char *args[] = { "--realism", "none", "--cameras", "1", NULL };
+    cr_assert_eq (sim_proc_start (proc, args, NULL), 0);
+    *vision = sim_test_udp (proc->vision_port);
+    *fd = sim_test_udp (0);
+    cr_assert (*vision >= 0 && *fd >= 0);
+    seen_t s;
+    int64_t end = sim_test_now_ms () + 10000;
+    while (sim_test_now_ms () < end && !(s_read (*vision, &s, 200) && s.has_detection))
+        ;
+    if (!s.has_detection)
+        sim_proc_dump_log (proc);
+    cr_assert (s.has_detection, "no vision packet within 10 s of start");
+    /* every service is up once each wrote its pid file */
+    const char *names[] = { "physics", "vision", "gateway", "legacy-grsim" };
+    for (int i = 0; i < 4; i++)
+        cr_assert_gt (s_wait_new_pid (proc, names[i], 0), 0, "no pid file for %s", names[i]);
+}
+
+static void
+s_stop (sim_proc_t *proc, int vision, int fd)
+{
+    close (vision);
+    close (fd);
+    int code = sim_proc_stop (proc);
+    if (code != 0)
+        sim_proc_dump_log (proc);
+    cr_expect_eq (code, 0, "ssl-sim did not stop cleanly");
+    sim_proc_cleanup (proc);
+}
+
+static int
+s_kill9 (sim_proc_t *proc, const char *name)
+{
+    int pid = s_pid (proc, name);
+    cr_assert_gt (pid, 0, "no pid for %s", name);
+    cr_assert_eq (kill (pid, SIGKILL), 0);
+    return pid;
+}
+
+/* Teleport blue 0 through the control port; retry (a client whose
+   datagram got no answer sends it again) until the answer comes. Returns
+   whether one came within `ms`. */
+static bool
+s_teleport (int fd, const sim_proc_t *proc, double x, double y, int ms)
+{
+    RobotId rid = ROBOT_ID__INIT;
+    rid.has_id = rid.has_team = true;
+    rid.id = 0;
+    rid.team = TEAM__BLUE;
+    TeleportRobot tr = TELEPORT_ROBOT__INIT;
+    tr.id = &rid;
+    tr.has_x = tr.has_y = tr.has_orientation = true;
+    tr.x = (float) x;
+    tr.y = (float) y;
+    tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
+    TeleportRobot *trs[] = { &tr };
+    SimulatorControl control = SIMULATOR_CONTROL__INIT;
+    control.n_teleport_robot = 1;
+    control.teleport_robot = trs;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &control;
+    int64_t end = sim_test_now_ms () + ms;
+    while (sim_test_now_ms () < end) {
+        cr_assert_eq (sim_test_send (fd, proc->control_port, &cmd.base), 0);
+        uint8_t buf[65536];
+        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 200);
+        if (n < 0)
+            continue;
+        SimulatorResponse *resp = simulator_response__unpack (NULL, (size_t) n, buf);
+        cr_assert_not_null (resp, "the control port must answer with a SimulatorResponse");
+        cr_expect_eq (resp->n_errors, 0, "teleport rejected");
+        simulator_response__free_unpacked (resp, NULL);
+        return true;
+    }
+    return false;
+}
+
+/* Wait until vision shows blue 0 within 1 cm of (x, y). */
+static bool
+s_wait_robot_at (int vision, double x, double y, int ms)
+{
+    int64_t end = sim_test_now_ms () + ms;
+    while (sim_test_now_ms () < end) {
+        seen_t s;
+        if (s_read (vision, &s, 20) && s.robot_seen && fabs (s.x - x) < 0.01 && fabs (s.y - y) < 0.01)
+            return true;
+    }
+    return false;
+}
+
+Test (restart, vision_kill9_continues_frames_and_resends_geometry, .timeout = 60)
+{
+    sim_proc_t proc;
+    int vision, fd;
+    s_start (&proc, &vision, &fd);
+    seen_t a, b;
+    cr_assert_gt (s_watch (vision, 1000, &a, &b), 10, "vision too slow before the kill");
+    cr_assert_gt (b.frame, a.frame);
+    double period = (b.t_capture - a.t_capture) / (double) (b.frame - a.frame);
+
+    int old = s_kill9 (&proc, "vision");
+    usleep (50000);
+    s_drain (vision);       /* what the old one sent before it died */
+    cr_assert_gt (s_wait_new_pid (&proc, "vision", old), 0, "vision was not restarted");
+    seen_t first = { 0 }, last = { 0 };
+    int n = s_watch (vision, 1500, &first, &last);
+    if (n == 0)
+        sim_proc_dump_log (&proc);
+    cr_assert_gt (n, 10, "no vision after the restart");
+    cr_expect (first.geometry, "the first packet after the restart must carry geometry");
+    cr_expect_gt (first.t_capture, b.t_capture);
+    /* frame numbers follow simulation time as if vision had never died */
+    double expect = (double) b.frame + (first.t_capture - b.t_capture) / period;
+    cr_expect_lt (fabs ((double) first.frame - expect), 1.01,
+                  "frame %u after the restart, %.1f expected from sim time", first.frame, expect);
+    cr_expect_gt (first.frame, b.frame);
+    s_stop (&proc, vision, fd);
+}
+
+Test (restart, physics_kill9_resumes_from_checkpoint, .timeout = 60)
+{
+    sim_proc_t proc;
+    int vision, fd;
+    s_start (&proc, &vision, &fd);
+    cr_assert (s_teleport (fd, &proc, -1.0, 0.5, 5000), "no answer to the teleport");
+    cr_assert (s_wait_robot_at (vision, -1.0, 0.5, 5000), "vision never showed the teleport");
+    /* let a checkpoint period pass, so the teleport is in a checkpoint */
+    seen_t before;
+    s_watch (vision, 1500, NULL, &before);
+
+    int old = s_kill9 (&proc, "physics");
+    usleep (100000);
+    s_drain (vision);
+    cr_assert_gt (s_wait_new_pid (&proc, "physics", old), 0, "physics was not restarted");
+    seen_t first = { 0 }, last = { 0 };
+    int n = s_watch (vision, 1500, &first, &last);
+    if (n == 0)
+        sim_proc_dump_log (&proc);
+    cr_assert_gt (n, 10, "no vision after physics restarted");
+    /* at most one checkpoint period (1 s of wall = sim time here) lost */
+    cr_expect_gt (first.t_capture, before.t_capture - 1.3, "resumed at %.3f, last seen %.3f",
+                  first.t_capture, before.t_capture);
+    cr_expect_gt (last.t_capture, before.t_capture, "simulation time did not go on");
+    cr_expect (last.robot_seen && fabs (last.x + 1.0) < 0.01 && fabs (last.y - 0.5) < 0.01,
+               "blue 0 not where the client put it after the restart: (%.3f, %.3f)", last.x, last.y);
+    s_stop (&proc, vision, fd);
+}
+
+Test (restart, gateway_kill9_retried_datagram_is_answered, .timeout = 60)
+{
+    sim_proc_t proc;
+    int vision, fd;
+    s_start (&proc, &vision, &fd);
+    cr_assert (s_teleport (fd, &proc, -1.0, 0.5, 5000), "no answer before the kill");
+    int old = s_kill9 (&proc, "gateway");
+    /* the client knows nothing of the restart: it just retries */
+    cr_expect (s_teleport (fd, &proc, 1.0, -0.5, RESTART_WAIT_MS), "no answer after the gateway restart");
+    cr_expect_gt (s_wait_new_pid (&proc, "gateway", old), 0);
+    cr_expect (s_wait_robot_at (vision, 1.0, -0.5, 5000), "the retried teleport did not apply");
+    s_stop (&proc, vision, fd);
+}
+
+Test (restart, legacy_kill9_retried_packet_applies, .timeout = 60)
+{
+    sim_proc_t proc;
+    int vision, fd;
+    s_start (&proc, &vision, &fd);
+    int old = s_kill9 (&proc, "legacy-grsim");
+    GrSimRobotReplacement rr = GR_SIM__ROBOT_REPLACEMENT__INIT;
+    rr.x = 0.7;
+    rr.y = 0.3;
+    rr.dir = 0;
+    rr.id = 0;
+    rr.yellowteam = false;
+    GrSimRobotReplacement *rrs[] = { &rr };
+    GrSimReplacement rep = GR_SIM__REPLACEMENT__INIT;
+    rep.n_robots = 1;
+    rep.robots = rrs;
+    GrSimPacket packet = GR_SIM__PACKET__INIT;
+    packet.replacement = &rep;
+    bool moved = false;
+    int64_t end = sim_test_now_ms () + RESTART_WAIT_MS;
+    while (!moved && sim_test_now_ms () < end) {
+        sim_test_send (fd, proc.legacy_port, &packet.base);
+        moved = s_wait_robot_at (vision, 0.7, 0.3, 200);
+    }
+    cr_expect (moved, "a grSim replacement retried through the restart never applied");
+    cr_expect_gt (s_wait_new_pid (&proc, "legacy-grsim", old), 0);
+    s_stop (&proc, vision, fd);
+}
+
+/* Run `ssl-sim ARGS --config DIR/test.ini` against the test's simulator;
+   its output goes to `out`. Returns the exit code. */
+static int
+s_cli (const sim_proc_t *proc, const char *args, char *out, size_t cap)
+{
+    /* the same executable the test started (SSL_SIM_BIN is the support
+       library's to know) */
+    char exe[512], link[64];
+    snprintf (link, sizeof link, "/proc/%d/exe", (int) proc->pid);
+    ssize_t len = readlink (link, exe, sizeof exe - 1);
+    cr_assert_gt (len, 0);
+    exe[len] = '\0';
+    char cmd[1400];
+    snprintf (cmd, sizeof cmd, "XDG_RUNTIME_DIR='%s' '%s' %s --config '%s/test.ini' 2>&1", proc->dir,
+              exe, args, proc->dir);
+    FILE *p = popen (cmd, "r");
+    cr_assert_not_null (p);
+    size_t n = fread (out, 1, cap - 1, p);
+    out[n] = '\0';
+    int status = pclose (p);
+    return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+Test (restart, cli_status_and_restart_physics_loses_nothing, .timeout = 60)
+{
+    sim_proc_t proc;
+    int vision, fd;
+    s_start (&proc, &vision, &fd);
+    char out[8192];
+    int code = s_cli (&proc, "status", out, sizeof out);
+    cr_expect_eq (code, 0, "ssl-sim status: exit %d\n%s", code, out);
+    const char *names[] = { "physics ", "vision ", "gateway ", "legacy-grsim " };
+    for (int i = 0; i < 4; i++)
+        cr_expect (strstr (out, names[i]), "status does not list %s:\n%s", names[i], out);
+    cr_expect (strstr (out, "rtf "), "status shows no physics rate:\n%s", out);
+    cr_expect (strstr (out, "packets/s"), "status shows no vision rate:\n%s", out);
+
+    cr_assert (s_teleport (fd, &proc, -1.5, 1.0, 5000));
+    cr_assert (s_wait_robot_at (vision, -1.5, 1.0, 5000));
+    seen_t before;
+    s_watch (vision, 300, NULL, &before);
+    code = s_cli (&proc, "restart physics", out, sizeof out);
+    cr_expect_eq (code, 0, "ssl-sim restart physics: exit %d\n%s", code, out);
+    cr_expect (strstr (out, "physics restarted"), "%s", out);
+    seen_t first = { 0 }, last = { 0 };
+    cr_assert_gt (s_watch (vision, 1000, &first, &last), 10);
+    /* SIGTERM writes a checkpoint on the way out: time goes on from where
+       it was (vision's last frame is at most one period behind physics) */
+    cr_expect_gt (first.t_capture, before.t_capture - 0.02, "resumed at %.3f, last seen %.3f",
+                  first.t_capture, before.t_capture);
+    cr_expect (last.robot_seen && fabs (last.x + 1.5) < 0.01 && fabs (last.y - 1.0) < 0.01,
+               "blue 0 moved by the restart: (%.3f, %.3f)", last.x, last.y);
+
+    code = s_cli (&proc, "restart nosuch", out, sizeof out);
+    cr_expect_eq (code, 2, "an unknown service must be refused");
+    s_stop (&proc, vision, fd);
+}
