@@ -667,7 +667,7 @@ phys_collide_robots (phys_world_t *self)
     double rad[PHYS_CONTACT_ROBOTS];
     uint8_t near[PHYS_CONTACT_ROBOTS * (PHYS_CONTACT_ROBOTS - 1) / 2][2];
     int near_count = 0;
-    uint32_t clock = 0;
+    uint32_t clock = 0, moved_mask = 0;     /* robots moved so far */
     phys_robot_t *rs = self->robots;
     for (int i = 0; i < n; i++) {
         mv[i] = 0;
@@ -691,9 +691,8 @@ phys_collide_robots (phys_world_t *self)
                 double xi = px[i], yi = py[i], ri = rad[i];
                 for (int j = i + 1; j < n; j++) {
                     double ex = px[j] - xi, ey = py[j] - yi, lim = ri + rad[j];
-                    bool cand = ex * ex + ey * ey < lim * lim
-                                || mv[i] > 0 || mv[j] > 0;
-                    if (!cand)
+                    if (!(ex * ex + ey * ey < lim * lim)
+                        && !(moved_mask & ((1u << i) | (1u << j))))
                         continue;
                     near[near_count][0] = (uint8_t) i;
                     near[near_count][1] = (uint8_t) j;
@@ -704,6 +703,7 @@ phys_collide_robots (phys_world_t *self)
                     tested[i][j] = clock;
                     if (s_robot_pair (self, i, j, e, k, fired)) {
                         mv[i] = mv[j] = ++clock;
+                        moved_mask |= (1u << i) | (1u << j);
                         moved = true;
                     }
                 }
@@ -720,6 +720,7 @@ phys_collide_robots (phys_world_t *self)
                 tested[i][j] = clock;
                 if (s_robot_pair (self, i, j, e, k, fired)) {
                     mv[i] = mv[j] = ++clock;
+                    moved_mask |= (1u << i) | (1u << j);
                     moved = true;
                 }
             }
@@ -730,6 +731,7 @@ phys_collide_robots (phys_world_t *self)
             wall_tested[r] = clock;
             if (s_robot_walls (self, &rs[r])) {
                 mv[r] = ++clock;
+                moved_mask |= 1u << r;
                 moved = true;
             }
         }
@@ -737,7 +739,7 @@ phys_collide_robots (phys_world_t *self)
             break;
         /* displacement since the near list was built */
         for (int r = 0; r < n; r++) {
-            if (mv[r] == 0)
+            if (!(moved_mask & (1u << r)))
                 continue;
             double dx = rs[r].x - px[r], dy = rs[r].y - py[r];
             if (dx != 0 || dy != 0) {

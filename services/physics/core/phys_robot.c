@@ -192,12 +192,6 @@ phys_limiter_step (const sim_robot_specs_t *s, double sp[3], const double *targe
         sp[2] = -l->vel_angular_max;
 }
 
-static double
-s_clamp (double v, double lim)
-{
-    return v > lim ? lim : v < -lim ? -lim : v;
-}
-
 void
 phys_drive_wheels (const sim_robot_specs_t *s, const phys_wheels_t *w, const double sp[3],
                    double vx, double vy, double omega, double *fx, double *fy, double *torque)
@@ -206,15 +200,18 @@ phys_drive_wheels (const sim_robot_specs_t *s, const phys_wheels_t *w, const dou
     double N = s->mass * PHYS_GRAVITY / 4;
     double Ft = d->mu_drive * N, Fl = d->mu_lateral * N;
     double fmax = d->max_wheel_force < Ft ? d->max_wheel_force : Ft;
+    double umax = d->max_wheel_speed, kv = d->velocity_gain;
     double rw_sp = w->mount * sp[2], rw = w->mount * omega;
     double bx = 0, by = 0, sumF = 0;
     for (int i = 0; i < 4; i++) {
         double si = w->s[i], ci = w->c[i];
-        double us = s_clamp (-sp[0] * si + sp[1] * ci + rw_sp, d->max_wheel_speed);
+        double us = -sp[0] * si + sp[1] * ci + rw_sp;
+        us = us > umax ? umax : us < -umax ? -umax : us;
         double ua = -vx * si + vy * ci + rw;
-        double F = s_clamp (d->velocity_gain * (us - ua), fmax);
-        double vlat = vx * ci + vy * si;
-        double r = vlat / 0.05;
+        double F = kv * (us - ua);
+        F = F > fmax ? fmax : F < -fmax ? -fmax : F;
+        /* roller friction saturates above 0.05 m/s of lateral slip */
+        double r = (vx * ci + vy * si) / 0.05;
         double flat = -Fl * (r > 1 ? 1 : r < -1 ? -1 : r);
         bx += -F * si + flat * ci;
         by += F * ci + flat * si;
