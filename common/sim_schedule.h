@@ -71,8 +71,9 @@ uint64_t sim_schedule_next_due (const sim_schedule_t *self);
 /* Advance to world time t_ns (the end of a substep; call for every t at
    which a snapshot exists, in increasing order; a t past several instants
    handles them all). Sets *capture_mask (bit i = camera index i captures at
-   t and is not in an outage) and frame_numbers[i] for every camera whose
-   instant came (including suppressed ones); queues each emitted capture for
+   t and is not in an outage) and, when frame_numbers is not NULL,
+   frame_numbers[i] for every camera whose instant came (including
+   suppressed ones); queues each emitted capture for
    release at t + delay_ns (FIFO, vision.md §7); returns how many queued
    captures are released at t, oldest first. A time <= the start of the rig
    (0, or the time of the last rig reset) captures nothing. */

@@ -8,6 +8,7 @@
 
 #include "test_vis_support.h"
 #include "vision/model/vis_model.h"
+#include "vision/model/vis_region.h"
 
 static sim_snapshot_t
 s_scene (uint64_t t_ns)
@@ -311,5 +312,62 @@ Test (vis_model, long_queue_and_lowered_delay)
     }
     /* every capture up to 2.3 s is out: 4 cameras x 169 instants */
     cr_assert_eq (released, 4 * 169);
+    vis_model_destroy (&m);
+}
+
+/* Every point of the field (with its boundary) is seen by at least one
+   camera of the auto-placed rigs, and only within the FOV. */
+static void
+s_coverage (sim_division_t division, int count, double hl, double hw)
+{
+    sim_config_t cfg = vis_test_cfg ("realistic");
+    cfg.run.division = division;
+    cfg.vision.default_camera_count = count;
+    vis_model_t *m = vis_model_new (&cfg);
+    const sim_rig_t *rig = vis_model_rig (m);
+    for (double x = -hl; x <= hl + 1e-9; x += 0.25)
+        for (double y = -hw; y <= hw + 1e-9; y += 0.25) {
+            int seen = 0;
+            for (int c = 0; c < rig->count; c++)
+                if (vis_region_visible (rig, c, x, y, cfg.realism.camera_overlap,
+                                        cfg.vision.fov_radius)) {
+                    seen++;
+                    cr_assert (hypot (x - rig->cams[c].x, y - rig->cams[c].y) <= 6.6);
+                }
+            cr_assert (seen >= 1, "(%g, %g) unseen with %d cameras", x, y, rig->count);
+        }
+    vis_model_destroy (&m);
+}
+
+Test (vis_model, rigs_cover_the_field)
+{
+    s_coverage (SIM_DIVISION_A, 2, 6.3, 4.8);
+    s_coverage (SIM_DIVISION_A, 4, 6.3, 4.8);
+    s_coverage (SIM_DIVISION_B, 0, 4.8, 3.3);
+    s_coverage (SIM_DIVISION_B, 2, 4.8, 3.3);
+}
+
+Test (vis_model, free_running_cameras_capture_apart)
+{
+    sim_config_t cfg = vis_test_cfg ("realistic");
+    cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
+    cfg.realism.vision_delay = 0;
+    cfg.sim.seed = 3;
+    vis_model_t *m = vis_model_new (&cfg);
+    uint64_t first[2] = { 0, 0 };
+    for (int k = 1; k <= 20; k++) {
+        sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
+        int n = vis_model_advance (m, &s);
+        for (int i = 0; i < n; i++) {
+            const vis_frame_t *f = vis_model_released (m, i);
+            if (!first[f->camera_index])
+                first[f->camera_index] = f->capture_ns;
+        }
+    }
+    for (int c = 0; c < 2; c++) {
+        uint64_t off = sim_schedule_offset_ns (&cfg, c);
+        uint64_t expect = off == 0 ? 1000000u : (off + 999999u) / 1000000u * 1000000u;
+        cr_assert_eq (first[c], expect, "camera %d offset %lu", c, (unsigned long) off);
+    }
     vis_model_destroy (&m);
 }
