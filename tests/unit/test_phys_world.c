@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "physics/core/phys_world.h"
+#include "sim_rng.h"
 
 static phys_world_t *
 s_world (int robots)
@@ -247,4 +248,87 @@ Test (phys_world, dup_and_hash_determinism)
     cr_expect_eq (phys_world_hash (a), phys_world_hash (b));
     phys_world_destroy (&a);
     phys_world_destroy (&b);
+}
+
+Test (phys_world, huge_values_refused)
+{
+    phys_world_t *w = s_world (2);
+    uint64_t h = phys_world_hash (w);
+    phys_command_t c = { .move = PHYS_MOVE_GLOBAL, .v = { 1e300, 0, 0 } };
+    cr_expect_eq (phys_world_command (w, SIM_TEAM_BLUE, 0, &c), PHYS_ERR_UNSUPPORTED);
+    c = (phys_command_t) { .move = (phys_move_t) 99 };
+    cr_expect_eq (phys_world_command (w, SIM_TEAM_BLUE, 0, &c), PHYS_ERR_UNSUPPORTED);
+    phys_ball_teleport_t t = { .has_x = true, .has_y = true, .x = 1e200, .y = 0 };
+    cr_expect_eq (phys_world_teleport_ball (w, &t), PHYS_ERR_UNSUPPORTED);
+    phys_robot_teleport_t r = { .team = SIM_TEAM_BLUE, .id = 0, .has_omega = true,
+                                .omega = -1e9 };
+    cr_expect_eq (phys_world_teleport_robot (w, &r), PHYS_ERR_UNSUPPORTED);
+    phys_spec_update_t u = { .mask = PHYS_SPEC_MASS };
+    u.v.mass = 1e300;
+    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 0, &u), PHYS_ERR_INVALID_SPEC);
+    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 256, &u), PHYS_ERR_UNSUPPORTED);
+    sim_realism_t re = { .kick_direction_stddev = NAN };
+    phys_world_set_realism (w, &re);
+    cr_expect_eq (phys_world_hash (w), h);
+    phys_world_destroy (&w);
+}
+
+/* Random garbage through every entry point never crashes and never
+   leaves a non-finite value in the world. */
+Test (phys_world, garbage_input_keeps_world_finite)
+{
+    phys_world_t *w = s_world (4);
+    sim_rng_t rng;
+    sim_rng_seed (&rng, 99, 1);
+    const double pool[] = { 0, 1, -1, 0.05, 3, -7, 1e5, -1e6, 1e7, NAN, INFINITY, -INFINITY,
+                            1e-300, 0.0965, 6.0, -4.5 };
+    const int np = sizeof pool / sizeof pool[0];
+#define S_PICK (pool[sim_rng_next (&rng) % (uint64_t) np])
+#define S_BIT (sim_rng_next (&rng) & 1)
+    for (int i = 0; i < 4000; i++) {
+        unsigned id = (unsigned) (sim_rng_next (&rng) % 6);
+        sim_team_t team = (sim_team_t) (sim_rng_next (&rng) % 2);
+        switch (sim_rng_next (&rng) % 4) {
+        case 0: {
+            phys_command_t c = { .move = (phys_move_t) (sim_rng_next (&rng) % 4),
+                                 .v = { S_PICK, S_PICK, S_PICK, S_PICK }, .kick_speed = S_PICK,
+                                 .kick_angle_deg = S_PICK, .dribbler_rpm = S_PICK };
+            phys_world_command (w, team, id, &c);
+            break;
+        }
+        case 1: {
+            phys_ball_teleport_t t = { S_BIT, S_BIT, S_BIT, S_BIT, S_BIT, S_BIT, S_PICK, S_PICK,
+                                       S_PICK, S_PICK, S_PICK, S_PICK, S_BIT, S_BIT, S_BIT };
+            phys_world_teleport_ball (w, &t);
+            break;
+        }
+        case 2: {
+            phys_robot_teleport_t t = { team, id, S_BIT, S_BIT, S_BIT, S_BIT, S_BIT, S_BIT, S_BIT,
+                                        S_PICK, S_PICK, S_PICK, S_PICK, S_PICK, S_PICK, S_BIT,
+                                        S_BIT };
+            phys_world_teleport_robot (w, &t);
+            break;
+        }
+        default: {
+            phys_spec_update_t u = { .mask = sim_rng_next (&rng) };
+            u.v = *phys_world_team_specs (w, team);
+            u.v.radius = S_PICK;
+            u.v.center_to_dribbler = S_PICK;
+            u.v.mass = S_PICK;
+            phys_world_update_specs (w, team, id, &u);
+            break;
+        }
+        }
+        phys_world_step (w);
+    }
+#undef S_PICK
+#undef S_BIT
+    sim_snapshot_t s;
+    phys_world_snapshot (w, &s);
+    cr_expect (isfinite (s.ball.x) && isfinite (s.ball.y) && isfinite (s.ball.z)
+               && isfinite (s.ball.vx) && isfinite (s.ball.spin_x));
+    for (int i = 0; i < s.robot_count; i++)
+        cr_expect (isfinite (s.robots[i].x) && isfinite (s.robots[i].vx)
+                   && isfinite (s.robots[i].orientation) && isfinite (s.robots[i].omega));
+    phys_world_destroy (&w);
 }

@@ -28,16 +28,26 @@ phys_specs_default (sim_robot_specs_t *s)
     };
 }
 
+/* Spec values beyond this magnitude are refused (no physical robot has
+   them, and their squares would overflow in the contact code). */
+#define PHYS_SPEC_LIMIT 1e6
+
 static bool
 s_pos (double v)
 {
-    return isfinite (v) && v > 0;
+    return isfinite (v) && v > 0 && v <= PHYS_SPEC_LIMIT;
 }
 
 static bool
 s_nonneg (double v)
 {
-    return isfinite (v) && v >= 0;
+    return isfinite (v) && v >= 0 && v <= PHYS_SPEC_LIMIT;
+}
+
+static bool
+s_angle (double v)
+{
+    return isfinite (v) && fabs (v) <= PHYS_SPEC_LIMIT;
 }
 
 int
@@ -47,17 +57,17 @@ phys_specs_validate (const sim_robot_specs_t *s)
     const sim_drive_t *d = &s->drive;
     const sim_kicker_t *k = &s->kicker;
     const sim_dribbler_t *b = &s->dribbler;
-    bool ok = isfinite (s->radius) && s->radius > 0.02
-        && isfinite (s->height) && s->height > 0.02
-        && isfinite (s->mass) && s->mass > 0.1
+    bool ok = s_pos (s->radius) && s->radius > 0.02
+        && s_pos (s->height) && s->height > 0.02
+        && s_pos (s->mass) && s->mass > 0.1
         && s_nonneg (s->inertia_z)
         && s_pos (s->center_to_dribbler) && s->center_to_dribbler < s->radius
         && s_pos (s->dribbler_width) && s_pos (s->shoot_radius)
         && s_pos (l->acc_speedup_absolute_max) && s_pos (l->acc_speedup_angular_max)
         && s_pos (l->acc_brake_absolute_max) && s_pos (l->acc_brake_angular_max)
         && s_pos (l->vel_absolute_max) && s_pos (l->vel_angular_max)
-        && isfinite (s->wheel_angles.front_right) && isfinite (s->wheel_angles.back_right)
-        && isfinite (s->wheel_angles.back_left) && isfinite (s->wheel_angles.front_left)
+        && s_angle (s->wheel_angles.front_right) && s_angle (s->wheel_angles.back_right)
+        && s_angle (s->wheel_angles.back_left) && s_angle (s->wheel_angles.front_left)
         && (d->model == SIM_DRIVE_WHEELS || d->model == SIM_DRIVE_IDEAL)
         && s_pos (d->wheel_radius) && s_pos (d->wheel_mount_radius)
         && s_nonneg (d->max_wheel_speed) && s_nonneg (d->max_wheel_force)

@@ -15,6 +15,17 @@
 
 /* ---- configuration checks ------------------------------------------- */
 
+/* Outside input beyond this magnitude (m, m/s, rad, degrees, rpm) is
+   refused: it is no physical value, and its squares would overflow in the
+   contact code. */
+#define PHYS_INPUT_LIMIT 1e6
+
+static bool
+s_sane (double v)
+{
+    return isfinite (v) && fabs (v) <= PHYS_INPUT_LIMIT;
+}
+
 static bool
 s_unit (double v)
 {
@@ -24,16 +35,16 @@ s_unit (double v)
 static bool
 s_ball_cfg_ok (const sim_ball_cfg_t *b)
 {
-    return isfinite (b->radius) && b->radius > 0 && isfinite (b->mass) && b->mass > 0
-        && isfinite (b->acc_slide) && isfinite (b->acc_roll)
-        && isfinite (b->roll_speed_coefficient) && isfinite (b->advertise_roll_speed)
-        && isfinite (b->inertia_distribution) && b->inertia_distribution > 0
-        && isfinite (b->chip_damping_xy_first_hop) && b->chip_damping_xy_first_hop >= 0
-        && isfinite (b->chip_damping_xy_other_hops) && b->chip_damping_xy_other_hops >= 0
-        && isfinite (b->chip_damping_z) && b->chip_damping_z >= 0
-        && isfinite (b->chip_damping_z_other_hops) && b->chip_damping_z_other_hops >= 0
-        && isfinite (b->min_hop_height) && b->min_hop_height >= 0
-        && isfinite (b->rest_speed) && b->rest_speed >= 0;
+    return s_sane (b->radius) && b->radius > 0 && s_sane (b->mass) && b->mass > 0
+        && s_sane (b->acc_slide) && s_sane (b->acc_roll)
+        && s_sane (b->roll_speed_coefficient) && s_sane (b->advertise_roll_speed)
+        && s_sane (b->inertia_distribution) && b->inertia_distribution > 0
+        && s_sane (b->chip_damping_xy_first_hop) && b->chip_damping_xy_first_hop >= 0
+        && s_sane (b->chip_damping_xy_other_hops) && b->chip_damping_xy_other_hops >= 0
+        && s_sane (b->chip_damping_z) && b->chip_damping_z >= 0
+        && s_sane (b->chip_damping_z_other_hops) && b->chip_damping_z_other_hops >= 0
+        && s_sane (b->min_hop_height) && b->min_hop_height >= 0
+        && s_sane (b->rest_speed) && b->rest_speed >= 0;
 }
 
 static bool
@@ -42,8 +53,8 @@ s_contact_cfg_ok (const sim_contact_cfg_t *c)
     return s_unit (c->ball_robot_normal) && s_unit (c->ball_robot_tangent)
         && s_unit (c->ball_kicker_normal) && s_unit (c->ball_kicker_tangent)
         && s_unit (c->ball_wall_normal) && s_unit (c->ball_wall_tangent)
-        && s_unit (c->spin_retention) && isfinite (c->robot_robot_restitution)
-        && isfinite (c->robot_robot_friction) && s_unit (c->robot_wall_restitution)
+        && s_unit (c->spin_retention) && s_sane (c->robot_robot_restitution)
+        && s_sane (c->robot_robot_friction) && s_unit (c->robot_wall_restitution)
         && s_unit (c->ball_robot_top_normal) && s_unit (c->ball_robot_top_tangent);
 }
 
@@ -54,7 +65,7 @@ s_field_ok (const sim_field_t *f)
                          f->goal_wall_thickness, f->boundary_width, f->penalty_area_depth,
                          f->penalty_area_width, f->center_circle_radius, f->line_thickness };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if (!isfinite (v[i]) || !(v[i] > 0))
+        if (!s_sane (v[i]) || !(v[i] > 0))
             return false;
     return true;
 }
@@ -62,8 +73,8 @@ s_field_ok (const sim_field_t *f)
 static bool
 s_realism_ok (const sim_realism_t *r)
 {
-    return isfinite (r->kick_direction_stddev) && isfinite (r->chip_angle_stddev)
-        && isfinite (r->kick_speed_factor_stddev);
+    return s_sane (r->kick_direction_stddev) && s_sane (r->chip_angle_stddev)
+        && s_sane (r->kick_speed_factor_stddev);
 }
 
 /* ---- robots ---------------------------------------------------------- */
@@ -176,8 +187,8 @@ phys_world_new (const sim_config_t *cfg)
         return NULL;
     const sim_sim_cfg_t *sim = &cfg->sim;
     if (!isfinite (sim->substep) || !(sim->substep > 0) || sim->substep > 1.0
-        || !isfinite (sim->command_timeout) || sim->command_timeout < 0
-        || !isfinite (sim->wall_height) || sim->wall_height < 0)
+        || !s_sane (sim->command_timeout) || sim->command_timeout < 0
+        || !s_sane (sim->wall_height) || sim->wall_height < 0)
         return NULL;
     uint64_t dt_ns = (uint64_t) llround (sim->substep * 1e9);
     if (dt_ns == 0)
@@ -468,10 +479,10 @@ phys_world_command (phys_world_t *self, sim_team_t team, unsigned id, const phys
         return PHYS_ERR_UNSUPPORTED;
     int nv = cmd->move == PHYS_MOVE_WHEELS ? 4 : cmd->move == PHYS_MOVE_NONE ? 0 : 3;
     for (int i = 0; i < nv; i++)
-        if (!isfinite (cmd->v[i]))
+        if (!s_sane (cmd->v[i]))
             return PHYS_ERR_UNSUPPORTED;
-    if (!isfinite (cmd->kick_speed) || !isfinite (cmd->kick_angle_deg)
-        || !isfinite (cmd->dribbler_rpm))
+    if (!s_sane (cmd->kick_speed) || !s_sane (cmd->kick_angle_deg)
+        || !s_sane (cmd->dribbler_rpm))
         return PHYS_ERR_UNSUPPORTED;
     phys_command_t c = { .move = cmd->move };
     for (int i = 0; i < nv; i++)
@@ -547,10 +558,10 @@ phys_world_teleport_ball (phys_world_t *self, const phys_ball_teleport_t *t)
     if (t->has_x != t->has_y || (t->has_z && !t->has_x) || t->has_vx != t->has_vy
         || (t->has_vz && !t->has_vx))
         return PHYS_ERR_PARTIAL_COORD;
-    if ((t->has_x && (!isfinite (t->x) || !isfinite (t->y)))
-        || (t->has_z && !isfinite (t->z))
-        || (t->has_vx && (!isfinite (t->vx) || !isfinite (t->vy)))
-        || (t->has_vz && !isfinite (t->vz)))
+    if ((t->has_x && (!s_sane (t->x) || !s_sane (t->y)))
+        || (t->has_z && !s_sane (t->z))
+        || (t->has_vx && (!s_sane (t->vx) || !s_sane (t->vy)))
+        || (t->has_vz && !s_sane (t->vz)))
         return PHYS_ERR_UNSUPPORTED;
     double vz = t->has_vz ? t->vz : 0;
     if (t->by_force) {
@@ -594,10 +605,10 @@ phys_world_teleport_robot (phys_world_t *self, const phys_robot_teleport_t *t)
         return PHYS_ERR_UNSUPPORTED;
     if (t->has_x != t->has_y || t->has_vx != t->has_vy)
         return PHYS_ERR_PARTIAL_COORD;
-    if ((t->has_x && (!isfinite (t->x) || !isfinite (t->y)))
-        || (t->has_orientation && !isfinite (t->orientation))
-        || (t->has_vx && (!isfinite (t->vx) || !isfinite (t->vy)))
-        || (t->has_omega && !isfinite (t->omega)))
+    if ((t->has_x && (!s_sane (t->x) || !s_sane (t->y)))
+        || (t->has_orientation && !s_sane (t->orientation))
+        || (t->has_vx && (!s_sane (t->vx) || !s_sane (t->vy)))
+        || (t->has_omega && !s_sane (t->omega)))
         return PHYS_ERR_UNSUPPORTED;
     int team = t->team;
     if (t->has_present && !t->present) {
