@@ -1438,9 +1438,95 @@ sim_config_apply_run_presets (sim_config_t *cfg, char *err, size_t errlen)
     return 0;
 }
 
+/* Every key of `keys` (in `section`, or all when section is NULL) as the
+   loader would check it: the value is written as INI text and parsed into
+   a scratch copy of the base struct, so one set of rules serves both. */
+static int
+s_check_keys (const s_key_t *keys, size_t count, const char *section, const void *base,
+              size_t base_size, const char *title, char *err, size_t errlen)
+{
+    char *scratch = (char *) malloc (base_size);
+    if (!scratch) {
+        s_set_err (err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy (scratch, base, base_size);
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        const s_key_t *key = &keys[i];
+        if (section && strcmp (key->section, section) != 0)
+            continue;
+        char value[SIM_STRING_MAX + 512];
+        char why[400];
+        const char *field = (const char *) base + key->offset;
+        if (key->type == S_STRING && !memchr (field, '\0', key->size)) {
+            s_set_err (err, errlen, "[%s] %s: not terminated", title, key->key);
+            rc = -1;
+        }
+        else if (key->type == S_LIST
+                 && (*(const int *) ((const char *) base + key->count_offset) < 0
+                     || *(const int *) ((const char *) base + key->count_offset)
+                            > (int) key->size)) {
+            s_set_err (err, errlen, "[%s] %s: bad item count", title, key->key);
+            rc = -1;
+        }
+        else if (s_key_format (key, base, value, sizeof value)
+                 && s_key_parse (key, scratch, value, why, sizeof why) != 0) {
+            s_set_err (err, errlen, "[%s] %s: %s", title, key->key, why);
+            rc = -1;
+        }
+    }
+    free (scratch);
+    return rc;
+}
+
+/* The range and type checks of the loader, applied to a struct. */
+static int
+s_check_all_keys (const sim_config_t *cfg, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < S_COUNT (s_keys); i++) {
+        /* one call per section keeps the section name in the message */
+        if (i > 0 && strcmp (s_keys[i].section, s_keys[i - 1].section) == 0)
+            continue;
+        if (s_check_keys (s_keys, S_COUNT (s_keys), s_keys[i].section, cfg, sizeof *cfg,
+                          s_keys[i].section, err, errlen) != 0)
+            return -1;
+    }
+    char title[64];
+    for (int team = 0; team < 2; team++)
+        for (size_t s = 0; s < S_COUNT (s_team_subsections); s++) {
+            const char *sub = s_team_subsections[s];
+            snprintf (title, sizeof title, "%s%s%s", s_team_names[team], sub[0] ? "." : "", sub);
+            if (s_check_keys (s_team_keys, S_COUNT (s_team_keys), sub, &cfg->team[team],
+                              sizeof cfg->team[team], title, err, errlen) != 0)
+                return -1;
+        }
+    const sim_vision_cfg_t *vision = &cfg->vision;
+    if (vision->camera_count < 0 || vision->camera_count > SIM_MAX_CAMERAS
+        || vision->outage_count < 0 || vision->outage_count > SIM_MAX_OUTAGES) {
+        s_set_err (err, errlen, "[vision] camera_count or outage_count out of range");
+        return -1;
+    }
+    for (int i = 0; i < vision->camera_count; i++) {
+        snprintf (title, sizeof title, "camera %d", i);
+        if (s_check_keys (s_camera_keys, S_COUNT (s_camera_keys), NULL, &vision->cameras[i],
+                          sizeof vision->cameras[i], title, err, errlen) != 0)
+            return -1;
+    }
+    for (int i = 0; i < vision->outage_count; i++) {
+        snprintf (title, sizeof title, "outage %d", i);
+        if (s_check_keys (s_outage_keys, S_COUNT (s_outage_keys), NULL, &vision->outages[i],
+                          sizeof vision->outages[i], title, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int
 sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
 {
+    if (s_check_all_keys (cfg, err, errlen) != 0)
+        return -1;
     /* the substep is counted in whole nanoseconds (physics.md §2) */
     double ns = cfg->sim.substep * 1e9;
     if (!(ns >= 1) || fabs (ns - round (ns)) > 1e-3) {

@@ -57,10 +57,15 @@ int sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, s
    or -1 with err. */
 int sim_config_apply_run_presets (sim_config_t *cfg, char *err, size_t errlen);
 
-/* Cross-key checks that a single range cannot express: center_to_dribbler
-   < radius, shoot_radius >= center_to_dribbler + ball radius - seat_depth,
-   every UDP port + port_offset within 1..65535. Returns 0 or -1 with err.
-   Also warns when vision_processing_time > vision_delay. */
+/* Everything a loader would refuse, checked on a struct: every key's type
+   and range (as if the dump of cfg were loaded), then the cross-key checks
+   a single range cannot express: substep a whole number of nanoseconds,
+   center_to_dribbler < radius, shoot_radius >= center_to_dribbler + ball
+   radius - seat_depth, every UDP port + port_offset within 1..65535.
+   Physics can run it on a candidate before accepting a runtime change, so
+   the effective configuration it publishes always loads. Returns 0 or -1
+   with "[section] key: reason" in err. Also warns when
+   vision_processing_time > vision_delay. */
 int sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen);
 
 /* The complete configuration as INI text; with_header adds the comment

@@ -745,6 +745,45 @@ Test (config, cross_key_checks)
     free (path);
 }
 
+Test (config, validate_checks_every_range_of_a_struct)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_config_validate (&cfg, err, sizeof err), 0, "%s", err);
+
+    sim_config_defaults (&cfg);
+    cfg.ball.mass = -1;
+    cr_expect_eq (sim_config_validate (&cfg, err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, "[ball] mass: -1.0 is out of range (must be > 0)"), "%s", err);
+
+    sim_config_defaults (&cfg);
+    cfg.team[SIM_TEAM_YELLOW].limits.vel_absolute_max = NAN;
+    cr_expect_eq (sim_config_validate (&cfg, err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, "[yellow.limits] vel_absolute_max: 'nan' is not a finite"),
+                        "%s", err);
+
+    sim_config_defaults (&cfg);
+    cfg.run.mode = (sim_mode_t) 7;
+    cr_expect_eq (sim_config_validate (&cfg, err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, "[run] mode:"), "%s", err);
+
+    sim_config_defaults (&cfg);
+    cfg.vision.camera_count = 1;
+    cr_expect_eq (sim_config_validate (&cfg, err, sizeof err), -1, "a camera at z = 0");
+    cr_expect_not_null (strstr (err, "[camera 0] z:"), "%s", err);
+
+    sim_config_defaults (&cfg);
+    cfg.realism.robot_command_loss = 2;
+    cr_expect_eq (sim_config_validate (&cfg, err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, "[realism] robot_command_loss:"), "%s", err);
+
+    sim_config_defaults (&cfg);
+    memset (cfg.bus.cmd_bind, 'x', sizeof cfg.bus.cmd_bind);
+    cr_expect_eq (sim_config_validate (&cfg, err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, "[bus] cmd_bind: not terminated"), "%s", err);
+}
+
 /* ---- precedence --------------------------------------------------------- */
 
 Test (config, flag_beats_file_whatever_the_order)
