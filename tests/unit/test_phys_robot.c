@@ -9,6 +9,14 @@
 #include "physics/core/phys_robot.h"
 #include "physics/core/phys_world.h"
 
+static sim_robot_specs_t
+s_default_specs (void)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    return cfg.team[SIM_TEAM_BLUE];
+}
+
 static phys_world_t *
 s_world (sim_drive_model_t model)
 {
@@ -51,8 +59,7 @@ s_local (const sim_robot_state_t *r, double *vx, double *vy)
 
 Test (phys_robot, wheel_ik_fk_round_trip)
 {
-    sim_robot_specs_t s;
-    phys_specs_default (&s);
+    sim_robot_specs_t s = s_default_specs ();
     phys_wheels_t w;
     phys_wheels_init (&w, &s);
     const double tw[][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 5 }, { 1.3, -0.7, 2.1 },
@@ -82,8 +89,7 @@ Test (phys_robot, wheel_ik_fk_round_trip)
 
 Test (phys_robot, limiter_ramp_and_brake)
 {
-    sim_robot_specs_t s;
-    phys_specs_default (&s);
+    sim_robot_specs_t s = s_default_specs ();
     double sp[3] = { 0 }, target[3] = { 3, 0, 0 };
     int n = 0;
     while (sp[0] < 3 && n < 10000) {
@@ -281,8 +287,7 @@ Test (phys_robot, by_force_mover)
 
 Test (phys_robot, spec_validation)
 {
-    sim_robot_specs_t s;
-    phys_specs_default (&s);
+    sim_robot_specs_t s = s_default_specs ();
     cr_expect_eq (phys_specs_validate (&s), 0);
     cr_expect_float_eq (phys_specs_inertia (&s), 0.010125, 1e-12);
     sim_robot_specs_t b = s;
@@ -303,8 +308,4 @@ Test (phys_robot, spec_validation)
     b = s;
     b.dribbler_width = INFINITY;
     cr_expect_eq (phys_specs_validate (&b), -1);
-    /* the config module's defaults are valid specs */
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    cr_expect_eq (phys_specs_validate (&cfg.team[0]), 0);
 }

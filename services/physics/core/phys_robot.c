@@ -5,29 +5,6 @@
 
 #include "phys_ball.h"
 
-void
-phys_specs_default (sim_robot_specs_t *s)
-{
-    *s = (sim_robot_specs_t) {
-        .radius = 0.09, .height = 0.15, .mass = 2.5, .inertia_z = 0,
-        .center_to_dribbler = 0.075, .dribbler_width = 0.07, .shoot_radius = 0.0965,
-        .limits = { .acc_speedup_absolute_max = 3.5, .acc_speedup_angular_max = 40,
-                    .acc_brake_absolute_max = 5.0, .acc_brake_angular_max = 40,
-                    .vel_absolute_max = 3.0, .vel_angular_max = 12 },
-        .wheel_angles = { .front_right = -M_PI / 3, .back_right = -3 * M_PI / 4,
-                          .back_left = 3 * M_PI / 4, .front_left = M_PI / 3 },
-        .drive = { .model = SIM_DRIVE_WHEELS, .wheel_radius = 0.027,
-                   .wheel_mount_radius = 0.0875, .max_wheel_speed = 5.0,
-                   .max_wheel_force = 6.0, .velocity_gain = 60, .mu_drive = 0.8,
-                   .mu_lateral = 0.05, .coast_decel = 8.0, .coast_angular_decel = 50 },
-        .kicker = { .max_linear_speed = 6.5, .max_chip_speed = 5.5, .min_speed = 0.05,
-                    .charge_time = 0.1, .max_ball_height = 0.05, .incoming_damping = 1.0 },
-        .dribbler = { .max_speed_rpm = 10000, .hold_accel = 3.0, .hold_accel_stddev = 1.0,
-                      .hold_accel_min = 1.5, .roller_radius = 0.007, .seat_depth = 0.0,
-                      .glue = false },
-    };
-}
-
 /* Spec values beyond this magnitude are refused (no physical robot has
    them, and their squares would overflow in the contact code). */
 #define PHYS_SPEC_LIMIT 1e6

@@ -1,6 +1,8 @@
-/*  phys_robot.h - robot specs (physics.md §6.1), the firmware limiter
-    (§6.6), wheel kinematics and the drive models (§6.7, §6.8). Pure
-    functions on plain structs; the world keeps the robots.
+/*  phys_robot.h - robot spec validation (physics.md §6.1), the firmware
+    limiter (§6.6), wheel kinematics and the wheels drive model (§6.7).
+    Pure functions on plain structs; the world keeps the robots. The
+    default specs come from the configuration module (sim_config_defaults),
+    the one table of defaults.
 */
 #ifndef PHYS_ROBOT_H_INCLUDED
 #define PHYS_ROBOT_H_INCLUDED
@@ -8,10 +10,6 @@
 #include <stdbool.h>
 
 #include "sim_config.h"
-
-/* Fill *s with the documented defaults of physics.md §6.1 (default limits,
-   wheels drive, glue off). */
-void phys_specs_default (sim_robot_specs_t *s);
 
 /* Validate specs (§6.1 plus the config.md §3.4 ranges, all values finite).
    Returns 0 when valid, -1 otherwise. */
