@@ -1,0 +1,467 @@
+/*  pipeline.c - the whole simulator as a team sees it (issue 6 targets).
+
+    Starts real `ssl-sim run` processes on loopback, single-process and four
+    processes over ipc, drives all 22 robots through the team ports like a
+    team's software (RobotControl to both team ports every 10 ms) and reads
+    every vision packet (realistic preset, two cameras). Measures, each as
+    the median of several runs:
+      - fast mode: real-time factor = sim time advanced in the vision
+        packets (t_capture) / wall time, after a 1 s warm-up;
+      - realtime mode: CPU of each service (cores, from /proc), RSS of each
+        service, and the time from `ssl-sim run` to the first vision packet.
+    Commands must stay in force between two sends in fast mode, so the run
+    sets [sim] command_timeout = 3600 s (a team would send at sim rate).
+
+    usage: pipeline [RESULTS_FILE] [--runs N] [--seconds S]
+    Writes bench/results/pipeline.txt (or RESULTS_FILE) and prints it.
+    Traffic goes to 127.0.0.1 only; every run stops by itself.
+*/
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ssl_simulation_robot_control.pb-c.h"
+#include "ssl_vision_wrapper.pb-c.h"
+
+#define PL_MAX_RUNS 15
+#define PL_SERVICES 4
+
+static const char *const pl_names[PL_SERVICES] = { "physics", "vision", "gateway", "legacy-grsim" };
+
+typedef struct {
+    pid_t pid;
+    char dir[128];
+    int ports[8];           /* control blue yellow legacy status_b status_y truth vision */
+    int vision, cmd;        /* our sockets */
+} pl_sim_t;
+
+typedef struct {
+    double rtf;             /* fast runs */
+    double first_packet_s;
+    double cpu[PL_SERVICES + 1];    /* cores; [PL_SERVICES] = whole process (single) */
+    double rss[PL_SERVICES + 1];    /* MiB */
+    uint64_t packets;
+} pl_result_t;
+
+static double
+s_now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static int
+s_udp (int port, int rcvbuf)
+{
+    int fd = socket (AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    if (rcvbuf && setsockopt (fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf))
+        setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    if (bind (fd, (struct sockaddr *) &a, sizeof a)) {
+        close (fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int
+s_free_port (void)
+{
+    int fd = s_udp (0, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    getsockname (fd, (struct sockaddr *) &a, &len);
+    close (fd);
+    return ntohs (a.sin_port);
+}
+
+static void
+s_send (int fd, int port, const ProtobufCMessage *msg)
+{
+    uint8_t buf[4096];
+    size_t len = protobuf_c_message_get_packed_size (msg);
+    if (len > sizeof buf)
+        return;
+    protobuf_c_message_pack (msg, buf);
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    to.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    sendto (fd, buf, len, 0, (struct sockaddr *) &to, sizeof to);
+}
+
+/* Every robot of both teams drives a circle: forward 1 m/s, 1.5 rad/s. */
+static void
+s_command_all (const pl_sim_t *sim)
+{
+    MoveLocalVelocity local = MOVE_LOCAL_VELOCITY__INIT;
+    local.forward = 1.0f;
+    local.angular = 1.5f;
+    RobotMoveCommand move = ROBOT_MOVE_COMMAND__INIT;
+    move.command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+    move.local_velocity = &local;
+    RobotCommand rc[11];
+    RobotCommand *rcs[11];
+    for (int i = 0; i < 11; i++) {
+        robot_command__init (&rc[i]);
+        rc[i].id = (uint32_t) i;
+        rc[i].move_command = &move;
+        rcs[i] = &rc[i];
+    }
+    RobotControl control = ROBOT_CONTROL__INIT;
+    control.n_robot_commands = 11;
+    control.robot_commands = rcs;
+    s_send (sim->cmd, sim->ports[1], &control.base);
+    s_send (sim->cmd, sim->ports[2], &control.base);
+}
+
+static int
+s_start (pl_sim_t *sim, const char *exe, bool single, const char *mode)
+{
+    memset (sim, 0, sizeof *sim);
+    snprintf (sim->dir, sizeof sim->dir, "/tmp/ssl-sim-bench-XXXXXX");
+    if (!mkdtemp (sim->dir))
+        return -1;
+    for (int i = 0; i < 8; i++)
+        if ((sim->ports[i] = s_free_port ()) <= 0)
+            return -1;
+    char ini[256], log[256], vision[64];
+    snprintf (ini, sizeof ini, "%s/bench.ini", sim->dir);
+    snprintf (log, sizeof log, "%s/log.txt", sim->dir);
+    FILE *f = fopen (ini, "w");
+    if (!f)
+        return -1;
+    fprintf (f, "[sim]\ncommand_timeout = 3600\n[network]\nbind_address = 127.0.0.1\n"
+                "control_port = %d\nblue_port = %d\nyellow_port = %d\nlegacy_port = %d\n"
+                "legacy_status_port_blue = %d\nlegacy_status_port_yellow = %d\ntruth_port = %d\n",
+             sim->ports[0], sim->ports[1], sim->ports[2], sim->ports[3], sim->ports[4],
+             sim->ports[5], sim->ports[6]);
+    fclose (f);
+    snprintf (vision, sizeof vision, "224.5.23.2:%d", sim->ports[7]);
+    sim->vision = s_udp (sim->ports[7], 16 << 20);
+    sim->cmd = s_udp (0, 0);
+    if (sim->vision < 0 || sim->cmd < 0)
+        return -1;
+    const char *argv[] = { exe, "run", "--mode", mode, "--realism", "realistic", "--cameras", "2",
+                           "--robots", "11", "--config", ini, "--localhost", "--vision-addr", vision,
+                           "--log-level", getenv ("PIPELINE_LOG") ? "info" : "warn", single ? "--single-process" : NULL, NULL };
+    pid_t pid = fork ();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int out = open (log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (out >= 0) {
+            dup2 (out, STDOUT_FILENO);
+            dup2 (out, STDERR_FILENO);
+        }
+        setenv ("XDG_RUNTIME_DIR", sim->dir, 1);
+        execv (exe, (char **) argv);
+        _exit (127);
+    }
+    sim->pid = pid;
+    return 0;
+}
+
+static void
+s_stop (pl_sim_t *sim)
+{
+    if (sim->pid > 0) {
+        kill (sim->pid, SIGTERM);
+        int status;
+        for (int i = 0; i < 500 && waitpid (sim->pid, &status, WNOHANG) == 0; i++)
+            poll (NULL, 0, 10);
+        if (waitpid (sim->pid, &status, WNOHANG) == 0) {
+            kill (sim->pid, SIGKILL);
+            waitpid (sim->pid, &status, 0);
+        }
+    }
+    if (sim->vision >= 0)
+        close (sim->vision);
+    if (sim->cmd >= 0)
+        close (sim->cmd);
+    char cmd[300];
+    if (getenv ("PIPELINE_LOG"))    /* keep the services' log for a look */
+        snprintf (cmd, sizeof cmd, "cat '%s/log.txt' >&2; rm -rf '%s'", sim->dir, sim->dir);
+    else
+        snprintf (cmd, sizeof cmd, "rm -rf '%s'", sim->dir);
+    if (strncmp (sim->dir, "/tmp/ssl-sim-bench-", 19) == 0 && system (cmd) != 0)
+        fprintf (stderr, "could not remove %s\n", sim->dir);
+}
+
+/* utime + stime of a process in seconds, RSS in MiB; -1 if gone. */
+static double
+s_cpu (pid_t pid, double *rss_mib)
+{
+    char path[64], buf[2048];
+    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread (buf, 1, sizeof buf - 1, f);
+    fclose (f);
+    buf[n] = '\0';
+    char *rest = strrchr (buf, ')');
+    unsigned long long ut = 0, st = 0;
+    long rss_pages = 0;
+    if (!rest || sscanf (rest + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
+                         "%*d %*d %*d %*d %*d %*d %*u %*u %ld", &ut, &st, &rss_pages) != 3)
+        return -1;
+    if (rss_mib)
+        *rss_mib = (double) rss_pages * (double) sysconf (_SC_PAGESIZE) / 1048576.0;
+    return (double) (ut + st) / (double) sysconf (_SC_CLK_TCK);
+}
+
+static pid_t
+s_service_pid (const pl_sim_t *sim, const char *name)
+{
+    char path[256];
+    snprintf (path, sizeof path, "%s/ssl-sim/%s.pid", sim->dir, name);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return 0;
+    int pid = 0;
+    if (fscanf (f, "%d", &pid) != 1)
+        pid = 0;
+    fclose (f);
+    return pid;
+}
+
+/* Drain the vision socket; returns the newest t_capture seen (decoding
+   only the last datagram of the batch keeps the client cheap). */
+static double
+s_drain (const pl_sim_t *sim, double newest, uint64_t *packets)
+{
+    uint8_t buf[65536], keep[65536];
+    ssize_t last = -1, n;
+    while ((n = recv (sim->vision, buf, sizeof buf, MSG_DONTWAIT)) > 0) {
+        (*packets)++;
+        memcpy (keep, buf, (size_t) n);
+        last = n;
+    }
+    if (last > 0) {
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) last, keep);
+        if (w && w->detection && w->detection->t_capture > newest)
+            newest = w->detection->t_capture;
+        if (w)
+            ssl__wrapper_packet__free_unpacked (w, NULL);
+    }
+    return newest;
+}
+
+static int
+s_run (const char *exe, bool single, bool fast, double seconds, pl_result_t *r)
+{
+    memset (r, 0, sizeof *r);
+    pl_sim_t sim;
+    double t_start = s_now ();
+    if (s_start (&sim, exe, single, fast ? "fast" : "realtime")) {
+        s_stop (&sim);
+        return -1;
+    }
+    int rc = -1;
+    struct pollfd p = { sim.vision, POLLIN, 0 };
+    if (poll (&p, 1, 15000) <= 0) {
+        fprintf (stderr, "pipeline: no vision packet within 15 s (log in %s)\n", sim.dir);
+        goto done;
+    }
+    r->first_packet_s = s_now () - t_start;
+    uint64_t packets = 0;
+    double newest = s_drain (&sim, 0, &packets);
+    double warm_end = s_now () + 1.0, next_cmd = s_now ();
+    while (s_now () < warm_end) {
+        if (s_now () >= next_cmd) {
+            s_command_all (&sim);
+            next_cmd += 0.01;
+        }
+        poll (&p, 1, 2);
+        newest = s_drain (&sim, newest, &packets);
+    }
+    pid_t pids[PL_SERVICES + 1] = { 0 };
+    double cpu0[PL_SERVICES + 1] = { 0 };
+    for (int i = 0; i < PL_SERVICES && !single; i++)
+        if ((pids[i] = s_service_pid (&sim, pl_names[i])) > 0)
+            cpu0[i] = s_cpu (pids[i], NULL);
+    pids[PL_SERVICES] = sim.pid;
+    cpu0[PL_SERVICES] = s_cpu (sim.pid, NULL);
+    double sim0 = newest, wall0 = s_now ();
+    packets = 0;
+    double end = wall0 + seconds;
+    while (s_now () < end) {
+        if (s_now () >= next_cmd) {
+            s_command_all (&sim);
+            next_cmd += 0.01;
+        }
+        poll (&p, 1, 2);
+        newest = s_drain (&sim, newest, &packets);
+    }
+    double wall = s_now () - wall0;
+    r->rtf = (newest - sim0) / wall;
+    r->packets = packets;
+    for (int i = 0; i <= PL_SERVICES; i++)
+        if (pids[i] > 0) {
+            double rss = 0, c = s_cpu (pids[i], &rss);
+            r->cpu[i] = c >= 0 ? (c - cpu0[i]) / wall : -1;
+            r->rss[i] = rss;
+        }
+    rc = 0;
+done:
+    s_stop (&sim);
+    return rc;
+}
+
+static int
+s_cmp (const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+static double
+s_median (double *v, int n)
+{
+    qsort (v, (size_t) n, sizeof *v, s_cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef double (*pl_pick_fn) (const pl_result_t *r, int i);
+static double s_pick_rtf (const pl_result_t *r, int i) { (void) i; return r->rtf; }
+static double s_pick_first (const pl_result_t *r, int i) { (void) i; return r->first_packet_s; }
+static double s_pick_cpu (const pl_result_t *r, int i) { return r->cpu[i]; }
+static double s_pick_rss (const pl_result_t *r, int i) { return r->rss[i]; }
+
+static double
+s_med (const pl_result_t *rs, int n, pl_pick_fn pick, int i, double *lo, double *hi)
+{
+    double v[PL_MAX_RUNS];
+    for (int k = 0; k < n; k++)
+        v[k] = pick (&rs[k], i);
+    double m = s_median (v, n);
+    *lo = v[0];
+    *hi = v[n - 1];
+    return m;
+}
+
+int
+main (int argc, char **argv)
+{
+    const char *path = "bench/results/pipeline.txt";
+    int runs = 5;
+    double seconds = 4;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp (argv[i], "--runs") == 0 && i + 1 < argc)
+            runs = atoi (argv[++i]);
+        else if (strcmp (argv[i], "--seconds") == 0 && i + 1 < argc)
+            seconds = atof (argv[++i]);
+        else
+            path = argv[i];
+    }
+    if (runs < 1 || runs > PL_MAX_RUNS || !(seconds > 0 && seconds < 120)) {
+        fprintf (stderr, "usage: pipeline [RESULTS_FILE] [--runs 1..%d] [--seconds S]\n", PL_MAX_RUNS);
+        return 2;
+    }
+    /* BUILD/bench/pipeline -> BUILD/bin/ssl-sim */
+    char self[PATH_MAX], exe[PATH_MAX + 32];
+    ssize_t len = readlink ("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return 1;
+    self[len] = '\0';
+    snprintf (exe, sizeof exe, "%s/../bin/ssl-sim", dirname (self));
+    if (access (exe, X_OK)) {
+        fprintf (stderr, "pipeline: %s not found\n", exe);
+        return 1;
+    }
+    signal (SIGPIPE, SIG_IGN);
+
+    /* other work on the machine slows every number here: say how busy it was */
+    char load[128] = "?\n";
+    FILE *lf = fopen ("/proc/loadavg", "r");
+    if (lf) {
+        if (!fgets (load, sizeof load, lf))
+            snprintf (load, sizeof load, "?\n");
+        fclose (lf);
+    }
+    static pl_result_t res[4][PL_MAX_RUNS];
+    const char *labels[4] = { "fast, single process", "fast, four processes (ipc)",
+                              "realtime, single process", "realtime, four processes (ipc)" };
+    for (int k = 0; k < runs; k++)
+        for (int c = 0; c < 4; c++) {
+            /* interleaved, so a slow moment of the machine hits every layout */
+            if (s_run (exe, c % 2 == 0, c < 2, seconds, &res[c][k])) {
+                fprintf (stderr, "pipeline: run failed (%s)\n", labels[c]);
+                return 1;
+            }
+            fprintf (stderr, "  run %d %-32s rtf %8.2f  first packet %.2f s\n", k + 1, labels[c],
+                     res[c][k].rtf, res[c][k].first_packet_s);
+        }
+
+    char text[8192];
+    size_t used = 0;
+#define OUT(...) used += (size_t) snprintf (text + used, sizeof text - used, __VA_ARGS__)
+    double lo, hi, m;
+    OUT ("pipeline benchmark: ssl-sim run end to end on loopback (bench/pipeline.c)\n");
+    OUT ("22 robots commanded every 10 ms through both team ports, realistic preset, 2 cameras,\n");
+    OUT ("median of %d runs of %.0f s after a 1 s warm-up; %ld cores; load average before: %s", runs,
+         seconds, sysconf (_SC_NPROCESSORS_ONLN), load);
+    m = s_med (res[0], runs, s_pick_rtf, 0, &lo, &hi);
+    OUT ("fast rtf, single process:        %8.1fx (min %.1f, max %.1f)  target >= 300x: %s\n", m, lo,
+         hi, m >= 300 ? "PASS" : "MISS");
+    m = s_med (res[1], runs, s_pick_rtf, 0, &lo, &hi);
+    OUT ("fast rtf, four processes (ipc):  %8.1fx (min %.1f, max %.1f)  target >= 150x: %s\n", m, lo,
+         hi, m >= 150 ? "PASS" : "MISS");
+    m = s_med (res[2], runs, s_pick_first, 0, &lo, &hi);
+    OUT ("first vision packet after `ssl-sim run`, single process: %.2f s (min %.2f, max %.2f)\n", m, lo, hi);
+    m = s_med (res[3], runs, s_pick_first, 0, &lo, &hi);
+    OUT ("first vision packet after `ssl-sim run`, four processes: %.2f s (min %.2f, max %.2f)\n", m, lo, hi);
+    for (int i = 0; i < PL_SERVICES; i++) {
+        double c = s_med (res[1], runs, s_pick_cpu, i, &lo, &hi);
+        OUT ("fast, four processes: %-12s %.2f cores\n", pl_names[i], c);
+    }
+    m = s_med (res[1], runs, s_pick_rtf, 0, &lo, &hi);
+    double pc = s_med (res[1], runs, s_pick_cpu, 0, &lo, &hi);
+    if (pc > 0)
+        OUT ("fast, four processes: sim seconds per physics CPU second: %.1f\n", m / pc);
+    m = s_med (res[0], runs, s_pick_cpu, PL_SERVICES, &lo, &hi);
+    OUT ("fast, single process: %.2f cores for the whole process\n", m);
+    m = s_med (res[2], runs, s_pick_cpu, PL_SERVICES, &lo, &hi);
+    double rss1 = s_med (res[2], runs, s_pick_rss, PL_SERVICES, &lo, &hi);
+    OUT ("realtime CPU, single process:    %.4f cores; RSS %.1f MiB\n", m, rss1);
+    double total = 0;
+    bool rss_ok = true;
+    for (int i = 0; i < PL_SERVICES; i++) {
+        double c = s_med (res[3], runs, s_pick_cpu, i, &lo, &hi);
+        double rss = s_med (res[3], runs, s_pick_rss, i, &lo, &hi);
+        total += c;
+        rss_ok &= rss <= 10.0;
+        OUT ("realtime, four processes: %-12s %.4f cores, RSS %5.1f MiB (max %.1f)\n", pl_names[i], c,
+             rss, hi);
+    }
+    OUT ("realtime CPU, four processes, all services: %.4f cores  target <= 0.02: %s\n", total,
+         total <= 0.02 ? "PASS" : "MISS");
+    OUT ("RSS per service <= 10 MiB: %s\n", rss_ok ? "PASS" : "MISS");
+    OUT ("(grSim on this machine kind: 3.6-4.9x, 0.28 cores, 35 MiB; the Rust reference: 57x)\n");
+#undef OUT
+    fputs (text, stdout);
+    FILE *f = fopen (path, "w");
+    if (!f || fputs (text, f) < 0 || fclose (f)) {
+        fprintf (stderr, "pipeline: cannot write %s\n", path);
+        return 1;
+    }
+    return 0;
+}
