@@ -1044,6 +1044,52 @@ Test (config, robot_limit_presets_and_aliases)
     cr_expect_not_null (strstr (err, "kiks"), "%s", err);
 }
 
+/* Every name in a "a, b (aliases: c, d)" list resolves with `lookup`. */
+static void
+s_expect_names_resolve (const char *list, int (*lookup) (const char *, void *), void *out)
+{
+    char copy[512];
+    snprintf (copy, sizeof copy, "%s", list);
+    int count = 0;
+    for (char *token = strtok (copy, " ,()"); token; token = strtok (NULL, " ,()")) {
+        if (strcmp (token, "aliases:") == 0 || strcmp (token, "alias:") == 0)
+            continue;
+        cr_expect_eq (lookup (token, out), 0, "'%s' from '%s' does not resolve", token, list);
+        count++;
+    }
+    cr_expect_geq (count, 6, "%s", list);
+}
+
+static int
+s_realism_lookup (const char *name, void *out)
+{
+    return sim_config_realism_preset (name, (sim_realism_t *) out);
+}
+
+static int
+s_ball_lookup (const char *name, void *out)
+{
+    return sim_config_ball_preset (name, (sim_ball_cfg_t *) out);
+}
+
+static int
+s_limits_lookup (const char *name, void *out)
+{
+    return sim_config_limits_preset (name, (sim_limits_t *) out);
+}
+
+Test (config, listed_preset_names_all_resolve)
+{
+    sim_realism_t realism;
+    sim_ball_cfg_t ball;
+    sim_limits_t limits;
+    s_expect_names_resolve (sim_config_realism_names (), s_realism_lookup, &realism);
+    s_expect_names_resolve (sim_config_ball_names (), s_ball_lookup, &ball);
+    s_expect_names_resolve (sim_config_limits_names (), s_limits_lookup, &limits);
+    cr_expect_eq (sim_config_realism_preset (NULL, &realism), -1);
+    cr_expect_eq (sim_config_ball_preset ("", &ball), -1);
+}
+
 /* ---- dump --------------------------------------------------------------- */
 
 Test (config, dump_of_defaults_round_trips)
