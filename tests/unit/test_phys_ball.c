@@ -347,3 +347,31 @@ Test (phys_ball, non_finite_state_is_sanitised)
     phys_ball_advance (&cfg, &b, 0, 0.001);
     cr_expect (isfinite (b.x) && isfinite (b.z) && isfinite (b.vx) && isfinite (b.vz));
 }
+
+/* §5.4: kick speed for a target end speed, against the trajectory. */
+Test (phys_ball, kick_speed_for_end_speed)
+{
+    for (int variant = 0; variant < 2; variant++) {
+        sim_ball_cfg_t cfg = s_cfg ();
+        if (variant)
+            cfg.roll_speed_coefficient = 0;
+        const double cases[][2] = { { 1.0, 0.5 }, { 3.0, 1.0 }, { 0.2, 3.0 }, { 6.0, 0.2 } };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            double d = cases[i][0], ve = cases[i][1];
+            double v0 = phys_ball_kick_speed_for_end_speed (&cfg, d, ve);
+            cr_assert_gt (v0, 0);
+            cr_expect_float_eq (phys_ball_speed_at_distance (&cfg, v0, d), ve, 1e-9);
+            /* and the trajectory agrees: when the ball passes d its speed is ve */
+            phys_ball_state_t b = { .z = cfg.radius, .vx = v0 };
+            double prev_x = 0, prev_v = v0;
+            while (b.x < d && b.vx > 0) {
+                prev_x = b.x;
+                prev_v = b.vx;
+                phys_ball_advance (&cfg, &b, 0, 1e-4);
+            }
+            double f = (d - prev_x) / (b.x - prev_x);
+            double v = prev_v + f * (b.vx - prev_v);
+            cr_expect_float_eq (v, ve, 1e-3, "d %g ve %g: %g", d, ve, v);
+        }
+    }
+}

@@ -233,6 +233,72 @@ phys_ball_kick_speed_for_distance (const sim_ball_cfg_t *cfg, double d)
     return 0.5 * (lo + hi);
 }
 
+/* Rolling distance while slowing from V to v (v <= V) under a0 + b v. */
+static double
+s_roll_dist_between (double a0, double b, double V, double v)
+{
+    if (b > 0)
+        return (V - v) / b - a0 / (b * b) * log ((a0 + b * V) / (a0 + b * v));
+    return a0 > 0 ? (V * V - v * v) / (2 * a0) : INFINITY;
+}
+
+double
+phys_ball_speed_at_distance (const sim_ball_cfg_t *cfg, double v0, double d)
+{
+    if (!(v0 > 0) || !(d >= 0))
+        return 0;
+    double A = fabs (cfg->acc_slide), k = phys_ball_k_switch (cfg);
+    double a0 = fabs (cfg->acc_roll), b = s_b (cfg);
+    double V = v0;
+    if (A > 0 && v0 >= 1e-5) {
+        double slide = v0 * v0 * (1 - k * k) / (2 * A);
+        if (d <= slide)
+            return sqrt (v0 * v0 - 2 * A * d);
+        d -= slide;
+        V = k * v0;
+    }
+    if (d >= phys_ball_roll_distance (cfg, V))
+        return 0;
+    if (b == 0)
+        return sqrt (V * V - 2 * a0 * d);
+    double lo = 0, hi = V;  /* speed at distance d: s_roll_dist_between is monotone */
+    for (int i = 0; i < 200 && hi - lo > 1e-15; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (s_roll_dist_between (a0, b, V, mid) > d)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+double
+phys_ball_kick_speed_for_end_speed (const sim_ball_cfg_t *cfg, double d, double v_end)
+{
+    if (!(d >= 0) || !(v_end >= 0))
+        return -1;
+    double A = fabs (cfg->acc_slide), k = phys_ball_k_switch (cfg);
+    double a0 = fabs (cfg->acc_roll);
+    if (s_b (cfg) == 0 && A > 0) {
+        /* end in the roll phase: v_end² = (k v0)² - 2 a0 (d - slide(v0)) */
+        double v0 = sqrt ((v_end * v_end + 2 * a0 * d) / (k * k + a0 * (1 - k * k) / A));
+        if (d >= v0 * v0 * (1 - k * k) / (2 * A) && v_end <= k * v0)
+            return v0;
+        return sqrt (v_end * v_end + 2 * A * d);   /* still sliding at d */
+    }
+    double lo = 0, hi = 100;
+    if (phys_ball_speed_at_distance (cfg, hi, d) < v_end)
+        return -1;
+    for (int i = 0; i < 200 && hi - lo > 1e-13; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (phys_ball_speed_at_distance (cfg, mid, d) < v_end)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 double
 phys_ball_chip_speed_for_distance (const sim_ball_cfg_t *cfg, double d, double theta, int n)
 {

@@ -49,6 +49,15 @@ double phys_ball_kick_distance (const sim_ball_cfg_t *cfg, double v0);
    below 100 m/s or is negative. */
 double phys_ball_kick_speed_for_distance (const sim_ball_cfg_t *cfg, double d);
 
+/* Speed of a spin-free flat kick of speed v0 after travelling distance d
+   (0 if it rests before). */
+double phys_ball_speed_at_distance (const sim_ball_cfg_t *cfg, double v0, double d);
+
+/* Kick speed so that the ball still moves at v_end after distance d
+   (closed form when roll_speed_coefficient is 0, else bisection). Returns
+   -1 when not reachable below 100 m/s or for negative inputs. */
+double phys_ball_kick_speed_for_end_speed (const sim_ball_cfg_t *cfg, double d, double v_end);
+
 /* Chip speed so that touchdown n (0 = first) lands at distance d for
    elevation theta (rad); and chip speed for apex height h. */
 double phys_ball_chip_speed_for_distance (const sim_ball_cfg_t *cfg, double d, double theta,
