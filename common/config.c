@@ -346,6 +346,10 @@ static const s_key_t s_keys[] = {
          "ground-truth stream port"),
     S_I ("network", "multicast_ttl", OFF (network.multicast_ttl), 1,
          R_(0, 255, 0), "multicast TTL"),
+    S_S ("network", "multicast_interface", OFF (network.multicast_interface),
+         SSIZE (network.multicast_interface), "", NULL,
+         "IPv4 address of the interface vision multicast leaves by (empty = the system's choice)",
+         "multicast_interface = 127.0.0.1 ; keep vision on this machine"),
     S_I ("network", "port_offset", OFF (network.port_offset), 0, R_(0, 65534, 0),
          "added to every UDP port above; --port-offset"),
 

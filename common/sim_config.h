@@ -193,6 +193,7 @@ typedef struct {
     int legacy_port, legacy_status_port_blue, legacy_status_port_yellow;
     int truth_port;
     int multicast_ttl;
+    char multicast_interface[64];       /* IPv4 address; "" = system's choice */
     int port_offset;
 } sim_network_cfg_t;
 

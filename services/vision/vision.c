@@ -227,7 +227,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         return NULL;
     self->pipe = pipe;
     self->own = self->cfg = *cfg;
-    self->udp = sim_udp_sender (NULL, cfg->network.multicast_ttl);
+    self->udp = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
     self->packets = malloc ((size_t) VIS_MAX_RELEASED * VIS_PACKET_MAX);
     self->frames = zsock_new (ZMQ_PUB);
     self->world = zsock_new (ZMQ_SUB);
