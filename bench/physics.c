@@ -116,6 +116,15 @@ main (int argc, char **argv)
                         "runs x %d substeps, thread CPU time (wall-clock median in brackets)\n"
                         "# target: <= 3000 ns with 22 robots in wheels mode\n",
                         S_RUNS, S_STEPS);
+    /* other load on the machine inflates the wall-clock column */
+    FILE *la = fopen ("/proc/loadavg", "r");
+    char load[64] = "?";
+    if (la) {
+        if (!fgets (load, sizeof load, la))
+            strcpy (load, "?\n");
+        fclose (la);
+    }
+    len += snprintf (out + len, sizeof out - (size_t) len, "# load average at start: %s", load);
     double first = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double lo, hi, wall;
