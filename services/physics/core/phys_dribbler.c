@@ -7,14 +7,6 @@
 
 #define PHYS_DRIBBLE_HORIZON 0.02   /* s, critically damped PD horizon (§9.3) */
 
-static void
-s_local (const phys_robot_t *r, const phys_ball_state_t *b, double *qx, double *qy)
-{
-    double dx = b->x - r->x, dy = b->y - r->y;
-    *qx = r->ct * dx + r->st * dy;
-    *qy = -r->st * dx + r->ct * dy;
-}
-
 /* Apply robot r's dribbler to the ball; returns whether it holds it. */
 static bool
 s_dribble (phys_world_t *self, phys_robot_t *r)
@@ -23,7 +15,7 @@ s_dribble (phys_world_t *self, phys_robot_t *r)
     phys_ball_state_t *b = &self->ball;
     double rb = self->ball_cfg.radius;
     double qx, qy;
-    s_local (r, b, &qx, &qy);
+    phys_robot_local (r, b->x, b->y, &qx, &qy);
     double c2d = s->center_to_dribbler;
     if (!(qx >= c2d - s->dribbler.seat_depth && qx <= c2d + rb + 0.015
           && fabs (qy) <= s->dribbler_width / 2 && b->z - rb < 0.03)
@@ -118,7 +110,7 @@ phys_dribbler_break_beams (phys_world_t *self)
             continue;
         }
         double qx, qy;
-        s_local (r, b, &qx, &qy);
+        phys_robot_local (r, b->x, b->y, &qx, &qy);
         double c2d = r->specs.center_to_dribbler;
         r->ball_contact = qx >= c2d && qx <= c2d + 0.0235 && fabs (qy) <= r->half_w;
     }

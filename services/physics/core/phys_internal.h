@@ -65,6 +65,15 @@ struct phys_world_t {
     phys_robot_t robots[PHYS_MAX_ROBOTS];    /* iteration order: blue 0..255, yellow 0..255 */
 };
 
+/* World point (x, y) in robot r's frame. */
+static inline void
+phys_robot_local (const phys_robot_t *r, double x, double y, double *qx, double *qy)
+{
+    double dx = x - r->x, dy = y - r->y;
+    *qx = r->ct * dx + r->st * dy;
+    *qy = -r->st * dx + r->ct * dy;
+}
+
 /* Refresh a robot's derived values after its specs changed. */
 void phys_robot_refresh (phys_robot_t *r);
 

@@ -5,15 +5,6 @@
 
 #include "phys_internal.h"
 
-/* Ball centre in robot r's frame. */
-static void
-s_local (const phys_robot_t *r, const phys_ball_state_t *b, double *qx, double *qy)
-{
-    double dx = b->x - r->x, dy = b->y - r->y;
-    *qx = r->ct * dx + r->st * dy;
-    *qy = -r->st * dx + r->ct * dy;
-}
-
 static bool
 s_in_zone (const phys_world_t *self, const phys_robot_t *r)
 {
@@ -22,7 +13,7 @@ s_in_zone (const phys_world_t *self, const phys_robot_t *r)
     if (!(b->z < s->kicker.max_ball_height))
         return false;
     double qx, qy;
-    s_local (r, b, &qx, &qy);
+    phys_robot_local (r, b->x, b->y, &qx, &qy);
     double c2d = s->center_to_dribbler;
     return qx >= c2d - 0.005 && qx <= c2d + self->ball_cfg.radius + 0.015
         && fabs (qy) <= s->dribbler_width / 2;
