@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ssl_simulation_synchronous.pb-c.h"
+
 int64_t
 sim_test_now_ms (void)
 {
@@ -184,4 +186,100 @@ sim_proc_cleanup (sim_proc_t *proc)
     snprintf (cmd, sizeof cmd, "rm -rf '%s'", proc->dir);
     if (system (cmd) != 0)
         fprintf (stderr, "could not remove %s\n", proc->dir);
+}
+
+ssize_t
+sim_test_call (int fd, int port, const ProtobufCMessage *msg, void *buf, size_t cap, int timeout_ms)
+{
+    if (sim_test_send (fd, port, msg))
+        return -1;
+    return sim_test_recv (fd, buf, cap, timeout_ms);
+}
+
+int
+sim_test_wait_ready (const sim_proc_t *proc, int fd, int timeout_ms)
+{
+    /* an empty SimulatorCommand is the empty datagram */
+    int64_t end = sim_test_now_ms () + timeout_ms;
+    uint8_t buf[65536];
+    while (sim_test_now_ms () < end) {
+        if (sim_test_send_raw (fd, proc->control_port, "", 0) == 0
+            && sim_test_recv (fd, buf, sizeof buf, 100) >= 0) {
+            /* earlier tries may still be answered: wait for quiet */
+            while (sim_test_recv (fd, buf, sizeof buf, 300) >= 0)
+                ;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int
+sim_test_drain (int fd)
+{
+    uint8_t buf[65536];
+    int n = 0;
+    while (sim_test_recv (fd, buf, sizeof buf, 0) >= 0)
+        n++;
+    return n;
+}
+
+pid_t
+sim_proc_child (const sim_proc_t *proc, const char *needle)
+{
+    char cmd[128];
+    snprintf (cmd, sizeof cmd, "pgrep -P %d -f '%s'", (int) proc->pid, needle);
+    FILE *p = popen (cmd, "r");
+    if (!p)
+        return -1;
+    int pid = -1;
+    if (fscanf (p, "%d", &pid) != 1)
+        pid = -1;
+    pclose (p);
+    return (pid_t) pid;
+}
+
+SimulationSyncResponse *
+sim_test_sync (int fd, int port, const SimulationSyncRequest *req, uint8_t *raw, size_t *raw_len,
+               int timeout_ms)
+{
+    uint8_t buf[65536];
+    if (sim_test_send (fd, port, &req->base))
+        return NULL;
+    int64_t end = sim_test_now_ms () + timeout_ms;
+    while (sim_test_now_ms () < end) {
+        ssize_t n = sim_test_recv (fd, buf, sizeof buf, (int) (end - sim_test_now_ms ()));
+        if (n < 0)
+            return NULL;
+        SimulationSyncResponse *resp = simulation_sync_response__unpack (NULL, (size_t) n, buf);
+        if (!resp)
+            continue;
+        if (raw) {
+            memcpy (raw, buf, (size_t) n);
+            *raw_len = (size_t) n;
+        }
+        return resp;
+    }
+    return NULL;
+}
+
+double
+sim_test_sync_warm_up (int fd, int port, int timeout_ms)
+{
+    SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
+    req.has_sim_step = true;
+    req.sim_step = 0.05f;
+    double stepped = 0;
+    int64_t end = sim_test_now_ms () + timeout_ms;
+    while (sim_test_now_ms () < end) {
+        SimulationSyncResponse *resp = sim_test_sync (fd, port, &req, NULL, NULL, 2000);
+        if (!resp)
+            continue;
+        stepped += 0.05;
+        size_t n = resp->n_detection;
+        simulation_sync_response__free_unpacked (resp, NULL);
+        if (n > 0)
+            return stepped;
+    }
+    return -1;
 }

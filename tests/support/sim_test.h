@@ -54,4 +54,39 @@ int64_t sim_test_now_ms (void);
 
 /* Remove the process's runtime directory (log included). */
 void sim_proc_cleanup (sim_proc_t *proc);
+
+/* ---- protocol helpers (gateway, sync, legacy tests) ---------------------- */
+
+/* Send `msg` to 127.0.0.1:port and wait up to timeout_ms for one datagram
+   on fd; returns its size or -1. */
+ssize_t sim_test_call (int fd, int port, const ProtobufCMessage *msg, void *buf, size_t cap,
+                       int timeout_ms);
+
+/* Wait until the gateway answers an empty SimulatorCommand on the control
+   port (at most timeout_ms). Returns 0 or -1. */
+int sim_test_wait_ready (const sim_proc_t *proc, int fd, int timeout_ms);
+
+/* Receive and drop every datagram waiting on fd; returns how many. */
+int sim_test_drain (int fd);
+
+/* pid of the child of `proc` whose command line contains `needle` (e.g.
+   "vision"), or -1. Used to pause one service (SIGSTOP) in tests. */
+pid_t sim_proc_child (const sim_proc_t *proc, const char *needle);
+
+
+/* Send a SimulationSyncRequest to 127.0.0.1:port and wait for the
+   SimulationSyncResponse (other datagrams are skipped). The raw answer is
+   copied to raw/raw_len when raw is not NULL (cap 65536). Returns the
+   unpacked response (free with simulation_sync_response__free_unpacked)
+   or NULL on timeout. */
+struct SimulationSyncRequest;
+struct SimulationSyncResponse;
+struct SimulationSyncResponse *sim_test_sync (int fd, int port, const struct SimulationSyncRequest *req,
+                                              uint8_t *raw, size_t *raw_len, int timeout_ms);
+
+/* Sync-step 0.05 s at a time on `port` until an answer carries detection
+   frames (vision has its configuration). Returns the sim seconds stepped,
+   or -1 after timeout_ms. */
+double sim_test_sync_warm_up (int fd, int port, int timeout_ms);
+
 #endif

@@ -1,0 +1,996 @@
+/*  test_protocol.c - the SSL simulation protocol on the gateway's three
+    ports (spec/protocol.md §2-§6) with real UDP clients against a real
+    ssl-sim: every SimulatorCommand and RobotControl field, every error code
+    where the spec raises it, loss, and several clients on one port.
+    Effects are observed in the detection frames of sync steps (sync mode,
+    realism "none": no noise), so the checks do not depend on wall time.
+*/
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sim_test.h"
+#include "google/protobuf/any.pb-c.h"
+#include "ssl_simulation_config.pb-c.h"
+#include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_custom_erforce_realism.pb-c.h"
+#include "ssl_simulation_custom_erforce_robot_spec.pb-c.h"
+#include "ssl_simulation_robot_control.pb-c.h"
+#include "ssl_simulation_robot_feedback.pb-c.h"
+#include "ssl_simulation_synchronous.pb-c.h"
+#include "ssl_vision_wrapper.pb-c.h"
+
+#define BLUE   0
+#define YELLOW 1
+
+typedef struct {
+    sim_proc_t proc;
+    int fd;                 /* the client */
+} fixture_t;
+
+/* What the last step's frames showed (later frames win). */
+typedef struct {
+    int frames;
+    bool ball;
+    double bx, by;
+    bool robot[2][256];
+    double rx[2][256], ry[2][256], ro[2][256];
+} view_t;
+
+static void
+s_start (fixture_t *f, const char *const *args, const char *ini)
+{
+    cr_assert_eq (sim_proc_start (&f->proc, args, ini), 0);
+    f->fd = sim_test_udp (0);
+    cr_assert (f->fd >= 0);
+    if (sim_test_wait_ready (&f->proc, f->fd, 15000)) {
+        sim_proc_dump_log (&f->proc);
+        cr_assert_fail ("the gateway did not answer within 15 s");
+    }
+    bool sync = false;
+    for (int i = 0; args && args[i]; i++)
+        sync |= strcmp (args[i], "sync") == 0;
+    if (sync && sim_test_sync_warm_up (f->fd, f->proc.control_port, 15000) < 0) {
+        sim_proc_dump_log (&f->proc);
+        cr_assert_fail ("no detection frames in sync steps within 15 s");
+    }
+}
+
+static void
+s_stop (fixture_t *f)
+{
+    close (f->fd);
+    int code = sim_proc_stop (&f->proc);
+    if (code != 0)
+        sim_proc_dump_log (&f->proc);
+    cr_expect_eq (code, 0, "ssl-sim did not stop cleanly");
+    sim_proc_cleanup (&f->proc);
+}
+
+static void
+s_view_add (view_t *v, const SSLDetectionFrame *d)
+{
+    v->frames++;
+    if (d->n_balls > 0) {
+        v->ball = true;
+        v->bx = d->balls[0]->x / 1000.0;
+        v->by = d->balls[0]->y / 1000.0;
+    }
+    for (int t = 0; t < 2; t++) {
+        size_t n = t == BLUE ? d->n_robots_blue : d->n_robots_yellow;
+        SSLDetectionRobot **rs = t == BLUE ? d->robots_blue : d->robots_yellow;
+        for (size_t i = 0; i < n; i++) {
+            if (!rs[i]->has_robot_id || rs[i]->robot_id > 255)
+                continue;
+            unsigned id = rs[i]->robot_id;
+            v->robot[t][id] = true;
+            v->rx[t][id] = rs[i]->x / 1000.0;
+            v->ry[t][id] = rs[i]->y / 1000.0;
+            v->ro[t][id] = rs[i]->has_orientation ? rs[i]->orientation : 0;
+        }
+    }
+}
+
+/* One sync step on `port`; returns the response (caller frees). */
+static SimulationSyncResponse *
+s_sync (fixture_t *f, int port, double seconds, SimulatorCommand *cmd, RobotControl *rc)
+{
+    SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
+    req.has_sim_step = true;
+    req.sim_step = (float) seconds;
+    req.simulator_command = cmd;
+    req.robot_control = rc;
+    SimulationSyncResponse *resp = sim_test_sync (f->fd, port, &req, NULL, NULL, 5000);
+    cr_assert_not_null (resp, "no SimulationSyncResponse on port %d", port);
+    return resp;
+}
+
+/* Step `seconds` on the control port and fill *v from the newest frame of
+   each camera released by the step (vision is delayed: older frames of the
+   same step may still show the state before the last change). */
+static void
+s_look (fixture_t *f, double seconds, view_t *v)
+{
+    memset (v, 0, sizeof *v);
+    SimulationSyncResponse *resp = s_sync (f, f->proc.control_port, seconds, NULL, NULL);
+    for (size_t i = 0; i < resp->n_detection; i++) {
+        bool newest = true;
+        for (size_t k = i + 1; k < resp->n_detection; k++)
+            newest &= resp->detection[k]->camera_id != resp->detection[i]->camera_id;
+        if (newest)
+            s_view_add (v, resp->detection[i]);
+    }
+    simulation_sync_response__free_unpacked (resp, NULL);
+    cr_assert_gt (v->frames, 0, "a %.3f s step released no frames", seconds);
+}
+
+static SimulatorResponse *
+s_command (fixture_t *f, SimulatorCommand *cmd)
+{
+    uint8_t buf[65536];
+    ssize_t n = sim_test_call (f->fd, f->proc.control_port, &cmd->base, buf, sizeof buf, 3000);
+    cr_assert_geq (n, 0, "no SimulatorResponse");
+    SimulatorResponse *resp = simulator_response__unpack (NULL, (size_t) n, buf);
+    cr_assert_not_null (resp, "the control port answered something that is not a SimulatorResponse");
+    return resp;
+}
+
+/* The codes of a list of errors, comma separated; each message must read
+   "<CODE>: ...". */
+static void
+s_codes (SimulatorError **errors, size_t n, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        cr_assert (errors[i]->code && errors[i]->message);
+        cr_expect (strncmp (errors[i]->message, errors[i]->code, strlen (errors[i]->code)) == 0
+                       && errors[i]->message[strlen (errors[i]->code)] == ':',
+                   "message '%s' does not start with '%s:'", errors[i]->message, errors[i]->code);
+        if (i)
+            strncat (out, ",", cap - strlen (out) - 1);
+        strncat (out, errors[i]->code, cap - strlen (out) - 1);
+    }
+}
+
+/* Send cmd, expect exactly `codes` (comma separated, "" for none). */
+static void
+s_expect_errors (fixture_t *f, SimulatorCommand *cmd, const char *codes, const char *what)
+{
+    SimulatorResponse *resp = s_command (f, cmd);
+    char got[1024];
+    s_codes (resp->errors, resp->n_errors, got, sizeof got);
+    cr_expect_str_eq (got, codes, "%s: errors '%s', expected '%s'", what, got, codes);
+    simulator_response__free_unpacked (resp, NULL);
+}
+
+/* ---- message builders (storage in the caller's structs) ---------------- */
+
+typedef struct {
+    RobotId rid;
+    TeleportRobot tr;
+    TeleportRobot *ptr;
+    SimulatorControl control;
+    SimulatorCommand cmd;
+} robot_tp_t;
+
+static SimulatorCommand *
+s_robot_tp (robot_tp_t *b, int team, unsigned id)
+{
+    robot_id__init (&b->rid);
+    b->rid.has_id = true;
+    b->rid.id = id;
+    b->rid.has_team = team >= 0;
+    b->rid.team = team == YELLOW ? TEAM__YELLOW : TEAM__BLUE;
+    teleport_robot__init (&b->tr);
+    b->tr.id = &b->rid;
+    b->ptr = &b->tr;
+    simulator_control__init (&b->control);
+    b->control.n_teleport_robot = 1;
+    b->control.teleport_robot = &b->ptr;
+    simulator_command__init (&b->cmd);
+    b->cmd.control = &b->control;
+    return &b->cmd;
+}
+
+static void
+s_xy (TeleportRobot *tr, double x, double y)
+{
+    tr->has_x = tr->has_y = true;
+    tr->x = (float) x;
+    tr->y = (float) y;
+}
+
+typedef struct {
+    TeleportBall tb;
+    SimulatorControl control;
+    SimulatorCommand cmd;
+} ball_tp_t;
+
+static SimulatorCommand *
+s_ball_tp (ball_tp_t *b)
+{
+    teleport_ball__init (&b->tb);
+    simulator_control__init (&b->control);
+    b->control.teleport_ball = &b->tb;
+    simulator_command__init (&b->cmd);
+    b->cmd.control = &b->control;
+    return &b->cmd;
+}
+
+static void
+s_place_robot (fixture_t *f, int team, unsigned id, double x, double y, double orientation)
+{
+    robot_tp_t b;
+    SimulatorCommand *cmd = s_robot_tp (&b, team, id);
+    s_xy (&b.tr, x, y);
+    b.tr.has_orientation = true;
+    b.tr.orientation = (float) orientation;
+    b.tr.has_v_x = b.tr.has_v_y = b.tr.has_v_angular = true;
+    b.tr.has_present = true;
+    b.tr.present = true;
+    s_expect_errors (f, cmd, "", "placing a robot");
+}
+
+static void
+s_place_ball (fixture_t *f, double x, double y)
+{
+    ball_tp_t b;
+    SimulatorCommand *cmd = s_ball_tp (&b);
+    b.tb.has_x = b.tb.has_y = b.tb.has_vx = b.tb.has_vy = true;
+    b.tb.x = (float) x;
+    b.tb.y = (float) y;
+    s_expect_errors (f, cmd, "", "placing the ball");
+}
+
+typedef struct {
+    MoveLocalVelocity local;
+    MoveGlobalVelocity global;
+    MoveWheelVelocity wheels;
+    RobotMoveCommand move;
+    RobotCommand cmd;
+    RobotCommand *ptr;
+    RobotControl rc;
+} robot_cmd_t;
+
+static RobotControl *
+s_robot_cmd (robot_cmd_t *b, unsigned id)
+{
+    memset (b, 0, sizeof *b);
+    robot_command__init (&b->cmd);
+    b->cmd.id = id;
+    b->ptr = &b->cmd;
+    robot_control__init (&b->rc);
+    b->rc.n_robot_commands = 1;
+    b->rc.robot_commands = &b->ptr;
+    return &b->rc;
+}
+
+static void
+s_local (robot_cmd_t *b, double forward, double left, double angular)
+{
+    move_local_velocity__init (&b->local);
+    b->local.forward = (float) forward;
+    b->local.left = (float) left;
+    b->local.angular = (float) angular;
+    robot_move_command__init (&b->move);
+    b->move.command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+    b->move.local_velocity = &b->local;
+    b->cmd.move_command = &b->move;
+}
+
+static const char *const SYNC_ARGS[] = { "--mode", "sync", "--realism", "none", NULL };
+
+/* ---- control port: every error where §6 raises it ---------------------- */
+
+Test (protocol, control_port_errors, .timeout = 60)
+{
+    fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL);
+
+    SimulatorCommand empty = SIMULATOR_COMMAND__INIT;
+    s_expect_errors (&f, &empty, "", "empty command");
+
+    ball_tp_t bb;
+    SimulatorCommand *bc = s_ball_tp (&bb);
+    bb.tb.has_x = true;
+    s_expect_errors (&f, bc, "PARTIAL_COORD", "ball x without y");
+    s_ball_tp (&bb);
+    bb.tb.has_z = true;
+    s_expect_errors (&f, bc, "PARTIAL_COORD", "ball z alone");
+    s_ball_tp (&bb);
+    bb.tb.has_vy = true;
+    s_expect_errors (&f, bc, "PARTIAL_COORD", "ball vy without vx");
+    s_ball_tp (&bb);
+    bb.tb.has_vz = true;
+    s_expect_errors (&f, bc, "PARTIAL_COORD", "ball vz without vx, vy");
+    s_ball_tp (&bb);
+    bb.tb.has_x = bb.tb.has_y = bb.tb.has_vx = bb.tb.has_vy = bb.tb.has_by_force = true;
+    bb.tb.by_force = true;
+    bb.tb.vx = 1;
+    s_expect_errors (&f, bc, "VELOCITY_FORCE", "ball by_force with a velocity");
+    s_ball_tp (&bb);
+    bb.tb.has_teleport_safely = bb.tb.teleport_safely = true;
+    s_expect_errors (&f, bc, "TELEPORT_SAFELY_PARTIAL", "teleport_safely without x, y");
+    s_ball_tp (&bb);
+    bb.tb.has_x = bb.tb.has_y = true;
+    bb.tb.x = NAN;
+    s_expect_errors (&f, bc, "UNSUPPORTED", "ball at NaN");
+
+    robot_tp_t rb;
+    SimulatorCommand *rc = s_robot_tp (&rb, BLUE, 200);
+    rb.tr.has_present = rb.tr.present = true;
+    s_expect_errors (&f, rc, "CREATE_NOPOS_ROBOT", "create without a position");
+    s_robot_tp (&rb, BLUE, 201);
+    s_xy (&rb.tr, 1, 1);
+    s_expect_errors (&f, rc, "UNKNOWN_ROBOT", "teleport of a missing robot without present");
+    s_robot_tp (&rb, BLUE, 202);
+    rb.tr.has_present = true;
+    rb.tr.present = false;
+    s_expect_errors (&f, rc, "", "removing a robot that is not there");
+    s_robot_tp (&rb, BLUE, 300);
+    s_xy (&rb.tr, 1, 1);
+    s_expect_errors (&f, rc, "UNSUPPORTED", "robot id 300");
+    s_robot_tp (&rb, -1, 1);
+    s_xy (&rb.tr, 1, 1);
+    s_expect_errors (&f, rc, "UNSUPPORTED", "robot without a team");
+    s_robot_tp (&rb, BLUE, 0);
+    rb.tr.has_x = true;
+    s_expect_errors (&f, rc, "PARTIAL_COORD", "robot x without y");
+    s_robot_tp (&rb, BLUE, 0);
+    rb.tr.has_v_x = true;
+    s_expect_errors (&f, rc, "PARTIAL_COORD", "robot v_x without v_y");
+    s_robot_tp (&rb, BLUE, 0);
+    s_xy (&rb.tr, 1, 1);
+    rb.tr.has_v_x = rb.tr.has_v_y = rb.tr.has_by_force = rb.tr.by_force = true;
+    rb.tr.v_y = 0.5f;
+    s_expect_errors (&f, rc, "VELOCITY_FORCE", "robot by_force with a velocity");
+
+    SimulatorControl control = SIMULATOR_CONTROL__INIT;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &control;
+    control.has_simulation_speed = true;
+    control.simulation_speed = NAN;
+    s_expect_errors (&f, &cmd, "UNSUPPORTED", "speed NaN");
+    control.simulation_speed = -1;
+    s_expect_errors (&f, &cmd, "UNSUPPORTED", "negative speed");
+    control.simulation_speed = 1;
+    s_expect_errors (&f, &cmd, "", "speed 1");
+
+    SimulatorConfig config = SIMULATOR_CONFIG__INIT;
+    SimulatorCommand ccmd = SIMULATOR_COMMAND__INIT;
+    ccmd.config = &config;
+    config.has_vision_port = true;
+    config.vision_port = 70000;
+    s_expect_errors (&f, &ccmd, "UNSUPPORTED", "vision_port above 65535");
+    config.has_vision_port = false;
+
+    /* realism: unknown types and undecodable entries are UNSUPPORTED each */
+    Google__Protobuf__Any anys[3];
+    Google__Protobuf__Any *aptrs[3] = { &anys[0], &anys[1], &anys[2] };
+    for (int i = 0; i < 3; i++)
+        google__protobuf__any__init (&anys[i]);
+    uint8_t junk[] = { 0xff, 0xff, 0xff };
+    anys[0].type_url = "type.googleapis.com/SomethingElse";
+    anys[1].type_url = "type.googleapis.com/RealismConfigErForce";
+    anys[1].value = (ProtobufCBinaryData) { sizeof junk, junk };
+    RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
+    er.has_stddev_ball_p = true;
+    uint8_t erbuf[64];
+    anys[2].type_url = "type.googleapis.com/sslsim.RealismConfigErForce";
+    anys[2].value = (ProtobufCBinaryData) { realism_config_er_force__pack (&er, erbuf), erbuf };
+    RealismConfig realism = REALISM_CONFIG__INIT;
+    realism.n_custom = 3;
+    realism.custom = aptrs;
+    config.realism_config = &realism;
+    s_expect_errors (&f, &ccmd, "UNSUPPORTED,UNSUPPORTED", "unknown and undecodable realism");
+    config.realism_config = NULL;
+
+    /* robot specs: a bad merge is INVALID_SPEC, a bad id UNSUPPORTED */
+    RobotId sid = ROBOT_ID__INIT;
+    sid.has_id = sid.has_team = true;
+    sid.id = 1;
+    sid.team = TEAM__BLUE;
+    RobotSpecs spec = ROBOT_SPECS__INIT;
+    spec.id = &sid;
+    spec.has_center_to_dribbler = true;
+    spec.center_to_dribbler = 0.5f;           /* beyond the radius */
+    RobotSpecs *sptr = &spec;
+    config.n_robot_specs = 1;
+    config.robot_specs = &sptr;
+    SimulatorResponse *resp = s_command (&f, &ccmd);
+    cr_expect_geq (resp->n_errors, 1, "center_to_dribbler beyond the radius accepted");
+    for (size_t i = 0; i < resp->n_errors; i++)
+        cr_expect_str_eq (resp->errors[i]->code, "INVALID_SPEC");
+    simulator_response__free_unpacked (resp, NULL);
+    sid.id = 256;
+    spec.has_center_to_dribbler = false;
+    s_expect_errors (&f, &ccmd, "UNSUPPORTED", "specs for id 256");
+    config.n_robot_specs = 0;
+
+    /* order of application (§4.1) and "each failing item adds an error and
+       processing continues" */
+    ball_tp_t ob;
+    s_ball_tp (&ob);
+    ob.tb.has_x = true;
+    robot_tp_t r1, r2;
+    s_robot_tp (&r1, BLUE, 210);
+    s_xy (&r1.tr, 1, 1);
+    s_robot_tp (&r2, BLUE, 3);
+    s_xy (&r2.tr, 2.0, -1.0);
+    TeleportRobot *trs[] = { &r1.tr, &r2.tr };
+    SimulatorControl oc = SIMULATOR_CONTROL__INIT;
+    oc.has_simulation_speed = true;
+    oc.simulation_speed = -2;
+    oc.teleport_ball = &ob.tb;
+    oc.n_teleport_robot = 2;
+    oc.teleport_robot = trs;
+    config.has_vision_port = true;
+    config.vision_port = 1u << 20;
+    SimulatorCommand all = SIMULATOR_COMMAND__INIT;
+    all.control = &oc;
+    all.config = &config;
+    s_expect_errors (&f, &all, "UNSUPPORTED,PARTIAL_COORD,UNKNOWN_ROBOT,UNSUPPORTED", "ordered errors");
+    view_t v;
+    s_look (&f, 0.1, &v);
+    cr_expect (v.robot[BLUE][3] && fabs (v.rx[BLUE][3] - 2.0) < 0.01 && fabs (v.ry[BLUE][3] + 1.0) < 0.01,
+               "the valid teleport after failing items did not apply");
+    s_stop (&f);
+}
+
+/* ---- control port: effects ---------------------------------------------- */
+
+Test (protocol, control_port_effects, .timeout = 60)
+{
+    fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL);
+    view_t v;
+
+    /* ball teleport */
+    s_place_ball (&f, 1.0, -0.5);
+    s_look (&f, 0.1, &v);
+    cr_expect (v.ball && fabs (v.bx - 1.0) < 0.005 && fabs (v.by + 0.5) < 0.005,
+               "ball at (%.3f, %.3f), expected (1.0, -0.5)", v.bx, v.by);
+
+    /* robot teleport without orientation keeps the orientation */
+    s_place_robot (&f, YELLOW, 2, -1.0, 1.0, 1.0);
+    robot_tp_t rb;
+    SimulatorCommand *rc = s_robot_tp (&rb, YELLOW, 2);
+    s_xy (&rb.tr, -2.0, 1.5);
+    s_expect_errors (&f, rc, "", "x, y without orientation");
+    s_look (&f, 0.1, &v);
+    cr_expect (v.robot[YELLOW][2], "yellow 2 not seen");
+    cr_expect (fabs (v.rx[YELLOW][2] + 2.0) < 0.005 && fabs (v.ry[YELLOW][2] - 1.5) < 0.005,
+               "yellow 2 at (%.3f, %.3f)", v.rx[YELLOW][2], v.ry[YELLOW][2]);
+    cr_expect (fabs (v.ro[YELLOW][2] - 1.0) < 0.01, "orientation %.3f, expected kept at 1.0", v.ro[YELLOW][2]);
+
+    /* present: add a new robot (orientation 0 when absent), remove one */
+    s_robot_tp (&rb, BLUE, 42);
+    s_xy (&rb.tr, 0.5, 2.0);
+    rb.tr.has_present = rb.tr.present = true;
+    s_expect_errors (&f, rc, "", "create blue 42");
+    s_robot_tp (&rb, YELLOW, 2);
+    rb.tr.has_present = true;
+    rb.tr.present = false;
+    s_expect_errors (&f, rc, "", "remove yellow 2");
+    s_look (&f, 0.1, &v);
+    cr_expect (v.robot[BLUE][42] && fabs (v.rx[BLUE][42] - 0.5) < 0.005, "blue 42 was not created");
+    cr_expect (fabs (v.ro[BLUE][42]) < 0.01, "a created robot faces 0, got %.3f", v.ro[BLUE][42]);
+    cr_expect (!v.robot[YELLOW][2], "yellow 2 was not removed");
+
+    /* by_force drags the ball instead of jumping; a teleport with
+       by_force = false ends it */
+    s_place_ball (&f, 0.0, -2.0);
+    ball_tp_t bb;
+    SimulatorCommand *bc = s_ball_tp (&bb);
+    bb.tb.has_x = bb.tb.has_y = bb.tb.has_by_force = bb.tb.by_force = true;
+    bb.tb.x = 1.0f;
+    bb.tb.y = -2.0f;
+    s_expect_errors (&f, bc, "", "ball by_force");
+    SimulationSyncResponse *resp = s_sync (&f, f.proc.control_port, 0.005, NULL, NULL);
+    simulation_sync_response__free_unpacked (resp, NULL);
+    s_look (&f, 0.06, &v);
+    cr_expect (v.ball && v.bx < 0.5 && fabs (v.by + 2.0) < 0.01, "by_force jumped: (%.3f, %.3f)", v.bx, v.by);
+    for (int i = 0; i < 30; i++)
+        s_look (&f, 0.1, &v);
+    cr_expect (v.ball && fabs (v.bx - 1.0) < 0.1 && fabs (v.by + 2.0) < 0.1,
+               "by_force did not bring the ball near (1, -2): (%.3f, %.3f)", v.bx, v.by);
+    s_ball_tp (&bb);
+    bb.tb.has_by_force = true;
+    bb.tb.by_force = false;
+    s_expect_errors (&f, bc, "", "end by_force");
+
+    /* teleport_safely pushes an overlapping robot away */
+    s_place_robot (&f, BLUE, 4, 2.0, 2.0, 0);
+    s_ball_tp (&bb);
+    bb.tb.has_x = bb.tb.has_y = bb.tb.has_teleport_safely = bb.tb.teleport_safely = true;
+    bb.tb.x = 2.0f;
+    bb.tb.y = 2.0f;
+    s_expect_errors (&f, bc, "", "teleport_safely");
+    s_look (&f, 0.1, &v);
+    double d = hypot (v.rx[BLUE][4] - v.bx, v.ry[BLUE][4] - v.by);
+    cr_expect (v.ball && d >= 0.09 + 0.0215 - 0.002, "robot still overlaps the ball (%.3f m)", d);
+
+    /* a moving ball: velocity set (roll), it travels */
+    s_ball_tp (&bb);
+    bb.tb.has_x = bb.tb.has_y = bb.tb.has_vx = bb.tb.has_vy = bb.tb.has_roll = bb.tb.roll = true;
+    bb.tb.x = -3.0f;
+    bb.tb.y = -1.0f;
+    bb.tb.vx = 1.0f;
+    s_expect_errors (&f, bc, "", "rolling ball");
+    s_look (&f, 0.3, &v);
+    cr_expect (v.ball && v.bx > -2.9 && fabs (v.by + 1.0) < 0.02, "the rolling ball did not travel: (%.3f, %.3f)",
+               v.bx, v.by);
+
+    /* geometry: accepted, nothing moved */
+    s_place_ball (&f, 0.3, 0.3);
+    SSLGeometryFieldSize field = SSL__GEOMETRY_FIELD_SIZE__INIT;
+    field.field_length = 9000;
+    field.field_width = 6000;
+    field.goal_width = 1000;
+    field.goal_depth = 180;
+    field.boundary_width = 300;
+    SSLGeometryData geometry = SSL__GEOMETRY_DATA__INIT;
+    geometry.field = &field;
+    SimulatorConfig config = SIMULATOR_CONFIG__INIT;
+    config.geometry = &geometry;
+    SimulatorCommand gc = SIMULATOR_COMMAND__INIT;
+    gc.config = &config;
+    s_expect_errors (&f, &gc, "", "geometry");
+    s_look (&f, 0.1, &v);
+    cr_expect (fabs (v.bx - 0.3) < 0.005 && fabs (v.by - 0.3) < 0.005, "geometry moved the ball");
+    field.field_length = -5;
+    s_expect_errors (&f, &gc, "UNSUPPORTED", "negative field length");
+    config.geometry = NULL;
+
+    /* partial robot specs: only the limit sent changes; the ER-Force custom
+       spec is accepted under both type names */
+    RobotId sid = ROBOT_ID__INIT;
+    sid.has_id = sid.has_team = true;
+    sid.id = 5;
+    sid.team = TEAM__BLUE;
+    RobotLimits limits = ROBOT_LIMITS__INIT;
+    limits.has_vel_absolute_max = true;
+    limits.vel_absolute_max = 0.5f;
+    Sslsim__RobotSpecErForce ers = SSLSIM__ROBOT_SPEC_ER_FORCE__INIT;
+    ers.has_shoot_radius = true;
+    ers.shoot_radius = 0.1f;
+    uint8_t ebuf[32];
+    size_t elen = sslsim__robot_spec_er_force__pack (&ers, ebuf);
+    Google__Protobuf__Any a1 = GOOGLE__PROTOBUF__ANY__INIT, a2 = GOOGLE__PROTOBUF__ANY__INIT;
+    a1.type_url = "type.googleapis.com/sslsim.RobotSpecErForce";
+    a1.value = (ProtobufCBinaryData) { elen, ebuf };
+    a2.type_url = "type.googleapis.com/RobotSpecErForce";
+    a2.value = (ProtobufCBinaryData) { elen, ebuf };
+    Google__Protobuf__Any *aptrs[] = { &a1, &a2 };
+    RobotSpecs spec = ROBOT_SPECS__INIT;
+    spec.id = &sid;
+    spec.limits = &limits;
+    spec.n_custom = 2;
+    spec.custom = aptrs;
+    RobotSpecs *sptr = &spec;
+    config.n_robot_specs = 1;
+    config.robot_specs = &sptr;
+    s_expect_errors (&f, &gc, "", "partial specs with RobotSpecErForce");
+    ers.shoot_radius = -0.05f;
+    elen = sslsim__robot_spec_er_force__pack (&ers, ebuf);
+    a1.value.len = elen;
+    spec.n_custom = 1;
+    spec.limits = NULL;
+    SimulatorResponse *sr = s_command (&f, &gc);
+    cr_expect (sr->n_errors >= 1 && strcmp (sr->errors[0]->code, "INVALID_SPEC") == 0,
+               "a negative ER-Force shoot_radius was accepted");
+    simulator_response__free_unpacked (sr, NULL);
+    config.n_robot_specs = 0;
+
+    /* the limit acts: asked for 2 m/s, blue 5 makes at most 0.5 m/s */
+    s_place_robot (&f, BLUE, 5, -3.0, -2.5, 0);
+    robot_cmd_t b;
+    RobotControl *ctl = s_robot_cmd (&b, 5);
+    s_local (&b, 2.0, 0, 0);
+    for (int i = 0; i < 10; i++) {
+        resp = s_sync (&f, f.proc.blue_port, 0.05, NULL, ctl);
+        simulation_sync_response__free_unpacked (resp, NULL);
+    }
+    s_look (&f, 0.05, &v);
+    double travelled = v.rx[BLUE][5] + 3.0;
+    cr_expect (travelled > 0.1 && travelled < 0.5 * 0.6 + 0.05,
+               "blue 5 travelled %.3f m in 0.55 s with vel_absolute_max 0.5", travelled);
+    s_stop (&f);
+}
+
+/* ---- team ports ---------------------------------------------------------- */
+
+/* Receive one datagram and the port it came from. */
+static ssize_t
+s_recv_from (int fd, uint8_t *buf, size_t cap, int timeout_ms, int *port)
+{
+    struct pollfd p = { fd, POLLIN, 0 };
+    if (poll (&p, 1, timeout_ms) <= 0)
+        return -1;
+    struct sockaddr_in from;
+    socklen_t len = sizeof from;
+    ssize_t n = recvfrom (fd, buf, cap, 0, (struct sockaddr *) &from, &len);
+    *port = ntohs (from.sin_port);
+    return n;
+}
+
+/* Sync-step the team port with `rc` repeated `steps` times of `dt`; returns
+   the last response's feedback contact for robot `id` (-1 if none). */
+static int
+s_drive (fixture_t *f, int port, RobotControl *rc, int steps, double dt, unsigned id)
+{
+    int contact = -1;
+    for (int i = 0; i < steps; i++) {
+        SimulationSyncResponse *resp = s_sync (f, port, dt, NULL, rc);
+        cr_assert_not_null (resp->robot_control_response, "a sync request with robot_control on a team "
+                                                          "port must carry a RobotControlResponse");
+        for (size_t k = 0; k < resp->robot_control_response->n_feedback; k++) {
+            RobotFeedback *fb = resp->robot_control_response->feedback[k];
+            if (fb->id == id)
+                contact = fb->has_dribbler_ball_contact && fb->dribbler_ball_contact;
+        }
+        simulation_sync_response__free_unpacked (resp, NULL);
+    }
+    return contact;
+}
+
+Test (protocol, team_ports, .timeout = 60)
+{
+    fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL);
+    view_t v;
+    s_place_ball (&f, 4.0, 2.5);
+    s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
+
+    /* unknown ids are reported, the rest applies; feedback per applied command */
+    RobotCommand c0 = ROBOT_COMMAND__INIT, c1 = ROBOT_COMMAND__INIT, c2 = ROBOT_COMMAND__INIT;
+    c0.id = 300;
+    c1.id = 0;
+    c2.id = 77;
+    MoveLocalVelocity local = MOVE_LOCAL_VELOCITY__INIT;
+    local.forward = 1.0f;
+    RobotMoveCommand move = ROBOT_MOVE_COMMAND__INIT;
+    move.command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+    move.local_velocity = &local;
+    c1.move_command = &move;
+    RobotCommand *cs[] = { &c0, &c1, &c2 };
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    rc.n_robot_commands = 3;
+    rc.robot_commands = cs;
+    uint8_t buf[65536];
+    cr_assert_eq (sim_test_send (f.fd, f.proc.blue_port, &rc.base), 0);
+    int from = 0;
+    ssize_t n = s_recv_from (f.fd, buf, sizeof buf, 3000, &from);
+    cr_assert_geq (n, 0, "no RobotControlResponse");
+    cr_expect_eq (from, f.proc.blue_port, "the answer must leave from the blue port");
+    RobotControlResponse *resp = robot_control_response__unpack (NULL, (size_t) n, buf);
+    cr_assert_not_null (resp);
+    char codes[256];
+    s_codes (resp->errors, resp->n_errors, codes, sizeof codes);
+    cr_expect_str_eq (codes, "UNKNOWN_ROBOT,UNKNOWN_ROBOT");
+    cr_expect_eq (resp->n_feedback, 1);
+    if (resp->n_feedback == 1) {
+        cr_expect_eq (resp->feedback[0]->id, 0);
+        cr_expect (resp->feedback[0]->has_dribbler_ball_contact && !resp->feedback[0]->dribbler_ball_contact);
+    }
+    robot_control_response__free_unpacked (resp, NULL);
+
+    /* yellow's errors go to the yellow port's client, nothing to control */
+    robot_cmd_t yb;
+    RobotControl *yrc = s_robot_cmd (&yb, 99);
+    cr_assert_eq (sim_test_send (f.fd, f.proc.yellow_port, &yrc->base), 0);
+    n = s_recv_from (f.fd, buf, sizeof buf, 3000, &from);
+    cr_assert_geq (n, 0);
+    cr_expect_eq (from, f.proc.yellow_port);
+    resp = robot_control_response__unpack (NULL, (size_t) n, buf);
+    cr_assert_not_null (resp);
+    cr_expect (resp->n_errors == 1 && strcmp (resp->errors[0]->code, "UNKNOWN_ROBOT") == 0);
+    robot_control_response__free_unpacked (resp, NULL);
+    cr_expect_lt (sim_test_recv (f.fd, buf, sizeof buf, 200), 0, "a second answer arrived");
+
+    /* local velocity: forward along the robot's heading */
+    robot_cmd_t b;
+    RobotControl *ctl = s_robot_cmd (&b, 0);
+    s_local (&b, 1.0, 0, 0);
+    s_drive (&f, f.proc.blue_port, ctl, 10, 0.05, 0);
+    s_look (&f, 0.05, &v);
+    cr_expect (v.rx[BLUE][0] > -0.7 && fabs (v.ry[BLUE][0]) < 0.03, "local forward: blue 0 at (%.3f, %.3f)",
+               v.rx[BLUE][0], v.ry[BLUE][0]);
+
+    /* global velocity: world +x while facing +y */
+    s_place_robot (&f, BLUE, 1, 0.0, -2.0, M_PI / 2);
+    ctl = s_robot_cmd (&b, 1);
+    move_global_velocity__init (&b.global);
+    b.global.x = 1.0f;
+    robot_move_command__init (&b.move);
+    b.move.command_case = ROBOT_MOVE_COMMAND__COMMAND_GLOBAL_VELOCITY;
+    b.move.global_velocity = &b.global;
+    b.cmd.move_command = &b.move;
+    s_drive (&f, f.proc.blue_port, ctl, 10, 0.05, 1);
+    s_look (&f, 0.05, &v);
+    cr_expect (v.rx[BLUE][1] > 0.3 && fabs (v.ry[BLUE][1] + 2.0) < 0.05, "global +x: blue 1 at (%.3f, %.3f)",
+               v.rx[BLUE][1], v.ry[BLUE][1]);
+
+    /* wheel velocity, protocol order in m/s: equal speeds turn the robot
+       counter-clockwise (positive along each wheel's CCW tangent) */
+    s_place_robot (&f, BLUE, 2, 2.0, -2.0, 0);
+    ctl = s_robot_cmd (&b, 2);
+    move_wheel_velocity__init (&b.wheels);
+    b.wheels.front_right = b.wheels.back_right = b.wheels.back_left = b.wheels.front_left = 0.2f;
+    robot_move_command__init (&b.move);
+    b.move.command_case = ROBOT_MOVE_COMMAND__COMMAND_WHEEL_VELOCITY;
+    b.move.wheel_velocity = &b.wheels;
+    b.cmd.move_command = &b.move;
+    s_drive (&f, f.proc.blue_port, ctl, 4, 0.05, 2);
+    s_look (&f, 0.05, &v);
+    cr_expect (v.ro[BLUE][2] > 0.2 && hypot (v.rx[BLUE][2] - 2.0, v.ry[BLUE][2] + 2.0) < 0.05,
+               "equal wheel speeds: orientation %.3f at (%.3f, %.3f)", v.ro[BLUE][2], v.rx[BLUE][2],
+               v.ry[BLUE][2]);
+    /* wheel speeds of a forward motion (IK at the default angles) drive forward */
+    s_place_robot (&f, BLUE, 2, 2.0, -2.0, 0);
+    b.wheels.front_right = (float) (0.5 * sin (M_PI / 3));
+    b.wheels.back_right = (float) (0.5 * sin (3 * M_PI / 4));
+    b.wheels.back_left = (float) (-0.5 * sin (3 * M_PI / 4));
+    b.wheels.front_left = (float) (-0.5 * sin (M_PI / 3));
+    s_drive (&f, f.proc.blue_port, ctl, 10, 0.05, 2);
+    s_look (&f, 0.05, &v);
+    cr_expect (v.rx[BLUE][2] > 2.1 && fabs (v.ry[BLUE][2] + 2.0) < 0.05 && fabs (v.ro[BLUE][2]) < 0.1,
+               "forward wheel speeds: blue 2 at (%.3f, %.3f, %.3f)", v.rx[BLUE][2], v.ry[BLUE][2],
+               v.ro[BLUE][2]);
+
+    /* dribbler and break beam: the feedback reports contact; then a flat
+       kick (m/s) sends the ball away along the heading */
+    s_place_robot (&f, YELLOW, 3, -2.0, 2.0, 0);
+    s_place_ball (&f, -2.0 + 0.0965 + 0.01, 2.0);
+    ctl = s_robot_cmd (&b, 3);
+    s_local (&b, 0.2, 0, 0);
+    b.cmd.has_dribbler_speed = true;
+    b.cmd.dribbler_speed = 5000;
+    int contact = s_drive (&f, f.proc.yellow_port, ctl, 10, 0.05, 3);
+    cr_expect_eq (contact, 1, "no dribbler_ball_contact with the ball at the dribbler");
+    s_local (&b, 0, 0, 0);
+    b.cmd.has_dribbler_speed = false;
+    b.cmd.has_kick_speed = true;
+    b.cmd.kick_speed = 3.0f;
+    s_drive (&f, f.proc.yellow_port, ctl, 1, 0.05, 3);
+    b.cmd.has_kick_speed = false;
+    s_drive (&f, f.proc.yellow_port, ctl, 4, 0.05, 3);
+    s_look (&f, 0.05, &v);
+    cr_expect (v.ball && v.bx > -1.3 && fabs (v.by - 2.0) < 0.1, "flat kick: ball at (%.3f, %.3f)", v.bx, v.by);
+
+    /* chip: kick_angle in degrees; the ball leaves forward as well */
+    s_place_robot (&f, YELLOW, 4, -3.0, -1.0, 0);
+    s_place_ball (&f, -3.0 + 0.0965 + 0.01, -1.0);
+    ctl = s_robot_cmd (&b, 4);
+    s_local (&b, 0.2, 0, 0);
+    b.cmd.has_kick_speed = b.cmd.has_kick_angle = true;
+    b.cmd.kick_speed = 3.0f;
+    b.cmd.kick_angle = 45.0f;
+    s_drive (&f, f.proc.yellow_port, ctl, 4, 0.05, 4);
+    s_local (&b, 0, 0, 0);
+    b.cmd.has_kick_speed = false;
+    s_drive (&f, f.proc.yellow_port, ctl, 6, 0.05, 4);
+    s_look (&f, 0.05, &v);
+    cr_expect (v.ball && v.bx > -2.5, "chip kick: ball at (%.3f, %.3f)", v.bx, v.by);
+    s_stop (&f);
+}
+
+/* ---- loss (§5.4) ---------------------------------------------------------- */
+
+static void
+s_set_loss (fixture_t *f, double command_loss, double response_loss)
+{
+    RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
+    er.has_robot_command_loss = er.has_robot_response_loss = true;
+    er.robot_command_loss = (float) command_loss;
+    er.robot_response_loss = (float) response_loss;
+    uint8_t buf[64];
+    Google__Protobuf__Any any = GOOGLE__PROTOBUF__ANY__INIT;
+    any.type_url = "type.googleapis.com/RealismConfigErForce";
+    any.value = (ProtobufCBinaryData) { realism_config_er_force__pack (&er, buf), buf };
+    Google__Protobuf__Any *ptr = &any;
+    RealismConfig realism = REALISM_CONFIG__INIT;
+    realism.n_custom = 1;
+    realism.custom = &ptr;
+    SimulatorConfig config = SIMULATOR_CONFIG__INIT;
+    config.realism_config = &realism;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.config = &config;
+    s_expect_errors (f, &cmd, "", "loss realism");
+}
+
+Test (protocol, command_and_response_loss, .timeout = 60)
+{
+    fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL);
+    view_t v;
+    uint8_t buf[65536];
+    s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
+    robot_cmd_t b;
+    RobotControl *ctl = s_robot_cmd (&b, 0);
+    s_local (&b, 1.0, 0, 0);
+
+    /* every datagram lost: nothing applied, nothing answered */
+    s_set_loss (&f, 1.0, 0.0);
+    /* the gateway learns the realism from the published configuration */
+    int64_t end = sim_test_now_ms () + 3000;
+    while (sim_test_now_ms () < end && sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 100) >= 0)
+        ;
+    for (int i = 0; i < 5; i++) {
+        cr_expect_lt (sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 150), 0,
+                      "a lost RobotControl was answered");
+        s_look (&f, 0.05, &v);
+    }
+    cr_expect (fabs (v.rx[BLUE][0] + 1.0) < 0.005, "a lost RobotControl moved the robot (x = %.3f)",
+               v.rx[BLUE][0]);
+    /* sync requests are never lost */
+    int contact = s_drive (&f, f.proc.blue_port, ctl, 1, 0.01, 0);
+    cr_expect_geq (contact, 0, "the sync request's robot control was not applied");
+
+    /* every response lost: applied, not answered */
+    s_set_loss (&f, 0.0, 1.0);
+    s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
+    end = sim_test_now_ms () + 3000;
+    while (sim_test_now_ms () < end && sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 100) >= 0)
+        ;
+    s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
+    cr_expect_lt (sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 200), 0,
+                  "a response was sent with robot_response_loss = 1");
+    s_look (&f, 0.15, &v);
+    cr_expect (v.rx[BLUE][0] > -0.995, "the command whose response was lost did not apply (x = %.3f)",
+               v.rx[BLUE][0]);
+
+    /* no loss again: answered */
+    s_set_loss (&f, 0.0, 0.0);
+    bool answered = false;
+    end = sim_test_now_ms () + 3000;
+    while (!answered && sim_test_now_ms () < end)
+        answered = sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 100) >= 0;
+    cr_expect (answered, "no answer after the loss was set back to 0");
+    s_stop (&f);
+}
+
+/* ---- several clients on one port (§2) ------------------------------------ */
+
+Test (protocol, clients_share_ports, .timeout = 60)
+{
+    fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL);
+    int a = sim_test_udp (0), c = sim_test_udp (0);
+    cr_assert (a >= 0 && c >= 0);
+    /* A: a command with an error; B (f.fd): an empty one; C: sync polls */
+    ball_tp_t bb;
+    SimulatorCommand *bad = s_ball_tp (&bb);
+    bb.tb.has_x = true;
+    SimulatorCommand empty = SIMULATOR_COMMAND__INIT;
+    SimulationSyncRequest poll_req = SIMULATION_SYNC_REQUEST__INIT;
+    poll_req.has_sim_step = true;
+    poll_req.sim_step = 0.004f;
+    robot_cmd_t rb0, rb9;
+    RobotControl *good = s_robot_cmd (&rb0, 0), *unknown = s_robot_cmd (&rb9, 99);
+    uint8_t buf[65536];
+    int rounds = 200;
+    for (int i = 0; i < rounds; i++) {
+        sim_test_send (a, f.proc.control_port, &bad->base);
+        sim_test_send (f.fd, f.proc.control_port, &empty.base);
+        sim_test_send (c, f.proc.control_port, &poll_req.base);
+        sim_test_send (a, f.proc.blue_port, &unknown->base);
+        sim_test_send (f.fd, f.proc.blue_port, &good->base);
+        /* A gets one SimulatorResponse with PARTIAL_COORD and one
+           RobotControlResponse with UNKNOWN_ROBOT, in any order */
+        int got_sr = 0, got_rcr = 0;
+        for (int k = 0; k < 2; k++) {
+            int from = 0;
+            ssize_t n = s_recv_from (a, buf, sizeof buf, 2000, &from);
+            cr_assert_geq (n, 0, "client A lost an answer in round %d", i);
+            if (from == f.proc.control_port) {
+                SimulatorResponse *r = simulator_response__unpack (NULL, (size_t) n, buf);
+                cr_assert (r && r->n_errors == 1 && strcmp (r->errors[0]->code, "PARTIAL_COORD") == 0,
+                           "client A got someone else's SimulatorResponse");
+                simulator_response__free_unpacked (r, NULL);
+                got_sr++;
+            } else {
+                RobotControlResponse *r = robot_control_response__unpack (NULL, (size_t) n, buf);
+                cr_assert (r && r->n_errors == 1 && r->n_feedback == 0, "client A got B's RobotControlResponse");
+                robot_control_response__free_unpacked (r, NULL);
+                got_rcr++;
+            }
+        }
+        cr_assert (got_sr == 1 && got_rcr == 1);
+        for (int k = 0; k < 2; k++) {
+            int from = 0;
+            ssize_t n = s_recv_from (f.fd, buf, sizeof buf, 2000, &from);
+            cr_assert_geq (n, 0, "client B lost an answer in round %d", i);
+            if (from == f.proc.control_port) {
+                SimulatorResponse *r = simulator_response__unpack (NULL, (size_t) n, buf);
+                cr_assert (r && r->n_errors == 0, "client B got A's SimulatorResponse");
+                simulator_response__free_unpacked (r, NULL);
+            } else {
+                RobotControlResponse *r = robot_control_response__unpack (NULL, (size_t) n, buf);
+                cr_assert (r && r->n_errors == 0 && r->n_feedback == 1, "client B got A's RobotControlResponse");
+                robot_control_response__free_unpacked (r, NULL);
+            }
+        }
+        ssize_t n = sim_test_recv (c, buf, sizeof buf, 2000);
+        cr_assert_geq (n, 0, "client C lost its sync answer in round %d", i);
+        SimulationSyncResponse *sr = simulation_sync_response__unpack (NULL, (size_t) n, buf);
+        cr_assert (sr && !sr->robot_control_response, "client C got something else than its sync answer");
+        simulation_sync_response__free_unpacked (sr, NULL);
+    }
+    cr_expect_lt (sim_test_recv (a, buf, sizeof buf, 100), 0, "extra datagram for A");
+    cr_expect_lt (sim_test_recv (c, buf, sizeof buf, 0), 0, "extra datagram for C");
+    close (a);
+    close (c);
+    s_stop (&f);
+}
+
+/* ---- simulation_speed and vision_port (free-running) --------------------- */
+
+/* Newest t_capture seen on `fd` within ms (0 if none). */
+static double
+s_newest_capture (int fd, int ms)
+{
+    uint8_t buf[65536];
+    double newest = 0;
+    int64_t end = sim_test_now_ms () + ms;
+    while (sim_test_now_ms () < end) {
+        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 20);
+        if (n <= 0)
+            continue;
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
+        if (w && w->detection && w->detection->t_capture > newest)
+            newest = w->detection->t_capture;
+        if (w)
+            ssl__wrapper_packet__free_unpacked (w, NULL);
+    }
+    return newest;
+}
+
+Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
+{
+    const char *args[] = { "--realism", "none", NULL };
+    fixture_t f;
+    s_start (&f, args, NULL);
+    int vision = sim_test_udp (f.proc.vision_port);
+    cr_assert (vision >= 0);
+    double t1 = 0;
+    for (int i = 0; i < 50 && t1 == 0; i++)
+        t1 = s_newest_capture (vision, 100);
+    cr_assert_gt (t1, 0, "no vision in realtime mode");
+
+    SimulatorControl control = SIMULATOR_CONTROL__INIT;
+    control.has_simulation_speed = true;
+    control.simulation_speed = 0;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &control;
+    s_expect_errors (&f, &cmd, "", "speed 0");
+    s_newest_capture (vision, 200);     /* what was in flight */
+    double paused = s_newest_capture (vision, 100);
+    double later = s_newest_capture (vision, 600);
+    cr_expect (later == 0 || later - paused < 0.05, "the clock ran at speed 0: %.3f -> %.3f", paused, later);
+
+    control.simulation_speed = 1;
+    s_expect_errors (&f, &cmd, "", "speed 1");
+    double resumed = s_newest_capture (vision, 500);
+    cr_expect_gt (resumed, t1, "the clock did not resume at speed 1");
+
+    /* vision_port: only the port changes */
+    int port = sim_test_free_port ();
+    int moved = sim_test_udp (port);
+    cr_assert (moved >= 0);
+    SimulatorConfig config = SIMULATOR_CONFIG__INIT;
+    config.has_vision_port = true;
+    config.vision_port = (uint32_t) port;
+    SimulatorCommand vc = SIMULATOR_COMMAND__INIT;
+    vc.config = &config;
+    s_expect_errors (&f, &vc, "", "vision_port");
+    cr_expect_gt (s_newest_capture (moved, 1000), 0, "no vision on the new port %d", port);
+    sim_test_drain (vision);
+    cr_expect_eq (s_newest_capture (vision, 300), 0, "vision still goes to the old port");
+    close (moved);
+    close (vision);
+    s_stop (&f);
+}
