@@ -1,0 +1,48 @@
+/*  sim_lab.h - helpers for the "operate it like a lab" system tests:
+    start `ssl-sim` with any arguments in a chosen runtime directory and,
+    optionally, inside a named network namespace; find a service's pid from
+    its pid file; stop what was started.
+
+    sim_test.h starts one simulator with a private runtime directory; these
+    helpers are for tests that need several simulators sharing one (port
+    offsets) or services spread over namespaces (hosts).
+*/
+#ifndef SIM_LAB_H_INCLUDED
+#define SIM_LAB_H_INCLUDED
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Path of the ssl-sim executable under test (static string). */
+const char *sim_lab_exe (void);
+
+/* Start `ssl-sim ARGS...` (`args` NULL-terminated) with XDG_RUNTIME_DIR =
+   `runtime_dir`, stdout and stderr to `log`, inside the network namespace
+   /run/netns/NETNS when `netns` is not NULL. Returns the pid or -1. */
+pid_t sim_lab_spawn (const char *const *args, const char *runtime_dir, const char *log,
+                     const char *netns);
+
+/* SIGTERM, wait up to 5 s, then SIGKILL. Returns the exit code
+   (128 + signal when killed), -1 on error. */
+int sim_lab_stop (pid_t pid);
+
+/* The pid named in RUNTIME_DIR/ssl-sim[/OFFSET]/NAME.pid (offset 0: no
+   subfolder) if that process is alive, else 0. */
+int sim_lab_service_pid (const char *runtime_dir, int port_offset, const char *name);
+
+/* Wait up to ms for sim_lab_service_pid to be non-zero; returns it or 0. */
+int sim_lab_wait_service (const char *runtime_dir, int port_offset, const char *name, int ms);
+
+/* Enter the network namespace /run/netns/NAME with the calling thread
+   (Criterion runs each test in its own process, so a test may). 0 or -1. */
+int sim_lab_enter_netns (const char *name);
+
+/* Run a shell command line; returns its exit status (-1 when it did not
+   exit normally). Output goes to the test's stderr. */
+int sim_lab_sh (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* Print a file (a service log) to stderr. */
+void sim_lab_dump (const char *path);
+
+#endif
