@@ -697,9 +697,8 @@ phys_collide_robots (phys_world_t *self)
                     near[near_count][0] = (uint8_t) i;
                     near[near_count][1] = (uint8_t) j;
                     near_count++;
-                    if (it > 0 && mv[i] <= tested[i][j]
-                        && mv[j] <= tested[i][j])
-                        continue;
+                    /* no stamp test here: a pair first seen in this scan has
+                       no stamp yet */
                     tested[i][j] = clock;
                     if (s_robot_pair (self, i, j, e, k, fired)) {
                         mv[i] = mv[j] = ++clock;
