@@ -399,3 +399,32 @@ Test (phys_collide, pile_up_resolves)
     cr_expect_geq (closest, 2 * 0.075 - 0.002, "closest pair %g", closest);
     phys_world_destroy (&w);
 }
+
+/* RobotCollision only above 2 cm/s of approach. */
+Test (phys_collide, slow_touch_raises_no_event)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cfg.team[0].drive.model = SIM_DRIVE_IDEAL;
+    cfg.team[1].drive.model = SIM_DRIVE_IDEAL;
+    phys_world_t *w = s_world (&cfg);
+    s_add_robot (w, SIM_TEAM_BLUE, 0, -0.1, 0, M_PI);
+    s_add_robot (w, SIM_TEAM_YELLOW, 0, 0.1, 0, 0);
+    phys_command_t c = { .move = PHYS_MOVE_GLOBAL, .v = { 0.015, 0, 0 } };
+    int events = 0;
+    for (int k = 0; k < 2500; k++) {
+        if (k % 50 == 0)
+            phys_world_command (w, SIM_TEAM_BLUE, 0, &c);
+        phys_world_step (w);
+        const phys_event_t *ev;
+        int n = phys_world_events (w, &ev);
+        for (int i = 0; i < n; i++)
+            events += ev[i].kind == PHYS_EVENT_ROBOT_COLLISION;
+    }
+    sim_robot_state_t a, b;
+    phys_world_robot (w, SIM_TEAM_BLUE, 0, &a);
+    phys_world_robot (w, SIM_TEAM_YELLOW, 0, &b);
+    cr_expect_lt (b.x - a.x, 0.18 + 1e-3, "they touched (backs, full discs)");
+    cr_expect_eq (events, 0);
+    phys_world_destroy (&w);
+}

@@ -378,3 +378,75 @@ Test (phys_kick, break_beam)
     cr_expect_eq (phys_world_ball_contact (w, SIM_TEAM_BLUE, 0), 0);
     phys_world_destroy (&w);
 }
+
+/* A dribbling robot that kicks lets go of the ball; the incoming ball's
+   momentum is cancelled (incoming_damping 1) and the robot's velocity is
+   added. The dribbler stops when the command times out. */
+Test (phys_kick, kick_from_the_dribbler)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    s_no_errors (&cfg);
+    cfg.team[0].dribbler.hold_accel_stddev = 0;
+    cfg.team[0].drive.model = SIM_DRIVE_IDEAL;
+    phys_world_t *w = s_world_cfg (&cfg);
+    s_ball_at (w, 0.0965, 0, 0, 0);
+    phys_command_t c = { .move = PHYS_MOVE_LOCAL, .v = { 0.5, 0, 0.5 }, .dribbler_rpm = 10000 };
+    for (int k = 0; k < 300; k++) {
+        if (k % 50 == 0)
+            phys_world_command (w, SIM_TEAM_BLUE, 0, &c);
+        phys_world_step (w);
+    }
+    cr_assert (phys_world_robot_holding (w, SIM_TEAM_BLUE, 0));
+    c.kick_speed = 3.0;
+    phys_world_command (w, SIM_TEAM_BLUE, 0, &c);
+    phys_world_step (w);
+    cr_expect_not (phys_world_robot_holding (w, SIM_TEAM_BLUE, 0));
+    sim_ball_state_t b;
+    phys_world_ball (w, &b);
+    /* 3 m/s along the heading plus the robot's velocity, less one substep
+       of sliding friction */
+    sim_robot_state_t rk;
+    phys_world_robot (w, SIM_TEAM_BLUE, 0, &rk);
+    cr_expect_float_eq (b.vx, 3.0 * cos (rk.orientation) + rk.vx, 0.01);
+    cr_expect_float_eq (b.vy, 3.0 * sin (rk.orientation) + rk.vy, 0.01);
+
+    /* back at the seat with an old command: the dribbler is off once the
+       command is older than command_timeout */
+    for (int k = 0; k < 300; k++)
+        phys_world_step (w);
+    c = (phys_command_t) { .move = PHYS_MOVE_LOCAL, .dribbler_rpm = 10000 };
+    phys_world_command (w, SIM_TEAM_BLUE, 0, &c);
+    sim_robot_state_t r;
+    phys_world_robot (w, SIM_TEAM_BLUE, 0, &r);
+    s_ball_at (w, r.x + 0.0965 * cos (r.orientation), r.y + 0.0965 * sin (r.orientation), 0, 0);
+    phys_world_step (w);
+    cr_expect (phys_world_robot_holding (w, SIM_TEAM_BLUE, 0));
+    for (int k = 0; k < 101; k++)
+        phys_world_step (w);
+    cr_expect_not (phys_world_robot_holding (w, SIM_TEAM_BLUE, 0), "timed out");
+    phys_world_destroy (&w);
+}
+
+/* A ball coming at the face is stopped by the kick: its incoming speed is
+   cancelled (incoming_damping 1), half of it kept with 0.5. */
+Test (phys_kick, incoming_damping)
+{
+    for (int v = 0; v < 2; v++) {
+        sim_config_t cfg;
+        sim_config_defaults (&cfg);
+        s_no_errors (&cfg);
+        cfg.team[0].kicker.incoming_damping = v ? 0.5 : 1.0;
+        phys_world_t *w = s_world_cfg (&cfg);
+        s_ball_at (w, 0.1, 0, -2.0, 0.3);
+        phys_command_t c = { .kick_speed = 4.0 };
+        phys_world_command (w, SIM_TEAM_BLUE, 0, &c);
+        phys_world_step (w);
+        sim_ball_state_t b;
+        phys_world_ball (w, &b);
+        double expect = 4.0 + (v ? -1.0 : 0.0);
+        cr_expect_float_eq (b.vx, expect, 0.01, "damping %d: %g", v, b.vx);
+        cr_expect_float_eq (b.vy, 0, 0.001, "old tangential velocity discarded");
+        phys_world_destroy (&w);
+    }
+}
