@@ -153,7 +153,9 @@ install: $(BIN)
 	cp -r configs/. $(DESTDIR)$(PREFIX)/share/ssl-sim/configs/
 	if [ -d scripts/systemd ]; then \
 	    install -d $(DESTDIR)$(PREFIX)/lib/systemd/system; \
-	    install -m 644 scripts/systemd/* $(DESTDIR)$(PREFIX)/lib/systemd/system/; fi
+	    for u in scripts/systemd/*; do \
+	        sed 's|/usr/local/bin/ssl-sim|$(PREFIX)/bin/ssl-sim|' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); \
+	        chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); done; fi
 
 clean:
 	rm -rf build build-asan
