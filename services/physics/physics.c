@@ -331,18 +331,24 @@ s_timeout_ms (phys_service_t *self, int64_t now)
         return 0;
     int64_t deadline = self->next_clock_us;
     if (!s_running (self, now))
-        return (int) ((deadline - now) / 1000 > 100 ? 100 : deadline > now ? (deadline - now) / 1000 : 0);
+        return (int) ((deadline - now) / 1000 > 100 ? 100 : deadline > now ? (deadline - now + 999) / 1000 : 0);
     if (self->cfg.run.mode == SIM_MODE_FAST)
         return 0;
     /* realtime: wake when the sim clock reaches the next instant that
-       anyone can observe (a capture or release), at most 5 ms away */
+       anyone can observe (a capture or release), or for the clock
+       heartbeat; commands wake the poller themselves. Every needless
+       wake-up costs CPU that a lab machine's teams want (<= 0.02 cores). */
     uint64_t t = phys_world_time_ns (self->world);
     uint64_t due = sim_schedule_next_due (self->schedule);
     double sim_needed = due > t ? (double) (due - t) / 1e9 - self->acc : 0;
     double wall_ms = sim_needed > 0 ? sim_needed / self->cfg.run.speed * 1000.0 : 0;
-    if (wall_ms > 5)
-        wall_ms = 5;
-    return (int) wall_ms;
+    double heartbeat_ms = deadline > now ? (double) (deadline - now) / 1000.0 : 0;
+    if (wall_ms > heartbeat_ms)
+        wall_ms = heartbeat_ms;
+    /* round up: truncating 0.9 ms to 0 would spin on the poller until the
+       instant comes; waking up to 1 ms late only runs one more substep in
+       the same turn (the snapshot still carries the exact sim time) */
+    return (int) ceil (wall_ms);
 }
 
 static void
