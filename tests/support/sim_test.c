@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ssl_simulation_synchronous.pb-c.h"
+#include "ssl_vision_detection.pb-c.h"
 
 int64_t
 sim_test_now_ms (void)
@@ -282,4 +283,63 @@ sim_test_sync_warm_up (int fd, int port, int timeout_ms)
             return stepped;
     }
     return -1;
+}
+
+ssize_t
+sim_test_request (int fd, int port, const ProtobufCMessage *msg, void *buf, size_t cap, int timeout_ms)
+{
+    int64_t end = sim_test_now_ms () + timeout_ms;
+    while (sim_test_now_ms () < end) {
+        if (sim_test_send (fd, port, msg))
+            return -1;
+        ssize_t n = sim_test_recv (fd, buf, cap, 200);
+        if (n >= 0)
+            return n;
+    }
+    return -1;
+}
+
+static void
+s_view_add (sim_view_t *v, const SSLDetectionFrame *d)
+{
+    v->frames++;
+    if (d->n_balls > 0) {
+        v->ball = true;
+        v->bx = d->balls[0]->x / 1000.0;
+        v->by = d->balls[0]->y / 1000.0;
+    }
+    for (int t = 0; t < 2; t++) {
+        size_t n = t == 0 ? d->n_robots_blue : d->n_robots_yellow;
+        SSLDetectionRobot **rs = t == 0 ? d->robots_blue : d->robots_yellow;
+        for (size_t i = 0; i < n; i++) {
+            if (!rs[i]->has_robot_id || rs[i]->robot_id > 255)
+                continue;
+            unsigned id = rs[i]->robot_id;
+            v->robot[t][id] = true;
+            v->rx[t][id] = rs[i]->x / 1000.0;
+            v->ry[t][id] = rs[i]->y / 1000.0;
+            v->ro[t][id] = rs[i]->has_orientation ? rs[i]->orientation : 0;
+        }
+    }
+}
+
+int
+sim_test_look (int fd, int port, double seconds, sim_view_t *v)
+{
+    memset (v, 0, sizeof *v);
+    SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
+    req.has_sim_step = true;
+    req.sim_step = (float) seconds;
+    SimulationSyncResponse *resp = sim_test_sync (fd, port, &req, NULL, NULL, 5000);
+    if (!resp)
+        return -1;
+    for (size_t i = 0; i < resp->n_detection; i++) {
+        bool newest = true;
+        for (size_t k = i + 1; k < resp->n_detection; k++)
+            newest &= resp->detection[k]->camera_id != resp->detection[i]->camera_id;
+        if (newest)
+            s_view_add (v, resp->detection[i]);
+    }
+    simulation_sync_response__free_unpacked (resp, NULL);
+    return v->frames;
 }

@@ -52,6 +52,12 @@ int64_t sim_test_now_ms (void);
 
 
 
+/* Send `msg` to 127.0.0.1:port and wait for one answer, re-sending every
+   200 ms (the services may still be starting) until timeout_ms. Returns
+   the answer's size (0 is a valid, empty message) or -1. */
+ssize_t sim_test_request (int fd, int port, const ProtobufCMessage *msg, void *buf, size_t cap,
+                          int timeout_ms);
+
 /* Remove the process's runtime directory (log included). */
 void sim_proc_cleanup (sim_proc_t *proc);
 
@@ -88,5 +94,20 @@ struct SimulationSyncResponse *sim_test_sync (int fd, int port, const struct Sim
    frames (vision has its configuration). Returns the sim seconds stepped,
    or -1 after timeout_ms. */
 double sim_test_sync_warm_up (int fd, int port, int timeout_ms);
+
+/* What the newest frame of each camera showed (positions m, rad). */
+typedef struct {
+    int frames;             /* frames used */
+    bool ball;
+    double bx, by;
+    bool robot[2][256];     /* [0] blue, [1] yellow */
+    double rx[2][256], ry[2][256], ro[2][256];
+} sim_view_t;
+
+/* Sync-step `seconds` on 127.0.0.1:port (no command) and fill *v from the
+   newest frame of each camera released by the step (vision is delayed:
+   older frames of one step may show the state before the last change).
+   Returns the number of frames used, -1 when no answer came. */
+int sim_test_look (int fd, int port, double seconds, sim_view_t *v);
 
 #endif

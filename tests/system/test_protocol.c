@@ -31,15 +31,6 @@ typedef struct {
     int fd;                 /* the client */
 } fixture_t;
 
-/* What the last step's frames showed (later frames win). */
-typedef struct {
-    int frames;
-    bool ball;
-    double bx, by;
-    bool robot[2][256];
-    double rx[2][256], ry[2][256], ro[2][256];
-} view_t;
-
 static void
 s_start (fixture_t *f, const char *const *args, const char *ini)
 {
@@ -70,30 +61,6 @@ s_stop (fixture_t *f)
     sim_proc_cleanup (&f->proc);
 }
 
-static void
-s_view_add (view_t *v, const SSLDetectionFrame *d)
-{
-    v->frames++;
-    if (d->n_balls > 0) {
-        v->ball = true;
-        v->bx = d->balls[0]->x / 1000.0;
-        v->by = d->balls[0]->y / 1000.0;
-    }
-    for (int t = 0; t < 2; t++) {
-        size_t n = t == BLUE ? d->n_robots_blue : d->n_robots_yellow;
-        SSLDetectionRobot **rs = t == BLUE ? d->robots_blue : d->robots_yellow;
-        for (size_t i = 0; i < n; i++) {
-            if (!rs[i]->has_robot_id || rs[i]->robot_id > 255)
-                continue;
-            unsigned id = rs[i]->robot_id;
-            v->robot[t][id] = true;
-            v->rx[t][id] = rs[i]->x / 1000.0;
-            v->ry[t][id] = rs[i]->y / 1000.0;
-            v->ro[t][id] = rs[i]->has_orientation ? rs[i]->orientation : 0;
-        }
-    }
-}
-
 /* One sync step on `port`; returns the response (caller frees). */
 static SimulationSyncResponse *
 s_sync (fixture_t *f, int port, double seconds, SimulatorCommand *cmd, RobotControl *rc)
@@ -108,23 +75,11 @@ s_sync (fixture_t *f, int port, double seconds, SimulatorCommand *cmd, RobotCont
     return resp;
 }
 
-/* Step `seconds` on the control port and fill *v from the newest frame of
-   each camera released by the step (vision is delayed: older frames of the
-   same step may still show the state before the last change). */
 static void
-s_look (fixture_t *f, double seconds, view_t *v)
+s_look (fixture_t *f, double seconds, sim_view_t *v)
 {
-    memset (v, 0, sizeof *v);
-    SimulationSyncResponse *resp = s_sync (f, f->proc.control_port, seconds, NULL, NULL);
-    for (size_t i = 0; i < resp->n_detection; i++) {
-        bool newest = true;
-        for (size_t k = i + 1; k < resp->n_detection; k++)
-            newest &= resp->detection[k]->camera_id != resp->detection[i]->camera_id;
-        if (newest)
-            s_view_add (v, resp->detection[i]);
-    }
-    simulation_sync_response__free_unpacked (resp, NULL);
-    cr_assert_gt (v->frames, 0, "a %.3f s step released no frames", seconds);
+    int n = sim_test_look (f->fd, f->proc.control_port, seconds, v);
+    cr_assert_gt (n, 0, "a %.3f s step released no frames (%d)", seconds, n);
 }
 
 static SimulatorResponse *
@@ -433,7 +388,7 @@ Test (protocol, control_port_errors, .timeout = 60)
     all.control = &oc;
     all.config = &config;
     s_expect_errors (&f, &all, "UNSUPPORTED,PARTIAL_COORD,UNKNOWN_ROBOT,UNSUPPORTED", "ordered errors");
-    view_t v;
+    sim_view_t v;
     s_look (&f, 0.1, &v);
     cr_expect (v.robot[BLUE][3] && fabs (v.rx[BLUE][3] - 2.0) < 0.01 && fabs (v.ry[BLUE][3] + 1.0) < 0.01,
                "the valid teleport after failing items did not apply");
@@ -446,7 +401,7 @@ Test (protocol, control_port_effects, .timeout = 60)
 {
     fixture_t f;
     s_start (&f, SYNC_ARGS, NULL);
-    view_t v;
+    sim_view_t v;
 
     /* ball teleport */
     s_place_ball (&f, 1.0, -0.5);
@@ -641,7 +596,7 @@ Test (protocol, team_ports, .timeout = 60)
 {
     fixture_t f;
     s_start (&f, SYNC_ARGS, NULL);
-    view_t v;
+    sim_view_t v;
     s_place_ball (&f, 4.0, 2.5);
     s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
 
@@ -806,7 +761,7 @@ Test (protocol, command_and_response_loss, .timeout = 60)
 {
     fixture_t f;
     s_start (&f, SYNC_ARGS, NULL);
-    view_t v;
+    sim_view_t v;
     uint8_t buf[65536];
     s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
     robot_cmd_t b;
