@@ -645,7 +645,46 @@ s_robot_pair (phys_world_t *self, int i, int j, double e, double k, uint32_t *fi
     return true;
 }
 
-#define S_NEAR_MARGIN 0.02     /* m, near-pair list slack (broad phase) */
+#define S_NEAR_MARGIN 0.02     /* m, near-pair slack of the broad phase */
+
+/* Near pairs by sweep and prune along x: bit j of near[i] (i < j) is set
+   when robots i and j, at positions (px, py), are closer than rad[i] +
+   rad[j]. `order` is a cache of the indices sorted by x (any permutation
+   is accepted; insertion sort is cheap on the nearly sorted order of the
+   last substep). The result depends only on the positions. */
+static void
+s_near_pairs (int n, const double *px, const double *py, const double *rad, uint8_t *order,
+              uint32_t *near)
+{
+    for (int p = 1; p < n; p++) {
+        uint8_t v = order[p];
+        int q = p - 1;
+        while (q >= 0 && px[order[q]] > px[v]) {
+            order[q + 1] = order[q];
+            q--;
+        }
+        order[q + 1] = v;
+    }
+    double rmax = 0;
+    for (int i = 0; i < n; i++) {
+        near[i] = 0;
+        rmax = rad[i] > rmax ? rad[i] : rmax;
+    }
+    for (int p = 0; p < n; p++) {
+        int a = order[p];
+        double reach = px[a] + rad[a] + rmax;
+        for (int q = p + 1; q < n && px[order[q]] < reach; q++) {
+            int b = order[q];
+            double ex = px[b] - px[a], ey = py[b] - py[a], lim = rad[a] + rad[b];
+            if (ex * ex + ey * ey < lim * lim) {
+                if (a < b)
+                    near[a] |= 1u << b;
+                else
+                    near[b] |= 1u << a;
+            }
+        }
+    }
+}
 
 void
 phys_collide_robots (phys_world_t *self)
@@ -653,74 +692,71 @@ phys_collide_robots (phys_world_t *self)
     int n = self->robot_count < PHYS_CONTACT_ROBOTS ? self->robot_count : PHYS_CONTACT_ROBOTS;
     uint32_t fired[PHYS_CONTACT_ROBOTS];
     memset (fired, 0, sizeof fired);
-    /* Broad phase that changes no result. Every iteration visits pairs in
-       the spec's order, but only pairs that can touch: the first lists the
-       pairs closer than their radii plus a margin (the others cannot touch
-       while no robot has moved more than half the margin in total; past
-       that every pair is visited again), and move stamps skip a pair that
-       was apart when last tested if neither robot moved since. Robots
-       that have not moved since their last wall test skip the walls. */
+    /* Broad phase that changes no result: every iteration visits pairs in
+       the spec's order (i < j), but only pairs that can touch. Near pairs
+       are those closer than their radii plus a margin at reference
+       positions (px, py); a pair that is not near cannot touch while no
+       robot is more than half the margin away from its reference, so
+       once one is, the rest of the iteration visits every pair and the
+       next one takes new references. Within an iteration after the first
+       on the same references, move stamps also skip a near pair that was
+       apart when last tested if neither robot moved since; robots that
+       have not moved since their last wall test skip the walls. */
     uint32_t tested[PHYS_CONTACT_ROBOTS][PHYS_CONTACT_ROBOTS];
     uint32_t wall_tested[PHYS_CONTACT_ROBOTS];
     uint32_t mv[PHYS_CONTACT_ROBOTS];          /* stamp of each robot's last move */
-    double disp[PHYS_CONTACT_ROBOTS], px[PHYS_CONTACT_ROBOTS], py[PHYS_CONTACT_ROBOTS];
-    double rad[PHYS_CONTACT_ROBOTS];
-    uint8_t near[PHYS_CONTACT_ROBOTS * (PHYS_CONTACT_ROBOTS - 1) / 2][2];
-    int near_count = 0;
-    uint32_t clock = 0, moved_mask = 0;     /* robots moved so far */
+    uint32_t near[PHYS_CONTACT_ROBOTS];
+    double px[PHYS_CONTACT_ROBOTS], py[PHYS_CONTACT_ROBOTS], rad[PHYS_CONTACT_ROBOTS];
+    uint32_t clock = 0;
     phys_robot_t *rs = self->robots;
+    if (self->sap_count != n) {
+        for (int i = 0; i < n; i++)
+            self->sap_order[i] = (uint8_t) i;
+        self->sap_count = n;
+    }
     for (int i = 0; i < n; i++) {
         mv[i] = 0;
-        disp[i] = 0;
-        px[i] = rs[i].x;
-        py[i] = rs[i].y;
         rad[i] = rs[i].specs.radius + 0.5 * S_NEAR_MARGIN;
     }
     double e = self->contact.robot_robot_restitution;
     double k = self->contact.robot_robot_friction;
     e = e < 0 ? 0 : e > 1 ? 1 : e;
     k = k < 0 ? 0 : k > 1 ? 1 : k;
-    double max_disp = 0;
+    uint32_t all = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
+    bool stale = true;      /* references must be (re)taken */
     for (int it = 0; it < 4; it++) {
-        bool moved = false;
-        if (it == 0 || 2 * max_disp >= S_NEAR_MARGIN - 1e-9) {
-            /* visit every pair; px/py hold the positions as of the start
-               of this iteration, the pair test uses the current ones */
-            near_count = 0;
+        bool moved = false, fresh = stale, full = false;
+        if (stale) {
             for (int i = 0; i < n; i++) {
-                double xi = px[i], yi = py[i], ri = rad[i];
-                for (int j = i + 1; j < n; j++) {
-                    double ex = px[j] - xi, ey = py[j] - yi, lim = ri + rad[j];
-                    if (!(ex * ex + ey * ey < lim * lim)
-                        && !(moved_mask & ((1u << i) | (1u << j))))
-                        continue;
-                    near[near_count][0] = (uint8_t) i;
-                    near[near_count][1] = (uint8_t) j;
-                    near_count++;
-                    /* no stamp test here: a pair first seen in this scan has
-                       no stamp yet */
-                    tested[i][j] = clock;
-                    if (s_robot_pair (self, i, j, e, k, fired)) {
-                        mv[i] = mv[j] = ++clock;
-                        moved_mask |= (1u << i) | (1u << j);
-                        moved = true;
-                    }
-                }
+                px[i] = rs[i].x;
+                py[i] = rs[i].y;
             }
-            max_disp = 0;
-            for (int r = 0; r < n; r++)
-                disp[r] = 0;
+            s_near_pairs (n, px, py, rad, self->sap_order, near);
+            stale = false;
         }
-        else {
-            for (int p = 0; p < near_count; p++) {
-                int i = near[p][0], j = near[p][1];
-                if (mv[i] <= tested[i][j] && mv[j] <= tested[i][j])
+        for (int i = 0; i < n; i++) {
+            uint32_t above = all & ~((2u << i) - 1u);
+            uint32_t bits = full ? above : near[i];
+            while (bits) {
+                int j = __builtin_ctz (bits);
+                bits &= bits - 1;
+                if (!fresh && !full && mv[i] <= tested[i][j] && mv[j] <= tested[i][j])
                     continue;
                 tested[i][j] = clock;
-                if (s_robot_pair (self, i, j, e, k, fired)) {
-                    mv[i] = mv[j] = ++clock;
-                    moved_mask |= (1u << i) | (1u << j);
-                    moved = true;
+                if (!s_robot_pair (self, i, j, e, k, fired))
+                    continue;
+                mv[i] = mv[j] = ++clock;
+                moved = true;
+                if (full)
+                    continue;
+                double dxa = rs[i].x - px[i], dya = rs[i].y - py[i];
+                double dxb = rs[j].x - px[j], dyb = rs[j].y - py[j];
+                if (2 * sqrt (dxa * dxa + dya * dya) >= S_NEAR_MARGIN - 1e-9
+                    || 2 * sqrt (dxb * dxb + dyb * dyb) >= S_NEAR_MARGIN - 1e-9) {
+                    /* a far pair might touch now: visit all the rest */
+                    full = true;
+                    stale = true;
+                    bits = all & ~((2u << j) - 1u);
                 }
             }
         }
@@ -730,23 +766,13 @@ phys_collide_robots (phys_world_t *self)
             wall_tested[r] = clock;
             if (s_robot_walls (self, &rs[r])) {
                 mv[r] = ++clock;
-                moved_mask |= 1u << r;
                 moved = true;
+                double dx = rs[r].x - px[r], dy = rs[r].y - py[r];
+                if (2 * sqrt (dx * dx + dy * dy) >= S_NEAR_MARGIN - 1e-9)
+                    stale = true;
             }
         }
         if (!moved)
             break;
-        /* displacement since the near list was built */
-        for (int r = 0; r < n; r++) {
-            if (!(moved_mask & (1u << r)))
-                continue;
-            double dx = rs[r].x - px[r], dy = rs[r].y - py[r];
-            if (dx != 0 || dy != 0) {
-                disp[r] += sqrt (dx * dx + dy * dy);
-                px[r] = rs[r].x;
-                py[r] = rs[r].y;
-                max_disp = disp[r] > max_disp ? disp[r] : max_disp;
-            }
-        }
     }
 }

@@ -62,6 +62,10 @@ struct phys_world_t {
     int16_t slot[2][SIM_MAX_ROBOT_ID + 1];   /* index into robots[], -1 absent */
     int event_count;
     phys_event_t events[PHYS_MAX_EVENTS];
+    /* robot contact broad phase: robot indices sorted by x at the last
+       substep (a cache; results never depend on it) */
+    int sap_count;
+    uint8_t sap_order[PHYS_CONTACT_ROBOTS];
     phys_robot_t robots[PHYS_MAX_ROBOTS];    /* iteration order: blue 0..255, yellow 0..255 */
 };
 

@@ -127,6 +127,7 @@ s_find_const (const phys_world_t *self, int team, unsigned id)
 static void
 s_reindex (phys_world_t *self)
 {
+    self->sap_count = -1;       /* indices changed: rebuild the sort cache */
     memset (self->slot, 0xff, sizeof self->slot);
     for (int k = 0; k < self->robot_count; k++)
         self->slot[self->robots[k].team][self->robots[k].id] = (int16_t) k;
