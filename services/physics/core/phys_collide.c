@@ -558,14 +558,15 @@ s_robot_walls (phys_world_t *self, phys_robot_t *r)
     double k = self->contact.robot_robot_friction;
     k = k < 0 ? 0 : k > 1 ? 1 : k;
     double ew = self->contact.robot_wall_restitution;
-    if (!(fabs (r->x) < g->inner_x - R && fabs (r->y) < g->inner_y - R)) {
+    bool all = self->exhaustive_contacts;
+    if (all || !(fabs (r->x) < g->inner_x - R && fabs (r->y) < g->inner_y - R)) {
         /* away from the goal lines only the two touch-line boards (the
            first two walls) can be reached */
-        int nw = fabs (r->x) < g->inner_x - R ? 2 : PHYS_WALL_COUNT;
+        int nw = !all && fabs (r->x) < g->inner_x - R ? 2 : PHYS_WALL_COUNT;
         for (int i = 0; i < nw; i++) {
             const phys_wall_t *w = &g->walls[i];
-            if (r->x < w->minx - R || r->x > w->maxx + R || r->y < w->miny - R
-                || r->y > w->maxy + R)
+            if (!all && (r->x < w->minx - R || r->x > w->maxx + R || r->y < w->miny - R
+                         || r->y > w->maxy + R))
                 continue;
             double px = r->x - w->ax, py = r->y - w->ay;
             double proj = px * w->tx + py * w->ty;
@@ -725,7 +726,7 @@ phys_collide_robots (phys_world_t *self)
     uint32_t all = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
     bool stale = true;      /* references must be (re)taken */
     for (int it = 0; it < 4; it++) {
-        bool moved = false, fresh = stale, full = false;
+        bool moved = false, fresh = stale, full = self->exhaustive_contacts;
         if (stale) {
             for (int i = 0; i < n; i++) {
                 px[i] = rs[i].x;
@@ -761,7 +762,7 @@ phys_collide_robots (phys_world_t *self)
             }
         }
         for (int r = 0; r < n; r++) {
-            if (it > 0 && mv[r] <= wall_tested[r])
+            if (it > 0 && !self->exhaustive_contacts && mv[r] <= wall_tested[r])
                 continue;
             wall_tested[r] = clock;
             if (s_robot_walls (self, &rs[r])) {

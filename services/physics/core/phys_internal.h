@@ -66,6 +66,7 @@ struct phys_world_t {
        substep (a cache; results never depend on it) */
     int sap_count;
     uint8_t sap_order[PHYS_CONTACT_ROBOTS];
+    bool exhaustive_contacts;       /* tests: robot contacts without broad phase */
     phys_robot_t robots[PHYS_MAX_ROBOTS];    /* iteration order: blue 0..255, yellow 0..255 */
 };
 
@@ -77,6 +78,10 @@ phys_robot_local (const phys_robot_t *r, double x, double y, double *qx, double 
     *qx = r->ct * dx + r->st * dy;
     *qy = -r->st * dx + r->ct * dy;
 }
+
+/* Tests only: visit every robot pair and wall in every contact iteration
+   (no broad phase), to check that the broad phase changes no result. */
+void phys_world_set_exhaustive_contacts (phys_world_t *self, bool on);
 
 /* Refresh a robot's derived values after its specs changed. */
 void phys_robot_refresh (phys_robot_t *r);

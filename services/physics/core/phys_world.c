@@ -273,6 +273,12 @@ phys_world_dt_ns (const phys_world_t *self)
     return self->dt_ns;
 }
 
+void
+phys_world_set_exhaustive_contacts (phys_world_t *self, bool on)
+{
+    self->exhaustive_contacts = on;
+}
+
 int
 phys_world_robot_count (const phys_world_t *self)
 {
