@@ -255,6 +255,103 @@ phys_world_dup (const phys_world_t *self)
     return copy;
 }
 
+static void s_solve_wheels (phys_robot_t *r);
+
+size_t
+phys_world_image_size (void)
+{
+    return sizeof (phys_world_t);
+}
+
+void
+phys_world_save (const phys_world_t *self, void *buf)
+{
+    memcpy (buf, self, sizeof *self);
+}
+
+static bool
+s_finite_all (const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite (v[i]))
+            return false;
+    return true;
+}
+
+/* A loaded image is outside input: check what the code relies on. */
+static bool
+s_image_ok (const phys_world_t *w)
+{
+    if (w->dt_ns == 0 || !(w->dt > 0) || !s_sane (w->geom.wall_height)
+        || w->geom.wall_height < 0 || w->robot_count < 0
+        || w->robot_count > PHYS_MAX_ROBOTS || w->event_count < 0
+        || w->event_count > PHYS_MAX_EVENTS || w->sap_count > PHYS_CONTACT_ROBOTS
+        || w->in_goal < -1 || w->in_goal > 1)
+        return false;
+    if (!s_ball_cfg_ok (&w->ball_cfg) || !s_contact_cfg_ok (&w->contact)
+        || !s_realism_ok (&w->realism) || !s_field_ok (&w->geom.field)
+        || phys_specs_validate (&w->team_specs[0]) != 0
+        || phys_specs_validate (&w->team_specs[1]) != 0)
+        return false;
+    const phys_ball_state_t *b = &w->ball;
+    if (!s_finite_all ((const double[]) { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->sx, b->sy },
+                       8))
+        return false;
+    for (int t = 0; t < 2; t++)
+        for (int id = 0; id <= SIM_MAX_ROBOT_ID; id++) {
+            int k = w->slot[t][id];
+            if (k < -1 || k >= w->robot_count
+                || (k >= 0 && (w->robots[k].team != t || w->robots[k].id != id)))
+                return false;
+        }
+    int prev_key = -1;
+    for (int k = 0; k < w->robot_count; k++) {
+        const phys_robot_t *r = &w->robots[k];
+        if (r->team < 0 || r->team > 1 || r->id < 0 || r->id > SIM_MAX_ROBOT_ID
+            || w->slot[r->team][r->id] != k)
+            return false;
+        int key = r->team * (SIM_MAX_ROBOT_ID + 1) + r->id;
+        if (key <= prev_key)
+            return false;
+        prev_key = key;
+        if (phys_specs_validate (&r->specs) != 0
+            || !s_finite_all ((const double[]) { r->x, r->y, r->theta, r->vx, r->vy, r->omega,
+                                                 r->sp[0], r->sp[1], r->sp[2],
+                                                 r->hold_accel_actual },
+                              10))
+            return false;
+    }
+    for (int i = 0; i < w->sap_count; i++)
+        if (w->sap_order[i] >= w->sap_count)
+            return false;
+    return true;
+}
+
+phys_world_t *
+phys_world_load (const void *buf, size_t len)
+{
+    if (!buf || len != sizeof (phys_world_t))
+        return NULL;
+    phys_world_t *self = malloc (sizeof *self);
+    if (!self)
+        return NULL;
+    memcpy (self, buf, sizeof *self);
+    if (!s_image_ok (self)) {
+        free (self);
+        return NULL;
+    }
+    /* derived values and caches are rebuilt, not trusted */
+    for (int k = 0; k < self->robot_count; k++) {
+        phys_robot_t *r = &self->robots[k];
+        phys_robot_refresh (r);
+        phys_robot_set_theta (r, r->theta);
+        s_solve_wheels (r);
+    }
+    self->sap_count = -1;
+    phys_geom_build (&self->geom, &self->geom.field, self->geom.wall_height);
+    return self;
+}
+
 uint64_t
 phys_world_time_ns (const phys_world_t *self)
 {

@@ -10,6 +10,7 @@
 #define PHYS_WORLD_H_INCLUDED
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sim_config.h"
@@ -29,6 +30,16 @@ void phys_world_destroy (phys_world_t **self_p);
 /* Deep copy including the RNG state and pending events (checkpoints).
    Returns NULL when memory runs out; the caller owns the copy. */
 phys_world_t *phys_world_dup (const phys_world_t *self);
+
+/* Checkpoint image: the whole world (RNG state, pending events, caches)
+   as flat bytes, meaningful to the same build only. phys_world_image_size
+   is its length; phys_world_save writes it into buf (that many bytes,
+   caller-owned). phys_world_load checks the length and the image's
+   consistency (counts, indices, finite state, valid specs) and returns a
+   new world the caller owns, or NULL for a bad image. */
+size_t phys_world_image_size (void);
+void phys_world_save (const phys_world_t *self, void *buf);
+phys_world_t *phys_world_load (const void *buf, size_t len);
 
 /* Run exactly one substep (physics.md §2). */
 void phys_world_step (phys_world_t *self);
