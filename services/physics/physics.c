@@ -26,7 +26,10 @@
 #define PHYS_CONFIG_PERIOD_US    1000000    /* configuration re-publish */
 #define PHYS_SYNC_HOLD_US        1000000    /* protocol.md §8.4 */
 #define PHYS_CATCH_UP_S          0.25       /* protocol.md §8.1 */
-#define PHYS_FAST_BATCH          32         /* substeps between message checks */
+#define PHYS_FAST_BATCH          256        /* fast mode: substeps per poll turn */
+#define PHYS_FAST_CHECK          16         /* fast mode: substeps between looks at cmd */
+#define PHYS_PUB_HWM             1000       /* messages queued per world subscriber */
+#define PHYS_PUB_TIMEOUT_MS      1000       /* longest wait for a slow subscriber */
 #define PHYS_CHECKPOINT_PERIOD_US 1000000   /* ARCHITECTURE.md §3: a kill -9 loses at most this */
 
 typedef struct {
@@ -362,9 +365,12 @@ s_advance_clock (phys_service_t *self, int64_t now)
     }
     if (self->cfg.run.mode == SIM_MODE_FAST) {
         int64_t start = zclock_usecs ();
-        for (int i = 0; i < PHYS_FAST_BATCH; i++) {
+        /* a poll turn costs about as much as a substep: run many per turn,
+           but look for a waiting request often enough that it applies
+           within a few ms of sim time of its arrival */
+        for (int i = 1; i <= PHYS_FAST_BATCH; i++) {
             s_substep (self, false, 0);
-            if (zsock_events (self->cmd) & ZMQ_POLLIN)
+            if (i % PHYS_FAST_CHECK == 0 && (zsock_events (self->cmd) & ZMQ_POLLIN))
                 break;
         }
         self->status_cost_us += zclock_usecs () - start;
@@ -485,7 +491,15 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         return NULL;
     }
     zsock_set_xpub_verbose (self->pub, 1);
-    zsock_set_sndhwm (self->pub, 100000);
+    /* Backpressure instead of an unbounded queue: in fast mode physics can
+       outrun vision, and a subscriber's queue of snapshots would grow by
+       megabytes a second (and a lost snapshot is a lost camera frame). With
+       NODROP a full queue makes the send wait for the subscriber, so the
+       pipeline runs at the speed of its slowest stage; the timeout keeps a
+       stuck subscriber from stopping physics (the message is dropped). */
+    zsock_set_sndhwm (self->pub, PHYS_PUB_HWM);
+    zsock_set_xpub_nodrop (self->pub, 1);
+    zsock_set_sndtimeo (self->pub, PHYS_PUB_TIMEOUT_MS);
     if (zsock_bind (self->cmd, "%s", cfg->bus.cmd_bind) < 0
         || zsock_bind (self->pub, "%s", cfg->bus.world_bind) < 0) {
         sim_error ("cannot bind %s / %s: %s", cfg->bus.cmd_bind, cfg->bus.world_bind, zmq_strerror (zmq_errno ()));

@@ -17,6 +17,8 @@
 
 #define VIS_MAX_RELEASED 32         /* frames released at one instant */
 #define VIS_PACKET_MAX   16384      /* one encoded capture, geometry included */
+#define VIS_WORLD_HWM    1000       /* world messages queued before physics waits */
+#define VIS_TURN_MAX     256        /* world messages handled per loop turn */
 
 typedef struct {
     sim_config_t own;               /* this process's parse: endpoints, ports */
@@ -237,7 +239,9 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         return NULL;
     }
     zsock_set_sndhwm (self->frames, 100000);
-    zsock_set_rcvhwm (self->world, 100000);
+    /* small: physics waits for us when we fall behind (fast mode), rather
+       than queueing snapshots here without bound */
+    zsock_set_rcvhwm (self->world, VIS_WORLD_HWM);
     if (zsock_bind (self->frames, "%s", cfg->bus.frames_bind) < 0) {
         sim_error ("cannot bind %s: %s", cfg->bus.frames_bind, zmq_strerror (zmq_errno ()));
         s_destroy (&self);
@@ -275,7 +279,8 @@ vis_service_actor (zsock_t *pipe, void *args)
                 self->terminated = true;
             zstr_free (&command);
         }
-        while (zsock_events (self->world) & ZMQ_POLLIN)
+        /* bounded, so $TERM is seen even while physics keeps us busy */
+        for (int i = 0; i < VIS_TURN_MAX && (zsock_events (self->world) & ZMQ_POLLIN); i++)
             s_handle_world (self);
     }
     s_destroy (&self);
