@@ -23,6 +23,7 @@
 #define LAUNCH_GIVE_UP         5       /* consecutive failures within 2 s of start */
 #define LAUNCH_STOP_GRACE_MS   5000
 #define LAUNCH_RESTART_CLEAN_MS 20     /* after a requested stop (clean exit) */
+#define LAUNCH_CLEAN_MIN_UP_MS  500    /* a clean exit sooner than this backs off */
 
 typedef struct {
     const launch_service_t *service;
@@ -135,9 +136,10 @@ s_child_exited (launch_child_t *c, int status)
         sim_warn ("%s (pid %d) exited with status %d after %.1f s", c->service->name, (int) c->pid,
                   WEXITSTATUS (status), (double) up / 1000);
     c->pid = 0;
-    if (WIFEXITED (status) && WEXITSTATUS (status) == 0) {
+    if (WIFEXITED (status) && WEXITSTATUS (status) == 0 && up >= LAUNCH_CLEAN_MIN_UP_MS) {
         /* a clean exit is a stop someone asked for (`ssl-sim restart`,
-           SIGTERM): start it again at once, no backoff */
+           SIGTERM): start it again at once, no backoff; one right after
+           its start is a fault like any other and backs off */
         c->restart_at_ms = now + LAUNCH_RESTART_CLEAN_MS;
         c->backoff_ms = 0;
         c->quick_failures = 0;

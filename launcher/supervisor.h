@@ -2,7 +2,9 @@
 
     Each child is this same executable run as `service NAME` with the
     launcher's options; its output lines are prefixed with the service name;
-    a child that exits unexpectedly is restarted with exponential backoff;
+    a child that crashes is restarted with exponential backoff, one that
+    exits cleanly (it was asked to stop: `ssl-sim restart`) at once; every
+    child gets SSL_SIM_RUN_ID, which ties physics checkpoints to this run;
     SIGINT or SIGTERM stops all of them cleanly (ARCHITECTURE.md §3).
 */
 #ifndef LAUNCH_SUPERVISOR_H_INCLUDED
