@@ -6,10 +6,9 @@
         u32 rig generation  u32 key length  u32 ini length
         key bytes  ini bytes  world image  u64 FNV-1a of all the above
 
-    The world image is the core's flat struct, the same bytes phys_world_dup
-    copies. The core has no serializer yet, so this file reads the struct's
-    size from core/phys_internal.h and nothing else; if the core grows
-    phys_world_save/load, this file should call them instead.
+    The world image is the core's own (phys_world_save / phys_world_load,
+    which also checks the image's consistency); this file adds the run key,
+    the configuration, a checksum and the atomic write.
 */
 #include "phys_checkpoint.h"
 
@@ -22,7 +21,6 @@
 
 #include "config.h"
 #include "sim_log.h"
-#include "physics/core/phys_internal.h"
 
 #define CK_MAGIC      "SSLSIMCK"
 #define CK_FORMAT     1u
@@ -74,9 +72,15 @@ phys_checkpoint_save (const char *path, const char *key, const phys_world_t *wor
                       const sim_config_t *cfg, uint64_t serial)
 {
     char *ini = sim_config_dump (cfg, false);
-    if (!ini)
+    size_t image_size = phys_world_image_size ();
+    void *image = malloc (image_size);
+    if (!ini || !image) {
+        free (ini);
+        free (image);
         return -1;
-    ck_header_t h = { .format = CK_FORMAT, .image_size = (uint32_t) sizeof (phys_world_t),
+    }
+    phys_world_save (world, image);
+    ck_header_t h = { .format = CK_FORMAT, .image_size = (uint32_t) image_size,
                       .serial = serial, .rig_generation = cfg->rig_generation,
                       .key_len = (uint32_t) strlen (key), .ini_len = (uint32_t) strlen (ini) };
     memcpy (h.magic, CK_MAGIC, sizeof h.magic);
@@ -87,19 +91,21 @@ phys_checkpoint_save (const char *path, const char *key, const phys_world_t *wor
     if (!f) {
         sim_warn ("checkpoint: cannot write %s: %s", tmp, strerror (errno));
         free (ini);
+        free (image);
         return -1;
     }
     uint64_t hash = CK_FNV_BASIS;
     int rc = s_write_all (f, &h, sizeof h, &hash);
     rc |= s_write_all (f, key, h.key_len, &hash);
     rc |= s_write_all (f, ini, h.ini_len, &hash);
-    rc |= s_write_all (f, world, sizeof (phys_world_t), &hash);
+    rc |= s_write_all (f, image, image_size, &hash);
     rc |= fwrite (&hash, sizeof hash, 1, f) == 1 ? 0 : -1;
     /* the data must be on disk before the rename makes it the checkpoint */
     rc |= fflush (f);
     rc |= fsync (fileno (f));
     rc |= fclose (f);
     free (ini);
+    free (image);
     if (rc || rename (tmp, path)) {
         sim_warn ("checkpoint: cannot write %s: %s", path, strerror (errno));
         unlink (tmp);
@@ -129,7 +135,7 @@ phys_checkpoint_load (const char *path, const char *key, sim_config_t *cfg, uint
     memcpy (&h, data, sizeof h);
     if (memcmp (h.magic, CK_MAGIC, sizeof h.magic) != 0)
         goto done;
-    if (h.format != CK_FORMAT || h.image_size != sizeof (phys_world_t)) {
+    if (h.format != CK_FORMAT || h.image_size != phys_world_image_size ()) {
         why = "from another build";
         goto done;
     }
@@ -151,15 +157,16 @@ phys_checkpoint_load (const char *path, const char *key, sim_config_t *cfg, uint
     sim_config_t loaded;
     sim_config_defaults (&loaded);
     char err[256] = "";
-    /* the INI is read in place: terminate it by moving the image first */
-    phys_world_t *copy = malloc (sizeof *copy);
-    if (!copy)
+    /* the INI is read in place: terminate it once the image is loaded */
+    phys_world_t *copy = phys_world_load (image, h.image_size);
+    if (!copy) {
+        why = "inconsistent (the core refused its world image)";
         goto done;
-    memcpy (copy, image, sizeof *copy);
+    }
     ini[h.ini_len] = '\0';
     if (sim_config_load_string (&loaded, ini, "checkpoint", err, sizeof err)) {
         sim_warn ("checkpoint %s: configuration rejected: %s", path, err);
-        free (copy);
+        phys_world_destroy (&copy);
         why = NULL;
         goto done;
     }
