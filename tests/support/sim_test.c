@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -130,6 +131,9 @@ sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra_ini
     if (pid < 0)
         return -1;
     if (pid == 0) {
+        /* a test that fails an assertion exits without sim_proc_stop: the
+           simulator must not outlive it (fast mode would spin forever) */
+        prctl (PR_SET_PDEATHSIG, SIGTERM);
         int out = open (proc->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (out >= 0) {
             dup2 (out, STDOUT_FILENO);
