@@ -1,0 +1,330 @@
+/*  sync.c - round-trip latency of a lock-step sync step (issue 5 target:
+    p50 <= 150 us, p99 <= 500 us in the four-process layout).
+
+    Starts a real `ssl-sim run --mode sync --realism realistic` on loopback
+    (private runtime directory, free ports), once as four processes over
+    ipc and once with --single-process. A client like a team's software
+    sends SimulationSyncRequest{sim_step 0.016 s, robot_control for the 11
+    robots of one team} alternately to the blue and the yellow port (a
+    command holds 0.1 s, so all 22 robots are commanded all the time) and
+    times each request until its SimulationSyncResponse (detection frames
+    included) is back.
+
+    usage: sync [RESULTS_FILE] [--steps N]
+    Writes bench/results/sync.txt (or RESULTS_FILE) and prints it. Traffic
+    goes to 127.0.0.1 only; each simulator is stopped at the end.
+*/
+#include <arpa/inet.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "ssl_simulation_robot_control.pb-c.h"
+#include "ssl_simulation_synchronous.pb-c.h"
+
+#define SB_WARMUP 200
+
+typedef struct {
+    pid_t pid;
+    char dir[64];
+    int control, blue, yellow;
+} sb_sim_t;
+
+typedef struct {
+    double p50, p90, p99, mean, max;    /* us */
+    double frames;                      /* per step */
+    int steps, lost;
+} sb_result_t;
+
+static int64_t
+s_now_ns (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int
+s_udp (int port)
+{
+    int fd = socket (AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    if (bind (fd, (struct sockaddr *) &a, sizeof a)) {
+        close (fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int
+s_free_port (void)
+{
+    int fd = s_udp (0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    getsockname (fd, (struct sockaddr *) &a, &len);
+    close (fd);
+    return ntohs (a.sin_port);
+}
+
+static int
+s_start (sb_sim_t *sim, const char *exe, bool single)
+{
+    memset (sim, 0, sizeof *sim);
+    snprintf (sim->dir, sizeof sim->dir, "/tmp/ssl-sim-bench-XXXXXX");
+    if (!mkdtemp (sim->dir))
+        return -1;
+    int ports[8];
+    for (int i = 0; i < 8; i++)
+        if ((ports[i] = s_free_port ()) <= 0)
+            return -1;
+    sim->control = ports[0];
+    sim->blue = ports[1];
+    sim->yellow = ports[2];
+    char ini[128], vision[64];
+    snprintf (ini, sizeof ini, "%s/bench.ini", sim->dir);
+    FILE *f = fopen (ini, "w");
+    if (!f)
+        return -1;
+    fprintf (f, "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nblue_port = %d\nyellow_port = %d\n"
+                "legacy_port = %d\nlegacy_status_port_blue = %d\nlegacy_status_port_yellow = %d\n"
+                "truth_port = %d\n",
+             ports[0], ports[1], ports[2], ports[3], ports[4], ports[5], ports[6]);
+    fclose (f);
+    snprintf (vision, sizeof vision, "224.5.23.2:%d", ports[7]);
+    const char *argv[16];
+    int n = 0;
+    argv[n++] = exe;
+    argv[n++] = "run";
+    if (single)
+        argv[n++] = "--single-process";
+    const char *rest[] = { "--mode", "sync", "--realism", "realistic", "--config", ini, "--localhost",
+                           "--vision-addr", vision, "--log-level", "warn" };
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        argv[n++] = rest[i];
+    argv[n] = NULL;
+    pid_t pid = fork ();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        char log[128];
+        snprintf (log, sizeof log, "%s/log.txt", sim->dir);
+        int out = open (log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (out >= 0) {
+            dup2 (out, STDOUT_FILENO);
+            dup2 (out, STDERR_FILENO);
+        }
+        setenv ("XDG_RUNTIME_DIR", sim->dir, 1);
+        execv (exe, (char **) argv);
+        _exit (127);
+    }
+    sim->pid = pid;
+    return 0;
+}
+
+static void
+s_stop (sb_sim_t *sim)
+{
+    if (sim->pid > 0) {
+        kill (sim->pid, SIGTERM);
+        int status;
+        for (int i = 0; i < 500 && waitpid (sim->pid, &status, WNOHANG) == 0; i++)
+            poll (NULL, 0, 10);
+        if (waitpid (sim->pid, &status, WNOHANG) == 0) {
+            kill (sim->pid, SIGKILL);
+            waitpid (sim->pid, &status, 0);
+        }
+    }
+    char cmd[128];
+    snprintf (cmd, sizeof cmd, "rm -rf '%s'", sim->dir);
+    if (strncmp (sim->dir, "/tmp/ssl-sim-bench-", 19) == 0 && system (cmd) != 0)
+        fprintf (stderr, "sync: could not remove %s\n", sim->dir);
+}
+
+/* One sync request; returns the response (caller frees) or NULL. */
+static SimulationSyncResponse *
+s_call (int fd, int port, const SimulationSyncRequest *req, int timeout_ms)
+{
+    static uint8_t buf[65536];
+    size_t len = simulation_sync_request__pack (req, buf);
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    to.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    if (sendto (fd, buf, len, 0, (struct sockaddr *) &to, sizeof to) != (ssize_t) len)
+        return NULL;
+    struct pollfd p = { fd, POLLIN, 0 };
+    if (poll (&p, 1, timeout_ms) <= 0)
+        return NULL;
+    ssize_t n = recv (fd, buf, sizeof buf, 0);
+    return n < 0 ? NULL : simulation_sync_response__unpack (NULL, (size_t) n, buf);
+}
+
+static int
+s_cmp (const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+static int
+s_run (const char *exe, bool single, int steps, sb_result_t *r)
+{
+    memset (r, 0, sizeof *r);
+    sb_sim_t sim;
+    if (s_start (&sim, exe, single)) {
+        fprintf (stderr, "sync: cannot start %s\n", exe);
+        return -1;
+    }
+    int fd = s_udp (0);
+    RobotCommand cmds[11];
+    RobotCommand *ptrs[11];
+    RobotMoveCommand moves[11];
+    MoveLocalVelocity locals[11];
+    for (int i = 0; i < 11; i++) {
+        robot_command__init (&cmds[i]);
+        cmds[i].id = (uint32_t) i;
+        move_local_velocity__init (&locals[i]);
+        robot_move_command__init (&moves[i]);
+        moves[i].command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+        moves[i].local_velocity = &locals[i];
+        cmds[i].move_command = &moves[i];
+        cmds[i].has_dribbler_speed = true;
+        cmds[i].dribbler_speed = 3000;
+        ptrs[i] = &cmds[i];
+    }
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    rc.n_robot_commands = 11;
+    rc.robot_commands = ptrs;
+    SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
+    req.has_sim_step = true;
+    req.sim_step = 0.016f;
+    req.robot_control = &rc;
+
+    /* ready: the first answer with frames (vision has its configuration) */
+    int64_t give_up = s_now_ns () + 20 * (int64_t) 1000000000;
+    bool ready = false;
+    while (!ready && s_now_ns () < give_up) {
+        SimulationSyncResponse *resp = s_call (fd, sim.blue, &req, 200);
+        ready = resp && resp->n_detection > 0;
+        if (resp)
+            simulation_sync_response__free_unpacked (resp, NULL);
+    }
+    double *lat = calloc ((size_t) steps, sizeof *lat);
+    int rc_ok = ready && lat ? 0 : -1;
+    size_t frames = 0;
+    for (int i = 0; rc_ok == 0 && i < SB_WARMUP + steps; i++) {
+        for (int k = 0; k < 11; k++) {
+            locals[k].forward = (float) (1.0 * sin (i * 0.01 + k));
+            locals[k].left = (float) (0.5 * cos (i * 0.017 + k));
+            locals[k].angular = (float) (1.0 * sin (i * 0.013 + k));
+        }
+        int port = i % 2 ? sim.yellow : sim.blue;
+        int64_t t0 = s_now_ns ();
+        SimulationSyncResponse *resp = s_call (fd, port, &req, 2000);
+        int64_t t1 = s_now_ns ();
+        if (!resp) {
+            r->lost++;
+            continue;
+        }
+        if (i >= SB_WARMUP) {
+            lat[r->steps++] = (double) (t1 - t0) / 1e3;
+            frames += resp->n_detection;
+        }
+        simulation_sync_response__free_unpacked (resp, NULL);
+    }
+    if (rc_ok == 0 && r->steps > 0) {
+        double sum = 0;
+        for (int i = 0; i < r->steps; i++)
+            sum += lat[i];
+        qsort (lat, (size_t) r->steps, sizeof *lat, s_cmp);
+        r->mean = sum / r->steps;
+        r->p50 = lat[r->steps / 2];
+        r->p90 = lat[(int) (r->steps * 0.90)];
+        r->p99 = lat[(int) (r->steps * 0.99)];
+        r->max = lat[r->steps - 1];
+        r->frames = (double) frames / r->steps;
+    } else
+        fprintf (stderr, "sync: the simulator never answered with frames (log in %s)\n", sim.dir);
+    free (lat);
+    close (fd);
+    s_stop (&sim);
+    return rc_ok;
+}
+
+int
+main (int argc, char **argv)
+{
+    const char *out_path = "bench/results/sync.txt";
+    int steps = 5000;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp (argv[i], "--steps") == 0 && i + 1 < argc)
+            steps = atoi (argv[++i]);
+        else
+            out_path = argv[i];
+    }
+    if (steps < 100)
+        steps = 100;
+    /* BUILD/bench/sync -> BUILD/bin/ssl-sim */
+    char self[PATH_MAX], exe[PATH_MAX + 32];
+    ssize_t len = readlink ("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return 1;
+    self[len] = '\0';
+    snprintf (exe, sizeof exe, "%s/../bin/ssl-sim", dirname (self));
+#ifdef SSL_SIM_BIN
+    if (access (exe, X_OK))
+        snprintf (exe, sizeof exe, "%s", SSL_SIM_BIN);
+#endif
+    if (access (exe, X_OK)) {
+        fprintf (stderr, "sync: %s not found\n", exe);
+        return 1;
+    }
+    sb_result_t four, one;
+    if (s_run (exe, false, steps, &four) || s_run (exe, true, steps, &one))
+        return 1;
+    double load[1] = { 0 };
+    if (getloadavg (load, 1) < 1)
+        load[0] = -1;
+    char text[2048];
+    int n = 0;
+    n += snprintf (text + n, sizeof text - (size_t) n,
+                   "sync benchmark: round trip of a 0.016 s SimulationSyncRequest with 11 robot commands, "
+                   "alternating blue/yellow (22 robots commanded), realistic vision, 2 cameras (bench/sync.c)\n"
+                   "%d measured steps after %d warm-up steps; load average %.1f; target four processes: "
+                   "p50 <= 150 us, p99 <= 500 us\n",
+                   steps, SB_WARMUP, load[0]);
+    const sb_result_t *rs[2] = { &four, &one };
+    const char *names[2] = { "four processes (ipc)", "single process (inproc)" };
+    for (int i = 0; i < 2; i++)
+        n += snprintf (text + n, sizeof text - (size_t) n,
+                       "%-24s p50 %7.1f us  p90 %7.1f us  p99 %7.1f us  mean %7.1f us  max %8.1f us  "
+                       "frames/step %.2f  lost %d\n",
+                       names[i], rs[i]->p50, rs[i]->p90, rs[i]->p99, rs[i]->mean, rs[i]->max, rs[i]->frames,
+                       rs[i]->lost);
+    n += snprintf (text + n, sizeof text - (size_t) n, "target (four processes): %s\n",
+                   four.p50 <= 150 && four.p99 <= 500 ? "met" : "NOT met");
+    fputs (text, stdout);
+    FILE *f = fopen (out_path, "w");
+    if (f) {
+        fputs (text, f);
+        fclose (f);
+    } else
+        fprintf (stderr, "sync: cannot write %s\n", out_path);
+    return 0;
+}
