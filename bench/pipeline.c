@@ -466,8 +466,14 @@ main (int argc, char **argv)
     static pl_result_t res[4][PL_MAX_RUNS];
     const char *labels[4] = { "fast, single process", "fast, four processes (ipc)",
                               "realtime, single process", "realtime, four processes (ipc)" };
+    /* PIPELINE_ONLY=N runs layout N alone (0..3, the order below): for a
+       profiler attached to one layout; no results file then */
+    const char *only_env = getenv ("PIPELINE_ONLY");
+    int only = only_env ? atoi (only_env) : -1;
     for (int k = 0; k < runs; k++)
         for (int c = 0; c < 4; c++) {
+            if (only >= 0 && c != only)
+                continue;
             /* interleaved, so a slow moment of the machine hits every layout */
             if (s_run (exe, c % 2 == 0, c < 2, seconds, &res[c][k])) {
                 fprintf (stderr, "pipeline: run failed (%s)\n", labels[c]);
@@ -477,6 +483,8 @@ main (int argc, char **argv)
                      res[c][k].rtf, res[c][k].first_packet_s);
         }
 
+    if (only >= 0)
+        return 0;
     char text[8192];
     size_t used = 0;
 #define OUT(...) used += (size_t) snprintf (text + used, sizeof text - used, __VA_ARGS__)
