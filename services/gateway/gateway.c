@@ -1,4 +1,13 @@
-/*  gateway.c - the gateway service actor. */
+/*  gateway.c - the gateway service actor (protocol.md §1-§7).
+
+    Every datagram on the control, blue and yellow ports becomes one bus
+    request to physics, remembered in a bounded pending table with the
+    datagram's source address, and the reply goes back to that address from
+    the same socket. A sync request also waits for vision's FramesDone of
+    its step id and answers with exactly the frames tagged with that id, or
+    without frames after [bus] sync_timeout. Choices where the spec is open:
+    docs/protocol.md.
+*/
 #include "gateway.h"
 
 #include <math.h>
@@ -80,6 +89,9 @@ s_slot (gw_service_t *self)
         }
     }
     self->table_full++;
+    if (!self->warned_full)
+        sim_warn ("%d requests wait for physics; new ones are dropped until it answers", GW_PENDING_MAX);
+    self->warned_full = true;
     return NULL;
 }
 
@@ -185,12 +197,8 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
               SimulationSyncRequest *sync)
 {
     gw_pending_t *p = s_slot (self);
-    if (!p) {
-        if (!self->warned_full)
-            sim_warn ("too many requests in flight; sync request dropped");
-        self->warned_full = true;
+    if (!p)
         return;
-    }
     p->kind = GW_REQ_SYNC;
     p->port = port;
     p->from = *from;
