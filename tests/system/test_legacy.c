@@ -144,6 +144,7 @@ typedef struct {
     int messages;           /* Robots_Status datagrams */
     int max_per_step;
     bool infrared, flat, chip;
+    bool cleared;           /* a kick flag seen set, later seen cleared */
 } status_seen_t;
 
 static void
@@ -167,6 +168,8 @@ s_drive (fixture_t *f, int team, GrSimRobotCommand *rc, int steps, double dt, in
                     RobotStatus *r = st->robots_status[k];
                     if (r->robot_id != id)
                         continue;
+                    if ((seen->flat || seen->chip) && !r->flat_kick && !r->chip_kick)
+                        seen->cleared = true;
                     seen->infrared |= r->infrared;
                     seen->flat |= r->flat_kick;
                     seen->chip |= r->chip_kick;
@@ -306,8 +309,9 @@ Test (legacy, commands_and_status, .timeout = 60)
     s_drive (&f, BLUE, &kc, 6, 0.016, 4, &ks);
     kc.kickspeedx = 0;
     kc.veltangent = 0;
-    s_drive (&f, BLUE, &kc, 4, 0.016, 4, &ks);
+    s_drive (&f, BLUE, &kc, 8, 0.016, 4, &ks);
     cr_expect (ks.flat && !ks.chip, "flat kick flags: flat %d chip %d", ks.flat, ks.chip);
+    cr_expect (ks.cleared, "the flat kick flag did not clear within 8 steps (10 released frames)");
     s_look (&f, 0.1, &v);
     cr_expect (v.ball && v.bx > -1.5, "kickspeedx did not kick (ball x %.3f)", v.bx);
 
