@@ -162,7 +162,7 @@ s_stop (sb_sim_t *sim)
 static SimulationSyncResponse *
 s_call (int fd, int port, const SimulationSyncRequest *req, int timeout_ms)
 {
-    static uint8_t buf[65536];
+    uint8_t buf[65536];
     size_t len = simulation_sync_request__pack (req, buf);
     struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
     to.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
