@@ -235,10 +235,12 @@ int
 launch_status (const sim_config_t *cfg)
 {
     ctl_proc_t procs[LAUNCH_SERVICE_COUNT];
-    int running = 0;
+    int running = 0, wanted = 0;
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
         s_proc_find (cfg, launch_services[i].name, &procs[i]);
         running += procs[i].alive;
+        /* legacy-grsim switched off (--no-legacy-grsim) is not missing */
+        wanted += launch_service_wanted (&launch_services[i], cfg) || procs[i].alive;
     }
     char dir[SIM_STRING_MAX] = "?";
     sim_bus_runtime_dir (cfg, dir, sizeof dir);
@@ -259,6 +261,8 @@ launch_status (const sim_config_t *cfg)
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
         const char *name = launch_services[i].name;
         ctl_proc_t *p = &procs[i];
+        if (!p->alive && !launch_service_wanted (&launch_services[i], cfg))
+            continue;
         if (!p->alive) {
             printf ("%-13s %8s %9s %-9s %6s %8s  %s\n", name, "-", "-", "-", "-", "-",
                     p->pid ? "not running (stale pid file)" : "not running");
@@ -281,7 +285,7 @@ launch_status (const sim_config_t *cfg)
         printf ("%-13s %8d %9s %-9s %5.1f%% %5.1fMiB  %s\n", name, p->pid, up, p->supervisor,
                 100.0 * cpu, p->rss_mib, rates);
     }
-    return running == LAUNCH_SERVICE_COUNT ? 0 : 1;
+    return running >= wanted ? 0 : 1;
 }
 
 int

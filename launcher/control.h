@@ -25,7 +25,7 @@ void launch_pidfile_write (const sim_config_t *cfg, const char *name, char *path
 void launch_pidfile_remove (const char *path);
 
 /* `ssl-sim status`: print one line per service. Returns the exit code
-   (0 when every service is running, 3 when none is, 1 otherwise). */
+   (0 when every wanted service is running, 3 when none is, 1 otherwise). */
 int launch_status (const sim_config_t *cfg);
 
 /* `ssl-sim restart NAME`: stop the service and wait up to 20 s for its
