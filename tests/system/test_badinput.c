@@ -263,11 +263,17 @@ Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
     req.has_sim_step = true;
     req.sim_step = 0.016f;
     req.robot_control = &rc;
-    int answered = 0, with_frames = 0;
+    /* the kernel may drop a request when the flood fills the port's
+       receive buffer: like a real client, retry after 300 ms */
+    int answered = 0, first_try = 0, with_frames = 0;
     for (int i = 0; i < STEPS; i++) {
         struct timespec a, b;
         clock_gettime (CLOCK_MONOTONIC, &a);
-        SimulationSyncResponse *resp = sim_test_sync (f.fd, f.proc.blue_port, &req, NULL, NULL, 2000);
+        SimulationSyncResponse *resp = NULL;
+        for (int attempt = 0; attempt < 5 && !resp; attempt++) {
+            resp = sim_test_sync (f.fd, f.proc.blue_port, &req, NULL, NULL, 300);
+            first_try += resp && attempt == 0;
+        }
         clock_gettime (CLOCK_MONOTONIC, &b);
         lat[i] = (b.tv_sec - a.tv_sec) * 1000000 + (b.tv_nsec - a.tv_nsec) / 1000;
         if (resp) {
@@ -280,6 +286,8 @@ Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
     waitpid (flooder, &status, 0);
     qsort (lat, STEPS, sizeof lat[0], s_cmp);
     cr_expect_eq (answered, STEPS, "%d of %d sync steps answered under the flood", answered, STEPS);
+    cr_expect_geq (first_try, STEPS * 95 / 100, "only %d of %d sync requests answered at the first try",
+                   first_try, STEPS);
     cr_expect_gt (with_frames, STEPS * 9 / 10, "frames missing under the flood (%d)", with_frames);
     cr_expect_lt (lat[STEPS / 2], 20000, "median round trip %lld us under the flood", (long long) lat[STEPS / 2]);
     /* still answering afterwards */
