@@ -1,6 +1,7 @@
 /*  main.c - the ssl-sim command: run, service, presets (ARCHITECTURE.md §3). */
 #include <czmq.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,6 +70,15 @@ s_config (sim_config_t *cfg, int optc, char **optv)
     return 0;
 }
 
+/* The single-process mode's stop signal (the only state a handler touches). */
+static volatile sig_atomic_t s_single_stop;
+
+static void
+s_on_single_signal (int sig)
+{
+    s_single_stop = sig;
+}
+
 /* Wait until a stop signal, the duration, or an actor ending on its own. */
 static void
 s_wait (zactor_t **actors, int count, double duration)
@@ -78,7 +88,7 @@ s_wait (zactor_t **actors, int count, double duration)
         if (actors[i])
             zpoller_add (poller, actors[i]);
     int64_t end = duration > 0 ? zclock_mono () + (int64_t) (duration * 1000) : 0;
-    while (!zsys_interrupted) {
+    while (!zsys_interrupted && !s_single_stop) {
         void *which = zpoller_wait (poller, 500);
         if (which || zpoller_terminated (poller))
             break;
@@ -124,6 +134,16 @@ s_run_single (const sim_config_t *parsed)
     snprintf (prefix, sizeof prefix, "ssl-sim-%d", (int) getpid ());
     if (sim_bus_resolve (&args.cfg, prefix))
         return 1;
+    /* The actors share one process: if CZMQ's handler raised
+       zsys_interrupted, all four would leave at once, and an edge could
+       block forever sending to a physics whose inproc socket is gone. Here
+       the signal only tells us; the actors stop in order, edges first and
+       physics last, each on $TERM. */
+    zsys_handler_set (NULL);
+    struct sigaction sa = { .sa_handler = s_on_single_signal };
+    sigemptyset (&sa.sa_mask);
+    sigaction (SIGINT, &sa, NULL);
+    sigaction (SIGTERM, &sa, NULL);
     zactor_t *actors[LAUNCH_SERVICE_COUNT] = { NULL };
     int code = 0;
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {

@@ -29,7 +29,8 @@
 #define PHYS_FAST_BATCH          256        /* fast mode: substeps per poll turn */
 #define PHYS_FAST_CHECK          16         /* fast mode: substeps between looks at cmd */
 #define PHYS_PUB_HWM             1000       /* messages queued per world subscriber */
-#define PHYS_PUB_TIMEOUT_MS      1000       /* longest wait for a slow subscriber */
+#define PHYS_PUB_TIMEOUT_MS      500        /* longest wait for a slow subscriber */
+#define PHYS_PUB_RETRY_US        1000000    /* after a timeout: drop, don't wait, this long */
 #define PHYS_CHECKPOINT_PERIOD_US 1000000   /* ARCHITECTURE.md §3: a kill -9 loses at most this */
 
 typedef struct {
@@ -40,6 +41,11 @@ typedef struct {
     zpoller_t *poller;
     bool terminated;
     bool bus_warned;
+
+    /* world backpressure: see s_publish */
+    bool pub_stalled;
+    int64_t pub_retry_us;
+    uint64_t pub_dropped;
 
     /* checkpoints: empty path = off (single process: nothing to restart) */
     char checkpoint_path[SIM_STRING_MAX];
@@ -67,6 +73,24 @@ s_running (phys_service_t *self, int64_t now)
 {
     return self->cfg.run.mode != SIM_MODE_SYNC && self->cfg.run.speed > 0
         && now - self->last_sync_us > PHYS_SYNC_HOLD_US;
+}
+
+/* Publish on `world`. A send that times out means a subscriber stopped
+   reading (stuck, or shutting down): from then on sends do not wait, and
+   drop, for PHYS_PUB_RETRY_US, so physics stays responsive; then waiting
+   (backpressure) resumes. */
+static void
+s_publish (phys_service_t *self, const char *topic, Simbus__Envelope *env)
+{
+    if (sim_bus_send (self->pub, topic, env) == 0)
+        return;
+    self->pub_dropped++;
+    if (!self->pub_stalled) {
+        self->pub_stalled = true;
+        self->pub_retry_us = zclock_usecs () + PHYS_PUB_RETRY_US;
+        zsock_set_sndtimeo (self->pub, 0);
+        sim_debug ("a world subscriber is not reading; dropping messages for a while");
+    }
 }
 
 static void
@@ -100,7 +124,7 @@ s_publish_snapshot (phys_service_t *self, bool has_step, uint64_t step_id)
     Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
     env.body_case = SIMBUS__ENVELOPE__BODY_SNAPSHOT;
     env.snapshot = &msg;
-    sim_bus_send (self->pub, SIM_TOPIC_SNAPSHOT, &env);
+    s_publish (self, SIM_TOPIC_SNAPSHOT, &env);
     self->last_snapshot_ns = snap.time_ns;
     self->have_snapshot = true;
 }
@@ -138,7 +162,7 @@ s_publish_events (phys_service_t *self)
     Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
     env.body_case = SIMBUS__ENVELOPE__BODY_EVENTS;
     env.events = &msg;
-    sim_bus_send (self->pub, SIM_TOPIC_EVENTS, &env);
+    s_publish (self, SIM_TOPIC_EVENTS, &env);
 }
 
 static void
@@ -154,7 +178,7 @@ s_publish_config (phys_service_t *self)
     Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
     env.body_case = SIMBUS__ENVELOPE__BODY_CONFIG;
     env.config = &msg;
-    sim_bus_send (self->pub, SIM_TOPIC_CONFIG, &env);
+    s_publish (self, SIM_TOPIC_CONFIG, &env);
     free (ini);
     self->config_due = false;
 }
@@ -170,7 +194,7 @@ s_publish_clock (phys_service_t *self, int64_t now)
     Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
     env.body_case = SIMBUS__ENVELOPE__BODY_CLOCK;
     env.clock = &msg;
-    sim_bus_send (self->pub, SIM_TOPIC_CLOCK, &env);
+    s_publish (self, SIM_TOPIC_CLOCK, &env);
 }
 
 /* One substep and what must be published after it. */
@@ -246,7 +270,7 @@ s_handle_request (phys_service_t *self, zframe_t *identity, const Simbus__Reques
         Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
         env.body_case = SIMBUS__ENVELOPE__BODY_STEP_DONE;
         env.step_done = &done;
-        sim_bus_send (self->pub, SIM_TOPIC_STEP_DONE, &env);
+        s_publish (self, SIM_TOPIC_STEP_DONE, &env);
     }
     Simbus__Reply reply = SIMBUS__REPLY__INIT;
     reply.id = req->id;
@@ -399,6 +423,13 @@ s_checkpoint (phys_service_t *self)
 static void
 s_periodic (phys_service_t *self, int64_t now)
 {
+    if (self->pub_stalled && now >= self->pub_retry_us) {
+        self->pub_stalled = false;
+        zsock_set_sndtimeo (self->pub, PHYS_PUB_TIMEOUT_MS);
+        sim_warn ("a world subscriber stopped reading: %llu messages dropped",
+                  (unsigned long long) self->pub_dropped);
+        self->pub_dropped = 0;
+    }
     if (now >= self->next_checkpoint_us) {
         s_checkpoint (self);
         self->next_checkpoint_us = now + PHYS_CHECKPOINT_PERIOD_US;
