@@ -17,6 +17,7 @@
 
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_detection.pb-c.h"
+#include "ssl_vision_wrapper.pb-c.h"
 
 int64_t
 sim_test_now_ms (void)
@@ -346,4 +347,49 @@ sim_test_look (int fd, int port, double seconds, sim_view_t *v)
     }
     simulation_sync_response__free_unpacked (resp, NULL);
     return v->frames;
+}
+
+int
+sim_test_open (sim_proc_t *proc, int *fd, const char *const *args, const char *extra_ini)
+{
+    *fd = -1;
+    if (sim_proc_start (proc, args, extra_ini))
+        return -1;
+    *fd = sim_test_udp (0);
+    if (*fd < 0 || sim_test_wait_ready (proc, *fd, 15000)) {
+        sim_proc_dump_log (proc);
+        return -1;
+    }
+    return 0;
+}
+
+int
+sim_test_close (sim_proc_t *proc, int fd)
+{
+    if (fd >= 0)
+        close (fd);
+    int code = sim_proc_stop (proc);
+    if (code != 0)
+        sim_proc_dump_log (proc);
+    sim_proc_cleanup (proc);
+    return code;
+}
+
+double
+sim_test_newest_capture (int fd, int ms)
+{
+    uint8_t buf[65536];
+    double newest = 0;
+    int64_t end = sim_test_now_ms () + ms;
+    while (sim_test_now_ms () < end) {
+        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 10);
+        if (n <= 0)
+            continue;
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
+        if (w && w->detection && w->detection->t_capture > newest)
+            newest = w->detection->t_capture;
+        if (w)
+            ssl__wrapper_packet__free_unpacked (w, NULL);
+    }
+    return newest;
 }

@@ -110,4 +110,17 @@ typedef struct {
    Returns the number of frames used, -1 when no answer came. */
 int sim_test_look (int fd, int port, double seconds, sim_view_t *v);
 
+/* Start ssl-sim (sim_proc_start), open a client socket on an ephemeral
+   loopback port into *fd and wait until the gateway answers (15 s).
+   Returns 0, or -1 with the log printed. */
+int sim_test_open (sim_proc_t *proc, int *fd, const char *const *args, const char *extra_ini);
+
+/* Close the client socket, stop ssl-sim (printing its log unless it exited
+   with 0) and remove its directory. Returns the exit status. */
+int sim_test_close (sim_proc_t *proc, int fd);
+
+/* Newest detection t_capture (s) among the vision packets arriving on fd
+   within ms; 0 when none came. */
+double sim_test_newest_capture (int fd, int ms);
+
 #endif

@@ -27,24 +27,13 @@ static void
 s_start (fixture_t *f)
 {
     const char *args[] = { "--mode", "sync", "--realism", "none", NULL };
-    cr_assert_eq (sim_proc_start (&f->proc, args, NULL), 0);
-    f->fd = sim_test_udp (0);
-    cr_assert (f->fd >= 0);
-    if (sim_test_wait_ready (&f->proc, f->fd, 15000)) {
-        sim_proc_dump_log (&f->proc);
-        cr_assert_fail ("the gateway did not answer within 15 s");
-    }
+    cr_assert_eq (sim_test_open (&f->proc, &f->fd, args, NULL), 0, "ssl-sim did not come up");
 }
 
 static void
 s_stop (fixture_t *f)
 {
-    close (f->fd);
-    int code = sim_proc_stop (&f->proc);
-    if (code != 0)
-        sim_proc_dump_log (&f->proc);
-    cr_expect_eq (code, 0, "ssl-sim did not stop cleanly (a crash on bad input?)");
-    sim_proc_cleanup (&f->proc);
+    cr_expect_eq (sim_test_close (&f->proc, f->fd), 0, "ssl-sim did not stop cleanly (a crash on bad input?)");
 }
 
 /* Send raw bytes to a gateway port; returns the error codes of the

@@ -34,13 +34,7 @@ typedef struct {
 static void
 s_start (fixture_t *f, const char *const *args, const char *ini)
 {
-    cr_assert_eq (sim_proc_start (&f->proc, args, ini), 0);
-    f->fd = sim_test_udp (0);
-    cr_assert (f->fd >= 0);
-    if (sim_test_wait_ready (&f->proc, f->fd, 15000)) {
-        sim_proc_dump_log (&f->proc);
-        cr_assert_fail ("the gateway did not answer within 15 s");
-    }
+    cr_assert_eq (sim_test_open (&f->proc, &f->fd, args, ini), 0, "ssl-sim did not come up");
     bool sync = false;
     for (int i = 0; args && args[i]; i++)
         sync |= strcmp (args[i], "sync") == 0;
@@ -53,12 +47,7 @@ s_start (fixture_t *f, const char *const *args, const char *ini)
 static void
 s_stop (fixture_t *f)
 {
-    close (f->fd);
-    int code = sim_proc_stop (&f->proc);
-    if (code != 0)
-        sim_proc_dump_log (&f->proc);
-    cr_expect_eq (code, 0, "ssl-sim did not stop cleanly");
-    sim_proc_cleanup (&f->proc);
+    cr_expect_eq (sim_test_close (&f->proc, f->fd), 0, "ssl-sim did not stop cleanly");
 }
 
 /* One sync step on `port`; returns the response (caller frees). */
@@ -884,26 +873,6 @@ Test (protocol, clients_share_ports, .timeout = 60)
 
 /* ---- simulation_speed and vision_port (free-running) --------------------- */
 
-/* Newest t_capture seen on `fd` within ms (0 if none). */
-static double
-s_newest_capture (int fd, int ms)
-{
-    uint8_t buf[65536];
-    double newest = 0;
-    int64_t end = sim_test_now_ms () + ms;
-    while (sim_test_now_ms () < end) {
-        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 20);
-        if (n <= 0)
-            continue;
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
-        if (w && w->detection && w->detection->t_capture > newest)
-            newest = w->detection->t_capture;
-        if (w)
-            ssl__wrapper_packet__free_unpacked (w, NULL);
-    }
-    return newest;
-}
-
 Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
 {
     const char *args[] = { "--realism", "none", NULL };
@@ -913,7 +882,7 @@ Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
     cr_assert (vision >= 0);
     double t1 = 0;
     for (int i = 0; i < 50 && t1 == 0; i++)
-        t1 = s_newest_capture (vision, 100);
+        t1 = sim_test_newest_capture (vision, 100);
     cr_assert_gt (t1, 0, "no vision in realtime mode");
 
     SimulatorControl control = SIMULATOR_CONTROL__INIT;
@@ -922,14 +891,14 @@ Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
     SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
     cmd.control = &control;
     s_expect_errors (&f, &cmd, "", "speed 0");
-    s_newest_capture (vision, 200);     /* what was in flight */
-    double paused = s_newest_capture (vision, 100);
-    double later = s_newest_capture (vision, 600);
+    sim_test_newest_capture (vision, 200);     /* what was in flight */
+    double paused = sim_test_newest_capture (vision, 100);
+    double later = sim_test_newest_capture (vision, 600);
     cr_expect (later == 0 || later - paused < 0.05, "the clock ran at speed 0: %.3f -> %.3f", paused, later);
 
     control.simulation_speed = 1;
     s_expect_errors (&f, &cmd, "", "speed 1");
-    double resumed = s_newest_capture (vision, 500);
+    double resumed = sim_test_newest_capture (vision, 500);
     cr_expect_gt (resumed, t1, "the clock did not resume at speed 1");
 
     /* vision_port: only the port changes */
@@ -942,9 +911,9 @@ Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
     SimulatorCommand vc = SIMULATOR_COMMAND__INIT;
     vc.config = &config;
     s_expect_errors (&f, &vc, "", "vision_port");
-    cr_expect_gt (s_newest_capture (moved, 1000), 0, "no vision on the new port %d", port);
+    cr_expect_gt (sim_test_newest_capture (moved, 1000), 0, "no vision on the new port %d", port);
     sim_test_drain (vision);
-    cr_expect_eq (s_newest_capture (vision, 300), 0, "vision still goes to the old port");
+    cr_expect_eq (sim_test_newest_capture (vision, 300), 0, "vision still goes to the old port");
     close (moved);
     close (vision);
     s_stop (&f);

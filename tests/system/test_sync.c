@@ -31,24 +31,13 @@ static void
 s_start (fixture_t *f, const char *const *args, const char *ini)
 {
     f->args = args;
-    cr_assert_eq (sim_proc_start (&f->proc, args, ini), 0);
-    f->fd = sim_test_udp (0);
-    cr_assert (f->fd >= 0);
-    if (sim_test_wait_ready (&f->proc, f->fd, 15000)) {
-        sim_proc_dump_log (&f->proc);
-        cr_assert_fail ("the gateway did not answer within 15 s");
-    }
+    cr_assert_eq (sim_test_open (&f->proc, &f->fd, args, ini), 0, "ssl-sim did not come up");
 }
 
 static void
 s_stop (fixture_t *f)
 {
-    close (f->fd);
-    int code = sim_proc_stop (&f->proc);
-    if (code != 0)
-        sim_proc_dump_log (&f->proc);
-    cr_expect_eq (code, 0, "ssl-sim did not stop cleanly");
-    sim_proc_cleanup (&f->proc);
+    cr_expect_eq (sim_test_close (&f->proc, f->fd), 0, "ssl-sim did not stop cleanly");
 }
 
 static SimulationSyncResponse *
@@ -436,25 +425,6 @@ Test (sync, invalid_step_and_error_order, .timeout = 60)
 
 /* ---- the free-running clock pauses while sync requests arrive ----------- */
 
-static double
-s_newest_capture (int fd, int ms)
-{
-    uint8_t buf[65536];
-    double newest = 0;
-    int64_t end = sim_test_now_ms () + ms;
-    while (sim_test_now_ms () < end) {
-        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 10);
-        if (n <= 0)
-            continue;
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
-        if (w && w->detection && w->detection->t_capture > newest)
-            newest = w->detection->t_capture;
-        if (w)
-            ssl__wrapper_packet__free_unpacked (w, NULL);
-    }
-    return newest;
-}
-
 Test (sync, free_running_clock_pauses_while_sync_requests_arrive, .timeout = 60)
 {
     const char *args[] = { "--realism", "none", NULL };
@@ -464,7 +434,7 @@ Test (sync, free_running_clock_pauses_while_sync_requests_arrive, .timeout = 60)
     cr_assert (vision >= 0);
     double t0 = 0;
     for (int i = 0; i < 50 && t0 == 0; i++)
-        t0 = s_newest_capture (vision, 100);
+        t0 = sim_test_newest_capture (vision, 100);
     cr_assert_gt (t0, 0, "no vision in realtime mode");
 
     /* polls every 50 ms for 1.5 s: the clock stands still */
@@ -473,7 +443,7 @@ Test (sync, free_running_clock_pauses_while_sync_requests_arrive, .timeout = 60)
     while (sim_test_now_ms () < end) {
         SimulationSyncResponse *resp = s_sync (&f, f.proc.control_port, 0.0f, NULL, NULL);
         simulation_sync_response__free_unpacked (resp, NULL);
-        double t = s_newest_capture (vision, 50);
+        double t = sim_test_newest_capture (vision, 50);
         if (t > 0 && first == 0 && sim_test_now_ms () > end - 1200)
             first = t;
         if (t > last)
@@ -485,7 +455,7 @@ Test (sync, free_running_clock_pauses_while_sync_requests_arrive, .timeout = 60)
     double resumed = 0;
     end = sim_test_now_ms () + 3000;
     while (sim_test_now_ms () < end && resumed <= last + 0.2)
-        resumed = fmax (resumed, s_newest_capture (vision, 100));
+        resumed = fmax (resumed, sim_test_newest_capture (vision, 100));
     cr_expect_gt (resumed, last + 0.2, "the clock did not resume after the sync requests stopped");
     close (vision);
     s_stop (&f);
