@@ -44,6 +44,7 @@ typedef struct {
 
     /* world backpressure: see s_publish */
     bool pub_stalled;
+    bool pub_nodrop, pub_nodrop_set;
     int64_t pub_retry_us;
     uint64_t pub_dropped;
 
@@ -90,6 +91,18 @@ s_publish (phys_service_t *self, const char *topic, Simbus__Envelope *env)
         self->pub_retry_us = zclock_usecs () + PHYS_PUB_RETRY_US;
         zsock_set_sndtimeo (self->pub, 0);
         sim_debug ("a world subscriber is not reading; dropping messages for a while");
+    }
+}
+
+/* Backpressure (XPUB nodrop) in fast mode only; see s_new. */
+static void
+s_update_nodrop (phys_service_t *self)
+{
+    bool want = self->cfg.run.mode == SIM_MODE_FAST;
+    if (want != self->pub_nodrop || !self->pub_nodrop_set) {
+        zsock_set_xpub_nodrop (self->pub, want ? 1 : 0);
+        self->pub_nodrop = want;
+        self->pub_nodrop_set = true;
     }
 }
 
@@ -423,6 +436,7 @@ s_checkpoint (phys_service_t *self)
 static void
 s_periodic (phys_service_t *self, int64_t now)
 {
+    s_update_nodrop (self);     /* the mode can change at runtime */
     if (self->pub_stalled && now >= self->pub_retry_us) {
         self->pub_stalled = false;
         zsock_set_sndtimeo (self->pub, PHYS_PUB_TIMEOUT_MS);
@@ -527,10 +541,13 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
        megabytes a second (and a lost snapshot is a lost camera frame). With
        NODROP a full queue makes the send wait for the subscriber, so the
        pipeline runs at the speed of its slowest stage; the timeout keeps a
-       stuck subscriber from stopping physics (the message is dropped). */
+       stuck subscriber from stopping physics (the message is dropped).
+       Only in fast mode: in realtime and sync the clock is not ours to
+       slow down, and a subscriber that falls 1000 messages behind (an edge
+       under a datagram flood) loses messages instead. */
     zsock_set_sndhwm (self->pub, PHYS_PUB_HWM);
-    zsock_set_xpub_nodrop (self->pub, 1);
     zsock_set_sndtimeo (self->pub, PHYS_PUB_TIMEOUT_MS);
+    s_update_nodrop (self);
     if (zsock_bind (self->cmd, "%s", cfg->bus.cmd_bind) < 0
         || zsock_bind (self->pub, "%s", cfg->bus.world_bind) < 0) {
         sim_error ("cannot bind %s / %s: %s", cfg->bus.cmd_bind, cfg->bus.world_bind, zmq_strerror (zmq_errno ()));
