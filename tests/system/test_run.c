@@ -89,14 +89,21 @@ s_teleport (int fd, const sim_proc_t *proc)
     cr_assert_fail ("no SimulatorResponse from the control port");
 }
 
-/* Wait until vision shows blue 0 at the teleport target. */
+/* Wait until vision shows blue 0 at the teleport target; `packet`, when
+   not NULL, is re-sent to `port` every 200 ms meanwhile (legacy-grsim may
+   not listen yet, and 20011 has no answer to wait for). */
 static void
-s_wait_at_start (int vision)
+s_wait_at_start (int vision, int fd, int port, const ProtobufCMessage *packet)
 {
     int64_t end = sim_test_now_ms () + 10000;
+    int64_t next_send = 0;
     seen_robot_t r = { 0 };
     while (sim_test_now_ms () < end) {
-        s_read_vision (vision, 0, &r, 100, NULL);
+        if (packet && sim_test_now_ms () >= next_send) {
+            sim_test_send (fd, port, packet);
+            next_send = sim_test_now_ms () + 200;
+        }
+        s_read_vision (vision, 0, &r, 20, NULL);
         if (r.seen && fabs (r.x - START_X) < 0.01 && fabs (r.y - START_Y) < 0.01)
             return;
     }
@@ -192,11 +199,11 @@ s_scenario (const char *const *args, bool legacy)
         rep.robots = rrs;
         GrSimPacket packet = GR_SIM__PACKET__INIT;
         packet.replacement = &rep;
-        for (int i = 0; i < 3; i++)
-            sim_test_send (fd, proc.legacy_port, &packet.base);
-    } else
+        s_wait_at_start (vision, fd, proc.legacy_port, &packet.base);
+    } else {
         s_teleport (fd, &proc);
-    s_wait_at_start (vision);
+        s_wait_at_start (vision, fd, 0, NULL);
+    }
     s_drive_and_watch (vision, fd, &proc, legacy ? s_drive_legacy : s_drive_protocol);
 
     if (legacy) {
