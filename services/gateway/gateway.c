@@ -468,16 +468,9 @@ s_handle_world (gw_service_t *self)
     Simbus__Envelope *env = sim_bus_recv_sub (self->world, &topic, &self->bus_warned);
     if (!env)
         return;
-    if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG) {
-        sim_config_t cfg;
-        sim_config_defaults (&cfg);
-        char err[256];
-        if (sim_config_load_string (&cfg, env->config->ini, "effective configuration", err, sizeof err) == 0) {
-            cfg.bus = self->own.bus;
-            cfg.network = self->own.network;
-            self->cfg = cfg;
-        }
-    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_CLOCK) {
+    if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG)
+        sim_bus_config_decode (env->config, &self->own, &self->cfg);
+    else if (env->body_case == SIMBUS__ENVELOPE__BODY_CLOCK) {
         if (env->clock->time_ns > self->sim_time_ns)
             self->sim_time_ns = env->clock->time_ns;
     }

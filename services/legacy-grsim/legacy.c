@@ -283,13 +283,8 @@ s_handle_world (grs_service_t *self)
             r->chip = e->elevation > 0.001;
             r->kick_counter = self->frame_counter;
         }
-    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG) {
-        sim_config_t cfg;
-        sim_config_defaults (&cfg);
-        char err[256];
-        if (sim_config_load_string (&cfg, env->config->ini, "effective configuration", err, sizeof err) == 0)
-            self->cfg = cfg;
-    }
+    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG)
+        sim_bus_config_decode (env->config, &self->own, &self->cfg);
     simbus__envelope__free_unpacked (env, NULL);
 }
 
