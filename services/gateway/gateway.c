@@ -542,7 +542,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     zsock_set_rcvhwm (self->frames, 100000);
     zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
     zsock_set_subscribe (self->world, SIM_TOPIC_CLOCK);
-    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES);
+    zsock_set_subscribe (self->frames, SIM_TOPIC_STEP_FRAMES);
     zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
     if (zsock_connect (self->cmd, "%s", cfg->bus.cmd_connect) < 0
         || zsock_connect (self->world, "%s", cfg->bus.world_connect) < 0

@@ -50,6 +50,7 @@ typedef struct {
     uint64_t status_due_ns;
     uint64_t step_frames;           /* frames of the sync step in progress */
     bool have_peer[2];
+    bool following;                 /* subscribed to snapshots, events, frames */
     struct sockaddr_in peer[2];
     grs_robot_t robots[2][SIM_MAX_ROBOT_ID + 1];
     bool terminated, bus_warned;
@@ -66,6 +67,21 @@ s_send_request (grs_service_t *self, Simbus__Request *req)
     sim_bus_send (self->cmd, NULL, &env);
 }
 
+/* Snapshots, events and frames matter only to a legacy peer's status;
+   until the first grSim client speaks, not receiving them saves the cost
+   of unpacking every snapshot and frame of a run that has no such client. */
+static void
+s_follow_world (grs_service_t *self)
+{
+    if (self->following)
+        return;
+    zsock_set_subscribe (self->world, SIM_TOPIC_SNAPSHOT);
+    zsock_set_subscribe (self->world, SIM_TOPIC_EVENTS);
+    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES);
+    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
+    self->following = true;
+}
+
 static void
 s_commands (grs_service_t *self, const GrSimCommands *cmds, const struct sockaddr_in *from)
 {
@@ -76,6 +92,7 @@ s_commands (grs_service_t *self, const GrSimCommands *cmds, const struct sockadd
             self->robots[team][id].sent = false;
     self->peer[team] = *from;
     self->have_peer[team] = true;
+    s_follow_world (self);
     const sim_robot_specs_t *spec = &self->cfg.team[team];
     size_t n = cmds->n_robot_commands < GRS_MAX_COMMANDS ? cmds->n_robot_commands : GRS_MAX_COMMANDS;
     RobotCommand items[GRS_MAX_COMMANDS];
@@ -367,10 +384,6 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     zsock_set_rcvhwm (self->world, 100000);
     zsock_set_rcvhwm (self->frames, 100000);
     zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
-    zsock_set_subscribe (self->world, SIM_TOPIC_SNAPSHOT);
-    zsock_set_subscribe (self->world, SIM_TOPIC_EVENTS);
-    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES);
-    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
     if (zsock_connect (self->cmd, "%s", cfg->bus.cmd_connect) < 0
         || zsock_connect (self->world, "%s", cfg->bus.world_connect) < 0
         || zsock_connect (self->frames, "%s", cfg->bus.frames_connect) < 0) {

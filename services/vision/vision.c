@@ -173,7 +173,7 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
     Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
     env.body_case = SIMBUS__ENVELOPE__BODY_FRAMES;
     env.frames = &frames;
-    sim_bus_send (self->frames, SIM_TOPIC_FRAMES, &env);
+    sim_bus_send (self->frames, msg->has_step_id ? SIM_TOPIC_STEP_FRAMES : SIM_TOPIC_FRAMES, &env);
 }
 
 static void
