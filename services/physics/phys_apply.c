@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "sim_field.h"
 #include "sim_log.h"
 #include "ssl_simulation_custom_erforce_realism.pb-c.h"
@@ -229,6 +230,7 @@ s_realism (phys_world_t *world, sim_config_t *cfg, const RealismConfig *rc, sim_
                             any->type_url ? any->type_url : "(none)");
             continue;
         }
+        sim_realism_t before = cfg->realism;
         sim_realism_t *d = &cfg->realism;
         SET_IF (r->has_stddev_ball_p, d->stddev_ball_p, r->stddev_ball_p);
         SET_IF (r->has_stddev_robot_p, d->stddev_robot_p, r->stddev_robot_p);
@@ -249,6 +251,14 @@ s_realism (phys_world_t *world, sim_config_t *cfg, const RealismConfig *rc, sim_
         SET_IF (r->has_object_position_offset, d->object_position_offset, r->object_position_offset);
         SET_IF (r->has_missing_robot_detections, d->missing_robot_detections, r->missing_robot_detections);
         realism_config_er_force__free_unpacked (r, NULL);
+        /* a value out of its range (a loss of 5, a NaN deviation) would make
+           the published configuration unloadable for every other service */
+        char why[192];
+        if (sim_config_validate (cfg, why, sizeof why)) {
+            cfg->realism = before;
+            sim_errors_add (errors, "UNSUPPORTED", "realism rejected, nothing changed: %s", why);
+            continue;
+        }
         phys_world_set_realism (world, &cfg->realism);
         cfg->team[SIM_TEAM_BLUE].dribbler.glue = !cfg->realism.simulate_dribbling;
         cfg->team[SIM_TEAM_YELLOW].dribbler.glue = !cfg->realism.simulate_dribbling;

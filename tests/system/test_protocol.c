@@ -330,6 +330,18 @@ Test (protocol, control_port_errors, .timeout = 60)
     realism.custom = aptrs;
     config.realism_config = &realism;
     s_expect_errors (&f, &ccmd, "UNSUPPORTED,UNSUPPORTED", "unknown and undecodable realism");
+    /* a value outside its range is refused whole, and the simulator goes
+       on publishing a configuration every service can load */
+    er.has_robot_command_loss = true;
+    er.robot_command_loss = 5.0f;
+    anys[2].value = (ProtobufCBinaryData) { realism_config_er_force__pack (&er, erbuf), erbuf };
+    realism.n_custom = 1;
+    realism.custom = &aptrs[2];
+    s_expect_errors (&f, &ccmd, "UNSUPPORTED", "robot_command_loss 5");
+    er.robot_command_loss = NAN;
+    anys[2].value = (ProtobufCBinaryData) { realism_config_er_force__pack (&er, erbuf), erbuf };
+    s_expect_errors (&f, &ccmd, "UNSUPPORTED", "robot_command_loss NaN");
+    s_expect_errors (&f, &cmd, "", "the control port still answers");
     config.realism_config = NULL;
 
     /* robot specs: a bad merge is INVALID_SPEC, a bad id UNSUPPORTED */
