@@ -145,7 +145,8 @@ bench: deps all
 asan: deps
 	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \
 	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' all
-	ASAN_OPTIONS=detect_leaks=1 scripts/run-tests.sh build-asan
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
+	    scripts/run-tests.sh build-asan
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ssl-sim/configs
