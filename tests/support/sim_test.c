@@ -1,9 +1,12 @@
 /*  sim_test.c - system test helpers. */
 #include "sim_test.h"
+#include "ssl_simulation_control.pb-c.h"
+#include <math.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_detection.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
@@ -392,4 +396,58 @@ sim_test_newest_capture (int fd, int ms)
             ssl__wrapper_packet__free_unpacked (w, NULL);
     }
     return newest;
+}
+
+int
+sim_test_teleport_blue0 (int fd, int port, double x, double y, int ms)
+{
+    RobotId rid = ROBOT_ID__INIT;
+    rid.has_id = rid.has_team = true;
+    rid.id = 0;
+    rid.team = TEAM__BLUE;
+    TeleportRobot tr = TELEPORT_ROBOT__INIT;
+    tr.id = &rid;
+    tr.has_x = tr.has_y = tr.has_orientation = true;
+    tr.x = (float) x;
+    tr.y = (float) y;
+    tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
+    TeleportRobot *trs[] = { &tr };
+    SimulatorControl control = SIMULATOR_CONTROL__INIT;
+    control.n_teleport_robot = 1;
+    control.teleport_robot = trs;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &control;
+    uint8_t buf[65536];
+    ssize_t n = sim_test_request (fd, port, &cmd.base, buf, sizeof buf, ms);
+    if (n < 0)
+        return -1;
+    /* an answer without errors packs to zero bytes */
+    SimulatorResponse *resp = simulator_response__unpack (NULL, (size_t) n, buf);
+    int ok = resp && resp->n_errors == 0;
+    if (resp)
+        simulator_response__free_unpacked (resp, NULL);
+    return ok;
+}
+
+bool
+sim_test_sees_blue0 (int fd, double x, double y, int ms)
+{
+    int64_t end = sim_test_now_ms () + ms;
+    while (sim_test_now_ms () < end) {
+        uint8_t buf[65536];
+        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 50);
+        if (n <= 0)
+            continue;
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
+        bool hit = false;
+        for (size_t i = 0; w && w->detection && i < w->detection->n_robots_blue; i++) {
+            SSLDetectionRobot *r = w->detection->robots_blue[i];
+            hit |= r->robot_id == 0 && fabs (r->x / 1000.0 - x) < 0.01 && fabs (r->y / 1000.0 - y) < 0.01;
+        }
+        if (w)
+            ssl__wrapper_packet__free_unpacked (w, NULL);
+        if (hit)
+            return true;
+    }
+    return false;
 }

@@ -58,6 +58,16 @@ int64_t sim_test_now_ms (void);
 ssize_t sim_test_request (int fd, int port, const ProtobufCMessage *msg, void *buf, size_t cap,
                           int timeout_ms);
 
+/* Teleport blue robot 0 to (x, y), orientation 0, at rest, through the
+   control port `port`, re-sending every 200 ms until an answer comes
+   (a client whose datagram got no answer sends it again). Returns 1 for
+   an answer without errors, 0 for one with errors, -1 for none in ms. */
+int sim_test_teleport_blue0 (int fd, int port, double x, double y, int ms);
+
+/* Whether vision on `fd` shows blue robot 0 within 1 cm of (x, y) within
+   ms (every other datagram read meanwhile is consumed). */
+bool sim_test_sees_blue0 (int fd, double x, double y, int ms);
+
 /* Remove the process's runtime directory (log included). */
 void sim_proc_cleanup (sim_proc_t *proc);
 

@@ -11,7 +11,6 @@
     namespaces the test created, and both are deleted at the end.
 */
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +18,6 @@
 
 #include "sim_lab.h"
 #include "sim_test.h"
-#include "ssl_simulation_control.pb-c.h"
-#include "ssl_vision_wrapper.pb-c.h"
 
 #define HOST_A_ADDR "10.231.7.1"
 #define HOST_B_ADDR "10.231.7.2"
@@ -78,67 +75,6 @@ s_lab_create (lab_t *lab, char *why, size_t len)
     return 0;
 }
 
-static bool
-s_teleport (int fd, double x, double y, int ms)
-{
-    RobotId rid = ROBOT_ID__INIT;
-    rid.has_id = rid.has_team = true;
-    rid.team = TEAM__BLUE;
-    TeleportRobot tr = TELEPORT_ROBOT__INIT;
-    tr.id = &rid;
-    tr.has_x = tr.has_y = tr.has_orientation = true;
-    tr.x = (float) x;
-    tr.y = (float) y;
-    tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
-    TeleportRobot *trs[] = { &tr };
-    SimulatorControl control = SIMULATOR_CONTROL__INIT;
-    control.n_teleport_robot = 1;
-    control.teleport_robot = trs;
-    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
-    cmd.control = &control;
-    int64_t end = sim_test_now_ms () + ms;
-    while (sim_test_now_ms () < end) {
-        sim_test_send (fd, CONTROL_PORT, &cmd.base);
-        int64_t sent = sim_test_now_ms ();
-        uint8_t buf[4096];
-        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 200);
-        if (n >= 0) {   /* an answer without errors packs to zero bytes */
-            SimulatorResponse *resp = simulator_response__unpack (NULL, (size_t) n, buf);
-            bool ok = resp && resp->n_errors == 0;
-            if (resp)
-                simulator_response__free_unpacked (resp, NULL);
-            return ok;
-        }
-        int64_t left = 200 - (sim_test_now_ms () - sent);
-        if (left > 0)
-            usleep ((useconds_t) left * 1000);
-    }
-    return false;
-}
-
-static bool
-s_sees (int fd, double x, double y, int ms)
-{
-    int64_t end = sim_test_now_ms () + ms;
-    while (sim_test_now_ms () < end) {
-        uint8_t buf[65536];
-        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 50);
-        if (n <= 0)
-            continue;
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
-        bool hit = false;
-        for (size_t i = 0; w && w->detection && i < w->detection->n_robots_blue; i++) {
-            SSLDetectionRobot *r = w->detection->robots_blue[i];
-            hit |= r->robot_id == 0 && fabs (r->x / 1000.0 - x) < 0.01 && fabs (r->y / 1000.0 - y) < 0.01;
-        }
-        if (w)
-            ssl__wrapper_packet__free_unpacked (w, NULL);
-        if (hit)
-            return true;
-    }
-    return false;
-}
-
 Test (netns, physics_on_one_host_vision_and_gateway_on_another, .timeout = 60)
 {
     lab_t lab;
@@ -188,9 +124,9 @@ Test (netns, physics_on_one_host_vision_and_gateway_on_another, .timeout = 60)
     int fd = entered ? sim_test_udp (0) : -1;
     cr_expect (vfd >= 0 && fd >= 0);
     if (vfd >= 0 && fd >= 0) {
-        bool answered = s_teleport (fd, -1.0, 0.5, 10000);
+        bool answered = sim_test_teleport_blue0 (fd, CONTROL_PORT, -1.0, 0.5, 10000) == 1;
         cr_expect (answered, "the gateway on host B got no answer from physics on host A");
-        bool seen = s_sees (vfd, -1.0, 0.5, 5000);
+        bool seen = sim_test_sees_blue0 (vfd, -1.0, 0.5, 5000);
         cr_expect (seen, "vision on host B does not show the teleport");
         if (!answered || !seen) {
             sim_lab_dump (log_a);

@@ -6,7 +6,6 @@
     --port-offset N` finds the right one.
 */
 #include <criterion/criterion.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +14,6 @@
 
 #include "sim_lab.h"
 #include "sim_test.h"
-#include "ssl_simulation_control.pb-c.h"
-#include "ssl_vision_wrapper.pb-c.h"
 
 enum { P_CONTROL, P_BLUE, P_YELLOW, P_LEGACY, P_STATUS_B, P_STATUS_Y, P_TRUTH, P_VISION, P_COUNT };
 
@@ -38,66 +35,6 @@ s_pick_ports (int base[P_COUNT])
             return offset;
     }
     return -1;
-}
-
-/* Teleport blue 0 to (x, y) through the control port; true once answered. */
-static bool
-s_teleport (int fd, int port, double x, double y)
-{
-    RobotId rid = ROBOT_ID__INIT;
-    rid.has_id = rid.has_team = true;
-    rid.team = TEAM__BLUE;
-    TeleportRobot tr = TELEPORT_ROBOT__INIT;
-    tr.id = &rid;
-    tr.has_x = tr.has_y = tr.has_orientation = true;
-    tr.x = (float) x;
-    tr.y = (float) y;
-    tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
-    TeleportRobot *trs[] = { &tr };
-    SimulatorControl control = SIMULATOR_CONTROL__INIT;
-    control.n_teleport_robot = 1;
-    control.teleport_robot = trs;
-    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
-    cmd.control = &control;
-    /* time-bounded: while the gateway starts, an ICMP refusal makes the
-       receive fail at once */
-    int64_t end = sim_test_now_ms () + 10000;
-    while (sim_test_now_ms () < end) {
-        sim_test_send (fd, port, &cmd.base);
-        uint8_t buf[4096];
-        int64_t sent = sim_test_now_ms ();
-        /* an answer without errors packs to zero bytes */
-        if (sim_test_recv (fd, buf, sizeof buf, 200) >= 0)
-            return true;
-        int64_t left = 200 - (sim_test_now_ms () - sent);
-        if (left > 0)
-            usleep ((useconds_t) left * 1000);
-    }
-    return false;
-}
-
-/* Whether vision on `fd` shows blue 0 within 1 cm of (x, y) within ms. */
-static bool
-s_sees (int fd, double x, double y, int ms)
-{
-    int64_t end = sim_test_now_ms () + ms;
-    while (sim_test_now_ms () < end) {
-        uint8_t buf[65536];
-        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 50);
-        if (n <= 0)
-            continue;
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
-        bool hit = false;
-        for (size_t i = 0; w && w->detection && i < w->detection->n_robots_blue; i++) {
-            SSLDetectionRobot *r = w->detection->robots_blue[i];
-            hit |= r->robot_id == 0 && fabs (r->x / 1000.0 - x) < 0.01 && fabs (r->y / 1000.0 - y) < 0.01;
-        }
-        if (w)
-            ssl__wrapper_packet__free_unpacked (w, NULL);
-        if (hit)
-            return true;
-    }
-    return false;
 }
 
 Test (port_offset, two_simulators_side_by_side, .timeout = 60)
@@ -136,17 +73,17 @@ Test (port_offset, two_simulators_side_by_side, .timeout = 60)
 
     /* each simulator is steered on its own control port and seen on its own
        vision port; the other one's robot stays where it was */
-    bool ok0 = s_teleport (fd, base[P_CONTROL], -1.0, 0.5);
-    bool ok1 = s_teleport (fd, base[P_CONTROL] + offset, 1.0, -0.5);
+    bool ok0 = sim_test_teleport_blue0 (fd, base[P_CONTROL], -1.0, 0.5, 10000) >= 0;
+    bool ok1 = sim_test_teleport_blue0 (fd, base[P_CONTROL] + offset, 1.0, -0.5, 10000) >= 0;
     if (!ok0 || !ok1) {
         sim_lab_dump (log0);
         sim_lab_dump (log1);
     }
     cr_expect (ok0, "the first simulator did not answer on its control port");
     cr_expect (ok1, "the second simulator did not answer on control port + offset");
-    cr_expect (s_sees (v0, -1.0, 0.5, 5000), "no vision of the first simulator's teleport");
-    cr_expect (s_sees (v1, 1.0, -0.5, 5000), "no vision of the second simulator's teleport");
-    cr_expect (!s_sees (v0, 1.0, -0.5, 500), "the second simulator's teleport leaked into the first");
+    cr_expect (sim_test_sees_blue0 (v0, -1.0, 0.5, 5000), "no vision of the first simulator's teleport");
+    cr_expect (sim_test_sees_blue0 (v1, 1.0, -0.5, 5000), "no vision of the second simulator's teleport");
+    cr_expect (!sim_test_sees_blue0 (v0, 1.0, -0.5, 500), "the second simulator's teleport leaked into the first");
 
     /* four processes each, in separate runtime directories */
     const char *names[] = { "physics", "vision", "gateway", "legacy-grsim" };

@@ -18,7 +18,6 @@
 
 #include "sim_test.h"
 #include "grSim_Packet.pb-c.h"
-#include "ssl_simulation_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 #define RESTART_WAIT_MS 10000
@@ -158,57 +157,6 @@ s_kill9 (sim_proc_t *proc, const char *name)
     return pid;
 }
 
-/* Teleport blue 0 through the control port; retry (a client whose
-   datagram got no answer sends it again) until the answer comes. Returns
-   whether one came within `ms`. */
-static bool
-s_teleport (int fd, const sim_proc_t *proc, double x, double y, int ms)
-{
-    RobotId rid = ROBOT_ID__INIT;
-    rid.has_id = rid.has_team = true;
-    rid.id = 0;
-    rid.team = TEAM__BLUE;
-    TeleportRobot tr = TELEPORT_ROBOT__INIT;
-    tr.id = &rid;
-    tr.has_x = tr.has_y = tr.has_orientation = true;
-    tr.x = (float) x;
-    tr.y = (float) y;
-    tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
-    TeleportRobot *trs[] = { &tr };
-    SimulatorControl control = SIMULATOR_CONTROL__INIT;
-    control.n_teleport_robot = 1;
-    control.teleport_robot = trs;
-    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
-    cmd.control = &control;
-    int64_t end = sim_test_now_ms () + ms;
-    while (sim_test_now_ms () < end) {
-        cr_assert_eq (sim_test_send (fd, proc->control_port, &cmd.base), 0);
-        uint8_t buf[65536];
-        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 200);
-        if (n < 0)
-            continue;
-        SimulatorResponse *resp = simulator_response__unpack (NULL, (size_t) n, buf);
-        cr_assert_not_null (resp, "the control port must answer with a SimulatorResponse");
-        cr_expect_eq (resp->n_errors, 0, "teleport rejected");
-        simulator_response__free_unpacked (resp, NULL);
-        return true;
-    }
-    return false;
-}
-
-/* Wait until vision shows blue 0 within 1 cm of (x, y). */
-static bool
-s_wait_robot_at (int vision, double x, double y, int ms)
-{
-    int64_t end = sim_test_now_ms () + ms;
-    while (sim_test_now_ms () < end) {
-        seen_t s;
-        if (s_read (vision, &s, 20) && s.robot_seen && fabs (s.x - x) < 0.01 && fabs (s.y - y) < 0.01)
-            return true;
-    }
-    return false;
-}
-
 Test (restart, vision_kill9_continues_frames_and_resends_geometry, .timeout = 60)
 {
     sim_proc_t proc;
@@ -243,8 +191,8 @@ Test (restart, physics_kill9_resumes_from_checkpoint, .timeout = 60)
     sim_proc_t proc;
     int vision, fd;
     s_start (&proc, &vision, &fd);
-    cr_assert (s_teleport (fd, &proc, -1.0, 0.5, 5000), "no answer to the teleport");
-    cr_assert (s_wait_robot_at (vision, -1.0, 0.5, 5000), "vision never showed the teleport");
+    cr_assert (sim_test_teleport_blue0 (fd, proc.control_port, -1.0, 0.5, 5000) == 1, "no answer to the teleport");
+    cr_assert (sim_test_sees_blue0 (vision, -1.0, 0.5, 5000), "vision never showed the teleport");
     /* let a checkpoint period pass, so the teleport is in a checkpoint */
     seen_t before;
     s_watch (vision, 1500, NULL, &before);
@@ -272,12 +220,12 @@ Test (restart, gateway_kill9_retried_datagram_is_answered, .timeout = 60)
     sim_proc_t proc;
     int vision, fd;
     s_start (&proc, &vision, &fd);
-    cr_assert (s_teleport (fd, &proc, -1.0, 0.5, 5000), "no answer before the kill");
+    cr_assert (sim_test_teleport_blue0 (fd, proc.control_port, -1.0, 0.5, 5000) == 1, "no answer before the kill");
     int old = s_kill9 (&proc, "gateway");
     /* the client knows nothing of the restart: it just retries */
-    cr_expect (s_teleport (fd, &proc, 1.0, -0.5, RESTART_WAIT_MS), "no answer after the gateway restart");
+    cr_expect (sim_test_teleport_blue0 (fd, proc.control_port, 1.0, -0.5, RESTART_WAIT_MS) == 1, "no answer after the gateway restart");
     cr_expect_gt (s_wait_new_pid (&proc, "gateway", old), 0);
-    cr_expect (s_wait_robot_at (vision, 1.0, -0.5, 5000), "the retried teleport did not apply");
+    cr_expect (sim_test_sees_blue0 (vision, 1.0, -0.5, 5000), "the retried teleport did not apply");
     s_stop (&proc, vision, fd);
 }
 
@@ -303,7 +251,7 @@ Test (restart, legacy_kill9_retried_packet_applies, .timeout = 60)
     int64_t end = sim_test_now_ms () + RESTART_WAIT_MS;
     while (!moved && sim_test_now_ms () < end) {
         sim_test_send (fd, proc.legacy_port, &packet.base);
-        moved = s_wait_robot_at (vision, 0.7, 0.3, 200);
+        moved = sim_test_sees_blue0 (vision, 0.7, 0.3, 200);
     }
     cr_expect (moved, "a grSim replacement retried through the restart never applied");
     cr_expect_gt (s_wait_new_pid (&proc, "legacy-grsim", old), 0);
@@ -347,8 +295,8 @@ Test (restart, cli_status_and_restart_physics_loses_nothing, .timeout = 60)
     cr_expect (strstr (out, "rtf "), "status shows no physics rate:\n%s", out);
     cr_expect (strstr (out, "packets/s"), "status shows no vision rate:\n%s", out);
 
-    cr_assert (s_teleport (fd, &proc, -1.5, 1.0, 5000));
-    cr_assert (s_wait_robot_at (vision, -1.5, 1.0, 5000));
+    cr_assert (sim_test_teleport_blue0 (fd, proc.control_port, -1.5, 1.0, 5000) == 1);
+    cr_assert (sim_test_sees_blue0 (vision, -1.5, 1.0, 5000));
     seen_t before;
     s_watch (vision, 300, NULL, &before);
     code = s_cli (&proc, "restart physics", out, sizeof out);

@@ -12,7 +12,6 @@
 #include "sim_test.h"
 #include "grSim_Packet.pb-c.h"
 #include "grSim_Robotstatus.pb-c.h"
-#include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_robot_feedback.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
@@ -50,43 +49,6 @@ s_read_vision (int fd, uint32_t id, seen_robot_t *out, int timeout_ms, bool *geo
     }
     ssl__wrapper_packet__free_unpacked (w, NULL);
     return true;
-}
-
-static void
-s_teleport (int fd, const sim_proc_t *proc)
-{
-    RobotId rid = ROBOT_ID__INIT;
-    rid.has_id = rid.has_team = true;
-    rid.id = 0;
-    rid.team = TEAM__BLUE;
-    TeleportRobot tr = TELEPORT_ROBOT__INIT;
-    tr.id = &rid;
-    tr.has_x = tr.has_y = tr.has_orientation = true;
-    tr.x = START_X;
-    tr.y = START_Y;
-    tr.orientation = 0;
-    tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
-    TeleportRobot *trs[] = { &tr };
-    SimulatorControl control = SIMULATOR_CONTROL__INIT;
-    control.n_teleport_robot = 1;
-    control.teleport_robot = trs;
-    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
-    cmd.control = &control;
-    /* the gateway may still be starting: retry until it answers */
-    for (int attempt = 0; attempt < 50; attempt++) {
-        cr_assert_eq (sim_test_send (fd, proc->control_port, &cmd.base), 0);
-        uint8_t buf[65536];
-        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 200);
-        if (n < 0)
-            continue;
-        SimulatorResponse *resp = simulator_response__unpack (NULL, (size_t) n, buf);
-        cr_assert_not_null (resp, "the control port must answer with a SimulatorResponse");
-        cr_assert_eq (resp->n_errors, 0, "teleport rejected: %s",
-                      resp->n_errors ? resp->errors[0]->message : "");
-        simulator_response__free_unpacked (resp, NULL);
-        return;
-    }
-    cr_assert_fail ("no SimulatorResponse from the control port");
 }
 
 /* Wait until vision shows blue 0 at the teleport target; `packet`, when
@@ -201,7 +163,8 @@ s_scenario (const char *const *args, bool legacy)
         packet.replacement = &rep;
         s_wait_at_start (vision, fd, proc.legacy_port, &packet.base);
     } else {
-        s_teleport (fd, &proc);
+        cr_assert_eq (sim_test_teleport_blue0 (fd, proc.control_port, START_X, START_Y, 10000), 1,
+                      "no error-free answer to the teleport from the control port");
         s_wait_at_start (vision, fd, 0, NULL);
     }
     s_drive_and_watch (vision, fd, &proc, legacy ? s_drive_legacy : s_drive_protocol);
