@@ -13,6 +13,23 @@ sim_service_start (zactor_fn *fn, sim_service_args_t *args)
     return actor;
 }
 
+bool
+sim_service_ready (zsock_t *pipe, sim_service_args_t *args, bool ok)
+{
+    args->status = ok ? 0 : -1;
+    zsock_signal (pipe, 0);
+    return ok;
+}
+
+bool
+sim_service_term_requested (zsock_t *pipe)
+{
+    char *command = zstr_recv (pipe);
+    bool term = !command || streq (command, "$TERM");
+    zstr_free (&command);
+    return term;
+}
+
 void
 sim_service_log_setup (const char *name, const sim_config_t *cfg)
 {

@@ -8,6 +8,7 @@
 #define SIM_SERVICE_H_INCLUDED
 
 #include <czmq.h>
+#include <stdbool.h>
 
 #include "sim_config.h"
 
@@ -22,5 +23,13 @@ zactor_t *sim_service_start (zactor_fn *fn, sim_service_args_t *args);
 
 /* Called by an actor at start: log name and level from its config. */
 void sim_service_log_setup (const char *name, const sim_config_t *cfg);
+
+/* Report the actor's start-up (`ok`) to sim_service_start and signal the
+   pipe; returns `ok` so the actor can `if (!sim_service_ready (...)) return`. */
+bool sim_service_ready (zsock_t *pipe, sim_service_args_t *args, bool ok);
+
+/* Read one command from the actor pipe; true when it asks the actor to
+   end ($TERM, or the pipe was interrupted). */
+bool sim_service_term_requested (zsock_t *pipe);
 
 #endif

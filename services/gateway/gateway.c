@@ -58,7 +58,6 @@ typedef struct {
 typedef struct {
     sim_config_t own, cfg;
     zsock_t *pipe, *cmd, *world, *frames;
-    zpoller_t *poller;
     int fds[3];
     uint8_t *buf;
     gw_pending_t *pending;            /* GW_PENDING_MAX slots */
@@ -506,7 +505,6 @@ s_destroy (gw_service_t **self_p)
         for (int i = 0; i < GW_PENDING_MAX; i++)
             if (self->pending[i].used)
                 s_release (&self->pending[i]);
-    zpoller_destroy (&self->poller);
     zsock_destroy (&self->cmd);
     zsock_destroy (&self->world);
     zsock_destroy (&self->frames);
@@ -565,7 +563,6 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     sim_info ("control %d, blue %d, yellow %d on %s", sim_udp_local_port (self->fds[0]),
               sim_udp_local_port (self->fds[1]), sim_udp_local_port (self->fds[2]),
               cfg->network.bind_address);
-    self->poller = zpoller_new (pipe, self->cmd, self->world, self->frames, NULL);
     return self;
 }
 
@@ -575,29 +572,23 @@ gw_service_actor (zsock_t *pipe, void *args)
     sim_service_args_t *sargs = args;
     sim_service_log_setup ("gateway", &sargs->cfg);
     gw_service_t *self = s_new (pipe, &sargs->cfg);
-    sargs->status = self ? 0 : -1;
-    zsock_signal (pipe, 0);
-    if (!self)
+    if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
-    zmq_pollitem_t items[4] = {
+    /* ZeroMQ sockets and the three UDP ports in one poll */
+    zmq_pollitem_t all[7] = {
         { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->cmd), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->world), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->frames), 0, ZMQ_POLLIN, 0 },
+        { NULL, self->fds[0], ZMQ_POLLIN, 0 },
+        { NULL, self->fds[1], ZMQ_POLLIN, 0 },
+        { NULL, self->fds[2], ZMQ_POLLIN, 0 },
     };
-    zmq_pollitem_t all[7];
-    memcpy (all, items, sizeof items);
-    for (int i = 0; i < 3; i++)
-        all[4 + i] = (zmq_pollitem_t) { NULL, self->fds[i], ZMQ_POLLIN, 0 };
     while (!self->terminated) {
         if (zmq_poll (all, 7, 50) < 0 && zmq_errno () != EINTR)
             break;
-        if (all[0].revents & ZMQ_POLLIN) {
-            char *command = zstr_recv (pipe);
-            if (!command || streq (command, "$TERM"))
-                self->terminated = true;
-            zstr_free (&command);
-        }
+        if ((all[0].revents & ZMQ_POLLIN) && sim_service_term_requested (pipe))
+            self->terminated = true;
         /* world first: the newest configuration (loss, substep) applies */
         while (zsock_events (self->world) & ZMQ_POLLIN)
             s_handle_world (self);

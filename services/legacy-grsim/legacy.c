@@ -408,9 +408,7 @@ grs_service_actor (zsock_t *pipe, void *args)
     sim_service_args_t *sargs = args;
     sim_service_log_setup ("legacy-grsim", &sargs->cfg);
     grs_service_t *self = s_new (pipe, &sargs->cfg);
-    sargs->status = self ? 0 : -1;
-    zsock_signal (pipe, 0);
-    if (!self)
+    if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
     zmq_pollitem_t items[5] = {
         { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
@@ -422,12 +420,8 @@ grs_service_actor (zsock_t *pipe, void *args)
     while (!self->terminated) {
         if (zmq_poll (items, 5, 100) < 0 && zmq_errno () != EINTR)
             break;
-        if (items[0].revents & ZMQ_POLLIN) {
-            char *command = zstr_recv (pipe);
-            if (!command || streq (command, "$TERM"))
-                self->terminated = true;
-            zstr_free (&command);
-        }
+        if ((items[0].revents & ZMQ_POLLIN) && sim_service_term_requested (pipe))
+            self->terminated = true;
         while (zsock_events (self->cmd) & ZMQ_POLLIN) {
             zframe_t *reply = zframe_recv (self->cmd);   /* no reply channel: errors are only counted */
             zframe_destroy (&reply);

@@ -340,10 +340,8 @@ s_handle_subscription (phys_service_t *self)
 static void
 s_handle_pipe (phys_service_t *self)
 {
-    char *command = zstr_recv (self->pipe);
-    if (!command || streq (command, "$TERM"))
+    if (sim_service_term_requested (self->pipe))
         self->terminated = true;
-    zstr_free (&command);
 }
 
 static void
@@ -573,9 +571,7 @@ phys_service_actor (zsock_t *pipe, void *args)
     const sim_config_t *cfg = &sargs->cfg;
     sim_service_log_setup ("physics", cfg);
     phys_service_t *self = s_new (pipe, cfg);
-    sargs->status = self ? 0 : -1;
-    zsock_signal (pipe, 0);
-    if (!self)
+    if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
     sim_info ("division %s, %d robots per team, substep %.3f ms, seed %llu, mode %s",
               cfg->run.division == SIM_DIVISION_A ? "A" : "B", cfg->sim.initial_robots_per_team,

@@ -265,20 +265,14 @@ vis_service_actor (zsock_t *pipe, void *args)
     sim_service_args_t *sargs = args;
     sim_service_log_setup ("vision", &sargs->cfg);
     vis_service_t *self = s_new (pipe, &sargs->cfg);
-    sargs->status = self ? 0 : -1;
-    zsock_signal (pipe, 0);
-    if (!self)
+    if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
     while (!self->terminated) {
         void *which = zpoller_wait (self->poller, 1000);
         if (zpoller_terminated (self->poller))
             break;
-        if (which == self->pipe) {
-            char *command = zstr_recv (self->pipe);
-            if (!command || streq (command, "$TERM"))
-                self->terminated = true;
-            zstr_free (&command);
-        }
+        if (which == self->pipe && sim_service_term_requested (self->pipe))
+            self->terminated = true;
         /* bounded, so $TERM is seen even while physics keeps us busy */
         for (int i = 0; i < VIS_TURN_MAX && (zsock_events (self->world) & ZMQ_POLLIN); i++)
             s_handle_world (self);
