@@ -122,10 +122,12 @@ $(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_HELP)) $(ALL_LIBS) $(GEN)/.stamp
 	    -MF $(BUILD)/tests/$*.d -o $@ $< $(call obj,$(TEST_HELP)) \
 	    $(ALL_LIBS) $(LDLIBS) $(CRIT_LIBS)
 
-$(BUILD)/bench/%: bench/%.c $(ALL_LIBS) $(GEN)/.stamp
+# benchmarks start simulators with the system tests' helpers
+$(BUILD)/bench/%: bench/%.c $(call obj,$(TEST_HELP)) $(ALL_LIBS) $(GEN)/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  BENCH   $@")
-	$(Q)$(CC) $(CFLAGS) -MF $(BUILD)/bench/$*.d -o $@ $< $(ALL_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -Itests/support -MF $(BUILD)/bench/$*.d -o $@ $< $(call obj,$(TEST_HELP)) \
+	    $(ALL_LIBS) $(LDLIBS)
 
 # ---- user commands -------------------------------------------------------
 wire-check: | deps

@@ -18,10 +18,7 @@
 */
 #include <arpa/inet.h>
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -30,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sim_test.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
@@ -44,9 +41,7 @@
 static const char *const pl_names[PL_SERVICES] = { "physics", "vision", "gateway", "legacy-grsim" };
 
 typedef struct {
-    pid_t pid;
-    char dir[128];
-    int ports[8];           /* control blue yellow legacy status_b status_y truth vision */
+    sim_proc_t proc;        /* the simulator: private runtime dir, free ports */
     int vision, cmd;        /* our sockets */
 } pl_sim_t;
 
@@ -84,33 +79,6 @@ s_udp (int port, int rcvbuf)
     return fd;
 }
 
-static int
-s_free_port (void)
-{
-    int fd = s_udp (0, 0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in a;
-    socklen_t len = sizeof a;
-    getsockname (fd, (struct sockaddr *) &a, &len);
-    close (fd);
-    return ntohs (a.sin_port);
-}
-
-static void
-s_send (int fd, int port, const ProtobufCMessage *msg)
-{
-    uint8_t buf[4096];
-    size_t len = protobuf_c_message_get_packed_size (msg);
-    if (len > sizeof buf)
-        return;
-    protobuf_c_message_pack (msg, buf);
-    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
-    to.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    sendto (fd, buf, len, 0, (struct sockaddr *) &to, sizeof to);
-}
-
-/* Every robot of both teams drives a circle: forward 1 m/s, 1.5 rad/s. */
 static void
 s_command_all (const pl_sim_t *sim)
 {
@@ -131,81 +99,35 @@ s_command_all (const pl_sim_t *sim)
     RobotControl control = ROBOT_CONTROL__INIT;
     control.n_robot_commands = 11;
     control.robot_commands = rcs;
-    s_send (sim->cmd, sim->ports[1], &control.base);
-    s_send (sim->cmd, sim->ports[2], &control.base);
+    sim_test_send (sim->cmd, sim->proc.blue_port, &control.base);
+    sim_test_send (sim->cmd, sim->proc.yellow_port, &control.base);
 }
 
 static int
-s_start (pl_sim_t *sim, const char *exe, bool single, const char *mode)
+s_start (pl_sim_t *sim, bool single, const char *mode)
 {
-    memset (sim, 0, sizeof *sim);
-    snprintf (sim->dir, sizeof sim->dir, "/tmp/ssl-sim-bench-XXXXXX");
-    if (!mkdtemp (sim->dir))
+    sim->vision = sim->cmd = -1;
+    const char *args[] = { "--mode", mode, "--realism", "realistic", "--cameras", "2", "--robots", "11",
+                           "--log-level", getenv ("PIPELINE_LOG") ? "info" : "warn",
+                           single ? "--single-process" : NULL, NULL };
+    if (sim_proc_start (&sim->proc, args, "[sim]\ncommand_timeout = 3600\n"))
         return -1;
-    for (int i = 0; i < 8; i++)
-        if ((sim->ports[i] = s_free_port ()) <= 0)
-            return -1;
-    char ini[256], log[256], vision[64];
-    snprintf (ini, sizeof ini, "%s/bench.ini", sim->dir);
-    snprintf (log, sizeof log, "%s/log.txt", sim->dir);
-    FILE *f = fopen (ini, "w");
-    if (!f)
-        return -1;
-    fprintf (f, "[sim]\ncommand_timeout = 3600\n[network]\nbind_address = 127.0.0.1\n"
-                "control_port = %d\nblue_port = %d\nyellow_port = %d\nlegacy_port = %d\n"
-                "legacy_status_port_blue = %d\nlegacy_status_port_yellow = %d\ntruth_port = %d\n",
-             sim->ports[0], sim->ports[1], sim->ports[2], sim->ports[3], sim->ports[4],
-             sim->ports[5], sim->ports[6]);
-    fclose (f);
-    snprintf (vision, sizeof vision, "224.5.23.2:%d", sim->ports[7]);
-    sim->vision = s_udp (sim->ports[7], 16 << 20);
+    sim->vision = s_udp (sim->proc.vision_port, 16 << 20);
     sim->cmd = s_udp (0, 0);
-    if (sim->vision < 0 || sim->cmd < 0)
-        return -1;
-    const char *argv[] = { exe, "run", "--mode", mode, "--realism", "realistic", "--cameras", "2",
-                           "--robots", "11", "--config", ini, "--localhost", "--vision-addr", vision,
-                           "--log-level", getenv ("PIPELINE_LOG") ? "info" : "warn", single ? "--single-process" : NULL, NULL };
-    pid_t pid = fork ();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        int out = open (log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out >= 0) {
-            dup2 (out, STDOUT_FILENO);
-            dup2 (out, STDERR_FILENO);
-        }
-        setenv ("XDG_RUNTIME_DIR", sim->dir, 1);
-        execv (exe, (char **) argv);
-        _exit (127);
-    }
-    sim->pid = pid;
-    return 0;
+    return sim->vision < 0 || sim->cmd < 0 ? -1 : 0;
 }
 
 static void
 s_stop (pl_sim_t *sim)
 {
-    if (sim->pid > 0) {
-        kill (sim->pid, SIGTERM);
-        int status;
-        for (int i = 0; i < 500 && waitpid (sim->pid, &status, WNOHANG) == 0; i++)
-            poll (NULL, 0, 10);
-        if (waitpid (sim->pid, &status, WNOHANG) == 0) {
-            kill (sim->pid, SIGKILL);
-            waitpid (sim->pid, &status, 0);
-        }
-    }
+    sim_proc_stop (&sim->proc);
     if (sim->vision >= 0)
         close (sim->vision);
     if (sim->cmd >= 0)
         close (sim->cmd);
-    char cmd[300];
-    if (getenv ("PIPELINE_LOG"))    /* keep the services' log for a look */
-        snprintf (cmd, sizeof cmd, "cat '%s/log.txt' >&2; rm -rf '%s'", sim->dir, sim->dir);
-    else
-        snprintf (cmd, sizeof cmd, "rm -rf '%s'", sim->dir);
-    if (strncmp (sim->dir, "/tmp/ssl-sim-bench-", 19) == 0 && system (cmd) != 0)
-        fprintf (stderr, "could not remove %s\n", sim->dir);
+    if (getenv ("PIPELINE_LOG"))    /* show the services' log */
+        sim_proc_dump_log (&sim->proc);
+    sim_proc_cleanup (&sim->proc);
 }
 
 /* utime + stime of a process in seconds, RSS in MiB; -1 if gone. */
@@ -281,21 +203,6 @@ s_busiest (int n0, const int t0[], const double c0[], int n1, const int t1[], co
     return best;
 }
 
-static pid_t
-s_service_pid (const pl_sim_t *sim, const char *name)
-{
-    char path[256];
-    snprintf (path, sizeof path, "%s/ssl-sim/%s.pid", sim->dir, name);
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return 0;
-    int pid = 0;
-    if (fscanf (f, "%d", &pid) != 1)
-        pid = 0;
-    fclose (f);
-    return pid;
-}
-
 /* Drain the vision socket; returns the newest t_capture seen (decoding
    only the last datagram of the batch keeps the client cheap). */
 static double
@@ -319,19 +226,19 @@ s_drain (const pl_sim_t *sim, double newest, uint64_t *packets)
 }
 
 static int
-s_run (const char *exe, bool single, bool fast, double seconds, pl_result_t *r)
+s_run (bool single, bool fast, double seconds, pl_result_t *r)
 {
     memset (r, 0, sizeof *r);
     pl_sim_t sim;
     double t_start = s_now ();
-    if (s_start (&sim, exe, single, fast ? "fast" : "realtime")) {
+    if (s_start (&sim, single, fast ? "fast" : "realtime")) {
         s_stop (&sim);
         return -1;
     }
     int rc = -1;
     struct pollfd p = { sim.vision, POLLIN, 0 };
     if (poll (&p, 1, 15000) <= 0) {
-        fprintf (stderr, "pipeline: no vision packet within 15 s (log in %s)\n", sim.dir);
+        fprintf (stderr, "pipeline: no vision packet within 15 s (log in %s)\n", sim.proc.dir);
         goto done;
     }
     r->first_packet_s = s_now () - t_start;
@@ -349,12 +256,12 @@ s_run (const char *exe, bool single, bool fast, double seconds, pl_result_t *r)
     pid_t pids[PL_SERVICES + 1] = { 0 };
     double cpu0[PL_SERVICES + 1] = { 0 };
     for (int i = 0; i < PL_SERVICES && !single; i++)
-        if ((pids[i] = s_service_pid (&sim, pl_names[i])) > 0)
+        if ((pids[i] = sim_proc_service_pid (&sim.proc, pl_names[i])) > 0)
             cpu0[i] = s_cpu (pids[i], NULL);
-    pids[PL_SERVICES] = sim.pid;
-    cpu0[PL_SERVICES] = s_cpu (sim.pid, NULL);
+    pids[PL_SERVICES] = sim.proc.pid;
+    cpu0[PL_SERVICES] = s_cpu (sim.proc.pid, NULL);
     /* the busiest thread bounds the speed: physics is one thread */
-    pid_t busy_pid = single ? sim.pid : pids[0];
+    pid_t busy_pid = single ? sim.proc.pid : pids[0];
     int tid0[PL_MAX_THREADS], tid1[PL_MAX_THREADS];
     double tc0[PL_MAX_THREADS], tc1[PL_MAX_THREADS];
     int nt0 = busy_pid > 0 ? s_threads (busy_pid, tid0, tc0) : 0;
@@ -442,17 +349,6 @@ main (int argc, char **argv)
         fprintf (stderr, "usage: pipeline [RESULTS_FILE] [--runs 1..%d] [--seconds S]\n", PL_MAX_RUNS);
         return 2;
     }
-    /* BUILD/bench/pipeline -> BUILD/bin/ssl-sim */
-    char self[PATH_MAX], exe[PATH_MAX + 32];
-    ssize_t len = readlink ("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0)
-        return 1;
-    self[len] = '\0';
-    snprintf (exe, sizeof exe, "%s/../bin/ssl-sim", dirname (self));
-    if (access (exe, X_OK)) {
-        fprintf (stderr, "pipeline: %s not found\n", exe);
-        return 1;
-    }
     signal (SIGPIPE, SIG_IGN);
 
     /* other work on the machine slows every number here: say how busy it was */
@@ -475,7 +371,7 @@ main (int argc, char **argv)
             if (only >= 0 && c != only)
                 continue;
             /* interleaved, so a slow moment of the machine hits every layout */
-            if (s_run (exe, c % 2 == 0, c < 2, seconds, &res[c][k])) {
+            if (s_run (c % 2 == 0, c < 2, seconds, &res[c][k])) {
                 fprintf (stderr, "pipeline: run failed (%s)\n", labels[c]);
                 return 1;
             }

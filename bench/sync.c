@@ -15,32 +15,22 @@
     goes to 127.0.0.1 only; each simulator is stopped at the end.
 */
 #include <arpa/inet.h>
-#include <libgen.h>
-#include <limits.h>
 #include <math.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <fcntl.h>
 
+#include "sim_test.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
 #define SB_WARMUP 200
-
-typedef struct {
-    pid_t pid;
-    char dir[64];
-    int control, blue, yellow;
-} sb_sim_t;
 
 typedef struct {
     double p50, p90, p99, mean, max;    /* us */
@@ -54,108 +44,6 @@ s_now_ns (void)
     struct timespec ts;
     clock_gettime (CLOCK_MONOTONIC, &ts);
     return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int
-s_udp (int port)
-{
-    int fd = socket (AF_INET, SOCK_DGRAM, 0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
-    a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    if (bind (fd, (struct sockaddr *) &a, sizeof a)) {
-        close (fd);
-        return -1;
-    }
-    return fd;
-}
-
-static int
-s_free_port (void)
-{
-    int fd = s_udp (0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in a;
-    socklen_t len = sizeof a;
-    getsockname (fd, (struct sockaddr *) &a, &len);
-    close (fd);
-    return ntohs (a.sin_port);
-}
-
-static int
-s_start (sb_sim_t *sim, const char *exe, bool single)
-{
-    memset (sim, 0, sizeof *sim);
-    snprintf (sim->dir, sizeof sim->dir, "/tmp/ssl-sim-bench-XXXXXX");
-    if (!mkdtemp (sim->dir))
-        return -1;
-    int ports[8];
-    for (int i = 0; i < 8; i++)
-        if ((ports[i] = s_free_port ()) <= 0)
-            return -1;
-    sim->control = ports[0];
-    sim->blue = ports[1];
-    sim->yellow = ports[2];
-    char ini[128], vision[64];
-    snprintf (ini, sizeof ini, "%s/bench.ini", sim->dir);
-    FILE *f = fopen (ini, "w");
-    if (!f)
-        return -1;
-    fprintf (f, "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nblue_port = %d\nyellow_port = %d\n"
-                "legacy_port = %d\nlegacy_status_port_blue = %d\nlegacy_status_port_yellow = %d\n"
-                "truth_port = %d\n",
-             ports[0], ports[1], ports[2], ports[3], ports[4], ports[5], ports[6]);
-    fclose (f);
-    snprintf (vision, sizeof vision, "224.5.23.2:%d", ports[7]);
-    const char *argv[16];
-    int n = 0;
-    argv[n++] = exe;
-    argv[n++] = "run";
-    if (single)
-        argv[n++] = "--single-process";
-    const char *rest[] = { "--mode", "sync", "--realism", "realistic", "--config", ini, "--localhost",
-                           "--vision-addr", vision, "--log-level", "warn" };
-    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
-        argv[n++] = rest[i];
-    argv[n] = NULL;
-    pid_t pid = fork ();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        char log[128];
-        snprintf (log, sizeof log, "%s/log.txt", sim->dir);
-        int out = open (log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out >= 0) {
-            dup2 (out, STDOUT_FILENO);
-            dup2 (out, STDERR_FILENO);
-        }
-        setenv ("XDG_RUNTIME_DIR", sim->dir, 1);
-        execv (exe, (char **) argv);
-        _exit (127);
-    }
-    sim->pid = pid;
-    return 0;
-}
-
-static void
-s_stop (sb_sim_t *sim)
-{
-    if (sim->pid > 0) {
-        kill (sim->pid, SIGTERM);
-        int status;
-        for (int i = 0; i < 500 && waitpid (sim->pid, &status, WNOHANG) == 0; i++)
-            poll (NULL, 0, 10);
-        if (waitpid (sim->pid, &status, WNOHANG) == 0) {
-            kill (sim->pid, SIGKILL);
-            waitpid (sim->pid, &status, 0);
-        }
-    }
-    char cmd[128];
-    snprintf (cmd, sizeof cmd, "rm -rf '%s'", sim->dir);
-    if (strncmp (sim->dir, "/tmp/ssl-sim-bench-", 19) == 0 && system (cmd) != 0)
-        fprintf (stderr, "sync: could not remove %s\n", sim->dir);
 }
 
 /* One sync request; returns the response (caller frees) or NULL. */
@@ -183,15 +71,18 @@ s_cmp (const void *a, const void *b)
 }
 
 static int
-s_run (const char *exe, bool single, int steps, sb_result_t *r)
+s_run (bool single, int steps, sb_result_t *r)
 {
     memset (r, 0, sizeof *r);
-    sb_sim_t sim;
-    if (s_start (&sim, exe, single)) {
-        fprintf (stderr, "sync: cannot start %s\n", exe);
+    const char *four[] = { "--mode", "sync", "--realism", "realistic", "--log-level", "warn", NULL };
+    const char *one[] = { "--single-process", "--mode", "sync", "--realism", "realistic",
+                          "--log-level", "warn", NULL };
+    sim_proc_t sim;
+    if (sim_proc_start (&sim, single ? one : four, NULL)) {
+        fprintf (stderr, "sync: cannot start the simulator\n");
         return -1;
     }
-    int fd = s_udp (0);
+    int fd = sim_test_udp (0);
     RobotCommand cmds[11];
     RobotCommand *ptrs[11];
     RobotMoveCommand moves[11];
@@ -220,7 +111,7 @@ s_run (const char *exe, bool single, int steps, sb_result_t *r)
     int64_t give_up = s_now_ns () + 20 * (int64_t) 1000000000;
     bool ready = false;
     while (!ready && s_now_ns () < give_up) {
-        SimulationSyncResponse *resp = s_call (fd, sim.blue, &req, 200);
+        SimulationSyncResponse *resp = s_call (fd, sim.blue_port, &req, 200);
         ready = resp && resp->n_detection > 0;
         if (resp)
             simulation_sync_response__free_unpacked (resp, NULL);
@@ -234,7 +125,7 @@ s_run (const char *exe, bool single, int steps, sb_result_t *r)
             locals[k].left = (float) (0.5 * cos (i * 0.017 + k));
             locals[k].angular = (float) (1.0 * sin (i * 0.013 + k));
         }
-        int port = i % 2 ? sim.yellow : sim.blue;
+        int port = i % 2 ? sim.yellow_port : sim.blue_port;
         int64_t t0 = s_now_ns ();
         SimulationSyncResponse *resp = s_call (fd, port, &req, 2000);
         int64_t t1 = s_now_ns ();
@@ -263,7 +154,9 @@ s_run (const char *exe, bool single, int steps, sb_result_t *r)
         fprintf (stderr, "sync: the simulator never answered with frames (log in %s)\n", sim.dir);
     free (lat);
     close (fd);
-    s_stop (&sim);
+    sim_proc_stop (&sim);
+    if (rc_ok == 0)
+        sim_proc_cleanup (&sim);     /* a failed run keeps its log */
     return rc_ok;
 }
 
@@ -280,23 +173,8 @@ main (int argc, char **argv)
     }
     if (steps < 100)
         steps = 100;
-    /* BUILD/bench/sync -> BUILD/bin/ssl-sim */
-    char self[PATH_MAX], exe[PATH_MAX + 32];
-    ssize_t len = readlink ("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0)
-        return 1;
-    self[len] = '\0';
-    snprintf (exe, sizeof exe, "%s/../bin/ssl-sim", dirname (self));
-#ifdef SSL_SIM_BIN
-    if (access (exe, X_OK))
-        snprintf (exe, sizeof exe, "%s", SSL_SIM_BIN);
-#endif
-    if (access (exe, X_OK)) {
-        fprintf (stderr, "sync: %s not found\n", exe);
-        return 1;
-    }
     sb_result_t four, one;
-    if (s_run (exe, false, steps, &four) || s_run (exe, true, steps, &one))
+    if (s_run (false, steps, &four) || s_run (true, steps, &one))
         return 1;
     double load[1] = { 0 };
     if (getloadavg (load, 1) < 1)

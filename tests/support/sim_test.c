@@ -451,3 +451,18 @@ sim_test_sees_blue0 (int fd, double x, double y, int ms)
     }
     return false;
 }
+
+int
+sim_proc_service_pid (const sim_proc_t *proc, const char *name)
+{
+    char path[400];
+    snprintf (path, sizeof path, "%s/ssl-sim/%s.pid", proc->dir, name);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return 0;
+    int pid = 0;
+    if (fscanf (f, "%d", &pid) != 1)
+        pid = 0;
+    fclose (f);
+    return pid;
+}

@@ -68,6 +68,10 @@ int sim_test_teleport_blue0 (int fd, int port, double x, double y, int ms);
    ms (every other datagram read meanwhile is consumed). */
 bool sim_test_sees_blue0 (int fd, double x, double y, int ms);
 
+/* The pid in service `name`'s pid file in the runtime directory, 0 if
+   there is none. */
+int sim_proc_service_pid (const sim_proc_t *proc, const char *name);
+
 /* Remove the process's runtime directory (log included). */
 void sim_proc_cleanup (sim_proc_t *proc);
 

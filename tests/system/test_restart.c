@@ -85,29 +85,13 @@ s_drain (int fd)
         ;
 }
 
-/* The pid in the service's pid file, 0 if none. */
-static int
-s_pid (const sim_proc_t *proc, const char *name)
-{
-    char path[400];
-    snprintf (path, sizeof path, "%s/ssl-sim/%s.pid", proc->dir, name);
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return 0;
-    int pid = 0;
-    if (fscanf (f, "%d", &pid) != 1)
-        pid = 0;
-    fclose (f);
-    return pid;
-}
-
 /* Wait until the pid file names a live process other than `old`. */
 static int
 s_wait_new_pid (const sim_proc_t *proc, const char *name, int old)
 {
     int64_t end = sim_test_now_ms () + RESTART_WAIT_MS;
     while (sim_test_now_ms () < end) {
-        int pid = s_pid (proc, name);
+        int pid = sim_proc_service_pid (proc, name);
         if (pid > 0 && pid != old && kill (pid, 0) == 0)
             return pid;
         usleep (20000);
@@ -151,7 +135,7 @@ s_stop (sim_proc_t *proc, int vision, int fd)
 static int
 s_kill9 (sim_proc_t *proc, const char *name)
 {
-    int pid = s_pid (proc, name);
+    int pid = sim_proc_service_pid (proc, name);
     cr_assert_gt (pid, 0, "no pid for %s", name);
     cr_assert_eq (kill (pid, SIGKILL), 0);
     return pid;
