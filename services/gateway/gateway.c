@@ -67,6 +67,7 @@ typedef struct {
     uint32_t loss_index[3];
     bool terminated, bus_warned, warned_no_vision, warned_full;
     uint64_t unreadable, lost_commands, lost_responses, table_full, frames_dropped;
+    sim_errors_t answer_errors;       /* a sync answer's errors, reused per answer */
 } gw_service_t;
 
 static const char *const s_port_names[] = { "control", "blue", "yellow" };
@@ -329,22 +330,18 @@ s_answer_sync (gw_service_t *self, gw_pending_t *p)
         wrappers[n] = w;
         detections[n++] = w->detection;
     }
-    sim_errors_t *errors = malloc (sizeof *errors);
-    if (errors) {
-        sim_errors_init (errors);
-        if (reply) {
-            sim_errors_add_wire (errors, reply->robot_errors, reply->n_robot_errors);
-            sim_errors_add_wire (errors, reply->errors, reply->n_errors);
-        }
-        sim_errors_add_wire (errors, p->early->ptrs, p->early->count);
+    sim_errors_t *errors = &self->answer_errors;
+    sim_errors_init (errors);
+    if (reply) {
+        sim_errors_add_wire (errors, reply->robot_errors, reply->n_robot_errors);
+        sim_errors_add_wire (errors, reply->errors, reply->n_errors);
     }
+    sim_errors_add_wire (errors, p->early->ptrs, p->early->count);
     RobotControlResponse rcr = ROBOT_CONTROL_RESPONSE__INIT;
     SimulationSyncResponse resp = SIMULATION_SYNC_RESPONSE__INIT;
-    if ((errors && errors->count > 0) || p->team_robot_control) {
-        if (errors) {
-            rcr.n_errors = errors->count;
-            rcr.errors = errors->ptrs;
-        }
+    if (errors->count > 0 || p->team_robot_control) {
+        rcr.n_errors = errors->count;
+        rcr.errors = errors->ptrs;
         if (reply) {
             rcr.n_feedback = reply->n_feedback;
             rcr.feedback = reply->feedback;
@@ -370,7 +367,6 @@ s_answer_sync (gw_service_t *self, gw_pending_t *p)
     s_send_packed (self, p->port, &p->from, &resp.base);
     for (size_t i = 0; i < n; i++)
         ssl__wrapper_packet__free_unpacked (wrappers[i], NULL);
-    free (errors);
     s_release (p);
 }
 

@@ -62,6 +62,11 @@ typedef struct {
     uint64_t last_snapshot_ns;      /* time of the last published snapshot */
     bool have_snapshot;
 
+    /* what a request collects for its reply; kept here, not allocated per
+       request, because sync clients send thousands a second */
+    sim_errors_t errors, robot_errors;
+    phys_feedback_t feedback;
+
     /* status line window */
     int64_t status_wall_us;
     uint64_t status_sim_ns;
@@ -249,13 +254,9 @@ s_config_changed (phys_service_t *self, const phys_changes_t *changes)
 static void
 s_handle_request (phys_service_t *self, zframe_t *identity, const Simbus__Request *req)
 {
-    sim_errors_t *errors = malloc (sizeof *errors);
-    sim_errors_t *robot_errors = malloc (sizeof *robot_errors);
-    phys_feedback_t *feedback = malloc (sizeof *feedback);
-    if (!errors || !robot_errors || !feedback) {
-        free (errors); free (robot_errors); free (feedback);
-        return;
-    }
+    sim_errors_t *errors = &self->errors;
+    sim_errors_t *robot_errors = &self->robot_errors;
+    phys_feedback_t *feedback = &self->feedback;
     sim_errors_init (errors);
     sim_errors_init (robot_errors);
     feedback->count = 0;
@@ -298,9 +299,6 @@ s_handle_request (phys_service_t *self, zframe_t *identity, const Simbus__Reques
     env.body_case = SIMBUS__ENVELOPE__BODY_REPLY;
     env.reply = &reply;
     sim_bus_send_to (self->cmd, identity, &env);
-    free (errors);
-    free (robot_errors);
-    free (feedback);
 }
 
 static void
