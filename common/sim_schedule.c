@@ -219,6 +219,21 @@ sim_schedule_next_due (const sim_schedule_t *self)
     return due;
 }
 
+uint64_t
+sim_schedule_next_release (const sim_schedule_t *self, uint64_t delay_ns)
+{
+    assert (self);
+    uint64_t due = UINT64_MAX;
+    for (int i = 0; i < self->count; i++) {
+        uint64_t n = self->next[i] > self->start ? self->next[i] : self->start + 1;
+        if (n <= UINT64_MAX - delay_ns && n + delay_ns < due)
+            due = n + delay_ns;
+    }
+    if (self->q_len > 0 && self->queue[self->q_head] < due)
+        due = self->queue[self->q_head];
+    return due;
+}
+
 /* Returns 0, or -1 when the queue could not grow (the capture is then
    dropped rather than corrupting the order). */
 static int

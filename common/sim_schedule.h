@@ -68,6 +68,13 @@ void sim_schedule_destroy (sim_schedule_t **self_p);
    queue). Physics publishes at the first substep end >= this value. */
 uint64_t sim_schedule_next_due (const sim_schedule_t *self);
 
+/* Smallest sim time at which a queued or future capture is released: the
+   oldest queued release, or the next capture instant plus delay_ns. Only
+   a release is seen outside (a capture waits in the delay queue), so a
+   free-running clock need not wake up before this; the snapshots of the
+   captures on the way are still taken at their own instants. */
+uint64_t sim_schedule_next_release (const sim_schedule_t *self, uint64_t delay_ns);
+
 /* Advance to world time t_ns (the end of a substep; call for every t at
    which a snapshot exists, in increasing order; a t past several instants
    handles them all). Sets *capture_mask (bit i = camera index i captures at
