@@ -368,6 +368,8 @@ static const s_key_t s_keys[] = {
          "vision PUB endpoint the others connect to", NULL),
     S_F ("bus", "sync_timeout", OFF (bus.sync_timeout), 0.5, R_GE0, "s",
          "how long a sync answer waits for vision frames"),
+    S_B ("bus", "lanes", OFF (bus.lanes), true,
+         "hot messages over same-host datagram lanes when the endpoints are ipc or inproc"),
 };
 
 /* [blue*] / [yellow*]: physics.md §6.1, one table at each team's offset */

@@ -203,6 +203,7 @@ typedef struct {
     char world_bind[SIM_STRING_MAX], world_connect[SIM_STRING_MAX];
     char frames_bind[SIM_STRING_MAX], frames_connect[SIM_STRING_MAX];
     double sync_timeout;                /* s */
+    bool lanes;                         /* same-host datagram lanes (sim_lane.h) */
 } sim_bus_cfg_t;
 
 typedef struct {

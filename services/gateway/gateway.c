@@ -19,6 +19,7 @@
 #include "gw_detect.h"
 #include "sim_bus.h"
 #include "sim_errors.h"
+#include "sim_lane.h"
 #include "sim_log.h"
 #include "sim_rng.h"
 #include "sim_service.h"
@@ -36,6 +37,8 @@
 #define GW_MAX_STEP_S    60.0        /* longest sync step accepted (docs/protocol.md) */
 #define GW_DATAGRAM_MAX  65507       /* largest IPv4 UDP payload */
 #define GW_BURST         64          /* datagrams read per port per loop turn */
+#define GW_IDLE_POLL_MS  1000        /* poll timeout with nothing pending */
+#define GW_HELLO_US      1000000     /* lanes: ask physics for the configuration this often until it comes */
 
 typedef enum { GW_REQ_COMMAND, GW_REQ_ROBOTS, GW_REQ_SYNC } gw_req_kind_t;
 
@@ -49,15 +52,25 @@ typedef struct {
     /* sync only */
     bool have_reply, frames_done;
     bool team_robot_control;          /* robot_control on a team port: a response always exists */
-    Simbus__Envelope *reply;          /* owned */
+    Simbus__Envelope *reply_env;      /* owned: physics' Reply or vision's FramesDone carrying it */
+    const Simbus__Reply *reply;       /* inside reply_env */
     sim_errors_t *early;              /* errors found here (INVALID_STEP ...), owned */
     size_t frame_count;
     zchunk_t *frames[GW_SYNC_FRAMES]; /* SSL_WrapperPacket bytes, owned */
 } gw_pending_t;
 
+/* A request physics' lane had no room for yet, packed. */
+typedef struct {
+    uint8_t *data;
+    size_t len;
+} gw_queued_t;
+
 typedef struct {
     sim_config_t own, cfg;
     zsock_t *pipe, *cmd, *world, *frames;
+    sim_lane_t *lane;                 /* NULL: everything over ZeroMQ */
+    gw_queued_t backlog[GW_PENDING_MAX]; /* FIFO ring: requests wait here, in order, never lost */
+    int backlog_head, backlog_len;
     int fds[3];
     uint8_t *buf;
     gw_pending_t *pending;            /* GW_PENDING_MAX slots */
@@ -68,6 +81,8 @@ typedef struct {
     bool terminated, bus_warned, warned_no_vision, warned_full;
     uint64_t unreadable, lost_commands, lost_responses, table_full, frames_dropped;
     sim_errors_t answer_errors;       /* a sync answer's errors, reused per answer */
+    bool have_config;                 /* from physics (lanes: until then, hello each second) */
+    int64_t next_hello_us;
 } gw_service_t;
 
 static const char *const s_port_names[] = { "control", "blue", "yellow" };
@@ -98,8 +113,8 @@ s_slot (gw_service_t *self)
 static void
 s_release (gw_pending_t *p)
 {
-    if (p->reply)
-        simbus__envelope__free_unpacked (p->reply, NULL);
+    if (p->reply_env)
+        simbus__envelope__free_unpacked (p->reply_env, NULL);
     free (p->early);
     for (size_t i = 0; i < p->frame_count; i++)
         zchunk_destroy (&p->frames[i]);
@@ -143,13 +158,69 @@ s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     sim_udp_send (self->fds[port], self->buf, len, to);
 }
 
+/* Over ZeroMQ: queued there until physics is (back) up. `data` is a
+   packed lane datagram; the envelope follows its topic. */
+static void
+s_send_zmq_packed (gw_service_t *self, const uint8_t *data, size_t len)
+{
+    size_t skip = 1 + (size_t) data[0];
+    zframe_t *frame = zframe_new (data + skip, len - skip);
+    if (frame && zframe_send (&frame, self->cmd, 0))
+        zframe_destroy (&frame);
+}
+
+/* Send what waits in the backlog while physics' lane takes it. */
+static void
+s_flush_backlog (gw_service_t *self)
+{
+    while (self->backlog_len > 0) {
+        gw_queued_t *q = &self->backlog[self->backlog_head];
+        if (sim_lane_send_bytes (self->lane, SIM_LANE_PHYSICS, q->data, q->len, -1)) {
+            if (errno == EAGAIN)
+                return;
+            s_send_zmq_packed (self, q->data, q->len);     /* physics is not running */
+        }
+        free (q->data);
+        q->data = NULL;
+        self->backlog_head = (self->backlog_head + 1) % GW_PENDING_MAX;
+        self->backlog_len--;
+    }
+}
+
+/* A request goes over physics' lane without waiting: the gateway never
+   blocks (it is the one service every other one's messages end at, so it
+   breaks any cycle of full queues). A full lane queues it here, in order;
+   a physics that is not running gets it over ZeroMQ, which holds it until
+   physics is back. Each request has a pending slot, so the backlog never
+   holds more than GW_PENDING_MAX. */
 static void
 s_send_request (gw_service_t *self, Simbus__Request *req)
 {
     Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
     env.body_case = SIMBUS__ENVELOPE__BODY_REQUEST;
     env.request = req;
-    sim_bus_send (self->cmd, NULL, &env);
+    if (!self->lane) {
+        sim_bus_send (self->cmd, NULL, &env);
+        return;
+    }
+    if (self->backlog_len == 0) {
+        if (sim_lane_send (self->lane, SIM_LANE_PHYSICS, "Q", &env, -1) == 0)
+            return;
+        if (errno != EAGAIN) {
+            sim_bus_send (self->cmd, NULL, &env);
+            return;
+        }
+    }
+    size_t len = 0;
+    uint8_t *data = sim_lane_pack ("Q", &env, &len);
+    if (!data || self->backlog_len == GW_PENDING_MAX) {
+        free (data);
+        sim_bus_send (self->cmd, NULL, &env);
+        return;
+    }
+    int tail = (self->backlog_head + self->backlog_len) % GW_PENDING_MAX;
+    self->backlog[tail] = (gw_queued_t) { data, len };
+    self->backlog_len++;
 }
 
 static void
@@ -235,8 +306,14 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
         req.has_substeps = true;
         req.substeps = (uint64_t) n;
     }
-    /* physics needs time for a long step: the deadline grows with it */
-    p->deadline_us = zclock_usecs () + GW_PLAIN_TTL_US + (n > 0 ? n : 0) * GW_SUBSTEP_TTL_US;
+    /* physics needs time for a long step: the deadline grows with it.
+       Over lanes physics' reply comes with vision's end of the step, so
+       the vision timeout counts from the request: a stopped vision answers
+       in sync_timeout plus the step's time (without the reply: physics
+       hands it straight to us only when vision is not running). */
+    int64_t step_us = (n > 0 ? n : 0) * GW_SUBSTEP_TTL_US;
+    p->deadline_us = zclock_usecs () + step_us
+                     + (self->lane ? (int64_t) (self->cfg.bus.sync_timeout * 1e6) : GW_PLAIN_TTL_US);
     s_send_request (self, &req);
 }
 
@@ -314,7 +391,7 @@ s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const st
 static void
 s_answer_sync (gw_service_t *self, gw_pending_t *p)
 {
-    const Simbus__Reply *reply = p->reply ? p->reply->reply : NULL;
+    const Simbus__Reply *reply = p->reply;
     SSLWrapperPacket *wrappers[GW_SYNC_FRAMES];
     SSLDetectionFrame *detections[GW_SYNC_FRAMES];
     size_t n = 0;
@@ -401,7 +478,8 @@ s_handle_reply (gw_service_t *self, Simbus__Envelope *env)
         s_release (p);
     } else {
         p->have_reply = true;
-        p->reply = env;
+        p->reply_env = env;
+        p->reply = env->reply;
         p->deadline_us = zclock_usecs () + (int64_t) (self->cfg.bus.sync_timeout * 1e6);
         if (p->frames_done)
             s_answer_sync (self, p);
@@ -425,35 +503,76 @@ s_handle_cmd (gw_service_t *self)
 }
 
 static void
-s_handle_frames (gw_service_t *self)
+s_keep_frames (gw_service_t *self, gw_pending_t *p, const ProtobufCBinaryData *wrappers, size_t n)
 {
-    char topic;
-    Simbus__Envelope *env = sim_bus_recv_sub (self->frames, &topic, &self->bus_warned);
-    if (!env)
-        return;
+    for (size_t i = 0; i < n; i++) {
+        if (p->frame_count == GW_SYNC_FRAMES) {
+            /* more than a datagram can carry anyway: keep the newest */
+            zchunk_destroy (&p->frames[0]);
+            memmove (p->frames, p->frames + 1, sizeof p->frames[0] * (GW_SYNC_FRAMES - 1));
+            p->frame_count--;
+            self->frames_dropped++;
+        }
+        p->frames[p->frame_count++] = zchunk_new (wrappers[i].data, wrappers[i].len);
+    }
+}
+
+/* Frames of a sync step and vision's done mark (takes env). */
+static void
+s_on_frames (gw_service_t *self, Simbus__Envelope *env)
+{
     if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES && env->frames->has_step_id) {
         gw_pending_t *p = s_find (self, env->frames->step_id);
         if (p && p->kind == GW_REQ_SYNC)
-            for (size_t i = 0; i < env->frames->n_wrapper; i++) {
-                if (p->frame_count == GW_SYNC_FRAMES) {
-                    /* more than a datagram can carry anyway: keep the newest */
-                    zchunk_destroy (&p->frames[0]);
-                    memmove (p->frames, p->frames + 1, sizeof p->frames[0] * (GW_SYNC_FRAMES - 1));
-                    p->frame_count--;
-                    self->frames_dropped++;
-                }
-                p->frames[p->frame_count++] = zchunk_new (env->frames->wrapper[i].data,
-                                                          env->frames->wrapper[i].len);
-            }
+            s_keep_frames (self, p, env->frames->wrapper, env->frames->n_wrapper);
     } else if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES_DONE) {
-        gw_pending_t *p = s_find (self, env->frames_done->step_id);
+        const Simbus__FramesDone *done = env->frames_done;
+        gw_pending_t *p = s_find (self, done->step_id);
         if (p && p->kind == GW_REQ_SYNC) {
+            /* over a lane the mark carries the step's packets and reply */
+            s_keep_frames (self, p, done->wrapper, done->n_wrapper);
+            if (done->reply && !p->have_reply) {
+                p->have_reply = true;
+                p->reply_env = env;
+                p->reply = done->reply;
+                env = NULL;
+            }
             p->frames_done = true;
             if (p->have_reply)
                 s_answer_sync (self, p);
         }
     }
-    simbus__envelope__free_unpacked (env, NULL);
+    if (env)
+        simbus__envelope__free_unpacked (env, NULL);
+}
+
+static void
+s_handle_frames (gw_service_t *self)
+{
+    char topic;
+    Simbus__Envelope *env = sim_bus_recv_sub (self->frames, &topic, &self->bus_warned);
+    if (env)
+        s_on_frames (self, env);
+}
+
+/* The lane: physics' replies and vision's sync-step frames. */
+static void
+s_handle_lane (gw_service_t *self)
+{
+    Simbus__Envelope *env;
+    char topic[4];
+    while (sim_lane_recv (self->lane, &env, topic, sizeof topic, NULL, &self->bus_warned)) {
+        if (!env)
+            continue;
+        if (env->body_case == SIMBUS__ENVELOPE__BODY_REPLY)
+            s_handle_reply (self, env);
+        else if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG) {
+            if (sim_bus_config_decode (env->config, &self->own, &self->cfg) == 0)
+                self->have_config = true;
+            simbus__envelope__free_unpacked (env, NULL);
+        } else
+            s_on_frames (self, env);
+    }
 }
 
 static void
@@ -472,13 +591,21 @@ s_handle_world (gw_service_t *self)
     simbus__envelope__free_unpacked (env, NULL);
 }
 
-static void
+/* Answer or forget what is past its deadline; returns the earliest
+   deadline still pending, or INT64_MAX. */
+static int64_t
 s_expire (gw_service_t *self, int64_t now)
 {
+    int64_t next = INT64_MAX;
     for (int i = 0; i < GW_PENDING_MAX; i++) {
         gw_pending_t *p = &self->pending[i];
-        if (!p->used || now < p->deadline_us)
+        if (!p->used)
             continue;
+        if (now < p->deadline_us) {
+            if (p->deadline_us < next)
+                next = p->deadline_us;
+            continue;
+        }
         if (p->kind == GW_REQ_SYNC) {
             if (!self->warned_no_vision) {
                 sim_warn ("vision did not report a sync step within %.3f s; answering without frames",
@@ -489,6 +616,7 @@ s_expire (gw_service_t *self, int64_t now)
         } else
             s_release (p);
     }
+    return next;
 }
 
 static void
@@ -501,6 +629,9 @@ s_destroy (gw_service_t **self_p)
         for (int i = 0; i < GW_PENDING_MAX; i++)
             if (self->pending[i].used)
                 s_release (&self->pending[i]);
+    for (int i = 0; i < self->backlog_len; i++)
+        free (self->backlog[(self->backlog_head + i) % GW_PENDING_MAX].data);
+    sim_lane_destroy (&self->lane);
     zsock_destroy (&self->cmd);
     zsock_destroy (&self->world);
     zsock_destroy (&self->frames);
@@ -534,10 +665,19 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     }
     zsock_set_sndhwm (self->cmd, 100000);
     zsock_set_rcvhwm (self->frames, 100000);
-    zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
     zsock_set_subscribe (self->world, SIM_TOPIC_CLOCK);
-    zsock_set_subscribe (self->frames, SIM_TOPIC_STEP_FRAMES);
-    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
+    /* with lanes, the configuration and a sync step's frames come over
+       the gateway's lane only */
+    if (sim_lane_enabled (cfg)) {
+        if (!(self->lane = sim_lane_new (cfg, SIM_LANE_GATEWAY))) {
+            s_destroy (&self);
+            return NULL;
+        }
+    } else {
+        zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
+        zsock_set_subscribe (self->frames, SIM_TOPIC_STEP_FRAMES);
+        zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
+    }
     if (zsock_connect (self->cmd, "%s", cfg->bus.cmd_connect) < 0
         || zsock_connect (self->world, "%s", cfg->bus.world_connect) < 0
         || zsock_connect (self->frames, "%s", cfg->bus.frames_connect) < 0) {
@@ -570,8 +710,8 @@ gw_service_actor (zsock_t *pipe, void *args)
     gw_service_t *self = s_new (pipe, &sargs->cfg);
     if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
-    /* ZeroMQ sockets and the three UDP ports in one poll */
-    zmq_pollitem_t all[7] = {
+    /* ZeroMQ sockets, the three UDP ports and the lane in one poll */
+    zmq_pollitem_t all[8] = {
         { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->cmd), 0, ZMQ_POLLIN, 0 },
         { zsock_resolve (self->world), 0, ZMQ_POLLIN, 0 },
@@ -579,19 +719,46 @@ gw_service_actor (zsock_t *pipe, void *args)
         { NULL, self->fds[0], ZMQ_POLLIN, 0 },
         { NULL, self->fds[1], ZMQ_POLLIN, 0 },
         { NULL, self->fds[2], ZMQ_POLLIN, 0 },
+        { NULL, self->lane ? sim_lane_fd (self->lane) : -1, ZMQ_POLLIN, 0 },
     };
+    int count = self->lane ? 8 : 7;
+    int64_t next_deadline = INT64_MAX;
     while (!self->terminated) {
-        if (zmq_poll (all, 7, 50) < 0 && zmq_errno () != EINTR)
+        /* wake for the next deadline; while requests wait for room in
+           physics' lane, every millisecond to retry (a datagram socket
+           cannot be polled for room in its peer's queue) */
+        int64_t now = zclock_usecs ();
+        if (self->lane && !self->have_config && now >= self->next_hello_us) {
+            sim_lane_hello (self->lane);
+            self->next_hello_us = now + GW_HELLO_US;
+        }
+        int64_t until = next_deadline;
+        if (self->lane && !self->have_config && self->next_hello_us < until)
+            until = self->next_hello_us;
+        int64_t wait_us = until == INT64_MAX ? GW_IDLE_POLL_MS * 1000 : until - now;
+        int timeout = self->backlog_len > 0 ? 1
+                      : wait_us <= 0              ? 0
+                      : (int) ((wait_us + 999) / 1000 < GW_IDLE_POLL_MS ? (wait_us + 999) / 1000
+                                                                         : GW_IDLE_POLL_MS);
+        if (zmq_poll (all, count, timeout) < 0 && zmq_errno () != EINTR)
             break;
         if ((all[0].revents & ZMQ_POLLIN) && sim_service_term_requested (pipe))
             self->terminated = true;
         /* world first: the newest configuration (loss, substep) applies */
-        while (zsock_events (self->world) & ZMQ_POLLIN)
-            s_handle_world (self);
-        while (zsock_events (self->frames) & ZMQ_POLLIN)
-            s_handle_frames (self);
-        while (zsock_events (self->cmd) & ZMQ_POLLIN)
-            s_handle_cmd (self);
+        if (all[2].revents & ZMQ_POLLIN)
+            while (zsock_events (self->world) & ZMQ_POLLIN)
+                s_handle_world (self);
+        if (all[3].revents & ZMQ_POLLIN)
+            while (zsock_events (self->frames) & ZMQ_POLLIN)
+                s_handle_frames (self);
+        if (all[1].revents & ZMQ_POLLIN)
+            while (zsock_events (self->cmd) & ZMQ_POLLIN)
+                s_handle_cmd (self);
+        if (self->lane) {
+            if (all[7].revents & ZMQ_POLLIN)
+                s_handle_lane (self);
+            s_flush_backlog (self);
+        }
         for (int i = 0; i < 3; i++) {
             if (!(all[4 + i].revents & ZMQ_POLLIN))
                 continue;
@@ -608,7 +775,7 @@ gw_service_actor (zsock_t *pipe, void *args)
                 s_handle_datagram (self, (gw_port_kind_t) i, (size_t) n, &from);
             }
         }
-        s_expire (self, zclock_usecs ());
+        next_deadline = s_expire (self, zclock_usecs ());
     }
     s_destroy (&self);
 }

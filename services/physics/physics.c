@@ -1,6 +1,6 @@
 /*  physics.c - the physics service actor: world, clock, configuration.
 
-    One zpoller loop driven by absolute deadlines. Per substep: step the
+    One poll loop driven by absolute deadlines. Per substep: step the
     core, publish its events, and publish a snapshot only when the capture/
     release schedule (common/sim_schedule) needs one, so bus traffic grows
     with the camera rate, not the substep rate (ARCHITECTURE.md §2).
@@ -8,6 +8,7 @@
 #include "physics.h"
 
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "phys_apply.h"
 #include "phys_checkpoint.h"
 #include "sim_bus.h"
+#include "sim_lane.h"
 #include "sim_log.h"
 #include "sim_schedule.h"
 #include "sim_service.h"
@@ -32,13 +34,14 @@
 #define PHYS_PUB_TIMEOUT_MS      500        /* longest wait for a slow subscriber */
 #define PHYS_PUB_RETRY_US        1000000    /* after a timeout: drop, don't wait, this long */
 #define PHYS_CHECKPOINT_PERIOD_US 1000000   /* ARCHITECTURE.md §3: a kill -9 loses at most this */
+#define PHYS_SYNC_SPIN_US        300        /* see s_spin */
 
 typedef struct {
     sim_config_t cfg;
     phys_world_t *world;
     sim_schedule_t *schedule;
     zsock_t *pipe, *cmd, *pub;
-    zpoller_t *poller;
+    sim_lane_t *lane;               /* NULL: everything over ZeroMQ */
     bool terminated;
     bool bus_warned;
 
@@ -47,6 +50,10 @@ typedef struct {
     bool pub_nodrop, pub_nodrop_set;
     int64_t pub_retry_us;
     uint64_t pub_dropped;
+    int64_t lane_retry_us;          /* vision's lane timed out: no waiting until then */
+    /* XPUB subscriptions seen: "" or the topic itself (see s_handle_subscription) */
+    bool zmq_sub_all, zmq_sub_snapshots, zmq_sub_step_done;
+    bool zmq_wants_snapshots, zmq_wants_step_done;
 
     /* checkpoints: empty path = off (single process: nothing to restart) */
     char checkpoint_path[SIM_STRING_MAX];
@@ -57,6 +64,8 @@ typedef struct {
     bool config_due;
     int64_t next_config_us, next_clock_us, next_snapshot_us;
     int64_t last_sync_us;
+    int64_t sync_end_us;            /* when the last sync request was answered */
+    int64_t sync_gap_us;            /* average pause of the sync client (s_spin) */
     int64_t last_tick_us;
     double acc;                     /* realtime accumulator, s of sim time */
     uint64_t last_snapshot_ns;      /* time of the last published snapshot */
@@ -81,12 +90,31 @@ s_running (phys_service_t *self, int64_t now)
         && now - self->last_sync_us > PHYS_SYNC_HOLD_US;
 }
 
+/* What vision reads goes over its lane (sim_lane.h), in publication order.
+   In fast and sync mode a full lane is waited for (vision paces physics,
+   as XPUB nodrop does), at most PHYS_PUB_TIMEOUT_MS; then, or always in
+   realtime, a message that finds the lane full is dropped. A vision that
+   is not running is not waited for. */
+static int
+s_publish_lane (phys_service_t *self, const char *topic, Simbus__Envelope *env)
+{
+    int64_t now = zclock_usecs ();
+    bool wait = self->cfg.run.mode != SIM_MODE_REALTIME && now >= self->lane_retry_us;
+    if (sim_lane_send (self->lane, SIM_LANE_VISION, topic, env, wait ? PHYS_PUB_TIMEOUT_MS : -1) == 0)
+        return 0;
+    if (wait && errno == EAGAIN) {
+        self->lane_retry_us = now + PHYS_PUB_RETRY_US;
+        sim_warn ("vision is not reading its lane; dropping what it cannot take for a while");
+    }
+    return -1;
+}
+
 /* Publish on `world`. A send that times out means a subscriber stopped
    reading (stuck, or shutting down): from then on sends do not wait, and
    drop, for PHYS_PUB_RETRY_US, so physics stays responsive; then waiting
    (backpressure) resumes. */
 static void
-s_publish (phys_service_t *self, const char *topic, Simbus__Envelope *env)
+s_publish_zmq (phys_service_t *self, const char *topic, Simbus__Envelope *env)
 {
     if (sim_bus_send (self->pub, topic, env) == 0)
         return;
@@ -97,6 +125,24 @@ s_publish (phys_service_t *self, const char *topic, Simbus__Envelope *env)
         zsock_set_sndtimeo (self->pub, 0);
         sim_debug ("a world subscriber is not reading; dropping messages for a while");
     }
+}
+
+/* Everything vision reads goes over its lane when there is one; on the
+   ZeroMQ socket, snapshots and step marks (most of the traffic) are only
+   packed when a subscriber there wants them. */
+static void
+s_publish (phys_service_t *self, const char *topic, Simbus__Envelope *env)
+{
+    bool snapshot = strcmp (topic, SIM_TOPIC_SNAPSHOT) == 0;
+    bool config = strcmp (topic, SIM_TOPIC_CONFIG) == 0;
+    if (self->lane && (snapshot || config))
+        s_publish_lane (self, topic, env);
+    /* the gateway too reads the configuration on its lane, so a reply
+       never overtakes the configuration its request changed */
+    if (self->lane && config)
+        sim_lane_send (self->lane, SIM_LANE_GATEWAY, topic, env, PHYS_PUB_TIMEOUT_MS);
+    if (!snapshot || self->zmq_wants_snapshots)
+        s_publish_zmq (self, topic, env);
 }
 
 /* Backpressure (XPUB nodrop) in fast mode only; see s_new. */
@@ -225,8 +271,7 @@ s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
     if (t >= sim_schedule_next_due (self->schedule)) {
         s_publish_snapshot (self, has_step, step_id);
         uint32_t mask, frames[SIM_MAX_CAMERAS];
-        uint64_t delay_ns = (uint64_t) llround (self->cfg.realism.vision_delay * 1e9);
-        sim_schedule_advance (self->schedule, t, delay_ns, &mask, frames);
+        sim_schedule_advance (self->schedule, t, sim_schedule_delay_ns (&self->cfg), &mask, frames);
     }
     self->status_substeps++;
 }
@@ -251,8 +296,36 @@ s_config_changed (phys_service_t *self, const phys_changes_t *changes)
     }
 }
 
+/* The end of a sync step. A request that came over the lane has its
+   reply carried with the mark through vision (sim_bus.proto StepDone), so
+   the gateway gets the whole answer in one message; returns true when
+   vision took it that way. Otherwise (vision not running or stuck, or no
+   lanes) the caller sends the reply itself. */
+static bool
+s_step_done (phys_service_t *self, uint64_t step_id, Simbus__Reply *reply)
+{
+    Simbus__StepDone done = SIMBUS__STEP_DONE__INIT;
+    done.step_id = step_id;
+    done.time_ns = phys_world_time_ns (self->world);
+    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+    env.body_case = SIMBUS__ENVELOPE__BODY_STEP_DONE;
+    env.step_done = &done;
+    if (self->zmq_wants_step_done)
+        s_publish_zmq (self, SIM_TOPIC_STEP_DONE, &env);
+    if (!self->lane)
+        return false;
+    done.reply = reply;
+    return s_publish_lane (self, SIM_TOPIC_STEP_DONE, &env) == 0 && reply;
+}
+
+/* Where a request came from: a ZeroMQ peer or a lane. */
+typedef struct {
+    zframe_t *identity;
+    const sim_lane_peer_t *peer;
+} s_origin_t;
+
 static void
-s_handle_request (phys_service_t *self, zframe_t *identity, const Simbus__Request *req)
+s_handle_request (phys_service_t *self, const s_origin_t *origin, const Simbus__Request *req)
 {
     sim_errors_t *errors = &self->errors;
     sim_errors_t *robot_errors = &self->robot_errors;
@@ -260,8 +333,17 @@ s_handle_request (phys_service_t *self, zframe_t *identity, const Simbus__Reques
     sim_errors_init (errors);
     sim_errors_init (robot_errors);
     feedback->count = 0;
-    if (req->has_sync && req->sync)
+    if (req->has_sync && req->sync) {
         self->last_sync_us = zclock_usecs ();
+        if (self->sync_end_us) {
+            /* a moving average of pauses, each counted up to a bound so
+               one long pause does not stop the spinning for long */
+            int64_t gap = self->last_sync_us - self->sync_end_us;
+            if (gap > 4 * PHYS_SYNC_SPIN_US)
+                gap = 4 * PHYS_SYNC_SPIN_US;
+            self->sync_gap_us += (gap - self->sync_gap_us) / 8;
+        }
+    }
     phys_changes_t changes = { false, false };
     if (req->simulator_command)
         phys_apply_command (self->world, &self->cfg, req->simulator_command, errors, &changes);
@@ -277,15 +359,6 @@ s_handle_request (phys_service_t *self, zframe_t *identity, const Simbus__Reques
         if (!self->have_snapshot || self->last_snapshot_ns != phys_world_time_ns (self->world))
             s_publish_snapshot (self, req->has_step_id, req->step_id);
     }
-    if (req->has_step_id) {
-        Simbus__StepDone done = SIMBUS__STEP_DONE__INIT;
-        done.step_id = req->step_id;
-        done.time_ns = phys_world_time_ns (self->world);
-        Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
-        env.body_case = SIMBUS__ENVELOPE__BODY_STEP_DONE;
-        env.step_done = &done;
-        s_publish (self, SIM_TOPIC_STEP_DONE, &env);
-    }
     Simbus__Reply reply = SIMBUS__REPLY__INIT;
     reply.id = req->id;
     reply.n_errors = errors->count;
@@ -295,10 +368,17 @@ s_handle_request (phys_service_t *self, zframe_t *identity, const Simbus__Reques
     reply.n_feedback = feedback->count;
     reply.feedback = feedback->ptrs;
     reply.time_ns = phys_world_time_ns (self->world);
+    if (req->has_step_id && s_step_done (self, req->step_id, origin->peer ? &reply : NULL))
+        return;     /* vision hands the reply on with the step's frames */
     Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
     env.body_case = SIMBUS__ENVELOPE__BODY_REPLY;
     env.reply = &reply;
-    sim_bus_send_to (self->cmd, identity, &env);
+    if (origin->peer) {
+        /* the gateway always reads; a full lane means it is stuck */
+        if (sim_lane_reply (self->lane, origin->peer, "R", &env, PHYS_PUB_TIMEOUT_MS))
+            sim_debug ("a reply on the lane was dropped: %s", strerror (errno));
+    } else
+        sim_bus_send_to (self->cmd, origin->identity, &env);
 }
 
 static void
@@ -312,7 +392,7 @@ s_handle_cmd (phys_service_t *self)
     if (identity && body) {
         Simbus__Envelope *env = sim_bus_decode (zframe_data (body), zframe_size (body), &self->bus_warned);
         if (env && env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST)
-            s_handle_request (self, identity, env->request);
+            s_handle_request (self, &(s_origin_t) { identity, NULL }, env->request);
         else
             sim_debug ("dropped a malformed bus request");
         if (env)
@@ -320,6 +400,38 @@ s_handle_cmd (phys_service_t *self)
     }
     zframe_destroy (&identity);
     zmsg_destroy (&msg);
+}
+
+/* The lane: requests (the gateway's) and vision's hello. */
+static void
+s_handle_lane (phys_service_t *self)
+{
+    Simbus__Envelope *env;
+    char topic[4];
+    sim_lane_peer_t from;
+    while (!self->terminated && sim_lane_recv (self->lane, &env, topic, sizeof topic, &from, &self->bus_warned)) {
+        if (strcmp (topic, SIM_TOPIC_HELLO) == 0)
+            self->config_due = true;
+        else if (env && env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST) {
+            s_handle_request (self, &(s_origin_t) { NULL, &from }, env->request);
+            if (env->request->has_sync && env->request->sync)
+                self->sync_end_us = zclock_usecs ();
+        }
+        else
+            sim_debug ("dropped a malformed lane message");
+        if (env)
+            simbus__envelope__free_unpacked (env, NULL);
+    }
+}
+
+/* A request waiting on either channel (fast mode's mid-batch look). */
+static bool
+s_request_waiting (phys_service_t *self)
+{
+    if (zsock_events (self->cmd) & ZMQ_POLLIN)
+        return true;
+    struct pollfd p = { self->lane ? sim_lane_fd (self->lane) : -1, POLLIN, 0 };
+    return self->lane && poll (&p, 1, 0) == 1;
 }
 
 /* XPUB delivers subscriptions: a (re)joining subscriber gets the
@@ -330,8 +442,25 @@ s_handle_subscription (phys_service_t *self)
     zframe_t *frame = zframe_recv (self->pub);
     if (!frame)
         return;
-    if (zframe_size (frame) >= 1 && zframe_data (frame)[0] == 1)
-        self->config_due = true;
+    size_t size = zframe_size (frame);
+    const uint8_t *data = zframe_data (frame);
+    if (size >= 1) {
+        bool on = data[0] == 1;
+        if (on)
+            self->config_due = true;
+        /* an unsubscription comes only when the topic's last subscriber
+           leaves (XPUB, not "verboser"), so a flag per topic is exact */
+        const char *topic = (const char *) data + 1;
+        size_t len = size - 1;
+        if (len == 0)
+            self->zmq_sub_all = on;
+        else if (len == strlen (SIM_TOPIC_SNAPSHOT) && memcmp (topic, SIM_TOPIC_SNAPSHOT, len) == 0)
+            self->zmq_sub_snapshots = on;
+        else if (len == strlen (SIM_TOPIC_STEP_DONE) && memcmp (topic, SIM_TOPIC_STEP_DONE, len) == 0)
+            self->zmq_sub_step_done = on;
+        self->zmq_wants_snapshots = self->zmq_sub_all || self->zmq_sub_snapshots;
+        self->zmq_wants_step_done = self->zmq_sub_all || self->zmq_sub_step_done;
+    }
     zframe_destroy (&frame);
 }
 
@@ -371,11 +500,14 @@ s_timeout_ms (phys_service_t *self, int64_t now)
     if (self->cfg.run.mode == SIM_MODE_FAST)
         return 0;
     /* realtime: wake when the sim clock reaches the next instant that
-       anyone can observe (a capture or release), or for the clock
-       heartbeat; commands wake the poller themselves. Every needless
-       wake-up costs CPU that a lab machine's teams want (<= 0.02 cores). */
+       anyone can observe, a release of a vision packet (captures on the way
+       are snapshot at their own sim times in the same turn, and published
+       together with the release: one wake-up of physics and of vision per
+       packet, not two), or for the clock heartbeat; commands wake the
+       poller themselves. Every needless wake-up costs CPU that a lab
+       machine's teams want (<= 0.02 cores). */
     uint64_t t = phys_world_time_ns (self->world);
-    uint64_t due = sim_schedule_next_due (self->schedule);
+    uint64_t due = sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (&self->cfg));
     double sim_needed = due > t ? (double) (due - t) / 1e9 - self->acc : 0;
     double wall_ms = sim_needed > 0 ? sim_needed / self->cfg.run.speed * 1000.0 : 0;
     double heartbeat_ms = deadline > now ? (double) (deadline - now) / 1000.0 : 0;
@@ -403,7 +535,7 @@ s_advance_clock (phys_service_t *self, int64_t now)
            within a few ms of sim time of its arrival */
         for (int i = 1; i <= PHYS_FAST_BATCH; i++) {
             s_substep (self, false, 0);
-            if (i % PHYS_FAST_CHECK == 0 && (zsock_events (self->cmd) & ZMQ_POLLIN))
+            if (i % PHYS_FAST_CHECK == 0 && s_request_waiting (self))
                 break;
         }
         self->status_cost_us += zclock_usecs () - start;
@@ -467,7 +599,7 @@ s_destroy (phys_service_t **self_p)
     phys_service_t *self = *self_p;
     if (!self)
         return;
-    zpoller_destroy (&self->poller);
+    sim_lane_destroy (&self->lane);
     zsock_destroy (&self->cmd);
     zsock_destroy (&self->pub);
     sim_schedule_destroy (&self->schedule);
@@ -550,7 +682,10 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         s_destroy (&self);
         return NULL;
     }
-    self->poller = zpoller_new (pipe, self->cmd, self->pub, NULL);
+    if (sim_lane_enabled (cfg) && !(self->lane = sim_lane_new (cfg, SIM_LANE_PHYSICS))) {
+        s_destroy (&self);
+        return NULL;
+    }
     int64_t now = zclock_usecs ();
     self->last_sync_us = now - 10 * PHYS_SYNC_HOLD_US;
     self->last_tick_us = self->status_wall_us = now;
@@ -560,6 +695,26 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->next_snapshot_us = now + PHYS_SNAPSHOT_PERIOD_US;
     self->next_checkpoint_us = now + PHYS_CHECKPOINT_PERIOD_US;
     return self;
+}
+
+/* A lock-step client sends its next step soon after the answer. Waking a
+   sleeping thread costs tens of microseconds on a virtual machine, about a
+   fifth of the round trip, so after a step physics watches its lane
+   without sleeping for up to PHYS_SYNC_SPIN_US, but only while the
+   client's recent pauses (sync_gap_us) are that short: a slow client
+   costs no CPU. True when a request is waiting. */
+static bool
+s_spin (phys_service_t *self)
+{
+    if (!self->lane || self->cfg.run.mode != SIM_MODE_SYNC || self->sync_end_us == 0
+        || self->sync_gap_us > PHYS_SYNC_SPIN_US)
+        return false;
+    struct pollfd p = { sim_lane_fd (self->lane), POLLIN, 0 };
+    int64_t until = self->sync_end_us + PHYS_SYNC_SPIN_US;
+    while (zclock_usecs () < until)
+        if (poll (&p, 1, 0) == 1)
+            return true;
+    return false;
 }
 
 void
@@ -575,22 +730,35 @@ phys_service_actor (zsock_t *pipe, void *args)
               cfg->run.division == SIM_DIVISION_A ? "A" : "B", cfg->sim.initial_robots_per_team,
               cfg->sim.substep * 1e3, (unsigned long long) cfg->sim.seed,
               sim_config_mode_name (cfg->run.mode));
+    zmq_pollitem_t items[4] = {
+        { zsock_resolve (self->pipe), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->cmd), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->pub), 0, ZMQ_POLLIN, 0 },
+        { NULL, self->lane ? sim_lane_fd (self->lane) : -1, ZMQ_POLLIN, 0 },
+    };
+    int count = self->lane ? 4 : 3;
     while (!self->terminated) {
-        int64_t now = zclock_usecs ();
-        void *which = zpoller_wait (self->poller, s_timeout_ms (self, now));
-        if (zpoller_terminated (self->poller))
+        int timeout = s_timeout_ms (self, zclock_usecs ());
+        if (timeout != 0 && s_spin (self))
+            timeout = 0;
+        if (zmq_poll (items, count, timeout) < 0 && zmq_errno () != EINTR)
             break;
-        now = zclock_usecs ();
         /* substeps owed up to now come first, so a command that woke us
            applies at the sim time matching its arrival */
-        s_advance_clock (self, now);
-        (void) which;
-        while (zsock_events (self->pipe) & ZMQ_POLLIN && !self->terminated)
-            s_handle_pipe (self);
-        while (zsock_events (self->pub) & ZMQ_POLLIN)
-            s_handle_subscription (self);
-        while (zsock_events (self->cmd) & ZMQ_POLLIN)
-            s_handle_cmd (self);
+        s_advance_clock (self, zclock_usecs ());
+        /* each socket's own events were read by zmq_poll; one that arrives
+           later wakes the next poll */
+        if (items[0].revents & ZMQ_POLLIN)
+            while (zsock_events (self->pipe) & ZMQ_POLLIN && !self->terminated)
+                s_handle_pipe (self);
+        if (items[2].revents & ZMQ_POLLIN)
+            while (zsock_events (self->pub) & ZMQ_POLLIN)
+                s_handle_subscription (self);
+        if (items[1].revents & ZMQ_POLLIN)
+            while (zsock_events (self->cmd) & ZMQ_POLLIN)
+                s_handle_cmd (self);
+        if (count == 4 && (items[3].revents & ZMQ_POLLIN))
+            s_handle_lane (self);
         s_periodic (self, zclock_usecs ());
     }
     /* $TERM (SIGTERM of the process, a restart): save the latest state */

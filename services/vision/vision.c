@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "sim_bus.h"
+#include "sim_lane.h"
 #include "sim_log.h"
 #include "sim_service.h"
 #include "sim_snapshot.h"
@@ -19,6 +20,23 @@
 #define VIS_PACKET_MAX   16384      /* one encoded capture, geometry included */
 #define VIS_WORLD_HWM    1000       /* world messages queued before physics waits */
 #define VIS_TURN_MAX     256        /* world messages handled per loop turn */
+#define VIS_HELLO_US     1000000    /* hello again while no configuration came */
+#define VIS_LANE_WAIT_MS 200        /* longest wait for room in the gateway's lane */
+#define VIS_STEP_FRAMES  256        /* packets of one sync step kept for the gateway (the newest) */
+#define VIS_STEP_BYTES   (192 * 1024) /* ... and at most this many bytes: a lane datagram */
+
+/* A sync step's packets, handed to the gateway in one lane message with
+   the step's end, and sent by UDP right after it: a loopback send costs
+   ~10 us on a virtual machine, which the sync answer need not wait for.
+   Only the newest are kept (an older one goes out by UDP when it leaves):
+   the answer is one UDP datagram, which holds the newest ~90 frames, far
+   below these bounds. */
+typedef struct {
+    uint64_t step_id;
+    size_t count, used;
+    size_t off[VIS_STEP_FRAMES], len[VIS_STEP_FRAMES];
+    uint8_t *bytes;                 /* VIS_STEP_BYTES */
+} vis_step_t;
 
 typedef struct {
     sim_config_t own;               /* this process's parse: endpoints, ports */
@@ -27,7 +45,9 @@ typedef struct {
     uint64_t config_serial;
     vis_model_t *model;
     zsock_t *pipe, *world, *frames;
-    zpoller_t *poller;
+    sim_lane_t *lane;               /* NULL: the world comes over ZeroMQ */
+    vis_step_t step;                /* with a lane */
+    int64_t next_hello_us;
     int udp;
     struct sockaddr_in dest, truth_dest;
     bool terminated;
@@ -115,6 +135,62 @@ s_snapshot_from_bus (const Simbus__Snapshot *msg, sim_snapshot_t *snap)
 }
 
 static void
+s_send_packet (vis_service_t *self, const uint8_t *buf, size_t len)
+{
+    if (sim_udp_send (self->udp, buf, len, &self->dest))
+        self->send_failures++;
+    else
+        self->sent++;
+}
+
+/* Send the oldest kept packet by UDP and forget it. */
+static void
+s_step_drop_oldest (vis_service_t *self)
+{
+    vis_step_t *step = &self->step;
+    s_send_packet (self, step->bytes, step->len[0]);
+    size_t cut = step->len[0];
+    memmove (step->bytes, step->bytes + cut, step->used - cut);
+    step->used -= cut;
+    step->count--;
+    for (size_t i = 0; i < step->count; i++) {
+        step->off[i] = step->off[i + 1] - cut;
+        step->len[i] = step->len[i + 1];
+    }
+}
+
+/* UDP-send every kept packet, oldest first, and forget them. */
+static void
+s_step_flush (vis_service_t *self)
+{
+    vis_step_t *step = &self->step;
+    for (size_t i = 0; i < step->count; i++)
+        s_send_packet (self, step->bytes + step->off[i], step->len[i]);
+    step->count = step->used = 0;
+}
+
+/* Keep a packet of sync step `step_id` for the gateway (lanes only). */
+static void
+s_step_keep (vis_service_t *self, uint64_t step_id, const ProtobufCBinaryData *w)
+{
+    vis_step_t *step = &self->step;
+    if (step->step_id != step_id) {
+        s_step_flush (self);        /* a step whose end never came */
+        step->step_id = step_id;
+    }
+    if (w->len > VIS_STEP_BYTES) {
+        s_send_packet (self, w->data, w->len);
+        return;
+    }
+    while (step->count == VIS_STEP_FRAMES || step->used + w->len > VIS_STEP_BYTES)
+        s_step_drop_oldest (self);
+    memcpy (step->bytes + step->used, w->data, w->len);
+    step->off[step->count] = step->used;
+    step->len[step->count++] = w->len;
+    step->used += w->len;
+}
+
+static void
 s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
 {
     if (!self->have_config || !msg->ball)
@@ -152,11 +228,14 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
         size_t len = vis_codec_wrapper (self->model, vis_model_released (self->model, i), buf, VIS_PACKET_MAX);
         if (len == 0)
             continue;
-        if (sim_udp_send (self->udp, buf, len, &self->dest))
-            self->send_failures++;
-        else
-            self->sent++;
-        wrappers[count++] = (ProtobufCBinaryData) { len, buf };
+        wrappers[count] = (ProtobufCBinaryData) { len, buf };
+        if (self->lane && msg->has_step_id)
+            s_step_keep (self, msg->step_id, &wrappers[count]);
+        else {
+            s_step_flush (self);    /* keep the UDP order */
+            s_send_packet (self, buf, len);
+        }
+        count++;
     }
     if (self->cfg.run.truth) {
         uint8_t truth[VIS_PACKET_MAX];
@@ -186,22 +265,68 @@ s_on_step_done (vis_service_t *self, const Simbus__StepDone *msg)
     env.body_case = SIMBUS__ENVELOPE__BODY_FRAMES_DONE;
     env.frames_done = &done;
     sim_bus_send (self->frames, SIM_TOPIC_FRAMES_DONE, &env);
+    if (!self->lane)
+        return;
+    /* the gateway's whole answer in one message: the step's packets and
+       physics' reply (sim_bus.proto FramesDone) */
+    vis_step_t *step = &self->step;
+    ProtobufCBinaryData wrappers[VIS_STEP_FRAMES];
+    if (step->step_id == msg->step_id)
+        for (size_t i = 0; i < step->count; i++)
+            wrappers[i] = (ProtobufCBinaryData) { step->len[i], step->bytes + step->off[i] };
+    done.n_wrapper = step->step_id == msg->step_id ? step->count : 0;
+    done.wrapper = wrappers;
+    done.reply = msg->reply;
+    if (sim_lane_send (self->lane, SIM_LANE_GATEWAY, SIM_TOPIC_FRAMES_DONE, &env, VIS_LANE_WAIT_MS))
+        sim_debug ("the end of sync step %llu did not reach the gateway: %s",
+                   (unsigned long long) msg->step_id, strerror (errno));
+    s_step_flush (self);
 }
 
 static void
-s_handle_world (vis_service_t *self)
+s_on_world (vis_service_t *self, Simbus__Envelope *env)
 {
-    char topic = 0;
-    Simbus__Envelope *env = sim_bus_recv_sub (self->world, &topic, &self->bus_warned);
-    if (!env)
-        return;
     switch (env->body_case) {
     case SIMBUS__ENVELOPE__BODY_CONFIG: s_on_config (self, env->config); break;
     case SIMBUS__ENVELOPE__BODY_SNAPSHOT: s_on_snapshot (self, env->snapshot); break;
     case SIMBUS__ENVELOPE__BODY_STEP_DONE: s_on_step_done (self, env->step_done); break;
     default: break;
     }
-    simbus__envelope__free_unpacked (env, NULL);
+}
+
+/* At most VIS_TURN_MAX messages, so $TERM is seen even while physics
+   keeps us busy. */
+static void
+s_handle_world (vis_service_t *self)
+{
+    for (int i = 0; i < VIS_TURN_MAX; i++) {
+        Simbus__Envelope *env = NULL;
+        if (self->lane) {
+            char topic[4];
+            if (!sim_lane_recv (self->lane, &env, topic, sizeof topic, NULL, &self->bus_warned))
+                return;
+        } else {
+            if (!(zsock_events (self->world) & ZMQ_POLLIN))
+                return;
+            char topic;
+            env = sim_bus_recv_sub (self->world, &topic, &self->bus_warned);
+        }
+        if (env) {
+            s_on_world (self, env);
+            simbus__envelope__free_unpacked (env, NULL);
+        }
+    }
+}
+
+/* Ask physics for the configuration (it also re-publishes it every
+   second): a (re)started vision starts at once. */
+static void
+s_hello (vis_service_t *self, int64_t now)
+{
+    if (!self->lane || self->have_config || now < self->next_hello_us)
+        return;
+    sim_lane_hello (self->lane);
+    self->next_hello_us = now + VIS_HELLO_US;
 }
 
 static void
@@ -210,13 +335,14 @@ s_destroy (vis_service_t **self_p)
     vis_service_t *self = *self_p;
     if (!self)
         return;
-    zpoller_destroy (&self->poller);
+    sim_lane_destroy (&self->lane);
     zsock_destroy (&self->world);
     zsock_destroy (&self->frames);
     vis_model_destroy (&self->model);
     if (self->udp >= 0)
         close (self->udp);
     free (self->packets);
+    free (self->step.bytes);
     free (self);
     *self_p = NULL;
 }
@@ -247,6 +373,15 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         s_destroy (&self);
         return NULL;
     }
+    if (sim_lane_enabled (cfg)) {
+        /* the whole world stream comes over the lane; no subscription */
+        self->step.bytes = malloc (VIS_STEP_BYTES);
+        if (!self->step.bytes || !(self->lane = sim_lane_new (cfg, SIM_LANE_VISION))) {
+            s_destroy (&self);
+            return NULL;
+        }
+        return self;
+    }
     zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
     zsock_set_subscribe (self->world, SIM_TOPIC_SNAPSHOT);
     zsock_set_subscribe (self->world, SIM_TOPIC_STEP_DONE);
@@ -255,7 +390,6 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         s_destroy (&self);
         return NULL;
     }
-    self->poller = zpoller_new (pipe, self->world, NULL);
     return self;
 }
 
@@ -267,14 +401,20 @@ vis_service_actor (zsock_t *pipe, void *args)
     vis_service_t *self = s_new (pipe, &sargs->cfg);
     if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
+    zmq_pollitem_t items[2] = {
+        { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
+        { self->lane ? NULL : zsock_resolve (self->world), self->lane ? sim_lane_fd (self->lane) : 0,
+          ZMQ_POLLIN, 0 },
+    };
     while (!self->terminated) {
-        void *which = zpoller_wait (self->poller, 1000);
-        if (zpoller_terminated (self->poller))
+        int64_t now = zclock_usecs ();
+        s_hello (self, now);
+        int timeout = self->lane && !self->have_config ? (int) ((self->next_hello_us - now + 999) / 1000) : 1000;
+        if (zmq_poll (items, 2, timeout < 0 ? 0 : timeout) < 0 && zmq_errno () != EINTR)
             break;
-        if (which == self->pipe && sim_service_term_requested (self->pipe))
+        if ((items[0].revents & ZMQ_POLLIN) && sim_service_term_requested (self->pipe))
             self->terminated = true;
-        /* bounded, so $TERM is seen even while physics keeps us busy */
-        for (int i = 0; i < VIS_TURN_MAX && (zsock_events (self->world) & ZMQ_POLLIN); i++)
+        if (items[1].revents & ZMQ_POLLIN)
             s_handle_world (self);
     }
     s_destroy (&self);

@@ -1,0 +1,101 @@
+/*  sim_lane.h - same-host datagram lanes for the bus's hot messages.
+
+    A ZeroMQ message between two processes passes through an I/O thread on
+    each side: three thread wake-ups per hop. On the virtual machines labs
+    and CI run on, each wake-up is tens of microseconds, so the sync round
+    trip and the idle CPU were dominated by them (docs/design.md, "Lanes").
+    A lane is one AF_UNIX datagram socket per service, bound at a fixed
+    address derived from the [bus] endpoints, that carries the same packed
+    sim_bus envelopes as the ZeroMQ sockets, behind a topic: one wake-up per
+    hop. Lanes are used only when the endpoints are ipc:// or inproc:// (all
+    services on one host) and [bus] lanes is on; with tcp endpoints every
+    message goes over ZeroMQ as before.
+
+    Which messages take a lane (everything else stays on ZeroMQ):
+      physics -> vision   configuration, snapshots, step marks (one lane,
+                          so vision sees them in publication order)
+      vision  -> physics  hello (send me the configuration now)
+      gateway -> physics  requests; physics -> gateway: their replies
+      vision  -> gateway  sync-step frames and frames-done marks
+
+    A lane has no connection: a datagram to a service that is not running
+    fails at once (the caller drops or falls back), and a restarted service
+    binds the same address again, so nothing needs to reconnect.
+*/
+#ifndef SIM_LANE_H_INCLUDED
+#define SIM_LANE_H_INCLUDED
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "sim_config.h"
+#include "bus/sim_bus.pb-c.h"
+
+/* Topics only lanes carry (the others are sim_bus.h's). */
+#define SIM_TOPIC_HELLO "H"
+
+typedef enum {
+    SIM_LANE_PHYSICS,
+    SIM_LANE_VISION,
+    SIM_LANE_GATEWAY,
+    SIM_LANE_COUNT
+} sim_lane_id_t;
+
+/* The address a datagram came from, to answer it. */
+typedef struct {
+    struct sockaddr_un addr;
+    socklen_t len;
+} sim_lane_peer_t;
+
+typedef struct sim_lane_t sim_lane_t;
+
+/* True when this configuration uses lanes: [bus] lanes is on, the three
+   connect endpoints are all ipc:// (lanes in the directory of cmd_connect)
+   or all inproc:// (abstract socket names), and the addresses fit. Every
+   service decides alike from the same [bus] section. */
+bool sim_lane_enabled (const sim_config_t *cfg);
+
+/* Bind the lane of service `id` (replacing a stale one left by a killed
+   process). NULL when lanes are off for cfg, or on failure (logged). */
+sim_lane_t *sim_lane_new (const sim_config_t *cfg, sim_lane_id_t id);
+
+/* Close (and remove, when it is still ours) the lane; nulls *self_p. Safe
+   on NULL and twice. */
+void sim_lane_destroy (sim_lane_t **self_p);
+
+/* The socket to poll for input. */
+int sim_lane_fd (const sim_lane_t *self);
+
+/* Pack `env` (version set) behind `topic` into a new buffer the caller
+   frees; *len gets its size. NULL when it does not fit a lane datagram. */
+void *sim_lane_pack (const char *topic, Simbus__Envelope *env, size_t *len);
+
+/* Send a packed datagram to service `to`. wait_ms < 0: never wait (a full
+   peer queue fails with EAGAIN); otherwise wait up to wait_ms for room.
+   Returns 0, or -1 with errno: ECONNREFUSED or ENOENT when `to` is not
+   running, EAGAIN when its queue stayed full. */
+int sim_lane_send_bytes (sim_lane_t *self, sim_lane_id_t to, const void *data, size_t len, int wait_ms);
+
+/* Pack and send `env` behind `topic` to service `to`; as sim_lane_send_bytes. */
+int sim_lane_send (sim_lane_t *self, sim_lane_id_t to, const char *topic, Simbus__Envelope *env,
+                   int wait_ms);
+
+/* Same, to the address a datagram came from. */
+int sim_lane_reply (sim_lane_t *self, const sim_lane_peer_t *to, const char *topic,
+                    Simbus__Envelope *env, int wait_ms);
+
+/* Ask physics for the configuration at once (a service that starts, or
+   has none yet); physics also re-publishes it every second. */
+void sim_lane_hello (sim_lane_t *self);
+
+/* Receive one datagram without waiting. Returns 0 when nothing is waiting;
+   1 when one was read: *env is its decoded envelope (NULL when malformed
+   or of another bus version, the first logged per *warned), the topic is
+   copied into topic[cap] and, when `from` is not NULL, the sender's
+   address into *from. Free *env with simbus__envelope__free_unpacked. */
+int sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap,
+                   sim_lane_peer_t *from, bool *warned);
+
+#endif
