@@ -1,5 +1,7 @@
-/*  gw_detect.c - top-level tag scan of protocol.md §3. */
+/*  gw_detect.c - top-level protobuf wire scans (see gw_detect.h). */
 #include "gw_detect.h"
+
+#include <string.h>
 
 /* Read a varint; returns bytes used, 0 when truncated or longer than 10. */
 static size_t
@@ -16,52 +18,124 @@ s_varint (const uint8_t *p, size_t len, uint64_t *value)
     return 0;
 }
 
+typedef struct {
+    uint64_t number;
+    unsigned wire;
+    const uint8_t *payload;         /* wire type 2 only */
+    size_t payload_len;
+} s_field_t;
+
+/* The whole field at data[*pos], moving *pos past it. False at the end of
+   the message or at a field that is malformed or runs past `len`. */
+static bool
+s_next_field (const uint8_t *data, size_t len, size_t *pos, s_field_t *f)
+{
+    uint64_t key;
+    size_t used = s_varint (data + *pos, len - *pos, &key);
+    if (!used || (key >> 3) == 0)
+        return false;
+    size_t at = *pos + used;
+    f->number = key >> 3;
+    f->wire = (unsigned) (key & 7);
+    f->payload = NULL;
+    f->payload_len = 0;
+    uint64_t skip;
+    if (f->wire == 0) {
+        uint64_t ignored;
+        used = s_varint (data + at, len - at, &ignored);
+        if (!used)
+            return false;
+        skip = used;
+    } else if (f->wire == 1)
+        skip = 8;
+    else if (f->wire == 5)
+        skip = 4;
+    else if (f->wire == 2) {
+        uint64_t n;
+        used = s_varint (data + at, len - at, &n);
+        if (!used || n > len - at - used)
+            return false;
+        f->payload = data + at + used;
+        f->payload_len = (size_t) n;
+        skip = used + n;
+    } else
+        return false;
+    if (skip > len - at)
+        return false;
+    *pos = at + skip;
+    return true;
+}
+
 bool
 gw_detect_sync_candidate (const uint8_t *data, size_t len, gw_port_kind_t port)
 {
     bool field1_fixed32 = false, field2 = false, field3 = false;
     size_t pos = 0;
-    while (pos < len) {
-        uint64_t key;
-        size_t used = s_varint (data + pos, len - pos, &key);
-        if (!used)
-            break;
-        pos += used;
-        uint64_t field = key >> 3;
-        unsigned wire = (unsigned) (key & 7);
-        if (field == 0)
-            break;
-        uint64_t skip;
-        if (wire == 0) {
-            uint64_t ignored;
-            used = s_varint (data + pos, len - pos, &ignored);
-            if (!used)
-                break;
-            skip = used;
-        } else if (wire == 1)
-            skip = 8;
-        else if (wire == 5)
-            skip = 4;
-        else if (wire == 2) {
-            uint64_t n;
-            used = s_varint (data + pos, len - pos, &n);
-            if (!used || n > len - pos - used)
-                break;
-            skip = used + n;
-        } else
-            break;
-        if (skip > len - pos)
-            break;
-        pos += skip;
-        /* the field counts once its value was whole */
-        if (field == 1 && wire == 5)
+    s_field_t f;
+    /* a field counts once its value was whole */
+    while (pos < len && s_next_field (data, len, &pos, &f)) {
+        if (f.number == 1 && f.wire == 5)
             field1_fixed32 = true;
-        if (field == 2)
+        if (f.number == 2)
             field2 = true;
-        if (field == 3)
+        if (f.number == 3)
             field3 = true;
     }
     if (port == GW_PORT_CONTROL)
         return field1_fixed32 || field3;
     return field1_fixed32 || field2 || field3;
+}
+
+bool
+gw_wire_bytes_field (const uint8_t *data, size_t len, uint32_t field, const uint8_t **out,
+                     size_t *out_len)
+{
+    bool found = false;
+    size_t pos = 0;
+    s_field_t f;
+    while (pos < len && s_next_field (data, len, &pos, &f))
+        if (f.number == field && f.wire == 2) {
+            *out = f.payload;
+            *out_len = f.payload_len;
+            found = true;
+        }
+    return found;
+}
+
+static size_t
+s_varint_size (uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static size_t
+s_put_varint (uint8_t *buf, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        buf[n++] = (uint8_t) (v | 0x80);
+        v >>= 7;
+    }
+    buf[n++] = (uint8_t) v;
+    return n;
+}
+
+size_t
+gw_wire_bytes_size (uint32_t field, size_t n)
+{
+    return s_varint_size ((uint64_t) field << 3 | 2) + s_varint_size (n) + n;
+}
+
+size_t
+gw_wire_put_bytes (uint8_t *buf, uint32_t field, const uint8_t *data, size_t n)
+{
+    size_t used = s_put_varint (buf, (uint64_t) field << 3 | 2);
+    used += s_put_varint (buf + used, n);
+    memmove (buf + used, data, n);     /* data may already sit there */
+    return used + n;
 }
