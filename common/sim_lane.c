@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,7 +31,14 @@ struct sim_lane_t {
     bool in_fs;                              /* a file system path (ipc), not abstract */
     ino_t ino;                               /* of our bound path, to remove only our own */
     int sndtimeo_ms;                         /* the SO_SNDTIMEO in force; -1 unknown */
-    uint8_t *buf;                            /* SIM_LANE_MAX, for sends and receives */
+    /* the batch being filled: records for one destination */
+    uint8_t *out;                            /* SIM_LANE_MAX */
+    size_t out_len;
+    sim_lane_peer_t out_to;
+    /* the datagram being read, record by record */
+    uint8_t *in;                             /* SIM_LANE_MAX */
+    size_t in_len, in_pos;
+    sim_lane_peer_t in_from;
 };
 
 /* The addresses of every lane for cfg; 0, or -1 when lanes do not apply. */
@@ -97,9 +106,10 @@ sim_lane_new (const sim_config_t *cfg, sim_lane_id_t id)
         free (self);
         return NULL;
     }
-    self->buf = malloc (SIM_LANE_MAX);
+    self->out = malloc (SIM_LANE_MAX);
+    self->in = malloc (SIM_LANE_MAX);
     self->fd = socket (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (!self->buf || self->fd < 0) {
+    if (!self->out || !self->in || self->fd < 0) {
         sim_error ("cannot create the %s lane: %s", s_names[id], strerror (errno));
         sim_lane_destroy (&self);
         return NULL;
@@ -135,7 +145,8 @@ sim_lane_destroy (sim_lane_t **self_p)
         if (self->in_fs && self->ino && stat (path, &st) == 0 && st.st_ino == self->ino)
             unlink (path);
     }
-    free (self->buf);
+    free (self->out);
+    free (self->in);
     free (self);
     *self_p = NULL;
 }
@@ -147,8 +158,12 @@ sim_lane_fd (const sim_lane_t *self)
     return self->fd;
 }
 
-/* Pack into buf[cap]: topic length, topic, envelope. Returns the size, or
-   0 when it does not fit. */
+/* A record: topic length (1 byte), topic, envelope length (4 bytes,
+   little endian), envelope. A datagram holds one or more. */
+#define SIM_LANE_HEAD(topic_len) (1 + (topic_len) + 4)
+
+/* Append the record of (topic, env) to buf[cap]; returns its size, or 0
+   when it does not fit. */
 static size_t
 s_pack_into (const char *topic, Simbus__Envelope *env, uint8_t *buf, size_t cap)
 {
@@ -156,25 +171,37 @@ s_pack_into (const char *topic, Simbus__Envelope *env, uint8_t *buf, size_t cap)
     assert (t < SIM_LANE_TOPIC);
     env->version = SIM_BUS_VERSION;
     size_t size = simbus__envelope__get_packed_size (env);
-    if (1 + t + size > cap)
+    if (SIM_LANE_HEAD (t) + size > cap)
         return 0;
     buf[0] = (uint8_t) t;
     memcpy (buf + 1, topic, t);
-    simbus__envelope__pack (env, buf + 1 + t);
-    return 1 + t + size;
+    for (int i = 0; i < 4; i++)
+        buf[1 + t + (size_t) i] = (uint8_t) (size >> (8 * i));
+    simbus__envelope__pack (env, buf + SIM_LANE_HEAD (t));
+    return SIM_LANE_HEAD (t) + size;
 }
 
 void *
 sim_lane_pack (const char *topic, Simbus__Envelope *env, size_t *len)
 {
     env->version = SIM_BUS_VERSION;
-    size_t cap = 1 + strlen (topic) + simbus__envelope__get_packed_size (env);
+    size_t cap = SIM_LANE_HEAD (strlen (topic)) + simbus__envelope__get_packed_size (env);
     if (cap > SIM_LANE_MAX)
         return NULL;
     uint8_t *buf = malloc (cap);
     if (buf)
         *len = s_pack_into (topic, env, buf, cap);
     return buf;
+}
+
+const void *
+sim_lane_envelope (const void *record, size_t len, size_t *env_len)
+{
+    const uint8_t *r = record;
+    size_t head = SIM_LANE_HEAD ((size_t) r[0]);
+    assert (len >= head);
+    *env_len = len - head;
+    return r + head;
 }
 
 static int
@@ -200,9 +227,60 @@ s_send_to (sim_lane_t *self, const sim_lane_peer_t *to, const void *data, size_t
 }
 
 int
+sim_lane_flush (sim_lane_t *self, int wait_ms)
+{
+    assert (self);
+    if (self->out_len == 0)
+        return 0;
+    size_t len = self->out_len;
+    self->out_len = 0;      /* sent or dropped: a batch is never sent twice */
+    return s_send_to (self, &self->out_to, self->out, len, wait_ms);
+}
+
+static bool
+s_same_peer (const sim_lane_peer_t *a, const sim_lane_peer_t *b)
+{
+    return a->len == b->len && memcmp (&a->addr, &b->addr, a->len) == 0;
+}
+
+/* Add a record for `to` to the batch; a batch for another address, or
+   one without room, is sent first. */
+static int
+s_queue (sim_lane_t *self, const sim_lane_peer_t *to, const char *topic, Simbus__Envelope *env,
+         int wait_ms)
+{
+    int rc = 0;
+    if (self->out_len > 0 && !s_same_peer (&self->out_to, to))
+        rc = sim_lane_flush (self, wait_ms);
+    size_t n = s_pack_into (topic, env, self->out + self->out_len, SIM_LANE_MAX - self->out_len);
+    if (n == 0 && self->out_len > 0) {
+        rc = sim_lane_flush (self, wait_ms);
+        n = s_pack_into (topic, env, self->out, SIM_LANE_MAX);
+    }
+    if (n == 0) {
+        sim_warn ("a %s message of %zu bytes is too big for a lane; dropped", topic,
+                  simbus__envelope__get_packed_size (env));
+        errno = EMSGSIZE;
+        return -1;
+    }
+    self->out_to = *to;
+    self->out_len += n;
+    return rc;
+}
+
+int
+sim_lane_queue (sim_lane_t *self, sim_lane_id_t to, const char *topic, Simbus__Envelope *env, int wait_ms)
+{
+    assert (self && to >= 0 && to < SIM_LANE_COUNT);
+    return s_queue (self, &self->peers[to], topic, env, wait_ms);
+}
+
+int
 sim_lane_send_bytes (sim_lane_t *self, sim_lane_id_t to, const void *data, size_t len, int wait_ms)
 {
     assert (self && to >= 0 && to < SIM_LANE_COUNT);
+    if (self->out_len > 0 && sim_lane_flush (self, wait_ms))
+        return -1;
     return s_send_to (self, &self->peers[to], data, len, wait_ms);
 }
 
@@ -211,14 +289,8 @@ sim_lane_reply (sim_lane_t *self, const sim_lane_peer_t *to, const char *topic, 
                 int wait_ms)
 {
     assert (self && to);
-    size_t len = s_pack_into (topic, env, self->buf, SIM_LANE_MAX);
-    if (len == 0) {
-        sim_warn ("a %s message of %zu bytes is too big for a lane; dropped", topic,
-                  simbus__envelope__get_packed_size (env));
-        errno = EMSGSIZE;
-        return -1;
-    }
-    return s_send_to (self, to, self->buf, len, wait_ms);
+    int rc = s_queue (self, to, topic, env, wait_ms);
+    return sim_lane_flush (self, wait_ms) || rc ? -1 : 0;
 }
 
 int
@@ -235,6 +307,21 @@ sim_lane_hello (sim_lane_t *self)
     sim_lane_send (self, SIM_LANE_PHYSICS, SIM_TOPIC_HELLO, &env, -1);
 }
 
+size_t
+sim_lane_unread (const sim_lane_t *self)
+{
+    assert (self);
+    int bytes = 0;
+    return ioctl (self->fd, SIOCOUTQ, &bytes) == 0 && bytes > 0 ? (size_t) bytes : 0;
+}
+
+bool
+sim_lane_buffered (const sim_lane_t *self)
+{
+    assert (self);
+    return self->in_pos < self->in_len;
+}
+
 int
 sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap,
                sim_lane_peer_t *from, bool *warned)
@@ -242,27 +329,40 @@ sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap
     assert (self && env && topic && cap > 0);
     *env = NULL;
     *topic = 0;
-    sim_lane_peer_t src;
-    src.len = sizeof src.addr;
-    ssize_t n;
-    do
-        n = recvfrom (self->fd, self->buf, SIM_LANE_MAX, MSG_DONTWAIT | MSG_TRUNC,
-                      (struct sockaddr *) &src.addr, &src.len);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return 0;
+    if (self->in_pos >= self->in_len) {
+        ssize_t n;
+        self->in_from.len = sizeof self->in_from.addr;
+        do
+            n = recvfrom (self->fd, self->in, SIM_LANE_MAX, MSG_DONTWAIT | MSG_TRUNC,
+                          (struct sockaddr *) &self->in_from.addr, &self->in_from.len);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+            return 0;
+        /* anything on the same host can write to an abstract name: trust
+           no length or byte of it; a datagram that lies is dropped whole */
+        self->in_len = n > SIM_LANE_MAX ? 0 : (size_t) n;
+        self->in_pos = 0;
+    }
     if (from)
-        *from = src;
-    /* anything on the same host can write to an abstract name: trust no
-       length or byte of it */
-    if (n < 1 || n > SIM_LANE_MAX)
+        *from = self->in_from;
+    const uint8_t *r = self->in + self->in_pos;
+    size_t left = self->in_len - self->in_pos;
+    size_t t = left > 0 ? r[0] : SIM_LANE_TOPIC;
+    if (t >= SIM_LANE_TOPIC || left < SIM_LANE_HEAD (t)) {
+        self->in_pos = self->in_len;
         return 1;
-    size_t t = self->buf[0];
-    if (t >= SIM_LANE_TOPIC || 1 + t > (size_t) n)
+    }
+    size_t size = 0;
+    for (int i = 0; i < 4; i++)
+        size |= (size_t) r[1 + t + (size_t) i] << (8 * i);
+    if (size > left - SIM_LANE_HEAD (t)) {
+        self->in_pos = self->in_len;
         return 1;
+    }
+    self->in_pos += SIM_LANE_HEAD (t) + size;
     size_t copy = t < cap - 1 ? t : cap - 1;
-    memcpy (topic, self->buf + 1, copy);
+    memcpy (topic, r + 1, copy);
     topic[copy] = 0;
-    *env = sim_bus_decode (self->buf + 1 + t, (size_t) n - 1 - t, warned);
+    *env = sim_bus_decode (r + SIM_LANE_HEAD (t), size, warned);
     return 1;
 }

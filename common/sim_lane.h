@@ -68,17 +68,36 @@ void sim_lane_destroy (sim_lane_t **self_p);
 /* The socket to poll for input. */
 int sim_lane_fd (const sim_lane_t *self);
 
-/* Pack `env` (version set) behind `topic` into a new buffer the caller
-   frees; *len gets its size. NULL when it does not fit a lane datagram. */
+/* Pack `env` (version set) behind `topic` into a new lane record the
+   caller frees; *len gets its size. NULL when it does not fit a lane
+   datagram. */
 void *sim_lane_pack (const char *topic, Simbus__Envelope *env, size_t *len);
 
-/* Send a packed datagram to service `to`. wait_ms < 0: never wait (a full
-   peer queue fails with EAGAIN); otherwise wait up to wait_ms for room.
+/* The packed envelope inside a record made by sim_lane_pack (borrowed);
+   *env_len gets its size. */
+const void *sim_lane_envelope (const void *record, size_t len, size_t *env_len);
+
+/* Add `env` behind `topic` to the batch for service `to`: one datagram
+   carries many records, so a burst costs the receiver one wake-up and
+   fills one slot of its queue. Nothing is sent until sim_lane_flush, or
+   until the batch is full or a message for another service comes (that
+   send waits as wait_ms says). Returns 0, or -1 (errno EMSGSIZE: too big
+   for a lane; otherwise an earlier batch was not delivered). */
+int sim_lane_queue (sim_lane_t *self, sim_lane_id_t to, const char *topic, Simbus__Envelope *env,
+                    int wait_ms);
+
+/* Send the batch, if any; as sim_lane_send_bytes. */
+int sim_lane_flush (sim_lane_t *self, int wait_ms);
+
+/* Send records (from sim_lane_pack) to service `to`, after any batch.
+   wait_ms < 0: never wait (a full peer queue fails with EAGAIN); otherwise
+   wait up to wait_ms for room.
    Returns 0, or -1 with errno: ECONNREFUSED or ENOENT when `to` is not
    running, EAGAIN when its queue stayed full. */
 int sim_lane_send_bytes (sim_lane_t *self, sim_lane_id_t to, const void *data, size_t len, int wait_ms);
 
-/* Pack and send `env` behind `topic` to service `to`; as sim_lane_send_bytes. */
+/* Queue `env` behind `topic` for service `to` and flush; as
+   sim_lane_send_bytes. */
 int sim_lane_send (sim_lane_t *self, sim_lane_id_t to, const char *topic, Simbus__Envelope *env,
                    int wait_ms);
 
@@ -90,8 +109,16 @@ int sim_lane_reply (sim_lane_t *self, const sim_lane_peer_t *to, const char *top
    has none yet); physics also re-publishes it every second. */
 void sim_lane_hello (sim_lane_t *self);
 
-/* Receive one datagram without waiting. Returns 0 when nothing is waiting;
-   1 when one was read: *env is its decoded envelope (NULL when malformed
+/* Bytes this lane sent that their receivers have not read yet (AF_UNIX
+   datagrams stay charged to the sender until read). */
+size_t sim_lane_unread (const sim_lane_t *self);
+
+/* True while records of the last datagram wait to be read: poll() on the
+   socket does not see them. */
+bool sim_lane_buffered (const sim_lane_t *self);
+
+/* Receive one record without waiting (the rest of the last datagram
+   first). Returns 0 when nothing is waiting; 1 when one was read: *env is its decoded envelope (NULL when malformed
    or of another bus version, the first logged per *warned), the topic is
    copied into topic[cap] and, when `from` is not NULL, the sender's
    address into *from. Free *env with simbus__envelope__free_unpacked. */

@@ -37,8 +37,13 @@
 #define GW_MAX_STEP_S    60.0        /* longest sync step accepted (docs/protocol.md) */
 #define GW_DATAGRAM_MAX  65507       /* largest IPv4 UDP payload */
 #define GW_BURST         64          /* datagrams read per port per loop turn */
+/* field numbers of ssl_vision_wrapper.proto and ssl_simulation_synchronous.proto */
+#define GW_WRAPPER_DETECTION       1
+#define GW_SYNC_RESPONSE_DETECTION 1
+#define GW_SYNC_RESPONSE_RCR       2
 #define GW_IDLE_POLL_MS  1000        /* poll timeout with nothing pending */
 #define GW_HELLO_US      1000000     /* lanes: ask physics for the configuration this often until it comes */
+#define GW_RECHECK_US    10000       /* lanes: look again whether physics read its requests */
 
 typedef enum { GW_REQ_COMMAND, GW_REQ_ROBOTS, GW_REQ_SYNC } gw_req_kind_t;
 
@@ -49,6 +54,7 @@ typedef struct {
     gw_port_kind_t port;
     struct sockaddr_in from;
     int64_t deadline_us;
+    int64_t give_up_us;               /* lanes: waiting for physics to read ends here */
     /* sync only */
     bool have_reply, frames_done;
     bool team_robot_control;          /* robot_control on a team port: a response always exists */
@@ -159,12 +165,13 @@ s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
 }
 
 /* Over ZeroMQ: queued there until physics is (back) up. `data` is a
-   packed lane datagram; the envelope follows its topic. */
+   packed lane record. */
 static void
 s_send_zmq_packed (gw_service_t *self, const uint8_t *data, size_t len)
 {
-    size_t skip = 1 + (size_t) data[0];
-    zframe_t *frame = zframe_new (data + skip, len - skip);
+    size_t env_len;
+    const void *env = sim_lane_envelope (data, len, &env_len);
+    zframe_t *frame = zframe_new (env, env_len);
     if (frame && zframe_send (&frame, self->cmd, 0))
         zframe_destroy (&frame);
 }
@@ -312,8 +319,9 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
        in sync_timeout plus the step's time (without the reply: physics
        hands it straight to us only when vision is not running). */
     int64_t step_us = (n > 0 ? n : 0) * GW_SUBSTEP_TTL_US;
-    p->deadline_us = zclock_usecs () + step_us
-                     + (self->lane ? (int64_t) (self->cfg.bus.sync_timeout * 1e6) : GW_PLAIN_TTL_US);
+    int64_t now = zclock_usecs ();
+    p->deadline_us = now + step_us + (self->lane ? (int64_t) (self->cfg.bus.sync_timeout * 1e6) : GW_PLAIN_TTL_US);
+    p->give_up_us = now + step_us + GW_PLAIN_TTL_US;
     s_send_request (self, &req);
 }
 
@@ -392,21 +400,16 @@ static void
 s_answer_sync (gw_service_t *self, gw_pending_t *p)
 {
     const Simbus__Reply *reply = p->reply;
-    SSLWrapperPacket *wrappers[GW_SYNC_FRAMES];
-    SSLDetectionFrame *detections[GW_SYNC_FRAMES];
+    /* each packet's detection frame, spliced as it is (gw_detect.h):
+       unpacking and packing them again was a good part of the answer's
+       time */
+    const uint8_t *detections[GW_SYNC_FRAMES];
+    size_t lens[GW_SYNC_FRAMES];
     size_t n = 0;
-    for (size_t i = 0; i < p->frame_count; i++) {
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, zchunk_size (p->frames[i]),
-                                                            zchunk_data (p->frames[i]));
-        if (!w)
-            continue;
-        if (!w->detection) {
-            ssl__wrapper_packet__free_unpacked (w, NULL);
-            continue;
-        }
-        wrappers[n] = w;
-        detections[n++] = w->detection;
-    }
+    for (size_t i = 0; i < p->frame_count; i++)
+        if (gw_wire_bytes_field (zchunk_data (p->frames[i]), zchunk_size (p->frames[i]),
+                                 GW_WRAPPER_DETECTION, &detections[n], &lens[n]))
+            n++;
     sim_errors_t *errors = &self->answer_errors;
     sim_errors_init (errors);
     if (reply) {
@@ -415,35 +418,45 @@ s_answer_sync (gw_service_t *self, gw_pending_t *p)
     }
     sim_errors_add_wire (errors, p->early->ptrs, p->early->count);
     RobotControlResponse rcr = ROBOT_CONTROL_RESPONSE__INIT;
-    SimulationSyncResponse resp = SIMULATION_SYNC_RESPONSE__INIT;
-    if (errors->count > 0 || p->team_robot_control) {
+    bool with_rcr = errors->count > 0 || p->team_robot_control;
+    size_t rcr_len = 0;
+    if (with_rcr) {
         rcr.n_errors = errors->count;
         rcr.errors = errors->ptrs;
         if (reply) {
             rcr.n_feedback = reply->n_feedback;
             rcr.feedback = reply->feedback;
         }
-        resp.robot_control_response = &rcr;
+        rcr_len = robot_control_response__get_packed_size (&rcr);
     }
     /* A datagram holds about 90 frames of a full field: a longer step
        keeps its newest frames (docs/protocol.md). */
-    size_t first = 0;
-    resp.n_detection = n;
-    resp.detection = detections;
-    while (resp.n_detection > 0
-           && simulation_sync_response__get_packed_size (&resp) > GW_DATAGRAM_MAX) {
-        size_t cut = resp.n_detection > 8 ? resp.n_detection / 8 : 1;
-        first += cut;
-        resp.n_detection -= cut;
-        resp.detection = detections + first;
+    size_t total = with_rcr ? gw_wire_bytes_size (GW_SYNC_RESPONSE_RCR, rcr_len) : 0;
+    size_t first = n;
+    while (first > 0 && total + gw_wire_bytes_size (GW_SYNC_RESPONSE_DETECTION, lens[first - 1])
+                            <= GW_DATAGRAM_MAX) {
+        first--;
+        total += gw_wire_bytes_size (GW_SYNC_RESPONSE_DETECTION, lens[first]);
     }
     if (first > 0) {
         self->frames_dropped += first;
         sim_warn ("sync step of %zu frames does not fit a datagram; the oldest %zu left out", n, first);
     }
-    s_send_packed (self, p->port, &p->from, &resp.base);
-    for (size_t i = 0; i < n; i++)
-        ssl__wrapper_packet__free_unpacked (wrappers[i], NULL);
+    if (total > GW_DATAGRAM_MAX) {
+        sim_warn ("sync answer of %zu bytes does not fit a datagram; dropped", total);
+        s_release (p);
+        return;
+    }
+    /* fields in number order, as protobuf-c packs them */
+    size_t len = 0;
+    for (size_t i = first; i < n; i++)
+        len += gw_wire_put_bytes (self->buf + len, GW_SYNC_RESPONSE_DETECTION, detections[i], lens[i]);
+    if (with_rcr) {
+        uint8_t *packed = self->buf + len + gw_wire_bytes_size (GW_SYNC_RESPONSE_RCR, rcr_len) - rcr_len;
+        robot_control_response__pack (&rcr, packed);
+        len += gw_wire_put_bytes (self->buf + len, GW_SYNC_RESPONSE_RCR, packed, rcr_len);
+    }
+    sim_udp_send (self->fds[p->port], self->buf, len, &p->from);
     s_release (p);
 }
 
@@ -602,6 +615,15 @@ s_expire (gw_service_t *self, int64_t now)
         if (!p->used)
             continue;
         if (now < p->deadline_us) {
+            if (p->deadline_us < next)
+                next = p->deadline_us;
+            continue;
+        }
+        if (p->kind == GW_REQ_SYNC && !p->have_reply && self->lane && now < p->give_up_us
+            && sim_lane_unread (self->lane) > 0) {
+            /* physics has not even read its requests (a starved machine):
+               not vision's fault, so wait for physics, as without lanes */
+            p->deadline_us = now + GW_RECHECK_US;
             if (p->deadline_us < next)
                 next = p->deadline_us;
             continue;

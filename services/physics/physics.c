@@ -35,6 +35,7 @@
 #define PHYS_PUB_RETRY_US        1000000    /* after a timeout: drop, don't wait, this long */
 #define PHYS_CHECKPOINT_PERIOD_US 1000000   /* ARCHITECTURE.md §3: a kill -9 loses at most this */
 #define PHYS_SYNC_SPIN_US        300        /* see s_spin */
+#define PHYS_SPIN_POLL_US        1000       /* while spinning, look at the ZeroMQ sockets this often */
 
 typedef struct {
     sim_config_t cfg;
@@ -51,6 +52,7 @@ typedef struct {
     int64_t pub_retry_us;
     uint64_t pub_dropped;
     int64_t lane_retry_us;          /* vision's lane timed out: no waiting until then */
+    bool lane_hold;                 /* collect what goes to vision (s_publish_lane) */
     /* XPUB subscriptions seen: "" or the topic itself (see s_handle_subscription) */
     bool zmq_sub_all, zmq_sub_snapshots, zmq_sub_step_done;
     bool zmq_wants_snapshots, zmq_wants_step_done;
@@ -96,17 +98,39 @@ s_running (phys_service_t *self, int64_t now)
    realtime, a message that finds the lane full is dropped. A vision that
    is not running is not waited for. */
 static int
-s_publish_lane (phys_service_t *self, const char *topic, Simbus__Envelope *env)
+s_lane_wait_ms (phys_service_t *self)
 {
-    int64_t now = zclock_usecs ();
-    bool wait = self->cfg.run.mode != SIM_MODE_REALTIME && now >= self->lane_retry_us;
-    if (sim_lane_send (self->lane, SIM_LANE_VISION, topic, env, wait ? PHYS_PUB_TIMEOUT_MS : -1) == 0)
-        return 0;
-    if (wait && errno == EAGAIN) {
-        self->lane_retry_us = now + PHYS_PUB_RETRY_US;
+    return self->cfg.run.mode != SIM_MODE_REALTIME && zclock_usecs () >= self->lane_retry_us
+               ? PHYS_PUB_TIMEOUT_MS : -1;
+}
+
+/* Handle a lane send to vision that failed: -1 passes through. */
+static int
+s_lane_failed (phys_service_t *self, int wait_ms)
+{
+    if (wait_ms >= 0 && errno == EAGAIN) {
+        self->lane_retry_us = zclock_usecs () + PHYS_PUB_RETRY_US;
         sim_warn ("vision is not reading its lane; dropping what it cannot take for a while");
     }
     return -1;
+}
+
+static int
+s_flush_lane (phys_service_t *self)
+{
+    int wait_ms = s_lane_wait_ms (self);
+    return sim_lane_flush (self->lane, wait_ms) ? s_lane_failed (self, wait_ms) : 0;
+}
+
+/* While lane_hold is set (a run of substeps), messages to vision collect
+   in one datagram: one wake-up of vision per run, not per message. */
+static int
+s_publish_lane (phys_service_t *self, const char *topic, Simbus__Envelope *env)
+{
+    int wait_ms = s_lane_wait_ms (self);
+    if (sim_lane_queue (self->lane, SIM_LANE_VISION, topic, env, wait_ms))
+        return s_lane_failed (self, wait_ms);
+    return self->lane_hold ? 0 : s_flush_lane (self);
 }
 
 /* Publish on `world`. A send that times out means a subscriber stopped
@@ -276,12 +300,19 @@ s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
     self->status_substeps++;
 }
 
+/* n substeps. A free-running clock's (no step id) messages to vision go
+   in one datagram; a sync step's go one by one, so vision works while
+   physics steps (the answer waits for both). */
 static void
 s_run_substeps (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_id)
 {
     int64_t start = zclock_usecs ();
+    self->lane_hold = !has_step;
     for (uint64_t i = 0; i < n; i++)
         s_substep (self, has_step, step_id);
+    self->lane_hold = false;
+    if (self->lane)
+        s_flush_lane (self);
     self->status_cost_us += zclock_usecs () - start;
 }
 
@@ -356,8 +387,11 @@ s_handle_request (phys_service_t *self, const s_origin_t *origin, const Simbus__
         s_publish_config (self);    /* vision must see it before the step's snapshots */
     if (req->has_substeps && req->substeps > 0) {
         s_run_substeps (self, req->substeps, req->has_step_id, req->step_id);
+        /* the closing snapshot goes with the step's end (s_step_done) */
+        self->lane_hold = req->has_step_id;
         if (!self->have_snapshot || self->last_snapshot_ns != phys_world_time_ns (self->world))
             s_publish_snapshot (self, req->has_step_id, req->step_id);
+        self->lane_hold = false;
     }
     Simbus__Reply reply = SIMBUS__REPLY__INIT;
     reply.id = req->id;
@@ -533,11 +567,15 @@ s_advance_clock (phys_service_t *self, int64_t now)
         /* a poll turn costs about as much as a substep: run many per turn,
            but look for a waiting request often enough that it applies
            within a few ms of sim time of its arrival */
+        self->lane_hold = true;
         for (int i = 1; i <= PHYS_FAST_BATCH; i++) {
             s_substep (self, false, 0);
             if (i % PHYS_FAST_CHECK == 0 && s_request_waiting (self))
                 break;
         }
+        self->lane_hold = false;
+        if (self->lane)
+            s_flush_lane (self);
         self->status_cost_us += zclock_usecs () - start;
         return;
     }
@@ -737,12 +775,19 @@ phys_service_actor (zsock_t *pipe, void *args)
         { NULL, self->lane ? sim_lane_fd (self->lane) : -1, ZMQ_POLLIN, 0 },
     };
     int count = self->lane ? 4 : 3;
+    int64_t polled_us = 0;
     while (!self->terminated) {
         int timeout = s_timeout_ms (self, zclock_usecs ());
-        if (timeout != 0 && s_spin (self))
-            timeout = 0;
-        if (zmq_poll (items, count, timeout) < 0 && zmq_errno () != EINTR)
-            break;
+        bool spun = timeout != 0 && s_spin (self);
+        if (spun && zclock_usecs () - polled_us < PHYS_SPIN_POLL_US) {
+            /* straight to the request; the ZeroMQ sockets wait a little */
+            items[0].revents = items[1].revents = items[2].revents = 0;
+            items[3].revents = ZMQ_POLLIN;
+        } else {
+            if (zmq_poll (items, count, spun ? 0 : timeout) < 0 && zmq_errno () != EINTR)
+                break;
+            polled_us = zclock_usecs ();
+        }
         /* substeps owed up to now come first, so a command that woke us
            applies at the sim time matching its arrival */
         s_advance_clock (self, zclock_usecs ());

@@ -24,10 +24,13 @@
 #define VIS_LANE_WAIT_MS 200        /* longest wait for room in the gateway's lane */
 #define VIS_STEP_FRAMES  256        /* packets of one sync step kept for the gateway (the newest) */
 #define VIS_STEP_BYTES   (192 * 1024) /* ... and at most this many bytes: a lane datagram */
+#define VIS_FLUSH_US     10000      /* a sync step's UDP packets go out at most this late */
 
 /* A sync step's packets, handed to the gateway in one lane message with
-   the step's end, and sent by UDP right after it: a loopback send costs
-   ~10 us on a virtual machine, which the sync answer need not wait for.
+   the step's end, and sent by UDP after it (with the next step's first
+   packets, or VIS_FLUSH_US later; a short poll timeout costs as much as
+   the sends on a virtual machine): a loopback send costs ~10 us there,
+   which the sync answer need not wait for.
    Only the newest are kept (an older one goes out by UDP when it leaves):
    the answer is one UDP datagram, which holds the newest ~90 frames, far
    below these bounds. */
@@ -47,6 +50,7 @@ typedef struct {
     zsock_t *pipe, *world, *frames;
     sim_lane_t *lane;               /* NULL: the world comes over ZeroMQ */
     vis_step_t step;                /* with a lane */
+    int64_t flush_due_us;           /* the kept packets' UDP sends are due */
     int64_t next_hello_us;
     int udp;
     struct sockaddr_in dest, truth_dest;
@@ -175,8 +179,9 @@ s_step_keep (vis_service_t *self, uint64_t step_id, const ProtobufCBinaryData *w
 {
     vis_step_t *step = &self->step;
     if (step->step_id != step_id) {
-        s_step_flush (self);        /* a step whose end never came */
+        s_step_flush (self);        /* the last step's, or one whose end never came */
         step->step_id = step_id;
+        self->flush_due_us = INT64_MAX;     /* kept for the gateway until its end */
     }
     if (w->len > VIS_STEP_BYTES) {
         s_send_packet (self, w->data, w->len);
@@ -280,7 +285,10 @@ s_on_step_done (vis_service_t *self, const Simbus__StepDone *msg)
     if (sim_lane_send (self->lane, SIM_LANE_GATEWAY, SIM_TOPIC_FRAMES_DONE, &env, VIS_LANE_WAIT_MS))
         sim_debug ("the end of sync step %llu did not reach the gateway: %s",
                    (unsigned long long) msg->step_id, strerror (errno));
-    s_step_flush (self);
+    /* the UDP sends wait: the gateway is about to answer on this core
+       (physics waits for the next step on the other one) and would wait
+       for them; they go out with the next step's first packet */
+    self->flush_due_us = zclock_usecs () + VIS_FLUSH_US;
 }
 
 static void
@@ -409,13 +417,21 @@ vis_service_actor (zsock_t *pipe, void *args)
     while (!self->terminated) {
         int64_t now = zclock_usecs ();
         s_hello (self, now);
-        int timeout = self->lane && !self->have_config ? (int) ((self->next_hello_us - now + 999) / 1000) : 1000;
-        if (zmq_poll (items, 2, timeout < 0 ? 0 : timeout) < 0 && zmq_errno () != EINTR)
+        int64_t wake = self->lane && !self->have_config ? self->next_hello_us : now + 1000000;
+        if (self->step.count > 0 && self->flush_due_us < wake)
+            wake = self->flush_due_us;
+        int timeout = wake > now ? (int) ((wake - now + 999) / 1000) : 0;
+        if (self->lane && sim_lane_buffered (self->lane))
+            timeout = 0;        /* the turn's bound left records behind */
+        if (zmq_poll (items, 2, timeout) < 0 && zmq_errno () != EINTR)
             break;
         if ((items[0].revents & ZMQ_POLLIN) && sim_service_term_requested (self->pipe))
             self->terminated = true;
-        if (items[1].revents & ZMQ_POLLIN)
+        if ((items[1].revents & ZMQ_POLLIN) || (self->lane && sim_lane_buffered (self->lane)))
             s_handle_world (self);
+        if (self->step.count > 0 && zclock_usecs () >= self->flush_due_us)
+            s_step_flush (self);
     }
+    s_step_flush (self);
     s_destroy (&self);
 }

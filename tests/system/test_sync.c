@@ -7,6 +7,7 @@
     does not report.
 */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -463,6 +464,42 @@ Test (sync, free_running_clock_pauses_while_sync_requests_arrive, .timeout = 60)
 
 /* ---- vision down: answers come without frames, never hang --------------- */
 
+/* Wait (at most 2 s) until every thread of `pid` is stopped: SIGSTOP takes
+   effect asynchronously, and a step answers within ~150 us, fast enough to
+   finish in a still running vision. True when they all are. */
+static bool
+s_wait_stopped (pid_t pid)
+{
+    char path[64];
+    snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
+    for (int tries = 0; tries < 200; tries++) {
+        DIR *dir = opendir (path);
+        if (!dir)
+            return false;
+        bool all = true;
+        struct dirent *e;
+        while ((e = readdir (dir)) && all) {
+            if (e->d_name[0] == '.')
+                continue;
+            char stat[384], text[256] = "";
+            snprintf (stat, sizeof stat, "%s/%s/stat", path, e->d_name);
+            FILE *f = fopen (stat, "r");
+            if (f) {
+                if (!fgets (text, sizeof text, f))
+                    text[0] = 0;
+                fclose (f);
+            }
+            const char *close_paren = strrchr (text, ')');
+            all = close_paren && close_paren[1] == ' ' && close_paren[2] == 'T';
+        }
+        closedir (dir);
+        if (all)
+            return true;
+        usleep (10000);
+    }
+    return false;
+}
+
 Test (sync, vision_down_answers_after_timeout, .timeout = 60)
 {
     const char *args[] = { "--mode", "sync", NULL };
@@ -472,6 +509,7 @@ Test (sync, vision_down_answers_after_timeout, .timeout = 60)
     pid_t vision = sim_proc_child (&f.proc, "service vision");
     cr_assert_gt (vision, 0, "no vision child process");
     cr_assert_eq (kill (vision, SIGSTOP), 0);
+    cr_assert (s_wait_stopped (vision), "vision did not stop");
     for (int i = 0; i < 3; i++) {
         int64_t t0 = sim_test_now_ms ();
         SimulationSyncResponse *resp = s_sync (&f, f.proc.blue_port, 0.05f, NULL, NULL);
