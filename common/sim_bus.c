@@ -140,8 +140,11 @@ sim_bus_recv_sub (zsock_t *sub, char *topic, bool *warned)
 }
 
 int
-sim_bus_config_decode (const Simbus__Config *msg, const sim_config_t *own, sim_config_t *out)
+sim_bus_config_decode (const Simbus__Config *msg, const sim_config_t *own, sim_config_t *out,
+                       uint64_t *serial)
 {
+    if (*serial != 0 && msg->serial == *serial && msg->rig_generation == out->rig_generation)
+        return 1;
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     char err[256];
@@ -154,5 +157,6 @@ sim_bus_config_decode (const Simbus__Config *msg, const sim_config_t *own, sim_c
     cfg.network = own->network;
     memcpy (cfg.run.log_level, own->run.log_level, sizeof cfg.run.log_level);
     *out = cfg;
+    *serial = msg->serial;
     return 0;
 }

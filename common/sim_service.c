@@ -1,6 +1,8 @@
 /*  sim_service.c - actor start with a status. */
 #include "sim_service.h"
 
+#include <limits.h>
+
 #include "sim_log.h"
 
 zactor_t *
@@ -36,4 +38,15 @@ sim_service_log_setup (const char *name, const sim_config_t *cfg)
     sim_log_set_service (name);
     int level = sim_log_level_parse (cfg->run.log_level);
     sim_log_set_level (sim_log_level_from_env (level < 0 ? SIM_LOG_INFO : (sim_log_level_t) level));
+}
+
+int
+sim_service_timeout_ms (int64_t now, int64_t until)
+{
+    if (until == INT64_MAX)
+        return -1;
+    if (until <= now)
+        return 0;
+    int64_t ms = (until - now + 999) / 1000;
+    return ms > INT_MAX ? INT_MAX : (int) ms;
 }

@@ -32,4 +32,10 @@ bool sim_service_ready (zsock_t *pipe, sim_service_args_t *args, bool ok);
    end ($TERM, or the pipe was interrupted). */
 bool sim_service_term_requested (zsock_t *pipe);
 
+/* Poll timeout in ms from now (µs) to the absolute deadline `until`
+   (µs), rounded up: -1 (wait for input only) for INT64_MAX, 0 when it
+   has passed. A service with nothing due sleeps without a timer: on a
+   virtual machine an armed timer costs about as much as a wake-up. */
+int sim_service_timeout_ms (int64_t now, int64_t until);
+
 #endif

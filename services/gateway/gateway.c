@@ -41,7 +41,6 @@
 #define GW_WRAPPER_DETECTION       1
 #define GW_SYNC_RESPONSE_DETECTION 1
 #define GW_SYNC_RESPONSE_RCR       2
-#define GW_IDLE_POLL_MS  1000        /* poll timeout with nothing pending */
 #define GW_HELLO_US      1000000     /* lanes: ask physics for the configuration this often until it comes */
 #define GW_RECHECK_US    10000       /* lanes: look again whether physics read its requests */
 
@@ -87,7 +86,8 @@ typedef struct {
     bool terminated, bus_warned, warned_no_vision, warned_full;
     uint64_t unreadable, lost_commands, lost_responses, table_full, frames_dropped;
     sim_errors_t answer_errors;       /* a sync answer's errors, reused per answer */
-    bool have_config;                 /* from physics (lanes: until then, hello each second) */
+    uint64_t config_serial;           /* of the configuration from physics; 0: none yet (lanes:
+                                         hello each second until it comes) */
     int64_t next_hello_us;
 } gw_service_t;
 
@@ -580,8 +580,7 @@ s_handle_lane (gw_service_t *self)
         if (env->body_case == SIMBUS__ENVELOPE__BODY_REPLY)
             s_handle_reply (self, env);
         else if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG) {
-            if (sim_bus_config_decode (env->config, &self->own, &self->cfg) == 0)
-                self->have_config = true;
+            sim_bus_config_decode (env->config, &self->own, &self->cfg, &self->config_serial);
             simbus__envelope__free_unpacked (env, NULL);
         } else
             s_on_frames (self, env);
@@ -596,7 +595,7 @@ s_handle_world (gw_service_t *self)
     if (!env)
         return;
     if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG)
-        sim_bus_config_decode (env->config, &self->own, &self->cfg);
+        sim_bus_config_decode (env->config, &self->own, &self->cfg, &self->config_serial);
     else if (env->body_case == SIMBUS__ENVELOPE__BODY_CLOCK) {
         if (env->clock->time_ns > self->sim_time_ns)
             self->sim_time_ns = env->clock->time_ns;
@@ -687,7 +686,6 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     }
     zsock_set_sndhwm (self->cmd, 100000);
     zsock_set_rcvhwm (self->frames, 100000);
-    zsock_set_subscribe (self->world, SIM_TOPIC_CLOCK);
     /* with lanes, the configuration and a sync step's frames come over
        the gateway's lane only */
     if (sim_lane_enabled (cfg)) {
@@ -696,6 +694,11 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
             return NULL;
         }
     } else {
+        /* the sim time for the loss draws comes with every reply; the clock
+           heartbeat keeps it fresh while no request goes out (with lanes
+           not: an idle gateway then stays asleep, and loss only applies to
+           requests, whose replies carry the time) */
+        zsock_set_subscribe (self->world, SIM_TOPIC_CLOCK);
         zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
         zsock_set_subscribe (self->frames, SIM_TOPIC_STEP_FRAMES);
         zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
@@ -750,18 +753,14 @@ gw_service_actor (zsock_t *pipe, void *args)
            physics' lane, every millisecond to retry (a datagram socket
            cannot be polled for room in its peer's queue) */
         int64_t now = zclock_usecs ();
-        if (self->lane && !self->have_config && now >= self->next_hello_us) {
+        if (self->lane && !self->config_serial && now >= self->next_hello_us) {
             sim_lane_hello (self->lane);
             self->next_hello_us = now + GW_HELLO_US;
         }
         int64_t until = next_deadline;
-        if (self->lane && !self->have_config && self->next_hello_us < until)
+        if (self->lane && !self->config_serial && self->next_hello_us < until)
             until = self->next_hello_us;
-        int64_t wait_us = until == INT64_MAX ? GW_IDLE_POLL_MS * 1000 : until - now;
-        int timeout = self->backlog_len > 0 ? 1
-                      : wait_us <= 0              ? 0
-                      : (int) ((wait_us + 999) / 1000 < GW_IDLE_POLL_MS ? (wait_us + 999) / 1000
-                                                                         : GW_IDLE_POLL_MS);
+        int timeout = self->backlog_len > 0 ? 1 : sim_service_timeout_ms (now, until);
         if (zmq_poll (all, count, timeout) < 0 && zmq_errno () != EINTR)
             break;
         if ((all[0].revents & ZMQ_POLLIN) && sim_service_term_requested (pipe))

@@ -39,6 +39,7 @@ typedef struct {
 
 typedef struct {
     sim_config_t own, cfg;
+    uint64_t config_serial;           /* of cfg, from physics; 0: none yet */
     zsock_t *pipe, *cmd, *world, *frames;
     int fd;
     uint8_t *buf;
@@ -301,7 +302,7 @@ s_handle_world (grs_service_t *self)
             r->kick_counter = self->frame_counter;
         }
     } else if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG)
-        sim_bus_config_decode (env->config, &self->own, &self->cfg);
+        sim_bus_config_decode (env->config, &self->own, &self->cfg, &self->config_serial);
     simbus__envelope__free_unpacked (env, NULL);
 }
 
@@ -418,18 +419,22 @@ grs_service_actor (zsock_t *pipe, void *args)
         { NULL, self->fd, ZMQ_POLLIN, 0 },
     };
     while (!self->terminated) {
-        if (zmq_poll (items, 5, 100) < 0 && zmq_errno () != EINTR)
+        /* everything here follows input: no timer */
+        if (zmq_poll (items, 5, -1) < 0 && zmq_errno () != EINTR)
             break;
         if ((items[0].revents & ZMQ_POLLIN) && sim_service_term_requested (pipe))
             self->terminated = true;
-        while (zsock_events (self->cmd) & ZMQ_POLLIN) {
-            zframe_t *reply = zframe_recv (self->cmd);   /* no reply channel: errors are only counted */
-            zframe_destroy (&reply);
-        }
-        while (zsock_events (self->world) & ZMQ_POLLIN)
-            s_handle_world (self);
-        while (zsock_events (self->frames) & ZMQ_POLLIN)
-            s_handle_frames (self);
+        if (items[1].revents & ZMQ_POLLIN)
+            while (zsock_events (self->cmd) & ZMQ_POLLIN) {
+                zframe_t *reply = zframe_recv (self->cmd);   /* no reply channel: errors are only counted */
+                zframe_destroy (&reply);
+            }
+        if (items[2].revents & ZMQ_POLLIN)
+            while (zsock_events (self->world) & ZMQ_POLLIN)
+                s_handle_world (self);
+        if (items[3].revents & ZMQ_POLLIN)
+            while (zsock_events (self->frames) & ZMQ_POLLIN)
+                s_handle_frames (self);
         s_flush_status (self);
         if (items[4].revents & ZMQ_POLLIN)
             s_handle_udp (self);

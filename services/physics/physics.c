@@ -23,7 +23,8 @@
 #include "sim_snapshot.h"
 #include "physics/core/phys_world.h"
 
-#define PHYS_CLOCK_PERIOD_US     100000     /* Clock heartbeat */
+#define PHYS_CLOCK_PERIOD_US     100000     /* Clock heartbeat (to ZeroMQ subscribers of it) */
+#define PHYS_STATUS_PERIOD_US    1000000    /* status line */
 #define PHYS_SNAPSHOT_PERIOD_US  1000000    /* snapshot heartbeat */
 #define PHYS_CONFIG_PERIOD_US    1000000    /* configuration re-publish */
 #define PHYS_SYNC_HOLD_US        1000000    /* protocol.md §8.4 */
@@ -54,8 +55,8 @@ typedef struct {
     int64_t lane_retry_us;          /* vision's lane timed out: no waiting until then */
     bool lane_hold;                 /* collect what goes to vision (s_publish_lane) */
     /* XPUB subscriptions seen: "" or the topic itself (see s_handle_subscription) */
-    bool zmq_sub_all, zmq_sub_snapshots, zmq_sub_step_done;
-    bool zmq_wants_snapshots, zmq_wants_step_done;
+    bool zmq_sub_all, zmq_sub_snapshots, zmq_sub_step_done, zmq_sub_clock;
+    bool zmq_wants_snapshots, zmq_wants_step_done, zmq_wants_clock;
 
     /* checkpoints: empty path = off (single process: nothing to restart) */
     char checkpoint_path[SIM_STRING_MAX];
@@ -492,8 +493,11 @@ s_handle_subscription (phys_service_t *self)
             self->zmq_sub_snapshots = on;
         else if (len == strlen (SIM_TOPIC_STEP_DONE) && memcmp (topic, SIM_TOPIC_STEP_DONE, len) == 0)
             self->zmq_sub_step_done = on;
+        else if (len == strlen (SIM_TOPIC_CLOCK) && memcmp (topic, SIM_TOPIC_CLOCK, len) == 0)
+            self->zmq_sub_clock = on;
         self->zmq_wants_snapshots = self->zmq_sub_all || self->zmq_sub_snapshots;
         self->zmq_wants_step_done = self->zmq_sub_all || self->zmq_sub_step_done;
+        self->zmq_wants_clock = self->zmq_sub_all || self->zmq_sub_clock;
     }
     zframe_destroy (&frame);
 }
@@ -509,7 +513,7 @@ static void
 s_status (phys_service_t *self, int64_t now)
 {
     int64_t wall = now - self->status_wall_us;
-    if (wall < 1000000)
+    if (wall < PHYS_STATUS_PERIOD_US)
         return;
     uint64_t t = phys_world_time_ns (self->world);
     double rtf = (double) (t - self->status_sim_ns) / 1e3 / (double) wall;
@@ -523,34 +527,56 @@ s_status (phys_service_t *self, int64_t now)
     self->status_cost_us = 0;
 }
 
+static int64_t
+s_min (int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* When s_periodic next has something to do (wall clock, us). */
+static int64_t
+s_next_duty_us (phys_service_t *self, int64_t now)
+{
+    int64_t next = s_min (self->next_config_us, self->next_snapshot_us);
+    next = s_min (next, self->status_wall_us + PHYS_STATUS_PERIOD_US);
+    if (*self->checkpoint_path)
+        next = s_min (next, self->next_checkpoint_us);
+    /* the clock heartbeat only while a ZeroMQ subscriber wants it */
+    if (self->zmq_wants_clock)
+        next = s_min (next, self->next_clock_us);
+    if (self->pub_stalled)
+        next = s_min (next, self->pub_retry_us);
+    /* a free-running clock held by sync requests resumes on its own */
+    if (self->cfg.run.mode != SIM_MODE_SYNC && now - self->last_sync_us <= PHYS_SYNC_HOLD_US)
+        next = s_min (next, self->last_sync_us + PHYS_SYNC_HOLD_US + 1);
+    return next;
+}
+
 static int
 s_timeout_ms (phys_service_t *self, int64_t now)
 {
     if (self->config_due)
         return 0;
-    int64_t deadline = self->next_clock_us;
-    if (!s_running (self, now))
-        return (int) ((deadline - now) / 1000 > 100 ? 100 : deadline > now ? (deadline - now + 999) / 1000 : 0);
-    if (self->cfg.run.mode == SIM_MODE_FAST)
-        return 0;
-    /* realtime: wake when the sim clock reaches the next instant that
-       anyone can observe, a release of a vision packet (captures on the way
-       are snapshot at their own sim times in the same turn, and published
-       together with the release: one wake-up of physics and of vision per
-       packet, not two), or for the clock heartbeat; commands wake the
-       poller themselves. Every needless wake-up costs CPU that a lab
-       machine's teams want (<= 0.02 cores). */
-    uint64_t t = phys_world_time_ns (self->world);
-    uint64_t due = sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (&self->cfg));
-    double sim_needed = due > t ? (double) (due - t) / 1e9 - self->acc : 0;
-    double wall_ms = sim_needed > 0 ? sim_needed / self->cfg.run.speed * 1000.0 : 0;
-    double heartbeat_ms = deadline > now ? (double) (deadline - now) / 1000.0 : 0;
-    if (wall_ms > heartbeat_ms)
-        wall_ms = heartbeat_ms;
-    /* round up: truncating 0.9 ms to 0 would spin on the poller until the
-       instant comes; waking up to 1 ms late only runs one more substep in
-       the same turn (the snapshot still carries the exact sim time) */
-    return (int) ceil (wall_ms);
+    int64_t until = s_next_duty_us (self, now);
+    if (s_running (self, now)) {
+        if (self->cfg.run.mode == SIM_MODE_FAST)
+            return 0;
+        /* realtime: wake when the sim clock reaches the next instant that
+           anyone can observe, a release of a vision packet (captures on
+           the way are snapshot at their own sim times in the same turn, and
+           published together with the release: one wake-up of physics and
+           of vision per packet, not two); commands wake the poller
+           themselves. Every needless wake-up costs CPU that a lab
+           machine's teams want (<= 0.02 cores). The timeout rounds up to
+           whole ms: waking up to 1 ms late only runs one more substep in
+           the same turn (the snapshot still carries the exact sim time). */
+        uint64_t t = phys_world_time_ns (self->world);
+        uint64_t due = sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (&self->cfg));
+        double sim_needed = due > t ? (double) (due - t) / 1e9 - self->acc : 0;
+        if (sim_needed < 1e3)
+            until = s_min (until, now + (int64_t) ceil (fmax (sim_needed, 0) / self->cfg.run.speed * 1e6));
+    }
+    return sim_service_timeout_ms (now, until);
 }
 
 static void

@@ -417,10 +417,10 @@ vis_service_actor (zsock_t *pipe, void *args)
     while (!self->terminated) {
         int64_t now = zclock_usecs ();
         s_hello (self, now);
-        int64_t wake = self->lane && !self->have_config ? self->next_hello_us : now + 1000000;
+        int64_t wake = self->lane && !self->have_config ? self->next_hello_us : INT64_MAX;
         if (self->step.count > 0 && self->flush_due_us < wake)
             wake = self->flush_due_us;
-        int timeout = wake > now ? (int) ((wake - now + 999) / 1000) : 0;
+        int timeout = sim_service_timeout_ms (now, wake);
         if (self->lane && sim_lane_buffered (self->lane))
             timeout = 0;        /* the turn's bound left records behind */
         if (zmq_poll (items, 2, timeout) < 0 && zmq_errno () != EINTR)
