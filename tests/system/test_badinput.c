@@ -7,7 +7,11 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -287,5 +291,61 @@ Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
     for (int attempt = 0; attempt < 5 && !again; attempt++)
         again = sim_test_call (f.fd, f.proc.control_port, &empty.base, buf, sizeof buf, 1000) >= 0;
     cr_expect (again, "the control port stopped answering after the flood");
+    s_stop (&f);
+}
+
+/* ---- the lanes between the services (common/sim_lane.h) ----------------- */
+
+/* Anything on the host that may write to the runtime directory can send to
+   a lane: garbage there is dropped, and everyone keeps being served. */
+Test (badinput, garbage_on_the_lanes_is_dropped, .timeout = 60)
+{
+    fixture_t f;
+    s_start (&f);
+    sim_view_t v;
+    cr_assert_gt (sim_test_look (f.fd, f.proc.control_port, 0.05, &v), 0, "no frames before");
+    int sock = socket (AF_UNIX, SOCK_DGRAM, 0);
+    cr_assert_geq (sock, 0);
+    static uint8_t junk[65536];
+    srand (7);
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (uint8_t) rand ();
+    /* record headers that lie: a topic of 200 bytes; an envelope longer
+       than the datagram; a whole header before random bytes */
+    const uint8_t long_topic[] = { 200, 'S', 0, 0, 0, 0 };
+    const uint8_t long_env[] = { 1, 'S', 0xff, 0xff, 0, 0, 1, 2 };
+    uint8_t random_env[64] = { 1, 'Q', 58, 0, 0, 0 };
+    memcpy (random_env + 6, junk, sizeof random_env - 6);
+    const struct {
+        const void *data;
+        size_t len;
+    } bad[] = {
+        { junk, 0 }, { junk, 1 }, { long_topic, sizeof long_topic }, { long_env, sizeof long_env },
+        { random_env, sizeof random_env }, { junk, 200 }, { junk, sizeof junk - 1024 },
+    };
+    const char *lanes[] = { "physics", "vision", "gateway" };
+    pid_t pids[3];
+    for (size_t l = 0; l < 3; l++)
+        cr_assert_gt (pids[l] = sim_proc_service_pid (&f.proc, lanes[l]), 0);
+    for (size_t l = 0; l < 3; l++) {
+        struct sockaddr_un to = { .sun_family = AF_UNIX };
+        char path[400];
+        snprintf (path, sizeof path, "%s/ssl-sim/%s.lane", f.proc.dir, lanes[l]);
+        cr_assert_lt (strlen (path), sizeof to.sun_path);
+        memcpy (to.sun_path, path, strlen (path) + 1);
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+            cr_expect_eq (sendto (sock, bad[i].data, bad[i].len, 0, (struct sockaddr *) &to, sizeof to),
+                          (ssize_t) bad[i].len, "%s lane refused datagram %zu", lanes[l], i);
+    }
+    close (sock);
+    /* commands, steps and frames as before */
+    uint8_t buf[65536];
+    SimulatorCommand empty = SIMULATOR_COMMAND__INIT;
+    cr_expect_geq (sim_test_call (f.fd, f.proc.control_port, &empty.base, buf, sizeof buf, 3000), 0);
+    for (int i = 0; i < 5; i++)
+        cr_expect_gt (sim_test_look (f.fd, f.proc.blue_port, 0.05, &v), 0, "no frames after (step %d)", i);
+    /* by the same processes: none crashed and was restarted */
+    for (size_t l = 0; l < 3; l++)
+        cr_expect_eq (sim_proc_service_pid (&f.proc, lanes[l]), pids[l], "%s was restarted", lanes[l]);
     s_stop (&f);
 }

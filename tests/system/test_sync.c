@@ -243,10 +243,10 @@ s_fnv (uint64_t h, const uint8_t *p, size_t n)
 
 /* One scripted session; per-step hashes of the raw answers in out[]. */
 static void
-s_session (const char *const *args, uint64_t *out, int steps)
+s_session (const char *const *args, const char *extra_ini, uint64_t *out, int steps)
 {
     fixture_t f;
-    s_start (&f, args, NULL);
+    s_start (&f, args, extra_ini);
     s_warm_up (&f, 1.5);
     RobotControl rc;
     RobotCommand cmds[11];
@@ -280,15 +280,18 @@ s_session (const char *const *args, uint64_t *out, int steps)
 Test (sync, same_seed_same_bytes_in_every_layout, .timeout = 120)
 {
     enum { STEPS = 250 };
-    static uint64_t a[STEPS], b[STEPS], c[STEPS];
+    static uint64_t a[STEPS], b[STEPS], c[STEPS], d[STEPS];
     const char *four[] = { "--mode", "sync", "--seed", "4242", NULL };
     const char *one[] = { "--single-process", "--mode", "sync", "--seed", "4242", NULL };
-    s_session (four, a, STEPS);
-    s_session (four, b, STEPS);
-    s_session (one, c, STEPS);
+    s_session (four, NULL, a, STEPS);
+    s_session (four, NULL, b, STEPS);
+    s_session (one, NULL, c, STEPS);
+    /* the same over ZeroMQ alone, as services on several hosts talk */
+    s_session (four, "[bus]\nlanes = false\n", d, STEPS);
     for (int i = 0; i < STEPS; i++) {
         cr_assert_eq (a[i], b[i], "two four-process runs differ from step %d", i);
         cr_assert_eq (a[i], c[i], "single-process and four-process runs differ from step %d", i);
+        cr_assert_eq (a[i], d[i], "runs with and without lanes differ from step %d", i);
     }
 }
 
