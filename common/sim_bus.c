@@ -67,6 +67,59 @@ sim_bus_resolve (sim_config_t *cfg, const char *inproc_prefix)
     return 0;
 }
 
+bool
+sim_bus_subs_update (sim_bus_subs_t *self, const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return false;
+    bool on = data[0] == 1;
+    const char *prefix = (const char *) data + 1;
+    size_t len = size - 1;
+    if (len > sizeof self->prefix[0])
+        len = 0;        /* too long to keep: treat as "everything" */
+    int found = -1;
+    for (int i = 0; i < self->count && found < 0; i++)
+        if (self->len[i] == len && memcmp (self->prefix[i], prefix, len) == 0)
+            found = i;
+    if (on && found < 0) {
+        if (self->count < SIM_BUS_SUBS_MAX) {
+            self->len[self->count] = len;
+            memcpy (self->prefix[self->count], prefix, len);
+            self->count++;
+        } else
+            self->len[SIM_BUS_SUBS_MAX - 1] = 0;    /* full: the last one matches everything */
+    } else if (!on && found >= 0 && size - 1 == len) {
+        self->count--;
+        self->len[found] = self->len[self->count];
+        memcpy (self->prefix[found], self->prefix[self->count], sizeof self->prefix[0]);
+    }
+    return on;
+}
+
+bool
+sim_bus_subs_read (sim_bus_subs_t *self, zsock_t *xpub)
+{
+    bool joined = false;
+    while (zsock_events (xpub) & ZMQ_POLLIN) {
+        zframe_t *frame = zframe_recv (xpub);
+        if (!frame)
+            break;
+        joined |= sim_bus_subs_update (self, zframe_data (frame), zframe_size (frame));
+        zframe_destroy (&frame);
+    }
+    return joined;
+}
+
+bool
+sim_bus_subs_want (const sim_bus_subs_t *self, const char *topic)
+{
+    size_t n = strlen (topic);
+    for (int i = 0; i < self->count; i++)
+        if (self->len[i] <= n && memcmp (self->prefix[i], topic, self->len[i]) == 0)
+            return true;
+    return false;
+}
+
 static zframe_t *
 s_pack (Simbus__Envelope *env)
 {

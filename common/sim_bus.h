@@ -42,6 +42,30 @@ int sim_bus_runtime_dir (const sim_config_t *cfg, char *buf, size_t len);
    Returns 0, or -1 when the runtime directory cannot be made. */
 int sim_bus_resolve (sim_config_t *cfg, const char *inproc_prefix);
 
+/* The subscriptions an XPUB socket delivered, as a set of topic prefixes,
+   so a publisher packs a message only when somebody will receive it. An
+   unsubscription comes only when a prefix's last subscriber leaves (also
+   when it disconnects), so the set is exact. */
+#define SIM_BUS_SUBS_MAX 16
+typedef struct {
+    int count;
+    size_t len[SIM_BUS_SUBS_MAX];
+    char prefix[SIM_BUS_SUBS_MAX][8];
+} sim_bus_subs_t;
+
+/* Apply one subscription message (first byte 1 = subscribe, 0 = leave,
+   then the prefix). Returns true for a subscription. Longer prefixes than
+   8 bytes, or more than SIM_BUS_SUBS_MAX of them, count as "everything":
+   never wrong, at worst a message packed for nobody. */
+bool sim_bus_subs_update (sim_bus_subs_t *self, const uint8_t *data, size_t size);
+
+/* Read every subscription message waiting on `xpub` into *self; returns
+   true when one was a subscription (a joiner). */
+bool sim_bus_subs_read (sim_bus_subs_t *self, zsock_t *xpub);
+
+/* True when a subscriber's prefix matches `topic`. */
+bool sim_bus_subs_want (const sim_bus_subs_t *self, const char *topic);
+
 /* Pack `env` (version set here) and send it: on PUB/XPUB sockets behind a
    topic frame (topic != NULL), else alone. Returns 0 or -1. */
 int sim_bus_send (zsock_t *sock, const char *topic, Simbus__Envelope *env);

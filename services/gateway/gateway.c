@@ -736,17 +736,23 @@ gw_service_actor (zsock_t *pipe, void *args)
     if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
     /* ZeroMQ sockets, the three UDP ports and the lane in one poll */
+    /* the UDP ports, then what the bus needs: with lanes the world and
+       frames sockets carry nothing for us (each polled ZeroMQ socket costs
+       system calls per wake-up) */
     zmq_pollitem_t all[8] = {
-        { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->cmd), 0, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->world), 0, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->frames), 0, ZMQ_POLLIN, 0 },
         { NULL, self->fds[0], ZMQ_POLLIN, 0 },
         { NULL, self->fds[1], ZMQ_POLLIN, 0 },
         { NULL, self->fds[2], ZMQ_POLLIN, 0 },
-        { NULL, self->lane ? sim_lane_fd (self->lane) : -1, ZMQ_POLLIN, 0 },
+        { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
+        { zsock_resolve (self->cmd), 0, ZMQ_POLLIN, 0 },
     };
-    int count = self->lane ? 8 : 7;
+    int count = 5, i_lane = -1, i_world = -1, i_frames = -1;
+    if (self->lane)
+        all[i_lane = count++] = (zmq_pollitem_t) { NULL, sim_lane_fd (self->lane), ZMQ_POLLIN, 0 };
+    else {
+        all[i_world = count++] = (zmq_pollitem_t) { zsock_resolve (self->world), 0, ZMQ_POLLIN, 0 };
+        all[i_frames = count++] = (zmq_pollitem_t) { zsock_resolve (self->frames), 0, ZMQ_POLLIN, 0 };
+    }
     int64_t next_deadline = INT64_MAX;
     while (!self->terminated) {
         /* wake for the next deadline; while requests wait for room in
@@ -763,25 +769,25 @@ gw_service_actor (zsock_t *pipe, void *args)
         int timeout = self->backlog_len > 0 ? 1 : sim_service_timeout_ms (now, until);
         if (zmq_poll (all, count, timeout) < 0 && zmq_errno () != EINTR)
             break;
-        if ((all[0].revents & ZMQ_POLLIN) && sim_service_term_requested (pipe))
+        if ((all[3].revents & ZMQ_POLLIN) && sim_service_term_requested (pipe))
             self->terminated = true;
         /* world first: the newest configuration (loss, substep) applies */
-        if (all[2].revents & ZMQ_POLLIN)
+        if (i_world >= 0 && (all[i_world].revents & ZMQ_POLLIN))
             while (zsock_events (self->world) & ZMQ_POLLIN)
                 s_handle_world (self);
-        if (all[3].revents & ZMQ_POLLIN)
+        if (i_frames >= 0 && (all[i_frames].revents & ZMQ_POLLIN))
             while (zsock_events (self->frames) & ZMQ_POLLIN)
                 s_handle_frames (self);
-        if (all[1].revents & ZMQ_POLLIN)
+        if (all[4].revents & ZMQ_POLLIN)
             while (zsock_events (self->cmd) & ZMQ_POLLIN)
                 s_handle_cmd (self);
-        if (self->lane) {
-            if (all[7].revents & ZMQ_POLLIN)
+        if (i_lane >= 0) {
+            if (all[i_lane].revents & ZMQ_POLLIN)
                 s_handle_lane (self);
             s_flush_backlog (self);
         }
         for (int i = 0; i < 3; i++) {
-            if (!(all[4 + i].revents & ZMQ_POLLIN))
+            if (!(all[i].revents & ZMQ_POLLIN))
                 continue;
             /* bounded, so one busy port cannot starve the others */
             for (int k = 0; k < GW_BURST; k++) {

@@ -54,9 +54,7 @@ typedef struct {
     uint64_t pub_dropped;
     int64_t lane_retry_us;          /* vision's lane timed out: no waiting until then */
     bool lane_hold;                 /* collect what goes to vision (s_publish_lane) */
-    /* XPUB subscriptions seen: "" or the topic itself (see s_handle_subscription) */
-    bool zmq_sub_all, zmq_sub_snapshots, zmq_sub_step_done, zmq_sub_clock;
-    bool zmq_wants_snapshots, zmq_wants_step_done, zmq_wants_clock;
+    sim_bus_subs_t subs;            /* who subscribes on the world XPUB */
 
     /* checkpoints: empty path = off (single process: nothing to restart) */
     char checkpoint_path[SIM_STRING_MAX];
@@ -166,7 +164,7 @@ s_publish (phys_service_t *self, const char *topic, Simbus__Envelope *env)
        never overtakes the configuration its request changed */
     if (self->lane && config)
         sim_lane_send (self->lane, SIM_LANE_GATEWAY, topic, env, PHYS_PUB_TIMEOUT_MS);
-    if (!snapshot || self->zmq_wants_snapshots)
+    if (!snapshot || sim_bus_subs_want (&self->subs, SIM_TOPIC_SNAPSHOT))
         s_publish_zmq (self, topic, env);
 }
 
@@ -342,7 +340,7 @@ s_step_done (phys_service_t *self, uint64_t step_id, Simbus__Reply *reply)
     Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
     env.body_case = SIMBUS__ENVELOPE__BODY_STEP_DONE;
     env.step_done = &done;
-    if (self->zmq_wants_step_done)
+    if (sim_bus_subs_want (&self->subs, SIM_TOPIC_STEP_DONE))
         s_publish_zmq (self, SIM_TOPIC_STEP_DONE, &env);
     if (!self->lane)
         return false;
@@ -472,34 +470,10 @@ s_request_waiting (phys_service_t *self)
 /* XPUB delivers subscriptions: a (re)joining subscriber gets the
    configuration at once instead of waiting for the next periodic one. */
 static void
-s_handle_subscription (phys_service_t *self)
+s_handle_subscriptions (phys_service_t *self)
 {
-    zframe_t *frame = zframe_recv (self->pub);
-    if (!frame)
-        return;
-    size_t size = zframe_size (frame);
-    const uint8_t *data = zframe_data (frame);
-    if (size >= 1) {
-        bool on = data[0] == 1;
-        if (on)
-            self->config_due = true;
-        /* an unsubscription comes only when the topic's last subscriber
-           leaves (XPUB, not "verboser"), so a flag per topic is exact */
-        const char *topic = (const char *) data + 1;
-        size_t len = size - 1;
-        if (len == 0)
-            self->zmq_sub_all = on;
-        else if (len == strlen (SIM_TOPIC_SNAPSHOT) && memcmp (topic, SIM_TOPIC_SNAPSHOT, len) == 0)
-            self->zmq_sub_snapshots = on;
-        else if (len == strlen (SIM_TOPIC_STEP_DONE) && memcmp (topic, SIM_TOPIC_STEP_DONE, len) == 0)
-            self->zmq_sub_step_done = on;
-        else if (len == strlen (SIM_TOPIC_CLOCK) && memcmp (topic, SIM_TOPIC_CLOCK, len) == 0)
-            self->zmq_sub_clock = on;
-        self->zmq_wants_snapshots = self->zmq_sub_all || self->zmq_sub_snapshots;
-        self->zmq_wants_step_done = self->zmq_sub_all || self->zmq_sub_step_done;
-        self->zmq_wants_clock = self->zmq_sub_all || self->zmq_sub_clock;
-    }
-    zframe_destroy (&frame);
+    if (sim_bus_subs_read (&self->subs, self->pub))
+        self->config_due = true;
 }
 
 static void
@@ -542,7 +516,7 @@ s_next_duty_us (phys_service_t *self, int64_t now)
     if (*self->checkpoint_path)
         next = s_min (next, self->next_checkpoint_us);
     /* the clock heartbeat only while a ZeroMQ subscriber wants it */
-    if (self->zmq_wants_clock)
+    if (sim_bus_subs_want (&self->subs, SIM_TOPIC_CLOCK))
         next = s_min (next, self->next_clock_us);
     if (self->pub_stalled)
         next = s_min (next, self->pub_retry_us);
@@ -823,8 +797,7 @@ phys_service_actor (zsock_t *pipe, void *args)
             while (zsock_events (self->pipe) & ZMQ_POLLIN && !self->terminated)
                 s_handle_pipe (self);
         if (items[2].revents & ZMQ_POLLIN)
-            while (zsock_events (self->pub) & ZMQ_POLLIN)
-                s_handle_subscription (self);
+            s_handle_subscriptions (self);
         if (items[1].revents & ZMQ_POLLIN)
             while (zsock_events (self->cmd) & ZMQ_POLLIN)
                 s_handle_cmd (self);

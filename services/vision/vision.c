@@ -51,6 +51,7 @@ typedef struct {
     sim_lane_t *lane;               /* NULL: the world comes over ZeroMQ */
     vis_step_t step;                /* with a lane */
     int64_t flush_due_us;           /* the kept packets' UDP sends are due */
+    sim_bus_subs_t subs;            /* who subscribes on `frames` */
     int64_t next_hello_us;
     int udp;
     struct sockaddr_in dest, truth_dest;
@@ -145,6 +146,17 @@ s_send_packet (vis_service_t *self, const uint8_t *buf, size_t len)
         self->send_failures++;
     else
         self->sent++;
+}
+
+/* On `frames` (an XPUB), packed only when a subscriber wants the topic:
+   with lanes the gateway takes its frames from its lane, and
+   legacy-grsim subscribes only once a grSim client appeared. */
+static void
+s_publish_frames (vis_service_t *self, const char *topic, Simbus__Envelope *env)
+{
+    sim_bus_subs_read (&self->subs, self->frames);
+    if (sim_bus_subs_want (&self->subs, topic))
+        sim_bus_send (self->frames, topic, env);
 }
 
 /* Send the oldest kept packet by UDP and forget it. */
@@ -257,7 +269,7 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
     Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
     env.body_case = SIMBUS__ENVELOPE__BODY_FRAMES;
     env.frames = &frames;
-    sim_bus_send (self->frames, msg->has_step_id ? SIM_TOPIC_STEP_FRAMES : SIM_TOPIC_FRAMES, &env);
+    s_publish_frames (self, msg->has_step_id ? SIM_TOPIC_STEP_FRAMES : SIM_TOPIC_FRAMES, &env);
 }
 
 static void
@@ -269,7 +281,7 @@ s_on_step_done (vis_service_t *self, const Simbus__StepDone *msg)
     Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
     env.body_case = SIMBUS__ENVELOPE__BODY_FRAMES_DONE;
     env.frames_done = &done;
-    sim_bus_send (self->frames, SIM_TOPIC_FRAMES_DONE, &env);
+    s_publish_frames (self, SIM_TOPIC_FRAMES_DONE, &env);
     if (!self->lane)
         return;
     /* the gateway's whole answer in one message: the step's packets and
@@ -365,7 +377,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->own = self->cfg = *cfg;
     self->udp = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
     self->packets = malloc ((size_t) VIS_MAX_RELEASED * VIS_PACKET_MAX);
-    self->frames = zsock_new (ZMQ_PUB);
+    self->frames = zsock_new (ZMQ_XPUB);
     self->world = zsock_new (ZMQ_SUB);
     if (self->udp < 0 || !self->packets || !self->frames || !self->world) {
         sim_error ("cannot create the vision sockets");

@@ -1,5 +1,6 @@
-/*  test_bus.c - common/sim_bus.c: endpoint resolution and the envelope
-    codec every service shares (version check, topics, ROUTER replies). */
+/*  test_bus.c - common/sim_bus.c: endpoint resolution, the envelope codec
+    every service shares (version check, topics, ROUTER replies), and the
+    XPUB subscription set publishers consult before packing. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,4 +135,71 @@ Test (bus, router_replies_reach_the_requesting_dealer)
     zsock_destroy (&a);
     zsock_destroy (&b);
     zsock_destroy (&router);
+}
+
+/* ---- who subscribes (sim_bus_subs_t) ------------------------------------ */
+
+static void
+s_sub (sim_bus_subs_t *subs, bool on, const char *prefix)
+{
+    uint8_t msg[32] = { on ? 1 : 0 };
+    size_t n = strlen (prefix);
+    memcpy (msg + 1, prefix, n);
+    sim_bus_subs_update (subs, msg, n + 1);
+}
+
+Test (bus, subscriptions_are_tracked_by_prefix)
+{
+    sim_bus_subs_t subs = { 0 };
+    cr_expect (!sim_bus_subs_want (&subs, SIM_TOPIC_SNAPSHOT), "nobody yet");
+    s_sub (&subs, true, "F");
+    cr_expect (sim_bus_subs_want (&subs, SIM_TOPIC_FRAMES));
+    cr_expect (sim_bus_subs_want (&subs, SIM_TOPIC_STEP_FRAMES), "F is a prefix of FS");
+    cr_expect (!sim_bus_subs_want (&subs, SIM_TOPIC_FRAMES_DONE));
+    s_sub (&subs, true, "F");       /* a verbose XPUB repeats it */
+    s_sub (&subs, false, "F");      /* the last subscriber of F left */
+    cr_expect (!sim_bus_subs_want (&subs, SIM_TOPIC_STEP_FRAMES));
+    s_sub (&subs, true, "");
+    cr_expect (sim_bus_subs_want (&subs, SIM_TOPIC_CLOCK), "an empty prefix wants everything");
+    s_sub (&subs, false, "");
+    cr_expect (!sim_bus_subs_want (&subs, SIM_TOPIC_CLOCK));
+    /* garbage and overflow never lose a subscriber: at worst too many */
+    sim_bus_subs_update (&subs, NULL, 0);
+    s_sub (&subs, true, "a-prefix-longer-than-eight");
+    cr_expect (sim_bus_subs_want (&subs, SIM_TOPIC_SNAPSHOT), "an unkeepable prefix counts as everything");
+    sim_bus_subs_t full = { 0 };
+    for (int i = 0; i < SIM_BUS_SUBS_MAX + 4; i++) {
+        char p[4] = { 'x', (char) ('a' + i), 0, 0 };
+        s_sub (&full, true, p);
+    }
+    cr_expect (sim_bus_subs_want (&full, SIM_TOPIC_SNAPSHOT), "a full set counts as everything");
+}
+
+Test (bus, an_xpub_reports_its_subscribers)
+{
+    zsock_t *pub = zsock_new_xpub ("inproc://subs-test");
+    zsock_t *sub = zsock_new_sub ("inproc://subs-test", SIM_TOPIC_CLOCK);
+    cr_assert (pub && sub);
+    sim_bus_subs_t subs = { 0 };
+    bool joined = false;
+    for (int i = 0; i < 100 && !joined; i++) {
+        zpoller_t *p = zpoller_new (pub, NULL);
+        zpoller_wait (p, 10);
+        zpoller_destroy (&p);
+        joined = sim_bus_subs_read (&subs, pub);
+    }
+    cr_expect (joined, "the subscription arrived");
+    cr_expect (sim_bus_subs_want (&subs, SIM_TOPIC_CLOCK));
+    cr_expect (!sim_bus_subs_want (&subs, SIM_TOPIC_SNAPSHOT));
+    zsock_destroy (&sub);
+    bool left = false;
+    for (int i = 0; i < 100 && !left; i++) {
+        zpoller_t *p = zpoller_new (pub, NULL);
+        zpoller_wait (p, 10);
+        zpoller_destroy (&p);
+        sim_bus_subs_read (&subs, pub);
+        left = !sim_bus_subs_want (&subs, SIM_TOPIC_CLOCK);
+    }
+    cr_expect (left, "a subscriber that went away is forgotten");
+    zsock_destroy (&pub);
 }
