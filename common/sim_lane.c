@@ -208,8 +208,8 @@ static int
 s_send_to (sim_lane_t *self, const sim_lane_peer_t *to, const void *data, size_t len, int wait_ms)
 {
     int flags = MSG_NOSIGNAL;
-    if (wait_ms < 0)
-        flags |= MSG_DONTWAIT;
+    if (wait_ms <= 0)
+        flags |= MSG_DONTWAIT;      /* an SO_SNDTIMEO of 0 would wait forever */
     else if (wait_ms != self->sndtimeo_ms) {
         /* a blocking AF_UNIX datagram send waits for room in the peer's
            queue, up to SO_SNDTIMEO */

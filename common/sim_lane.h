@@ -90,8 +90,8 @@ int sim_lane_queue (sim_lane_t *self, sim_lane_id_t to, const char *topic, Simbu
 int sim_lane_flush (sim_lane_t *self, int wait_ms);
 
 /* Send records (from sim_lane_pack) to service `to`, after any batch.
-   wait_ms < 0: never wait (a full peer queue fails with EAGAIN); otherwise
-   wait up to wait_ms for room.
+   wait_ms <= 0: never wait (a full peer queue fails with EAGAIN);
+   otherwise wait up to wait_ms for room.
    Returns 0, or -1 with errno: ECONNREFUSED or ENOENT when `to` is not
    running, EAGAIN when its queue stayed full. */
 int sim_lane_send_bytes (sim_lane_t *self, sim_lane_id_t to, const void *data, size_t len, int wait_ms);
