@@ -175,31 +175,29 @@ Test (bus, subscriptions_are_tracked_by_prefix)
     cr_expect (sim_bus_subs_want (&full, SIM_TOPIC_SNAPSHOT), "a full set counts as everything");
 }
 
+/* Read subscriptions from `pub` (at most 1 s) until `topic` is wanted or
+   not, as `wanted` says; returns whether that happened. */
+static bool
+s_await_want (zsock_t *pub, sim_bus_subs_t *subs, const char *topic, bool wanted)
+{
+    zpoller_t *poller = zpoller_new (pub, NULL);
+    for (int i = 0; i < 100 && sim_bus_subs_want (subs, topic) != wanted; i++) {
+        zpoller_wait (poller, 10);
+        sim_bus_subs_read (subs, pub);
+    }
+    zpoller_destroy (&poller);
+    return sim_bus_subs_want (subs, topic) == wanted;
+}
+
 Test (bus, an_xpub_reports_its_subscribers)
 {
     zsock_t *pub = zsock_new_xpub ("inproc://subs-test");
     zsock_t *sub = zsock_new_sub ("inproc://subs-test", SIM_TOPIC_CLOCK);
     cr_assert (pub && sub);
     sim_bus_subs_t subs = { 0 };
-    bool joined = false;
-    for (int i = 0; i < 100 && !joined; i++) {
-        zpoller_t *p = zpoller_new (pub, NULL);
-        zpoller_wait (p, 10);
-        zpoller_destroy (&p);
-        joined = sim_bus_subs_read (&subs, pub);
-    }
-    cr_expect (joined, "the subscription arrived");
-    cr_expect (sim_bus_subs_want (&subs, SIM_TOPIC_CLOCK));
+    cr_expect (s_await_want (pub, &subs, SIM_TOPIC_CLOCK, true), "the subscription arrived");
     cr_expect (!sim_bus_subs_want (&subs, SIM_TOPIC_SNAPSHOT));
     zsock_destroy (&sub);
-    bool left = false;
-    for (int i = 0; i < 100 && !left; i++) {
-        zpoller_t *p = zpoller_new (pub, NULL);
-        zpoller_wait (p, 10);
-        zpoller_destroy (&p);
-        sim_bus_subs_read (&subs, pub);
-        left = !sim_bus_subs_want (&subs, SIM_TOPIC_CLOCK);
-    }
-    cr_expect (left, "a subscriber that went away is forgotten");
+    cr_expect (s_await_want (pub, &subs, SIM_TOPIC_CLOCK, false), "a subscriber that went away is forgotten");
     zsock_destroy (&pub);
 }
