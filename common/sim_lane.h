@@ -118,8 +118,9 @@ size_t sim_lane_unread (const sim_lane_t *self);
 bool sim_lane_buffered (const sim_lane_t *self);
 
 /* Receive one record without waiting (the rest of the last datagram
-   first). Returns 0 when nothing is waiting; 1 when one was read: *env is its decoded envelope (NULL when malformed
-   or of another bus version, the first logged per *warned), the topic is
+   first). Returns 0 when nothing is waiting; 1 when one was read: *env is
+   its decoded envelope (NULL when malformed or of another bus version,
+   the first logged per *warned), the topic is
    copied into topic[cap] and, when `from` is not NULL, the sender's
    address into *from. Free *env with simbus__envelope__free_unpacked. */
 int sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap,

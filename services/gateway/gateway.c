@@ -320,7 +320,8 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
        hands it straight to us only when vision is not running). */
     int64_t step_us = (n > 0 ? n : 0) * GW_SUBSTEP_TTL_US;
     int64_t now = zclock_usecs ();
-    p->deadline_us = now + step_us + (self->lane ? (int64_t) (self->cfg.bus.sync_timeout * 1e6) : GW_PLAIN_TTL_US);
+    int64_t wait_us = self->lane ? (int64_t) (self->cfg.bus.sync_timeout * 1e6) : GW_PLAIN_TTL_US;
+    p->deadline_us = now + step_us + wait_us;
     p->give_up_us = now + step_us + GW_PLAIN_TTL_US;
     s_send_request (self, &req);
 }

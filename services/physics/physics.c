@@ -161,9 +161,10 @@ s_publish (phys_service_t *self, const char *topic, Simbus__Envelope *env)
     if (self->lane && (snapshot || config))
         s_publish_lane (self, topic, env);
     /* the gateway too reads the configuration on its lane, so a reply
-       never overtakes the configuration its request changed */
+       never overtakes the configuration its request changed; never waited
+       for (it comes again within a second) */
     if (self->lane && config)
-        sim_lane_send (self->lane, SIM_LANE_GATEWAY, topic, env, PHYS_PUB_TIMEOUT_MS);
+        sim_lane_send (self->lane, SIM_LANE_GATEWAY, topic, env, -1);
     if (!snapshot || sim_bus_subs_want (&self->subs, SIM_TOPIC_SNAPSHOT))
         s_publish_zmq (self, topic, env);
 }
