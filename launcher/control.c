@@ -156,6 +156,26 @@ s_proc_find (const sim_config_t *cfg, const char *name, ctl_proc_t *p)
         s_proc_sample (p);
 }
 
+int
+launch_running_elsewhere (const sim_config_t *cfg, const char *only, const char **name)
+{
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
+        if (only && strcmp (only, launch_services[i].name) != 0)
+            continue;
+        char path[SIM_STRING_MAX + 16];
+        int pid = 0;
+        char by[32];
+        if (s_pidfile_path (cfg, launch_services[i].name, path, sizeof path)
+            || s_pidfile_read (path, &pid, by, sizeof by) || pid == (int) getpid ())
+            continue;
+        if (s_is_service (pid, launch_services[i].name)) {
+            *name = launch_services[i].name;
+            return pid;
+        }
+    }
+    return 0;
+}
+
 /* What the bus shows during one window: physics's clock and snapshots,
    vision's released frames. */
 typedef struct {

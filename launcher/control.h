@@ -28,6 +28,12 @@ void launch_pidfile_remove (const char *path);
    (0 when every wanted service is running, 3 when none is, 1 otherwise). */
 int launch_status (const sim_config_t *cfg);
 
+/* The pid of another live service process in cfg's runtime directory,
+   of service `only` (NULL: any service), its name in *name; or 0. Two
+   simulators, or two copies of one service, sharing one directory would
+   take each other's sockets and lanes. */
+int launch_running_elsewhere (const sim_config_t *cfg, const char *only, const char **name);
+
 /* `ssl-sim restart NAME`: stop the service and wait up to 20 s for its
    supervisor to start a new one. Returns the exit code. */
 int launch_restart (const sim_config_t *cfg, const char *name);

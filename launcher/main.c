@@ -112,6 +112,12 @@ s_run_service (const char *name, int optc, char **optv)
     if (sim_bus_resolve (&args.cfg, NULL))
         return 1;
     sim_log_set_service (name);
+    const char *other = NULL;
+    int pid = launch_running_elsewhere (&args.cfg, name, &other);
+    if (pid) {
+        sim_error ("%s already runs with this runtime directory (pid %d)", name, pid);
+        return 1;
+    }
     zactor_t *actor = sim_service_start (service->actor, &args);
     if (!actor) {
         sim_error ("%s did not start", name);
@@ -192,9 +198,16 @@ s_run (int optc, char **optv)
                 code = 1;
             } else {
                 exe[len] = '\0';
-                /* children parse the same options; checking them here first
-                   gives one clear error instead of four */
-                code = launch_supervise (exe, n, opts, &cfg);
+                const char *other = NULL;
+                int pid = launch_running_elsewhere (&cfg, NULL, &other);
+                if (pid) {
+                    sim_error ("another simulator runs with this runtime directory (%s, pid %d): stop it, "
+                               "or start this one with --port-offset N", other, pid);
+                    code = 1;
+                } else
+                    /* children parse the same options; checking them here
+                       first gives one clear error instead of four */
+                    code = launch_supervise (exe, n, opts, &cfg);
             }
         }
     }

@@ -162,3 +162,31 @@ Test (launcher, systemd_units_verify, .timeout = 60)
     cr_expect_eq (out[0], '\0', "systemd-analyze verify warns:\n%s", out);
     sim_lab_sh ("rm -rf '%s'", dir);
 }
+
+/* A second simulator in the same runtime directory would take over the
+   first one's sockets and lanes: it refuses to start, and says what to do. */
+Test (launcher, a_second_run_in_the_same_directory_refuses, .timeout = 30)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char ini[128], ini2[128], log[128];
+    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    snprintf (ini2, sizeof ini2, "%s/t2.ini", dir);
+    snprintf (log, sizeof log, "%s/log.txt", dir);
+    s_write_ini (ini);
+    s_write_ini (ini2);     /* other ports: only the directory is shared */
+    const char *args[] = { "run", "--config", ini, "--localhost", NULL };
+    pid_t first = sim_lab_spawn (args, dir, log, NULL);
+    cr_assert_gt (first, 0);
+    int physics = sim_lab_wait_service (dir, 0, "physics", 5000);
+    cr_assert_gt (physics, 0, "the first simulator did not come up");
+    char out[4096];
+    int code = s_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' run --config '%s' --localhost --duration 1 2>&1",
+                          dir, sim_lab_exe (), ini2);
+    cr_expect_eq (code, 1, "exit %d:\n%s", code, out);
+    cr_expect (strstr (out, "--port-offset"), "%s", out);
+    cr_expect_eq (sim_lab_wait_service (dir, 0, "physics", 1000), physics, "the first physics was disturbed");
+    cr_expect_eq (kill (first, 0), 0, "the first simulator must keep running");
+    cr_expect_eq (sim_lab_stop (first), 0);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
