@@ -21,6 +21,7 @@
 #define SIM_LANE_MAX     (256 * 1024)
 #define SIM_LANE_SNDBUF  (2 * 1024 * 1024)
 #define SIM_LANE_TOPIC   8
+#define SIM_LANE_HELLO_US 1000000  /* see sim_lane_hello */
 
 static const char *const s_names[SIM_LANE_COUNT] = { "physics", "vision", "gateway" };
 
@@ -300,11 +301,16 @@ sim_lane_send (sim_lane_t *self, sim_lane_id_t to, const char *topic, Simbus__En
     return sim_lane_reply (self, &self->peers[to], topic, env, wait_ms);
 }
 
-void
-sim_lane_hello (sim_lane_t *self)
+int64_t
+sim_lane_hello (sim_lane_t *self, int64_t now, int64_t *next_us)
 {
-    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
-    sim_lane_send (self, SIM_LANE_PHYSICS, SIM_TOPIC_HELLO, &env, -1);
+    assert (self && next_us);
+    if (now >= *next_us) {
+        Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+        sim_lane_send (self, SIM_LANE_PHYSICS, SIM_TOPIC_HELLO, &env, -1);
+        *next_us = now + SIM_LANE_HELLO_US;
+    }
+    return *next_us;
 }
 
 size_t

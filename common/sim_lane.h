@@ -105,9 +105,12 @@ int sim_lane_send (sim_lane_t *self, sim_lane_id_t to, const char *topic, Simbus
 int sim_lane_reply (sim_lane_t *self, const sim_lane_peer_t *to, const char *topic,
                     Simbus__Envelope *env, int wait_ms);
 
-/* Ask physics for the configuration at once (a service that starts, or
-   has none yet); physics also re-publishes it every second. */
-void sim_lane_hello (sim_lane_t *self);
+/* For a service still without the configuration: ask physics for it at
+   once when *next_us (wall clock, us) has come, and set *next_us to the
+   next asking, a second later (physics also re-publishes it every second;
+   this only spares a starting service the wait). Returns *next_us, the
+   time to wake up for. */
+int64_t sim_lane_hello (sim_lane_t *self, int64_t now, int64_t *next_us);
 
 /* Bytes this lane sent that their receivers have not read yet (AF_UNIX
    datagrams stay charged to the sender until read). */

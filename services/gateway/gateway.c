@@ -41,7 +41,6 @@
 #define GW_WRAPPER_DETECTION       1
 #define GW_SYNC_RESPONSE_DETECTION 1
 #define GW_SYNC_RESPONSE_RCR       2
-#define GW_HELLO_US      1000000     /* lanes: ask physics for the configuration this often until it comes */
 #define GW_RECHECK_US    10000       /* lanes: look again whether physics read its requests */
 
 typedef enum { GW_REQ_COMMAND, GW_REQ_ROBOTS, GW_REQ_SYNC } gw_req_kind_t;
@@ -666,6 +665,31 @@ s_destroy (gw_service_t **self_p)
     *self_p = NULL;
 }
 
+/* Without lanes: the configuration and clock from physics, a sync step's
+   frames from vision. The sim time for the loss draws comes with every
+   reply; the clock heartbeat keeps it fresh while no request goes out
+   (with lanes not: an idle gateway then stays asleep, and loss only
+   applies to requests, whose replies carry the time). 0, or -1 (logged). */
+static int
+s_subscribe (gw_service_t *self, const sim_config_t *cfg)
+{
+    self->world = zsock_new (ZMQ_SUB);
+    self->frames = zsock_new (ZMQ_SUB);
+    if (!self->world || !self->frames)
+        return -1;
+    zsock_set_rcvhwm (self->frames, 100000);
+    zsock_set_subscribe (self->world, SIM_TOPIC_CLOCK);
+    zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
+    zsock_set_subscribe (self->frames, SIM_TOPIC_STEP_FRAMES);
+    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
+    if (zsock_connect (self->world, "%s", cfg->bus.world_connect) < 0
+        || zsock_connect (self->frames, "%s", cfg->bus.frames_connect) < 0) {
+        sim_error ("cannot connect %s / %s", cfg->bus.world_connect, cfg->bus.frames_connect);
+        return -1;
+    }
+    return 0;
+}
+
 static gw_service_t *
 s_new (zsock_t *pipe, const sim_config_t *cfg)
 {
@@ -679,35 +703,19 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->buf = malloc (SIM_UDP_MAX);
     self->pending = calloc (GW_PENDING_MAX, sizeof *self->pending);
     self->cmd = zsock_new (ZMQ_DEALER);
-    self->world = zsock_new (ZMQ_SUB);
-    self->frames = zsock_new (ZMQ_SUB);
-    if (!self->buf || !self->pending || !self->cmd || !self->world || !self->frames) {
+    if (!self->buf || !self->pending || !self->cmd) {
         s_destroy (&self);
         return NULL;
     }
     zsock_set_sndhwm (self->cmd, 100000);
-    zsock_set_rcvhwm (self->frames, 100000);
-    /* with lanes, the configuration and a sync step's frames come over
-       the gateway's lane only */
-    if (sim_lane_enabled (cfg)) {
-        if (!(self->lane = sim_lane_new (cfg, SIM_LANE_GATEWAY))) {
-            s_destroy (&self);
-            return NULL;
-        }
-    } else {
-        /* the sim time for the loss draws comes with every reply; the clock
-           heartbeat keeps it fresh while no request goes out (with lanes
-           not: an idle gateway then stays asleep, and loss only applies to
-           requests, whose replies carry the time) */
-        zsock_set_subscribe (self->world, SIM_TOPIC_CLOCK);
-        zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
-        zsock_set_subscribe (self->frames, SIM_TOPIC_STEP_FRAMES);
-        zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
+    if (zsock_connect (self->cmd, "%s", cfg->bus.cmd_connect) < 0) {
+        sim_error ("cannot connect %s", cfg->bus.cmd_connect);
+        s_destroy (&self);
+        return NULL;
     }
-    if (zsock_connect (self->cmd, "%s", cfg->bus.cmd_connect) < 0
-        || zsock_connect (self->world, "%s", cfg->bus.world_connect) < 0
-        || zsock_connect (self->frames, "%s", cfg->bus.frames_connect) < 0) {
-        sim_error ("cannot connect the bus endpoints");
+    /* with lanes, the configuration and a sync step's frames come over the
+       gateway's lane: no subscriptions at all */
+    if (sim_lane_enabled (cfg) ? !(self->lane = sim_lane_new (cfg, SIM_LANE_GATEWAY)) : s_subscribe (self, cfg)) {
         s_destroy (&self);
         return NULL;
     }
@@ -760,13 +768,12 @@ gw_service_actor (zsock_t *pipe, void *args)
            physics' lane, every millisecond to retry (a datagram socket
            cannot be polled for room in its peer's queue) */
         int64_t now = zclock_usecs ();
-        if (self->lane && !self->config_serial && now >= self->next_hello_us) {
-            sim_lane_hello (self->lane);
-            self->next_hello_us = now + GW_HELLO_US;
-        }
         int64_t until = next_deadline;
-        if (self->lane && !self->config_serial && self->next_hello_us < until)
-            until = self->next_hello_us;
+        if (self->lane && !self->config_serial) {
+            int64_t hello = sim_lane_hello (self->lane, now, &self->next_hello_us);
+            if (hello < until)
+                until = hello;
+        }
         int timeout = self->backlog_len > 0 ? 1 : sim_service_timeout_ms (now, until);
         if (zmq_poll (all, count, timeout) < 0 && zmq_errno () != EINTR)
             break;

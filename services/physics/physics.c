@@ -464,8 +464,10 @@ s_request_waiting (phys_service_t *self)
 {
     if (zsock_events (self->cmd) & ZMQ_POLLIN)
         return true;
-    struct pollfd p = { self->lane ? sim_lane_fd (self->lane) : -1, POLLIN, 0 };
-    return self->lane && poll (&p, 1, 0) == 1;
+    if (!self->lane)
+        return false;
+    struct pollfd p = { sim_lane_fd (self->lane), POLLIN, 0 };
+    return poll (&p, 1, 0) == 1;
 }
 
 /* XPUB delivers subscriptions: a (re)joining subscriber gets the

@@ -20,7 +20,6 @@
 #define VIS_PACKET_MAX   16384      /* one encoded capture, geometry included */
 #define VIS_WORLD_HWM    1000       /* world messages queued before physics waits */
 #define VIS_TURN_MAX     256        /* world messages handled per loop turn */
-#define VIS_HELLO_US     1000000    /* hello again while no configuration came */
 #define VIS_LANE_WAIT_MS 200        /* longest wait for room in the gateway's lane */
 #define VIS_STEP_FRAMES  256        /* packets of one sync step kept for the gateway (the newest) */
 #define VIS_STEP_BYTES   (192 * 1024) /* ... and at most this many bytes: a lane datagram */
@@ -338,16 +337,6 @@ s_handle_world (vis_service_t *self)
     }
 }
 
-/* Ask physics for the configuration (it also re-publishes it every
-   second): a (re)started vision starts at once. */
-static void
-s_hello (vis_service_t *self, int64_t now)
-{
-    if (!self->lane || self->have_config || now < self->next_hello_us)
-        return;
-    sim_lane_hello (self->lane);
-    self->next_hello_us = now + VIS_HELLO_US;
-}
 
 static void
 s_destroy (vis_service_t **self_p)
@@ -378,16 +367,12 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->udp = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
     self->packets = malloc ((size_t) VIS_MAX_RELEASED * VIS_PACKET_MAX);
     self->frames = zsock_new (ZMQ_XPUB);
-    self->world = zsock_new (ZMQ_SUB);
-    if (self->udp < 0 || !self->packets || !self->frames || !self->world) {
+    if (self->udp < 0 || !self->packets || !self->frames) {
         sim_error ("cannot create the vision sockets");
         s_destroy (&self);
         return NULL;
     }
     zsock_set_sndhwm (self->frames, 100000);
-    /* small: physics waits for us when we fall behind (fast mode), rather
-       than queueing snapshots here without bound */
-    zsock_set_rcvhwm (self->world, VIS_WORLD_HWM);
     if (zsock_bind (self->frames, "%s", cfg->bus.frames_bind) < 0) {
         sim_error ("cannot bind %s: %s", cfg->bus.frames_bind, zmq_strerror (zmq_errno ()));
         s_destroy (&self);
@@ -402,6 +387,14 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         }
         return self;
     }
+    self->world = zsock_new (ZMQ_SUB);
+    if (!self->world) {
+        s_destroy (&self);
+        return NULL;
+    }
+    /* small: physics waits for us when we fall behind (fast mode), rather
+       than queueing snapshots here without bound */
+    zsock_set_rcvhwm (self->world, VIS_WORLD_HWM);
     zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
     zsock_set_subscribe (self->world, SIM_TOPIC_SNAPSHOT);
     zsock_set_subscribe (self->world, SIM_TOPIC_STEP_DONE);
@@ -428,8 +421,9 @@ vis_service_actor (zsock_t *pipe, void *args)
     };
     while (!self->terminated) {
         int64_t now = zclock_usecs ();
-        s_hello (self, now);
-        int64_t wake = self->lane && !self->have_config ? self->next_hello_us : INT64_MAX;
+        /* a (re)started vision asks for the configuration, to start at once */
+        int64_t wake = self->lane && !self->have_config ? sim_lane_hello (self->lane, now, &self->next_hello_us)
+                                                        : INT64_MAX;
         if (self->step.count > 0 && self->flush_due_us < wake)
             wake = self->flush_due_us;
         int timeout = sim_service_timeout_ms (now, wake);
