@@ -369,9 +369,17 @@ main (int argc, char **argv)
         fclose (lf);
     }
     static pl_result_t res[PL_LAYOUTS][PL_MAX_RUNS];
-    const char *labels[PL_LAYOUTS] = { "fast, single process", "fast, four processes (ipc)",
-                                       "realtime, single process", "realtime, four processes (ipc)",
-                                       "realtime, four, vision only" };
+    /* the order the report below reads them in */
+    static const struct {
+        const char *label;
+        bool single, fast, commands;
+    } layouts[PL_LAYOUTS] = {
+        { "fast, single process", true, true, true },
+        { "fast, four processes (ipc)", false, true, true },
+        { "realtime, single process", true, false, true },
+        { "realtime, four processes (ipc)", false, false, true },
+        { "realtime, four, vision only", false, false, false },
+    };
     /* PIPELINE_ONLY=N runs layout N alone (0..4, the order below): for a
        profiler attached to one layout; no results file then */
     const char *only_env = getenv ("PIPELINE_ONLY");
@@ -381,11 +389,11 @@ main (int argc, char **argv)
             if (only >= 0 && c != only)
                 continue;
             /* interleaved, so a slow moment of the machine hits every layout */
-            if (s_run (c % 2 == 0 && c < 4, c < 2, c < 4, seconds, &res[c][k])) {
-                fprintf (stderr, "pipeline: run failed (%s)\n", labels[c]);
+            if (s_run (layouts[c].single, layouts[c].fast, layouts[c].commands, seconds, &res[c][k])) {
+                fprintf (stderr, "pipeline: run failed (%s)\n", layouts[c].label);
                 return 1;
             }
-            fprintf (stderr, "  run %d %-32s rtf %8.2f  first packet %.2f s\n", k + 1, labels[c],
+            fprintf (stderr, "  run %d %-32s rtf %8.2f  first packet %.2f s\n", k + 1, layouts[c].label,
                      res[c][k].rtf, res[c][k].first_packet_s);
         }
 
