@@ -23,6 +23,10 @@
    configurations are memcmp-equal, padding included. */
 void sim_config_defaults (sim_config_t *cfg);
 
+/* Copy every key local to a process (its host and process, not the
+   simulation) from own into cfg. */
+void sim_config_keep_local (sim_config_t *cfg, const sim_config_t *own);
+
 /* Apply an INI file on top of cfg. Returns 0 on success; -1 with a message
    "FILE:LINE: [section] key: what is wrong" in err (err may be NULL).
    Unknown sections and keys are warnings (sim_warn naming file, line and

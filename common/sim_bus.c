@@ -191,25 +191,3 @@ sim_bus_recv_sub (zsock_t *sub, char *topic, bool *warned)
     zmsg_destroy (&msg);
     return env;
 }
-
-int
-sim_bus_config_decode (const Simbus__Config *msg, const sim_config_t *own, sim_config_t *out,
-                       uint64_t *serial)
-{
-    if (*serial != 0 && msg->serial == *serial && msg->rig_generation == out->rig_generation)
-        return 1;
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    char err[256];
-    if (!msg->ini || sim_config_load_string (&cfg, msg->ini, "effective configuration", err, sizeof err)) {
-        sim_warn ("effective configuration rejected: %s", msg->ini ? err : "no text");
-        return -1;
-    }
-    cfg.rig_generation = msg->rig_generation;
-    cfg.bus = own->bus;
-    cfg.network = own->network;
-    memcpy (cfg.run.log_level, own->run.log_level, sizeof cfg.run.log_level);
-    *out = cfg;
-    *serial = msg->serial;
-    return 0;
-}

@@ -33,4 +33,23 @@ typedef struct {
     sim_robot_state_t robots[SIM_SNAPSHOT_MAX_ROBOTS];
 } sim_snapshot_t;
 
+/* Something physics saw happen in a substep (sim_bus.proto Event). The
+   kinds have the bus's numbers. team/id: the robot (kick, dribbler slip,
+   robot a of a collision) or, for a goal, the conceding team; -1 where not
+   used. */
+typedef enum {
+    SIM_EVENT_KICK = 1,
+    SIM_EVENT_GOAL,
+    SIM_EVENT_BALL_LEFT_FIELD,
+    SIM_EVENT_DRIBBLER_SLIP,
+    SIM_EVENT_ROBOT_COLLISION
+} sim_event_kind_t;
+
+typedef struct {
+    sim_event_kind_t kind;
+    uint64_t time_ns;               /* start of the substep that raised it */
+    int team, id, other_team, other_id;
+    double speed, elevation_deg;    /* kicks: m/s, degrees */
+} sim_event_t;
+
 #endif

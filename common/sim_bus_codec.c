@@ -1,0 +1,209 @@
+/*  sim_bus_codec.c - bodies of bus messages to and from plain structs. */
+#include "sim_bus_codec.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "sim_log.h"
+
+void
+sim_bus_wrap (Simbus__Envelope *env, Simbus__Envelope__BodyCase kind, void *body)
+{
+    simbus__envelope__init (env);
+    env->body_case = kind;
+    switch (kind) {
+    case SIMBUS__ENVELOPE__BODY_SNAPSHOT: env->snapshot = body; break;
+    case SIMBUS__ENVELOPE__BODY_EVENTS: env->events = body; break;
+    case SIMBUS__ENVELOPE__BODY_CONFIG: env->config = body; break;
+    case SIMBUS__ENVELOPE__BODY_CLOCK: env->clock = body; break;
+    case SIMBUS__ENVELOPE__BODY_STEP_DONE: env->step_done = body; break;
+    case SIMBUS__ENVELOPE__BODY_FRAMES: env->frames = body; break;
+    case SIMBUS__ENVELOPE__BODY_FRAMES_DONE: env->frames_done = body; break;
+    case SIMBUS__ENVELOPE__BODY_REQUEST: env->request = body; break;
+    case SIMBUS__ENVELOPE__BODY_REPLY: env->reply = body; break;
+    default: assert (body == NULL); env->body_case = SIMBUS__ENVELOPE__BODY__NOT_SET; break;
+    }
+}
+
+Simbus__Envelope *
+sim_bus_snapshot_encode (sim_bus_snapshot_msg_t *m, const sim_snapshot_t *snap, bool has_step,
+                         uint64_t step_id)
+{
+    const sim_ball_state_t *b = &snap->ball;
+    simbus__ball_state__init (&m->ball);
+    m->ball.x = b->x;
+    m->ball.y = b->y;
+    m->ball.z = b->z;
+    m->ball.vx = b->vx;
+    m->ball.vy = b->vy;
+    m->ball.vz = b->vz;
+    m->ball.spin_x = b->spin_x;
+    m->ball.spin_y = b->spin_y;
+    int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
+    for (int i = 0; i < n; i++) {
+        const sim_robot_state_t *r = &snap->robots[i];
+        Simbus__RobotState *o = &m->robots[i];
+        simbus__robot_state__init (o);
+        o->team = (uint32_t) r->team;
+        o->id = (uint32_t) r->id;
+        o->x = r->x;
+        o->y = r->y;
+        o->orientation = r->orientation;
+        o->vx = r->vx;
+        o->vy = r->vy;
+        o->omega = r->omega;
+        o->ball_contact = r->ball_contact;
+        o->radius = r->radius;
+        o->height = r->height;
+        m->ptrs[i] = o;
+    }
+    simbus__snapshot__init (&m->snapshot);
+    m->snapshot.time_ns = snap->time_ns;
+    m->snapshot.ball = &m->ball;
+    m->snapshot.n_robots = (size_t) (n > 0 ? n : 0);
+    m->snapshot.robots = m->ptrs;
+    m->snapshot.has_step_id = has_step;
+    m->snapshot.step_id = step_id;
+    sim_bus_wrap (&m->env, SIMBUS__ENVELOPE__BODY_SNAPSHOT, &m->snapshot);
+    return &m->env;
+}
+
+int
+sim_bus_snapshot_decode (const Simbus__Snapshot *msg, sim_snapshot_t *out)
+{
+    const Simbus__BallState *b = msg->ball;
+    if (!b)
+        return -1;
+    out->time_ns = msg->time_ns;
+    out->ball = (sim_ball_state_t) { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->spin_x, b->spin_y };
+    int n = 0;
+    for (size_t i = 0; i < msg->n_robots && n < SIM_SNAPSHOT_MAX_ROBOTS; i++) {
+        const Simbus__RobotState *r = msg->robots[i];
+        if (r->team > 1 || r->id > SIM_MAX_ROBOT_ID)
+            continue;
+        out->robots[n++] = (sim_robot_state_t) {
+            .team = r->team == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE,
+            .id = (int) r->id,
+            .x = r->x,
+            .y = r->y,
+            .orientation = r->orientation,
+            .vx = r->vx,
+            .vy = r->vy,
+            .omega = r->omega,
+            .ball_contact = r->ball_contact,
+            .radius = r->radius,
+            .height = r->height,
+        };
+    }
+    out->robot_count = n;
+    return 0;
+}
+
+Simbus__Envelope *
+sim_bus_events_encode (sim_bus_events_msg_t *m, const sim_event_t *events, int n)
+{
+    if (n <= 0)
+        return NULL;
+    if (n > SIM_BUS_EVENTS_MAX)
+        n = SIM_BUS_EVENTS_MAX;
+    for (int i = 0; i < n; i++) {
+        const sim_event_t *e = &events[i];
+        Simbus__Event *o = &m->items[i];
+        simbus__event__init (o);
+        o->kind = (Simbus__Event__Kind) e->kind;
+        o->time_ns = e->time_ns;
+        o->has_team = o->has_id = e->team >= 0;
+        o->team = (uint32_t) e->team;
+        o->id = (uint32_t) e->id;
+        o->has_other_team = o->has_other_id = e->other_team >= 0;
+        o->other_team = (uint32_t) e->other_team;
+        o->other_id = (uint32_t) e->other_id;
+        o->has_speed = o->has_elevation = e->kind == SIM_EVENT_KICK;
+        o->speed = e->speed;
+        o->elevation = e->elevation_deg;
+        m->ptrs[i] = o;
+    }
+    simbus__events__init (&m->events);
+    m->events.n_events = (size_t) n;
+    m->events.events = m->ptrs;
+    sim_bus_wrap (&m->env, SIMBUS__ENVELOPE__BODY_EVENTS, &m->events);
+    return &m->env;
+}
+
+int
+sim_bus_event_decode (const Simbus__Event *msg, sim_event_t *out)
+{
+    if (msg->kind < SIMBUS__EVENT__KIND__KICK || msg->kind > SIMBUS__EVENT__KIND__ROBOT_COLLISION)
+        return -1;
+    bool team = msg->has_team && msg->has_id;
+    bool other = msg->has_other_team && msg->has_other_id;
+    if ((team && (msg->team > 1 || msg->id > SIM_MAX_ROBOT_ID))
+        || (other && (msg->other_team > 1 || msg->other_id > SIM_MAX_ROBOT_ID)))
+        return -1;
+    *out = (sim_event_t) {
+        .kind = (sim_event_kind_t) msg->kind,
+        .time_ns = msg->time_ns,
+        .team = team ? (int) msg->team : -1,
+        .id = team ? (int) msg->id : -1,
+        .other_team = other ? (int) msg->other_team : -1,
+        .other_id = other ? (int) msg->other_id : -1,
+        .speed = msg->has_speed ? msg->speed : 0,
+        .elevation_deg = msg->has_elevation ? msg->elevation : 0,
+    };
+    return 0;
+}
+
+Simbus__Envelope *
+sim_bus_clock_encode (sim_bus_clock_msg_t *m, uint64_t time_ns, sim_mode_t mode, bool running, int robots)
+{
+    simbus__clock__init (&m->clock);
+    m->clock.time_ns = time_ns;
+    m->clock.mode = (uint32_t) mode;
+    m->clock.running = running;
+    m->clock.robots = (uint32_t) (robots > 0 ? robots : 0);
+    sim_bus_wrap (&m->env, SIMBUS__ENVELOPE__BODY_CLOCK, &m->clock);
+    return &m->env;
+}
+
+Simbus__Envelope *
+sim_bus_config_encode (sim_bus_config_msg_t *m, const sim_config_t *cfg, uint64_t serial)
+{
+    m->ini = sim_config_dump (cfg, false);
+    if (!m->ini)
+        return NULL;
+    simbus__config__init (&m->config);
+    m->config.serial = serial;
+    m->config.ini = m->ini;
+    m->config.rig_generation = cfg->rig_generation;
+    sim_bus_wrap (&m->env, SIMBUS__ENVELOPE__BODY_CONFIG, &m->config);
+    return &m->env;
+}
+
+void
+sim_bus_config_msg_release (sim_bus_config_msg_t *m)
+{
+    free (m->ini);
+    m->ini = NULL;
+}
+
+int
+sim_bus_config_decode (const Simbus__Config *msg, const sim_config_t *own, sim_config_t *out,
+                       uint64_t *serial)
+{
+    if (*serial != 0 && msg->serial == *serial && msg->rig_generation == out->rig_generation)
+        return 1;
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    char err[256];
+    if (!msg->ini || sim_config_load_string (&cfg, msg->ini, "effective configuration", err, sizeof err)) {
+        sim_warn ("effective configuration rejected: %s", msg->ini ? err : "no text");
+        return -1;
+    }
+    cfg.rig_generation = msg->rig_generation;
+    sim_config_keep_local (&cfg, own);
+    *out = cfg;
+    *serial = msg->serial;
+    return 0;
+}
