@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "gateway/gateway.h"
-#include "legacy-grsim/legacy.h"
+#include "legacy-grsim/grs_service.h"
 #include "physics/physics.h"
 #include "vision/vision.h"
 

@@ -1,5 +1,5 @@
-/*  gw_detect.c - top-level protobuf wire scans (see gw_detect.h). */
-#include "gw_detect.h"
+/*  gw_wire.c - top-level protobuf wire scans (see gw_wire.h). */
+#include "gw_wire.h"
 
 #include <string.h>
 
@@ -67,7 +67,7 @@ s_next_field (const uint8_t *data, size_t len, size_t *pos, s_field_t *f)
 }
 
 bool
-gw_detect_sync_candidate (const uint8_t *data, size_t len, gw_port_kind_t port)
+gw_wire_sync_candidate (const uint8_t *data, size_t len, gw_port_kind_t port)
 {
     bool field1_fixed32 = false, field2 = false, field3 = false;
     size_t pos = 0;

@@ -1,10 +1,10 @@
-/*  gw_detect.h - top-level protobuf wire scans of the gateway: telling a
+/*  gw_wire.h - top-level protobuf wire scans of the gateway: telling a
     SimulationSyncRequest from a port's normal message by its tags
     (protocol.md §3), and splicing already packed submessages into an
     answer without unpacking and packing them again.
 */
-#ifndef GW_DETECT_H_INCLUDED
-#define GW_DETECT_H_INCLUDED
+#ifndef GW_WIRE_H_INCLUDED
+#define GW_WIRE_H_INCLUDED
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@ typedef enum { GW_PORT_CONTROL = 0, GW_PORT_BLUE = 1, GW_PORT_YELLOW = 2 } gw_po
 
 /* True when the datagram is a sync candidate on this kind of port. Never
    reads past `len`; stops at the first malformed field. */
-bool gw_detect_sync_candidate (const uint8_t *data, size_t len, gw_port_kind_t port);
+bool gw_wire_sync_candidate (const uint8_t *data, size_t len, gw_port_kind_t port);
 
 /* The payload of the last length-delimited top-level field `field` of a
    packed message (the detection frame inside an SSL_WrapperPacket, say):

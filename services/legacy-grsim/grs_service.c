@@ -1,4 +1,4 @@
-/*  legacy.c - the legacy-grsim service actor (protocol.md §9).
+/*  grs_service.c - the legacy-grsim service actor (protocol.md §9).
 
     grSim_Packet datagrams on the legacy port become bus requests (commands
     first, then replacements). Robots_Status goes to each team's legacy peer
@@ -8,7 +8,7 @@
     snapshot of its instant is here: infrared is then the state of that
     instant, not an older one.
 */
-#include "legacy.h"
+#include "grs_service.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "sim_bus.h"
+#include "sim_bus_codec.h"
+#include "sim_link.h"
 #include "sim_log.h"
 #include "sim_service.h"
 #include "sim_udp.h"
@@ -40,7 +41,9 @@ typedef struct {
 typedef struct {
     sim_config_t own, cfg;
     uint64_t config_serial;           /* of cfg, from physics; 0: none yet */
-    zsock_t *pipe, *cmd, *world, *frames;
+    zsock_t *pipe;
+    sim_link_t *link;
+    sim_loop_t *loop;
     int fd;
     uint8_t *buf;
     uint64_t next_id;
@@ -54,7 +57,7 @@ typedef struct {
     bool following;                 /* subscribed to snapshots, events, frames */
     struct sockaddr_in peer[2];
     grs_robot_t robots[2][SIM_MAX_ROBOT_ID + 1];
-    bool terminated, bus_warned;
+    bool terminated;
     uint64_t dropped;               /* undecodable datagrams */
 } grs_service_t;
 
@@ -62,10 +65,9 @@ static void
 s_send_request (grs_service_t *self, Simbus__Request *req)
 {
     req->id = self->next_id++;
-    Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
-    env.body_case = SIMBUS__ENVELOPE__BODY_REQUEST;
-    env.request = req;
-    sim_bus_send (self->cmd, NULL, &env);
+    Simbus__Envelope env;
+    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_REQUEST, req);
+    sim_link_send (self->link, &env);
 }
 
 /* Snapshots, events and frames matter only to a legacy peer's status;
@@ -76,10 +78,11 @@ s_follow_world (grs_service_t *self)
 {
     if (self->following)
         return;
-    zsock_set_subscribe (self->world, SIM_TOPIC_SNAPSHOT);
-    zsock_set_subscribe (self->world, SIM_TOPIC_EVENTS);
-    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES);
-    zsock_set_subscribe (self->frames, SIM_TOPIC_FRAMES_DONE);
+    if (sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT)
+        || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_EVENTS)
+        || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_FRAMES)
+        || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_FRAMES_DONE))
+        sim_error ("cannot follow the world; Robots_Status will not be sent");
     self->following = true;
 }
 
@@ -202,8 +205,9 @@ s_replacement (grs_service_t *self, const GrSimReplacement *rep)
 }
 
 static void
-s_handle_udp (grs_service_t *self)
+s_on_udp (void *arg)
 {
+    grs_service_t *self = arg;
     for (int k = 0; k < 64; k++) {
         struct sockaddr_in from;
         ssize_t n = sim_udp_recv (self->fd, self->buf, SIM_UDP_MAX, &from);
@@ -270,40 +274,36 @@ s_send_status (grs_service_t *self, sim_team_t team)
 }
 
 static void
-s_handle_world (grs_service_t *self)
+s_on_snapshot (grs_service_t *self, const Simbus__Snapshot *msg)
 {
-    char topic;
-    Simbus__Envelope *env = sim_bus_recv_sub (self->world, &topic, &self->bus_warned);
-    if (!env)
+    sim_snapshot_t snap;
+    if (sim_bus_snapshot_decode (msg, &snap))
         return;
-    if (env->body_case == SIMBUS__ENVELOPE__BODY_SNAPSHOT) {
-        const Simbus__Snapshot *s = env->snapshot;
-        if (!self->have_snapshot || s->time_ns >= self->snapshot_ns)
-            self->snapshot_ns = s->time_ns;
-        self->have_snapshot = true;
-        for (int t = 0; t < 2; t++)
-            for (int id = 0; id <= SIM_MAX_ROBOT_ID; id++)
-                self->robots[t][id].present = false;
-        for (size_t i = 0; i < s->n_robots; i++) {
-            const Simbus__RobotState *r = s->robots[i];
-            if (r->team > 1 || r->id > SIM_MAX_ROBOT_ID)
-                continue;
-            self->robots[r->team][r->id].present = true;
-            self->robots[r->team][r->id].infrared = r->ball_contact;
-        }
-    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_EVENTS) {
-        for (size_t i = 0; i < env->events->n_events; i++) {
-            const Simbus__Event *e = env->events->events[i];
-            if (e->kind != SIMBUS__EVENT__KIND__KICK || !e->has_team || e->team > 1 || e->id > SIM_MAX_ROBOT_ID)
-                continue;
-            grs_robot_t *r = &self->robots[e->team][e->id];
-            r->kicked = true;
-            r->chip = e->elevation > 0.001;
-            r->kick_counter = self->frame_counter;
-        }
-    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG)
-        sim_bus_config_decode (env->config, &self->own, &self->cfg, &self->config_serial);
-    simbus__envelope__free_unpacked (env, NULL);
+    if (!self->have_snapshot || snap.time_ns >= self->snapshot_ns)
+        self->snapshot_ns = snap.time_ns;
+    self->have_snapshot = true;
+    for (int t = 0; t < 2; t++)
+        for (int id = 0; id <= SIM_MAX_ROBOT_ID; id++)
+            self->robots[t][id].present = false;
+    for (int i = 0; i < snap.robot_count; i++) {
+        const sim_robot_state_t *r = &snap.robots[i];
+        self->robots[r->team][r->id].present = true;
+        self->robots[r->team][r->id].infrared = r->ball_contact;
+    }
+}
+
+static void
+s_on_events (grs_service_t *self, const Simbus__Events *msg)
+{
+    for (size_t i = 0; i < msg->n_events; i++) {
+        sim_event_t e;
+        if (sim_bus_event_decode (msg->events[i], &e) || e.kind != SIM_EVENT_KICK || e.team < 0)
+            continue;
+        grs_robot_t *r = &self->robots[e.team][e.id];
+        r->kicked = true;
+        r->chip = e.elevation_deg > 0.001;
+        r->kick_counter = self->frame_counter;
+    }
 }
 
 /* Send the owed Robots_Status once the world state of its instant is
@@ -327,25 +327,53 @@ s_status_due (grs_service_t *self, uint64_t time_ns)
 }
 
 static void
-s_handle_frames (grs_service_t *self)
+s_on_frames (grs_service_t *self, const Simbus__Frames *frames)
 {
-    char topic;
-    Simbus__Envelope *env = sim_bus_recv_sub (self->frames, &topic, &self->bus_warned);
-    if (!env)
+    if (frames->n_wrapper == 0)
         return;
-    if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES && env->frames->n_wrapper > 0) {
-        /* every released frame of every camera ticks the kick counter */
-        self->frame_counter += env->frames->n_wrapper;
-        if (env->frames->has_step_id)
-            self->step_frames += env->frames->n_wrapper;   /* status at the end of the step */
-        else
-            s_status_due (self, env->frames->time_ns);
-    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES_DONE) {
+    /* every released frame of every camera ticks the kick counter */
+    self->frame_counter += frames->n_wrapper;
+    if (frames->has_step_id)
+        self->step_frames += frames->n_wrapper;     /* status at the end of the step */
+    else
+        s_status_due (self, frames->time_ns);
+}
+
+static bool
+s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
+{
+    grs_service_t *self = arg;
+    (void) from;
+    switch (env->body_case) {
+    case SIMBUS__ENVELOPE__BODY_SNAPSHOT: s_on_snapshot (self, env->snapshot); break;
+    case SIMBUS__ENVELOPE__BODY_EVENTS: s_on_events (self, env->events); break;
+    case SIMBUS__ENVELOPE__BODY_CONFIG:
+        sim_bus_config_decode (env->config, &self->own, &self->cfg, &self->config_serial);
+        break;
+    case SIMBUS__ENVELOPE__BODY_FRAMES: s_on_frames (self, env->frames); break;
+    case SIMBUS__ENVELOPE__BODY_FRAMES_DONE:
         if (self->step_frames > 0)
             s_status_due (self, env->frames_done->time_ns);
         self->step_frames = 0;
+        break;
+    default: break;     /* replies: no reply channel, errors are only counted by physics */
     }
-    simbus__envelope__free_unpacked (env, NULL);
+    return false;
+}
+
+/* After the bus input of a turn: the owed status, once its snapshot is here. */
+static void
+s_on_turn (void *arg)
+{
+    s_flush_status (arg);
+}
+
+static void
+s_on_pipe (void *arg)
+{
+    grs_service_t *self = arg;
+    if (sim_service_term_requested (self->pipe))
+        self->terminated = true;
 }
 
 static void
@@ -354,9 +382,8 @@ s_destroy (grs_service_t **self_p)
     grs_service_t *self = *self_p;
     if (!self)
         return;
-    zsock_destroy (&self->cmd);
-    zsock_destroy (&self->world);
-    zsock_destroy (&self->frames);
+    sim_loop_destroy (&self->loop);
+    sim_link_destroy (&self->link);
     if (self->fd >= 0)
         close (self->fd);
     free (self->buf);
@@ -375,20 +402,11 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->next_id = 1;
     self->fd = -1;
     self->buf = malloc (SIM_UDP_MAX);
-    self->cmd = zsock_new (ZMQ_DEALER);
-    self->world = zsock_new (ZMQ_SUB);
-    self->frames = zsock_new (ZMQ_SUB);
-    if (!self->buf || !self->cmd || !self->world || !self->frames) {
-        s_destroy (&self);
-        return NULL;
-    }
-    zsock_set_rcvhwm (self->world, 100000);
-    zsock_set_rcvhwm (self->frames, 100000);
-    zsock_set_subscribe (self->world, SIM_TOPIC_CONFIG);
-    if (zsock_connect (self->cmd, "%s", cfg->bus.cmd_connect) < 0
-        || zsock_connect (self->world, "%s", cfg->bus.world_connect) < 0
-        || zsock_connect (self->frames, "%s", cfg->bus.frames_connect) < 0) {
-        sim_error ("cannot connect the bus endpoints");
+    self->loop = sim_loop_new ();
+    self->link = sim_link_new (cfg, SIM_LINK_LEGACY);
+    if (!self->buf || !self->loop || !self->link || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
+        || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
+        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
         s_destroy (&self);
         return NULL;
     }
@@ -396,6 +414,11 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->fd = sim_udp_bind (cfg->network.bind_address, port);
     if (self->fd < 0) {
         sim_error ("cannot bind the legacy port %s:%d: %s", cfg->network.bind_address, port, strerror (errno));
+        s_destroy (&self);
+        return NULL;
+    }
+    if (sim_loop_add_fd (self->loop, "grSim", self->fd, s_on_udp, self)
+        || sim_loop_add_tick (self->loop, "status", s_on_turn, self)) {
         s_destroy (&self);
         return NULL;
     }
@@ -411,33 +434,8 @@ grs_service_actor (zsock_t *pipe, void *args)
     grs_service_t *self = s_new (pipe, &sargs->cfg);
     if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
-    zmq_pollitem_t items[5] = {
-        { zsock_resolve (pipe), 0, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->cmd), 0, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->world), 0, ZMQ_POLLIN, 0 },
-        { zsock_resolve (self->frames), 0, ZMQ_POLLIN, 0 },
-        { NULL, self->fd, ZMQ_POLLIN, 0 },
-    };
-    while (!self->terminated) {
-        /* everything here follows input: no timer */
-        if (zmq_poll (items, 5, -1) < 0 && zmq_errno () != EINTR)
-            break;
-        if ((items[0].revents & ZMQ_POLLIN) && sim_service_term_requested (pipe))
-            self->terminated = true;
-        if (items[1].revents & ZMQ_POLLIN)
-            while (zsock_events (self->cmd) & ZMQ_POLLIN) {
-                zframe_t *reply = zframe_recv (self->cmd);   /* no reply channel: errors are only counted */
-                zframe_destroy (&reply);
-            }
-        if (items[2].revents & ZMQ_POLLIN)
-            while (zsock_events (self->world) & ZMQ_POLLIN)
-                s_handle_world (self);
-        if (items[3].revents & ZMQ_POLLIN)
-            while (zsock_events (self->frames) & ZMQ_POLLIN)
-                s_handle_frames (self);
-        s_flush_status (self);
-        if (items[4].revents & ZMQ_POLLIN)
-            s_handle_udp (self);
-    }
+    /* everything here follows input: no timer */
+    while (!self->terminated && sim_loop_wait (self->loop, -1) >= 0)
+        sim_loop_dispatch (self->loop);
     s_destroy (&self);
 }

@@ -1,4 +1,4 @@
-/*  legacy.h - the legacy grSim adapter (protocol.md §9): grSim_Packet on
+/*  grs_service.h - the legacy grSim adapter (protocol.md §9): grSim_Packet on
     UDP 20011 becomes bus requests to physics; Robots_Status goes to each
     team's legacy peer on 30011 (blue) / 30012 (yellow) whenever vision
     released frames and a robot's (infrared, flat_kick, chip_kick) changed.

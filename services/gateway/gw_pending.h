@@ -1,0 +1,82 @@
+/*  gw_pending.h - the gateway's table of requests waiting for physics (and,
+    for a sync step, for vision): what each datagram asked, where its
+    answer goes, until when to wait, and what has come back so far.
+
+    A request's bus id is chosen so that id % capacity is its slot: finding
+    the request of a reply costs one lookup, and an id that is no longer
+    pending (answered, forgotten, or never ours) finds nothing.
+*/
+#ifndef GW_PENDING_H_INCLUDED
+#define GW_PENDING_H_INCLUDED
+
+#include <czmq.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gw_wire.h"
+#include "sim_errors.h"
+#include "bus/sim_bus.pb-c.h"
+
+#define GW_SYNC_FRAMES 256          /* frames kept per sync step (the newest) */
+
+typedef enum { GW_REQ_COMMAND, GW_REQ_ROBOTS, GW_REQ_SYNC } gw_req_kind_t;
+
+typedef struct {
+    bool used;
+    uint64_t id;
+    gw_req_kind_t kind;
+    gw_port_kind_t port;
+    struct sockaddr_in from;
+    int64_t deadline_us;
+    int64_t give_up_us;               /* sync: waiting for physics to read ends here */
+    /* sync only */
+    bool frames_done;
+    bool team_robot_control;          /* robot_control on a team port: a response always exists */
+    Simbus__Envelope *reply_env;      /* owned: the message that carried the reply */
+    const Simbus__Reply *reply;       /* inside reply_env; NULL: none yet */
+    sim_errors_t *early;              /* errors found by the gateway (INVALID_STEP ...), owned */
+    size_t frame_count;
+    zchunk_t *frames[GW_SYNC_FRAMES]; /* SSL_WrapperPacket bytes, owned */
+} gw_request_t;
+
+typedef struct gw_pending_t gw_pending_t;
+
+/* A table of `capacity` slots; NULL when out of memory. */
+gw_pending_t *gw_pending_new (int capacity);
+
+/* Release every request and free the table; nulls *self_p. Safe twice. */
+void gw_pending_destroy (gw_pending_t **self_p);
+
+/* A new request of `kind` from `from` on `port`, waiting until
+   deadline_us; a sync request gets its `early` error list. Returns it
+   (borrowed, with its id), or NULL when every slot is taken. */
+gw_request_t *gw_pending_add (gw_pending_t *self, gw_req_kind_t kind, gw_port_kind_t port,
+                              const struct sockaddr_in *from, int64_t deadline_us);
+
+/* The pending request with bus id `id`, or NULL. */
+gw_request_t *gw_pending_find (gw_pending_t *self, uint64_t id);
+
+/* Forget a request, freeing what it owns. */
+void gw_pending_release (gw_pending_t *self, gw_request_t *req);
+
+/* Give a sync request its reply: `env` (taken) is the message that
+   carries `reply`. A second reply for the same request is freed (the
+   first one counts). */
+void gw_pending_set_reply (gw_request_t *req, Simbus__Envelope *env, const Simbus__Reply *reply);
+
+/* Keep n released packets for a sync request; beyond GW_SYNC_FRAMES, the
+   newest. Returns how many older ones were dropped for room. */
+size_t gw_pending_keep_frames (gw_request_t *req, const ProtobufCBinaryData *wrappers, size_t n);
+
+/* Call fn (arg, req) for every request whose deadline has come by now_us;
+   fn answers or forgets it (gw_pending_release) or moves its deadline.
+   Returns the earliest deadline still pending, or INT64_MAX. */
+typedef void (gw_pending_fn) (void *arg, gw_request_t *req);
+int64_t gw_pending_expire (gw_pending_t *self, int64_t now_us, gw_pending_fn *fn, void *arg);
+
+/* Requests pending, and adds refused because the table was full. */
+int gw_pending_count (const gw_pending_t *self);
+uint64_t gw_pending_refused (const gw_pending_t *self);
+
+#endif
