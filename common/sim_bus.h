@@ -26,8 +26,7 @@
 #define SIM_TOPIC_CLOCK     "K"
 #define SIM_TOPIC_STEP_DONE "D"
 #define SIM_TOPIC_FRAMES    "F"
-/* Frames of a sync step: "F" subscribers get them too, while the gateway
-   subscribes to these alone and never unpacks free-running frames. */
+/* Frames of a sync step: "F" subscribers get them too. */
 #define SIM_TOPIC_STEP_FRAMES "FS"
 #define SIM_TOPIC_FRAMES_DONE "G"
 
