@@ -12,6 +12,7 @@
 
 #include "services.h"
 #include "sim_bus.h"
+#include "sim_link.h"
 #include "sim_log.h"
 
 #define CTL_SAMPLE_MS   1000    /* status: bus and CPU sampling window */
@@ -186,58 +187,51 @@ typedef struct {
     bool running;
 } ctl_bus_t;
 
+static bool
+s_on_sample (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
+{
+    ctl_bus_t *out = arg;
+    (void) from;
+    if (env->body_case == SIMBUS__ENVELOPE__BODY_CLOCK) {
+        int64_t now = zclock_mono ();
+        if (out->clocks++ == 0) {
+            out->first_ns = env->clock->time_ns;
+            out->first_ms = now;
+        }
+        out->last_ns = env->clock->time_ns;
+        out->last_ms = now;
+        out->robots = env->clock->robots;
+        out->mode = env->clock->mode;
+        out->running = env->clock->running;
+    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_SNAPSHOT)
+        out->snapshots++;
+    else if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES) {
+        out->frames++;
+        out->packets += (int) env->frames->n_wrapper;
+    }
+    return false;
+}
+
 static void
 s_bus_sample (const sim_config_t *cfg, ctl_bus_t *out)
 {
     memset (out, 0, sizeof *out);
-    zsock_t *world = zsock_new (ZMQ_SUB), *frames = zsock_new (ZMQ_SUB);
-    if (!world || !frames) {
-        zsock_destroy (&world);
-        zsock_destroy (&frames);
-        return;
-    }
-    zsock_set_subscribe (world, SIM_TOPIC_CLOCK);
-    zsock_set_subscribe (world, SIM_TOPIC_SNAPSHOT);
-    zsock_set_subscribe (frames, SIM_TOPIC_FRAMES);
-    zsock_connect (world, "%s", cfg->bus.world_connect);
-    zsock_connect (frames, "%s", cfg->bus.frames_connect);
-    zpoller_t *poller = zpoller_new (world, frames, NULL);
-    bool warned = false;
-    int64_t end = zclock_mono () + CTL_SAMPLE_MS;
-    while (!zsys_interrupted) {
-        int64_t left = end - zclock_mono ();
-        if (left <= 0)
-            break;
-        void *which = zpoller_wait (poller, (int) left);
-        if (!which)
-            continue;
-        char topic = 0;
-        Simbus__Envelope *env = sim_bus_recv_sub (which, &topic, &warned);
-        if (!env)
-            continue;
-        if (env->body_case == SIMBUS__ENVELOPE__BODY_CLOCK) {
-            int64_t now = zclock_mono ();
-            if (out->clocks++ == 0) {
-                out->first_ns = env->clock->time_ns;
-                out->first_ms = now;
-            }
-            out->last_ns = env->clock->time_ns;
-            out->last_ms = now;
-            out->robots = env->clock->robots;
-            out->mode = env->clock->mode;
-            out->running = env->clock->running;
+    sim_link_t *link = sim_link_new (cfg, SIM_LINK_TOOL);
+    sim_loop_t *loop = sim_loop_new ();
+    if (link && loop && sim_link_subscribe (link, SIMBUS__ENVELOPE__BODY_CLOCK) == 0
+        && sim_link_subscribe (link, SIMBUS__ENVELOPE__BODY_SNAPSHOT) == 0
+        && sim_link_subscribe (link, SIMBUS__ENVELOPE__BODY_FRAMES) == 0
+        && sim_link_attach (link, loop, 0, s_on_sample, out) == 0) {
+        int64_t end = zclock_mono () + CTL_SAMPLE_MS;
+        while (!zsys_interrupted) {
+            int64_t left = end - zclock_mono ();
+            if (left <= 0 || sim_loop_wait (loop, (int) left) < 0)
+                break;
+            sim_loop_dispatch (loop);
         }
-        else if (env->body_case == SIMBUS__ENVELOPE__BODY_SNAPSHOT)
-            out->snapshots++;
-        else if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES) {
-            out->frames++;
-            out->packets += (int) env->frames->n_wrapper;
-        }
-        simbus__envelope__free_unpacked (env, NULL);
     }
-    zpoller_destroy (&poller);
-    zsock_destroy (&world);
-    zsock_destroy (&frames);
+    sim_loop_destroy (&loop);
+    sim_link_destroy (&link);
 }
 
 static void
