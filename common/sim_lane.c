@@ -18,7 +18,7 @@
 /* Largest lane datagram. The biggest message is the configuration text
    (about 7 KB); AF_UNIX datagrams are charged to the sender's buffer,
    which is raised to hold several of these. */
-#define SIM_LANE_MAX     (256 * 1024)
+#define SIM_LANE_MAX     (256 * 1024)    /* > SIM_LINK_MESSAGE_MAX plus record headers */
 #define SIM_LANE_SNDBUF  (2 * 1024 * 1024)
 #define SIM_LANE_TOPIC   8
 #define SIM_LANE_HELLO_US 1000000  /* see sim_lane_hello */

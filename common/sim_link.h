@@ -41,6 +41,10 @@
 #include "sim_loop.h"
 #include "bus/sim_bus.pb-c.h"
 
+/* The largest envelope every carrier takes (a lane datagram is 256 KiB
+   with its record headers); a bigger one may be dropped, logged. */
+#define SIM_LINK_MESSAGE_MAX (240 * 1024)
+
 typedef enum {
     SIM_LINK_PHYSICS,
     SIM_LINK_VISION,

@@ -20,7 +20,7 @@
 #define VIS_PACKET_MAX   16384      /* one encoded capture, geometry included */
 #define VIS_TURN_MAX     256        /* world messages handled per loop turn */
 #define VIS_STEP_FRAMES  256        /* packets of one sync step kept for the gateway (the newest) */
-#define VIS_STEP_BYTES   (192 * 1024) /* ... and at most this many bytes: a lane datagram */
+#define VIS_STEP_BYTES   (192 * 1024) /* ... and at most this many bytes (< SIM_LINK_MESSAGE_MAX) */
 #define VIS_FLUSH_US     10000      /* a sync step's UDP packets go out at most this late */
 
 /* A sync step's packets, handed to the gateway in one message with the
@@ -30,8 +30,10 @@
    which the sync answer need not wait for.
    Only the newest are kept (an older one goes out by UDP when it leaves):
    the answer is one UDP datagram, which holds the newest ~90 frames, far
-   below these bounds (and the bytes bound keeps the message within a
-   lane datagram). */
+   below these bounds (and the bytes bound keeps the message within what
+   every bus carrier takes). */
+_Static_assert (VIS_STEP_BYTES + 4096 < SIM_LINK_MESSAGE_MAX, "a step's end must fit one bus message");
+
 typedef struct {
     uint64_t step_id;
     size_t count, used;
