@@ -15,10 +15,11 @@
 #include "config.h"
 #include "phys_apply.h"
 #include "phys_checkpoint.h"
+#include "phys_def.h"
 #include "sim_bus.h"
 #include "sim_lane.h"
 #include "sim_log.h"
-#include "sim_schedule.h"
+#include "sim_schedule_config.h"
 #include "sim_service.h"
 #include "sim_snapshot.h"
 #include "physics/core/phys_world.h"
@@ -295,7 +296,7 @@ s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
     if (t >= sim_schedule_next_due (self->schedule)) {
         s_publish_snapshot (self, has_step, step_id);
         uint32_t mask, frames[SIM_MAX_CAMERAS];
-        sim_schedule_advance (self->schedule, t, sim_schedule_delay_ns (&self->cfg), &mask, frames);
+        sim_schedule_advance (self->schedule, t, sim_schedule_delay_ns (self->cfg.realism.vision_delay), &mask, frames);
     }
     self->status_substeps++;
 }
@@ -319,8 +320,11 @@ s_run_substeps (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_i
 static void
 s_config_changed (phys_service_t *self, const phys_changes_t *changes)
 {
-    if (changes->rig)
-        sim_schedule_reset_rig (self->schedule, &self->cfg, phys_world_time_ns (self->world));
+    if (changes->rig) {
+        sim_schedule_def_t sdef;
+        sim_schedule_def_from_config (&sdef, &self->cfg);
+        sim_schedule_reset_rig (self->schedule, &sdef, phys_world_time_ns (self->world));
+    }
     if (changes->config) {
         self->config_serial++;
         self->config_due = true;
@@ -548,7 +552,7 @@ s_timeout_ms (phys_service_t *self, int64_t now)
            whole ms: waking up to 1 ms late only runs one more substep in
            the same turn (the snapshot still carries the exact sim time). */
         uint64_t t = phys_world_time_ns (self->world);
-        uint64_t due = sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (&self->cfg));
+        uint64_t due = sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (self->cfg.realism.vision_delay));
         double sim_needed = due > t ? (double) (due - t) / 1e9 - self->acc : 0;
         if (sim_needed < 1e3)
             until = s_min (until, now + (int64_t) ceil (fmax (sim_needed, 0) / self->cfg.run.speed * 1e6));
@@ -690,9 +694,15 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->pipe = pipe;
     self->cfg = *cfg;
     s_resume (self, cfg);
-    if (!self->world)
-        self->world = phys_world_new (&self->cfg);
-    self->schedule = sim_schedule_new (&self->cfg);
+    char why[192] = "";
+    if (!self->world) {
+        phys_world_def_t def;
+        phys_world_def_from_config (&def, &self->cfg);
+        self->world = phys_world_new (&def, why, sizeof why);
+    }
+    sim_schedule_def_t sdef;
+    sim_schedule_def_from_config (&sdef, &self->cfg);
+    self->schedule = sim_schedule_new (&sdef);
     /* a resumed clock: captures up to now are past, as for a restarted
        vision (same function, so both agree on the next instant) */
     if (self->world && self->schedule)
@@ -700,7 +710,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->cmd = zsock_new (ZMQ_ROUTER);
     self->pub = zsock_new (ZMQ_XPUB);
     if (!self->world || !self->schedule || !self->cmd || !self->pub) {
-        sim_error ("cannot create the world or the bus sockets");
+        sim_error ("cannot create the world or the bus sockets%s%s", *why ? ": " : "", why);
         s_destroy (&self);
         return NULL;
     }
