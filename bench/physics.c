@@ -13,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
 #include "physics/core/phys_scene.h"
 #include "physics/core/phys_world.h"
 
@@ -55,17 +54,18 @@ static double
 s_bench (int per_team, sim_drive_model_t model, double *lo, double *hi, double *wall)
 {
     double walls[S_RUNS];
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    phys_scene_configure (&cfg);
-    cfg.sim.initial_robots_per_team = per_team;
-    cfg.team[0].drive.model = model;
-    cfg.team[1].drive.model = model;
+    phys_world_def_t def;
+    phys_world_def_default (&def);
+    phys_scene_configure (&def);
+    def.robots_per_team = per_team;
+    def.team[0].drive.model = model;
+    def.team[1].drive.model = model;
     double runs[S_RUNS];
     for (int r = 0; r < S_RUNS; r++) {
-        phys_world_t *w = phys_world_new (&cfg);
+        char err[192];
+        phys_world_t *w = phys_world_new (&def, err, sizeof err);
         if (!w) {
-            fprintf (stderr, "physics bench: invalid configuration\n");
+            fprintf (stderr, "physics bench: invalid definition: %s\n", err);
             exit (1);
         }
         phys_scene_setup (w);

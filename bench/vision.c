@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "vision/vis_codec.h"
+#include "vision/vis_def.h"
 
 #define MS 1000000ull
 #define RUNS 15
@@ -70,9 +71,9 @@ s_cmp (const void *a, const void *b)
 /* One run: RUN_SECONDS of sim time at the snapshot instants physics would
    publish; returns microseconds per capture (advance + encode). */
 static double
-s_run (const sim_config_t *cfg, bool among, size_t *bytes_out, long *captures_out)
+s_run (const vis_model_def_t *def, bool among, size_t *bytes_out, long *captures_out)
 {
-    vis_model_t *m = vis_model_new (cfg);
+    vis_model_t *m = vis_model_new (def);
     if (!m)
         return -1;
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
@@ -83,7 +84,7 @@ s_run (const sim_config_t *cfg, bool among, size_t *bytes_out, long *captures_ou
         vis_model_destroy (&m);
         return -1;
     }
-    sim_schedule_t *sched = sim_schedule_new (cfg);
+    sim_schedule_t *sched = sim_schedule_new (&def->schedule);
     uint64_t t = 0, end = (uint64_t) (RUN_SECONDS * 1e9);
     while (n < cap) {
         uint64_t due = sim_schedule_next_due (sched);
@@ -92,7 +93,7 @@ s_run (const sim_config_t *cfg, bool among, size_t *bytes_out, long *captures_ou
         if (t > end)
             break;
         uint32_t mask, fn[SIM_MAX_CAMERAS];
-        sim_schedule_advance (sched, t, (uint64_t) llround (cfg->realism.vision_delay * 1e9),
+        sim_schedule_advance (sched, t, (uint64_t) llround (def->realism.vision_delay * 1e9),
                               &mask, fn);
         snaps[n++] = s_scene (t, among);
     }
@@ -127,6 +128,8 @@ main (int argc, char **argv)
         fprintf (stderr, "vision bench: %s\n", err);
         return 1;
     }
+    vis_model_def_t def;
+    vis_model_def_from_config (&def, &cfg);
     char report[2048];
     int len = snprintf (report, sizeof report,
                         "vision model benchmark: cost per camera capture (advance + "
@@ -138,7 +141,7 @@ main (int argc, char **argv)
         size_t bytes = 0;
         long captures = 0;
         for (int r = 0; r < RUNS; r++)
-            us[r] = s_run (&cfg, among, &bytes, &captures);
+            us[r] = s_run (&def, among, &bytes, &captures);
         qsort (us, RUNS, sizeof us[0], s_cmp);
         double median = us[RUNS / 2];
         len += snprintf (report + len, sizeof report - (size_t) len,

@@ -29,11 +29,11 @@ s_pick (double configured, double fallback)
 }
 
 void
-sim_field_resolve (const sim_config_t *cfg, sim_field_t *out)
+sim_field_resolve (const sim_field_t *configured, sim_division_t division, sim_field_t *out)
 {
     sim_field_t d;
-    sim_field_division (cfg->run.division, &d);
-    const sim_field_t *f = &cfg->field;
+    sim_field_division (division, &d);
+    const sim_field_t *f = configured;
     *out = (sim_field_t) {
         .length = s_pick (f->length, d.length),
         .width = s_pick (f->width, d.width),

@@ -5,7 +5,7 @@
 #ifndef SIM_FIELD_H_INCLUDED
 #define SIM_FIELD_H_INCLUDED
 
-#include "sim_config.h"
+#include "sim_params.h"
 
 #define SIM_FIELD_LINE_COUNT 12
 
@@ -25,9 +25,10 @@ typedef struct {
 /* The sizes of a division (physics.md §3.1). */
 void sim_field_division (sim_division_t division, sim_field_t *out);
 
-/* The field in force: cfg->field where a size is > 0, the division's size
-   where it is 0. */
-void sim_field_resolve (const sim_config_t *cfg, sim_field_t *out);
+/* The field in force: the configured size where it is > 0, the
+   division's size where it is 0. */
+void sim_field_resolve (const sim_field_t *configured, sim_division_t division,
+                        sim_field_t *out);
 
 /* The 12 lines in spec order into lines[SIM_FIELD_LINE_COUNT], and the
    centre circle into *arc. Names are static strings. */

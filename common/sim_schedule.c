@@ -27,34 +27,31 @@ struct sim_schedule_t {
 };
 
 void
-sim_rig_resolve (const sim_config_t *cfg, sim_rig_t *out)
+sim_schedule_def_default (sim_schedule_def_t *def)
+{
+    memset (def, 0, sizeof *def);
+    sim_field_t field;
+    sim_field_division (SIM_DIVISION_A, &field);
+    sim_rig_place (&def->rig, 2, &field, 6.4, 0.20);
+    def->frame_rate = 73.3;
+    def->camera_phase = SIM_PHASE_LOCKED;
+    def->substep = 0.001;
+}
+
+void
+sim_rig_place (sim_rig_t *out, int count, const sim_field_t *field, double height,
+               double x_fraction)
 {
     memset (out, 0, sizeof *out);
-    const sim_vision_cfg_t *v = &cfg->vision;
-    if (v->camera_count > 0) {
-        out->count = v->camera_count < SIM_MAX_CAMERAS ? v->camera_count : SIM_MAX_CAMERAS;
-        for (int i = 0; i < out->count; i++)
-            out->cams[i] = v->cameras[i];
-        return;
-    }
-    int n = v->default_camera_count;
-    if (n <= 0)
-        n = cfg->run.division == SIM_DIVISION_A ? 2 : 1;
-    else if (n == 3)
-        n = 2;
-    else if (n > 4)
-        n = 4;
-    sim_field_t field;
-    sim_field_resolve (cfg, &field);
-    double h = v->default_camera_height;
-    double fx = v->default_camera_x_fraction * field.length;
-    double qy = field.width / 4;
-    if (n == 1) {
+    double h = height;
+    double fx = x_fraction * field->length;
+    double qy = field->width / 4;
+    if (count == 1) {
         out->count = 1;
         out->cams[0] = (sim_camera_cfg_t) { 0, 0, 0, h };
     }
     else
-    if (n == 2) {
+    if (count == 2) {
         out->count = 2;
         out->cams[0] = (sim_camera_cfg_t) { 0, +fx, 0, h };
         out->cams[1] = (sim_camera_cfg_t) { 1, -fx, 0, h };
@@ -69,9 +66,9 @@ sim_rig_resolve (const sim_config_t *cfg, sim_rig_t *out)
 }
 
 uint64_t
-sim_schedule_period_ns (const sim_config_t *cfg)
+sim_schedule_period_ns (double frame_rate)
 {
-    double rate = cfg->vision.frame_rate;
+    double rate = frame_rate;
     if (!(rate > 0))
         rate = 60.0;
     /* The reciprocal first, as the spec says, so the rounding matches. */
@@ -83,9 +80,9 @@ sim_schedule_period_ns (const sim_config_t *cfg)
 }
 
 uint64_t
-sim_schedule_delay_ns (const sim_config_t *cfg)
+sim_schedule_delay_ns (double vision_delay)
 {
-    double d = cfg->realism.vision_delay;
+    double d = vision_delay;
     if (!(d > 0))
         return 0;
     /* a million seconds is "never" and keeps the cast defined */
@@ -95,19 +92,18 @@ sim_schedule_delay_ns (const sim_config_t *cfg)
 }
 
 void
-sim_schedule_calibration_rng (const sim_config_t *cfg, sim_rng_t *rng)
+sim_schedule_calibration_rng (uint64_t seed, uint32_t rig_generation, sim_rng_t *rng)
 {
-    sim_rng_seed_keyed (rng, cfg->sim.seed, SIM_STREAM_CALIBRATION,
-                        cfg->rig_generation, 0);
+    sim_rng_seed_keyed (rng, seed, SIM_STREAM_CALIBRATION, rig_generation, 0);
 }
 
 uint64_t
-sim_schedule_offset_ns (const sim_config_t *cfg, int index)
+sim_schedule_offset_ns (const sim_schedule_def_t *def, int index)
 {
-    uint64_t period = sim_schedule_period_ns (cfg);
-    if (cfg->vision.camera_phase == SIM_PHASE_FREE_RUNNING) {
+    uint64_t period = sim_schedule_period_ns (def->frame_rate);
+    if (def->camera_phase == SIM_PHASE_FREE_RUNNING) {
         sim_rng_t rng;
-        sim_schedule_calibration_rng (cfg, &rng);
+        sim_schedule_calibration_rng (def->seed, def->rig_generation, &rng);
         for (int k = 0; k < SIM_CALIB_UNIFORMS_PER_CAMERA * index; k++)
             sim_rng_next (&rng);
         double fraction = sim_rng_uniform01 (&rng);
@@ -115,8 +111,8 @@ sim_schedule_offset_ns (const sim_config_t *cfg, int index)
         return off >= period ? 0 : off;
     }
     double seconds = 0;
-    if (index < cfg->vision.phase_offset_count && index < SIM_MAX_PHASE_OFFSETS)
-        seconds = cfg->vision.phase_offsets[index];
+    if (index < def->phase_offset_count && index < SIM_MAX_PHASE_OFFSETS)
+        seconds = def->phase_offsets[index];
     if (!isfinite (seconds))
         return 0;
     /* Reduce in seconds first so huge offsets cannot overflow the ns cast. */
@@ -144,42 +140,41 @@ s_in_outages (const sim_outage_cfg_t *outages, int n, uint64_t t_ns)
 }
 
 bool
-sim_schedule_in_outage (const sim_config_t *cfg, uint64_t t_ns)
+sim_schedule_in_outage (const sim_schedule_def_t *def, uint64_t t_ns)
 {
-    int n = cfg->vision.outage_count < SIM_MAX_OUTAGES ? cfg->vision.outage_count : SIM_MAX_OUTAGES;
-    return s_in_outages (cfg->vision.outages, n, t_ns);
+    int n = def->outage_count < SIM_MAX_OUTAGES ? def->outage_count : SIM_MAX_OUTAGES;
+    return s_in_outages (def->outages, n, t_ns);
 }
 
 /* Load the rig-dependent part: cameras, offsets, frame numbers. */
 static void
-s_load_rig (sim_schedule_t *self, const sim_config_t *cfg, uint64_t start)
+s_load_rig (sim_schedule_t *self, const sim_schedule_def_t *def, uint64_t start)
 {
-    sim_rig_t rig;
-    sim_rig_resolve (cfg, &rig);
-    self->period = sim_schedule_period_ns (cfg);
-    double dt = cfg->sim.substep > 0 ? cfg->sim.substep : 0.001;
+    const sim_rig_t *rig = &def->rig;
+    self->period = sim_schedule_period_ns (def->frame_rate);
+    double dt = def->substep > 0 ? def->substep : 0.001;
     self->substep = (uint64_t) llround (dt * 1e9);
     if (self->substep < 1)
         self->substep = 1;
     self->start = start;
-    self->count = rig.count;
-    for (int i = 0; i < rig.count; i++) {
-        self->offset[i] = sim_schedule_offset_ns (cfg, i);
+    self->count = rig->count < SIM_MAX_CAMERAS ? rig->count : SIM_MAX_CAMERAS;
+    for (int i = 0; i < self->count; i++) {
+        self->offset[i] = sim_schedule_offset_ns (def, i);
         self->next[i] = self->offset[i];
         self->frame[i] = 0;
     }
     self->suppressed = 0;
-    self->outage_count = cfg->vision.outage_count < SIM_MAX_OUTAGES
-                       ? cfg->vision.outage_count : SIM_MAX_OUTAGES;
+    self->outage_count = def->outage_count < SIM_MAX_OUTAGES
+                       ? def->outage_count : SIM_MAX_OUTAGES;
     if (self->outage_count < 0)
         self->outage_count = 0;
-    memcpy (self->outages, cfg->vision.outages, sizeof self->outages);
+    memcpy (self->outages, def->outages, sizeof self->outages);
 }
 
 sim_schedule_t *
-sim_schedule_new (const sim_config_t *cfg)
+sim_schedule_new (const sim_schedule_def_t *def)
 {
-    assert (cfg);
+    assert (def);
     sim_schedule_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
@@ -189,7 +184,7 @@ sim_schedule_new (const sim_config_t *cfg)
         free (self);
         return NULL;
     }
-    s_load_rig (self, cfg, 0);
+    s_load_rig (self, def, 0);
     return self;
 }
 
@@ -302,10 +297,10 @@ sim_schedule_suppressed_mask (const sim_schedule_t *self)
 }
 
 void
-sim_schedule_reset_rig (sim_schedule_t *self, const sim_config_t *cfg, uint64_t t_ns)
+sim_schedule_reset_rig (sim_schedule_t *self, const sim_schedule_def_t *def, uint64_t t_ns)
 {
-    assert (self);
-    s_load_rig (self, cfg, t_ns);
+    assert (self && def);
+    s_load_rig (self, def, t_ns);
 }
 
 void

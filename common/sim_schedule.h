@@ -1,6 +1,6 @@
 /*  sim_schedule.h - the camera rig and the capture/release schedule of the
     vision cameras (spec/vision.md §2, §6, §7) as a pure function of the
-    configuration and the seed.
+    schedule's definition and the seed.
 
     Physics uses it to know at which sim times it must publish a snapshot
     (ARCHITECTURE.md §2); the vision model uses the same code to decide which
@@ -11,8 +11,9 @@
 #ifndef SIM_SCHEDULE_H_INCLUDED
 #define SIM_SCHEDULE_H_INCLUDED
 
+#include <stdbool.h>
 #include <stdint.h>
-#include "sim_config.h"
+#include "sim_params.h"
 #include "sim_rng.h"
 
 /* Number of uniforms the calibration draw takes per camera (vision.md §3.1):
@@ -25,39 +26,59 @@ typedef struct {
     sim_camera_cfg_t cams[SIM_MAX_CAMERAS];
 } sim_rig_t;
 
-/* The rig in force: the explicit [camera N] list when there is one,
-   otherwise auto-placement by default_camera_count (0 = by division:
-   A 2, B 1; 3 => 2, > 4 => 4) on the resolved field (vision.md §2.1). */
-void sim_rig_resolve (const sim_config_t *cfg, sim_rig_t *out);
+/* Everything the schedule reads, filled at a service's edge from the
+   configuration (sim_schedule_def_from_config in sim_schedule_config.h). */
+typedef struct {
+    sim_rig_t rig;                  /* the cameras in force */
+    double frame_rate;              /* Hz per camera; <= 0 means 60 */
+    sim_camera_phase_t camera_phase;
+    int phase_offset_count;         /* locked phase: capture offsets, s */
+    double phase_offsets[SIM_MAX_PHASE_OFFSETS];
+    int outage_count;
+    sim_outage_cfg_t outages[SIM_MAX_OUTAGES];
+    double substep;                 /* s, physics substep (skip_to); <= 0 means 1 ms */
+    uint64_t seed;                  /* with rig_generation, keys the calibration draw */
+    uint32_t rig_generation;        /* bumped when the rig is replaced at runtime */
+} sim_schedule_def_t;
+
+/* Fill every field with the configuration's documented default: the
+   division A rig of two cameras, 73.3 Hz, locked phase without offsets,
+   no outages, 1 ms substep, seed 0, generation 0. */
+void sim_schedule_def_default (sim_schedule_def_t *def);
+
+/* Auto-placement of `count` cameras (1, 2 or 4; vision.md §2.1) at
+   `height` over `field`, at x = +- x_fraction x field length. */
+void sim_rig_place (sim_rig_t *out, int count, const sim_field_t *field, double height,
+                    double x_fraction);
 
 /* Capture period in ns: max(1, round(1e9 * (1 / frame_rate))), 60 Hz when
    frame_rate <= 0 (vision.md §2.2). */
-uint64_t sim_schedule_period_ns (const sim_config_t *cfg);
+uint64_t sim_schedule_period_ns (double frame_rate);
 
 /* The release delay of a capture taken now: round(vision_delay * 1e9) ns,
    0 for a negative or non-finite delay (vision.md §7). Physics and vision
    both call this so their queues agree. */
-uint64_t sim_schedule_delay_ns (const sim_config_t *cfg);
+uint64_t sim_schedule_delay_ns (double vision_delay);
 
-/* Seed the keyed `calibration` generator of the current rig generation
+/* Seed the keyed `calibration` generator of a rig generation
    (ARCHITECTURE.md §4): keyed by (seed, rig_generation). The vision model
    draws the whole static calibration state from it (vision.md §3.1). */
-void sim_schedule_calibration_rng (const sim_config_t *cfg, sim_rng_t *rng);
+void sim_schedule_calibration_rng (uint64_t seed, uint32_t rig_generation, sim_rng_t *rng);
 
 /* Capture offset of camera `index` in ns, in [0, period): locked phase
    offsets reduced modulo the period, or the free-running fraction (uniform
    number 21*index of the calibration draw) times the period. */
-uint64_t sim_schedule_offset_ns (const sim_config_t *cfg, int index);
+uint64_t sim_schedule_offset_ns (const sim_schedule_def_t *def, int index);
 
 /* True when a capture at sim time t_ns falls in a scripted outage
    (vision.md §6: start <= t < start + duration, duration > 0). */
-bool sim_schedule_in_outage (const sim_config_t *cfg, uint64_t t_ns);
+bool sim_schedule_in_outage (const sim_schedule_def_t *def, uint64_t t_ns);
 
 typedef struct sim_schedule_t sim_schedule_t;
 
-/* A schedule for the rig of `cfg`, started at sim time 0. Returns NULL on
+/* A schedule for `def` (copied), started at sim time 0. Returns NULL on
    allocation failure. The caller owns it. */
-sim_schedule_t *sim_schedule_new (const sim_config_t *cfg);
+sim_schedule_t *sim_schedule_new (const sim_schedule_def_t *def);
 
 /* Free the schedule and null *self_p; safe on NULL and twice. */
 void sim_schedule_destroy (sim_schedule_t **self_p);
@@ -96,10 +117,11 @@ uint32_t sim_schedule_suppressed_mask (const sim_schedule_t *self);
    frame numbers restart at 0, each camera captures at the first advance
    after t_ns and then on its grid offset_i + k*T; the release queue is
    kept. */
-void sim_schedule_reset_rig (sim_schedule_t *self, const sim_config_t *cfg, uint64_t t_ns);
+void sim_schedule_reset_rig (sim_schedule_t *self, const sim_schedule_def_t *def,
+                             uint64_t t_ns);
 
 /* Position a freshly made schedule as if it had been advanced at every
-   substep end before t_ns (substep from cfg): used by a restarted consumer
+   substep end before t_ns (substep from the def): used by a restarted consumer
    so its frame numbers continue where the old one's were (ARCHITECTURE.md
    §3). Captures whose release would still be pending are not re-queued. */
 void sim_schedule_skip_to (sim_schedule_t *self, uint64_t t_ns);

@@ -120,7 +120,7 @@ s_geometry (phys_world_t *world, sim_config_t *cfg, const SSLGeometryData *g, si
 {
     if (g->field) {
         sim_field_t field;
-        sim_field_resolve (cfg, &field);
+        sim_field_resolve (&cfg->field, cfg->run.division, &field);
         s_geometry_field (g->field, &field);
         /* the world validates the sizes; only an accepted field enters the
            configuration, so the two never disagree */
@@ -259,7 +259,9 @@ s_realism (phys_world_t *world, sim_config_t *cfg, const RealismConfig *rc, sim_
             sim_errors_add (errors, "UNSUPPORTED", "realism rejected, nothing changed: %s", why);
             continue;
         }
-        phys_world_set_realism (world, &cfg->realism);
+        phys_realism_def_t physics_realism;
+        phys_realism_def_pick (&physics_realism, &cfg->realism);
+        phys_world_set_realism (world, &physics_realism);
         cfg->team[SIM_TEAM_BLUE].dribbler.glue = !cfg->realism.simulate_dribbling;
         cfg->team[SIM_TEAM_YELLOW].dribbler.glue = !cfg->realism.simulate_dribbling;
         changes->config = true;

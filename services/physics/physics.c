@@ -16,11 +16,12 @@
 #include "phys_apply.h"
 #include "phys_checkpoint.h"
 #include "phys_clock.h"
+#include "phys_def.h"
 #include "sim_bus.h"
 #include "sim_bus_codec.h"
 #include "sim_link.h"
 #include "sim_log.h"
-#include "sim_schedule.h"
+#include "sim_schedule_config.h"
 #include "sim_service.h"
 #include "physics/core/phys_world.h"
 
@@ -130,7 +131,7 @@ s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
     if (t >= sim_schedule_next_due (self->schedule)) {
         s_publish_snapshot (self, has_step, step_id);
         uint32_t mask, frames[SIM_MAX_CAMERAS];
-        sim_schedule_advance (self->schedule, t, sim_schedule_delay_ns (&self->cfg), &mask, frames);
+        sim_schedule_advance (self->schedule, t, sim_schedule_delay_ns (self->cfg.realism.vision_delay), &mask, frames);
     }
     self->status_substeps++;
 }
@@ -167,8 +168,11 @@ s_advance_clock (phys_service_t *self, int64_t now)
 static void
 s_config_changed (phys_service_t *self, const phys_changes_t *changes)
 {
-    if (changes->rig)
-        sim_schedule_reset_rig (self->schedule, &self->cfg, phys_world_time_ns (self->world));
+    if (changes->rig) {
+        sim_schedule_def_t def;
+        sim_schedule_def_from_config (&def, &self->cfg);
+        sim_schedule_reset_rig (self->schedule, &def, phys_world_time_ns (self->world));
+    }
     if (changes->config) {
         self->config_serial++;
         self->config_due = true;
@@ -302,7 +306,7 @@ s_timeout_ms (phys_service_t *self, int64_t now)
        vision packet (captures on the way are snapshot at their own sim
        times in the same turn): one wake-up per packet, not two */
     uint64_t t = phys_world_time_ns (self->world);
-    uint64_t due = sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (&self->cfg));
+    uint64_t due = sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (self->cfg.realism.vision_delay));
     until = phys_clock_next_us (&self->clock, now, due > t ? due - t : 0, until);
     return sim_service_timeout_ms (now, until);
 }
@@ -403,16 +407,22 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->pipe = pipe;
     self->cfg = *cfg;
     s_resume (self, cfg);
-    if (!self->world)
-        self->world = phys_world_new (&self->cfg);
-    self->schedule = sim_schedule_new (&self->cfg);
+    char why[192] = "";
+    if (!self->world) {
+        phys_world_def_t def;
+        phys_world_def_from_config (&def, &self->cfg);
+        self->world = phys_world_new (&def, why, sizeof why);
+    }
+    sim_schedule_def_t sdef;
+    sim_schedule_def_from_config (&sdef, &self->cfg);
+    self->schedule = sim_schedule_new (&sdef);
     /* a resumed clock: captures up to now are past, as for a restarted
        vision (same function, so both agree on the next instant) */
     if (self->world && self->schedule)
         sim_schedule_skip_to (self->schedule, phys_world_time_ns (self->world));
     self->loop = sim_loop_new ();
     if (!self->world || !self->schedule || !self->loop) {
-        sim_error ("cannot create the world");
+        sim_error ("cannot create the world%s%s", *why ? ": " : "", why);
         s_destroy (&self);
         return NULL;
     }

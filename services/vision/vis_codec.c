@@ -46,10 +46,9 @@ s_shape_type (const char *name)
 static void
 s_build_geometry (const vis_model_t *model, s_geometry_t *g)
 {
-    const sim_config_t *cfg = vis_model_config (model);
+    const vis_model_def_t *def = vis_model_def (model);
     const sim_rig_t *rig = vis_model_rig (model);
-    sim_field_t field;
-    sim_field_resolve (cfg, &field);
+    const sim_field_t field = def->field;
     sim_field_line_t lines[SIM_FIELD_LINE_COUNT];
     sim_field_arc_t arc;
     sim_field_lines (&field, lines, &arc);
@@ -72,8 +71,8 @@ s_build_geometry (const vis_model_t *model, s_geometry_t *g)
     g->field.has_goal_height = true;
     g->field.goal_height = s_mm (field.goal_height);
     g->field.has_ball_radius = true;
-    g->field.ball_radius = (float) (cfg->ball.radius * 1000.0);
-    double rmax = cfg->team[0].radius > cfg->team[1].radius ? cfg->team[0].radius : cfg->team[1].radius;
+    g->field.ball_radius = (float) (def->ball.radius * 1000.0);
+    double rmax = def->max_robot_radius;
     if (rmax > 0) {
         g->field.has_max_robot_radius = true;
         g->field.max_robot_radius = (float) (rmax * 1000.0);
@@ -121,7 +120,7 @@ s_build_geometry (const vis_model_t *model, s_geometry_t *g)
        every camera (vision.md §8); the true position stays in the model. */
     double ux = 0.3, uy = 0.7, uz = 0.05;
     double un = sqrt (ux * ux + uy * uy + uz * uz);
-    double e = cfg->realism.camera_position_error / un;
+    double e = def->realism.camera_position_error / un;
     for (int i = 0; i < rig->count; i++) {
         SSLGeometryCameraCalibration *k = &g->calib[i];
         ssl__geometry_camera_calibration__init (k);
@@ -130,7 +129,7 @@ s_build_geometry (const vis_model_t *model, s_geometry_t *g)
         double cy = (cam->y + e * uy) * 1000.0;
         double cz = (cam->z + e * uz) * 1000.0;
         k->camera_id = cam->id >= 0 ? (uint32_t) cam->id : 0;
-        k->focal_length = (float) cfg->vision.focal_length_px;
+        k->focal_length = (float) def->focal_length_px;
         k->principal_point_x = 300;
         k->principal_point_y = 300;
         k->distortion = 0;
@@ -151,7 +150,7 @@ s_build_geometry (const vis_model_t *model, s_geometry_t *g)
         g->calib_ptrs[i] = k;
     }
 
-    const sim_ball_cfg_t *b = &cfg->ball;
+    const sim_ball_cfg_t *b = &def->ball;
     ssl__ball_model_straight_two_phase__init (&g->straight);
     g->straight.acc_slide = b->acc_slide;
     g->straight.acc_roll = b->acc_roll - b->roll_speed_coefficient * b->advertise_roll_speed;
@@ -276,7 +275,7 @@ size_t
 vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap, uint8_t *buf, size_t cap)
 {
     assert (model && snap);
-    const sim_config_t *cfg = vis_model_config (model);
+    const vis_model_def_t *def = vis_model_def (model);
     int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
     if (n < 0)
         n = 0;
@@ -325,7 +324,7 @@ vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap, uint8_t *
     Capability caps[1] = { CAPABILITY__CAPABILITY_DETECT_FLYING_BALLS };
     TrackedFrame frame = TRACKED_FRAME__INIT;
     frame.frame_number = vis_model_truth_frame_number (model);
-    frame.timestamp = (double) snap->time_ns * 1e-9 + cfg->vision.timestamp_epoch_offset;
+    frame.timestamp = (double) snap->time_ns * 1e-9 + def->timestamp_epoch_offset;
     frame.n_balls = 1;
     frame.balls = &ball_ptr;
     frame.n_robots = (size_t) n;

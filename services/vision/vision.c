@@ -14,6 +14,7 @@
 #include "sim_snapshot.h"
 #include "sim_udp.h"
 #include "vis_codec.h"
+#include "vis_def.h"
 #include "vision/model/vis_model.h"
 
 #define VIS_MAX_RELEASED 32         /* frames released at one instant */
@@ -95,10 +96,12 @@ s_on_config (vis_service_t *self, const Simbus__Config *msg)
     int rc = sim_bus_config_decode (msg, &self->own, &self->cfg, &self->config_serial);
     if (rc < 0 || (rc == 1 && self->have_config))
         return;
+    vis_model_def_t def;
+    vis_model_def_from_config (&def, &self->cfg);
     if (!self->model)
-        self->model = vis_model_new (&self->cfg);
+        self->model = vis_model_new (&def);
     else
-        vis_model_set_config (self->model, &self->cfg);
+        vis_model_set_def (self->model, &def);
     if (!self->model)
         sim_error ("the camera model rejected the configuration");
     self->have_config = self->model != NULL;
@@ -175,7 +178,9 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
         sim_info ("simulation time went back from %.3fs to %.3fs (physics resumed); resuming",
                   (double) self->last_time_ns / 1e9, (double) snap.time_ns / 1e9);
         vis_model_destroy (&self->model);
-        self->model = vis_model_new (&self->cfg);
+        vis_model_def_t def;
+        vis_model_def_from_config (&def, &self->cfg);
+        self->model = vis_model_new (&def);
         self->advanced = false;
         if (!self->model) {
             self->have_config = false;

@@ -21,6 +21,7 @@
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
+#include "sim_from_config.h"
 
 typedef struct {
     sim_proc_t proc;
@@ -126,7 +127,7 @@ s_expect_new (expect_t *e, const fixture_t *f)
     char err[256];
     cr_assert_eq (sim_config_from_args (&cfg, argc, argv, err, sizeof err), 0, "%s", err);
     memset (e, 0, sizeof *e);
-    e->schedule = sim_schedule_new (&cfg);
+    e->schedule = sim_fc_schedule_new (&cfg);
     cr_assert_not_null (e->schedule);
     sim_rig_resolve (&cfg, &e->rig);
     e->dt_ns = (uint64_t) llround (cfg.sim.substep * 1e9);

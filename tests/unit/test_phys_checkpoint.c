@@ -12,6 +12,7 @@
 #include "config.h"
 #include "physics/core/phys_world.h"
 #include "physics/phys_checkpoint.h"
+#include "sim_from_config.h"
 
 typedef struct {
     char dir[64];
@@ -40,7 +41,7 @@ s_busy_world (sim_config_t *cfg)
     sim_config_defaults (cfg);
     cfg->sim.seed = 42;
     cfg->rig_generation = 3;
-    phys_world_t *w = phys_world_new (cfg);
+    phys_world_t *w = sim_fc_world_new (cfg);
     cr_assert_not_null (w);
     phys_command_t c = { .move = PHYS_MOVE_LOCAL, .v = { 1.0, 0.2, 0.5, 0 } };
     cr_assert_eq (phys_world_command (w, SIM_TEAM_BLUE, 0, &c), PHYS_OK);

@@ -7,12 +7,13 @@
 
 #include "config.h"
 #include "physics/core/phys_world.h"
+#include "sim_from_config.h"
 
 static phys_world_t *
 s_world (sim_config_t *cfg)
 {
     cfg->sim.initial_robots_per_team = 0;
-    phys_world_t *w = phys_world_new (cfg);
+    phys_world_t *w = sim_fc_world_new (cfg);
     cr_assert_not_null (w);
     return w;
 }
@@ -332,7 +333,7 @@ Test (phys_collide, runtime_field_change)
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     cfg.sim.initial_robots_per_team = 3;
-    phys_world_t *w = phys_world_new (&cfg);
+    phys_world_t *w = sim_fc_world_new (&cfg);
     uint64_t h = phys_world_hash (w);
     sim_field_t f = *phys_world_field (w);
     f.length = 9.0;

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "physics/core/phys_internal.h"
 #include "physics/core/phys_scene.h"
 #include "physics/core/phys_world.h"
@@ -21,11 +20,11 @@
 static phys_world_t *
 s_run (uint64_t seed, int *kicks)
 {
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    phys_scene_configure (&cfg);
-    cfg.sim.seed = seed;
-    phys_world_t *w = phys_world_new (&cfg);
+    phys_world_def_t def;
+    phys_world_def_default (&def);
+    phys_scene_configure (&def);
+    def.seed = seed;
+    phys_world_t *w = phys_world_new (&def, NULL, 0);
     cr_assert_not_null (w);
     phys_scene_setup (w);
     *kicks = 0;
@@ -74,10 +73,10 @@ Test (phys_determinism, golden_hash)
 /* A checkpoint (dup) taken mid-run continues identically. */
 Test (phys_determinism, checkpoint_resume)
 {
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    phys_scene_configure (&cfg);
-    phys_world_t *a = phys_world_new (&cfg);
+    phys_world_def_t def;
+    phys_world_def_default (&def);
+    phys_scene_configure (&def);
+    phys_world_t *a = phys_world_new (&def, NULL, 0);
     phys_scene_setup (a);
     phys_world_t *b = NULL;
     for (int k = 0; k < 6000; k++) {
@@ -105,11 +104,11 @@ Test (phys_determinism, broad_phase_is_exact)
     for (int c = 0; c < 3; c++) {
         uint64_t h[2];
         for (int m = 0; m < 2; m++) {
-            sim_config_t cfg;
-            sim_config_defaults (&cfg);
-            phys_scene_configure (&cfg);
-            cfg.sim.initial_robots_per_team = per_team[c];
-            phys_world_t *w = phys_world_new (&cfg);
+            phys_world_def_t def;
+            phys_world_def_default (&def);
+            phys_scene_configure (&def);
+            def.robots_per_team = per_team[c];
+            phys_world_t *w = phys_world_new (&def, NULL, 0);
             phys_world_set_exhaustive_contacts (w, m == 1);
             if (per_team[c] == 0) {
                 /* pile-up: 20 robots almost on one spot */
@@ -142,10 +141,10 @@ Test (phys_determinism, broad_phase_is_exact)
    damaged image or a wrong length is refused. */
 Test (phys_determinism, save_load_image)
 {
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    phys_scene_configure (&cfg);
-    phys_world_t *a = phys_world_new (&cfg);
+    phys_world_def_t def;
+    phys_world_def_default (&def);
+    phys_scene_configure (&def);
+    phys_world_t *a = phys_world_new (&def, NULL, 0);
     phys_scene_setup (a);
     size_t len = phys_world_image_size ();
     unsigned char *img = malloc (len);

@@ -8,6 +8,7 @@
 #include "physics/core/phys_field.h"
 #include "physics/core/phys_world.h"
 #include "sim_field.h"
+#include "sim_from_config.h"
 
 static phys_geom_t
 s_geom (sim_division_t div)
@@ -107,7 +108,7 @@ Test (phys_field, robot_against_board_and_room)
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     cfg.sim.initial_robots_per_team = 0;
-    phys_world_t *w = phys_world_new (&cfg);
+    phys_world_t *w = sim_fc_world_new (&cfg);
     phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE, .id = 3, .has_x = true, .has_y = true,
                                 .x = 1, .y = 4.0, .has_present = true, .present = true };
     phys_world_teleport_robot (w, &t);
@@ -142,7 +143,7 @@ Test (phys_field, ball_through_the_gap_behind_the_goal)
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     cfg.sim.initial_robots_per_team = 0;
-    phys_world_t *w = phys_world_new (&cfg);
+    phys_world_t *w = sim_fc_world_new (&cfg);
     phys_ball_teleport_t b = { .has_x = true, .has_y = true, .x = 6.24, .y = -2.0,
                                .has_vx = true, .has_vy = true, .vy = 5, .roll = true };
     phys_world_teleport_ball (w, &b);
@@ -161,7 +162,7 @@ Test (phys_field, ball_by_force_mover)
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     cfg.sim.initial_robots_per_team = 0;
-    phys_world_t *w = phys_world_new (&cfg);
+    phys_world_t *w = sim_fc_world_new (&cfg);
     phys_ball_teleport_t b = { .has_x = true, .has_y = true, .x = 1.1, .y = 0, .by_force = true };
     cr_assert_eq (phys_world_teleport_ball (w, &b), PHYS_OK);
     for (int k = 0; k < 3000; k++)
@@ -188,7 +189,7 @@ Test (phys_field, hold_budget_deviation_kept)
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     cfg.sim.initial_robots_per_team = 3;
-    phys_world_t *w = phys_world_new (&cfg);
+    phys_world_t *w = sim_fc_world_new (&cfg);
     double before = phys_world_robot_hold_accel (w, SIM_TEAM_YELLOW, 2);
     phys_spec_update_t u = { .mask = PHYS_SPEC_ALL, .v = *phys_world_team_specs (w, 1) };
     u.v.dribbler.hold_accel = 4.0;

@@ -7,13 +7,14 @@
 
 #include "config.h"
 #include "physics/core/phys_world.h"
+#include "sim_from_config.h"
 
 /* One blue robot at the origin facing +x, ball seated in front of it. */
 static phys_world_t *
 s_world_cfg (sim_config_t *cfg)
 {
     cfg->sim.initial_robots_per_team = 0;
-    phys_world_t *w = phys_world_new (cfg);
+    phys_world_t *w = sim_fc_world_new (cfg);
     cr_assert_not_null (w);
     phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE, .id = 0, .has_x = true, .has_y = true,
                                 .has_present = true, .present = true };
@@ -202,8 +203,8 @@ Test (phys_kick, holding_budgets)
     sim_config_defaults (&cfg);
     cfg.sim.seed = 3;
     cfg.sim.initial_robots_per_team = 6;
-    phys_world_t *a = phys_world_new (&cfg);
-    phys_world_t *b = phys_world_new (&cfg);
+    phys_world_t *a = sim_fc_world_new (&cfg);
+    phys_world_t *b = sim_fc_world_new (&cfg);
     double v[12];
     int distinct = 0;
     for (int i = 0; i < 12; i++) {
@@ -221,7 +222,7 @@ Test (phys_kick, holding_budgets)
     phys_world_destroy (&b);
     /* stddev 0: every robot gets the mean */
     cfg.team[0].dribbler.hold_accel_stddev = 0;
-    a = phys_world_new (&cfg);
+    a = sim_fc_world_new (&cfg);
     cr_expect_eq (phys_world_robot_hold_accel (a, SIM_TEAM_BLUE, 5), 3.0);
     phys_world_destroy (&a);
 }
@@ -354,7 +355,8 @@ Test (phys_kick, glue_mode_and_realism_switch)
     cr_expect_float_eq (b.x, r.x + 0.0965 * cos (r.orientation), tol);
     cr_expect_float_eq (b.y, r.y + 0.0965 * sin (r.orientation), tol);
     cr_expect_float_eq (b.z, 0.0215, 1e-12);
-    sim_realism_t re = cfg.realism;
+    phys_realism_def_t re;
+    phys_realism_def_pick (&re, &cfg.realism);
     re.simulate_dribbling = true;
     phys_world_set_realism (w, &re);
     cr_expect_not (phys_world_robot_specs (w, SIM_TEAM_BLUE, 0)->dribbler.glue);

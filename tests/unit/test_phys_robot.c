@@ -8,6 +8,7 @@
 #include "config.h"
 #include "physics/core/phys_robot.h"
 #include "physics/core/phys_world.h"
+#include "sim_from_config.h"
 
 static sim_robot_specs_t
 s_default_specs (void)
@@ -25,7 +26,7 @@ s_world (sim_drive_model_t model)
     cfg.sim.initial_robots_per_team = 0;
     cfg.team[0].drive.model = model;
     cfg.team[1].drive.model = model;
-    phys_world_t *w = phys_world_new (&cfg);
+    phys_world_t *w = sim_fc_world_new (&cfg);
     cr_assert_not_null (w);
     phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE, .id = 0, .has_x = true, .has_y = true,
                                 .x = -1, .y = 0, .has_present = true, .present = true };
@@ -197,7 +198,7 @@ Test (phys_robot, traction_bound)
     cfg.team[0].limits.vel_absolute_max = 10;
     cfg.team[0].drive.max_wheel_force = 100;
     cfg.team[0].drive.velocity_gain = 1000;
-    phys_world_t *w = phys_world_new (&cfg);
+    phys_world_t *w = sim_fc_world_new (&cfg);
     cr_assert_not_null (w);
     const sim_robot_specs_t *s = phys_world_team_specs (w, SIM_TEAM_BLUE);
     double Ft = s->drive.mu_drive * s->mass * 9.81 / 4;

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "physics/core/phys_world.h"
 #include "sim_rng.h"
+#include "sim_from_config.h"
 
 static phys_world_t *
 s_world (int robots)
@@ -15,7 +16,7 @@ s_world (int robots)
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     cfg.sim.initial_robots_per_team = robots;
-    return phys_world_new (&cfg);
+    return sim_fc_world_new (&cfg);
 }
 
 static void
@@ -41,13 +42,13 @@ Test (phys_world, invalid_config_gives_null)
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     cfg.sim.substep = NAN;
-    cr_expect_null (phys_world_new (&cfg));
+    cr_expect_null (sim_fc_world_new (&cfg));
     sim_config_defaults (&cfg);
     cfg.team[1].center_to_dribbler = 0.2;
-    cr_expect_null (phys_world_new (&cfg));
+    cr_expect_null (sim_fc_world_new (&cfg));
     sim_config_defaults (&cfg);
     cfg.ball.radius = -1;
-    cr_expect_null (phys_world_new (&cfg));
+    cr_expect_null (sim_fc_world_new (&cfg));
 }
 
 Test (phys_world, formations_div_a)
@@ -84,7 +85,7 @@ Test (phys_world, formations_clamp_and_div_b)
     sim_config_defaults (&cfg);
     cfg.run.division = SIM_DIVISION_B;
     cfg.sim.initial_robots_per_team = 40;
-    phys_world_t *w = phys_world_new (&cfg);
+    phys_world_t *w = sim_fc_world_new (&cfg);
     cr_assert_not_null (w);
     cr_expect_eq (phys_world_robot_count (w), 32);
     sim_robot_state_t r;
@@ -267,7 +268,7 @@ Test (phys_world, huge_values_refused)
     u.v.mass = 1e300;
     cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 0, &u), PHYS_ERR_INVALID_SPEC);
     cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 256, &u), PHYS_ERR_UNSUPPORTED);
-    sim_realism_t re = { .kick_direction_stddev = NAN };
+    phys_realism_def_t re = { .kick_direction_stddev = NAN };
     phys_world_set_realism (w, &re);
     cr_expect_eq (phys_world_hash (w), h);
     phys_world_destroy (&w);

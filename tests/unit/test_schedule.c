@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "sim_schedule.h"
+#include "sim_from_config.h"
 
 static sim_config_t
 s_cfg (void)
@@ -47,13 +48,13 @@ s_run (sim_schedule_t *s, int ms, uint64_t delay_ns)
 Test (schedule, period)
 {
     sim_config_t cfg = s_cfg ();
-    cr_assert_eq (sim_schedule_period_ns (&cfg), 13642565u);
+    cr_assert_eq (sim_schedule_period_ns (cfg.vision.frame_rate), 13642565u);
     cfg.vision.frame_rate = 0;
-    cr_assert_eq (sim_schedule_period_ns (&cfg), 16666667u);
+    cr_assert_eq (sim_schedule_period_ns (cfg.vision.frame_rate), 16666667u);
     cfg.vision.frame_rate = -5;
-    cr_assert_eq (sim_schedule_period_ns (&cfg), 16666667u);
+    cr_assert_eq (sim_schedule_period_ns (cfg.vision.frame_rate), 16666667u);
     cfg.vision.frame_rate = 1e12;
-    cr_assert_eq (sim_schedule_period_ns (&cfg), 1u);
+    cr_assert_eq (sim_schedule_period_ns (cfg.vision.frame_rate), 1u);
 }
 
 Test (schedule, auto_placement)
@@ -108,7 +109,7 @@ Test (schedule, auto_placement)
 Test (schedule, first_second)
 {
     sim_config_t cfg = s_cfg ();
-    sim_schedule_t *s = sim_schedule_new (&cfg);
+    sim_schedule_t *s = sim_fc_schedule_new (&cfg);
     cr_assert_not_null (s);
     cr_assert_eq (sim_schedule_next_due (s), 1u, "offset 0 is due at the first substep end");
     s_run_t r = s_run (s, 1000, 0);
@@ -126,7 +127,7 @@ Test (schedule, first_second)
 Test (schedule, intervals_quantised)
 {
     sim_config_t cfg = s_cfg ();
-    sim_schedule_t *s = sim_schedule_new (&cfg);
+    sim_schedule_t *s = sim_fc_schedule_new (&cfg);
     uint64_t last = 0;
     int n = 0;
     double sum = 0;
@@ -151,7 +152,7 @@ Test (schedule, intervals_quantised)
 Test (schedule, next_due_and_skips)
 {
     sim_config_t cfg = s_cfg ();
-    sim_schedule_t *s = sim_schedule_new (&cfg);
+    sim_schedule_t *s = sim_fc_schedule_new (&cfg);
     uint32_t mask, fn[SIM_MAX_CAMERAS];
     /* t = 0 is the initial state, not a substep end */
     sim_schedule_advance (s, 0, 0, &mask, fn);
@@ -173,14 +174,14 @@ Test (schedule, locked_offsets)
     cfg.vision.phase_offset_count = 2;
     cfg.vision.phase_offsets[0] = 0.005;
     cfg.vision.phase_offsets[1] = -0.00583;
-    cr_assert_eq (sim_schedule_offset_ns (&cfg, 0), 5000000u);
-    cr_assert_eq (sim_schedule_offset_ns (&cfg, 1), 13642565u - 5830000u);
-    cr_assert_eq (sim_schedule_offset_ns (&cfg, 2), 0u, "missing entries are 0");
+    cr_assert_eq (sim_fc_offset_ns (&cfg, 0), 5000000u);
+    cr_assert_eq (sim_fc_offset_ns (&cfg, 1), 13642565u - 5830000u);
+    cr_assert_eq (sim_fc_offset_ns (&cfg, 2), 0u, "missing entries are 0");
     cfg.vision.phase_offsets[0] = 0.1;  /* reduced modulo the period */
-    cr_assert_eq (sim_schedule_offset_ns (&cfg, 0), 100000000u - 7u * 13642565u);
+    cr_assert_eq (sim_fc_offset_ns (&cfg, 0), 100000000u - 7u * 13642565u);
 
     cfg.vision.phase_offsets[0] = 0.005;
-    sim_schedule_t *s = sim_schedule_new (&cfg);
+    sim_schedule_t *s = sim_fc_schedule_new (&cfg);
     s_run_t r = s_run (s, 1000, 0);
     cr_assert_eq (r.first_t[0], 5000000u);
     cr_assert_eq (r.first_t[1], 8000000u);
@@ -191,28 +192,28 @@ Test (schedule, free_running_phases)
 {
     sim_config_t cfg = s_cfg ();
     cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
-    uint64_t period = sim_schedule_period_ns (&cfg);
+    uint64_t period = sim_schedule_period_ns (cfg.vision.frame_rate);
     /* camera i's fraction is uniform number 21 i of the calibration draw */
     sim_rng_t rng;
-    sim_schedule_calibration_rng (&cfg, &rng);
+    sim_schedule_calibration_rng (cfg.sim.seed, cfg.rig_generation, &rng);
     double u[64];
     for (int k = 0; k < 64; k++)
         u[k] = sim_rng_uniform01 (&rng);
     for (int i = 0; i < 3; i++)
-        cr_assert_eq (sim_schedule_offset_ns (&cfg, i),
+        cr_assert_eq (sim_fc_offset_ns (&cfg, i),
                       (uint64_t) llround (u[21 * i] * (double) period));
     /* seeds give different phases; the same seed the same */
-    uint64_t a = sim_schedule_offset_ns (&cfg, 1);
+    uint64_t a = sim_fc_offset_ns (&cfg, 1);
     cfg.sim.seed = 99;
-    uint64_t b = sim_schedule_offset_ns (&cfg, 1);
+    uint64_t b = sim_fc_offset_ns (&cfg, 1);
     cr_assert_neq (a, b);
     cfg.sim.seed = 0;
-    cr_assert_eq (sim_schedule_offset_ns (&cfg, 1), a);
+    cr_assert_eq (sim_fc_offset_ns (&cfg, 1), a);
     /* spread over many seeds: uniform over the period (sigma = T / sqrt 12) */
     double sum = 0, sum2 = 0;
     for (uint64_t seed = 0; seed < 2000; seed++) {
         cfg.sim.seed = seed;
-        double f = (double) sim_schedule_offset_ns (&cfg, 0) / (double) period;
+        double f = (double) sim_fc_offset_ns (&cfg, 0) / (double) period;
         sum += f;
         sum2 += f * f;
     }
@@ -224,7 +225,7 @@ Test (schedule, free_running_phases)
 Test (schedule, delay_queue_fifo)
 {
     sim_config_t cfg = s_cfg ();
-    sim_schedule_t *s = sim_schedule_new (&cfg);
+    sim_schedule_t *s = sim_fc_schedule_new (&cfg);
     uint32_t mask, fn[SIM_MAX_CAMERAS];
     /* capture at 1 ms with 22 ms delay: released at 23 ms */
     cr_assert_eq (sim_schedule_advance (s, 1000000, 22000000, &mask, fn), 0);
@@ -248,9 +249,9 @@ Test (schedule, outage_suppresses_but_counts)
     sim_config_t cfg = s_cfg ();
     cfg.vision.outage_count = 1;
     cfg.vision.outages[0] = (sim_outage_cfg_t) { 0.1, 0.2 };
-    cr_assert (sim_schedule_in_outage (&cfg, 100000000));
-    cr_assert (!sim_schedule_in_outage (&cfg, 300000000));
-    sim_schedule_t *s = sim_schedule_new (&cfg);
+    cr_assert (sim_fc_in_outage (&cfg, 100000000));
+    cr_assert (!sim_fc_in_outage (&cfg, 300000000));
+    sim_schedule_t *s = sim_fc_schedule_new (&cfg);
     int emitted = 0, suppressed = 0;
     uint32_t last = 0;
     for (int k = 1; k <= 1000; k++) {
@@ -280,14 +281,14 @@ Test (schedule, outage_suppresses_but_counts)
 Test (schedule, reset_rig)
 {
     sim_config_t cfg = s_cfg ();
-    sim_schedule_t *s = sim_schedule_new (&cfg);
+    sim_schedule_t *s = sim_fc_schedule_new (&cfg);
     s_run (s, 100, 50000000);
     cr_assert (sim_schedule_queued (s) > 0);
     int queued = sim_schedule_queued (s);
     cfg.vision.camera_count = 1;
     cfg.vision.cameras[0] = (sim_camera_cfg_t) { 3, 0, 0, 6 };
     cfg.rig_generation = 1;
-    sim_schedule_reset_rig (s, &cfg, 100000000);
+    sim_fc_schedule_reset_rig (s, &cfg, 100000000);
     cr_assert_eq (sim_schedule_camera_count (s), 1);
     cr_assert_eq (sim_schedule_queued (s), queued, "queued frames are kept");
     cr_assert_eq (sim_schedule_next_due (s), 100000001u);
@@ -307,8 +308,8 @@ Test (schedule, reset_rig)
 Test (schedule, skip_to_continues_frame_numbers)
 {
     sim_config_t cfg = s_cfg ();
-    sim_schedule_t *a = sim_schedule_new (&cfg);
-    sim_schedule_t *b = sim_schedule_new (&cfg);
+    sim_schedule_t *a = sim_fc_schedule_new (&cfg);
+    sim_schedule_t *b = sim_fc_schedule_new (&cfg);
     uint32_t mask, fn[SIM_MAX_CAMERAS];
     for (int k = 1; k < 5000; k++)
         sim_schedule_advance (a, (uint64_t) k * 1000000u, 0, &mask, fn);
@@ -329,11 +330,11 @@ Test (schedule, skip_to_continues_frame_numbers)
 Test (schedule, delay_ns)
 {
     sim_config_t cfg = s_cfg ();
-    cr_assert_eq (sim_schedule_delay_ns (&cfg), 22000000u);
+    cr_assert_eq (sim_schedule_delay_ns (cfg.realism.vision_delay), 22000000u);
     cfg.realism.vision_delay = 2.5;
-    cr_assert_eq (sim_schedule_delay_ns (&cfg), 2500000000u);
+    cr_assert_eq (sim_schedule_delay_ns (cfg.realism.vision_delay), 2500000000u);
     cfg.realism.vision_delay = -1;
-    cr_assert_eq (sim_schedule_delay_ns (&cfg), 0u);
+    cr_assert_eq (sim_schedule_delay_ns (cfg.realism.vision_delay), 0u);
     cfg.realism.vision_delay = NAN;
-    cr_assert_eq (sim_schedule_delay_ns (&cfg), 0u);
+    cr_assert_eq (sim_schedule_delay_ns (cfg.realism.vision_delay), 0u);
 }

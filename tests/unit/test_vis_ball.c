@@ -8,6 +8,7 @@
 #include "test_vis_support.h"
 #include "vision/model/vis_ball.h"
 #include "vision/model/vis_model.h"
+#include "sim_from_config.h"
 
 static const sim_camera_cfg_t s_cam = { 0, 2.4, 0, 6.4 };
 #define R_BALL 0.0215
@@ -106,7 +107,7 @@ Test (vis_ball, area_height_term)
 Test (vis_ball, model_threshold_and_area_scaling)
 {
     sim_config_t cfg = vis_test_cfg ("none");
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_one_robot (0.55, 0.0835);
     s.ball = (sim_ball_state_t) { .x = 0.5, .y = 0, .z = R_BALL };
     double cx, cy, cz;
@@ -123,14 +124,14 @@ Test (vis_ball, model_threshold_and_area_scaling)
         cr_assert_eq (f.ball_count, 0);
     /* switching the occlusion off reports the centre with full area */
     cfg.realism.enable_invisible_ball = false;
-    vis_model_set_config (m, &cfg);
+    sim_fc_model_set (m, &cfg);
     vis_model_capture (m, 0, 0, &s, &f);
     cr_assert_eq (f.ball_count, 1);
     cr_assert_float_eq (f.balls[0].x, 0.5, 1e-12);
     cr_assert_float_eq (f.balls[0].area, 63.0, 1e-9);
     /* a ball hidden inside a robot disappears */
     cfg.realism.enable_invisible_ball = true;
-    vis_model_set_config (m, &cfg);
+    sim_fc_model_set (m, &cfg);
     s.robots[0].x = 0.5;
     vis_model_capture (m, 0, 0, &s, &f);
     cr_assert_eq (f.ball_count, 0);
@@ -140,7 +141,7 @@ Test (vis_ball, model_threshold_and_area_scaling)
 Test (vis_ball, flying_ball_reported_projected)
 {
     sim_config_t cfg = vis_test_cfg ("none");
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s;
     memset (&s, 0, sizeof s);
     s.ball = (sim_ball_state_t) { .x = 1.0, .y = 0, .z = 1.0 };

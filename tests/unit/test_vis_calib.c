@@ -9,6 +9,7 @@
 #include "config.h"
 #include "sim_field.h"
 #include "vision/model/vis_model.h"
+#include "sim_from_config.h"
 
 static sim_config_t
 s_cfg (void)
@@ -22,9 +23,9 @@ Test (vis_calib, draws_21_uniforms_in_order)
 {
     sim_config_t cfg = s_cfg ();
     sim_field_t field;
-    sim_field_resolve (&cfg, &field);
+    sim_field_resolve (&cfg.field, cfg.run.division, &field);
     sim_rng_t a, b;
-    sim_schedule_calibration_rng (&cfg, &a);
+    sim_schedule_calibration_rng (cfg.sim.seed, cfg.rig_generation, &a);
     b = a;
     vis_calib_t c;
     double u0 = sim_rng_uniform01 (&b);
@@ -44,10 +45,10 @@ Test (vis_calib, model_agrees_with_schedule_free_fraction)
     cfg.vision.default_camera_count = 4;
     cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
     cfg.sim.seed = 1234;
-    vis_model_t *m = vis_model_new (&cfg);
-    uint64_t period = sim_schedule_period_ns (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
+    uint64_t period = sim_schedule_period_ns (cfg.vision.frame_rate);
     for (int i = 0; i < 4; i++)
-        cr_assert_eq (sim_schedule_offset_ns (&cfg, i),
+        cr_assert_eq (sim_fc_offset_ns (&cfg, i),
                       (uint64_t) llround (vis_model_calib (m, i)->free_fraction * (double) period));
     vis_model_destroy (&m);
 }
@@ -56,7 +57,7 @@ Test (vis_calib, gain_normalises_on_the_grid)
 {
     sim_config_t cfg = s_cfg ();
     sim_field_t field;
-    sim_field_resolve (&cfg, &field);
+    sim_field_resolve (&cfg.field, cfg.run.division, &field);
     sim_rng_t rng;
     sim_rng_seed (&rng, 7, SIM_STREAM_CALIBRATION);
     vis_calib_t c;
@@ -102,11 +103,11 @@ Test (vis_calib, warp_statistics)
     sim_config_t cfg = s_cfg ();
     const sim_realism_t *r = &cfg.realism;
     sim_field_t field;
-    sim_field_resolve (&cfg, &field);
+    sim_field_resolve (&cfg.field, cfg.run.division, &field);
     for (uint64_t seed = 0; seed < 20; seed++) {
         cfg.sim.seed = seed;
         sim_rng_t rng;
-        sim_schedule_calibration_rng (&cfg, &rng);
+        sim_schedule_calibration_rng (cfg.sim.seed, cfg.rig_generation, &rng);
         for (int cam = 0; cam < 2; cam++) {
             vis_calib_t c;
             vis_calib_draw (&rng, &field, r->calibration_warp_length, &c);
@@ -126,9 +127,9 @@ Test (vis_calib, live_amplitude_and_offset)
 {
     sim_config_t cfg = s_cfg ();
     sim_field_t field;
-    sim_field_resolve (&cfg, &field);
+    sim_field_resolve (&cfg.field, cfg.run.division, &field);
     sim_rng_t rng;
-    sim_schedule_calibration_rng (&cfg, &rng);
+    sim_schedule_calibration_rng (cfg.sim.seed, cfg.rig_generation, &rng);
     vis_calib_t c;
     vis_calib_draw (&rng, &field, 3.0, &c);
     sim_realism_t r = cfg.realism;
@@ -160,14 +161,14 @@ Test (vis_calib, camera_disagreement_over_seeds)
 {
     sim_config_t cfg = s_cfg ();
     sim_field_t field;
-    sim_field_resolve (&cfg, &field);
+    sim_field_resolve (&cfg.field, cfg.run.division, &field);
     const sim_realism_t *r = &cfg.realism;
     double const_sum = 0, dx2 = 0, dphi2 = 0;
     int nconst = 0, n = 0;
     for (uint64_t seed = 0; seed < 400; seed++) {
         cfg.sim.seed = seed;
         sim_rng_t rng;
-        sim_schedule_calibration_rng (&cfg, &rng);
+        sim_schedule_calibration_rng (cfg.sim.seed, cfg.rig_generation, &rng);
         vis_calib_t c[2];
         vis_calib_draw (&rng, &field, 3.0, &c[0]);
         vis_calib_draw (&rng, &field, 3.0, &c[1]);

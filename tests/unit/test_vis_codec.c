@@ -10,6 +10,7 @@
 #include "vision/vis_codec.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
+#include "sim_from_config.h"
 
 static sim_snapshot_t
 s_scene (uint64_t t_ns)
@@ -51,7 +52,7 @@ s_first_geometry_packet (vis_model_t *m, const vis_frame_t **frame_out, uint8_t 
 Test (vis_codec, detection_and_geometry)
 {
     sim_config_t cfg = vis_test_cfg ("none");
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
     size_t len;
     const vis_frame_t *f;
@@ -153,7 +154,7 @@ Test (vis_codec, detection_and_geometry)
 Test (vis_codec, advertised_camera_position_error)
 {
     sim_config_t cfg = vis_test_cfg ("realistic");
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
     size_t len = vis_codec_geometry (m, buf, sizeof buf);
     cr_assert (len > 0);
@@ -174,7 +175,7 @@ Test (vis_codec, truth_packet)
 {
     sim_config_t cfg = vis_test_cfg ("realistic");
     cfg.vision.timestamp_epoch_offset = 1000.0;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
     uint32_t expect = 0;
     for (int k = 1; k <= 100; k++) {

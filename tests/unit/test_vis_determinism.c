@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "vision/vis_codec.h"
+#include "sim_from_config.h"
 
 #define MS 1000000ull
 
@@ -32,7 +33,7 @@ s_scene (uint64_t t_ns)
 static uint64_t
 s_hash_run (const sim_config_t *cfg, double seconds)
 {
-    vis_model_t *m = vis_model_new (cfg);
+    vis_model_t *m = sim_fc_model_new (cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
     uint64_t h = 1469598103934665603ull;
     for (uint64_t t = MS; t <= (uint64_t) (seconds * 1e9); t += MS) {
@@ -70,7 +71,7 @@ s_late_start (bool explicit_resume)
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     cfg.sim.seed = 77;
-    vis_model_t *a = vis_model_new (&cfg);
+    vis_model_t *a = sim_fc_model_new (&cfg);
     vis_model_t *b = NULL;
     static uint8_t ba[VIS_CODEC_MAX_PACKET], bb[VIS_CODEC_MAX_PACKET];
     uint64_t join = 2000 * MS;
@@ -79,7 +80,7 @@ s_late_start (bool explicit_resume)
         sim_snapshot_t s = s_scene (t);
         int na = vis_model_advance (a, &s);
         if (t == join) {
-            b = vis_model_new (&cfg);
+            b = sim_fc_model_new (&cfg);
             if (explicit_resume)
                 vis_model_resume (b, t);
         }
@@ -122,7 +123,7 @@ Test (vis_determinism, captures_keyed_not_running)
     /* capture k of camera c draws the same numbers whenever it is computed */
     sim_config_t cfg;
     sim_config_defaults (&cfg);
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene (MS);
     vis_frame_t f1, f2, other;
     vis_model_capture (m, 1, 17, &s, &f1);

@@ -9,6 +9,7 @@
 #include "test_vis_support.h"
 #include "vision/model/vis_model.h"
 #include "vision/model/vis_region.h"
+#include "sim_from_config.h"
 
 static sim_snapshot_t
 s_scene (uint64_t t_ns)
@@ -28,7 +29,7 @@ s_scene (uint64_t t_ns)
 Test (vis_model, noise_free_detections_are_truth)
 {
     sim_config_t cfg = vis_test_cfg ("none");
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     cr_assert_not_null (m);
     sim_snapshot_t s = s_scene (1000000);
     vis_frame_t f;
@@ -64,7 +65,7 @@ Test (vis_model, noise_free_detections_are_truth)
 Test (vis_model, one_frame_per_capture_and_delay)
 {
     sim_config_t cfg = vis_test_cfg ("realistic");
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     int frames[2] = { 0, 0 };
     uint32_t expect[2] = { 0, 0 };
     uint64_t delay = 22000000;
@@ -95,7 +96,7 @@ s_geometry_frames (int every, uint32_t *out, int *count)
     sim_config_t cfg = vis_test_cfg ("none");
     cfg.vision.geometry_every_n_frames = every;
     cfg.realism.vision_delay = 0;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     *count = 0;
     for (int k = 1; k <= 1000; k++) {
         sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
@@ -134,7 +135,7 @@ Test (vis_model, outage_then_geometry)
     cfg.vision.geometry_every_n_frames = 10;
     cfg.vision.outage_count = 1;
     cfg.vision.outages[0] = (sim_outage_cfg_t) { 0.05, 0.3 };
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     uint32_t last = 0;
     bool seen_after = false;
     for (int k = 1; k <= 1000; k++) {
@@ -160,7 +161,7 @@ Test (vis_model, outage_then_geometry)
 Test (vis_model, rig_replacement_at_runtime)
 {
     sim_config_t cfg = vis_test_cfg ("none");
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     for (int k = 1; k <= 100; k++) {
         sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
         vis_model_advance (m, &s);
@@ -168,7 +169,7 @@ Test (vis_model, rig_replacement_at_runtime)
     cfg.vision.camera_count = 1;
     cfg.vision.cameras[0] = (sim_camera_cfg_t) { 5, 0, 0, 6.0 };
     cfg.rig_generation++;
-    vis_model_set_config (m, &cfg);
+    sim_fc_model_set (m, &cfg);
     cr_assert_eq (vis_model_rig (m)->count, 1);
     bool first = true;
     int old = 0;
@@ -198,13 +199,13 @@ Test (vis_model, rig_replacement_at_runtime)
 Test (vis_model, realism_change_at_runtime)
 {
     sim_config_t cfg = vis_test_cfg ("none");
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene (1000000);
     vis_frame_t a, b;
     vis_model_capture (m, 0, 5, &s, &a);
     char err[128];
     cr_assert_eq (sim_config_apply_realism (&cfg, "realistic", err, sizeof err), 0);
-    vis_model_set_config (m, &cfg);
+    sim_fc_model_set (m, &cfg);
     vis_model_capture (m, 0, 5, &s, &b);
     cr_assert_eq (a.blue[0].x, 0.2);
     cr_assert (fabs (b.blue[0].x - 0.2) > 1e-6, "realistic adds calibration error and noise");
@@ -217,7 +218,7 @@ Test (vis_model, report_keys)
     sim_config_t cfg = vis_test_cfg ("none");
     cfg.vision.report_area = false;
     cfg.vision.report_ball_z = true;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene (1000000);
     vis_frame_t f;
     vis_model_capture (m, 0, 0, &s, &f);
@@ -232,7 +233,7 @@ Test (vis_model, empty_rig_emits_nothing)
 {
     sim_config_t cfg = vis_test_cfg ("none");
     cfg.vision.frame_rate = 73.3;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     /* a zero-size explicit rig is not expressible; an empty frame still is */
     sim_snapshot_t s;
     memset (&s, 0, sizeof s);
@@ -258,7 +259,7 @@ Test (vis_model, all_seven_presets)
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++) {
         sim_config_t cfg = vis_test_cfg (p[k].name);
         cr_assert_float_eq (cfg.realism.camera_overlap, p[k].overlap, 1e-12, "%s", p[k].name);
-        vis_model_t *m = vis_model_new (&cfg);
+        vis_model_t *m = sim_fc_model_new (&cfg);
         int frames = 0;
         for (int t = 1; t <= 200; t++) {
             sim_snapshot_t s = s_scene ((uint64_t) t * 1000000u);
@@ -285,7 +286,7 @@ Test (vis_model, long_queue_and_lowered_delay)
     sim_config_t cfg = vis_test_cfg ("realistic");
     cfg.vision.default_camera_count = 4;
     cfg.realism.vision_delay = 1.0;     /* ~300 frames in flight: the queue grows */
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     uint64_t last_capture = 0;
     uint32_t next_frame[4] = { 0 };
     int released = 0;
@@ -293,7 +294,7 @@ Test (vis_model, long_queue_and_lowered_delay)
         if (k == 1200) {
             /* lowering the delay never lets a newer frame overtake */
             cfg.realism.vision_delay = 0.0;
-            vis_model_set_config (m, &cfg);
+            sim_fc_model_set (m, &cfg);
         }
         sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
         int n = vis_model_advance (m, &s);
@@ -323,7 +324,7 @@ s_coverage (sim_division_t division, int count, double hl, double hw)
     sim_config_t cfg = vis_test_cfg ("realistic");
     cfg.run.division = division;
     cfg.vision.default_camera_count = count;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     const sim_rig_t *rig = vis_model_rig (m);
     for (double x = -hl; x <= hl + 1e-9; x += 0.25)
         for (double y = -hw; y <= hw + 1e-9; y += 0.25) {
@@ -353,7 +354,7 @@ Test (vis_model, free_running_cameras_capture_apart)
     cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
     cfg.realism.vision_delay = 0;
     cfg.sim.seed = 3;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     uint64_t first[2] = { 0, 0 };
     for (int k = 1; k <= 20; k++) {
         sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
@@ -365,7 +366,7 @@ Test (vis_model, free_running_cameras_capture_apart)
         }
     }
     for (int c = 0; c < 2; c++) {
-        uint64_t off = sim_schedule_offset_ns (&cfg, c);
+        uint64_t off = sim_fc_offset_ns (&cfg, c);
         uint64_t expect = off == 0 ? 1000000u : (off + 999999u) / 1000000u * 1000000u;
         cr_assert_eq (first[c], expect, "camera %d offset %lu", c, (unsigned long) off);
     }
@@ -382,18 +383,18 @@ Test (vis_model, agrees_with_the_physics_schedule)
     cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
     cfg.vision.outage_count = 1;
     cfg.vision.outages[0] = (sim_outage_cfg_t) { 0.5, 0.25 };
-    sim_schedule_t *phys = sim_schedule_new (&cfg);
-    vis_model_t *m = vis_model_new (&cfg);
+    sim_schedule_t *phys = sim_fc_schedule_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     int snapshots = 0, frames = 0;
     for (uint64_t t = 1000000; t <= 3000000000u; t += 1000000) {
         if (t == 1500000000u) {
             cfg.realism.vision_delay = 0.005;           /* a runtime realism change */
-            vis_model_set_config (m, &cfg);
+            sim_fc_model_set (m, &cfg);
         }
         if (t < sim_schedule_next_due (phys))
             continue;
         uint32_t mask, fn[SIM_MAX_CAMERAS];
-        int due = sim_schedule_advance (phys, t, sim_schedule_delay_ns (&cfg), &mask, fn);
+        int due = sim_schedule_advance (phys, t, sim_schedule_delay_ns (cfg.realism.vision_delay), &mask, fn);
         sim_snapshot_t s = s_scene (t);
         int n = vis_model_advance (m, &s);
         cr_assert_eq (n, due, "t = %lu", (unsigned long) t);

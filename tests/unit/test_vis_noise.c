@@ -8,6 +8,7 @@
 
 #include "test_vis_support.h"
 #include "vision/model/vis_model.h"
+#include "sim_from_config.h"
 
 /* Ten standing robots in camera 0's half, the ball far from them. */
 static sim_snapshot_t
@@ -27,7 +28,7 @@ s_scene (void)
 Test (vis_noise, confidence_mean_and_clamp)
 {
     sim_config_t cfg = vis_test_cfg ("realistic");
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene ();
     double sum = 0, n = 0, bsum = 0, bn = 0;
     vis_frame_t f;
@@ -49,7 +50,7 @@ Test (vis_noise, confidence_mean_and_clamp)
     /* a wide spread is clamped to (0, 1] */
     cfg.vision.robot_confidence_mean = 0.95;
     cfg.vision.confidence_stddev = 1.0;
-    vis_model_set_config (m, &cfg);
+    sim_fc_model_set (m, &cfg);
     int ones = 0, tiny = 0;
     for (uint32_t k = 0; k < 200; k++) {
         vis_model_capture (m, 0, k, &s, &f);
@@ -70,7 +71,7 @@ Test (vis_noise, dropouts)
     sim_config_t cfg = vis_test_cfg ("none");
     cfg.realism.missing_robot_detections = 0.25;
     cfg.realism.missing_ball_detections = 0.5;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene ();
     double robots = 0, balls = 0;
     vis_frame_t f;
@@ -89,7 +90,7 @@ Test (vis_noise, duplicates)
     sim_config_t cfg = vis_test_cfg ("realistic");
     cfg.vision.duplicate_robot_rate = 0.01;
     cfg.realism.missing_robot_detections = 0;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene ();
     double dets = 0, dups = 0;
     vis_frame_t f;
@@ -115,7 +116,7 @@ Test (vis_noise, spurious_dribbler_balls)
     sim_config_t cfg = vis_test_cfg ("none");
     cfg.realism.dribbler_ball_detections = 1000;     /* p_s >= 1: every capture */
     cfg.vision.report_ball_z = true;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene ();
     s.ball.x = 100;                                  /* no real ball */
     double sum = 0, sum2 = 0, n = 0;
@@ -153,7 +154,7 @@ Test (vis_noise, spurious_dribbler_balls)
     /* realistic rate: 0.02 per robot per second = 2.73e-4 per capture */
     cfg = vis_test_cfg ("realistic");
     cfg.realism.missing_ball_detections = 0;
-    vis_model_set_config (m, &cfg);
+    sim_fc_model_set (m, &cfg);
     double spurious = 0;
     for (uint32_t k = 0; k < 20000; k++) {
         vis_model_capture (m, 0, k, &s, &f);
@@ -168,7 +169,7 @@ Test (vis_noise, shuffle_mixes_the_real_ball)
 {
     sim_config_t cfg = vis_test_cfg ("none");
     cfg.realism.dribbler_ball_detections = 1000;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene ();
     int first = 0, frames = 0;
     vis_frame_t f;
@@ -192,7 +193,7 @@ Test (vis_noise, shuffle_mixes_the_real_ball)
 Test (vis_noise, white_noise_levels)
 {
     sim_config_t cfg = vis_test_cfg ("erforce_realistic");
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene ();
     double sx = 0, sx2 = 0, n = 0, bx = 0, bx2 = 0, bn = 0, a = 0, a2 = 0;
     vis_frame_t f;

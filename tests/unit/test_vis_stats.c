@@ -13,6 +13,7 @@
 #include "config.h"
 #include "vision/model/vis_model.h"
 #include "vision/model/vis_region.h"
+#include "sim_from_config.h"
 
 #define DURATION_S 60.0
 #define MS 1000000ull
@@ -119,7 +120,7 @@ typedef struct {
 static void
 s_frame (const vis_model_t *m, const vis_frame_t *f, s_stats_t *st)
 {
-    const sim_config_t *cfg = vis_model_config (m);
+    const vis_model_def_t *cfg = vis_model_def (m);
     const sim_rig_t *rig = vis_model_rig (m);
     int c = f->camera_index;
     const sim_camera_cfg_t *cam = &rig->cams[c];
@@ -145,7 +146,7 @@ s_frame (const vis_model_t *m, const vis_frame_t *f, s_stats_t *st)
             seen[team][d[i].id]++;
             st->robot_dets++;
             s_add (&st->robot_conf, d[i].confidence);
-            if (hypot (d[i].x - cam->x, d[i].y - cam->y) > cfg->vision.fov_radius + 0.1)
+            if (hypot (d[i].x - cam->x, d[i].y - cam->y) > cfg->fov_radius + 0.1)
                 st->beyond_fov++;
             s_pose_t p = s_robot_pose (team, d[i].id, t);
             if (!p.moving && seen[team][d[i].id] == 1) {
@@ -158,7 +159,7 @@ s_frame (const vis_model_t *m, const vis_frame_t *f, s_stats_t *st)
     double p_s = cfg->realism.dribbler_ball_detections * (double) vis_model_period_ns (m) * 1e-9;
     for (int k = 0; k < truth.robot_count; k++) {
         const sim_robot_state_t *r = &truth.robots[k];
-        if (vis_region_visible (rig, c, r->x, r->y, cfg->realism.camera_overlap, cfg->vision.fov_radius)) {
+        if (vis_region_visible (rig, c, r->x, r->y, cfg->realism.camera_overlap, cfg->fov_radius)) {
             st->robot_expected++;
             if (seen[r->team][r->id] == 0)
                 st->robot_missing++;
@@ -167,9 +168,9 @@ s_frame (const vis_model_t *m, const vis_frame_t *f, s_stats_t *st)
         }
         else
             cr_assert_eq (seen[r->team][r->id], 0, "a robot outside the region is never reported");
-        double sx = r->x + cfg->vision.spurious_ball_forward * cos (r->orientation);
-        double sy = r->y + cfg->vision.spurious_ball_forward * sin (r->orientation);
-        if (vis_region_visible (rig, c, sx, sy, cfg->realism.camera_overlap, cfg->vision.fov_radius))
+        double sx = r->x + cfg->spurious_ball_forward * cos (r->orientation);
+        double sy = r->y + cfg->spurious_ball_forward * sin (r->orientation);
+        if (vis_region_visible (rig, c, sx, sy, cfg->realism.camera_overlap, cfg->fov_radius))
             st->spurious_expected += p_s;
     }
 
@@ -177,7 +178,7 @@ s_frame (const vis_model_t *m, const vis_frame_t *f, s_stats_t *st)
     int real = 0;
     for (int i = 0; i < f->ball_count; i++) {
         const vis_ball_det_t *b = &f->balls[i];
-        if (hypot (b->x - cam->x, b->y - cam->y) > cfg->vision.fov_radius + 0.1)
+        if (hypot (b->x - cam->x, b->y - cam->y) > cfg->fov_radius + 0.1)
             st->beyond_fov++;
         if (b->spurious) {
             st->spurious++;
@@ -198,7 +199,7 @@ s_frame (const vis_model_t *m, const vis_frame_t *f, s_stats_t *st)
             near = d;
     }
     if (near > 0.5 && vis_region_visible (rig, c, truth.ball.x, truth.ball.y,
-                                          cfg->realism.camera_overlap, cfg->vision.fov_radius)) {
+                                          cfg->realism.camera_overlap, cfg->fov_radius)) {
         st->ball_expected++;
         if (!real)
             st->ball_missing++;
@@ -231,7 +232,7 @@ Test (vis_stats, realistic_stream_matches_2026_table, .timeout = 30)
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     cfg.sim.seed = 42;
-    vis_model_t *m = vis_model_new (&cfg);
+    vis_model_t *m = sim_fc_model_new (&cfg);
     cr_assert_not_null (m);
     static s_stats_t st;
     s_run (m, &st);

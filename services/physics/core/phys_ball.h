@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "sim_config.h"
+#include "sim_params.h"
 
 #define PHYS_GRAVITY 9.81
 

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "sim_config.h"
+#include "sim_params.h"
 
 #define PHYS_WALL_COUNT 16
 

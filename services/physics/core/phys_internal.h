@@ -44,10 +44,10 @@ typedef struct {
 } phys_robot_t;
 
 struct phys_world_t {
-    sim_sim_cfg_t sim;
+    double command_timeout;         /* s */
     sim_ball_cfg_t ball_cfg;
     sim_contact_cfg_t contact;
-    sim_realism_t realism;
+    phys_realism_def_t realism;
     sim_robot_specs_t team_specs[2];
     phys_geom_t geom;
     uint64_t time_ns, frame, dt_ns;

@@ -23,7 +23,7 @@ static void
 s_fire (phys_world_t *self, phys_robot_t *r)
 {
     const sim_kicker_t *k = &r->specs.kicker;
-    const sim_realism_t *re = &self->realism;
+    const phys_realism_def_t *re = &self->realism;
     phys_ball_state_t *b = &self->ball;
     bool chip = r->cmd.kick_angle_deg > 0;
     double max = chip ? k->max_chip_speed : k->max_linear_speed;

@@ -4,59 +4,90 @@
 #include <math.h>
 
 #include "phys_ball.h"
+#include "phys_check.h"
 
-/* Spec values beyond this magnitude are refused (no physical robot has
-   them, and their squares would overflow in the contact code). */
-#define PHYS_SPEC_LIMIT 1e6
-
-static bool
-s_pos (double v)
+void
+phys_robot_def_default (sim_robot_specs_t *s)
 {
-    return isfinite (v) && v > 0 && v <= PHYS_SPEC_LIMIT;
-}
-
-static bool
-s_nonneg (double v)
-{
-    return isfinite (v) && v >= 0 && v <= PHYS_SPEC_LIMIT;
-}
-
-static bool
-s_angle (double v)
-{
-    return isfinite (v) && fabs (v) <= PHYS_SPEC_LIMIT;
+    *s = (sim_robot_specs_t) {
+        .radius = 0.09, .height = 0.15, .mass = 2.5, .inertia_z = 0,
+        .center_to_dribbler = 0.075, .dribbler_width = 0.07, .shoot_radius = 0.0965,
+        .limits = { .acc_speedup_absolute_max = 3.5, .acc_speedup_angular_max = 40,
+                    .acc_brake_absolute_max = 5.0, .acc_brake_angular_max = 40,
+                    .vel_absolute_max = 3.0, .vel_angular_max = 12 },
+        /* CCW from robot +x: -60, -135, 135 and 60 degrees */
+        .wheel_angles = { .front_right = -1.0471975511965976, .back_right = -2.356194490192345,
+                          .back_left = 2.356194490192345, .front_left = 1.0471975511965976 },
+        .drive = { .model = SIM_DRIVE_WHEELS, .wheel_radius = 0.027, .wheel_mount_radius = 0.0875,
+                   .max_wheel_speed = 5.0, .max_wheel_force = 6.0, .velocity_gain = 60,
+                   .mu_drive = 0.8, .mu_lateral = 0.05, .coast_decel = 8.0,
+                   .coast_angular_decel = 50 },
+        .kicker = { .max_linear_speed = 6.5, .max_chip_speed = 5.5, .min_speed = 0.05,
+                    .charge_time = 0.1, .max_ball_height = 0.05, .incoming_damping = 1.0 },
+        .dribbler = { .max_speed_rpm = 10000, .hold_accel = 3.0, .hold_accel_stddev = 1.0,
+                      .hold_accel_min = 1.5, .roller_radius = 0.007, .seat_depth = 0.0,
+                      .glue = false },
+    };
 }
 
 int
-phys_specs_validate (const sim_robot_specs_t *s)
+phys_specs_check (const sim_robot_specs_t *s, const char *prefix, char *err, size_t err_len)
 {
     const sim_limits_t *l = &s->limits;
     const sim_drive_t *d = &s->drive;
     const sim_kicker_t *k = &s->kicker;
     const sim_dribbler_t *b = &s->dribbler;
-    bool ok = s_pos (s->radius) && s->radius > 0.02
-        && s_pos (s->height) && s->height > 0.02
-        && s_pos (s->mass) && s->mass > 0.1
-        && s_nonneg (s->inertia_z)
-        && s_pos (s->center_to_dribbler) && s->center_to_dribbler < s->radius
-        && s_pos (s->dribbler_width) && s_pos (s->shoot_radius)
-        && s_pos (l->acc_speedup_absolute_max) && s_pos (l->acc_speedup_angular_max)
-        && s_pos (l->acc_brake_absolute_max) && s_pos (l->acc_brake_angular_max)
-        && s_pos (l->vel_absolute_max) && s_pos (l->vel_angular_max)
-        && s_angle (s->wheel_angles.front_right) && s_angle (s->wheel_angles.back_right)
-        && s_angle (s->wheel_angles.back_left) && s_angle (s->wheel_angles.front_left)
-        && (d->model == SIM_DRIVE_WHEELS || d->model == SIM_DRIVE_IDEAL)
-        && s_pos (d->wheel_radius) && s_pos (d->wheel_mount_radius)
-        && s_nonneg (d->max_wheel_speed) && s_nonneg (d->max_wheel_force)
-        && s_nonneg (d->velocity_gain) && s_nonneg (d->mu_drive) && s_nonneg (d->mu_lateral)
-        && s_nonneg (d->coast_decel) && s_nonneg (d->coast_angular_decel)
-        && s_pos (k->max_linear_speed) && s_pos (k->max_chip_speed) && s_nonneg (k->min_speed)
-        && s_nonneg (k->charge_time) && s_pos (k->max_ball_height)
-        && s_nonneg (k->incoming_damping) && k->incoming_damping <= 1
-        && s_pos (b->max_speed_rpm) && s_nonneg (b->hold_accel)
-        && s_nonneg (b->hold_accel_stddev) && s_nonneg (b->hold_accel_min)
-        && s_nonneg (b->roller_radius) && s_nonneg (b->seat_depth);
-    return ok ? 0 : -1;
+    const double lim = PHYS_INPUT_LIMIT;
+    phys_check_t c;
+    phys_check_init (&c, err, err_len, prefix);
+    phys_check_range (&c, "radius", s->radius, 0.02, true, lim, false, "m");
+    phys_check_range (&c, "height", s->height, 0.02, true, lim, false, "m");
+    phys_check_range (&c, "mass", s->mass, 0.1, true, lim, false, "kg");
+    PHYS_CHECK_NONNEG (&c, "inertia_z", s->inertia_z, "kg m^2");
+    phys_check_range (&c, "center_to_dribbler", s->center_to_dribbler, 0, true, s->radius, true,
+                      "m (below radius)");
+    PHYS_CHECK_POS (&c, "dribbler_width", s->dribbler_width, "m");
+    PHYS_CHECK_POS (&c, "shoot_radius", s->shoot_radius, "m");
+    PHYS_CHECK_POS (&c, "limits.acc_speedup_absolute_max", l->acc_speedup_absolute_max, "m/s^2");
+    PHYS_CHECK_POS (&c, "limits.acc_speedup_angular_max", l->acc_speedup_angular_max, "rad/s^2");
+    PHYS_CHECK_POS (&c, "limits.acc_brake_absolute_max", l->acc_brake_absolute_max, "m/s^2");
+    PHYS_CHECK_POS (&c, "limits.acc_brake_angular_max", l->acc_brake_angular_max, "rad/s^2");
+    PHYS_CHECK_POS (&c, "limits.vel_absolute_max", l->vel_absolute_max, "m/s");
+    PHYS_CHECK_POS (&c, "limits.vel_angular_max", l->vel_angular_max, "rad/s");
+    PHYS_CHECK_ANY (&c, "wheel_angles.front_right", s->wheel_angles.front_right, "rad");
+    PHYS_CHECK_ANY (&c, "wheel_angles.back_right", s->wheel_angles.back_right, "rad");
+    PHYS_CHECK_ANY (&c, "wheel_angles.back_left", s->wheel_angles.back_left, "rad");
+    PHYS_CHECK_ANY (&c, "wheel_angles.front_left", s->wheel_angles.front_left, "rad");
+    phys_check_that (&c, d->model == SIM_DRIVE_WHEELS || d->model == SIM_DRIVE_IDEAL,
+                     "drive.model", (double) d->model, "is no drive model (wheels 0, ideal 1)");
+    PHYS_CHECK_POS (&c, "drive.wheel_radius", d->wheel_radius, "m");
+    PHYS_CHECK_POS (&c, "drive.wheel_mount_radius", d->wheel_mount_radius, "m");
+    PHYS_CHECK_NONNEG (&c, "drive.max_wheel_speed", d->max_wheel_speed, "m/s");
+    PHYS_CHECK_NONNEG (&c, "drive.max_wheel_force", d->max_wheel_force, "N");
+    PHYS_CHECK_NONNEG (&c, "drive.velocity_gain", d->velocity_gain, "N s/m");
+    PHYS_CHECK_NONNEG (&c, "drive.mu_drive", d->mu_drive, "");
+    PHYS_CHECK_NONNEG (&c, "drive.mu_lateral", d->mu_lateral, "");
+    PHYS_CHECK_NONNEG (&c, "drive.coast_decel", d->coast_decel, "m/s^2");
+    PHYS_CHECK_NONNEG (&c, "drive.coast_angular_decel", d->coast_angular_decel, "rad/s^2");
+    PHYS_CHECK_POS (&c, "kicker.max_linear_speed", k->max_linear_speed, "m/s");
+    PHYS_CHECK_POS (&c, "kicker.max_chip_speed", k->max_chip_speed, "m/s");
+    PHYS_CHECK_NONNEG (&c, "kicker.min_speed", k->min_speed, "m/s");
+    PHYS_CHECK_NONNEG (&c, "kicker.charge_time", k->charge_time, "s");
+    PHYS_CHECK_POS (&c, "kicker.max_ball_height", k->max_ball_height, "m");
+    PHYS_CHECK_UNIT (&c, "kicker.incoming_damping", k->incoming_damping);
+    PHYS_CHECK_POS (&c, "dribbler.max_speed_rpm", b->max_speed_rpm, "rpm");
+    PHYS_CHECK_NONNEG (&c, "dribbler.hold_accel", b->hold_accel, "m/s^2");
+    PHYS_CHECK_NONNEG (&c, "dribbler.hold_accel_stddev", b->hold_accel_stddev, "m/s^2");
+    PHYS_CHECK_NONNEG (&c, "dribbler.hold_accel_min", b->hold_accel_min, "m/s^2");
+    PHYS_CHECK_NONNEG (&c, "dribbler.roller_radius", b->roller_radius, "m");
+    PHYS_CHECK_NONNEG (&c, "dribbler.seat_depth", b->seat_depth, "m");
+    return c.ok ? 0 : -1;
+}
+
+int
+phys_specs_validate (const sim_robot_specs_t *s)
+{
+    return phys_specs_check (s, NULL, NULL, 0);
 }
 
 double

@@ -1,19 +1,28 @@
 /*  phys_robot.h - robot spec validation (physics.md §6.1), the firmware
     limiter (§6.6), wheel kinematics and the wheels drive model (§6.7).
-    Pure functions on plain structs; the world keeps the robots. The
-    default specs come from the configuration module (sim_config_defaults),
-    the one table of defaults.
+    Pure functions on plain structs; the world keeps the robots.
 */
 #ifndef PHYS_ROBOT_H_INCLUDED
 #define PHYS_ROBOT_H_INCLUDED
 
 #include <stdbool.h>
+#include <stddef.h>
 
-#include "sim_config.h"
+#include "sim_params.h"
+
+/* Fill *s with the documented default specs (config.md §3.4, the same
+   values as the configuration table's [blue] / [yellow] defaults). */
+void phys_robot_def_default (sim_robot_specs_t *s);
 
 /* Validate specs (§6.1 plus the config.md §3.4 ranges, all values finite).
    Returns 0 when valid, -1 otherwise. */
 int phys_specs_validate (const sim_robot_specs_t *s);
+
+/* phys_specs_validate that also says what it refused: on -1 writes
+   "<prefix><field> <value> out of range ..." into err (err_len bytes; err
+   may be NULL; prefix may be NULL). */
+int phys_specs_check (const sim_robot_specs_t *s, const char *prefix, char *err,
+                      size_t err_len);
 
 /* Effective moment of inertia: inertia_z, or ½ m R² when unset (<= 0). */
 double phys_specs_inertia (const sim_robot_specs_t *s);

@@ -7,10 +7,10 @@
 #include "phys_robot.h"
 
 void
-phys_scene_configure (sim_config_t *cfg)
+phys_scene_configure (phys_world_def_t *def)
 {
-    cfg->sim.seed = PHYS_SCENE_SEED;
-    cfg->sim.initial_robots_per_team = PHYS_SCENE_ROBOTS;
+    def->seed = PHYS_SCENE_SEED;
+    def->robots_per_team = PHYS_SCENE_ROBOTS;
 }
 
 void

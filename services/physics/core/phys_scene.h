@@ -8,15 +8,14 @@
 #define PHYS_SCENE_H_INCLUDED
 
 #include "phys_world.h"
-#include "sim_config.h"
 
 #define PHYS_SCENE_SUBSTEPS 10000
 #define PHYS_SCENE_SEED     7
 #define PHYS_SCENE_ROBOTS   6
 
-/* Set the scene's seed and robot count on a configuration that already
-   holds the defaults. */
-void phys_scene_configure (sim_config_t *cfg);
+/* Set the scene's seed and robot count on a definition that already
+   holds the defaults (phys_world_def_default). */
+void phys_scene_configure (phys_world_def_t *def);
 
 /* Place blue 0 in open space with the ball at its dribbler (call once at
    time 0, before the first step). */

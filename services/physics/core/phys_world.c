@@ -6,19 +6,16 @@
 #include "phys_world.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "phys_check.h"
 #include "phys_internal.h"
 #include "phys_math.h"
 #include "sim_field.h"
 
-/* ---- configuration checks ------------------------------------------- */
-
-/* Outside input beyond this magnitude (m, m/s, rad, degrees, rpm) is
-   refused: it is no physical value, and its squares would overflow in the
-   contact code. */
-#define PHYS_INPUT_LIMIT 1e6
+/* ---- definition checks ------------------------------------------------ */
 
 static bool
 s_sane (double v)
@@ -26,55 +23,152 @@ s_sane (double v)
     return isfinite (v) && fabs (v) <= PHYS_INPUT_LIMIT;
 }
 
-static bool
-s_unit (double v)
+static void
+s_check_ball (phys_check_t *c, const sim_ball_cfg_t *b)
 {
-    return isfinite (v) && v >= 0 && v <= 1;
+    PHYS_CHECK_POS (c, "ball.radius", b->radius, "m");
+    PHYS_CHECK_POS (c, "ball.mass", b->mass, "kg");
+    PHYS_CHECK_ANY (c, "ball.acc_slide", b->acc_slide, "m/s^2");
+    PHYS_CHECK_ANY (c, "ball.acc_roll", b->acc_roll, "m/s^2");
+    PHYS_CHECK_ANY (c, "ball.roll_speed_coefficient", b->roll_speed_coefficient, "1/s");
+    PHYS_CHECK_ANY (c, "ball.advertise_roll_speed", b->advertise_roll_speed, "m/s");
+    PHYS_CHECK_POS (c, "ball.inertia_distribution", b->inertia_distribution, "");
+    PHYS_CHECK_NONNEG (c, "ball.chip_damping_xy_first_hop", b->chip_damping_xy_first_hop, "");
+    PHYS_CHECK_NONNEG (c, "ball.chip_damping_xy_other_hops", b->chip_damping_xy_other_hops, "");
+    PHYS_CHECK_NONNEG (c, "ball.chip_damping_z", b->chip_damping_z, "");
+    PHYS_CHECK_NONNEG (c, "ball.chip_damping_z_other_hops", b->chip_damping_z_other_hops, "");
+    PHYS_CHECK_NONNEG (c, "ball.min_hop_height", b->min_hop_height, "m");
+    PHYS_CHECK_NONNEG (c, "ball.rest_speed", b->rest_speed, "m/s");
 }
 
-static bool
-s_ball_cfg_ok (const sim_ball_cfg_t *b)
+static void
+s_check_contact (phys_check_t *c, const sim_contact_cfg_t *k)
 {
-    return s_sane (b->radius) && b->radius > 0 && s_sane (b->mass) && b->mass > 0
-        && s_sane (b->acc_slide) && s_sane (b->acc_roll)
-        && s_sane (b->roll_speed_coefficient) && s_sane (b->advertise_roll_speed)
-        && s_sane (b->inertia_distribution) && b->inertia_distribution > 0
-        && s_sane (b->chip_damping_xy_first_hop) && b->chip_damping_xy_first_hop >= 0
-        && s_sane (b->chip_damping_xy_other_hops) && b->chip_damping_xy_other_hops >= 0
-        && s_sane (b->chip_damping_z) && b->chip_damping_z >= 0
-        && s_sane (b->chip_damping_z_other_hops) && b->chip_damping_z_other_hops >= 0
-        && s_sane (b->min_hop_height) && b->min_hop_height >= 0
-        && s_sane (b->rest_speed) && b->rest_speed >= 0;
+    PHYS_CHECK_UNIT (c, "contact.ball_robot_normal", k->ball_robot_normal);
+    PHYS_CHECK_UNIT (c, "contact.ball_robot_tangent", k->ball_robot_tangent);
+    PHYS_CHECK_UNIT (c, "contact.ball_kicker_normal", k->ball_kicker_normal);
+    PHYS_CHECK_UNIT (c, "contact.ball_kicker_tangent", k->ball_kicker_tangent);
+    PHYS_CHECK_UNIT (c, "contact.ball_wall_normal", k->ball_wall_normal);
+    PHYS_CHECK_UNIT (c, "contact.ball_wall_tangent", k->ball_wall_tangent);
+    PHYS_CHECK_UNIT (c, "contact.spin_retention", k->spin_retention);
+    PHYS_CHECK_ANY (c, "contact.robot_robot_restitution", k->robot_robot_restitution, "");
+    PHYS_CHECK_ANY (c, "contact.robot_robot_friction", k->robot_robot_friction, "");
+    PHYS_CHECK_UNIT (c, "contact.robot_wall_restitution", k->robot_wall_restitution);
+    PHYS_CHECK_UNIT (c, "contact.ball_robot_top_normal", k->ball_robot_top_normal);
+    PHYS_CHECK_UNIT (c, "contact.ball_robot_top_tangent", k->ball_robot_top_tangent);
 }
 
-static bool
-s_contact_cfg_ok (const sim_contact_cfg_t *c)
+static void
+s_check_field (phys_check_t *c, const sim_field_t *f)
 {
-    return s_unit (c->ball_robot_normal) && s_unit (c->ball_robot_tangent)
-        && s_unit (c->ball_kicker_normal) && s_unit (c->ball_kicker_tangent)
-        && s_unit (c->ball_wall_normal) && s_unit (c->ball_wall_tangent)
-        && s_unit (c->spin_retention) && s_sane (c->robot_robot_restitution)
-        && s_sane (c->robot_robot_friction) && s_unit (c->robot_wall_restitution)
-        && s_unit (c->ball_robot_top_normal) && s_unit (c->ball_robot_top_tangent);
+    PHYS_CHECK_POS (c, "field.length", f->length, "m");
+    PHYS_CHECK_POS (c, "field.width", f->width, "m");
+    PHYS_CHECK_POS (c, "field.goal_width", f->goal_width, "m");
+    PHYS_CHECK_POS (c, "field.goal_depth", f->goal_depth, "m");
+    PHYS_CHECK_POS (c, "field.goal_height", f->goal_height, "m");
+    PHYS_CHECK_POS (c, "field.goal_wall_thickness", f->goal_wall_thickness, "m");
+    PHYS_CHECK_POS (c, "field.boundary_width", f->boundary_width, "m");
+    PHYS_CHECK_POS (c, "field.penalty_area_depth", f->penalty_area_depth, "m");
+    PHYS_CHECK_POS (c, "field.penalty_area_width", f->penalty_area_width, "m");
+    PHYS_CHECK_POS (c, "field.center_circle_radius", f->center_circle_radius, "m");
+    PHYS_CHECK_POS (c, "field.line_thickness", f->line_thickness, "m");
 }
 
+static void
+s_check_realism (phys_check_t *c, const phys_realism_def_t *r)
+{
+    PHYS_CHECK_ANY (c, "realism.kick_direction_stddev", r->kick_direction_stddev, "rad");
+    PHYS_CHECK_ANY (c, "realism.chip_angle_stddev", r->chip_angle_stddev, "rad");
+    PHYS_CHECK_ANY (c, "realism.kick_speed_factor_stddev", r->kick_speed_factor_stddev, "");
+}
+
+/* The same checks without a message, for images and runtime updates. */
 static bool
 s_field_ok (const sim_field_t *f)
 {
-    const double v[] = { f->length, f->width, f->goal_width, f->goal_depth, f->goal_height,
-                         f->goal_wall_thickness, f->boundary_width, f->penalty_area_depth,
-                         f->penalty_area_width, f->center_circle_radius, f->line_thickness };
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if (!s_sane (v[i]) || !(v[i] > 0))
-            return false;
-    return true;
+    phys_check_t c;
+    phys_check_init (&c, NULL, 0, NULL);
+    s_check_field (&c, f);
+    return c.ok;
 }
 
 static bool
-s_realism_ok (const sim_realism_t *r)
+s_realism_ok (const phys_realism_def_t *r)
 {
-    return s_sane (r->kick_direction_stddev) && s_sane (r->chip_angle_stddev)
-        && s_sane (r->kick_speed_factor_stddev);
+    phys_check_t c;
+    phys_check_init (&c, NULL, 0, NULL);
+    s_check_realism (&c, r);
+    return c.ok;
+}
+
+/* Every value of a definition; the first refusal described in err. */
+static bool
+s_check_def (const phys_world_def_t *def, char *err, size_t err_len)
+{
+    phys_check_t c;
+    phys_check_init (&c, err, err_len, NULL);
+    phys_check_range (&c, "substep", def->substep, 0, true, 1.0, false, "s");
+    /* llround only on a value the range check let through */
+    phys_check_that (&c, !c.ok || llround (def->substep * 1e9) > 0, "substep", def->substep,
+                     "s rounds to 0 ns");
+    PHYS_CHECK_NONNEG (&c, "command_timeout", def->command_timeout, "s");
+    PHYS_CHECK_NONNEG (&c, "wall_height", def->wall_height, "m");
+    s_check_ball (&c, &def->ball);
+    s_check_contact (&c, &def->contact);
+    s_check_realism (&c, &def->realism);
+    for (int t = 0; t < 2 && c.ok; t++) {
+        char prefix[16];
+        snprintf (prefix, sizeof prefix, "%s.", t == SIM_TEAM_BLUE ? "blue" : "yellow");
+        if (phys_specs_check (&def->team[t], prefix, err, err_len) != 0)
+            c.ok = false;
+    }
+    s_check_field (&c, &def->field);
+    return c.ok;
+}
+
+void
+phys_realism_def_pick (phys_realism_def_t *def, const sim_realism_t *realism)
+{
+    memset (def, 0, sizeof *def);
+    def->simulate_dribbling = realism->simulate_dribbling;
+    def->kick_direction_stddev = realism->kick_direction_stddev;
+    def->chip_angle_stddev = realism->chip_angle_stddev;
+    def->kick_speed_factor_stddev = realism->kick_speed_factor_stddev;
+}
+
+void
+phys_realism_def_default (phys_realism_def_t *def)
+{
+    sim_realism_t realism;
+    sim_realism_default (&realism);
+    phys_realism_def_pick (def, &realism);
+}
+
+void
+phys_world_def_default (phys_world_def_t *def)
+{
+    /* zero first, so two defaults compare equal byte for byte */
+    memset (def, 0, sizeof *def);
+    def->substep = 0.001;
+    def->seed = 0;
+    def->command_timeout = 0.1;
+    def->wall_height = 0.10;
+    def->robots_per_team = 11;
+    sim_field_division (SIM_DIVISION_A, &def->field);
+    sim_ball_default (&def->ball);
+    def->contact = (sim_contact_cfg_t) {
+        .ball_robot_normal = 0.5, .ball_robot_tangent = 0.3,
+        .ball_kicker_normal = 0.8, .ball_kicker_tangent = 0.4,
+        .ball_wall_normal = 0.5, .ball_wall_tangent = 0.0,
+        .spin_retention = 0.6,
+        .robot_robot_restitution = 0.2, .robot_robot_friction = 0.1,
+        .robot_wall_restitution = 0.1,
+        .ball_robot_top_normal = 0.54, .ball_robot_top_tangent = 0.3,
+        .robot_hull_chord_contacts = true,
+    };
+    for (int t = 0; t < 2; t++)
+        phys_robot_def_default (&def->team[t]);
+    phys_realism_def_default (&def->realism);
 }
 
 /* ---- robots ---------------------------------------------------------- */
@@ -182,54 +276,46 @@ s_remove (phys_world_t *self, int team, int id)
 /* ---- lifecycle -------------------------------------------------------- */
 
 phys_world_t *
-phys_world_new (const sim_config_t *cfg)
+phys_world_new (const phys_world_def_t *def, char *err, size_t err_len)
 {
-    if (!cfg)
+    if (!def) {
+        if (err && err_len > 0)
+            snprintf (err, err_len, "no definition");
         return NULL;
-    const sim_sim_cfg_t *sim = &cfg->sim;
-    if (!isfinite (sim->substep) || !(sim->substep > 0) || sim->substep > 1.0
-        || !s_sane (sim->command_timeout) || sim->command_timeout < 0
-        || !s_sane (sim->wall_height) || sim->wall_height < 0)
+    }
+    if (!s_check_def (def, err, err_len))
         return NULL;
-    uint64_t dt_ns = (uint64_t) llround (sim->substep * 1e9);
-    if (dt_ns == 0)
-        return NULL;
-    if (!s_ball_cfg_ok (&cfg->ball) || !s_contact_cfg_ok (&cfg->contact)
-        || !s_realism_ok (&cfg->realism))
-        return NULL;
-    for (int t = 0; t < 2; t++)
-        if (phys_specs_validate (&cfg->team[t]) != 0)
-            return NULL;
-    sim_field_t field;
-    sim_field_resolve (cfg, &field);
-    if (!s_field_ok (&field))
-        return NULL;
+    uint64_t dt_ns = (uint64_t) llround (def->substep * 1e9);
+    const sim_field_t *field = &def->field;
 
     phys_world_t *self = calloc (1, sizeof *self);
-    if (!self)
+    if (!self) {
+        if (err && err_len > 0)
+            snprintf (err, err_len, "out of memory");
         return NULL;
-    self->sim = *sim;
-    self->ball_cfg = cfg->ball;
-    self->contact = cfg->contact;
-    self->realism = cfg->realism;
+    }
+    self->command_timeout = def->command_timeout;
+    self->ball_cfg = def->ball;
+    self->contact = def->contact;
+    self->realism = def->realism;
     self->dt_ns = dt_ns;
     self->dt = (double) dt_ns * 1e-9;
-    phys_geom_build (&self->geom, &field, sim->wall_height);
+    phys_geom_build (&self->geom, field, def->wall_height);
     for (int t = 0; t < 2; t++) {
-        self->team_specs[t] = cfg->team[t];
+        self->team_specs[t] = def->team[t];
         /* §9.8: the product applies the glue flag at startup too */
-        self->team_specs[t].dribbler.glue = !cfg->realism.simulate_dribbling;
+        self->team_specs[t].dribbler.glue = !def->realism.simulate_dribbling;
     }
-    self->ball = (phys_ball_state_t) { .z = cfg->ball.radius };
+    self->ball = (phys_ball_state_t) { .z = def->ball.radius };
     self->in_goal = -1;
-    sim_rng_seed (&self->rng, sim->seed, SIM_STREAM_PHYSICS);
+    sim_rng_seed (&self->rng, def->seed, SIM_STREAM_PHYSICS);
     memset (self->slot, 0xff, sizeof self->slot);
-    int n = sim->initial_robots_per_team;
+    int n = def->robots_per_team;
     n = n < 0 ? 0 : n > SIM_MAX_ROBOTS_PER_TEAM ? SIM_MAX_ROBOTS_PER_TEAM : n;
     for (int i = 0; i < n; i++)
         for (int t = 0; t < 2; t++) {
             double x, y, th;
-            phys_formation (&field, (sim_team_t) t, i, &x, &y, &th);
+            phys_formation (field, (sim_team_t) t, i, &x, &y, &th);
             s_create (self, t, i, x, y, th);
         }
     return self;
@@ -288,9 +374,13 @@ s_image_ok (const phys_world_t *w)
         || w->event_count > PHYS_MAX_EVENTS || w->sap_count > PHYS_CONTACT_ROBOTS
         || w->in_goal < -1 || w->in_goal > 1)
         return false;
-    if (!s_ball_cfg_ok (&w->ball_cfg) || !s_contact_cfg_ok (&w->contact)
-        || !s_realism_ok (&w->realism) || !s_field_ok (&w->geom.field)
-        || phys_specs_validate (&w->team_specs[0]) != 0
+    phys_check_t c;
+    phys_check_init (&c, NULL, 0, NULL);
+    s_check_ball (&c, &w->ball_cfg);
+    s_check_contact (&c, &w->contact);
+    s_check_realism (&c, &w->realism);
+    s_check_field (&c, &w->geom.field);
+    if (!c.ok || phys_specs_validate (&w->team_specs[0]) != 0
         || phys_specs_validate (&w->team_specs[1]) != 0)
         return false;
     const phys_ball_state_t *b = &w->ball;
@@ -454,7 +544,7 @@ static void
 s_robot_phase (phys_world_t *self)
 {
     const double dt = self->dt;
-    uint64_t timeout_ns = (uint64_t) llround (self->sim.command_timeout * 1e9);
+    uint64_t timeout_ns = (uint64_t) llround (self->command_timeout * 1e9);
     for (int k = 0; k < self->robot_count; k++) {
         phys_robot_t *r = &self->robots[k];
         const sim_robot_specs_t *s = &r->specs;
@@ -847,7 +937,7 @@ phys_world_set_field (phys_world_t *self, const sim_field_t *field)
 {
     if (!field || !s_field_ok (field))
         return PHYS_ERR_UNSUPPORTED;
-    phys_geom_build (&self->geom, field, self->sim.wall_height);
+    phys_geom_build (&self->geom, field, self->geom.wall_height);
     return PHYS_OK;
 }
 
@@ -858,7 +948,7 @@ phys_world_field (const phys_world_t *self)
 }
 
 void
-phys_world_set_realism (phys_world_t *self, const sim_realism_t *realism)
+phys_world_set_realism (phys_world_t *self, const phys_realism_def_t *realism)
 {
     if (!realism || !s_realism_ok (realism))
         return;

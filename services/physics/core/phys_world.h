@@ -13,16 +13,53 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim_config.h"
+#include "sim_params.h"
 #include "sim_snapshot.h"
 
 typedef struct phys_world_t phys_world_t;
 
-/* Create a world from the configuration (copied; the caller keeps cfg):
-   field, walls, ball at the centre spot, formations (physics.md §4).
-   Returns NULL when the configuration is invalid (non-finite or out of
-   range values, invalid team specs) or memory runs out. */
-phys_world_t *phys_world_new (const sim_config_t *cfg);
+/* The [realism] keys physics reads (physics.md §8.3, §9.8). */
+typedef struct {
+    bool simulate_dribbling;        /* false: every dribbler glues the ball */
+    double kick_direction_stddev;   /* rad */
+    double chip_angle_stddev;       /* rad */
+    double kick_speed_factor_stddev;
+} phys_realism_def_t;
+
+/* Everything a world is made from (Box2D style: fill with
+   phys_world_def_default, change what differs). The physics service fills
+   it from the configuration (phys_world_def_from_config, phys_def.h). */
+typedef struct {
+    double substep;                 /* s, in (0, 1], at least 1 ns once rounded to ns */
+    uint64_t seed;                  /* of the physics RNG stream */
+    double command_timeout;         /* s, >= 0: a robot without commands coasts after it */
+    double wall_height;             /* m, >= 0: boundary boards */
+    int robots_per_team;            /* spawned in formation; clamped to 0..16 */
+    sim_field_t field;              /* resolved sizes, every one > 0 */
+    sim_ball_cfg_t ball;
+    sim_contact_cfg_t contact;
+    sim_robot_specs_t team[2];      /* team default specs by sim_team_t; dribbler.glue
+                                       is replaced by !realism.simulate_dribbling */
+    phys_realism_def_t realism;
+} phys_world_def_t;
+
+/* Fill every field of *def with its documented default (spec/config.md:
+   the same values as the configuration table's defaults, the division A
+   field). */
+void phys_world_def_default (phys_world_def_t *def);
+
+/* The realism part alone, as phys_world_def_default fills it. */
+void phys_realism_def_default (phys_realism_def_t *def);
+
+/* The keys physics reads out of a whole [realism] table. */
+void phys_realism_def_pick (phys_realism_def_t *def, const sim_realism_t *realism);
+
+/* Create a world from *def (copied; the caller keeps it): field, walls,
+   ball at the centre spot, formations (physics.md §4). Returns NULL when
+   a value is invalid (non-finite or out of range, invalid team specs),
+   with "<field> <value> out of range ..." written into err (err_len
+   bytes; err may be NULL), or when memory runs out ("out of memory"). */
+phys_world_t *phys_world_new (const phys_world_def_t *def, char *err, size_t err_len);
 
 /* Free the world and null *self_p; safe on NULL and twice. */
 void phys_world_destroy (phys_world_t **self_p);
@@ -174,9 +211,10 @@ phys_err_t phys_world_set_field (phys_world_t *self, const sim_field_t *field);
 /* The field in force. */
 const sim_field_t *phys_world_field (const phys_world_t *self);
 
-/* Replace the realism table: glue = !simulate_dribbling written into every
-   robot and both team defaults (physics.md §9.8); kick error deviations. */
-void phys_world_set_realism (phys_world_t *self, const sim_realism_t *realism);
+/* Replace the realism keys: glue = !simulate_dribbling written into every
+   robot and both team defaults (physics.md §9.8); kick error deviations.
+   Non-finite or huge deviations are ignored (world unchanged). */
+void phys_world_set_realism (phys_world_t *self, const phys_realism_def_t *realism);
 
 /* Team default specs (used for robots created later). Borrowed pointer. */
 const sim_robot_specs_t *phys_world_team_specs (const phys_world_t *self, sim_team_t team);

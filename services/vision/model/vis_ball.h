@@ -5,7 +5,7 @@
 #ifndef VIS_BALL_H_INCLUDED
 #define VIS_BALL_H_INCLUDED
 
-#include "sim_config.h"
+#include "sim_params.h"
 #include "sim_snapshot.h"
 
 /* Samples of the flat disc (15 x 15 grid strictly inside the radius). */

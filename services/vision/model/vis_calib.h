@@ -7,7 +7,7 @@
 #ifndef VIS_CALIB_H_INCLUDED
 #define VIS_CALIB_H_INCLUDED
 
-#include "sim_config.h"
+#include "sim_params.h"
 #include "sim_rng.h"
 
 #define VIS_WARP_WAVES 3

@@ -15,7 +15,7 @@
 #include <string.h>
 
 struct vis_model_t {
-    sim_config_t cfg;
+    vis_model_def_t def;
     sim_rig_t rig;
     vis_calib_t calib[SIM_MAX_CAMERAS];
     sim_schedule_t *schedule;
@@ -36,33 +36,61 @@ struct vis_model_t {
 static void
 s_load_rig (vis_model_t *self)
 {
-    sim_rig_resolve (&self->cfg, &self->rig);
-    sim_field_t field;
-    sim_field_resolve (&self->cfg, &field);
+    const vis_model_def_t *d = &self->def;
+    self->rig = d->schedule.rig;
+    if (self->rig.count < 0)
+        self->rig.count = 0;
+    if (self->rig.count > SIM_MAX_CAMERAS)
+        self->rig.count = SIM_MAX_CAMERAS;
     sim_rng_t rng;
-    sim_schedule_calibration_rng (&self->cfg, &rng);
+    sim_schedule_calibration_rng (d->schedule.seed, d->schedule.rig_generation, &rng);
     for (int i = 0; i < self->rig.count; i++)
-        vis_calib_draw (&rng, &field, self->cfg.realism.calibration_warp_length,
-                        &self->calib[i]);
+        vis_calib_draw (&rng, &d->field, d->realism.calibration_warp_length, &self->calib[i]);
     self->geometry_count = INT_MAX;
 }
 
-vis_model_t *
-vis_model_new (const sim_config_t *cfg)
+void
+vis_model_def_default (vis_model_def_t *def)
 {
-    assert (cfg);
+    /* zero first, so two defaults compare equal byte for byte */
+    memset (def, 0, sizeof *def);
+    sim_schedule_def_default (&def->schedule);
+    sim_field_division (SIM_DIVISION_A, &def->field);
+    sim_ball_default (&def->ball);
+    def->max_robot_radius = 0.09;
+    sim_realism_default (&def->realism);
+    def->fov_radius = 6.6;
+    def->report_area = true;
+    def->area_at_nadir_px = 63.0;
+    def->spurious_ball_area_px = 32.0;
+    def->spurious_ball_forward = 0.13;
+    def->spurious_ball_lateral_stddev = 0.07;
+    def->robot_confidence_mean = 0.9;
+    def->ball_confidence_mean = 0.9;
+    def->confidence_stddev = 0.05;
+    def->duplicate_robot_rate = 3e-5;
+    def->geometry_every_n_frames = 73;
+    def->report_ball_z = false;
+    def->timestamp_epoch_offset = 0.0;
+    def->focal_length_px = 1420.0;
+}
+
+vis_model_t *
+vis_model_new (const vis_model_def_t *def)
+{
+    assert (def);
     vis_model_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
-    self->cfg = *cfg;
-    self->schedule = sim_schedule_new (cfg);
+    self->def = *def;
+    self->schedule = sim_schedule_new (&def->schedule);
     self->cap = 8;
     self->ring = malloc (sizeof (vis_frame_t) * (size_t) self->cap);
     if (!self->schedule || !self->ring) {
         vis_model_destroy (&self);
         return NULL;
     }
-    self->period_ns = sim_schedule_period_ns (cfg);
+    self->period_ns = sim_schedule_period_ns (def->schedule.frame_rate);
     s_load_rig (self);
     return self;
 }
@@ -81,14 +109,14 @@ vis_model_destroy (vis_model_t **self_p)
 }
 
 void
-vis_model_set_config (vis_model_t *self, const sim_config_t *cfg)
+vis_model_set_def (vis_model_t *self, const vis_model_def_t *def)
 {
-    assert (self && cfg);
-    bool new_rig = cfg->rig_generation != self->cfg.rig_generation;
-    self->cfg = *cfg;
+    assert (self && def);
+    bool new_rig = def->schedule.rig_generation != self->def.schedule.rig_generation;
+    self->def = *def;
     if (new_rig) {
-        sim_schedule_reset_rig (self->schedule, cfg, self->last_t);
-        self->period_ns = sim_schedule_period_ns (cfg);
+        sim_schedule_reset_rig (self->schedule, &def->schedule, self->last_t);
+        self->period_ns = sim_schedule_period_ns (def->schedule.frame_rate);
         s_load_rig (self);
     }
 }
@@ -117,7 +145,7 @@ static void
 s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t *rb,
              double px, double py, double phi, vis_robot_det_t *out)
 {
-    const sim_realism_t *r = &self->cfg.realism;
+    const sim_realism_t *r = &self->def.realism;
     double nx = sim_rng_normal (rng_n, r->stddev_robot_p);
     double ny = sim_rng_normal (rng_n, r->stddev_robot_p);
     double nphi = sim_rng_normal (rng_n, r->stddev_robot_phi);
@@ -127,8 +155,8 @@ s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t 
         .y = py + ny,
         .orientation = phi + nphi,
         .height = rb->height,
-        .confidence = s_confidence (rng_n, self->cfg.vision.robot_confidence_mean,
-                                    self->cfg.vision.confidence_stddev),
+        .confidence = s_confidence (rng_n, self->def.robot_confidence_mean,
+                                    self->def.confidence_stddev),
     };
 }
 
@@ -136,9 +164,8 @@ static void
 s_capture (const vis_model_t *self, int index, uint32_t frame_number,
            const sim_snapshot_t *snap, vis_frame_t *f)
 {
-    const sim_config_t *cfg = &self->cfg;
-    const sim_realism_t *r = &cfg->realism;
-    const sim_vision_cfg_t *v = &cfg->vision;
+    const vis_model_def_t *v = &self->def;
+    const sim_realism_t *r = &v->realism;
     const sim_camera_cfg_t *cam = &self->rig.cams[index];
     const vis_calib_t *cal = &self->calib[index];
     double overlap = r->camera_overlap, fov = v->fov_radius;
@@ -155,10 +182,10 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number,
     f->ball_count = f->blue_count = f->yellow_count = 0;
 
     /* Per-capture generators keyed by (rig generation, camera, frame). */
-    uint64_t key = ((uint64_t) cfg->rig_generation << 32) | (uint64_t) index;
+    uint64_t key = ((uint64_t) v->schedule.rig_generation << 32) | (uint64_t) index;
     sim_rng_t rng_n, rng_d, rng_s;
-    sim_rng_seed_keyed (&rng_n, cfg->sim.seed, SIM_STREAM_VISION_NOISE, key, frame_number);
-    sim_rng_seed_keyed (&rng_d, cfg->sim.seed, SIM_STREAM_VISION_DROPOUT, key, frame_number);
+    sim_rng_seed_keyed (&rng_n, v->schedule.seed, SIM_STREAM_VISION_NOISE, key, frame_number);
+    sim_rng_seed_keyed (&rng_d, v->schedule.seed, SIM_STREAM_VISION_DROPOUT, key, frame_number);
 
     int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
     if (n < 0)
@@ -183,7 +210,7 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number,
 
     /* Ball (§5.2) */
     const sim_ball_state_t *b = &snap->ball;
-    double br = cfg->ball.radius;
+    double br = v->ball.radius;
     if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
     &&  !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
         double vis = 1, cx = b->x, cy = b->y, cz = b->z;
@@ -244,7 +271,7 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number,
 
     /* Shuffle (§5.5): the real ball must not always come first. */
     if (f->ball_count > 1) {
-        sim_rng_seed_keyed (&rng_s, cfg->sim.seed, SIM_STREAM_SHUFFLE, key, frame_number);
+        sim_rng_seed_keyed (&rng_s, v->schedule.seed, SIM_STREAM_SHUFFLE, key, frame_number);
         sim_rng_shuffle (&rng_s, f->balls, (size_t) f->ball_count, sizeof f->balls[0]);
     }
 }
@@ -295,13 +322,12 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
         sim_schedule_skip_to (self->schedule, snap->time_ns);
         self->started = true;
     }
-    uint64_t delay_ns = sim_schedule_delay_ns (&self->cfg);
+    uint64_t delay_ns = sim_schedule_delay_ns (self->def.realism.vision_delay);
     uint32_t mask = 0, frames[SIM_MAX_CAMERAS] = { 0 };
     int released = sim_schedule_advance (self->schedule, snap->time_ns, delay_ns,
                                          &mask, frames);
     uint32_t suppressed = sim_schedule_suppressed_mask (self->schedule);
-    int every = self->cfg.vision.geometry_every_n_frames > 0
-              ? self->cfg.vision.geometry_every_n_frames : 1;
+    int every = self->def.geometry_every_n_frames > 0 ? self->def.geometry_every_n_frames : 1;
 
     for (int i = 0; i < cams; i++) {
         uint32_t bit = 1u << i;
@@ -344,11 +370,11 @@ vis_model_released (const vis_model_t *self, int i)
     return &self->ring[(self->released_start + i) % self->cap];
 }
 
-const sim_config_t *
-vis_model_config (const vis_model_t *self)
+const vis_model_def_t *
+vis_model_def (const vis_model_t *self)
 {
     assert (self);
-    return &self->cfg;
+    return &self->def;
 }
 
 const sim_rig_t *

@@ -2,6 +2,10 @@
     snapshots and the configuration in, one detection frame per camera
     capture out, released from the delay queue by simulation time.
 
+    The model is made from a vis_model_def_t (Box2D style: fill with
+    vis_model_def_default, change what differs); the vision service fills
+    it from the configuration (vis_model_def_from_config, vis_def.h).
+
     No sockets, no clock, no protobuf: the vision service feeds snapshots at
     the instants sim_schedule asks for and encodes the released frames with
     vis_codec. All randomness is keyed (ARCHITECTURE.md §4): capture k of
@@ -13,7 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "sim_config.h"
+#include "sim_params.h"
 #include "sim_snapshot.h"
 #include "sim_schedule.h"
 #include "vis_calib.h"
@@ -59,25 +63,50 @@ typedef struct {
     vis_robot_det_t yellow[VIS_MAX_ROBOTS];
 } vis_frame_t;
 
+/* Everything the camera model reads. */
+typedef struct {
+    sim_schedule_def_t schedule;    /* rig, capture timing, outages, seed, rig generation */
+    sim_field_t field;              /* resolved sizes: calibration fit, geometry packet */
+    sim_ball_cfg_t ball;            /* radius in detections; ball models in the geometry */
+    double max_robot_radius;        /* m, in the geometry packet; <= 0: not advertised */
+    sim_realism_t realism;          /* noise, dropouts, delay, calibration error */
+    /* the camera-model keys of [vision] (vision.md §4-§10) */
+    double fov_radius;              /* m, 0 = unlimited */
+    bool report_area;
+    double area_at_nadir_px, spurious_ball_area_px;
+    double spurious_ball_forward, spurious_ball_lateral_stddev;     /* m */
+    double robot_confidence_mean, ball_confidence_mean, confidence_stddev;
+    double duplicate_robot_rate;
+    int geometry_every_n_frames;    /* 0 => 1 */
+    bool report_ball_z;
+    double timestamp_epoch_offset;  /* s */
+    double focal_length_px;
+} vis_model_def_t;
+
+/* Fill every field of *def with its documented default (spec/config.md:
+   the configuration table's defaults, division A field and rig). */
+void vis_model_def_default (vis_model_def_t *def);
+
 typedef struct vis_model_t vis_model_t;
 
-/* A model for `cfg` (copied), its rig resolved and the calibration state
+/* A model for `def` (copied), its rig taken and the calibration state
    drawn from (seed, rig_generation). Returns NULL on allocation failure. */
-vis_model_t *vis_model_new (const sim_config_t *cfg);
+vis_model_t *vis_model_new (const vis_model_def_t *def);
 
 /* Free the model and null *self_p; safe on NULL and twice. */
 void vis_model_destroy (vis_model_t **self_p);
 
-/* Runtime configuration update (realism, field, vision keys). When
-   cfg->rig_generation differs from the model's, the rig is replaced at the
-   last advanced time (vision.md §2.1): frame numbers restart, calibration
-   is re-drawn, geometry is forced on the next camera-0 capture, queued
-   frames are kept. */
-void vis_model_set_config (vis_model_t *self, const sim_config_t *cfg);
+/* Runtime update (realism, field, vision keys) from a new definition
+   (copied). When def->schedule.rig_generation differs from the model's,
+   the rig is replaced at the last advanced time (vision.md §2.1): frame
+   numbers restart, calibration is re-drawn, geometry is forced on the
+   next camera-0 capture, queued frames are kept; otherwise the rig and
+   the capture timing stay. */
+void vis_model_set_def (vis_model_t *self, const vis_model_def_t *def);
 
 /* For a service that joins a running simulation (restart): continue frame
    numbers as if the model had seen every substep end before t_ns (substep
-   from the configuration). The first advance does this by itself with its
+   from the definition). The first advance does this by itself with its
    snapshot's time, which changes nothing on a fresh start because physics
    publishes a snapshot at every capture instant; call this only to join at
    another time. No effect after the first advance. Geometry is sent at
@@ -93,7 +122,7 @@ void vis_model_resume (vis_model_t *self, uint64_t t_ns);
 int vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap);
 
 /* Released frame i (0 <= i < last return of vis_model_advance), oldest
-   first; borrowed, valid until the next advance or set_config. */
+   first; borrowed, valid until the next advance or set_def. */
 const vis_frame_t *vis_model_released (const vis_model_t *self, int i);
 
 /* Capture one frame of camera `index` with `frame_number` from `snap`
@@ -102,8 +131,8 @@ const vis_frame_t *vis_model_released (const vis_model_t *self, int i);
 void vis_model_capture (const vis_model_t *self, int index, uint32_t frame_number,
                         const sim_snapshot_t *snap, vis_frame_t *out);
 
-/* Borrowed views of the model's state, valid until the next set_config. */
-const sim_config_t *vis_model_config (const vis_model_t *self);
+/* Borrowed views of the model's state, valid until the next set_def. */
+const vis_model_def_t *vis_model_def (const vis_model_t *self);
 const sim_rig_t *vis_model_rig (const vis_model_t *self);
 const vis_calib_t *vis_model_calib (const vis_model_t *self, int index);
 const sim_schedule_t *vis_model_schedule (const vis_model_t *self);
