@@ -2,9 +2,10 @@
 
     Every section and key of spec/config.md §3 has a field here, in SI units
     (seconds, metres, radians). The structs carry no behaviour: defaults,
-    parsing, ranges, presets and the INI dump live in config.c, driven by one
-    table. The pure cores (physics core/, vision model/) read these structs
-    directly, so a value has exactly one definition in the whole project.
+    parsing, ranges, presets and the INI dump live in config*.c, driven by
+    one table (config_keys.c). The pure cores (physics core/, vision
+    model/) read these structs directly, so a value has exactly one
+    definition in the whole project.
 */
 #ifndef SIM_CONFIG_H_INCLUDED
 #define SIM_CONFIG_H_INCLUDED
