@@ -206,9 +206,7 @@ sim_bus_config_decode (const Simbus__Config *msg, const sim_config_t *own, sim_c
         return -1;
     }
     cfg.rig_generation = msg->rig_generation;
-    cfg.bus = own->bus;
-    cfg.network = own->network;
-    memcpy (cfg.run.log_level, own->run.log_level, sizeof cfg.run.log_level);
+    sim_config_keep_local (&cfg, own);
     *out = cfg;
     *serial = msg->serial;
     return 0;

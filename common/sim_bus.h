@@ -83,13 +83,13 @@ Simbus__Envelope *sim_bus_decode (const void *data, size_t size, bool *warned);
 Simbus__Envelope *sim_bus_recv_sub (zsock_t *sub, char *topic, bool *warned);
 
 /* Decode the effective configuration physics published into *out. The
-   receiver's own [bus] endpoints, [network] settings and log level are
-   kept: they describe its host and process, not the simulation (config.md
-   §8). *serial is the serial of the configuration in *out (0: none yet):
-   physics re-publishes it every second, and the same serial and rig
-   generation again is not parsed again. Returns 0 when *out was loaded
-   (and *serial set), 1 when it already was, -1 (logged) when the text does
-   not load. */
+   receiver's own local keys are kept (sim_config_keep_local: [bus],
+   [network], [run] log_level and duration): they describe its host and
+   process, not the simulation (config.md §8). *serial is the serial of
+   the configuration in *out (0: none yet): physics re-publishes it every
+   second, and the same serial and rig generation again is not parsed
+   again. Returns 0 when *out was loaded (and *serial set), 1 when it
+   already was, -1 (logged) when the text does not load. */
 int sim_bus_config_decode (const Simbus__Config *msg, const sim_config_t *own, sim_config_t *out,
                            uint64_t *serial);
 
