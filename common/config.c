@@ -1,6 +1,6 @@
-/*  config.c - the configuration engine: defaults, one key by name, the
-    keys a process keeps as its own, and validation of a whole struct
-    (spec/config.md). It walks the tables of config_keys.c; one key's
+/*  config.c - the configuration engine: finding keys in the tables,
+    defaults, one key by name, the keys a process keeps as its own, and
+    validation of a whole struct (spec/config.md). It walks the tables of config_keys.c; one key's
     parse and format rules live in config_value.c, so a value the loader
     refuses is refused here too, with the same words.
 */
@@ -73,6 +73,49 @@ sim_config_defaults (sim_config_t *cfg)
     for (int team = 0; team < 2; team++)
         for (size_t i = 0; i < sim_cfg_team_keys_count; i++)
             sim_cfg_key_default (&sim_cfg_team_keys[i], &cfg->team[team]);
+}
+
+/* ---- finding keys ------------------------------------------------------- */
+
+int
+sim_cfg_team_section (const char *section, const char **sub)
+{
+    for (int team = 0; team < 2; team++) {
+        size_t len = strlen (sim_cfg_team_names[team]);
+        if (strncasecmp (section, sim_cfg_team_names[team], len) != 0)
+            continue;
+        if (section[len] == '\0') {
+            *sub = "";
+            return team;
+        }
+        if (section[len] == '.') {
+            *sub = section + len + 1;
+            return team;
+        }
+    }
+    return -1;
+}
+
+const sim_cfg_key_t *
+sim_cfg_find_key (const sim_cfg_key_t *keys, size_t count, const char *section, const char *key,
+                  size_t *index)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcasecmp (keys[i].section, section) == 0 && strcasecmp (keys[i].key, key) == 0) {
+            if (index)
+                *index = i;
+            return &keys[i];
+        }
+    return NULL;
+}
+
+bool
+sim_cfg_section_known (const sim_cfg_key_t *keys, size_t count, const char *section)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcasecmp (keys[i].section, section) == 0)
+            return true;
+    return false;
 }
 
 /* ---- one key by name ---------------------------------------------------- */

@@ -67,6 +67,20 @@ bool sim_cfg_key_format (const sim_cfg_key_t *key, const void *base, char *buf, 
 /* Copy the key's field (and a list's count) from src to dst. */
 void sim_cfg_key_copy (const sim_cfg_key_t *key, void *dst, const void *src);
 
+/* ---- config_value.c: a growing output buffer ---------------------------- */
+
+typedef struct {
+    char *buf;              /* heap, NUL-terminated; the caller frees */
+    size_t len, cap;
+    bool oom;               /* a growth failed: buf is incomplete */
+} sim_cfg_out_t;
+
+/* Append printf output; after a failed growth nothing more is appended. */
+void sim_cfg_out (sim_cfg_out_t *out, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* ---- config.c: finding keys --------------------------------------------- */
+
 /* The row of (section, key) in a table, case-insensitive, or NULL; *index
    gets its position when index is not NULL. */
 const sim_cfg_key_t *sim_cfg_find_key (const sim_cfg_key_t *keys, size_t count,
@@ -79,18 +93,6 @@ int sim_cfg_team_section (const char *section, const char **sub);
 
 /* Whether any row of the table is in `section` (case-insensitive). */
 bool sim_cfg_section_known (const sim_cfg_key_t *keys, size_t count, const char *section);
-
-/* ---- config_value.c: a growing output buffer ---------------------------- */
-
-typedef struct {
-    char *buf;              /* heap, NUL-terminated; the caller frees */
-    size_t len, cap;
-    bool oom;               /* a growth failed: buf is incomplete */
-} sim_cfg_out_t;
-
-/* Append printf output; after a failed growth nothing more is appended. */
-void sim_cfg_out (sim_cfg_out_t *out, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
 
 /* ---- config_ini.c ------------------------------------------------------- */
 

@@ -186,7 +186,7 @@ sim_config_limits_names (void)
     return "default, tigers, erforce, kiks, fast, grsim (alias: measured)";
 }
 
-/* ---- applying presets -------------------------------------------------- */
+/* ---- applying presets --------------------------------------------------- */
 
 int
 sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err,

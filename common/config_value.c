@@ -438,49 +438,6 @@ sim_cfg_key_copy (const sim_cfg_key_t *key, void *dst, const void *src)
     memcpy ((char *) dst + key->offset, (const char *) src + key->offset, size);
 }
 
-/* ---- finding keys ------------------------------------------------------- */
-
-int
-sim_cfg_team_section (const char *section, const char **sub)
-{
-    for (int team = 0; team < 2; team++) {
-        size_t len = strlen (sim_cfg_team_names[team]);
-        if (strncasecmp (section, sim_cfg_team_names[team], len) != 0)
-            continue;
-        if (section[len] == '\0') {
-            *sub = "";
-            return team;
-        }
-        if (section[len] == '.') {
-            *sub = section + len + 1;
-            return team;
-        }
-    }
-    return -1;
-}
-
-const sim_cfg_key_t *
-sim_cfg_find_key (const sim_cfg_key_t *keys, size_t count, const char *section, const char *key,
-                  size_t *index)
-{
-    for (size_t i = 0; i < count; i++)
-        if (strcasecmp (keys[i].section, section) == 0 && strcasecmp (keys[i].key, key) == 0) {
-            if (index)
-                *index = i;
-            return &keys[i];
-        }
-    return NULL;
-}
-
-bool
-sim_cfg_section_known (const sim_cfg_key_t *keys, size_t count, const char *section)
-{
-    for (size_t i = 0; i < count; i++)
-        if (strcasecmp (keys[i].section, section) == 0)
-            return true;
-    return false;
-}
-
 /* ---- output buffer ------------------------------------------------------ */
 
 void
