@@ -1,9 +1,12 @@
-/*  config.h - defaults, INI files, command-line flags, presets and the INI
-    dump of the effective configuration (spec/config.md).
+/*  config.h - defaults, INI files, command-line flags and their help,
+    presets and the INI dump of the effective configuration
+    (spec/config.md).
 
-    One table of (section, key, type, offset, default, range, unit, help)
-    in config.c drives all of it, so a key is declared exactly once. The
-    structs themselves live in sim_config.h. Every function here fills a
+    One table of (section, key, type, offset, default, range, unit, help,
+    flags) in config_keys.c drives all of it, so a key is declared exactly
+    once; one table of flags in config_flags.c drives the command line and
+    its --help text (config_parts.h lists the parts). The structs
+    themselves live in sim_config.h. Every function here fills a
     caller-owned sim_config_t; nothing keeps state between calls.
 
     Precedence (config.md §2, §3.7): built-in defaults, then --config FILE,
@@ -22,10 +25,6 @@
    = realistic preset). The whole struct is zeroed first, so two default
    configurations are memcmp-equal, padding included. */
 void sim_config_defaults (sim_config_t *cfg);
-
-/* Copy every key local to a process (its host and process, not the
-   simulation) from own into cfg. */
-void sim_config_keep_local (sim_config_t *cfg, const sim_config_t *own);
 
 /* Apply an INI file on top of cfg. Returns 0 on success; -1 with a message
    "FILE:LINE: [section] key: what is wrong" in err (err may be NULL).
@@ -61,6 +60,28 @@ int sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, s
    or -1 with err. */
 int sim_config_apply_run_presets (sim_config_t *cfg, char *err, size_t errlen);
 
+/* Set one key from its INI text with the loader's type and range checks.
+   section is a global section ("sim", "run", ...) or a team section
+   ("blue", "yellow.limits", ...); numbered sections are not reachable
+   here. Returns 0, or -1 with "[section] key: reason" in err (an unknown
+   key too); on error cfg is unchanged. */
+int sim_config_set (sim_config_t *cfg, const char *section, const char *key, const char *value,
+                    char *err, size_t errlen);
+
+/* One key's value as the dump writes it, into buf. Returns 0; 1 when the
+   key is unset and the dump leaves it out (buf ""); -1 when there is no
+   such key or the text does not fit in size. */
+int sim_config_get (const sim_config_t *cfg, const char *section, const char *key, char *buf,
+                    size_t size);
+
+/* Copy every key flagged local from own into cfg: the keys that describe
+   this host or process rather than the simulation (config.md, "Local
+   keys"): every [bus] and [network] key, [run] log_level and [run]
+   duration. A service adopting the effective configuration physics
+   published calls it with its own parse. Nothing else of cfg changes
+   (rig_generation included). */
+void sim_config_keep_local (sim_config_t *cfg, const sim_config_t *own);
+
 /* Everything a loader would refuse, checked on a struct: every key's type
    and range (as if the dump of cfg were loaded), then the cross-key checks
    a single range cannot express: substep a whole number of nanoseconds,
@@ -89,6 +110,11 @@ char *sim_config_dump_annotated (const sim_config_t *cfg);
    meaning), one per section, for docs/config.md. Caller frees; NULL when
    out of memory. */
 char *sim_config_doc_markdown (void);
+
+/* The `ssl-sim --help` text after its title line: the sub-commands and
+   every flag of the flag table with its help; the defaults it shows come
+   from the key table. Caller frees; NULL when out of memory. */
+char *sim_config_usage (void);
 
 /* Replace the whole [realism] table by a preset name (case-insensitive,
    aliases) or an INI realism file (keys under [realism] or before any

@@ -1,15 +1,18 @@
 /*  config_presets.c - the named presets that replace whole tables:
     realism (vision.md §11), ball (physics.md §5.6) and robot limits
-    (physics.md §6.3). Each preset is one row of constants; the name lookup
-    is case-insensitive and knows the spec's aliases.
+    (physics.md §6.3), and applying them to a configuration. Each preset is
+    one row of constants; the name lookup is case-insensitive and knows the
+    spec's aliases.
 */
-#include "config.h"
+#include "config_parts.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 /* 2.5 and 6 degrees, written as the spec prints them so the default
-   column and the [realism] defaults of config.c agree to the last bit */
+   column and the [realism] defaults of config_keys.c agree to the last bit */
 #define S_KICK_DIR 0.04363323129985824
 #define S_CHIP_ANGLE 0.10471975511965978
 
@@ -181,4 +184,93 @@ const char *
 sim_config_limits_names (void)
 {
     return "default, tigers, erforce, kiks, fast, grsim (alias: measured)";
+}
+
+/* ---- applying presets --------------------------------------------------- */
+
+int
+sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err,
+                          size_t errlen)
+{
+    sim_realism_t realism;
+    if (!name_or_file || name_or_file[0] == '\0') {
+        sim_cfg_err (err, errlen, "empty realism name (choices: %s, or an INI file)",
+                     sim_config_realism_names ());
+        return -1;
+    }
+    if (sim_config_realism_preset (name_or_file, &realism) != 0) {
+        FILE *probe = fopen (name_or_file, "r");
+        if (!probe) {
+            sim_cfg_err (err, errlen, "unknown realism '%s': not a preset (%s) and not a "
+                         "readable file", name_or_file, sim_config_realism_names ());
+            return -1;
+        }
+        fclose (probe);
+        /* missing keys of a realism file take the realistic values */
+        sim_config_t *scratch = (sim_config_t *) malloc (sizeof (sim_config_t));
+        if (!scratch) {
+            sim_cfg_err (err, errlen, "out of memory");
+            return -1;
+        }
+        sim_config_defaults (scratch);
+        sim_config_realism_preset ("realistic", &scratch->realism);
+        int rc = sim_cfg_load_file (scratch, name_or_file, true, err, errlen);
+        realism = scratch->realism;
+        free (scratch);
+        if (rc != 0)
+            return -1;
+    }
+    cfg->realism = realism;
+    /* physics.md §9.8: the glue flag follows simulate_dribbling */
+    for (int team = 0; team < 2; team++)
+        cfg->team[team].dribbler.glue = !realism.simulate_dribbling;
+    return 0;
+}
+
+int
+sim_config_apply_ball_preset (sim_config_t *cfg, const char *name, char *err, size_t errlen)
+{
+    sim_ball_cfg_t ball;
+    if (sim_config_ball_preset (name, &ball) != 0) {
+        sim_cfg_err (err, errlen, "unknown ball preset '%s' (choices: %s)", name ? name : "",
+                     sim_config_ball_names ());
+        return -1;
+    }
+    cfg->ball = ball;
+    return 0;
+}
+
+int
+sim_config_apply_robot_limits (sim_config_t *cfg, const char *name, char *err, size_t errlen)
+{
+    sim_limits_t limits;
+    if (sim_config_limits_preset (name, &limits) != 0) {
+        sim_cfg_err (err, errlen, "unknown robot limits preset '%s' (choices: %s)",
+                     name ? name : "", sim_config_limits_names ());
+        return -1;
+    }
+    cfg->team[SIM_TEAM_BLUE].limits = limits;
+    cfg->team[SIM_TEAM_YELLOW].limits = limits;
+    return 0;
+}
+
+int
+sim_config_apply_run_presets (sim_config_t *cfg, char *err, size_t errlen)
+{
+    char why[1024];
+    if (cfg->run.realism[0] && sim_config_apply_realism (cfg, cfg->run.realism, why, sizeof why)) {
+        sim_cfg_err (err, errlen, "realism: %s", why);
+        return -1;
+    }
+    if (cfg->run.ball_preset[0]
+        && sim_config_apply_ball_preset (cfg, cfg->run.ball_preset, why, sizeof why)) {
+        sim_cfg_err (err, errlen, "ball preset: %s", why);
+        return -1;
+    }
+    if (cfg->run.robot_limits[0]
+        && sim_config_apply_robot_limits (cfg, cfg->run.robot_limits, why, sizeof why)) {
+        sim_cfg_err (err, errlen, "robot limits: %s", why);
+        return -1;
+    }
+    return 0;
 }

@@ -2,8 +2,8 @@
 
     Every section and key of spec/config.md §3 has a field here, in SI units
     (seconds, metres, radians). The structs carry no behaviour: defaults,
-    parsing, ranges, presets and the INI dump live in config.c, driven by one
-    table. The model parameter tables (ball, contacts, robot specs, cameras,
+    parsing, ranges, presets and the INI dump live in config*.c, driven by
+    one table (config_keys.c). The model parameter tables (ball, contacts, robot specs, cameras,
     realism, field) are defined in sim_params.h; the pure cores take them
     in their own definition structs, filled at each service's edge.
 */

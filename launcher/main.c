@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,45 +15,16 @@
 #include "sim_service.h"
 #include "supervisor.h"
 
+/* The title line, then the sub-commands and flags of config_flags.c with
+   the defaults of the key table (sim_config_usage). */
 static void
 s_usage (FILE *out)
 {
-    fprintf (out,
-             "ssl-sim %s - RoboCup SSL simulator\n"
-             "\n"
-             "usage:\n"
-             "  ssl-sim run [--single-process] [OPTIONS]   start the simulator (four services)\n"
-             "  ssl-sim service NAME [OPTIONS]             run one service in the foreground\n"
-             "                                             (physics, vision, gateway, legacy-grsim)\n"
-             "  ssl-sim presets [OPTIONS]                  print the default configuration\n"
-             "  ssl-sim status [OPTIONS]                   the running services: pid, uptime,\n"
-             "                                             CPU, memory and rates\n"
-             "  ssl-sim restart NAME [OPTIONS]             restart one running service\n"
-             "                                             (its supervisor starts it again)\n"
-             "  ssl-sim --help | --version\n"
-             "\n"
-             "options:\n"
-             "  --config FILE          INI configuration (see `ssl-sim presets`)\n"
-             "  --division a|b         field size (default a)\n"
-             "  --robots N             robots per team at start, 0..16 (default 11)\n"
-             "  --mode realtime|fast|sync\n"
-             "  --speed X              real-time factor, 0 starts paused (default 1)\n"
-             "  --step-ms MS           physics substep (default 1)\n"
-             "  --realism NAME|FILE    none, realistic, go26, rc26, erforce_friendly,\n"
-             "                         erforce_realistic, erforce_rc2021, or an INI file\n"
-             "  --ball-preset NAME     default, go26, rc26, erforce, tigers, grsim\n"
-             "  --robot-limits NAME    default, tigers, erforce, kiks, fast, grsim\n"
-             "  --cameras 1|2|4        auto-placed cameras\n"
-             "  --seed N|random        seed of every random stream (default 0)\n"
-             "  --vision-addr H:P      vision destination (default 224.5.23.2:10020)\n"
-             "  --localhost            send vision and truth to 127.0.0.1\n"
-             "  --truth                publish ground truth (TrackerWrapperPacket, port 10010)\n"
-             "  --no-legacy-grsim      do not serve grSim packets on 20011\n"
-             "  --port-offset N        shift every UDP port by N (several simulators on a host)\n"
-             "  --duration SECS        stop after SECS of wall time\n"
-             "  --log-level LEVEL      error, warn, info, debug, trace (SSL_SIM_LOG wins)\n"
-             "  --single-process       run: the four services as threads of one process\n",
-             SSL_SIM_VERSION);
+    fprintf (out, "ssl-sim %s - RoboCup SSL simulator\n\n", SSL_SIM_VERSION);
+    char *text = sim_config_usage ();
+    if (text)
+        fputs (text, out);
+    free (text);
 }
 
 /* Parse options into cfg; on error print it and return -1. */

@@ -1,7 +1,8 @@
-/*  test_config.c - the configuration module (common/config.c): defaults
+/*  test_config.c - the configuration module (common/config*.c): defaults
     with the numbers of spec/config.md, INI files, flags and their
-    precedence, error messages naming file, line and key, presets, and the
-    dump round trip.
+    precedence, error messages naming file, line and key, presets, the
+    dump round trip, keys by name, the local keys, and the --help text
+    against the flag and key tables (config_table.h).
 */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_table.h"
 
 /* 2.5 degrees as vision.md §11 prints it */
 #define KICK_DIR_2_5_DEG 0.04363323129985824
@@ -1270,4 +1272,304 @@ Test (config, run_realism_file_is_found_next_to_the_config)
     cr_expect_str_eq (cfg.run.realism, venue);
     free (venue);
     free (config);
+}
+
+/* ---- keys by name ------------------------------------------------------- */
+
+Test (config, set_and_get_one_key_by_name)
+{
+    sim_config_t cfg;
+    char err[512] = "";
+    char value[64];
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_config_set (&cfg, "run", "mode", "Sync", err, sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.run.mode, SIM_MODE_SYNC);
+    cr_assert_eq (sim_config_set (&cfg, "Yellow.Limits", "vel_absolute_max", "2.5", err,
+                                  sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_absolute_max, 2.5);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.vel_absolute_max, 3.0);
+    cr_expect_eq (sim_config_get (&cfg, "yellow.limits", "vel_absolute_max", value, sizeof value),
+                  0);
+    cr_expect_str_eq (value, "2.5");
+    cr_expect_eq (sim_config_get (&cfg, "run", "mode", value, sizeof value), 0);
+    cr_expect_str_eq (value, "sync");
+    cr_expect_eq (sim_config_get (&cfg, "run", "duration", value, sizeof value), 1,
+                  "an unset key is not written");
+    cr_expect_str_eq (value, "");
+    cr_expect_eq (sim_config_get (&cfg, "run", "vision_addr", value, 4), -1, "too small");
+    cr_expect_eq (sim_config_get (&cfg, "run", "nope", value, sizeof value), -1);
+
+    sim_config_t before = cfg;
+    cr_expect_eq (sim_config_set (&cfg, "sim", "initial_robots_per_team", "17", err, sizeof err),
+                  -1);
+    cr_expect_str_eq (err, "[sim] initial_robots_per_team: 17 is out of range (must be within "
+                           "0..16)");
+    cr_expect_eq (sim_config_set (&cfg, "ball", "colour", "orange", err, sizeof err), -1);
+    cr_expect_str_eq (err, "[ball] colour: unknown key");
+    cr_expect_eq (sim_config_set (&cfg, "camera 0", "x", "1", err, sizeof err), -1,
+                  "numbered sections are not reachable by name");
+    cr_expect_eq (memcmp (&before, &cfg, sizeof cfg), 0, "a refused value changes nothing");
+}
+
+/* ---- local keys --------------------------------------------------------- */
+
+/* The rule of config.md "Local keys", written out once more on purpose:
+   the table's flags must say exactly this. */
+static bool
+s_expect_local (const char *section, const char *key)
+{
+    return strcmp (section, "bus") == 0 || strcmp (section, "network") == 0
+           || (strcmp (section, "run") == 0
+               && (strcmp (key, "log_level") == 0 || strcmp (key, "duration") == 0));
+}
+
+Test (config, the_local_keys_are_bus_network_log_level_and_duration)
+{
+    int local = 0;
+    for (size_t i = 0; i < sim_cfg_keys_count; i++) {
+        const sim_cfg_key_t *key = &sim_cfg_keys[i];
+        bool flagged = (key->flags & SIM_CFG_LOCAL) != 0;
+        cr_expect_eq (flagged, s_expect_local (key->section, key->key), "[%s] %s is %slocal",
+                      key->section, key->key, flagged ? "" : "not ");
+        local += flagged;
+    }
+    cr_expect_eq (local, 8 + 11 + 2, "every [bus] and [network] key, log_level and duration");
+    const sim_cfg_key_t *tables[] = { sim_cfg_team_keys, sim_cfg_camera_keys,
+                                      sim_cfg_outage_keys };
+    const size_t counts[] = { sim_cfg_team_keys_count, sim_cfg_camera_keys_count,
+                              sim_cfg_outage_keys_count };
+    for (size_t t = 0; t < 3; t++)
+        for (size_t i = 0; i < counts[t]; i++)
+            cr_expect_not (tables[t][i].flags & SIM_CFG_LOCAL, "%s %s is local",
+                           tables[t][i].section, tables[t][i].key);
+}
+
+/* Bytes [offset, offset + size) of a key's field (and a list's count). */
+static void
+s_mark_field (const sim_cfg_key_t *key, size_t base, unsigned char *mask)
+{
+    size_t size = 0;
+    switch (key->type) {
+    case SIM_CFG_FLOAT: size = sizeof (double); break;
+    case SIM_CFG_INT:
+    case SIM_CFG_ENUM: size = sizeof (int); break;
+    case SIM_CFG_U64: size = sizeof (uint64_t); break;
+    case SIM_CFG_BOOL: size = sizeof (bool); break;
+    case SIM_CFG_STRING: size = key->size; break;
+    case SIM_CFG_LIST:
+        size = key->size * sizeof (double);
+        memset (mask + base + key->count_offset, 1, sizeof (int));
+        break;
+    }
+    memset (mask + base + key->offset, 1, size);
+}
+
+Test (config, keep_local_copies_exactly_the_local_keys)
+{
+    /* every byte of own differs from cfg, so any byte copied shows */
+    sim_config_t *own = malloc (sizeof *own);
+    sim_config_t *cfg = malloc (sizeof *cfg);
+    unsigned char *mask = calloc (1, sizeof *cfg);
+    cr_assert (own && cfg && mask);
+    memset (own, 0xa5, sizeof *own);
+    memset (cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < sim_cfg_keys_count; i++)
+        if (sim_cfg_keys[i].flags & SIM_CFG_LOCAL)
+            s_mark_field (&sim_cfg_keys[i], 0, mask);
+    sim_config_keep_local (cfg, own);
+    const unsigned char *bytes = (const unsigned char *) cfg;
+    size_t copied = 0;
+    for (size_t i = 0; i < sizeof *cfg; i++) {
+        cr_assert_eq (bytes[i], mask[i] ? 0xa5 : 0, "byte %zu of sim_config_t", i);
+        copied += mask[i];
+    }
+    cr_expect_gt (copied, sizeof cfg->bus, "the local fields were copied");
+    free (mask);
+    free (cfg);
+    free (own);
+}
+
+Test (config, keep_local_keeps_the_own_process_and_adopts_the_simulation)
+{
+    sim_config_t published, own;
+    char err[512] = "";
+    sim_config_defaults (&published);
+    sim_config_defaults (&own);
+    cr_assert_eq (sim_config_set (&published, "run", "mode", "fast", err, sizeof err), 0);
+    cr_assert_eq (sim_config_set (&published, "run", "vision_addr", "10.0.0.9:10020", err,
+                                  sizeof err), 0);
+    cr_assert_eq (sim_config_set (&published, "bus", "cmd_connect", "tcp://physics:1", err,
+                                  sizeof err), 0);
+    cr_assert_eq (sim_config_set (&published, "network", "truth_port", "11111", err, sizeof err),
+                  0);
+    cr_assert_eq (sim_config_set (&published, "run", "log_level", "trace", err, sizeof err), 0);
+    cr_assert_eq (sim_config_set (&published, "run", "duration", "5", err, sizeof err), 0);
+    cr_assert_eq (sim_config_set (&own, "bus", "cmd_connect", "ipc:///tmp/me", err, sizeof err),
+                  0);
+    cr_assert_eq (sim_config_set (&own, "network", "port_offset", "7", err, sizeof err), 0);
+    cr_assert_eq (sim_config_set (&own, "bus", "lanes", "false", err, sizeof err), 0);
+    published.rig_generation = 3;
+    sim_config_keep_local (&published, &own);
+    cr_expect_eq (published.run.mode, SIM_MODE_FAST, "the simulation is physics'");
+    cr_expect_str_eq (published.run.vision_addr, "10.0.0.9:10020",
+                      "the vision destination follows physics (its port changes at runtime)");
+    cr_expect_eq (published.rig_generation, 3);
+    cr_expect_eq (memcmp (&published.bus, &own.bus, sizeof own.bus), 0);
+    cr_expect_eq (memcmp (&published.network, &own.network, sizeof own.network), 0);
+    cr_expect_str_eq (published.run.log_level, "info");
+    cr_expect_eq (published.run.duration, 0);
+}
+
+/* ---- the --help text ---------------------------------------------------- */
+
+/* The help of `flag` in the usage text, its wrapped lines joined by one
+   space, into buf; false when the flag is not listed at a line start. */
+static bool
+s_flag_block (const char *usage, const char *flag, char *buf, size_t size)
+{
+    char start[64];
+    snprintf (start, sizeof start, "\n  %s", flag);
+    const char *p = usage;
+    size_t len = strlen (start);
+    while ((p = strstr (p, start)) && p[len] != ' ' && p[len] != '\n')
+        p += len;
+    if (!p)
+        return false;
+    p += 3;
+    size_t used = 0;
+    bool first = true;
+    while (*p) {
+        const char *end = strchr (p, '\n');
+        size_t n = end ? (size_t) (end - p) : strlen (p);
+        while (n > 0 && *p == ' ') {
+            p++;
+            n--;
+        }
+        if (used + n + 2 < size) {
+            if (!first)
+                buf[used++] = ' ';
+            memcpy (buf + used, p, n);
+            used += n;
+        }
+        first = false;
+        if (!end || strncmp (end + 1, "                         ", 25) != 0)
+            break;
+        p = end + 1;
+    }
+    buf[used] = '\0';
+    return true;
+}
+
+Test (config, help_lists_every_flag_of_the_table_and_no_other)
+{
+    char *usage = sim_config_usage ();
+    cr_assert_not_null (usage);
+    char block[1024];
+    for (size_t i = 0; i < sim_cfg_flags_count; i++)
+        cr_expect (s_flag_block (usage, sim_cfg_flags[i].name, block, sizeof block),
+                   "--help lacks %s:\n%s", sim_cfg_flags[i].name, usage);
+    int listed = 0;
+    for (const char *p = strstr (usage, "\noptions:\n"); p && (p = strstr (p, "\n  --")); p++)
+        listed++;
+    cr_expect_eq (listed, (int) sim_cfg_flags_count, "one line per flag:\n%s", usage);
+    cr_expect_null (strchr (usage, '{'), "a {placeholder} was left:\n%s", usage);
+    for (size_t i = 0; i < sim_cfg_commands_count; i++)
+        cr_expect_not_null (strstr (usage, sim_cfg_commands[i].synopsis));
+    const char *line = usage;
+    while (line && *line) {
+        const char *end = strchr (line, '\n');
+        size_t n = end ? (size_t) (end - line) : strlen (line);
+        cr_expect_leq (n, 80, "line over 80 columns: %.*s", (int) n, line);
+        line = end ? end + 1 : NULL;
+    }
+    free (usage);
+}
+
+Test (config, every_flag_is_accepted_and_names_a_real_key)
+{
+    for (size_t i = 0; i < sim_cfg_flags_count; i++) {
+        const sim_cfg_flag_t *flag = &sim_cfg_flags[i];
+        if (flag->kind == SIM_CFG_FLAG_KEY || flag->key) {
+            cr_assert_not_null (flag->key, "%s sets no key", flag->name);
+            bool found = false;
+            for (size_t k = 0; k < sim_cfg_keys_count; k++)
+                found |= strcmp (sim_cfg_keys[k].section, flag->section) == 0
+                         && strcmp (sim_cfg_keys[k].key, flag->key) == 0;
+            cr_expect (found, "%s names [%s] %s, not in the key table", flag->name,
+                       flag->section, flag->key);
+        }
+        cr_expect_eq (flag->kind == SIM_CFG_FLAG_KEY && !flag->arg, flag->fixed != NULL,
+                      "%s: an argument-less key flag has a fixed value", flag->name);
+        /* the launcher's own flags are not configuration flags */
+        if (flag->kind == SIM_CFG_FLAG_LAUNCHER) {
+            sim_config_t cfg;
+            char err[512] = "";
+            cr_expect_eq (s_args (&cfg, err, sizeof err, 1, flag->name), -1);
+            cr_expect_not_null (strstr (err, "unknown option"));
+        }
+    }
+}
+
+Test (config, a_flag_default_in_the_help_is_the_key_default)
+{
+    unsetenv ("SSL_SIM_LOG");
+    char *usage = sim_config_usage ();
+    cr_assert_not_null (usage);
+    sim_config_t reference, cfg;
+    char err[512] = "";
+    cr_assert_eq (s_args (&reference, err, sizeof err, 0), 0, "%s", err);
+    int shown = 0;
+    for (size_t i = 0; i < sim_cfg_flags_count; i++) {
+        const sim_cfg_flag_t *flag = &sim_cfg_flags[i];
+        char block[1024];
+        cr_assert (s_flag_block (usage, flag->name, block, sizeof block));
+        const char *at = strstr (block, "default ");
+        if (!(flag->flags & SIM_CFG_SHOW_DEFAULT)) {
+            cr_expect_null (at, "%s shows a default it does not take from the table: %s",
+                            flag->name, block);
+            continue;
+        }
+        cr_assert_not_null (at, "%s shows no default: %s", flag->name, block);
+        char value[256];
+        snprintf (value, sizeof value, "%s", at + strlen ("default "));
+        char *close = strrchr (value, ')');
+        cr_assert_not_null (close, "%s: %s", flag->name, block);
+        *close = '\0';
+        /* giving the shown default as the flag's value changes nothing */
+        cr_assert_eq (s_args (&cfg, err, sizeof err, 2, flag->name, value), 0, "%s %s: %s",
+                      flag->name, value, err);
+        cr_expect_eq (memcmp (&cfg, &reference, sizeof cfg), 0,
+                      "%s %s is not the default configuration", flag->name, value);
+        shown++;
+    }
+    cr_expect_geq (shown, 7);
+    cr_expect_not_null (strstr (usage, "(default 224.5.23.2:10020)"));
+    cr_expect_not_null (strstr (usage, "port 10010)"), "the truth port is the key's");
+    free (usage);
+}
+
+/* FNV-1a, 64 bits. */
+static uint64_t
+s_hash (const char *text)
+{
+    uint64_t hash = 0xcbf29ce484222325u;
+    for (const unsigned char *p = (const unsigned char *) text; *p; p++)
+        hash = (hash ^ *p) * 0x100000001b3u;
+    return hash;
+}
+
+Test (config, presets_output_is_unchanged)
+{
+    /* `ssl-sim presets` as it was before the configuration module was
+       split; a change of this text is a change of every user's starting
+       point, so it must be deliberate */
+    unsetenv ("SSL_SIM_LOG");
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 0), 0, "%s", err);
+    char *text = sim_config_dump (&cfg, true);
+    cr_assert_not_null (text);
+    cr_expect_eq (strlen (text), 6951);
+    cr_expect_eq (s_hash (text), 0x2fe61ce871dae29fu, "presets text changed:\n%s", text);
+    free (text);
 }

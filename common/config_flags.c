@@ -1,0 +1,80 @@
+/*  config_flags.c - the command line as data: every sub-command of ssl-sim
+    and every flag they take (spec/config.md §4), one row each, in the
+    order `ssl-sim --help` lists them. config_cli.c parses argv and writes
+    the help text from these rows. A flag that sets a key names it, so the
+    help shows the key's default from config_keys.c instead of restating
+    it; "{names}" in a help text stands for the flag's preset names and
+    "{section.key}" for that key's default.
+
+    Every sub-command takes every configuration flag; --single-process is
+    the launcher's own (run only) and is not a configuration flag.
+*/
+#include "config_table.h"
+
+#include "config.h"
+
+#define S_COUNT(a) (sizeof (a) / sizeof (a)[0])
+
+const sim_cfg_command_t sim_cfg_commands[] = {
+    { "run [--single-process] [OPTIONS]", "start the simulator (four services)" },
+    { "service NAME [OPTIONS]",
+      "run one service in the foreground (physics, vision, gateway, legacy-grsim)" },
+    { "presets [OPTIONS]", "print the default configuration" },
+    { "status [OPTIONS]", "the running services: pid, uptime, CPU, memory and rates" },
+    { "restart NAME [OPTIONS]", "restart one running service (its supervisor starts it again)" },
+    { "--help | --version", "" },
+};
+const size_t sim_cfg_commands_count = S_COUNT (sim_cfg_commands);
+
+const sim_cfg_flag_t sim_cfg_flags[] = {
+    { .name = "--config", .arg = "FILE", .kind = SIM_CFG_FLAG_CONFIG,
+      .help = "INI configuration (see `ssl-sim presets`)" },
+    { .name = "--division", .arg = "", .kind = SIM_CFG_FLAG_KEY, .section = "run",
+      .key = "division", .help = "field size", .flags = SIM_CFG_SHOW_DEFAULT },
+    { .name = "--robots", .arg = "N", .kind = SIM_CFG_FLAG_KEY, .section = "sim",
+      .key = "initial_robots_per_team", .help = "robots per team at start",
+      .flags = SIM_CFG_SHOW_RANGE | SIM_CFG_SHOW_DEFAULT },
+    { .name = "--mode", .arg = "", .kind = SIM_CFG_FLAG_KEY, .section = "run", .key = "mode",
+      .help = "stepping mode", .flags = SIM_CFG_SHOW_DEFAULT },
+    { .name = "--speed", .arg = "X", .kind = SIM_CFG_FLAG_KEY, .section = "run", .key = "speed",
+      .help = "real-time factor, 0 starts paused", .flags = SIM_CFG_SHOW_DEFAULT },
+    { .name = "--step-ms", .arg = "MS", .kind = SIM_CFG_FLAG_STEP_MS, .section = "sim",
+      .key = "substep", .scale = 1000, .help = "physics substep in milliseconds",
+      .flags = SIM_CFG_SHOW_DEFAULT },
+    { .name = "--realism", .arg = "NAME|FILE", .kind = SIM_CFG_FLAG_KEY, .section = "run",
+      .key = "realism", .choices = sim_config_realism_names,
+      .help = "{names}, or an INI file; replaces [realism]" },
+    { .name = "--ball-preset", .arg = "NAME", .kind = SIM_CFG_FLAG_KEY, .section = "run",
+      .key = "ball_preset", .choices = sim_config_ball_names,
+      .help = "{names}; replaces [ball]" },
+    { .name = "--robot-limits", .arg = "NAME", .kind = SIM_CFG_FLAG_KEY, .section = "run",
+      .key = "robot_limits", .choices = sim_config_limits_names,
+      .help = "{names}; replaces [blue.limits] and [yellow.limits]" },
+    { .name = "--cameras", .arg = "1|2|4", .kind = SIM_CFG_FLAG_CAMERAS, .section = "vision",
+      .key = "default_camera_count",
+      .help = "auto-placed cameras; replaces every [camera N]" },
+    { .name = "--seed", .arg = "N|random", .kind = SIM_CFG_FLAG_SEED, .section = "sim",
+      .key = "seed", .help = "seed of every random stream", .flags = SIM_CFG_SHOW_DEFAULT },
+    { .name = "--vision-addr", .arg = "H:P", .kind = SIM_CFG_FLAG_KEY, .section = "run",
+      .key = "vision_addr", .help = "vision destination", .flags = SIM_CFG_SHOW_DEFAULT },
+    { .name = "--localhost", .kind = SIM_CFG_FLAG_KEY, .section = "run", .key = "localhost",
+      .fixed = "true", .help = "send vision and truth to 127.0.0.1" },
+    { .name = "--truth", .kind = SIM_CFG_FLAG_KEY, .section = "run", .key = "truth",
+      .fixed = "true",
+      .help = "publish ground truth (TrackerWrapperPacket, port {network.truth_port})" },
+    { .name = "--no-legacy-grsim", .kind = SIM_CFG_FLAG_KEY, .section = "run",
+      .key = "legacy_grsim", .fixed = "false",
+      .help = "do not serve grSim packets on {network.legacy_port}" },
+    { .name = "--port-offset", .arg = "N", .kind = SIM_CFG_FLAG_KEY, .section = "network",
+      .key = "port_offset",
+      .help = "add N to every UDP port (several simulators on a host)" },
+    { .name = "--duration", .arg = "SECS", .kind = SIM_CFG_FLAG_KEY, .section = "run",
+      .key = "duration", .help = "stop after SECS of wall time",
+      .flags = SIM_CFG_POSITIVE },
+    { .name = "--log-level", .arg = "LEVEL", .kind = SIM_CFG_FLAG_KEY, .section = "run",
+      .key = "log_level", .help = "error, warn, info, debug, trace; SSL_SIM_LOG wins",
+      .flags = SIM_CFG_SHOW_DEFAULT },
+    { .name = "--single-process", .kind = SIM_CFG_FLAG_LAUNCHER,
+      .help = "run: the four services as threads of one process" },
+};
+const size_t sim_cfg_flags_count = S_COUNT (sim_cfg_flags);

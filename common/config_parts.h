@@ -1,0 +1,104 @@
+/*  config_parts.h - what the parts of the configuration module share.
+    Private to common/config*.c (and tests/unit/test_config.c); everything
+    else uses config.h. The parts:
+
+      config_keys.c, config_flags.c   the tables (data only, config_table.h)
+      config_value.c   one key's value: parse, range check, format, default
+      config.c         the engine over the tables: defaults, get/set by
+                       key, local keys, validation
+      config_ini.c     the INI loader (file or string, FILE:LINE errors)
+      config_presets.c the named presets and applying them
+      config_cli.c     the command-line flags and the --help text
+      config_dump.c    the INI dump and the Markdown key reference
+
+    Error text goes to a caller's (err, errlen) buffer; err may be NULL.
+*/
+#ifndef SIM_CONFIG_PARTS_H_INCLUDED
+#define SIM_CONFIG_PARTS_H_INCLUDED
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "config_table.h"
+
+/* ---- config_value.c: text helpers --------------------------------------- */
+
+/* printf into err (nothing when err is NULL or errlen 0). */
+void sim_cfg_err (char *err, size_t errlen, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+/* Copy src into a fixed buffer of `size`, zeroing the tail so memcmp of
+   two configurations stays meaningful. Returns 0, or -1 (dest unchanged)
+   when src does not fit. */
+int sim_cfg_copy_string (char *dest, size_t size, const char *src);
+
+/* The fewest of 15, 16, 17 significant digits that read back to the same
+   double; ".0" marks an integral value. */
+void sim_cfg_format_double (double value, char *buf, size_t size);
+
+/* Whole-string number parsers (surrounding blanks allowed): true and *out
+   set, or false. A double must be finite; a u64 has no sign. */
+bool sim_cfg_parse_double (const char *text, double *out);
+bool sim_cfg_parse_long (const char *text, long *out);
+bool sim_cfg_parse_u64 (const char *text, uint64_t *out);
+
+/* "a | b": the canonical names of an enum (first per value). */
+void sim_cfg_enum_list (const sim_cfg_enum_name_t *names, char *buf, size_t size);
+
+/* A key's range as text, e.g. "> 0", "within 0..1"; "" when unlimited. */
+void sim_cfg_range_text (const sim_cfg_key_t *key, char *buf, size_t size);
+
+/* ---- config_value.c: one key at `base` (its table's struct) ------------- */
+
+/* Write the key's default into its field. */
+void sim_cfg_key_default (const sim_cfg_key_t *key, void *base);
+
+/* Parse INI text into the key's field, with the type and range checks of
+   the loader. Returns 0, or -1 with the reason in why (field unchanged). */
+int sim_cfg_key_parse (const sim_cfg_key_t *key, void *base, const char *text, char *why,
+                       size_t whylen);
+
+/* The field as INI text that parses back to the same bytes. Returns false
+   when the value is "unset" and is not written (buf then undefined). */
+bool sim_cfg_key_format (const sim_cfg_key_t *key, const void *base, char *buf, size_t size);
+
+/* Copy the key's field (and a list's count) from src to dst. */
+void sim_cfg_key_copy (const sim_cfg_key_t *key, void *dst, const void *src);
+
+/* ---- config_value.c: a growing output buffer ---------------------------- */
+
+typedef struct {
+    char *buf;              /* heap, NUL-terminated; the caller frees */
+    size_t len, cap;
+    bool oom;               /* a growth failed: buf is incomplete */
+} sim_cfg_out_t;
+
+/* Append printf output; after a failed growth nothing more is appended. */
+void sim_cfg_out (sim_cfg_out_t *out, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* ---- config.c: finding keys --------------------------------------------- */
+
+/* The row of (section, key) in a table, case-insensitive, or NULL; *index
+   gets its position when index is not NULL. */
+const sim_cfg_key_t *sim_cfg_find_key (const sim_cfg_key_t *keys, size_t count,
+                                       const char *section, const char *key, size_t *index);
+
+/* The team of a team section ("blue", "yellow.drive"; case-insensitive)
+   with *sub pointing at its sub-section ("" for the team section itself),
+   or -1 when section is not a team's. */
+int sim_cfg_team_section (const char *section, const char **sub);
+
+/* Whether any row of the table is in `section` (case-insensitive). */
+bool sim_cfg_section_known (const sim_cfg_key_t *keys, size_t count, const char *section);
+
+/* ---- config_ini.c ------------------------------------------------------- */
+
+/* sim_config_load_file, or with realism_only the loader of a realism file
+   (keys under [realism] or before any section; others are warnings). */
+int sim_cfg_load_file (sim_config_t *cfg, const char *path, bool realism_only, char *err,
+                       size_t errlen);
+
+#endif
