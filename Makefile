@@ -144,6 +144,11 @@ run: deps $(BIN)
 bench: deps all
 	@scripts/bench.sh $(BUILD)
 
+# the previous commit against this tree, or COMPARE="REV_A [REV_B]" (bench/compare)
+.PHONY: bench-compare
+bench-compare: deps
+	@bench/compare $(COMPARE)
+
 asan: deps
 	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \
 	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' all
