@@ -114,10 +114,13 @@ sim_bus_events_encode (sim_bus_events_msg_t *m, const sim_event_t *events, int n
         simbus__event__init (o);
         o->kind = (Simbus__Event__Kind) e->kind;
         o->time_ns = e->time_ns;
-        o->has_team = o->has_id = e->team >= 0;
+        /* a goal names the conceding team but no robot */
+        o->has_team = e->team >= 0;
+        o->has_id = e->id >= 0;
         o->team = (uint32_t) e->team;
         o->id = (uint32_t) e->id;
-        o->has_other_team = o->has_other_id = e->other_team >= 0;
+        o->has_other_team = e->other_team >= 0;
+        o->has_other_id = e->other_id >= 0;
         o->other_team = (uint32_t) e->other_team;
         o->other_id = (uint32_t) e->other_id;
         o->has_speed = o->has_elevation = e->kind == SIM_EVENT_KICK;
@@ -137,18 +140,17 @@ sim_bus_event_decode (const Simbus__Event *msg, sim_event_t *out)
 {
     if (msg->kind < SIMBUS__EVENT__KIND__KICK || msg->kind > SIMBUS__EVENT__KIND__ROBOT_COLLISION)
         return -1;
-    bool team = msg->has_team && msg->has_id;
-    bool other = msg->has_other_team && msg->has_other_id;
-    if ((team && (msg->team > 1 || msg->id > SIM_MAX_ROBOT_ID))
-        || (other && (msg->other_team > 1 || msg->other_id > SIM_MAX_ROBOT_ID)))
+    if ((msg->has_team && msg->team > 1) || (msg->has_id && msg->id > SIM_MAX_ROBOT_ID)
+        || (msg->has_other_team && msg->other_team > 1) || (msg->has_other_id && msg->other_id > SIM_MAX_ROBOT_ID)
+        || (msg->has_id && !msg->has_team) || (msg->has_other_id && !msg->has_other_team))
         return -1;
     *out = (sim_event_t) {
         .kind = (sim_event_kind_t) msg->kind,
         .time_ns = msg->time_ns,
-        .team = team ? (int) msg->team : -1,
-        .id = team ? (int) msg->id : -1,
-        .other_team = other ? (int) msg->other_team : -1,
-        .other_id = other ? (int) msg->other_id : -1,
+        .team = msg->has_team ? (int) msg->team : -1,
+        .id = msg->has_id ? (int) msg->id : -1,
+        .other_team = msg->has_other_team ? (int) msg->other_team : -1,
+        .other_id = msg->has_other_id ? (int) msg->other_id : -1,
         .speed = msg->has_speed ? msg->speed : 0,
         .elevation_deg = msg->has_elevation ? msg->elevation : 0,
     };

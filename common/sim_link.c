@@ -179,7 +179,7 @@ s_accepts (const sim_link_t *self, const Simbus__Envelope *env, bool on_cmd)
     if (kind == SIMBUS__ENVELOPE__BODY_REQUEST)
         return self->role == SIM_LINK_PHYSICS;
     if (kind == SIMBUS__ENVELOPE__BODY_REPLY)
-        return self->role != SIM_LINK_PHYSICS;
+        return self->role != SIM_LINK_PHYSICS && self->role != SIM_LINK_VISION;   /* they send no requests */
     return !on_cmd && self->subscribed[kind];
 }
 

@@ -73,13 +73,13 @@ gw_sync_answer (const gw_request_t *req, sim_errors_t *errors, uint8_t *buf, siz
         first--;
         total += gw_wire_bytes_size (GW_SYNC_RESPONSE_DETECTION, lens[first]);
     }
-    if (first > 0) {
-        *left_out = first;
-        sim_warn ("sync step of %zu frames does not fit a datagram; the oldest %zu left out", n, first);
-    }
     if (total > GW_DATAGRAM_MAX) {
         sim_warn ("sync answer of %zu bytes does not fit a datagram; dropped", total);
         return -1;
+    }
+    if (first > 0) {
+        *left_out = first;
+        sim_warn ("sync step of %zu frames does not fit a datagram; the oldest %zu left out", n, first);
     }
     /* fields in number order, as protobuf-c packs them */
     size_t at = 0;

@@ -297,7 +297,7 @@ s_on_events (grs_service_t *self, const Simbus__Events *msg)
 {
     for (size_t i = 0; i < msg->n_events; i++) {
         sim_event_t e;
-        if (sim_bus_event_decode (msg->events[i], &e) || e.kind != SIM_EVENT_KICK || e.team < 0)
+        if (sim_bus_event_decode (msg->events[i], &e) || e.kind != SIM_EVENT_KICK || e.team < 0 || e.id < 0)
             continue;
         grs_robot_t *r = &self->robots[e.team][e.id];
         r->kicked = true;

@@ -31,7 +31,11 @@ phys_clock_running (const phys_clock_t *self, int64_t now_us)
 uint64_t
 phys_clock_owed (phys_clock_t *self, int64_t now_us)
 {
-    double wall_dt = (double) (now_us - self->last_tick_us) / 1e6;
+    /* the loop may sleep through a sync hold: the held time is not owed */
+    int64_t from = self->last_tick_us;
+    if (from < self->last_sync_us + PHYS_CLOCK_SYNC_HOLD_US && now_us > self->last_sync_us + PHYS_CLOCK_SYNC_HOLD_US)
+        from = self->last_sync_us + PHYS_CLOCK_SYNC_HOLD_US;
+    double wall_dt = (double) (now_us - from) / 1e6;
     self->last_tick_us = now_us;
     if (!phys_clock_running (self, now_us)) {
         self->acc = 0;

@@ -48,7 +48,8 @@ void phys_clock_configure (phys_clock_t *self, sim_mode_t mode, double speed);
 bool phys_clock_running (const phys_clock_t *self, int64_t now_us);
 
 /* The substeps to run at now_us: realtime, those owed since the last
-   call (their remainder carried); fast, PHYS_CLOCK_FAST_BATCH (the caller
+   call (their remainder carried; wall time a sync request held the clock
+   is not owed); fast, PHYS_CLOCK_FAST_BATCH (the caller
    may stop early for a request); otherwise 0. */
 uint64_t phys_clock_owed (phys_clock_t *self, int64_t now_us);
 
@@ -59,8 +60,9 @@ void phys_clock_sync_answered (phys_clock_t *self, int64_t now_us);
 /* When to wake up next for the clock (wall clock, us), at most `until`:
    now in fast mode; in realtime when the sim clock reaches
    `sim_needed_ns` more sim time (the next instant anyone can observe, a
-   vision release), rounded up to whole ms (waking up to 1 ms late only
-   runs one more substep in the same turn); the end of a sync hold. */
+   vision release), rounded up to whole us (the poll timeout then rounds
+   up to whole ms: waking up to 1 ms late only runs one more substep in
+   the same turn); just after the end of a sync hold. */
 int64_t phys_clock_next_us (const phys_clock_t *self, int64_t now_us, uint64_t sim_needed_ns, int64_t until);
 
 /* Sync mode, after an answer: the wall time up to which to watch for the

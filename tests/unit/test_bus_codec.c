@@ -265,15 +265,10 @@ Test (bus_codec, events_round_trip)
     simbus__envelope__free_unpacked (got, NULL);
 }
 
-/* BUG (found by this test, not fixed here): a goal event (team = the
-   conceding team, id = -1, as phys_world_step emits it and sim_snapshot.h
-   documents) is refused by sim_bus_event_decode. sim_bus_events_encode
-   sets has_id whenever team >= 0 and sends id -1 as 4294967295, which the
-   decoder then rejects as an id over SIM_MAX_ROBOT_ID. No service decodes
-   goals today (legacy-grsim reads kicks only), but tools would lose every
-   goal. Enable when fixed (has_id = e->id >= 0, and likewise for
-   other_id). */
-Test (bus_codec, goal_events_round_trip, .disabled = true)
+/* Regression: a goal event names the conceding team and no robot (id -1,
+   as phys_world_step emits it); the encoder used to send id -1 as
+   4294967295, which the decoder refused, so tools lost every goal. */
+Test (bus_codec, goal_events_round_trip)
 {
     const sim_event_t goal = s_event (SIM_EVENT_GOAL, 5000000, SIM_TEAM_YELLOW, -1, -1, -1, 0, 0);
     sim_bus_events_msg_t m;
