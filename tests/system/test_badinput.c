@@ -16,35 +16,31 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_test.h"
+#include "sim_fixture.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-typedef struct {
-    sim_proc_t proc;
-    int fd;
-} fixture_t;
+static const char *const SYNC_ARGS[] = { "--mode", "sync", "--realism", "none", NULL };
 
 static void
-s_start (fixture_t *f)
+s_start (sim_fixture_t *f, unsigned wait)
 {
-    const char *args[] = { "--mode", "sync", "--realism", "none", NULL };
-    cr_assert_eq (sim_test_open (&f->proc, &f->fd, args, NULL), 0, "ssl-sim did not come up");
+    cr_assert_eq (sim_fixture_start (f, SYNC_ARGS, NULL, wait), 0, "ssl-sim did not come up");
 }
 
 static void
-s_stop (fixture_t *f)
+s_stop (sim_fixture_t *f)
 {
-    cr_expect_eq (sim_test_close (&f->proc, f->fd), 0, "ssl-sim did not stop cleanly (a crash on bad input?)");
+    cr_expect_eq (sim_fixture_stop (f), 0, "ssl-sim did not stop cleanly (a crash on bad input?)");
 }
 
 /* Send raw bytes to a gateway port; returns the error codes of the
    answer ("" none) in out, false when there was no answer of the port's
    response type. */
 static bool
-s_raw (fixture_t *f, int port, const void *data, size_t len, char *out, size_t cap)
+s_raw (sim_fixture_t *f, int port, const void *data, size_t len, char *out, size_t cap)
 {
     uint8_t buf[65536];
     out[0] = '\0';
@@ -90,8 +86,8 @@ s_pack (const ProtobufCMessage *msg, uint8_t *buf)
 
 Test (badinput, every_port_answers_or_drops, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f);
+    sim_fixture_t f;
+    s_start (&f, SIM_FIXTURE_GATEWAY);
     static uint8_t big[65507], buf[65536];
     char codes[4096];
     int ports[3] = { f.proc.control_port, f.proc.blue_port, f.proc.yellow_port };
@@ -239,8 +235,8 @@ s_cmp (const void *a, const void *b)
 
 Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f);
+    sim_fixture_t f;
+    s_start (&f, SIM_FIXTURE_GATEWAY);
     cr_assert_geq (sim_test_sync_warm_up (f.fd, f.proc.control_port, 15000), 0);
     pid_t flooder = s_flood (&f.proc, 4000);
     cr_assert_gt (flooder, 0);
@@ -300,8 +296,8 @@ Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
    a lane: garbage there is dropped, and everyone keeps being served. */
 Test (badinput, garbage_on_the_lanes_is_dropped, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f);
+    sim_fixture_t f;
+    s_start (&f, SIM_FIXTURE_GATEWAY);
     sim_view_t v;
     cr_assert_gt (sim_test_look (f.fd, f.proc.control_port, 0.05, &v), 0, "no frames before");
     int sock = socket (AF_UNIX, SOCK_DGRAM, 0);
@@ -326,7 +322,7 @@ Test (badinput, garbage_on_the_lanes_is_dropped, .timeout = 60)
     const char *lanes[] = { "physics", "vision", "gateway" };
     pid_t pids[3];
     for (size_t l = 0; l < 3; l++)
-        cr_assert_gt (pids[l] = sim_proc_service_pid (&f.proc, lanes[l]), 0);
+        cr_assert_gt (pids[l] = sim_fixture_service_pid (&f, lanes[l]), 0);
     for (size_t l = 0; l < 3; l++) {
         struct sockaddr_un to = { .sun_family = AF_UNIX };
         char path[400];
@@ -346,6 +342,6 @@ Test (badinput, garbage_on_the_lanes_is_dropped, .timeout = 60)
         cr_expect_gt (sim_test_look (f.fd, f.proc.blue_port, 0.05, &v), 0, "no frames after (step %d)", i);
     /* by the same processes: none crashed and was restarted */
     for (size_t l = 0; l < 3; l++)
-        cr_expect_eq (sim_proc_service_pid (&f.proc, lanes[l]), pids[l], "%s was restarted", lanes[l]);
+        cr_expect_eq (sim_fixture_service_pid (&f, lanes[l]), pids[l], "%s was restarted", lanes[l]);
     s_stop (&f);
 }

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sim_test.h"
+#include "sim_fixture.h"
 #include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
@@ -26,33 +26,21 @@
 #define BLUE   0
 #define YELLOW 1
 
-typedef struct {
-    sim_proc_t proc;
-    int fd;                 /* the client */
-} fixture_t;
-
 static void
-s_start (fixture_t *f, const char *const *args, const char *ini)
+s_start (sim_fixture_t *f, const char *const *args, const char *ini, unsigned wait)
 {
-    cr_assert_eq (sim_test_open (&f->proc, &f->fd, args, ini), 0, "ssl-sim did not come up");
-    bool sync = false;
-    for (int i = 0; args && args[i]; i++)
-        sync |= strcmp (args[i], "sync") == 0;
-    if (sync && sim_test_sync_warm_up (f->fd, f->proc.control_port, 15000) < 0) {
-        sim_proc_dump_log (&f->proc);
-        cr_assert_fail ("no detection frames in sync steps within 15 s");
-    }
+    cr_assert_eq (sim_fixture_start (f, args, ini, wait), 0, "ssl-sim did not come up");
 }
 
 static void
-s_stop (fixture_t *f)
+s_stop (sim_fixture_t *f)
 {
-    cr_expect_eq (sim_test_close (&f->proc, f->fd), 0, "ssl-sim did not stop cleanly");
+    cr_expect_eq (sim_fixture_stop (f), 0, "ssl-sim did not stop cleanly");
 }
 
 /* One sync step on `port`; returns the response (caller frees). */
 static SimulationSyncResponse *
-s_sync (fixture_t *f, int port, double seconds, SimulatorCommand *cmd, RobotControl *rc)
+s_sync (sim_fixture_t *f, int port, double seconds, SimulatorCommand *cmd, RobotControl *rc)
 {
     SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
     req.has_sim_step = true;
@@ -65,14 +53,14 @@ s_sync (fixture_t *f, int port, double seconds, SimulatorCommand *cmd, RobotCont
 }
 
 static void
-s_look (fixture_t *f, double seconds, sim_view_t *v)
+s_look (sim_fixture_t *f, double seconds, sim_view_t *v)
 {
     int n = sim_test_look (f->fd, f->proc.control_port, seconds, v);
     cr_assert_gt (n, 0, "a %.3f s step released no frames (%d)", seconds, n);
 }
 
 static SimulatorResponse *
-s_command (fixture_t *f, SimulatorCommand *cmd)
+s_command (sim_fixture_t *f, SimulatorCommand *cmd)
 {
     uint8_t buf[65536];
     ssize_t n = sim_test_call (f->fd, f->proc.control_port, &cmd->base, buf, sizeof buf, 3000);
@@ -101,7 +89,7 @@ s_codes (SimulatorError **errors, size_t n, char *out, size_t cap)
 
 /* Send cmd, expect exactly `codes` (comma separated, "" for none). */
 static void
-s_expect_errors (fixture_t *f, SimulatorCommand *cmd, const char *codes, const char *what)
+s_expect_errors (sim_fixture_t *f, SimulatorCommand *cmd, const char *codes, const char *what)
 {
     SimulatorResponse *resp = s_command (f, cmd);
     char got[1024];
@@ -165,7 +153,7 @@ s_ball_tp (ball_tp_t *b)
 }
 
 static void
-s_place_robot (fixture_t *f, int team, unsigned id, double x, double y, double orientation)
+s_place_robot (sim_fixture_t *f, int team, unsigned id, double x, double y, double orientation)
 {
     robot_tp_t b;
     SimulatorCommand *cmd = s_robot_tp (&b, team, id);
@@ -179,7 +167,7 @@ s_place_robot (fixture_t *f, int team, unsigned id, double x, double y, double o
 }
 
 static void
-s_place_ball (fixture_t *f, double x, double y)
+s_place_ball (sim_fixture_t *f, double x, double y)
 {
     ball_tp_t b;
     SimulatorCommand *cmd = s_ball_tp (&b);
@@ -231,8 +219,8 @@ static const char *const SYNC_ARGS[] = { "--mode", "sync", "--realism", "none", 
 
 Test (protocol, control_port_errors, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f, SYNC_ARGS, NULL);
+    sim_fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
 
     SimulatorCommand empty = SIMULATOR_COMMAND__INIT;
     s_expect_errors (&f, &empty, "", "empty command");
@@ -400,8 +388,8 @@ Test (protocol, control_port_errors, .timeout = 60)
 
 Test (protocol, control_port_effects, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f, SYNC_ARGS, NULL);
+    sim_fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
     sim_view_t v;
 
     /* ball teleport */
@@ -576,7 +564,7 @@ s_recv_from (int fd, uint8_t *buf, size_t cap, int timeout_ms, int *port)
 /* Sync-step the team port with `rc` repeated `steps` times of `dt`; returns
    the last response's feedback contact for robot `id` (-1 if none). */
 static int
-s_drive (fixture_t *f, int port, RobotControl *rc, int steps, double dt, unsigned id)
+s_drive (sim_fixture_t *f, int port, RobotControl *rc, int steps, double dt, unsigned id)
 {
     int contact = -1;
     for (int i = 0; i < steps; i++) {
@@ -595,8 +583,8 @@ s_drive (fixture_t *f, int port, RobotControl *rc, int steps, double dt, unsigne
 
 Test (protocol, team_ports, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f, SYNC_ARGS, NULL);
+    sim_fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
     sim_view_t v;
     s_place_ball (&f, 4.0, 2.5);
     s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
@@ -737,7 +725,7 @@ Test (protocol, team_ports, .timeout = 60)
 /* ---- loss (§5.4) ---------------------------------------------------------- */
 
 static void
-s_set_loss (fixture_t *f, double command_loss, double response_loss)
+s_set_loss (sim_fixture_t *f, double command_loss, double response_loss)
 {
     RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
     er.has_robot_command_loss = er.has_robot_response_loss = true;
@@ -760,8 +748,8 @@ s_set_loss (fixture_t *f, double command_loss, double response_loss)
 
 Test (protocol, command_and_response_loss, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f, SYNC_ARGS, NULL);
+    sim_fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
     sim_view_t v;
     uint8_t buf[65536];
     s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
@@ -813,9 +801,9 @@ Test (protocol, command_and_response_loss, .timeout = 60)
 
 Test (protocol, clients_share_ports, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f, SYNC_ARGS, NULL);
-    int a = sim_test_udp (0), c = sim_test_udp (0);
+    sim_fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
+    int a = sim_fixture_socket (&f, 0), c = sim_fixture_socket (&f, 0);
     cr_assert (a >= 0 && c >= 0);
     /* A: a command with an error; B (f.fd): an empty one; C: sync polls */
     ball_tp_t bb;
@@ -878,8 +866,6 @@ Test (protocol, clients_share_ports, .timeout = 60)
     }
     cr_expect_lt (sim_test_recv (a, buf, sizeof buf, 100), 0, "extra datagram for A");
     cr_expect_lt (sim_test_recv (c, buf, sizeof buf, 0), 0, "extra datagram for C");
-    close (a);
-    close (c);
     s_stop (&f);
 }
 
@@ -888,10 +874,9 @@ Test (protocol, clients_share_ports, .timeout = 60)
 Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
 {
     const char *args[] = { "--realism", "none", NULL };
-    fixture_t f;
-    s_start (&f, args, NULL);
-    int vision = sim_test_udp (f.proc.vision_port);
-    cr_assert (vision >= 0);
+    sim_fixture_t f;
+    s_start (&f, args, NULL, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION);
+    int vision = f.vision;
     double t1 = 0;
     for (int i = 0; i < 50 && t1 == 0; i++)
         t1 = sim_test_newest_capture (vision, 100);
@@ -915,7 +900,7 @@ Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
 
     /* vision_port: only the port changes */
     int port = sim_test_free_port ();
-    int moved = sim_test_udp (port);
+    int moved = sim_fixture_socket (&f, port);
     cr_assert (moved >= 0);
     SimulatorConfig config = SIMULATOR_CONFIG__INIT;
     config.has_vision_port = true;
@@ -926,7 +911,5 @@ Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
     cr_expect_gt (sim_test_newest_capture (moved, 1000), 0, "no vision on the new port %d", port);
     sim_test_drain (vision);
     cr_expect_eq (sim_test_newest_capture (vision, 300), 0, "vision still goes to the old port");
-    close (moved);
-    close (vision);
     s_stop (&f);
 }
