@@ -13,6 +13,7 @@
 
 #include "grSim_Packet.pb-c.h"
 #include "sim_lab.h"
+#include "sim_msg.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_detection.pb-c.h"
@@ -345,24 +346,12 @@ sim_test_newest_capture (int fd, int ms)
 int
 sim_test_teleport_blue0 (int fd, int port, double x, double y, int ms)
 {
-    RobotId rid = ROBOT_ID__INIT;
-    rid.has_id = rid.has_team = true;
-    rid.id = 0;
-    rid.team = TEAM__BLUE;
-    TeleportRobot tr = TELEPORT_ROBOT__INIT;
-    tr.id = &rid;
-    tr.has_x = tr.has_y = tr.has_orientation = true;
-    tr.x = (float) x;
-    tr.y = (float) y;
-    tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
-    TeleportRobot *trs[] = { &tr };
-    SimulatorControl control = SIMULATOR_CONTROL__INIT;
-    control.n_teleport_robot = 1;
-    control.teleport_robot = trs;
-    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
-    cmd.control = &control;
+    sim_msg_robot_tp_t b;
+    SimulatorCommand *cmd = sim_msg_robot_tp (&b, SIM_MSG_BLUE, 0);
+    sim_msg_robot_xy (&b.tr, x, y);
+    b.tr.has_orientation = b.tr.has_v_x = b.tr.has_v_y = b.tr.has_v_angular = true;
     uint8_t buf[65536];
-    ssize_t n = sim_test_request (fd, port, &cmd.base, buf, sizeof buf, ms);
+    ssize_t n = sim_test_request (fd, port, &cmd->base, buf, sizeof buf, ms);
     if (n < 0)
         return -1;
     /* an answer without errors packs to zero bytes */
