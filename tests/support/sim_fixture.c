@@ -52,7 +52,7 @@ sim_fixture_start (sim_fixture_t *self, const char *const *args, const char *ext
     self->fd = sim_fixture_socket (self, 0);
     if (self->fd < 0)
         return s_fail (self, "no client socket");
-    /* bound before anything runs, so the first packet is not missed */
+    /* bound before the other waits, so vision is read from its first packets */
     if (wait & SIM_FIXTURE_VISION) {
         self->vision = sim_fixture_socket (self, self->proc.vision_port);
         if (self->vision < 0)

@@ -1,11 +1,14 @@
-/*  sim_lab.h - helpers for the "operate it like a lab" system tests:
-    start `ssl-sim` with any arguments in a chosen runtime directory and,
-    optionally, inside a named network namespace; find a service's pid from
-    its pid file; stop what was started.
+/*  sim_lab.h - simulator processes for the system tests: start `ssl-sim`
+    with any arguments in a chosen runtime directory and, optionally,
+    inside a named network namespace; find a service's pid from its pid
+    file; stop what was started; and wait, bounded, for what a test waits
+    on (a service's pid file, a file, a process's exit or stop) without
+    sleeping: the waits are woken by inotify and pidfds.
 
-    sim_test.h starts one simulator with a private runtime directory; these
-    helpers are for tests that need several simulators sharing one (port
-    offsets) or services spread over namespaces (hosts).
+    sim_test.h and sim_fixture.h start one simulator with a private runtime
+    directory on top of these; tests that need several simulators sharing
+    one (port offsets) or services spread over namespaces (hosts) use them
+    directly.
 */
 #ifndef SIM_LAB_H_INCLUDED
 #define SIM_LAB_H_INCLUDED
