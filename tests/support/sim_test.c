@@ -1,23 +1,19 @@
-/*  sim_test.c - system test helpers. */
+/*  sim_test.c - system test helpers: simulator processes and UDP clients. */
 #include "sim_test.h"
-#include "ssl_simulation_control.pb-c.h"
-#include <math.h>
 
 #include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "grSim_Packet.pb-c.h"
+#include "sim_lab.h"
+#include "sim_msg.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_detection.pb-c.h"
@@ -90,20 +86,20 @@ sim_test_recv (int fd, void *buf, size_t cap, int timeout_ms)
 }
 
 int
-sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra_ini)
+sim_proc_pick_ports (sim_proc_t *proc)
 {
-    memset (proc, 0, sizeof *proc);
-    snprintf (proc->dir, sizeof proc->dir, "/tmp/ssl-sim-test-XXXXXX");
-    if (!mkdtemp (proc->dir))
-        return -1;
     int *ports[] = { &proc->control_port, &proc->blue_port, &proc->yellow_port, &proc->legacy_port,
                      &proc->status_blue_port, &proc->status_yellow_port, &proc->vision_port,
                      &proc->truth_port };
     for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++)
         if ((*ports[i] = sim_test_free_port ()) <= 0)
             return -1;
-    char path[320];
-    snprintf (path, sizeof path, "%s/test.ini", proc->dir);
+    return 0;
+}
+
+int
+sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_ini)
+{
     FILE *f = fopen (path, "w");
     if (!f)
         return -1;
@@ -114,14 +110,26 @@ sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra_ini
              proc->control_port, proc->blue_port, proc->yellow_port, proc->legacy_port,
              proc->status_blue_port, proc->status_yellow_port, proc->truth_port,
              extra_ini ? extra_ini : "");
-    fclose (f);
+    return fclose (f) ? -1 : 0;
+}
+
+int
+sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra_ini)
+{
+    memset (proc, 0, sizeof *proc);
+    snprintf (proc->dir, sizeof proc->dir, "/tmp/ssl-sim-test-XXXXXX");
+    if (!mkdtemp (proc->dir) || sim_proc_pick_ports (proc))
+        return -1;
+    char path[320];
+    snprintf (path, sizeof path, "%s/test.ini", proc->dir);
+    if (sim_proc_write_ini (proc, path, extra_ini))
+        return -1;
     snprintf (proc->log, sizeof proc->log, "%s/log.txt", proc->dir);
     char vision[64];
     snprintf (vision, sizeof vision, "224.5.23.2:%d", proc->vision_port);
 
     const char *argv[64];
     int n = 0;
-    argv[n++] = SSL_SIM_BIN;
     argv[n++] = "run";
     for (int i = 0; args && args[i] && n < 56; i++)
         argv[n++] = args[i];
@@ -131,26 +139,9 @@ sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra_ini
     argv[n++] = "--vision-addr";
     argv[n++] = vision;
     argv[n] = NULL;
-
-    pid_t pid = fork ();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        /* a test that fails an assertion exits without sim_proc_stop: the
-           simulator must not outlive it (fast mode would spin forever) */
-        prctl (PR_SET_PDEATHSIG, SIGTERM);
-        int out = open (proc->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out >= 0) {
-            dup2 (out, STDOUT_FILENO);
-            dup2 (out, STDERR_FILENO);
-        }
-        /* a private runtime directory keeps parallel tests' ipc apart */
-        setenv ("XDG_RUNTIME_DIR", proc->dir, 1);
-        execv (SSL_SIM_BIN, (char **) argv);
-        _exit (127);
-    }
-    proc->pid = pid;
-    return 0;
+    /* a private runtime directory keeps parallel tests' ipc apart */
+    proc->pid = sim_lab_spawn (argv, proc->dir, proc->log, NULL);
+    return proc->pid > 0 ? 0 : -1;
 }
 
 int
@@ -158,43 +149,23 @@ sim_proc_stop (sim_proc_t *proc)
 {
     if (proc->pid <= 0)
         return -1;
-    kill (proc->pid, SIGTERM);
-    int status = 0;
-    for (int i = 0; i < 500; i++) {
-        pid_t r = waitpid (proc->pid, &status, WNOHANG);
-        if (r == proc->pid) {
-            proc->pid = 0;
-            return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-        }
-        poll (NULL, 0, 10);
-    }
-    kill (proc->pid, SIGKILL);
-    waitpid (proc->pid, &status, 0);
+    int code = sim_lab_stop (proc->pid);
     proc->pid = 0;
-    return -1;
+    return code;
 }
 
 void
 sim_proc_dump_log (const sim_proc_t *proc)
 {
-    FILE *f = fopen (proc->log, "r");
-    if (!f)
-        return;
-    char line[1024];
-    fprintf (stderr, "---- ssl-sim log (%s) ----\n", proc->log);
-    while (fgets (line, sizeof line, f))
-        fputs (line, stderr);
-    fclose (f);
+    sim_lab_dump (proc->log);
 }
 
 void
 sim_proc_cleanup (sim_proc_t *proc)
 {
-    char cmd[300];
     if (strncmp (proc->dir, "/tmp/ssl-sim-test-", 18) != 0)
         return;
-    snprintf (cmd, sizeof cmd, "rm -rf '%s'", proc->dir);
-    if (system (cmd) != 0)
+    if (sim_lab_sh ("rm -rf '%s'", proc->dir) != 0)
         fprintf (stderr, "could not remove %s\n", proc->dir);
 }
 
@@ -353,32 +324,6 @@ sim_test_look (int fd, int port, double seconds, sim_view_t *v)
     return v->frames;
 }
 
-int
-sim_test_open (sim_proc_t *proc, int *fd, const char *const *args, const char *extra_ini)
-{
-    *fd = -1;
-    if (sim_proc_start (proc, args, extra_ini))
-        return -1;
-    *fd = sim_test_udp (0);
-    if (*fd < 0 || sim_test_wait_ready (proc, *fd, 15000)) {
-        sim_proc_dump_log (proc);
-        return -1;
-    }
-    return 0;
-}
-
-int
-sim_test_close (sim_proc_t *proc, int fd)
-{
-    if (fd >= 0)
-        close (fd);
-    int code = sim_proc_stop (proc);
-    if (code != 0)
-        sim_proc_dump_log (proc);
-    sim_proc_cleanup (proc);
-    return code;
-}
-
 double
 sim_test_newest_capture (int fd, int ms)
 {
@@ -401,24 +346,12 @@ sim_test_newest_capture (int fd, int ms)
 int
 sim_test_teleport_blue0 (int fd, int port, double x, double y, int ms)
 {
-    RobotId rid = ROBOT_ID__INIT;
-    rid.has_id = rid.has_team = true;
-    rid.id = 0;
-    rid.team = TEAM__BLUE;
-    TeleportRobot tr = TELEPORT_ROBOT__INIT;
-    tr.id = &rid;
-    tr.has_x = tr.has_y = tr.has_orientation = true;
-    tr.x = (float) x;
-    tr.y = (float) y;
-    tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
-    TeleportRobot *trs[] = { &tr };
-    SimulatorControl control = SIMULATOR_CONTROL__INIT;
-    control.n_teleport_robot = 1;
-    control.teleport_robot = trs;
-    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
-    cmd.control = &control;
+    sim_msg_robot_tp_t b;
+    SimulatorCommand *cmd = sim_msg_robot_tp (&b, SIM_MSG_BLUE, 0);
+    sim_msg_robot_xy (&b.tr, x, y);
+    b.tr.has_orientation = b.tr.has_v_x = b.tr.has_v_y = b.tr.has_v_angular = true;
     uint8_t buf[65536];
-    ssize_t n = sim_test_request (fd, port, &cmd.base, buf, sizeof buf, ms);
+    ssize_t n = sim_test_request (fd, port, &cmd->base, buf, sizeof buf, ms);
     if (n < 0)
         return -1;
     /* an answer without errors packs to zero bytes */
@@ -427,6 +360,26 @@ sim_test_teleport_blue0 (int fd, int port, double x, double y, int ms)
     if (resp)
         simulator_response__free_unpacked (resp, NULL);
     return ok;
+}
+
+int
+sim_test_grsim_place (int fd, int port, bool yellow, unsigned id, double x, double y, double dir, int turnon)
+{
+    GrSimRobotReplacement rr = GR_SIM__ROBOT_REPLACEMENT__INIT;
+    rr.x = x;
+    rr.y = y;
+    rr.dir = dir;
+    rr.id = id;
+    rr.yellowteam = yellow;
+    rr.has_turnon = turnon >= 0;
+    rr.turnon = turnon > 0;
+    GrSimRobotReplacement *rrs[] = { &rr };
+    GrSimReplacement rep = GR_SIM__REPLACEMENT__INIT;
+    rep.n_robots = 1;
+    rep.robots = rrs;
+    GrSimPacket packet = GR_SIM__PACKET__INIT;
+    packet.replacement = &rep;
+    return sim_test_send (fd, port, &packet.base);
 }
 
 bool
@@ -455,14 +408,5 @@ sim_test_sees_blue0 (int fd, double x, double y, int ms)
 int
 sim_proc_service_pid (const sim_proc_t *proc, const char *name)
 {
-    char path[400];
-    snprintf (path, sizeof path, "%s/ssl-sim/%s.pid", proc->dir, name);
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return 0;
-    int pid = 0;
-    if (fscanf (f, "%d", &pid) != 1)
-        pid = 0;
-    fclose (f);
-    return pid;
+    return sim_lab_service_pid (proc->dir, 0, name);
 }

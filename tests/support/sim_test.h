@@ -30,6 +30,14 @@ int sim_test_free_port (void);
    appended to the config file (may be NULL). Returns 0 or -1. */
 int sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra_ini);
 
+/* Free loopback ports for every UDP port field of proc (the others are
+   left alone). Returns 0 or -1. */
+int sim_proc_pick_ports (sim_proc_t *proc);
+
+/* Write a configuration file at `path`: a [network] section with proc's
+   ports on 127.0.0.1, then `extra_ini` (may be NULL). Returns 0 or -1. */
+int sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_ini);
+
 /* SIGTERM, wait (5 s, then SIGKILL); returns the exit status or -1. */
 int sim_proc_stop (sim_proc_t *proc);
 
@@ -50,8 +58,6 @@ ssize_t sim_test_recv (int fd, void *buf, size_t cap, int timeout_ms);
 /* Milliseconds of a monotonic clock. */
 int64_t sim_test_now_ms (void);
 
-
-
 /* Send `msg` to 127.0.0.1:port and wait for one answer, re-sending every
    200 ms (the services may still be starting) until timeout_ms. Returns
    the answer's size (0 is a valid, empty message) or -1. */
@@ -64,12 +70,19 @@ ssize_t sim_test_request (int fd, int port, const ProtobufCMessage *msg, void *b
    an answer without errors, 0 for one with errors, -1 for none in ms. */
 int sim_test_teleport_blue0 (int fd, int port, double x, double y, int ms);
 
+/* Send a grSim_Packet to the legacy port `port` that puts robot `id` of
+   the blue (or yellow) team at (x, y) m facing dir degrees; turnon < 0
+   leaves that field unset (grSim then creates a missing robot). No answer
+   comes (grSim has none). Returns 0 or -1. */
+int sim_test_grsim_place (int fd, int port, bool yellow, unsigned id, double x, double y, double dir,
+                          int turnon);
+
 /* Whether vision on `fd` shows blue robot 0 within 1 cm of (x, y) within
    ms (every other datagram read meanwhile is consumed). */
 bool sim_test_sees_blue0 (int fd, double x, double y, int ms);
 
-/* The pid in service `name`'s pid file in the runtime directory, 0 if
-   there is none. */
+/* The pid in service `name`'s pid file in the runtime directory if that
+   process is alive, else 0. */
 int sim_proc_service_pid (const sim_proc_t *proc, const char *name);
 
 /* Remove the process's runtime directory (log included). */
@@ -123,15 +136,6 @@ typedef struct {
    older frames of one step may show the state before the last change).
    Returns the number of frames used, -1 when no answer came. */
 int sim_test_look (int fd, int port, double seconds, sim_view_t *v);
-
-/* Start ssl-sim (sim_proc_start), open a client socket on an ephemeral
-   loopback port into *fd and wait until the gateway answers (15 s).
-   Returns 0, or -1 with the log printed. */
-int sim_test_open (sim_proc_t *proc, int *fd, const char *const *args, const char *extra_ini);
-
-/* Close the client socket, stop ssl-sim (printing its log unless it exited
-   with 0) and remove its directory. Returns the exit status. */
-int sim_test_close (sim_proc_t *proc, int fd);
 
 /* Newest detection t_capture (s) among the vision packets arriving on fd
    within ms; 0 when none came. */

@@ -6,6 +6,7 @@
 */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,35 +17,31 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_test.h"
+#include "sim_fixture.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-typedef struct {
-    sim_proc_t proc;
-    int fd;
-} fixture_t;
+static const char *const SYNC_ARGS[] = { "--mode", "sync", "--realism", "none", NULL };
 
 static void
-s_start (fixture_t *f)
+s_start (sim_fixture_t *f, unsigned wait)
 {
-    const char *args[] = { "--mode", "sync", "--realism", "none", NULL };
-    cr_assert_eq (sim_test_open (&f->proc, &f->fd, args, NULL), 0, "ssl-sim did not come up");
+    cr_assert_eq (sim_fixture_start (f, SYNC_ARGS, NULL, wait), 0, "ssl-sim did not come up");
 }
 
 static void
-s_stop (fixture_t *f)
+s_stop (sim_fixture_t *f)
 {
-    cr_expect_eq (sim_test_close (&f->proc, f->fd), 0, "ssl-sim did not stop cleanly (a crash on bad input?)");
+    cr_expect_eq (sim_fixture_stop (f), 0, "ssl-sim did not stop cleanly (a crash on bad input?)");
 }
 
 /* Send raw bytes to a gateway port; returns the error codes of the
    answer ("" none) in out, false when there was no answer of the port's
    response type. */
 static bool
-s_raw (fixture_t *f, int port, const void *data, size_t len, char *out, size_t cap)
+s_raw (sim_fixture_t *f, int port, const void *data, size_t len, char *out, size_t cap)
 {
     uint8_t buf[65536];
     out[0] = '\0';
@@ -90,8 +87,8 @@ s_pack (const ProtobufCMessage *msg, uint8_t *buf)
 
 Test (badinput, every_port_answers_or_drops, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f);
+    sim_fixture_t f;
+    s_start (&f, SIM_FIXTURE_GATEWAY);
     static uint8_t big[65507], buf[65536];
     char codes[4096];
     int ports[3] = { f.proc.control_port, f.proc.blue_port, f.proc.yellow_port };
@@ -212,9 +209,49 @@ Test (badinput, every_port_answers_or_drops, .timeout = 60)
     s_stop (&f);
 }
 
-/* A child that sends garbage to every port as fast as it can. */
+/* ---- a flood of garbage ------------------------------------------------ */
+
+/* What the protocol promises clients while someone on the same host floods
+   the simulator with garbage, and what it cannot promise:
+
+   - UDP has no acknowledgement, and a flood from the same host fills a
+     port's receive queue faster than the gateway empties it (the flooder
+     sends one datagram per system call; the gateway reads it, decodes it
+     and sends an UNREADABLE answer). The kernel then drops datagrams on
+     that port before the gateway sees them, the client's as well as the
+     flood's, in stretches of up to seconds when the scheduler favours the
+     flooder. A client on the flooded port therefore retries, as real
+     clients do (here every 200 ms, with no limit on attempts). What it can
+     count on: the gateway answers every request it reads exactly once, so
+     it never gets more answers than it sent requests, and once the flood
+     stops its retries are answered. (This test used to demand an answer
+     within five tries, 1.5 s; on a loaded 2-core machine the kernel
+     sometimes dropped all five, and it answered 299 of 300 steps.)
+   - The gateway reads every port in bursts of at most 64 datagrams per
+     loop turn (docs/protocol.md, "Fairness"), so a flood on another port
+     costs a client on its own port nothing: nobody else fills its queue,
+     the kernel drops none of its datagrams, and the gateway reads each of
+     its requests within one burst per port. A sync request that was read
+     is answered when vision's part comes, or without it after
+     `sync_timeout` (0.5 s; docs/protocol.md, "Vision down or stuck"). So
+     that client never retries and is allowed no loss, and no round trip
+     over QUIET_MAX_MS: the 0.5 s plus a quarter second for the scheduler
+     (fair, under two busy loops on 2 cores: at most ~110 ms seen). A
+     gateway that reads the flooded port until it is empty let requests
+     wait 0.7-1.4 s here, or never answered one.
+
+   A simulator that starves a client fails the quiet client at once, and
+   the flooded one when the flood is over. */
+
+#define FLOOD_MS       4000
+#define RETRY_MS       200      /* the flooded client's retry period */
+#define QUIET_MAX_MS   750      /* longest round trip on the quiet port (above) */
+#define LOST_MS        3000     /* a quiet request unanswered this long is lost */
+#define AFTER_MS       5000     /* the flooded port serves again this soon after the flood */
+
+/* A child that sends garbage to `port` as fast as it can for ms. */
 static pid_t
-s_flood (const sim_proc_t *proc, int ms)
+s_flood (int port, int ms)
 {
     pid_t pid = fork ();
     if (pid != 0)
@@ -223,10 +260,9 @@ s_flood (const sim_proc_t *proc, int ms)
     static uint8_t junk[1400];
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (uint8_t) (0xa5 ^ (i * 7));
-    int ports[4] = { proc->control_port, proc->blue_port, proc->yellow_port, proc->legacy_port };
     int64_t end = sim_test_now_ms () + ms;
     for (unsigned i = 0; sim_test_now_ms () < end; i++)
-        sim_test_send_raw (fd, ports[i % 4], junk, 16 + (i * 13) % (sizeof junk - 16));
+        sim_test_send_raw (fd, port, junk, 16 + (i * 13) % (sizeof junk - 16));
     _exit (0);
 }
 
@@ -237,16 +273,65 @@ s_cmp (const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* One sync client: a request outstanding or not, and what came back. */
+typedef struct {
+    int fd, port;
+    bool waiting;
+    int64_t sent_ms;            /* the last (re)send */
+    int64_t first_sent_ms;      /* the first send of the current request */
+    int requests;               /* datagrams sent */
+    int answers;                /* SimulationSyncResponses received */
+    int steps;                  /* requests answered */
+    int with_frames;
+    int lost;                   /* quiet client: requests unanswered after LOST_MS */
+    int64_t last_answer_ms;
+} client_t;
+
+static void
+s_client_send (client_t *c, const SimulationSyncRequest *req, int64_t now)
+{
+    cr_assert_eq (sim_test_send (c->fd, c->port, &req->base), 0);
+    c->requests++;
+    if (!c->waiting)
+        c->first_sent_ms = now;
+    c->waiting = true;
+    c->sent_ms = now;
+}
+
+/* Read what waits on the client's socket; returns the round trip (ms) of
+   the request it answered, or -1. */
+static int64_t
+s_client_read (client_t *c, int64_t now)
+{
+    uint8_t buf[65536];
+    int64_t round_trip = -1;
+    ssize_t n;
+    while ((n = sim_test_recv (c->fd, buf, sizeof buf, 0)) >= 0) {
+        SimulationSyncResponse *resp = simulation_sync_response__unpack (NULL, (size_t) n, buf);
+        cr_assert_not_null (resp, "a client got something else than a SimulationSyncResponse");
+        c->answers++;
+        c->last_answer_ms = now;
+        if (c->waiting) {
+            c->waiting = false;
+            c->steps++;
+            c->with_frames += resp->n_detection > 0;
+            round_trip = now - c->first_sent_ms;
+        }
+        simulation_sync_response__free_unpacked (resp, NULL);
+    }
+    return round_trip;
+}
+
 Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f);
-    cr_assert_geq (sim_test_sync_warm_up (f.fd, f.proc.control_port, 15000), 0);
-    pid_t flooder = s_flood (&f.proc, 4000);
-    cr_assert_gt (flooder, 0);
-    /* meanwhile: 300 sync steps with robot control on the blue port */
-    enum { STEPS = 300 };
-    int64_t lat[STEPS];
+    sim_fixture_t f;
+    s_start (&f, SIM_FIXTURE_FRAMES);
+    /* the flood goes to the control port alone, at a rate no reader of one
+       port keeps up with; the flooded client shares that port, the quiet
+       one has the blue port to itself */
+    client_t flooded = { .fd = f.fd, .port = f.proc.control_port };
+    client_t quiet = { .fd = sim_fixture_socket (&f, 0), .port = f.proc.blue_port };
+    cr_assert_geq (quiet.fd, 0);
     RobotCommand c = ROBOT_COMMAND__INIT;
     RobotCommand *cp = &c;
     RobotControl rc = ROBOT_CONTROL__INIT;
@@ -256,41 +341,76 @@ Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
     req.has_sim_step = true;
     req.sim_step = 0.016f;
     req.robot_control = &rc;
-    /* the kernel may drop a request when the flood fills the port's
-       receive buffer: like a real client, retry after 300 ms */
-    int answered = 0, first_try = 0, with_frames = 0;
-    for (int i = 0; i < STEPS; i++) {
-        struct timespec a, b;
-        clock_gettime (CLOCK_MONOTONIC, &a);
-        SimulationSyncResponse *resp = NULL;
-        for (int attempt = 0; attempt < 5 && !resp; attempt++) {
-            resp = sim_test_sync (f.fd, f.proc.blue_port, &req, NULL, NULL, 300);
-            first_try += resp && attempt == 0;
+    SimulationSyncRequest control_req = SIMULATION_SYNC_REQUEST__INIT;
+    control_req.has_sim_step = true;
+    control_req.sim_step = 0.016f;
+
+    int64_t flood_end = sim_test_now_ms () + FLOOD_MS;
+    pid_t flooder = s_flood (f.proc.control_port, FLOOD_MS);
+    cr_assert_gt (flooder, 0);
+    enum { MAX_STEPS = 100000 };
+    static int64_t lat[MAX_STEPS];
+    int flooded_steps_in_flood = -1;
+    /* both clients step as fast as they are answered while the flood
+       lasts; the flooded one then goes on until it is answered again */
+    int64_t now = sim_test_now_ms ();
+    bool flooded_active = true;
+    while (now < flood_end || quiet.waiting || flooded_active) {
+        if (now >= flood_end && flooded_steps_in_flood < 0)
+            flooded_steps_in_flood = flooded.steps;
+        if (!quiet.waiting && now < flood_end && quiet.steps < MAX_STEPS)
+            s_client_send (&quiet, &req, now);
+        if (flooded_active && (!flooded.waiting || now - flooded.sent_ms >= RETRY_MS))
+            s_client_send (&flooded, &control_req, now);
+        if (quiet.waiting && now - quiet.first_sent_ms > LOST_MS) {
+            quiet.lost++;
+            quiet.waiting = false;
         }
-        clock_gettime (CLOCK_MONOTONIC, &b);
-        lat[i] = (b.tv_sec - a.tv_sec) * 1000000 + (b.tv_nsec - a.tv_nsec) / 1000;
-        if (resp) {
-            answered++;
-            with_frames += resp->n_detection > 0;
-            simulation_sync_response__free_unpacked (resp, NULL);
-        }
+        struct pollfd p[2] = { { flooded.fd, POLLIN, 0 }, { quiet.fd, POLLIN, 0 } };
+        poll (p, 2, 10);
+        now = sim_test_now_ms ();
+        int64_t round_trip = s_client_read (&quiet, now);
+        if (round_trip >= 0)
+            lat[quiet.steps - 1] = round_trip;
+        s_client_read (&flooded, now);
+        flooded_active = now < flood_end || (flooded.last_answer_ms < flood_end && now < flood_end + AFTER_MS);
     }
     int status = 0;
     waitpid (flooder, &status, 0);
-    qsort (lat, STEPS, sizeof lat[0], s_cmp);
-    cr_expect_eq (answered, STEPS, "%d of %d sync steps answered under the flood", answered, STEPS);
-    cr_expect_geq (first_try, STEPS * 95 / 100, "only %d of %d sync requests answered at the first try",
-                   first_try, STEPS);
-    cr_expect_gt (with_frames, STEPS * 9 / 10, "frames missing under the flood (%d)", with_frames);
-    cr_expect_lt (lat[STEPS / 2], 20000, "median round trip %lld us under the flood", (long long) lat[STEPS / 2]);
-    /* still answering afterwards (the flood's backlog drains first) */
+
+    /* the control port answers a new client once the flood's backlog is
+       read; by then the answers to the clients' requests have been sent */
+    int probe = sim_fixture_socket (&f, 0);
+    cr_assert_geq (probe, 0);
     uint8_t buf[65536];
-    sim_test_drain (f.fd);
     SimulatorCommand empty = SIMULATOR_COMMAND__INIT;
     bool again = false;
     for (int attempt = 0; attempt < 5 && !again; attempt++)
-        again = sim_test_call (f.fd, f.proc.control_port, &empty.base, buf, sizeof buf, 1000) >= 0;
+        again = sim_test_call (probe, f.proc.control_port, &empty.base, buf, sizeof buf, 1000) >= 0;
     cr_expect (again, "the control port stopped answering after the flood");
+    s_client_read (&quiet, now);
+    s_client_read (&flooded, now);
+
+    cr_expect_eq (quiet.lost, 0, "%d of %d requests on the quiet port unanswered within %d ms", quiet.lost,
+                  quiet.requests, LOST_MS);
+    cr_expect_eq (quiet.answers, quiet.requests, "the quiet client got %d answers to %d requests",
+                  quiet.answers, quiet.requests);
+    cr_assert_gt (quiet.steps, 0);
+    qsort (lat, (size_t) quiet.steps, sizeof lat[0], s_cmp);
+    cr_expect_leq (lat[quiet.steps - 1], QUIET_MAX_MS, "a request on the quiet port waited %lld ms under the flood",
+                   (long long) lat[quiet.steps - 1]);
+    cr_expect_lt (lat[quiet.steps / 2], 20, "median round trip %lld ms on the quiet port under the flood",
+                  (long long) lat[quiet.steps / 2]);
+    cr_expect_gt (quiet.with_frames, quiet.steps * 9 / 10, "frames missing under the flood (%d of %d)",
+                  quiet.with_frames, quiet.steps);
+    cr_expect_geq (flooded.last_answer_ms, flood_end, "the flooded port did not serve within %d ms of the "
+                   "flood's end (%d steps during it)", AFTER_MS, flooded_steps_in_flood);
+    cr_expect_leq (flooded.answers, flooded.requests, "the flooded client got %d answers to %d requests",
+                   flooded.answers, flooded.requests);
+    if (getenv ("SIM_TEST_LOG"))
+        fprintf (stderr, "quiet: %d steps, median %lld ms, longest %lld ms; flooded: %d requests, %d answers, "
+                 "%d steps in the flood\n", quiet.steps, (long long) lat[quiet.steps / 2],
+                 (long long) lat[quiet.steps - 1], flooded.requests, flooded.answers, flooded_steps_in_flood);
     s_stop (&f);
 }
 
@@ -300,8 +420,8 @@ Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
    a lane: garbage there is dropped, and everyone keeps being served. */
 Test (badinput, garbage_on_the_lanes_is_dropped, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f);
+    sim_fixture_t f;
+    s_start (&f, SIM_FIXTURE_GATEWAY);
     sim_view_t v;
     cr_assert_gt (sim_test_look (f.fd, f.proc.control_port, 0.05, &v), 0, "no frames before");
     int sock = socket (AF_UNIX, SOCK_DGRAM, 0);
@@ -326,7 +446,7 @@ Test (badinput, garbage_on_the_lanes_is_dropped, .timeout = 60)
     const char *lanes[] = { "physics", "vision", "gateway" };
     pid_t pids[3];
     for (size_t l = 0; l < 3; l++)
-        cr_assert_gt (pids[l] = sim_proc_service_pid (&f.proc, lanes[l]), 0);
+        cr_assert_gt (pids[l] = sim_fixture_service_pid (&f, lanes[l]), 0);
     for (size_t l = 0; l < 3; l++) {
         struct sockaddr_un to = { .sun_family = AF_UNIX };
         char path[400];
@@ -346,6 +466,6 @@ Test (badinput, garbage_on_the_lanes_is_dropped, .timeout = 60)
         cr_expect_gt (sim_test_look (f.fd, f.proc.blue_port, 0.05, &v), 0, "no frames after (step %d)", i);
     /* by the same processes: none crashed and was restarted */
     for (size_t l = 0; l < 3; l++)
-        cr_expect_eq (sim_proc_service_pid (&f.proc, lanes[l]), pids[l], "%s was restarted", lanes[l]);
+        cr_expect_eq (sim_fixture_service_pid (&f, lanes[l]), pids[l], "%s was restarted", lanes[l]);
     s_stop (&f);
 }

@@ -6,48 +6,22 @@
 */
 #include <criterion/criterion.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim_lab.h"
 #include "sim_test.h"
 
-/* Run a shell command, output into `out`; returns the exit code. */
-static int
-s_capture (char *out, size_t cap, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
-
-static int
-s_capture (char *out, size_t cap, const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-    va_start (ap, fmt);
-    vsnprintf (cmd, sizeof cmd, fmt, ap);
-    va_end (ap);
-    FILE *p = popen (cmd, "r");
-    cr_assert_not_null (p);
-    size_t n = fread (out, 1, cap - 1, p);
-    out[n] = '\0';
-    int status = pclose (p);
-    return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
-
+/* A configuration with free loopback ports at `path`. */
 static void
 s_write_ini (const char *path)
 {
-    FILE *f = fopen (path, "w");
-    cr_assert_not_null (f);
-    fprintf (f, "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nblue_port = %d\n"
-                "yellow_port = %d\nlegacy_port = %d\nlegacy_status_port_blue = %d\n"
-                "legacy_status_port_yellow = %d\ntruth_port = %d\n",
-             sim_test_free_port (), sim_test_free_port (), sim_test_free_port (), sim_test_free_port (),
-             sim_test_free_port (), sim_test_free_port (), sim_test_free_port ());
-    fclose (f);
+    sim_proc_t ports;
+    cr_assert_eq (sim_proc_pick_ports (&ports), 0);
+    cr_assert_eq (sim_proc_write_ini (&ports, path, NULL), 0);
 }
 
 Test (launcher, duration_ends_the_run_and_its_checkpoint, .timeout = 30)
@@ -66,32 +40,28 @@ Test (launcher, duration_ends_the_run_and_its_checkpoint, .timeout = 30)
     pid_t pid = sim_lab_spawn (args, dir, log, NULL);
     cr_assert_gt (pid, 0);
     /* while it runs, physics checkpoints once a second */
-    struct stat st;
-    bool checkpointed = false;
-    while (!checkpointed && sim_test_now_ms () - t0 < 2300) {
-        checkpointed = stat (ck, &st) == 0;
-        usleep (50000);
-    }
+    int64_t left = 2300 - (sim_test_now_ms () - t0);
+    bool checkpointed = left > 0 && sim_lab_wait_file (ck, (int) left) == 0;
     int status = 0;
     pid_t r = 0;
-    while (r == 0 && sim_test_now_ms () - t0 < 15000) {
-        r = waitpid (pid, &status, WNOHANG);
-        usleep (20000);
-    }
-    if (r == 0) {
+    left = 15000 - (sim_test_now_ms () - t0);
+    if (sim_lab_wait_exit (pid, left > 0 ? (int) left : 0) == 0)
+        r = waitpid (pid, &status, 0);
+    if (r != pid) {
         kill (pid, SIGKILL);
         waitpid (pid, &status, 0);
+        r = 0;
     }
     int64_t took = sim_test_now_ms () - t0;
     cr_expect_neq (r, 0, "--duration 2.5 did not end the run");
     cr_expect (WIFEXITED (status) && WEXITSTATUS (status) == 0, "exit status %d", status);
     cr_expect_geq (took, 2400, "stopped too early (%lld ms)", (long long) took);
     cr_expect (checkpointed, "no physics checkpoint appeared while running");
-    cr_expect_neq (stat (ck, &st), 0, "the checkpoint outlived its run");
+    cr_expect_neq (access (ck, F_OK), 0, "the checkpoint outlived its run");
 
     /* service lines carry the service name */
     char out[65536];
-    s_capture (out, sizeof out, "cat '%s'", log);
+    sim_lab_capture (out, sizeof out, "cat '%s'", log);
     cr_expect (strstr (out, "physics      | "), "no prefixed physics line:\n%s", out);
     cr_expect (strstr (out, "gateway      | "), "no prefixed gateway line:\n%s", out);
     cr_expect (strstr (out, "all services stopped"), "no clean stop:\n%s", out);
@@ -103,10 +73,10 @@ Test (launcher, status_when_nothing_runs, .timeout = 30)
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
     cr_assert_not_null (mkdtemp (dir));
     char out[4096];
-    int code = s_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status 2>&1", dir, sim_lab_exe ());
+    int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status 2>&1", dir, sim_lab_exe ());
     cr_expect_eq (code, 3, "exit %d:\n%s", code, out);
     cr_expect (strstr (out, "no ssl-sim services running"), "%s", out);
-    code = s_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' restart vision 2>&1", dir, sim_lab_exe ());
+    code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' restart vision 2>&1", dir, sim_lab_exe ());
     cr_expect_eq (code, 1, "restart of a service that is not running: exit %d:\n%s", code, out);
     sim_lab_sh ("rm -rf '%s'", dir);
 }
@@ -125,10 +95,10 @@ Test (launcher, restart_refuses_an_unsupervised_service, .timeout = 30)
     const char *args[] = { "service", "gateway", "--config", ini, NULL };
     pid_t pid = sim_lab_spawn (args, dir, log, NULL);
     cr_assert_gt (pid, 0);
-    int gw = sim_lab_wait_service (dir, 0, "gateway", 5000);
+    int gw = sim_lab_wait_service (dir, 0, "gateway", 0, 5000);
     cr_expect_eq (gw, (int) pid, "pid file %d, process %d", gw, (int) pid);
     char out[4096];
-    int code = s_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' restart gateway --config '%s' 2>&1", dir,
+    int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' restart gateway --config '%s' 2>&1", dir,
                           sim_lab_exe (), ini);
     cr_expect_eq (code, 1, "exit %d:\n%s", code, out);
     cr_expect (strstr (out, "no supervisor"), "%s", out);
@@ -156,7 +126,7 @@ Test (launcher, systemd_units_verify, .timeout = 60)
     cr_assert_eq (sim_lab_sh ("for u in scripts/systemd/*; do sed 's|/usr/local/bin/ssl-sim|%s|' \"$u\" "
                               "> '%s'/$(basename \"$u\"); done", sim_lab_exe (), dir), 0);
     char out[16384];
-    int code = s_capture (out, sizeof out, "cd '%s' && SYSTEMD_LOG_COLOR=0 systemd-analyze verify "
+    int code = sim_lab_capture (out, sizeof out, "cd '%s' && SYSTEMD_LOG_COLOR=0 systemd-analyze verify "
                           "./ssl-sim.target ./ssl-sim-*.service 2>&1", dir);
     cr_expect_eq (code, 0, "systemd-analyze verify failed:\n%s", out);
     cr_expect_eq (out[0], '\0', "systemd-analyze verify warns:\n%s", out);
@@ -178,14 +148,14 @@ Test (launcher, a_second_run_in_the_same_directory_refuses, .timeout = 30)
     const char *args[] = { "run", "--config", ini, "--localhost", NULL };
     pid_t first = sim_lab_spawn (args, dir, log, NULL);
     cr_assert_gt (first, 0);
-    int physics = sim_lab_wait_service (dir, 0, "physics", 5000);
+    int physics = sim_lab_wait_service (dir, 0, "physics", 0, 5000);
     cr_assert_gt (physics, 0, "the first simulator did not come up");
     char out[4096];
-    int code = s_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' run --config '%s' --localhost --duration 1 2>&1",
+    int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' run --config '%s' --localhost --duration 1 2>&1",
                           dir, sim_lab_exe (), ini2);
     cr_expect_eq (code, 1, "exit %d:\n%s", code, out);
     cr_expect (strstr (out, "--port-offset"), "%s", out);
-    cr_expect_eq (sim_lab_wait_service (dir, 0, "physics", 1000), physics, "the first physics was disturbed");
+    cr_expect_eq (sim_lab_wait_service (dir, 0, "physics", 0, 1000), physics, "the first physics was disturbed");
     cr_expect_eq (kill (first, 0), 0, "the first simulator must keep running");
     cr_expect_eq (sim_lab_stop (first), 0);
     sim_lab_sh ("rm -rf '%s'", dir);

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim_test.h"
+#include "sim_fixture.h"
 #include "grSim_Packet.pb-c.h"
 #include "grSim_Robotstatus.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
@@ -21,46 +21,33 @@
 #define YELLOW 1
 
 typedef struct {
-    sim_proc_t proc;
-    int fd;         /* sync client */
-    int grsim;      /* legacy client */
-    int status[2];  /* Robots_Status receivers */
+    sim_fixture_t sim;  /* sim.fd: the sync client */
+    int grsim;          /* legacy client */
+    int status[2];      /* Robots_Status receivers */
 } fixture_t;
+
+static const char *const SYNC_ARGS[] = { "--mode", "sync", "--realism", "none", NULL };
 
 static void
 s_start (fixture_t *f)
 {
-    const char *args[] = { "--mode", "sync", "--realism", "none", NULL };
-    cr_assert_eq (sim_proc_start (&f->proc, args, NULL), 0);
-    f->fd = sim_test_udp (0);
-    f->grsim = sim_test_udp (0);
-    f->status[BLUE] = sim_test_udp (f->proc.status_blue_port);
-    f->status[YELLOW] = sim_test_udp (f->proc.status_yellow_port);
-    cr_assert (f->fd >= 0 && f->grsim >= 0 && f->status[BLUE] >= 0 && f->status[YELLOW] >= 0);
-    if (sim_test_wait_ready (&f->proc, f->fd, 15000) || sim_test_sync_warm_up (f->fd, f->proc.control_port, 15000) < 0) {
-        sim_proc_dump_log (&f->proc);
-        cr_assert_fail ("ssl-sim did not come up");
-    }
+    cr_assert_eq (sim_fixture_start (&f->sim, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES), 0, "ssl-sim did not come up");
+    f->grsim = sim_fixture_socket (&f->sim, 0);
+    f->status[BLUE] = sim_fixture_socket (&f->sim, f->sim.proc.status_blue_port);
+    f->status[YELLOW] = sim_fixture_socket (&f->sim, f->sim.proc.status_yellow_port);
+    cr_assert (f->grsim >= 0 && f->status[BLUE] >= 0 && f->status[YELLOW] >= 0);
 }
 
 static void
 s_stop (fixture_t *f)
 {
-    close (f->fd);
-    close (f->grsim);
-    close (f->status[BLUE]);
-    close (f->status[YELLOW]);
-    int code = sim_proc_stop (&f->proc);
-    if (code != 0 || getenv ("SIM_TEST_LOG"))
-        sim_proc_dump_log (&f->proc);
-    cr_expect_eq (code, 0, "ssl-sim did not stop cleanly");
-    sim_proc_cleanup (&f->proc);
+    cr_expect_eq (sim_fixture_stop (&f->sim), 0, "ssl-sim did not stop cleanly");
 }
 
 static void
 s_look (fixture_t *f, double seconds, sim_view_t *v)
 {
-    int n = sim_test_look (f->fd, f->proc.control_port, seconds, v);
+    int n = sim_test_look (f->sim.fd, f->sim.proc.control_port, seconds, v);
     cr_assert_gt (n, 0, "a %.3f s step released no frames", seconds);
 }
 
@@ -83,28 +70,14 @@ s_look (fixture_t *f, double seconds, sim_view_t *v)
 static void
 s_send (fixture_t *f, GrSimPacket *packet)
 {
-    cr_assert_eq (sim_test_send (f->grsim, f->proc.legacy_port, &packet->base), 0);
+    cr_assert_eq (sim_test_send (f->grsim, f->sim.proc.legacy_port, &packet->base), 0);
 }
 
 /* Replace one robot; (x, y) m, dir degrees. turnon < 0 leaves it unset. */
 static void
 s_replace_robot (fixture_t *f, int team, uint32_t id, double x, double y, double dir, int turnon)
 {
-    GrSimRobotReplacement rr = GR_SIM__ROBOT_REPLACEMENT__INIT;
-    rr.x = x;
-    rr.y = y;
-    rr.dir = dir;
-    rr.id = id;
-    rr.yellowteam = team == YELLOW;
-    rr.has_turnon = turnon >= 0;
-    rr.turnon = turnon > 0;
-    GrSimRobotReplacement *rrs[] = { &rr };
-    GrSimReplacement rep = GR_SIM__REPLACEMENT__INIT;
-    rep.n_robots = 1;
-    rep.robots = rrs;
-    GrSimPacket packet = GR_SIM__PACKET__INIT;
-    packet.replacement = &rep;
-    s_send (f, &packet);
+    cr_assert_eq (sim_test_grsim_place (f->grsim, f->sim.proc.legacy_port, team == YELLOW, id, x, y, dir, turnon), 0);
 }
 
 static void
@@ -154,7 +127,7 @@ s_drive (fixture_t *f, int team, GrSimRobotCommand *rc, int steps, double dt, in
         if (rc)
             s_command (f, team, rc);
         sim_view_t v;
-        sim_test_look (f->fd, f->proc.control_port, dt, &v);
+        sim_test_look (f->sim.fd, f->sim.proc.control_port, dt, &v);
         uint8_t buf[65536];
         int this_step = 0;
         ssize_t n;
@@ -228,7 +201,7 @@ Test (legacy, replacements, .timeout = 60)
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (uint8_t) (i * 37 + 11);
     for (int i = 0; i < 200; i++)
-        sim_test_send_raw (f.grsim, f.proc.legacy_port, junk, (size_t) (i * 3) % sizeof junk);
+        sim_test_send_raw (f.grsim, f.sim.proc.legacy_port, junk, (size_t) (i * 3) % sizeof junk);
     s_replace_robot (&f, BLUE, 3, 0.7, 0.7, 0, 1);
     LOOK_UNTIL (&f, &v, v.robot[BLUE][3] && fabs (v.rx[BLUE][3] - 0.7) < 0.005);
     cr_expect (v.robot[BLUE][3] && fabs (v.rx[BLUE][3] - 0.7) < 0.005, "the legacy port stopped serving");

@@ -9,24 +9,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim_lab.h"
 #include "sim_test.h"
 
-enum { P_CONTROL, P_BLUE, P_YELLOW, P_LEGACY, P_STATUS_B, P_STATUS_Y, P_TRUTH, P_VISION, P_COUNT };
-
-/* Base ports free, and free again when shifted by the offset. */
+/* Base ports free, and free again when shifted by the offset; returns the
+   offset or -1. */
 static int
-s_pick_ports (int base[P_COUNT])
+s_pick_ports (sim_proc_t *base)
 {
     for (int attempt = 0; attempt < 50; attempt++) {
         int offset = 100 + rand () % 2000;
+        if (sim_proc_pick_ports (base))
+            continue;
+        const int ports[] = { base->control_port, base->blue_port, base->yellow_port, base->legacy_port,
+                              base->status_blue_port, base->status_yellow_port, base->truth_port,
+                              base->vision_port };
         bool ok = true;
-        for (int i = 0; i < P_COUNT && ok; i++) {
-            base[i] = sim_test_free_port ();
-            int fd = base[i] > 0 && base[i] + offset < 65536 ? sim_test_udp (base[i] + offset) : -1;
+        for (size_t i = 0; i < sizeof ports / sizeof ports[0] && ok; i++) {
+            int fd = ports[i] + offset < 65536 ? sim_test_udp (ports[i] + offset) : -1;
             ok = fd >= 0;
             if (fd >= 0)
                 close (fd);
@@ -42,25 +44,18 @@ Test (port_offset, two_simulators_side_by_side, .timeout = 60)
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
     cr_assert_not_null (mkdtemp (dir));
     srand ((unsigned) getpid ());
-    int base[P_COUNT];
-    int offset = s_pick_ports (base);
+    sim_proc_t base;
+    int offset = s_pick_ports (&base);
     cr_assert_gt (offset, 0, "no free port pairs");
     char ini[300], log0[300], log1[300], vision[64], off[16];
     snprintf (ini, sizeof ini, "%s/lab.ini", dir);
     snprintf (log0, sizeof log0, "%s/sim0.log", dir);
     snprintf (log1, sizeof log1, "%s/sim1.log", dir);
-    snprintf (vision, sizeof vision, "224.5.23.2:%d", base[P_VISION]);
+    snprintf (vision, sizeof vision, "224.5.23.2:%d", base.vision_port);
     snprintf (off, sizeof off, "%d", offset);
-    FILE *f = fopen (ini, "w");
-    cr_assert_not_null (f);
-    fprintf (f, "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nblue_port = %d\n"
-                "yellow_port = %d\nlegacy_port = %d\nlegacy_status_port_blue = %d\n"
-                "legacy_status_port_yellow = %d\ntruth_port = %d\n",
-             base[P_CONTROL], base[P_BLUE], base[P_YELLOW], base[P_LEGACY], base[P_STATUS_B],
-             base[P_STATUS_Y], base[P_TRUTH]);
-    fclose (f);
+    cr_assert_eq (sim_proc_write_ini (&base, ini, NULL), 0);
 
-    int v0 = sim_test_udp (base[P_VISION]), v1 = sim_test_udp (base[P_VISION] + offset);
+    int v0 = sim_test_udp (base.vision_port), v1 = sim_test_udp (base.vision_port + offset);
     int fd = sim_test_udp (0);
     cr_assert (v0 >= 0 && v1 >= 0 && fd >= 0);
     const char *a0[] = { "run", "--config", ini, "--realism", "none", "--localhost", "--vision-addr",
@@ -73,8 +68,8 @@ Test (port_offset, two_simulators_side_by_side, .timeout = 60)
 
     /* each simulator is steered on its own control port and seen on its own
        vision port; the other one's robot stays where it was */
-    bool ok0 = sim_test_teleport_blue0 (fd, base[P_CONTROL], -1.0, 0.5, 10000) >= 0;
-    bool ok1 = sim_test_teleport_blue0 (fd, base[P_CONTROL] + offset, 1.0, -0.5, 10000) >= 0;
+    bool ok0 = sim_test_teleport_blue0 (fd, base.control_port, -1.0, 0.5, 10000) >= 0;
+    bool ok1 = sim_test_teleport_blue0 (fd, base.control_port + offset, 1.0, -0.5, 10000) >= 0;
     if (!ok0 || !ok1) {
         sim_lab_dump (log0);
         sim_lab_dump (log1);
@@ -88,21 +83,16 @@ Test (port_offset, two_simulators_side_by_side, .timeout = 60)
     /* four processes each, in separate runtime directories */
     const char *names[] = { "physics", "vision", "gateway", "legacy-grsim" };
     for (int i = 0; i < 4; i++) {
-        int a = sim_lab_wait_service (dir, 0, names[i], 3000);
-        int b = sim_lab_wait_service (dir, offset, names[i], 3000);
+        int a = sim_lab_wait_service (dir, 0, names[i], 0, 3000);
+        int b = sim_lab_wait_service (dir, offset, names[i], 0, 3000);
         cr_expect (a > 0 && b > 0 && a != b, "%s: pids %d and %d", names[i], a, b);
     }
-    char cmd[1024], out[4096] = "";
-    snprintf (cmd, sizeof cmd, "XDG_RUNTIME_DIR='%s' '%s' status --config '%s' --port-offset %d 2>&1", dir,
-              sim_lab_exe (), ini, offset);
-    FILE *p = popen (cmd, "r");
-    cr_assert_not_null (p);
-    size_t n = fread (out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int status = pclose (p);
+    char out[4096];
+    int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status --config '%s' --port-offset %d 2>&1",
+                                dir, sim_lab_exe (), ini, offset);
     char want[64];
     snprintf (want, sizeof want, "/ssl-sim/%d", offset);
-    cr_expect (WIFEXITED (status) && WEXITSTATUS (status) == 0 && strstr (out, want),
+    cr_expect (code == 0 && strstr (out, want),
                "status --port-offset does not show the second simulator:\n%s", out);
 
     int c0 = sim_lab_stop (p0), c1 = sim_lab_stop (p1);

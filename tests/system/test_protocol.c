@@ -12,7 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sim_test.h"
+#include "sim_fixture.h"
+#include "sim_msg.h"
 #include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
@@ -23,36 +24,24 @@
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-#define BLUE   0
-#define YELLOW 1
-
-typedef struct {
-    sim_proc_t proc;
-    int fd;                 /* the client */
-} fixture_t;
+#define BLUE   SIM_MSG_BLUE
+#define YELLOW SIM_MSG_YELLOW
 
 static void
-s_start (fixture_t *f, const char *const *args, const char *ini)
+s_start (sim_fixture_t *f, const char *const *args, const char *ini, unsigned wait)
 {
-    cr_assert_eq (sim_test_open (&f->proc, &f->fd, args, ini), 0, "ssl-sim did not come up");
-    bool sync = false;
-    for (int i = 0; args && args[i]; i++)
-        sync |= strcmp (args[i], "sync") == 0;
-    if (sync && sim_test_sync_warm_up (f->fd, f->proc.control_port, 15000) < 0) {
-        sim_proc_dump_log (&f->proc);
-        cr_assert_fail ("no detection frames in sync steps within 15 s");
-    }
+    cr_assert_eq (sim_fixture_start (f, args, ini, wait), 0, "ssl-sim did not come up");
 }
 
 static void
-s_stop (fixture_t *f)
+s_stop (sim_fixture_t *f)
 {
-    cr_expect_eq (sim_test_close (&f->proc, f->fd), 0, "ssl-sim did not stop cleanly");
+    cr_expect_eq (sim_fixture_stop (f), 0, "ssl-sim did not stop cleanly");
 }
 
 /* One sync step on `port`; returns the response (caller frees). */
 static SimulationSyncResponse *
-s_sync (fixture_t *f, int port, double seconds, SimulatorCommand *cmd, RobotControl *rc)
+s_sync (sim_fixture_t *f, int port, double seconds, SimulatorCommand *cmd, RobotControl *rc)
 {
     SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
     req.has_sim_step = true;
@@ -65,14 +54,14 @@ s_sync (fixture_t *f, int port, double seconds, SimulatorCommand *cmd, RobotCont
 }
 
 static void
-s_look (fixture_t *f, double seconds, sim_view_t *v)
+s_look (sim_fixture_t *f, double seconds, sim_view_t *v)
 {
     int n = sim_test_look (f->fd, f->proc.control_port, seconds, v);
     cr_assert_gt (n, 0, "a %.3f s step released no frames (%d)", seconds, n);
 }
 
 static SimulatorResponse *
-s_command (fixture_t *f, SimulatorCommand *cmd)
+s_command (sim_fixture_t *f, SimulatorCommand *cmd)
 {
     uint8_t buf[65536];
     ssize_t n = sim_test_call (f->fd, f->proc.control_port, &cmd->base, buf, sizeof buf, 3000);
@@ -101,7 +90,7 @@ s_codes (SimulatorError **errors, size_t n, char *out, size_t cap)
 
 /* Send cmd, expect exactly `codes` (comma separated, "" for none). */
 static void
-s_expect_errors (fixture_t *f, SimulatorCommand *cmd, const char *codes, const char *what)
+s_expect_errors (sim_fixture_t *f, SimulatorCommand *cmd, const char *codes, const char *what)
 {
     SimulatorResponse *resp = s_command (f, cmd);
     char got[1024];
@@ -110,66 +99,14 @@ s_expect_errors (fixture_t *f, SimulatorCommand *cmd, const char *codes, const c
     simulator_response__free_unpacked (resp, NULL);
 }
 
-/* ---- message builders (storage in the caller's structs) ---------------- */
-
-typedef struct {
-    RobotId rid;
-    TeleportRobot tr;
-    TeleportRobot *ptr;
-    SimulatorControl control;
-    SimulatorCommand cmd;
-} robot_tp_t;
-
-static SimulatorCommand *
-s_robot_tp (robot_tp_t *b, int team, unsigned id)
-{
-    robot_id__init (&b->rid);
-    b->rid.has_id = true;
-    b->rid.id = id;
-    b->rid.has_team = team >= 0;
-    b->rid.team = team == YELLOW ? TEAM__YELLOW : TEAM__BLUE;
-    teleport_robot__init (&b->tr);
-    b->tr.id = &b->rid;
-    b->ptr = &b->tr;
-    simulator_control__init (&b->control);
-    b->control.n_teleport_robot = 1;
-    b->control.teleport_robot = &b->ptr;
-    simulator_command__init (&b->cmd);
-    b->cmd.control = &b->control;
-    return &b->cmd;
-}
+/* ---- placing things (builders in sim_msg.h) ------------------------------ */
 
 static void
-s_xy (TeleportRobot *tr, double x, double y)
+s_place_robot (sim_fixture_t *f, int team, unsigned id, double x, double y, double orientation)
 {
-    tr->has_x = tr->has_y = true;
-    tr->x = (float) x;
-    tr->y = (float) y;
-}
-
-typedef struct {
-    TeleportBall tb;
-    SimulatorControl control;
-    SimulatorCommand cmd;
-} ball_tp_t;
-
-static SimulatorCommand *
-s_ball_tp (ball_tp_t *b)
-{
-    teleport_ball__init (&b->tb);
-    simulator_control__init (&b->control);
-    b->control.teleport_ball = &b->tb;
-    simulator_command__init (&b->cmd);
-    b->cmd.control = &b->control;
-    return &b->cmd;
-}
-
-static void
-s_place_robot (fixture_t *f, int team, unsigned id, double x, double y, double orientation)
-{
-    robot_tp_t b;
-    SimulatorCommand *cmd = s_robot_tp (&b, team, id);
-    s_xy (&b.tr, x, y);
+    sim_msg_robot_tp_t b;
+    SimulatorCommand *cmd = sim_msg_robot_tp (&b, team, id);
+    sim_msg_robot_xy (&b.tr, x, y);
     b.tr.has_orientation = true;
     b.tr.orientation = (float) orientation;
     b.tr.has_v_x = b.tr.has_v_y = b.tr.has_v_angular = true;
@@ -179,50 +116,14 @@ s_place_robot (fixture_t *f, int team, unsigned id, double x, double y, double o
 }
 
 static void
-s_place_ball (fixture_t *f, double x, double y)
+s_place_ball (sim_fixture_t *f, double x, double y)
 {
-    ball_tp_t b;
-    SimulatorCommand *cmd = s_ball_tp (&b);
+    sim_msg_ball_tp_t b;
+    SimulatorCommand *cmd = sim_msg_ball_tp (&b);
     b.tb.has_x = b.tb.has_y = b.tb.has_vx = b.tb.has_vy = true;
     b.tb.x = (float) x;
     b.tb.y = (float) y;
     s_expect_errors (f, cmd, "", "placing the ball");
-}
-
-typedef struct {
-    MoveLocalVelocity local;
-    MoveGlobalVelocity global;
-    MoveWheelVelocity wheels;
-    RobotMoveCommand move;
-    RobotCommand cmd;
-    RobotCommand *ptr;
-    RobotControl rc;
-} robot_cmd_t;
-
-static RobotControl *
-s_robot_cmd (robot_cmd_t *b, unsigned id)
-{
-    memset (b, 0, sizeof *b);
-    robot_command__init (&b->cmd);
-    b->cmd.id = id;
-    b->ptr = &b->cmd;
-    robot_control__init (&b->rc);
-    b->rc.n_robot_commands = 1;
-    b->rc.robot_commands = &b->ptr;
-    return &b->rc;
-}
-
-static void
-s_local (robot_cmd_t *b, double forward, double left, double angular)
-{
-    move_local_velocity__init (&b->local);
-    b->local.forward = (float) forward;
-    b->local.left = (float) left;
-    b->local.angular = (float) angular;
-    robot_move_command__init (&b->move);
-    b->move.command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
-    b->move.local_velocity = &b->local;
-    b->cmd.move_command = &b->move;
 }
 
 static const char *const SYNC_ARGS[] = { "--mode", "sync", "--realism", "none", NULL };
@@ -231,63 +132,63 @@ static const char *const SYNC_ARGS[] = { "--mode", "sync", "--realism", "none", 
 
 Test (protocol, control_port_errors, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f, SYNC_ARGS, NULL);
+    sim_fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
 
     SimulatorCommand empty = SIMULATOR_COMMAND__INIT;
     s_expect_errors (&f, &empty, "", "empty command");
 
-    ball_tp_t bb;
-    SimulatorCommand *bc = s_ball_tp (&bb);
+    sim_msg_ball_tp_t bb;
+    SimulatorCommand *bc = sim_msg_ball_tp (&bb);
     bb.tb.has_x = true;
     s_expect_errors (&f, bc, "PARTIAL_COORD", "ball x without y");
-    s_ball_tp (&bb);
+    sim_msg_ball_tp (&bb);
     bb.tb.has_z = true;
     s_expect_errors (&f, bc, "PARTIAL_COORD", "ball z alone");
-    s_ball_tp (&bb);
+    sim_msg_ball_tp (&bb);
     bb.tb.has_vy = true;
     s_expect_errors (&f, bc, "PARTIAL_COORD", "ball vy without vx");
-    s_ball_tp (&bb);
+    sim_msg_ball_tp (&bb);
     bb.tb.has_vz = true;
     s_expect_errors (&f, bc, "PARTIAL_COORD", "ball vz without vx, vy");
-    s_ball_tp (&bb);
+    sim_msg_ball_tp (&bb);
     bb.tb.has_x = bb.tb.has_y = bb.tb.has_vx = bb.tb.has_vy = bb.tb.has_by_force = true;
     bb.tb.by_force = true;
     bb.tb.vx = 1;
     s_expect_errors (&f, bc, "VELOCITY_FORCE", "ball by_force with a velocity");
-    s_ball_tp (&bb);
+    sim_msg_ball_tp (&bb);
     bb.tb.has_teleport_safely = bb.tb.teleport_safely = true;
     s_expect_errors (&f, bc, "TELEPORT_SAFELY_PARTIAL", "teleport_safely without x, y");
-    s_ball_tp (&bb);
+    sim_msg_ball_tp (&bb);
     bb.tb.has_x = bb.tb.has_y = true;
     bb.tb.x = NAN;
     s_expect_errors (&f, bc, "UNSUPPORTED", "ball at NaN");
 
-    robot_tp_t rb;
-    SimulatorCommand *rc = s_robot_tp (&rb, BLUE, 200);
+    sim_msg_robot_tp_t rb;
+    SimulatorCommand *rc = sim_msg_robot_tp (&rb, BLUE, 200);
     rb.tr.has_present = rb.tr.present = true;
     s_expect_errors (&f, rc, "CREATE_NOPOS_ROBOT", "create without a position");
-    s_robot_tp (&rb, BLUE, 201);
-    s_xy (&rb.tr, 1, 1);
+    sim_msg_robot_tp (&rb, BLUE, 201);
+    sim_msg_robot_xy (&rb.tr, 1, 1);
     s_expect_errors (&f, rc, "UNKNOWN_ROBOT", "teleport of a missing robot without present");
-    s_robot_tp (&rb, BLUE, 202);
+    sim_msg_robot_tp (&rb, BLUE, 202);
     rb.tr.has_present = true;
     rb.tr.present = false;
     s_expect_errors (&f, rc, "", "removing a robot that is not there");
-    s_robot_tp (&rb, BLUE, 300);
-    s_xy (&rb.tr, 1, 1);
+    sim_msg_robot_tp (&rb, BLUE, 300);
+    sim_msg_robot_xy (&rb.tr, 1, 1);
     s_expect_errors (&f, rc, "UNSUPPORTED", "robot id 300");
-    s_robot_tp (&rb, -1, 1);
-    s_xy (&rb.tr, 1, 1);
+    sim_msg_robot_tp (&rb, -1, 1);
+    sim_msg_robot_xy (&rb.tr, 1, 1);
     s_expect_errors (&f, rc, "UNSUPPORTED", "robot without a team");
-    s_robot_tp (&rb, BLUE, 0);
+    sim_msg_robot_tp (&rb, BLUE, 0);
     rb.tr.has_x = true;
     s_expect_errors (&f, rc, "PARTIAL_COORD", "robot x without y");
-    s_robot_tp (&rb, BLUE, 0);
+    sim_msg_robot_tp (&rb, BLUE, 0);
     rb.tr.has_v_x = true;
     s_expect_errors (&f, rc, "PARTIAL_COORD", "robot v_x without v_y");
-    s_robot_tp (&rb, BLUE, 0);
-    s_xy (&rb.tr, 1, 1);
+    sim_msg_robot_tp (&rb, BLUE, 0);
+    sim_msg_robot_xy (&rb.tr, 1, 1);
     rb.tr.has_v_x = rb.tr.has_v_y = rb.tr.has_by_force = rb.tr.by_force = true;
     rb.tr.v_y = 0.5f;
     s_expect_errors (&f, rc, "VELOCITY_FORCE", "robot by_force with a velocity");
@@ -368,14 +269,14 @@ Test (protocol, control_port_errors, .timeout = 60)
 
     /* order of application (§4.1) and "each failing item adds an error and
        processing continues" */
-    ball_tp_t ob;
-    s_ball_tp (&ob);
+    sim_msg_ball_tp_t ob;
+    sim_msg_ball_tp (&ob);
     ob.tb.has_x = true;
-    robot_tp_t r1, r2;
-    s_robot_tp (&r1, BLUE, 210);
-    s_xy (&r1.tr, 1, 1);
-    s_robot_tp (&r2, BLUE, 3);
-    s_xy (&r2.tr, 2.0, -1.0);
+    sim_msg_robot_tp_t r1, r2;
+    sim_msg_robot_tp (&r1, BLUE, 210);
+    sim_msg_robot_xy (&r1.tr, 1, 1);
+    sim_msg_robot_tp (&r2, BLUE, 3);
+    sim_msg_robot_xy (&r2.tr, 2.0, -1.0);
     TeleportRobot *trs[] = { &r1.tr, &r2.tr };
     SimulatorControl oc = SIMULATOR_CONTROL__INIT;
     oc.has_simulation_speed = true;
@@ -400,8 +301,8 @@ Test (protocol, control_port_errors, .timeout = 60)
 
 Test (protocol, control_port_effects, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f, SYNC_ARGS, NULL);
+    sim_fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
     sim_view_t v;
 
     /* ball teleport */
@@ -412,9 +313,9 @@ Test (protocol, control_port_effects, .timeout = 60)
 
     /* robot teleport without orientation keeps the orientation */
     s_place_robot (&f, YELLOW, 2, -1.0, 1.0, 1.0);
-    robot_tp_t rb;
-    SimulatorCommand *rc = s_robot_tp (&rb, YELLOW, 2);
-    s_xy (&rb.tr, -2.0, 1.5);
+    sim_msg_robot_tp_t rb;
+    SimulatorCommand *rc = sim_msg_robot_tp (&rb, YELLOW, 2);
+    sim_msg_robot_xy (&rb.tr, -2.0, 1.5);
     s_expect_errors (&f, rc, "", "x, y without orientation");
     s_look (&f, 0.1, &v);
     cr_expect (v.robot[YELLOW][2], "yellow 2 not seen");
@@ -423,11 +324,11 @@ Test (protocol, control_port_effects, .timeout = 60)
     cr_expect (fabs (v.ro[YELLOW][2] - 1.0) < 0.01, "orientation %.3f, expected kept at 1.0", v.ro[YELLOW][2]);
 
     /* present: add a new robot (orientation 0 when absent), remove one */
-    s_robot_tp (&rb, BLUE, 42);
-    s_xy (&rb.tr, 0.5, 2.0);
+    sim_msg_robot_tp (&rb, BLUE, 42);
+    sim_msg_robot_xy (&rb.tr, 0.5, 2.0);
     rb.tr.has_present = rb.tr.present = true;
     s_expect_errors (&f, rc, "", "create blue 42");
-    s_robot_tp (&rb, YELLOW, 2);
+    sim_msg_robot_tp (&rb, YELLOW, 2);
     rb.tr.has_present = true;
     rb.tr.present = false;
     s_expect_errors (&f, rc, "", "remove yellow 2");
@@ -439,8 +340,8 @@ Test (protocol, control_port_effects, .timeout = 60)
     /* by_force drags the ball instead of jumping; a teleport with
        by_force = false ends it */
     s_place_ball (&f, 0.0, -2.0);
-    ball_tp_t bb;
-    SimulatorCommand *bc = s_ball_tp (&bb);
+    sim_msg_ball_tp_t bb;
+    SimulatorCommand *bc = sim_msg_ball_tp (&bb);
     bb.tb.has_x = bb.tb.has_y = bb.tb.has_by_force = bb.tb.by_force = true;
     bb.tb.x = 1.0f;
     bb.tb.y = -2.0f;
@@ -453,14 +354,14 @@ Test (protocol, control_port_effects, .timeout = 60)
         s_look (&f, 0.1, &v);
     cr_expect (v.ball && fabs (v.bx - 1.0) < 0.1 && fabs (v.by + 2.0) < 0.1,
                "by_force did not bring the ball near (1, -2): (%.3f, %.3f)", v.bx, v.by);
-    s_ball_tp (&bb);
+    sim_msg_ball_tp (&bb);
     bb.tb.has_by_force = true;
     bb.tb.by_force = false;
     s_expect_errors (&f, bc, "", "end by_force");
 
     /* teleport_safely pushes an overlapping robot away */
     s_place_robot (&f, BLUE, 4, 2.0, 2.0, 0);
-    s_ball_tp (&bb);
+    sim_msg_ball_tp (&bb);
     bb.tb.has_x = bb.tb.has_y = bb.tb.has_teleport_safely = bb.tb.teleport_safely = true;
     bb.tb.x = 2.0f;
     bb.tb.y = 2.0f;
@@ -470,7 +371,7 @@ Test (protocol, control_port_effects, .timeout = 60)
     cr_expect (v.ball && d >= 0.09 + 0.0215 - 0.002, "robot still overlaps the ball (%.3f m)", d);
 
     /* a moving ball: velocity set (roll), it travels */
-    s_ball_tp (&bb);
+    sim_msg_ball_tp (&bb);
     bb.tb.has_x = bb.tb.has_y = bb.tb.has_vx = bb.tb.has_vy = bb.tb.has_roll = bb.tb.roll = true;
     bb.tb.x = -3.0f;
     bb.tb.y = -1.0f;
@@ -482,24 +383,15 @@ Test (protocol, control_port_effects, .timeout = 60)
 
     /* geometry: accepted, nothing moved */
     s_place_ball (&f, 0.3, 0.3);
-    SSLGeometryFieldSize field = SSL__GEOMETRY_FIELD_SIZE__INIT;
-    field.field_length = 9000;
-    field.field_width = 6000;
-    field.goal_width = 1000;
-    field.goal_depth = 180;
-    field.boundary_width = 300;
-    SSLGeometryData geometry = SSL__GEOMETRY_DATA__INIT;
-    geometry.field = &field;
-    SimulatorConfig config = SIMULATOR_CONFIG__INIT;
-    config.geometry = &geometry;
-    SimulatorCommand gc = SIMULATOR_COMMAND__INIT;
-    gc.config = &config;
-    s_expect_errors (&f, &gc, "", "geometry");
+    sim_msg_field_t gb;
+    SimulatorCommand *gc = sim_msg_field (&gb, 9000, 6000, 1000, 180, 300);
+    SimulatorConfig *config = &gb.config;
+    s_expect_errors (&f, gc, "", "geometry");
     s_look (&f, 0.1, &v);
     cr_expect (fabs (v.bx - 0.3) < 0.005 && fabs (v.by - 0.3) < 0.005, "geometry moved the ball");
-    field.field_length = -5;
-    s_expect_errors (&f, &gc, "UNSUPPORTED", "negative field length");
-    config.geometry = NULL;
+    gb.field.field_length = -5;
+    s_expect_errors (&f, gc, "UNSUPPORTED", "negative field length");
+    config->geometry = NULL;
 
     /* partial robot specs: only the limit sent changes; the ER-Force custom
        spec is accepted under both type names */
@@ -527,25 +419,25 @@ Test (protocol, control_port_effects, .timeout = 60)
     spec.n_custom = 2;
     spec.custom = aptrs;
     RobotSpecs *sptr = &spec;
-    config.n_robot_specs = 1;
-    config.robot_specs = &sptr;
-    s_expect_errors (&f, &gc, "", "partial specs with RobotSpecErForce");
+    config->n_robot_specs = 1;
+    config->robot_specs = &sptr;
+    s_expect_errors (&f, gc, "", "partial specs with RobotSpecErForce");
     ers.shoot_radius = -0.05f;
     elen = sslsim__robot_spec_er_force__pack (&ers, ebuf);
     a1.value.len = elen;
     spec.n_custom = 1;
     spec.limits = NULL;
-    SimulatorResponse *sr = s_command (&f, &gc);
+    SimulatorResponse *sr = s_command (&f, gc);
     cr_expect (sr->n_errors >= 1 && strcmp (sr->errors[0]->code, "INVALID_SPEC") == 0,
                "a negative ER-Force shoot_radius was accepted");
     simulator_response__free_unpacked (sr, NULL);
-    config.n_robot_specs = 0;
+    config->n_robot_specs = 0;
 
     /* the limit acts: asked for 2 m/s, blue 5 makes at most 0.5 m/s */
     s_place_robot (&f, BLUE, 5, -3.0, -2.5, 0);
-    robot_cmd_t b;
-    RobotControl *ctl = s_robot_cmd (&b, 5);
-    s_local (&b, 2.0, 0, 0);
+    sim_msg_robot_cmd_t b;
+    RobotControl *ctl = sim_msg_robot_cmd (&b, 5);
+    sim_msg_local (&b, 2.0, 0, 0);
     for (int i = 0; i < 10; i++) {
         resp = s_sync (&f, f.proc.blue_port, 0.05, NULL, ctl);
         simulation_sync_response__free_unpacked (resp, NULL);
@@ -576,7 +468,7 @@ s_recv_from (int fd, uint8_t *buf, size_t cap, int timeout_ms, int *port)
 /* Sync-step the team port with `rc` repeated `steps` times of `dt`; returns
    the last response's feedback contact for robot `id` (-1 if none). */
 static int
-s_drive (fixture_t *f, int port, RobotControl *rc, int steps, double dt, unsigned id)
+s_drive (sim_fixture_t *f, int port, RobotControl *rc, int steps, double dt, unsigned id)
 {
     int contact = -1;
     for (int i = 0; i < steps; i++) {
@@ -595,8 +487,8 @@ s_drive (fixture_t *f, int port, RobotControl *rc, int steps, double dt, unsigne
 
 Test (protocol, team_ports, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f, SYNC_ARGS, NULL);
+    sim_fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
     sim_view_t v;
     s_place_ball (&f, 4.0, 2.5);
     s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
@@ -635,8 +527,8 @@ Test (protocol, team_ports, .timeout = 60)
     robot_control_response__free_unpacked (resp, NULL);
 
     /* yellow's errors go to the yellow port's client, nothing to control */
-    robot_cmd_t yb;
-    RobotControl *yrc = s_robot_cmd (&yb, 99);
+    sim_msg_robot_cmd_t yb;
+    RobotControl *yrc = sim_msg_robot_cmd (&yb, 99);
     cr_assert_eq (sim_test_send (f.fd, f.proc.yellow_port, &yrc->base), 0);
     n = s_recv_from (f.fd, buf, sizeof buf, 3000, &from);
     cr_assert_geq (n, 0);
@@ -648,9 +540,9 @@ Test (protocol, team_ports, .timeout = 60)
     cr_expect_lt (sim_test_recv (f.fd, buf, sizeof buf, 200), 0, "a second answer arrived");
 
     /* local velocity: forward along the robot's heading */
-    robot_cmd_t b;
-    RobotControl *ctl = s_robot_cmd (&b, 0);
-    s_local (&b, 1.0, 0, 0);
+    sim_msg_robot_cmd_t b;
+    RobotControl *ctl = sim_msg_robot_cmd (&b, 0);
+    sim_msg_local (&b, 1.0, 0, 0);
     s_drive (&f, f.proc.blue_port, ctl, 10, 0.05, 0);
     s_look (&f, 0.05, &v);
     cr_expect (v.rx[BLUE][0] > -0.7 && fabs (v.ry[BLUE][0]) < 0.03, "local forward: blue 0 at (%.3f, %.3f)",
@@ -658,13 +550,8 @@ Test (protocol, team_ports, .timeout = 60)
 
     /* global velocity: world +x while facing +y */
     s_place_robot (&f, BLUE, 1, 0.0, -2.0, M_PI / 2);
-    ctl = s_robot_cmd (&b, 1);
-    move_global_velocity__init (&b.global);
-    b.global.x = 1.0f;
-    robot_move_command__init (&b.move);
-    b.move.command_case = ROBOT_MOVE_COMMAND__COMMAND_GLOBAL_VELOCITY;
-    b.move.global_velocity = &b.global;
-    b.cmd.move_command = &b.move;
+    ctl = sim_msg_robot_cmd (&b, 1);
+    sim_msg_global (&b, 1.0, 0, 0);
     s_drive (&f, f.proc.blue_port, ctl, 10, 0.05, 1);
     s_look (&f, 0.05, &v);
     cr_expect (v.rx[BLUE][1] > 0.3 && fabs (v.ry[BLUE][1] + 2.0) < 0.05, "global +x: blue 1 at (%.3f, %.3f)",
@@ -673,13 +560,8 @@ Test (protocol, team_ports, .timeout = 60)
     /* wheel velocity, protocol order in m/s: equal speeds turn the robot
        counter-clockwise (positive along each wheel's CCW tangent) */
     s_place_robot (&f, BLUE, 2, 2.0, -2.0, 0);
-    ctl = s_robot_cmd (&b, 2);
-    move_wheel_velocity__init (&b.wheels);
-    b.wheels.front_right = b.wheels.back_right = b.wheels.back_left = b.wheels.front_left = 0.2f;
-    robot_move_command__init (&b.move);
-    b.move.command_case = ROBOT_MOVE_COMMAND__COMMAND_WHEEL_VELOCITY;
-    b.move.wheel_velocity = &b.wheels;
-    b.cmd.move_command = &b.move;
+    ctl = sim_msg_robot_cmd (&b, 2);
+    sim_msg_wheels (&b, 0.2, 0.2, 0.2, 0.2);
     s_drive (&f, f.proc.blue_port, ctl, 4, 0.05, 2);
     s_look (&f, 0.05, &v);
     cr_expect (v.ro[BLUE][2] > 0.2 && hypot (v.rx[BLUE][2] - 2.0, v.ry[BLUE][2] + 2.0) < 0.05,
@@ -701,13 +583,13 @@ Test (protocol, team_ports, .timeout = 60)
        kick (m/s) sends the ball away along the heading */
     s_place_robot (&f, YELLOW, 3, -2.0, 2.0, 0);
     s_place_ball (&f, -2.0 + 0.0965 + 0.01, 2.0);
-    ctl = s_robot_cmd (&b, 3);
-    s_local (&b, 0.2, 0, 0);
+    ctl = sim_msg_robot_cmd (&b, 3);
+    sim_msg_local (&b, 0.2, 0, 0);
     b.cmd.has_dribbler_speed = true;
     b.cmd.dribbler_speed = 5000;
     int contact = s_drive (&f, f.proc.yellow_port, ctl, 10, 0.05, 3);
     cr_expect_eq (contact, 1, "no dribbler_ball_contact with the ball at the dribbler");
-    s_local (&b, 0, 0, 0);
+    sim_msg_local (&b, 0, 0, 0);
     b.cmd.has_dribbler_speed = false;
     b.cmd.has_kick_speed = true;
     b.cmd.kick_speed = 3.0f;
@@ -720,13 +602,13 @@ Test (protocol, team_ports, .timeout = 60)
     /* chip: kick_angle in degrees; the ball leaves forward as well */
     s_place_robot (&f, YELLOW, 4, -3.0, -1.0, 0);
     s_place_ball (&f, -3.0 + 0.0965 + 0.01, -1.0);
-    ctl = s_robot_cmd (&b, 4);
-    s_local (&b, 0.2, 0, 0);
+    ctl = sim_msg_robot_cmd (&b, 4);
+    sim_msg_local (&b, 0.2, 0, 0);
     b.cmd.has_kick_speed = b.cmd.has_kick_angle = true;
     b.cmd.kick_speed = 3.0f;
     b.cmd.kick_angle = 45.0f;
     s_drive (&f, f.proc.yellow_port, ctl, 4, 0.05, 4);
-    s_local (&b, 0, 0, 0);
+    sim_msg_local (&b, 0, 0, 0);
     b.cmd.has_kick_speed = false;
     s_drive (&f, f.proc.yellow_port, ctl, 6, 0.05, 4);
     s_look (&f, 0.05, &v);
@@ -737,7 +619,7 @@ Test (protocol, team_ports, .timeout = 60)
 /* ---- loss (§5.4) ---------------------------------------------------------- */
 
 static void
-s_set_loss (fixture_t *f, double command_loss, double response_loss)
+s_set_loss (sim_fixture_t *f, double command_loss, double response_loss)
 {
     RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
     er.has_robot_command_loss = er.has_robot_response_loss = true;
@@ -760,14 +642,14 @@ s_set_loss (fixture_t *f, double command_loss, double response_loss)
 
 Test (protocol, command_and_response_loss, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f, SYNC_ARGS, NULL);
+    sim_fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
     sim_view_t v;
     uint8_t buf[65536];
     s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
-    robot_cmd_t b;
-    RobotControl *ctl = s_robot_cmd (&b, 0);
-    s_local (&b, 1.0, 0, 0);
+    sim_msg_robot_cmd_t b;
+    RobotControl *ctl = sim_msg_robot_cmd (&b, 0);
+    sim_msg_local (&b, 1.0, 0, 0);
 
     /* every datagram lost: nothing applied, nothing answered */
     s_set_loss (&f, 1.0, 0.0);
@@ -813,20 +695,20 @@ Test (protocol, command_and_response_loss, .timeout = 60)
 
 Test (protocol, clients_share_ports, .timeout = 60)
 {
-    fixture_t f;
-    s_start (&f, SYNC_ARGS, NULL);
-    int a = sim_test_udp (0), c = sim_test_udp (0);
+    sim_fixture_t f;
+    s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
+    int a = sim_fixture_socket (&f, 0), c = sim_fixture_socket (&f, 0);
     cr_assert (a >= 0 && c >= 0);
     /* A: a command with an error; B (f.fd): an empty one; C: sync polls */
-    ball_tp_t bb;
-    SimulatorCommand *bad = s_ball_tp (&bb);
+    sim_msg_ball_tp_t bb;
+    SimulatorCommand *bad = sim_msg_ball_tp (&bb);
     bb.tb.has_x = true;
     SimulatorCommand empty = SIMULATOR_COMMAND__INIT;
     SimulationSyncRequest poll_req = SIMULATION_SYNC_REQUEST__INIT;
     poll_req.has_sim_step = true;
     poll_req.sim_step = 0.004f;
-    robot_cmd_t rb0, rb9;
-    RobotControl *good = s_robot_cmd (&rb0, 0), *unknown = s_robot_cmd (&rb9, 99);
+    sim_msg_robot_cmd_t rb0, rb9;
+    RobotControl *good = sim_msg_robot_cmd (&rb0, 0), *unknown = sim_msg_robot_cmd (&rb9, 99);
     uint8_t buf[65536];
     int rounds = 200;
     for (int i = 0; i < rounds; i++) {
@@ -878,8 +760,6 @@ Test (protocol, clients_share_ports, .timeout = 60)
     }
     cr_expect_lt (sim_test_recv (a, buf, sizeof buf, 100), 0, "extra datagram for A");
     cr_expect_lt (sim_test_recv (c, buf, sizeof buf, 0), 0, "extra datagram for C");
-    close (a);
-    close (c);
     s_stop (&f);
 }
 
@@ -888,10 +768,9 @@ Test (protocol, clients_share_ports, .timeout = 60)
 Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
 {
     const char *args[] = { "--realism", "none", NULL };
-    fixture_t f;
-    s_start (&f, args, NULL);
-    int vision = sim_test_udp (f.proc.vision_port);
-    cr_assert (vision >= 0);
+    sim_fixture_t f;
+    s_start (&f, args, NULL, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION);
+    int vision = f.vision;
     double t1 = 0;
     for (int i = 0; i < 50 && t1 == 0; i++)
         t1 = sim_test_newest_capture (vision, 100);
@@ -915,7 +794,7 @@ Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
 
     /* vision_port: only the port changes */
     int port = sim_test_free_port ();
-    int moved = sim_test_udp (port);
+    int moved = sim_fixture_socket (&f, port);
     cr_assert (moved >= 0);
     SimulatorConfig config = SIMULATOR_CONFIG__INIT;
     config.has_vision_port = true;
@@ -926,7 +805,5 @@ Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
     cr_expect_gt (sim_test_newest_capture (moved, 1000), 0, "no vision on the new port %d", port);
     sim_test_drain (vision);
     cr_expect_eq (sim_test_newest_capture (vision, 300), 0, "vision still goes to the old port");
-    close (moved);
-    close (vision);
     s_stop (&f);
 }

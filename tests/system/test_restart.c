@@ -13,11 +13,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim_test.h"
-#include "grSim_Packet.pb-c.h"
+#include "sim_fixture.h"
+#include "sim_lab.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 #define RESTART_WAIT_MS 10000
@@ -85,80 +84,49 @@ s_drain (int fd)
         ;
 }
 
-/* Wait until the pid file names a live process other than `old`. */
-static int
-s_wait_new_pid (const sim_proc_t *proc, const char *name, int old)
+static void
+s_start (sim_fixture_t *f)
 {
-    int64_t end = sim_test_now_ms () + RESTART_WAIT_MS;
-    while (sim_test_now_ms () < end) {
-        int pid = sim_proc_service_pid (proc, name);
-        if (pid > 0 && pid != old && kill (pid, 0) == 0)
-            return pid;
-        usleep (20000);
-    }
-    return 0;
+    static const char *const args[] = { "--realism", "none", "--cameras", "1", NULL };
+    /* vision flowing and every service's pid file written */
+    cr_assert_eq (sim_fixture_start (f, args, NULL, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
+                  "ssl-sim did not come up");
 }
 
 static void
-s_start (sim_proc_t *proc, int *vision, int *fd)
+s_stop (sim_fixture_t *f)
 {
-    const char *args[] = { "--realism", "none", "--cameras", "1", NULL };
-    cr_assert_eq (sim_proc_start (proc, args, NULL), 0);
-    *vision = sim_test_udp (proc->vision_port);
-    *fd = sim_test_udp (0);
-    cr_assert (*vision >= 0 && *fd >= 0);
-    seen_t s;
-    int64_t end = sim_test_now_ms () + 10000;
-    while (sim_test_now_ms () < end && !(s_read (*vision, &s, 200) && s.has_detection))
-        ;
-    if (!s.has_detection)
-        sim_proc_dump_log (proc);
-    cr_assert (s.has_detection, "no vision packet within 10 s of start");
-    /* every service is up once each wrote its pid file */
-    const char *names[] = { "physics", "vision", "gateway", "legacy-grsim" };
-    for (int i = 0; i < 4; i++)
-        cr_assert_gt (s_wait_new_pid (proc, names[i], 0), 0, "no pid file for %s", names[i]);
+    cr_expect_eq (sim_fixture_stop (f), 0, "ssl-sim did not stop cleanly");
 }
 
-static void
-s_stop (sim_proc_t *proc, int vision, int fd)
-{
-    close (vision);
-    close (fd);
-    int code = sim_proc_stop (proc);
-    if (code != 0)
-        sim_proc_dump_log (proc);
-    cr_expect_eq (code, 0, "ssl-sim did not stop cleanly");
-    sim_proc_cleanup (proc);
-}
-
+/* SIGKILL service `name` and wait until it is gone. Returns its pid. */
 static int
-s_kill9 (sim_proc_t *proc, const char *name)
+s_kill9 (sim_fixture_t *f, const char *name)
 {
-    int pid = sim_proc_service_pid (proc, name);
-    cr_assert_gt (pid, 0, "no pid for %s", name);
-    cr_assert_eq (kill (pid, SIGKILL), 0);
+    int pid = sim_fixture_signal (f, name, SIGKILL);
+    cr_assert_gt (pid, 0, "%s was not running, or did not die", name);
     return pid;
 }
 
 Test (restart, vision_kill9_continues_frames_and_resends_geometry, .timeout = 60)
 {
-    sim_proc_t proc;
-    int vision, fd;
-    s_start (&proc, &vision, &fd);
+    sim_fixture_t f;
+    s_start (&f);
+    int vision = f.vision;
     seen_t a, b;
     cr_assert_gt (s_watch (vision, 1000, &a, &b), 10, "vision too slow before the kill");
     cr_assert_gt (b.frame, a.frame);
     double period = (b.t_capture - a.t_capture) / (double) (b.frame - a.frame);
 
-    int old = s_kill9 (&proc, "vision");
-    usleep (50000);
-    s_drain (vision);       /* what the old one sent before it died */
-    cr_assert_gt (s_wait_new_pid (&proc, "vision", old), 0, "vision was not restarted");
+    int old = s_kill9 (&f, "vision");
+    /* what the old one sent before it died (the launcher waits at least
+       250 ms before it starts a new one) */
+    s_drain (vision);
+    cr_assert_gt (sim_fixture_wait_service (&f, "vision", old, RESTART_WAIT_MS), 0, "vision was not restarted");
     seen_t first = { 0 }, last = { 0 };
     int n = s_watch (vision, 1500, &first, &last);
     if (n == 0)
-        sim_proc_dump_log (&proc);
+        sim_proc_dump_log (&f.proc);
     cr_assert_gt (n, 10, "no vision after the restart");
     cr_expect (first.geometry, "the first packet after the restart must carry geometry");
     cr_expect_gt (first.t_capture, b.t_capture);
@@ -167,28 +135,27 @@ Test (restart, vision_kill9_continues_frames_and_resends_geometry, .timeout = 60
     cr_expect_lt (fabs ((double) first.frame - expect), 1.01,
                   "frame %u after the restart, %.1f expected from sim time", first.frame, expect);
     cr_expect_gt (first.frame, b.frame);
-    s_stop (&proc, vision, fd);
+    s_stop (&f);
 }
 
 Test (restart, physics_kill9_resumes_from_checkpoint, .timeout = 60)
 {
-    sim_proc_t proc;
-    int vision, fd;
-    s_start (&proc, &vision, &fd);
-    cr_assert (sim_test_teleport_blue0 (fd, proc.control_port, -1.0, 0.5, 5000) == 1, "no answer to the teleport");
+    sim_fixture_t f;
+    s_start (&f);
+    int vision = f.vision, fd = f.fd;
+    cr_assert (sim_test_teleport_blue0 (fd, f.proc.control_port, -1.0, 0.5, 5000) == 1, "no answer to the teleport");
     cr_assert (sim_test_sees_blue0 (vision, -1.0, 0.5, 5000), "vision never showed the teleport");
     /* let a checkpoint period pass, so the teleport is in a checkpoint */
     seen_t before;
     s_watch (vision, 1500, NULL, &before);
 
-    int old = s_kill9 (&proc, "physics");
-    usleep (100000);
+    int old = s_kill9 (&f, "physics");
     s_drain (vision);
-    cr_assert_gt (s_wait_new_pid (&proc, "physics", old), 0, "physics was not restarted");
+    cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, RESTART_WAIT_MS), 0, "physics was not restarted");
     seen_t first = { 0 }, last = { 0 };
     int n = s_watch (vision, 1500, &first, &last);
     if (n == 0)
-        sim_proc_dump_log (&proc);
+        sim_proc_dump_log (&f.proc);
     cr_assert_gt (n, 10, "no vision after physics restarted");
     /* at most one checkpoint period (1 s of wall = sim time here) lost */
     cr_expect_gt (first.t_capture, before.t_capture - 1.3, "resumed at %.3f, last seen %.3f",
@@ -196,50 +163,38 @@ Test (restart, physics_kill9_resumes_from_checkpoint, .timeout = 60)
     cr_expect_gt (last.t_capture, before.t_capture, "simulation time did not go on");
     cr_expect (last.robot_seen && fabs (last.x + 1.0) < 0.01 && fabs (last.y - 0.5) < 0.01,
                "blue 0 not where the client put it after the restart: (%.3f, %.3f)", last.x, last.y);
-    s_stop (&proc, vision, fd);
+    s_stop (&f);
 }
 
 Test (restart, gateway_kill9_retried_datagram_is_answered, .timeout = 60)
 {
-    sim_proc_t proc;
-    int vision, fd;
-    s_start (&proc, &vision, &fd);
-    cr_assert (sim_test_teleport_blue0 (fd, proc.control_port, -1.0, 0.5, 5000) == 1, "no answer before the kill");
-    int old = s_kill9 (&proc, "gateway");
+    sim_fixture_t f;
+    s_start (&f);
+    int vision = f.vision, fd = f.fd;
+    cr_assert (sim_test_teleport_blue0 (fd, f.proc.control_port, -1.0, 0.5, 5000) == 1, "no answer before the kill");
+    int old = s_kill9 (&f, "gateway");
     /* the client knows nothing of the restart: it just retries */
-    cr_expect (sim_test_teleport_blue0 (fd, proc.control_port, 1.0, -0.5, RESTART_WAIT_MS) == 1, "no answer after the gateway restart");
-    cr_expect_gt (s_wait_new_pid (&proc, "gateway", old), 0);
+    cr_expect (sim_test_teleport_blue0 (fd, f.proc.control_port, 1.0, -0.5, RESTART_WAIT_MS) == 1, "no answer after the gateway restart");
+    cr_expect_gt (sim_fixture_wait_service (&f, "gateway", old, RESTART_WAIT_MS), 0);
     cr_expect (sim_test_sees_blue0 (vision, 1.0, -0.5, 5000), "the retried teleport did not apply");
-    s_stop (&proc, vision, fd);
+    s_stop (&f);
 }
 
 Test (restart, legacy_kill9_retried_packet_applies, .timeout = 60)
 {
-    sim_proc_t proc;
-    int vision, fd;
-    s_start (&proc, &vision, &fd);
-    int old = s_kill9 (&proc, "legacy-grsim");
-    GrSimRobotReplacement rr = GR_SIM__ROBOT_REPLACEMENT__INIT;
-    rr.x = 0.7;
-    rr.y = 0.3;
-    rr.dir = 0;
-    rr.id = 0;
-    rr.yellowteam = false;
-    GrSimRobotReplacement *rrs[] = { &rr };
-    GrSimReplacement rep = GR_SIM__REPLACEMENT__INIT;
-    rep.n_robots = 1;
-    rep.robots = rrs;
-    GrSimPacket packet = GR_SIM__PACKET__INIT;
-    packet.replacement = &rep;
+    sim_fixture_t f;
+    s_start (&f);
+    int vision = f.vision, fd = f.fd;
+    int old = s_kill9 (&f, "legacy-grsim");
     bool moved = false;
     int64_t end = sim_test_now_ms () + RESTART_WAIT_MS;
     while (!moved && sim_test_now_ms () < end) {
-        sim_test_send (fd, proc.legacy_port, &packet.base);
+        sim_test_grsim_place (fd, f.proc.legacy_port, false, 0, 0.7, 0.3, 0, -1);
         moved = sim_test_sees_blue0 (vision, 0.7, 0.3, 200);
     }
     cr_expect (moved, "a grSim replacement retried through the restart never applied");
-    cr_expect_gt (s_wait_new_pid (&proc, "legacy-grsim", old), 0);
-    s_stop (&proc, vision, fd);
+    cr_expect_gt (sim_fixture_wait_service (&f, "legacy-grsim", old, RESTART_WAIT_MS), 0);
+    s_stop (&f);
 }
 
 /* Run `ssl-sim ARGS --config DIR/test.ini` against the test's simulator;
@@ -247,31 +202,17 @@ Test (restart, legacy_kill9_retried_packet_applies, .timeout = 60)
 static int
 s_cli (const sim_proc_t *proc, const char *args, char *out, size_t cap)
 {
-    /* the same executable the test started (SSL_SIM_BIN is the support
-       library's to know) */
-    char exe[512], link[64];
-    snprintf (link, sizeof link, "/proc/%d/exe", (int) proc->pid);
-    ssize_t len = readlink (link, exe, sizeof exe - 1);
-    cr_assert_gt (len, 0);
-    exe[len] = '\0';
-    char cmd[1400];
-    snprintf (cmd, sizeof cmd, "XDG_RUNTIME_DIR='%s' '%s' %s --config '%s/test.ini' 2>&1", proc->dir,
-              exe, args, proc->dir);
-    FILE *p = popen (cmd, "r");
-    cr_assert_not_null (p);
-    size_t n = fread (out, 1, cap - 1, p);
-    out[n] = '\0';
-    int status = pclose (p);
-    return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+    return sim_lab_capture (out, cap, "XDG_RUNTIME_DIR='%s' '%s' %s --config '%s/test.ini' 2>&1", proc->dir,
+                            sim_lab_exe (), args, proc->dir);
 }
 
 Test (restart, cli_status_and_restart_physics_loses_nothing, .timeout = 60)
 {
-    sim_proc_t proc;
-    int vision, fd;
-    s_start (&proc, &vision, &fd);
+    sim_fixture_t f;
+    s_start (&f);
+    int vision = f.vision, fd = f.fd;
     char out[8192];
-    int code = s_cli (&proc, "status", out, sizeof out);
+    int code = s_cli (&f.proc, "status", out, sizeof out);
     cr_expect_eq (code, 0, "ssl-sim status: exit %d\n%s", code, out);
     const char *names[] = { "physics ", "vision ", "gateway ", "legacy-grsim " };
     for (int i = 0; i < 4; i++)
@@ -279,11 +220,11 @@ Test (restart, cli_status_and_restart_physics_loses_nothing, .timeout = 60)
     cr_expect (strstr (out, "rtf "), "status shows no physics rate:\n%s", out);
     cr_expect (strstr (out, "packets/s"), "status shows no vision rate:\n%s", out);
 
-    cr_assert (sim_test_teleport_blue0 (fd, proc.control_port, -1.5, 1.0, 5000) == 1);
+    cr_assert (sim_test_teleport_blue0 (fd, f.proc.control_port, -1.5, 1.0, 5000) == 1);
     cr_assert (sim_test_sees_blue0 (vision, -1.5, 1.0, 5000));
     seen_t before;
     s_watch (vision, 300, NULL, &before);
-    code = s_cli (&proc, "restart physics", out, sizeof out);
+    code = s_cli (&f.proc, "restart physics", out, sizeof out);
     cr_expect_eq (code, 0, "ssl-sim restart physics: exit %d\n%s", code, out);
     cr_expect (strstr (out, "physics restarted"), "%s", out);
     seen_t first = { 0 }, last = { 0 };
@@ -295,7 +236,7 @@ Test (restart, cli_status_and_restart_physics_loses_nothing, .timeout = 60)
     cr_expect (last.robot_seen && fabs (last.x + 1.5) < 0.01 && fabs (last.y - 1.0) < 0.01,
                "blue 0 moved by the restart: (%.3f, %.3f)", last.x, last.y);
 
-    code = s_cli (&proc, "restart nosuch", out, sizeof out);
+    code = s_cli (&f.proc, "restart nosuch", out, sizeof out);
     cr_expect_eq (code, 2, "an unknown service must be refused");
-    s_stop (&proc, vision, fd);
+    s_stop (&f);
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim_test.h"
+#include "sim_fixture.h"
 #include "grSim_Packet.pb-c.h"
 #include "grSim_Robotstatus.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
@@ -27,7 +27,7 @@ typedef struct {
 
 /* Read one vision packet; if it shows blue robot `id`, fill *out. */
 static bool
-s_read_vision (int fd, uint32_t id, seen_robot_t *out, int timeout_ms, bool *geometry)
+s_read_vision (int fd, uint32_t id, seen_robot_t *out, int timeout_ms)
 {
     uint8_t buf[65536];
     ssize_t n = sim_test_recv (fd, buf, sizeof buf, timeout_ms);
@@ -35,8 +35,6 @@ s_read_vision (int fd, uint32_t id, seen_robot_t *out, int timeout_ms, bool *geo
         return false;
     SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
     cr_assert_not_null (w, "a vision datagram that is not an SSL_WrapperPacket");
-    if (geometry && w->geometry)
-        *geometry = true;
     if (w->detection) {
         for (size_t i = 0; i < w->detection->n_robots_blue; i++) {
             SSLDetectionRobot *r = w->detection->robots_blue[i];
@@ -51,21 +49,22 @@ s_read_vision (int fd, uint32_t id, seen_robot_t *out, int timeout_ms, bool *geo
     return true;
 }
 
-/* Wait until vision shows blue 0 at the teleport target; `packet`, when
-   not NULL, is re-sent to `port` every 200 ms meanwhile (legacy-grsim may
-   not listen yet, and 20011 has no answer to wait for). */
+/* Wait until vision shows blue 0 at the teleport target; with `legacy`
+   a grSim replacement there is re-sent to the legacy port every 200 ms
+   meanwhile (legacy-grsim may not listen yet, and 20011 has no answer to
+   wait for). */
 static void
-s_wait_at_start (int vision, int fd, int port, const ProtobufCMessage *packet)
+s_wait_at_start (int vision, int fd, const sim_proc_t *proc, bool legacy)
 {
     int64_t end = sim_test_now_ms () + 10000;
     int64_t next_send = 0;
     seen_robot_t r = { 0 };
     while (sim_test_now_ms () < end) {
-        if (packet && sim_test_now_ms () >= next_send) {
-            sim_test_send (fd, port, packet);
+        if (legacy && sim_test_now_ms () >= next_send) {
+            sim_test_grsim_place (fd, proc->legacy_port, false, 0, START_X, START_Y, 0, -1);
             next_send = sim_test_now_ms () + 200;
         }
-        s_read_vision (vision, 0, &r, 20, NULL);
+        s_read_vision (vision, 0, &r, 20);
         if (r.seen && fabs (r.x - START_X) < 0.01 && fabs (r.y - START_Y) < 0.01)
             return;
     }
@@ -117,7 +116,7 @@ s_drive_and_watch (int vision, int fd, const sim_proc_t *proc, drive_fn drive)
     seen_robot_t r = { 0 };
     while (sim_test_now_ms () < end) {
         drive (fd, proc);
-        s_read_vision (vision, 0, &r, 1, NULL);
+        s_read_vision (vision, 0, &r, 1);
         if (r.seen && r.x > START_X + 0.3) {
             cr_expect_lt (fabs (r.y - START_Y), 0.05, "drifted sideways: y = %.3f", r.y);
             cr_expect_lt (fabs (r.orientation), 0.1, "turned: orientation %.3f", r.orientation);
@@ -130,44 +129,18 @@ s_drive_and_watch (int vision, int fd, const sim_proc_t *proc, drive_fn drive)
 static void
 s_scenario (const char *const *args, bool legacy)
 {
-    sim_proc_t proc;
-    cr_assert_eq (sim_proc_start (&proc, args, NULL), 0);
-    int vision = sim_test_udp (proc.vision_port);
-    int fd = sim_test_udp (0);
-    cr_assert (vision >= 0 && fd >= 0);
-
-    int status = legacy ? sim_test_udp (proc.status_blue_port) : -1;
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_VISION), 0, "ssl-sim did not come up");
+    const sim_proc_t *proc = &f.proc;
+    int vision = f.vision, fd = f.fd;
+    int status = legacy ? sim_fixture_socket (&f, proc->status_blue_port) : -1;
     cr_assert (!legacy || status >= 0);
-    int64_t t0 = sim_test_now_ms ();
-    seen_robot_t r = { 0 };
-    bool geometry = false;
-    bool any = false;
-    while (!any && sim_test_now_ms () - t0 < 10000)
-        any = s_read_vision (vision, 0, &r, 200, &geometry);
-    if (!any)
-        sim_proc_dump_log (&proc);
-    cr_assert (any, "no vision packet within 10 s of start");
 
-    if (legacy) {
-        GrSimRobotReplacement rr = GR_SIM__ROBOT_REPLACEMENT__INIT;
-        rr.x = START_X;
-        rr.y = START_Y;
-        rr.dir = 0;
-        rr.id = 0;
-        rr.yellowteam = false;
-        GrSimRobotReplacement *rrs[] = { &rr };
-        GrSimReplacement rep = GR_SIM__REPLACEMENT__INIT;
-        rep.n_robots = 1;
-        rep.robots = rrs;
-        GrSimPacket packet = GR_SIM__PACKET__INIT;
-        packet.replacement = &rep;
-        s_wait_at_start (vision, fd, proc.legacy_port, &packet.base);
-    } else {
-        cr_assert_eq (sim_test_teleport_blue0 (fd, proc.control_port, START_X, START_Y, 10000), 1,
+    if (!legacy)
+        cr_assert_eq (sim_test_teleport_blue0 (fd, proc->control_port, START_X, START_Y, 10000), 1,
                       "no error-free answer to the teleport from the control port");
-        s_wait_at_start (vision, fd, 0, NULL);
-    }
-    s_drive_and_watch (vision, fd, &proc, legacy ? s_drive_legacy : s_drive_protocol);
+    s_wait_at_start (vision, fd, proc, legacy);
+    s_drive_and_watch (vision, fd, proc, legacy ? s_drive_legacy : s_drive_protocol);
 
     if (legacy) {
         /* the grSim client gets Robots_Status on its status port; the
@@ -175,7 +148,7 @@ s_scenario (const char *const *args, bool legacy)
         bool got = false;
         int64_t end = sim_test_now_ms () + 5000;
         while (!got && sim_test_now_ms () < end) {
-            s_drive_legacy (fd, &proc);     /* keeps us the legacy peer */
+            s_drive_legacy (fd, proc);      /* keeps us the legacy peer */
             uint8_t buf[65536];
             ssize_t n = sim_test_recv (status, buf, sizeof buf, 20);
             if (n > 0) {
@@ -187,12 +160,11 @@ s_scenario (const char *const *args, bool legacy)
             }
         }
         cr_expect (got, "no Robots_Status on the blue status port");
-        close (status);
     } else {
         /* the team port answers each RobotControl to its source */
         bool answered = false;
         for (int i = 0; i < 20 && !answered; i++) {
-            s_drive_protocol (fd, &proc);
+            s_drive_protocol (fd, proc);
             uint8_t buf[65536];
             ssize_t n = sim_test_recv (fd, buf, sizeof buf, 100);
             if (n > 0) {
@@ -204,13 +176,7 @@ s_scenario (const char *const *args, bool legacy)
         }
         cr_expect (answered, "no RobotControlResponse with feedback for robot 0");
     }
-    close (vision);
-    close (fd);
-    int code = sim_proc_stop (&proc);
-    if (code != 0)
-        sim_proc_dump_log (&proc);
-    cr_expect_eq (code, 0, "ssl-sim did not stop cleanly on SIGTERM");
-    sim_proc_cleanup (&proc);
+    cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly on SIGTERM");
 }
 
 Test (run, four_processes_teleport_and_drive, .timeout = 60)

@@ -7,7 +7,6 @@
     does not report.
 */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,34 +15,28 @@
 
 #include "config.h"
 #include "sim_schedule.h"
-#include "sim_test.h"
+#include "sim_fixture.h"
+#include "sim_lab.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "sim_from_config.h"
 
-typedef struct {
-    sim_proc_t proc;
-    int fd;
-    const char *const *args;
-} fixture_t;
-
 static void
-s_start (fixture_t *f, const char *const *args, const char *ini)
+s_start (sim_fixture_t *f, const char *const *args, const char *ini)
 {
-    f->args = args;
-    cr_assert_eq (sim_test_open (&f->proc, &f->fd, args, ini), 0, "ssl-sim did not come up");
+    cr_assert_eq (sim_fixture_start (f, args, ini, SIM_FIXTURE_GATEWAY), 0, "ssl-sim did not come up");
 }
 
 static void
-s_stop (fixture_t *f)
+s_stop (sim_fixture_t *f)
 {
-    cr_expect_eq (sim_test_close (&f->proc, f->fd), 0, "ssl-sim did not stop cleanly");
+    cr_expect_eq (sim_fixture_stop (f), 0, "ssl-sim did not stop cleanly");
 }
 
 static SimulationSyncResponse *
-s_sync_raw (fixture_t *f, int port, bool has_step, float step, SimulatorCommand *cmd, RobotControl *rc,
+s_sync_raw (sim_fixture_t *f, int port, bool has_step, float step, SimulatorCommand *cmd, RobotControl *rc,
             uint8_t *raw, size_t *raw_len)
 {
     SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
@@ -57,7 +50,7 @@ s_sync_raw (fixture_t *f, int port, bool has_step, float step, SimulatorCommand 
 }
 
 static SimulationSyncResponse *
-s_sync (fixture_t *f, int port, float step, SimulatorCommand *cmd, RobotControl *rc)
+s_sync (sim_fixture_t *f, int port, float step, SimulatorCommand *cmd, RobotControl *rc)
 {
     return s_sync_raw (f, port, true, step, cmd, rc, NULL, NULL);
 }
@@ -66,7 +59,7 @@ s_sync (fixture_t *f, int port, float step, SimulatorCommand *cmd, RobotControl 
    `total` seconds of sim time, so every run starts its session at the
    same instant whatever the wall time vision took to start. */
 static void
-s_warm_up (fixture_t *f, double total)
+s_warm_up (sim_fixture_t *f, double total)
 {
     int steps = (int) llround (total / 0.001);
     bool seen = false;
@@ -108,7 +101,7 @@ typedef struct {
 /* The effective configuration of fixture f, built the way the launcher
    builds it. */
 static void
-s_expect_new (expect_t *e, const fixture_t *f)
+s_expect_new (expect_t *e, const sim_fixture_t *f)
 {
     char path[320], vision[64];
     snprintf (path, sizeof path, "%s/test.ini", f->proc.dir);
@@ -182,7 +175,7 @@ s_team_control (RobotControl *rc, RobotCommand *cmds, RobotCommand **ptrs, Robot
 Test (sync, thousand_steps_match_the_capture_schedule, .timeout = 120)
 {
     const char *args[] = { "--mode", "sync", NULL };
-    fixture_t f;
+    sim_fixture_t f;
     s_start (&f, args, NULL);
     expect_t e;
     s_expect_new (&e, &f);
@@ -246,7 +239,7 @@ s_fnv (uint64_t h, const uint8_t *p, size_t n)
 static void
 s_session (const char *const *args, const char *extra_ini, uint64_t *out, int steps)
 {
-    fixture_t f;
+    sim_fixture_t f;
     s_start (&f, args, extra_ini);
     s_warm_up (&f, 1.5);
     RobotControl rc;
@@ -299,7 +292,7 @@ Test (sync, same_seed_same_bytes_in_every_layout, .timeout = 120)
 /* ---- INVALID_STEP, error order, control-port rules ---------------------- */
 
 static void
-s_expect_step_error (fixture_t *f, float step, bool invalid)
+s_expect_step_error (sim_fixture_t *f, float step, bool invalid)
 {
     SimulationSyncResponse *resp = s_sync (f, f->proc.control_port, step, NULL, NULL);
     char codes[256];
@@ -313,7 +306,7 @@ s_expect_step_error (fixture_t *f, float step, bool invalid)
 Test (sync, invalid_step_and_error_order, .timeout = 60)
 {
     const char *args[] = { "--mode", "sync", "--realism", "none", NULL };
-    fixture_t f;
+    sim_fixture_t f;
     s_start (&f, args, NULL);
     s_warm_up (&f, 0.5);
 
@@ -433,9 +426,9 @@ Test (sync, invalid_step_and_error_order, .timeout = 60)
 Test (sync, free_running_clock_pauses_while_sync_requests_arrive, .timeout = 60)
 {
     const char *args[] = { "--realism", "none", NULL };
-    fixture_t f;
+    sim_fixture_t f;
     s_start (&f, args, NULL);
-    int vision = sim_test_udp (f.proc.vision_port);
+    int vision = sim_fixture_socket (&f, f.proc.vision_port);
     cr_assert (vision >= 0);
     double t0 = 0;
     for (int i = 0; i < 50 && t0 == 0; i++)
@@ -462,58 +455,23 @@ Test (sync, free_running_clock_pauses_while_sync_requests_arrive, .timeout = 60)
     while (sim_test_now_ms () < end && resumed <= last + 0.2)
         resumed = fmax (resumed, sim_test_newest_capture (vision, 100));
     cr_expect_gt (resumed, last + 0.2, "the clock did not resume after the sync requests stopped");
-    close (vision);
     s_stop (&f);
 }
 
 /* ---- vision down: answers come without frames, never hang --------------- */
 
-/* Wait (at most 2 s) until every thread of `pid` is stopped: SIGSTOP takes
-   effect asynchronously, and a step answers within ~150 us, fast enough to
-   finish in a still running vision. True when they all are. */
-static bool
-s_wait_stopped (pid_t pid)
-{
-    char path[64];
-    snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
-    for (int tries = 0; tries < 200; tries++) {
-        DIR *dir = opendir (path);
-        if (!dir)
-            return false;
-        bool all = true;
-        struct dirent *e;
-        while ((e = readdir (dir)) && all) {
-            if (e->d_name[0] == '.')
-                continue;
-            char stat[384], text[256] = "";
-            snprintf (stat, sizeof stat, "%s/%s/stat", path, e->d_name);
-            FILE *f = fopen (stat, "r");
-            if (f) {
-                if (!fgets (text, sizeof text, f))
-                    text[0] = 0;
-                fclose (f);
-            }
-            const char *close_paren = strrchr (text, ')');
-            all = close_paren && close_paren[1] == ' ' && close_paren[2] == 'T';
-        }
-        closedir (dir);
-        if (all)
-            return true;
-        usleep (10000);
-    }
-    return false;
-}
-
 Test (sync, vision_down_answers_after_timeout, .timeout = 60)
 {
     const char *args[] = { "--mode", "sync", NULL };
-    fixture_t f;
+    sim_fixture_t f;
     s_start (&f, args, "[bus]\nsync_timeout = 0.3\n");
     s_warm_up (&f, 0.3);
     pid_t vision = sim_proc_child (&f.proc, "service vision");
     cr_assert_gt (vision, 0, "no vision child process");
     cr_assert_eq (kill (vision, SIGSTOP), 0);
-    cr_assert (s_wait_stopped (vision), "vision did not stop");
+    /* SIGSTOP takes effect asynchronously, and a step answers within
+       ~150 us, fast enough to finish in a still running vision */
+    cr_assert_eq (sim_lab_wait_stopped (vision, 2000), 0, "vision did not stop");
     for (int i = 0; i < 3; i++) {
         int64_t t0 = sim_test_now_ms ();
         SimulationSyncResponse *resp = s_sync (&f, f.proc.blue_port, 0.05f, NULL, NULL);

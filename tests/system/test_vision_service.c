@@ -9,31 +9,27 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim_test.h"
+#include "sim_fixture.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
 
-/* Wait for the first vision packet so the services are surely up. */
+/* Start ssl-sim and wait for the first vision packet, so the services are
+   surely up. */
 static void
-s_wait_first_packet (int fd, sim_proc_t *proc)
+s_start (sim_fixture_t *f, const char *const *args)
 {
-    uint8_t buf[65536];
-    if (sim_test_recv (fd, buf, sizeof buf, 10000) <= 0) {
-        sim_proc_dump_log (proc);
-        cr_assert_fail ("no vision packet within 10 s");
-    }
+    cr_assert_eq (sim_fixture_start (f, args, NULL, SIM_FIXTURE_VISION), 0, "ssl-sim did not come up");
 }
 
 Test (vision_service, realtime_rate_geometry_and_truth, .timeout = 60)
 {
-    sim_proc_t proc;
+    sim_fixture_t f;
     const char *args[] = { "--truth", NULL };
-    cr_assert_eq (sim_proc_start (&proc, args, NULL), 0);
-    int vision = sim_test_udp (proc.vision_port);
-    int truth = sim_test_udp (proc.truth_port);
-    cr_assert (vision >= 0 && truth >= 0);
-    s_wait_first_packet (vision, &proc);
+    s_start (&f, args);
+    int vision = f.vision;
+    int truth = sim_fixture_socket (&f, f.proc.truth_port);
+    cr_assert (truth >= 0);
 
     /* vision.md §12: camera-0 frames over 2 s within 5 % of 2 x 73.3 */
     int cam0 = 0, cam1 = 0, geometry = 0, other = 0;
@@ -86,32 +82,26 @@ Test (vision_service, realtime_rate_geometry_and_truth, .timeout = 60)
     cr_expect_eq (t->tracked_frame->n_robots, 22);
     cr_expect_eq (t->tracked_frame->n_balls, 1);
     tracker_wrapper_packet__free_unpacked (t, NULL);
-
-    close (vision);
-    close (truth);
-    cr_expect_eq (sim_proc_stop (&proc), 0);
-    sim_proc_cleanup (&proc);
+    cr_expect_eq (sim_fixture_stop (&f), 0);
 }
 
 Test (vision_service, vision_port_moves_at_runtime, .timeout = 60)
 {
-    sim_proc_t proc;
+    sim_fixture_t f;
     const char *args[] = { "--mode", "fast", NULL };
-    cr_assert_eq (sim_proc_start (&proc, args, NULL), 0);
-    int vision = sim_test_udp (proc.vision_port);
-    s_wait_first_packet (vision, &proc);
+    s_start (&f, args);
+    int vision = f.vision, control = f.fd;
 
     int moved_port = sim_test_free_port ();
-    int moved = sim_test_udp (moved_port);
-    int control = sim_test_udp (0);
-    cr_assert (moved >= 0 && control >= 0);
+    int moved = sim_fixture_socket (&f, moved_port);
+    cr_assert (moved >= 0);
     SimulatorConfig config = SIMULATOR_CONFIG__INIT;
     config.has_vision_port = true;
     config.vision_port = (uint32_t) moved_port;
     SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
     cmd.config = &config;
     uint8_t buf[65536];
-    ssize_t n = sim_test_request (control, proc.control_port, &cmd.base, buf, sizeof buf, 10000);
+    ssize_t n = sim_test_request (control, f.proc.control_port, &cmd.base, buf, sizeof buf, 10000);
     /* an empty SimulatorResponse is a zero-length datagram */
     cr_assert_geq (n, 0, "no SimulatorResponse (%s)", strerror (errno));
     SimulatorResponse *resp = simulator_response__unpack (NULL, (size_t) n, buf);
@@ -132,7 +122,7 @@ Test (vision_service, vision_port_moves_at_runtime, .timeout = 60)
 
     /* an out-of-range port is refused with UNSUPPORTED */
     config.vision_port = 70000;
-    cr_assert_eq (sim_test_send (control, proc.control_port, &cmd.base), 0);
+    cr_assert_eq (sim_test_send (control, f.proc.control_port, &cmd.base), 0);
     n = sim_test_recv (control, buf, sizeof buf, 5000);
     cr_assert_gt (n, 0);
     resp = simulator_response__unpack (NULL, (size_t) n, buf);
@@ -140,10 +130,5 @@ Test (vision_service, vision_port_moves_at_runtime, .timeout = 60)
     cr_assert_eq (resp->n_errors, 1);
     cr_expect_str_eq (resp->errors[0]->code, "UNSUPPORTED");
     simulator_response__free_unpacked (resp, NULL);
-
-    close (vision);
-    close (moved);
-    close (control);
-    cr_expect_eq (sim_proc_stop (&proc), 0);
-    sim_proc_cleanup (&proc);
+    cr_expect_eq (sim_fixture_stop (&f), 0);
 }

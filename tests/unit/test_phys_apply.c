@@ -1,0 +1,521 @@
+/*  test_phys_apply.c - the physics service's edge (services/physics/
+    phys_apply.c): real protobuf-c SimulatorCommand and RobotControl
+    messages applied to a world and its effective configuration, checked
+    in the world's state, in the configuration, in the change flags and in
+    the protocol errors produced (protocol.md §4-§6, docs/protocol.md).
+*/
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "physics/phys_apply.h"
+#include "physics/core/phys_world.h"
+#include "google/protobuf/any.pb-c.h"
+#include "ssl_simulation_config.pb-c.h"
+#include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_custom_erforce_realism.pb-c.h"
+#include "ssl_simulation_robot_control.pb-c.h"
+#include "sim_msg.h"
+
+/* Wire floats carry about 7 digits: a metre value comes back within this. */
+#define WIRE_EPS 1e-6
+
+/* The one place a test world is made, so a change of phys_world_new's
+   signature is a change here only. */
+static phys_world_t *
+s_world_new (const sim_config_t *cfg)
+{
+    return phys_world_new (cfg);
+}
+
+/* A world with the default configuration (11 robots a team) and the
+   configuration it was made from, which phys_apply_command edits. */
+typedef struct {
+    sim_config_t cfg;
+    phys_world_t *world;
+    sim_errors_t errors;
+    phys_changes_t changes;
+} fixture_t;
+
+static void
+s_setup (fixture_t *f)
+{
+    memset (f, 0, sizeof *f);
+    sim_config_defaults (&f->cfg);
+    f->world = s_world_new (&f->cfg);
+    cr_assert_not_null (f->world);
+    sim_errors_init (&f->errors);
+}
+
+static void
+s_teardown (fixture_t *f)
+{
+    phys_world_destroy (&f->world);
+}
+
+static void
+s_command (fixture_t *f, const SimulatorCommand *cmd)
+{
+    sim_errors_init (&f->errors);
+    memset (&f->changes, 0, sizeof f->changes);
+    phys_apply_command (f->world, &f->cfg, cmd, &f->errors, &f->changes);
+}
+
+/* The error codes produced, comma separated ("" for none). */
+static const char *
+s_codes (const sim_errors_t *errors)
+{
+    static char out[1024];
+    out[0] = '\0';
+    for (size_t i = 0; i < errors->count; i++) {
+        if (i)
+            strncat (out, ",", sizeof out - strlen (out) - 1);
+        strncat (out, errors->items[i].code, sizeof out - strlen (out) - 1);
+    }
+    return out;
+}
+
+static void
+s_steps (phys_world_t *w, int n)
+{
+    for (int i = 0; i < n; i++)
+        phys_world_step (w);
+}
+
+static sim_robot_state_t
+s_robot (const fixture_t *f, sim_team_t team, unsigned id)
+{
+    sim_robot_state_t r;
+    cr_assert_eq (phys_world_robot (f->world, team, id, &r), 0, "robot %u of team %d is absent", id, team);
+    return r;
+}
+
+/* ---- SimulatorControl ---------------------------------------------------- */
+
+Test (phys_apply, teleport_ball_moves_it_and_reports_partial_coordinates)
+{
+    fixture_t f;
+    s_setup (&f);
+    sim_msg_ball_tp_t m;
+    SimulatorCommand *cmd = sim_msg_ball_tp (&m);
+    m.tb.has_x = m.tb.has_y = m.tb.has_vx = m.tb.has_vy = true;
+    m.tb.x = 1.5f;
+    m.tb.y = -0.75f;
+    m.tb.vx = 0.5f;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect (!f.changes.config && !f.changes.rig, "a teleport is no configuration change");
+    sim_ball_state_t b;
+    phys_world_ball (f.world, &b);
+    cr_expect (fabs (b.x - 1.5) < WIRE_EPS && fabs (b.y + 0.75) < WIRE_EPS, "ball at (%.6f, %.6f)", b.x, b.y);
+    cr_expect (fabs (b.vx - 0.5) < WIRE_EPS && fabs (b.vy) < WIRE_EPS, "ball velocity (%.6f, %.6f)", b.vx, b.vy);
+
+    /* x without y: PARTIAL_COORD, the ball stays */
+    sim_msg_ball_tp (&m);
+    m.tb.has_x = true;
+    m.tb.x = -3.0f;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "PARTIAL_COORD");
+    cr_expect (strstr (f.errors.items[0].message, "teleport_ball"), "message '%s'", f.errors.items[0].message);
+    phys_world_ball (f.world, &b);
+    cr_expect (fabs (b.x - 1.5) < WIRE_EPS, "a refused teleport moved the ball to x = %.3f", b.x);
+    s_teardown (&f);
+}
+
+Test (phys_apply, teleport_robot_places_it_and_refuses_bad_ids)
+{
+    fixture_t f;
+    s_setup (&f);
+    sim_msg_robot_tp_t b;
+    SimulatorCommand *cmd = sim_msg_robot_tp (&b, SIM_MSG_YELLOW, 3);
+    sim_msg_robot_xy (&b.tr, -1.0, 2.0);
+    b.tr.has_orientation = true;
+    b.tr.orientation = 0.5f;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    sim_robot_state_t r = s_robot (&f, SIM_TEAM_YELLOW, 3);
+    cr_expect (fabs (r.x + 1.0) < WIRE_EPS && fabs (r.y - 2.0) < WIRE_EPS && fabs (r.orientation - 0.5) < WIRE_EPS,
+               "yellow 3 at (%.6f, %.6f, %.6f)", r.x, r.y, r.orientation);
+    /* blue 3 is another robot */
+    r = s_robot (&f, SIM_TEAM_BLUE, 3);
+    cr_expect (fabs (r.x + 1.0) > 0.1 || fabs (r.y - 2.0) > 0.1, "blue 3 moved with yellow 3");
+
+    /* present = false removes it */
+    b.tr.has_present = true;
+    b.tr.present = false;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    sim_robot_state_t gone;
+    cr_expect_eq (phys_world_robot (f.world, SIM_TEAM_YELLOW, 3, &gone), -1, "present = false left yellow 3");
+    cr_expect_eq (phys_world_robot_count (f.world), 21);
+
+    /* no team, an id above 255, no id at all: UNSUPPORTED each, and the
+       other teleports of the message still apply */
+    sim_msg_robot_tp_t no_team, too_big, no_id, good;
+    sim_msg_robot_tp (&no_team, SIM_MSG_NO_TEAM, 1);
+    sim_msg_robot_tp (&too_big, SIM_MSG_BLUE, 256);
+    sim_msg_robot_tp (&no_id, SIM_MSG_BLUE, 2);
+    no_id.tr.id = NULL;
+    sim_msg_robot_tp (&good, SIM_MSG_BLUE, 0);
+    sim_msg_robot_xy (&no_team.tr, 0, 0);
+    sim_msg_robot_xy (&too_big.tr, 0, 0);
+    sim_msg_robot_xy (&no_id.tr, 0, 0);
+    sim_msg_robot_xy (&good.tr, 0.25, 0.25);
+    TeleportRobot *mixed[] = { &no_team.tr, &good.tr, &too_big.tr, &no_id.tr };
+    b.control.n_teleport_robot = 4;
+    b.control.teleport_robot = mixed;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED,UNSUPPORTED,UNSUPPORTED");
+    r = s_robot (&f, SIM_TEAM_BLUE, 0);
+    cr_expect (fabs (r.x - 0.25) < WIRE_EPS && fabs (r.y - 0.25) < WIRE_EPS, "blue 0 at (%.3f, %.3f)", r.x, r.y);
+
+    /* a non-finite coordinate is refused, the robot stays */
+    good.tr.x = NAN;
+    b.control.n_teleport_robot = 1;
+    b.control.teleport_robot = mixed + 1;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    cr_expect (strstr (f.errors.items[0].message, "teleport_robot blue 0"), "message '%s'",
+               f.errors.items[0].message);
+    r = s_robot (&f, SIM_TEAM_BLUE, 0);
+    cr_expect (fabs (r.x - 0.25) < WIRE_EPS, "a NaN teleport moved blue 0 to x = %.3f", r.x);
+    s_teardown (&f);
+}
+
+Test (phys_apply, simulation_speed_changes_the_configuration_once)
+{
+    fixture_t f;
+    s_setup (&f);
+    sim_msg_control_t m;
+    SimulatorCommand *cmd = sim_msg_control (&m);
+    m.control.has_simulation_speed = true;
+    m.control.simulation_speed = 2.0f;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect_eq (f.cfg.run.speed, 2.0);
+    cr_expect (f.changes.config, "a new speed must be republished");
+    /* the same speed again: nothing to republish */
+    s_command (&f, cmd);
+    cr_expect (!f.changes.config, "an unchanged speed flagged a configuration change");
+    /* negative, NaN: refused, speed kept */
+    m.control.simulation_speed = -1.0f;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    m.control.simulation_speed = NAN;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    cr_expect_eq (f.cfg.run.speed, 2.0);
+    cr_expect (!f.changes.config);
+    s_teardown (&f);
+}
+
+/* ---- SimulatorConfig ------------------------------------------------------ */
+
+Test (phys_apply, vision_port_replaces_the_port_only)
+{
+    fixture_t f;
+    s_setup (&f);
+    snprintf (f.cfg.run.vision_addr, sizeof f.cfg.run.vision_addr, "224.5.23.2:10006");
+    sim_msg_config_t m;
+    SimulatorCommand *cmd = sim_msg_config (&m);
+    m.config.has_vision_port = true;
+    m.config.vision_port = 10099;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect_str_eq (f.cfg.run.vision_addr, "224.5.23.2:10099");
+    cr_expect (f.changes.config && !f.changes.rig);
+    m.config.vision_port = 70000;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    cr_expect_str_eq (f.cfg.run.vision_addr, "224.5.23.2:10099");
+    cr_expect (!f.changes.config);
+    s_teardown (&f);
+}
+
+Test (phys_apply, geometry_field_and_cameras)
+{
+    fixture_t f;
+    s_setup (&f);
+    uint32_t generation = f.cfg.rig_generation;
+    /* mm on the wire, m inside */
+    sim_msg_field_t g;
+    SimulatorCommand *cmd = sim_msg_field (&g, 9000, 6000, 1000, 180, 300);
+    g.field.has_penalty_area_depth = g.field.has_penalty_area_width = true;
+    g.field.penalty_area_depth = 1000;
+    g.field.penalty_area_width = 2000;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect (f.changes.config && !f.changes.rig, "a field without cameras is no new rig");
+    const sim_field_t *w = phys_world_field (f.world);
+    cr_expect (fabs (w->length - 9.0) < 1e-12 && fabs (w->width - 6.0) < 1e-12 && fabs (w->goal_width - 1.0) < 1e-12,
+               "world field %.3f x %.3f, goal %.3f", w->length, w->width, w->goal_width);
+    cr_expect (fabs (w->penalty_area_depth - 1.0) < 1e-12 && fabs (w->penalty_area_width - 2.0) < 1e-12);
+    cr_expect (fabs (f.cfg.field.length - 9.0) < 1e-12 && fabs (f.cfg.field.boundary_width - 0.3) < 1e-12,
+               "the configuration must hold the field the world accepted");
+
+    /* non-positive sizes: UNSUPPORTED, world and configuration keep 9 m */
+    g.field.field_length = -5;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    cr_expect (!f.changes.config);
+    cr_expect (fabs (phys_world_field (f.world)->length - 9.0) < 1e-12);
+    cr_expect (fabs (f.cfg.field.length - 9.0) < 1e-12);
+
+    /* cameras with a derived position replace the rig; one without is skipped */
+    SSLGeometryCameraCalibration cams[2] = { SSL__GEOMETRY_CAMERA_CALIBRATION__INIT,
+                                             SSL__GEOMETRY_CAMERA_CALIBRATION__INIT };
+    cams[0].camera_id = 4;
+    cams[0].has_derived_camera_world_tx = cams[0].has_derived_camera_world_ty = true;
+    cams[0].has_derived_camera_world_tz = true;
+    cams[0].derived_camera_world_tx = 1500;
+    cams[0].derived_camera_world_ty = -500;
+    cams[0].derived_camera_world_tz = 4000;
+    cams[1].camera_id = 5;
+    SSLGeometryCameraCalibration *cptrs[] = { &cams[0], &cams[1] };
+    g.geometry.field = NULL;
+    g.geometry.n_calib = 2;
+    g.geometry.calib = cptrs;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect (f.changes.config && f.changes.rig);
+    cr_expect_eq (f.cfg.rig_generation, generation + 1);
+    cr_assert_eq (f.cfg.vision.camera_count, 1);
+    const sim_camera_cfg_t *c = &f.cfg.vision.cameras[0];
+    cr_expect (c->id == 4 && fabs (c->x - 1.5) < 1e-12 && fabs (c->y + 0.5) < 1e-12 && fabs (c->z - 4.0) < 1e-12,
+               "camera %d at (%.3f, %.3f, %.3f)", c->id, c->x, c->y, c->z);
+    s_teardown (&f);
+}
+
+Test (phys_apply, robot_specs_merge_or_are_refused)
+{
+    fixture_t f;
+    s_setup (&f);
+    sim_msg_specs_t m;
+    SimulatorCommand *cmd = sim_msg_specs (&m, SIM_MSG_BLUE, 1);
+    m.spec.has_mass = true;
+    m.spec.mass = 3.1f;
+    double radius = phys_world_robot_specs (f.world, SIM_TEAM_BLUE, 1)->radius;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect (f.changes.config);
+    const sim_robot_specs_t *s = phys_world_robot_specs (f.world, SIM_TEAM_BLUE, 1);
+    cr_expect (fabs (s->mass - 3.1) < WIRE_EPS, "blue 1 mass %.3f", s->mass);
+    cr_expect_eq (s->radius, radius, "a mass update changed the radius");
+    /* the team default follows, and so does the configuration */
+    cr_expect (fabs (phys_world_team_specs (f.world, SIM_TEAM_BLUE)->mass - 3.1) < WIRE_EPS);
+    cr_expect (fabs (f.cfg.team[SIM_TEAM_BLUE].mass - 3.1) < WIRE_EPS);
+    cr_expect (fabs (f.cfg.team[SIM_TEAM_YELLOW].mass - 3.1) > 0.1, "yellow took blue's mass");
+
+    /* a dribbler beyond the radius: INVALID_SPEC, nothing merged */
+    m.spec.has_mass = false;
+    m.spec.has_center_to_dribbler = true;
+    m.spec.center_to_dribbler = 0.5f;
+    double dribbler = phys_world_robot_specs (f.world, SIM_TEAM_BLUE, 1)->center_to_dribbler;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "INVALID_SPEC");
+    cr_expect_eq (phys_world_robot_specs (f.world, SIM_TEAM_BLUE, 1)->center_to_dribbler, dribbler);
+    /* a spec without a team: UNSUPPORTED */
+    m.rid.has_team = false;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    s_teardown (&f);
+}
+
+/* A RealismConfig with one RealismConfigErForce packed into `buf`. */
+typedef struct {
+    uint8_t buf[256];
+    Google__Protobuf__Any any;
+    Google__Protobuf__Any *anys[1];
+    RealismConfig realism;
+    sim_msg_config_t config;
+} realism_cmd_t;
+
+static SimulatorCommand *
+s_realism_cmd (realism_cmd_t *m, const RealismConfigErForce *er, const char *type_url)
+{
+    google__protobuf__any__init (&m->any);
+    m->any.type_url = (char *) type_url;
+    cr_assert_leq (realism_config_er_force__get_packed_size (er), sizeof m->buf);
+    m->any.value = (ProtobufCBinaryData) { realism_config_er_force__pack (er, m->buf), m->buf };
+    m->anys[0] = &m->any;
+    realism_config__init (&m->realism);
+    m->realism.n_custom = 1;
+    m->realism.custom = m->anys;
+    SimulatorCommand *cmd = sim_msg_config (&m->config);
+    m->config.config.realism_config = &m->realism;
+    return cmd;
+}
+
+Test (phys_apply, realism_applies_whole_or_not_at_all)
+{
+    fixture_t f;
+    s_setup (&f);
+    RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
+    er.has_stddev_ball_p = er.has_vision_delay = er.has_simulate_dribbling = true;
+    er.stddev_ball_p = 0.002f;
+    er.vision_delay = 30000000;        /* ns on the wire */
+    er.simulate_dribbling = true;
+    realism_cmd_t m;
+    s_command (&f, s_realism_cmd (&m, &er, "type.googleapis.com/sslsim.RealismConfigErForce"));
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect (f.changes.config);
+    cr_expect (fabs (f.cfg.realism.stddev_ball_p - 0.002) < WIRE_EPS);
+    cr_expect (fabs (f.cfg.realism.vision_delay - 0.03) < 1e-12, "vision_delay %.6f s", f.cfg.realism.vision_delay);
+    /* simulated dribbling: the dribbler no longer glues the ball */
+    cr_expect (!f.cfg.team[SIM_TEAM_BLUE].dribbler.glue && !f.cfg.team[SIM_TEAM_YELLOW].dribbler.glue);
+
+    /* one value out of range: the whole entry is refused, nothing changes */
+    sim_realism_t before = f.cfg.realism;
+    er.stddev_ball_p = 0.004f;
+    er.has_robot_command_loss = true;
+    er.robot_command_loss = 5.0f;
+    s_command (&f, s_realism_cmd (&m, &er, "type.googleapis.com/sslsim.RealismConfigErForce"));
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    cr_expect (!f.changes.config);
+    cr_expect (memcmp (&before, &f.cfg.realism, sizeof before) == 0, "a refused realism entry changed the config");
+
+    /* an entry of another type: UNSUPPORTED */
+    er.has_robot_command_loss = false;
+    s_command (&f, s_realism_cmd (&m, &er, "type.googleapis.com/other.Realism"));
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    cr_expect (strstr (f.errors.items[0].message, "other.Realism"), "message '%s'", f.errors.items[0].message);
+    s_teardown (&f);
+}
+
+/* ---- RobotControl ---------------------------------------------------------- */
+
+/* Apply a RobotControl of `n` commands for `team`; errors into f. */
+static void
+s_control (fixture_t *f, sim_team_t team, RobotCommand **cmds, size_t n, phys_feedback_t *feedback)
+{
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    rc.n_robot_commands = n;
+    rc.robot_commands = cmds;
+    sim_errors_init (&f->errors);
+    if (feedback)
+        feedback->count = 0;
+    phys_apply_robot_control (f->world, team, &rc, &f->errors, feedback);
+}
+
+/* Steps a command acts for: the default command_timeout is 0.1 s, after
+   which the robot brakes (physics.md §6.4). */
+#define DRIVE_STEPS 80
+
+/* Put robot (team, id) at (x, y) facing `orientation`, at rest. */
+static void
+s_place (fixture_t *f, sim_team_t team, unsigned id, double x, double y, double orientation)
+{
+    phys_robot_teleport_t t = { .team = team, .id = id, .has_x = true, .has_y = true,
+                                .has_orientation = true, .has_vx = true, .has_vy = true, .has_omega = true,
+                                .x = x, .y = y, .orientation = orientation };
+    cr_assert_eq (phys_world_teleport_robot (f->world, &t), PHYS_OK);
+}
+
+Test (phys_apply, local_and_global_velocities_drive_in_their_frames)
+{
+    fixture_t f;
+    s_setup (&f);
+    /* blue 0 faces +y: "forward" in its own frame is +y on the field */
+    s_place (&f, SIM_TEAM_BLUE, 0, 0.0, -2.0, M_PI / 2);
+    s_place (&f, SIM_TEAM_BLUE, 1, 2.0, -2.0, M_PI / 2);
+    sim_msg_robot_cmd_t a, b;
+    sim_msg_robot_cmd (&a, 0);
+    sim_msg_local (&a, 1.0, 0, 0);
+    sim_msg_robot_cmd (&b, 1);
+    sim_msg_global (&b, 1.0, 0, 0);     /* field frame: +x whatever it faces */
+    RobotCommand *cmds[] = { &a.cmd, &b.cmd };
+    phys_feedback_t fb;
+    s_control (&f, SIM_TEAM_BLUE, cmds, 2, &fb);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_assert_eq (fb.count, 2, "one feedback entry per applied command");
+    cr_expect (fb.ptrs[0]->id == 0 && fb.ptrs[1]->id == 1);
+    cr_expect (fb.ptrs[0]->has_dribbler_ball_contact && !fb.ptrs[0]->dribbler_ball_contact,
+               "no ball at blue 0's dribbler");
+    s_steps (f.world, DRIVE_STEPS);
+    sim_robot_state_t r0 = s_robot (&f, SIM_TEAM_BLUE, 0), r1 = s_robot (&f, SIM_TEAM_BLUE, 1);
+    /* 0.08 s at up to 3.5 m/s^2 (the default limit): under way, on its line */
+    cr_expect (r0.vy > 0.1 && fabs (r0.vx) < 0.02, "local forward: velocity (%.3f, %.3f)", r0.vx, r0.vy);
+    cr_expect (r1.vx > 0.1 && fabs (r1.vy) < 0.02, "global x: velocity (%.3f, %.3f)", r1.vx, r1.vy);
+    cr_expect (fabs (r1.orientation - M_PI / 2) < 0.05, "global x turned blue 1 to %.3f", r1.orientation);
+    s_teardown (&f);
+}
+
+Test (phys_apply, equal_wheel_speeds_turn_on_the_spot)
+{
+    fixture_t f;
+    s_setup (&f);
+    s_place (&f, SIM_TEAM_YELLOW, 2, 1.0, 1.0, 0.0);
+    sim_msg_robot_cmd_t w;
+    sim_msg_robot_cmd (&w, 2);
+    sim_msg_wheels (&w, 1.0, 1.0, 1.0, 1.0);
+    RobotCommand *cmds[] = { &w.cmd };
+    s_control (&f, SIM_TEAM_YELLOW, cmds, 1, NULL);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    s_steps (f.world, DRIVE_STEPS);
+    sim_robot_state_t r = s_robot (&f, SIM_TEAM_YELLOW, 2);
+    /* positive along each wheel's counter-clockwise tangent */
+    cr_expect_gt (r.omega, 1.0, "equal wheel speeds: omega %.3f rad/s", r.omega);
+    cr_expect (hypot (r.vx, r.vy) < 0.05 && hypot (r.x - 1.0, r.y - 1.0) < 0.02,
+               "equal wheel speeds moved yellow 2 to (%.3f, %.3f) at (%.3f, %.3f) m/s", r.x, r.y, r.vx, r.vy);
+    s_teardown (&f);
+}
+
+Test (phys_apply, bad_commands_are_reported_and_the_rest_applies)
+{
+    fixture_t f;
+    s_setup (&f);
+    s_place (&f, SIM_TEAM_BLUE, 4, -1.0, 0.0, 0.0);
+    sim_msg_robot_cmd_t above, absent, nan_speed, nan_kick, good;
+    sim_msg_robot_cmd (&above, 256);
+    sim_msg_local (&above, 1.0, 0, 0);
+    sim_msg_robot_cmd (&absent, 40);
+    sim_msg_local (&absent, 1.0, 0, 0);
+    sim_msg_robot_cmd (&nan_speed, 5);
+    sim_msg_local (&nan_speed, 0, NAN, 0);
+    sim_msg_robot_cmd (&nan_kick, 6);
+    nan_kick.cmd.has_kick_speed = true;
+    nan_kick.cmd.kick_speed = INFINITY;
+    sim_msg_robot_cmd (&good, 4);
+    sim_msg_local (&good, 1.0, 0, 0);
+    RobotCommand *cmds[] = { &above.cmd, &absent.cmd, &nan_speed.cmd, &nan_kick.cmd, &good.cmd };
+    phys_feedback_t fb;
+    s_control (&f, SIM_TEAM_BLUE, cmds, 5, &fb);
+    cr_expect_str_eq (s_codes (&f.errors), "UNKNOWN_ROBOT,UNKNOWN_ROBOT,UNSUPPORTED,UNSUPPORTED");
+    cr_expect (strstr (f.errors.items[0].message, "256"), "message '%s'", f.errors.items[0].message);
+    cr_expect (strstr (f.errors.items[1].message, "robot blue 40"), "message '%s'", f.errors.items[1].message);
+    cr_assert_eq (fb.count, 1, "feedback only for the command that applied");
+    cr_expect_eq (fb.ptrs[0]->id, 4);
+    s_steps (f.world, DRIVE_STEPS);
+    sim_robot_state_t r4 = s_robot (&f, SIM_TEAM_BLUE, 4), r5 = s_robot (&f, SIM_TEAM_BLUE, 5);
+    cr_expect_gt (r4.vx, 0.1, "the good command did not apply");
+    cr_expect (hypot (r5.vx, r5.vy) < 1e-9, "a refused command moved blue 5");
+    /* the same ids on the yellow team: the team decides which robot */
+    s_control (&f, SIM_TEAM_YELLOW, cmds + 4, 1, &fb);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect_eq (fb.count, 1);
+    s_teardown (&f);
+}
+
+Test (phys_apply, feedback_reports_the_ball_at_the_dribbler)
+{
+    fixture_t f;
+    s_setup (&f);
+    s_place (&f, SIM_TEAM_BLUE, 7, 0.0, 0.0, 0.0);
+    /* the ball just touching blue 7's dribbler bar */
+    const sim_robot_specs_t *s = phys_world_robot_specs (f.world, SIM_TEAM_BLUE, 7);
+    phys_ball_teleport_t t = { .has_x = true, .has_y = true, .x = s->center_to_dribbler + f.cfg.ball.radius,
+                               .y = 0.0 };
+    cr_assert_eq (phys_world_teleport_ball (f.world, &t), PHYS_OK);
+    s_steps (f.world, 1);
+    cr_assert_gt (phys_world_ball_contact (f.world, SIM_TEAM_BLUE, 7), 0, "the break beam does not see the ball");
+    sim_msg_robot_cmd_t c;
+    sim_msg_robot_cmd (&c, 7);
+    RobotCommand *cmds[] = { &c.cmd };
+    phys_feedback_t fb;
+    s_control (&f, SIM_TEAM_BLUE, cmds, 1, &fb);
+    cr_assert_eq (fb.count, 1);
+    cr_expect (fb.ptrs[0]->has_dribbler_ball_contact && fb.ptrs[0]->dribbler_ball_contact);
+    s_teardown (&f);
+}
