@@ -17,6 +17,7 @@
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_custom_erforce_realism.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
+#include "sim_from_config.h"
 #include "sim_msg.h"
 
 /* Wire floats carry about 7 digits: a metre value comes back within this. */
@@ -27,7 +28,7 @@
 static phys_world_t *
 s_world_new (const sim_config_t *cfg)
 {
-    return phys_world_new (cfg);
+    return sim_fc_world_new (cfg);
 }
 
 /* A world with the default configuration (11 robots a team) and the
