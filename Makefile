@@ -5,6 +5,8 @@
 #   make run        build and start the simulator with the default config
 #   make bench      build and run the benchmarks, results in bench/results/
 #   make asan       the test suite under AddressSanitizer + UBSan (build-asan/)
+#   make format     reformat the C sources in place with .clang-format
+#   make format-check  list the C sources clang-format would change (part of test)
 #   make install    PREFIX=/usr/local
 #   make clean
 #
@@ -80,8 +82,11 @@ TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_HELP := $(wildcard tests/support/*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+# hand-written C only: generated code lives under $(BUILD)/gen
+FORMAT_SRC = $(shell find common services launcher tests bench -name '*.[ch]' 2>/dev/null | sort)
+CLANG_FORMAT ?= clang-format
 
-.PHONY: all deps test run bench asan install clean wire-check
+.PHONY: all deps test run bench asan install clean wire-check format format-check
 all: $(BIN) $(TEST_BIN) $(BENCH_BIN)
 
 deps:
@@ -135,7 +140,19 @@ wire-check: | deps
 	    $(SHARED)/tools/check-wire proto; \
 	else echo "wire-check: $(SHARED)/tools/check-wire not found, skipped"; fi
 
-test: deps all wire-check
+# .clang-format is tuned for Debian's clang-format 14; another major version
+# may lay some lines out differently
+format: | deps
+	$(Q)$(CLANG_FORMAT) -i --style=file $(FORMAT_SRC)
+
+format-check: | deps
+	@bad=$$(for f in $(FORMAT_SRC); do \
+	    $(CLANG_FORMAT) --style=file "$$f" | cmp -s "$$f" - || echo "$$f"; done); \
+	if [ -n "$$bad" ]; then \
+	    echo "format-check: these files differ from .clang-format ($$($(CLANG_FORMAT) --version)):"; \
+	    echo "$$bad" | sed 's/^/    /'; echo "format-check: run 'make format'"; exit 1; fi
+
+test: deps all wire-check format-check
 	@scripts/run-tests.sh $(BUILD)
 
 run: deps $(BIN)
