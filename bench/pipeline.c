@@ -111,9 +111,11 @@ static int
 s_start (pl_sim_t *sim, bool single, const char *mode)
 {
     sim->vision = sim->cmd = -1;
+    /* clang-format off */
     const char *args[] = { "--mode", mode, "--realism", "realistic", "--cameras", "2", "--robots", "11",
                            "--log-level", getenv ("PIPELINE_LOG") ? "info" : "warn",
                            single ? "--single-process" : NULL, NULL };
+    /* clang-format on */
     if (sim_proc_start (&sim->proc, args, "[sim]\ncommand_timeout = 3600\n"))
         return -1;
     sim->vision = s_udp (sim->proc.vision_port, 16 << 20);
@@ -317,6 +319,7 @@ s_median (double *v, int n)
 }
 
 typedef double (*pl_pick_fn) (const pl_result_t *r, int i);
+/* clang-format off */
 static double s_pick_rtf (const pl_result_t *r, int i) { (void) i; return r->rtf; }
 static double s_pick_busy (const pl_result_t *r, int i) { (void) i; return r->busiest; }
 static double s_pick_rtf_per_busy (const pl_result_t *r, int i)
@@ -327,6 +330,7 @@ static double s_pick_rtf_per_busy (const pl_result_t *r, int i)
 static double s_pick_first (const pl_result_t *r, int i) { (void) i; return r->first_packet_s; }
 static double s_pick_cpu (const pl_result_t *r, int i) { return r->cpu[i]; }
 static double s_pick_rss (const pl_result_t *r, int i) { return r->rss[i]; }
+/* clang-format on */
 
 static double
 s_med (const pl_result_t *rs, int n, pl_pick_fn pick, int i, double *lo, double *hi)

@@ -38,6 +38,7 @@ typedef struct {
    command_delay, calibration_warp_stddev, calibration_warp_length,
    calibration_orientation_offset, calibration_orientation_warp,
    kick_direction_stddev, chip_angle_stddev, kick_speed_factor_stddev. */
+/* clang-format off */
 static const s_realism_preset_t s_realism_presets[] = {
     { { "none", { NULL } },
       { 0, 0, 0, 0, true, 0.4, 0.3, 0, 0, 0, 0, 0, 0, 0.035, 0.005, true, 0, 0,
@@ -64,6 +65,7 @@ static const s_realism_preset_t s_realism_presets[] = {
       { 0.0010, 0.0013, 0.01, 6.5, true, 0.4, 1.0, 0.02, 0, 0.03, 0.1, 0.05, 0,
         0.035, 0.010, false, 0, 0, 0, 3.0, 0, 0, 0, 0, 0 } },
 };
+/* clang-format on */
 
 #define S_COUNT(a) (sizeof (a) / sizeof (a)[0])
 

@@ -32,6 +32,7 @@ bool sim_log_enabled(sim_log_level_t level);
 void sim_log_write(sim_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* clang-format off */
 #define sim_error(...) \
     do { if (sim_log_enabled (SIM_LOG_ERROR)) sim_log_write (SIM_LOG_ERROR, __VA_ARGS__); } while (0)
 #define sim_warn(...) \
@@ -42,5 +43,6 @@ void sim_log_write(sim_log_level_t level, const char *fmt, ...)
     do { if (sim_log_enabled (SIM_LOG_DEBUG)) sim_log_write (SIM_LOG_DEBUG, __VA_ARGS__); } while (0)
 #define sim_trace(...) \
     do { if (sim_log_enabled (SIM_LOG_TRACE)) sim_log_write (SIM_LOG_TRACE, __VA_ARGS__); } while (0)
+/* clang-format on */
 
 #endif

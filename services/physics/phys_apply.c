@@ -36,6 +36,7 @@ s_robot_id (const RobotId *rid, sim_team_t *team, unsigned *id, sim_errors_t *er
 static void
 s_teleport_ball (phys_world_t *world, const TeleportBall *tb, sim_errors_t *errors)
 {
+    /* clang-format off */
     phys_ball_teleport_t t = {
         .has_x = tb->has_x, .has_y = tb->has_y, .has_z = tb->has_z,
         .has_vx = tb->has_vx, .has_vy = tb->has_vy, .has_vz = tb->has_vz,
@@ -44,12 +45,14 @@ s_teleport_ball (phys_world_t *world, const TeleportBall *tb, sim_errors_t *erro
         .roll = tb->has_roll && tb->roll,
         .by_force = tb->has_by_force && tb->by_force,
     };
+    /* clang-format on */
     s_report (errors, phys_world_teleport_ball (world, &t), "teleport_ball rejected");
 }
 
 static void
 s_teleport_robot (phys_world_t *world, const TeleportRobot *tr, sim_errors_t *errors)
 {
+    /* clang-format off */
     phys_robot_teleport_t t = {
         .has_x = tr->has_x, .has_y = tr->has_y, .has_orientation = tr->has_orientation,
         .has_vx = tr->has_v_x, .has_vy = tr->has_v_y, .has_omega = tr->has_v_angular,
@@ -59,6 +62,7 @@ s_teleport_robot (phys_world_t *world, const TeleportRobot *tr, sim_errors_t *er
         .present = tr->present,
         .by_force = tr->has_by_force && tr->by_force,
     };
+    /* clang-format on */
     if (!s_robot_id (tr->id, &t.team, &t.id, errors))
         return;
     char what[64];
@@ -163,7 +167,9 @@ s_any_is (const char *url, const char *type)
     return dot && strcmp (dot + 1, type) == 0;
 }
 
+/* clang-format off */
 #define SET_IF(has, dst, src) do { if (has) { (dst) = (src); } } while (0)
+/* clang-format on */
 
 static void
 s_spec_update (const RobotSpecs *s, phys_spec_update_t *u)

@@ -1016,6 +1016,7 @@ Test (config, robot_limit_presets_and_aliases)
 {
     sim_config_t cfg;
     char err[512] = "";
+    /* clang-format off */
     struct {
         const char *name;
         double speedup, brake, vel, speedup_ang, brake_ang, vel_ang;
@@ -1028,6 +1029,7 @@ Test (config, robot_limit_presets_and_aliases)
         { "fast", 4.5, 6.0, 3.5, 50, 50, 15 },
         { "grsim", 4.0, 4.0, 5.0, 50, 50, 20 },
     };
+    /* clang-format on */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sim_config_defaults (&cfg);
         cr_assert_eq (sim_config_apply_robot_limits (&cfg, cases[i].name, err, sizeof err), 0,

@@ -30,6 +30,7 @@ s_seen (const sim_rig_t *rig, double x, double y, double overlap, double fov)
 Test (vis_region, erforce_vectors)
 {
     sim_rig_t rig = s_four ();
+    /* clang-format off */
     struct { double x, y; unsigned seen; } v[] = {
         { 0, 0, 0xF }, { 0, 2, 0x3 }, { 0, 0.4, 0xF },
         { 2, 0, 0x5 }, { 0.51, 2, 0x1 }, { 0, 0.51, 0x3 },
@@ -38,6 +39,7 @@ Test (vis_region, erforce_vectors)
         { 2, -0.51, 0x4 }, { 3, 3, 0x1 }, { 5, 0, 0x5 },
         { 2, -0.49, 0x5 }, { -3, -3, 0x8 },
     };
+    /* clang-format on */
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         cr_assert_eq (s_seen (&rig, v[i].x, v[i].y, 0.5, 6.6), v[i].seen,
                       "(%g, %g) seen by 0x%x, expected 0x%x", v[i].x, v[i].y,

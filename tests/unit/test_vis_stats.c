@@ -26,16 +26,20 @@ typedef struct { double x, y, th; bool moving; } s_pose_t;
 static s_pose_t
 s_robot_pose (int team, int id, double t)
 {
+    /* clang-format off */
     static const double blue[NTEAM][3] = {
         { -5, -2.5, 0.0 }, { -3, -2.5, 0.1 }, { -1, -2.5, 0.2 }, { 1, -2.5, 0.3 },
         { 3, -2.5, 0.4 }, { 0.5, -0.5, 1.0 }, { -2, 1.2, -1.5 }, { 0, 0, 0 },
         { 0, 0, 0 }, { 2.4, 6.8, 0 }, { -5.5, 4.0, 2.0 },
     };
+    /* clang-format on */
+    /* clang-format off */
     static const double yellow[NTEAM][3] = {
         { -4, 2.5, 3.0 }, { -2, 2.5, 2.9 }, { 0, 2.5, 2.8 }, { 2, 2.5, 2.7 },
         { 4, 2.5, 2.6 }, { -0.4, -3.5, -2.0 }, { 2, 0.85, 1.5 }, { 0, 0, 0 },
         { 0, 0, 0 }, { -2.4, -6.75, 0 }, { 5.5, -4.0, -1.0 },
     };
+    /* clang-format on */
     if (id == 7 || id == 8) {
         /* circles of 1 m radius at 0.5 m/s, heading along the path */
         double cx = id == 7 ? -3 : 3, cy = team == SIM_TEAM_BLUE ? -0.5 : -3.2;

@@ -369,11 +369,13 @@ s_resolve (phys_world_t *self, const s_contact_t *c)
     }
     phys_robot_t *r = &self->robots[c->index];
     double kn, kt;
+    /* clang-format off */
     switch (c->feature) {
     case S_FACE: kn = cc->ball_kicker_normal; kt = cc->ball_kicker_tangent; break;
     case S_TOP: kn = cc->ball_robot_top_normal; kt = cc->ball_robot_top_tangent; break;
     default: kn = cc->ball_robot_normal; kt = cc->ball_robot_tangent; break;
     }
+    /* clang-format on */
     /* The robot does not move in the ball phase, so its centre "at the hit"
        is its current centre. */
     double cpx = b->x - c->nx * self->ball_cfg.radius;

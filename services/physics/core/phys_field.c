@@ -70,12 +70,14 @@ int
 phys_formation (const sim_field_t *field, sim_team_t team, int n, double *x, double *y,
                 double *theta)
 {
+    /* clang-format off */
     static const double table[16][2] = {
         { 0, 0 },       { -4.0, 0.0 },  { -4.0, 1.0 },  { -4.0, -1.0 },
         { -4.0, 2.0 },  { -4.0, -2.0 }, { -2.5, 0.5 },  { -2.5, -0.5 },
         { -2.5, 1.5 },  { -2.5, -1.5 }, { -2.5, 2.5 },  { -2.5, -2.5 },
         { -1.2, 1.0 },  { -1.2, -1.0 }, { -1.2, 2.0 },  { -1.2, -2.0 },
     };
+    /* clang-format on */
     if (n < 0 || n >= 16)
         return -1;
     double hl = field->length / 2, hw = field->width / 2;

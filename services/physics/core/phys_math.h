@@ -45,12 +45,14 @@ phys_sincos (double x, double *s, double *c)
     double fn = (double) n;
     double y = (x - fn * pio2_1) - fn * pio2_1t;
     double sy = phys_sin_kernel (y), cy = phys_cos_kernel (y);
+    /* clang-format off */
     switch (n & 3) {
     case 0: *s = sy; *c = cy; break;
     case 1: *s = cy; *c = -sy; break;
     case 2: *s = -sy; *c = -cy; break;
     default: *s = -cy; *c = sy; break;
     }
+    /* clang-format on */
 }
 
 #endif

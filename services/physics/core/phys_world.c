@@ -872,6 +872,7 @@ s_merge (sim_robot_specs_t *dst, const phys_spec_update_t *u)
         *dst = *v;
         return;
     }
+    /* clang-format off */
     if (m & PHYS_SPEC_RADIUS) dst->radius = v->radius;
     if (m & PHYS_SPEC_HEIGHT) dst->height = v->height;
     if (m & PHYS_SPEC_MASS) dst->mass = v->mass;
@@ -896,6 +897,7 @@ s_merge (sim_robot_specs_t *dst, const phys_spec_update_t *u)
     if (m & PHYS_SPEC_WHEEL_FRONT_LEFT) dst->wheel_angles.front_left = v->wheel_angles.front_left;
     if (m & PHYS_SPEC_SHOOT_RADIUS) dst->shoot_radius = v->shoot_radius;
     if (m & PHYS_SPEC_DRIBBLER_WIDTH) dst->dribbler_width = v->dribbler_width;
+    /* clang-format on */
 }
 
 phys_err_t
@@ -1062,6 +1064,7 @@ phys_world_hash (const phys_world_t *self)
 const char *
 phys_err_code (phys_err_t err)
 {
+    /* clang-format off */
     switch (err) {
     case PHYS_OK: return "";
     case PHYS_ERR_PARTIAL_COORD: return "PARTIAL_COORD";
@@ -1072,5 +1075,6 @@ phys_err_code (phys_err_t err)
     case PHYS_ERR_UNKNOWN_ROBOT: return "UNKNOWN_ROBOT";
     case PHYS_ERR_UNSUPPORTED: return "UNSUPPORTED";
     }
+    /* clang-format on */
     return "UNSUPPORTED";
 }
