@@ -13,6 +13,8 @@
 
 #include "config.h"
 
+/* The tables and their macros are laid out by hand, one row per line. */
+/* clang-format off */
 #define S_COUNT(a) (sizeof (a) / sizeof (a)[0])
 
 const sim_cfg_command_t sim_cfg_commands[] = {
@@ -78,3 +80,4 @@ const sim_cfg_flag_t sim_cfg_flags[] = {
       .help = "run: the four services as threads of one process" },
 };
 const size_t sim_cfg_flags_count = S_COUNT (sim_cfg_flags);
+/* clang-format on */

@@ -17,6 +17,8 @@
 #include <limits.h>
 #include <math.h>
 
+/* The tables and their macros are laid out by hand, one row per line. */
+/* clang-format off */
 #define R_(lo_, hi_, fl_) { lo_, hi_, fl_ }
 #define R_ANY  { -INFINITY, INFINITY, 0 }
 #define R_GE0  { 0, INFINITY, 0 }
@@ -459,3 +461,4 @@ const char *const sim_cfg_team_subsections[] = {
     "", "limits", "wheel_angles", "drive", "kicker", "dribbler"
 };
 const size_t sim_cfg_team_subsections_count = S_COUNT (sim_cfg_team_subsections);
+/* clang-format on */
