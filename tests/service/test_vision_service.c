@@ -50,7 +50,7 @@ s_join (s_bench_t *b)
 static void
 s_start_vision (s_bench_t *b)
 {
-    b->vision = sim_svc_start (vis_service_actor, &b->cfg);
+    b->vision = sim_svc_restart (vis_service_actor, &b->cfg, S_WAIT_MS);
     cr_assert_not_null (b->vision, "vision did not start");
     s_join (b);
 }
