@@ -683,8 +683,13 @@ s_open (sim_link_t *self, s_sock_t sock, int type)
         zsock_set_sndhwm (*s, sock == S_WORLD ? S_PUB_HWM : S_SUB_HWM);
         if (sock == S_WORLD)
             zsock_set_sndtimeo (*s, S_WAIT_MS);
-    } else if (type == ZMQ_DEALER)
+    } else if (type == ZMQ_DEALER) {
+        /* a request send never blocks: an inproc connection whose binder
+           went away is never made again, and a DEALER without a peer
+           would wait forever (ipc and tcp queue until physics is back) */
         zsock_set_sndhwm (*s, S_CMD_HWM);
+        zsock_set_sndtimeo (*s, 0);
+    }
     if (s_binds (self, sock))
         rc = zsock_bind (*s, "%s", endpoint) < 0 ? -1 : 0;
     else
@@ -740,9 +745,14 @@ sim_link_destroy (sim_link_t **self_p)
     for (int i = 0; i < self->backlog_len; i++)
         free (self->backlog[(self->backlog_head + i) % S_BACKLOG].data);
     sim_lane_destroy (&self->lane);
-    zsock_destroy (&self->cmd);
-    zsock_destroy (&self->world);
-    zsock_destroy (&self->frames);
+    /* unbind first: libzmq frees an inproc name only when it reaps the
+       closed socket, and a service restarted at once binds it again */
+    for (int s = S_CMD; s <= S_FRAMES; s++) {
+        zsock_t **sock = s_sock (self, (s_sock_t) s);
+        if (*sock && s_binds (self, (s_sock_t) s))
+            zsock_unbind (*sock, "%s", s_endpoint (self, (s_sock_t) s));
+        zsock_destroy (sock);
+    }
     free (self);
     *self_p = NULL;
 }

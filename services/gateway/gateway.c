@@ -289,8 +289,11 @@ s_handle_reply (gw_service_t *self, Simbus__Envelope *env, const Simbus__Reply *
         }
         gw_pending_release (self->pending, p);
     } else if (p) {
-        gw_pending_set_reply (p, env, reply);
-        if (env->body_case == SIMBUS__ENVELOPE__BODY_REPLY)
+        /* physics answered itself (no vision took the step): vision gets
+           sync_timeout to report after all */
+        bool direct = !p->reply && env->body_case == SIMBUS__ENVELOPE__BODY_REPLY;
+        gw_pending_set_reply (p, env, reply);     /* takes env */
+        if (direct)
             p->deadline_us = zclock_usecs () + (int64_t) (self->cfg.bus.sync_timeout * 1e6);
         return;
     }

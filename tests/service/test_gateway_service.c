@@ -332,13 +332,9 @@ Test (gateway_service, sync_without_vision_zmq) { s_sync_without_vision (false);
 /* Two replies for one pending sync step, then vision's end without one:
    one answer. A reply for a step already answered: none. Run under
    `make asan` for the leak check.
-   BUG (services/gateway/gateway.c:292-293, s_handle_reply): for a second
-   reply, gw_pending_set_reply frees `env` as documented, and the next
-   line reads env->body_case: a heap use after free, which AddressSanitizer
-   reports (this test fails under `make asan`, both carriers; reproduce
-   with build-asan/tests/service/test_gateway_service --filter
-   'gateway_service/second_reply*'). Read the body case and whether a
-   reply was already there before handing env over. */
+   Regression: s_handle_reply read env->body_case after handing env to
+   gw_pending_set_reply, which frees a second reply (a use after free
+   that AddressSanitizer reported). */
 static void
 s_second_reply (bool lanes)
 {

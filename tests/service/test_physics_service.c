@@ -332,7 +332,7 @@ s_restart (bool lanes)
        checkpoint, so a new world) answers a new client */
     sim_svc_peer_destroy (&b.client);
     zactor_destroy (&b.physics);
-    b.physics = sim_svc_restart (phys_service_actor, &b.cfg, S_WAIT_MS);
+    b.physics = sim_svc_start (phys_service_actor, &b.cfg);
     cr_assert_not_null (b.physics, "physics did not start again on its endpoints");
     b.client = sim_svc_peer_new (&b.cfg, SIM_LINK_GATEWAY);
     cr_assert_not_null (b.client);
@@ -343,13 +343,10 @@ s_restart (bool lanes)
 Test (physics_service, restart_lanes) { s_restart (true); }
 Test (physics_service, restart_zmq) { s_restart (false); }
 
-/* BUG (common/sim_link.c, sim_link_destroy): a bound socket is closed
-   without zsock_unbind, and libzmq frees an inproc name only when its
-   reaper thread gets to the closed socket, so an actor started again at
-   once on the same endpoints may fail "cannot bind inproc://...:
-   Address already in use". Unbinding before the close frees the name at
-   once. This test restarts physics 200 times and fails while the bug is
-   there; enable it with the fix (and drop sim_svc_restart's retries). */
+/* Regression: sim_link_destroy closed bound sockets without unbinding,
+   and libzmq frees an inproc name only when its reaper gets to the closed
+   socket, so an actor started again at once on the same endpoints could
+   fail "Address already in use". 200 restarts, none may fail. */
 static void
 s_restart_at_once (bool lanes)
 {
@@ -367,17 +364,14 @@ s_restart_at_once (bool lanes)
     s_stop (&b);
 }
 
-Test (physics_service, restart_at_once_lanes, .disabled = true) { s_restart_at_once (true); }
-Test (physics_service, restart_at_once_zmq, .disabled = true) { s_restart_at_once (false); }
+Test (physics_service, restart_at_once_lanes) { s_restart_at_once (true); }
+Test (physics_service, restart_at_once_zmq) { s_restart_at_once (false); }
 
-/* BUG (common/sim_link.c, s_send_request and s_open): an inproc
-   connection is never made again once its binder closed, and a DEALER
-   without a connection blocks in send (no send timeout is set), so a
-   client's sim_link_send of a request to a physics that was restarted in
-   the same process never returns: the header promises a request send
-   that never blocks. (A gateway with lanes falls back to ZeroMQ when the
-   lane is refused, and blocks the same way.) Enable with the fix; the
-   timeout turns the hang into a failure. */
+/* Regression: an inproc connection is never made again once its binder
+   closed, and a DEALER without a connection blocked in send, so a
+   request to a physics restarted in the same process never returned
+   (sim_link.h promises a request send that never blocks). The timeout
+   turns a hang into a failure. */
 static void
 s_request_after_restart (bool lanes)
 {
@@ -386,7 +380,7 @@ s_request_after_restart (bool lanes)
     for (int i = 0; i < 20; i++) {
         s_time_ns (b.client, 1);
         zactor_destroy (&b.physics);
-        b.physics = sim_svc_restart (phys_service_actor, &b.cfg, S_WAIT_MS);
+        b.physics = sim_svc_start (phys_service_actor, &b.cfg);
         cr_assert_not_null (b.physics);
         Simbus__Request req = SIMBUS__REQUEST__INIT;
         req.id = 2;
@@ -400,4 +394,4 @@ s_request_after_restart (bool lanes)
     s_stop (&b);
 }
 
-Test (physics_service, request_after_restart_zmq, .disabled = true, .timeout = 10) { s_request_after_restart (false); }
+Test (physics_service, request_after_restart_zmq, .timeout = 10) { s_request_after_restart (false); }

@@ -13,7 +13,7 @@
 
 #include "config.h"
 #include "sim_bus_codec.h"
-#include "sim_schedule.h"
+#include "sim_schedule_config.h"
 #include "sim_service_test.h"
 #include "sim_test.h"
 #include "sim_udp.h"
@@ -50,7 +50,7 @@ s_join (s_bench_t *b)
 static void
 s_start_vision (s_bench_t *b)
 {
-    b->vision = sim_svc_restart (vis_service_actor, &b->cfg, S_WAIT_MS);
+    b->vision = sim_svc_start (vis_service_actor, &b->cfg);
     cr_assert_not_null (b->vision, "vision did not start");
     s_join (b);
 }
@@ -71,7 +71,9 @@ s_start (s_bench_t *b, bool lanes)
     b->gateway = sim_svc_peer_new (&b->cfg, SIM_LINK_GATEWAY);
     cr_assert_not_null (b->gateway);
     cr_assert_eq (sim_svc_peer_subscribe (b->gateway, SIMBUS__ENVELOPE__BODY_FRAMES_DONE), 0);
-    b->schedule = sim_schedule_new (&b->cfg);
+    sim_schedule_def_t sdef;
+    sim_schedule_def_from_config (&sdef, &b->cfg);
+    b->schedule = sim_schedule_new (&sdef);
     cr_assert_not_null (b->schedule);
     s_start_vision (b);
 }
@@ -110,7 +112,7 @@ static void
 s_run_taken (s_bench_t *b, uint64_t until_ns, bool has_step, uint64_t step_id, bool taken)
 {
     uint64_t dt = (uint64_t) llround (b->cfg.sim.substep * 1e9);
-    uint64_t delay = sim_schedule_delay_ns (&b->cfg);
+    uint64_t delay = sim_schedule_delay_ns (b->cfg.realism.vision_delay);
     while (true) {
         uint64_t due = sim_schedule_next_due (b->schedule);
         uint64_t t = (due + dt - 1) / dt * dt;

@@ -46,16 +46,6 @@ sim_svc_start (zactor_fn *fn, const sim_config_t *cfg)
     return sim_service_start (fn, &args);
 }
 
-zactor_t *
-sim_svc_restart (zactor_fn *fn, const sim_config_t *cfg, int timeout_ms)
-{
-    int64_t end = zclock_mono () + timeout_ms;
-    zactor_t *actor;
-    while (!(actor = sim_svc_start (fn, cfg)) && zclock_mono () < end)
-        ;
-    return actor;
-}
-
 /* ---- fake peers ------------------------------------------------------- */
 
 struct sim_svc_peer_t {

@@ -30,13 +30,6 @@ int sim_svc_config (sim_config_t *cfg, const char *name, sim_mode_t mode, bool l
    (destroy it with zactor_destroy: $TERM), or NULL when it failed. */
 zactor_t *sim_svc_start (zactor_fn *fn, const sim_config_t *cfg);
 
-/* Start `fn` again on the endpoints of an actor just destroyed. Until
-   sim_link_destroy unbinds its sockets, the old inproc names may still be
-   taken for a moment (see restart_at_once in test_physics_service.c):
-   this tries again, without waiting in between, for up to timeout_ms.
-   Returns the actor or NULL. */
-zactor_t *sim_svc_restart (zactor_fn *fn, const sim_config_t *cfg, int timeout_ms);
-
 typedef struct sim_svc_peer_t sim_svc_peer_t;
 
 /* A fake service of `role` on the bus of `cfg`, not yet subscribed to
