@@ -16,9 +16,9 @@
 #include "physics/core/phys_scene.h"
 #include "physics/core/phys_world.h"
 
-#define S_RUNS    9
-#define S_STEPS   20000
-#define S_WARMUP  2000
+#define S_RUNS   9
+#define S_STEPS  20000
+#define S_WARMUP 2000
 
 static double
 s_clock (clockid_t id)
@@ -132,11 +132,10 @@ main (int argc, char **argv)
         if (i == 0)
             first = med;
         len += snprintf (out + len, sizeof out - (size_t) len,
-                         "%-36s median %6.0f ns/substep  (min %.0f, max %.0f; wall %.0f)\n",
-                         cases[i].name, med, lo, hi, wall);
+                         "%-36s median %6.0f ns/substep  (min %.0f, max %.0f; wall %.0f)\n", cases[i].name,
+                         med, lo, hi, wall);
     }
-    len += snprintf (out + len, sizeof out - (size_t) len, "target met: %s\n",
-                     first <= 3000 ? "yes" : "NO");
+    len += snprintf (out + len, sizeof out - (size_t) len, "target met: %s\n", first <= 3000 ? "yes" : "NO");
     fputs (out, stdout);
     FILE *f = fopen (path, "w");
     if (!f) {

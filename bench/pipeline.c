@@ -37,24 +37,24 @@
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-#define PL_MAX_RUNS 15
-#define PL_SERVICES 4
+#define PL_MAX_RUNS    15
+#define PL_SERVICES    4
 #define PL_MAX_THREADS 64
-#define PL_LAYOUTS 5
+#define PL_LAYOUTS     5
 
 static const char *const pl_names[PL_SERVICES] = { "physics", "vision", "gateway", "legacy-grsim" };
 
 typedef struct {
-    sim_proc_t proc;        /* the simulator: private runtime dir, free ports */
-    int vision, cmd;        /* our sockets */
+    sim_proc_t proc; /* the simulator: private runtime dir, free ports */
+    int vision, cmd; /* our sockets */
 } pl_sim_t;
 
 typedef struct {
-    double rtf;             /* fast runs */
-    double busiest;         /* CPU seconds of the busiest thread per wall second */
+    double rtf;     /* fast runs */
+    double busiest; /* CPU seconds of the busiest thread per wall second */
     double first_packet_s;
-    double cpu[PL_SERVICES + 1];    /* cores; [PL_SERVICES] = whole process (single) */
-    double rss[PL_SERVICES + 1];    /* MiB */
+    double cpu[PL_SERVICES + 1]; /* cores; [PL_SERVICES] = whole process (single) */
+    double rss[PL_SERVICES + 1]; /* MiB */
     uint64_t packets;
 } pl_result_t;
 
@@ -131,7 +131,7 @@ s_stop (pl_sim_t *sim)
         close (sim->vision);
     if (sim->cmd >= 0)
         close (sim->cmd);
-    if (getenv ("PIPELINE_LOG"))    /* show the services' log */
+    if (getenv ("PIPELINE_LOG")) /* show the services' log */
         sim_proc_dump_log (&sim->proc);
     sim_proc_cleanup (&sim->proc);
 }
@@ -410,18 +410,21 @@ main (int argc, char **argv)
     OUT ("pipeline benchmark: ssl-sim run end to end on loopback (bench/pipeline.c)\n");
     OUT ("22 robots commanded every 10 ms through both team ports (\"vision only\": no commands),\n");
     OUT ("realistic preset, 2 cameras, every vision packet read; CPU from schedstat (ns),\n");
-    OUT ("median of %d runs of %.0f s after a 1 s warm-up; %ld cores; load average before: %s", runs,
-         seconds, sysconf (_SC_NPROCESSORS_ONLN), load);
+    OUT ("median of %d runs of %.0f s after a 1 s warm-up; %ld cores; load average before: %s", runs, seconds,
+         sysconf (_SC_NPROCESSORS_ONLN), load);
     m = s_med (res[0], runs, s_pick_rtf, 0, &lo, &hi);
-    OUT ("fast rtf, single process:        %8.1fx (min %.1f, max %.1f)  target >= 300x: %s\n", m, lo,
-         hi, m >= 300 ? "PASS" : "MISS");
-    OUT ("  busiest thread: %.2f cores; sim seconds per CPU second of it: %.0f (the rtf with a core to itself)\n",
-         s_med (res[0], runs, s_pick_busy, 0, &lo, &hi), s_med (res[0], runs, s_pick_rtf_per_busy, 0, &lo, &hi));
+    OUT ("fast rtf, single process:        %8.1fx (min %.1f, max %.1f)  target >= 300x: %s\n", m, lo, hi,
+         m >= 300 ? "PASS" : "MISS");
+    OUT (
+        "  busiest thread: %.2f cores; sim seconds per CPU second of it: %.0f (the rtf with a core to itself)\n",
+        s_med (res[0], runs, s_pick_busy, 0, &lo, &hi),
+        s_med (res[0], runs, s_pick_rtf_per_busy, 0, &lo, &hi));
     m = s_med (res[1], runs, s_pick_rtf, 0, &lo, &hi);
-    OUT ("fast rtf, four processes (ipc):  %8.1fx (min %.1f, max %.1f)  target >= 150x: %s\n", m, lo,
-         hi, m >= 150 ? "PASS" : "MISS");
+    OUT ("fast rtf, four processes (ipc):  %8.1fx (min %.1f, max %.1f)  target >= 150x: %s\n", m, lo, hi,
+         m >= 150 ? "PASS" : "MISS");
     OUT ("  busiest physics thread: %.2f cores; sim seconds per CPU second of it: %.0f\n",
-         s_med (res[1], runs, s_pick_busy, 0, &lo, &hi), s_med (res[1], runs, s_pick_rtf_per_busy, 0, &lo, &hi));
+         s_med (res[1], runs, s_pick_busy, 0, &lo, &hi),
+         s_med (res[1], runs, s_pick_rtf_per_busy, 0, &lo, &hi));
     m = s_med (res[2], runs, s_pick_first, 0, &lo, &hi);
     OUT ("first vision packet after `ssl-sim run`, single process: %.2f s (min %.2f, max %.2f)\n", m, lo, hi);
     m = s_med (res[3], runs, s_pick_first, 0, &lo, &hi);
@@ -448,11 +451,11 @@ main (int argc, char **argv)
             double rss = s_med (res[layout], runs, s_pick_rss, i, &lo, &hi);
             total += c;
             rss_ok &= rss <= 10.0;
-            OUT ("realtime, four processes, %s: %-12s %.4f cores, RSS %5.1f MiB (max %.1f)\n",
-                 load_label, pl_names[i], c, rss, hi);
+            OUT ("realtime, four processes, %s: %-12s %.4f cores, RSS %5.1f MiB (max %.1f)\n", load_label,
+                 pl_names[i], c, rss, hi);
         }
-        OUT ("realtime CPU, four processes, all services, %s: %.4f cores  target <= 0.02: %s\n",
-             load_label, total, total <= 0.02 ? "PASS" : "MISS");
+        OUT ("realtime CPU, four processes, all services, %s: %.4f cores  target <= 0.02: %s\n", load_label,
+             total, total <= 0.02 ? "PASS" : "MISS");
     }
     OUT ("RSS per service <= 10 MiB: %s\n", rss_ok ? "PASS" : "MISS");
     OUT ("(grSim on this machine kind: 3.6-4.9x, 0.28 cores, 35 MiB; the Rust reference: 57x)\n");

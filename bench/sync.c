@@ -35,12 +35,12 @@
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
-#define SB_WARMUP 200
+#define SB_WARMUP   200
 #define SB_MAX_RUNS 15
 
 typedef struct {
-    double p50, p90, p99, mean, max;    /* us */
-    double frames;                      /* per step */
+    double p50, p90, p99, mean, max; /* us */
+    double frames;                   /* per step */
     int steps, lost;
 } sb_result_t;
 
@@ -81,8 +81,8 @@ s_run (bool single, int steps, sb_result_t *r)
 {
     memset (r, 0, sizeof *r);
     const char *four[] = { "--mode", "sync", "--realism", "realistic", "--log-level", "warn", NULL };
-    const char *one[] = { "--single-process", "--mode", "sync", "--realism", "realistic",
-                          "--log-level", "warn", NULL };
+    const char *one[] = { "--single-process", "--mode",      "sync", "--realism",
+                          "realistic",        "--log-level", "warn", NULL };
     sim_proc_t sim;
     if (sim_proc_start (&sim, single ? one : four, NULL)) {
         fprintf (stderr, "sync: cannot start the simulator\n");
@@ -162,7 +162,7 @@ s_run (bool single, int steps, sb_result_t *r)
     close (fd);
     sim_proc_stop (&sim);
     if (rc_ok == 0)
-        sim_proc_cleanup (&sim);     /* a failed run keeps its log */
+        sim_proc_cleanup (&sim); /* a failed run keeps its log */
     return rc_ok;
 }
 
@@ -227,12 +227,13 @@ main (int argc, char **argv)
         load[0] = -1;
     char text[2048];
     int n = 0;
-    n += snprintf (text + n, sizeof text - (size_t) n,
-                   "sync benchmark: round trip of a 0.016 s SimulationSyncRequest with 11 robot commands, "
-                   "alternating blue/yellow (22 robots commanded), realistic vision, 2 cameras (bench/sync.c)\n"
-                   "median of %d runs of %d measured steps after %d warm-up steps; load average %.1f; "
-                   "target four processes: p50 <= 150 us, p99 <= 500 us\n",
-                   runs, steps, SB_WARMUP, load[0]);
+    n += snprintf (
+        text + n, sizeof text - (size_t) n,
+        "sync benchmark: round trip of a 0.016 s SimulationSyncRequest with 11 robot commands, "
+        "alternating blue/yellow (22 robots commanded), realistic vision, 2 cameras (bench/sync.c)\n"
+        "median of %d runs of %d measured steps after %d warm-up steps; load average %.1f; "
+        "target four processes: p50 <= 150 us, p99 <= 500 us\n",
+        runs, steps, SB_WARMUP, load[0]);
     const sb_result_t *rs[2] = { &four, &one };
     const char *names[2] = { "four processes (ipc)", "single process (inproc)" };
     for (int i = 0; i < 2; i++)

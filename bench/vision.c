@@ -17,8 +17,8 @@
 #include "vision/vis_codec.h"
 #include "vision/vis_def.h"
 
-#define MS 1000000ull
-#define RUNS 15
+#define MS          1000000ull
+#define RUNS        15
 #define RUN_SECONDS 10.0
 
 /* 22 robots spread over the field, some moving; the ball either free or
@@ -34,9 +34,15 @@ s_scene (uint64_t t_ns, bool ball_among_robots)
         double x = -5 + 0.45 * i + 0.3 * sin (0.5 * t + i);
         double y = (i % 5 - 2) * 1.6 + 0.3 * cos (0.7 * t + i);
         s.robots[s.robot_count++] = (sim_robot_state_t) {
-            .team = i / 11, .id = i % 11, .x = x, .y = y, .orientation = 0.3 * i + 0.2 * t,
-            .vx = 0.15 * cos (0.5 * t + i), .vy = -0.21 * sin (0.7 * t + i),
-            .radius = 0.09, .height = 0.15,
+            .team = i / 11,
+            .id = i % 11,
+            .x = x,
+            .y = y,
+            .orientation = 0.3 * i + 0.2 * t,
+            .vx = 0.15 * cos (0.5 * t + i),
+            .vy = -0.21 * sin (0.7 * t + i),
+            .radius = 0.09,
+            .height = 0.15,
         };
     }
     if (ball_among_robots) {
@@ -44,8 +50,7 @@ s_scene (uint64_t t_ns, bool ball_among_robots)
         const sim_robot_state_t *r = &s.robots[(int) t % 22];
         s.ball.x = r->x + 0.12 * cos (r->orientation);
         s.ball.y = r->y + 0.12 * sin (r->orientation);
-    }
-    else {
+    } else {
         s.ball.x = 3 * sin (0.3 * t);
         s.ball.y = 2.8;
     }
@@ -93,8 +98,7 @@ s_run (const vis_model_def_t *def, bool among, size_t *bytes_out, long *captures
         if (t > end)
             break;
         uint32_t mask, fn[SIM_MAX_CAMERAS];
-        sim_schedule_advance (sched, t, (uint64_t) llround (def->realism.vision_delay * 1e9),
-                              &mask, fn);
+        sim_schedule_advance (sched, t, (uint64_t) llround (def->realism.vision_delay * 1e9), &mask, fn);
         snaps[n++] = s_scene (t, among);
     }
     sim_schedule_destroy (&sched);
@@ -135,7 +139,8 @@ main (int argc, char **argv)
                         "vision model benchmark: cost per camera capture (advance + "
                         "SSL_WrapperPacket encoding)\n"
                         "22 robots, realistic preset, 2 cameras, %d runs of %.0f s sim time, "
-                        "median of CPU time; target <= 20 us\n", RUNS, RUN_SECONDS);
+                        "median of CPU time; target <= 20 us\n",
+                        RUNS, RUN_SECONDS);
     for (int among = 0; among < 2; among++) {
         double us[RUNS];
         size_t bytes = 0;
@@ -147,9 +152,8 @@ main (int argc, char **argv)
         len += snprintf (report + len, sizeof report - (size_t) len,
                          "%-22s median %6.2f us/capture (min %.2f, max %.2f), "
                          "%ld captures/run, %.0f bytes/packet: %s\n",
-                         among ? "ball among robots:" : "ball free:", median, us[0],
-                         us[RUNS - 1], captures, (double) bytes / (double) captures,
-                         median <= 20 ? "PASS" : "OVER TARGET");
+                         among ? "ball among robots:" : "ball free:", median, us[0], us[RUNS - 1], captures,
+                         (double) bytes / (double) captures, median <= 20 ? "PASS" : "OVER TARGET");
     }
     fputs (report, stdout);
     FILE *f = fopen (path, "w");

@@ -21,8 +21,7 @@ sim_cfg_check_log_level (const char *value, char *why, size_t whylen)
 {
     if (sim_log_level_parse (value) >= 0)
         return 0;
-    sim_cfg_err (why, whylen, "'%s' is not one of error | warn | info | debug | trace | filter",
-                 value);
+    sim_cfg_err (why, whylen, "'%s' is not one of error | warn | info | debug | trace | filter", value);
     return -1;
 }
 
@@ -31,8 +30,7 @@ sim_cfg_check_addr (const char *value, char *why, size_t whylen)
 {
     const char *colon = strrchr (value, ':');
     long port = 0;
-    if (!colon || colon == value || !sim_cfg_parse_long (colon + 1, &port) || port < 1
-        || port > 65535) {
+    if (!colon || colon == value || !sim_cfg_parse_long (colon + 1, &port) || port < 1 || port > 65535) {
         sim_cfg_err (why, whylen, "'%s' is not HOST:PORT (port 1..65535)", value);
         return -1;
     }
@@ -45,8 +43,7 @@ sim_cfg_check_ball_preset (const char *value, char *why, size_t whylen)
     sim_ball_cfg_t ball;
     if (value[0] == '\0' || sim_config_ball_preset (value, &ball) == 0)
         return 0;
-    sim_cfg_err (why, whylen, "unknown ball preset '%s' (choices: %s)", value,
-                 sim_config_ball_names ());
+    sim_cfg_err (why, whylen, "unknown ball preset '%s' (choices: %s)", value, sim_config_ball_names ());
     return -1;
 }
 
@@ -137,8 +134,8 @@ s_resolve (const char *section, const char *key, sim_config_t *cfg, void **base)
 }
 
 int
-sim_config_set (sim_config_t *cfg, const char *section, const char *key, const char *value,
-                char *err, size_t errlen)
+sim_config_set (sim_config_t *cfg, const char *section, const char *key, const char *value, char *err,
+                size_t errlen)
 {
     void *base;
     const sim_cfg_key_t *row = s_resolve (section, key, cfg, &base);
@@ -155,8 +152,7 @@ sim_config_set (sim_config_t *cfg, const char *section, const char *key, const c
 }
 
 int
-sim_config_get (const sim_config_t *cfg, const char *section, const char *key, char *buf,
-                size_t size)
+sim_config_get (const sim_config_t *cfg, const char *section, const char *key, char *buf, size_t size)
 {
     void *base;
     /* s_resolve only computes an address; nothing is written through it */
@@ -189,8 +185,7 @@ sim_config_keep_local (sim_config_t *cfg, const sim_config_t *own)
 {
     s_keep_local (sim_cfg_keys, sim_cfg_keys_count, cfg, own);
     for (int team = 0; team < 2; team++)
-        s_keep_local (sim_cfg_team_keys, sim_cfg_team_keys_count, &cfg->team[team],
-                      &own->team[team]);
+        s_keep_local (sim_cfg_team_keys, sim_cfg_team_keys_count, &cfg->team[team], &own->team[team]);
     /* the [camera N] and [outage N] tables hold no local key (checked by
        test_config), so their lists are never mixed */
 }
@@ -221,16 +216,13 @@ s_check_keys (const sim_cfg_key_t *keys, size_t count, const char *section, cons
         if (key->type == SIM_CFG_STRING && !memchr (field, '\0', key->size)) {
             sim_cfg_err (err, errlen, "[%s] %s: not terminated", title, key->key);
             rc = -1;
-        }
-        else if (key->type == SIM_CFG_LIST
-                 && (*(const int *) ((const char *) base + key->count_offset) < 0
-                     || *(const int *) ((const char *) base + key->count_offset)
-                            > (int) key->size)) {
+        } else if (key->type == SIM_CFG_LIST
+                   && (*(const int *) ((const char *) base + key->count_offset) < 0
+                       || *(const int *) ((const char *) base + key->count_offset) > (int) key->size)) {
             sim_cfg_err (err, errlen, "[%s] %s: bad item count", title, key->key);
             rc = -1;
-        }
-        else if (sim_cfg_key_format (key, base, value, sizeof value)
-                 && sim_cfg_key_parse (key, scratch, value, why, sizeof why) != 0) {
+        } else if (sim_cfg_key_format (key, base, value, sizeof value)
+                   && sim_cfg_key_parse (key, scratch, value, why, sizeof why) != 0) {
             sim_cfg_err (err, errlen, "[%s] %s: %s", title, key->key, why);
             rc = -1;
         }
@@ -247,36 +239,39 @@ s_check_all_keys (const sim_config_t *cfg, char *err, size_t errlen)
         /* one call per section keeps the section name in the message */
         if (i > 0 && strcmp (sim_cfg_keys[i].section, sim_cfg_keys[i - 1].section) == 0)
             continue;
-        if (s_check_keys (sim_cfg_keys, sim_cfg_keys_count, sim_cfg_keys[i].section, cfg,
-                          sizeof *cfg, sim_cfg_keys[i].section, err, errlen) != 0)
+        if (s_check_keys (sim_cfg_keys, sim_cfg_keys_count, sim_cfg_keys[i].section, cfg, sizeof *cfg,
+                          sim_cfg_keys[i].section, err, errlen)
+            != 0)
             return -1;
     }
     char title[64];
     for (int team = 0; team < 2; team++)
         for (size_t s = 0; s < sim_cfg_team_subsections_count; s++) {
             const char *sub = sim_cfg_team_subsections[s];
-            snprintf (title, sizeof title, "%s%s%s", sim_cfg_team_names[team], sub[0] ? "." : "",
-                      sub);
+            snprintf (title, sizeof title, "%s%s%s", sim_cfg_team_names[team], sub[0] ? "." : "", sub);
             if (s_check_keys (sim_cfg_team_keys, sim_cfg_team_keys_count, sub, &cfg->team[team],
-                              sizeof cfg->team[team], title, err, errlen) != 0)
+                              sizeof cfg->team[team], title, err, errlen)
+                != 0)
                 return -1;
         }
     const sim_vision_cfg_t *vision = &cfg->vision;
-    if (vision->camera_count < 0 || vision->camera_count > SIM_MAX_CAMERAS
-        || vision->outage_count < 0 || vision->outage_count > SIM_MAX_OUTAGES) {
+    if (vision->camera_count < 0 || vision->camera_count > SIM_MAX_CAMERAS || vision->outage_count < 0
+        || vision->outage_count > SIM_MAX_OUTAGES) {
         sim_cfg_err (err, errlen, "[vision] camera_count or outage_count out of range");
         return -1;
     }
     for (int i = 0; i < vision->camera_count; i++) {
         snprintf (title, sizeof title, "camera %d", i);
         if (s_check_keys (sim_cfg_camera_keys, sim_cfg_camera_keys_count, NULL, &vision->cameras[i],
-                          sizeof vision->cameras[i], title, err, errlen) != 0)
+                          sizeof vision->cameras[i], title, err, errlen)
+            != 0)
             return -1;
     }
     for (int i = 0; i < vision->outage_count; i++) {
         snprintf (title, sizeof title, "outage %d", i);
         if (s_check_keys (sim_cfg_outage_keys, sim_cfg_outage_keys_count, NULL, &vision->outages[i],
-                          sizeof vision->outages[i], title, err, errlen) != 0)
+                          sizeof vision->outages[i], title, err, errlen)
+            != 0)
             return -1;
     }
     return 0;
@@ -290,30 +285,38 @@ sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
     /* the substep is counted in whole nanoseconds (physics.md §2) */
     double ns = cfg->sim.substep * 1e9;
     if (!(ns >= 1) || fabs (ns - round (ns)) > 1e-3) {
-        sim_cfg_err (err, errlen, "[sim] substep (%.17g s) must be a whole number of "
-                     "nanoseconds, at least 1 ns", cfg->sim.substep);
+        sim_cfg_err (err, errlen,
+                     "[sim] substep (%.17g s) must be a whole number of "
+                     "nanoseconds, at least 1 ns",
+                     cfg->sim.substep);
         return -1;
     }
     for (int team = 0; team < 2; team++) {
         const sim_robot_specs_t *specs = &cfg->team[team];
         const char *name = sim_cfg_team_names[team];
         if (!(specs->center_to_dribbler < specs->radius)) {
-            sim_cfg_err (err, errlen, "[%s] center_to_dribbler (%g) must be below radius (%g)",
-                         name, specs->center_to_dribbler, specs->radius);
+            sim_cfg_err (err, errlen, "[%s] center_to_dribbler (%g) must be below radius (%g)", name,
+                         specs->center_to_dribbler, specs->radius);
             return -1;
         }
         double seated = specs->center_to_dribbler + cfg->ball.radius - specs->dribbler.seat_depth;
         /* the default is exactly equal; allow for rounding of the sum */
         if (specs->shoot_radius < seated - 1e-9) {
-            sim_cfg_err (err, errlen, "[%s] shoot_radius (%g) must be at least center_to_dribbler "
-                         "+ ball radius - seat_depth (%g)", name, specs->shoot_radius, seated);
+            sim_cfg_err (err, errlen,
+                         "[%s] shoot_radius (%g) must be at least center_to_dribbler "
+                         "+ ball radius - seat_depth (%g)",
+                         name, specs->shoot_radius, seated);
             return -1;
         }
     }
     const sim_network_cfg_t *net = &cfg->network;
-    const int ports[] = { net->control_port, net->blue_port, net->yellow_port,
-                          net->legacy_port, net->legacy_status_port_blue,
-                          net->legacy_status_port_yellow, net->truth_port };
+    const int ports[] = { net->control_port,
+                          net->blue_port,
+                          net->yellow_port,
+                          net->legacy_port,
+                          net->legacy_status_port_blue,
+                          net->legacy_status_port_yellow,
+                          net->truth_port };
     for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++)
         if (ports[i] + net->port_offset > 65535 || ports[i] + net->port_offset < 1) {
             sim_cfg_err (err, errlen, "[network] port_offset %d moves port %d outside 1..65535",
@@ -338,9 +341,12 @@ const char *
 sim_config_mode_name (sim_mode_t mode)
 {
     switch (mode) {
-    case SIM_MODE_REALTIME: return "realtime";
-    case SIM_MODE_FAST: return "fast";
-    case SIM_MODE_SYNC: return "sync";
+    case SIM_MODE_REALTIME:
+        return "realtime";
+    case SIM_MODE_FAST:
+        return "fast";
+    case SIM_MODE_SYNC:
+        return "sync";
     }
     return "?";
 }
@@ -349,9 +355,10 @@ const char *
 sim_config_division_name (sim_division_t division)
 {
     switch (division) {
-    case SIM_DIVISION_A: return "a";
-    case SIM_DIVISION_B: return "b";
+    case SIM_DIVISION_A:
+        return "a";
+    case SIM_DIVISION_B:
+        return "b";
     }
     return "?";
 }
-

@@ -38,8 +38,8 @@ int sim_config_load_file (sim_config_t *cfg, const char *path, char *err, size_t
 
 /* Same for INI text in memory; `origin` names it in messages. Used to
    decode the effective configuration that physics publishes on the bus. */
-int sim_config_load_string (sim_config_t *cfg, const char *text, const char *origin,
-                            char *err, size_t errlen);
+int sim_config_load_string (sim_config_t *cfg, const char *text, const char *origin, char *err,
+                            size_t errlen);
 
 /* The full precedence of config.md §2 and §3.7 on top of whatever cfg holds
    (normally sim_config_defaults): every --config FILE in order, then every
@@ -65,14 +65,13 @@ int sim_config_apply_run_presets (sim_config_t *cfg, char *err, size_t errlen);
    ("blue", "yellow.limits", ...); numbered sections are not reachable
    here. Returns 0, or -1 with "[section] key: reason" in err (an unknown
    key too); on error cfg is unchanged. */
-int sim_config_set (sim_config_t *cfg, const char *section, const char *key, const char *value,
-                    char *err, size_t errlen);
+int sim_config_set (sim_config_t *cfg, const char *section, const char *key, const char *value, char *err,
+                    size_t errlen);
 
 /* One key's value as the dump writes it, into buf. Returns 0; 1 when the
    key is unset and the dump leaves it out (buf ""); -1 when there is no
    such key or the text does not fit in size. */
-int sim_config_get (const sim_config_t *cfg, const char *section, const char *key, char *buf,
-                    size_t size);
+int sim_config_get (const sim_config_t *cfg, const char *section, const char *key, char *buf, size_t size);
 
 /* Copy every key flagged local from own into cfg: the keys that describe
    this host or process rather than the simulation (config.md, "Local
@@ -121,20 +120,17 @@ char *sim_config_usage (void);
    section; missing keys = realistic). Also sets both teams'
    dribbler.glue = !simulate_dribbling (physics.md §9.8). Returns 0, or -1
    with err listing the preset names. */
-int sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err,
-                              size_t errlen);
+int sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err, size_t errlen);
 
 /* Replace the whole [ball] table by a preset of physics.md §5.6 (default,
    measured, go26, rc26, erforce, tigers, grsim; case-insensitive). Returns 0
    or -1 with err listing the names. */
-int sim_config_apply_ball_preset (sim_config_t *cfg, const char *name, char *err,
-                                  size_t errlen);
+int sim_config_apply_ball_preset (sim_config_t *cfg, const char *name, char *err, size_t errlen);
 
 /* Replace [blue.limits] and [yellow.limits] by a preset of physics.md §6.3
    (default, measured, tigers, erforce, kiks, fast, grsim). Returns 0 or -1
    with err listing the names. */
-int sim_config_apply_robot_limits (sim_config_t *cfg, const char *name, char *err,
-                                   size_t errlen);
+int sim_config_apply_robot_limits (sim_config_t *cfg, const char *name, char *err, size_t errlen);
 
 /* Fill *out with a realism / ball / limits preset by name; 0, or -1 when
    the name is unknown. The realism and ball lookups start from defaults, so

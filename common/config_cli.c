@@ -34,14 +34,13 @@ s_apply_flag (sim_config_t *cfg, const s_option_t *opt, char *err, size_t errlen
     char why[400];
     switch (flag->kind) {
     case SIM_CFG_FLAG_KEY: {
-        const sim_cfg_key_t *key = sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count,
-                                                     flag->section, flag->key, NULL);
+        const sim_cfg_key_t *key =
+            sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, flag->section, flag->key, NULL);
         /* the flag says "> 0"; only the file keeps 0 = forever */
         if (flag->flags & SIM_CFG_POSITIVE) {
             double seconds;
             if (!sim_cfg_parse_double (value, &seconds) || !(seconds > 0)) {
-                sim_cfg_err (err, errlen, "%s: '%s' must be a number of seconds > 0",
-                             flag->name, value);
+                sim_cfg_err (err, errlen, "%s: '%s' must be a number of seconds > 0", flag->name, value);
                 return -1;
             }
         }
@@ -82,8 +81,10 @@ s_apply_flag (sim_config_t *cfg, const s_option_t *opt, char *err, size_t errlen
         }
         uint64_t seed;
         if (!sim_cfg_parse_u64 (value, &seed)) {
-            sim_cfg_err (err, errlen, "--seed: '%s' must be an integer within "
-                         "0..18446744073709551615 or 'random'", value);
+            sim_cfg_err (err, errlen,
+                         "--seed: '%s' must be an integer within "
+                         "0..18446744073709551615 or 'random'",
+                         value);
             return -1;
         }
         cfg->sim.seed = seed;
@@ -110,8 +111,7 @@ s_resolve_realism_path (sim_config_t *cfg, const char *config_path)
     if (!slash)
         return;
     char joined[sizeof cfg->run.realism];
-    int n = snprintf (joined, sizeof joined, "%.*s/%s", (int) (slash - config_path),
-                      config_path, name);
+    int n = snprintf (joined, sizeof joined, "%.*s/%s", (int) (slash - config_path), config_path, name);
     if (n > 0 && (size_t) n < sizeof joined && access (joined, R_OK) == 0)
         sim_cfg_copy_string (cfg->run.realism, sizeof cfg->run.realism, joined);
 }
@@ -143,8 +143,7 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
         size_t name_len = equals ? (size_t) (equals - arg) : strlen (arg);
         const sim_cfg_flag_t *flag = NULL;
         for (size_t f = 0; f < sim_cfg_flags_count; f++)
-            if (sim_cfg_flags[f].kind != SIM_CFG_FLAG_LAUNCHER
-                && strlen (sim_cfg_flags[f].name) == name_len
+            if (sim_cfg_flags[f].kind != SIM_CFG_FLAG_LAUNCHER && strlen (sim_cfg_flags[f].name) == name_len
                 && strncmp (sim_cfg_flags[f].name, arg, name_len) == 0)
                 flag = &sim_cfg_flags[f];
         if (!flag) {
@@ -161,8 +160,7 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
                 sim_cfg_err (err, errlen, "option %s needs a value", flag->name);
                 goto done;
             }
-        }
-        else if (equals) {
+        } else if (equals) {
             sim_cfg_err (err, errlen, "option %s takes no value", flag->name);
             goto done;
         }
@@ -185,8 +183,7 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
 
     /* pass 3: the flags in order (a later repeat wins) */
     for (int i = 0; i < count; i++)
-        if (options[i].flag->kind != SIM_CFG_FLAG_CONFIG
-            && s_apply_flag (cfg, &options[i], err, errlen) != 0)
+        if (options[i].flag->kind != SIM_CFG_FLAG_CONFIG && s_apply_flag (cfg, &options[i], err, errlen) != 0)
             goto done;
 
     /* the environment wins over file and flag (config.md §4) */
@@ -210,9 +207,9 @@ done:
 
 /* ---- the --help text ---------------------------------------------------- */
 
-#define S_WIDTH 80              /* help text is wrapped before this column */
-#define S_COMMAND_COLUMN 45     /* where a sub-command's help starts */
-#define S_FLAG_COLUMN 25        /* where a flag's help starts */
+#define S_WIDTH          80 /* help text is wrapped before this column */
+#define S_COMMAND_COLUMN 45 /* where a sub-command's help starts */
+#define S_FLAG_COLUMN    25 /* where a flag's help starts */
 
 /* Append `text` word-wrapped at S_WIDTH; the caller has written `column`
    characters of the first line, later lines are indented to `column`. */
@@ -263,8 +260,7 @@ s_item (sim_cfg_out_t *out, const char *left, int column, const char *help)
    flag may count in other units than the key) in its shortest form.
    False when the key is unset by default, so there is none to show. */
 static bool
-s_default_text (const sim_cfg_key_t *key, const sim_config_t *defaults, double scale, char *buf,
-                size_t size)
+s_default_text (const sim_cfg_key_t *key, const sim_config_t *defaults, double scale, char *buf, size_t size)
 {
     if (!sim_cfg_key_format (key, defaults, buf, size))
         return false;
@@ -280,8 +276,7 @@ s_default_text (const sim_cfg_key_t *key, const sim_config_t *defaults, double s
 static const sim_cfg_key_t *
 s_flag_key (const char *section, const char *key)
 {
-    const sim_cfg_key_t *row = sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, section, key,
-                                                 NULL);
+    const sim_cfg_key_t *row = sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, section, key, NULL);
     assert (row);
     return row;
 }
@@ -309,10 +304,8 @@ s_flag_help (const sim_cfg_flag_t *flag, const sim_config_t *defaults, char *buf
             assert (flag->choices);
             const char *names = flag->choices ();
             const char *alias = strstr (names, " (alias");
-            sim_cfg_out (&out, "%.*s", alias ? (int) (alias - names) : (int) strlen (names),
-                         names);
-        }
-        else {
+            sim_cfg_out (&out, "%.*s", alias ? (int) (alias - names) : (int) strlen (names), names);
+        } else {
             char *dot = strrchr (name, '.');
             assert (dot);
             *dot = '\0';
@@ -327,7 +320,7 @@ s_flag_help (const sim_cfg_flag_t *flag, const sim_config_t *defaults, char *buf
     if (key && (flag->flags & SIM_CFG_SHOW_RANGE))
         sim_cfg_range_text (key, range, sizeof range);
     bool has_default = key && (flag->flags & SIM_CFG_SHOW_DEFAULT)
-                       && s_default_text (key, defaults, flag->scale, value, sizeof value);
+                    && s_default_text (key, defaults, flag->scale, value, sizeof value);
     if (range[0] || has_default)
         sim_cfg_out (&out, " (%s%s%s%s)", range, range[0] && has_default ? ", " : "",
                      has_default ? "default " : "", has_default ? value : "");
@@ -355,8 +348,7 @@ s_flag_left (const sim_cfg_flag_t *flag, char *buf, size_t size)
             if (names[j].value == names[i].value)
                 canonical = false;
         if (canonical)
-            snprintf (buf + strlen (buf), size - strlen (buf), "%s%s", i ? "|" : " ",
-                      names[i].name);
+            snprintf (buf + strlen (buf), size - strlen (buf), "%s%s", i ? "|" : " ", names[i].name);
     }
 }
 

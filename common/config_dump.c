@@ -110,8 +110,7 @@ s_dump (const sim_config_t *cfg, bool with_header, bool annotated)
                 sim_cfg_out (&out, "; CCW from robot +x, protocol order; the wire message is "
                                    "clockwise (negated)\n");
             sim_cfg_out (&out, "[%s%s%s]\n", sim_cfg_team_names[team], sub[0] ? "." : "", sub);
-            s_dump_keys (&out, sim_cfg_team_keys, sim_cfg_team_keys_count, sub, &cfg->team[team],
-                         annotated);
+            s_dump_keys (&out, sim_cfg_team_keys, sim_cfg_team_keys_count, sub, &cfg->team[team], annotated);
         }
 
     s_dump_global (&out, cfg, "vision", annotated);
@@ -121,17 +120,18 @@ s_dump (const sim_config_t *cfg, bool with_header, bool annotated)
                            "; [camera 0]\n; id = 0\n; x = 2.4\n; y = 0.0\n; z = 6.4\n");
     for (int i = 0; i < vision->camera_count && i < SIM_MAX_CAMERAS; i++) {
         sim_cfg_out (&out, "\n[camera %d]\n", i);
-        s_dump_keys (&out, sim_cfg_camera_keys, sim_cfg_camera_keys_count, "camera",
-                     &vision->cameras[i], annotated);
+        s_dump_keys (&out, sim_cfg_camera_keys, sim_cfg_camera_keys_count, "camera", &vision->cameras[i],
+                     annotated);
     }
     if (vision->outage_count <= 0)
-        sim_cfg_out (&out, "%s; Scripted vision outages (sim seconds), e.g.\n"
-                           "; [outage 0]\n; start = 120.0\n; duration = 310.0\n",
+        sim_cfg_out (&out,
+                     "%s; Scripted vision outages (sim seconds), e.g.\n"
+                     "; [outage 0]\n; start = 120.0\n; duration = 310.0\n",
                      vision->camera_count <= 0 ? ";\n" : "\n");
     for (int i = 0; i < vision->outage_count && i < SIM_MAX_OUTAGES; i++) {
         sim_cfg_out (&out, "\n[outage %d]\n", i);
-        s_dump_keys (&out, sim_cfg_outage_keys, sim_cfg_outage_keys_count, "outage",
-                     &vision->outages[i], annotated);
+        s_dump_keys (&out, sim_cfg_outage_keys, sim_cfg_outage_keys_count, "outage", &vision->outages[i],
+                     annotated);
     }
 
     s_dump_global (&out, cfg, "realism", annotated);
@@ -139,8 +139,7 @@ s_dump (const sim_config_t *cfg, bool with_header, bool annotated)
     s_dump_global (&out, cfg, "field", annotated);
     s_dump_global (&out, cfg, "run", annotated);
     s_dump_global (&out, cfg, "network", annotated);
-    sim_cfg_out (&out,
-                 "\n; Bus endpoints: empty = an automatic ipc:// path in the runtime directory");
+    sim_cfg_out (&out, "\n; Bus endpoints: empty = an automatic ipc:// path in the runtime directory");
     s_dump_global (&out, cfg, "bus", annotated);
 
     if (out.oom) {
@@ -168,10 +167,11 @@ static void
 s_doc_keys (sim_cfg_out_t *out, const sim_cfg_key_t *keys, size_t count, const char *section,
             const char *title, const void *base)
 {
-    sim_cfg_out (out, "\n### %s\n\n| Key | Type | Unit | Default | Range | Meaning |\n"
-                      "|---|---|---|---|---|---|\n", title);
-    static const char *const type_names[] = { "float", "int", "u64", "bool", "enum",
-                                              "string", "list" };
+    sim_cfg_out (out,
+                 "\n### %s\n\n| Key | Type | Unit | Default | Range | Meaning |\n"
+                 "|---|---|---|---|---|---|\n",
+                 title);
+    static const char *const type_names[] = { "float", "int", "u64", "bool", "enum", "string", "list" };
     for (size_t i = 0; i < count; i++) {
         const sim_cfg_key_t *key = &keys[i];
         if (strcmp (key->section, section) != 0)
@@ -210,7 +210,9 @@ sim_config_doc_markdown (void)
     sim_cfg_out (&out, "<!-- generated from the key table of common/config_keys.c by "
                        "sim_config_doc_markdown(); do not edit by hand -->\n");
     static const char *const globals[][2] = {
-        { "sim", "[sim]" }, { "ball", "[ball]" }, { "contact", "[contact]" },
+        { "sim", "[sim]" },
+        { "ball", "[ball]" },
+        { "contact", "[contact]" },
     };
     for (size_t i = 0; i < sizeof globals / sizeof globals[0]; i++)
         s_doc_keys (&out, sim_cfg_keys, sim_cfg_keys_count, globals[i][0], globals[i][1], cfg);
@@ -241,4 +243,3 @@ sim_config_doc_markdown (void)
     }
     return out.buf;
 }
-

@@ -22,8 +22,8 @@
 
 typedef struct {
     long number;
-    int line;               /* where the section first appeared */
-    unsigned seen;          /* bit per key of its table */
+    int line;      /* where the section first appeared */
+    unsigned seen; /* bit per key of its table */
     union {
         sim_camera_cfg_t camera;
         sim_outage_cfg_t outage;
@@ -33,12 +33,12 @@ typedef struct {
 typedef struct {
     sim_config_t *cfg;
     const char *origin;
-    bool realism_only;      /* a realism file: [realism] or no section */
+    bool realism_only; /* a realism file: [realism] or no section */
     /* input */
     FILE *file;
     const char *text;
     int line;
-    int section_line;       /* line of the latest [section] header */
+    int section_line; /* line of the latest [section] header */
     /* first error */
     char *err;
     size_t errlen;
@@ -53,8 +53,7 @@ typedef struct {
     char unknown_section[64];
 } s_load_t;
 
-static void
-s_fail (s_load_t *self, const char *section, const char *key, const char *fmt, ...)
+static void s_fail (s_load_t *self, const char *section, const char *key, const char *fmt, ...)
     __attribute__ ((format (printf, 4, 5)));
 
 static void
@@ -72,11 +71,10 @@ s_fail (s_load_t *self, const char *section, const char *key, const char *fmt, .
     if (!section)
         sim_cfg_err (self->err, self->errlen, "%s:%d: %s", self->origin, self->line, what);
     else if (key)
-        sim_cfg_err (self->err, self->errlen, "%s:%d: [%s] %s: %s", self->origin, self->line,
-                     section, key, what);
+        sim_cfg_err (self->err, self->errlen, "%s:%d: [%s] %s: %s", self->origin, self->line, section, key,
+                     what);
     else
-        sim_cfg_err (self->err, self->errlen, "%s:%d: [%s]: %s", self->origin, self->line,
-                     section, what);
+        sim_cfg_err (self->err, self->errlen, "%s:%d: [%s]: %s", self->origin, self->line, section, what);
 }
 
 /* Reads one line for inih and counts it. Leading whitespace is dropped so
@@ -146,8 +144,7 @@ s_numbered (const char *section, const char *word, long *number)
 }
 
 static s_numbered_t *
-s_numbered_slot (s_load_t *self, s_numbered_t *slots, int *count, int max, long number,
-                 const char *section)
+s_numbered_slot (s_load_t *self, s_numbered_t *slots, int *count, int max, long number, const char *section)
 {
     for (int i = 0; i < *count; i++)
         if (slots[i].number == number)
@@ -171,16 +168,15 @@ s_warn_unknown (s_load_t *self, const char *section, const char *key, bool secti
         if (strcasecmp (self->unknown_section, section) == 0)
             return;
         snprintf (self->unknown_section, sizeof self->unknown_section, "%s", section);
-        sim_warn ("%s:%d: unknown section [%s] ignored (first key %s)", self->origin, self->line,
-                  section, key);
-    }
-    else
+        sim_warn ("%s:%d: unknown section [%s] ignored (first key %s)", self->origin, self->line, section,
+                  key);
+    } else
         sim_warn ("%s:%d: [%s] %s: unknown key ignored", self->origin, self->line, section, key);
 }
 
 static int
-s_apply (s_load_t *self, const sim_cfg_key_t *key, void *base, const char *section,
-         const char *name, const char *value)
+s_apply (s_load_t *self, const sim_cfg_key_t *key, void *base, const char *section, const char *name,
+         const char *value)
 {
     char why[400];
     if (sim_cfg_key_parse (key, base, value, why, sizeof why) != 0) {
@@ -224,8 +220,7 @@ s_handler (void *user, const char *section, const char *name, const char *value)
             s_warn_unknown (self, section, name, true);
             return 1;
         }
-        const sim_cfg_key_t *key = sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, "realism",
-                                                     name, NULL);
+        const sim_cfg_key_t *key = sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, "realism", name, NULL);
         if (!key) {
             s_warn_unknown (self, section[0] ? section : "realism", name, false);
             return 1;
@@ -241,8 +236,8 @@ s_handler (void *user, const char *section, const char *name, const char *value)
             s_warn_unknown (self, section, name, true);
             return 1;
         }
-        const sim_cfg_key_t *key = sim_cfg_find_key (sim_cfg_team_keys, sim_cfg_team_keys_count,
-                                                     sub, name, NULL);
+        const sim_cfg_key_t *key =
+            sim_cfg_find_key (sim_cfg_team_keys, sim_cfg_team_keys_count, sub, name, NULL);
         if (!key) {
             s_warn_unknown (self, section, name, false);
             return 1;
@@ -252,19 +247,16 @@ s_handler (void *user, const char *section, const char *name, const char *value)
 
     if (s_numbered (section, "camera", &number))
         return s_numbered_key (self, sim_cfg_camera_keys, sim_cfg_camera_keys_count, self->cameras,
-                               &self->camera_count, SIM_MAX_CAMERAS, number, section, name,
-                               value);
+                               &self->camera_count, SIM_MAX_CAMERAS, number, section, name, value);
     if (s_numbered (section, "outage", &number))
         return s_numbered_key (self, sim_cfg_outage_keys, sim_cfg_outage_keys_count, self->outages,
-                               &self->outage_count, SIM_MAX_OUTAGES, number, section, name,
-                               value);
+                               &self->outage_count, SIM_MAX_OUTAGES, number, section, name, value);
 
     if (!sim_cfg_section_known (sim_cfg_keys, sim_cfg_keys_count, section)) {
         s_warn_unknown (self, section[0] ? section : "(none)", name, true);
         return 1;
     }
-    const sim_cfg_key_t *key = sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, section, name,
-                                                 NULL);
+    const sim_cfg_key_t *key = sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, section, name, NULL);
     if (!key) {
         s_warn_unknown (self, section, name, false);
         return 1;
@@ -287,8 +279,7 @@ s_merge_numbered (s_load_t *self)
     sim_vision_cfg_t *vision = &self->cfg->vision;
     char section[48];
     if (self->camera_count > 0) {
-        qsort (self->cameras, (size_t) self->camera_count, sizeof self->cameras[0],
-               s_compare_numbered);
+        qsort (self->cameras, (size_t) self->camera_count, sizeof self->cameras[0], s_compare_numbered);
         for (int i = 0; i < self->camera_count && !self->failed; i++) {
             s_numbered_t *slot = &self->cameras[i];
             snprintf (section, sizeof section, "camera %ld", slot->number);
@@ -298,8 +289,7 @@ s_merge_numbered (s_load_t *self)
             for (size_t k = 1; k < sim_cfg_camera_keys_count; k++)
                 if (!(slot->seen & (1u << k))) {
                     self->line = slot->line;
-                    s_fail (self, section, sim_cfg_camera_keys[k].key,
-                            "missing (a camera needs x, y and z)");
+                    s_fail (self, section, sim_cfg_camera_keys[k].key, "missing (a camera needs x, y and z)");
                     return;
                 }
         }
@@ -309,8 +299,7 @@ s_merge_numbered (s_load_t *self)
         vision->camera_count = self->camera_count;
     }
     if (self->outage_count > 0) {
-        qsort (self->outages, (size_t) self->outage_count, sizeof self->outages[0],
-               s_compare_numbered);
+        qsort (self->outages, (size_t) self->outage_count, sizeof self->outages[0], s_compare_numbered);
         for (int i = 0; i < self->outage_count; i++) {
             s_numbered_t *slot = &self->outages[i];
             snprintf (section, sizeof section, "outage %ld", slot->number);
@@ -338,8 +327,10 @@ s_load (s_load_t *self)
        a key = value, nor a comment */
     if (rc > 0 && (!self->failed || rc < self->fail_line)) {
         self->failed = true;
-        sim_cfg_err (self->err, self->errlen, "%s:%d: syntax error (expected [section], "
-                     "key = value or a ; comment)", self->origin, rc);
+        sim_cfg_err (self->err, self->errlen,
+                     "%s:%d: syntax error (expected [section], "
+                     "key = value or a ; comment)",
+                     self->origin, rc);
     }
     if (!self->failed)
         s_merge_numbered (self);
@@ -347,8 +338,7 @@ s_load (s_load_t *self)
 }
 
 int
-sim_config_load_string (sim_config_t *cfg, const char *text, const char *origin, char *err,
-                        size_t errlen)
+sim_config_load_string (sim_config_t *cfg, const char *text, const char *origin, char *err, size_t errlen)
 {
     s_load_t *self = (s_load_t *) calloc (1, sizeof (s_load_t));
     if (!self) {
@@ -404,4 +394,3 @@ sim_config_load_file (sim_config_t *cfg, const char *path, char *err, size_t err
     }
     return sim_cfg_load_file (cfg, path, false, err, errlen);
 }
-

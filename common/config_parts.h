@@ -26,8 +26,7 @@
 /* ---- config_value.c: text helpers --------------------------------------- */
 
 /* printf into err (nothing when err is NULL or errlen 0). */
-void sim_cfg_err (char *err, size_t errlen, const char *fmt, ...)
-    __attribute__ ((format (printf, 3, 4)));
+void sim_cfg_err (char *err, size_t errlen, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
 
 /* Copy src into a fixed buffer of `size`, zeroing the tail so memcmp of
    two configurations stays meaningful. Returns 0, or -1 (dest unchanged)
@@ -57,8 +56,7 @@ void sim_cfg_key_default (const sim_cfg_key_t *key, void *base);
 
 /* Parse INI text into the key's field, with the type and range checks of
    the loader. Returns 0, or -1 with the reason in why (field unchanged). */
-int sim_cfg_key_parse (const sim_cfg_key_t *key, void *base, const char *text, char *why,
-                       size_t whylen);
+int sim_cfg_key_parse (const sim_cfg_key_t *key, void *base, const char *text, char *why, size_t whylen);
 
 /* The field as INI text that parses back to the same bytes. Returns false
    when the value is "unset" and is not written (buf then undefined). */
@@ -70,21 +68,20 @@ void sim_cfg_key_copy (const sim_cfg_key_t *key, void *dst, const void *src);
 /* ---- config_value.c: a growing output buffer ---------------------------- */
 
 typedef struct {
-    char *buf;              /* heap, NUL-terminated; the caller frees */
+    char *buf; /* heap, NUL-terminated; the caller frees */
     size_t len, cap;
-    bool oom;               /* a growth failed: buf is incomplete */
+    bool oom; /* a growth failed: buf is incomplete */
 } sim_cfg_out_t;
 
 /* Append printf output; after a failed growth nothing more is appended. */
-void sim_cfg_out (sim_cfg_out_t *out, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
+void sim_cfg_out (sim_cfg_out_t *out, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
 /* ---- config.c: finding keys --------------------------------------------- */
 
 /* The row of (section, key) in a table, case-insensitive, or NULL; *index
    gets its position when index is not NULL. */
-const sim_cfg_key_t *sim_cfg_find_key (const sim_cfg_key_t *keys, size_t count,
-                                       const char *section, const char *key, size_t *index);
+const sim_cfg_key_t *sim_cfg_find_key (const sim_cfg_key_t *keys, size_t count, const char *section,
+                                       const char *key, size_t *index);
 
 /* The team of a team section ("blue", "yellow.drive"; case-insensitive)
    with *sub pointing at its sub-section ("" for the team section itself),
@@ -98,7 +95,6 @@ bool sim_cfg_section_known (const sim_cfg_key_t *keys, size_t count, const char 
 
 /* sim_config_load_file, or with realism_only the loader of a realism file
    (keys under [realism] or before any section; others are warnings). */
-int sim_cfg_load_file (sim_config_t *cfg, const char *path, bool realism_only, char *err,
-                       size_t errlen);
+int sim_cfg_load_file (sim_config_t *cfg, const char *path, bool realism_only, char *err, size_t errlen);
 
 #endif

@@ -13,7 +13,7 @@
 
 /* 2.5 and 6 degrees, written as the spec prints them so the default
    column and the [realism] defaults of config_keys.c agree to the last bit */
-#define S_KICK_DIR 0.04363323129985824
+#define S_KICK_DIR   0.04363323129985824
 #define S_CHIP_ANGLE 0.10471975511965978
 
 /* ---- realism ----------------------------------------------------------- */
@@ -21,7 +21,7 @@
 /* Every preset row starts with its names, so one lookup serves all. */
 typedef struct {
     const char *name;
-    const char *alias[3];   /* NULL-terminated */
+    const char *alias[3]; /* NULL-terminated */
 } s_names_t;
 
 typedef struct {
@@ -127,8 +127,8 @@ static const s_ball_preset_t s_ball_presets[] = {
 int
 sim_config_ball_preset (const char *name, sim_ball_cfg_t *out)
 {
-    const s_ball_preset_t *p = (const s_ball_preset_t *) s_find (
-        s_ball_presets, S_COUNT (s_ball_presets), sizeof s_ball_presets[0], name);
+    const s_ball_preset_t *p = (const s_ball_preset_t *) s_find (s_ball_presets, S_COUNT (s_ball_presets),
+                                                                 sizeof s_ball_presets[0], name);
     if (!p)
         return -1;
     /* keys a preset does not list keep the default-column value */
@@ -191,8 +191,7 @@ sim_config_limits_names (void)
 /* ---- applying presets --------------------------------------------------- */
 
 int
-sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err,
-                          size_t errlen)
+sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err, size_t errlen)
 {
     sim_realism_t realism;
     if (!name_or_file || name_or_file[0] == '\0') {
@@ -203,8 +202,10 @@ sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err
     if (sim_config_realism_preset (name_or_file, &realism) != 0) {
         FILE *probe = fopen (name_or_file, "r");
         if (!probe) {
-            sim_cfg_err (err, errlen, "unknown realism '%s': not a preset (%s) and not a "
-                         "readable file", name_or_file, sim_config_realism_names ());
+            sim_cfg_err (err, errlen,
+                         "unknown realism '%s': not a preset (%s) and not a "
+                         "readable file",
+                         name_or_file, sim_config_realism_names ());
             return -1;
         }
         fclose (probe);
@@ -247,8 +248,8 @@ sim_config_apply_robot_limits (sim_config_t *cfg, const char *name, char *err, s
 {
     sim_limits_t limits;
     if (sim_config_limits_preset (name, &limits) != 0) {
-        sim_cfg_err (err, errlen, "unknown robot limits preset '%s' (choices: %s)",
-                     name ? name : "", sim_config_limits_names ());
+        sim_cfg_err (err, errlen, "unknown robot limits preset '%s' (choices: %s)", name ? name : "",
+                     sim_config_limits_names ());
         return -1;
     }
     cfg->team[SIM_TEAM_BLUE].limits = limits;

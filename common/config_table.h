@@ -22,15 +22,20 @@
 /* ---- keys --------------------------------------------------------------- */
 
 typedef enum {
-    SIM_CFG_FLOAT, SIM_CFG_INT, SIM_CFG_U64, SIM_CFG_BOOL, SIM_CFG_ENUM, SIM_CFG_STRING,
+    SIM_CFG_FLOAT,
+    SIM_CFG_INT,
+    SIM_CFG_U64,
+    SIM_CFG_BOOL,
+    SIM_CFG_ENUM,
+    SIM_CFG_STRING,
     SIM_CFG_LIST
 } sim_cfg_type_t;
 
 /* sim_cfg_range_t.flags */
 enum {
-    SIM_CFG_MIN_EXCL = 1,       /* value must be > min (else >= min) */
-    SIM_CFG_MAX_EXCL = 2,       /* value must be < max (else <= max) */
-    SIM_CFG_ZERO_UNSET = 4,     /* 0 is accepted as "unset" whatever the range */
+    SIM_CFG_MIN_EXCL = 1,   /* value must be > min (else >= min) */
+    SIM_CFG_MAX_EXCL = 2,   /* value must be < max (else <= max) */
+    SIM_CFG_ZERO_UNSET = 4, /* 0 is accepted as "unset" whatever the range */
 };
 
 /* sim_cfg_key_t.flags */
@@ -55,17 +60,17 @@ typedef struct {
 typedef int (sim_cfg_check_fn) (const char *value, char *why, size_t whylen);
 
 typedef struct {
-    const char *section;    /* global: "ball"; team table: "" or "limits" */
+    const char *section; /* global: "ball"; team table: "" or "limits" */
     const char *key;
     sim_cfg_type_t type;
-    size_t offset;          /* into the table's base struct */
-    size_t size;            /* STRING: buffer size; LIST: max items */
-    size_t count_offset;    /* LIST: offset of the int item count */
-    double def;             /* numbers, bools, enums */
-    const char *def_text;   /* STRING */
+    size_t offset;        /* into the table's base struct */
+    size_t size;          /* STRING: buffer size; LIST: max items */
+    size_t count_offset;  /* LIST: offset of the int item count */
+    double def;           /* numbers, bools, enums */
+    const char *def_text; /* STRING */
     sim_cfg_range_t range;
-    const sim_cfg_enum_name_t *names;   /* ENUM; first entry per value is canonical */
-    sim_cfg_check_fn *check;            /* STRING */
+    const sim_cfg_enum_name_t *names; /* ENUM; first entry per value is canonical */
+    sim_cfg_check_fn *check;          /* STRING */
     const char *unit;
     const char *help;
     const char *unset_note; /* dump comment written instead of an unset value */
@@ -95,39 +100,39 @@ sim_cfg_check_fn sim_cfg_check_log_level, sim_cfg_check_addr, sim_cfg_check_ball
 /* ---- command-line flags ------------------------------------------------- */
 
 typedef enum {
-    SIM_CFG_FLAG_KEY,       /* sets (section, key) from the argument or `fixed` */
-    SIM_CFG_FLAG_CONFIG,    /* loads a file, before every other flag */
-    SIM_CFG_FLAG_STEP_MS,   /* [sim] substep in milliseconds */
-    SIM_CFG_FLAG_CAMERAS,   /* auto-placed cameras, dropping explicit ones */
-    SIM_CFG_FLAG_SEED,      /* [sim] seed, or "random" */
-    SIM_CFG_FLAG_LAUNCHER,  /* handled by the launcher, not a configuration flag */
+    SIM_CFG_FLAG_KEY,      /* sets (section, key) from the argument or `fixed` */
+    SIM_CFG_FLAG_CONFIG,   /* loads a file, before every other flag */
+    SIM_CFG_FLAG_STEP_MS,  /* [sim] substep in milliseconds */
+    SIM_CFG_FLAG_CAMERAS,  /* auto-placed cameras, dropping explicit ones */
+    SIM_CFG_FLAG_SEED,     /* [sim] seed, or "random" */
+    SIM_CFG_FLAG_LAUNCHER, /* handled by the launcher, not a configuration flag */
 } sim_cfg_flag_kind_t;
 
 /* sim_cfg_flag_t.flags */
 enum {
-    SIM_CFG_SHOW_DEFAULT = 1,   /* help ends with "(default X)", X from the key table */
-    SIM_CFG_SHOW_RANGE = 2,     /* help ends with the key's range */
-    SIM_CFG_POSITIVE = 4,       /* the value must be seconds > 0, though the key
+    SIM_CFG_SHOW_DEFAULT = 1, /* help ends with "(default X)", X from the key table */
+    SIM_CFG_SHOW_RANGE = 2,   /* help ends with the key's range */
+    SIM_CFG_POSITIVE = 4,     /* the value must be seconds > 0, though the key
                                    also takes 0 for "unset" */
 };
 
 typedef struct {
-    const char *name;           /* "--speed" */
-    const char *arg;            /* help's name of the value ("X"); NULL: takes none;
+    const char *name; /* "--speed" */
+    const char *arg;  /* help's name of the value ("X"); NULL: takes none;
                                    "" for an enum key: its canonical names, a|b */
     sim_cfg_flag_kind_t kind;
-    const char *section, *key;  /* the key it sets or shows the default of */
-    const char *fixed;          /* KEY without an argument: the value it sets */
-    double scale;               /* help default = key default * scale (0: 1) */
-    const char *(*choices) (void);  /* preset names for "{names}" in help */
-    const char *help;           /* "{names}": choices without aliases;
+    const char *section, *key;     /* the key it sets or shows the default of */
+    const char *fixed;             /* KEY without an argument: the value it sets */
+    double scale;                  /* help default = key default * scale (0: 1) */
+    const char *(*choices) (void); /* preset names for "{names}" in help */
+    const char *help;              /* "{names}": choices without aliases;
                                    "{section.key}": that key's default */
-    unsigned flags;             /* SIM_CFG_SHOW_* */
+    unsigned flags;                /* SIM_CFG_SHOW_* */
 } sim_cfg_flag_t;
 
 /* A sub-command of the usage text. */
 typedef struct {
-    const char *synopsis;       /* "run [--single-process] [OPTIONS]" */
+    const char *synopsis; /* "run [--single-process] [OPTIONS]" */
     const char *help;
 } sim_cfg_command_t;
 

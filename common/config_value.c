@@ -171,8 +171,7 @@ sim_cfg_range_text (const sim_cfg_key_t *key, char *buf, size_t size)
     if (integral) {
         snprintf (lo, sizeof lo, "%.0f", r->min);
         snprintf (hi, sizeof hi, "%.0f", r->max);
-    }
-    else {
+    } else {
         snprintf (lo, sizeof lo, "%.15g", r->min);
         snprintf (hi, sizeof hi, "%.15g", r->max);
     }
@@ -234,10 +233,10 @@ sim_cfg_key_default (const sim_cfg_key_t *key, void *base)
     }
 }
 
-_Static_assert (sizeof (sim_mode_t) == sizeof (int), "enums are stored as int");
-_Static_assert (sizeof (sim_division_t) == sizeof (int), "enums are stored as int");
-_Static_assert (sizeof (sim_camera_phase_t) == sizeof (int), "enums are stored as int");
-_Static_assert (sizeof (sim_drive_model_t) == sizeof (int), "enums are stored as int");
+_Static_assert(sizeof (sim_mode_t) == sizeof (int), "enums are stored as int");
+_Static_assert(sizeof (sim_division_t) == sizeof (int), "enums are stored as int");
+_Static_assert(sizeof (sim_camera_phase_t) == sizeof (int), "enums are stored as int");
+_Static_assert(sizeof (sim_drive_model_t) == sizeof (int), "enums are stored as int");
 
 /* Parse `text` into the key's field; 0, or -1 with a reason in why. */
 int
@@ -278,11 +277,11 @@ sim_cfg_key_parse (const sim_cfg_key_t *key, void *base, const char *text, char 
         uint64_t value;
         if (!sim_cfg_parse_u64 (text, &value)) {
             if (strcasecmp (text, "random") == 0)
-                sim_cfg_err (why, whylen, "'random' is accepted only on the command line "
-                                          "(--seed random)");
+                sim_cfg_err (why, whylen,
+                             "'random' is accepted only on the command line "
+                             "(--seed random)");
             else
-                sim_cfg_err (why, whylen, "'%s' is not an integer within 0..18446744073709551615",
-                             text);
+                sim_cfg_err (why, whylen, "'%s' is not an integer within 0..18446744073709551615", text);
             return -1;
         }
         *(uint64_t *) field = value;
@@ -291,8 +290,7 @@ sim_cfg_key_parse (const sim_cfg_key_t *key, void *base, const char *text, char 
     case SIM_CFG_BOOL: {
         bool value;
         if (s_parse_bool (text, &value) != 0) {
-            sim_cfg_err (why, whylen, "'%s' is not a boolean (true/false, yes/no, on/off, 1/0)",
-                         text);
+            sim_cfg_err (why, whylen, "'%s' is not a boolean (true/false, yes/no, on/off, 1/0)", text);
             return -1;
         }
         *(bool *) field = value;
@@ -423,16 +421,25 @@ sim_cfg_key_copy (const sim_cfg_key_t *key, void *dst, const void *src)
 {
     size_t size = 0;
     switch (key->type) {
-    case SIM_CFG_FLOAT: size = sizeof (double); break;
+    case SIM_CFG_FLOAT:
+        size = sizeof (double);
+        break;
     case SIM_CFG_INT:
-    case SIM_CFG_ENUM: size = sizeof (int); break;
-    case SIM_CFG_U64: size = sizeof (uint64_t); break;
-    case SIM_CFG_BOOL: size = sizeof (bool); break;
-    case SIM_CFG_STRING: size = key->size; break;
+    case SIM_CFG_ENUM:
+        size = sizeof (int);
+        break;
+    case SIM_CFG_U64:
+        size = sizeof (uint64_t);
+        break;
+    case SIM_CFG_BOOL:
+        size = sizeof (bool);
+        break;
+    case SIM_CFG_STRING:
+        size = key->size;
+        break;
     case SIM_CFG_LIST:
         size = key->size * sizeof (double);
-        memcpy ((char *) dst + key->count_offset, (const char *) src + key->count_offset,
-                sizeof (int));
+        memcpy ((char *) dst + key->count_offset, (const char *) src + key->count_offset, sizeof (int));
         break;
     }
     memcpy ((char *) dst + key->offset, (const char *) src + key->offset, size);
@@ -470,4 +477,3 @@ sim_cfg_out (sim_cfg_out_t *out, const char *fmt, ...)
     va_end (args);
     out->len += (size_t) n;
 }
-

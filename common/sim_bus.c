@@ -76,7 +76,7 @@ sim_bus_subs_update (sim_bus_subs_t *self, const uint8_t *data, size_t size)
     const char *prefix = (const char *) data + 1;
     size_t len = size - 1;
     if (len > sizeof self->prefix[0])
-        len = 0;        /* too long to keep: treat as "everything" */
+        len = 0; /* too long to keep: treat as "everything" */
     int found = -1;
     for (int i = 0; i < self->count && found < 0; i++)
         if (self->len[i] == len && memcmp (self->prefix[i], prefix, len) == 0)
@@ -87,7 +87,7 @@ sim_bus_subs_update (sim_bus_subs_t *self, const uint8_t *data, size_t size)
             memcpy (self->prefix[self->count], prefix, len);
             self->count++;
         } else
-            self->len[SIM_BUS_SUBS_MAX - 1] = 0;    /* full: the last one matches everything */
+            self->len[SIM_BUS_SUBS_MAX - 1] = 0; /* full: the last one matches everything */
     } else if (!on && found >= 0 && size - 1 == len) {
         self->count--;
         self->len[found] = self->len[self->count];
@@ -165,8 +165,8 @@ sim_bus_decode (const void *data, size_t size, bool *warned)
         return NULL;
     if (env->version != SIM_BUS_VERSION) {
         if (warned && !*warned) {
-            sim_warn ("bus message of protocol version %u dropped (mine is %u)",
-                      env->version, SIM_BUS_VERSION);
+            sim_warn ("bus message of protocol version %u dropped (mine is %u)", env->version,
+                      SIM_BUS_VERSION);
             *warned = true;
         }
         simbus__envelope__free_unpacked (env, NULL);

@@ -14,16 +14,37 @@ sim_bus_wrap (Simbus__Envelope *env, Simbus__Envelope__BodyCase kind, void *body
     simbus__envelope__init (env);
     env->body_case = kind;
     switch (kind) {
-    case SIMBUS__ENVELOPE__BODY_SNAPSHOT: env->snapshot = body; break;
-    case SIMBUS__ENVELOPE__BODY_EVENTS: env->events = body; break;
-    case SIMBUS__ENVELOPE__BODY_CONFIG: env->config = body; break;
-    case SIMBUS__ENVELOPE__BODY_CLOCK: env->clock = body; break;
-    case SIMBUS__ENVELOPE__BODY_STEP_DONE: env->step_done = body; break;
-    case SIMBUS__ENVELOPE__BODY_FRAMES: env->frames = body; break;
-    case SIMBUS__ENVELOPE__BODY_FRAMES_DONE: env->frames_done = body; break;
-    case SIMBUS__ENVELOPE__BODY_REQUEST: env->request = body; break;
-    case SIMBUS__ENVELOPE__BODY_REPLY: env->reply = body; break;
-    default: assert (body == NULL); env->body_case = SIMBUS__ENVELOPE__BODY__NOT_SET; break;
+    case SIMBUS__ENVELOPE__BODY_SNAPSHOT:
+        env->snapshot = body;
+        break;
+    case SIMBUS__ENVELOPE__BODY_EVENTS:
+        env->events = body;
+        break;
+    case SIMBUS__ENVELOPE__BODY_CONFIG:
+        env->config = body;
+        break;
+    case SIMBUS__ENVELOPE__BODY_CLOCK:
+        env->clock = body;
+        break;
+    case SIMBUS__ENVELOPE__BODY_STEP_DONE:
+        env->step_done = body;
+        break;
+    case SIMBUS__ENVELOPE__BODY_FRAMES:
+        env->frames = body;
+        break;
+    case SIMBUS__ENVELOPE__BODY_FRAMES_DONE:
+        env->frames_done = body;
+        break;
+    case SIMBUS__ENVELOPE__BODY_REQUEST:
+        env->request = body;
+        break;
+    case SIMBUS__ENVELOPE__BODY_REPLY:
+        env->reply = body;
+        break;
+    default:
+        assert (body == NULL);
+        env->body_case = SIMBUS__ENVELOPE__BODY__NOT_SET;
+        break;
     }
 }
 
@@ -141,8 +162,9 @@ sim_bus_event_decode (const Simbus__Event *msg, sim_event_t *out)
     if (msg->kind < SIMBUS__EVENT__KIND__KICK || msg->kind > SIMBUS__EVENT__KIND__ROBOT_COLLISION)
         return -1;
     if ((msg->has_team && msg->team > 1) || (msg->has_id && msg->id > SIM_MAX_ROBOT_ID)
-        || (msg->has_other_team && msg->other_team > 1) || (msg->has_other_id && msg->other_id > SIM_MAX_ROBOT_ID)
-        || (msg->has_id && !msg->has_team) || (msg->has_other_id && !msg->has_other_team))
+        || (msg->has_other_team && msg->other_team > 1)
+        || (msg->has_other_id && msg->other_id > SIM_MAX_ROBOT_ID) || (msg->has_id && !msg->has_team)
+        || (msg->has_other_id && !msg->has_other_team))
         return -1;
     *out = (sim_event_t) {
         .kind = (sim_event_kind_t) msg->kind,

@@ -19,7 +19,7 @@
 #include "sim_snapshot.h"
 #include "bus/sim_bus.pb-c.h"
 
-#define SIM_BUS_EVENTS_MAX 32       /* events carried per message (a substep's) */
+#define SIM_BUS_EVENTS_MAX 32 /* events carried per message (a substep's) */
 
 typedef struct {
     Simbus__Envelope env;
@@ -44,7 +44,7 @@ typedef struct {
 typedef struct {
     Simbus__Envelope env;
     Simbus__Config config;
-    char *ini;                      /* owned; sim_bus_config_msg_release */
+    char *ini; /* owned; sim_bus_config_msg_release */
 } sim_bus_config_msg_t;
 
 /* Set `body` as the envelope's oneof body of kind `kind` (one of the
@@ -77,8 +77,7 @@ Simbus__Envelope *sim_bus_clock_encode (sim_bus_clock_msg_t *m, uint64_t time_ns
 /* The effective configuration `cfg` as INI text, with the serial of this
    version of it. NULL when the text cannot be made. Free the text with
    sim_bus_config_msg_release (also after a NULL). */
-Simbus__Envelope *sim_bus_config_encode (sim_bus_config_msg_t *m, const sim_config_t *cfg,
-                                         uint64_t serial);
+Simbus__Envelope *sim_bus_config_encode (sim_bus_config_msg_t *m, const sim_config_t *cfg, uint64_t serial);
 void sim_bus_config_msg_release (sim_bus_config_msg_t *m);
 
 /* Decode the effective configuration physics published into *out. The

@@ -15,22 +15,22 @@
 
 #include "sim_params.h"
 
-#define SIM_STRING_MAX       256
+#define SIM_STRING_MAX 256
 
 typedef enum { SIM_MODE_REALTIME = 0, SIM_MODE_FAST = 1, SIM_MODE_SYNC = 2 } sim_mode_t;
 
 /* [sim] */
 typedef struct {
-    double substep;                 /* s */
+    double substep; /* s */
     uint64_t seed;
-    double command_timeout;         /* s */
-    double wall_height;             /* m */
-    int initial_robots_per_team;    /* 0..16 */
+    double command_timeout;      /* s */
+    double wall_height;          /* m */
+    int initial_robots_per_team; /* 0..16 */
 } sim_sim_cfg_t;
 
 /* [vision] plus the numbered camera and outage sections */
 typedef struct {
-    int default_camera_count;       /* 0 = by division */
+    int default_camera_count; /* 0 = by division */
     double default_camera_height;
     double default_camera_x_fraction;
     double fov_radius;
@@ -47,7 +47,7 @@ typedef struct {
     bool report_ball_z;
     double timestamp_epoch_offset;
     double focal_length_px;
-    int camera_count;               /* explicit [camera N] sections; 0 = auto */
+    int camera_count; /* explicit [camera N] sections; 0 = auto */
     sim_camera_cfg_t cameras[SIM_MAX_CAMERAS];
     int outage_count;
     sim_outage_cfg_t outages[SIM_MAX_OUTAGES];
@@ -58,14 +58,14 @@ typedef struct {
     sim_division_t division;
     sim_mode_t mode;
     double speed;
-    char realism[SIM_STRING_MAX];       /* "" = unset */
+    char realism[SIM_STRING_MAX]; /* "" = unset */
     char ball_preset[SIM_STRING_MAX];
     char robot_limits[SIM_STRING_MAX];
-    char vision_addr[SIM_STRING_MAX];   /* HOST:PORT */
+    char vision_addr[SIM_STRING_MAX]; /* HOST:PORT */
     bool localhost;
     bool truth;
     bool legacy_grsim;
-    double duration;                    /* 0 = forever */
+    double duration; /* 0 = forever */
     char log_level[32];
 } sim_run_cfg_t;
 
@@ -76,7 +76,7 @@ typedef struct {
     int legacy_port, legacy_status_port_blue, legacy_status_port_yellow;
     int truth_port;
     int multicast_ttl;
-    char multicast_interface[64];       /* IPv4 address; "" = system's choice */
+    char multicast_interface[64]; /* IPv4 address; "" = system's choice */
     int port_offset;
 } sim_network_cfg_t;
 
@@ -85,15 +85,15 @@ typedef struct {
     char cmd_bind[SIM_STRING_MAX], cmd_connect[SIM_STRING_MAX];
     char world_bind[SIM_STRING_MAX], world_connect[SIM_STRING_MAX];
     char frames_bind[SIM_STRING_MAX], frames_connect[SIM_STRING_MAX];
-    double sync_timeout;                /* s */
-    bool lanes;                         /* same-host datagram lanes (sim_lane.h) */
+    double sync_timeout; /* s */
+    bool lanes;          /* same-host datagram lanes (sim_lane.h) */
 } sim_bus_cfg_t;
 
 typedef struct {
     sim_sim_cfg_t sim;
     sim_ball_cfg_t ball;
     sim_contact_cfg_t contact;
-    sim_robot_specs_t team[2];          /* indexed by sim_team_t */
+    sim_robot_specs_t team[2]; /* indexed by sim_team_t */
     sim_vision_cfg_t vision;
     sim_realism_t realism;
     sim_field_t field;

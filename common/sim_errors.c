@@ -51,7 +51,6 @@ sim_errors_add_wire (sim_errors_t *self, SimulatorError **errors, size_t n)
         if (!e)
             return;
         snprintf (e->code, sizeof self->code[0], "%s", errors[i]->code ? errors[i]->code : "");
-        snprintf (e->message, sizeof self->message[0], "%s",
-                  errors[i]->message ? errors[i]->message : "");
+        snprintf (e->message, sizeof self->message[0], "%s", errors[i]->message ? errors[i]->message : "");
     }
 }

@@ -15,7 +15,7 @@ typedef struct {
     size_t count;
     size_t dropped;
     SimulatorError items[SIM_ERRORS_MAX];
-    SimulatorError *ptrs[SIM_ERRORS_MAX];   /* what a repeated field points at */
+    SimulatorError *ptrs[SIM_ERRORS_MAX]; /* what a repeated field points at */
     char code[SIM_ERRORS_MAX][32];
     char message[SIM_ERRORS_MAX][192];
 } sim_errors_t;
@@ -23,7 +23,7 @@ typedef struct {
 void sim_errors_init (sim_errors_t *self);
 /* Add one error; `code` is a protocol.md §6 string. */
 void sim_errors_add (sim_errors_t *self, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__ ((format (printf, 3, 4)));
 /* Append copies of n wire errors (already "<CODE>: ..." formatted). */
 void sim_errors_add_wire (sim_errors_t *self, SimulatorError **errors, size_t n);
 

@@ -71,6 +71,5 @@ sim_field_lines (const sim_field_t *field, sim_field_line_t *lines, sim_field_ar
     };
     for (int i = 0; i < SIM_FIELD_LINE_COUNT; i++)
         lines[i] = table[i];
-    *arc = (sim_field_arc_t) { "CenterCircle", 0, 0, field->center_circle_radius,
-                               0, 2 * M_PI, lt };
+    *arc = (sim_field_arc_t) { "CenterCircle", 0, 0, field->center_circle_radius, 0, 2 * M_PI, lt };
 }

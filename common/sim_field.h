@@ -10,16 +10,16 @@
 #define SIM_FIELD_LINE_COUNT 12
 
 typedef struct {
-    const char *name;               /* SSL_FieldShapeType name, e.g. "TopTouchLine" */
-    double x1, y1, x2, y2;          /* m */
-    double thickness;               /* m */
+    const char *name;      /* SSL_FieldShapeType name, e.g. "TopTouchLine" */
+    double x1, y1, x2, y2; /* m */
+    double thickness;      /* m */
 } sim_field_line_t;
 
 typedef struct {
-    const char *name;               /* "CenterCircle" */
-    double cx, cy, radius;          /* m */
-    double a1, a2;                  /* rad */
-    double thickness;               /* m */
+    const char *name;      /* "CenterCircle" */
+    double cx, cy, radius; /* m */
+    double a1, a2;         /* rad */
+    double thickness;      /* m */
 } sim_field_arc_t;
 
 /* The sizes of a division (physics.md §3.1). */
@@ -27,12 +27,10 @@ void sim_field_division (sim_division_t division, sim_field_t *out);
 
 /* The field in force: the configured size where it is > 0, the
    division's size where it is 0. */
-void sim_field_resolve (const sim_field_t *configured, sim_division_t division,
-                        sim_field_t *out);
+void sim_field_resolve (const sim_field_t *configured, sim_division_t division, sim_field_t *out);
 
 /* The 12 lines in spec order into lines[SIM_FIELD_LINE_COUNT], and the
    centre circle into *arc. Names are static strings. */
-void sim_field_lines (const sim_field_t *field, sim_field_line_t *lines,
-                      sim_field_arc_t *arc);
+void sim_field_lines (const sim_field_t *field, sim_field_line_t *lines, sim_field_arc_t *arc);
 
 #endif

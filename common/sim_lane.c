@@ -18,26 +18,26 @@
 /* Largest lane datagram. The biggest message is the configuration text
    (about 7 KB); AF_UNIX datagrams are charged to the sender's buffer,
    which is raised to hold several of these. */
-#define SIM_LANE_MAX     (256 * 1024)    /* > SIM_LINK_MESSAGE_MAX plus record headers */
-#define SIM_LANE_SNDBUF  (2 * 1024 * 1024)
-#define SIM_LANE_TOPIC   8
-#define SIM_LANE_HELLO_US 1000000  /* see sim_lane_hello */
+#define SIM_LANE_MAX      (256 * 1024) /* > SIM_LINK_MESSAGE_MAX plus record headers */
+#define SIM_LANE_SNDBUF   (2 * 1024 * 1024)
+#define SIM_LANE_TOPIC    8
+#define SIM_LANE_HELLO_US 1000000 /* see sim_lane_hello */
 
 static const char *const s_names[SIM_LANE_COUNT] = { "physics", "vision", "gateway" };
 
 struct sim_lane_t {
     int fd;
     sim_lane_id_t id;
-    sim_lane_peer_t peers[SIM_LANE_COUNT];   /* every service's address, ours included */
-    bool in_fs;                              /* a file system path (ipc), not abstract */
-    ino_t ino;                               /* of our bound path, to remove only our own */
-    int sndtimeo_ms;                         /* the SO_SNDTIMEO in force; -1 unknown */
+    sim_lane_peer_t peers[SIM_LANE_COUNT]; /* every service's address, ours included */
+    bool in_fs;                            /* a file system path (ipc), not abstract */
+    ino_t ino;                             /* of our bound path, to remove only our own */
+    int sndtimeo_ms;                       /* the SO_SNDTIMEO in force; -1 unknown */
     /* the batch being filled: records for one destination */
-    uint8_t *out;                            /* SIM_LANE_MAX */
+    uint8_t *out; /* SIM_LANE_MAX */
     size_t out_len;
     sim_lane_peer_t out_to;
     /* the datagram being read, record by record */
-    uint8_t *in;                             /* SIM_LANE_MAX */
+    uint8_t *in; /* SIM_LANE_MAX */
     size_t in_len, in_pos;
     sim_lane_peer_t in_from;
 };
@@ -50,10 +50,10 @@ s_addresses (const sim_config_t *cfg, sim_lane_peer_t peers[SIM_LANE_COUNT], boo
     if (!b->lanes)
         return -1;
     bool ipc = strncmp (b->cmd_connect, "ipc://", 6) == 0 && strncmp (b->world_connect, "ipc://", 6) == 0
-               && strncmp (b->frames_connect, "ipc://", 6) == 0;
+            && strncmp (b->frames_connect, "ipc://", 6) == 0;
     bool inproc = strncmp (b->cmd_connect, "inproc://", 9) == 0
-                  && strncmp (b->world_connect, "inproc://", 9) == 0
-                  && strncmp (b->frames_connect, "inproc://", 9) == 0;
+               && strncmp (b->world_connect, "inproc://", 9) == 0
+               && strncmp (b->frames_connect, "inproc://", 9) == 0;
     if (!ipc && !inproc)
         return -1;
     for (int i = 0; i < SIM_LANE_COUNT; i++) {
@@ -119,7 +119,7 @@ sim_lane_new (const sim_config_t *cfg, sim_lane_id_t id)
     setsockopt (self->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
     const sim_lane_peer_t *own = &self->peers[id];
     if (self->in_fs)
-        unlink (own->addr.sun_path);     /* left by a killed process */
+        unlink (own->addr.sun_path); /* left by a killed process */
     if (bind (self->fd, (const struct sockaddr *) &own->addr, own->len) < 0) {
         sim_error ("cannot bind the %s lane %s: %s", s_names[id],
                    self->in_fs ? own->addr.sun_path : own->addr.sun_path + 1, strerror (errno));
@@ -210,7 +210,7 @@ s_send_to (sim_lane_t *self, const sim_lane_peer_t *to, const void *data, size_t
 {
     int flags = MSG_NOSIGNAL;
     if (wait_ms <= 0)
-        flags |= MSG_DONTWAIT;      /* an SO_SNDTIMEO of 0 would wait forever */
+        flags |= MSG_DONTWAIT; /* an SO_SNDTIMEO of 0 would wait forever */
     else if (wait_ms != self->sndtimeo_ms) {
         /* a blocking AF_UNIX datagram send waits for room in the peer's
            queue, up to SO_SNDTIMEO */
@@ -234,7 +234,7 @@ sim_lane_flush (sim_lane_t *self, int wait_ms)
     if (self->out_len == 0)
         return 0;
     size_t len = self->out_len;
-    self->out_len = 0;      /* sent or dropped: a batch is never sent twice */
+    self->out_len = 0; /* sent or dropped: a batch is never sent twice */
     return s_send_to (self, &self->out_to, self->out, len, wait_ms);
 }
 
@@ -247,8 +247,7 @@ s_same_peer (const sim_lane_peer_t *a, const sim_lane_peer_t *b)
 /* Add a record for `to` to the batch; a batch for another address, or
    one without room, is sent first. */
 static int
-s_queue (sim_lane_t *self, const sim_lane_peer_t *to, const char *topic, Simbus__Envelope *env,
-         int wait_ms)
+s_queue (sim_lane_t *self, const sim_lane_peer_t *to, const char *topic, Simbus__Envelope *env, int wait_ms)
 {
     int rc = 0;
     if (self->out_len > 0 && !s_same_peer (&self->out_to, to))
@@ -329,8 +328,8 @@ sim_lane_buffered (const sim_lane_t *self)
 }
 
 int
-sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap,
-               sim_lane_peer_t *from, bool *warned)
+sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap, sim_lane_peer_t *from,
+               bool *warned)
 {
     assert (self && env && topic && cap > 0);
     *env = NULL;

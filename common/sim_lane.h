@@ -36,12 +36,7 @@
 /* Topics only lanes carry (the others are sim_bus.h's). */
 #define SIM_TOPIC_HELLO "H"
 
-typedef enum {
-    SIM_LANE_PHYSICS,
-    SIM_LANE_VISION,
-    SIM_LANE_GATEWAY,
-    SIM_LANE_COUNT
-} sim_lane_id_t;
+typedef enum { SIM_LANE_PHYSICS, SIM_LANE_VISION, SIM_LANE_GATEWAY, SIM_LANE_COUNT } sim_lane_id_t;
 
 /* The address a datagram came from, to answer it. */
 typedef struct {
@@ -98,12 +93,11 @@ int sim_lane_send_bytes (sim_lane_t *self, sim_lane_id_t to, const void *data, s
 
 /* Queue `env` behind `topic` for service `to` and flush; as
    sim_lane_send_bytes. */
-int sim_lane_send (sim_lane_t *self, sim_lane_id_t to, const char *topic, Simbus__Envelope *env,
-                   int wait_ms);
+int sim_lane_send (sim_lane_t *self, sim_lane_id_t to, const char *topic, Simbus__Envelope *env, int wait_ms);
 
 /* Same, to the address a datagram came from. */
-int sim_lane_reply (sim_lane_t *self, const sim_lane_peer_t *to, const char *topic,
-                    Simbus__Envelope *env, int wait_ms);
+int sim_lane_reply (sim_lane_t *self, const sim_lane_peer_t *to, const char *topic, Simbus__Envelope *env,
+                    int wait_ms);
 
 /* For a service still without the configuration: ask physics for it at
    once when *next_us (wall clock, us) has come, and set *next_us to the
@@ -126,7 +120,7 @@ bool sim_lane_buffered (const sim_lane_t *self);
    the first logged per *warned), the topic is
    copied into topic[cap] and, when `from` is not NULL, the sender's
    address into *from. Free *env with simbus__envelope__free_unpacked. */
-int sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap,
-                   sim_lane_peer_t *from, bool *warned);
+int sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap, sim_lane_peer_t *from,
+                   bool *warned);
 
 #endif

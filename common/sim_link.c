@@ -11,15 +11,15 @@
 #include "sim_bus.h"
 #include "sim_log.h"
 
-#define S_KINDS         11      /* SIMBUS__ENVELOPE__BODY_* cases, 0 (none) to 10 */
-#define S_WAIT_MS       500     /* longest wait for a receiver that takes its time */
-#define S_RETRY_US      1000000 /* after a wait timed out: drop, don't wait, this long */
-#define S_HELLO_US      1000000 /* a joiner without the configuration asks this often */
-#define S_BACKLOG       1024    /* requests waiting for room (the gateway's pending table) */
-#define S_PUB_HWM       1000    /* world messages queued per ZeroMQ subscriber */
-#define S_SUB_HWM       100000  /* messages queued in a subscriber, but see s_sub_hwm */
-#define S_VISION_HWM    1000    /* vision: small, so physics waits instead of queueing */
-#define S_CMD_HWM       100000
+#define S_KINDS      11      /* SIMBUS__ENVELOPE__BODY_* cases, 0 (none) to 10 */
+#define S_WAIT_MS    500     /* longest wait for a receiver that takes its time */
+#define S_RETRY_US   1000000 /* after a wait timed out: drop, don't wait, this long */
+#define S_HELLO_US   1000000 /* a joiner without the configuration asks this often */
+#define S_BACKLOG    1024    /* requests waiting for room (the gateway's pending table) */
+#define S_PUB_HWM    1000    /* world messages queued per ZeroMQ subscriber */
+#define S_SUB_HWM    100000  /* messages queued in a subscriber, but see s_sub_hwm */
+#define S_VISION_HWM 1000    /* vision: small, so physics waits instead of queueing */
+#define S_CMD_HWM    100000
 
 typedef enum { S_CMD, S_WORLD, S_FRAMES } s_sock_t;
 
@@ -27,7 +27,7 @@ typedef enum { S_CMD, S_WORLD, S_FRAMES } s_sock_t;
 typedef struct {
     const char *topic;
     s_sock_t sock;
-    sim_link_role_t sender;     /* SIM_LINK_ROLES: any but physics (requests) */
+    sim_link_role_t sender; /* SIM_LINK_ROLES: any but physics (requests) */
 } s_kind_t;
 
 static const s_kind_t s_kinds[S_KINDS] = {
@@ -68,23 +68,24 @@ static const s_lane_route_t s_lane_routes[] = {
 };
 #define S_LANE_ROUTES (sizeof s_lane_routes / sizeof s_lane_routes[0])
 
-static const int s_role_lane[SIM_LINK_ROLES] = { SIM_LANE_PHYSICS, SIM_LANE_VISION, SIM_LANE_GATEWAY, -1, -1 };
+static const int s_role_lane[SIM_LINK_ROLES] = { SIM_LANE_PHYSICS, SIM_LANE_VISION, SIM_LANE_GATEWAY, -1,
+                                                 -1 };
 static const char *const s_role_names[SIM_LINK_ROLES] = { "physics", "vision", "gateway", "legacy-grsim",
                                                           "tool" };
 
 typedef struct {
-    uint8_t *data;      /* a lane record (sim_lane_pack) */
+    uint8_t *data; /* a lane record (sim_lane_pack) */
     size_t len;
 } s_queued_t;
 
 struct sim_link_t {
     sim_link_role_t role;
     sim_bus_cfg_t bus;
-    zsock_t *cmd;               /* physics: ROUTER (bound); others: DEALER */
-    zsock_t *world, *frames;    /* the publisher's XPUB, or a receiver's SUB (made when needed) */
-    sim_lane_t *lane;           /* NULL: no lanes for this role or configuration */
-    bool lanes;                 /* lanes are on for this configuration */
-    sim_bus_subs_t subs[3];     /* a publisher's subscribers, per s_sock_t */
+    zsock_t *cmd;            /* physics: ROUTER (bound); others: DEALER */
+    zsock_t *world, *frames; /* the publisher's XPUB, or a receiver's SUB (made when needed) */
+    sim_lane_t *lane;        /* NULL: no lanes for this role or configuration */
+    bool lanes;              /* lanes are on for this configuration */
+    sim_bus_subs_t subs[3];  /* a publisher's subscribers, per s_sock_t */
     bool subscribed[S_KINDS];
     bool warned;
     bool joined;
@@ -116,8 +117,9 @@ struct sim_link_t {
 static bool
 s_binds (const sim_link_t *self, s_sock_t sock)
 {
-    return (sock == S_WORLD && self->role == SIM_LINK_PHYSICS) || (sock == S_FRAMES && self->role == SIM_LINK_VISION)
-           || (sock == S_CMD && self->role == SIM_LINK_PHYSICS);
+    return (sock == S_WORLD && self->role == SIM_LINK_PHYSICS)
+        || (sock == S_FRAMES && self->role == SIM_LINK_VISION)
+        || (sock == S_CMD && self->role == SIM_LINK_PHYSICS);
 }
 
 static zsock_t **
@@ -179,7 +181,7 @@ s_accepts (const sim_link_t *self, const Simbus__Envelope *env, bool on_cmd)
     if (kind == SIMBUS__ENVELOPE__BODY_REQUEST)
         return self->role == SIM_LINK_PHYSICS;
     if (kind == SIMBUS__ENVELOPE__BODY_REPLY)
-        return self->role != SIM_LINK_PHYSICS && self->role != SIM_LINK_VISION;   /* they send no requests */
+        return self->role != SIM_LINK_PHYSICS && self->role != SIM_LINK_VISION; /* they send no requests */
     return !on_cmd && self->subscribed[kind];
 }
 
@@ -288,8 +290,10 @@ s_read_lane (sim_link_t *self)
         if (!env)
             sim_debug ("dropped a malformed lane message");
         /* requests and replies come to a lane as on cmd */
-        s_deliver (self, env, &from, env && (env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST
-                                             || env->body_case == SIMBUS__ENVELOPE__BODY_REPLY));
+        s_deliver (self, env, &from,
+                   env
+                       && (env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST
+                           || env->body_case == SIMBUS__ENVELOPE__BODY_REPLY));
     }
 }
 
@@ -333,7 +337,7 @@ s_add_input (sim_link_t *self, s_sock_t sock)
     if ((unsigned) sock > S_FRAMES || !self->loop || !*s_sock (self, sock))
         return 0;
     if (sock == S_FRAMES && self->role == SIM_LINK_VISION)
-        return 0;       /* subscriptions are read before each publication */
+        return 0; /* subscriptions are read before each publication */
     static const char *const names[] = { "bus cmd", "bus world", "bus frames" };
     static sim_loop_fn *const fns[] = { s_on_cmd, s_on_world, s_on_frames };
     return sim_loop_add_sock (self->loop, names[sock], *s_sock (self, sock), fns[sock], self);
@@ -502,7 +506,7 @@ s_flush_backlog (sim_link_t *self)
         if (sim_lane_send_bytes (self->lane, SIM_LANE_PHYSICS, q->data, q->len, -1)) {
             if (errno == EAGAIN)
                 return;
-            s_send_cmd_record (self, q->data, q->len);     /* physics is not running */
+            s_send_cmd_record (self, q->data, q->len); /* physics is not running */
         }
         free (q->data);
         q->data = NULL;

@@ -50,7 +50,7 @@ typedef enum {
     SIM_LINK_VISION,
     SIM_LINK_GATEWAY,
     SIM_LINK_LEGACY,
-    SIM_LINK_TOOL,          /* ssl-sim status, tests, benchmarks: requests and subscriptions */
+    SIM_LINK_TOOL, /* ssl-sim status, tests, benchmarks: requests and subscriptions */
     SIM_LINK_ROLES
 } sim_link_role_t;
 
@@ -64,7 +64,7 @@ typedef enum {
 /* Where a request came from, to answer it: valid only while the handler
    that got the request runs. Opaque: pass it to sim_link_reply. */
 typedef struct {
-    void *identity;         /* a zframe_t, borrowed */
+    void *identity; /* a zframe_t, borrowed */
     sim_lane_peer_t lane;
     bool by_lane;
 } sim_link_from_t;

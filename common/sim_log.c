@@ -57,8 +57,8 @@ sim_log_write (sim_log_level_t level, const char *fmt, ...)
     char line[1024];
     /* under the launcher every line is already prefixed with the service */
     int n = getenv ("SSL_SIM_SUPERVISED")
-                ? snprintf (line, sizeof line, "%s: ", s_names[level])
-                : snprintf (line, sizeof line, "%s %s: ", s_service, s_names[level]);
+              ? snprintf (line, sizeof line, "%s: ", s_names[level])
+              : snprintf (line, sizeof line, "%s %s: ", s_service, s_names[level]);
     va_list args;
     va_start (args, fmt);
     if (n >= 0 && (size_t) n < sizeof line)

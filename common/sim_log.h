@@ -19,18 +19,17 @@ typedef enum {
 } sim_log_level_t;
 
 /* Name this thread's log lines ("physics", "vision", ...); borrowed pointer. */
-void sim_log_set_service(const char *name);
+void sim_log_set_service (const char *name);
 /* Set this thread's threshold. */
-void sim_log_set_level(sim_log_level_t level);
+void sim_log_set_level (sim_log_level_t level);
 /* Parse "error|warn|info|debug|trace" (case-insensitive); -1 if unknown.
    "filter" (a config value meaning "as the environment says") gives INFO. */
-int sim_log_level_parse(const char *text);
+int sim_log_level_parse (const char *text);
 /* Level from SSL_SIM_LOG when set and valid, else `fallback`. */
-sim_log_level_t sim_log_level_from_env(sim_log_level_t fallback);
-bool sim_log_enabled(sim_log_level_t level);
+sim_log_level_t sim_log_level_from_env (sim_log_level_t fallback);
+bool sim_log_enabled (sim_log_level_t level);
 
-void sim_log_write(sim_log_level_t level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void sim_log_write (sim_log_level_t level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
 /* clang-format off */
 #define sim_error(...) \

@@ -12,11 +12,19 @@ void
 sim_ball_default (sim_ball_cfg_t *ball)
 {
     *ball = (sim_ball_cfg_t) {
-        .radius = 0.0215, .mass = 0.046, .acc_slide = -3.3, .acc_roll = -0.22,
-        .roll_speed_coefficient = 0.045, .advertise_roll_speed = 1.5,
-        .inertia_distribution = 0.5, .chip_damping_xy_first_hop = 0.70,
-        .chip_damping_xy_other_hops = 0.87, .chip_damping_z = 0.46,
-        .chip_damping_z_other_hops = 0.40, .min_hop_height = 0.01, .rest_speed = 0.01,
+        .radius = 0.0215,
+        .mass = 0.046,
+        .acc_slide = -3.3,
+        .acc_roll = -0.22,
+        .roll_speed_coefficient = 0.045,
+        .advertise_roll_speed = 1.5,
+        .inertia_distribution = 0.5,
+        .chip_damping_xy_first_hop = 0.70,
+        .chip_damping_xy_other_hops = 0.87,
+        .chip_damping_z = 0.46,
+        .chip_damping_z_other_hops = 0.40,
+        .min_hop_height = 0.01,
+        .rest_speed = 0.01,
     };
 }
 
@@ -26,18 +34,30 @@ sim_realism_default (sim_realism_t *r)
     /* the "realistic" preset (vision.md §11) */
     memset (r, 0, sizeof *r);
     *r = (sim_realism_t) {
-        .stddev_ball_p = 0.0007, .stddev_robot_p = 0.0005, .stddev_robot_phi = 0.005,
-        .stddev_ball_area = 3.3, .enable_invisible_ball = true,
-        .ball_visibility_threshold = 0.4, .camera_overlap = 0.8,
-        .dribbler_ball_detections = 0.02, .camera_position_error = 0.02,
-        .robot_command_loss = 0.01, .robot_response_loss = 0.01,
-        .missing_ball_detections = 0.007, .missing_robot_detections = 0.002,
-        .vision_delay = 0.022, .vision_processing_time = 0.0073, .simulate_dribbling = true,
-        .object_position_offset = 0.02, .command_delay = 0.0,
-        .calibration_warp_stddev = 0.012, .calibration_warp_length = 3.0,
-        .calibration_orientation_offset = 0.02, .calibration_orientation_warp = 0.02,
-        .kick_direction_stddev = 0.04363323129985824,       /* 2.5 degrees */
-        .chip_angle_stddev = 0.10471975511965978,           /* 6 degrees */
+        .stddev_ball_p = 0.0007,
+        .stddev_robot_p = 0.0005,
+        .stddev_robot_phi = 0.005,
+        .stddev_ball_area = 3.3,
+        .enable_invisible_ball = true,
+        .ball_visibility_threshold = 0.4,
+        .camera_overlap = 0.8,
+        .dribbler_ball_detections = 0.02,
+        .camera_position_error = 0.02,
+        .robot_command_loss = 0.01,
+        .robot_response_loss = 0.01,
+        .missing_ball_detections = 0.007,
+        .missing_robot_detections = 0.002,
+        .vision_delay = 0.022,
+        .vision_processing_time = 0.0073,
+        .simulate_dribbling = true,
+        .object_position_offset = 0.02,
+        .command_delay = 0.0,
+        .calibration_warp_stddev = 0.012,
+        .calibration_warp_length = 3.0,
+        .calibration_orientation_offset = 0.02,
+        .calibration_orientation_warp = 0.02,
+        .kick_direction_stddev = 0.04363323129985824, /* 2.5 degrees */
+        .chip_angle_stddev = 0.10471975511965978,     /* 6 degrees */
         .kick_speed_factor_stddev = 0.1,
     };
 }

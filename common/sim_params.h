@@ -14,11 +14,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SIM_MAX_CAMERAS      8      /* [camera N] sections kept (index order) */
-#define SIM_MAX_OUTAGES      16     /* [outage N] sections kept */
-#define SIM_MAX_PHASE_OFFSETS SIM_MAX_CAMERAS
+#define SIM_MAX_CAMERAS         8  /* [camera N] sections kept (index order) */
+#define SIM_MAX_OUTAGES         16 /* [outage N] sections kept */
+#define SIM_MAX_PHASE_OFFSETS   SIM_MAX_CAMERAS
 #define SIM_MAX_ROBOTS_PER_TEAM 16  /* spawned by formations */
-#define SIM_MAX_ROBOT_ID     255    /* highest robot number on the wire */
+#define SIM_MAX_ROBOT_ID        255 /* highest robot number on the wire */
 
 typedef enum { SIM_TEAM_BLUE = 0, SIM_TEAM_YELLOW = 1 } sim_team_t;
 typedef enum { SIM_DIVISION_A = 0, SIM_DIVISION_B = 1 } sim_division_t;
@@ -28,14 +28,14 @@ typedef enum { SIM_DRIVE_WHEELS = 0, SIM_DRIVE_IDEAL = 1 } sim_drive_model_t;
 /* [ball] (physics.md §5) */
 typedef struct {
     double radius, mass;
-    double acc_slide, acc_roll;             /* m/s², both <= 0 */
-    double roll_speed_coefficient;          /* 1/s */
-    double advertise_roll_speed;            /* m/s */
+    double acc_slide, acc_roll;    /* m/s², both <= 0 */
+    double roll_speed_coefficient; /* 1/s */
+    double advertise_roll_speed;   /* m/s */
     double inertia_distribution;
     double chip_damping_xy_first_hop, chip_damping_xy_other_hops;
     double chip_damping_z, chip_damping_z_other_hops;
-    double min_hop_height;                  /* m */
-    double rest_speed;                      /* m/s */
+    double min_hop_height; /* m */
+    double rest_speed;     /* m/s */
 } sim_ball_cfg_t;
 
 /* [contact] (physics.md §7) */
@@ -88,7 +88,7 @@ typedef struct {
 /* [blue] / [yellow]: robot specs (physics.md §6.1), also per robot at runtime */
 typedef struct {
     double radius, height, mass;
-    double inertia_z;               /* 0 = unset: 0.5 * mass * radius^2 */
+    double inertia_z; /* 0 = unset: 0.5 * mass * radius^2 */
     double center_to_dribbler, dribbler_width, shoot_radius;
     sim_limits_t limits;
     sim_wheel_angles_t wheel_angles;
@@ -100,12 +100,12 @@ typedef struct {
 /* [camera N] */
 typedef struct {
     int id;
-    double x, y, z;                 /* true optical centre, m */
+    double x, y, z; /* true optical centre, m */
 } sim_camera_cfg_t;
 
 /* [outage N] */
 typedef struct {
-    double start, duration;         /* s of sim time */
+    double start, duration; /* s of sim time */
 } sim_outage_cfg_t;
 
 /* [realism] (vision.md §11); times in seconds */

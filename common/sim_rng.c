@@ -33,13 +33,12 @@ sim_rng_avalanche (uint64_t x)
 }
 
 void
-sim_rng_seed_keyed (sim_rng_t *rng, uint64_t seed, uint64_t stream,
-                    uint64_t key_a, uint64_t key_b)
+sim_rng_seed_keyed (sim_rng_t *rng, uint64_t seed, uint64_t stream, uint64_t key_a, uint64_t key_b)
 {
     /* Fold the keys into the seed through the avalanche so that nearby keys
        (consecutive frame numbers) start far apart in state space. */
-    uint64_t mixed = sim_rng_avalanche (seed ^ sim_rng_avalanche (
-        key_a ^ sim_rng_avalanche (key_b ^ sim_rng_avalanche (stream))));
+    uint64_t mixed = sim_rng_avalanche (
+        seed ^ sim_rng_avalanche (key_a ^ sim_rng_avalanche (key_b ^ sim_rng_avalanche (stream))));
     sim_rng_seed (rng, mixed, stream);
     /* The first outputs of a freshly seeded xoshiro are weakly mixed. */
     for (int i = 0; i < 4; i++)

@@ -27,26 +27,25 @@ typedef struct {
 } sim_rng_t;
 
 /* Seed stream `stream` from `seed` exactly as physics.md §11.2 lays out. */
-void sim_rng_seed(sim_rng_t *rng, uint64_t seed, uint64_t stream);
+void sim_rng_seed (sim_rng_t *rng, uint64_t seed, uint64_t stream);
 
 /* Seed a keyed generator: the same (seed, stream, key_a, key_b) always
    gives the same sequence, different keys independent-looking ones. */
-void sim_rng_seed_keyed(sim_rng_t *rng, uint64_t seed, uint64_t stream,
-                        uint64_t key_a, uint64_t key_b);
+void sim_rng_seed_keyed (sim_rng_t *rng, uint64_t seed, uint64_t stream, uint64_t key_a, uint64_t key_b);
 
 /* The splitmix64 avalanche of physics.md §11.2 (`--seed random`). */
-uint64_t sim_rng_avalanche(uint64_t x);
+uint64_t sim_rng_avalanche (uint64_t x);
 
-uint64_t sim_rng_next(sim_rng_t *rng);
+uint64_t sim_rng_next (sim_rng_t *rng);
 /* Uniform in [0, 1) from the top 53 bits. */
-double sim_rng_uniform01(sim_rng_t *rng);
+double sim_rng_uniform01 (sim_rng_t *rng);
 /* lo + u (hi - lo); returns lo without drawing when hi <= lo. */
-double sim_rng_uniform(sim_rng_t *rng, double lo, double hi);
+double sim_rng_uniform (sim_rng_t *rng, double lo, double hi);
 /* Box-Muller normal with deviation sigma; no draw and 0 when sigma <= 0. */
-double sim_rng_normal(sim_rng_t *rng, double sigma);
+double sim_rng_normal (sim_rng_t *rng, double sigma);
 /* No draw for p <= 0 (false) or p >= 1 (true); else u < p. */
-bool sim_rng_chance(sim_rng_t *rng, double p);
+bool sim_rng_chance (sim_rng_t *rng, double p);
 /* Fisher-Yates over n elements of `size` bytes, last index down. */
-void sim_rng_shuffle(sim_rng_t *rng, void *base, size_t n, size_t size);
+void sim_rng_shuffle (sim_rng_t *rng, void *base, size_t n, size_t size);
 
 #endif

@@ -11,13 +11,13 @@
 #include <string.h>
 
 struct sim_schedule_t {
-    uint64_t period;                    /* ns */
-    uint64_t substep;                   /* ns, for skip_to */
-    uint64_t start;                     /* captures only at t > start */
-    int count;                          /* cameras */
-    uint64_t next[SIM_MAX_CAMERAS];     /* next scheduled instant */
+    uint64_t period;                /* ns */
+    uint64_t substep;               /* ns, for skip_to */
+    uint64_t start;                 /* captures only at t > start */
+    int count;                      /* cameras */
+    uint64_t next[SIM_MAX_CAMERAS]; /* next scheduled instant */
     uint64_t offset[SIM_MAX_CAMERAS];
-    uint32_t frame[SIM_MAX_CAMERAS];    /* next frame number */
+    uint32_t frame[SIM_MAX_CAMERAS]; /* next frame number */
     uint32_t suppressed;
     int outage_count;
     sim_outage_cfg_t outages[SIM_MAX_OUTAGES];
@@ -39,8 +39,7 @@ sim_schedule_def_default (sim_schedule_def_t *def)
 }
 
 void
-sim_rig_place (sim_rig_t *out, int count, const sim_field_t *field, double height,
-               double x_fraction)
+sim_rig_place (sim_rig_t *out, int count, const sim_field_t *field, double height, double x_fraction)
 {
     memset (out, 0, sizeof *out);
     double h = height;
@@ -49,14 +48,11 @@ sim_rig_place (sim_rig_t *out, int count, const sim_field_t *field, double heigh
     if (count == 1) {
         out->count = 1;
         out->cams[0] = (sim_camera_cfg_t) { 0, 0, 0, h };
-    }
-    else
-    if (count == 2) {
+    } else if (count == 2) {
         out->count = 2;
         out->cams[0] = (sim_camera_cfg_t) { 0, +fx, 0, h };
         out->cams[1] = (sim_camera_cfg_t) { 1, -fx, 0, h };
-    }
-    else {
+    } else {
         out->count = 4;
         out->cams[0] = (sim_camera_cfg_t) { 0, +fx, +qy, h };
         out->cams[1] = (sim_camera_cfg_t) { 1, -fx, +qy, h };
@@ -164,8 +160,7 @@ s_load_rig (sim_schedule_t *self, const sim_schedule_def_t *def, uint64_t start)
         self->frame[i] = 0;
     }
     self->suppressed = 0;
-    self->outage_count = def->outage_count < SIM_MAX_OUTAGES
-                       ? def->outage_count : SIM_MAX_OUTAGES;
+    self->outage_count = def->outage_count < SIM_MAX_OUTAGES ? def->outage_count : SIM_MAX_OUTAGES;
     if (self->outage_count < 0)
         self->outage_count = 0;
     memcpy (self->outages, def->outages, sizeof self->outages);
@@ -252,8 +247,8 @@ s_push (sim_schedule_t *self, uint64_t due)
 }
 
 int
-sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns,
-                      uint32_t *capture_mask, uint32_t frame_numbers[SIM_MAX_CAMERAS])
+sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns, uint32_t *capture_mask,
+                      uint32_t frame_numbers[SIM_MAX_CAMERAS])
 {
     assert (self);
     assert (capture_mask);

@@ -29,16 +29,16 @@ typedef struct {
 /* Everything the schedule reads, filled at a service's edge from the
    configuration (sim_schedule_def_from_config in sim_schedule_config.h). */
 typedef struct {
-    sim_rig_t rig;                  /* the cameras in force */
-    double frame_rate;              /* Hz per camera; <= 0 means 60 */
+    sim_rig_t rig;     /* the cameras in force */
+    double frame_rate; /* Hz per camera; <= 0 means 60 */
     sim_camera_phase_t camera_phase;
-    int phase_offset_count;         /* locked phase: capture offsets, s */
+    int phase_offset_count; /* locked phase: capture offsets, s */
     double phase_offsets[SIM_MAX_PHASE_OFFSETS];
     int outage_count;
     sim_outage_cfg_t outages[SIM_MAX_OUTAGES];
-    double substep;                 /* s, physics substep (skip_to); <= 0 means 1 ms */
-    uint64_t seed;                  /* with rig_generation, keys the calibration draw */
-    uint32_t rig_generation;        /* bumped when the rig is replaced at runtime */
+    double substep;          /* s, physics substep (skip_to); <= 0 means 1 ms */
+    uint64_t seed;           /* with rig_generation, keys the calibration draw */
+    uint32_t rig_generation; /* bumped when the rig is replaced at runtime */
 } sim_schedule_def_t;
 
 /* Fill every field with the configuration's documented default: the
@@ -48,8 +48,7 @@ void sim_schedule_def_default (sim_schedule_def_t *def);
 
 /* Auto-placement of `count` cameras (1, 2 or 4; vision.md §2.1) at
    `height` over `field`, at x = +- x_fraction x field length. */
-void sim_rig_place (sim_rig_t *out, int count, const sim_field_t *field, double height,
-                    double x_fraction);
+void sim_rig_place (sim_rig_t *out, int count, const sim_field_t *field, double height, double x_fraction);
 
 /* Capture period in ns: max(1, round(1e9 * (1 / frame_rate))), 60 Hz when
    frame_rate <= 0 (vision.md §2.2). */
@@ -105,8 +104,7 @@ uint64_t sim_schedule_next_release (const sim_schedule_t *self, uint64_t delay_n
    release at t + delay_ns (FIFO, vision.md §7); returns how many queued
    captures are released at t, oldest first. A time <= the start of the rig
    (0, or the time of the last rig reset) captures nothing. */
-int sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns,
-                          uint32_t *capture_mask,
+int sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns, uint32_t *capture_mask,
                           uint32_t frame_numbers[SIM_MAX_CAMERAS]);
 
 /* Cameras whose capture at the last advance was suppressed by an outage
@@ -117,8 +115,7 @@ uint32_t sim_schedule_suppressed_mask (const sim_schedule_t *self);
    frame numbers restart at 0, each camera captures at the first advance
    after t_ns and then on its grid offset_i + k*T; the release queue is
    kept. */
-void sim_schedule_reset_rig (sim_schedule_t *self, const sim_schedule_def_t *def,
-                             uint64_t t_ns);
+void sim_schedule_reset_rig (sim_schedule_t *self, const sim_schedule_def_t *def, uint64_t t_ns);
 
 /* Position a freshly made schedule as if it had been advanced at every
    substep end before t_ns (substep from the def): used by a restarted consumer

@@ -13,8 +13,8 @@
 #include "sim_config.h"
 
 typedef struct {
-    sim_config_t cfg;       /* resolved: bus endpoints filled */
-    int status;             /* written by the actor before it signals */
+    sim_config_t cfg; /* resolved: bus endpoints filled */
+    int status;       /* written by the actor before it signals */
 } sim_service_args_t;
 
 /* Start `fn` with `args` (borrowed; must outlive the call only). Returns

@@ -11,22 +11,22 @@
 #define SIM_SNAPSHOT_MAX_ROBOTS 64
 
 typedef struct {
-    double x, y, z;                 /* centre, m */
-    double vx, vy, vz;              /* m/s */
-    double spin_x, spin_y;          /* m/s, physics.md §5.1 */
+    double x, y, z;        /* centre, m */
+    double vx, vy, vz;     /* m/s */
+    double spin_x, spin_y; /* m/s, physics.md §5.1 */
 } sim_ball_state_t;
 
 typedef struct {
-    int team;                       /* sim_team_t */
-    int id;                         /* 0..255 */
-    double x, y, orientation;       /* m, rad in (-pi, pi] */
-    double vx, vy, omega;           /* world frame, m/s, rad/s */
-    bool ball_contact;              /* break-beam, physics.md §9.6 */
-    double radius, height;          /* from the robot's specs, m */
+    int team;                 /* sim_team_t */
+    int id;                   /* 0..255 */
+    double x, y, orientation; /* m, rad in (-pi, pi] */
+    double vx, vy, omega;     /* world frame, m/s, rad/s */
+    bool ball_contact;        /* break-beam, physics.md §9.6 */
+    double radius, height;    /* from the robot's specs, m */
 } sim_robot_state_t;
 
 typedef struct {
-    uint64_t time_ns;               /* sim time of this state */
+    uint64_t time_ns; /* sim time of this state */
     sim_ball_state_t ball;
     int robot_count;
     /* in iteration order: blue 0..255, then yellow 0..255 */
@@ -47,9 +47,9 @@ typedef enum {
 
 typedef struct {
     sim_event_kind_t kind;
-    uint64_t time_ns;               /* start of the substep that raised it */
+    uint64_t time_ns; /* start of the substep that raised it */
     int team, id, other_team, other_id;
-    double speed, elevation_deg;    /* kicks: m/s, degrees */
+    double speed, elevation_deg; /* kicks: m/s, degrees */
 } sim_event_t;
 
 #endif

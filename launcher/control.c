@@ -15,14 +15,14 @@
 #include "sim_link.h"
 #include "sim_log.h"
 
-#define CTL_SAMPLE_MS   1000    /* status: bus and CPU sampling window */
-#define CTL_RESTART_MS  20000   /* restart: how long to wait for the successor */
+#define CTL_SAMPLE_MS  1000  /* status: bus and CPU sampling window */
+#define CTL_RESTART_MS 20000 /* restart: how long to wait for the successor */
 
 typedef struct {
     int pid;
     char supervisor[32];
     bool alive;
-    double cpu_s;               /* utime + stime */
+    double cpu_s; /* utime + stime */
     double uptime_s;
     double rss_mib;
 } ctl_proc_t;
@@ -45,7 +45,8 @@ launch_pidfile_write (const sim_config_t *cfg, const char *name, char *path, siz
         return;
     }
     const char *by = getenv ("SSL_SIM_SUPERVISED") ? "launcher"
-                   : getenv ("INVOCATION_ID") ? "systemd" : "none";
+                   : getenv ("INVOCATION_ID")      ? "systemd"
+                                                   : "none";
     char tmp[SIM_STRING_MAX + 16];
     snprintf (tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen (tmp, "w");
@@ -113,13 +114,15 @@ s_proc_sample (ctl_proc_t *p)
     size_t n = fread (buf, 1, sizeof buf - 1, f);
     fclose (f);
     buf[n] = '\0';
-    char *rest = strrchr (buf, ')');       /* the command name may hold spaces */
+    char *rest = strrchr (buf, ')'); /* the command name may hold spaces */
     if (!rest)
         return;
     unsigned long long utime = 0, stime = 0, start = 0;
     /* fields 3.. after the name: state ppid ... utime(14) stime(15) ... starttime(22) */
-    if (sscanf (rest + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu",
-                &utime, &stime, &start) != 3)
+    if (sscanf (rest + 2,
+                "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu", &utime,
+                &stime, &start)
+        != 3)
         return;
     double hz = (double) sysconf (_SC_CLK_TCK);
     p->cpu_s = (double) (utime + stime) / hz;
@@ -291,13 +294,16 @@ launch_status (const sim_config_t *cfg)
                       (double) bus.last_ns / 1e9,
                       (double) (bus.last_ns - bus.first_ns) / 1e6 / (double) (bus.last_ms - bus.first_ms),
                       bus.snapshots / wall, bus.robots,
-                      bus.mode == 1 ? "fast" : bus.mode == 2 ? "sync" : bus.running ? "realtime" : "paused");
+                      bus.mode == 1   ? "fast"
+                      : bus.mode == 2 ? "sync"
+                      : bus.running   ? "realtime"
+                                      : "paused");
         else if (strcmp (name, "physics") == 0)
             snprintf (rates, sizeof rates, "no clock on the bus");
         else if (strcmp (name, "vision") == 0)
             snprintf (rates, sizeof rates, "%.0f packets/s", bus.packets / wall);
-        printf ("%-13s %8d %9s %-9s %5.1f%% %5.1fMiB  %s\n", name, p->pid, up, p->supervisor,
-                100.0 * cpu, p->rss_mib, rates);
+        printf ("%-13s %8d %9s %-9s %5.1f%% %5.1fMiB  %s\n", name, p->pid, up, p->supervisor, 100.0 * cpu,
+                p->rss_mib, rates);
     }
     return running >= wanted ? 0 : 1;
 }
@@ -316,8 +322,10 @@ launch_restart (const sim_config_t *cfg, const char *name)
         return 1;
     }
     if (strcmp (p.supervisor, "none") == 0) {
-        fprintf (stderr, "ssl-sim: %s (pid %d) has no supervisor to start it again; "
-                 "restart it by hand\n", name, p.pid);
+        fprintf (stderr,
+                 "ssl-sim: %s (pid %d) has no supervisor to start it again; "
+                 "restart it by hand\n",
+                 name, p.pid);
         return 1;
     }
     if (kill (p.pid, SIGTERM)) {
@@ -332,9 +340,9 @@ launch_restart (const sim_config_t *cfg, const char *name)
             printf ("%s restarted: pid %d -> %d\n", name, p.pid, now.pid);
             return 0;
         }
-        zclock_sleep (50);      /* a CLI waiting for another process; no loop to block */
+        zclock_sleep (50); /* a CLI waiting for another process; no loop to block */
     }
-    fprintf (stderr, "ssl-sim: %s (pid %d) was stopped but no new one came up within %d s\n", name,
-             p.pid, CTL_RESTART_MS / 1000);
+    fprintf (stderr, "ssl-sim: %s (pid %d) was stopped but no new one came up within %d s\n", name, p.pid,
+             CTL_RESTART_MS / 1000);
     return 1;
 }

@@ -78,7 +78,7 @@ s_run_service (const char *name, int optc, char **optv)
         fprintf (stderr, "ssl-sim: unknown service '%s' (physics, vision, gateway, legacy-grsim)\n", name);
         return 2;
     }
-    static sim_service_args_t args;     /* outlives the actor thread */
+    static sim_service_args_t args; /* outlives the actor thread */
     if (s_config (&args.cfg, optc, optv))
         return 2;
     if (sim_bus_resolve (&args.cfg, NULL))
@@ -174,7 +174,8 @@ s_run (int optc, char **optv)
                 int pid = launch_running_elsewhere (&cfg, NULL, &other);
                 if (pid) {
                     sim_error ("another simulator runs with this runtime directory (%s, pid %d): stop it, "
-                               "or start this one with --port-offset N", other, pid);
+                               "or start this one with --port-offset N",
+                               other, pid);
                     code = 1;
                 } else
                     /* children parse the same options; checking them here

@@ -17,18 +17,18 @@
 #include "sim_bus.h"
 #include "sim_log.h"
 
-#define LAUNCH_BACKOFF_MIN_MS  250
-#define LAUNCH_BACKOFF_MAX_MS  8000
-#define LAUNCH_STABLE_MS       10000   /* up this long: the next failure starts backoff afresh */
-#define LAUNCH_GIVE_UP         5       /* consecutive failures within 2 s of start */
-#define LAUNCH_STOP_GRACE_MS   5000
-#define LAUNCH_RESTART_CLEAN_MS 20     /* after a requested stop (clean exit) */
-#define LAUNCH_CLEAN_MIN_UP_MS  500    /* a clean exit sooner than this backs off */
+#define LAUNCH_BACKOFF_MIN_MS   250
+#define LAUNCH_BACKOFF_MAX_MS   8000
+#define LAUNCH_STABLE_MS        10000 /* up this long: the next failure starts backoff afresh */
+#define LAUNCH_GIVE_UP          5     /* consecutive failures within 2 s of start */
+#define LAUNCH_STOP_GRACE_MS    5000
+#define LAUNCH_RESTART_CLEAN_MS 20  /* after a requested stop (clean exit) */
+#define LAUNCH_CLEAN_MIN_UP_MS  500 /* a clean exit sooner than this backs off */
 
 typedef struct {
     const launch_service_t *service;
     pid_t pid;
-    int out;                        /* read end of the child's stdout+stderr */
+    int out; /* read end of the child's stdout+stderr */
     char line[4096];
     size_t used;
     int64_t started_ms, restart_at_ms;
@@ -127,8 +127,7 @@ s_child_exited (launch_child_t *c, int status)
     int64_t now = s_now_ms ();
     int64_t up = now - c->started_ms;
     if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
-        sim_info ("%s (pid %d) stopped after %.1f s", c->service->name, (int) c->pid,
-                  (double) up / 1000);
+        sim_info ("%s (pid %d) stopped after %.1f s", c->service->name, (int) c->pid, (double) up / 1000);
     else if (WIFSIGNALED (status))
         sim_warn ("%s (pid %d) killed by signal %d after %.1f s", c->service->name, (int) c->pid,
                   WTERMSIG (status), (double) up / 1000);
@@ -155,8 +154,7 @@ s_child_exited (launch_child_t *c, int status)
             c->backoff_ms = LAUNCH_BACKOFF_MAX_MS;
     }
     if (up < 2000 && ++c->quick_failures >= LAUNCH_GIVE_UP) {
-        sim_error ("%s failed %d times right after starting; giving up", c->service->name,
-                   c->quick_failures);
+        sim_error ("%s failed %d times right after starting; giving up", c->service->name, c->quick_failures);
         return -1;
     }
     c->restart_at_ms = now + c->backoff_ms;
@@ -269,7 +267,7 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
             int status;
             if (c->pid > 0 && waitpid (c->pid, &status, WNOHANG) == c->pid) {
                 if (c->out >= 0)
-                    s_read_output (c);      /* its last words before we say it died */
+                    s_read_output (c); /* its last words before we say it died */
                 if (s_child_exited (c, status))
                     give_up = true;
             }

@@ -32,10 +32,10 @@
 #include "ssl_simulation_synchronous.pb-c.h"
 
 #define GW_PENDING_MAX    1024
-#define GW_PLAIN_TTL_US   2000000   /* a request physics did not answer this long is forgotten */
-#define GW_SUBSTEP_TTL_US 20        /* extra wait for physics per requested substep */
-#define GW_BURST          64        /* datagrams read per port per loop turn */
-#define GW_RECHECK_US     10000     /* look again whether physics read its requests */
+#define GW_PLAIN_TTL_US   2000000 /* a request physics did not answer this long is forgotten */
+#define GW_SUBSTEP_TTL_US 20      /* extra wait for physics per requested substep */
+#define GW_BURST          64      /* datagrams read per port per loop turn */
+#define GW_RECHECK_US     10000   /* look again whether physics read its requests */
 
 typedef struct gw_service_t gw_service_t;
 
@@ -54,13 +54,13 @@ struct gw_service_t {
     gw_port_t ports[3];
     uint8_t *buf;
     gw_pending_t *pending;
-    uint64_t sim_time_ns;             /* last time physics told us */
+    uint64_t sim_time_ns; /* last time physics told us */
     uint64_t loss_time_ns;
     uint32_t loss_index[3];
     bool terminated, warned_no_vision;
     uint64_t unreadable, lost_commands, lost_responses, frames_dropped;
-    sim_errors_t answer_errors;       /* a sync answer's errors, reused per answer */
-    uint64_t config_serial;           /* of the configuration from physics; 0: none yet */
+    sim_errors_t answer_errors; /* a sync answer's errors, reused per answer */
+    uint64_t config_serial;     /* of the configuration from physics; 0: none yet */
 };
 
 static const char *const s_port_names[] = { "control", "blue", "yellow" };
@@ -83,7 +83,8 @@ s_lost (gw_service_t *self, gw_port_kind_t port, double p)
 }
 
 static void
-s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to, const ProtobufCMessage *msg)
+s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to,
+               const ProtobufCMessage *msg)
 {
     size_t len = protobuf_c_message_get_packed_size (msg);
     if (len > GW_DATAGRAM_MAX) {
@@ -126,7 +127,8 @@ s_answer_unreadable (gw_service_t *self, gw_port_kind_t port, const struct socka
 }
 
 static void
-s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from, SimulationSyncRequest *sync)
+s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from,
+              SimulationSyncRequest *sync)
 {
     int64_t n = gw_sync_substeps (sync, self->cfg.sim.substep);
     /* physics needs time for a long step: the deadlines grow with it. The
@@ -150,8 +152,9 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
     Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
     if (sync->robot_control) {
         if (port == GW_PORT_CONTROL)
-            sim_errors_add (p->early, "UNSUPPORTED", "robot_control in a sync request has no team; "
-                                                     "send it to the blue or yellow port");
+            sim_errors_add (p->early, "UNSUPPORTED",
+                            "robot_control in a sync request has no team; "
+                            "send it to the blue or yellow port");
         else {
             team.team = port == GW_PORT_YELLOW ? 1 : 0;
             team.control = sync->robot_control;
@@ -160,7 +163,8 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
         }
     }
     if (n < 0)
-        sim_errors_add (p->early, "INVALID_STEP", "sim_step %g s is not a whole number of %g s substeps (at most %g s)",
+        sim_errors_add (p->early, "INVALID_STEP",
+                        "sim_step %g s is not a whole number of %g s substeps (at most %g s)",
                         (double) sync->sim_step, self->cfg.sim.substep, GW_MAX_STEP_S);
     else if (n > 0) {
         req.has_substeps = true;
@@ -244,7 +248,7 @@ s_on_port (void *arg)
         if (n < 0)
             break;
         if (n > SIM_UDP_MAX)
-            s_answer_unreadable (self, port->kind, &from);     /* truncated */
+            s_answer_unreadable (self, port->kind, &from); /* truncated */
         else
             s_handle_datagram (self, port->kind, (size_t) n, &from);
     }
@@ -292,7 +296,7 @@ s_handle_reply (gw_service_t *self, Simbus__Envelope *env, const Simbus__Reply *
         /* physics answered itself (no vision took the step): vision gets
            sync_timeout to report after all */
         bool direct = !p->reply && env->body_case == SIMBUS__ENVELOPE__BODY_REPLY;
-        gw_pending_set_reply (p, env, reply);     /* takes env */
+        gw_pending_set_reply (p, env, reply); /* takes env */
         if (direct)
             p->deadline_us = zclock_usecs () + (int64_t) (self->cfg.bus.sync_timeout * 1e6);
         return;
@@ -414,7 +418,8 @@ s_bind_ports (gw_service_t *self, const sim_config_t *cfg)
             return -1;
     }
     sim_info ("control %d, blue %d, yellow %d on %s", sim_udp_local_port (self->fds[0]),
-              sim_udp_local_port (self->fds[1]), sim_udp_local_port (self->fds[2]), cfg->network.bind_address);
+              sim_udp_local_port (self->fds[1]), sim_udp_local_port (self->fds[2]),
+              cfg->network.bind_address);
     return 0;
 }
 

@@ -18,7 +18,7 @@
 #include "sim_errors.h"
 #include "bus/sim_bus.pb-c.h"
 
-#define GW_SYNC_FRAMES 256          /* frames kept per sync step (the newest) */
+#define GW_SYNC_FRAMES 256 /* frames kept per sync step (the newest) */
 
 typedef enum { GW_REQ_COMMAND, GW_REQ_ROBOTS, GW_REQ_SYNC } gw_req_kind_t;
 
@@ -29,13 +29,13 @@ typedef struct {
     gw_port_kind_t port;
     struct sockaddr_in from;
     int64_t deadline_us;
-    int64_t give_up_us;               /* sync: waiting for physics to read ends here */
+    int64_t give_up_us; /* sync: waiting for physics to read ends here */
     /* sync only */
     bool frames_done;
-    bool team_robot_control;          /* robot_control on a team port: a response always exists */
-    Simbus__Envelope *reply_env;      /* owned: the message that carried the reply */
-    const Simbus__Reply *reply;       /* inside reply_env; NULL: none yet */
-    sim_errors_t *early;              /* errors found by the gateway (INVALID_STEP ...), owned */
+    bool team_robot_control;     /* robot_control on a team port: a response always exists */
+    Simbus__Envelope *reply_env; /* owned: the message that carried the reply */
+    const Simbus__Reply *reply;  /* inside reply_env; NULL: none yet */
+    sim_errors_t *early;         /* errors found by the gateway (INVALID_STEP ...), owned */
     size_t frame_count;
     zchunk_t *frames[GW_SYNC_FRAMES]; /* SSL_WrapperPacket bytes, owned */
 } gw_request_t;

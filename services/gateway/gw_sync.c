@@ -44,8 +44,8 @@ gw_sync_answer (const gw_request_t *req, sim_errors_t *errors, uint8_t *buf, siz
     size_t lens[GW_SYNC_FRAMES];
     size_t n = 0;
     for (size_t i = 0; i < req->frame_count; i++)
-        if (gw_wire_bytes_field (zchunk_data (req->frames[i]), zchunk_size (req->frames[i]), GW_WRAPPER_DETECTION,
-                                 &detections[n], &lens[n]))
+        if (gw_wire_bytes_field (zchunk_data (req->frames[i]), zchunk_size (req->frames[i]),
+                                 GW_WRAPPER_DETECTION, &detections[n], &lens[n]))
             n++;
     sim_errors_init (errors);
     if (reply) {
@@ -69,7 +69,8 @@ gw_sync_answer (const gw_request_t *req, sim_errors_t *errors, uint8_t *buf, siz
        keeps its newest frames (docs/protocol.md) */
     size_t total = with_rcr ? gw_wire_bytes_size (GW_SYNC_RESPONSE_RCR, rcr_len) : 0;
     size_t first = n;
-    while (first > 0 && total + gw_wire_bytes_size (GW_SYNC_RESPONSE_DETECTION, lens[first - 1]) <= GW_DATAGRAM_MAX) {
+    while (first > 0
+           && total + gw_wire_bytes_size (GW_SYNC_RESPONSE_DETECTION, lens[first - 1]) <= GW_DATAGRAM_MAX) {
         first--;
         total += gw_wire_bytes_size (GW_SYNC_RESPONSE_DETECTION, lens[first]);
     }

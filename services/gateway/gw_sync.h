@@ -13,8 +13,8 @@
 #include "sim_errors.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
-#define GW_MAX_STEP_S   60.0        /* longest sync step accepted (docs/protocol.md) */
-#define GW_DATAGRAM_MAX 65507       /* largest IPv4 UDP payload */
+#define GW_MAX_STEP_S   60.0  /* longest sync step accepted (docs/protocol.md) */
+#define GW_DATAGRAM_MAX 65507 /* largest IPv4 UDP payload */
 
 /* Substeps of substep_s seconds for the request's sim_step: 0 for none,
    -1 when it is not a whole number of substeps, negative, not finite or

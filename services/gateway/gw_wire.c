@@ -21,7 +21,7 @@ s_varint (const uint8_t *p, size_t len, uint64_t *value)
 typedef struct {
     uint64_t number;
     unsigned wire;
-    const uint8_t *payload;         /* wire type 2 only */
+    const uint8_t *payload; /* wire type 2 only */
     size_t payload_len;
 } s_field_t;
 
@@ -87,8 +87,7 @@ gw_wire_sync_candidate (const uint8_t *data, size_t len, gw_port_kind_t port)
 }
 
 bool
-gw_wire_bytes_field (const uint8_t *data, size_t len, uint32_t field, const uint8_t **out,
-                     size_t *out_len)
+gw_wire_bytes_field (const uint8_t *data, size_t len, uint32_t field, const uint8_t **out, size_t *out_len)
 {
     bool found = false;
     size_t pos = 0;
@@ -136,6 +135,6 @@ gw_wire_put_bytes (uint8_t *buf, uint32_t field, const uint8_t *data, size_t n)
 {
     size_t used = s_put_varint (buf, (uint64_t) field << 3 | 2);
     used += s_put_varint (buf + used, n);
-    memmove (buf + used, data, n);     /* data may already sit there */
+    memmove (buf + used, data, n); /* data may already sit there */
     return used + n;
 }

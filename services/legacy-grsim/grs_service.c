@@ -26,7 +26,7 @@
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 
-#define GRS_KICK_FRAMES 10          /* protocol.md §9.5 */
+#define GRS_KICK_FRAMES  10 /* protocol.md §9.5 */
 #define GRS_MAX_COMMANDS 256
 
 typedef struct {
@@ -34,31 +34,31 @@ typedef struct {
     bool infrared;
     bool kicked, chip;
     uint64_t kick_counter;
-    bool sent;                      /* last sent state is valid */
+    bool sent; /* last sent state is valid */
     bool sent_infrared, sent_flat, sent_chip;
 } grs_robot_t;
 
 typedef struct {
     sim_config_t own, cfg;
-    uint64_t config_serial;           /* of cfg, from physics; 0: none yet */
+    uint64_t config_serial; /* of cfg, from physics; 0: none yet */
     zsock_t *pipe;
     sim_link_t *link;
     sim_loop_t *loop;
     int fd;
     uint8_t *buf;
     uint64_t next_id;
-    uint64_t frame_counter;         /* released frames of any camera */
-    uint64_t snapshot_ns;           /* time of the newest snapshot */
+    uint64_t frame_counter; /* released frames of any camera */
+    uint64_t snapshot_ns;   /* time of the newest snapshot */
     bool have_snapshot;
-    bool status_due;                /* a Robots_Status is owed for status_due_ns */
+    bool status_due; /* a Robots_Status is owed for status_due_ns */
     uint64_t status_due_ns;
-    uint64_t step_frames;           /* frames of the sync step in progress */
+    uint64_t step_frames; /* frames of the sync step in progress */
     bool have_peer[2];
-    bool following;                 /* subscribed to snapshots, events, frames */
+    bool following; /* subscribed to snapshots, events, frames */
     struct sockaddr_in peer[2];
     grs_robot_t robots[2][SIM_MAX_ROBOT_ID + 1];
     bool terminated;
-    uint64_t dropped;               /* undecodable datagrams */
+    uint64_t dropped; /* undecodable datagrams */
 } grs_service_t;
 
 static void
@@ -334,7 +334,7 @@ s_on_frames (grs_service_t *self, const Simbus__Frames *frames)
     /* every released frame of every camera ticks the kick counter */
     self->frame_counter += frames->n_wrapper;
     if (frames->has_step_id)
-        self->step_frames += frames->n_wrapper;     /* status at the end of the step */
+        self->step_frames += frames->n_wrapper; /* status at the end of the step */
     else
         s_status_due (self, frames->time_ns);
 }
@@ -345,18 +345,25 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     grs_service_t *self = arg;
     (void) from;
     switch (env->body_case) {
-    case SIMBUS__ENVELOPE__BODY_SNAPSHOT: s_on_snapshot (self, env->snapshot); break;
-    case SIMBUS__ENVELOPE__BODY_EVENTS: s_on_events (self, env->events); break;
+    case SIMBUS__ENVELOPE__BODY_SNAPSHOT:
+        s_on_snapshot (self, env->snapshot);
+        break;
+    case SIMBUS__ENVELOPE__BODY_EVENTS:
+        s_on_events (self, env->events);
+        break;
     case SIMBUS__ENVELOPE__BODY_CONFIG:
         sim_bus_config_decode (env->config, &self->own, &self->cfg, &self->config_serial);
         break;
-    case SIMBUS__ENVELOPE__BODY_FRAMES: s_on_frames (self, env->frames); break;
+    case SIMBUS__ENVELOPE__BODY_FRAMES:
+        s_on_frames (self, env->frames);
+        break;
     case SIMBUS__ENVELOPE__BODY_FRAMES_DONE:
         if (self->step_frames > 0)
             s_status_due (self, env->frames_done->time_ns);
         self->step_frames = 0;
         break;
-    default: break;     /* replies: no reply channel, errors are only counted by physics */
+    default:
+        break; /* replies: no reply channel, errors are only counted by physics */
     }
     return false;
 }
@@ -404,7 +411,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->buf = malloc (SIM_UDP_MAX);
     self->loop = sim_loop_new ();
     self->link = sim_link_new (cfg, SIM_LINK_LEGACY);
-    if (!self->buf || !self->loop || !self->link || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
+    if (!self->buf || !self->loop || !self->link
+        || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
         s_destroy (&self);
@@ -413,7 +421,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     int port = sim_config_port (cfg, cfg->network.legacy_port);
     self->fd = sim_udp_bind (cfg->network.bind_address, port);
     if (self->fd < 0) {
-        sim_error ("cannot bind the legacy port %s:%d: %s", cfg->network.bind_address, port, strerror (errno));
+        sim_error ("cannot bind the legacy port %s:%d: %s", cfg->network.bind_address, port,
+                   strerror (errno));
         s_destroy (&self);
         return NULL;
     }

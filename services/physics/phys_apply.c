@@ -141,9 +141,9 @@ s_geometry (phys_world_t *world, sim_config_t *cfg, const SSLGeometryData *g, si
         if (!c->has_derived_camera_world_tx || !c->has_derived_camera_world_ty
             || !c->has_derived_camera_world_tz)
             continue;
-        cams[count++] = (sim_camera_cfg_t) { (int) c->camera_id, c->derived_camera_world_tx / 1000.0,
-                                             c->derived_camera_world_ty / 1000.0,
-                                             c->derived_camera_world_tz / 1000.0 };
+        cams[count++] =
+            (sim_camera_cfg_t) { (int) c->camera_id, c->derived_camera_world_tx / 1000.0,
+                                 c->derived_camera_world_ty / 1000.0, c->derived_camera_world_tz / 1000.0 };
     }
     if (count > 0) {
         cfg->vision.camera_count = count;
@@ -175,9 +175,18 @@ static void
 s_spec_update (const RobotSpecs *s, phys_spec_update_t *u)
 {
     memset (u, 0, sizeof *u);
-    if (s->has_radius) { u->mask |= PHYS_SPEC_RADIUS; u->v.radius = s->radius; }
-    if (s->has_height) { u->mask |= PHYS_SPEC_HEIGHT; u->v.height = s->height; }
-    if (s->has_mass) { u->mask |= PHYS_SPEC_MASS; u->v.mass = s->mass; }
+    if (s->has_radius) {
+        u->mask |= PHYS_SPEC_RADIUS;
+        u->v.radius = s->radius;
+    }
+    if (s->has_height) {
+        u->mask |= PHYS_SPEC_HEIGHT;
+        u->v.height = s->height;
+    }
+    if (s->has_mass) {
+        u->mask |= PHYS_SPEC_MASS;
+        u->v.mass = s->mass;
+    }
     if (s->has_center_to_dribbler) {
         u->mask |= PHYS_SPEC_CENTER_TO_DRIBBLER;
         u->v.center_to_dribbler = s->center_to_dribbler;
@@ -193,31 +202,55 @@ s_spec_update (const RobotSpecs *s, phys_spec_update_t *u)
     const RobotLimits *l = s->limits;
     if (l) {
         sim_limits_t *d = &u->v.limits;
-        if (l->has_acc_speedup_absolute_max) { u->mask |= PHYS_SPEC_ACC_SPEEDUP_ABSOLUTE_MAX; d->acc_speedup_absolute_max = l->acc_speedup_absolute_max; }
-        if (l->has_acc_speedup_angular_max) { u->mask |= PHYS_SPEC_ACC_SPEEDUP_ANGULAR_MAX; d->acc_speedup_angular_max = l->acc_speedup_angular_max; }
-        if (l->has_acc_brake_absolute_max) { u->mask |= PHYS_SPEC_ACC_BRAKE_ABSOLUTE_MAX; d->acc_brake_absolute_max = l->acc_brake_absolute_max; }
-        if (l->has_acc_brake_angular_max) { u->mask |= PHYS_SPEC_ACC_BRAKE_ANGULAR_MAX; d->acc_brake_angular_max = l->acc_brake_angular_max; }
-        if (l->has_vel_absolute_max) { u->mask |= PHYS_SPEC_VEL_ABSOLUTE_MAX; d->vel_absolute_max = l->vel_absolute_max; }
-        if (l->has_vel_angular_max) { u->mask |= PHYS_SPEC_VEL_ANGULAR_MAX; d->vel_angular_max = l->vel_angular_max; }
+        if (l->has_acc_speedup_absolute_max) {
+            u->mask |= PHYS_SPEC_ACC_SPEEDUP_ABSOLUTE_MAX;
+            d->acc_speedup_absolute_max = l->acc_speedup_absolute_max;
+        }
+        if (l->has_acc_speedup_angular_max) {
+            u->mask |= PHYS_SPEC_ACC_SPEEDUP_ANGULAR_MAX;
+            d->acc_speedup_angular_max = l->acc_speedup_angular_max;
+        }
+        if (l->has_acc_brake_absolute_max) {
+            u->mask |= PHYS_SPEC_ACC_BRAKE_ABSOLUTE_MAX;
+            d->acc_brake_absolute_max = l->acc_brake_absolute_max;
+        }
+        if (l->has_acc_brake_angular_max) {
+            u->mask |= PHYS_SPEC_ACC_BRAKE_ANGULAR_MAX;
+            d->acc_brake_angular_max = l->acc_brake_angular_max;
+        }
+        if (l->has_vel_absolute_max) {
+            u->mask |= PHYS_SPEC_VEL_ABSOLUTE_MAX;
+            d->vel_absolute_max = l->vel_absolute_max;
+        }
+        if (l->has_vel_angular_max) {
+            u->mask |= PHYS_SPEC_VEL_ANGULAR_MAX;
+            d->vel_angular_max = l->vel_angular_max;
+        }
     }
     if (s->wheel_angles) {
         /* clockwise on the wire, counter-clockwise inside */
         u->mask |= PHYS_SPEC_WHEEL_FRONT_RIGHT | PHYS_SPEC_WHEEL_BACK_RIGHT | PHYS_SPEC_WHEEL_BACK_LEFT
-                   | PHYS_SPEC_WHEEL_FRONT_LEFT;
-        u->v.wheel_angles = (sim_wheel_angles_t) { -s->wheel_angles->front_right,
-                                                   -s->wheel_angles->back_right,
-                                                   -s->wheel_angles->back_left,
-                                                   -s->wheel_angles->front_left };
+                 | PHYS_SPEC_WHEEL_FRONT_LEFT;
+        u->v.wheel_angles =
+            (sim_wheel_angles_t) { -s->wheel_angles->front_right, -s->wheel_angles->back_right,
+                                   -s->wheel_angles->back_left, -s->wheel_angles->front_left };
     }
     for (size_t i = 0; i < s->n_custom; i++) {
         const Google__Protobuf__Any *any = s->custom[i];
         if (!s_any_is (any->type_url, "RobotSpecErForce"))
             continue;
-        Sslsim__RobotSpecErForce *er = sslsim__robot_spec_er_force__unpack (NULL, any->value.len, any->value.data);
+        Sslsim__RobotSpecErForce *er =
+            sslsim__robot_spec_er_force__unpack (NULL, any->value.len, any->value.data);
         if (!er)
-            continue;   /* protocol.md §4.3: ignored silently */
-        if (er->has_shoot_radius) { u->mask |= PHYS_SPEC_SHOOT_RADIUS; u->v.shoot_radius = er->shoot_radius; }
-        if (er->has_dribbler_width) { u->mask |= PHYS_SPEC_DRIBBLER_WIDTH; u->v.dribbler_width = er->dribbler_width; }
+            continue; /* protocol.md §4.3: ignored silently */
+        if (er->has_shoot_radius) {
+            u->mask |= PHYS_SPEC_SHOOT_RADIUS;
+            u->v.shoot_radius = er->shoot_radius;
+        }
+        if (er->has_dribbler_width) {
+            u->mask |= PHYS_SPEC_DRIBBLER_WIDTH;
+            u->v.dribbler_width = er->dribbler_width;
+        }
         sslsim__robot_spec_er_force__free_unpacked (er, NULL);
     }
 }
@@ -287,8 +320,8 @@ s_set_vision_port (sim_config_t *cfg, unsigned port)
 }
 
 void
-phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorCommand *cmd,
-                    sim_errors_t *errors, phys_changes_t *changes)
+phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorCommand *cmd, sim_errors_t *errors,
+                    phys_changes_t *changes)
 {
     const SimulatorControl *control = cmd->control;
     if (control) {
@@ -340,8 +373,8 @@ phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorComma
 }
 
 void
-phys_apply_robot_control (phys_world_t *world, sim_team_t team, const RobotControl *rc,
-                          sim_errors_t *errors, phys_feedback_t *feedback)
+phys_apply_robot_control (phys_world_t *world, sim_team_t team, const RobotControl *rc, sim_errors_t *errors,
+                          phys_feedback_t *feedback)
 {
     for (size_t i = 0; i < rc->n_robot_commands; i++) {
         const RobotCommand *rcmd = rc->robot_commands[i];

@@ -19,8 +19,8 @@
 
 /* What a command changed outside the world state. */
 typedef struct {
-    bool config;        /* the effective configuration changed: republish */
-    bool rig;           /* the camera rig was replaced (rig_generation bumped) */
+    bool config; /* the effective configuration changed: republish */
+    bool rig;    /* the camera rig was replaced (rig_generation bumped) */
 } phys_changes_t;
 
 /* RobotFeedback entries with storage inside (bounded, like sim_errors_t). */

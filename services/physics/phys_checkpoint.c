@@ -22,9 +22,9 @@
 #include "config.h"
 #include "sim_log.h"
 
-#define CK_MAGIC      "SSLSIMCK"
-#define CK_FORMAT     1u
-#define CK_MAX_BYTES  (64u << 20)
+#define CK_MAGIC     "SSLSIMCK"
+#define CK_FORMAT    1u
+#define CK_MAX_BYTES (64u << 20)
 
 typedef struct {
     char magic[8];
@@ -68,8 +68,8 @@ s_write_all (FILE *f, const void *data, size_t len, uint64_t *hash)
 }
 
 int
-phys_checkpoint_save (const char *path, const char *key, const phys_world_t *world,
-                      const sim_config_t *cfg, uint64_t serial)
+phys_checkpoint_save (const char *path, const char *key, const phys_world_t *world, const sim_config_t *cfg,
+                      uint64_t serial)
 {
     char *ini = sim_config_dump (cfg, false);
     size_t image_size = phys_world_image_size ();
@@ -80,9 +80,12 @@ phys_checkpoint_save (const char *path, const char *key, const phys_world_t *wor
         return -1;
     }
     phys_world_save (world, image);
-    ck_header_t h = { .format = CK_FORMAT, .image_size = (uint32_t) image_size,
-                      .serial = serial, .rig_generation = cfg->rig_generation,
-                      .key_len = (uint32_t) strlen (key), .ini_len = (uint32_t) strlen (ini) };
+    ck_header_t h = { .format = CK_FORMAT,
+                      .image_size = (uint32_t) image_size,
+                      .serial = serial,
+                      .rig_generation = cfg->rig_generation,
+                      .key_len = (uint32_t) strlen (key),
+                      .ini_len = (uint32_t) strlen (ini) };
     memcpy (h.magic, CK_MAGIC, sizeof h.magic);
 
     char tmp[SIM_STRING_MAX + 16];

@@ -33,8 +33,7 @@ int phys_checkpoint_save (const char *path, const char *key, const phys_world_t 
    back what is process-local: bus endpoints, log level) and *serial.
    Returns NULL when there is no such file, its key differs, or it is
    corrupt or from another build (the reason logged at INFO/WARN). */
-phys_world_t *phys_checkpoint_load (const char *path, const char *key, sim_config_t *cfg,
-                                    uint64_t *serial);
+phys_world_t *phys_checkpoint_load (const char *path, const char *key, sim_config_t *cfg, uint64_t *serial);
 
 /* The run key of this process: $SSL_SIM_RUN_ID when set (the launcher sets
    a fresh one per `ssl-sim run`), else "cfg-" and a hash of the INI dump

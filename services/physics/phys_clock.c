@@ -25,7 +25,8 @@ phys_clock_configure (phys_clock_t *self, sim_mode_t mode, double speed)
 bool
 phys_clock_running (const phys_clock_t *self, int64_t now_us)
 {
-    return self->mode != SIM_MODE_SYNC && self->speed > 0 && now_us - self->last_sync_us > PHYS_CLOCK_SYNC_HOLD_US;
+    return self->mode != SIM_MODE_SYNC && self->speed > 0
+        && now_us - self->last_sync_us > PHYS_CLOCK_SYNC_HOLD_US;
 }
 
 uint64_t
@@ -33,7 +34,8 @@ phys_clock_owed (phys_clock_t *self, int64_t now_us)
 {
     /* the loop may sleep through a sync hold: the held time is not owed */
     int64_t from = self->last_tick_us;
-    if (from < self->last_sync_us + PHYS_CLOCK_SYNC_HOLD_US && now_us > self->last_sync_us + PHYS_CLOCK_SYNC_HOLD_US)
+    if (from < self->last_sync_us + PHYS_CLOCK_SYNC_HOLD_US
+        && now_us > self->last_sync_us + PHYS_CLOCK_SYNC_HOLD_US)
         from = self->last_sync_us + PHYS_CLOCK_SYNC_HOLD_US;
     double wall_dt = (double) (now_us - from) / 1e6;
     self->last_tick_us = now_us;

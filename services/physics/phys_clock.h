@@ -20,20 +20,20 @@
 
 #include "sim_config.h"
 
-#define PHYS_CLOCK_SYNC_HOLD_US 1000000    /* protocol.md §8.4 */
-#define PHYS_CLOCK_CATCH_UP_S   0.25       /* protocol.md §8.1 */
-#define PHYS_CLOCK_FAST_BATCH   256        /* fast mode: substeps per loop turn */
-#define PHYS_CLOCK_SPIN_US      300        /* see phys_clock_spin_until */
+#define PHYS_CLOCK_SYNC_HOLD_US 1000000 /* protocol.md §8.4 */
+#define PHYS_CLOCK_CATCH_UP_S   0.25    /* protocol.md §8.1 */
+#define PHYS_CLOCK_FAST_BATCH   256     /* fast mode: substeps per loop turn */
+#define PHYS_CLOCK_SPIN_US      300     /* see phys_clock_spin_until */
 
 typedef struct {
     sim_mode_t mode;
-    double speed;                   /* sim seconds per wall second */
-    double dt;                      /* substep, s */
-    int64_t last_tick_us;           /* wall time of the last phys_clock_owed */
-    double acc;                     /* realtime: owed sim time, s */
-    int64_t last_sync_us;           /* the last sync request came */
-    int64_t sync_end_us;            /* the last sync request was answered; 0: never */
-    int64_t sync_gap_us;            /* moving average of the sync client's pauses */
+    double speed;         /* sim seconds per wall second */
+    double dt;            /* substep, s */
+    int64_t last_tick_us; /* wall time of the last phys_clock_owed */
+    double acc;           /* realtime: owed sim time, s */
+    int64_t last_sync_us; /* the last sync request came */
+    int64_t sync_end_us;  /* the last sync request was answered; 0: never */
+    int64_t sync_gap_us;  /* moving average of the sync client's pauses */
 } phys_clock_t;
 
 /* A clock for `mode` at `speed` with substeps of substep_ns, its last

@@ -25,13 +25,13 @@
 #include "sim_service.h"
 #include "physics/core/phys_world.h"
 
-#define PHYS_CLOCK_PERIOD_US      100000    /* Clock heartbeat, while someone reads it */
-#define PHYS_STATUS_PERIOD_US     1000000   /* status line */
-#define PHYS_SNAPSHOT_PERIOD_US   1000000   /* snapshot heartbeat */
-#define PHYS_CONFIG_PERIOD_US     1000000   /* configuration re-publish */
-#define PHYS_FAST_CHECK           16        /* fast mode: substeps between looks for a request */
-#define PHYS_CHECKPOINT_PERIOD_US 1000000   /* ARCHITECTURE.md §3: a kill -9 loses at most this */
-#define PHYS_SPIN_POLL_US         1000      /* while spinning, poll every input this often */
+#define PHYS_CLOCK_PERIOD_US      100000  /* Clock heartbeat, while someone reads it */
+#define PHYS_STATUS_PERIOD_US     1000000 /* status line */
+#define PHYS_SNAPSHOT_PERIOD_US   1000000 /* snapshot heartbeat */
+#define PHYS_CONFIG_PERIOD_US     1000000 /* configuration re-publish */
+#define PHYS_FAST_CHECK           16      /* fast mode: substeps between looks for a request */
+#define PHYS_CHECKPOINT_PERIOD_US 1000000 /* ARCHITECTURE.md §3: a kill -9 loses at most this */
+#define PHYS_SPIN_POLL_US         1000    /* while spinning, poll every input this often */
 
 typedef struct {
     sim_config_t cfg;
@@ -51,7 +51,7 @@ typedef struct {
     uint64_t config_serial;
     bool config_due;
     int64_t next_config_us, next_clock_us, next_snapshot_us;
-    uint64_t last_snapshot_ns;      /* time of the last published snapshot */
+    uint64_t last_snapshot_ns; /* time of the last published snapshot */
     bool have_snapshot;
 
     /* what a request collects for its reply; kept here, not allocated per
@@ -92,8 +92,14 @@ s_publish_events (phys_service_t *self)
         n = SIM_BUS_EVENTS_MAX;
     for (int i = 0; i < n; i++) {
         const phys_event_t *e = &events[i];
-        items[i] = (sim_event_t) { (sim_event_kind_t) e->kind, e->time_ns, e->team, e->id,
-                                   e->other_team, e->other_id, e->speed, e->elevation_deg };
+        items[i] = (sim_event_t) { (sim_event_kind_t) e->kind,
+                                   e->time_ns,
+                                   e->team,
+                                   e->id,
+                                   e->other_team,
+                                   e->other_id,
+                                   e->speed,
+                                   e->elevation_deg };
     }
     sim_bus_events_msg_t msg;
     sim_link_send (self->link, sim_bus_events_encode (&msg, items, n));
@@ -114,9 +120,10 @@ static void
 s_publish_clock (phys_service_t *self, int64_t now)
 {
     sim_bus_clock_msg_t msg;
-    sim_link_send (self->link, sim_bus_clock_encode (&msg, phys_world_time_ns (self->world), self->cfg.run.mode,
-                                                     phys_clock_running (&self->clock, now),
-                                                     phys_world_robot_count (self->world)));
+    sim_link_send (self->link,
+                   sim_bus_clock_encode (&msg, phys_world_time_ns (self->world), self->cfg.run.mode,
+                                         phys_clock_running (&self->clock, now),
+                                         phys_world_robot_count (self->world)));
 }
 
 /* ---- stepping --------------------------------------------------------- */
@@ -131,7 +138,8 @@ s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
     if (t >= sim_schedule_next_due (self->schedule)) {
         s_publish_snapshot (self, has_step, step_id);
         uint32_t mask, frames[SIM_MAX_CAMERAS];
-        sim_schedule_advance (self->schedule, t, sim_schedule_delay_ns (self->cfg.realism.vision_delay), &mask, frames);
+        sim_schedule_advance (self->schedule, t, sim_schedule_delay_ns (self->cfg.realism.vision_delay),
+                              &mask, frames);
     }
     self->status_substeps++;
 }
@@ -222,7 +230,7 @@ s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_li
     }
     s_config_changed (self, &changes);
     if (self->config_due)
-        s_publish_config (self);    /* vision must see it before the step's snapshots */
+        s_publish_config (self); /* vision must see it before the step's snapshots */
     bool stepped = req->has_substeps && req->substeps > 0;
     if (stepped)
         s_run_substeps (self, req->substeps, req->has_step_id, req->step_id, false);
@@ -273,7 +281,8 @@ s_status (phys_service_t *self, int64_t now)
     uint64_t t = phys_world_time_ns (self->world);
     double rtf = (double) (t - self->status_sim_ns) / 1e3 / (double) wall;
     double cost = self->status_substeps && self->cfg.run.mode != SIM_MODE_SYNC
-                      ? (double) self->status_cost_us / (double) self->status_substeps : 0.0;
+                    ? (double) self->status_cost_us / (double) self->status_substeps
+                    : 0.0;
     sim_info ("sim %.2fs | rtf %.2fx | substep %.1fus | robots %d | mode %s", (double) t / 1e9, rtf, cost,
               phys_world_robot_count (self->world), sim_config_mode_name (self->cfg.run.mode));
     self->status_wall_us = now;
@@ -306,7 +315,8 @@ s_timeout_ms (phys_service_t *self, int64_t now)
        vision packet (captures on the way are snapshot at their own sim
        times in the same turn): one wake-up per packet, not two */
     uint64_t t = phys_world_time_ns (self->world);
-    uint64_t due = sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (self->cfg.realism.vision_delay));
+    uint64_t due =
+        sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (self->cfg.realism.vision_delay));
     until = phys_clock_next_us (&self->clock, now, due > t ? due - t : 0, until);
     return sim_service_timeout_ms (now, until);
 }
@@ -315,7 +325,8 @@ static void
 s_checkpoint (phys_service_t *self)
 {
     if (*self->checkpoint_path)
-        phys_checkpoint_save (self->checkpoint_path, self->run_key, self->world, &self->cfg, self->config_serial);
+        phys_checkpoint_save (self->checkpoint_path, self->run_key, self->world, &self->cfg,
+                              self->config_serial);
 }
 
 static sim_link_pacing_t
@@ -324,13 +335,15 @@ s_pacing (sim_mode_t mode)
     /* in realtime the clock is not ours to slow down, and in sync a
        receiver other than vision that falls behind (an edge under a
        datagram flood) loses messages instead of holding up the answer */
-    return mode == SIM_MODE_FAST ? SIM_LINK_WAIT_ALL : mode == SIM_MODE_SYNC ? SIM_LINK_WAIT_PIPELINE : SIM_LINK_DROP;
+    return mode == SIM_MODE_FAST ? SIM_LINK_WAIT_ALL
+         : mode == SIM_MODE_SYNC ? SIM_LINK_WAIT_PIPELINE
+                                 : SIM_LINK_DROP;
 }
 
 static void
 s_periodic (phys_service_t *self, int64_t now)
 {
-    sim_link_set_pacing (self->link, s_pacing (self->cfg.run.mode));   /* the mode can change at runtime */
+    sim_link_set_pacing (self->link, s_pacing (self->cfg.run.mode)); /* the mode can change at runtime */
     if (now >= self->next_checkpoint_us) {
         s_checkpoint (self);
         self->next_checkpoint_us = now + PHYS_CHECKPOINT_PERIOD_US;
@@ -433,7 +446,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         return NULL;
     }
     int64_t now = zclock_usecs ();
-    phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world), now);
+    phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world),
+                     now);
     sim_link_set_pacing (self->link, s_pacing (self->cfg.run.mode));
     self->status_wall_us = now;
     self->status_sim_ns = phys_world_time_ns (self->world);
@@ -455,7 +469,8 @@ phys_service_actor (zsock_t *pipe, void *args)
         return;
     sim_info ("division %s, %d robots per team, substep %.3f ms, seed %llu, mode %s",
               cfg->run.division == SIM_DIVISION_A ? "A" : "B", cfg->sim.initial_robots_per_team,
-              cfg->sim.substep * 1e3, (unsigned long long) cfg->sim.seed, sim_config_mode_name (cfg->run.mode));
+              cfg->sim.substep * 1e3, (unsigned long long) cfg->sim.seed,
+              sim_config_mode_name (cfg->run.mode));
     int64_t polled_us = 0;
     while (!self->terminated) {
         int timeout = s_timeout_ms (self, zclock_usecs ());
@@ -472,7 +487,7 @@ phys_service_actor (zsock_t *pipe, void *args)
            applies at the sim time matching its arrival */
         s_advance_clock (self, zclock_usecs ());
         if (only_spun)
-            sim_link_receive_spun (self->link);     /* the other inputs wait a little */
+            sim_link_receive_spun (self->link); /* the other inputs wait a little */
         else
             sim_loop_dispatch (self->loop);
         s_periodic (self, zclock_usecs ());

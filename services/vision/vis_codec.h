@@ -11,7 +11,7 @@
 #include "model/vis_model.h"
 
 /* Fixed identity of the ground-truth stream (vision.md §10). */
-#define VIS_TRUTH_UUID "8f1a4c2e-5b6d-4f70-9a83-1c2d3e4f5a6b"
+#define VIS_TRUTH_UUID        "8f1a4c2e-5b6d-4f70-9a83-1c2d3e4f5a6b"
 #define VIS_TRUTH_SOURCE_NAME "ssl-sim-truth"
 
 /* Largest wrapper a frame can need is well under this; size buffers with it. */
@@ -21,8 +21,7 @@
    geometry of the model's current field and rig when frame->geometry,
    source SSL_SOURCE_OTHER) into buf. Returns the byte count, 0 if cap is
    too small. */
-size_t vis_codec_wrapper (const vis_model_t *model, const vis_frame_t *frame,
-                          uint8_t *buf, size_t cap);
+size_t vis_codec_wrapper (const vis_model_t *model, const vis_frame_t *frame, uint8_t *buf, size_t cap);
 
 /* Encode an SSL_WrapperPacket that carries only the geometry (no
    detection), e.g. for tools. Returns the byte count, 0 if cap is too
@@ -32,7 +31,6 @@ size_t vis_codec_geometry (const vis_model_t *model, uint8_t *buf, size_t cap);
 /* Encode the ground-truth TrackerWrapperPacket for `snap` with frame
    number vis_model_truth_frame_number(model) and timestamp sim time plus
    timestamp_epoch_offset. Returns the byte count, 0 if cap is too small. */
-size_t vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap,
-                        uint8_t *buf, size_t cap);
+size_t vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap, uint8_t *buf, size_t cap);
 
 #endif

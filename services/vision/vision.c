@@ -17,12 +17,12 @@
 #include "vis_def.h"
 #include "vision/model/vis_model.h"
 
-#define VIS_MAX_RELEASED 32         /* frames released at one instant */
-#define VIS_PACKET_MAX   16384      /* one encoded capture, geometry included */
-#define VIS_TURN_MAX     256        /* world messages handled per loop turn */
-#define VIS_STEP_FRAMES  256        /* packets of one sync step kept for the gateway (the newest) */
+#define VIS_MAX_RELEASED 32           /* frames released at one instant */
+#define VIS_PACKET_MAX   16384        /* one encoded capture, geometry included */
+#define VIS_TURN_MAX     256          /* world messages handled per loop turn */
+#define VIS_STEP_FRAMES  256          /* packets of one sync step kept for the gateway (the newest) */
 #define VIS_STEP_BYTES   (192 * 1024) /* ... and at most this many bytes (< SIM_LINK_MESSAGE_MAX) */
-#define VIS_FLUSH_US     10000      /* a sync step's UDP packets go out at most this late */
+#define VIS_FLUSH_US     10000        /* a sync step's UDP packets go out at most this late */
 
 /* A sync step's packets, handed to the gateway in one message with the
    step's end, and sent by UDP after it (with the next step's first
@@ -33,18 +33,18 @@
    the answer is one UDP datagram, which holds the newest ~90 frames, far
    below these bounds (and the bytes bound keeps the message within what
    every bus carrier takes). */
-_Static_assert (VIS_STEP_BYTES + 4096 < SIM_LINK_MESSAGE_MAX, "a step's end must fit one bus message");
+_Static_assert(VIS_STEP_BYTES + 4096 < SIM_LINK_MESSAGE_MAX, "a step's end must fit one bus message");
 
 typedef struct {
     uint64_t step_id;
     size_t count, used;
     size_t off[VIS_STEP_FRAMES], len[VIS_STEP_FRAMES];
-    uint8_t *bytes;                 /* VIS_STEP_BYTES */
+    uint8_t *bytes; /* VIS_STEP_BYTES */
 } vis_step_t;
 
 typedef struct {
-    sim_config_t own;               /* this process's parse: endpoints, ports */
-    sim_config_t cfg;               /* effective configuration from physics */
+    sim_config_t own; /* this process's parse: endpoints, ports */
+    sim_config_t cfg; /* effective configuration from physics */
     bool have_config;
     uint64_t config_serial;
     vis_model_t *model;
@@ -52,13 +52,13 @@ typedef struct {
     sim_link_t *link;
     sim_loop_t *loop;
     vis_step_t step;
-    int64_t flush_due_us;           /* the kept packets' UDP sends are due */
+    int64_t flush_due_us; /* the kept packets' UDP sends are due */
     int udp;
     struct sockaddr_in dest, truth_dest;
     bool terminated;
-    bool advanced;                  /* the model has seen a snapshot */
-    uint64_t last_time_ns;          /* of the last snapshot fed to the model */
-    uint8_t *packets;               /* VIS_MAX_RELEASED * VIS_PACKET_MAX */
+    bool advanced;         /* the model has seen a snapshot */
+    uint64_t last_time_ns; /* of the last snapshot fed to the model */
+    uint8_t *packets;      /* VIS_MAX_RELEASED * VIS_PACKET_MAX */
     uint64_t sent, send_failures;
 } vis_service_t;
 
@@ -149,9 +149,9 @@ s_step_keep (vis_service_t *self, uint64_t step_id, const ProtobufCBinaryData *w
 {
     vis_step_t *step = &self->step;
     if (step->step_id != step_id) {
-        s_step_flush (self);        /* the last step's, or one whose end never came */
+        s_step_flush (self); /* the last step's, or one whose end never came */
         step->step_id = step_id;
-        self->flush_due_us = INT64_MAX;     /* kept for the gateway until its end */
+        self->flush_due_us = INT64_MAX; /* kept for the gateway until its end */
     }
     if (w->len > VIS_STEP_BYTES) {
         s_send_packet (self, w->data, w->len);
@@ -201,14 +201,15 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
     size_t count = 0;
     for (int i = 0; i < released; i++) {
         uint8_t *buf = self->packets + (size_t) i * VIS_PACKET_MAX;
-        size_t len = vis_codec_wrapper (self->model, vis_model_released (self->model, i), buf, VIS_PACKET_MAX);
+        size_t len =
+            vis_codec_wrapper (self->model, vis_model_released (self->model, i), buf, VIS_PACKET_MAX);
         if (len == 0)
             continue;
         wrappers[count] = (ProtobufCBinaryData) { len, buf };
         if (msg->has_step_id)
             s_step_keep (self, msg->step_id, &wrappers[count]);
         else {
-            s_step_flush (self);    /* keep the UDP order */
+            s_step_flush (self); /* keep the UDP order */
             s_send_packet (self, buf, len);
         }
         count++;
@@ -262,10 +263,17 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     vis_service_t *self = arg;
     (void) from;
     switch (env->body_case) {
-    case SIMBUS__ENVELOPE__BODY_CONFIG: s_on_config (self, env->config); break;
-    case SIMBUS__ENVELOPE__BODY_SNAPSHOT: s_on_snapshot (self, env->snapshot); break;
-    case SIMBUS__ENVELOPE__BODY_STEP_DONE: s_on_step_done (self, env->step_done); break;
-    default: break;
+    case SIMBUS__ENVELOPE__BODY_CONFIG:
+        s_on_config (self, env->config);
+        break;
+    case SIMBUS__ENVELOPE__BODY_SNAPSHOT:
+        s_on_snapshot (self, env->snapshot);
+        break;
+    case SIMBUS__ENVELOPE__BODY_STEP_DONE:
+        s_on_step_done (self, env->step_done);
+        break;
+    default:
+        break;
     }
     return false;
 }

@@ -28,7 +28,7 @@ typedef struct {
     sim_config_t cfg;
     sim_svc_peer_t *physics, *vision;
     zactor_t *gateway;
-    int fd;                 /* the client */
+    int fd; /* the client */
     uint8_t buf[65536];
 } s_bench_t;
 
@@ -122,7 +122,8 @@ s_command_round_trip (s_bench_t *b, const char *code)
     TeleportRobot robot, *robots[1];
     RobotId rid;
     cr_assert_eq (sim_test_send (b->fd, b->cfg.network.control_port,
-                                 &s_teleport (&cmd, &control, &robot, robots, &rid)->base), 0);
+                                 &s_teleport (&cmd, &control, &robot, robots, &rid)->base),
+                  0);
     Simbus__Envelope *env = s_request (b);
     const Simbus__Request *req = env->request;
     cr_assert_not_null (req->simulator_command, "the request lost its command");
@@ -151,8 +152,14 @@ s_command (bool lanes)
     s_stop (&b);
 }
 
-Test (gateway_service, command_lanes) { s_command (true); }
-Test (gateway_service, command_zmq) { s_command (false); }
+Test (gateway_service, command_lanes)
+{
+    s_command (true);
+}
+Test (gateway_service, command_zmq)
+{
+    s_command (false);
+}
 
 static void
 s_robot_control (bool lanes)
@@ -204,8 +211,14 @@ s_robot_control (bool lanes)
     s_stop (&b);
 }
 
-Test (gateway_service, robot_control_lanes) { s_robot_control (true); }
-Test (gateway_service, robot_control_zmq) { s_robot_control (false); }
+Test (gateway_service, robot_control_lanes)
+{
+    s_robot_control (true);
+}
+Test (gateway_service, robot_control_zmq)
+{
+    s_robot_control (false);
+}
 
 /* ---- sync steps ------------------------------------------------------- */
 
@@ -254,7 +267,8 @@ s_frames_done (s_bench_t *b, uint64_t id, uint32_t first, int count, bool with_r
     ProtobufCBinaryData wrappers[4];
     cr_assert_leq (count, 4);
     for (int i = 0; i < count; i++)
-        wrappers[i] = (ProtobufCBinaryData) { s_wrapper (bytes[i], sizeof bytes[i], first + (uint32_t) i), bytes[i] };
+        wrappers[i] =
+            (ProtobufCBinaryData) { s_wrapper (bytes[i], sizeof bytes[i], first + (uint32_t) i), bytes[i] };
     Simbus__Reply reply = SIMBUS__REPLY__INIT;
     reply.id = id;
     reply.time_ns = 10000000;
@@ -305,8 +319,14 @@ s_sync_with_frames (bool lanes)
     s_stop (&b);
 }
 
-Test (gateway_service, sync_with_frames_lanes) { s_sync_with_frames (true); }
-Test (gateway_service, sync_with_frames_zmq) { s_sync_with_frames (false); }
+Test (gateway_service, sync_with_frames_lanes)
+{
+    s_sync_with_frames (true);
+}
+Test (gateway_service, sync_with_frames_zmq)
+{
+    s_sync_with_frames (false);
+}
 
 static void
 s_sync_without_vision (bool lanes)
@@ -321,13 +341,20 @@ s_sync_without_vision (bool lanes)
     s_reply (&b, id, NULL);
     size_t n = s_recv (&b, S_WAIT_MS);
     int64_t waited = zclock_mono () - replied;
-    cr_expect_geq (waited, 190, "answered %lld ms after physics' reply, before sync_timeout", (long long) waited);
+    cr_expect_geq (waited, 190, "answered %lld ms after physics' reply, before sync_timeout",
+                   (long long) waited);
     s_expect_frames (&b, n, 0, 0);
     s_stop (&b);
 }
 
-Test (gateway_service, sync_without_vision_lanes) { s_sync_without_vision (true); }
-Test (gateway_service, sync_without_vision_zmq) { s_sync_without_vision (false); }
+Test (gateway_service, sync_without_vision_lanes)
+{
+    s_sync_without_vision (true);
+}
+Test (gateway_service, sync_without_vision_zmq)
+{
+    s_sync_without_vision (false);
+}
 
 /* Two replies for one pending sync step, then vision's end without one:
    one answer. A reply for a step already answered: none. Run under
@@ -352,7 +379,8 @@ s_second_reply (bool lanes)
     cr_expect_eq (r->n_detection, 1);
     /* the first reply counts: its error is in the answer */
     cr_assert_not_null (r->robot_control_response, "the answer lost the reply's error");
-    cr_expect (sim_svc_has_error (r->robot_control_response->errors, r->robot_control_response->n_errors, "FIRST"));
+    cr_expect (
+        sim_svc_has_error (r->robot_control_response->errors, r->robot_control_response->n_errors, "FIRST"));
     cr_expect (!sim_svc_has_error (r->robot_control_response->errors, r->robot_control_response->n_errors,
                                    "SECOND"));
     simulation_sync_response__free_unpacked (r, NULL);
@@ -365,8 +393,14 @@ s_second_reply (bool lanes)
     s_stop (&b);
 }
 
-Test (gateway_service, second_reply_lanes) { s_second_reply (true); }
-Test (gateway_service, second_reply_zmq) { s_second_reply (false); }
+Test (gateway_service, second_reply_lanes)
+{
+    s_second_reply (true);
+}
+Test (gateway_service, second_reply_zmq)
+{
+    s_second_reply (false);
+}
 
 /* ---- bad input -------------------------------------------------------- */
 
@@ -407,5 +441,11 @@ s_unreadable (bool lanes)
     s_stop (&b);
 }
 
-Test (gateway_service, unreadable_lanes) { s_unreadable (true); }
-Test (gateway_service, unreadable_zmq) { s_unreadable (false); }
+Test (gateway_service, unreadable_lanes)
+{
+    s_unreadable (true);
+}
+Test (gateway_service, unreadable_zmq)
+{
+    s_unreadable (false);
+}

@@ -141,8 +141,14 @@ s_commands (bool lanes)
     s_stop (&b);
 }
 
-Test (legacy_service, commands_lanes) { s_commands (true); }
-Test (legacy_service, commands_zmq) { s_commands (false); }
+Test (legacy_service, commands_lanes)
+{
+    s_commands (true);
+}
+Test (legacy_service, commands_zmq)
+{
+    s_commands (false);
+}
 
 /* ---- Robots_Status ---------------------------------------------------- */
 
@@ -157,7 +163,8 @@ s_status (bool lanes)
     s_send_commands (&b, true, 3);
     s_expect_commands (&b, 3);
     static const Simbus__Envelope__BodyCase kinds[] = { SIMBUS__ENVELOPE__BODY_SNAPSHOT };
-    cr_assert (sim_svc_peer_wait_joined (b.physics, kinds, 1, S_WAIT_MS), "legacy-grsim follows no snapshots");
+    cr_assert (sim_svc_peer_wait_joined (b.physics, kinds, 1, S_WAIT_MS),
+               "legacy-grsim follows no snapshots");
 
     /* yellow 3 holds the ball at 0.1 s, and vision released a frame then */
     sim_snapshot_t snap;
@@ -168,7 +175,8 @@ s_status (bool lanes)
     snap.robots[0] = (sim_robot_state_t) { .team = SIM_TEAM_YELLOW, .id = 3 };
     snap.robots[0].ball_contact = true;
     sim_bus_snapshot_msg_t msg;
-    cr_assert_gt (sim_link_send (sim_svc_peer_link (b.physics), sim_bus_snapshot_encode (&msg, &snap, false, 0)), 0);
+    cr_assert_gt (
+        sim_link_send (sim_svc_peer_link (b.physics), sim_bus_snapshot_encode (&msg, &snap, false, 0)), 0);
     ProtobufCBinaryData wrapper = { 3, (uint8_t *) "abc" };
     Simbus__Frames frames = SIMBUS__FRAMES__INIT;
     frames.time_ns = snap.time_ns;
@@ -195,5 +203,11 @@ s_status (bool lanes)
     s_stop (&b);
 }
 
-Test (legacy_service, status_lanes) { s_status (true); }
-Test (legacy_service, status_zmq) { s_status (false); }
+Test (legacy_service, status_lanes)
+{
+    s_status (true);
+}
+Test (legacy_service, status_zmq)
+{
+    s_status (false);
+}

@@ -19,7 +19,7 @@
 #include "ssl_simulation_error.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 
-#define S_WAIT_MS 3000      /* longest wait for anything on the bus */
+#define S_WAIT_MS 3000 /* longest wait for anything on the bus */
 
 typedef struct {
     sim_config_t cfg;
@@ -131,8 +131,14 @@ s_teleport_answered (bool lanes)
     s_stop (&b);
 }
 
-Test (physics_service, teleport_answered_lanes) { s_teleport_answered (true); }
-Test (physics_service, teleport_answered_zmq) { s_teleport_answered (false); }
+Test (physics_service, teleport_answered_lanes)
+{
+    s_teleport_answered (true);
+}
+Test (physics_service, teleport_answered_zmq)
+{
+    s_teleport_answered (false);
+}
 
 static void
 s_bad_robot (bool lanes)
@@ -171,8 +177,14 @@ s_bad_robot (bool lanes)
     s_stop (&b);
 }
 
-Test (physics_service, bad_robot_lanes) { s_bad_robot (true); }
-Test (physics_service, bad_robot_zmq) { s_bad_robot (false); }
+Test (physics_service, bad_robot_lanes)
+{
+    s_bad_robot (true);
+}
+Test (physics_service, bad_robot_zmq)
+{
+    s_bad_robot (false);
+}
 
 /* ---- sync steps ------------------------------------------------------- */
 
@@ -201,8 +213,14 @@ s_step_without_vision (bool lanes)
     s_stop (&b);
 }
 
-Test (physics_service, step_without_vision_lanes) { s_step_without_vision (true); }
-Test (physics_service, step_without_vision_zmq) { s_step_without_vision (false); }
+Test (physics_service, step_without_vision_lanes)
+{
+    s_step_without_vision (true);
+}
+Test (physics_service, step_without_vision_zmq)
+{
+    s_step_without_vision (false);
+}
 
 static void
 s_step_with_vision (bool lanes)
@@ -277,8 +295,14 @@ s_step_with_vision (bool lanes)
     s_stop (&b);
 }
 
-Test (physics_service, step_with_vision_lanes) { s_step_with_vision (true); }
-Test (physics_service, step_with_vision_zmq) { s_step_with_vision (false); }
+Test (physics_service, step_with_vision_lanes)
+{
+    s_step_with_vision (true);
+}
+Test (physics_service, step_with_vision_zmq)
+{
+    s_step_with_vision (false);
+}
 
 /* ---- configuration ---------------------------------------------------- */
 
@@ -312,8 +336,14 @@ s_config_joiner (bool lanes)
     s_stop (&b);
 }
 
-Test (physics_service, config_joiner_lanes) { s_config_joiner (true); }
-Test (physics_service, config_joiner_zmq) { s_config_joiner (false); }
+Test (physics_service, config_joiner_lanes)
+{
+    s_config_joiner (true);
+}
+Test (physics_service, config_joiner_zmq)
+{
+    s_config_joiner (false);
+}
 
 /* ---- restart ---------------------------------------------------------- */
 
@@ -340,8 +370,14 @@ s_restart (bool lanes)
     s_stop (&b);
 }
 
-Test (physics_service, restart_lanes) { s_restart (true); }
-Test (physics_service, restart_zmq) { s_restart (false); }
+Test (physics_service, restart_lanes)
+{
+    s_restart (true);
+}
+Test (physics_service, restart_zmq)
+{
+    s_restart (false);
+}
 
 /* Regression: sim_link_destroy closed bound sockets without unbinding,
    and libzmq frees an inproc name only when its reaper gets to the closed
@@ -364,8 +400,14 @@ s_restart_at_once (bool lanes)
     s_stop (&b);
 }
 
-Test (physics_service, restart_at_once_lanes) { s_restart_at_once (true); }
-Test (physics_service, restart_at_once_zmq) { s_restart_at_once (false); }
+Test (physics_service, restart_at_once_lanes)
+{
+    s_restart_at_once (true);
+}
+Test (physics_service, restart_at_once_zmq)
+{
+    s_restart_at_once (false);
+}
 
 /* Regression: an inproc connection is never made again once its binder
    closed, and a DEALER without a connection blocked in send, so a
@@ -394,4 +436,7 @@ s_request_after_restart (bool lanes)
     s_stop (&b);
 }
 
-Test (physics_service, request_after_restart_zmq, .timeout = 10) { s_request_after_restart (false); }
+Test (physics_service, request_after_restart_zmq, .timeout = 10)
+{
+    s_request_after_restart (false);
+}

@@ -21,7 +21,7 @@
 #include "ssl_vision_detection.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-#define S_WAIT_MS 3000
+#define S_WAIT_MS     3000
 #define S_MAX_PACKETS 512
 
 typedef struct {
@@ -29,22 +29,24 @@ typedef struct {
     sim_svc_peer_t *physics, *gateway;
     zactor_t *vision;
     sim_schedule_t *schedule;
-    uint64_t t_ns;              /* the fake world's time */
+    uint64_t t_ns; /* the fake world's time */
     uint64_t serial;
-    int udp;                    /* where vision sends */
+    int udp; /* where vision sends */
     uint8_t buf[65536];
 } s_bench_t;
 
-static const Simbus__Envelope__BodyCase s_vision_kinds[] = {
-    SIMBUS__ENVELOPE__BODY_CONFIG, SIMBUS__ENVELOPE__BODY_SNAPSHOT, SIMBUS__ENVELOPE__BODY_STEP_DONE
-};
+static const Simbus__Envelope__BodyCase s_vision_kinds[] = { SIMBUS__ENVELOPE__BODY_CONFIG,
+                                                             SIMBUS__ENVELOPE__BODY_SNAPSHOT,
+                                                             SIMBUS__ENVELOPE__BODY_STEP_DONE };
 
 /* Vision joined: give it the configuration. */
 static void
 s_join (s_bench_t *b)
 {
-    cr_assert (sim_svc_peer_wait_joined (b->physics, s_vision_kinds, 3, S_WAIT_MS), "vision never subscribed");
-    cr_assert_gt (sim_svc_peer_send_config (b->physics, &b->cfg, ++b->serial), 0, "vision took no configuration");
+    cr_assert (sim_svc_peer_wait_joined (b->physics, s_vision_kinds, 3, S_WAIT_MS),
+               "vision never subscribed");
+    cr_assert_gt (sim_svc_peer_send_config (b->physics, &b->cfg, ++b->serial), 0,
+                  "vision took no configuration");
 }
 
 static void
@@ -192,8 +194,14 @@ s_packets (bool lanes)
     s_stop (&b);
 }
 
-Test (vision_service, packets_lanes) { s_packets (true); }
-Test (vision_service, packets_zmq) { s_packets (false); }
+Test (vision_service, packets_lanes)
+{
+    s_packets (true);
+}
+Test (vision_service, packets_zmq)
+{
+    s_packets (false);
+}
 
 /* ---- sync steps ------------------------------------------------------- */
 
@@ -244,9 +252,10 @@ s_sync_step (bool lanes)
         if ((size_t) n == w->len && memcmp (b.buf, w->data, w->len) == 0)
             matched++;
         else
-            matched = 0;        /* an earlier packet: the step's come last */
+            matched = 0; /* an earlier packet: the step's come last */
     }
-    cr_expect_eq (matched, fd->n_wrapper, "%zu of the step's %zu packets came by UDP", matched, fd->n_wrapper);
+    cr_expect_eq (matched, fd->n_wrapper, "%zu of the step's %zu packets came by UDP", matched,
+                  fd->n_wrapper);
     for (size_t i = 0; i < fd->n_wrapper; i++) {
         SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, fd->wrapper[i].len, fd->wrapper[i].data);
         cr_assert_not_null (w, "packet %zu of the step is no SSL_WrapperPacket", i);
@@ -271,8 +280,14 @@ s_sync_step (bool lanes)
     s_stop (&b);
 }
 
-Test (vision_service, sync_step_lanes) { s_sync_step (true); }
-Test (vision_service, sync_step_zmq) { s_sync_step (false); }
+Test (vision_service, sync_step_lanes)
+{
+    s_sync_step (true);
+}
+Test (vision_service, sync_step_zmq)
+{
+    s_sync_step (false);
+}
 
 /* ---- restart ---------------------------------------------------------- */
 
@@ -311,5 +326,11 @@ s_restart (bool lanes)
     s_stop (&b);
 }
 
-Test (vision_service, restart_lanes) { s_restart (true); }
-Test (vision_service, restart_zmq) { s_restart (false); }
+Test (vision_service, restart_lanes)
+{
+    s_restart (true);
+}
+Test (vision_service, restart_zmq)
+{
+    s_restart (false);
+}

@@ -18,10 +18,10 @@
 
 /* What sim_fixture_start waits for, in this order (flags combine). */
 enum {
-    SIM_FIXTURE_GATEWAY = 1 << 0,   /* the control port answers an empty SimulatorCommand */
-    SIM_FIXTURE_FRAMES = 1 << 1,    /* sync steps carry detection frames (sync mode; implies GATEWAY) */
-    SIM_FIXTURE_VISION = 1 << 2,    /* `vision` receives the vision port, and a detection arrived */
-    SIM_FIXTURE_SERVICES = 1 << 3,  /* all four services wrote their pid files */
+    SIM_FIXTURE_GATEWAY = 1 << 0,  /* the control port answers an empty SimulatorCommand */
+    SIM_FIXTURE_FRAMES = 1 << 1,   /* sync steps carry detection frames (sync mode; implies GATEWAY) */
+    SIM_FIXTURE_VISION = 1 << 2,   /* `vision` receives the vision port, and a detection arrived */
+    SIM_FIXTURE_SERVICES = 1 << 3, /* all four services wrote their pid files */
 };
 
 /* How long sim_fixture_start waits for each step, ms. */
@@ -31,10 +31,10 @@ enum {
 
 typedef struct {
     sim_proc_t proc;
-    int fd;                         /* the client: an ephemeral port on 127.0.0.1 */
-    int vision;                     /* bound to proc.vision_port with SIM_FIXTURE_VISION, else -1 */
-    const char *const *args;        /* the arguments it was started with (borrowed) */
-    int sockets[SIM_FIXTURE_SOCKETS];   /* opened by sim_fixture_socket, closed by _stop */
+    int fd;                           /* the client: an ephemeral port on 127.0.0.1 */
+    int vision;                       /* bound to proc.vision_port with SIM_FIXTURE_VISION, else -1 */
+    const char *const *args;          /* the arguments it was started with (borrowed) */
+    int sockets[SIM_FIXTURE_SOCKETS]; /* opened by sim_fixture_socket, closed by _stop */
     int socket_count;
 } sim_fixture_t;
 

@@ -85,7 +85,6 @@ sim_lab_stop (pid_t pid)
     return -1;
 }
 
-
 /* The deepest directory on the way from `dir` to `path`'s directory that
    exists (the launcher creates RUNTIME_DIR/ssl-sim[/OFFSET] when it starts),
    so a watch there sees the next step appear. */

@@ -25,8 +25,7 @@ const char *sim_lab_exe (void);
    namespace /run/netns/NETNS when `netns` is not NULL. The process gets
    SIGTERM when the test that started it ends, so a failed assertion leaves
    no simulator behind. Returns the pid or -1. */
-pid_t sim_lab_spawn (const char *const *args, const char *runtime_dir, const char *log,
-                     const char *netns);
+pid_t sim_lab_spawn (const char *const *args, const char *runtime_dir, const char *log, const char *netns);
 
 /* SIGTERM, wait up to 5 s, then SIGKILL. Returns the exit code
    (128 + signal when killed), -1 on error or after SIGKILL. */
@@ -39,8 +38,7 @@ int sim_lab_service_pid (const char *runtime_dir, int port_offset, const char *n
 /* Wait up to ms until the pid file of service `name` names a live process
    other than `not_pid` (0: any). Woken by changes in the pid files'
    directory, not by a timer. Returns the pid, or 0. */
-int sim_lab_wait_service (const char *runtime_dir, int port_offset, const char *name, int not_pid,
-                          int ms);
+int sim_lab_wait_service (const char *runtime_dir, int port_offset, const char *name, int not_pid, int ms);
 
 /* Wait up to ms until a file exists at `path` (woken by changes in its
    directory). Returns 0, or -1 when it did not appear. */

@@ -12,8 +12,8 @@
 #include "ssl_simulation_robot_control.pb-c.h"
 
 /* Teams as the builders take them; SIM_MSG_NO_TEAM leaves it unset. */
-#define SIM_MSG_BLUE     0
-#define SIM_MSG_YELLOW   1
+#define SIM_MSG_BLUE    0
+#define SIM_MSG_YELLOW  1
 #define SIM_MSG_NO_TEAM (-1)
 
 typedef struct {

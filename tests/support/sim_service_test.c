@@ -11,7 +11,7 @@
 #include "sim_test.h"
 #include "ssl_simulation_error.pb-c.h"
 
-#define S_QUEUE_MAX 4096        /* messages a peer holds before it drops the oldest */
+#define S_QUEUE_MAX 4096 /* messages a peer holds before it drops the oldest */
 
 int
 sim_svc_config (sim_config_t *cfg, const char *name, sim_mode_t mode, bool lanes)
@@ -22,9 +22,13 @@ sim_svc_config (sim_config_t *cfg, const char *name, sim_mode_t mode, bool lanes
     cfg->bus.sync_timeout = 0.2;
     snprintf (cfg->run.log_level, sizeof cfg->run.log_level, "warn");
     snprintf (cfg->network.bind_address, sizeof cfg->network.bind_address, "127.0.0.1");
-    int *ports[] = { &cfg->network.control_port, &cfg->network.blue_port, &cfg->network.yellow_port,
-                     &cfg->network.legacy_port, &cfg->network.legacy_status_port_blue,
-                     &cfg->network.legacy_status_port_yellow, &cfg->network.truth_port };
+    int *ports[] = { &cfg->network.control_port,
+                     &cfg->network.blue_port,
+                     &cfg->network.yellow_port,
+                     &cfg->network.legacy_port,
+                     &cfg->network.legacy_status_port_blue,
+                     &cfg->network.legacy_status_port_yellow,
+                     &cfg->network.truth_port };
     for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++)
         if ((*ports[i] = sim_test_free_port ()) <= 0)
             return -1;
@@ -51,16 +55,16 @@ sim_svc_start (zactor_fn *fn, const sim_config_t *cfg)
 struct sim_svc_peer_t {
     sim_link_t *link;
     sim_loop_t *loop;
-    zlist_t *queue;             /* Simbus__Envelope *, oldest first */
+    zlist_t *queue; /* Simbus__Envelope *, oldest first */
     /* where requests came from, in the order they are queued */
-    zlist_t *froms;             /* s_from_t * */
-    struct s_from_t *current;   /* of the request last taken */
+    zlist_t *froms;           /* s_from_t * */
+    struct s_from_t *current; /* of the request last taken */
     bool joined;
 };
 
 typedef struct s_from_t {
-    Simbus__Envelope *env;      /* the request it belongs to (not owned) */
-    zframe_t *identity;         /* owned copy */
+    Simbus__Envelope *env; /* the request it belongs to (not owned) */
+    zframe_t *identity;    /* owned copy */
     sim_link_from_t from;
 } s_from_t;
 

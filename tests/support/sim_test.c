@@ -88,9 +88,9 @@ sim_test_recv (int fd, void *buf, size_t cap, int timeout_ms)
 int
 sim_proc_pick_ports (sim_proc_t *proc)
 {
-    int *ports[] = { &proc->control_port, &proc->blue_port, &proc->yellow_port, &proc->legacy_port,
-                     &proc->status_blue_port, &proc->status_yellow_port, &proc->vision_port,
-                     &proc->truth_port };
+    int *ports[] = { &proc->control_port, &proc->blue_port,        &proc->yellow_port,
+                     &proc->legacy_port,  &proc->status_blue_port, &proc->status_yellow_port,
+                     &proc->vision_port,  &proc->truth_port };
     for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++)
         if ((*ports[i] = sim_test_free_port ()) <= 0)
             return -1;
@@ -108,8 +108,7 @@ sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_
              "yellow_port = %d\nlegacy_port = %d\nlegacy_status_port_blue = %d\n"
              "legacy_status_port_yellow = %d\ntruth_port = %d\n%s\n",
              proc->control_port, proc->blue_port, proc->yellow_port, proc->legacy_port,
-             proc->status_blue_port, proc->status_yellow_port, proc->truth_port,
-             extra_ini ? extra_ini : "");
+             proc->status_blue_port, proc->status_yellow_port, proc->truth_port, extra_ini ? extra_ini : "");
     return fclose (f) ? -1 : 0;
 }
 

@@ -15,10 +15,10 @@
 
 typedef struct {
     pid_t pid;
-    char dir[256];          /* runtime directory and config file live here */
+    char dir[256]; /* runtime directory and config file live here */
     int control_port, blue_port, yellow_port, legacy_port;
     int status_blue_port, status_yellow_port, vision_port, truth_port;
-    char log[300];          /* the process's stdout+stderr */
+    char log[300]; /* the process's stdout+stderr */
 } sim_proc_t;
 
 /* A free UDP port on 127.0.0.1 (bound, read, closed). */
@@ -92,8 +92,7 @@ void sim_proc_cleanup (sim_proc_t *proc);
 
 /* Send `msg` to 127.0.0.1:port and wait up to timeout_ms for one datagram
    on fd; returns its size or -1. */
-ssize_t sim_test_call (int fd, int port, const ProtobufCMessage *msg, void *buf, size_t cap,
-                       int timeout_ms);
+ssize_t sim_test_call (int fd, int port, const ProtobufCMessage *msg, void *buf, size_t cap, int timeout_ms);
 
 /* Wait until the gateway answers an empty SimulatorCommand on the control
    port (at most timeout_ms). Returns 0 or -1. */
@@ -105,7 +104,6 @@ int sim_test_drain (int fd);
 /* pid of the child of `proc` whose command line contains `needle` (e.g.
    "vision"), or -1. Used to pause one service (SIGSTOP) in tests. */
 pid_t sim_proc_child (const sim_proc_t *proc, const char *needle);
-
 
 /* Send a SimulationSyncRequest to 127.0.0.1:port and wait for the
    SimulationSyncResponse (other datagrams are skipped). The raw answer is
@@ -124,10 +122,10 @@ double sim_test_sync_warm_up (int fd, int port, int timeout_ms);
 
 /* What the newest frame of each camera showed (positions m, rad). */
 typedef struct {
-    int frames;             /* frames used */
+    int frames; /* frames used */
     bool ball;
     double bx, by;
-    bool robot[2][256];     /* [0] blue, [1] yellow */
+    bool robot[2][256]; /* [0] blue, [1] yellow */
     double rx[2][256], ry[2][256], ro[2][256];
 } sim_view_t;
 

@@ -123,7 +123,8 @@ Test (badinput, every_port_answers_or_drops, .timeout = 60)
         int port = ports[p];
         bool control_port = p == 0;
         /* empty: a valid, empty message of the port's type */
-        cr_expect (s_raw (&f, port, "", 0, codes, sizeof codes), "no answer to an empty datagram on %d", port);
+        cr_expect (s_raw (&f, port, "", 0, codes, sizeof codes), "no answer to an empty datagram on %d",
+                   port);
         cr_expect_str_eq (codes, "");
         /* truncated */
         size_t len = control_port ? s_pack (&cmd.base, buf) : s_pack (&rc.base, buf);
@@ -145,7 +146,8 @@ Test (badinput, every_port_answers_or_drops, .timeout = 60)
         cr_expect_str_eq (codes, "UNREADABLE", "random bytes on %d: '%s'", port, codes);
         /* the wrong message type */
         len = s_pack (&wrapper.base, buf);
-        cr_expect (s_raw (&f, port, buf, len, codes, sizeof codes), "no answer to a vision packet on %d", port);
+        cr_expect (s_raw (&f, port, buf, len, codes, sizeof codes), "no answer to a vision packet on %d",
+                   port);
         cr_expect_str_eq (codes, "UNREADABLE", "vision packet on %d: '%s'", port, codes);
     }
 
@@ -243,11 +245,11 @@ Test (badinput, every_port_answers_or_drops, .timeout = 60)
    A simulator that starves a client fails the quiet client at once, and
    the flooded one when the flood is over. */
 
-#define FLOOD_MS       4000
-#define RETRY_MS       200      /* the flooded client's retry period */
-#define QUIET_MAX_MS   750      /* longest round trip on the quiet port (above) */
-#define LOST_MS        3000     /* a quiet request unanswered this long is lost */
-#define AFTER_MS       5000     /* the flooded port serves again this soon after the flood */
+#define FLOOD_MS     4000
+#define RETRY_MS     200  /* the flooded client's retry period */
+#define QUIET_MAX_MS 750  /* longest round trip on the quiet port (above) */
+#define LOST_MS      3000 /* a quiet request unanswered this long is lost */
+#define AFTER_MS     5000 /* the flooded port serves again this soon after the flood */
 
 /* A child that sends garbage to `port` as fast as it can for ms. */
 static pid_t
@@ -277,13 +279,13 @@ s_cmp (const void *a, const void *b)
 typedef struct {
     int fd, port;
     bool waiting;
-    int64_t sent_ms;            /* the last (re)send */
-    int64_t first_sent_ms;      /* the first send of the current request */
-    int requests;               /* datagrams sent */
-    int answers;                /* SimulationSyncResponses received */
-    int steps;                  /* requests answered */
+    int64_t sent_ms;       /* the last (re)send */
+    int64_t first_sent_ms; /* the first send of the current request */
+    int requests;          /* datagrams sent */
+    int answers;           /* SimulationSyncResponses received */
+    int steps;             /* requests answered */
     int with_frames;
-    int lost;                   /* quiet client: requests unanswered after LOST_MS */
+    int lost; /* quiet client: requests unanswered after LOST_MS */
     int64_t last_answer_ms;
 } client_t;
 
@@ -373,7 +375,8 @@ Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
         if (round_trip >= 0)
             lat[quiet.steps - 1] = round_trip;
         s_client_read (&flooded, now);
-        flooded_active = now < flood_end || (flooded.last_answer_ms < flood_end && now < flood_end + AFTER_MS);
+        flooded_active =
+            now < flood_end || (flooded.last_answer_ms < flood_end && now < flood_end + AFTER_MS);
     }
     int status = 0;
     waitpid (flooder, &status, 0);
@@ -397,20 +400,25 @@ Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
                   quiet.answers, quiet.requests);
     cr_assert_gt (quiet.steps, 0);
     qsort (lat, (size_t) quiet.steps, sizeof lat[0], s_cmp);
-    cr_expect_leq (lat[quiet.steps - 1], QUIET_MAX_MS, "a request on the quiet port waited %lld ms under the flood",
+    cr_expect_leq (lat[quiet.steps - 1], QUIET_MAX_MS,
+                   "a request on the quiet port waited %lld ms under the flood",
                    (long long) lat[quiet.steps - 1]);
     cr_expect_lt (lat[quiet.steps / 2], 20, "median round trip %lld ms on the quiet port under the flood",
                   (long long) lat[quiet.steps / 2]);
     cr_expect_gt (quiet.with_frames, quiet.steps * 9 / 10, "frames missing under the flood (%d of %d)",
                   quiet.with_frames, quiet.steps);
-    cr_expect_geq (flooded.last_answer_ms, flood_end, "the flooded port did not serve within %d ms of the "
-                   "flood's end (%d steps during it)", AFTER_MS, flooded_steps_in_flood);
+    cr_expect_geq (flooded.last_answer_ms, flood_end,
+                   "the flooded port did not serve within %d ms of the "
+                   "flood's end (%d steps during it)",
+                   AFTER_MS, flooded_steps_in_flood);
     cr_expect_leq (flooded.answers, flooded.requests, "the flooded client got %d answers to %d requests",
                    flooded.answers, flooded.requests);
     if (getenv ("SIM_TEST_LOG"))
-        fprintf (stderr, "quiet: %d steps, median %lld ms, longest %lld ms; flooded: %d requests, %d answers, "
-                 "%d steps in the flood\n", quiet.steps, (long long) lat[quiet.steps / 2],
-                 (long long) lat[quiet.steps - 1], flooded.requests, flooded.answers, flooded_steps_in_flood);
+        fprintf (stderr,
+                 "quiet: %d steps, median %lld ms, longest %lld ms; flooded: %d requests, %d answers, "
+                 "%d steps in the flood\n",
+                 quiet.steps, (long long) lat[quiet.steps / 2], (long long) lat[quiet.steps - 1],
+                 flooded.requests, flooded.answers, flooded_steps_in_flood);
     s_stop (&f);
 }
 
@@ -440,8 +448,13 @@ Test (badinput, garbage_on_the_lanes_is_dropped, .timeout = 60)
         const void *data;
         size_t len;
     } bad[] = {
-        { junk, 0 }, { junk, 1 }, { long_topic, sizeof long_topic }, { long_env, sizeof long_env },
-        { random_env, sizeof random_env }, { junk, 200 }, { junk, sizeof junk - 1024 },
+        { junk, 0 },
+        { junk, 1 },
+        { long_topic, sizeof long_topic },
+        { long_env, sizeof long_env },
+        { random_env, sizeof random_env },
+        { junk, 200 },
+        { junk, sizeof junk - 1024 },
     };
     const char *lanes[] = { "physics", "vision", "gateway" };
     pid_t pids[3];

@@ -34,8 +34,8 @@ Test (launcher, duration_ends_the_run_and_its_checkpoint, .timeout = 30)
     snprintf (ck, sizeof ck, "%s/ssl-sim/physics.checkpoint", dir);
     snprintf (vision, sizeof vision, "224.5.23.2:%d", sim_test_free_port ());
     s_write_ini (ini);
-    const char *args[] = { "run", "--config", ini, "--localhost", "--vision-addr", vision, "--duration", "2.5",
-                           NULL };
+    const char *args[] = { "run",  "--config",   ini,   "--localhost", "--vision-addr",
+                           vision, "--duration", "2.5", NULL };
     int64_t t0 = sim_test_now_ms ();
     pid_t pid = sim_lab_spawn (args, dir, log, NULL);
     cr_assert_gt (pid, 0);
@@ -73,10 +73,12 @@ Test (launcher, status_when_nothing_runs, .timeout = 30)
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
     cr_assert_not_null (mkdtemp (dir));
     char out[4096];
-    int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status 2>&1", dir, sim_lab_exe ());
+    int code =
+        sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status 2>&1", dir, sim_lab_exe ());
     cr_expect_eq (code, 3, "exit %d:\n%s", code, out);
     cr_expect (strstr (out, "no ssl-sim services running"), "%s", out);
-    code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' restart vision 2>&1", dir, sim_lab_exe ());
+    code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' restart vision 2>&1", dir,
+                            sim_lab_exe ());
     cr_expect_eq (code, 1, "restart of a service that is not running: exit %d:\n%s", code, out);
     sim_lab_sh ("rm -rf '%s'", dir);
 }
@@ -98,8 +100,9 @@ Test (launcher, restart_refuses_an_unsupervised_service, .timeout = 30)
     int gw = sim_lab_wait_service (dir, 0, "gateway", 0, 5000);
     cr_expect_eq (gw, (int) pid, "pid file %d, process %d", gw, (int) pid);
     char out[4096];
-    int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' restart gateway --config '%s' 2>&1", dir,
-                          sim_lab_exe (), ini);
+    int code =
+        sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' restart gateway --config '%s' 2>&1", dir,
+                         sim_lab_exe (), ini);
     cr_expect_eq (code, 1, "exit %d:\n%s", code, out);
     cr_expect (strstr (out, "no supervisor"), "%s", out);
     cr_expect_eq (kill (pid, 0), 0, "the unsupervised gateway must keep running");
@@ -124,10 +127,14 @@ Test (launcher, systemd_units_verify, .timeout = 60)
     cr_assert_not_null (mkdtemp (dir));
     /* as make install does: the units point at the installed binary */
     cr_assert_eq (sim_lab_sh ("for u in scripts/systemd/*; do sed 's|/usr/local/bin/ssl-sim|%s|' \"$u\" "
-                              "> '%s'/$(basename \"$u\"); done", sim_lab_exe (), dir), 0);
+                              "> '%s'/$(basename \"$u\"); done",
+                              sim_lab_exe (), dir),
+                  0);
     char out[16384];
-    int code = sim_lab_capture (out, sizeof out, "cd '%s' && SYSTEMD_LOG_COLOR=0 systemd-analyze verify "
-                          "./ssl-sim.target ./ssl-sim-*.service 2>&1", dir);
+    int code = sim_lab_capture (out, sizeof out,
+                                "cd '%s' && SYSTEMD_LOG_COLOR=0 systemd-analyze verify "
+                                "./ssl-sim.target ./ssl-sim-*.service 2>&1",
+                                dir);
     cr_expect_eq (code, 0, "systemd-analyze verify failed:\n%s", out);
     cr_expect_eq (out[0], '\0', "systemd-analyze verify warns:\n%s", out);
     sim_lab_sh ("rm -rf '%s'", dir);
@@ -144,18 +151,20 @@ Test (launcher, a_second_run_in_the_same_directory_refuses, .timeout = 30)
     snprintf (ini2, sizeof ini2, "%s/t2.ini", dir);
     snprintf (log, sizeof log, "%s/log.txt", dir);
     s_write_ini (ini);
-    s_write_ini (ini2);     /* other ports: only the directory is shared */
+    s_write_ini (ini2); /* other ports: only the directory is shared */
     const char *args[] = { "run", "--config", ini, "--localhost", NULL };
     pid_t first = sim_lab_spawn (args, dir, log, NULL);
     cr_assert_gt (first, 0);
     int physics = sim_lab_wait_service (dir, 0, "physics", 0, 5000);
     cr_assert_gt (physics, 0, "the first simulator did not come up");
     char out[4096];
-    int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' run --config '%s' --localhost --duration 1 2>&1",
-                          dir, sim_lab_exe (), ini2);
+    int code = sim_lab_capture (out, sizeof out,
+                                "XDG_RUNTIME_DIR='%s' '%s' run --config '%s' --localhost --duration 1 2>&1",
+                                dir, sim_lab_exe (), ini2);
     cr_expect_eq (code, 1, "exit %d:\n%s", code, out);
     cr_expect (strstr (out, "--port-offset"), "%s", out);
-    cr_expect_eq (sim_lab_wait_service (dir, 0, "physics", 0, 1000), physics, "the first physics was disturbed");
+    cr_expect_eq (sim_lab_wait_service (dir, 0, "physics", 0, 1000), physics,
+                  "the first physics was disturbed");
     cr_expect_eq (kill (first, 0), 0, "the first simulator must keep running");
     cr_expect_eq (sim_lab_stop (first), 0);
     sim_lab_sh ("rm -rf '%s'", dir);

@@ -21,9 +21,9 @@
 #define YELLOW 1
 
 typedef struct {
-    sim_fixture_t sim;  /* sim.fd: the sync client */
-    int grsim;          /* legacy client */
-    int status[2];      /* Robots_Status receivers */
+    sim_fixture_t sim; /* sim.fd: the sync client */
+    int grsim;         /* legacy client */
+    int status[2];     /* Robots_Status receivers */
 } fixture_t;
 
 static const char *const SYNC_ARGS[] = { "--mode", "sync", "--realism", "none", NULL };
@@ -31,7 +31,8 @@ static const char *const SYNC_ARGS[] = { "--mode", "sync", "--realism", "none", 
 static void
 s_start (fixture_t *f)
 {
-    cr_assert_eq (sim_fixture_start (&f->sim, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES), 0, "ssl-sim did not come up");
+    cr_assert_eq (sim_fixture_start (&f->sim, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES), 0,
+                  "ssl-sim did not come up");
     f->grsim = sim_fixture_socket (&f->sim, 0);
     f->status[BLUE] = sim_fixture_socket (&f->sim, f->sim.proc.status_blue_port);
     f->status[YELLOW] = sim_fixture_socket (&f->sim, f->sim.proc.status_yellow_port);
@@ -55,16 +56,16 @@ s_look (fixture_t *f, double seconds, sim_view_t *v)
    right after one may run before it applies: look until `cond` holds, at
    most 3 s of wall time, 0.02 s of sim time per look, paced by a bounded
    wait on the legacy client's socket (nothing arrives there). */
-#define LOOK_UNTIL(f, v, cond)                                                  \
-    do {                                                                        \
-        int64_t end_ = sim_test_now_ms () + 3000;                               \
-        uint8_t pace_[16];                                                      \
-        do {                                                                    \
-            s_look ((f), 0.02, (v));                                            \
-            if (cond)                                                           \
-                break;                                                          \
-            sim_test_recv ((f)->grsim, pace_, sizeof pace_, 5);                 \
-        } while (sim_test_now_ms () < end_);                                    \
+#define LOOK_UNTIL(f, v, cond) \
+    do { \
+        int64_t end_ = sim_test_now_ms () + 3000; \
+        uint8_t pace_[16]; \
+        do { \
+            s_look ((f), 0.02, (v)); \
+            if (cond) \
+                break; \
+            sim_test_recv ((f)->grsim, pace_, sizeof pace_, 5); \
+        } while (sim_test_now_ms () < end_); \
     } while (0)
 
 static void
@@ -77,7 +78,8 @@ s_send (fixture_t *f, GrSimPacket *packet)
 static void
 s_replace_robot (fixture_t *f, int team, uint32_t id, double x, double y, double dir, int turnon)
 {
-    cr_assert_eq (sim_test_grsim_place (f->grsim, f->sim.proc.legacy_port, team == YELLOW, id, x, y, dir, turnon), 0);
+    cr_assert_eq (
+        sim_test_grsim_place (f->grsim, f->sim.proc.legacy_port, team == YELLOW, id, x, y, dir, turnon), 0);
 }
 
 static void
@@ -114,10 +116,10 @@ s_command (fixture_t *f, int team, GrSimRobotCommand *rc)
 /* Step while re-sending the command (legacy commands time out after 0.1 s
    like protocol ones); collect the status flags seen for robot `id`. */
 typedef struct {
-    int messages;           /* Robots_Status datagrams */
+    int messages; /* Robots_Status datagrams */
     int max_per_step;
     bool infrared, flat, chip;
-    bool cleared;           /* a kick flag seen set, later seen cleared */
+    bool cleared; /* a kick flag seen set, later seen cleared */
 } status_seen_t;
 
 static void
@@ -194,7 +196,8 @@ Test (legacy, replacements, .timeout = 60)
                v.by);
     s_replace_ball (&f, -2.0, -2.0, true, 0, 1.5);
     LOOK_UNTIL (&f, &v, v.ball && v.by > -1.8);
-    cr_expect (v.ball && v.by > -1.8 && fabs (v.bx + 2.0) < 0.02, "ball velocity: at (%.3f, %.3f)", v.bx, v.by);
+    cr_expect (v.ball && v.by > -1.8 && fabs (v.bx + 2.0) < 0.02, "ball velocity: at (%.3f, %.3f)", v.bx,
+               v.by);
 
     /* undecodable datagrams are dropped; the port keeps serving */
     uint8_t junk[600];
@@ -242,8 +245,8 @@ Test (legacy, commands_and_status, .timeout = 60)
     yc.velnormal = 1.0f;
     s_drive (&f, YELLOW, &yc, 10, 0.05, 1, NULL);
     s_look (&f, 0.05, &v);
-    cr_expect (v.ry[YELLOW][1] > -1.85 && fabs (v.rx[YELLOW][1] - 1.0) < 0.03, "velnormal: yellow 1 at (%.3f, %.3f)",
-               v.rx[YELLOW][1], v.ry[YELLOW][1]);
+    cr_expect (v.ry[YELLOW][1] > -1.85 && fabs (v.rx[YELLOW][1] - 1.0) < 0.03,
+               "velnormal: yellow 1 at (%.3f, %.3f)", v.rx[YELLOW][1], v.ry[YELLOW][1]);
 
     /* wheelsspeed: rad/s, wheel1..4 = front-left, back-left, back-right,
        front-right; the IK of "forward 0.5 m/s" drives forward */
@@ -261,7 +264,8 @@ Test (legacy, commands_and_status, .timeout = 60)
     s_drive (&f, BLUE, &wc, 10, 0.05, 2, NULL);
     s_look (&f, 0.05, &v);
     cr_expect (v.rx[BLUE][2] > 2.1 && fabs (v.ry[BLUE][2] + 2.0) < 0.05 && fabs (v.ro[BLUE][2]) < 0.1,
-               "wheelsspeed forward: blue 2 at (%.3f, %.3f, %.3f)", v.rx[BLUE][2], v.ry[BLUE][2], v.ro[BLUE][2]);
+               "wheelsspeed forward: blue 2 at (%.3f, %.3f, %.3f)", v.rx[BLUE][2], v.ry[BLUE][2],
+               v.ro[BLUE][2]);
 
     /* spinner with the ball at the dribbler: infrared; then kickspeedx: a
        flat kick flagged in the status */
@@ -300,7 +304,7 @@ Test (legacy, commands_and_status, .timeout = 60)
     memset (&ks, 0, sizeof ks);
     s_drive (&f, BLUE, &cc, 15, 0.016, 5, &ks);
     s_look (&f, 0.05, &v);
-    cr_expect (ks.chip && !ks.flat, "chip kick flags: flat %d chip %d (ball at %.3f, %.3f; %d status)", ks.flat,
-               ks.chip, v.bx, v.by, ks.messages);
+    cr_expect (ks.chip && !ks.flat, "chip kick flags: flat %d chip %d (ball at %.3f, %.3f; %d status)",
+               ks.flat, ks.chip, v.bx, v.by, ks.messages);
     s_stop (&f);
 }

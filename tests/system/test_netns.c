@@ -19,8 +19,8 @@
 #include "sim_lab.h"
 #include "sim_test.h"
 
-#define HOST_A_ADDR "10.231.7.1"
-#define HOST_B_ADDR "10.231.7.2"
+#define HOST_A_ADDR  "10.231.7.1"
+#define HOST_B_ADDR  "10.231.7.2"
 #define CONTROL_PORT 10300
 #define VISION_PORT  10020
 
@@ -62,11 +62,11 @@ s_lab_create (lab_t *lab, char *why, size_t len)
     rc |= sim_lab_sh ("ip link set %s netns %s && ip link set %s netns %s", lab->veth_a, lab->ns_a,
                       lab->veth_b, lab->ns_b);
     rc |= sim_lab_sh ("ip -n %s addr add " HOST_A_ADDR "/24 dev %s && ip -n %s link set %s up"
-                      " && ip -n %s link set lo up", lab->ns_a, lab->veth_a, lab->ns_a, lab->veth_a,
-                      lab->ns_a);
+                      " && ip -n %s link set lo up",
+                      lab->ns_a, lab->veth_a, lab->ns_a, lab->veth_a, lab->ns_a);
     rc |= sim_lab_sh ("ip -n %s addr add " HOST_B_ADDR "/24 dev %s && ip -n %s link set %s up"
-                      " && ip -n %s link set lo up", lab->ns_b, lab->veth_b, lab->ns_b, lab->veth_b,
-                      lab->ns_b);
+                      " && ip -n %s link set lo up",
+                      lab->ns_b, lab->veth_b, lab->ns_b, lab->veth_b, lab->ns_b);
     if (rc) {
         s_lab_delete (lab);
         snprintf (why, len, "could not set up the veth pair between the namespaces");
@@ -97,12 +97,13 @@ Test (netns, physics_on_one_host_vision_and_gateway_on_another, .timeout = 60)
     if (f) {
         /* every host reads the same file: vision follows physics's
            effective configuration, so [run] says where vision goes */
-        fprintf (f, "[run]\nlocalhost = true\nvision_addr = %s\nrealism = none\n"
-                    "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\n"
-                    "[bus]\n"
-                    "cmd_bind = tcp://" HOST_A_ADDR ":7301\ncmd_connect = tcp://" HOST_A_ADDR ":7301\n"
-                    "world_bind = tcp://" HOST_A_ADDR ":7302\nworld_connect = tcp://" HOST_A_ADDR ":7302\n"
-                    "frames_bind = tcp://" HOST_B_ADDR ":7303\nframes_connect = tcp://" HOST_B_ADDR ":7303\n",
+        fprintf (f,
+                 "[run]\nlocalhost = true\nvision_addr = %s\nrealism = none\n"
+                 "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\n"
+                 "[bus]\n"
+                 "cmd_bind = tcp://" HOST_A_ADDR ":7301\ncmd_connect = tcp://" HOST_A_ADDR ":7301\n"
+                 "world_bind = tcp://" HOST_A_ADDR ":7302\nworld_connect = tcp://" HOST_A_ADDR ":7302\n"
+                 "frames_bind = tcp://" HOST_B_ADDR ":7303\nframes_connect = tcp://" HOST_B_ADDR ":7303\n",
                  vision, CONTROL_PORT);
         fclose (f);
     }
@@ -138,8 +139,8 @@ Test (netns, physics_on_one_host_vision_and_gateway_on_another, .timeout = 60)
     if (fd >= 0)
         close (fd);
     int codes[3] = { sim_lab_stop (p_gw), sim_lab_stop (p_vis), sim_lab_stop (p_phys) };
-    cr_expect (codes[0] == 0 && codes[1] == 0 && codes[2] == 0, "exit codes gateway %d, vision %d, physics %d",
-               codes[0], codes[1], codes[2]);
+    cr_expect (codes[0] == 0 && codes[1] == 0 && codes[2] == 0,
+               "exit codes gateway %d, vision %d, physics %d", codes[0], codes[1], codes[2]);
     s_lab_delete (&lab);
     sim_lab_sh ("rm -rf '%s'", lab.dir);
 }

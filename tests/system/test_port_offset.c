@@ -23,9 +23,9 @@ s_pick_ports (sim_proc_t *base)
         int offset = 100 + rand () % 2000;
         if (sim_proc_pick_ports (base))
             continue;
-        const int ports[] = { base->control_port, base->blue_port, base->yellow_port, base->legacy_port,
-                              base->status_blue_port, base->status_yellow_port, base->truth_port,
-                              base->vision_port };
+        const int ports[] = { base->control_port, base->blue_port,        base->yellow_port,
+                              base->legacy_port,  base->status_blue_port, base->status_yellow_port,
+                              base->truth_port,   base->vision_port };
         bool ok = true;
         for (size_t i = 0; i < sizeof ports / sizeof ports[0] && ok; i++) {
             int fd = ports[i] + offset < 65536 ? sim_test_udp (ports[i] + offset) : -1;
@@ -58,9 +58,9 @@ Test (port_offset, two_simulators_side_by_side, .timeout = 60)
     int v0 = sim_test_udp (base.vision_port), v1 = sim_test_udp (base.vision_port + offset);
     int fd = sim_test_udp (0);
     cr_assert (v0 >= 0 && v1 >= 0 && fd >= 0);
-    const char *a0[] = { "run", "--config", ini, "--realism", "none", "--localhost", "--vision-addr",
-                         vision, NULL };
-    const char *a1[] = { "run", "--config", ini, "--realism", "none", "--localhost", "--vision-addr",
+    const char *a0[] = { "run",         "--config",      ini,    "--realism", "none",
+                         "--localhost", "--vision-addr", vision, NULL };
+    const char *a1[] = { "run",  "--config",      ini, "--realism", "none", "--localhost", "--vision-addr",
                          vision, "--port-offset", off, NULL };
     pid_t p0 = sim_lab_spawn (a0, dir, log0, NULL);
     pid_t p1 = sim_lab_spawn (a1, dir, log1, NULL);
@@ -78,7 +78,8 @@ Test (port_offset, two_simulators_side_by_side, .timeout = 60)
     cr_expect (ok1, "the second simulator did not answer on control port + offset");
     cr_expect (sim_test_sees_blue0 (v0, -1.0, 0.5, 5000), "no vision of the first simulator's teleport");
     cr_expect (sim_test_sees_blue0 (v1, 1.0, -0.5, 5000), "no vision of the second simulator's teleport");
-    cr_expect (!sim_test_sees_blue0 (v0, 1.0, -0.5, 500), "the second simulator's teleport leaked into the first");
+    cr_expect (!sim_test_sees_blue0 (v0, 1.0, -0.5, 500),
+               "the second simulator's teleport leaked into the first");
 
     /* four processes each, in separate runtime directories */
     const char *names[] = { "physics", "vision", "gateway", "legacy-grsim" };
@@ -88,8 +89,9 @@ Test (port_offset, two_simulators_side_by_side, .timeout = 60)
         cr_expect (a > 0 && b > 0 && a != b, "%s: pids %d and %d", names[i], a, b);
     }
     char out[4096];
-    int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status --config '%s' --port-offset %d 2>&1",
-                                dir, sim_lab_exe (), ini, offset);
+    int code = sim_lab_capture (out, sizeof out,
+                                "XDG_RUNTIME_DIR='%s' '%s' status --config '%s' --port-offset %d 2>&1", dir,
+                                sim_lab_exe (), ini, offset);
     char want[64];
     snprintf (want, sizeof want, "/ssl-sim/%d", offset);
     cr_expect (code == 0 && strstr (out, want),

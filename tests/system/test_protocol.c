@@ -253,7 +253,7 @@ Test (protocol, control_port_errors, .timeout = 60)
     RobotSpecs spec = ROBOT_SPECS__INIT;
     spec.id = &sid;
     spec.has_center_to_dribbler = true;
-    spec.center_to_dribbler = 0.5f;           /* beyond the radius */
+    spec.center_to_dribbler = 0.5f; /* beyond the radius */
     RobotSpecs *sptr = &spec;
     config.n_robot_specs = 1;
     config.robot_specs = &sptr;
@@ -321,7 +321,8 @@ Test (protocol, control_port_effects, .timeout = 60)
     cr_expect (v.robot[YELLOW][2], "yellow 2 not seen");
     cr_expect (fabs (v.rx[YELLOW][2] + 2.0) < 0.005 && fabs (v.ry[YELLOW][2] - 1.5) < 0.005,
                "yellow 2 at (%.3f, %.3f)", v.rx[YELLOW][2], v.ry[YELLOW][2]);
-    cr_expect (fabs (v.ro[YELLOW][2] - 1.0) < 0.01, "orientation %.3f, expected kept at 1.0", v.ro[YELLOW][2]);
+    cr_expect (fabs (v.ro[YELLOW][2] - 1.0) < 0.01, "orientation %.3f, expected kept at 1.0",
+               v.ro[YELLOW][2]);
 
     /* present: add a new robot (orientation 0 when absent), remove one */
     sim_msg_robot_tp (&rb, BLUE, 42);
@@ -378,8 +379,8 @@ Test (protocol, control_port_effects, .timeout = 60)
     bb.tb.vx = 1.0f;
     s_expect_errors (&f, bc, "", "rolling ball");
     s_look (&f, 0.3, &v);
-    cr_expect (v.ball && v.bx > -2.9 && fabs (v.by + 1.0) < 0.02, "the rolling ball did not travel: (%.3f, %.3f)",
-               v.bx, v.by);
+    cr_expect (v.ball && v.bx > -2.9 && fabs (v.by + 1.0) < 0.02,
+               "the rolling ball did not travel: (%.3f, %.3f)", v.bx, v.by);
 
     /* geometry: accepted, nothing moved */
     s_place_ball (&f, 0.3, 0.3);
@@ -597,7 +598,8 @@ Test (protocol, team_ports, .timeout = 60)
     b.cmd.has_kick_speed = false;
     s_drive (&f, f.proc.yellow_port, ctl, 4, 0.05, 3);
     s_look (&f, 0.05, &v);
-    cr_expect (v.ball && v.bx > -1.3 && fabs (v.by - 2.0) < 0.1, "flat kick: ball at (%.3f, %.3f)", v.bx, v.by);
+    cr_expect (v.ball && v.bx > -1.3 && fabs (v.by - 2.0) < 0.1, "flat kick: ball at (%.3f, %.3f)", v.bx,
+               v.by);
 
     /* chip: kick_angle in degrees; the ball leaves forward as well */
     s_place_robot (&f, YELLOW, 4, -3.0, -1.0, 0);
@@ -655,7 +657,8 @@ Test (protocol, command_and_response_loss, .timeout = 60)
     s_set_loss (&f, 1.0, 0.0);
     /* the gateway learns the realism from the published configuration */
     int64_t end = sim_test_now_ms () + 3000;
-    while (sim_test_now_ms () < end && sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 100) >= 0)
+    while (sim_test_now_ms () < end
+           && sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 100) >= 0)
         ;
     for (int i = 0; i < 5; i++) {
         cr_expect_lt (sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 150), 0,
@@ -672,7 +675,8 @@ Test (protocol, command_and_response_loss, .timeout = 60)
     s_set_loss (&f, 0.0, 1.0);
     s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
     end = sim_test_now_ms () + 3000;
-    while (sim_test_now_ms () < end && sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 100) >= 0)
+    while (sim_test_now_ms () < end
+           && sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 100) >= 0)
         ;
     s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
     cr_expect_lt (sim_test_call (f.fd, f.proc.blue_port, &ctl->base, buf, sizeof buf, 200), 0,
@@ -732,7 +736,8 @@ Test (protocol, clients_share_ports, .timeout = 60)
                 got_sr++;
             } else {
                 RobotControlResponse *r = robot_control_response__unpack (NULL, (size_t) n, buf);
-                cr_assert (r && r->n_errors == 1 && r->n_feedback == 0, "client A got B's RobotControlResponse");
+                cr_assert (r && r->n_errors == 1 && r->n_feedback == 0,
+                           "client A got B's RobotControlResponse");
                 robot_control_response__free_unpacked (r, NULL);
                 got_rcr++;
             }
@@ -748,7 +753,8 @@ Test (protocol, clients_share_ports, .timeout = 60)
                 simulator_response__free_unpacked (r, NULL);
             } else {
                 RobotControlResponse *r = robot_control_response__unpack (NULL, (size_t) n, buf);
-                cr_assert (r && r->n_errors == 0 && r->n_feedback == 1, "client B got A's RobotControlResponse");
+                cr_assert (r && r->n_errors == 0 && r->n_feedback == 1,
+                           "client B got A's RobotControlResponse");
                 robot_control_response__free_unpacked (r, NULL);
             }
         }
@@ -782,7 +788,7 @@ Test (protocol, speed_zero_pauses_and_vision_port_moves, .timeout = 60)
     SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
     cmd.control = &control;
     s_expect_errors (&f, &cmd, "", "speed 0");
-    sim_test_newest_capture (vision, 200);     /* what was in flight */
+    sim_test_newest_capture (vision, 200); /* what was in flight */
     double paused = sim_test_newest_capture (vision, 100);
     double later = sim_test_newest_capture (vision, 600);
     cr_expect (later == 0 || later - paused < 0.05, "the clock ran at speed 0: %.3f -> %.3f", paused, later);

@@ -26,7 +26,7 @@ typedef struct {
     bool valid, geometry, has_detection, robot_seen;
     uint32_t frame;
     double t_capture;
-    double x, y;            /* blue 0, m */
+    double x, y; /* blue 0, m */
 } seen_t;
 
 static bool
@@ -122,7 +122,8 @@ Test (restart, vision_kill9_continues_frames_and_resends_geometry, .timeout = 60
     /* what the old one sent before it died (the launcher waits at least
        250 ms before it starts a new one) */
     s_drain (vision);
-    cr_assert_gt (sim_fixture_wait_service (&f, "vision", old, RESTART_WAIT_MS), 0, "vision was not restarted");
+    cr_assert_gt (sim_fixture_wait_service (&f, "vision", old, RESTART_WAIT_MS), 0,
+                  "vision was not restarted");
     seen_t first = { 0 }, last = { 0 };
     int n = s_watch (vision, 1500, &first, &last);
     if (n == 0)
@@ -143,7 +144,8 @@ Test (restart, physics_kill9_resumes_from_checkpoint, .timeout = 60)
     sim_fixture_t f;
     s_start (&f);
     int vision = f.vision, fd = f.fd;
-    cr_assert (sim_test_teleport_blue0 (fd, f.proc.control_port, -1.0, 0.5, 5000) == 1, "no answer to the teleport");
+    cr_assert (sim_test_teleport_blue0 (fd, f.proc.control_port, -1.0, 0.5, 5000) == 1,
+               "no answer to the teleport");
     cr_assert (sim_test_sees_blue0 (vision, -1.0, 0.5, 5000), "vision never showed the teleport");
     /* let a checkpoint period pass, so the teleport is in a checkpoint */
     seen_t before;
@@ -151,15 +153,16 @@ Test (restart, physics_kill9_resumes_from_checkpoint, .timeout = 60)
 
     int old = s_kill9 (&f, "physics");
     s_drain (vision);
-    cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, RESTART_WAIT_MS), 0, "physics was not restarted");
+    cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, RESTART_WAIT_MS), 0,
+                  "physics was not restarted");
     seen_t first = { 0 }, last = { 0 };
     int n = s_watch (vision, 1500, &first, &last);
     if (n == 0)
         sim_proc_dump_log (&f.proc);
     cr_assert_gt (n, 10, "no vision after physics restarted");
     /* at most one checkpoint period (1 s of wall = sim time here) lost */
-    cr_expect_gt (first.t_capture, before.t_capture - 1.3, "resumed at %.3f, last seen %.3f",
-                  first.t_capture, before.t_capture);
+    cr_expect_gt (first.t_capture, before.t_capture - 1.3, "resumed at %.3f, last seen %.3f", first.t_capture,
+                  before.t_capture);
     cr_expect_gt (last.t_capture, before.t_capture, "simulation time did not go on");
     cr_expect (last.robot_seen && fabs (last.x + 1.0) < 0.01 && fabs (last.y - 0.5) < 0.01,
                "blue 0 not where the client put it after the restart: (%.3f, %.3f)", last.x, last.y);
@@ -171,10 +174,12 @@ Test (restart, gateway_kill9_retried_datagram_is_answered, .timeout = 60)
     sim_fixture_t f;
     s_start (&f);
     int vision = f.vision, fd = f.fd;
-    cr_assert (sim_test_teleport_blue0 (fd, f.proc.control_port, -1.0, 0.5, 5000) == 1, "no answer before the kill");
+    cr_assert (sim_test_teleport_blue0 (fd, f.proc.control_port, -1.0, 0.5, 5000) == 1,
+               "no answer before the kill");
     int old = s_kill9 (&f, "gateway");
     /* the client knows nothing of the restart: it just retries */
-    cr_expect (sim_test_teleport_blue0 (fd, f.proc.control_port, 1.0, -0.5, RESTART_WAIT_MS) == 1, "no answer after the gateway restart");
+    cr_expect (sim_test_teleport_blue0 (fd, f.proc.control_port, 1.0, -0.5, RESTART_WAIT_MS) == 1,
+               "no answer after the gateway restart");
     cr_expect_gt (sim_fixture_wait_service (&f, "gateway", old, RESTART_WAIT_MS), 0);
     cr_expect (sim_test_sees_blue0 (vision, 1.0, -0.5, 5000), "the retried teleport did not apply");
     s_stop (&f);

@@ -16,12 +16,12 @@
 #include "ssl_simulation_robot_feedback.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-#define START_X  -1.0
-#define START_Y   0.5
+#define START_X -1.0
+#define START_Y 0.5
 
 typedef struct {
     bool seen;
-    double x, y, orientation;       /* m, rad */
+    double x, y, orientation; /* m, rad */
     uint32_t camera_id;
 } seen_robot_t;
 
@@ -40,8 +40,7 @@ s_read_vision (int fd, uint32_t id, seen_robot_t *out, int timeout_ms)
             SSLDetectionRobot *r = w->detection->robots_blue[i];
             if (r->has_robot_id && r->robot_id == id) {
                 *out = (seen_robot_t) { true, r->x / 1000.0, r->y / 1000.0,
-                                        r->has_orientation ? r->orientation : 0,
-                                        w->detection->camera_id };
+                                        r->has_orientation ? r->orientation : 0, w->detection->camera_id };
             }
         }
     }
@@ -68,7 +67,8 @@ s_wait_at_start (int vision, int fd, const sim_proc_t *proc, bool legacy)
         if (r.seen && fabs (r.x - START_X) < 0.01 && fabs (r.y - START_Y) < 0.01)
             return;
     }
-    cr_assert_fail ("vision never showed blue 0 at (%.2f, %.2f); last (%.3f, %.3f)", START_X, START_Y, r.x, r.y);
+    cr_assert_fail ("vision never showed blue 0 at (%.2f, %.2f); last (%.3f, %.3f)", START_X, START_Y, r.x,
+                    r.y);
 }
 
 typedef void (*drive_fn) (int fd, const sim_proc_t *proc);
@@ -148,7 +148,7 @@ s_scenario (const char *const *args, bool legacy)
         bool got = false;
         int64_t end = sim_test_now_ms () + 5000;
         while (!got && sim_test_now_ms () < end) {
-            s_drive_legacy (fd, proc);      /* keeps us the legacy peer */
+            s_drive_legacy (fd, proc); /* keeps us the legacy peer */
             uint8_t buf[65536];
             ssize_t n = sim_test_recv (status, buf, sizeof buf, 20);
             if (n > 0) {

@@ -194,7 +194,8 @@ Test (sync, thousand_steps_match_the_capture_schedule, .timeout = 120)
     for (int step = 0; step < 1000; step++) {
         int port = ports[step % 3];
         s_team_control (&rc, cmds, ptrs, moves, locals, step);
-        SimulationSyncResponse *resp = s_sync (&f, port, 0.016f, NULL, port == f.proc.control_port ? NULL : &rc);
+        SimulationSyncResponse *resp =
+            s_sync (&f, port, 0.016f, NULL, port == f.proc.control_port ? NULL : &rc);
         size_t n = s_expect_step (&e, 16, expected, 64);
         cr_assert_eq (resp->n_detection, n, "step %d: %zu frames, the schedule releases %zu", step,
                       resp->n_detection, n);
@@ -217,8 +218,8 @@ Test (sync, thousand_steps_match_the_capture_schedule, .timeout = 120)
     }
     /* protocol.md §7: 60 requests of 0.016 s ≈ 140.7 frames (±5 %) */
     cr_expect (fabs ((double) first60 - 140.7) <= 0.05 * 140.7, "60 steps gave %zu frames", first60);
-    cr_expect (fabs ((double) total - 16.0 * 2 * 73.3) <= 0.02 * 16.0 * 2 * 73.3, "1000 steps gave %zu frames",
-               total);
+    cr_expect (fabs ((double) total - 16.0 * 2 * 73.3) <= 0.02 * 16.0 * 2 * 73.3,
+               "1000 steps gave %zu frames", total);
     sim_schedule_destroy (&e.schedule);
     s_stop (&f);
 }
@@ -262,9 +263,8 @@ s_session (const char *const *args, const char *extra_ini, uint64_t *out, int st
         int port = ports[step % 3];
         s_team_control (&rc, cmds, ptrs, moves, locals, step);
         size_t len = 0;
-        SimulationSyncResponse *resp =
-            s_sync_raw (&f, port, true, 0.016f, step % 50 == 0 ? &cmd : NULL,
-                        port == f.proc.control_port ? NULL : &rc, raw, &len);
+        SimulationSyncResponse *resp = s_sync_raw (&f, port, true, 0.016f, step % 50 == 0 ? &cmd : NULL,
+                                                   port == f.proc.control_port ? NULL : &rc, raw, &len);
         simulation_sync_response__free_unpacked (resp, NULL);
         out[step] = s_fnv (1469598103934665603ull, raw, len);
     }
@@ -297,7 +297,8 @@ s_expect_step_error (sim_fixture_t *f, float step, bool invalid)
     SimulationSyncResponse *resp = s_sync (f, f->proc.control_port, step, NULL, NULL);
     char codes[256];
     s_codes (resp->robot_control_response, codes, sizeof codes);
-    cr_expect_str_eq (codes, invalid ? "INVALID_STEP" : "", "sim_step %.9g: errors '%s'", (double) step, codes);
+    cr_expect_str_eq (codes, invalid ? "INVALID_STEP" : "", "sim_step %.9g: errors '%s'", (double) step,
+                      codes);
     if (invalid)
         cr_expect_eq (resp->n_detection, 0, "an invalid step released frames");
     simulation_sync_response__free_unpacked (resp, NULL);
@@ -313,12 +314,12 @@ Test (sync, invalid_step_and_error_order, .timeout = 60)
     s_expect_step_error (&f, -0.016f, true);
     s_expect_step_error (&f, NAN, true);
     s_expect_step_error (&f, INFINITY, true);
-    s_expect_step_error (&f, 0.0165f, true);         /* half a substep off */
-    s_expect_step_error (&f, 0.0160009f, false);     /* 900 ns off: within 1 000 ns */
-    s_expect_step_error (&f, 0.0160012f, true);      /* 1 200 ns off */
-    s_expect_step_error (&f, 1e30f, true);           /* absurd */
+    s_expect_step_error (&f, 0.0165f, true);     /* half a substep off */
+    s_expect_step_error (&f, 0.0160009f, false); /* 900 ns off: within 1 000 ns */
+    s_expect_step_error (&f, 0.0160012f, true);  /* 1 200 ns off */
+    s_expect_step_error (&f, 1e30f, true);       /* absurd */
     s_expect_step_error (&f, 0.016f, false);
-    s_expect_step_error (&f, 0.0f, false);           /* a poll */
+    s_expect_step_error (&f, 0.0f, false); /* a poll */
 
     /* a poll releases nothing */
     SimulationSyncResponse *resp = s_sync (&f, f.proc.control_port, 0.0f, NULL, NULL);
@@ -370,7 +371,7 @@ Test (sync, invalid_step_and_error_order, .timeout = 60)
     SimulatorControl place = SIMULATOR_CONTROL__INIT;
     place.n_teleport_robot = 1;
     place.teleport_robot = &trp;
-    place.teleport_ball = &tb;      /* still partial */
+    place.teleport_ball = &tb; /* still partial */
     SimulatorCommand placec = SIMULATOR_COMMAND__INIT;
     placec.control = &place;
     MoveLocalVelocity fwd = MOVE_LOCAL_VELOCITY__INIT;
@@ -392,8 +393,10 @@ Test (sync, invalid_step_and_error_order, .timeout = 60)
                 SSLDetectionRobot *rob = resp->detection[k]->robots_blue[r];
                 if (rob->robot_id == 0) {
                     seen = true;
-                    cr_expect (fabs (rob->x + 2000) < 5, "robot_control on the control port moved blue 0 to "
-                                                         "x = %.1f mm", rob->x);
+                    cr_expect (fabs (rob->x + 2000) < 5,
+                               "robot_control on the control port moved blue 0 to "
+                               "x = %.1f mm",
+                               rob->x);
                 }
             }
         simulation_sync_response__free_unpacked (resp, NULL);
@@ -415,7 +418,8 @@ Test (sync, invalid_step_and_error_order, .timeout = 60)
     ssize_t n = sim_test_call (f.fd, f.proc.control_port, &bare.base, buf, sizeof buf, 3000);
     cr_assert_geq (n, 0);
     SimulatorResponse *sr = simulator_response__unpack (NULL, (size_t) n, buf);
-    cr_expect (sr && sr->n_errors == 0, "a sync request without sim_step on the control port is a SimulatorCommand");
+    cr_expect (sr && sr->n_errors == 0,
+               "a sync request without sim_step on the control port is a SimulatorCommand");
     if (sr)
         simulator_response__free_unpacked (sr, NULL);
     s_stop (&f);

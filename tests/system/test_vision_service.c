@@ -64,8 +64,8 @@ Test (vision_service, realtime_rate_geometry_and_truth, .timeout = 60)
     /* the rate per simulated second is exact; real time is only as exact
        as the machine's load allows, so that check is looser */
     double sim_span = last_t - first_t;
-    cr_expect (fabs ((cam0 - 1) / sim_span - 73.3) <= 0.05 * 73.3, "camera 0: %d frames in %.3f s of sim time",
-               cam0, sim_span);
+    cr_expect (fabs ((cam0 - 1) / sim_span - 73.3) <= 0.05 * 73.3,
+               "camera 0: %d frames in %.3f s of sim time", cam0, sim_span);
     cr_expect (fabs (cam0 - 146.6) <= 0.15 * 146.6, "camera 0 sent %d frames in 2 s of real time", cam0);
     cr_expect (abs (cam0 - cam1) <= 3, "camera 1 sent %d frames, camera 0 %d", cam1, cam0);
     cr_expect_eq (other, 0);

@@ -156,8 +156,8 @@ Test (bus, subscriptions_are_tracked_by_prefix)
     cr_expect (sim_bus_subs_want (&subs, SIM_TOPIC_FRAMES));
     cr_expect (sim_bus_subs_want (&subs, SIM_TOPIC_STEP_FRAMES), "F is a prefix of FS");
     cr_expect (!sim_bus_subs_want (&subs, SIM_TOPIC_FRAMES_DONE));
-    s_sub (&subs, true, "F");       /* a verbose XPUB repeats it */
-    s_sub (&subs, false, "F");      /* the last subscriber of F left */
+    s_sub (&subs, true, "F");  /* a verbose XPUB repeats it */
+    s_sub (&subs, false, "F"); /* the last subscriber of F left */
     cr_expect (!sim_bus_subs_want (&subs, SIM_TOPIC_STEP_FRAMES));
     s_sub (&subs, true, "");
     cr_expect (sim_bus_subs_want (&subs, SIM_TOPIC_CLOCK), "an empty prefix wants everything");

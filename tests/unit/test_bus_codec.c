@@ -47,8 +47,9 @@ s_bits (double a, double b)
 static double
 s_value (int i)
 {
-    static const double v[] = { 0.0, -0.0, 1.0 / 3.0, -4.5e-310 /* subnormal */, 6.02e23, -1e-300,
-                                3.141592653589793, 9007199254740993.0, -2.5, 1e-17 };
+    static const double v[] = { 0.0,     -0.0,    1.0 / 3.0,         -4.5e-310 /* subnormal */,
+                                6.02e23, -1e-300, 3.141592653589793, 9007199254740993.0,
+                                -2.5,    1e-17 };
     return v[i % (int) (sizeof v / sizeof v[0])] * (1.0 + i * 1e-9);
 }
 
@@ -65,10 +66,15 @@ s_snapshot (int robots)
         s.robots[i] = (sim_robot_state_t) {
             .team = i % 2 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE,
             .id = (i * 37) % (SIM_MAX_ROBOT_ID + 1),
-            .x = s_value (i), .y = s_value (i + 1), .orientation = s_value (i + 2),
-            .vx = s_value (i + 3), .vy = s_value (i + 4), .omega = s_value (i + 5),
+            .x = s_value (i),
+            .y = s_value (i + 1),
+            .orientation = s_value (i + 2),
+            .vx = s_value (i + 3),
+            .vy = s_value (i + 4),
+            .omega = s_value (i + 5),
             .ball_contact = i % 3 == 0,
-            .radius = s_value (i + 6), .height = s_value (i + 7),
+            .radius = s_value (i + 6),
+            .height = s_value (i + 7),
         };
     s.robots[robots > 0 ? robots - 1 : 0].id = SIM_MAX_ROBOT_ID;
     return s;
@@ -135,7 +141,7 @@ Test (bus_codec, snapshot_without_a_step_has_no_step_id)
 Test (bus_codec, snapshot_encoding_caps_the_robot_count)
 {
     sim_snapshot_t in = s_snapshot (SIM_SNAPSHOT_MAX_ROBOTS);
-    in.robot_count = SIM_SNAPSHOT_MAX_ROBOTS + 5;     /* a caller's slip must not read past robots[] */
+    in.robot_count = SIM_SNAPSHOT_MAX_ROBOTS + 5; /* a caller's slip must not read past robots[] */
     sim_bus_snapshot_msg_t m;
     sim_bus_snapshot_encode (&m, &in, false, 0);
     cr_expect_eq (m.snapshot.n_robots, SIM_SNAPSHOT_MAX_ROBOTS);
@@ -179,7 +185,7 @@ Test (bus_codec, snapshot_decode_drops_robots_of_no_team_or_a_bad_id)
     r.robots[3].team = UINT32_MAX;
     r.robots[4].id = SIM_MAX_ROBOT_ID + 1;
     r.robots[6].id = UINT32_MAX;
-    r.robots[7].id = SIM_MAX_ROBOT_ID;      /* the highest id is fine */
+    r.robots[7].id = SIM_MAX_ROBOT_ID; /* the highest id is fine */
     /* through the wire, so the values are what a receiver really sees */
     Simbus__Envelope env;
     sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_SNAPSHOT, &r.snap);
@@ -340,8 +346,8 @@ Test (bus_codec, clock_round_trip)
     const sim_mode_t modes[] = { SIM_MODE_REALTIME, SIM_MODE_FAST, SIM_MODE_SYNC };
     for (int k = 0; k < 3; k++) {
         sim_bus_clock_msg_t m;
-        Simbus__Envelope *got = s_wire (sim_bus_clock_encode (&m, 123456789012345ull + (uint64_t) k, modes[k],
-                                                             k != 1, 12 + k));
+        Simbus__Envelope *got =
+            s_wire (sim_bus_clock_encode (&m, 123456789012345ull + (uint64_t) k, modes[k], k != 1, 12 + k));
         const Simbus__Clock *c = got->clock;
         cr_expect_eq (c->time_ns, 123456789012345ull + (uint64_t) k);
         cr_expect_eq (c->mode, (uint32_t) modes[k]);
@@ -408,7 +414,7 @@ s_config_wire (const sim_config_t *cfg, uint64_t serial)
     Simbus__Envelope *got = s_wire (env);
     sim_bus_config_msg_release (&m);
     cr_expect_null (m.ini, "released");
-    sim_bus_config_msg_release (&m);       /* safe twice */
+    sim_bus_config_msg_release (&m); /* safe twice */
     return got;
 }
 
@@ -448,7 +454,8 @@ Test (bus_codec, config_round_trip_keeps_the_receivers_local_keys)
     /* and that is all that differs: the rest is physics' to the byte */
     sim_config_t expect = phys;
     sim_config_keep_local (&expect, &own);
-    cr_expect (memcmp (&out, &expect, sizeof out) == 0, "the decoded configuration is physics' plus local keys");
+    cr_expect (memcmp (&out, &expect, sizeof out) == 0,
+               "the decoded configuration is physics' plus local keys");
     simbus__envelope__free_unpacked (got, NULL);
 }
 

@@ -279,45 +279,45 @@ Test (config, file_sets_every_kind_of_key)
 {
     S_TMPDIR (dir);
     char *path = s_write (dir, "a.ini",
-        "; a comment\n"
-        "# another comment\n"
-        "[sim]\n"
-        "substep = 0.002\n"
-        "seed = 18446744073709551615\n"
-        "initial_robots_per_team = 6   ; inline comment\n"
-        "[ball]\n"
-        "acc_slide = -3.9e0\n"
-        "[contact]\n"
-        "robot_hull_chord_contacts = off\n"
-        "[Yellow.Limits]\n"
-        "VEL_ABSOLUTE_MAX = 2.5\n"
-        "[yellow]\n"
-        "inertia_z = 0.02\n"
-        "[blue.drive]\n"
-        "model = IDEAL\n"
-        "[vision]\n"
-        "camera_phase = free_running\n"
-        "phase_offsets = 0.0, 0.00136 ,-0.5\n"
-        "report_area = no\n"
-        "[realism]\n"
-        "stddev_ball_p = 0.001\n"
-        "[field]\n"
-        "length = 10.4\n"
-        "[run]\n"
-        "division = div_b\n"
-        "mode = real-time\n"
-        "vision_addr = 127.0.0.1:10006\n"
-        "truth = yes\n"
-        "duration = 12.5\n"
-        "log_level = debug\n"
-        "[network]\n"
-        "port_offset = 100\n"
-        "bind_address = 127.0.0.1\n"
-        "[bus]\n"
-        "cmd_bind = tcp://*:7301\n"
-        "sync_timeout = 0.25\n"
-        "substep = 1\n"
-        "substep = 2\n");
+                          "; a comment\n"
+                          "# another comment\n"
+                          "[sim]\n"
+                          "substep = 0.002\n"
+                          "seed = 18446744073709551615\n"
+                          "initial_robots_per_team = 6   ; inline comment\n"
+                          "[ball]\n"
+                          "acc_slide = -3.9e0\n"
+                          "[contact]\n"
+                          "robot_hull_chord_contacts = off\n"
+                          "[Yellow.Limits]\n"
+                          "VEL_ABSOLUTE_MAX = 2.5\n"
+                          "[yellow]\n"
+                          "inertia_z = 0.02\n"
+                          "[blue.drive]\n"
+                          "model = IDEAL\n"
+                          "[vision]\n"
+                          "camera_phase = free_running\n"
+                          "phase_offsets = 0.0, 0.00136 ,-0.5\n"
+                          "report_area = no\n"
+                          "[realism]\n"
+                          "stddev_ball_p = 0.001\n"
+                          "[field]\n"
+                          "length = 10.4\n"
+                          "[run]\n"
+                          "division = div_b\n"
+                          "mode = real-time\n"
+                          "vision_addr = 127.0.0.1:10006\n"
+                          "truth = yes\n"
+                          "duration = 12.5\n"
+                          "log_level = debug\n"
+                          "[network]\n"
+                          "port_offset = 100\n"
+                          "bind_address = 127.0.0.1\n"
+                          "[bus]\n"
+                          "cmd_bind = tcp://*:7301\n"
+                          "sync_timeout = 0.25\n"
+                          "substep = 1\n"
+                          "substep = 2\n");
     sim_config_t cfg;
     char err[512] = "";
     sim_config_defaults (&cfg);
@@ -366,8 +366,9 @@ Test (config, windows_line_ends_and_byte_order_mark)
 {
     sim_config_t cfg;
     char err[512] = "";
-    cr_assert_eq (s_load (&cfg, "\xEF\xBB\xBF[sim]\r\nseed = 9\r\n[run]\r\nlog_level = warn\r\n",
-                          err, sizeof err), 0, "%s", err);
+    cr_assert_eq (
+        s_load (&cfg, "\xEF\xBB\xBF[sim]\r\nseed = 9\r\n[run]\r\nlog_level = warn\r\n", err, sizeof err), 0,
+        "%s", err);
     cr_expect_eq (cfg.sim.seed, 9);
     cr_expect_str_eq (cfg.run.log_level, "warn");
 }
@@ -381,8 +382,7 @@ Test (config, several_config_files_load_in_order)
     char err[512] = "";
     cr_assert_eq (s_args (&cfg, err, sizeof err, 3, "--config", first, "--config="), -1,
                   "an empty --config= value is not a file");
-    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", first, "--config", second), 0,
-                  "%s", err);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", first, "--config", second), 0, "%s", err);
     cr_expect_eq (cfg.sim.seed, 2);
     cr_expect_eq (cfg.sim.wall_height, 0.2);
     free (first);
@@ -393,11 +393,10 @@ Test (config, cameras_and_outages_are_ordered_by_number)
 {
     sim_config_t cfg;
     char err[512] = "";
-    const char *text =
-        "[camera 7]\nx = -2.4\ny = 0\nz = 6.1\n"
-        "[camera 2]\nid = 5\nx = 2.4\ny = 0.5\nz = 6.4\n"
-        "[outage 3]\nstart = 9\nduration = 1\n"
-        "[outage 0]\nstart = 120.0\nduration = 310.0\n";
+    const char *text = "[camera 7]\nx = -2.4\ny = 0\nz = 6.1\n"
+                       "[camera 2]\nid = 5\nx = 2.4\ny = 0.5\nz = 6.4\n"
+                       "[outage 3]\nstart = 9\nduration = 1\n"
+                       "[outage 0]\nstart = 120.0\nduration = 310.0\n";
     cr_assert_eq (s_load (&cfg, text, err, sizeof err), 0, "%s", err);
     cr_assert_eq (cfg.vision.camera_count, 2);
     cr_expect_eq (cfg.vision.cameras[0].id, 5);
@@ -411,8 +410,8 @@ Test (config, cameras_and_outages_are_ordered_by_number)
     cr_expect_eq (cfg.vision.outages[1].start, 9);
 
     /* a later source with cameras replaces the list; one without keeps it */
-    cr_assert_eq (sim_config_load_string (&cfg, "[camera 0]\nx=0\ny=0\nz=5\n", "b", err,
-                                          sizeof err), 0, "%s", err);
+    cr_assert_eq (sim_config_load_string (&cfg, "[camera 0]\nx=0\ny=0\nz=5\n", "b", err, sizeof err), 0, "%s",
+                  err);
     cr_expect_eq (cfg.vision.camera_count, 1);
     cr_expect_eq (cfg.vision.cameras[1].z, 0, "dropped slots are zeroed");
     cr_assert_eq (sim_config_load_string (&cfg, "[sim]\nseed=3\n", "c", err, sizeof err), 0);
@@ -467,8 +466,8 @@ Test (config, zero_means_unset_where_documented)
 {
     sim_config_t cfg;
     char err[512] = "";
-    cr_assert_eq (s_load (&cfg, "[blue]\ninertia_z = 0\n[run]\nduration = 0\n", err, sizeof err),
-                  0, "%s", err);
+    cr_assert_eq (s_load (&cfg, "[blue]\ninertia_z = 0\n[run]\nduration = 0\n", err, sizeof err), 0, "%s",
+                  err);
     cr_expect_eq (cfg.team[0].inertia_z, 0);
     cr_expect_eq (cfg.run.duration, 0);
 }
@@ -478,7 +477,8 @@ Test (config, bad_enums_list_the_choices)
     s_expect_error ("[run]\ndivision = c\n", "test.ini:2: [run] division: 'c' is not one of a | b");
     s_expect_error ("[run]\nmode = slow\n", "'slow' is not one of realtime | fast | sync");
     s_expect_error ("[vision]\ncamera_phase = random\n", "locked | free_running");
-    s_expect_error ("[blue.drive]\nmodel = tracks\n", "[blue.drive] model: 'tracks' is not one of wheels | ideal");
+    s_expect_error ("[blue.drive]\nmodel = tracks\n",
+                    "[blue.drive] model: 'tracks' is not one of wheels | ideal");
     s_expect_error ("[run]\nlog_level = loud\n", "[run] log_level:");
     s_expect_error ("[run]\nball_preset = bouncy\n", "[run] ball_preset: unknown ball preset 'bouncy'");
     s_expect_error ("[run]\nrobot_limits = slow\n", "[run] robot_limits: unknown robot limits");
@@ -509,14 +509,13 @@ Test (config, unknown_keys_and_sections_are_warnings)
 {
     sim_config_t cfg;
     char err[512] = "";
-    const char *text =
-        "orphan = 1\n"
-        "[sim]\nseed = 4\nsubstepp = 0.1\n"
-        "[physics]\ngravity = 9.81\nmore = 1\n"
-        "[blue.wheels]\nn = 4\n"
-        "[camera x]\nid = 1\n"
-        "[camera 0]\nx = 1\ny = 1\nz = 6\nfocal = 3\n"
-        "[ball]\nradius = 0.0213\n";
+    const char *text = "orphan = 1\n"
+                       "[sim]\nseed = 4\nsubstepp = 0.1\n"
+                       "[physics]\ngravity = 9.81\nmore = 1\n"
+                       "[blue.wheels]\nn = 4\n"
+                       "[camera x]\nid = 1\n"
+                       "[camera 0]\nx = 1\ny = 1\nz = 6\nfocal = 3\n"
+                       "[ball]\nradius = 0.0213\n";
     cr_assert_eq (s_load (&cfg, text, err, sizeof err), 0, "%s", err);
     cr_expect_eq (cfg.sim.seed, 4);
     cr_expect_eq (cfg.ball.radius, 0.0213, "keys after unknown ones still apply");
@@ -527,17 +526,15 @@ Test (config, unknown_key_warning_names_file_line_and_key, .init = cr_redirect_s
 {
     sim_config_t cfg;
     char err[512] = "";
-    cr_assert_eq (s_load (&cfg, "[sim]\nseed = 1\n\nsubstepp = 0.1\n[physics]\ng = 9.8\n", err,
-                          sizeof err), 0, "%s", err);
+    cr_assert_eq (s_load (&cfg, "[sim]\nseed = 1\n\nsubstepp = 0.1\n[physics]\ng = 9.8\n", err, sizeof err),
+                  0, "%s", err);
     fflush (stderr);
     FILE *captured = cr_get_redirected_stderr ();
     char text[2048];
     size_t len = fread (text, 1, sizeof text - 1, captured);
     text[len] = '\0';
-    cr_expect_not_null (strstr (text, "test.ini:4: [sim] substepp: unknown key ignored"), "%s",
-                        text);
-    cr_expect_not_null (strstr (text, "test.ini:6: unknown section [physics] ignored"), "%s",
-                        text);
+    cr_expect_not_null (strstr (text, "test.ini:4: [sim] substepp: unknown key ignored"), "%s", text);
+    cr_expect_not_null (strstr (text, "test.ini:6: unknown section [physics] ignored"), "%s", text);
 }
 
 Test (config, unreadable_file_is_an_error)
@@ -576,12 +573,10 @@ Test (config, every_flag_sets_its_key)
     sim_config_t cfg;
     char err[512] = "";
     unsetenv ("SSL_SIM_LOG");
-    int rc = s_args (&cfg, err, sizeof err, 27,
-                     "--division", "B", "--robots", "6", "--mode", "sync", "--speed", "0",
-                     "--step-ms", "0.5", "--cameras", "4", "--seed", "42",
-                     "--vision-addr", "10.0.0.1:10006", "--localhost", "--truth",
-                     "--no-legacy-grsim", "--duration", "30", "--log-level", "trace",
-                     "--port-offset", "20", "--realism", "none");
+    int rc = s_args (&cfg, err, sizeof err, 27, "--division", "B", "--robots", "6", "--mode", "sync",
+                     "--speed", "0", "--step-ms", "0.5", "--cameras", "4", "--seed", "42", "--vision-addr",
+                     "10.0.0.1:10006", "--localhost", "--truth", "--no-legacy-grsim", "--duration", "30",
+                     "--log-level", "trace", "--port-offset", "20", "--realism", "none");
     cr_assert_eq (rc, 0, "%s", err);
     cr_expect_eq (cfg.run.division, SIM_DIVISION_B);
     cr_expect_eq (cfg.sim.initial_robots_per_team, 6);
@@ -640,14 +635,13 @@ Test (config, seed_random_differs_and_u64_max_is_accepted)
 Test (config, cameras_flag_clears_explicit_cameras)
 {
     S_TMPDIR (dir);
-    char *path = s_write (dir, "rig.ini",
-                          "[camera 0]\nx = 0\ny = 0\nz = 6\n[camera 1]\nx = 1\ny = 0\nz = 6\n");
+    char *path =
+        s_write (dir, "rig.ini", "[camera 0]\nx = 0\ny = 0\nz = 6\n[camera 1]\nx = 1\ny = 0\nz = 6\n");
     sim_config_t cfg, ref;
     char err[512] = "";
     cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), 0, "%s", err);
     cr_expect_eq (cfg.vision.camera_count, 2);
-    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--cameras", "1", "--config", path), 0,
-                  "%s", err);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--cameras", "1", "--config", path), 0, "%s", err);
     cr_expect_eq (cfg.vision.camera_count, 0);
     cr_expect_eq (cfg.vision.default_camera_count, 1);
     sim_config_defaults (&ref);
@@ -696,10 +690,9 @@ Test (config, bad_flags_are_errors)
             argv[k] = (char *) cases[i].argv[k];
         sim_config_defaults (&cfg);
         err[0] = '\0';
-        cr_expect_eq (sim_config_from_args (&cfg, cases[i].argc, argv, err, sizeof err), -1,
-                      "accepted %s", cases[i].argv[0]);
-        cr_expect_not_null (strstr (err, cases[i].needle), "'%s' lacks '%s'", err,
-                            cases[i].needle);
+        cr_expect_eq (sim_config_from_args (&cfg, cases[i].argc, argv, err, sizeof err), -1, "accepted %s",
+                      cases[i].argv[0]);
+        cr_expect_not_null (strstr (err, cases[i].needle), "'%s' lacks '%s'", err, cases[i].needle);
     }
 }
 
@@ -762,8 +755,7 @@ Test (config, validate_checks_every_range_of_a_struct)
     sim_config_defaults (&cfg);
     cfg.team[SIM_TEAM_YELLOW].limits.vel_absolute_max = NAN;
     cr_expect_eq (sim_config_validate (&cfg, err, sizeof err), -1);
-    cr_expect_not_null (strstr (err, "[yellow.limits] vel_absolute_max: 'nan' is not a finite"),
-                        "%s", err);
+    cr_expect_not_null (strstr (err, "[yellow.limits] vel_absolute_max: 'nan' is not a finite"), "%s", err);
 
     sim_config_defaults (&cfg);
     cfg.run.mode = (sim_mode_t) 7;
@@ -791,12 +783,10 @@ Test (config, validate_checks_every_range_of_a_struct)
 Test (config, flag_beats_file_whatever_the_order)
 {
     S_TMPDIR (dir);
-    char *path = s_write (dir, "p.ini",
-                          "[sim]\ninitial_robots_per_team = 3\nseed = 5\n[run]\nspeed = 4\n");
+    char *path = s_write (dir, "p.ini", "[sim]\ninitial_robots_per_team = 3\nseed = 5\n[run]\nspeed = 4\n");
     sim_config_t cfg;
     char err[512] = "";
-    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--robots", "8", "--config", path), 0,
-                  "%s", err);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--robots", "8", "--config", path), 0, "%s", err);
     cr_expect_eq (cfg.sim.initial_robots_per_team, 8, "flag beats file");
     cr_expect_eq (cfg.sim.seed, 5, "file beats default");
     cr_expect_eq (cfg.run.speed, 4);
@@ -815,7 +805,8 @@ Test (config, preset_flag_replaces_a_table_the_file_set)
     sim_config_t cfg;
     char err[512] = "";
     cr_assert_eq (s_args (&cfg, err, sizeof err, 8, "--config", path, "--ball-preset", "tigers",
-                          "--robot-limits", "kiks", "--realism", "rc26"), 0, "%s", err);
+                          "--robot-limits", "kiks", "--realism", "rc26"),
+                  0, "%s", err);
     cr_expect_eq (cfg.ball.mass, 0.046, "the whole [ball] table is replaced");
     cr_expect_eq (cfg.ball.acc_roll, -0.26);
     cr_expect_eq (cfg.ball.acc_slide, -3.0);
@@ -854,8 +845,7 @@ Test (config, run_presets_win_over_tables_in_the_same_file)
     cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_angular_max, 15);
 
     /* a flag wins over the [run] value */
-    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", path, "--realism", "go26"), 0,
-                  "%s", err);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", path, "--realism", "go26"), 0, "%s", err);
     cr_expect_str_eq (cfg.run.realism, "go26");
     cr_expect_eq (cfg.realism.dribbler_ball_detections, 0.06);
     cr_expect_not (cfg.team[0].dribbler.glue);
@@ -878,8 +868,7 @@ Test (config, realism_file_partial_keys_are_realistic)
 {
     S_TMPDIR (dir);
     char *bare = s_write (dir, "bare.ini", "stddev_ball_p = 0.003\nmissing_ball_detections = 0.1\n");
-    char *sect = s_write (dir, "sect.ini",
-                          "[realism]\nvision_delay = 0.05\n[ball]\nmass = 1\n");
+    char *sect = s_write (dir, "sect.ini", "[realism]\nvision_delay = 0.05\n[ball]\nmass = 1\n");
     char *bad = s_write (dir, "bad.ini", "[realism]\nvision_delay = soon\n");
     sim_config_t cfg;
     char err[512] = "";
@@ -930,18 +919,15 @@ Test (config, realism_presets_and_aliases)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sim_config_defaults (&cfg);
-        cr_assert_eq (sim_config_apply_realism (&cfg, cases[i].name, err, sizeof err), 0,
-                      "%s: %s", cases[i].name, err);
+        cr_assert_eq (sim_config_apply_realism (&cfg, cases[i].name, err, sizeof err), 0, "%s: %s",
+                      cases[i].name, err);
         const sim_realism_t *r = &cfg.realism;
         cr_expect_eq (r->stddev_ball_p, cases[i].stddev_ball_p, "%s", cases[i].name);
         cr_expect_eq (r->camera_overlap, cases[i].camera_overlap, "%s", cases[i].name);
-        cr_expect_eq (r->dribbler_ball_detections, cases[i].dribbler_ball_detections, "%s",
-                      cases[i].name);
+        cr_expect_eq (r->dribbler_ball_detections, cases[i].dribbler_ball_detections, "%s", cases[i].name);
         cr_expect_eq (r->vision_delay, cases[i].vision_delay, "%s", cases[i].name);
-        cr_expect_eq (r->object_position_offset, cases[i].object_position_offset, "%s",
-                      cases[i].name);
-        cr_expect_eq (r->kick_direction_stddev, cases[i].kick_direction_stddev, "%s",
-                      cases[i].name);
+        cr_expect_eq (r->object_position_offset, cases[i].object_position_offset, "%s", cases[i].name);
+        cr_expect_eq (r->kick_direction_stddev, cases[i].kick_direction_stddev, "%s", cases[i].name);
         cr_expect_eq (r->simulate_dribbling, cases[i].simulate_dribbling, "%s", cases[i].name);
         cr_expect_eq (cfg.team[0].dribbler.glue, !cases[i].simulate_dribbling);
         cr_expect (r->enable_invisible_ball);
@@ -991,8 +977,7 @@ Test (config, ball_presets_and_aliases)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sim_config_defaults (&cfg);
         cfg.ball.mass = 1;
-        cr_assert_eq (sim_config_apply_ball_preset (&cfg, cases[i].name, err, sizeof err), 0,
-                      "%s", err);
+        cr_assert_eq (sim_config_apply_ball_preset (&cfg, cases[i].name, err, sizeof err), 0, "%s", err);
         const sim_ball_cfg_t *b = &cfg.ball;
         cr_expect_eq (b->acc_slide, cases[i].acc_slide, "%s", cases[i].name);
         cr_expect_eq (b->acc_roll, cases[i].acc_roll, "%s", cases[i].name);
@@ -1032,8 +1017,7 @@ Test (config, robot_limit_presets_and_aliases)
     /* clang-format on */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sim_config_defaults (&cfg);
-        cr_assert_eq (sim_config_apply_robot_limits (&cfg, cases[i].name, err, sizeof err), 0,
-                      "%s", err);
+        cr_assert_eq (sim_config_apply_robot_limits (&cfg, cases[i].name, err, sizeof err), 0, "%s", err);
         for (int team = 0; team < 2; team++) {
             const sim_limits_t *l = &cfg.team[team].limits;
             cr_expect_eq (l->acc_speedup_absolute_max, cases[i].speedup, "%s", cases[i].name);
@@ -1131,7 +1115,7 @@ Test (config, dump_of_a_changed_configuration_round_trips)
     sim_config_defaults (&cfg);
     cfg.sim.seed = UINT64_MAX;
     cfg.sim.substep = 1.0 / 3000.0;
-    cfg.ball.acc_slide = -0.1 - 0.2;    /* not the shortest decimal */
+    cfg.ball.acc_slide = -0.1 - 0.2; /* not the shortest decimal */
     cfg.ball.acc_roll = -0.0;
     cfg.contact.robot_hull_chord_contacts = false;
     cfg.team[1].inertia_z = 0.0123456789012345678;
@@ -1141,7 +1125,7 @@ Test (config, dump_of_a_changed_configuration_round_trips)
     cfg.vision.default_camera_count = 4;
     cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
     cfg.vision.phase_offset_count = 8;
-    for (int i = 0; i < 8; i++)     /* long numbers with exponents */
+    for (int i = 0; i < 8; i++) /* long numbers with exponents */
         cfg.vision.phase_offsets[i] = -(i + 1) * 0.1 / 7e4;
     cfg.vision.camera_count = 3;
     for (int i = 0; i < 3; i++) {
@@ -1182,8 +1166,9 @@ Test (config, dump_of_a_changed_configuration_round_trips)
 
 Test (config, dump_of_every_preset_round_trips)
 {
-    const char *realism[] = { "none", "realistic", "go26", "rc26", "erforce_friendly",
-                              "erforce_realistic", "erforce_rc2021" };
+    const char *realism[] = { "none",          "realistic",        "go26",
+                              "rc26",          "erforce_friendly", "erforce_realistic",
+                              "erforce_rc2021" };
     const char *ball[] = { "default", "go26", "rc26", "erforce", "tigers", "grsim" };
     const char *limits[] = { "default", "tigers", "erforce", "kiks", "fast", "grsim" };
     sim_config_t cfg;
@@ -1218,7 +1203,8 @@ Test (config, example_configuration_is_the_defaults)
     sim_config_defaults (&cfg);
     cr_assert_eq (sim_config_load_file (&cfg, path, err, sizeof err), 0, "%s", err);
     sim_config_defaults (&ref);
-    cr_assert_eq (memcmp (&cfg, &ref, sizeof cfg), 0, "configs/ssl-sim.ini differs from the "
+    cr_assert_eq (memcmp (&cfg, &ref, sizeof cfg), 0,
+                  "configs/ssl-sim.ini differs from the "
                   "built-in defaults");
 }
 
@@ -1286,12 +1272,11 @@ Test (config, set_and_get_one_key_by_name)
     sim_config_defaults (&cfg);
     cr_assert_eq (sim_config_set (&cfg, "run", "mode", "Sync", err, sizeof err), 0, "%s", err);
     cr_expect_eq (cfg.run.mode, SIM_MODE_SYNC);
-    cr_assert_eq (sim_config_set (&cfg, "Yellow.Limits", "vel_absolute_max", "2.5", err,
-                                  sizeof err), 0, "%s", err);
+    cr_assert_eq (sim_config_set (&cfg, "Yellow.Limits", "vel_absolute_max", "2.5", err, sizeof err), 0, "%s",
+                  err);
     cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_absolute_max, 2.5);
     cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.vel_absolute_max, 3.0);
-    cr_expect_eq (sim_config_get (&cfg, "yellow.limits", "vel_absolute_max", value, sizeof value),
-                  0);
+    cr_expect_eq (sim_config_get (&cfg, "yellow.limits", "vel_absolute_max", value, sizeof value), 0);
     cr_expect_str_eq (value, "2.5");
     cr_expect_eq (sim_config_get (&cfg, "run", "mode", value, sizeof value), 0);
     cr_expect_str_eq (value, "sync");
@@ -1302,8 +1287,7 @@ Test (config, set_and_get_one_key_by_name)
     cr_expect_eq (sim_config_get (&cfg, "run", "nope", value, sizeof value), -1);
 
     sim_config_t before = cfg;
-    cr_expect_eq (sim_config_set (&cfg, "sim", "initial_robots_per_team", "17", err, sizeof err),
-                  -1);
+    cr_expect_eq (sim_config_set (&cfg, "sim", "initial_robots_per_team", "17", err, sizeof err), -1);
     cr_expect_str_eq (err, "[sim] initial_robots_per_team: 17 is out of range (must be within "
                            "0..16)");
     cr_expect_eq (sim_config_set (&cfg, "ball", "colour", "orange", err, sizeof err), -1);
@@ -1321,8 +1305,8 @@ static bool
 s_expect_local (const char *section, const char *key)
 {
     return strcmp (section, "bus") == 0 || strcmp (section, "network") == 0
-           || (strcmp (section, "run") == 0
-               && (strcmp (key, "log_level") == 0 || strcmp (key, "duration") == 0));
+        || (strcmp (section, "run") == 0
+            && (strcmp (key, "log_level") == 0 || strcmp (key, "duration") == 0));
 }
 
 Test (config, the_local_keys_are_bus_network_log_level_and_duration)
@@ -1331,19 +1315,17 @@ Test (config, the_local_keys_are_bus_network_log_level_and_duration)
     for (size_t i = 0; i < sim_cfg_keys_count; i++) {
         const sim_cfg_key_t *key = &sim_cfg_keys[i];
         bool flagged = (key->flags & SIM_CFG_LOCAL) != 0;
-        cr_expect_eq (flagged, s_expect_local (key->section, key->key), "[%s] %s is %slocal",
-                      key->section, key->key, flagged ? "" : "not ");
+        cr_expect_eq (flagged, s_expect_local (key->section, key->key), "[%s] %s is %slocal", key->section,
+                      key->key, flagged ? "" : "not ");
         local += flagged;
     }
     cr_expect_eq (local, 8 + 11 + 2, "every [bus] and [network] key, log_level and duration");
-    const sim_cfg_key_t *tables[] = { sim_cfg_team_keys, sim_cfg_camera_keys,
-                                      sim_cfg_outage_keys };
-    const size_t counts[] = { sim_cfg_team_keys_count, sim_cfg_camera_keys_count,
-                              sim_cfg_outage_keys_count };
+    const sim_cfg_key_t *tables[] = { sim_cfg_team_keys, sim_cfg_camera_keys, sim_cfg_outage_keys };
+    const size_t counts[] = { sim_cfg_team_keys_count, sim_cfg_camera_keys_count, sim_cfg_outage_keys_count };
     for (size_t t = 0; t < 3; t++)
         for (size_t i = 0; i < counts[t]; i++)
-            cr_expect_not (tables[t][i].flags & SIM_CFG_LOCAL, "%s %s is local",
-                           tables[t][i].section, tables[t][i].key);
+            cr_expect_not (tables[t][i].flags & SIM_CFG_LOCAL, "%s %s is local", tables[t][i].section,
+                           tables[t][i].key);
 }
 
 /* Bytes [offset, offset + size) of a key's field (and a list's count). */
@@ -1352,12 +1334,22 @@ s_mark_field (const sim_cfg_key_t *key, size_t base, unsigned char *mask)
 {
     size_t size = 0;
     switch (key->type) {
-    case SIM_CFG_FLOAT: size = sizeof (double); break;
+    case SIM_CFG_FLOAT:
+        size = sizeof (double);
+        break;
     case SIM_CFG_INT:
-    case SIM_CFG_ENUM: size = sizeof (int); break;
-    case SIM_CFG_U64: size = sizeof (uint64_t); break;
-    case SIM_CFG_BOOL: size = sizeof (bool); break;
-    case SIM_CFG_STRING: size = key->size; break;
+    case SIM_CFG_ENUM:
+        size = sizeof (int);
+        break;
+    case SIM_CFG_U64:
+        size = sizeof (uint64_t);
+        break;
+    case SIM_CFG_BOOL:
+        size = sizeof (bool);
+        break;
+    case SIM_CFG_STRING:
+        size = key->size;
+        break;
     case SIM_CFG_LIST:
         size = key->size * sizeof (double);
         memset (mask + base + key->count_offset, 1, sizeof (int));
@@ -1398,16 +1390,12 @@ Test (config, keep_local_keeps_the_own_process_and_adopts_the_simulation)
     sim_config_defaults (&published);
     sim_config_defaults (&own);
     cr_assert_eq (sim_config_set (&published, "run", "mode", "fast", err, sizeof err), 0);
-    cr_assert_eq (sim_config_set (&published, "run", "vision_addr", "10.0.0.9:10020", err,
-                                  sizeof err), 0);
-    cr_assert_eq (sim_config_set (&published, "bus", "cmd_connect", "tcp://physics:1", err,
-                                  sizeof err), 0);
-    cr_assert_eq (sim_config_set (&published, "network", "truth_port", "11111", err, sizeof err),
-                  0);
+    cr_assert_eq (sim_config_set (&published, "run", "vision_addr", "10.0.0.9:10020", err, sizeof err), 0);
+    cr_assert_eq (sim_config_set (&published, "bus", "cmd_connect", "tcp://physics:1", err, sizeof err), 0);
+    cr_assert_eq (sim_config_set (&published, "network", "truth_port", "11111", err, sizeof err), 0);
     cr_assert_eq (sim_config_set (&published, "run", "log_level", "trace", err, sizeof err), 0);
     cr_assert_eq (sim_config_set (&published, "run", "duration", "5", err, sizeof err), 0);
-    cr_assert_eq (sim_config_set (&own, "bus", "cmd_connect", "ipc:///tmp/me", err, sizeof err),
-                  0);
+    cr_assert_eq (sim_config_set (&own, "bus", "cmd_connect", "ipc:///tmp/me", err, sizeof err), 0);
     cr_assert_eq (sim_config_set (&own, "network", "port_offset", "7", err, sizeof err), 0);
     cr_assert_eq (sim_config_set (&own, "bus", "lanes", "false", err, sizeof err), 0);
     published.rig_generation = 3;
@@ -1468,8 +1456,8 @@ Test (config, help_lists_every_flag_of_the_table_and_no_other)
     cr_assert_not_null (usage);
     char block[1024];
     for (size_t i = 0; i < sim_cfg_flags_count; i++)
-        cr_expect (s_flag_block (usage, sim_cfg_flags[i].name, block, sizeof block),
-                   "--help lacks %s:\n%s", sim_cfg_flags[i].name, usage);
+        cr_expect (s_flag_block (usage, sim_cfg_flags[i].name, block, sizeof block), "--help lacks %s:\n%s",
+                   sim_cfg_flags[i].name, usage);
     int listed = 0;
     for (const char *p = strstr (usage, "\noptions:\n"); p && (p = strstr (p, "\n  --")); p++)
         listed++;
@@ -1496,9 +1484,8 @@ Test (config, every_flag_is_accepted_and_names_a_real_key)
             bool found = false;
             for (size_t k = 0; k < sim_cfg_keys_count; k++)
                 found |= strcmp (sim_cfg_keys[k].section, flag->section) == 0
-                         && strcmp (sim_cfg_keys[k].key, flag->key) == 0;
-            cr_expect (found, "%s names [%s] %s, not in the key table", flag->name,
-                       flag->section, flag->key);
+                      && strcmp (sim_cfg_keys[k].key, flag->key) == 0;
+            cr_expect (found, "%s names [%s] %s, not in the key table", flag->name, flag->section, flag->key);
         }
         cr_expect_eq (flag->kind == SIM_CFG_FLAG_KEY && !flag->arg, flag->fixed != NULL,
                       "%s: an argument-less key flag has a fixed value", flag->name);
@@ -1527,8 +1514,7 @@ Test (config, a_flag_default_in_the_help_is_the_key_default)
         cr_assert (s_flag_block (usage, flag->name, block, sizeof block));
         const char *at = strstr (block, "default ");
         if (!(flag->flags & SIM_CFG_SHOW_DEFAULT)) {
-            cr_expect_null (at, "%s shows a default it does not take from the table: %s",
-                            flag->name, block);
+            cr_expect_null (at, "%s shows a default it does not take from the table: %s", flag->name, block);
             continue;
         }
         cr_assert_not_null (at, "%s shows no default: %s", flag->name, block);
@@ -1538,10 +1524,10 @@ Test (config, a_flag_default_in_the_help_is_the_key_default)
         cr_assert_not_null (close, "%s: %s", flag->name, block);
         *close = '\0';
         /* giving the shown default as the flag's value changes nothing */
-        cr_assert_eq (s_args (&cfg, err, sizeof err, 2, flag->name, value), 0, "%s %s: %s",
-                      flag->name, value, err);
-        cr_expect_eq (memcmp (&cfg, &reference, sizeof cfg), 0,
-                      "%s %s is not the default configuration", flag->name, value);
+        cr_assert_eq (s_args (&cfg, err, sizeof err, 2, flag->name, value), 0, "%s %s: %s", flag->name, value,
+                      err);
+        cr_expect_eq (memcmp (&cfg, &reference, sizeof cfg), 0, "%s %s is not the default configuration",
+                      flag->name, value);
         shown++;
     }
     cr_expect_geq (shown, 7);

@@ -86,7 +86,7 @@ Test (gw_pending, ids_map_to_slots_and_find_their_request)
     cr_expect_null (gw_pending_find (p, UINT64_MAX));
     gw_pending_destroy (&p);
     cr_expect_null (p);
-    gw_pending_destroy (&p);       /* safe twice */
+    gw_pending_destroy (&p); /* safe twice */
 }
 
 Test (gw_pending, a_released_id_finds_nothing_even_when_its_slot_is_reused)
@@ -144,7 +144,7 @@ typedef struct {
     int calls;
     uint64_t ids[16];
     int64_t deadlines[16];
-    int64_t move_to;            /* 0: release; else the new deadline */
+    int64_t move_to; /* 0: release; else the new deadline */
 } s_expiry_t;
 
 static void
@@ -179,7 +179,8 @@ Test (gw_pending, expire_calls_back_only_what_is_due)
     cr_expect_eq (gw_pending_expire (p, 250, s_on_expired, &e), 300);
     cr_expect_eq (e.calls, 2);
     for (int k = 0; k < e.calls; k++)
-        cr_expect (e.deadlines[k] <= 250, "called back for a request due at %lld", (long long) e.deadlines[k]);
+        cr_expect (e.deadlines[k] <= 250, "called back for a request due at %lld",
+                   (long long) e.deadlines[k]);
     cr_expect_null (gw_pending_find (p, ids[1]));
     cr_expect_null (gw_pending_find (p, ids[3]));
     cr_expect_not_null (gw_pending_find (p, ids[0]));
@@ -215,7 +216,7 @@ Test (gw_pending, a_sync_request_has_an_empty_error_list)
     cr_expect_eq (r->frame_count, 0);
     cr_expect_not (r->frames_done);
     sim_errors_add (r->early, "INVALID_STEP", "sim_step %g", 0.5);
-    gw_pending_destroy (&p);       /* frees the list */
+    gw_pending_destroy (&p); /* frees the list */
 }
 
 Test (gw_pending, a_second_reply_is_freed_not_kept)
@@ -287,7 +288,7 @@ Test (gw_pending, keep_frames_keeps_the_newest)
         cr_expect_eq (gw_pending_keep_frames (r, w + i, 1), 1);
     cr_expect_eq (s_tag (r->frames[0]), 310 - GW_SYNC_FRAMES);
     cr_expect_eq (s_tag (r->frames[GW_SYNC_FRAMES - 1]), 309);
-    gw_pending_release (p, r);      /* frees every chunk */
+    gw_pending_release (p, r); /* frees every chunk */
     gw_pending_destroy (&p);
 }
 

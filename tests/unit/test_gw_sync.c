@@ -307,8 +307,8 @@ Test (gw_sync, answer_is_protobuf_c_packing_of_the_same_response)
     s_step_t s;
     s_step_open (&s);
     s_step_packet (&s, s_wrapper (0, 6, true, false));
-    s_step_packet (&s, s_wrapper (1, 0, false, true));     /* geometry only: no frame */
-    s_step_packet (&s, s_wrapper (2, 11, true, true));     /* both: its frame */
+    s_step_packet (&s, s_wrapper (1, 0, false, true)); /* geometry only: no frame */
+    s_step_packet (&s, s_wrapper (2, 11, true, true)); /* both: its frame */
     s_step_packet (&s, s_wrapper (3, 1, true, false));
     s_step_packet (&s, s_wrapper (4, 16, true, false));
     Simbus__Envelope *env = s_reply_env (s.req->id, 2, 3, 5);

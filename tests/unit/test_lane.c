@@ -194,7 +194,7 @@ Test (lane, round_trip_over_ipc)
     sim_lane_destroy (&rig.physics);
     cr_assert_null (rig.physics);
     cr_assert_not (s_exists (rig.dir, "physics.lane"));
-    s_rig_close (&rig);     /* destroys physics a second time: harmless */
+    s_rig_close (&rig); /* destroys physics a second time: harmless */
 }
 
 Test (lane, a_batch_is_one_datagram)

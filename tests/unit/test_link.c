@@ -25,8 +25,8 @@
 #include "sim_link.h"
 #include "sim_loop.h"
 
-#define S_POLL_MS 5         /* one wait of one loop */
-#define S_TURNS   600       /* turns before a wait fails: seconds, not luck */
+#define S_POLL_MS 5   /* one wait of one loop */
+#define S_TURNS   600 /* turns before a wait fails: seconds, not luck */
 #define S_KEPT    64
 
 /* ---- a service end: a link, its loop, what it received ------------------ */
@@ -35,7 +35,7 @@ typedef struct {
     sim_link_t *link;
     sim_loop_t *loop;
     Simbus__Envelope *got[S_KEPT];
-    int count;                  /* messages delivered (also beyond S_KEPT) */
+    int count; /* messages delivered (also beyond S_KEPT) */
     /* physics: answer every request from inside the handler */
     bool answer;
     int replies_sent, reply_failures;
@@ -62,15 +62,15 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     }
     if (end->count < S_KEPT) {
         end->got[end->count++] = env;
-        return true;            /* kept: freed by s_end_close */
+        return true; /* kept: freed by s_end_close */
     }
     end->count++;
     return false;
 }
 
 static void
-s_end_open (s_end_t *end, const sim_config_t *cfg, sim_link_role_t role, const Simbus__Envelope__BodyCase *subs,
-            int nsubs)
+s_end_open (s_end_t *end, const sim_config_t *cfg, sim_link_role_t role,
+            const Simbus__Envelope__BodyCase *subs, int nsubs)
 {
     memset (end, 0, sizeof *end);
     end->link = sim_link_new (cfg, role);
@@ -90,7 +90,7 @@ s_end_close (s_end_t *end)
         simbus__envelope__free_unpacked (end->got[i], NULL);
     sim_link_destroy (&end->link);
     cr_expect_null (end->link);
-    sim_link_destroy (&end->link);     /* safe twice */
+    sim_link_destroy (&end->link); /* safe twice */
     sim_loop_destroy (&end->loop);
     sim_loop_destroy (&end->loop);
 }
@@ -119,7 +119,8 @@ s_rig_cfg (s_rig_t *rig, bool lanes, const char *name)
 }
 
 static s_end_t *
-s_rig_add (s_rig_t *rig, s_end_t *end, sim_link_role_t role, const Simbus__Envelope__BodyCase *subs, int nsubs)
+s_rig_add (s_rig_t *rig, s_end_t *end, sim_link_role_t role, const Simbus__Envelope__BodyCase *subs,
+           int nsubs)
 {
     s_end_open (end, &rig->cfg, role, subs, nsubs);
     rig->ends[rig->n++] = end;
@@ -243,7 +244,9 @@ s_send_events (sim_link_t *link, uint64_t time_ns)
 /* ---- physics -> vision ---------------------------------------------------- */
 
 static const Simbus__Envelope__BodyCase s_vision_kinds[] = {
-    SIMBUS__ENVELOPE__BODY_CONFIG, SIMBUS__ENVELOPE__BODY_SNAPSHOT, SIMBUS__ENVELOPE__BODY_STEP_DONE,
+    SIMBUS__ENVELOPE__BODY_CONFIG,
+    SIMBUS__ENVELOPE__BODY_SNAPSHOT,
+    SIMBUS__ENVELOPE__BODY_STEP_DONE,
 };
 
 static void
@@ -279,7 +282,7 @@ s_physics_to_vision (bool lanes)
         Simbus__Envelope__BodyCase kind;
         uint64_t value;
     } want[] = {
-        { SIMBUS__ENVELOPE__BODY_CONFIG, 1 },    { SIMBUS__ENVELOPE__BODY_SNAPSHOT, 1000 },
+        { SIMBUS__ENVELOPE__BODY_CONFIG, 1 },      { SIMBUS__ENVELOPE__BODY_SNAPSHOT, 1000 },
         { SIMBUS__ENVELOPE__BODY_SNAPSHOT, 2000 }, { SIMBUS__ENVELOPE__BODY_STEP_DONE, 7 },
         { SIMBUS__ENVELOPE__BODY_SNAPSHOT, 3000 }, { SIMBUS__ENVELOPE__BODY_CONFIG, 2 },
         { SIMBUS__ENVELOPE__BODY_SNAPSHOT, 4000 }, { SIMBUS__ENVELOPE__BODY_SNAPSHOT, 5000 },
@@ -289,9 +292,9 @@ s_physics_to_vision (bool lanes)
         const Simbus__Envelope *env = vis->got[i];
         cr_assert_eq (env->body_case, want[i].kind, "lanes %d: message %d is of kind %d", lanes, i,
                       (int) env->body_case);
-        uint64_t value = env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG     ? env->config->serial
-                         : env->body_case == SIMBUS__ENVELOPE__BODY_SNAPSHOT ? env->snapshot->time_ns
-                                                                             : env->step_done->step_id;
+        uint64_t value = env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG   ? env->config->serial
+                       : env->body_case == SIMBUS__ENVELOPE__BODY_SNAPSHOT ? env->snapshot->time_ns
+                                                                           : env->step_done->step_id;
         cr_expect_eq (value, want[i].value, "lanes %d: message %d", lanes, i);
         cr_expect_eq (env->version, SIM_BUS_VERSION);
     }
@@ -487,8 +490,10 @@ s_nobody (bool lanes)
     /* kinds a role cannot receive */
     cr_expect_eq (sim_link_subscribe (phys->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT), -1, "its own kind");
     cr_expect_eq (sim_link_subscribe (vis->link, SIMBUS__ENVELOPE__BODY_FRAMES), -1, "its own kind");
-    cr_expect_eq (sim_link_subscribe (vis->link, SIMBUS__ENVELOPE__BODY_REQUEST), -1, "requests are not subscribed");
-    cr_expect_eq (sim_link_subscribe (vis->link, SIMBUS__ENVELOPE__BODY_REPLY), -1, "replies are not subscribed");
+    cr_expect_eq (sim_link_subscribe (vis->link, SIMBUS__ENVELOPE__BODY_REQUEST), -1,
+                  "requests are not subscribed");
+    cr_expect_eq (sim_link_subscribe (vis->link, SIMBUS__ENVELOPE__BODY_REPLY), -1,
+                  "replies are not subscribed");
     cr_expect_eq (sim_link_subscribe (vis->link, SIMBUS__ENVELOPE__BODY__NOT_SET), -1);
     s_rig_close (&rig);
 }
@@ -558,10 +563,12 @@ s_lane_raw (const sim_config_t *cfg, const char *name, const void *data, size_t 
     struct sockaddr_un a;
     memset (&a, 0, sizeof a);
     a.sun_family = AF_UNIX;
-    int n = snprintf (a.sun_path + 1, sizeof a.sun_path - 1, "ssl-sim-lane:%s:%s", cfg->bus.cmd_connect + 9, name);
+    int n = snprintf (a.sun_path + 1, sizeof a.sun_path - 1, "ssl-sim-lane:%s:%s", cfg->bus.cmd_connect + 9,
+                      name);
     cr_assert (n > 0 && (size_t) n < sizeof a.sun_path - 1);
     socklen_t alen = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + 1 + (size_t) n);
-    cr_assert_eq (sendto (fd, data, len, 0, (struct sockaddr *) &a, alen), (ssize_t) len, "%s", strerror (errno));
+    cr_assert_eq (sendto (fd, data, len, 0, (struct sockaddr *) &a, alen), (ssize_t) len, "%s",
+                  strerror (errno));
     close (fd);
 }
 
@@ -706,8 +713,8 @@ Test (link, garbage_on_the_bus_is_dropped_lanes)
 typedef struct {
     char order[32];
     int n;
-    int fd;                     /* to drain, or -1 */
-    zsock_t *sock;              /* to drain, or NULL */
+    int fd;        /* to drain, or -1 */
+    zsock_t *sock; /* to drain, or NULL */
     char *log;
 } s_handler_t;
 
@@ -741,8 +748,9 @@ Test (link, loop_dispatches_named_handlers_in_order)
     zsock_t *out = zsock_new_pair (conn);
     cr_assert (in && out);
 
-    s_handler_t a = { "a", 0, pa[0], NULL, log }, b = { "b", 0, pb[0], NULL, log }, c = { "c", 0, pc[0], NULL, log },
-                s = { "s", 0, -1, in, log }, t1 = { "1", 0, -1, NULL, log }, t2 = { "2", 0, -1, NULL, log };
+    s_handler_t a = { "a", 0, pa[0], NULL, log }, b = { "b", 0, pb[0], NULL, log },
+                c = { "c", 0, pc[0], NULL, log }, s = { "s", 0, -1, in, log }, t1 = { "1", 0, -1, NULL, log },
+                t2 = { "2", 0, -1, NULL, log };
     sim_loop_t *loop = sim_loop_new ();
     cr_assert_not_null (loop);
     cr_assert_eq (sim_loop_add_tick (loop, "tick one", s_handler, &t1), 0);
@@ -765,7 +773,7 @@ Test (link, loop_dispatches_named_handlers_in_order)
     cr_assert_eq (zstr_send (out, "hello"), 0);
     int ready = 0;
     for (int i = 0; i < 100 && ready < 3; i++)
-        ready = sim_loop_wait (loop, 20);      /* the socket's message may take a moment */
+        ready = sim_loop_wait (loop, 20); /* the socket's message may take a moment */
     cr_assert_eq (ready, 3);
     cr_expect (sim_loop_ready (loop, "fd a"));
     cr_expect_not (sim_loop_ready (loop, "fd b"));

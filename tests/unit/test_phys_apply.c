@@ -111,7 +111,8 @@ Test (phys_apply, teleport_ball_moves_it_and_reports_partial_coordinates)
     sim_ball_state_t b;
     phys_world_ball (f.world, &b);
     cr_expect (fabs (b.x - 1.5) < WIRE_EPS && fabs (b.y + 0.75) < WIRE_EPS, "ball at (%.6f, %.6f)", b.x, b.y);
-    cr_expect (fabs (b.vx - 0.5) < WIRE_EPS && fabs (b.vy) < WIRE_EPS, "ball velocity (%.6f, %.6f)", b.vx, b.vy);
+    cr_expect (fabs (b.vx - 0.5) < WIRE_EPS && fabs (b.vy) < WIRE_EPS, "ball velocity (%.6f, %.6f)", b.vx,
+               b.vy);
 
     /* x without y: PARTIAL_COORD, the ball stays */
     sim_msg_ball_tp (&m);
@@ -119,7 +120,8 @@ Test (phys_apply, teleport_ball_moves_it_and_reports_partial_coordinates)
     m.tb.x = -3.0f;
     s_command (&f, cmd);
     cr_expect_str_eq (s_codes (&f.errors), "PARTIAL_COORD");
-    cr_expect (strstr (f.errors.items[0].message, "teleport_ball"), "message '%s'", f.errors.items[0].message);
+    cr_expect (strstr (f.errors.items[0].message, "teleport_ball"), "message '%s'",
+               f.errors.items[0].message);
     phys_world_ball (f.world, &b);
     cr_expect (fabs (b.x - 1.5) < WIRE_EPS, "a refused teleport moved the ball to x = %.3f", b.x);
     s_teardown (&f);
@@ -137,7 +139,8 @@ Test (phys_apply, teleport_robot_places_it_and_refuses_bad_ids)
     s_command (&f, cmd);
     cr_expect_str_eq (s_codes (&f.errors), "");
     sim_robot_state_t r = s_robot (&f, SIM_TEAM_YELLOW, 3);
-    cr_expect (fabs (r.x + 1.0) < WIRE_EPS && fabs (r.y - 2.0) < WIRE_EPS && fabs (r.orientation - 0.5) < WIRE_EPS,
+    cr_expect (fabs (r.x + 1.0) < WIRE_EPS && fabs (r.y - 2.0) < WIRE_EPS
+                   && fabs (r.orientation - 0.5) < WIRE_EPS,
                "yellow 3 at (%.6f, %.6f, %.6f)", r.x, r.y, r.orientation);
     /* blue 3 is another robot */
     r = s_robot (&f, SIM_TEAM_BLUE, 3);
@@ -170,7 +173,8 @@ Test (phys_apply, teleport_robot_places_it_and_refuses_bad_ids)
     s_command (&f, cmd);
     cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED,UNSUPPORTED,UNSUPPORTED");
     r = s_robot (&f, SIM_TEAM_BLUE, 0);
-    cr_expect (fabs (r.x - 0.25) < WIRE_EPS && fabs (r.y - 0.25) < WIRE_EPS, "blue 0 at (%.3f, %.3f)", r.x, r.y);
+    cr_expect (fabs (r.x - 0.25) < WIRE_EPS && fabs (r.y - 0.25) < WIRE_EPS, "blue 0 at (%.3f, %.3f)", r.x,
+               r.y);
 
     /* a non-finite coordinate is refused, the robot stays */
     good.tr.x = NAN;
@@ -250,7 +254,8 @@ Test (phys_apply, geometry_field_and_cameras)
     cr_expect_str_eq (s_codes (&f.errors), "");
     cr_expect (f.changes.config && !f.changes.rig, "a field without cameras is no new rig");
     const sim_field_t *w = phys_world_field (f.world);
-    cr_expect (fabs (w->length - 9.0) < 1e-12 && fabs (w->width - 6.0) < 1e-12 && fabs (w->goal_width - 1.0) < 1e-12,
+    cr_expect (fabs (w->length - 9.0) < 1e-12 && fabs (w->width - 6.0) < 1e-12
+                   && fabs (w->goal_width - 1.0) < 1e-12,
                "world field %.3f x %.3f, goal %.3f", w->length, w->width, w->goal_width);
     cr_expect (fabs (w->penalty_area_depth - 1.0) < 1e-12 && fabs (w->penalty_area_width - 2.0) < 1e-12);
     cr_expect (fabs (f.cfg.field.length - 9.0) < 1e-12 && fabs (f.cfg.field.boundary_width - 0.3) < 1e-12,
@@ -284,7 +289,8 @@ Test (phys_apply, geometry_field_and_cameras)
     cr_expect_eq (f.cfg.rig_generation, generation + 1);
     cr_assert_eq (f.cfg.vision.camera_count, 1);
     const sim_camera_cfg_t *c = &f.cfg.vision.cameras[0];
-    cr_expect (c->id == 4 && fabs (c->x - 1.5) < 1e-12 && fabs (c->y + 0.5) < 1e-12 && fabs (c->z - 4.0) < 1e-12,
+    cr_expect (c->id == 4 && fabs (c->x - 1.5) < 1e-12 && fabs (c->y + 0.5) < 1e-12
+                   && fabs (c->z - 4.0) < 1e-12,
                "camera %d at (%.3f, %.3f, %.3f)", c->id, c->x, c->y, c->z);
     s_teardown (&f);
 }
@@ -356,14 +362,15 @@ Test (phys_apply, realism_applies_whole_or_not_at_all)
     RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
     er.has_stddev_ball_p = er.has_vision_delay = er.has_simulate_dribbling = true;
     er.stddev_ball_p = 0.002f;
-    er.vision_delay = 30000000;        /* ns on the wire */
+    er.vision_delay = 30000000; /* ns on the wire */
     er.simulate_dribbling = true;
     realism_cmd_t m;
     s_command (&f, s_realism_cmd (&m, &er, "type.googleapis.com/sslsim.RealismConfigErForce"));
     cr_expect_str_eq (s_codes (&f.errors), "");
     cr_expect (f.changes.config);
     cr_expect (fabs (f.cfg.realism.stddev_ball_p - 0.002) < WIRE_EPS);
-    cr_expect (fabs (f.cfg.realism.vision_delay - 0.03) < 1e-12, "vision_delay %.6f s", f.cfg.realism.vision_delay);
+    cr_expect (fabs (f.cfg.realism.vision_delay - 0.03) < 1e-12, "vision_delay %.6f s",
+               f.cfg.realism.vision_delay);
     /* simulated dribbling: the dribbler no longer glues the ball */
     cr_expect (!f.cfg.team[SIM_TEAM_BLUE].dribbler.glue && !f.cfg.team[SIM_TEAM_YELLOW].dribbler.glue);
 
@@ -375,13 +382,15 @@ Test (phys_apply, realism_applies_whole_or_not_at_all)
     s_command (&f, s_realism_cmd (&m, &er, "type.googleapis.com/sslsim.RealismConfigErForce"));
     cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
     cr_expect (!f.changes.config);
-    cr_expect (memcmp (&before, &f.cfg.realism, sizeof before) == 0, "a refused realism entry changed the config");
+    cr_expect (memcmp (&before, &f.cfg.realism, sizeof before) == 0,
+               "a refused realism entry changed the config");
 
     /* an entry of another type: UNSUPPORTED */
     er.has_robot_command_loss = false;
     s_command (&f, s_realism_cmd (&m, &er, "type.googleapis.com/other.Realism"));
     cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
-    cr_expect (strstr (f.errors.items[0].message, "other.Realism"), "message '%s'", f.errors.items[0].message);
+    cr_expect (strstr (f.errors.items[0].message, "other.Realism"), "message '%s'",
+               f.errors.items[0].message);
     s_teardown (&f);
 }
 
@@ -408,9 +417,17 @@ s_control (fixture_t *f, sim_team_t team, RobotCommand **cmds, size_t n, phys_fe
 static void
 s_place (fixture_t *f, sim_team_t team, unsigned id, double x, double y, double orientation)
 {
-    phys_robot_teleport_t t = { .team = team, .id = id, .has_x = true, .has_y = true,
-                                .has_orientation = true, .has_vx = true, .has_vy = true, .has_omega = true,
-                                .x = x, .y = y, .orientation = orientation };
+    phys_robot_teleport_t t = { .team = team,
+                                .id = id,
+                                .has_x = true,
+                                .has_y = true,
+                                .has_orientation = true,
+                                .has_vx = true,
+                                .has_vy = true,
+                                .has_omega = true,
+                                .x = x,
+                                .y = y,
+                                .orientation = orientation };
     cr_assert_eq (phys_world_teleport_robot (f->world, &t), PHYS_OK);
 }
 
@@ -425,7 +442,7 @@ Test (phys_apply, local_and_global_velocities_drive_in_their_frames)
     sim_msg_robot_cmd (&a, 0);
     sim_msg_local (&a, 1.0, 0, 0);
     sim_msg_robot_cmd (&b, 1);
-    sim_msg_global (&b, 1.0, 0, 0);     /* field frame: +x whatever it faces */
+    sim_msg_global (&b, 1.0, 0, 0); /* field frame: +x whatever it faces */
     RobotCommand *cmds[] = { &a.cmd, &b.cmd };
     phys_feedback_t fb;
     s_control (&f, SIM_TEAM_BLUE, cmds, 2, &fb);
@@ -485,7 +502,8 @@ Test (phys_apply, bad_commands_are_reported_and_the_rest_applies)
     s_control (&f, SIM_TEAM_BLUE, cmds, 5, &fb);
     cr_expect_str_eq (s_codes (&f.errors), "UNKNOWN_ROBOT,UNKNOWN_ROBOT,UNSUPPORTED,UNSUPPORTED");
     cr_expect (strstr (f.errors.items[0].message, "256"), "message '%s'", f.errors.items[0].message);
-    cr_expect (strstr (f.errors.items[1].message, "robot blue 40"), "message '%s'", f.errors.items[1].message);
+    cr_expect (strstr (f.errors.items[1].message, "robot blue 40"), "message '%s'",
+               f.errors.items[1].message);
     cr_assert_eq (fb.count, 1, "feedback only for the command that applied");
     cr_expect_eq (fb.ptrs[0]->id, 4);
     s_steps (f.world, DRIVE_STEPS);
@@ -506,11 +524,13 @@ Test (phys_apply, feedback_reports_the_ball_at_the_dribbler)
     s_place (&f, SIM_TEAM_BLUE, 7, 0.0, 0.0, 0.0);
     /* the ball just touching blue 7's dribbler bar */
     const sim_robot_specs_t *s = phys_world_robot_specs (f.world, SIM_TEAM_BLUE, 7);
-    phys_ball_teleport_t t = { .has_x = true, .has_y = true, .x = s->center_to_dribbler + f.cfg.ball.radius,
-                               .y = 0.0 };
+    phys_ball_teleport_t t = {
+        .has_x = true, .has_y = true, .x = s->center_to_dribbler + f.cfg.ball.radius, .y = 0.0
+    };
     cr_assert_eq (phys_world_teleport_ball (f.world, &t), PHYS_OK);
     s_steps (f.world, 1);
-    cr_assert_gt (phys_world_ball_contact (f.world, SIM_TEAM_BLUE, 7), 0, "the break beam does not see the ball");
+    cr_assert_gt (phys_world_ball_contact (f.world, SIM_TEAM_BLUE, 7), 0,
+                  "the break beam does not see the ball");
     sim_msg_robot_cmd_t c;
     sim_msg_robot_cmd (&c, 7);
     RobotCommand *cmds[] = { &c.cmd };

@@ -19,8 +19,7 @@ s_cfg (void)
 /* Roll a spin-free kick of speed v0 along +x in 1 ms pieces, as the world
    does, and report slide/roll split and rest time. */
 static void
-s_kick_run (const sim_ball_cfg_t *cfg, double v0, double *t_sw, double *slide, double *total,
-            double *rest)
+s_kick_run (const sim_ball_cfg_t *cfg, double v0, double *t_sw, double *slide, double *total, double *rest)
 {
     phys_ball_state_t b = { .z = cfg->radius, .vx = v0 };
     *t_sw = -1;
@@ -58,8 +57,7 @@ Test (phys_ball, worked_values_table)
            when the speed drops below rest_speed, at most rest_speed/|acc_roll|
            earlier. */
         double k = phys_ball_k_switch (&cfg);
-        double exact = v0[i] * (1 - k) / fabs (cfg.acc_slide)
-            + phys_ball_roll_rest_time (&cfg, k * v0[i]);
+        double exact = v0[i] * (1 - k) / fabs (cfg.acc_slide) + phys_ball_roll_rest_time (&cfg, k * v0[i]);
         cr_expect_float_eq (exact, rest[i], 0.006, "rest %g for %g", exact, v0[i]);
         cr_expect_leq (r, exact + 0.001);
         cr_expect_geq (r, exact - cfg.rest_speed / fabs (cfg.acc_roll) - 0.002);
@@ -92,8 +90,7 @@ typedef struct {
 /* While sliding the slip keeps its direction (ux, uy), so the derivative
    uses it instead of re-normalising a slip that crosses zero. */
 static void
-s_deriv (const sim_ball_cfg_t *cfg, const s_num_t *s, bool rolling, double ux, double uy,
-         s_num_t *d)
+s_deriv (const sim_ball_cfg_t *cfg, const s_num_t *s, bool rolling, double ux, double uy, s_num_t *d)
 {
     double A = fabs (cfg->acc_slide), p = cfg->inertia_distribution;
     double a0 = fabs (cfg->acc_roll), b = cfg->roll_speed_coefficient;
@@ -104,8 +101,7 @@ s_deriv (const sim_ball_cfg_t *cfg, const s_num_t *s, bool rolling, double ux, d
         d->vy = -A * uy;
         d->sx = A / p * ux;
         d->sy = A / p * uy;
-    }
-    else {
+    } else {
         /* rolling keeps its direction too: speed along (ux, uy) */
         double v = s->vx * ux + s->vy * uy, a = a0 + b * v;
         d->vx = d->sx = -a * ux;
@@ -212,8 +208,9 @@ s_compare (const sim_ball_cfg_t *cfg, s_num_t s0)
     const double times[] = { 0.001, 0.01, 0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 12 };
     for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
         s_num_t n = s_integrate (cfg, s0, times[i]);
-        phys_ball_state_t b = { .x = s0.x, .y = s0.y, .z = cfg->radius, .vx = s0.vx,
-                                .vy = s0.vy, .sx = s0.sx, .sy = s0.sy };
+        phys_ball_state_t b = {
+            .x = s0.x, .y = s0.y, .z = cfg->radius, .vx = s0.vx, .vy = s0.vy, .sx = s0.sx, .sy = s0.sy
+        };
         phys_ball_advance (cfg, &b, 0, times[i]);
         double tol = 1e-6;
         cr_expect_float_eq (b.x, n.x, tol, "x at %g: %.9g vs %.9g", times[i], b.x, n.x);
@@ -228,13 +225,13 @@ s_compare (const sim_ball_cfg_t *cfg, s_num_t s0)
 Test (phys_ball, closed_form_matches_numeric_integration)
 {
     sim_ball_cfg_t cfg = s_cfg ();
-    cfg.rest_speed = 0;     /* rest then only at zero speed, located exactly */
+    cfg.rest_speed = 0; /* rest then only at zero speed, located exactly */
     const s_num_t cases[] = {
-        { .vx = 4.0 },                              /* spin-free kick */
-        { .vx = 1.5, .sx = 1.5 },                   /* already rolling */
-        { .vx = 2.0, .sx = -1.0 },                  /* back-spin */
-        { .sx = 0.8, .sy = -0.3 },                  /* spinning at rest */
-        { .vx = 2.0, .sy = 1.0 },                   /* non-collinear slip */
+        { .vx = 4.0 },             /* spin-free kick */
+        { .vx = 1.5, .sx = 1.5 },  /* already rolling */
+        { .vx = 2.0, .sx = -1.0 }, /* back-spin */
+        { .sx = 0.8, .sy = -0.3 }, /* spinning at rest */
+        { .vx = 2.0, .sy = 1.0 },  /* non-collinear slip */
         { .x = 1, .y = -2, .vx = -3.0, .vy = 2.0, .sx = 0.5, .sy = 0.5 },
     };
     const double b[3] = { 0.045, 0, 0.135 };
@@ -251,8 +248,7 @@ Test (phys_ball, roll_law_identities)
 {
     sim_ball_cfg_t cfg = s_cfg ();
     for (double V = 0.1; V < 8; V += 0.7) {
-        cr_expect_float_eq (phys_ball_roll_rest_time (&cfg, V), log (1 + 0.045 * V / 0.22) / 0.045,
-                            1e-12);
+        cr_expect_float_eq (phys_ball_roll_rest_time (&cfg, V), log (1 + 0.045 * V / 0.22) / 0.045, 1e-12);
         double d = 0.22 / 0.045;
         cr_expect_float_eq (phys_ball_roll_distance (&cfg, V),
                             V / 0.045 - d / 0.045 * log (1 + 0.045 * V / 0.22), 1e-9);
@@ -305,8 +301,7 @@ Test (phys_ball, chip_worked_example)
         }
         prev_vz = b.vz;
     }
-    cr_log_info ("land %g %g apex %g %g %g hops %d", land_x[0], land_t[0], apex[0], apex[1],
-                 apex[2], hop);
+    cr_log_info ("land %g %g apex %g %g %g hops %d", land_x[0], land_t[0], apex[0], apex[1], apex[2], hop);
     cr_expect_float_eq (land_x[0], 1.631, 0.001);
     cr_expect_float_eq (land_t[0], 0.577, 0.001);
     cr_expect_float_eq (apex[0], 0.408, 0.0005);

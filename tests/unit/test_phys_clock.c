@@ -13,8 +13,8 @@
 #include "physics/phys_clock.h"
 #include "sim_service.h"
 
-#define S_DT_NS  1000000u           /* 1 ms substeps, the default */
-#define S_T0     5000000000LL       /* an arbitrary wall clock origin, us */
+#define S_DT_NS 1000000u     /* 1 ms substeps, the default */
+#define S_T0    5000000000LL /* an arbitrary wall clock origin, us */
 
 static phys_clock_t
 s_clock (sim_mode_t mode, double speed)
@@ -174,7 +174,8 @@ Test (phys_clock, a_sync_request_holds_a_free_running_clock)
         cr_expect_not (phys_clock_running (&c, t + PHYS_CLOCK_SYNC_HOLD_US), "held through the whole hold");
         cr_expect (phys_clock_running (&c, t + PHYS_CLOCK_SYNC_HOLD_US + 1), "free again after the hold");
         /* the hold's end is a wake-up of its own, and it caps any later one */
-        cr_expect_eq (phys_clock_next_us (&c, t + 300000, 16000000, INT64_MAX), t + PHYS_CLOCK_SYNC_HOLD_US + 1);
+        cr_expect_eq (phys_clock_next_us (&c, t + 300000, 16000000, INT64_MAX),
+                      t + PHYS_CLOCK_SYNC_HOLD_US + 1);
         cr_expect_eq (phys_clock_next_us (&c, t + 300000, 16000000, t + 400000), t + 400000,
                       "an earlier deadline wins");
         /* the last call in the hold was at t + HOLD: resuming owes only
@@ -253,7 +254,7 @@ Test (phys_clock, realtime_wake_up_counts_the_carried_remainder)
 {
     phys_clock_t c = s_clock (SIM_MODE_REALTIME, 1.0);
     int64_t now = S_T0 + 10500;
-    uint64_t n = phys_clock_owed (&c, now);       /* 10 substeps, 0.5 ms carried */
+    uint64_t n = phys_clock_owed (&c, now); /* 10 substeps, 0.5 ms carried */
     cr_assert (n == 10 || n == 9);
     double carried_us = c.acc * 1e6;
     cr_assert (carried_us > 0 && carried_us < 1000.0 * (11 - (double) n));

@@ -21,18 +21,34 @@ s_world (sim_config_t *cfg)
 static void
 s_add_robot (phys_world_t *w, sim_team_t team, unsigned id, double x, double y, double th)
 {
-    phys_robot_teleport_t t = { .team = team, .id = id, .has_x = true, .has_y = true,
-                                .has_orientation = true, .x = x, .y = y, .orientation = th,
-                                .has_present = true, .present = true };
+    phys_robot_teleport_t t = { .team = team,
+                                .id = id,
+                                .has_x = true,
+                                .has_y = true,
+                                .has_orientation = true,
+                                .x = x,
+                                .y = y,
+                                .orientation = th,
+                                .has_present = true,
+                                .present = true };
     cr_assert_eq (phys_world_teleport_robot (w, &t), PHYS_OK);
 }
 
 static void
 s_ball (phys_world_t *w, double x, double y, double z, double vx, double vy, double vz)
 {
-    phys_ball_teleport_t b = { .has_x = true, .has_y = true, .has_z = true, .x = x, .y = y,
-                               .z = z, .has_vx = true, .has_vy = true, .has_vz = true, .vx = vx,
-                               .vy = vy, .vz = vz };
+    phys_ball_teleport_t b = { .has_x = true,
+                               .has_y = true,
+                               .has_z = true,
+                               .x = x,
+                               .y = y,
+                               .z = z,
+                               .has_vx = true,
+                               .has_vy = true,
+                               .has_vz = true,
+                               .vx = vx,
+                               .vy = vy,
+                               .vz = vz };
     cr_assert_eq (phys_world_teleport_ball (w, &b), PHYS_OK);
 }
 
@@ -345,8 +361,9 @@ Test (phys_collide, runtime_field_change)
     cr_expect_eq (phys_world_set_field (w, &f), PHYS_ERR_UNSUPPORTED);
     cr_expect_float_eq (phys_world_field (w)->width, 6.0, 1e-12);
     /* the new +y board at 3.3 m stops the ball */
-    phys_ball_teleport_t b = { .has_x = true, .has_y = true, .x = 0, .y = 2.5, .has_vx = true,
-                               .has_vy = true, .vy = 3 };
+    phys_ball_teleport_t b = {
+        .has_x = true, .has_y = true, .x = 0, .y = 2.5, .has_vx = true, .has_vy = true, .vy = 3
+    };
     phys_world_teleport_ball (w, &b);
     cr_expect_leq (s_max_y (w, 1000), 3.3 - 0.0215 + 1e-9);
     phys_world_destroy (&w);
@@ -360,11 +377,11 @@ Test (phys_collide, teleport_safely_evicts)
     phys_world_t *w = s_world (&cfg);
     s_add_robot (w, SIM_TEAM_BLUE, 0, 1.0, 0.0, 0);
     s_add_robot (w, SIM_TEAM_BLUE, 1, 2.0, 0.0, 0);
-    phys_robot_teleport_t v = { .team = SIM_TEAM_BLUE, .id = 1, .has_vx = true, .has_vy = true,
-                                .vx = 1, .vy = 0 };
+    phys_robot_teleport_t v = {
+        .team = SIM_TEAM_BLUE, .id = 1, .has_vx = true, .has_vy = true, .vx = 1, .vy = 0
+    };
     phys_world_teleport_robot (w, &v);
-    phys_ball_teleport_t b = { .has_x = true, .has_y = true, .x = 0.95, .y = 0,
-                               .teleport_safely = true };
+    phys_ball_teleport_t b = { .has_x = true, .has_y = true, .x = 0.95, .y = 0, .teleport_safely = true };
     cr_assert_eq (phys_world_teleport_ball (w, &b), PHYS_OK);
     sim_robot_state_t r;
     phys_world_robot (w, SIM_TEAM_BLUE, 0, &r);

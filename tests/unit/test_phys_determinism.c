@@ -113,17 +113,21 @@ Test (phys_determinism, broad_phase_is_exact)
             if (per_team[c] == 0) {
                 /* pile-up: 20 robots almost on one spot */
                 for (unsigned i = 0; i < 20; i++) {
-                    phys_robot_teleport_t t = { .team = (sim_team_t) (i % 2), .id = i,
-                                                .has_x = true, .has_y = true,
-                                                .x = 0.001 * i, .y = 0.0005 * i,
-                                                .has_orientation = true, .orientation = 0.4 * i,
-                                                .has_present = true, .present = true };
+                    phys_robot_teleport_t t = { .team = (sim_team_t) (i % 2),
+                                                .id = i,
+                                                .has_x = true,
+                                                .has_y = true,
+                                                .x = 0.001 * i,
+                                                .y = 0.0005 * i,
+                                                .has_orientation = true,
+                                                .orientation = 0.4 * i,
+                                                .has_present = true,
+                                                .present = true };
                     phys_world_teleport_robot (w, &t);
                 }
                 for (int k = 0; k < 500; k++)
                     phys_world_step (w);
-            }
-            else {
+            } else {
                 phys_scene_setup (w);
                 for (int k = 0; k < 8000; k++) {
                     phys_scene_drive (w, k);
@@ -173,7 +177,7 @@ Test (phys_determinism, save_load_image)
     bad->robots[0].x = NAN;
     cr_expect_null (phys_world_load (img, len));
     phys_world_save (a, img);
-    bad->slot[1][3] = 0;    /* index of a blue robot under a yellow id */
+    bad->slot[1][3] = 0; /* index of a blue robot under a yellow id */
     cr_expect_null (phys_world_load (img, len));
     free (img);
     phys_world_destroy (&a);

@@ -109,8 +109,14 @@ Test (phys_field, robot_against_board_and_room)
     sim_config_defaults (&cfg);
     cfg.sim.initial_robots_per_team = 0;
     phys_world_t *w = sim_fc_world_new (&cfg);
-    phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE, .id = 3, .has_x = true, .has_y = true,
-                                .x = 1, .y = 4.0, .has_present = true, .present = true };
+    phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE,
+                                .id = 3,
+                                .has_x = true,
+                                .has_y = true,
+                                .x = 1,
+                                .y = 4.0,
+                                .has_present = true,
+                                .present = true };
     phys_world_teleport_robot (w, &t);
     phys_command_t c = { .move = PHYS_MOVE_GLOBAL, .v = { 0, 2, 0 } };
     for (int k = 0; k < 2000; k++) {
@@ -122,8 +128,9 @@ Test (phys_field, robot_against_board_and_room)
     phys_world_robot (w, SIM_TEAM_BLUE, 3, &r);
     cr_expect_float_eq (r.y, 4.8 - 0.09, 1e-3, "stopped at %g", r.y);
     /* beyond the goal-line opening: the room clamps it */
-    t = (phys_robot_teleport_t) { .team = SIM_TEAM_BLUE, .id = 3, .has_x = true, .has_y = true,
-                                  .x = 7.0, .y = 0.0 };
+    t = (phys_robot_teleport_t) {
+        .team = SIM_TEAM_BLUE, .id = 3, .has_x = true, .has_y = true, .x = 7.0, .y = 0.0
+    };
     phys_world_teleport_robot (w, &t);
     c = (phys_command_t) { .move = PHYS_MOVE_GLOBAL, .v = { 2, 0, 0 } };
     for (int k = 0; k < 2000; k++) {
@@ -144,8 +151,14 @@ Test (phys_field, ball_through_the_gap_behind_the_goal)
     sim_config_defaults (&cfg);
     cfg.sim.initial_robots_per_team = 0;
     phys_world_t *w = sim_fc_world_new (&cfg);
-    phys_ball_teleport_t b = { .has_x = true, .has_y = true, .x = 6.24, .y = -2.0,
-                               .has_vx = true, .has_vy = true, .vy = 5, .roll = true };
+    phys_ball_teleport_t b = { .has_x = true,
+                               .has_y = true,
+                               .x = 6.24,
+                               .y = -2.0,
+                               .has_vx = true,
+                               .has_vy = true,
+                               .vy = 5,
+                               .roll = true };
     phys_world_teleport_ball (w, &b);
     for (int k = 0; k < 600; k++)
         phys_world_step (w);

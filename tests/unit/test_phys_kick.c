@@ -16,8 +16,9 @@ s_world_cfg (sim_config_t *cfg)
     cfg->sim.initial_robots_per_team = 0;
     phys_world_t *w = sim_fc_world_new (cfg);
     cr_assert_not_null (w);
-    phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE, .id = 0, .has_x = true, .has_y = true,
-                                .has_present = true, .present = true };
+    phys_robot_teleport_t t = {
+        .team = SIM_TEAM_BLUE, .id = 0, .has_x = true, .has_y = true, .has_present = true, .present = true
+    };
     cr_assert_eq (phys_world_teleport_robot (w, &t), PHYS_OK);
     return w;
 }
@@ -25,8 +26,9 @@ s_world_cfg (sim_config_t *cfg)
 static void
 s_ball_at (phys_world_t *w, double x, double y, double vx, double vy)
 {
-    phys_ball_teleport_t b = { .has_x = true, .has_y = true, .x = x, .y = y, .has_vx = true,
-                               .has_vy = true, .vx = vx, .vy = vy };
+    phys_ball_teleport_t b = {
+        .has_x = true, .has_y = true, .x = x, .y = y, .has_vx = true, .has_vy = true, .vx = vx, .vy = vy
+    };
     cr_assert_eq (phys_world_teleport_ball (w, &b), PHYS_OK);
 }
 
@@ -69,7 +71,7 @@ Test (phys_kick, speed_within_10cm_per_s_and_clamps)
     for (int i = 0; i < 4; i++) {
         double v = s_kick (w, cmds[i], 0, NULL);
         cr_expect_lt (fabs (v - cmds[i]), 0.10, "commanded %g measured %g", cmds[i], v);
-        for (int k = 0; k < 150; k++)   /* recharge */
+        for (int k = 0; k < 150; k++) /* recharge */
             phys_world_step (w);
     }
     phys_world_destroy (&w);
@@ -124,8 +126,9 @@ Test (phys_kick, zone_charge_and_sticky_request)
     /* a high ball (centre at 0.05 m) is not kicked */
     for (int k = 0; k < 150; k++)
         phys_world_step (w);
-    phys_ball_teleport_t b = { .has_x = true, .has_y = true, .has_z = true, .x = 0.1, .z = 0.06,
-                               .has_vx = true, .has_vy = true };
+    phys_ball_teleport_t b = {
+        .has_x = true, .has_y = true, .has_z = true, .x = 0.1, .z = 0.06, .has_vx = true, .has_vy = true
+    };
     phys_world_teleport_ball (w, &b);
     phys_world_step (w);
     cr_expect_eq (phys_world_events (w, NULL), 0);
@@ -169,8 +172,7 @@ Test (phys_kick, kick_error_statistics)
     }
     const sim_realism_t *r = &cfg.realism;
     cr_expect_float_eq (s_sd (dir, N), r->kick_direction_stddev, 0.15 * r->kick_direction_stddev);
-    cr_expect_float_eq (s_sd (fac, N), r->kick_speed_factor_stddev,
-                        0.15 * r->kick_speed_factor_stddev);
+    cr_expect_float_eq (s_sd (fac, N), r->kick_speed_factor_stddev, 0.15 * r->kick_speed_factor_stddev);
     cr_expect_float_eq (s_sd (elev, N / 2), r->chip_angle_stddev, 0.15 * r->chip_angle_stddev);
     phys_world_destroy (&w);
 }
@@ -187,8 +189,13 @@ Test (phys_kick, zero_sigma_draws_nothing)
     const phys_event_t *ev;
     s_kick (a, 3.3, 0, &ev);
     cr_expect_eq (ev[0].speed, 3.3);
-    phys_robot_teleport_t t = { .team = SIM_TEAM_YELLOW, .id = 4, .has_x = true, .has_y = true,
-                                .x = 2, .has_present = true, .present = true };
+    phys_robot_teleport_t t = { .team = SIM_TEAM_YELLOW,
+                                .id = 4,
+                                .has_x = true,
+                                .has_y = true,
+                                .x = 2,
+                                .has_present = true,
+                                .present = true };
     phys_world_teleport_robot (a, &t);
     phys_world_teleport_robot (b, &t);
     cr_expect_eq (phys_world_robot_hold_accel (a, SIM_TEAM_YELLOW, 4),
@@ -210,8 +217,7 @@ Test (phys_kick, holding_budgets)
     for (int i = 0; i < 12; i++) {
         v[i] = phys_world_robot_hold_accel (a, (sim_team_t) (i % 2), (unsigned) (i / 2));
         cr_expect_geq (v[i], cfg.team[0].dribbler.hold_accel_min);
-        cr_expect_eq (v[i], phys_world_robot_hold_accel (b, (sim_team_t) (i % 2),
-                                                         (unsigned) (i / 2)));
+        cr_expect_eq (v[i], phys_world_robot_hold_accel (b, (sim_team_t) (i % 2), (unsigned) (i / 2)));
         bool seen = false;
         for (int j = 0; j < i; j++)
             seen |= v[j] == v[i];
@@ -314,8 +320,9 @@ Test (phys_kick, rolling_ball_is_caught)
         sim_config_defaults (&cfg);
         cfg.team[0].dribbler.hold_accel_stddev = 0;
         phys_world_t *w = s_world_cfg (&cfg);
-        phys_ball_teleport_t b = { .has_x = true, .has_y = true, .x = 0.6, .has_vx = true,
-                                   .has_vy = true, .vx = -v, .roll = true };
+        phys_ball_teleport_t b = {
+            .has_x = true, .has_y = true, .x = 0.6, .has_vx = true, .has_vy = true, .vx = -v, .roll = true
+        };
         phys_world_teleport_ball (w, &b);
         phys_command_t c = { .move = PHYS_MOVE_LOCAL, .dribbler_rpm = 10000 };
         for (int k = 0; k < 1500; k++) {

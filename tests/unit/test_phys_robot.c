@@ -28,8 +28,14 @@ s_world (sim_drive_model_t model)
     cfg.team[1].drive.model = model;
     phys_world_t *w = sim_fc_world_new (&cfg);
     cr_assert_not_null (w);
-    phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE, .id = 0, .has_x = true, .has_y = true,
-                                .x = -1, .y = 0, .has_present = true, .present = true };
+    phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE,
+                                .id = 0,
+                                .has_x = true,
+                                .has_y = true,
+                                .x = -1,
+                                .y = 0,
+                                .has_present = true,
+                                .present = true };
     cr_assert_eq (phys_world_teleport_robot (w, &t), PHYS_OK);
     return w;
 }
@@ -63,8 +69,7 @@ Test (phys_robot, wheel_ik_fk_round_trip)
     sim_robot_specs_t s = s_default_specs ();
     phys_wheels_t w;
     phys_wheels_init (&w, &s);
-    const double tw[][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 5 }, { 1.3, -0.7, 2.1 },
-                             { -2.5, 0.4, -9 } };
+    const double tw[][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 5 }, { 1.3, -0.7, 2.1 }, { -2.5, 0.4, -9 } };
     for (size_t i = 0; i < sizeof tw / sizeof tw[0]; i++) {
         double u[4], vx, vy, om;
         phys_wheels_ik (&w, tw[i][0], tw[i][1], tw[i][2], u);
@@ -153,8 +158,7 @@ Test (phys_robot, wheels_forward_step)
         if (fabs (lx - 1) < 0.02) {
             if (settled_at < 0)
                 settled_at = k + 1;
-        }
-        else if (k > 300)
+        } else if (k > 300)
             settled_at = -1;
     }
     cr_expect (settled_at > 0 && settled_at <= 286 + 100, "settled at %d", settled_at);
@@ -203,7 +207,7 @@ Test (phys_robot, traction_bound)
     const sim_robot_specs_t *s = phys_world_team_specs (w, SIM_TEAM_BLUE);
     double Ft = s->drive.mu_drive * s->mass * 9.81 / 4;
     double sumc = fabs (cos (s->wheel_angles.front_right)) + fabs (cos (s->wheel_angles.back_right))
-        + fabs (cos (s->wheel_angles.back_left)) + fabs (cos (s->wheel_angles.front_left));
+                + fabs (cos (s->wheel_angles.back_left)) + fabs (cos (s->wheel_angles.front_left));
     double bound = sumc * Ft / s->mass;
     phys_command_t c = { .move = PHYS_MOVE_LOCAL, .v = { 0, 4, 0 } };
     phys_world_command (w, SIM_TEAM_BLUE, 0, &c);
@@ -250,10 +254,10 @@ Test (phys_robot, command_timeout_coasts)
         phys_world_step (w);
     sim_robot_state_t r = s_robot (w);
     cr_expect_float_eq (r.vx, 0.35, 1e-9, "100 ms of 3.5 m/s² ramp: %g", r.vx);
-    phys_world_step (w);   /* t - command_time = 0.1 s: not yet timed out */
+    phys_world_step (w); /* t - command_time = 0.1 s: not yet timed out */
     r = s_robot (w);
     cr_expect_float_eq (r.vx, 0.3535, 1e-9);
-    phys_world_step (w);   /* timed out: coast at 8 m/s² */
+    phys_world_step (w); /* timed out: coast at 8 m/s² */
     r = s_robot (w);
     cr_expect_float_eq (r.vx, 0.3535 - 0.008, 1e-9);
     for (int k = 0; k < 100; k++)
@@ -269,8 +273,9 @@ Test (phys_robot, by_force_mover)
 {
     for (int m = 0; m < 2; m++) {
         phys_world_t *w = s_world (m ? SIM_DRIVE_IDEAL : SIM_DRIVE_WHEELS);
-        phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE, .id = 0, .has_x = true, .has_y = true,
-                                    .x = 0, .y = 0, .by_force = true };
+        phys_robot_teleport_t t = {
+            .team = SIM_TEAM_BLUE, .id = 0, .has_x = true, .has_y = true, .x = 0, .y = 0, .by_force = true
+        };
         cr_assert_eq (phys_world_teleport_robot (w, &t), PHYS_OK);
         double maxx = -10;
         for (int k = 0; k < 3000; k++) {

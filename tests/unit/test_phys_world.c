@@ -142,8 +142,9 @@ Test (phys_world, ball_teleport_errors_leave_world_unchanged)
 Test (phys_world, robot_teleport_create_remove)
 {
     phys_world_t *w = s_world (1);
-    phys_robot_teleport_t t = { .team = SIM_TEAM_YELLOW, .id = 200, .has_x = true, .has_y = true,
-                                .x = 1, .y = 2 };
+    phys_robot_teleport_t t = {
+        .team = SIM_TEAM_YELLOW, .id = 200, .has_x = true, .has_y = true, .x = 1, .y = 2
+    };
     cr_expect_eq (phys_world_teleport_robot (w, &t), PHYS_ERR_UNKNOWN_ROBOT);
     t.has_present = true;
     t.present = true;
@@ -159,8 +160,7 @@ Test (phys_world, robot_teleport_create_remove)
     sim_snapshot_t s;
     phys_world_snapshot (w, &s);
     cr_expect_eq (s.robots[2].id, 200);
-    t = (phys_robot_teleport_t) { .team = SIM_TEAM_YELLOW, .id = 200, .has_present = true,
-                                  .present = false };
+    t = (phys_robot_teleport_t) { .team = SIM_TEAM_YELLOW, .id = 200, .has_present = true, .present = false };
     cr_expect_eq (phys_world_teleport_robot (w, &t), PHYS_OK);
     cr_expect_eq (phys_world_teleport_robot (w, &t), PHYS_OK);
     cr_expect_eq (phys_world_robot_count (w), 2);
@@ -172,8 +172,13 @@ Test (phys_world, robot_teleport_create_remove)
 Test (phys_world, robot_teleport_pose_within_1cm)
 {
     phys_world_t *w = s_world (2);
-    phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE, .id = 1, .has_x = true, .has_y = true,
-                                .has_orientation = true, .x = 0.5, .y = 1.5,
+    phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE,
+                                .id = 1,
+                                .has_x = true,
+                                .has_y = true,
+                                .has_orientation = true,
+                                .x = 0.5,
+                                .y = 1.5,
                                 .orientation = 1.0 };
     cr_assert_eq (phys_world_teleport_robot (w, &t), PHYS_OK);
     phys_world_step (w);
@@ -182,15 +187,22 @@ Test (phys_world, robot_teleport_pose_within_1cm)
     cr_expect_lt (hypot (r.x - 0.5, r.y - 1.5), 0.01);
     cr_expect_lt (fabs (r.orientation - 1.0), 0.01);
     /* position only: orientation kept (no PARTIAL_COORD) */
-    t = (phys_robot_teleport_t) { .team = SIM_TEAM_BLUE, .id = 1, .has_x = true, .has_y = true,
-                                  .x = -0.5, .y = -1.5 };
+    t = (phys_robot_teleport_t) {
+        .team = SIM_TEAM_BLUE, .id = 1, .has_x = true, .has_y = true, .x = -0.5, .y = -1.5
+    };
     cr_assert_eq (phys_world_teleport_robot (w, &t), PHYS_OK);
     phys_world_robot (w, SIM_TEAM_BLUE, 1, &r);
     cr_expect_float_eq (r.orientation, 1.0, 1e-12);
     t.has_y = false;
     cr_expect_eq (phys_world_teleport_robot (w, &t), PHYS_ERR_PARTIAL_COORD);
-    t = (phys_robot_teleport_t) { .team = SIM_TEAM_BLUE, .id = 1, .has_vx = true, .has_vy = true,
-                                  .vx = 1, .has_x = true, .has_y = true, .by_force = true };
+    t = (phys_robot_teleport_t) { .team = SIM_TEAM_BLUE,
+                                  .id = 1,
+                                  .has_vx = true,
+                                  .has_vy = true,
+                                  .vx = 1,
+                                  .has_x = true,
+                                  .has_y = true,
+                                  .by_force = true };
     cr_expect_eq (phys_world_teleport_robot (w, &t), PHYS_ERR_VELOCITY_FORCE);
     phys_world_destroy (&w);
 }
@@ -231,7 +243,7 @@ Test (phys_world, spec_update_partial_and_invalid)
     cr_expect_float_eq (phys_world_robot_specs (w, SIM_TEAM_BLUE, 0)->radius, 0.085, 1e-12);
     cr_expect_float_eq (phys_world_team_specs (w, SIM_TEAM_BLUE)->radius, 0.085, 1e-12);
     u = (phys_spec_update_t) { .mask = PHYS_SPEC_CENTER_TO_DRIBBLER };
-    u.v.center_to_dribbler = 0.1;   /* >= radius */
+    u.v.center_to_dribbler = 0.1; /* >= radius */
     cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_YELLOW, 0, &u), PHYS_ERR_INVALID_SPEC);
     phys_world_destroy (&w);
 }
@@ -261,8 +273,7 @@ Test (phys_world, huge_values_refused)
     cr_expect_eq (phys_world_command (w, SIM_TEAM_BLUE, 0, &c), PHYS_ERR_UNSUPPORTED);
     phys_ball_teleport_t t = { .has_x = true, .has_y = true, .x = 1e200, .y = 0 };
     cr_expect_eq (phys_world_teleport_ball (w, &t), PHYS_ERR_UNSUPPORTED);
-    phys_robot_teleport_t r = { .team = SIM_TEAM_BLUE, .id = 0, .has_omega = true,
-                                .omega = -1e9 };
+    phys_robot_teleport_t r = { .team = SIM_TEAM_BLUE, .id = 0, .has_omega = true, .omega = -1e9 };
     cr_expect_eq (phys_world_teleport_robot (w, &r), PHYS_ERR_UNSUPPORTED);
     phys_spec_update_t u = { .mask = PHYS_SPEC_MASS };
     u.v.mass = 1e300;
@@ -281,32 +292,33 @@ Test (phys_world, garbage_input_keeps_world_finite)
     phys_world_t *w = s_world (4);
     sim_rng_t rng;
     sim_rng_seed (&rng, 99, 1);
-    const double pool[] = { 0, 1, -1, 0.05, 3, -7, 1e5, -1e6, 1e7, NAN, INFINITY, -INFINITY,
-                            1e-300, 0.0965, 6.0, -4.5 };
+    const double pool[] = { 0,   1,   -1,       0.05,      3,      -7,     1e5, -1e6,
+                            1e7, NAN, INFINITY, -INFINITY, 1e-300, 0.0965, 6.0, -4.5 };
     const int np = sizeof pool / sizeof pool[0];
 #define S_PICK (pool[sim_rng_next (&rng) % (uint64_t) np])
-#define S_BIT (sim_rng_next (&rng) & 1)
+#define S_BIT  (sim_rng_next (&rng) & 1)
     for (int i = 0; i < 4000; i++) {
         unsigned id = (unsigned) (sim_rng_next (&rng) % 6);
         sim_team_t team = (sim_team_t) (sim_rng_next (&rng) % 2);
         switch (sim_rng_next (&rng) % 4) {
         case 0: {
             phys_command_t c = { .move = (phys_move_t) (sim_rng_next (&rng) % 4),
-                                 .v = { S_PICK, S_PICK, S_PICK, S_PICK }, .kick_speed = S_PICK,
-                                 .kick_angle_deg = S_PICK, .dribbler_rpm = S_PICK };
+                                 .v = { S_PICK, S_PICK, S_PICK, S_PICK },
+                                 .kick_speed = S_PICK,
+                                 .kick_angle_deg = S_PICK,
+                                 .dribbler_rpm = S_PICK };
             phys_world_command (w, team, id, &c);
             break;
         }
         case 1: {
-            phys_ball_teleport_t t = { S_BIT, S_BIT, S_BIT, S_BIT, S_BIT, S_BIT, S_PICK, S_PICK,
+            phys_ball_teleport_t t = { S_BIT,  S_BIT,  S_BIT,  S_BIT,  S_BIT, S_BIT, S_PICK, S_PICK,
                                        S_PICK, S_PICK, S_PICK, S_PICK, S_BIT, S_BIT, S_BIT };
             phys_world_teleport_ball (w, &t);
             break;
         }
         case 2: {
-            phys_robot_teleport_t t = { team, id, S_BIT, S_BIT, S_BIT, S_BIT, S_BIT, S_BIT, S_BIT,
-                                        S_PICK, S_PICK, S_PICK, S_PICK, S_PICK, S_PICK, S_BIT,
-                                        S_BIT };
+            phys_robot_teleport_t t = { team,   id,     S_BIT,  S_BIT,  S_BIT,  S_BIT,  S_BIT, S_BIT, S_BIT,
+                                        S_PICK, S_PICK, S_PICK, S_PICK, S_PICK, S_PICK, S_BIT, S_BIT };
             phys_world_teleport_robot (w, &t);
             break;
         }
@@ -326,10 +338,10 @@ Test (phys_world, garbage_input_keeps_world_finite)
 #undef S_BIT
     sim_snapshot_t s;
     phys_world_snapshot (w, &s);
-    cr_expect (isfinite (s.ball.x) && isfinite (s.ball.y) && isfinite (s.ball.z)
-               && isfinite (s.ball.vx) && isfinite (s.ball.spin_x));
+    cr_expect (isfinite (s.ball.x) && isfinite (s.ball.y) && isfinite (s.ball.z) && isfinite (s.ball.vx)
+               && isfinite (s.ball.spin_x));
     for (int i = 0; i < s.robot_count; i++)
-        cr_expect (isfinite (s.robots[i].x) && isfinite (s.robots[i].vx)
-                   && isfinite (s.robots[i].orientation) && isfinite (s.robots[i].omega));
+        cr_expect (isfinite (s.robots[i].x) && isfinite (s.robots[i].vx) && isfinite (s.robots[i].orientation)
+                   && isfinite (s.robots[i].omega));
     phys_world_destroy (&w);
 }

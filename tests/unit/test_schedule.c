@@ -177,7 +177,7 @@ Test (schedule, locked_offsets)
     cr_assert_eq (sim_fc_offset_ns (&cfg, 0), 5000000u);
     cr_assert_eq (sim_fc_offset_ns (&cfg, 1), 13642565u - 5830000u);
     cr_assert_eq (sim_fc_offset_ns (&cfg, 2), 0u, "missing entries are 0");
-    cfg.vision.phase_offsets[0] = 0.1;  /* reduced modulo the period */
+    cfg.vision.phase_offsets[0] = 0.1; /* reduced modulo the period */
     cr_assert_eq (sim_fc_offset_ns (&cfg, 0), 100000000u - 7u * 13642565u);
 
     cfg.vision.phase_offsets[0] = 0.005;
@@ -200,8 +200,7 @@ Test (schedule, free_running_phases)
     for (int k = 0; k < 64; k++)
         u[k] = sim_rng_uniform01 (&rng);
     for (int i = 0; i < 3; i++)
-        cr_assert_eq (sim_fc_offset_ns (&cfg, i),
-                      (uint64_t) llround (u[21 * i] * (double) period));
+        cr_assert_eq (sim_fc_offset_ns (&cfg, i), (uint64_t) llround (u[21 * i] * (double) period));
     /* seeds give different phases; the same seed the same */
     uint64_t a = sim_fc_offset_ns (&cfg, 1);
     cfg.sim.seed = 99;

@@ -19,8 +19,7 @@ s_one_robot (double x, double y)
     sim_snapshot_t s;
     memset (&s, 0, sizeof s);
     s.robot_count = 1;
-    s.robots[0] = (sim_robot_state_t) { .team = 0, .id = 0, .x = x, .y = y,
-                                        .radius = 0.09, .height = 0.15 };
+    s.robots[0] = (sim_robot_state_t) { .team = 0, .id = 0, .x = x, .y = y, .radius = 0.09, .height = 0.15 };
     return s;
 }
 
@@ -119,8 +118,7 @@ Test (vis_ball, model_threshold_and_area_scaling)
         cr_assert_eq (f.ball_count, 1);
         cr_assert_float_eq (f.balls[0].area, 63.0 * v, 1e-9, "area scaled by visibility");
         cr_assert_float_eq (f.balls[0].x, cx, 1e-12, "the centroid is reported");
-    }
-    else
+    } else
         cr_assert_eq (f.ball_count, 0);
     /* switching the occlusion off reports the centre with full area */
     cfg.realism.enable_invisible_ball = false;

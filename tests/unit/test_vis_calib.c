@@ -78,8 +78,7 @@ Test (vis_calib, gain_normalises_on_the_grid)
 
 /* Spread of the warp per axis on a 0.2 m grid over the field. */
 static void
-s_spread (const vis_calib_t *c, const sim_realism_t *r, double *sx, double *sy,
-          double *mean_phi)
+s_spread (const vis_calib_t *c, const sim_realism_t *r, double *sx, double *sy, double *mean_phi)
 {
     double s[3] = { 0 }, s2[3] = { 0 };
     int n = 0;

@@ -19,11 +19,22 @@ s_scene (uint64_t t_ns)
     memset (&s, 0, sizeof s);
     s.time_ns = t_ns;
     s.ball = (sim_ball_state_t) { .x = 1.0, .y = 0.5, .z = 0.0215, .vx = 0.5, .vy = -0.25 };
-    sim_robot_state_t b = { .team = SIM_TEAM_BLUE, .id = 3, .x = 0.2, .y = -2.0,
-                            .orientation = -1.0, .vx = 1, .omega = 2,
-                            .radius = 0.09, .height = 0.15 };
-    sim_robot_state_t y = { .team = SIM_TEAM_YELLOW, .id = 1, .x = 5.0, .y = 0.0,
-                            .orientation = 3.0, .radius = 0.09, .height = 0.15 };
+    sim_robot_state_t b = { .team = SIM_TEAM_BLUE,
+                            .id = 3,
+                            .x = 0.2,
+                            .y = -2.0,
+                            .orientation = -1.0,
+                            .vx = 1,
+                            .omega = 2,
+                            .radius = 0.09,
+                            .height = 0.15 };
+    sim_robot_state_t y = { .team = SIM_TEAM_YELLOW,
+                            .id = 1,
+                            .x = 5.0,
+                            .y = 0.0,
+                            .orientation = 3.0,
+                            .radius = 0.09,
+                            .height = 0.15 };
     s.robots[0] = b;
     s.robots[1] = y;
     s.robot_count = 2;

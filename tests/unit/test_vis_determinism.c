@@ -22,9 +22,13 @@ s_scene (uint64_t t_ns)
     s.ball = (sim_ball_state_t) { .x = 2 * sin (t), .y = 0.5, .z = 0.0215 };
     for (int i = 0; i < 22; i++)
         s.robots[s.robot_count++] = (sim_robot_state_t) {
-            .team = i / 11, .id = i % 11, .x = -5 + 0.45 * i + 0.1 * sin (t + i),
-            .y = (i % 3 - 1) * 1.5, .orientation = 0.3 * i,
-            .radius = 0.09, .height = 0.15,
+            .team = i / 11,
+            .id = i % 11,
+            .x = -5 + 0.45 * i + 0.1 * sin (t + i),
+            .y = (i % 3 - 1) * 1.5,
+            .orientation = 0.3 * i,
+            .radius = 0.09,
+            .height = 0.15,
         };
     return s;
 }
@@ -102,8 +106,7 @@ s_late_start (bool explicit_resume)
             size_t la = vis_codec_wrapper (a, &fa, ba, sizeof ba);
             size_t lb = vis_codec_wrapper (b, &fb, bb, sizeof bb);
             cr_assert_eq (la, lb);
-            cr_assert (memcmp (ba, bb, la) == 0, "frame %u camera %d", fa.frame_number,
-                       fa.camera_index);
+            cr_assert (memcmp (ba, bb, la) == 0, "frame %u camera %d", fa.frame_number, fa.camera_index);
             compared++;
         }
     }
@@ -114,7 +117,7 @@ s_late_start (bool explicit_resume)
 
 Test (vis_determinism, late_start_emits_the_same_bytes)
 {
-    s_late_start (false);   /* the first advance catches up by itself */
+    s_late_start (false); /* the first advance catches up by itself */
     s_late_start (true);
 }
 

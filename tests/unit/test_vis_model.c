@@ -179,7 +179,7 @@ Test (vis_model, rig_replacement_at_runtime)
         for (int i = 0; i < n; i++) {
             const vis_frame_t *f = vis_model_released (m, i);
             if (f->capture_ns <= 100000000u) {
-                old++;              /* queued before the replacement: kept */
+                old++; /* queued before the replacement: kept */
                 continue;
             }
             cr_assert_eq (f->camera_id, 5);
@@ -238,7 +238,7 @@ Test (vis_model, empty_rig_emits_nothing)
     sim_snapshot_t s;
     memset (&s, 0, sizeof s);
     s.time_ns = 1000000;
-    s.ball.x = 100;             /* outside every FOV */
+    s.ball.x = 100; /* outside every FOV */
     vis_frame_t f;
     vis_model_capture (m, 0, 0, &s, &f);
     cr_assert_eq (f.ball_count + f.blue_count + f.yellow_count, 0, "an empty frame is still a frame");
@@ -247,7 +247,10 @@ Test (vis_model, empty_rig_emits_nothing)
 
 Test (vis_model, all_seven_presets)
 {
-    static const struct { const char *name; double delay, processing, overlap; } p[] = {
+    static const struct {
+        const char *name;
+        double delay, processing, overlap;
+    } p[] = {
         { "none", 0.035, 0.005, 0.3 },
         { "realistic", 0.022, 0.0073, 0.8 },
         { "go26", 0.022, 0.0073, 0.8 },
@@ -266,8 +269,8 @@ Test (vis_model, all_seven_presets)
             int n = vis_model_advance (m, &s);
             for (int i = 0; i < n; i++) {
                 const vis_frame_t *f = vis_model_released (m, i);
-                cr_assert_eq (f->due_ns - f->capture_ns, (uint64_t) llround (p[k].delay * 1e9),
-                              "%s delay", p[k].name);
+                cr_assert_eq (f->due_ns - f->capture_ns, (uint64_t) llround (p[k].delay * 1e9), "%s delay",
+                              p[k].name);
                 cr_assert_float_eq (f->t_sent - f->t_capture, p[k].processing, 1e-12);
                 /* robot blue 3 at (0.2, -2.0) is seen by camera 0 (unless dropped) */
                 for (int j = 0; j < f->blue_count; j++)
@@ -285,7 +288,7 @@ Test (vis_model, long_queue_and_lowered_delay)
 {
     sim_config_t cfg = vis_test_cfg ("realistic");
     cfg.vision.default_camera_count = 4;
-    cfg.realism.vision_delay = 1.0;     /* ~300 frames in flight: the queue grows */
+    cfg.realism.vision_delay = 1.0; /* ~300 frames in flight: the queue grows */
     vis_model_t *m = sim_fc_model_new (&cfg);
     uint64_t last_capture = 0;
     uint32_t next_frame[4] = { 0 };
@@ -330,8 +333,7 @@ s_coverage (sim_division_t division, int count, double hl, double hw)
         for (double y = -hw; y <= hw + 1e-9; y += 0.25) {
             int seen = 0;
             for (int c = 0; c < rig->count; c++)
-                if (vis_region_visible (rig, c, x, y, cfg.realism.camera_overlap,
-                                        cfg.vision.fov_radius)) {
+                if (vis_region_visible (rig, c, x, y, cfg.realism.camera_overlap, cfg.vision.fov_radius)) {
                     seen++;
                     cr_assert (hypot (x - rig->cams[c].x, y - rig->cams[c].y) <= 6.6);
                 }
@@ -388,7 +390,7 @@ Test (vis_model, agrees_with_the_physics_schedule)
     int snapshots = 0, frames = 0;
     for (uint64_t t = 1000000; t <= 3000000000u; t += 1000000) {
         if (t == 1500000000u) {
-            cfg.realism.vision_delay = 0.005;           /* a runtime realism change */
+            cfg.realism.vision_delay = 0.005; /* a runtime realism change */
             sim_fc_model_set (m, &cfg);
         }
         if (t < sim_schedule_next_due (phys))

@@ -19,8 +19,13 @@ s_scene (void)
     s.ball = (sim_ball_state_t) { .x = 3.0, .y = -3.0, .z = 0.0215 };
     for (int i = 0; i < 10; i++)
         s.robots[s.robot_count++] = (sim_robot_state_t) {
-            .team = i % 2, .id = i / 2, .x = 1.0 + 0.5 * (i / 2), .y = i % 2 ? 1.5 : -1.0,
-            .orientation = 0.5, .radius = 0.09, .height = 0.15,
+            .team = i % 2,
+            .id = i / 2,
+            .x = 1.0 + 0.5 * (i / 2),
+            .y = i % 2 ? 1.5 : -1.0,
+            .orientation = 0.5,
+            .radius = 0.09,
+            .height = 0.15,
         };
     return s;
 }
@@ -114,11 +119,11 @@ Test (vis_noise, duplicates)
 Test (vis_noise, spurious_dribbler_balls)
 {
     sim_config_t cfg = vis_test_cfg ("none");
-    cfg.realism.dribbler_ball_detections = 1000;     /* p_s >= 1: every capture */
+    cfg.realism.dribbler_ball_detections = 1000; /* p_s >= 1: every capture */
     cfg.vision.report_ball_z = true;
     vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene ();
-    s.ball.x = 100;                                  /* no real ball */
+    s.ball.x = 100; /* no real ball */
     double sum = 0, sum2 = 0, n = 0;
     vis_frame_t f;
     for (uint32_t k = 0; k < 400; k++) {

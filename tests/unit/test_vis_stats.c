@@ -16,12 +16,15 @@
 #include "sim_from_config.h"
 
 #define DURATION_S 60.0
-#define MS 1000000ull
-#define NTEAM 11
+#define MS         1000000ull
+#define NTEAM      11
 
 /* ---- the scene ---------------------------------------------------------- */
 
-typedef struct { double x, y, th; bool moving; } s_pose_t;
+typedef struct {
+    double x, y, th;
+    bool moving;
+} s_pose_t;
 
 static s_pose_t
 s_robot_pose (int team, int id, double t)
@@ -79,8 +82,13 @@ s_scene (uint64_t t_ns)
         for (int id = 0; id < NTEAM; id++) {
             s_pose_t p = s_robot_pose (team, id, t);
             s.robots[s.robot_count++] = (sim_robot_state_t) {
-                .team = team, .id = id, .x = p.x, .y = p.y, .orientation = p.th,
-                .radius = 0.09, .height = 0.15,
+                .team = team,
+                .id = id,
+                .x = p.x,
+                .y = p.y,
+                .orientation = p.th,
+                .radius = 0.09,
+                .height = 0.15,
             };
         }
     return s;
@@ -88,7 +96,9 @@ s_scene (uint64_t t_ns)
 
 /* ---- accumulators ------------------------------------------------------- */
 
-typedef struct { double n, s, s2; } s_acc_t;
+typedef struct {
+    double n, s, s2;
+} s_acc_t;
 
 static void
 s_add (s_acc_t *a, double v)
@@ -98,7 +108,11 @@ s_add (s_acc_t *a, double v)
     a->s2 += v * v;
 }
 
-static double s_mean (const s_acc_t *a) { return a->s / a->n; }
+static double
+s_mean (const s_acc_t *a)
+{
+    return a->s / a->n;
+}
 static double
 s_sd (const s_acc_t *a)
 {
@@ -108,8 +122,8 @@ s_sd (const s_acc_t *a)
 }
 
 typedef struct {
-    s_acc_t x[2][2][NTEAM], y[2][2][NTEAM], th[2][2][NTEAM];   /* [cam][team][id] standing */
-    s_acc_t ball_x[2], ball_y[2];                                /* at rest */
+    s_acc_t x[2][2][NTEAM], y[2][2][NTEAM], th[2][2][NTEAM]; /* [cam][team][id] standing */
+    s_acc_t ball_x[2], ball_y[2];                            /* at rest */
     s_acc_t interval[2], latency, robot_conf, ball_conf;
     double robot_expected, robot_missing;
     double ball_expected, ball_missing;
@@ -169,8 +183,7 @@ s_frame (const vis_model_t *m, const vis_frame_t *f, s_stats_t *st)
                 st->robot_missing++;
             if (seen[r->team][r->id] == 2)
                 st->duplicates++;
-        }
-        else
+        } else
             cr_assert_eq (seen[r->team][r->id], 0, "a robot outside the region is never reported");
         double sx = r->x + cfg->spurious_ball_forward * cos (r->orientation);
         double sy = r->y + cfg->spurious_ball_forward * sin (r->orientation);
@@ -202,8 +215,9 @@ s_frame (const vis_model_t *m, const vis_frame_t *f, s_stats_t *st)
         if (d < near)
             near = d;
     }
-    if (near > 0.5 && vis_region_visible (rig, c, truth.ball.x, truth.ball.y,
-                                          cfg->realism.camera_overlap, cfg->fov_radius)) {
+    if (near > 0.5
+        && vis_region_visible (rig, c, truth.ball.x, truth.ball.y, cfg->realism.camera_overlap,
+                               cfg->fov_radius)) {
         st->ball_expected++;
         if (!real)
             st->ball_missing++;
@@ -320,8 +334,7 @@ Test (vis_stats, realistic_stream_matches_2026_table, .timeout = 30)
     /* spurious balls: 0.02 per robot per second per camera seeing the point */
     cr_assert (st.spurious_expected > 20);
     double ratio = st.spurious / st.spurious_expected;
-    cr_assert (ratio > 0.5 && ratio < 1.5, "spurious %g of %g expected", st.spurious,
-               st.spurious_expected);
+    cr_assert (ratio > 0.5 && ratio < 1.5, "spurious %g of %g expected", st.spurious, st.spurious_expected);
 
     /* nothing beyond the FOV radius */
     cr_assert_eq (st.beyond_fov, 0.0);

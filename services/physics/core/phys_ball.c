@@ -110,8 +110,7 @@ s_flat (const sim_ball_cfg_t *cfg, phys_ball_state_t *st, double t)
         vx += ax * t_sw;
         vy += ay * t_sw;
         t -= t_sw;
-    }
-    else if (vx * vx + vy * vy < cfg->rest_speed * cfg->rest_speed) {
+    } else if (vx * vx + vy * vy < cfg->rest_speed * cfg->rest_speed) {
         st->vx = st->vy = st->sx = st->sy = 0;
         return;
     }
@@ -261,7 +260,7 @@ phys_ball_speed_at_distance (const sim_ball_cfg_t *cfg, double v0, double d)
         return 0;
     if (b == 0)
         return sqrt (V * V - 2 * a0 * d);
-    double lo = 0, hi = V;  /* speed at distance d: s_roll_dist_between is monotone */
+    double lo = 0, hi = V; /* speed at distance d: s_roll_dist_between is monotone */
     for (int i = 0; i < 200 && hi - lo > 1e-15; i++) {
         double mid = 0.5 * (lo + hi);
         if (s_roll_dist_between (a0, b, V, mid) > d)
@@ -284,7 +283,7 @@ phys_ball_kick_speed_for_end_speed (const sim_ball_cfg_t *cfg, double d, double 
         double v0 = sqrt ((v_end * v_end + 2 * a0 * d) / (k * k + a0 * (1 - k * k) / A));
         if (d >= v0 * v0 * (1 - k * k) / (2 * A) && v_end <= k * v0)
             return v0;
-        return sqrt (v_end * v_end + 2 * A * d);   /* still sliding at d */
+        return sqrt (v_end * v_end + 2 * A * d); /* still sliding at d */
     }
     double lo = 0, hi = 100;
     if (phys_ball_speed_at_distance (cfg, hi, d) < v_end)

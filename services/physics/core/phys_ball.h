@@ -26,8 +26,7 @@ typedef struct {
 
 /* Advance *st by t >= 0 seconds on a supporting floor at height `floor`
    (0 = carpet), following the trajectory construction of §5.2-§5.5. */
-void phys_ball_advance (const sim_ball_cfg_t *cfg, phys_ball_state_t *st, double floor,
-                        double t);
+void phys_ball_advance (const sim_ball_cfg_t *cfg, phys_ball_state_t *st, double floor, double t);
 
 /* Rolling deceleration law (§5.3): with start speed V, the time to rest
    (INFINITY when the ball never rests) and the stopping distance. */
@@ -60,8 +59,7 @@ double phys_ball_kick_speed_for_end_speed (const sim_ball_cfg_t *cfg, double d, 
 
 /* Chip speed so that touchdown n (0 = first) lands at distance d for
    elevation theta (rad); and chip speed for apex height h. */
-double phys_ball_chip_speed_for_distance (const sim_ball_cfg_t *cfg, double d, double theta,
-                                          int n);
+double phys_ball_chip_speed_for_distance (const sim_ball_cfg_t *cfg, double d, double theta, int n);
 double phys_ball_chip_speed_for_height (double h, double theta);
 
 #endif

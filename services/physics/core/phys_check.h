@@ -17,10 +17,10 @@
 #define PHYS_INPUT_LIMIT 1e6
 
 typedef struct {
-    char *err;                  /* where the first refusal goes; NULL = nowhere */
+    char *err; /* where the first refusal goes; NULL = nowhere */
     size_t err_len;
-    const char *prefix;         /* put before each name, e.g. "blue." */
-    bool ok;                    /* no refusal yet */
+    const char *prefix; /* put before each name, e.g. "blue." */
+    bool ok;            /* no refusal yet */
 } phys_check_t;
 
 /* Start a check writing its first refusal into err (err_len bytes, may be
@@ -30,8 +30,8 @@ void phys_check_init (phys_check_t *c, char *err, size_t err_len, const char *pr
 /* Refuse v unless it is finite, |v| <= PHYS_INPUT_LIMIT and lies between
    lo and hi (lo_open / hi_open exclude the bound). The message reads
    "<prefix><name> <v> out of range <interval> <unit>". Returns c->ok. */
-bool phys_check_range (phys_check_t *c, const char *name, double v, double lo, bool lo_open,
-                       double hi, bool hi_open, const char *unit);
+bool phys_check_range (phys_check_t *c, const char *name, double v, double lo, bool lo_open, double hi,
+                       bool hi_open, const char *unit);
 
 /* Refuse with a message of its own ("<prefix><name> <v> <why>") when
    `valid` is false. Returns c->ok. */
@@ -40,8 +40,7 @@ bool phys_check_that (phys_check_t *c, bool valid, const char *name, double v, c
 /* Common ranges: any magnitude up to the limit, > 0, >= 0, [0, 1]. */
 #define PHYS_CHECK_ANY(c, name, v, unit) \
     phys_check_range (c, name, v, -PHYS_INPUT_LIMIT, false, PHYS_INPUT_LIMIT, false, unit)
-#define PHYS_CHECK_POS(c, name, v, unit) \
-    phys_check_range (c, name, v, 0, true, PHYS_INPUT_LIMIT, false, unit)
+#define PHYS_CHECK_POS(c, name, v, unit) phys_check_range (c, name, v, 0, true, PHYS_INPUT_LIMIT, false, unit)
 #define PHYS_CHECK_NONNEG(c, name, v, unit) \
     phys_check_range (c, name, v, 0, false, PHYS_INPUT_LIMIT, false, unit)
 #define PHYS_CHECK_UNIT(c, name, v) phys_check_range (c, name, v, 0, false, 1, false, "")

@@ -14,8 +14,8 @@ enum { S_HULL = 0, S_FACE, S_RIM, S_TOP };
 typedef struct {
     double t;
     int kind, index, feature;
-    double nx, ny, nz;              /* world normal, surface -> ball */
-    double rho;                     /* horizontal contact radius */
+    double nx, ny, nz; /* world normal, surface -> ball */
+    double rho;        /* horizontal contact radius */
 } s_contact_t;
 
 /* Signed distance from the cut-disc footprint of r to local point q, with
@@ -50,8 +50,7 @@ s_footprint (const phys_robot_t *r, double qx, double qy, double *nx, double *ny
     if (d > 0) {
         *nx = qx / d;
         *ny = qy / d;
-    }
-    else {
+    } else {
         *nx = 1;
         *ny = 0;
     }
@@ -80,8 +79,8 @@ s_circle_entry (double qx, double qy, double dx, double dy, double rad, double t
 /* Horizontal sweep of a disc of radius rho (local q, d) against the hull:
    earliest contact time within tmax, local normal, face flag; -1 if none. */
 static double
-s_hull_sweep (const phys_robot_t *r, double qx, double qy, double dx, double dy, double rho,
-              double tmax, double *nx, double *ny, bool *face)
+s_hull_sweep (const phys_robot_t *r, double qx, double qy, double dx, double dy, double rho, double tmax,
+              double *nx, double *ny, bool *face)
 {
     double R = r->specs.radius, c2d = r->specs.center_to_dribbler, w = r->half_w;
     double dist = s_footprint (r, qx, qy, nx, ny, face);
@@ -178,8 +177,9 @@ s_sweep_robot (const phys_world_t *self, int k, double tmax, double z_deep, s_co
             return;
         if (!(t < c->t))
             return;
-        *c = (s_contact_t) { .t = t, .kind = S_ROBOT, .index = k, .feature = S_TOP,
-                             .nx = 0, .ny = 0, .nz = 1, .rho = 0 };
+        *c = (s_contact_t) {
+            .t = t, .kind = S_ROBOT, .index = k, .feature = S_TOP, .nx = 0, .ny = 0, .nz = 1, .rho = 0
+        };
         return;
     }
     if (b->z >= h) {
@@ -196,16 +196,20 @@ s_sweep_robot (const phys_world_t *self, int k, double tmax, double z_deep, s_co
         nx *= rho / rb;
         ny *= rho / rb;
         nz = zc / rb;
-    }
-    else {
+    } else {
         t = s_hull_sweep (r, qx, qy, dx, dy, rho, tmax, &nx, &ny, &face);
         if (t < 0 || !(t < c->t))
             return;
         feature = face ? S_FACE : S_HULL;
     }
-    *c = (s_contact_t) { .t = t, .kind = S_ROBOT, .index = k, .feature = feature,
-                         .nx = r->ct * nx - r->st * ny, .ny = r->st * nx + r->ct * ny,
-                         .nz = nz, .rho = rho };
+    *c = (s_contact_t) { .t = t,
+                         .kind = S_ROBOT,
+                         .index = k,
+                         .feature = feature,
+                         .nx = r->ct * nx - r->st * ny,
+                         .ny = r->st * nx + r->ct * ny,
+                         .nz = nz,
+                         .rho = rho };
 }
 
 static void
@@ -230,8 +234,7 @@ s_sweep_wall (const phys_world_t *self, int i, double tmax, s_contact_t *c)
         best = 0;
         bnx = w->nx;
         bny = w->ny;
-    }
-    else if (vn < 0 && s >= r) {
+    } else if (vn < 0 && s >= r) {
         double t = (s - r) / -vn;
         double hp = proj + vt * t;
         if (t <= tmax && hp >= 0 && hp <= w->len) {
@@ -253,8 +256,7 @@ s_sweep_wall (const phys_world_t *self, int i, double tmax, s_contact_t *c)
             if (nx * w->nx + ny * w->ny < 0 || b->vx * nx + b->vy * ny >= 0)
                 continue;
             t = 0;
-        }
-        else {
+        } else {
             t = s_circle_entry (ex, ey, b->vx, b->vy, r, tmax);
             if (t < 0)
                 continue;
@@ -270,8 +272,7 @@ s_sweep_wall (const phys_world_t *self, int i, double tmax, s_contact_t *c)
         }
     }
     if (best >= 0 && best < c->t)
-        *c = (s_contact_t) { .t = best, .kind = S_WALL, .index = i, .nx = bnx, .ny = bny,
-                             .rho = r };
+        *c = (s_contact_t) { .t = best, .kind = S_WALL, .index = i, .nx = bnx, .ny = bny, .rho = r };
 }
 
 static void
@@ -289,8 +290,11 @@ s_sweep_room (const phys_world_t *self, double tmax, s_contact_t *c)
             if (t < 0)
                 t = 0;
             if (t <= tmax && t < c->t)
-                *c = (s_contact_t) { .t = t, .kind = S_ROOM, .index = axis * 2 + (sgn > 0),
-                                     .nx = axis == 0 ? -sgn : 0, .ny = axis == 1 ? -sgn : 0,
+                *c = (s_contact_t) { .t = t,
+                                     .kind = S_ROOM,
+                                     .index = axis * 2 + (sgn > 0),
+                                     .nx = axis == 0 ? -sgn : 0,
+                                     .ny = axis == 1 ? -sgn : 0,
                                      .rho = r };
         }
     }
@@ -320,8 +324,7 @@ s_find_contact (const phys_world_t *self, int holder, double tmax, s_contact_t *
 
 /* Contact response kernel (§7.4); returns the impulse on the surface. */
 static void
-s_respond (phys_world_t *self, const s_contact_t *c, double ux, double uy, double kn, double kt,
-           double J[3])
+s_respond (phys_world_t *self, const s_contact_t *c, double ux, double uy, double kn, double kt, double J[3])
 {
     phys_ball_state_t *b = &self->ball;
     double nx = c->nx, ny = c->ny, nz = c->nz;
@@ -347,8 +350,7 @@ s_respond (phys_world_t *self, const s_contact_t *c, double ux, double uy, doubl
     if (hn < 1e-12) {
         b->sx = nvx;
         b->sy = nvy;
-    }
-    else {
+    } else {
         double mx = nx / hn, my = ny / hn;
         double sm = b->sx * mx + b->sy * my;
         double ret = self->contact.spin_retention;
@@ -492,8 +494,8 @@ s_support (const phys_robot_t *r, double dx, double dy)
 
 /* Contact normal (a -> b) and depth of two robots; false if apart. */
 static bool
-s_pair_test (const phys_world_t *self, const phys_robot_t *a, const phys_robot_t *b, double *nx,
-             double *ny, double *depth)
+s_pair_test (const phys_world_t *self, const phys_robot_t *a, const phys_robot_t *b, double *nx, double *ny,
+             double *depth)
 {
     double ex = b->x - a->x, ey = b->y - a->y;
     double dist2 = ex * ex + ey * ey, lim = a->specs.radius + b->specs.radius;
@@ -567,8 +569,8 @@ s_robot_walls (phys_world_t *self, phys_robot_t *r)
         int nw = !all && fabs (r->x) < g->inner_x - R ? 2 : PHYS_WALL_COUNT;
         for (int i = 0; i < nw; i++) {
             const phys_wall_t *w = &g->walls[i];
-            if (!all && (r->x < w->minx - R || r->x > w->maxx + R || r->y < w->miny - R
-                         || r->y > w->maxy + R))
+            if (!all
+                && (r->x < w->minx - R || r->x > w->maxx + R || r->y < w->miny - R || r->y > w->maxy + R))
                 continue;
             double px = r->x - w->ax, py = r->y - w->ay;
             double proj = px * w->tx + py * w->ty;
@@ -582,8 +584,7 @@ s_robot_walls (phys_world_t *self, phys_robot_t *r)
             if (d < 1e-9) {
                 nx = w->nx;
                 ny = w->ny;
-            }
-            else {
+            } else {
                 nx = dx / d;
                 ny = dy / d;
             }
@@ -627,8 +628,7 @@ s_robot_pair (phys_world_t *self, int i, int j, double e, double k, uint32_t *fi
     double vn = (b->vx - a->vx) * nx + (b->vy - a->vy) * ny;
     if (vn < -0.02 && !(fired[i] & (1u << j))) {
         fired[i] |= 1u << j;
-        phys_world_emit (self, PHYS_EVENT_ROBOT_COLLISION, a->team, a->id, b->team, b->id, -vn,
-                         0);
+        phys_world_emit (self, PHYS_EVENT_ROBOT_COLLISION, a->team, a->id, b->team, b->id, -vn, 0);
     }
     double wsum = a->inv_mass + b->inv_mass;
     a->x -= nx * pen * a->inv_mass / wsum;
@@ -648,7 +648,7 @@ s_robot_pair (phys_world_t *self, int i, int j, double e, double k, uint32_t *fi
     return true;
 }
 
-#define S_NEAR_MARGIN 0.02     /* m, near-pair slack of the broad phase */
+#define S_NEAR_MARGIN 0.02 /* m, near-pair slack of the broad phase */
 
 /* Near pairs by sweep and prune along x: bit j of near[i] (i < j) is set
    when robots i and j, at positions (px, py), are closer than rad[i] +
@@ -656,8 +656,7 @@ s_robot_pair (phys_world_t *self, int i, int j, double e, double k, uint32_t *fi
    is accepted; insertion sort is cheap on the nearly sorted order of the
    last substep). The result depends only on the positions. */
 static void
-s_near_pairs (int n, const double *px, const double *py, const double *rad, uint8_t *order,
-              uint32_t *near)
+s_near_pairs (int n, const double *px, const double *py, const double *rad, uint8_t *order, uint32_t *near)
 {
     for (int p = 1; p < n; p++) {
         uint8_t v = order[p];
@@ -707,7 +706,7 @@ phys_collide_robots (phys_world_t *self)
        have not moved since their last wall test skip the walls. */
     uint32_t tested[PHYS_CONTACT_ROBOTS][PHYS_CONTACT_ROBOTS];
     uint32_t wall_tested[PHYS_CONTACT_ROBOTS];
-    uint32_t mv[PHYS_CONTACT_ROBOTS];          /* stamp of each robot's last move */
+    uint32_t mv[PHYS_CONTACT_ROBOTS]; /* stamp of each robot's last move */
     uint32_t near[PHYS_CONTACT_ROBOTS];
     double px[PHYS_CONTACT_ROBOTS], py[PHYS_CONTACT_ROBOTS], rad[PHYS_CONTACT_ROBOTS];
     uint32_t clock = 0;
@@ -726,7 +725,7 @@ phys_collide_robots (phys_world_t *self)
     e = e < 0 ? 0 : e > 1 ? 1 : e;
     k = k < 0 ? 0 : k > 1 ? 1 : k;
     uint32_t all = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
-    bool stale = true;      /* references must be (re)taken */
+    bool stale = true; /* references must be (re)taken */
     for (int it = 0; it < 4; it++) {
         bool moved = false, fresh = stale, full = self->exhaustive_contacts;
         if (stale) {

@@ -5,7 +5,7 @@
 
 #include "phys_internal.h"
 
-#define PHYS_DRIBBLE_HORIZON 0.02   /* s, critically damped PD horizon (§9.3) */
+#define PHYS_DRIBBLE_HORIZON 0.02 /* s, critically damped PD horizon (§9.3) */
 
 /* Apply robot r's dribbler to the ball; returns whether it holds it. */
 static bool
@@ -17,8 +17,8 @@ s_dribble (phys_world_t *self, phys_robot_t *r)
     double qx, qy;
     phys_robot_local (r, b->x, b->y, &qx, &qy);
     double c2d = s->center_to_dribbler;
-    if (!(qx >= c2d - s->dribbler.seat_depth && qx <= c2d + rb + 0.015
-          && fabs (qy) <= s->dribbler_width / 2 && b->z - rb < 0.03)
+    if (!(qx >= c2d - s->dribbler.seat_depth && qx <= c2d + rb + 0.015 && fabs (qy) <= s->dribbler_width / 2
+          && b->z - rb < 0.03)
         || !(r->drib_fraction > 0)) {
         r->holding = false;
         return false;
@@ -47,8 +47,8 @@ s_dribble (phys_world_t *self, phys_robot_t *r)
     const double H = PHYS_DRIBBLE_HORIZON;
     double Dx = (Px - b->x) / (H * H) + 2 * (Ux - b->vx) / H;
     double Dy = (Py - b->y) / (H * H) + 2 * (Uy - b->vy) / H;
-    double dl = hx * Dx + hy * Dy;          /* along the heading */
-    double dt_ = -hy * Dx + hx * Dy;        /* to the robot's left */
+    double dl = hx * Dx + hy * Dy;   /* along the heading */
+    double dt_ = -hy * Dx + hx * Dy; /* to the robot's left */
     double push = dl > 0 ? dl : 0;
     double Tx = dl < 0 ? dl : 0, Ty = dt_;
     double B = r->hold_accel_actual * r->drib_fraction;

@@ -4,17 +4,27 @@
 #include <math.h>
 
 static void
-s_wall (phys_wall_t *w, double ax, double ay, double bx, double by, double nx, double ny,
-        double height, bool is_goal)
+s_wall (phys_wall_t *w, double ax, double ay, double bx, double by, double nx, double ny, double height,
+        bool is_goal)
 {
     double dx = bx - ax, dy = by - ay;
     double len = sqrt (dx * dx + dy * dy);
     *w = (phys_wall_t) {
-        .ax = ax, .ay = ay, .bx = bx, .by = by, .nx = nx, .ny = ny,
-        .tx = len > 0 ? dx / len : 1, .ty = len > 0 ? dy / len : 0, .len = len,
-        .height = height, .is_goal = is_goal,
-        .minx = ax < bx ? ax : bx, .maxx = ax < bx ? bx : ax,
-        .miny = ay < by ? ay : by, .maxy = ay < by ? by : ay,
+        .ax = ax,
+        .ay = ay,
+        .bx = bx,
+        .by = by,
+        .nx = nx,
+        .ny = ny,
+        .tx = len > 0 ? dx / len : 1,
+        .ty = len > 0 ? dy / len : 0,
+        .len = len,
+        .height = height,
+        .is_goal = is_goal,
+        .minx = ax < bx ? ax : bx,
+        .maxx = ax < bx ? bx : ax,
+        .miny = ay < by ? ay : by,
+        .maxy = ay < by ? by : ay,
     };
 }
 
@@ -67,8 +77,7 @@ phys_geom_goal_region (const phys_geom_t *g, double x, double y)
 }
 
 int
-phys_formation (const sim_field_t *field, sim_team_t team, int n, double *x, double *y,
-                double *theta)
+phys_formation (const sim_field_t *field, sim_team_t team, int n, double *x, double *y, double *theta)
 {
     /* clang-format off */
     static const double table[16][2] = {
@@ -85,16 +94,14 @@ phys_formation (const sim_field_t *field, sim_team_t team, int n, double *x, dou
     if (n == 0) {
         px = -hl + 0.3;
         py = 0;
-    }
-    else {
+    } else {
         px = table[n][0] * (hl / 6.0);
         py = table[n][1] * (hw / 4.5);
     }
     if (team == SIM_TEAM_BLUE) {
         *x = -fabs (px);
         *theta = 0;
-    }
-    else {
+    } else {
         *x = fabs (px);
         *theta = M_PI;
     }

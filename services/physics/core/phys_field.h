@@ -19,14 +19,14 @@ typedef struct {
     double tx, ty, len;
     double height;
     bool is_goal;
-    double minx, maxx, miny, maxy;  /* bounding box (broad phase) */
+    double minx, maxx, miny, maxy; /* bounding box (broad phase) */
 } phys_wall_t;
 
 typedef struct {
     sim_field_t field;
     double wall_height;
-    phys_wall_t walls[PHYS_WALL_COUNT];   /* in the list order of §3.3 */
-    double room_hx, room_hy;              /* room box half extents */
+    phys_wall_t walls[PHYS_WALL_COUNT]; /* in the list order of §3.3 */
+    double room_hx, room_hy;            /* room box half extents */
     /* A disc of radius R centred inside |x| < inner_x - R, |y| < inner_y - R
        touches no wall (broad phase for robot-wall contacts). */
     double inner_x, inner_y;
@@ -44,7 +44,6 @@ int phys_geom_goal_region (const phys_geom_t *g, double x, double y);
 
 /* Default formation slot n (0..15) of `team` (§4): position and
    orientation. Returns -1 for n outside 0..15. */
-int phys_formation (const sim_field_t *field, sim_team_t team, int n, double *x, double *y,
-                    double *theta);
+int phys_formation (const sim_field_t *field, sim_team_t team, int n, double *x, double *y, double *theta);
 
 #endif

@@ -13,9 +13,9 @@
 #include "phys_world.h"
 #include "sim_rng.h"
 
-#define PHYS_MAX_ROBOTS   (2 * (SIM_MAX_ROBOT_ID + 1))
-#define PHYS_MAX_EVENTS   640
-#define PHYS_CONTACT_ROBOTS 32     /* robot contact solver limit (§7.6) */
+#define PHYS_MAX_ROBOTS     (2 * (SIM_MAX_ROBOT_ID + 1))
+#define PHYS_MAX_EVENTS     640
+#define PHYS_CONTACT_ROBOTS 32 /* robot contact solver limit (§7.6) */
 
 typedef struct {
     int team, id;
@@ -23,15 +23,15 @@ typedef struct {
     /* derived from specs (refreshed whenever specs change) */
     phys_wheels_t wheels;
     double inv_mass, inv_inertia;
-    double cos_m;                   /* cos θ_m = c2d / R */
-    double half_w;                  /* front half-width sqrt(R² - c2d²) */
-    double hold_accel_actual;       /* §9.7 */
+    double cos_m;             /* cos θ_m = c2d / R */
+    double half_w;            /* front half-width sqrt(R² - c2d²) */
+    double hold_accel_actual; /* §9.7 */
     /* state */
     double x, y, theta, vx, vy, omega;
-    double ct, st;                  /* cos / sin of theta, kept in step with it */
-    double sp[3];                   /* firmware setpoint, robot frame */
+    double ct, st; /* cos / sin of theta, kept in step with it */
+    double sp[3];  /* firmware setpoint, robot frame */
     phys_command_t cmd;
-    double cmd_twist[3];            /* least-squares twist of a wheels command */
+    double cmd_twist[3]; /* least-squares twist of a wheels command */
     uint64_t command_time_ns;
     bool force_active;
     double force_x, force_y;
@@ -44,7 +44,7 @@ typedef struct {
 } phys_robot_t;
 
 struct phys_world_t {
-    double command_timeout;         /* s */
+    double command_timeout; /* s */
     sim_ball_cfg_t ball_cfg;
     sim_contact_cfg_t contact;
     phys_realism_def_t realism;
@@ -56,18 +56,18 @@ struct phys_world_t {
     bool ball_force_active;
     double ball_force_x, ball_force_y;
     bool was_outside_field;
-    int in_goal;                    /* goal region at the end of the last substep, -1 none */
+    int in_goal; /* goal region at the end of the last substep, -1 none */
     sim_rng_t rng;
     int robot_count;
-    int16_t slot[2][SIM_MAX_ROBOT_ID + 1];   /* index into robots[], -1 absent */
+    int16_t slot[2][SIM_MAX_ROBOT_ID + 1]; /* index into robots[], -1 absent */
     int event_count;
     phys_event_t events[PHYS_MAX_EVENTS];
     /* robot contact broad phase: robot indices sorted by x at the last
        substep (a cache; results never depend on it) */
     int sap_count;
     uint8_t sap_order[PHYS_CONTACT_ROBOTS];
-    bool exhaustive_contacts;       /* tests: robot contacts without broad phase */
-    phys_robot_t robots[PHYS_MAX_ROBOTS];    /* iteration order: blue 0..255, yellow 0..255 */
+    bool exhaustive_contacts;             /* tests: robot contacts without broad phase */
+    phys_robot_t robots[PHYS_MAX_ROBOTS]; /* iteration order: blue 0..255, yellow 0..255 */
 };
 
 /* World point (x, y) in robot r's frame. */
@@ -90,8 +90,8 @@ void phys_robot_refresh (phys_robot_t *r);
 void phys_robot_set_theta (phys_robot_t *r, double theta);
 
 /* Append an event (dropped silently when the buffer is full). */
-void phys_world_emit (phys_world_t *self, phys_event_kind_t kind, int team, int id,
-                      int other_team, int other_id, double speed, double elevation_deg);
+void phys_world_emit (phys_world_t *self, phys_event_kind_t kind, int team, int id, int other_team,
+                      int other_id, double speed, double elevation_deg);
 
 /* Robot phase contacts (§7.6) for all robots. */
 void phys_collide_robots (phys_world_t *self);

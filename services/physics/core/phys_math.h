@@ -38,8 +38,8 @@ static inline void
 phys_sincos (double x, double *s, double *c)
 {
     const double invpio2 = 6.36619772367581382433e-01;
-    const double pio2_1 = 1.57079632673412561417e+00;     /* first 33 bits of π/2 */
-    const double pio2_1t = 6.07710050650619224932e-11;    /* π/2 - pio2_1 */
+    const double pio2_1 = 1.57079632673412561417e+00;  /* first 33 bits of π/2 */
+    const double pio2_1t = 6.07710050650619224932e-11; /* π/2 - pio2_1 */
     double t = x * invpio2;
     long n = (long) (t >= 0 ? t + 0.5 : t - 0.5);
     double fn = (double) n;

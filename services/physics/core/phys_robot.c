@@ -10,22 +10,46 @@ void
 phys_robot_def_default (sim_robot_specs_t *s)
 {
     *s = (sim_robot_specs_t) {
-        .radius = 0.09, .height = 0.15, .mass = 2.5, .inertia_z = 0,
-        .center_to_dribbler = 0.075, .dribbler_width = 0.07, .shoot_radius = 0.0965,
-        .limits = { .acc_speedup_absolute_max = 3.5, .acc_speedup_angular_max = 40,
-                    .acc_brake_absolute_max = 5.0, .acc_brake_angular_max = 40,
-                    .vel_absolute_max = 3.0, .vel_angular_max = 12 },
+        .radius = 0.09,
+        .height = 0.15,
+        .mass = 2.5,
+        .inertia_z = 0,
+        .center_to_dribbler = 0.075,
+        .dribbler_width = 0.07,
+        .shoot_radius = 0.0965,
+        .limits = { .acc_speedup_absolute_max = 3.5,
+                    .acc_speedup_angular_max = 40,
+                    .acc_brake_absolute_max = 5.0,
+                    .acc_brake_angular_max = 40,
+                    .vel_absolute_max = 3.0,
+                    .vel_angular_max = 12 },
         /* CCW from robot +x: -60, -135, 135 and 60 degrees */
-        .wheel_angles = { .front_right = -1.0471975511965976, .back_right = -2.356194490192345,
-                          .back_left = 2.356194490192345, .front_left = 1.0471975511965976 },
-        .drive = { .model = SIM_DRIVE_WHEELS, .wheel_radius = 0.027, .wheel_mount_radius = 0.0875,
-                   .max_wheel_speed = 5.0, .max_wheel_force = 6.0, .velocity_gain = 60,
-                   .mu_drive = 0.8, .mu_lateral = 0.05, .coast_decel = 8.0,
+        .wheel_angles = { .front_right = -1.0471975511965976,
+                          .back_right = -2.356194490192345,
+                          .back_left = 2.356194490192345,
+                          .front_left = 1.0471975511965976 },
+        .drive = { .model = SIM_DRIVE_WHEELS,
+                   .wheel_radius = 0.027,
+                   .wheel_mount_radius = 0.0875,
+                   .max_wheel_speed = 5.0,
+                   .max_wheel_force = 6.0,
+                   .velocity_gain = 60,
+                   .mu_drive = 0.8,
+                   .mu_lateral = 0.05,
+                   .coast_decel = 8.0,
                    .coast_angular_decel = 50 },
-        .kicker = { .max_linear_speed = 6.5, .max_chip_speed = 5.5, .min_speed = 0.05,
-                    .charge_time = 0.1, .max_ball_height = 0.05, .incoming_damping = 1.0 },
-        .dribbler = { .max_speed_rpm = 10000, .hold_accel = 3.0, .hold_accel_stddev = 1.0,
-                      .hold_accel_min = 1.5, .roller_radius = 0.007, .seat_depth = 0.0,
+        .kicker = { .max_linear_speed = 6.5,
+                    .max_chip_speed = 5.5,
+                    .min_speed = 0.05,
+                    .charge_time = 0.1,
+                    .max_ball_height = 0.05,
+                    .incoming_damping = 1.0 },
+        .dribbler = { .max_speed_rpm = 10000,
+                      .hold_accel = 3.0,
+                      .hold_accel_stddev = 1.0,
+                      .hold_accel_min = 1.5,
+                      .roller_radius = 0.007,
+                      .seat_depth = 0.0,
                       .glue = false },
     };
 }
@@ -58,8 +82,8 @@ phys_specs_check (const sim_robot_specs_t *s, const char *prefix, char *err, siz
     PHYS_CHECK_ANY (&c, "wheel_angles.back_right", s->wheel_angles.back_right, "rad");
     PHYS_CHECK_ANY (&c, "wheel_angles.back_left", s->wheel_angles.back_left, "rad");
     PHYS_CHECK_ANY (&c, "wheel_angles.front_left", s->wheel_angles.front_left, "rad");
-    phys_check_that (&c, d->model == SIM_DRIVE_WHEELS || d->model == SIM_DRIVE_IDEAL,
-                     "drive.model", (double) d->model, "is no drive model (wheels 0, ideal 1)");
+    phys_check_that (&c, d->model == SIM_DRIVE_WHEELS || d->model == SIM_DRIVE_IDEAL, "drive.model",
+                     (double) d->model, "is no drive model (wheels 0, ideal 1)");
     PHYS_CHECK_POS (&c, "drive.wheel_radius", d->wheel_radius, "m");
     PHYS_CHECK_POS (&c, "drive.wheel_mount_radius", d->wheel_mount_radius, "m");
     PHYS_CHECK_NONNEG (&c, "drive.max_wheel_speed", d->max_wheel_speed, "m/s");
@@ -117,8 +141,7 @@ phys_wheels_ik (const phys_wheels_t *w, double vx, double vy, double omega, doub
 }
 
 int
-phys_wheels_fk (const phys_wheels_t *w, const double u[4], double *vx, double *vy,
-                double *omega)
+phys_wheels_fk (const phys_wheels_t *w, const double u[4], double *vx, double *vy, double *omega)
 {
     /* Normal equations (AᵀA) x = Aᵀu with rows a_i = (-sin, cos, R_m). */
     double m[3][4] = { { 0 } };
@@ -173,11 +196,10 @@ phys_limiter_step (const sim_robot_specs_t *s, double sp[3], const double *targe
         tx = target[0];
         ty = target[1];
         tw = target[2];
-        a_xy = tx * tx + ty * ty > sp[0] * sp[0] + sp[1] * sp[1]
-            ? l->acc_speedup_absolute_max : l->acc_brake_absolute_max;
+        a_xy = tx * tx + ty * ty > sp[0] * sp[0] + sp[1] * sp[1] ? l->acc_speedup_absolute_max
+                                                                 : l->acc_brake_absolute_max;
         a_w = fabs (tw) > fabs (sp[2]) ? l->acc_speedup_angular_max : l->acc_brake_angular_max;
-    }
-    else {
+    } else {
         a_xy = s->drive.coast_decel;
         a_w = s->drive.coast_angular_decel;
     }
@@ -186,8 +208,7 @@ phys_limiter_step (const sim_robot_specs_t *s, double sp[3], const double *targe
     if (dist2 <= step * step) {
         sp[0] = tx;
         sp[1] = ty;
-    }
-    else {
+    } else {
         double f = step / sqrt (dist2);
         sp[0] += dx * f;
         sp[1] += dy * f;
@@ -211,8 +232,8 @@ phys_limiter_step (const sim_robot_specs_t *s, double sp[3], const double *targe
 }
 
 void
-phys_drive_wheels (const sim_robot_specs_t *s, const phys_wheels_t *w, const double sp[3],
-                   double vx, double vy, double omega, double *fx, double *fy, double *torque)
+phys_drive_wheels (const sim_robot_specs_t *s, const phys_wheels_t *w, const double sp[3], double vx,
+                   double vy, double omega, double *fx, double *fy, double *torque)
 {
     const sim_drive_t *d = &s->drive;
     double N = s->mass * PHYS_GRAVITY / 4;

@@ -17,12 +17,20 @@ void
 phys_scene_setup (phys_world_t *world)
 {
     const sim_robot_specs_t *s = phys_world_team_specs (world, SIM_TEAM_BLUE);
-    phys_robot_teleport_t rt = { .team = SIM_TEAM_BLUE, .id = 0, .has_x = true, .has_y = true,
-                                 .has_orientation = true, .x = 0.0, .y = -3.0,
-                                 .orientation = 0.0, .has_present = true, .present = true };
+    phys_robot_teleport_t rt = { .team = SIM_TEAM_BLUE,
+                                 .id = 0,
+                                 .has_x = true,
+                                 .has_y = true,
+                                 .has_orientation = true,
+                                 .x = 0.0,
+                                 .y = -3.0,
+                                 .orientation = 0.0,
+                                 .has_present = true,
+                                 .present = true };
     phys_world_teleport_robot (world, &rt);
-    phys_ball_teleport_t bt = { .has_x = true, .has_y = true, .x = s->shoot_radius, .y = -3.0,
-                                .has_vx = true, .has_vy = true };
+    phys_ball_teleport_t bt = {
+        .has_x = true, .has_y = true, .x = s->shoot_radius, .y = -3.0, .has_vx = true, .has_vy = true
+    };
     phys_world_teleport_ball (world, &bt);
 }
 
@@ -46,8 +54,7 @@ s_wander (phys_world_t *world, const sim_robot_state_t *r, int k)
     double turn = ((k / 1500 + r->id + r->team) % 2) ? 1.5 : -1.5;
     phys_command_t c = { .move = PHYS_MOVE_GLOBAL, .v = { gx, gy, turn } };
     if (r->id % 2) {
-        const sim_robot_specs_t *s = phys_world_robot_specs (world, (sim_team_t) r->team,
-                                                             (unsigned) r->id);
+        const sim_robot_specs_t *s = phys_world_robot_specs (world, (sim_team_t) r->team, (unsigned) r->id);
         phys_wheels_t w;
         phys_wheels_init (&w, s);
         double co = cos (r->orientation), so = sin (r->orientation);
@@ -78,8 +85,7 @@ phys_scene_drive (phys_world_t *world, int k)
                 c.kick_angle_deg = 45.0;
             }
             phys_world_command (world, SIM_TEAM_BLUE, 0, &c);
-        }
-        else {
+        } else {
             s_wander (world, r, k);
         }
     }

@@ -157,13 +157,18 @@ phys_world_def_default (phys_world_def_t *def)
     sim_field_division (SIM_DIVISION_A, &def->field);
     sim_ball_default (&def->ball);
     def->contact = (sim_contact_cfg_t) {
-        .ball_robot_normal = 0.5, .ball_robot_tangent = 0.3,
-        .ball_kicker_normal = 0.8, .ball_kicker_tangent = 0.4,
-        .ball_wall_normal = 0.5, .ball_wall_tangent = 0.0,
+        .ball_robot_normal = 0.5,
+        .ball_robot_tangent = 0.3,
+        .ball_kicker_normal = 0.8,
+        .ball_kicker_tangent = 0.4,
+        .ball_wall_normal = 0.5,
+        .ball_wall_tangent = 0.0,
         .spin_retention = 0.6,
-        .robot_robot_restitution = 0.2, .robot_robot_friction = 0.1,
+        .robot_robot_restitution = 0.2,
+        .robot_robot_friction = 0.1,
         .robot_wall_restitution = 0.1,
-        .ball_robot_top_normal = 0.54, .ball_robot_top_tangent = 0.3,
+        .ball_robot_top_normal = 0.54,
+        .ball_robot_top_tangent = 0.3,
         .robot_hull_chord_contacts = true,
     };
     for (int t = 0; t < 2; t++)
@@ -221,7 +226,7 @@ s_find_const (const phys_world_t *self, int team, unsigned id)
 static void
 s_reindex (phys_world_t *self)
 {
-    self->sap_count = -1;       /* indices changed: rebuild the sort cache */
+    self->sap_count = -1; /* indices changed: rebuild the sort cache */
     memset (self->slot, 0xff, sizeof self->slot);
     for (int k = 0; k < self->robot_count; k++)
         self->slot[self->robots[k].team][self->robots[k].id] = (int16_t) k;
@@ -368,11 +373,10 @@ s_finite_all (const double *v, size_t n)
 static bool
 s_image_ok (const phys_world_t *w)
 {
-    if (w->dt_ns == 0 || !(w->dt > 0) || !s_sane (w->geom.wall_height)
-        || w->geom.wall_height < 0 || w->robot_count < 0
-        || w->robot_count > PHYS_MAX_ROBOTS || w->event_count < 0
-        || w->event_count > PHYS_MAX_EVENTS || w->sap_count > PHYS_CONTACT_ROBOTS
-        || w->in_goal < -1 || w->in_goal > 1)
+    if (w->dt_ns == 0 || !(w->dt > 0) || !s_sane (w->geom.wall_height) || w->geom.wall_height < 0
+        || w->robot_count < 0 || w->robot_count > PHYS_MAX_ROBOTS || w->event_count < 0
+        || w->event_count > PHYS_MAX_EVENTS || w->sap_count > PHYS_CONTACT_ROBOTS || w->in_goal < -1
+        || w->in_goal > 1)
         return false;
     phys_check_t c;
     phys_check_init (&c, NULL, 0, NULL);
@@ -380,12 +384,10 @@ s_image_ok (const phys_world_t *w)
     s_check_contact (&c, &w->contact);
     s_check_realism (&c, &w->realism);
     s_check_field (&c, &w->geom.field);
-    if (!c.ok || phys_specs_validate (&w->team_specs[0]) != 0
-        || phys_specs_validate (&w->team_specs[1]) != 0)
+    if (!c.ok || phys_specs_validate (&w->team_specs[0]) != 0 || phys_specs_validate (&w->team_specs[1]) != 0)
         return false;
     const phys_ball_state_t *b = &w->ball;
-    if (!s_finite_all ((const double[]) { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->sx, b->sy },
-                       8))
+    if (!s_finite_all ((const double[]) { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->sx, b->sy }, 8))
         return false;
     for (int t = 0; t < 2; t++)
         for (int id = 0; id <= SIM_MAX_ROBOT_ID; id++) {
@@ -405,9 +407,8 @@ s_image_ok (const phys_world_t *w)
             return false;
         prev_key = key;
         if (phys_specs_validate (&r->specs) != 0
-            || !s_finite_all ((const double[]) { r->x, r->y, r->theta, r->vx, r->vy, r->omega,
-                                                 r->sp[0], r->sp[1], r->sp[2],
-                                                 r->hold_accel_actual },
+            || !s_finite_all ((const double[]) { r->x, r->y, r->theta, r->vx, r->vy, r->omega, r->sp[0],
+                                                 r->sp[1], r->sp[2], r->hold_accel_actual },
                               10))
             return false;
     }
@@ -473,14 +474,19 @@ phys_world_robot_count (const phys_world_t *self)
 }
 
 void
-phys_world_emit (phys_world_t *self, phys_event_kind_t kind, int team, int id, int other_team,
-                 int other_id, double speed, double elevation_deg)
+phys_world_emit (phys_world_t *self, phys_event_kind_t kind, int team, int id, int other_team, int other_id,
+                 double speed, double elevation_deg)
 {
     if (self->event_count >= PHYS_MAX_EVENTS)
         return;
     self->events[self->event_count++] = (phys_event_t) {
-        .kind = kind, .time_ns = self->time_ns, .team = team, .id = id,
-        .other_team = other_team, .other_id = other_id, .speed = speed,
+        .kind = kind,
+        .time_ns = self->time_ns,
+        .team = team,
+        .id = id,
+        .other_team = other_team,
+        .other_id = other_id,
+        .speed = speed,
         .elevation_deg = elevation_deg,
     };
 }
@@ -559,8 +565,7 @@ s_robot_phase (phys_world_t *self)
         if (r->drib_active) {
             double f = rpm / s->dribbler.max_speed_rpm;
             r->drib_fraction = f > 1 ? 1 : f;
-        }
-        else {
+        } else {
             r->drib_fraction = 0;
             r->holding = false;
         }
@@ -575,19 +580,16 @@ s_robot_phase (phys_world_t *self)
             if (r->force_active) {
                 r->vx += ax * dt;
                 r->vy += ay * dt;
-            }
-            else {
+            } else {
                 r->vx = r->ct * r->sp[0] - r->st * r->sp[1];
                 r->vy = r->st * r->sp[0] + r->ct * r->sp[1];
                 r->omega = r->sp[2];
             }
-        }
-        else if (r->force_active) {
+        } else if (r->force_active) {
             /* motors off: only the mover acts (§6.9) */
             r->vx += ax * dt;
             r->vy += ay * dt;
-        }
-        else {
+        } else {
             double lvx = r->ct * r->vx + r->st * r->vy;
             double lvy = -r->st * r->vx + r->ct * r->vy;
             double fx, fy, tq;
@@ -656,8 +658,7 @@ s_solve_wheels (phys_robot_t *r)
 {
     r->cmd_twist[0] = r->cmd_twist[1] = r->cmd_twist[2] = 0;
     if (r->cmd.move == PHYS_MOVE_WHEELS)
-        phys_wheels_fk (&r->wheels, r->cmd.v, &r->cmd_twist[0], &r->cmd_twist[1],
-                        &r->cmd_twist[2]);
+        phys_wheels_fk (&r->wheels, r->cmd.v, &r->cmd_twist[0], &r->cmd_twist[1], &r->cmd_twist[2]);
 }
 
 phys_err_t
@@ -668,15 +669,14 @@ phys_world_command (phys_world_t *self, sim_team_t team, unsigned id, const phys
         return PHYS_ERR_UNKNOWN_ROBOT;
     if (!cmd)
         return PHYS_ERR_UNSUPPORTED;
-    if (cmd->move != PHYS_MOVE_NONE && cmd->move != PHYS_MOVE_LOCAL
-        && cmd->move != PHYS_MOVE_GLOBAL && cmd->move != PHYS_MOVE_WHEELS)
+    if (cmd->move != PHYS_MOVE_NONE && cmd->move != PHYS_MOVE_LOCAL && cmd->move != PHYS_MOVE_GLOBAL
+        && cmd->move != PHYS_MOVE_WHEELS)
         return PHYS_ERR_UNSUPPORTED;
     int nv = cmd->move == PHYS_MOVE_WHEELS ? 4 : cmd->move == PHYS_MOVE_NONE ? 0 : 3;
     for (int i = 0; i < nv; i++)
         if (!s_sane (cmd->v[i]))
             return PHYS_ERR_UNSUPPORTED;
-    if (!s_sane (cmd->kick_speed) || !s_sane (cmd->kick_angle_deg)
-        || !s_sane (cmd->dribbler_rpm))
+    if (!s_sane (cmd->kick_speed) || !s_sane (cmd->kick_angle_deg) || !s_sane (cmd->dribbler_rpm))
         return PHYS_ERR_UNSUPPORTED;
     phys_command_t c = { .move = cmd->move };
     for (int i = 0; i < nv; i++)
@@ -752,10 +752,8 @@ phys_world_teleport_ball (phys_world_t *self, const phys_ball_teleport_t *t)
     if (t->has_x != t->has_y || (t->has_z && !t->has_x) || t->has_vx != t->has_vy
         || (t->has_vz && !t->has_vx))
         return PHYS_ERR_PARTIAL_COORD;
-    if ((t->has_x && (!s_sane (t->x) || !s_sane (t->y)))
-        || (t->has_z && !s_sane (t->z))
-        || (t->has_vx && (!s_sane (t->vx) || !s_sane (t->vy)))
-        || (t->has_vz && !s_sane (t->vz)))
+    if ((t->has_x && (!s_sane (t->x) || !s_sane (t->y))) || (t->has_z && !s_sane (t->z))
+        || (t->has_vx && (!s_sane (t->vx) || !s_sane (t->vy))) || (t->has_vz && !s_sane (t->vz)))
         return PHYS_ERR_UNSUPPORTED;
     double vz = t->has_vz ? t->vz : 0;
     if (t->by_force) {
@@ -794,15 +792,12 @@ phys_world_teleport_ball (phys_world_t *self, const phys_ball_teleport_t *t)
 phys_err_t
 phys_world_teleport_robot (phys_world_t *self, const phys_robot_teleport_t *t)
 {
-    if (!t || (t->team != SIM_TEAM_BLUE && t->team != SIM_TEAM_YELLOW)
-        || t->id > SIM_MAX_ROBOT_ID)
+    if (!t || (t->team != SIM_TEAM_BLUE && t->team != SIM_TEAM_YELLOW) || t->id > SIM_MAX_ROBOT_ID)
         return PHYS_ERR_UNSUPPORTED;
     if (t->has_x != t->has_y || t->has_vx != t->has_vy)
         return PHYS_ERR_PARTIAL_COORD;
-    if ((t->has_x && (!s_sane (t->x) || !s_sane (t->y)))
-        || (t->has_orientation && !s_sane (t->orientation))
-        || (t->has_vx && (!s_sane (t->vx) || !s_sane (t->vy)))
-        || (t->has_omega && !s_sane (t->omega)))
+    if ((t->has_x && (!s_sane (t->x) || !s_sane (t->y))) || (t->has_orientation && !s_sane (t->orientation))
+        || (t->has_vx && (!s_sane (t->vx) || !s_sane (t->vy))) || (t->has_omega && !s_sane (t->omega)))
         return PHYS_ERR_UNSUPPORTED;
     int team = t->team;
     if (t->has_present && !t->present) {
@@ -810,8 +805,7 @@ phys_world_teleport_robot (phys_world_t *self, const phys_robot_teleport_t *t)
         return PHYS_OK;
     }
     phys_robot_t *r = s_find (self, team, t->id);
-    bool velocity_nonzero = (t->has_vx && (t->vx != 0 || t->vy != 0))
-        || (t->has_omega && t->omega != 0);
+    bool velocity_nonzero = (t->has_vx && (t->vx != 0 || t->vy != 0)) || (t->has_omega && t->omega != 0);
     if (!r) {
         if (!(t->has_present && t->present))
             return PHYS_ERR_UNKNOWN_ROBOT;
@@ -820,8 +814,7 @@ phys_world_teleport_robot (phys_world_t *self, const phys_robot_teleport_t *t)
         if (t->by_force && velocity_nonzero)
             return PHYS_ERR_VELOCITY_FORCE;
         /* Creation consumes a holding-budget draw, so validate before it. */
-        r = s_create (self, team, (int) t->id, t->x, t->y,
-                      t->has_orientation ? t->orientation : 0);
+        r = s_create (self, team, (int) t->id, t->x, t->y, t->has_orientation ? t->orientation : 0);
         if (!r)
             return PHYS_ERR_UNSUPPORTED;
         if (t->by_force) {
@@ -830,8 +823,7 @@ phys_world_teleport_robot (phys_world_t *self, const phys_robot_teleport_t *t)
             r->force_y = t->y;
             return PHYS_OK;
         }
-    }
-    else if (t->by_force) {
+    } else if (t->by_force) {
         if (velocity_nonzero)
             return PHYS_ERR_VELOCITY_FORCE;
         r->force_active = t->has_x;
@@ -901,8 +893,7 @@ s_merge (sim_robot_specs_t *dst, const phys_spec_update_t *u)
 }
 
 phys_err_t
-phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id,
-                         const phys_spec_update_t *u)
+phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id, const phys_spec_update_t *u)
 {
     if (!u || (team != SIM_TEAM_BLUE && team != SIM_TEAM_YELLOW) || id > SIM_MAX_ROBOT_ID)
         return PHYS_ERR_UNSUPPORTED;
@@ -981,9 +972,17 @@ static void
 s_robot_state (const phys_robot_t *r, sim_robot_state_t *out)
 {
     *out = (sim_robot_state_t) {
-        .team = r->team, .id = r->id, .x = r->x, .y = r->y, .orientation = r->theta,
-        .vx = r->vx, .vy = r->vy, .omega = r->omega, .ball_contact = r->ball_contact,
-        .radius = r->specs.radius, .height = r->specs.height,
+        .team = r->team,
+        .id = r->id,
+        .x = r->x,
+        .y = r->y,
+        .orientation = r->theta,
+        .vx = r->vx,
+        .vy = r->vy,
+        .omega = r->omega,
+        .ball_contact = r->ball_contact,
+        .radius = r->specs.radius,
+        .height = r->specs.height,
     };
 }
 
@@ -1016,8 +1015,7 @@ phys_world_snapshot (const phys_world_t *self, sim_snapshot_t *out)
 {
     out->time_ns = self->time_ns;
     phys_world_ball (self, &out->ball);
-    int n = self->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? self->robot_count
-                                                        : SIM_SNAPSHOT_MAX_ROBOTS;
+    int n = self->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? self->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
     out->robot_count = n;
     for (int k = 0; k < n; k++)
         s_robot_state (&self->robots[k], &out->robots[k]);

@@ -20,9 +20,9 @@ typedef struct phys_world_t phys_world_t;
 
 /* The [realism] keys physics reads (physics.md §8.3, §9.8). */
 typedef struct {
-    bool simulate_dribbling;        /* false: every dribbler glues the ball */
-    double kick_direction_stddev;   /* rad */
-    double chip_angle_stddev;       /* rad */
+    bool simulate_dribbling;      /* false: every dribbler glues the ball */
+    double kick_direction_stddev; /* rad */
+    double chip_angle_stddev;     /* rad */
     double kick_speed_factor_stddev;
 } phys_realism_def_t;
 
@@ -30,15 +30,15 @@ typedef struct {
    phys_world_def_default, change what differs). The physics service fills
    it from the configuration (phys_world_def_from_config, phys_def.h). */
 typedef struct {
-    double substep;                 /* s, in (0, 1], at least 1 ns once rounded to ns */
-    uint64_t seed;                  /* of the physics RNG stream */
-    double command_timeout;         /* s, >= 0: a robot without commands coasts after it */
-    double wall_height;             /* m, >= 0: boundary boards */
-    int robots_per_team;            /* spawned in formation; clamped to 0..16 */
-    sim_field_t field;              /* resolved sizes, every one > 0 */
+    double substep;         /* s, in (0, 1], at least 1 ns once rounded to ns */
+    uint64_t seed;          /* of the physics RNG stream */
+    double command_timeout; /* s, >= 0: a robot without commands coasts after it */
+    double wall_height;     /* m, >= 0: boundary boards */
+    int robots_per_team;    /* spawned in formation; clamped to 0..16 */
+    sim_field_t field;      /* resolved sizes, every one > 0 */
     sim_ball_cfg_t ball;
     sim_contact_cfg_t contact;
-    sim_robot_specs_t team[2];      /* team default specs by sim_team_t; dribbler.glue
+    sim_robot_specs_t team[2]; /* team default specs by sim_team_t; dribbler.glue
                                        is replaced by !realism.simulate_dribbling */
     phys_realism_def_t realism;
 } phys_world_def_t;
@@ -112,28 +112,22 @@ typedef enum {
    Static string. */
 const char *phys_err_code (phys_err_t err);
 
-typedef enum {
-    PHYS_MOVE_NONE = 0,
-    PHYS_MOVE_LOCAL,
-    PHYS_MOVE_GLOBAL,
-    PHYS_MOVE_WHEELS
-} phys_move_t;
+typedef enum { PHYS_MOVE_NONE = 0, PHYS_MOVE_LOCAL, PHYS_MOVE_GLOBAL, PHYS_MOVE_WHEELS } phys_move_t;
 
 typedef struct {
     phys_move_t move;
-    double v[4];            /* local: forward, left, angular; global: x, y, angular;
+    double v[4];           /* local: forward, left, angular; global: x, y, angular;
                                wheels: front_right, back_right, back_left, front_left (m/s) */
-    double kick_speed;      /* m/s, <= 0 none */
-    double kick_angle_deg;  /* > 0 chip */
-    double dribbler_rpm;    /* <= 0 off */
+    double kick_speed;     /* m/s, <= 0 none */
+    double kick_angle_deg; /* > 0 chip */
+    double dribbler_rpm;   /* <= 0 off */
 } phys_command_t;
 
 /* Replace robot (team, id)'s command (physics.md §6.4), stamped with the
    current time. PHYS_ERR_UNKNOWN_ROBOT for a bad team, a missing robot or
    id > 255; PHYS_ERR_UNSUPPORTED for non-finite values or an unknown move
    kind. On error the world is unchanged. */
-phys_err_t phys_world_command (phys_world_t *self, sim_team_t team, unsigned id,
-                               const phys_command_t *cmd);
+phys_err_t phys_world_command (phys_world_t *self, sim_team_t team, unsigned id, const phys_command_t *cmd);
 
 /* Break-beam state of a robot as of the last substep; -1 if no such robot. */
 int phys_world_ball_contact (const phys_world_t *self, sim_team_t team, unsigned id);
@@ -200,8 +194,7 @@ phys_err_t phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigne
 
 /* Current specs of robot (team, id), NULL if absent. Borrowed pointer,
    valid until the world changes. */
-const sim_robot_specs_t *phys_world_robot_specs (const phys_world_t *self, sim_team_t team,
-                                                 unsigned id);
+const sim_robot_specs_t *phys_world_robot_specs (const phys_world_t *self, sim_team_t team, unsigned id);
 
 /* Replace the field (resolved sizes, every one > 0): walls rebuilt with the
    current wall height, nothing moved. Returns PHYS_ERR_UNSUPPORTED (world
@@ -231,7 +224,7 @@ typedef enum {
    team = the conceding team; -1 where not used. */
 typedef struct {
     phys_event_kind_t kind;
-    uint64_t time_ns;       /* start time of the substep that raised it */
+    uint64_t time_ns; /* start time of the substep that raised it */
     int team, id, other_team, other_id;
     double speed, elevation_deg;
 } phys_event_t;
@@ -244,8 +237,7 @@ int phys_world_events (const phys_world_t *self, const phys_event_t **events);
 void phys_world_ball (const phys_world_t *self, sim_ball_state_t *out);
 
 /* Robot state (same fields as a snapshot entry); -1 if absent, else 0. */
-int phys_world_robot (const phys_world_t *self, sim_team_t team, unsigned id,
-                      sim_robot_state_t *out);
+int phys_world_robot (const phys_world_t *self, sim_team_t team, unsigned id, sim_robot_state_t *out);
 
 /* The dribbler holding budget drawn for a robot (physics.md §9.7); NAN if
    absent. */

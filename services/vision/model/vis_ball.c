@@ -8,8 +8,7 @@
    projection gives the parameter range inside the disc; the segment's
    height over that range must overlap [0, h]. */
 static bool
-s_segment_hits (const double a[3], const double b[3], double ox, double oy,
-                double rad, double h)
+s_segment_hits (const double a[3], const double b[3], double ox, double oy, double rad, double h)
 {
     double dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
     double fx = a[0] - ox, fy = a[1] - oy;
@@ -21,8 +20,7 @@ s_segment_hits (const double a[3], const double b[3], double ox, double oy,
             return false;
         s0 = 0;
         s1 = 1;
-    }
-    else {
+    } else {
         double qb = 2 * (fx * dx + fy * dy);
         double disc = qb * qb - 4 * qa * qc;
         if (disc < 0)
@@ -43,9 +41,8 @@ s_segment_hits (const double a[3], const double b[3], double ox, double oy,
 }
 
 double
-vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz,
-                     double r, const sim_camera_cfg_t *cam,
-                     double *cx, double *cy, double *cz)
+vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz, double r,
+                     const sim_camera_cfg_t *cam, double *cx, double *cy, double *cz)
 {
     *cx = bx;
     *cy = by;
@@ -67,8 +64,7 @@ vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz
             if (z_low > rb->height)
                 continue;
             reach = (rb->height - z_low) / (cam->z - z_low) * hrun;
-        }
-        else
+        } else
             reach = hrun;
         double d = hypot (rb->x - bx, rb->y - by);
         if (d <= rb->radius + r + reach + 1e-9)
@@ -89,8 +85,7 @@ vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz
         if (sin_t > 1e-12) {
             kx = -hy / sin_t;
             ky = hx / sin_t;
-        }
-        else
+        } else
             sin_t = 0;
     }
     double cam_p[3] = { cam->x, cam->y, cam->z };
@@ -131,8 +126,8 @@ vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz
 }
 
 void
-vis_ball_project (double cx, double cy, double cz, double r,
-                  const sim_camera_cfg_t *cam, double *px, double *py, double *zp)
+vis_ball_project (double cx, double cy, double cz, double r, const sim_camera_cfg_t *cam, double *px,
+                  double *py, double *zp)
 {
     *px = cx;
     *py = cy;

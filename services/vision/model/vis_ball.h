@@ -16,16 +16,15 @@
    robot cylinder of `snap`; the centroid of the visible samples (unrotated,
    so it keeps the ball's height) goes to *cx, *cy, *cz (the centre when
    nothing is visible). */
-double vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz,
-                            double r, const sim_camera_cfg_t *cam,
-                            double *cx, double *cy, double *cz);
+double vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz, double r,
+                            const sim_camera_cfg_t *cam, double *cx, double *cy, double *cz);
 
 /* Floor projection of centroid (cx, cy, cz) of a ball of radius r through
    the camera: reported horizontal position into *px, *py and the clamped
    bottom height z' into *zp. Identity for a ball on the floor; nothing
    moves when the camera is not above the floor. */
-void vis_ball_project (double cx, double cy, double cz, double r,
-                       const sim_camera_cfg_t *cam, double *px, double *py, double *zp);
+void vis_ball_project (double cx, double cy, double cz, double r, const sim_camera_cfg_t *cam, double *px,
+                       double *py, double *zp);
 
 /* The height term of the area model: (f(Cz) / f(Cz - z'))^2 with
    f(d) = 1000 d / focal - 1, or 1 when either f is <= 1e-9. */

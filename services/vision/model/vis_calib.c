@@ -54,8 +54,7 @@ s_fit_gain (vis_warp_basis_t *basis, const sim_field_t *field, double length)
 }
 
 void
-vis_calib_draw (sim_rng_t *rng, const sim_field_t *field, double warp_length,
-                vis_calib_t *out)
+vis_calib_draw (sim_rng_t *rng, const sim_field_t *field, double warp_length, vis_calib_t *out)
 {
     out->free_fraction = sim_rng_uniform01 (rng);
     double a = sim_rng_uniform (rng, 0, 2 * M_PI);
@@ -79,14 +78,12 @@ s_warp (const vis_warp_basis_t *basis, double amplitude, double length, double x
 }
 
 void
-vis_calib_error (const vis_calib_t *calib, const sim_realism_t *r,
-                 double x, double y, double *ex, double *ey, double *ephi)
+vis_calib_error (const vis_calib_t *calib, const sim_realism_t *r, double x, double y, double *ex, double *ey,
+                 double *ephi)
 {
     double L = r->calibration_warp_length;
-    *ex = r->object_position_offset * calib->ox
-        + s_warp (&calib->bx, r->calibration_warp_stddev, L, x, y);
-    *ey = r->object_position_offset * calib->oy
-        + s_warp (&calib->by, r->calibration_warp_stddev, L, x, y);
+    *ex = r->object_position_offset * calib->ox + s_warp (&calib->bx, r->calibration_warp_stddev, L, x, y);
+    *ey = r->object_position_offset * calib->oy + s_warp (&calib->by, r->calibration_warp_stddev, L, x, y);
     *ephi = calib->sign * r->calibration_orientation_offset
           + s_warp (&calib->bphi, r->calibration_orientation_warp, L, x, y);
 }

@@ -21,9 +21,9 @@ struct vis_model_t {
     sim_schedule_t *schedule;
     uint64_t period_ns;
     uint64_t last_t;
-    bool started;                   /* seen a snapshot or been resumed */
-    int geometry_count;             /* camera-0 frames since the last geometry */
-    uint32_t truth_count;           /* advances that released frames */
+    bool started;         /* seen a snapshot or been resumed */
+    int geometry_count;   /* camera-0 frames since the last geometry */
+    uint32_t truth_count; /* advances that released frames */
     /* frames waiting for release, a ring in capture order */
     vis_frame_t *ring;
     int cap, head, len;
@@ -142,8 +142,8 @@ s_confidence (sim_rng_t *rng_n, double mean, double stddev)
 /* One robot detection with fresh noise and confidence (steps 3 of §5.1,
    draws x, y, phi, confidence). */
 static void
-s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t *rb,
-             double px, double py, double phi, vis_robot_det_t *out)
+s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t *rb, double px, double py,
+             double phi, vis_robot_det_t *out)
 {
     const sim_realism_t *r = &self->def.realism;
     double nx = sim_rng_normal (rng_n, r->stddev_robot_p);
@@ -155,14 +155,13 @@ s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t 
         .y = py + ny,
         .orientation = phi + nphi,
         .height = rb->height,
-        .confidence = s_confidence (rng_n, self->def.robot_confidence_mean,
-                                    self->def.confidence_stddev),
+        .confidence = s_confidence (rng_n, self->def.robot_confidence_mean, self->def.confidence_stddev),
     };
 }
 
 static void
-s_capture (const vis_model_t *self, int index, uint32_t frame_number,
-           const sim_snapshot_t *snap, vis_frame_t *f)
+s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_snapshot_t *snap,
+           vis_frame_t *f)
 {
     const vis_model_def_t *v = &self->def;
     const sim_realism_t *r = &v->realism;
@@ -212,7 +211,7 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number,
     const sim_ball_state_t *b = &snap->ball;
     double br = v->ball.radius;
     if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
-    &&  !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
+        && !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
         double vis = 1, cx = b->x, cy = b->y, cz = b->z;
         if (r->enable_invisible_ball)
             vis = vis_ball_visibility (snap, b->x, b->y, b->z, br, cam, &cx, &cy, &cz);
@@ -220,8 +219,7 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number,
             double px, py, zp;
             vis_ball_project (cx, cy, cz, br, cam, &px, &py, &zp);
             double n_a = sim_rng_normal (&rng_n, r->stddev_ball_area);
-            double area = v->area_at_nadir_px
-                        * vis_ball_area_term (cam->z, zp, v->focal_length_px) + n_a;
+            double area = v->area_at_nadir_px * vis_ball_area_term (cam->z, zp, v->focal_length_px) + n_a;
             area = vis * (area > 0 ? area : 0);
             double ex, ey, ephi;
             vis_calib_error (cal, r, px, py, &ex, &ey, &ephi);
@@ -234,8 +232,7 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number,
                 .has_z = v->report_ball_z,
                 .area = area,
                 .has_area = v->report_area,
-                .confidence = s_confidence (&rng_n, v->ball_confidence_mean,
-                                            v->confidence_stddev),
+                .confidence = s_confidence (&rng_n, v->ball_confidence_mean, v->confidence_stddev),
             };
         }
     }
@@ -262,8 +259,7 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number,
                 .has_z = v->report_ball_z,
                 .area = v->spurious_ball_area_px,
                 .has_area = v->report_area,
-                .confidence = s_confidence (&rng_n, v->ball_confidence_mean,
-                                            v->confidence_stddev),
+                .confidence = s_confidence (&rng_n, v->ball_confidence_mean, v->confidence_stddev),
                 .spurious = true,
             };
         }
@@ -277,8 +273,8 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number,
 }
 
 void
-vis_model_capture (const vis_model_t *self, int index, uint32_t frame_number,
-                   const sim_snapshot_t *snap, vis_frame_t *out)
+vis_model_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_snapshot_t *snap,
+                   vis_frame_t *out)
 {
     assert (self && snap && out);
     assert (index >= 0 && index < self->rig.count);
@@ -324,8 +320,7 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
     }
     uint64_t delay_ns = sim_schedule_delay_ns (self->def.realism.vision_delay);
     uint32_t mask = 0, frames[SIM_MAX_CAMERAS] = { 0 };
-    int released = sim_schedule_advance (self->schedule, snap->time_ns, delay_ns,
-                                         &mask, frames);
+    int released = sim_schedule_advance (self->schedule, snap->time_ns, delay_ns, &mask, frames);
     uint32_t suppressed = sim_schedule_suppressed_mask (self->schedule);
     int every = self->def.geometry_every_n_frames > 0 ? self->def.geometry_every_n_frames : 1;
 
@@ -338,9 +333,7 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
             if ((mask & bit) && self->geometry_count >= every) {
                 geometry = true;
                 self->geometry_count = 1;
-            }
-            else
-            if (self->geometry_count < INT_MAX)
+            } else if (self->geometry_count < INT_MAX)
                 self->geometry_count++;
         }
         if (!(mask & bit))

@@ -29,32 +29,32 @@
 
 /* One ball detection, SI units (the codec converts to mm). */
 typedef struct {
-    double x, y;                    /* m */
-    double z;                       /* m, valid when has_z */
-    double area;                    /* px, valid when has_area */
+    double x, y; /* m */
+    double z;    /* m, valid when has_z */
+    double area; /* px, valid when has_area */
     double confidence;
     bool has_z, has_area;
-    bool spurious;                  /* a dribbler-LED false ball (for tests and tools) */
+    bool spurious; /* a dribbler-LED false ball (for tests and tools) */
 } vis_ball_det_t;
 
 /* One robot detection. */
 typedef struct {
     int id;
-    double x, y;                    /* m */
-    double orientation;             /* rad, not re-wrapped */
-    double height;                  /* m */
+    double x, y;        /* m */
+    double orientation; /* rad, not re-wrapped */
+    double height;      /* m */
     double confidence;
 } vis_robot_det_t;
 
 /* One camera capture, as released from the delay queue. */
 typedef struct {
-    int camera_index;               /* position in the rig */
-    int camera_id;                  /* camera_id on the wire */
-    uint32_t frame_number;          /* per camera */
-    uint64_t capture_ns;            /* sim time of the capture */
-    uint64_t due_ns;                /* sim time it is released at */
-    double t_capture, t_sent;       /* s, wire timestamps (vision.md §7) */
-    bool geometry;                  /* an SSL_GeometryData rides along */
+    int camera_index;         /* position in the rig */
+    int camera_id;            /* camera_id on the wire */
+    uint32_t frame_number;    /* per camera */
+    uint64_t capture_ns;      /* sim time of the capture */
+    uint64_t due_ns;          /* sim time it is released at */
+    double t_capture, t_sent; /* s, wire timestamps (vision.md §7) */
+    bool geometry;            /* an SSL_GeometryData rides along */
     int ball_count;
     vis_ball_det_t balls[VIS_MAX_BALLS];
     int blue_count;
@@ -65,21 +65,21 @@ typedef struct {
 
 /* Everything the camera model reads. */
 typedef struct {
-    sim_schedule_def_t schedule;    /* rig, capture timing, outages, seed, rig generation */
-    sim_field_t field;              /* resolved sizes: calibration fit, geometry packet */
-    sim_ball_cfg_t ball;            /* radius in detections; ball models in the geometry */
-    double max_robot_radius;        /* m, in the geometry packet; <= 0: not advertised */
-    sim_realism_t realism;          /* noise, dropouts, delay, calibration error */
+    sim_schedule_def_t schedule; /* rig, capture timing, outages, seed, rig generation */
+    sim_field_t field;           /* resolved sizes: calibration fit, geometry packet */
+    sim_ball_cfg_t ball;         /* radius in detections; ball models in the geometry */
+    double max_robot_radius;     /* m, in the geometry packet; <= 0: not advertised */
+    sim_realism_t realism;       /* noise, dropouts, delay, calibration error */
     /* the camera-model keys of [vision] (vision.md §4-§10) */
-    double fov_radius;              /* m, 0 = unlimited */
+    double fov_radius; /* m, 0 = unlimited */
     bool report_area;
     double area_at_nadir_px, spurious_ball_area_px;
-    double spurious_ball_forward, spurious_ball_lateral_stddev;     /* m */
+    double spurious_ball_forward, spurious_ball_lateral_stddev; /* m */
     double robot_confidence_mean, ball_confidence_mean, confidence_stddev;
     double duplicate_robot_rate;
-    int geometry_every_n_frames;    /* 0 => 1 */
+    int geometry_every_n_frames; /* 0 => 1 */
     bool report_ball_z;
-    double timestamp_epoch_offset;  /* s */
+    double timestamp_epoch_offset; /* s */
     double focal_length_px;
 } vis_model_def_t;
 
@@ -128,8 +128,8 @@ const vis_frame_t *vis_model_released (const vis_model_t *self, int i);
 /* Capture one frame of camera `index` with `frame_number` from `snap`
    right now, without the schedule or the queue (no geometry flag): the
    same result the scheduled capture has. For tests and benchmarks. */
-void vis_model_capture (const vis_model_t *self, int index, uint32_t frame_number,
-                        const sim_snapshot_t *snap, vis_frame_t *out);
+void vis_model_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_snapshot_t *snap,
+                        vis_frame_t *out);
 
 /* Borrowed views of the model's state, valid until the next set_def. */
 const vis_model_def_t *vis_model_def (const vis_model_t *self);

@@ -5,8 +5,7 @@
 #include <math.h>
 
 bool
-vis_region_visible (const sim_rig_t *rig, int index, double x, double y,
-                    double overlap, double fov_radius)
+vis_region_visible (const sim_rig_t *rig, int index, double x, double y, double overlap, double fov_radius)
 {
     assert (rig && index >= 0 && index < rig->count);
     const sim_camera_cfg_t *c = &rig->cams[index];

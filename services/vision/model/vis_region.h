@@ -10,7 +10,7 @@
 
 /* True when camera `index` of `rig` sees the point (x, y): fov_radius <= 0
    disables the disc test; overlap is camera_overlap (the band is twice it). */
-bool vis_region_visible (const sim_rig_t *rig, int index, double x, double y,
-                         double overlap, double fov_radius);
+bool vis_region_visible (const sim_rig_t *rig, int index, double x, double y, double overlap,
+                         double fov_radius);
 
 #endif
