@@ -18,7 +18,10 @@
       frames_done  vision      gateway (carries the step's packets and
                                Reply), legacy-grsim
       request      gateway, legacy-grsim, tools -> physics
-      reply        physics     back to the request's sender
+      reply        physics     back to the request's sender; a sync
+                               step's reply (a request with a step id)
+                               comes inside frames_done instead, unless
+                               no vision took the step mark
 
     What the link does so services need not:
     - subscriptions: a service says which kinds it receives; the link
