@@ -18,7 +18,9 @@
 static int
 s_private_dir (const char *path)
 {
-    if (mkdir (path, 0700) != 0 && errno != EEXIST) {
+    if (mkdir (path, 0700) == 0)
+        chmod (path, 0700); /* whatever the umask took away (ssl-sim's takes x) */
+    else if (errno != EEXIST) {
         sim_error ("cannot create runtime directory %s: %s", path, strerror (errno));
         return -1;
     }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -159,8 +160,11 @@ s_run (int optc, char **optv)
     }
     sim_config_t cfg;
     int code = 2;
+    char dir[SIM_STRING_MAX];
     if (s_config (&cfg, n, opts) == 0) {
-        if (single)
+        if (sim_bus_runtime_dir (&cfg, dir, sizeof dir))
+            code = 1; /* refused, and said why: neither mode runs without it */
+        else if (single)
             code = s_run_single (&cfg);
         else {
             char exe[PATH_MAX];
@@ -206,6 +210,11 @@ int
 main (int argc, char **argv)
 {
     sim_log_set_service ("ssl-sim");
+    /* everything this program creates is runtime state of one user:
+       sockets (libzmq's ipc ones too), lanes, pid files and checkpoints
+       0600; sim_bus_runtime_dir sets its directories to 0700. Set once
+       here, before any thread, since umask is per process. */
+    umask (0177);
     if (argc < 2) {
         s_usage (stderr);
         return 2;
