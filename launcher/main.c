@@ -82,19 +82,19 @@ s_run_service (const char *name, int optc, char **optv)
     static sim_service_args_t args; /* outlives the actor thread */
     if (s_config (&args.cfg, optc, optv))
         return 2;
-    if (sim_bus_resolve (&args.cfg, NULL))
-        return 1;
     sim_log_set_service (name);
+    if (sim_bus_resolve (&args.cfg, NULL))
+        return SIM_SERVICE_EXIT_NO_START;
     const char *other = NULL;
     int pid = launch_running_elsewhere (&args.cfg, name, &other);
     if (pid) {
         sim_error ("%s already runs with this runtime directory (pid %d)", name, pid);
-        return 1;
+        return SIM_SERVICE_EXIT_NO_START;
     }
     zactor_t *actor = sim_service_start (service->actor, &args);
     if (!actor) {
         sim_error ("%s did not start", name);
-        return 1;
+        return SIM_SERVICE_EXIT_NO_START;
     }
     char pidfile[SIM_STRING_MAX + 16];
     launch_pidfile_write (&args.cfg, name, pidfile, sizeof pidfile);
