@@ -11,13 +11,42 @@
 #include "config.h"
 #include "sim_log.h"
 
+/* Make `path` (mode 0700), or accept the one that exists only when it is
+   a real directory of ours that nobody else can enter: whoever could
+   write there first could bind our sockets and lanes and read every
+   command. Returns 0, or -1 with the reason logged. */
 static int
-s_mkdir (const char *path)
+s_private_dir (const char *path)
 {
-    if (mkdir (path, 0700) == 0 || errno == EEXIST)
-        return 0;
-    sim_error ("cannot create runtime directory %s: %s", path, strerror (errno));
-    return -1;
+    if (mkdir (path, 0700) == 0)
+        chmod (path, 0700); /* whatever the umask took away (ssl-sim's takes x) */
+    else if (errno != EEXIST) {
+        sim_error ("cannot create runtime directory %s: %s", path, strerror (errno));
+        return -1;
+    }
+    struct stat st;
+    if (lstat (path, &st) != 0) {
+        sim_error ("cannot check runtime directory %s: %s", path, strerror (errno));
+        return -1;
+    }
+    if (!S_ISDIR (st.st_mode)) {
+        sim_error ("refusing runtime directory %s: it is not a directory%s", path,
+                   S_ISLNK (st.st_mode) ? " but a symbolic link" : "");
+        return -1;
+    }
+    if (st.st_uid != geteuid ()) {
+        sim_error ("refusing runtime directory %s: it belongs to uid %u, not to me (uid %u); "
+                   "remove it, or set XDG_RUNTIME_DIR to a directory of mine",
+                   path, (unsigned) st.st_uid, (unsigned) geteuid ());
+        return -1;
+    }
+    if (st.st_mode & 077) {
+        sim_error ("refusing runtime directory %s: its mode %04o lets group or others in; "
+                   "`chmod 700 %s` if it is yours",
+                   path, (unsigned) (st.st_mode & 0777), path);
+        return -1;
+    }
+    return 0;
 }
 
 int
@@ -29,12 +58,12 @@ sim_bus_runtime_dir (const sim_config_t *cfg, char *buf, size_t len)
         n = snprintf (buf, len, "%s/ssl-sim", xdg);
     else
         n = snprintf (buf, len, "/tmp/ssl-sim-%u", (unsigned) getuid ());
-    if (n < 0 || (size_t) n >= len || s_mkdir (buf))
+    if (n < 0 || (size_t) n >= len || s_private_dir (buf))
         return -1;
     if (cfg->network.port_offset != 0) {
         size_t used = strlen (buf);
         n = snprintf (buf + used, len - used, "/%d", cfg->network.port_offset);
-        if (n < 0 || (size_t) n >= len - used || s_mkdir (buf))
+        if (n < 0 || (size_t) n >= len - used || s_private_dir (buf))
             return -1;
     }
     return 0;

@@ -32,7 +32,12 @@
 
 /* The per-user runtime directory ($XDG_RUNTIME_DIR/ssl-sim or
    /tmp/ssl-sim-UID, plus /N with a port offset N), created mode 0700.
-   Writes it into buf; returns 0, or -1 if it cannot be created. */
+   One that exists already is used only when it is a directory (not a
+   symbolic link) owned by this user with no group or other access: its
+   permissions are what keeps other local users off the bus sockets,
+   lanes, pid files and checkpoints in it. Writes it into buf; returns 0,
+   or -1 (reason logged, naming the path) when it cannot be made or is
+   refused. */
 int sim_bus_runtime_dir (const sim_config_t *cfg, char *buf, size_t len);
 
 /* Fill every empty [bus] endpoint: ipc:// paths in the runtime directory,

@@ -2,8 +2,10 @@
 #include "sim_lane.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,6 @@ struct sim_lane_t {
     int fd;
     sim_lane_id_t id;
     sim_lane_peer_t peers[SIM_LANE_COUNT]; /* every service's address, ours included */
-    bool in_fs;                            /* a file system path (ipc), not abstract */
     ino_t ino;                             /* of our bound path, to remove only our own */
     int sndtimeo_ms;                       /* the SO_SNDTIMEO in force; -1 unknown */
     /* the batch being filled: records for one destination */
@@ -42,9 +43,29 @@ struct sim_lane_t {
     sim_lane_peer_t in_from;
 };
 
+/* The lane file name part for inproc endpoint `name`: the name itself
+   when it is plain and leaves a lane path within `room` characters, else
+   a hash of it (another prefix, so the two forms never meet). */
+static void
+s_inproc_tag (const char *name, size_t room, char *tag, size_t cap)
+{
+    size_t n = strlen (name);
+    bool plain = n > 0 && strlen ("inproc-.gateway.lane") + n <= room;
+    for (size_t i = 0; plain && i < n; i++)
+        plain = isalnum ((unsigned char) name[i]) || name[i] == '-' || name[i] == '_' || name[i] == '.';
+    if (plain) {
+        snprintf (tag, cap, "inproc-%s", name);
+        return;
+    }
+    uint64_t h = 14695981039346656037ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char) name[i]) * 1099511628211ull;
+    snprintf (tag, cap, "inproc#%016llx", (unsigned long long) h);
+}
+
 /* The addresses of every lane for cfg; 0, or -1 when lanes do not apply. */
 static int
-s_addresses (const sim_config_t *cfg, sim_lane_peer_t peers[SIM_LANE_COUNT], bool *in_fs)
+s_addresses (const sim_config_t *cfg, sim_lane_peer_t peers[SIM_LANE_COUNT])
 {
     const sim_bus_cfg_t *b = &cfg->bus;
     if (!b->lanes)
@@ -56,32 +77,35 @@ s_addresses (const sim_config_t *cfg, sim_lane_peer_t peers[SIM_LANE_COUNT], boo
                && strncmp (b->frames_connect, "inproc://", 9) == 0;
     if (!ipc && !inproc)
         return -1;
+    /* ipc: beside the cmd socket, same directory, same permissions.
+       inproc: in the private runtime directory, named after the cmd
+       endpoint (which keeps two simulators of one user apart); not an
+       abstract name, which every local user could write to. */
+    char dir[sizeof peers[0].addr.sun_path], tag[sizeof peers[0].addr.sun_path];
+    if (ipc) {
+        const char *path = b->cmd_connect + 6;
+        const char *slash = strrchr (path, '/');
+        int dir_len = slash ? (int) (slash - path) + 1 : 0; /* with its slash */
+        if (dir_len >= (int) sizeof dir)
+            return -1;
+        snprintf (dir, sizeof dir, "%.*s", dir_len, path);
+        *tag = 0;
+    } else {
+        if (sim_bus_runtime_dir (cfg, dir, sizeof dir - 1))
+            return -1;
+        strcat (dir, "/");
+        s_inproc_tag (b->cmd_connect + 9, sizeof peers[0].addr.sun_path - 1 - strlen (dir), tag, sizeof tag);
+    }
     for (int i = 0; i < SIM_LANE_COUNT; i++) {
         sim_lane_peer_t *p = &peers[i];
         memset (p, 0, sizeof *p);
         p->addr.sun_family = AF_UNIX;
         size_t cap = sizeof p->addr.sun_path;
-        int n;
-        if (ipc) {
-            /* beside the cmd socket: same directory, same permissions */
-            const char *path = b->cmd_connect + 6;
-            const char *slash = strrchr (path, '/');
-            int dir_len = slash ? (int) (slash - path) : 0;
-            n = snprintf (p->addr.sun_path, cap, "%.*s%s%s.lane", dir_len, path, slash ? "/" : "",
-                          s_names[i]);
-            if (n < 0 || (size_t) n >= cap)
-                return -1;
-            p->len = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + (size_t) n + 1);
-        } else {
-            /* abstract name (leading NUL): no file, gone with the process */
-            n = snprintf (p->addr.sun_path + 1, cap - 1, "ssl-sim-lane:%s:%s", b->cmd_connect + 9,
-                          s_names[i]);
-            if (n < 0 || (size_t) n >= cap - 1)
-                return -1;
-            p->len = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + 1 + (size_t) n);
-        }
+        int n = snprintf (p->addr.sun_path, cap, "%s%s%s%s.lane", dir, tag, *tag ? "." : "", s_names[i]);
+        if (n < 0 || (size_t) n >= cap)
+            return -1;
+        p->len = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + (size_t) n + 1);
     }
-    *in_fs = ipc;
     return 0;
 }
 
@@ -89,8 +113,18 @@ bool
 sim_lane_enabled (const sim_config_t *cfg)
 {
     sim_lane_peer_t peers[SIM_LANE_COUNT];
-    bool in_fs;
-    return s_addresses (cfg, peers, &in_fs) == 0;
+    return s_addresses (cfg, peers) == 0;
+}
+
+int
+sim_lane_address (const sim_config_t *cfg, sim_lane_id_t id, sim_lane_peer_t *addr)
+{
+    assert (id >= 0 && id < SIM_LANE_COUNT && addr);
+    sim_lane_peer_t peers[SIM_LANE_COUNT];
+    if (s_addresses (cfg, peers))
+        return -1;
+    *addr = peers[id];
+    return 0;
 }
 
 sim_lane_t *
@@ -103,7 +137,7 @@ sim_lane_new (const sim_config_t *cfg, sim_lane_id_t id)
     self->fd = -1;
     self->id = id;
     self->sndtimeo_ms = -1;
-    if (s_addresses (cfg, self->peers, &self->in_fs)) {
+    if (s_addresses (cfg, self->peers)) {
         free (self);
         return NULL;
     }
@@ -118,16 +152,17 @@ sim_lane_new (const sim_config_t *cfg, sim_lane_id_t id)
     int size = SIM_LANE_SNDBUF;
     setsockopt (self->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
     const sim_lane_peer_t *own = &self->peers[id];
-    if (self->in_fs)
-        unlink (own->addr.sun_path); /* left by a killed process */
+    unlink (own->addr.sun_path); /* left by a killed process */
     if (bind (self->fd, (const struct sockaddr *) &own->addr, own->len) < 0) {
-        sim_error ("cannot bind the %s lane %s: %s", s_names[id],
-                   self->in_fs ? own->addr.sun_path : own->addr.sun_path + 1, strerror (errno));
+        sim_error ("cannot bind the %s lane %s: %s", s_names[id], own->addr.sun_path, strerror (errno));
         sim_lane_destroy (&self);
         return NULL;
     }
+    /* writing to a socket needs write permission on its file: only we
+       may (the directory should keep others out already) */
+    chmod (own->addr.sun_path, 0600);
     struct stat st;
-    if (self->in_fs && stat (own->addr.sun_path, &st) == 0)
+    if (stat (own->addr.sun_path, &st) == 0)
         self->ino = st.st_ino;
     return self;
 }
@@ -143,7 +178,7 @@ sim_lane_destroy (sim_lane_t **self_p)
         /* a restarted service may already have bound the same path */
         struct stat st;
         const char *path = self->peers[self->id].addr.sun_path;
-        if (self->in_fs && self->ino && stat (path, &st) == 0 && st.st_ino == self->ino)
+        if (self->ino && stat (path, &st) == 0 && st.st_ino == self->ino)
             unlink (path);
     }
     free (self->out);
@@ -343,8 +378,8 @@ sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap
         while (n < 0 && errno == EINTR);
         if (n < 0)
             return 0;
-        /* anything on the same host can write to an abstract name: trust
-           no length or byte of it; a datagram that lies is dropped whole */
+        /* any process of ours can write to a lane: trust no length or
+           byte of it; a datagram that lies is dropped whole */
         self->in_len = n > SIM_LANE_MAX ? 0 : (size_t) n;
         self->in_pos = 0;
     }

@@ -47,10 +47,18 @@ typedef struct {
 typedef struct sim_lane_t sim_lane_t;
 
 /* True when this configuration uses lanes: [bus] lanes is on, the three
-   connect endpoints are all ipc:// (lanes in the directory of cmd_connect)
-   or all inproc:// (abstract socket names), and the addresses fit. Every
-   service decides alike from the same [bus] section. */
+   connect endpoints are all ipc:// (lanes NAME.lane in the directory of
+   cmd_connect) or all inproc:// (lanes inproc-CMD.NAME.lane in the
+   private runtime directory, see sim_bus_runtime_dir; CMD is the cmd
+   endpoint's name, hashed when long), and the addresses fit. Every service
+   decides alike from the same [bus] section and environment. Lane files
+   are sockets of mode 0600: only the user writes to them. */
 bool sim_lane_enabled (const sim_config_t *cfg);
+
+/* The address of service `id`'s lane for cfg into *addr (for a test or
+   tool that writes to a lane without one of its own). Returns 0, or -1
+   when lanes are off for cfg. */
+int sim_lane_address (const sim_config_t *cfg, sim_lane_id_t id, sim_lane_peer_t *addr);
 
 /* Bind the lane of service `id` (replacing a stale one left by a killed
    process). NULL when lanes are off for cfg, or on failure (logged). */

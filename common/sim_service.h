@@ -12,6 +12,13 @@
 
 #include "sim_config.h"
 
+/* The exit status of `ssl-sim service NAME` when the service could not
+   start (its actor reported a failed start, its runtime directory was
+   refused, or another copy runs): the supervisor ends the run on it
+   instead of restarting, since another try would fail the same way.
+   78 is sysexits.h's EX_CONFIG. */
+#define SIM_SERVICE_EXIT_NO_START 78
+
 typedef struct {
     sim_config_t cfg; /* resolved: bus endpoints filled */
     int status;       /* written by the actor before it signals */

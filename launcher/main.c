@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -81,19 +82,19 @@ s_run_service (const char *name, int optc, char **optv)
     static sim_service_args_t args; /* outlives the actor thread */
     if (s_config (&args.cfg, optc, optv))
         return 2;
-    if (sim_bus_resolve (&args.cfg, NULL))
-        return 1;
     sim_log_set_service (name);
+    if (sim_bus_resolve (&args.cfg, NULL))
+        return SIM_SERVICE_EXIT_NO_START;
     const char *other = NULL;
     int pid = launch_running_elsewhere (&args.cfg, name, &other);
     if (pid) {
         sim_error ("%s already runs with this runtime directory (pid %d)", name, pid);
-        return 1;
+        return SIM_SERVICE_EXIT_NO_START;
     }
     zactor_t *actor = sim_service_start (service->actor, &args);
     if (!actor) {
         sim_error ("%s did not start", name);
-        return 1;
+        return SIM_SERVICE_EXIT_NO_START;
     }
     char pidfile[SIM_STRING_MAX + 16];
     launch_pidfile_write (&args.cfg, name, pidfile, sizeof pidfile);
@@ -159,8 +160,11 @@ s_run (int optc, char **optv)
     }
     sim_config_t cfg;
     int code = 2;
+    char dir[SIM_STRING_MAX];
     if (s_config (&cfg, n, opts) == 0) {
-        if (single)
+        if (sim_bus_runtime_dir (&cfg, dir, sizeof dir))
+            code = 1; /* refused, and said why: neither mode runs without it */
+        else if (single)
             code = s_run_single (&cfg);
         else {
             char exe[PATH_MAX];
@@ -206,6 +210,11 @@ int
 main (int argc, char **argv)
 {
     sim_log_set_service ("ssl-sim");
+    /* everything this program creates is runtime state of one user:
+       sockets (libzmq's ipc ones too), lanes, pid files and checkpoints
+       0600; sim_bus_runtime_dir sets its directories to 0700. Set once
+       here, before any thread, since umask is per process. */
+    umask (0177);
     if (argc < 2) {
         s_usage (stderr);
         return 2;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,24 +17,23 @@
 #include "services.h"
 #include "sim_bus.h"
 #include "sim_log.h"
+#include "sim_service.h"
 
-#define LAUNCH_BACKOFF_MIN_MS   250
-#define LAUNCH_BACKOFF_MAX_MS   8000
-#define LAUNCH_STABLE_MS        10000 /* up this long: the next failure starts backoff afresh */
-#define LAUNCH_GIVE_UP          5     /* consecutive failures within 2 s of start */
-#define LAUNCH_STOP_GRACE_MS    5000
+#define LAUNCH_RESTART_MS       100 /* a crashed service starts again this soon, every time */
 #define LAUNCH_RESTART_CLEAN_MS 20  /* after a requested stop (clean exit) */
-#define LAUNCH_CLEAN_MIN_UP_MS  500 /* a clean exit sooner than this backs off */
+#define LAUNCH_RESPAWN_MS       500 /* fork failed: try again (the system is short of something) */
+#define LAUNCH_STOP_GRACE_MS    5000
+#define LAUNCH_CLEAN_MIN_UP_MS  500 /* a clean exit sooner than this is a fault */
+#define LAUNCH_POLL_MS          100 /* the longest wait; a child's death wakes us at once */
 
 typedef struct {
     const launch_service_t *service;
     pid_t pid;
-    int out; /* read end of the child's stdout+stderr */
+    int out;    /* read end of the child's stdout+stderr */
+    int exited; /* a pidfd: readable once the child has exited; -1 without */
     char line[4096];
     size_t used;
     int64_t started_ms, restart_at_ms;
-    int backoff_ms;
-    int quick_failures;
 } launch_child_t;
 
 /* The only state a signal handler may touch. */
@@ -113,6 +113,10 @@ s_spawn (launch_child_t *c, const char *exe, int optc, char **optv)
     close (fds[1]);
     c->pid = pid;
     c->out = fds[0];
+    /* its pipe closes a moment before it can be reaped, so the pipe alone
+       would leave its death to the next poll period; a kernel without
+       pidfds gets just that */
+    c->exited = (int) syscall (SYS_pidfd_open, pid, 0);
     c->used = 0;
     c->started_ms = s_now_ms ();
     c->restart_at_ms = 0;
@@ -120,46 +124,77 @@ s_spawn (launch_child_t *c, const char *exe, int optc, char **optv)
     return 0;
 }
 
-/* A child ended; schedule its restart. Returns -1 when it keeps failing. */
+/* The child was reaped: forget its pid and pidfd. */
+static void
+s_reaped (launch_child_t *c)
+{
+    c->pid = 0;
+    if (c->exited >= 0) {
+        close (c->exited);
+        c->exited = -1;
+    }
+}
+
+/* Whether an exit status says the service could not start at all: it
+   reported a failed start (port taken, endpoint cannot bind, runtime
+   directory refused), its options were refused, or it could not be
+   executed. Starting it again would fail the same way. */
+static bool
+s_could_not_start (int status)
+{
+    if (!WIFEXITED (status))
+        return false;
+    int code = WEXITSTATUS (status);
+    return code == SIM_SERVICE_EXIT_NO_START || code == 2 || code == 127;
+}
+
+/* A child ended; schedule its restart. Returns -1 when it could not start
+   at all, which ends the run. */
 static int
 s_child_exited (launch_child_t *c, int status)
 {
     int64_t now = s_now_ms ();
     int64_t up = now - c->started_ms;
-    if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+    bool clean = WIFEXITED (status) && WEXITSTATUS (status) == 0;
+    if (clean)
         sim_info ("%s (pid %d) stopped after %.1f s", c->service->name, (int) c->pid, (double) up / 1000);
     else if (WIFSIGNALED (status))
         sim_warn ("%s (pid %d) killed by signal %d after %.1f s", c->service->name, (int) c->pid,
                   WTERMSIG (status), (double) up / 1000);
-    else
+    else if (!s_could_not_start (status))
         sim_warn ("%s (pid %d) exited with status %d after %.1f s", c->service->name, (int) c->pid,
                   WEXITSTATUS (status), (double) up / 1000);
-    c->pid = 0;
-    if (WIFEXITED (status) && WEXITSTATUS (status) == 0 && up >= LAUNCH_CLEAN_MIN_UP_MS) {
-        /* a clean exit is a stop someone asked for (`ssl-sim restart`,
-           SIGTERM): start it again at once, no backoff; one right after
-           its start is a fault like any other and backs off */
-        c->restart_at_ms = now + LAUNCH_RESTART_CLEAN_MS;
-        c->backoff_ms = 0;
-        c->quick_failures = 0;
-        sim_info ("restarting %s", c->service->name);
-        return 0;
-    }
-    if (up >= LAUNCH_STABLE_MS) {
-        c->backoff_ms = LAUNCH_BACKOFF_MIN_MS;
-        c->quick_failures = 0;
-    } else {
-        c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : LAUNCH_BACKOFF_MIN_MS;
-        if (c->backoff_ms > LAUNCH_BACKOFF_MAX_MS)
-            c->backoff_ms = LAUNCH_BACKOFF_MAX_MS;
-    }
-    if (up < 2000 && ++c->quick_failures >= LAUNCH_GIVE_UP) {
-        sim_error ("%s failed %d times right after starting; giving up", c->service->name, c->quick_failures);
+    s_reaped (c);
+    if (s_could_not_start (status)) {
+        /* its own log lines above say why (the port, the endpoint) */
+        sim_error ("%s could not start (exit status %d): stopping the run", c->service->name,
+                   WEXITSTATUS (status));
         return -1;
     }
-    c->restart_at_ms = now + c->backoff_ms;
-    sim_info ("restarting %s in %d ms", c->service->name, c->backoff_ms);
+    /* a clean exit is a stop someone asked for (`ssl-sim restart`,
+       SIGTERM): start it again at once. A crash, or a clean exit right
+       after the start, comes back after the same short delay every time:
+       clients retry through a restart, and a delay that grew would turn a
+       service killed every few seconds into one that is mostly down. */
+    c->restart_at_ms =
+        now + (clean && up >= LAUNCH_CLEAN_MIN_UP_MS ? LAUNCH_RESTART_CLEAN_MS : LAUNCH_RESTART_MS);
+    sim_info ("restarting %s in %d ms", c->service->name, (int) (c->restart_at_ms - now));
     return 0;
+}
+
+/* Milliseconds until the next due restart or the end of the run, at most
+   LAUNCH_POLL_MS. */
+static int
+s_poll_timeout (const launch_child_t *children, int count, int64_t end_ms)
+{
+    int64_t now = s_now_ms ();
+    int64_t next = now + LAUNCH_POLL_MS;
+    for (int i = 0; i < count; i++)
+        if (children[i].pid == 0 && children[i].restart_at_ms && children[i].restart_at_ms < next)
+            next = children[i].restart_at_ms;
+    if (end_ms && end_ms < next)
+        next = end_ms;
+    return next > now ? (int) (next - now) : 0;
 }
 
 static void
@@ -174,7 +209,7 @@ s_stop_all (launch_child_t *children, int count)
         for (int i = 0; i < count; i++) {
             launch_child_t *c = &children[i];
             if (c->pid > 0 && waitpid (c->pid, NULL, WNOHANG) == c->pid)
-                c->pid = 0;
+                s_reaped (c);
             if (c->out >= 0)
                 s_read_output (c);
             alive += c->pid > 0;
@@ -187,7 +222,7 @@ s_stop_all (launch_child_t *children, int count)
                     sim_warn ("%s did not stop in time; killing it", children[i].service->name);
                     kill (children[i].pid, SIGKILL);
                     waitpid (children[i].pid, NULL, 0);
-                    children[i].pid = 0;
+                    s_reaped (&children[i]);
                 }
             break;
         }
@@ -238,7 +273,7 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
         if (!launch_service_wanted (&launch_services[i], cfg))
             continue;
-        children[count] = (launch_child_t) { .service = &launch_services[i], .out = -1 };
+        children[count] = (launch_child_t) { .service = &launch_services[i], .out = -1, .exited = -1 };
         if (s_spawn (&children[count], exe, optc, optv)) {
             sim_error ("cannot start %s: %s", launch_services[i].name, strerror (errno));
             s_stop_all (children, count);
@@ -249,16 +284,23 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
     int64_t end_ms = cfg->run.duration > 0 ? s_now_ms () + (int64_t) (cfg->run.duration * 1000) : 0;
     int code = 0;
     while (!s_stop_signal) {
-        struct pollfd fds[LAUNCH_SERVICE_COUNT];
-        int map[LAUNCH_SERVICE_COUNT], n = 0;
-        for (int i = 0; i < count; i++)
+        /* output and deaths wake us; a restart that is due sets the
+           timeout, so it is not late by a poll period */
+        struct pollfd fds[2 * LAUNCH_SERVICE_COUNT];
+        int map[2 * LAUNCH_SERVICE_COUNT], n = 0;
+        for (int i = 0; i < count; i++) {
             if (children[i].out >= 0) {
                 fds[n] = (struct pollfd) { children[i].out, POLLIN, 0 };
                 map[n++] = i;
             }
-        poll (fds, (nfds_t) n, 100);
+            if (children[i].exited >= 0) {
+                fds[n] = (struct pollfd) { children[i].exited, POLLIN, 0 };
+                map[n++] = -1; /* waitpid below looks at every child */
+            }
+        }
+        poll (fds, (nfds_t) n, s_poll_timeout (children, count, end_ms));
         for (int k = 0; k < n; k++)
-            if (fds[k].revents & (POLLIN | POLLHUP))
+            if (map[k] >= 0 && fds[k].revents & (POLLIN | POLLHUP))
                 s_read_output (&children[map[k]]);
         int64_t now = s_now_ms ();
         bool give_up = false;
@@ -276,8 +318,10 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
                     close (c->out);
                     c->out = -1;
                 }
-                if (s_spawn (c, exe, optc, optv))
-                    c->restart_at_ms = now + LAUNCH_BACKOFF_MAX_MS;
+                if (s_spawn (c, exe, optc, optv)) {
+                    sim_warn ("cannot start %s: %s", c->service->name, strerror (errno));
+                    c->restart_at_ms = now + LAUNCH_RESPAWN_MS;
+                }
             }
         }
         if (give_up) {

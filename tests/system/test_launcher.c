@@ -2,26 +2,38 @@
     `--duration` ends a run by itself and the run's checkpoint goes with
     it; service output is prefixed with the service name; `ssl-sim status`
     says when nothing runs; `ssl-sim restart` refuses a service nobody
-    would start again; the systemd units pass `systemd-analyze verify`.
+    would start again; the systemd units pass `systemd-analyze verify`; a
+    service that cannot start (its port taken) ends the run at once with
+    the reason (issue 11).
 */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim_lab.h"
 #include "sim_test.h"
 
-/* A configuration with free loopback ports at `path`. */
+/* A configuration with free loopback ports at `path`; the ports go to
+   *ports when it is not NULL. */
+static void
+s_write_ini_ports (const char *path, sim_proc_t *ports)
+{
+    sim_proc_t own;
+    if (!ports)
+        ports = &own;
+    cr_assert_eq (sim_proc_pick_ports (ports), 0);
+    cr_assert_eq (sim_proc_write_ini (ports, path, NULL), 0);
+}
+
 static void
 s_write_ini (const char *path)
 {
-    sim_proc_t ports;
-    cr_assert_eq (sim_proc_pick_ports (&ports), 0);
-    cr_assert_eq (sim_proc_write_ini (&ports, path, NULL), 0);
+    s_write_ini_ports (path, NULL);
 }
 
 Test (launcher, duration_ends_the_run_and_its_checkpoint, .timeout = 30)
@@ -167,5 +179,69 @@ Test (launcher, a_second_run_in_the_same_directory_refuses, .timeout = 30)
                   "the first physics was disturbed");
     cr_expect_eq (kill (first, 0), 0, "the first simulator must keep running");
     cr_expect_eq (sim_lab_stop (first), 0);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* A port taken by another socket is not a crash: restarting the gateway
+   would fail the same way forever, so the run ends at once, says why,
+   and exits non-zero. */
+Test (launcher, a_taken_port_ends_the_run_at_once, .timeout = 30)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char ini[128], vision[64];
+    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    sim_proc_t ports;
+    s_write_ini_ports (ini, &ports);
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    int taken = sim_test_udp (ports.control_port);
+    cr_assert_geq (taken, 0, "cannot take the control port %d", ports.control_port);
+    char out[65536];
+    int64_t t0 = sim_test_now_ms ();
+    int code = sim_lab_capture (out, sizeof out,
+                                "XDG_RUNTIME_DIR='%s' timeout 20 '%s' run --config '%s' --localhost "
+                                "--vision-addr %s 2>&1",
+                                dir, sim_lab_exe (), ini, vision);
+    int64_t took = sim_test_now_ms () - t0;
+    close (taken);
+    cr_expect_eq (code, 1, "exit %d:\n%s", code, out);
+    cr_expect_lt (took, 2000, "took %lld ms to give up:\n%s", (long long) took, out);
+    char port[16];
+    snprintf (port, sizeof port, ":%d", ports.control_port);
+    cr_expect (strstr (out, "Address already in use") && strstr (out, port),
+               "the reason is not in the log:\n%s", out);
+    cr_expect (strstr (out, "gateway could not start"), "the launcher does not say what stopped it:\n%s",
+               out);
+    cr_expect (strstr (out, "all services stopped"), "the others were not stopped:\n%s", out);
+    cr_expect_null (strstr (out, "restarting gateway"), "a service that cannot start was restarted:\n%s",
+                    out);
+    fprintf (stderr, "launcher: a taken control port ended the run after %lld ms\n", (long long) took);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* A runtime directory another user could enter is refused before any
+   service starts. */
+Test (launcher, an_open_runtime_dir_is_refused, .timeout = 30)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char ini[128], rundir[128];
+    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    snprintf (rundir, sizeof rundir, "%s/ssl-sim", dir);
+    s_write_ini (ini);
+    cr_assert_eq (mkdir (rundir, 0700), 0);
+    cr_assert_eq (chmod (rundir, 0777), 0);
+    char out[16384];
+    const char *modes[] = { "run", "run --single-process" };
+    for (int i = 0; i < 2; i++) {
+        int code = sim_lab_capture (out, sizeof out,
+                                    "XDG_RUNTIME_DIR='%s' timeout 20 '%s' %s --config '%s' --localhost "
+                                    "--duration 5 2>&1",
+                                    dir, sim_lab_exe (), modes[i], ini);
+        cr_expect_eq (code, 1, "%s: exit %d:\n%s", modes[i], code, out);
+        cr_expect (strstr (out, rundir) && strstr (out, "refusing"), "%s: no reason naming the path:\n%s",
+                   modes[i], out);
+        cr_expect_null (strstr (out, "started physics"), "%s: a service was started:\n%s", modes[i], out);
+    }
     sim_lab_sh ("rm -rf '%s'", dir);
 }

@@ -1,9 +1,11 @@
 /*  test_bus.c - common/sim_bus.c: endpoint resolution, the envelope codec
-    every service shares (version check, topics, ROUTER replies), and the
-    XPUB subscription set publishers consult before packing. */
+    every service shares (version check, topics, ROUTER replies), the XPUB
+    subscription set publishers consult before packing, and the runtime
+    directory, which is used only when it is private and ours. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -200,4 +202,101 @@ Test (bus, an_xpub_reports_its_subscribers)
     zsock_destroy (&sub);
     cr_expect (s_await_want (pub, &subs, SIM_TOPIC_CLOCK, false), "a subscriber that went away is forgotten");
     zsock_destroy (&pub);
+}
+
+/* ---- the runtime directory: only a private one of ours ------------------ */
+
+/* A fresh parent for the runtime directory, as XDG_RUNTIME_DIR (Criterion
+   forks each test, so the variable is the test's own). */
+static void
+s_xdg (char *dir, size_t cap, char *rundir, size_t rcap)
+{
+    snprintf (dir, cap, "/tmp/ssl-sim-bus-XXXXXX");
+    cr_assert_not_null (mkdtemp (dir));
+    setenv ("XDG_RUNTIME_DIR", dir, 1);
+    snprintf (rundir, rcap, "%s/ssl-sim", dir);
+}
+
+static void
+s_rm (const char *dir)
+{
+    char cmd[600];
+    snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq (system (cmd), 0);
+}
+
+Test (bus, the_runtime_dir_is_made_private)
+{
+    char dir[64], rundir[96], got[256];
+    s_xdg (dir, sizeof dir, rundir, sizeof rundir);
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cfg.network.port_offset = 2;
+    mode_t old = umask (0); /* even a permissive umask makes no open directory */
+    cr_assert_eq (sim_bus_runtime_dir (&cfg, got, sizeof got), 0);
+    umask (old);
+    struct stat st;
+    cr_assert_eq (stat (rundir, &st), 0);
+    cr_expect_eq (st.st_mode & 0777, 0700, "mode %o", (unsigned) (st.st_mode & 0777));
+    cr_assert_eq (stat (got, &st), 0);
+    cr_expect_eq (st.st_mode & 0777, 0700, "offset directory mode %o", (unsigned) (st.st_mode & 0777));
+    /* and one that is already there and private is used */
+    cr_expect_eq (sim_bus_runtime_dir (&cfg, got, sizeof got), 0);
+    s_rm (dir);
+}
+
+Test (bus, an_open_runtime_dir_is_refused)
+{
+    char dir[64], rundir[96], got[256];
+    s_xdg (dir, sizeof dir, rundir, sizeof rundir);
+    cr_assert_eq (mkdir (rundir, 0700), 0);
+    cr_assert_eq (chmod (rundir, 0755), 0);
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cr_expect_eq (sim_bus_runtime_dir (&cfg, got, sizeof got), -1, "a 0755 directory was accepted");
+    cr_expect_eq (sim_bus_resolve (&cfg, NULL), -1);
+    cr_expect_eq (cfg.bus.cmd_bind[0], '\0', "no endpoint in a refused directory");
+    cr_assert_eq (chmod (rundir, 0710), 0);
+    cr_expect_eq (sim_bus_runtime_dir (&cfg, got, sizeof got), -1, "group access was accepted");
+    /* the port offset's subdirectory is held to the same rule */
+    cr_assert_eq (chmod (rundir, 0700), 0);
+    char sub[128];
+    snprintf (sub, sizeof sub, "%s/4", rundir);
+    cr_assert_eq (mkdir (sub, 0700), 0);
+    cr_assert_eq (chmod (sub, 0707), 0);
+    cfg.network.port_offset = 4;
+    cr_expect_eq (sim_bus_runtime_dir (&cfg, got, sizeof got), -1, "an open offset directory was accepted");
+    s_rm (dir);
+}
+
+Test (bus, a_runtime_dir_of_another_user_is_refused)
+{
+    if (geteuid () != 0) {
+        cr_skip_test ("skipped: only root can give a directory to another uid");
+        return;
+    }
+    char dir[64], rundir[96], got[256];
+    s_xdg (dir, sizeof dir, rundir, sizeof rundir);
+    cr_assert_eq (mkdir (rundir, 0700), 0);
+    cr_assert_eq (chown (rundir, 65534, 65534), 0);
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cr_expect_eq (sim_bus_runtime_dir (&cfg, got, sizeof got), -1, "nobody's directory was accepted");
+    cr_expect_eq (sim_bus_resolve (&cfg, NULL), -1);
+    s_rm (dir);
+}
+
+Test (bus, a_symlinked_runtime_dir_is_refused)
+{
+    /* even one to a private directory of ours: whoever made the link
+       can point it elsewhere */
+    char dir[64], rundir[96], got[256], target[128];
+    s_xdg (dir, sizeof dir, rundir, sizeof rundir);
+    snprintf (target, sizeof target, "%s/elsewhere", dir);
+    cr_assert_eq (mkdir (target, 0700), 0);
+    cr_assert_eq (symlink (target, rundir), 0);
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cr_expect_eq (sim_bus_runtime_dir (&cfg, got, sizeof got), -1, "a symbolic link was accepted");
+    s_rm (dir);
 }

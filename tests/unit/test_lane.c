@@ -1,10 +1,12 @@
 /*  test_lane.c - common/sim_lane.c: when lanes apply, the record format
     (batches, malformed datagrams), delivery and its failures (absent peer,
-    full queue), replies, and stale lane files. Every test uses its own
-    directory or abstract name, so tests may run in parallel. */
+    full queue), replies, stale lane files, and inproc lanes kept in the
+    private runtime directory. Every test uses its own directory or
+    inproc name, so tests may run in parallel. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,7 @@ s_ipc_cfg (sim_config_t *cfg, const char *dir)
     cfg->bus.lanes = true;
 }
 
-/* Abstract names are shared by the whole host: the pid keeps parallel
+/* Inproc lanes share the user's runtime directory: the pid keeps parallel
    tests apart. */
 static void
 s_inproc_cfg (sim_config_t *cfg)
@@ -506,4 +508,104 @@ Test (lane, packed_records_travel_as_bytes)
     cr_assert_eq (errno, EMSGSIZE);
     cr_assert (s_nothing_waits (rig.vision));
     s_rig_close (&rig);
+}
+
+/* ---- inproc lanes: files in the private runtime directory --------------- */
+
+Test (lane, inproc_lanes_live_in_the_private_runtime_dir)
+{
+    char xdg[] = "/tmp/ssl-sim-lane-XXXXXX";
+    cr_assert_not_null (mkdtemp (xdg));
+    setenv ("XDG_RUNTIME_DIR", xdg, 1);
+    sim_config_t cfg;
+    s_inproc_cfg (&cfg);
+    sim_lane_t *physics = sim_lane_new (&cfg, SIM_LANE_PHYSICS);
+    cr_assert_not_null (physics);
+    char rundir[64], name[128];
+    snprintf (rundir, sizeof rundir, "%s/ssl-sim", xdg);
+    snprintf (name, sizeof name, "inproc-lanetest-cmd-%d.physics.lane", (int) getpid ());
+    char path[300];
+    snprintf (path, sizeof path, "%s/%s", rundir, name);
+    struct stat st;
+    cr_assert_eq (stat (path, &st), 0, "no lane file %s", path);
+    cr_expect (S_ISSOCK (st.st_mode));
+    cr_expect_eq (st.st_mode & 0777, 0600, "lane mode %o", (unsigned) (st.st_mode & 0777));
+    sim_lane_peer_t addr;
+    cr_assert_eq (sim_lane_address (&cfg, SIM_LANE_PHYSICS, &addr), 0);
+    cr_expect_str_eq (addr.addr.sun_path, path);
+
+    /* the abstract name it had before answers nobody */
+    int fd = socket (AF_UNIX, SOCK_DGRAM, 0);
+    cr_assert_geq (fd, 0);
+    struct sockaddr_un abstract = { .sun_family = AF_UNIX };
+    int n = snprintf (abstract.sun_path + 1, sizeof abstract.sun_path - 1, "ssl-sim-lane:%s:physics",
+                      cfg.bus.cmd_connect + 9);
+    socklen_t alen = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + 1 + (size_t) n);
+    cr_expect_eq (sendto (fd, "x", 1, MSG_DONTWAIT, (struct sockaddr *) &abstract, alen), -1);
+    close (fd);
+
+    /* a second simulator of the same user (another cmd name) is apart */
+    sim_config_t other;
+    s_inproc_cfg (&other);
+    snprintf (other.bus.cmd_connect, SIM_STRING_MAX, "inproc://lanetest-other-%d", (int) getpid ());
+    sim_lane_t *physics2 = sim_lane_new (&other, SIM_LANE_PHYSICS);
+    sim_lane_t *vision2 = sim_lane_new (&other, SIM_LANE_VISION);
+    cr_assert (physics2 && vision2);
+    cr_assert_eq (s_send_snapshot (vision2, SIM_LANE_PHYSICS, 8, -1), 0);
+    s_expect_snapshot (physics2, 8);
+    cr_assert (s_nothing_waits (physics));
+    sim_lane_destroy (&physics2);
+    sim_lane_destroy (&vision2);
+
+    sim_lane_destroy (&physics);
+    cr_expect_neq (access (path, F_OK), 0, "the lane file outlived its lane");
+    cr_expect_eq (rmdir (rundir), 0, "a lane file was left behind");
+    cr_expect_eq (rmdir (xdg), 0);
+}
+
+Test (lane, long_inproc_names_are_hashed_apart)
+{
+    char xdg[] = "/tmp/ssl-sim-lane-XXXXXX";
+    cr_assert_not_null (mkdtemp (xdg));
+    setenv ("XDG_RUNTIME_DIR", xdg, 1);
+    sim_config_t a, b;
+    s_inproc_cfg (&a);
+    s_inproc_cfg (&b);
+    char longname[200];
+    memset (longname, 'n', sizeof longname);
+    longname[sizeof longname - 1] = 0;
+    snprintf (a.bus.cmd_connect, SIM_STRING_MAX, "inproc://a%s", longname);
+    snprintf (b.bus.cmd_connect, SIM_STRING_MAX, "inproc://b%s", longname);
+    sim_lane_peer_t pa, pb;
+    cr_assert_eq (sim_lane_address (&a, SIM_LANE_GATEWAY, &pa), 0, "a long name must still fit");
+    cr_assert_eq (sim_lane_address (&b, SIM_LANE_GATEWAY, &pb), 0);
+    cr_expect_str_neq (pa.addr.sun_path, pb.addr.sun_path);
+    cr_expect (strstr (pa.addr.sun_path, "/ssl-sim/inproc#"), "%s", pa.addr.sun_path);
+    /* names with a slash or other odd bytes are hashed too */
+    snprintf (a.bus.cmd_connect, SIM_STRING_MAX, "inproc://x/../y");
+    cr_assert_eq (sim_lane_address (&a, SIM_LANE_GATEWAY, &pa), 0);
+    cr_expect (strstr (pa.addr.sun_path, "/ssl-sim/inproc#"), "%s", pa.addr.sun_path);
+    char cmd[64];
+    snprintf (cmd, sizeof cmd, "rm -rf %s", xdg);
+    cr_assert_eq (system (cmd), 0);
+}
+
+Test (lane, no_inproc_lanes_in_a_refused_runtime_dir)
+{
+    char xdg[] = "/tmp/ssl-sim-lane-XXXXXX";
+    cr_assert_not_null (mkdtemp (xdg));
+    setenv ("XDG_RUNTIME_DIR", xdg, 1);
+    char rundir[64];
+    snprintf (rundir, sizeof rundir, "%s/ssl-sim", xdg);
+    cr_assert_eq (mkdir (rundir, 0700), 0);
+    cr_assert_eq (chmod (rundir, 0777), 0);
+    sim_config_t cfg;
+    s_inproc_cfg (&cfg);
+    /* the services then talk over inproc ZeroMQ alone, which no other
+       process can reach */
+    cr_expect_not (sim_lane_enabled (&cfg));
+    cr_expect_null (sim_lane_new (&cfg, SIM_LANE_PHYSICS));
+    char cmd[64];
+    snprintf (cmd, sizeof cmd, "rm -rf %s", xdg);
+    cr_assert_eq (system (cmd), 0);
 }

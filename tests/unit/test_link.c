@@ -5,8 +5,9 @@
     the gateway, subscriptions (what is not subscribed does not arrive),
     joiners, and bus garbage dropped without a crash.
 
-    Every wait is a bounded poll on the links' own loops; abstract lane
-    names are shared by the host, so the pid keeps parallel tests apart.
+    Every wait is a bounded poll on the links' own loops; inproc lanes
+    share the user's runtime directory, so the pid keeps parallel tests
+    apart.
 */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -553,21 +554,18 @@ Test (link, joined_becomes_true_when_a_subscriber_joins_lanes)
 
 /* ---- garbage -------------------------------------------------------------- */
 
-/* A raw datagram to service `name`'s abstract lane (sim_lane.c's naming:
-   "ssl-sim-lane:<cmd endpoint name>:<service>"). */
+/* A raw datagram to service `name`'s lane, from a socket of no lane. */
 static void
 s_lane_raw (const sim_config_t *cfg, const char *name, const void *data, size_t len)
 {
     int fd = socket (AF_UNIX, SOCK_DGRAM, 0);
     cr_assert_geq (fd, 0);
-    struct sockaddr_un a;
-    memset (&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    int n = snprintf (a.sun_path + 1, sizeof a.sun_path - 1, "ssl-sim-lane:%s:%s", cfg->bus.cmd_connect + 9,
-                      name);
-    cr_assert (n > 0 && (size_t) n < sizeof a.sun_path - 1);
-    socklen_t alen = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + 1 + (size_t) n);
-    cr_assert_eq (sendto (fd, data, len, 0, (struct sockaddr *) &a, alen), (ssize_t) len, "%s",
+    sim_lane_id_t id = strcmp (name, "physics") == 0 ? SIM_LANE_PHYSICS
+                     : strcmp (name, "vision") == 0  ? SIM_LANE_VISION
+                                                     : SIM_LANE_GATEWAY;
+    sim_lane_peer_t to;
+    cr_assert_eq (sim_lane_address (cfg, id, &to), 0);
+    cr_assert_eq (sendto (fd, data, len, 0, (struct sockaddr *) &to.addr, to.len), (ssize_t) len, "%s",
                   strerror (errno));
     close (fd);
 }
