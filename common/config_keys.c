@@ -302,8 +302,15 @@ const sim_cfg_key_t sim_cfg_keys[] = {
 
     /* [network] product addition; all local: the ports this host binds */
     S_S_LOCAL ("network", "bind_address", OFF (network.bind_address),
-               SSIZE (network.bind_address), "0.0.0.0", NULL, "address the UDP ports bind to",
+               SSIZE (network.bind_address), "0.0.0.0", NULL,
+               "address the control, blue and yellow ports bind to (127.0.0.1 with --localhost)",
                NULL),
+    S_S_LOCAL ("network", "legacy_bind_address", OFF (network.legacy_bind_address),
+               SSIZE (network.legacy_bind_address), "", NULL,
+               "address the grSim port binds to (empty = bind_address; 127.0.0.1 with --localhost)",
+               "legacy_bind_address = 127.0.0.1 ; grSim clients on this host only"),
+    S_B_LOCAL ("network", "sync_takeover", OFF (network.sync_takeover), true,
+               "a SimulationSyncRequest takes over a realtime or fast simulator (false: refused)"),
     S_I_LOCAL ("network", "control_port", OFF (network.control_port), 10300, R_PORT,
                "simulator control port"),
     S_I_LOCAL ("network", "blue_port", OFF (network.blue_port), 10301, R_PORT,

@@ -71,7 +71,9 @@ typedef struct {
 
 /* [network] */
 typedef struct {
-    char bind_address[SIM_STRING_MAX];
+    char bind_address[SIM_STRING_MAX];        /* gateway ports (control, blue, yellow) */
+    char legacy_bind_address[SIM_STRING_MAX]; /* grSim port; "" = bind_address */
+    bool sync_takeover;                       /* sync requests accepted in realtime and fast mode */
     int control_port, blue_port, yellow_port;
     int legacy_port, legacy_status_port_blue, legacy_status_port_yellow;
     int truth_port;

@@ -8,6 +8,14 @@
     is assembled from both (gw_sync); without vision, physics answers
     itself and the gateway answers without frames after [bus]
     sync_timeout. Choices where the spec is open: docs/protocol.md.
+
+    Every datagram gets exactly one answer (or, for a RobotControl, the
+    configured loss): what physics does not answer in time is answered
+    with an error, and a late reply then finds nothing. What the gateway
+    forwards is what it decoded (gw_strip), each port and source may hold
+    only its share of the pending table (gw_pending), and a source that
+    has not shown it receives what it is sent gets small answers
+    (gw_peers).
 */
 #include "gateway.h"
 
@@ -16,7 +24,9 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "gw_peers.h"
 #include "gw_pending.h"
+#include "gw_strip.h"
 #include "gw_sync.h"
 #include "gw_wire.h"
 #include "sim_bus_codec.h"
@@ -31,11 +41,23 @@
 #include "ssl_simulation_robot_feedback.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
-#define GW_PENDING_MAX    1024
-#define GW_PLAIN_TTL_US   2000000 /* a request physics did not answer this long is forgotten */
-#define GW_SUBSTEP_TTL_US 20      /* extra wait for physics per requested substep */
-#define GW_BURST          64      /* datagrams read per port per loop turn */
-#define GW_RECHECK_US     10000   /* look again whether physics read its requests */
+#define GW_PORT_SHARE   512                 /* pending requests one port may hold: its reserved third */
+#define GW_PENDING_MAX  (3 * GW_PORT_SHARE) /* the whole table */
+#define GW_SOURCE_SHARE 64                  /* pending requests one source address (ip:port) may hold */
+/* a plain request physics did not answer this long is answered
+   UNAVAILABLE: long enough for a crashed physics to be restarted and
+   answer what waited for it (docs/protocol.md) */
+#define GW_PLAIN_TTL_US   4000000
+#define GW_SYNC_WAIT_US   2000000  /* sync: longest wait for physics to read its requests */
+#define GW_SUBSTEP_TTL_US 20       /* extra wait for physics per requested substep */
+#define GW_PEERS          256      /* source addresses remembered (gw_peers) */
+#define GW_PEER_IDLE_US   30000000 /* a proven source idle this long proves itself again */
+/* an unproven source's sync answer: at most this many bytes, or this many
+   times its request's size if that is more (docs/protocol.md) */
+#define GW_UNPROVEN_MIN   1200
+#define GW_UNPROVEN_RATIO 3
+#define GW_BURST          64    /* datagrams read per port per loop turn */
+#define GW_RECHECK_US     10000 /* look again whether physics read its requests */
 
 typedef struct gw_service_t gw_service_t;
 
@@ -54,11 +76,16 @@ struct gw_service_t {
     gw_port_t ports[3];
     uint8_t *buf;
     gw_pending_t *pending;
+    gw_peers_t *peers;
     uint64_t sim_time_ns; /* last time physics told us */
     uint64_t loss_time_ns;
     uint32_t loss_index[3];
     bool terminated, warned_no_vision;
     uint64_t unreadable, lost_commands, lost_responses, frames_dropped;
+    uint64_t stripped;          /* unknown fields dropped before forwarding */
+    uint64_t unavailable;       /* plain requests physics did not answer in time */
+    uint64_t sync_refused;      /* sync requests refused ([network] sync_takeover) */
+    uint64_t small_answers;     /* sync answers kept small for an unproven source */
     sim_errors_t answer_errors; /* a sync answer's errors, reused per answer */
     uint64_t config_serial;     /* of the configuration from physics; 0: none yet */
 };
@@ -82,6 +109,14 @@ s_lost (gw_service_t *self, gw_port_kind_t port, double p)
     return sim_rng_chance (&rng, p);
 }
 
+/* Every answer leaves here: `to` has now been answered (gw_peers). */
+static void
+s_send (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to, size_t len)
+{
+    sim_udp_send (self->fds[port], self->buf, len, to);
+    gw_peers_answered (self->peers, to, zclock_usecs ());
+}
+
 static void
 s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to,
                const ProtobufCMessage *msg)
@@ -92,7 +127,7 @@ s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
         return;
     }
     protobuf_c_message_pack (msg, self->buf);
-    sim_udp_send (self->fds[port], self->buf, len, to);
+    s_send (self, port, to, len);
 }
 
 static void
@@ -105,6 +140,29 @@ s_send_request (gw_service_t *self, Simbus__Request *req)
 
 /* ---- datagrams -------------------------------------------------------- */
 
+/* The gateway's own answer to a datagram, carrying `errors`: the port's
+   response, or for a sync request a SimulationSyncResponse with them in
+   its RobotControlResponse. */
+static void
+s_answer_errors (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to, bool sync,
+                 const sim_errors_t *errors)
+{
+    RobotControlResponse rr = ROBOT_CONTROL_RESPONSE__INIT;
+    rr.n_errors = errors->count;
+    rr.errors = (SimulatorError **) errors->ptrs;
+    if (sync) {
+        SimulationSyncResponse r = SIMULATION_SYNC_RESPONSE__INIT;
+        r.robot_control_response = &rr;
+        s_send_packed (self, port, to, &r.base);
+    } else if (port == GW_PORT_CONTROL) {
+        SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
+        r.n_errors = errors->count;
+        r.errors = (SimulatorError **) errors->ptrs;
+        s_send_packed (self, port, to, &r.base);
+    } else
+        s_send_packed (self, port, to, &rr.base);
+}
+
 static void
 s_answer_unreadable (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from)
 {
@@ -113,23 +171,43 @@ s_answer_unreadable (gw_service_t *self, gw_port_kind_t port, const struct socka
     sim_errors_init (&errors);
     sim_errors_add (&errors, "UNREADABLE", "the datagram is neither a %s nor a SimulationSyncRequest",
                     port == GW_PORT_CONTROL ? "SimulatorCommand" : "RobotControl");
-    if (port == GW_PORT_CONTROL) {
-        SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
-        r.n_errors = errors.count;
-        r.errors = errors.ptrs;
-        s_send_packed (self, port, from, &r.base);
-    } else {
-        RobotControlResponse r = ROBOT_CONTROL_RESPONSE__INIT;
-        r.n_errors = errors.count;
-        r.errors = errors.ptrs;
-        s_send_packed (self, port, from, &r.base);
-    }
+    s_answer_errors (self, port, from, false, &errors);
+}
+
+/* A request the pending table refused (gw_pending_add returned NULL):
+   answered at once, so a client that asks too much hears so. */
+static void
+s_answer_busy (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from, bool sync)
+{
+    gw_admit_t why = gw_pending_admit (self->pending, port, from);
+    sim_errors_t errors;
+    sim_errors_init (&errors);
+    if (why == GW_ADMIT_SOURCE)
+        sim_errors_add (&errors, "BUSY", "%d requests from this address already wait for the simulator",
+                        GW_SOURCE_SHARE);
+    else if (why == GW_ADMIT_PORT)
+        sim_errors_add (&errors, "BUSY", "%d requests on the %s port already wait for the simulator",
+                        GW_PORT_SHARE, s_port_names[port]);
+    else
+        sim_errors_add (&errors, "BUSY", "the gateway cannot take the request now");
+    s_answer_errors (self, port, from, sync, &errors);
 }
 
 static void
 s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from,
-              SimulationSyncRequest *sync)
+              SimulationSyncRequest *sync, size_t len, bool proven)
 {
+    if (!self->cfg.network.sync_takeover && self->cfg.run.mode != SIM_MODE_SYNC) {
+        self->sync_refused++;
+        sim_errors_t errors;
+        sim_errors_init (&errors);
+        sim_errors_add (&errors, "REFUSED",
+                        "the simulator runs in %s mode and [network] sync_takeover is off: "
+                        "no sync steps",
+                        self->cfg.run.mode == SIM_MODE_FAST ? "fast" : "realtime");
+        s_answer_errors (self, port, from, true, &errors);
+        return;
+    }
     int64_t n = gw_sync_substeps (sync, self->cfg.sim.substep);
     /* physics needs time for a long step: the deadlines grow with it. The
        reply comes with vision's end of the step, so the vision timeout
@@ -140,9 +218,13 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
     int64_t now = zclock_usecs ();
     gw_request_t *p = gw_pending_add (self->pending, GW_REQ_SYNC, port, from,
                                       now + step_us + (int64_t) (self->cfg.bus.sync_timeout * 1e6));
-    if (!p)
+    if (!p) {
+        s_answer_busy (self, port, from, true);
         return;
-    p->give_up_us = now + step_us + GW_PLAIN_TTL_US;
+    }
+    p->give_up_us = now + step_us + GW_SYNC_WAIT_US;
+    if (!proven)
+        p->answer_cap = len * GW_UNPROVEN_RATIO > GW_UNPROVEN_MIN ? len * GW_UNPROVEN_RATIO : GW_UNPROVEN_MIN;
     Simbus__Request req = SIMBUS__REQUEST__INIT;
     req.id = p->id;
     req.has_sync = req.sync = true;
@@ -181,8 +263,10 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
 {
     gw_request_t *p = gw_pending_add (self->pending, cmd ? GW_REQ_COMMAND : GW_REQ_ROBOTS, port, from,
                                       zclock_usecs () + GW_PLAIN_TTL_US);
-    if (!p)
+    if (!p) {
+        s_answer_busy (self, port, from, false);
         return;
+    }
     Simbus__Request req = SIMBUS__REQUEST__INIT;
     req.id = p->id;
     req.simulator_command = cmd;
@@ -195,15 +279,28 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     s_send_request (self, &req);
 }
 
+/* Forward only what was decoded (gw_strip.h); msg came from unpack with
+   the default allocator. */
+static void
+s_strip (gw_service_t *self, ProtobufCMessage *msg)
+{
+    size_t n = gw_strip_unknown (msg, NULL);
+    if (n) {
+        self->stripped += n;
+        sim_debug ("%zu unknown fields dropped from a %s", n, msg->descriptor->short_name);
+    }
+}
+
 /* A sync request, tried first where its tags say it may be one
    (protocol.md §3); the control port tries it last. */
 static bool
-s_try_sync (gw_service_t *self, gw_port_kind_t port, size_t len, const struct sockaddr_in *from)
+s_try_sync (gw_service_t *self, gw_port_kind_t port, size_t len, const struct sockaddr_in *from, bool proven)
 {
     SimulationSyncRequest *sync = simulation_sync_request__unpack (NULL, len, self->buf);
     if (!sync)
         return false;
-    s_start_sync (self, port, from, sync);
+    s_strip (self, &sync->base);
+    s_start_sync (self, port, from, sync, len, proven);
     simulation_sync_request__free_unpacked (sync, NULL);
     return true;
 }
@@ -211,15 +308,17 @@ s_try_sync (gw_service_t *self, gw_port_kind_t port, size_t len, const struct so
 static void
 s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const struct sockaddr_in *from)
 {
-    if (gw_wire_sync_candidate (self->buf, len, port) && s_try_sync (self, port, len, from))
+    bool proven = gw_peers_arrived (self->peers, from, zclock_usecs ());
+    if (gw_wire_sync_candidate (self->buf, len, port) && s_try_sync (self, port, len, from, proven))
         return;
     if (port == GW_PORT_CONTROL) {
         SimulatorCommand *cmd = simulator_command__unpack (NULL, len, self->buf);
         if (!cmd) {
-            if (!s_try_sync (self, port, len, from))
+            if (!s_try_sync (self, port, len, from, proven))
                 s_answer_unreadable (self, port, from);
             return;
         }
+        s_strip (self, &cmd->base);
         s_start_plain (self, port, from, cmd, NULL);
         simulator_command__free_unpacked (cmd, NULL);
         return;
@@ -229,6 +328,7 @@ s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const st
         s_answer_unreadable (self, port, from);
         return;
     }
+    s_strip (self, &rc->base);
     if (s_lost (self, port, self->cfg.realism.robot_command_loss))
         self->lost_commands++;
     else
@@ -261,8 +361,9 @@ s_answer_sync (gw_service_t *self, gw_request_t *p)
 {
     size_t len = 0, left_out = 0;
     if (gw_sync_answer (p, &self->answer_errors, self->buf, SIM_UDP_MAX, &len, &left_out) == 0)
-        sim_udp_send (self->fds[p->port], self->buf, len, &p->from);
+        s_send (self, p->port, &p->from, len);
     self->frames_dropped += left_out;
+    self->small_answers += p->answer_cap && left_out;
     gw_pending_release (self->pending, p);
 }
 
@@ -349,14 +450,34 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     }
 }
 
+/* A plain request physics did not answer in time: physics is down (a
+   restart longer than the wait) or lost it. It may still be applied
+   later; the client hears that it is not known to be. */
+static void
+s_answer_unavailable (gw_service_t *self, gw_request_t *p)
+{
+    self->unavailable++;
+    if (self->unavailable == 1)
+        sim_warn ("physics did not answer a request within %.1f s; answered UNAVAILABLE",
+                  GW_PLAIN_TTL_US / 1e6);
+    sim_errors_t errors;
+    sim_errors_init (&errors);
+    sim_errors_add (&errors, "UNAVAILABLE",
+                    "the simulator did not answer within %.1f s; the request may or may not be applied",
+                    GW_PLAIN_TTL_US / 1e6);
+    s_answer_errors (self, p->port, &p->from, false, &errors);
+}
+
 /* A request whose deadline came: a sync step is answered (without frames
-   if vision never reported), anything else forgotten. */
+   if vision never reported), a plain one with UNAVAILABLE. Either way it
+   is then released, so a late reply finds nothing: one answer each. */
 static void
 s_expired (void *arg, gw_request_t *p)
 {
     gw_service_t *self = arg;
     int64_t now = zclock_usecs ();
     if (p->kind != GW_REQ_SYNC) {
+        s_answer_unavailable (self, p);
         gw_pending_release (self->pending, p);
         return;
     }
@@ -391,6 +512,7 @@ s_destroy (gw_service_t **self_p)
     if (!self)
         return;
     gw_pending_destroy (&self->pending);
+    gw_peers_destroy (&self->peers);
     sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     for (int i = 0; i < 3; i++)
@@ -405,12 +527,13 @@ static int
 s_bind_ports (gw_service_t *self, const sim_config_t *cfg)
 {
     const int bases[3] = { cfg->network.control_port, cfg->network.blue_port, cfg->network.yellow_port };
+    /* --localhost keeps the protocol ports on this host too */
+    const char *address = cfg->run.localhost ? "127.0.0.1" : cfg->network.bind_address;
     for (int i = 0; i < 3; i++) {
         int port = sim_config_port (cfg, bases[i]);
-        self->fds[i] = sim_udp_bind (cfg->network.bind_address, port);
+        self->fds[i] = sim_udp_bind (address, port);
         if (self->fds[i] < 0) {
-            sim_error ("cannot bind the %s port %s:%d: %s", s_port_names[i], cfg->network.bind_address, port,
-                       strerror (errno));
+            sim_error ("cannot bind the %s port %s:%d: %s", s_port_names[i], address, port, strerror (errno));
             return -1;
         }
         self->ports[i] = (gw_port_t) { self, (gw_port_kind_t) i };
@@ -418,8 +541,7 @@ s_bind_ports (gw_service_t *self, const sim_config_t *cfg)
             return -1;
     }
     sim_info ("control %d, blue %d, yellow %d on %s", sim_udp_local_port (self->fds[0]),
-              sim_udp_local_port (self->fds[1]), sim_udp_local_port (self->fds[2]),
-              cfg->network.bind_address);
+              sim_udp_local_port (self->fds[1]), sim_udp_local_port (self->fds[2]), address);
     return 0;
 }
 
@@ -434,8 +556,11 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->fds[0] = self->fds[1] = self->fds[2] = -1;
     self->buf = malloc (SIM_UDP_MAX);
     self->pending = gw_pending_new (GW_PENDING_MAX);
+    if (self->pending)
+        gw_pending_set_quota (self->pending, GW_PORT_SHARE, GW_SOURCE_SHARE);
+    self->peers = gw_peers_new (GW_PEERS, GW_PEER_IDLE_US);
     self->loop = sim_loop_new ();
-    if (!self->buf || !self->pending || !self->loop) {
+    if (!self->buf || !self->pending || !self->peers || !self->loop) {
         s_destroy (&self);
         return NULL;
     }

@@ -6,6 +6,16 @@
 #include <string.h>
 
 #include "sim_log.h"
+#include "sim_udp.h"
+
+/* How many requests one source address holds: a chained hash table with
+   at most one entry per slot (no more sources than requests). */
+typedef struct {
+    uint32_t addr; /* network order, as in sockaddr_in */
+    uint16_t port;
+    int count; /* 0: on the free list */
+    int next;  /* the next entry of its bucket (or of the free list), -1 */
+} s_source_t;
 
 struct gw_pending_t {
     gw_request_t *slots;
@@ -13,8 +23,66 @@ struct gw_pending_t {
     int count;
     uint64_t next_id;
     uint64_t refused;
-    bool warned_full;
+    uint64_t refused_for[GW_ADMIT_REASONS];
+    bool warned[GW_ADMIT_REASONS];
+    int per_port, per_source; /* 0: no bound */
+    int port_count[3];
+    s_source_t *sources; /* capacity of them */
+    int *buckets;        /* bucket_mask + 1 heads */
+    uint32_t bucket_mask;
+    int free_source;
 };
+
+static uint32_t
+s_source_bucket (const gw_pending_t *self, const struct sockaddr_in *from)
+{
+    uint32_t h = from->sin_addr.s_addr * 2654435761u;
+    h ^= (uint32_t) from->sin_port * 40503u;
+    h ^= h >> 15;
+    return h & self->bucket_mask;
+}
+
+/* The entry of `from`, or -1. */
+static int
+s_source_find (const gw_pending_t *self, const struct sockaddr_in *from)
+{
+    for (int i = self->buckets[s_source_bucket (self, from)]; i >= 0; i = self->sources[i].next)
+        if (self->sources[i].addr == from->sin_addr.s_addr && self->sources[i].port == from->sin_port)
+            return i;
+    return -1;
+}
+
+static void
+s_source_take (gw_pending_t *self, const struct sockaddr_in *from)
+{
+    int i = s_source_find (self, from);
+    if (i < 0) {
+        /* a free entry always exists: at most one per pending request */
+        i = self->free_source;
+        assert (i >= 0);
+        s_source_t *e = &self->sources[i];
+        self->free_source = e->next;
+        uint32_t b = s_source_bucket (self, from);
+        *e = (s_source_t) { from->sin_addr.s_addr, from->sin_port, 0, self->buckets[b] };
+        self->buckets[b] = i;
+    }
+    self->sources[i].count++;
+}
+
+static void
+s_source_give (gw_pending_t *self, const struct sockaddr_in *from)
+{
+    int i = s_source_find (self, from);
+    assert (i >= 0);
+    if (--self->sources[i].count > 0)
+        return;
+    int *link = &self->buckets[s_source_bucket (self, from)];
+    while (*link != i)
+        link = &self->sources[*link].next;
+    *link = self->sources[i].next;
+    self->sources[i].next = self->free_source;
+    self->free_source = i;
+}
 
 gw_pending_t *
 gw_pending_new (int capacity)
@@ -23,14 +91,73 @@ gw_pending_new (int capacity)
     gw_pending_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
+    uint32_t buckets = 1;
+    while (buckets < (uint32_t) capacity * 2)
+        buckets <<= 1;
     self->slots = calloc ((size_t) capacity, sizeof *self->slots);
-    if (!self->slots) {
+    self->sources = calloc ((size_t) capacity, sizeof *self->sources);
+    self->buckets = malloc (buckets * sizeof *self->buckets);
+    if (!self->slots || !self->sources || !self->buckets) {
+        free (self->slots);
+        free (self->sources);
+        free (self->buckets);
         free (self);
         return NULL;
     }
+    for (uint32_t b = 0; b < buckets; b++)
+        self->buckets[b] = -1;
+    for (int i = 0; i < capacity; i++)
+        self->sources[i].next = i + 1 < capacity ? i + 1 : -1;
+    self->bucket_mask = buckets - 1;
     self->capacity = capacity;
     self->next_id = 1;
     return self;
+}
+
+void
+gw_pending_set_quota (gw_pending_t *self, int per_port, int per_source)
+{
+    assert (per_port >= 0 && per_source >= 0);
+    assert (3 * (int64_t) per_port <= self->capacity);
+    self->per_port = per_port;
+    self->per_source = per_source;
+}
+
+gw_admit_t
+gw_pending_admit (const gw_pending_t *self, gw_port_kind_t port, const struct sockaddr_in *from)
+{
+    assert ((unsigned) port < 3);
+    if (self->count == self->capacity)
+        return GW_ADMIT_FULL;
+    if (self->per_port && self->port_count[port] >= self->per_port)
+        return GW_ADMIT_PORT;
+    if (self->per_source && gw_pending_source_count (self, from) >= self->per_source)
+        return GW_ADMIT_SOURCE;
+    return GW_ADMIT_OK;
+}
+
+static void
+s_refuse (gw_pending_t *self, gw_admit_t why, gw_port_kind_t port, const struct sockaddr_in *from)
+{
+    self->refused++;
+    self->refused_for[why]++;
+    if (self->warned[why])
+        return;
+    self->warned[why] = true;
+    if (why == GW_ADMIT_FULL)
+        sim_warn ("%d requests wait for physics; new ones are refused until it answers", self->capacity);
+    else if (why == GW_ADMIT_PORT)
+        sim_warn ("the %s port holds %d requests waiting for physics, its share; new ones are refused",
+                  port == GW_PORT_CONTROL ? "control"
+                  : port == GW_PORT_BLUE  ? "blue"
+                                          : "yellow",
+                  self->per_port);
+    else {
+        char addr[32];
+        sim_udp_addr_str (from, addr, sizeof addr);
+        sim_warn ("%s holds %d requests waiting for physics; its new ones are refused", addr,
+                  self->per_source);
+    }
 }
 
 void
@@ -43,6 +170,8 @@ gw_pending_destroy (gw_pending_t **self_p)
         if (self->slots[i].used)
             gw_pending_release (self, &self->slots[i]);
     free (self->slots);
+    free (self->sources);
+    free (self->buckets);
     free (self);
     *self_p = NULL;
 }
@@ -51,6 +180,11 @@ gw_request_t *
 gw_pending_add (gw_pending_t *self, gw_req_kind_t kind, gw_port_kind_t port, const struct sockaddr_in *from,
                 int64_t deadline_us)
 {
+    gw_admit_t why = gw_pending_admit (self, port, from);
+    if (why != GW_ADMIT_OK) {
+        s_refuse (self, why, port, from);
+        return NULL;
+    }
     for (int i = 0; i < self->capacity; i++) {
         uint64_t id = self->next_id + (uint64_t) i;
         gw_request_t *r = &self->slots[id % (uint64_t) self->capacity];
@@ -71,13 +205,13 @@ gw_pending_add (gw_pending_t *self, gw_req_kind_t kind, gw_port_kind_t port, con
         r->deadline_us = deadline_us;
         self->next_id = id + 1;
         self->count++;
-        self->warned_full = false;
+        self->port_count[port]++;
+        s_source_take (self, from);
+        memset (self->warned, 0, sizeof self->warned);
         return r;
     }
-    self->refused++;
-    if (!self->warned_full)
-        sim_warn ("%d requests wait for physics; new ones are dropped until it answers", self->capacity);
-    self->warned_full = true;
+    /* not reached: admit saw a free slot */
+    s_refuse (self, GW_ADMIT_FULL, port, from);
     return NULL;
 }
 
@@ -92,6 +226,8 @@ void
 gw_pending_release (gw_pending_t *self, gw_request_t *req)
 {
     assert (req->used);
+    self->port_count[req->port]--;
+    s_source_give (self, &req->from);
     if (req->reply_env)
         simbus__envelope__free_unpacked (req->reply_env, NULL);
     free (req->early);
@@ -153,4 +289,25 @@ uint64_t
 gw_pending_refused (const gw_pending_t *self)
 {
     return self->refused;
+}
+
+int
+gw_pending_port_count (const gw_pending_t *self, gw_port_kind_t port)
+{
+    assert ((unsigned) port < 3);
+    return self->port_count[port];
+}
+
+int
+gw_pending_source_count (const gw_pending_t *self, const struct sockaddr_in *from)
+{
+    int i = s_source_find (self, from);
+    return i < 0 ? 0 : self->sources[i].count;
+}
+
+uint64_t
+gw_pending_refused_for (const gw_pending_t *self, gw_admit_t reason)
+{
+    assert (reason > GW_ADMIT_OK && reason < GW_ADMIT_REASONS);
+    return self->refused_for[reason];
 }

@@ -5,6 +5,12 @@
     A request's bus id is chosen so that id % capacity is its slot: finding
     the request of a reply costs one lookup, and an id that is no longer
     pending (answered, forgotten, or never ours) finds nothing.
+
+    Quotas (gw_pending_set_quota) keep one port or one source from taking
+    what the others need: each port may hold at most its share of the
+    table, each source address (ip:port) at most a few requests. Shares
+    that add up to no more than the capacity are reservations: a flood on
+    one port, or from one source, leaves every other port its share.
 */
 #ifndef GW_PENDING_H_INCLUDED
 #define GW_PENDING_H_INCLUDED
@@ -22,6 +28,15 @@
 
 typedef enum { GW_REQ_COMMAND, GW_REQ_ROBOTS, GW_REQ_SYNC } gw_req_kind_t;
 
+/* Why an add is refused, or GW_ADMIT_OK. */
+typedef enum {
+    GW_ADMIT_OK = 0,
+    GW_ADMIT_FULL,   /* every slot of the table is taken */
+    GW_ADMIT_PORT,   /* the port holds its whole share */
+    GW_ADMIT_SOURCE, /* the source holds all it may */
+    GW_ADMIT_REASONS
+} gw_admit_t;
+
 typedef struct {
     bool used;
     uint64_t id;
@@ -30,6 +45,7 @@ typedef struct {
     struct sockaddr_in from;
     int64_t deadline_us;
     int64_t give_up_us; /* sync: waiting for physics to read ends here */
+    size_t answer_cap;  /* largest answer this request may get (gw_sync); 0: a datagram */
     /* sync only */
     bool frames_done;
     bool team_robot_control;     /* robot_control on a team port: a response always exists */
@@ -48,9 +64,19 @@ gw_pending_t *gw_pending_new (int capacity);
 /* Release every request and free the table; nulls *self_p. Safe twice. */
 void gw_pending_destroy (gw_pending_t **self_p);
 
+/* Bound what one port (per_port requests) and one source address
+   (per_source) may hold; 0 lifts that bound. A new table has none. Asserts
+   3 * per_port <= capacity, so that each share is a reservation. */
+void gw_pending_set_quota (gw_pending_t *self, int per_port, int per_source);
+
+/* Whether a request from `from` on `port` would be taken now: GW_ADMIT_OK
+   or the first bound it meets (table, port, source). Changes nothing. */
+gw_admit_t gw_pending_admit (const gw_pending_t *self, gw_port_kind_t port, const struct sockaddr_in *from);
+
 /* A new request of `kind` from `from` on `port`, waiting until
    deadline_us; a sync request gets its `early` error list. Returns it
-   (borrowed, with its id), or NULL when every slot is taken. */
+   (borrowed, with its id), or NULL when gw_pending_admit refuses it
+   (counted by reason) or out of memory. */
 gw_request_t *gw_pending_add (gw_pending_t *self, gw_req_kind_t kind, gw_port_kind_t port,
                               const struct sockaddr_in *from, int64_t deadline_us);
 
@@ -75,8 +101,15 @@ size_t gw_pending_keep_frames (gw_request_t *req, const ProtobufCBinaryData *wra
 typedef void (gw_pending_fn) (void *arg, gw_request_t *req);
 int64_t gw_pending_expire (gw_pending_t *self, int64_t now_us, gw_pending_fn *fn, void *arg);
 
-/* Requests pending, and adds refused because the table was full. */
+/* Requests pending, and adds refused (for any reason). */
 int gw_pending_count (const gw_pending_t *self);
 uint64_t gw_pending_refused (const gw_pending_t *self);
+
+/* Requests pending on `port`, and from `from` (ip:port). */
+int gw_pending_port_count (const gw_pending_t *self, gw_port_kind_t port);
+int gw_pending_source_count (const gw_pending_t *self, const struct sockaddr_in *from);
+
+/* Adds refused for `reason` (not GW_ADMIT_OK). */
+uint64_t gw_pending_refused_for (const gw_pending_t *self, gw_admit_t reason);
 
 #endif

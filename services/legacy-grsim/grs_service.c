@@ -419,10 +419,14 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         return NULL;
     }
     int port = sim_config_port (cfg, cfg->network.legacy_port);
-    self->fd = sim_udp_bind (cfg->network.bind_address, port);
+    /* --localhost keeps the protocol ports on this host; an empty
+       legacy_bind_address follows the gateway's ports */
+    const char *address = cfg->run.localhost                  ? "127.0.0.1"
+                        : cfg->network.legacy_bind_address[0] ? cfg->network.legacy_bind_address
+                                                              : cfg->network.bind_address;
+    self->fd = sim_udp_bind (address, port);
     if (self->fd < 0) {
-        sim_error ("cannot bind the legacy port %s:%d: %s", cfg->network.bind_address, port,
-                   strerror (errno));
+        sim_error ("cannot bind the legacy port %s:%d: %s", address, port, strerror (errno));
         s_destroy (&self);
         return NULL;
     }
@@ -431,7 +435,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         s_destroy (&self);
         return NULL;
     }
-    sim_info ("grSim packets on %d", sim_udp_local_port (self->fd));
+    sim_info ("grSim packets on %s:%d", address, sim_udp_local_port (self->fd));
     return self;
 }
 

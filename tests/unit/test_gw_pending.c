@@ -312,3 +312,90 @@ Test (gw_pending, destroy_frees_what_pending_requests_own)
     gw_pending_destroy (&p);
     cr_expect_null (p);
 }
+
+/* ---- quotas: a port's share, a source's share ----------------------------- */
+
+static gw_request_t *
+s_add_from (gw_pending_t *p, gw_port_kind_t port, int source_port)
+{
+    struct sockaddr_in from = s_from (source_port);
+    return gw_pending_add (p, GW_REQ_COMMAND, port, &from, 100);
+}
+
+Test (gw_pending, a_flooded_port_leaves_the_others_their_share)
+{
+    gw_pending_t *p = gw_pending_new (12);
+    gw_pending_set_quota (p, 4, 0);
+    gw_request_t *blue[4];
+    for (int i = 0; i < 4; i++)
+        cr_assert_not_null (blue[i] = s_add_from (p, GW_PORT_BLUE, 41000 + i));
+    /* many sources on blue: the port's share is all they get */
+    for (int i = 0; i < 10; i++)
+        cr_expect_null (s_add_from (p, GW_PORT_BLUE, 42000 + i));
+    cr_expect_eq (gw_pending_refused_for (p, GW_ADMIT_PORT), 10);
+    cr_expect_eq (gw_pending_port_count (p, GW_PORT_BLUE), 4);
+    /* the other ports still have theirs, in full */
+    for (int i = 0; i < 4; i++) {
+        cr_expect_not_null (s_add_from (p, GW_PORT_CONTROL, 43000 + i));
+        cr_expect_not_null (s_add_from (p, GW_PORT_YELLOW, 44000 + i));
+    }
+    cr_expect_eq (gw_pending_count (p), 12);
+    struct sockaddr_in any = s_from (45000);
+    cr_expect_eq (gw_pending_admit (p, GW_PORT_CONTROL, &any), GW_ADMIT_FULL);
+    /* an answer gives the port its room back */
+    gw_pending_release (p, blue[1]);
+    cr_expect_eq (gw_pending_port_count (p, GW_PORT_BLUE), 3);
+    cr_expect_eq (gw_pending_admit (p, GW_PORT_BLUE, &any), GW_ADMIT_OK);
+    cr_expect_eq (gw_pending_admit (p, GW_PORT_YELLOW, &any), GW_ADMIT_PORT);
+    cr_expect_not_null (s_add_from (p, GW_PORT_BLUE, 45000));
+    cr_expect_eq (gw_pending_refused (p), 10, "admit only looks");
+    gw_pending_destroy (&p);
+}
+
+Test (gw_pending, a_source_holds_at_most_its_share)
+{
+    gw_pending_t *p = gw_pending_new (64);
+    gw_pending_set_quota (p, 0, 3);
+    struct sockaddr_in a = s_from (41000), b = s_from (41001);
+    gw_request_t *mine[3];
+    for (int i = 0; i < 3; i++)
+        cr_assert_not_null (mine[i] = gw_pending_add (p, GW_REQ_COMMAND, i % 3, &a, 10));
+    cr_expect_eq (gw_pending_source_count (p, &a), 3, "a source's share spans every port");
+    cr_expect_null (gw_pending_add (p, GW_REQ_SYNC, GW_PORT_YELLOW, &a, 10));
+    cr_expect_eq (gw_pending_refused_for (p, GW_ADMIT_SOURCE), 1);
+    cr_expect_eq (gw_pending_admit (p, GW_PORT_CONTROL, &a), GW_ADMIT_SOURCE);
+    /* the same ip on another port is another source */
+    cr_expect_not_null (gw_pending_add (p, GW_REQ_COMMAND, GW_PORT_CONTROL, &b, 10));
+    cr_expect_eq (gw_pending_source_count (p, &b), 1);
+    gw_pending_release (p, mine[0]);
+    cr_expect_eq (gw_pending_source_count (p, &a), 2);
+    cr_expect_not_null (gw_pending_add (p, GW_REQ_COMMAND, GW_PORT_BLUE, &a, 10));
+    cr_expect_eq (gw_pending_refused (p), 1);
+    gw_pending_destroy (&p);
+}
+
+Test (gw_pending, every_slot_from_another_source)
+{
+    enum { N = 1000 };
+    gw_pending_t *p = gw_pending_new (N);
+    gw_pending_set_quota (p, N / 3, 1);
+    static gw_request_t *r[N];
+    for (int i = 0; i < N - N % 3; i++) {
+        struct sockaddr_in from = s_from (1000 + i);
+        from.sin_addr.s_addr = htonl (0x0a000000u + (uint32_t) (i * 7919));
+        cr_assert_not_null (r[i] = gw_pending_add (p, GW_REQ_COMMAND, i % 3, &from, i), "request %d", i);
+        cr_expect_eq (gw_pending_source_count (p, &from), 1);
+        cr_expect_null (gw_pending_add (p, GW_REQ_COMMAND, (i + 1) % 3, &from, i), "a second from %d", i);
+    }
+    for (int i = 0; i < N - N % 3; i += 2)
+        gw_pending_release (p, r[i]);
+    for (int i = 1; i < N - N % 3; i += 2) {
+        cr_expect_eq (gw_pending_source_count (p, &r[i]->from), 1);
+        gw_pending_release (p, r[i]);
+    }
+    cr_expect_eq (gw_pending_count (p), 0);
+    struct sockaddr_in again = s_from (1000);
+    again.sin_addr.s_addr = htonl (0x0a000000u);
+    cr_expect_eq (gw_pending_source_count (p, &again), 0);
+    gw_pending_destroy (&p);
+}
