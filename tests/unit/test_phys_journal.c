@@ -191,6 +191,16 @@ s_scenario (run_t *r, const jl_dir_t *d, uint64_t until, bool crash)
     }
 }
 
+/* A fresh directory with a run recorded in it up to `until`. */
+static run_t *
+s_recorded (jl_dir_t *d, uint64_t until, bool crash)
+{
+    s_dir (d);
+    run_t *r = s_run_new (d);
+    s_scenario (r, d, until, crash);
+    return r;
+}
+
 /* The checkpoint loaded and the journal replayed into a new world. */
 static phys_world_t *
 s_restart (const jl_dir_t *d, sim_config_t *cfg, phys_journal_replay_t *rep, int *rc)
@@ -231,9 +241,7 @@ s_expect_same (run_t *a, phys_world_t *b, const sim_config_t *bcfg)
 Test (phys_journal, replay_reaches_the_same_world_bytes)
 {
     jl_dir_t d;
-    s_dir (&d);
-    run_t *a = s_run_new (&d);
-    s_scenario (a, &d, S_SUBSTEPS, false);
+    run_t *a = s_recorded (&d, S_SUBSTEPS, false);
     uint64_t end = phys_world_frame (a->world);
     cr_assert_eq (end, S_SUBSTEPS);
 
@@ -261,9 +269,7 @@ Test (phys_journal, replay_reaches_the_same_world_bytes)
 Test (phys_journal, crash_between_checkpoint_and_new_journal)
 {
     jl_dir_t d;
-    s_dir (&d);
-    run_t *a = s_run_new (&d);
-    s_scenario (a, &d, S_SUBSTEPS, true);
+    run_t *a = s_recorded (&d, S_SUBSTEPS, true);
     sim_config_t cfg;
     phys_journal_replay_t rep;
     int rc;
@@ -288,6 +294,22 @@ s_file_size (const char *path)
     return n;
 }
 
+/* The journal in d replayed: the last input lost, the rest as in `ref`
+   (the same run without it). */
+static void
+s_expect_torn (const jl_dir_t *d, run_t *ref)
+{
+    sim_config_t cfg;
+    phys_journal_replay_t rep;
+    int rc;
+    phys_world_t *b = s_restart (d, &cfg, &rep, &rc);
+    cr_expect_eq (rc, 0);
+    cr_expect_not (rep.complete);
+    cr_expect_eq (rep.inputs, 3);
+    s_expect_same (ref, b, &cfg);
+    phys_world_destroy (&b);
+}
+
 /* A tail cut in the middle of the last record (a write that did not
    finish) loses that input only; garbage after the last record loses
    nothing; a flipped byte stops the replay before its record. None is
@@ -295,12 +317,8 @@ s_file_size (const char *path)
 Test (phys_journal, torn_or_damaged_tail)
 {
     jl_dir_t d, d2;
-    s_dir (&d);
-    s_dir (&d2);
-    run_t *a = s_run_new (&d);
-    s_scenario (a, &d, 2999, false); /* up to the last input but one */
-    run_t *ref = s_run_new (&d2);
-    s_scenario (ref, &d2, 2999, false);
+    run_t *a = s_recorded (&d, 2999, false); /* up to the last input but one */
+    run_t *ref = s_recorded (&d2, 2999, false);
     /* the last input, then cut */
     long before = s_file_size (d.journal);
     s_input_number (a, a->inputs);
@@ -308,15 +326,7 @@ Test (phys_journal, torn_or_damaged_tail)
     cr_assert_gt (after, before);
     cr_assert_eq (truncate (d.journal, after - 3), 0);
 
-    sim_config_t cfg;
-    phys_journal_replay_t rep;
-    int rc;
-    phys_world_t *b = s_restart (&d, &cfg, &rep, &rc);
-    cr_expect_eq (rc, 0);
-    cr_expect_not (rep.complete);
-    cr_expect_eq (rep.inputs, 3);
-    s_expect_same (ref, b, &cfg);
-    phys_world_destroy (&b);
+    s_expect_torn (&d, ref);
 
     /* garbage after whole records */
     cr_assert_eq (truncate (d.journal, before), 0);
@@ -324,12 +334,7 @@ Test (phys_journal, torn_or_damaged_tail)
     cr_assert_not_null (f);
     fputs ("\x30 not a record at all, just bytes", f);
     fclose (f);
-    b = s_restart (&d, &cfg, &rep, &rc);
-    cr_expect_eq (rc, 0);
-    cr_expect_not (rep.complete);
-    cr_expect_eq (rep.inputs, 3);
-    s_expect_same (ref, b, &cfg);
-    phys_world_destroy (&b);
+    s_expect_torn (&d, ref);
 
     /* the whole last input again, with a byte of its payload flipped */
     cr_assert_eq (truncate (d.journal, before), 0);
@@ -343,12 +348,7 @@ Test (phys_journal, torn_or_damaged_tail)
     fseek (f, before + 45, SEEK_SET);
     fputc (c ^ 0x40, f);
     fclose (f);
-    b = s_restart (&d, &cfg, &rep, &rc);
-    cr_expect_eq (rc, 0);
-    cr_expect_not (rep.complete);
-    cr_expect_eq (rep.inputs, 3);
-    s_expect_same (ref, b, &cfg);
-    phys_world_destroy (&b);
+    s_expect_torn (&d, ref);
     s_run_destroy (&ref);
     s_run_destroy (&a);
     s_dir_remove (&d2);
@@ -360,9 +360,7 @@ Test (phys_journal, torn_or_damaged_tail)
 Test (phys_journal, foreign_journal_changes_nothing)
 {
     jl_dir_t d;
-    s_dir (&d);
-    run_t *a = s_run_new (&d);
-    s_scenario (a, &d, S_SUBSTEPS, false);
+    run_t *a = s_recorded (&d, S_SUBSTEPS, false);
     sim_config_t cfg;
     phys_checkpoint_meta_t meta;
     phys_world_t *w = phys_checkpoint_read (d.ck, S_KEY, &cfg, &meta);
@@ -413,9 +411,7 @@ s_collect (void *arg, const phys_journal_record_t *rec)
 Test (phys_journal, records_as_documented)
 {
     jl_dir_t d;
-    s_dir (&d);
-    run_t *a = s_run_new (&d);
-    s_scenario (a, &d, S_SUBSTEPS, false);
+    run_t *a = s_recorded (&d, S_SUBSTEPS, false);
     phys_journal_header_t h;
     phys_journal_record_t last[2];
     memset (last, 0, sizeof last);
