@@ -3,8 +3,12 @@
     File layout (host byte order; the image is only meaningful to the same
     build anyway):
         "SSLSIMCK"  u32 format  u32 image size  u64 config serial
-        u32 rig generation  u32 key length  u32 ini length
+        u32 rig generation  u32 key length  u32 ini length  u32 0
+        u64 journal sequence
         key bytes  ini bytes  world image  u64 FNV-1a of all the above
+
+    Format 2 added the journal sequence (format 1 files are refused as
+    from another build, which they are).
 
     The world image is the core's own (phys_world_save / phys_world_load,
     which also checks the image's consistency); this file adds the run key,
@@ -23,7 +27,7 @@
 #include "sim_log.h"
 
 #define CK_MAGIC     "SSLSIMCK"
-#define CK_FORMAT    1u
+#define CK_FORMAT    2u
 #define CK_MAX_BYTES (64u << 20)
 
 typedef struct {
@@ -31,10 +35,11 @@ typedef struct {
     uint32_t format, image_size;
     uint64_t serial;
     uint32_t rig_generation, key_len, ini_len, pad;
+    uint64_t journal_seq;
 } ck_header_t;
 
-static uint64_t
-s_fnv (uint64_t h, const void *data, size_t len)
+uint64_t
+phys_checkpoint_fnv (uint64_t h, const void *data, size_t len)
 {
     const uint8_t *p = data;
     for (size_t i = 0; i < len; i++) {
@@ -43,8 +48,6 @@ s_fnv (uint64_t h, const void *data, size_t len)
     }
     return h;
 }
-
-#define CK_FNV_BASIS 0xcbf29ce484222325ull
 
 void
 phys_checkpoint_key (const sim_config_t *own, char *buf, size_t len)
@@ -55,7 +58,7 @@ phys_checkpoint_key (const sim_config_t *own, char *buf, size_t len)
         return;
     }
     char *ini = sim_config_dump (own, false);
-    uint64_t h = ini ? s_fnv (CK_FNV_BASIS, ini, strlen (ini)) : 0;
+    uint64_t h = ini ? phys_checkpoint_fnv (PHYS_CHECKPOINT_FNV_BASIS, ini, strlen (ini)) : 0;
     free (ini);
     snprintf (buf, len, "cfg-%016llx", (unsigned long long) h);
 }
@@ -63,13 +66,21 @@ phys_checkpoint_key (const sim_config_t *own, char *buf, size_t len)
 static int
 s_write_all (FILE *f, const void *data, size_t len, uint64_t *hash)
 {
-    *hash = s_fnv (*hash, data, len);
+    *hash = phys_checkpoint_fnv (*hash, data, len);
     return fwrite (data, 1, len, f) == len ? 0 : -1;
 }
 
 int
 phys_checkpoint_save (const char *path, const char *key, const phys_world_t *world, const sim_config_t *cfg,
                       uint64_t serial)
+{
+    phys_checkpoint_meta_t meta = { .serial = serial, .journal_seq = 0 };
+    return phys_checkpoint_write (path, key, world, cfg, &meta);
+}
+
+int
+phys_checkpoint_write (const char *path, const char *key, const phys_world_t *world, const sim_config_t *cfg,
+                       const phys_checkpoint_meta_t *meta)
 {
     char *ini = sim_config_dump (cfg, false);
     size_t image_size = phys_world_image_size ();
@@ -82,10 +93,11 @@ phys_checkpoint_save (const char *path, const char *key, const phys_world_t *wor
     phys_world_save (world, image);
     ck_header_t h = { .format = CK_FORMAT,
                       .image_size = (uint32_t) image_size,
-                      .serial = serial,
+                      .serial = meta->serial,
                       .rig_generation = cfg->rig_generation,
                       .key_len = (uint32_t) strlen (key),
-                      .ini_len = (uint32_t) strlen (ini) };
+                      .ini_len = (uint32_t) strlen (ini),
+                      .journal_seq = meta->journal_seq };
     memcpy (h.magic, CK_MAGIC, sizeof h.magic);
 
     char tmp[SIM_STRING_MAX + 16];
@@ -97,7 +109,7 @@ phys_checkpoint_save (const char *path, const char *key, const phys_world_t *wor
         free (image);
         return -1;
     }
-    uint64_t hash = CK_FNV_BASIS;
+    uint64_t hash = PHYS_CHECKPOINT_FNV_BASIS;
     int rc = s_write_all (f, &h, sizeof h, &hash);
     rc |= s_write_all (f, key, h.key_len, &hash);
     rc |= s_write_all (f, ini, h.ini_len, &hash);
@@ -119,6 +131,16 @@ phys_checkpoint_save (const char *path, const char *key, const phys_world_t *wor
 
 phys_world_t *
 phys_checkpoint_load (const char *path, const char *key, sim_config_t *cfg, uint64_t *serial)
+{
+    phys_checkpoint_meta_t meta;
+    phys_world_t *world = phys_checkpoint_read (path, key, cfg, &meta);
+    if (world)
+        *serial = meta.serial;
+    return world;
+}
+
+phys_world_t *
+phys_checkpoint_read (const char *path, const char *key, sim_config_t *cfg, phys_checkpoint_meta_t *meta)
 {
     FILE *f = fopen (path, "rb");
     if (!f)
@@ -147,7 +169,7 @@ phys_checkpoint_load (const char *path, const char *key, sim_config_t *cfg, uint
         goto done;
     uint64_t want;
     memcpy (&want, data + body, sizeof want);
-    if (s_fnv (CK_FNV_BASIS, data, body) != want)
+    if (phys_checkpoint_fnv (PHYS_CHECKPOINT_FNV_BASIS, data, body) != want)
         goto done;
     const char *k = (const char *) data + sizeof h;
     if (h.key_len != strlen (key) || memcmp (k, key, h.key_len) != 0) {
@@ -175,7 +197,8 @@ phys_checkpoint_load (const char *path, const char *key, sim_config_t *cfg, uint
     }
     loaded.rig_generation = h.rig_generation;
     *cfg = loaded;
-    *serial = h.serial;
+    meta->serial = h.serial;
+    meta->journal_seq = h.journal_seq;
     world = copy;
     why = NULL;
 done:

@@ -6,6 +6,12 @@
     snapshot only when the capture/release schedule (common/sim_schedule)
     needs one, so bus traffic grows with the camera rate, not the substep
     rate (ARCHITECTURE.md §2).
+
+    Separate processes keep a checkpoint and an input journal in the
+    runtime directory (phys_journal.h, docs/journal.md): each request is
+    journaled before it is answered and a mark before any later sim time
+    is published, so a restarted physics replays to the state it had and
+    never publishes an earlier time than before.
 */
 #include "physics.h"
 
@@ -17,6 +23,7 @@
 #include "phys_checkpoint.h"
 #include "phys_clock.h"
 #include "phys_def.h"
+#include "phys_journal.h"
 #include "sim_bus.h"
 #include "sim_bus_codec.h"
 #include "sim_link.h"
@@ -43,10 +50,12 @@ typedef struct {
     sim_loop_t *loop;
     bool terminated;
 
-    /* checkpoints: empty path = off (single process: nothing to restart) */
+    /* checkpoints and the journal: empty path / NULL = off (single
+       process: nothing to restart) */
     char checkpoint_path[SIM_STRING_MAX];
     char run_key[80];
     int64_t next_checkpoint_us;
+    phys_journal_t *journal;
 
     uint64_t config_serial;
     bool config_due;
@@ -56,8 +65,7 @@ typedef struct {
 
     /* what a request collects for its reply; kept here, not allocated per
        request, because sync clients send thousands a second */
-    sim_errors_t errors, robot_errors;
-    phys_feedback_t feedback;
+    phys_journal_result_t applied;
     sim_bus_snapshot_msg_t snapshot_msg;
 
     /* status line window */
@@ -133,6 +141,8 @@ static void
 s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
 {
     phys_world_step (self->world);
+    if (self->journal)
+        phys_journal_reached (self->journal, self->world); /* before anything of it is published */
     s_publish_events (self);
     uint64_t t = phys_world_time_ns (self->world);
     if (t >= sim_schedule_next_due (self->schedule)) {
@@ -214,21 +224,14 @@ s_step_done (phys_service_t *self, uint64_t step_id, bool stepped, Simbus__Reply
 static void
 s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from)
 {
-    sim_errors_init (&self->errors);
-    sim_errors_init (&self->robot_errors);
-    self->feedback.count = 0;
     bool sync = req->has_sync && req->sync;
     if (sync)
         phys_clock_sync_request (&self->clock, zclock_usecs ());
-    phys_changes_t changes = { false, false };
-    if (req->simulator_command)
-        phys_apply_command (self->world, &self->cfg, req->simulator_command, &self->errors, &changes);
-    if (req->team_control && req->team_control->control) {
-        sim_team_t team = req->team_control->team == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
-        phys_apply_robot_control (self->world, team, req->team_control->control, &self->robot_errors,
-                                  &self->feedback);
-    }
-    s_config_changed (self, &changes);
+    /* on file before anything of it can be seen: the reply comes later */
+    if (self->journal)
+        phys_journal_input (self->journal, self->world, req);
+    phys_journal_apply (self->world, &self->cfg, req, &self->applied);
+    s_config_changed (self, &self->applied.changes);
     if (self->config_due)
         s_publish_config (self); /* vision must see it before the step's snapshots */
     bool stepped = req->has_substeps && req->substeps > 0;
@@ -236,12 +239,12 @@ s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_li
         s_run_substeps (self, req->substeps, req->has_step_id, req->step_id, false);
     Simbus__Reply reply = SIMBUS__REPLY__INIT;
     reply.id = req->id;
-    reply.n_errors = self->errors.count;
-    reply.errors = self->errors.ptrs;
-    reply.n_robot_errors = self->robot_errors.count;
-    reply.robot_errors = self->robot_errors.ptrs;
-    reply.n_feedback = self->feedback.count;
-    reply.feedback = self->feedback.ptrs;
+    reply.n_errors = self->applied.errors.count;
+    reply.errors = self->applied.errors.ptrs;
+    reply.n_robot_errors = self->applied.robot_errors.count;
+    reply.robot_errors = self->applied.robot_errors.ptrs;
+    reply.n_feedback = self->applied.feedback.count;
+    reply.feedback = self->applied.feedback.ptrs;
     reply.time_ns = phys_world_time_ns (self->world);
     if (!(req->has_step_id && s_step_done (self, req->step_id, stepped, &reply))) {
         Simbus__Envelope env;
@@ -321,12 +324,19 @@ s_timeout_ms (phys_service_t *self, int64_t now)
     return sim_service_timeout_ms (now, until);
 }
 
+/* A checkpoint, then a new journal after it. A crash between the two
+   leaves the new checkpoint with the old journal, whose inputs all have
+   numbers below the checkpoint's: a replay skips them. */
 static void
 s_checkpoint (phys_service_t *self)
 {
-    if (*self->checkpoint_path)
-        phys_checkpoint_save (self->checkpoint_path, self->run_key, self->world, &self->cfg,
-                              self->config_serial);
+    if (!*self->checkpoint_path)
+        return;
+    uint64_t seq = self->journal ? phys_journal_seq (self->journal) : 0;
+    phys_checkpoint_meta_t meta = { .serial = self->config_serial, .journal_seq = seq };
+    if (phys_checkpoint_write (self->checkpoint_path, self->run_key, self->world, &self->cfg, &meta) == 0
+        && self->journal)
+        phys_journal_start (self->journal, seq, self->world);
 }
 
 static sim_link_pacing_t
@@ -377,15 +387,34 @@ s_destroy (phys_service_t **self_p)
         return;
     sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
+    phys_journal_destroy (&self->journal);
     sim_schedule_destroy (&self->schedule);
     phys_world_destroy (&self->world);
     free (self);
     *self_p = NULL;
 }
 
-/* Separate processes checkpoint into the runtime directory; a world saved
-   by an earlier process of the same run is resumed: same robots, ball,
-   clock, random stream and effective configuration. */
+/* The inputs the journal holds after the checkpoint, applied again as
+   they were; the configuration serial counts the changes they made, as
+   it did the first time. Returns the number of the next input. */
+static uint64_t
+s_replay (phys_service_t *self, const char *path, uint64_t seq)
+{
+    phys_journal_replay_t r;
+    uint64_t from = phys_world_time_ns (self->world);
+    phys_journal_replay (path, self->run_key, self->world, &self->cfg, seq, &self->applied, &r);
+    self->config_serial += r.config_changes;
+    if (r.inputs || r.substeps)
+        sim_info ("replayed the journal: %llu inputs, sim %.3fs -> %.3fs%s", (unsigned long long) r.inputs,
+                  (double) from / 1e9, (double) phys_world_time_ns (self->world) / 1e9,
+                  r.complete ? "" : " (stopped early, see above)");
+    return r.seq;
+}
+
+/* Separate processes checkpoint into the runtime directory and journal
+   every input beside it; a world saved by an earlier process of the same
+   run is resumed (same robots, ball, clock, random stream and effective
+   configuration) and the journal replayed on it. */
 static void
 s_resume (phys_service_t *self, const sim_config_t *own)
 {
@@ -397,18 +426,23 @@ s_resume (phys_service_t *self, const sim_config_t *own)
         return;
     snprintf (self->checkpoint_path, sizeof self->checkpoint_path, "%s/physics.checkpoint", dir);
     phys_checkpoint_key (own, self->run_key, sizeof self->run_key);
+    char journal[SIM_STRING_MAX];
+    snprintf (journal, sizeof journal, "%s/physics.journal", dir);
     sim_config_t saved;
-    uint64_t serial = 0;
-    phys_world_t *world = phys_checkpoint_load (self->checkpoint_path, self->run_key, &saved, &serial);
-    if (!world)
+    phys_checkpoint_meta_t meta;
+    phys_world_t *world = phys_checkpoint_read (self->checkpoint_path, self->run_key, &saved, &meta);
+    if (!world) {
+        self->journal = phys_journal_new (journal, self->run_key, 0);
         return;
+    }
     sim_config_keep_local (&saved, own);
     self->cfg = saved;
     self->world = world;
-    self->config_serial = serial;
+    self->config_serial = meta.serial;
     sim_info ("resumed from checkpoint: sim %.3fs, %d robots, config serial %llu",
               (double) phys_world_time_ns (world) / 1e9, phys_world_robot_count (world),
-              (unsigned long long) serial);
+              (unsigned long long) meta.serial);
+    self->journal = phys_journal_new (journal, self->run_key, s_replay (self, journal, meta.journal_seq));
 }
 
 static phys_service_t *
@@ -434,11 +468,15 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     if (self->world && self->schedule)
         sim_schedule_skip_to (self->schedule, phys_world_time_ns (self->world));
     self->loop = sim_loop_new ();
-    if (!self->world || !self->schedule || !self->loop) {
+    if (!self->world || !self->schedule || !self->loop || (*self->checkpoint_path && !self->journal)) {
         sim_error ("cannot create the world%s%s", *why ? ": " : "", why);
         s_destroy (&self);
         return NULL;
     }
+    /* the journal starts after a checkpoint of the world as it is now
+       (fresh, or resumed and replayed), which also covers the time to the
+       first periodic one */
+    s_checkpoint (self);
     self->link = sim_link_new (cfg, SIM_LINK_PHYSICS);
     if (!self->link || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
         || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {

@@ -1,0 +1,184 @@
+/*  test_journal.c - a physics kill -9 loses nothing (issue 11): in a
+    realtime four-process `ssl-sim run` on loopback, a client teleports a
+    robot to several places over about a second and physics is killed
+    right after the last teleport's reply; the restarted physics replays
+    its journal, so vision shows the robot where the last teleport put it
+    and every camera's frame numbers after the restart are greater than
+    any before it (docs/journal.md). The same for a lock-step client,
+    whose sync steps carry the teleports and the frames.
+*/
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+
+#include "sim_fixture.h"
+#include "sim_msg.h"
+#include "ssl_simulation_synchronous.pb-c.h"
+#include "ssl_vision_wrapper.pb-c.h"
+
+#define S_WAIT_MS   10000
+#define S_CAMERAS   8
+#define S_TELEPORTS 6
+
+/* What vision showed in a stretch of time. */
+typedef struct {
+    int packets;             /* detections */
+    bool camera[S_CAMERAS];  /* cameras that sent one */
+    uint32_t low[S_CAMERAS]; /* each one's lowest and highest frame number */
+    uint32_t high[S_CAMERAS];
+    bool robot_seen; /* blue 0 in the last detection */
+    double x, y;     /* there, m */
+} vision_t;
+
+/* Count one detection frame into *v. */
+static void
+s_count (vision_t *v, const SSLDetectionFrame *d)
+{
+    if (d && d->camera_id < S_CAMERAS) {
+        unsigned c = d->camera_id;
+        if (!v->camera[c] || d->frame_number < v->low[c])
+            v->low[c] = d->frame_number;
+        if (!v->camera[c] || d->frame_number > v->high[c])
+            v->high[c] = d->frame_number;
+        v->camera[c] = true;
+        v->packets++;
+        v->robot_seen = false;
+        for (size_t i = 0; i < d->n_robots_blue; i++)
+            if (d->robots_blue[i]->has_robot_id && d->robots_blue[i]->robot_id == 0) {
+                v->robot_seen = true;
+                v->x = d->robots_blue[i]->x / 1000.0;
+                v->y = d->robots_blue[i]->y / 1000.0;
+            }
+    }
+}
+
+/* Take one datagram from vision into *v, waiting up to timeout_ms.
+   Returns false when none came. */
+static bool
+s_take (int fd, vision_t *v, int timeout_ms)
+{
+    uint8_t buf[65536];
+    ssize_t n = sim_test_recv (fd, buf, sizeof buf, timeout_ms);
+    if (n <= 0)
+        return false;
+    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
+    cr_assert_not_null (w, "vision sent something that is not an SSL_WrapperPacket");
+    s_count (v, w->detection);
+    ssl__wrapper_packet__free_unpacked (w, NULL);
+    return true;
+}
+
+/* After the restart: frame numbers above those before it, blue 0 at (x, y). */
+static void
+s_expect_continued (const vision_t *before, const vision_t *after, double x, double y)
+{
+    for (int c = 0; c < S_CAMERAS; c++)
+        if (after->camera[c] && before->camera[c])
+            cr_expect_gt (after->low[c], before->high[c],
+                          "camera %d: frame %u after the restart, %u before it", c, after->low[c],
+                          before->high[c]);
+    cr_expect (after->robot_seen && fabs (after->x - x) < 0.01 && fabs (after->y - y) < 0.01,
+               "blue 0 at (%.3f, %.3f) after the restart, the last teleport put it at (%.3f, %.3f)", after->x,
+               after->y, x, y);
+}
+
+/* Everything vision sends for `ms`. */
+static void
+s_watch (int fd, vision_t *v, int ms)
+{
+    int64_t end = sim_test_now_ms () + ms;
+    while (sim_test_now_ms () < end)
+        s_take (fd, v, 10);
+}
+
+/* Everything already waiting. */
+static void
+s_drain (int fd, vision_t *v)
+{
+    while (s_take (fd, v, 0))
+        ;
+}
+
+Test (journal, physics_kill9_right_after_a_teleport_loses_nothing, .timeout = 60)
+{
+    static const char *const args[] = { "--realism", "none", "--cameras", "1", NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
+                  "ssl-sim did not come up");
+    vision_t before, after;
+    memset (&before, 0, sizeof before);
+    memset (&after, 0, sizeof after);
+    /* teleports over about a second: whatever the checkpoint's phase,
+       the last ones come after it */
+    double x = 0, y = 0;
+    for (int i = 0; i < S_TELEPORTS; i++) {
+        x = -2.0 + 0.7 * i;
+        y = 1.0 - 0.35 * i;
+        cr_assert_eq (sim_test_teleport_blue0 (f.fd, f.proc.control_port, x, y, 5000), 1,
+                      "teleport %d not answered", i);
+        if (i < S_TELEPORTS - 1)
+            s_watch (f.vision, &before, 200);
+    }
+    int old = sim_fixture_signal (&f, "physics", SIGKILL);
+    cr_assert_gt (old, 0, "physics was not running, or did not die");
+    s_drain (f.vision, &before);
+    cr_assert_gt (before.packets, 20, "vision too slow before the kill");
+    cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, S_WAIT_MS), 0, "physics was not restarted");
+    /* what the old physics sent on its way out counts as before */
+    s_drain (f.vision, &before);
+
+    s_watch (f.vision, &after, 1500);
+    if (after.packets == 0)
+        sim_proc_dump_log (&f.proc);
+    cr_assert_gt (after.packets, 10, "no vision after physics restarted");
+    s_expect_continued (&before, &after, x, y);
+    cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+}
+
+/* One sync step of `step` s on the control port, with `cmd` (may be
+   NULL); its frames are counted into *v. */
+static void
+s_sync_step (sim_fixture_t *f, vision_t *v, float step, SimulatorCommand *cmd, int timeout_ms)
+{
+    SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
+    req.has_sim_step = true;
+    req.sim_step = step;
+    req.simulator_command = cmd;
+    SimulationSyncResponse *resp = sim_test_sync (f->fd, f->proc.control_port, &req, NULL, NULL, timeout_ms);
+    cr_assert_not_null (resp, "no answer to a sync step");
+    for (size_t i = 0; i < resp->n_detection; i++)
+        s_count (v, resp->detection[i]);
+    simulation_sync_response__free_unpacked (resp, NULL);
+}
+
+Test (journal, physics_kill9_after_a_sync_step_loses_nothing, .timeout = 60)
+{
+    static const char *const args[] = { "--mode", "sync", "--realism", "none", "--cameras", "1", NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_FRAMES | SIM_FIXTURE_SERVICES), 0,
+                  "ssl-sim did not come up");
+    vision_t before, after;
+    memset (&before, 0, sizeof before);
+    memset (&after, 0, sizeof after);
+    double x = 0, y = 0;
+    for (int i = 0; i < S_TELEPORTS; i++) {
+        sim_msg_robot_tp_t tp;
+        SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
+        x = 1.8 - 0.6 * i;
+        y = -1.0 + 0.3 * i;
+        sim_msg_robot_xy (&tp.tr, x, y);
+        tp.tr.has_v_x = tp.tr.has_v_y = tp.tr.has_v_angular = true;
+        s_sync_step (&f, &before, 0.05f, cmd, 5000);
+        s_sync_step (&f, &before, 0.05f, NULL, 5000);
+    }
+    cr_assert_gt (before.packets, 5, "no frames in the sync steps");
+    int old = sim_fixture_signal (&f, "physics", SIGKILL);
+    cr_assert_gt (old, 0, "physics was not running, or did not die");
+    cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, S_WAIT_MS), 0, "physics was not restarted");
+    for (int i = 0; i < 4; i++)
+        s_sync_step (&f, &after, 0.05f, NULL, S_WAIT_MS);
+    cr_assert_gt (after.packets, 2, "no frames after physics restarted");
+    s_expect_continued (&before, &after, x, y);
+    cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+}
