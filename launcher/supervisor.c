@@ -244,6 +244,8 @@ s_remove_checkpoint (const sim_config_t *cfg)
     if (sim_bus_runtime_dir (cfg, dir, sizeof dir) == 0) {
         snprintf (path, sizeof path, "%s/physics.checkpoint", dir);
         unlink (path);
+        snprintf (path, sizeof path, "%s/physics.journal", dir);
+        unlink (path);
     }
 }
 
