@@ -16,18 +16,18 @@
 
 #include "sim_log.h"
 
-#define S_WATCH_MAX  8          /* bound sockets of one process: physics 2, vision 1 */
-#define S_LOG_BURST  5          /* refusals logged one by one per window and socket */
-#define S_LOG_WINDOW 10000000   /* us; then the rest are counted in one line */
+#define S_WATCH_MAX  8        /* bound sockets of one process: physics 2, vision 1 */
+#define S_LOG_BURST  5        /* refusals logged one by one per window and socket */
+#define S_LOG_WINDOW 10000000 /* us; then the rest are counted in one line */
 #define S_ZAP_DOMAIN "ssl-sim"
-#define S_EVENTS                                                                                   \
-    (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL                    \
+#define S_EVENTS \
+    (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL \
      | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_MONITOR_STOPPED)
 
 struct sim_curve_t {
-    zcert_t *cert;                  /* ours, with the secret key */
-    char physics[41], vision[41];   /* the servers' public keys (Z85), "" = not needed */
-    bool serves;                    /* holds a reference on the guard */
+    zcert_t *cert;                /* ours, with the secret key */
+    char physics[41], vision[41]; /* the servers' public keys (Z85), "" = not needed */
+    bool serves;                  /* holds a reference on the guard */
 };
 
 /* ---- the process's guard: zauth and the refusal log -------------------- */
@@ -72,7 +72,11 @@ s_watch_flush (s_watch_t *w, int64_t now)
 static const char *
 s_reason (uint16_t event, uint32_t value, char *buf, size_t len)
 {
-    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+    /* a peer without CURVE may see the mismatch first and hang up: then
+       the server only sees the connection break mid-handshake */
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        snprintf (buf, len, "its handshake broke off (%s): no key, or not ZeroMQ", strerror ((int) value));
+    else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
         snprintf (buf, len, "its certificate is not allowed (ZAP status %u)", value);
     else if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)
         snprintf (buf, len, "it does not use CURVE (no key)");
@@ -100,17 +104,13 @@ s_watch_read (s_watch_t *w)
     zmsg_destroy (&msg);
     if (event == ZMQ_EVENT_MONITOR_STOPPED)
         return false;
-    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
-        /* also a peer that hangs up mid-handshake (a port scan) */
-        sim_debug ("bus %s %s: a handshake failed (errno %u)", w->name, w->endpoint, value);
-        return true;
-    }
     int64_t now = zclock_usecs ();
     s_watch_flush (w, now);
     char why[96];
     if (w->lines < S_LOG_BURST) {
         w->lines++;
-        sim_warn ("bus %s %s: refused a peer: %s", w->name, w->endpoint, s_reason (event, value, why, sizeof why));
+        sim_warn ("bus %s %s: refused a peer: %s", w->name, w->endpoint,
+                  s_reason (event, value, why, sizeof why));
     } else
         w->unlogged++;
     return true;
@@ -255,8 +255,7 @@ s_guard_leave (void)
 
 /* ---- certificates ---------------------------------------------------- */
 
-static int
-s_fail (char *err, size_t len, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+static int s_fail (char *err, size_t len, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
 
 static int
 s_fail (char *err, size_t len, const char *fmt, ...)
@@ -282,13 +281,14 @@ s_load (const char *key, const char *path, bool secret, char *err, size_t len)
     struct stat st;
     if (secret) {
         if (stat (secret_path, &st) != 0) {
-            s_fail (err, len, "[bus] %s: cannot read the secret key %s: %s", key, secret_path, strerror (errno));
+            s_fail (err, len, "[bus] %s: cannot read the secret key %s: %s", key, secret_path,
+                    strerror (errno));
             return NULL;
         }
         /* like ssh: a key others can read is no longer secret */
         if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-            s_fail (err, len, "[bus] %s: %s is open to other users (mode %04o); chmod 600 it", key, secret_path,
-                    (unsigned) (st.st_mode & 07777));
+            s_fail (err, len, "[bus] %s: %s is open to other users (mode %04o); chmod 600 it", key,
+                    secret_path, (unsigned) (st.st_mode & 07777));
             return NULL;
         }
     }
@@ -353,8 +353,9 @@ sim_curve_new (const sim_bus_cfg_t *bus, unsigned needs, const char *service, ch
     if (rc == 0 && (needs & SIM_CURVE_SERVE)) {
         struct stat st;
         if (!bus->curve_allow[0])
-            rc = s_fail (err, len, "[bus] curve_allow is empty: a bound tcp socket needs the directory of "
-                                   "the certificates it accepts");
+            rc = s_fail (err, len,
+                         "[bus] curve_allow is empty: a bound tcp socket needs the directory of "
+                         "the certificates it accepts");
         else if (stat (bus->curve_allow, &st) != 0 || !S_ISDIR (st.st_mode))
             rc = s_fail (err, len, "[bus] curve_allow: %s is not a directory", bus->curve_allow);
         else if ((rc = s_guard_join (bus->curve_allow, service, err, len)) == 0)

@@ -31,7 +31,7 @@ typedef struct sim_curve_t sim_curve_t;
 
 /* What a link's tcp sockets need (flags combine). */
 enum {
-    SIM_CURVE_SERVE = 1 << 0,  /* it binds: curve_allow, and the shared authenticator */
+    SIM_CURVE_SERVE = 1 << 0,   /* it binds: curve_allow, and the shared authenticator */
     SIM_CURVE_PHYSICS = 1 << 1, /* it connects to physics (cmd or world): curve_server */
     SIM_CURVE_VISION = 1 << 2,  /* it connects to vision (frames): curve_frames_server */
 };

@@ -309,7 +309,8 @@ s_curve_needs (const sim_link_t *self)
         return (sim_curve_applies (b->frames_bind) ? SIM_CURVE_SERVE : 0)
              | (sim_curve_applies (b->world_connect) ? SIM_CURVE_PHYSICS : 0);
     default:
-        return (sim_curve_applies (b->cmd_connect) || sim_curve_applies (b->world_connect) ? SIM_CURVE_PHYSICS : 0)
+        return (sim_curve_applies (b->cmd_connect) || sim_curve_applies (b->world_connect) ? SIM_CURVE_PHYSICS
+                                                                                           : 0)
              | (sim_curve_applies (b->frames_connect) ? SIM_CURVE_VISION : 0);
     }
 }
