@@ -24,6 +24,7 @@ const sim_cfg_command_t sim_cfg_commands[] = {
     { "presets [OPTIONS]", "print the default configuration" },
     { "status [OPTIONS]", "the running services: pid, uptime, CPU, memory and rates" },
     { "restart NAME [OPTIONS]", "restart one running service (its supervisor starts it again)" },
+    { "keygen FILE", "write a new CURVE certificate for the tcp bus: FILE and FILE_secret (0600)" },
     { "--help | --version", "" },
 };
 const size_t sim_cfg_commands_count = S_COUNT (sim_cfg_commands);

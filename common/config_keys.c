@@ -353,6 +353,21 @@ const sim_cfg_key_t sim_cfg_keys[] = {
                "how long a sync answer waits for vision frames"),
     S_B_LOCAL ("bus", "lanes", OFF (bus.lanes), true,
                "hot messages over same-host datagram lanes when the endpoints are ipc or inproc"),
+    /* CURVE (docs/operations.md §6): only tcp endpoints use it; ipc and
+       inproc stay behind the private runtime directory */
+    S_B_LOCAL ("bus", "curve", OFF (bus.curve), false,
+               "CURVE encryption and authentication on the tcp endpoints"),
+    S_S_LOCAL ("bus", "curve_cert", OFF (bus.curve_cert), SSIZE (bus.curve_cert), "", NULL,
+               "this process's certificate: FILE and FILE_secret (ssl-sim keygen FILE)",
+               "curve_cert = /etc/ssl-sim/host.cert"),
+    S_S_LOCAL ("bus", "curve_allow", OFF (bus.curve_allow), SSIZE (bus.curve_allow), "", NULL,
+               "directory of the public certificates allowed to connect to this process's binds",
+               NULL),
+    S_S_LOCAL ("bus", "curve_server", OFF (bus.curve_server), SSIZE (bus.curve_server), "", NULL,
+               "physics' public certificate (cmd and world connects)", NULL),
+    S_S_LOCAL ("bus", "curve_frames_server", OFF (bus.curve_frames_server),
+               SSIZE (bus.curve_frames_server), "", NULL,
+               "vision's public certificate (frames connects; empty = curve_server)", NULL),
 };
 
 /* [blue*] / [yellow*]: physics.md §6.1, one table at each team's offset */

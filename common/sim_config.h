@@ -89,6 +89,12 @@ typedef struct {
     char frames_bind[SIM_STRING_MAX], frames_connect[SIM_STRING_MAX];
     double sync_timeout; /* s */
     bool lanes;          /* same-host datagram lanes (sim_lane.h) */
+    /* CURVE on tcp endpoints (sim_curve.h); files are zcert_save pairs */
+    bool curve;
+    char curve_cert[SIM_STRING_MAX];          /* this process's certificate (FILE and FILE_secret) */
+    char curve_allow[SIM_STRING_MAX];         /* directory of public certificates a binder accepts */
+    char curve_server[SIM_STRING_MAX];        /* physics' public certificate (cmd, world) */
+    char curve_frames_server[SIM_STRING_MAX]; /* vision's (frames); "" = curve_server */
 } sim_bus_cfg_t;
 
 typedef struct {

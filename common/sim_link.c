@@ -291,6 +291,48 @@ sim_link_next_us (sim_link_t *self, int64_t now)
 
 /* ---- life ------------------------------------------------------------- */
 
+static const char *const s_sock_names[] = { "cmd", "world", "frames" };
+
+/* What CURVE this role's tcp sockets need (sim_curve.h), 0 with curve off
+   or without a tcp endpoint: physics binds cmd and world; vision binds
+   frames and subscribes to world; the others connect to all three. */
+static unsigned
+s_curve_needs (const sim_link_t *self)
+{
+    const sim_bus_cfg_t *b = &self->bus;
+    if (!b->curve)
+        return 0;
+    switch (self->role) {
+    case SIM_LINK_PHYSICS:
+        return sim_curve_applies (b->cmd_bind) || sim_curve_applies (b->world_bind) ? SIM_CURVE_SERVE : 0;
+    case SIM_LINK_VISION:
+        return (sim_curve_applies (b->frames_bind) ? SIM_CURVE_SERVE : 0)
+             | (sim_curve_applies (b->world_connect) ? SIM_CURVE_PHYSICS : 0);
+    default:
+        return (sim_curve_applies (b->cmd_connect) || sim_curve_applies (b->world_connect) ? SIM_CURVE_PHYSICS
+                                                                                           : 0)
+             | (sim_curve_applies (b->frames_connect) ? SIM_CURVE_VISION : 0);
+    }
+}
+
+int
+sim_link_secure (sim_link_t *self, s_sock_t sock)
+{
+    const char *endpoint = s_endpoint (self, sock);
+    if (!self->curve || !sim_curve_applies (endpoint))
+        return 0;
+    zsock_t *s = *s_sock (self, sock);
+    if (s_binds (self, sock))
+        return sim_curve_serve (self->curve, s, s_sock_names[sock], endpoint);
+    unsigned needs = s_curve_needs (self);
+    if (!(needs & (sock == S_FRAMES ? SIM_CURVE_VISION : SIM_CURVE_PHYSICS))) {
+        sim_error ("bus %s %s: no server key for this role's CURVE", s_sock_names[sock], endpoint);
+        return -1;
+    }
+    sim_curve_client (self->curve, s, sock == S_FRAMES);
+    return 0;
+}
+
 static int
 s_open (sim_link_t *self, s_sock_t sock, int type)
 {
@@ -312,6 +354,8 @@ s_open (sim_link_t *self, s_sock_t sock, int type)
         zsock_set_sndhwm (*s, S_CMD_HWM);
         zsock_set_sndtimeo (*s, 0);
     }
+    if (sim_link_secure (self, sock))
+        return -1;
     if (s_binds (self, sock))
         rc = zsock_bind (*s, "%s", endpoint) < 0 ? -1 : 0;
     else
@@ -324,6 +368,21 @@ s_open (sim_link_t *self, s_sock_t sock, int type)
     return 0;
 }
 
+/* The sockets a role owns from the start (a receiver's SUBs come with its
+   subscriptions). */
+static int
+s_open_role (sim_link_t *self)
+{
+    switch (self->role) {
+    case SIM_LINK_PHYSICS:
+        return s_open (self, S_CMD, ZMQ_ROUTER) || s_open (self, S_WORLD, ZMQ_XPUB);
+    case SIM_LINK_VISION:
+        return s_open (self, S_FRAMES, ZMQ_XPUB);
+    default:
+        return s_open (self, S_CMD, ZMQ_DEALER);
+    }
+}
+
 sim_link_t *
 sim_link_new (const sim_config_t *cfg, sim_link_role_t role)
 {
@@ -334,18 +393,18 @@ sim_link_new (const sim_config_t *cfg, sim_link_role_t role)
     self->role = role;
     self->bus = cfg->bus;
     self->lanes = sim_lane_enabled (cfg);
-    int rc;
-    switch (role) {
-    case SIM_LINK_PHYSICS:
-        rc = s_open (self, S_CMD, ZMQ_ROUTER) || s_open (self, S_WORLD, ZMQ_XPUB);
-        break;
-    case SIM_LINK_VISION:
-        rc = s_open (self, S_FRAMES, ZMQ_XPUB);
-        break;
-    default:
-        rc = s_open (self, S_CMD, ZMQ_DEALER);
-        break;
+    int rc = 0;
+    unsigned needs = s_curve_needs (self);
+    if (needs) {
+        char err[SIM_STRING_MAX + 256];
+        self->curve = sim_curve_new (&self->bus, needs, s_role_names[role], err, sizeof err);
+        if (!self->curve) {
+            sim_error ("%s", err);
+            rc = -1;
+        }
     }
+    if (rc == 0)
+        rc = s_open_role (self);
     if (rc == 0 && self->lanes && sim_link_role_lane[role] >= 0
         && !(self->lane = sim_lane_new (cfg, (sim_lane_id_t) sim_link_role_lane[role])))
         rc = -1;
@@ -375,6 +434,7 @@ sim_link_destroy (sim_link_t **self_p)
             zsock_unbind (*sock, "%s", s_endpoint (self, (s_sock_t) s));
         zsock_destroy (sock);
     }
+    sim_curve_destroy (&self->curve); /* after its sockets: it may stop their monitors' reader */
     free (self);
     *self_p = NULL;
 }

@@ -6,6 +6,7 @@
 #define SIM_LINK_IMPL_H_INCLUDED
 
 #include "sim_bus.h"
+#include "sim_curve.h"
 #include "sim_link.h"
 
 #define S_KINDS      11      /* SIMBUS__ENVELOPE__BODY_* cases, 0 (none) to 10 */
@@ -49,6 +50,7 @@ struct sim_link_t {
     zsock_t *cmd;            /* physics: ROUTER (bound); others: DEALER */
     zsock_t *world, *frames; /* the publisher's XPUB, or a receiver's SUB (made when needed) */
     sim_lane_t *lane;        /* NULL: no lanes for this role or configuration */
+    sim_curve_t *curve;      /* NULL: no CURVE ([bus] curve off, or no tcp endpoint) */
     bool lanes;              /* lanes are on for this configuration */
     sim_bus_subs_t subs[3];  /* a publisher's subscribers, per s_sock_t */
     bool subscribed[S_KINDS];
@@ -142,6 +144,11 @@ s_by_lane (const sim_link_t *self, Simbus__Envelope__BodyCase kind)
 
 /* Send the requests waiting for room, in order (sim_link.c). */
 void sim_link_backlog_flush (sim_link_t *self);
+
+/* Secure socket `sock` (made, not yet bound or connected) with CURVE when
+   its endpoint is tcp and [bus] curve is on (sim_link.c). Returns 0, or
+   -1 (logged). */
+int sim_link_secure (sim_link_t *self, s_sock_t sock);
 
 /* Add the input of socket `sock` to the attached loop, if any
    (sim_link_recv.c). Returns 0 or -1. */

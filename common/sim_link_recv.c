@@ -220,6 +220,10 @@ s_sub (sim_link_t *self, s_sock_t sock)
     /* vision's is small: physics waits for it when it falls behind (fast
        mode) rather than queueing snapshots here without bound */
     zsock_set_rcvhwm (*sub, self->role == SIM_LINK_VISION ? S_VISION_HWM : S_SUB_HWM);
+    if (sim_link_secure (self, sock)) {
+        zsock_destroy (sub);
+        return NULL;
+    }
     if (zsock_connect (*sub, "%s", s_endpoint (self, sock)) < 0) {
         sim_error ("cannot connect %s", s_endpoint (self, sock));
         zsock_destroy (sub);

@@ -12,6 +12,7 @@
 #include "control.h"
 #include "services.h"
 #include "sim_bus.h"
+#include "sim_curve.h"
 #include "sim_log.h"
 #include "sim_service.h"
 #include "supervisor.h"
@@ -192,6 +193,26 @@ s_run (int optc, char **optv)
     return code;
 }
 
+/* `ssl-sim keygen FILE`: a certificate pair for [bus] curve_cert, and
+   FILE to copy into the peers' curve_allow or curve_server. */
+static int
+s_keygen (int optc, char **optv)
+{
+    if (optc != 1 || optv[0][0] == '-') {
+        fprintf (stderr, "ssl-sim: keygen needs one FILE (it writes FILE and FILE_secret)\n");
+        return 2;
+    }
+    char err[PATH_MAX + 128];
+    if (sim_curve_keygen (optv[0], err, sizeof err)) {
+        fprintf (stderr, "ssl-sim: keygen: %s\n", err);
+        return 1;
+    }
+    printf ("wrote %s (public: for the peers' curve_allow or curve_server) and %s_secret (private: "
+            "this host's curve_cert)\n",
+            optv[0], optv[0]);
+    return 0;
+}
+
 static int
 s_presets (int optc, char **optv)
 {
@@ -237,6 +258,8 @@ main (int argc, char **argv)
         return s_run (argc - 2, argv + 2);
     if (strcmp (command, "presets") == 0)
         return s_presets (argc - 2, argv + 2);
+    if (strcmp (command, "keygen") == 0)
+        return s_keygen (argc - 2, argv + 2);
     if (strcmp (command, "status") == 0 || strcmp (command, "restart") == 0) {
         bool restart = command[0] == 'r';
         if (restart && (argc < 3 || argv[2][0] == '-')) {
