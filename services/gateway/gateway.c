@@ -43,7 +43,7 @@
 
 #define GW_PORT_SHARE   512                 /* pending requests one port may hold: its reserved third */
 #define GW_PENDING_MAX  (3 * GW_PORT_SHARE) /* the whole table */
-#define GW_SOURCE_SHARE 64                  /* pending requests one source address (ip:port) may hold */
+#define GW_SOURCE_SHARE 256                 /* pending requests one source address (ip:port) may hold */
 /* a plain request physics did not answer this long is answered
    UNAVAILABLE: long enough for a crashed physics to be restarted and
    answer what waited for it (docs/protocol.md) */

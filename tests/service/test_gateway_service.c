@@ -602,7 +602,7 @@ Test (gateway_service, unanswered_zmq, .timeout = 30)
     s_unanswered (false);
 }
 
-#define S_SOURCE_SHARE 64 /* requests one source may hold (docs/protocol.md, "Fairness") */
+#define S_SOURCE_SHARE 256 /* requests one source may hold (docs/protocol.md, "Fairness") */
 
 /* Regression: one source could hold every pending slot while physics did
    not answer, and then nobody was answered. Now a source holds at most
