@@ -54,7 +54,8 @@ fz_physics_init (fz_physics_t *self)
     sim_schedule_def_t sdef;
     sim_schedule_def_from_config (&sdef, &self->cfg);
     self->schedule = sim_schedule_new (&sdef);
-    FZ_CHECK (self->world && self->schedule, "cannot make the default world: %s", why);
+    self->feedback = malloc (sizeof *self->feedback);
+    FZ_CHECK (self->world && self->schedule && self->feedback, "cannot make the default world: %s", why);
 }
 
 void
@@ -62,6 +63,8 @@ fz_physics_fini (fz_physics_t *self)
 {
     phys_world_destroy (&self->world);
     sim_schedule_destroy (&self->schedule);
+    free (self->feedback);
+    self->feedback = NULL;
 }
 
 /* What physics publishes after a change, read back by a service that
@@ -122,15 +125,15 @@ fz_physics_request (fz_physics_t *self, const Simbus__Request *req)
     sim_errors_t errors, robot_errors;
     sim_errors_init (&errors);
     sim_errors_init (&robot_errors);
-    static phys_feedback_t feedback; /* 100 KB: off the stack, reset per request */
-    feedback.count = 0;
+    phys_feedback_t *feedback = self->feedback;
+    feedback->count = 0;
     phys_changes_t changes = { false, false };
     sim_config_t before = self->cfg;
     if (req->simulator_command)
         phys_apply_command (self->world, &self->cfg, req->simulator_command, &errors, &changes);
     if (req->team_control && req->team_control->control) {
         sim_team_t team = req->team_control->team == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
-        phys_apply_robot_control (self->world, team, req->team_control->control, &robot_errors, &feedback);
+        phys_apply_robot_control (self->world, team, req->team_control->control, &robot_errors, feedback);
     }
     if (changes.rig) {
         sim_schedule_def_t def;
@@ -163,8 +166,8 @@ fz_physics_request (fz_physics_t *self, const Simbus__Request *req)
     reply.errors = errors.ptrs;
     reply.n_robot_errors = robot_errors.count;
     reply.robot_errors = robot_errors.ptrs;
-    reply.n_feedback = feedback.count;
-    reply.feedback = feedback.ptrs;
+    reply.n_feedback = feedback->count;
+    reply.feedback = feedback->ptrs;
     reply.time_ns = phys_world_time_ns (self->world);
     Simbus__Envelope env;
     sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_REPLY, &reply);
@@ -180,8 +183,8 @@ fz_forward (fz_physics_t *self, Simbus__Request *req)
     sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_REQUEST, req);
     size_t len = 0;
     void *record = sim_lane_pack ("Q", &env, &len);
-    if (!record)
-        return 0; /* too big for a lane: sim_link sends it over ZeroMQ, same bytes */
+    /* a request made from one datagram always fits a lane record */
+    FZ_CHECK (record != NULL, "a request of a datagram does not fit a lane record");
     size_t env_len = 0;
     const void *packed = sim_lane_envelope (record, len, &env_len);
     Simbus__Envelope *back = sim_bus_decode (packed, env_len, NULL);

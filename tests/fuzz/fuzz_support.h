@@ -20,6 +20,7 @@
 #include "sim_schedule.h"
 #include "bus/sim_bus.pb-c.h"
 #include "physics/core/phys_world.h"
+#include "physics/phys_apply.h"
 
 /* Substeps a request may run in a harness: a sync request asks for up to
    60 s (60 000 substeps), far too slow per input; a few show what the
@@ -32,6 +33,7 @@ typedef struct {
     phys_world_t *world;
     sim_schedule_t *schedule;
     uint64_t config_serial;
+    phys_feedback_t *feedback; /* a reply's feedback (100 KB), reused */
 } fz_physics_t;
 
 /* Once per process: log only errors (a fuzzer makes every warning

@@ -128,6 +128,8 @@ lane_record Q "$out/bus/request" >"$out/lane/request"
 { lane_record S "$out/bus/snapshot"; lane_record E "$out/bus/events"; } >"$out/lane/snapshot-events"
 lane_record C "$out/bus/config" >"$out/lane/config"
 hex lane second-reply 01520800000008015204080628000152080000000801520408062800
+# the same two replies for the harness's pending sync request (id 3)
+hex lane second-sync-reply 01520800000008015204080328000152080000000801520408032800
 
 # ---- INI configuration and command lines ---------------------------------
 mkdir -p "$out/config" "$out/cli"
