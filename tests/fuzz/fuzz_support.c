@@ -106,12 +106,13 @@ s_publish_config (fz_physics_t *self, const sim_config_t *before)
     if (s_config_loads (&self->cfg, self->config_serial, err, sizeof err) == 0)
         return;
     if (!fz_strict ()) {
-        /* open defect (README.md): a geometry command's camera positions
-           enter the configuration unchecked. Anything else that does not
-           load is a new finding. */
+        /* open defects (README.md): a geometry command's camera positions
+           and a vision_port of 0 enter the configuration unchecked.
+           Anything else that does not load is a new finding. */
         sim_config_t cfg = self->cfg;
         cfg.vision.camera_count = before->vision.camera_count;
         memcpy (cfg.vision.cameras, before->vision.cameras, sizeof cfg.vision.cameras);
+        memcpy (cfg.run.vision_addr, before->run.vision_addr, sizeof cfg.run.vision_addr);
         char err2[256] = "";
         if (s_config_loads (&cfg, self->config_serial, err2, sizeof err2) == 0)
             return;
