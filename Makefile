@@ -5,6 +5,8 @@
 #   make run        build and start the simulator with the default config
 #   make bench      build and run the benchmarks, results in bench/results/
 #   make asan       the test suite under AddressSanitizer + UBSan (build-asan/)
+#   make fuzz       every libFuzzer harness for FUZZ_SECONDS each (build-fuzz/,
+#                   tests/fuzz/README.md); `make test` runs fuzz-check
 #   make format     reformat the C sources in place with .clang-format
 #   make format-check  list the C sources clang-format would change (part of test)
 #   make install    PREFIX=/usr/local
@@ -152,8 +154,9 @@ format-check: | deps
 	    echo "format-check: these files differ from .clang-format ($$($(CLANG_FORMAT) --version)):"; \
 	    echo "$$bad" | sed 's/^/    /'; echo "format-check: run 'make format'"; exit 1; fi
 
-test: deps all wire-check format-check
+test: deps all wire-check format-check fuzz-build
 	@scripts/run-tests.sh $(BUILD)
+	@tests/fuzz/run.sh check $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
 run: deps $(BIN)
 	$(BIN) run $(RUN_ARGS)
@@ -172,6 +175,39 @@ asan: deps
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	    scripts/run-tests.sh build-asan
 
+# ---- fuzzing (tests/fuzz/README.md) ---------------------------------------
+# The harnesses and every library they link are built with clang and
+# -fsanitize=fuzzer-no-link,address,undefined into their own tree; only the
+# harness's own link adds libFuzzer's main (-fsanitize=fuzzer).
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+# each harness's fuzzing in `make test`, two harnesses at a time
+FUZZ_CHECK_SECONDS ?= 15
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_HELP    := tests/fuzz/fuzz_support.c
+FUZZ_SRC     := $(filter-out $(FUZZ_HELP),$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN      = $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+
+.PHONY: fuzz fuzz-build fuzz-bins fuzz-check
+fuzz-build: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT='-O1 -g -fno-omit-frame-pointer' \
+	    SAN='-fsanitize=fuzzer-no-link $(FUZZ_SAN)' fuzz-bins
+
+fuzz-bins: $(FUZZ_BIN)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(call obj,$(FUZZ_HELP)) $(ALL_LIBS) $(GEN)/.stamp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/fuzz -MF $(BUILD)/fuzz/$*.d -o $@ $< \
+	    $(call obj,$(FUZZ_HELP)) $(ALL_LIBS) $(LDLIBS)
+
+fuzz: fuzz-build
+	@tests/fuzz/run.sh fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+fuzz-check: fuzz-build
+	@tests/fuzz/run.sh check $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
+
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ssl-sim/configs
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ssl-sim
@@ -183,6 +219,6 @@ install: $(BIN)
 	        chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); done; fi
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -13,6 +13,13 @@ command -v make >/dev/null 2>&1 || need+=(make)
 command -v protoc-c >/dev/null 2>&1 || need+=(protobuf-c-compiler)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 command -v clang-format >/dev/null 2>&1 || need+=(clang-format)
+# tests/fuzz: clang with Debian's libFuzzer and sanitizer runtimes
+command -v clang >/dev/null 2>&1 || need+=(clang)
+if command -v clang >/dev/null 2>&1; then
+    [ -f "$(clang -print-file-name=libclang_rt.fuzzer-$(uname -m).a 2>/dev/null)" ] \
+        || [ -f "$(clang --print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$(uname -m).a" ] \
+        || need+=(libclang-rt-dev)
+fi
 [ -f /usr/include/google/protobuf/any.proto ] || need+=(libprotobuf-dev)
 have_pc libprotobuf-c || need+=(libprotobuf-c-dev)
 have_pc libzmq || need+=(libzmq3-dev)

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# make-corpus.sh - (re)write the seed corpora of tests/fuzz/corpus from the
+# messages below: protobuf text format encoded by protoc, issue 11's hex
+# reproducers, and two of the shipped configuration files. Run from the
+# repository root after changing a seed; the output is committed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=tests/fuzz/corpus
+protos=(-Iproto -I/usr/include)
+
+# enc TYPE PROTO_FILE HARNESS NAME  (text format on stdin)
+enc() { mkdir -p "$out/$3"; protoc "${protos[@]}" --encode="$1" "$2" >"$out/$3/$4"; }
+# esc TYPE PROTO_FILE: text format on stdin, encoded, as a text-format
+# string literal (for an Any's value: protoc expands an Any only for the
+# types the file imports)
+esc() { protoc "${protos[@]}" --encode="$1" "$2" | od -An -v -to1 | tr -s ' \n' ' ' | sed 's/ $//; s/ \([0-7]*\)/\\\1/g'; }
+# hex HARNESS NAME HEX
+hex() { mkdir -p "$out/$1"; printf '%s' "$3" | xxd -r -p >"$out/$1/$2"; }
+
+rm -rf "$out"
+
+# ---- control port: SimulatorCommand and SimulationSyncRequest ------------
+C=ssl_simulation_control.proto; S=ssl_simulation_synchronous.proto
+spec=$(esc sslsim.RobotSpecErForce ssl_simulation_custom_erforce_robot_spec.proto <<<'shoot_radius: 0.067 dribbler_width: 0.07')
+realism=$(esc RealismConfigErForce ssl_simulation_custom_erforce_realism.proto \
+          <<<'stddev_ball_p: 0.002 robot_command_loss: 0.1 vision_delay: 30000000')
+enc SimulatorCommand $C udp_control teleport <<'T'
+control { teleport_ball { x: 1 y: -0.5 z: 0 vx: 2 vy: 0 roll: true }
+          teleport_robot { id { id: 3 team: BLUE } x: -1 y: 1 orientation: 1.57 present: true }
+          teleport_robot { id { id: 7 team: YELLOW } present: false }
+          simulation_speed: 2 }
+T
+enc SimulatorCommand $C udp_control config <<T
+config { geometry { field { field_length: 9000 field_width: 6000 goal_width: 1000 goal_depth: 180
+                            boundary_width: 300 penalty_area_depth: 1000 penalty_area_width: 2000
+                            field_lines { name: "LeftPenaltyStretch" p1 { x: -3500 y: -1000 }
+                                          p2 { x: -3500 y: 1000 } thickness: 10 }
+                            field_arcs { name: "CenterCircle" center { x: 0 y: 0 } radius: 500
+                                         a1: 0 a2: 6.28 thickness: 10 } }
+                    calib { camera_id: 0 focal_length: 400 principal_point_x: 300 principal_point_y: 300
+                            distortion: 0 q0: 0 q1: 0 q2: 0 q3: 1 tx: 0 ty: 0 tz: 4000
+                            derived_camera_world_tx: -2250 derived_camera_world_ty: 0
+                            derived_camera_world_tz: 4000 } }
+         robot_specs { id { id: 0 team: BLUE } radius: 0.09 height: 0.15 mass: 2.2
+                       max_linear_kick_speed: 6.5 center_to_dribbler: 0.07
+                       limits { acc_speedup_absolute_max: 4 vel_absolute_max: 3 }
+                       wheel_angles { front_right: 0.5 back_right: 2.3 back_left: 3.9 front_left: 5.7 }
+                       custom { type_url: "type.googleapis.com/sslsim.RobotSpecErForce" value: "$spec" } }
+         realism_config { custom { type_url: "type.googleapis.com/RealismConfigErForce" value: "$realism" } }
+         vision_port: 10020 }
+T
+enc SimulationSyncRequest $S udp_control sync <<'T'
+sim_step: 0.016 simulator_command { control { teleport_ball { x: 0 y: 0 } } }
+T
+hex udp_control field0-key 800000
+
+# ---- team ports: RobotControl and SimulationSyncRequest ------------------
+R=ssl_simulation_robot_control.proto
+enc RobotControl $R udp_team local <<'T'
+robot_commands { id: 0 move_command { local_velocity { forward: 1 left: 0.2 angular: 0.5 } }
+                 kick_speed: 4 kick_angle: 30 dribbler_speed: 500 }
+robot_commands { id: 1 move_command { global_velocity { x: -1 y: 1 angular: 0 } } }
+robot_commands { id: 2 move_command { wheel_velocity { front_right: 1 back_right: 1 back_left: -1
+                                                      front_left: -1 } } }
+robot_commands { id: 300 }
+T
+enc SimulationSyncRequest $S udp_team sync <<'T'
+sim_step: 0.004
+robot_control { robot_commands { id: 0 move_command { local_velocity { forward: 2 left: 0 angular: 0 } } } }
+T
+hex udp_team field0-in-sync 0a050802800000
+
+# ---- legacy grSim port ---------------------------------------------------
+G=grSim_Packet.proto
+enc grSim_Packet $G grsim commands <<'T'
+commands { timestamp: 0 isteamyellow: true
+           robot_commands { id: 1 kickspeedx: 3 kickspeedz: 1 veltangent: 1 velnormal: 0 velangular: 1
+                            spinner: true wheelsspeed: false }
+           robot_commands { id: 2 kickspeedx: 0 kickspeedz: 0 veltangent: 0 velnormal: 0 velangular: 0
+                            spinner: false wheelsspeed: true wheel1: 10 wheel2: 10 wheel3: -10 wheel4: -10 } }
+T
+enc grSim_Packet $G grsim replacement <<'T'
+replacement { ball { x: 0.5 y: 0.5 vx: 1 vy: 0 }
+              robots { x: -2 y: 0 dir: 90 id: 4 yellowteam: false turnon: true }
+              robots { x: 2 y: 0 dir: 0 id: 5 yellowteam: true turnon: false } }
+T
+
+# ---- bus envelopes and lane datagrams ------------------------------------
+B=bus/sim_bus.proto
+benc() { enc simbus.Envelope $B bus "$1"; }
+benc request <<'T'
+version: 1 request { id: 1 sync: true step_id: 1 substeps: 4
+  simulator_command { control { teleport_ball { x: 1 y: 1 } } }
+  team_control { team: 1 control { robot_commands { id: 0 move_command { local_velocity {
+      forward: 1 left: 0 angular: 0 } } } } } }
+T
+benc snapshot <<'T'
+version: 1 snapshot { time_ns: 16000000 step_id: 3
+  ball { x: 0 y: 0 z: 0.0215 vx: 1 vy: 0 vz: 0 spin_x: 0 spin_y: 0 }
+  robots { team: 0 id: 0 x: -1 y: 0 orientation: 0 vx: 0 vy: 0 omega: 0 ball_contact: false radius: 0.09 height: 0.15 }
+  robots { team: 1 id: 15 x: 1 y: 0 orientation: 3.14 vx: 0 vy: 0 omega: 0 ball_contact: true radius: 0.09 height: 0.15 } }
+T
+benc events <<'T'
+version: 1 events { events { kind: KICK time_ns: 5 team: 0 id: 3 speed: 5 elevation: 0 }
+                    events { kind: ROBOT_COLLISION time_ns: 6 team: 0 id: 1 other_team: 1 other_id: 2 } }
+T
+benc config <<EOF2
+version: 1 config { serial: 2 rig_generation: 1 ini: "[sim]\nseed = 7\n[run]\nmode = sync\n[camera 0]\nx = 0\ny = 0\nz = 4\n" }
+EOF2
+benc reply <<'T'
+version: 1 reply { id: 3 time_ns: 16000000 errors { code: "UNSUPPORTED" message: "UNSUPPORTED: x" }
+                   feedback { id: 0 dribbler_ball_contact: true } }
+T
+benc frames-done <<'T'
+version: 1 frames_done { step_id: 3 time_ns: 16000000
+  wrapper: "\n\x16\x08\x01\x11\x00\x00\x00\x00\x00\x00\xf0\x3f\x19\x00\x00\x00\x00\x00\x00\xf0\x3f\x20\x00"
+  reply { id: 3 time_ns: 16000000 } }
+T
+# lane datagrams: records of (topic length, topic, 4-byte little-endian size, envelope)
+mkdir -p "$out/lane"
+lane_record() { # TOPIC FILE
+    local n; n=$(stat -c %s "$2")
+    printf "\\x$(printf %02x ${#1})%s" "$1"
+    printf "\\x$(printf %02x $((n & 255)))\\x$(printf %02x $(((n >> 8) & 255)))\\x$(printf %02x $(((n >> 16) & 255)))\\x00"
+    cat "$2"
+}
+lane_record Q "$out/bus/request" >"$out/lane/request"
+{ lane_record S "$out/bus/snapshot"; lane_record E "$out/bus/events"; } >"$out/lane/snapshot-events"
+lane_record C "$out/bus/config" >"$out/lane/config"
+hex lane second-reply 01520800000008015204080628000152080000000801520408062800
+# the same two replies for the harness's pending sync request (id 3)
+hex lane second-sync-reply 01520800000008015204080328000152080000000801520408032800
+
+# ---- INI configuration and command lines ---------------------------------
+mkdir -p "$out/config" "$out/cli"
+cp configs/ssl-sim.ini "$out/config/ssl-sim.ini"
+printf '[sim]\nseed = 3\nsubstep = 0.002\n[camera 1]\nx = 1\ny = 2\nz = 3\n[outage 0]\nstart = 1\nduration = 2\n[blue.limits]\nvel_absolute_max = 2\n[nosuch]\nkey = 1\n' \
+    >"$out/config/sections.ini"
+printf -- '--mode\nsync\n--seed\n42\n--cameras\n4\n--speed=2.5\n--localhost' >"$out/cli/flags"
+printf -- '--step-ms\n0.5\n--realism\nnone\n--seed\nrandom\n--port-offset\n100' >"$out/cli/presets"
+echo "corpus: $(find "$out" -type f | wc -l) seeds in $out"
