@@ -159,7 +159,8 @@ s_guard_actor (zsock_t *pipe, void *arg)
     free (args);
     zpoller_t *poller = zpoller_new (pipe, NULL);
     zsock_signal (pipe, 0);
-    s_watch_t watches[S_WATCH_MAX] = { { NULL } };
+    s_watch_t watches[S_WATCH_MAX];
+    memset (watches, 0, sizeof watches);
     while (true) {
         void *which = zpoller_wait (poller, S_LOG_WINDOW / 1000);
         if (which == pipe) {

@@ -146,8 +146,17 @@ s_geometry (phys_world_t *world, sim_config_t *cfg, const SSLGeometryData *g, si
                                  c->derived_camera_world_ty / 1000.0, c->derived_camera_world_tz / 1000.0 };
     }
     if (count > 0) {
+        /* the rig enters the configuration only if every other service
+           can load it (a camera below the floor, say, would not) */
+        sim_vision_cfg_t before = cfg->vision;
         cfg->vision.camera_count = count;
         memcpy (cfg->vision.cameras, cams, sizeof cams[0] * (size_t) count);
+        char why[256];
+        if (sim_config_validate (cfg, why, sizeof why)) {
+            cfg->vision = before;
+            sim_errors_add (errors, "UNSUPPORTED", "camera geometry ignored: %s", why);
+            return;
+        }
         cfg->rig_generation++;
         changes->config = changes->rig = true;
     }
@@ -362,8 +371,8 @@ phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorComma
     if (config->realism_config)
         s_realism (world, cfg, config->realism_config, errors, changes);
     if (config->has_vision_port) {
-        if (config->vision_port > 65535)
-            sim_errors_add (errors, "UNSUPPORTED", "vision_port %u does not fit in 16 bits",
+        if (config->vision_port == 0 || config->vision_port > 65535)
+            sim_errors_add (errors, "UNSUPPORTED", "vision_port %u is not a UDP port (1..65535)",
                             config->vision_port);
         else {
             s_set_vision_port (cfg, config->vision_port);

@@ -14,6 +14,7 @@
 #include "sim_schedule_config.h"
 #include "sim_udp.h"
 #include "gateway/gw_pending.h"
+#include "gateway/gw_strip.h"
 #include "gateway/gw_sync.h"
 #include "gateway/gw_wire.h"
 #include "physics/phys_apply.h"
@@ -100,23 +101,11 @@ s_config_loads (const sim_config_t *cfg, uint64_t serial, char *err, size_t errl
 }
 
 static void
-s_publish_config (fz_physics_t *self, const sim_config_t *before)
+s_publish_config (fz_physics_t *self)
 {
     char err[256] = "";
     if (s_config_loads (&self->cfg, self->config_serial, err, sizeof err) == 0)
         return;
-    if (!fz_strict ()) {
-        /* open defects (README.md): a geometry command's camera positions
-           and a vision_port of 0 enter the configuration unchecked.
-           Anything else that does not load is a new finding. */
-        sim_config_t cfg = self->cfg;
-        cfg.vision.camera_count = before->vision.camera_count;
-        memcpy (cfg.vision.cameras, before->vision.cameras, sizeof cfg.vision.cameras);
-        memcpy (cfg.run.vision_addr, before->run.vision_addr, sizeof cfg.run.vision_addr);
-        char err2[256] = "";
-        if (s_config_loads (&cfg, self->config_serial, err2, sizeof err2) == 0)
-            return;
-    }
     FZ_CHECK (false, "the effective configuration physics accepted does not load: %s", err);
 }
 
@@ -129,7 +118,6 @@ fz_physics_request (fz_physics_t *self, const Simbus__Request *req)
     phys_feedback_t *feedback = self->feedback;
     feedback->count = 0;
     phys_changes_t changes = { false, false };
-    sim_config_t before = self->cfg;
     if (req->simulator_command)
         phys_apply_command (self->world, &self->cfg, req->simulator_command, &errors, &changes);
     if (req->team_control && req->team_control->control) {
@@ -143,7 +131,7 @@ fz_physics_request (fz_physics_t *self, const Simbus__Request *req)
     }
     if (changes.config) {
         self->config_serial++;
-        s_publish_config (self, &before);
+        s_publish_config (self);
     }
     uint64_t steps = req->has_substeps ? req->substeps : 0;
     if (steps > FZ_STEPS_MAX)
@@ -448,10 +436,14 @@ s_sync (fz_physics_t *phys, gw_port_kind_t port, SimulationSyncRequest *sync, ui
     return rc;
 }
 
+/* The gateway forwards known fields only (gw_strip.h). */
 static SimulationSyncRequest *
 s_try_sync (const uint8_t *data, size_t size)
 {
-    return simulation_sync_request__unpack (NULL, size, data);
+    SimulationSyncRequest *sync = simulation_sync_request__unpack (NULL, size, data);
+    if (sync)
+        gw_strip_unknown (&sync->base, NULL);
+    return sync;
 }
 
 int
@@ -471,6 +463,7 @@ fz_datagram (int port_number, const uint8_t *data, size_t size)
     else if (port == GW_PORT_CONTROL) {
         SimulatorCommand *cmd = simulator_command__unpack (NULL, size, data);
         if (cmd) {
+            gw_strip_unknown (&cmd->base, NULL);
             Simbus__Request req = SIMBUS__REQUEST__INIT;
             req.id = 1;
             req.simulator_command = cmd;
@@ -483,6 +476,7 @@ fz_datagram (int port_number, const uint8_t *data, size_t size)
     } else {
         RobotControl *rc_msg = robot_control__unpack (NULL, size, data);
         if (rc_msg) {
+            gw_strip_unknown (&rc_msg->base, NULL);
             Simbus__Request req = SIMBUS__REQUEST__INIT;
             req.id = 1;
             Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
@@ -498,7 +492,6 @@ fz_datagram (int port_number, const uint8_t *data, size_t size)
         simulation_sync_request__free_unpacked (sync, NULL);
     fz_physics_fini (&phys);
     free (buf);
-    if (rc != 0 && fz_strict ())
-        FZ_CHECK (rc == 0, "physics cannot decode the request the gateway forwarded: never answered");
+    FZ_CHECK (rc == 0, "physics cannot decode the request the gateway forwarded: never answered");
     return rc;
 }
