@@ -6,6 +6,7 @@
 */
 #include "config_parts.h"
 
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,56 @@ sim_cfg_check_limits_preset (const char *value, char *why, size_t whylen)
     sim_cfg_err (why, whylen, "unknown robot limits preset '%s' (choices: %s)", value,
                  sim_config_limits_names ());
     return -1;
+}
+
+int
+sim_config_addr_list (const char *text, uint32_t *out, int max, char *why, size_t whylen)
+{
+    int count = 0;
+    const char *p = text;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '\0')
+        return 0;
+    for (;;) {
+        /* one item: up to the next comma, blanks trimmed */
+        const char *end = strchr (p, ',');
+        size_t len = end ? (size_t) (end - p) : strlen (p);
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        char item[INET_ADDRSTRLEN];
+        struct in_addr addr;
+        if (len == 0) {
+            sim_cfg_err (why, whylen, "'%s' has an empty item (IPv4 addresses separated by commas)", text);
+            return -1;
+        }
+        if (len < sizeof item) {
+            memcpy (item, p, len);
+            item[len] = '\0';
+        }
+        if (len >= sizeof item || inet_pton (AF_INET, item, &addr) != 1) {
+            sim_cfg_err (why, whylen, "'%.*s' is not an IPv4 address (a.b.c.d)", (int) len, p);
+            return -1;
+        }
+        if (count == max) {
+            sim_cfg_err (why, whylen, "more than %d addresses", max);
+            return -1;
+        }
+        if (out)
+            out[count] = addr.s_addr;
+        count++;
+        if (!end)
+            return count;
+        p = end + 1;
+        while (*p == ' ' || *p == '\t')
+            p++;
+    }
+}
+
+int
+sim_cfg_check_addr_list (const char *value, char *why, size_t whylen)
+{
+    return sim_config_addr_list (value, NULL, SIM_TOURNAMENT_ADDRS_MAX, why, whylen) < 0 ? -1 : 0;
 }
 
 /* ---- defaults ----------------------------------------------------------- */

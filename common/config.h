@@ -144,6 +144,13 @@ const char *sim_config_realism_names (void);
 const char *sim_config_ball_names (void);
 const char *sim_config_limits_names (void);
 
+/* Parse a [tournament] address list: IPv4 dotted quads separated by
+   commas, blanks around each allowed, "" = none. Writes up to max
+   addresses (network byte order) to out when out is not NULL. Returns
+   how many, or -1 with the reason in why (a bad or empty item, more than
+   max). The key check and the gateway (gw_tournament) both use it. */
+int sim_config_addr_list (const char *text, uint32_t *out, int max, char *why, size_t whylen);
+
 /* A configured UDP port shifted by [network] port_offset. */
 int sim_config_port (const sim_config_t *cfg, int base_port);
 

@@ -89,6 +89,30 @@ s_dump_global (sim_cfg_out_t *out, const sim_config_t *cfg, const char *section,
     s_dump_keys (out, sim_cfg_keys, sim_cfg_keys_count, section, cfg, annotated);
 }
 
+/* Whether every key of `section` holds its default in cfg: a section
+   added after the presets text was fixed ([tournament]) is written only
+   when it says something, so that text stays what users start from. */
+static bool
+s_at_defaults (const sim_config_t *cfg, const char *section)
+{
+    sim_config_t *defaults = (sim_config_t *) calloc (1, sizeof (sim_config_t));
+    if (!defaults)
+        return false;
+    bool same = true;
+    for (size_t i = 0; i < sim_cfg_keys_count && same; i++) {
+        const sim_cfg_key_t *key = &sim_cfg_keys[i];
+        if (strcmp (key->section, section) != 0)
+            continue;
+        char a[SIM_STRING_MAX + 512], b[SIM_STRING_MAX + 512];
+        sim_cfg_key_default (key, defaults);
+        bool has_a = sim_cfg_key_format (key, cfg, a, sizeof a);
+        bool has_b = sim_cfg_key_format (key, defaults, b, sizeof b);
+        same = has_a == has_b && (!has_a || strcmp (a, b) == 0);
+    }
+    free (defaults);
+    return same;
+}
+
 static char *
 s_dump (const sim_config_t *cfg, bool with_header, bool annotated)
 {
@@ -139,6 +163,8 @@ s_dump (const sim_config_t *cfg, bool with_header, bool annotated)
     s_dump_global (&out, cfg, "field", annotated);
     s_dump_global (&out, cfg, "run", annotated);
     s_dump_global (&out, cfg, "network", annotated);
+    if (!s_at_defaults (cfg, "tournament"))
+        s_dump_global (&out, cfg, "tournament", annotated);
     sim_cfg_out (&out, "\n; Bus endpoints: empty = an automatic ipc:// path in the runtime directory");
     s_dump_global (&out, cfg, "bus", annotated);
 
@@ -231,8 +257,8 @@ sim_config_doc_markdown (void)
     s_doc_keys (&out, sim_cfg_outage_keys, sim_cfg_outage_keys_count, "outage",
                 "[outage N] (start and duration required)", &outage);
     static const char *const rest[][2] = {
-        { "realism", "[realism]" }, { "field", "[field]" }, { "run", "[run]" },
-        { "network", "[network]" }, { "bus", "[bus]" },
+        { "realism", "[realism]" }, { "field", "[field]" },           { "run", "[run]" },
+        { "network", "[network]" }, { "tournament", "[tournament]" }, { "bus", "[bus]" },
     };
     for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
         s_doc_keys (&out, sim_cfg_keys, sim_cfg_keys_count, rest[i][0], rest[i][1], cfg);

@@ -335,6 +335,19 @@ const sim_cfg_key_t sim_cfg_keys[] = {
     S_I_LOCAL ("network", "port_offset", OFF (network.port_offset), 0, R_(0, 65534, 0),
                "added to every UDP port above; --port-offset"),
 
+    /* [tournament] product addition (docs/protocol.md "Tournament mode"):
+       not local, a match's setting that every host reads alike */
+    S_B ("tournament", "enabled", OFF (tournament.enabled), false,
+         "each port accepts only its addresses below; others get FORBIDDEN"),
+    S_S ("tournament", "blue", OFF (tournament.blue), SSIZE (tournament.blue), "",
+         sim_cfg_check_addr_list, "IPv4 addresses (comma-separated) that may use the blue port",
+         NULL),
+    S_S ("tournament", "yellow", OFF (tournament.yellow), SSIZE (tournament.yellow), "",
+         sim_cfg_check_addr_list, "IPv4 addresses that may use the yellow port", NULL),
+    S_S ("tournament", "control", OFF (tournament.control), SSIZE (tournament.control), "",
+         sim_cfg_check_addr_list,
+         "IPv4 addresses that may use the control port and send sync requests", NULL),
+
     /* [bus] product addition; empty = automatic ipc path. All local: how
        this process reaches its peers. */
     S_S_LOCAL ("bus", "cmd_bind", OFF (bus.cmd_bind), SSIZE (bus.cmd_bind), "", NULL,

@@ -97,6 +97,14 @@ typedef struct {
     char curve_frames_server[SIM_STRING_MAX]; /* vision's (frames); "" = curve_server */
 } sim_bus_cfg_t;
 
+/* [tournament]: which source addresses may use which gateway port
+   (docs/protocol.md "Tournament mode"); comma-separated IPv4 lists */
+#define SIM_TOURNAMENT_ADDRS_MAX 8 /* addresses per list */
+typedef struct {
+    bool enabled;
+    char blue[SIM_STRING_MAX], yellow[SIM_STRING_MAX], control[SIM_STRING_MAX];
+} sim_tournament_cfg_t;
+
 typedef struct {
     sim_sim_cfg_t sim;
     sim_ball_cfg_t ball;
@@ -108,6 +116,7 @@ typedef struct {
     sim_run_cfg_t run;
     sim_network_cfg_t network;
     sim_bus_cfg_t bus;
+    sim_tournament_cfg_t tournament;
     /* Runtime state carried with the effective configuration (not in files):
        bumped by physics when the camera rig is replaced at runtime. */
     uint32_t rig_generation;

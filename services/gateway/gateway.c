@@ -15,10 +15,12 @@
     forwards is what it decoded (gw_strip), each port and source may hold
     only its share of the pending table (gw_pending), and a source that
     has not shown it receives what it is sent gets small answers
-    (gw_peers).
+    (gw_peers). In tournament mode (gw_tournament) a port answers only
+    its own addresses, and everyone else hears FORBIDDEN.
 */
 #include "gateway.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +30,7 @@
 #include "gw_pending.h"
 #include "gw_strip.h"
 #include "gw_sync.h"
+#include "gw_tournament.h"
 #include "gw_wire.h"
 #include "sim_bus_codec.h"
 #include "sim_errors.h"
@@ -77,7 +80,8 @@ struct gw_service_t {
     uint8_t *buf;
     gw_pending_t *pending;
     gw_peers_t *peers;
-    uint64_t sim_time_ns; /* last time physics told us */
+    gw_tournament_t *tournament; /* read at start: [tournament] */
+    uint64_t sim_time_ns;        /* last time physics told us */
     uint64_t loss_time_ns;
     uint32_t loss_index[3];
     bool terminated, warned_no_vision;
@@ -174,6 +178,28 @@ s_answer_unreadable (gw_service_t *self, gw_port_kind_t port, const struct socka
     s_answer_errors (self, port, from, false, &errors);
 }
 
+/* A datagram tournament mode refuses (gw_tournament): answered FORBIDDEN
+   in the port's response (a sync request's in a SimulationSyncResponse),
+   counted, and logged at most once a second. */
+static void
+s_answer_forbidden (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from, bool sync,
+                    gw_tournament_verdict_t verdict)
+{
+    char why[160];
+    gw_tournament_explain (verdict, port, from, why, sizeof why);
+    uint64_t report = gw_tournament_refused (self->tournament, port, zclock_usecs ());
+    if (report > 1)
+        sim_warn ("%s (%" PRIu64 " refused since the last such line, %" PRIu64 " on the %s port in all)", why,
+                  report, gw_tournament_refused_count (self->tournament, port), s_port_names[port]);
+    else if (report)
+        sim_warn ("%s (%" PRIu64 " on the %s port in all)", why,
+                  gw_tournament_refused_count (self->tournament, port), s_port_names[port]);
+    sim_errors_t errors;
+    sim_errors_init (&errors);
+    sim_errors_add (&errors, "FORBIDDEN", "%s", why);
+    s_answer_errors (self, port, from, sync, &errors);
+}
+
 /* A request the pending table refused (gw_pending_add returned NULL):
    answered at once, so a client that asks too much hears so. */
 static void
@@ -197,6 +223,11 @@ static void
 s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from,
               SimulationSyncRequest *sync, size_t len, bool proven)
 {
+    gw_tournament_verdict_t verdict = gw_tournament_check (self->tournament, port, from, true);
+    if (verdict != GW_TOURNAMENT_ALLOWED) {
+        s_answer_forbidden (self, port, from, true, verdict);
+        return;
+    }
     if (!self->cfg.network.sync_takeover && self->cfg.run.mode != SIM_MODE_SYNC) {
         self->sync_refused++;
         sim_errors_t errors;
@@ -347,7 +378,12 @@ s_on_port (void *arg)
         ssize_t n = sim_udp_recv (self->fds[port->kind], self->buf, SIM_UDP_MAX, &from);
         if (n < 0)
             break;
-        if (n > SIM_UDP_MAX)
+        /* before anything is decoded: a refused datagram takes no pending
+           slot and never reaches physics */
+        gw_tournament_verdict_t verdict = gw_tournament_check (self->tournament, port->kind, &from, false);
+        if (verdict != GW_TOURNAMENT_ALLOWED)
+            s_answer_forbidden (self, port->kind, &from, false, verdict);
+        else if (n > SIM_UDP_MAX)
             s_answer_unreadable (self, port->kind, &from); /* truncated */
         else
             s_handle_datagram (self, port->kind, (size_t) n, &from);
@@ -513,6 +549,7 @@ s_destroy (gw_service_t **self_p)
         return;
     gw_pending_destroy (&self->pending);
     gw_peers_destroy (&self->peers);
+    gw_tournament_destroy (&self->tournament);
     sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     for (int i = 0; i < 3; i++)
@@ -560,7 +597,17 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         gw_pending_set_quota (self->pending, GW_PORT_SHARE, GW_SOURCE_SHARE);
     self->peers = gw_peers_new (GW_PEERS, GW_PEER_IDLE_US);
     self->loop = sim_loop_new ();
-    if (!self->buf || !self->pending || !self->peers || !self->loop) {
+    char why[256] = "";
+    self->tournament = gw_tournament_new (&cfg->tournament, why, sizeof why);
+    if (!self->tournament)
+        sim_error ("tournament mode: %s", why);
+    else if (gw_tournament_enabled (self->tournament)) {
+        sim_info ("tournament mode: blue %s; yellow %s; control %s", cfg->tournament.blue,
+                  cfg->tournament.yellow, cfg->tournament.control);
+        if (cfg->run.legacy_grsim)
+            sim_warn ("tournament mode does not cover the grSim port; set [run] legacy_grsim = false");
+    }
+    if (!self->buf || !self->pending || !self->peers || !self->loop || !self->tournament) {
         s_destroy (&self);
         return NULL;
     }

@@ -6,8 +6,9 @@
     hardened edge (issue 11): unknown fields never reach physics, a
     request physics does not answer is answered UNAVAILABLE (once), one
     source cannot hold the table, an unproven source gets a small first
-    answer, and [network] sync_takeover. Every case runs over both
-    carriers (lanes on and off).
+    answer, and [network] sync_takeover. Tournament mode: the client's
+    127.0.0.1 in one role, refused in the others. Every case runs over
+    both carriers (lanes on and off).
 */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -36,14 +37,18 @@ typedef struct {
     uint8_t buf[65536];
 } s_bench_t;
 
-/* The bench in `mode`, with [network] sync_takeover = `takeover`. */
+/* The bench in `mode`, with [network] sync_takeover = `takeover` and
+   [tournament] = *tournament (NULL: the default, off). */
 static void
-s_start_in (s_bench_t *b, bool lanes, double sync_timeout, sim_mode_t mode, bool takeover)
+s_start_with (s_bench_t *b, bool lanes, double sync_timeout, sim_mode_t mode, bool takeover,
+              const sim_tournament_cfg_t *tournament)
 {
     memset (b, 0, sizeof *b);
     cr_assert_eq (sim_svc_config (&b->cfg, "gw", mode, lanes), 0);
     b->cfg.bus.sync_timeout = sync_timeout;
     b->cfg.network.sync_takeover = takeover;
+    if (tournament)
+        b->cfg.tournament = *tournament;
     /* the binders first, as in ssl-sim */
     b->physics = sim_svc_peer_new (&b->cfg, SIM_LINK_PHYSICS);
     b->vision = sim_svc_peer_new (&b->cfg, SIM_LINK_VISION);
@@ -52,6 +57,13 @@ s_start_in (s_bench_t *b, bool lanes, double sync_timeout, sim_mode_t mode, bool
     cr_assert_not_null (b->gateway, "the gateway did not start");
     b->fd = sim_test_udp (0);
     cr_assert_geq (b->fd, 0);
+}
+
+/* The bench in `mode`, with [network] sync_takeover = `takeover`. */
+static void
+s_start_in (s_bench_t *b, bool lanes, double sync_timeout, sim_mode_t mode, bool takeover)
+{
+    s_start_with (b, lanes, sync_timeout, mode, takeover, NULL);
 }
 
 static void
@@ -795,4 +807,157 @@ Test (gateway_service, sync_refused_lanes)
 Test (gateway_service, sync_refused_zmq)
 {
     s_sync_refused (false);
+}
+
+/* ---- tournament mode -------------------------------------------------- */
+
+static sim_tournament_cfg_t
+s_tournament (const char *blue, const char *yellow, const char *control)
+{
+    sim_tournament_cfg_t t;
+    memset (&t, 0, sizeof t);
+    t.enabled = true;
+    snprintf (t.blue, sizeof t.blue, "%s", blue);
+    snprintf (t.yellow, sizeof t.yellow, "%s", yellow);
+    snprintf (t.control, sizeof t.control, "%s", control);
+    return t;
+}
+
+/* The errors of the next answer, unpacked as `kind` (0 control port,
+   1 team port, 2 sync): true when one is FORBIDDEN with `words` in its
+   message. */
+static bool
+s_forbidden (s_bench_t *b, int kind, const char *words)
+{
+    size_t n = s_recv (b, S_WAIT_MS);
+    SimulatorError **errors = NULL;
+    size_t count = 0;
+    SimulatorResponse *sr = NULL;
+    RobotControlResponse *rr = NULL;
+    SimulationSyncResponse *yr = NULL;
+    if (kind == 0 && (sr = simulator_response__unpack (NULL, n, b->buf))) {
+        errors = sr->errors;
+        count = sr->n_errors;
+    } else if (kind == 1 && (rr = robot_control_response__unpack (NULL, n, b->buf))) {
+        errors = rr->errors;
+        count = rr->n_errors;
+    } else if (kind == 2 && (yr = simulation_sync_response__unpack (NULL, n, b->buf))
+               && yr->robot_control_response) {
+        errors = yr->robot_control_response->errors;
+        count = yr->robot_control_response->n_errors;
+    }
+    bool found = false;
+    for (size_t i = 0; i < count; i++)
+        found |= strcmp (errors[i]->code, "FORBIDDEN") == 0 && errors[i]->message
+              && strstr (errors[i]->message, words) != NULL;
+    if (sr)
+        simulator_response__free_unpacked (sr, NULL);
+    if (rr)
+        robot_control_response__free_unpacked (rr, NULL);
+    if (yr)
+        simulation_sync_response__free_unpacked (yr, NULL);
+    return found;
+}
+
+/* Blue is 127.0.0.1, the test's client: the blue port takes it, the
+   yellow and control ports refuse it, and so does a sync request on its
+   own port; none of the refused datagrams reaches physics. */
+static void
+s_tournament_team (bool lanes)
+{
+    s_bench_t b;
+    sim_tournament_cfg_t t = s_tournament ("127.0.0.1", "10.0.0.2", "10.0.0.3");
+    s_start_with (&b, lanes, 0.2, SIM_MODE_SYNC, true, &t);
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    cr_assert_eq (sim_test_send (b.fd, b.cfg.network.blue_port, &rc.base), 0);
+    Simbus__Envelope *env = s_request (&b);
+    cr_assert_not_null (env->request->team_control);
+    cr_expect_eq (env->request->team_control->team, 0);
+    s_reply (&b, env->request->id, NULL);
+    simbus__envelope__free_unpacked (env, NULL);
+    size_t n = s_recv (&b, S_WAIT_MS);
+    RobotControlResponse *r = robot_control_response__unpack (NULL, n, b.buf);
+    cr_assert_not_null (r, "blue's answer is not a RobotControlResponse");
+    cr_expect_eq (r->n_errors, 0);
+    robot_control_response__free_unpacked (r, NULL);
+
+    cr_assert_eq (sim_test_send (b.fd, b.cfg.network.yellow_port, &rc.base), 0);
+    cr_expect (s_forbidden (&b, 1, "127.0.0.1 is blue's address and may not use the yellow port"));
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cr_assert_eq (sim_test_send (b.fd, b.cfg.network.control_port, &cmd.base), 0);
+    cr_expect (s_forbidden (&b, 0, "not in [tournament] control"));
+    /* garbage is refused as well, before it is read */
+    cr_assert_eq (sim_test_send_raw (b.fd, b.cfg.network.control_port, "\x80\x00\x00", 3), 0);
+    cr_expect (s_forbidden (&b, 0, "the control port refuses it"));
+    SimulationSyncRequest sync = SIMULATION_SYNC_REQUEST__INIT;
+    sync.has_sim_step = true;
+    sync.sim_step = 0.01f;
+    sync.robot_control = &rc;
+    cr_assert_eq (sim_test_send (b.fd, b.cfg.network.blue_port, &sync.base), 0);
+    cr_expect (s_forbidden (&b, 2, "sync requests only from [tournament] control"));
+    /* the blue port still works after all that */
+    cr_assert_eq (sim_test_send (b.fd, b.cfg.network.blue_port, &rc.base), 0);
+    env = s_request (&b);
+    s_reply (&b, env->request->id, NULL);
+    simbus__envelope__free_unpacked (env, NULL);
+    s_recv (&b, S_WAIT_MS);
+    cr_expect_eq (sim_svc_peer_count (b.physics, SIMBUS__ENVELOPE__BODY_REQUEST), 0,
+                  "a refused datagram reached physics");
+    s_stop (&b);
+}
+
+Test (gateway_service, tournament_team_lanes)
+{
+    s_tournament_team (true);
+}
+Test (gateway_service, tournament_team_zmq)
+{
+    s_tournament_team (false);
+}
+
+/* Control is 127.0.0.1: commands and sync steps go through, the team
+   ports refuse it; with control another address, the control port
+   refuses the client. */
+static void
+s_tournament_control (bool lanes)
+{
+    s_bench_t b;
+    sim_tournament_cfg_t t = s_tournament ("10.0.0.2", "10.0.0.3", "10.0.0.4, 127.0.0.1");
+    s_start_with (&b, lanes, 0.2, SIM_MODE_SYNC, true, &t);
+    s_command_round_trip (&b, "CONTROL");
+    Simbus__Envelope *env = s_sync_request (&b);
+    simbus__envelope__free_unpacked (env, NULL);
+    s_recv (&b, S_WAIT_MS); /* answered without vision after sync_timeout */
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    cr_assert_eq (sim_test_send (b.fd, b.cfg.network.blue_port, &rc.base), 0);
+    cr_expect (s_forbidden (&b, 1, "127.0.0.1 is not in [tournament] blue"));
+    cr_assert_eq (sim_test_send (b.fd, b.cfg.network.yellow_port, &rc.base), 0);
+    cr_expect (s_forbidden (&b, 1, "127.0.0.1 is not in [tournament] yellow"));
+    s_stop (&b);
+
+    t = s_tournament ("127.0.0.1", "10.0.0.3", "10.0.0.4");
+    s_start_with (&b, lanes, 0.2, SIM_MODE_SYNC, true, &t);
+    SimulationSyncRequest sync = SIMULATION_SYNC_REQUEST__INIT;
+    sync.has_sim_step = true;
+    sync.sim_step = 0.01f;
+    cr_assert_eq (sim_test_send (b.fd, b.cfg.network.control_port, &sync.base), 0);
+    cr_expect (s_forbidden (&b, 0, "the control port refuses it"),
+               "refused before it is read: in the control port's own response");
+    cr_expect_eq (sim_svc_peer_count (b.physics, SIMBUS__ENVELOPE__BODY_REQUEST), 0);
+    s_stop (&b);
+
+    /* off, the lists are ignored */
+    t.enabled = false;
+    s_start_with (&b, lanes, 0.2, SIM_MODE_SYNC, true, &t);
+    s_command_round_trip (&b, "OFF");
+    s_stop (&b);
+}
+
+Test (gateway_service, tournament_control_lanes)
+{
+    s_tournament_control (true);
+}
+Test (gateway_service, tournament_control_zmq)
+{
+    s_tournament_control (false);
 }
