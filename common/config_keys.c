@@ -85,7 +85,7 @@ static const sim_cfg_enum_name_t s_drive_names[] = {
 
 const sim_cfg_key_t sim_cfg_keys[] = {
     /* [sim] */
-    S_F ("sim", "substep", OFF (sim.substep), 0.001, R_GT0, "s",
+    S_F ("sim", "substep", OFF (sim.substep), 0.001, R_(0, 1, SIM_CFG_MIN_EXCL), "s",
          "physics substep, a multiple of 1 ns; --step-ms"),
     { .section = "sim", .key = "seed", .type = SIM_CFG_U64, .offset = OFF (sim.seed), .def = 0,
       .range = R_ANY, .unit = "", .help = "RNG seed; --seed (random only on the command line)" },
