@@ -447,7 +447,8 @@ Test (config, out_of_range_values_are_errors)
     s_expect_error ("[sim]\ninitial_robots_per_team = 17\n",
                     "test.ini:2: [sim] initial_robots_per_team: 17 is out of range "
                     "(must be within 0..16)");
-    s_expect_error ("[sim]\nsubstep = 0\n", "[sim] substep: 0 is out of range (must be > 0)");
+    s_expect_error ("[sim]\nsubstep = 0\n", "[sim] substep: 0 is out of range (must be > 0 and <= 1)");
+    s_expect_error ("[sim]\nsubstep = 2\n", "[sim] substep: 2 is out of range (must be > 0 and <= 1)");
     s_expect_error ("[ball]\nacc_slide = 3.3\n", "[ball] acc_slide: 3.3 is out of range");
     s_expect_error ("[contact]\nspin_retention = 1.01\n", "must be within 0..1");
     s_expect_error ("[blue]\nradius = 0.02\n", "test.ini:2: [blue] radius: 0.02 is out of range");
