@@ -2,11 +2,13 @@
 #include "sim_test.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,17 +46,53 @@ sim_test_udp (int port)
     return fd;
 }
 
+/* Ports handed out to tests come from one counter shared by every test
+   process on the machine (a file under flock), below the kernel's
+   ephemeral range: a port a test was given is then neither given to a
+   test running in parallel nor taken by some client socket's automatic
+   bind between the pick and the simulator's bind (which, since a service
+   that cannot bind ends the run, failed whole tests). */
+#define S_PORT_FIRST 20100 /* above the simulator's own defaults (10010-10302, 20011) */
+#define S_PORT_LAST  29999
+#define S_PORT_FILE  "/tmp/ssl-sim-test-ports"
+
+static bool
+s_port_is_free (int port)
+{
+    int fd = sim_test_udp (port);
+    if (fd < 0)
+        return false;
+    close (fd);
+    return true;
+}
+
 int
 sim_test_free_port (void)
 {
-    int fd = sim_test_udp (0);
-    if (fd < 0)
+    int fd = open (S_PORT_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 || flock (fd, LOCK_EX) != 0) {
+        if (fd >= 0)
+            close (fd);
         return -1;
-    struct sockaddr_in addr;
-    socklen_t len = sizeof addr;
-    getsockname (fd, (struct sockaddr *) &addr, &len);
+    }
+    char text[16] = "";
+    ssize_t n = pread (fd, text, sizeof text - 1, 0);
+    int next = n > 0 ? atoi (text) : 0;
+    if (next < S_PORT_FIRST || next > S_PORT_LAST)
+        next = S_PORT_FIRST + (int) (getpid () % 997);
+    int port = -1;
+    for (int tries = 0; tries <= S_PORT_LAST - S_PORT_FIRST && port < 0; tries++) {
+        int candidate = next;
+        next = next == S_PORT_LAST ? S_PORT_FIRST : next + 1;
+        if (s_port_is_free (candidate))
+            port = candidate;
+    }
+    int len = snprintf (text, sizeof text, "%d\n", next);
+    if (ftruncate (fd, 0) != 0 || pwrite (fd, text, (size_t) len, 0) != len)
+        port = -1;
+    flock (fd, LOCK_UN);
     close (fd);
-    return ntohs (addr.sin_port);
+    return port;
 }
 
 int

@@ -21,7 +21,9 @@ typedef struct {
     char log[300]; /* the process's stdout+stderr */
 } sim_proc_t;
 
-/* A free UDP port on 127.0.0.1 (bound, read, closed). */
+/* A free UDP port on 127.0.0.1, below the ephemeral range and never the
+   same as one given to another test process until 9 900 others were
+   (sim_test.c); -1 when none is free. */
 int sim_test_free_port (void);
 
 /* Start `ssl-sim run ARGS... --config DIR/test.ini --localhost
