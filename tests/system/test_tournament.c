@@ -85,7 +85,7 @@ s_lab_create (lab_t *lab, char *why, size_t len)
     }
     int rc = sim_lab_sh ("ip -n %s link set lo up", lab->ns_sim);
     for (int c = 0; c < CLIENTS; c++) {
-        char sim[16], client[16], veth_s[16], veth_c[16];
+        char sim[32], client[32], veth_s[32], veth_c[32];
         s_sim_addr (c, sim, sizeof sim);
         s_client_addr (c, client, sizeof client);
         snprintf (veth_s, sizeof veth_s, "sts%d%d", c, id % 100000);
@@ -188,7 +188,7 @@ Test (tournament, each_host_gets_only_what_its_role_allows, .timeout = 60)
     }
     snprintf (lab.dir, sizeof lab.dir, "/tmp/ssl-sim-test-XXXXXX");
     cr_expect_not_null (mkdtemp (lab.dir));
-    char ini[128], log[128], blue[16], yellow[16];
+    char ini[128], log[128], blue[32], yellow[32];
     snprintf (ini, sizeof ini, "%s/match.ini", lab.dir);
     snprintf (log, sizeof log, "%s/sim.log", lab.dir);
     s_client_addr (BLUE, blue, sizeof blue);
@@ -228,7 +228,7 @@ Test (tournament, each_host_gets_only_what_its_role_allows, .timeout = 60)
         const int allowed[CLIENTS][3] = { { 0, 1, 0 }, { 0, 0, 1 }, { 0, 0, 0 } };
         for (int c = 0; c < CLIENTS; c++)
             for (int p = 0; p < 3; p++) {
-                char sim[16];
+                char sim[32];
                 s_sim_addr (c, sim, sizeof sim);
                 int got = fds[c] >= 0 ? s_ping (fds[c], sim, ports[p]) : -1;
                 cr_expect_eq (got, allowed[c][p], "%s on port %d: %d (1 answered, 0 FORBIDDEN, -1 neither)",
@@ -240,7 +240,7 @@ Test (tournament, each_host_gets_only_what_its_role_allows, .timeout = 60)
         sync.has_sim_step = true;
         sync.sim_step = 0.01f;
         uint8_t buf[65536];
-        char sim_blue[16];
+        char sim_blue[32];
         s_sim_addr (BLUE, sim_blue, sizeof sim_blue);
         ssize_t n =
             fds[BLUE] >= 0 ? s_call (fds[BLUE], sim_blue, BLUE_PORT, &sync.base, buf, sizeof buf) : -1;
