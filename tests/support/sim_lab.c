@@ -305,3 +305,21 @@ sim_lab_dump (const char *path)
         fputs (line, stderr);
     fclose (f);
 }
+
+int
+sim_lab_netns_add_first (const char *name, char *why, size_t len)
+{
+    if (geteuid () != 0) {
+        snprintf (why, len, "needs root for ip netns");
+        return -1;
+    }
+    if (sim_lab_sh ("command -v ip >/dev/null") != 0) {
+        snprintf (why, len, "the ip command (iproute2) is not installed");
+        return -1;
+    }
+    if (sim_lab_sh ("ip netns add %s", name) != 0) {
+        snprintf (why, len, "network namespaces are not allowed here (ip netns add failed)");
+        return -1;
+    }
+    return 0;
+}

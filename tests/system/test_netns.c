@@ -54,18 +54,8 @@ s_lab_create (lab_t *lab, char *why, size_t len)
     snprintf (lab->ns_b, sizeof lab->ns_b, "sslsim-b-%d", id);
     snprintf (lab->veth_a, sizeof lab->veth_a, "ssa%d", id);
     snprintf (lab->veth_b, sizeof lab->veth_b, "ssb%d", id);
-    if (geteuid () != 0) {
-        snprintf (why, len, "needs root for ip netns");
+    if (sim_lab_netns_add_first (lab->ns_a, why, len))
         return -1;
-    }
-    if (sim_lab_sh ("command -v ip >/dev/null") != 0) {
-        snprintf (why, len, "the ip command (iproute2) is not installed");
-        return -1;
-    }
-    if (sim_lab_sh ("ip netns add %s", lab->ns_a) != 0) {
-        snprintf (why, len, "network namespaces are not allowed here (ip netns add failed)");
-        return -1;
-    }
     int rc = sim_lab_sh ("ip netns add %s", lab->ns_b);
     rc |= sim_lab_sh ("ip link add %s type veth peer name %s", lab->veth_a, lab->veth_b);
     rc |= sim_lab_sh ("ip link set %s netns %s && ip link set %s netns %s", lab->veth_a, lab->ns_a,
@@ -299,7 +289,11 @@ Test (netns, curve_admits_the_lab_and_refuses_a_peer_without_a_key_or_with_a_wro
        either "does not use CURVE" or "broke off") */
     zsock_t *bare = NULL, *stranger = NULL;
     char *bare_event = s_intruder ("tcp://" HOST_A_ADDR ":7302", ZMQ_SUB, NULL, NULL, &bare);
-    cr_expect_str_eq (bare_event ? bare_event : "(none)", "HANDSHAKE_FAILED_PROTOCOL");
+    /* the client may see the mismatch (HANDSHAKE_FAILED_PROTOCOL) or only
+       a dropped connection, whichever side notices first: what matters is
+       that it never completes a handshake (and reads nothing, below) */
+    cr_expect (!bare_event || strcmp (bare_event, "HANDSHAKE_SUCCEEDED") != 0,
+               "a subscriber without a key completed a handshake");
     char *stranger_event =
         s_intruder ("tcp://" HOST_A_ADDR ":7301", ZMQ_DEALER, path[STRANGER], path[CERT_A], &stranger);
     cr_expect_str_eq (stranger_event ? stranger_event : "(none)", "HANDSHAKE_FAILED_AUTH");

@@ -71,18 +71,8 @@ s_lab_create (lab_t *lab, char *why, size_t len)
     snprintf (lab->ns_sim, sizeof lab->ns_sim, "sslsim-t-%d", id);
     for (int c = 0; c < CLIENTS; c++)
         snprintf (lab->ns[c], sizeof lab->ns[c], "sslsim-t%d-%d", c, id);
-    if (geteuid () != 0) {
-        snprintf (why, len, "needs root for ip netns");
+    if (sim_lab_netns_add_first (lab->ns_sim, why, len))
         return -1;
-    }
-    if (sim_lab_sh ("command -v ip >/dev/null") != 0) {
-        snprintf (why, len, "the ip command (iproute2) is not installed");
-        return -1;
-    }
-    if (sim_lab_sh ("ip netns add %s", lab->ns_sim) != 0) {
-        snprintf (why, len, "network namespaces are not allowed here (ip netns add failed)");
-        return -1;
-    }
     int rc = sim_lab_sh ("ip -n %s link set lo up", lab->ns_sim);
     for (int c = 0; c < CLIENTS; c++) {
         char sim[32], client[32], veth_s[32], veth_c[32];
