@@ -62,19 +62,31 @@ sim_cfg_format_double (double value, char *buf, size_t size)
     }
 }
 
+/* The number in `text` starts after leading blanks... */
+static const char *
+s_skip_blanks (const char *text)
+{
+    while (isspace ((unsigned char) *text))
+        text++;
+    return text;
+}
+
+/* ...and only blanks may follow it. */
+static bool
+s_only_blanks (const char *end)
+{
+    return *s_skip_blanks (end) == '\0';
+}
+
 bool
 sim_cfg_parse_double (const char *text, double *out)
 {
     char *end;
-    errno = 0;
-    while (isspace ((unsigned char) *text))
-        text++;
+    text = s_skip_blanks (text);
     if (*text == '\0')
         return false;
     double value = strtod (text, &end);
-    while (isspace ((unsigned char) *end))
-        end++;
-    if (*end != '\0' || !isfinite (value))
+    if (!s_only_blanks (end) || !isfinite (value))
         return false;
     *out = value;
     return true;
@@ -84,15 +96,12 @@ bool
 sim_cfg_parse_long (const char *text, long *out)
 {
     char *end;
-    errno = 0;
-    while (isspace ((unsigned char) *text))
-        text++;
+    text = s_skip_blanks (text);
     if (*text == '\0')
         return false;
+    errno = 0;
     long value = strtol (text, &end, 10);
-    while (isspace ((unsigned char) *end))
-        end++;
-    if (*end != '\0' || errno == ERANGE)
+    if (!s_only_blanks (end) || errno == ERANGE)
         return false;
     *out = value;
     return true;
@@ -102,16 +111,13 @@ bool
 sim_cfg_parse_u64 (const char *text, uint64_t *out)
 {
     char *end;
-    errno = 0;
-    while (isspace ((unsigned char) *text))
-        text++;
+    text = s_skip_blanks (text);
     /* strtoull would accept "-1" as 2^64 - 1 */
     if (!isdigit ((unsigned char) *text))
         return false;
+    errno = 0;
     unsigned long long value = strtoull (text, &end, 10);
-    while (isspace ((unsigned char) *end))
-        end++;
-    if (*end != '\0' || errno == ERANGE)
+    if (!s_only_blanks (end) || errno == ERANGE)
         return false;
     *out = (uint64_t) value;
     return true;
