@@ -435,7 +435,8 @@ s_handle_reply (gw_service_t *self, Simbus__Envelope *env, const Simbus__Reply *
         bool direct = !p->reply && env->body_case == SIMBUS__ENVELOPE__BODY_REPLY;
         gw_pending_set_reply (p, env, reply); /* takes env */
         if (direct)
-            p->deadline_us = zclock_usecs () + (int64_t) (self->cfg.bus.sync_timeout * 1e6);
+            gw_pending_set_deadline (self->pending, p,
+                                     zclock_usecs () + (int64_t) (self->cfg.bus.sync_timeout * 1e6));
         return;
     }
     simbus__envelope__free_unpacked (env, NULL);

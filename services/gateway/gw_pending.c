@@ -22,6 +22,7 @@ struct gw_pending_t {
     int capacity;
     int count;
     uint64_t next_id;
+    int64_t earliest; /* no deadline comes before this (INT64_MAX: none) */
     uint64_t refused;
     uint64_t refused_for[GW_ADMIT_REASONS];
     bool warned[GW_ADMIT_REASONS];
@@ -111,6 +112,7 @@ gw_pending_new (int capacity)
     self->bucket_mask = buckets - 1;
     self->capacity = capacity;
     self->next_id = 1;
+    self->earliest = INT64_MAX;
     return self;
 }
 
@@ -203,6 +205,8 @@ gw_pending_add (gw_pending_t *self, gw_req_kind_t kind, gw_port_kind_t port, con
         r->port = port;
         r->from = *from;
         r->deadline_us = deadline_us;
+        if (deadline_us < self->earliest)
+            self->earliest = deadline_us;
         self->next_id = id + 1;
         self->count++;
         self->port_count[port]++;
@@ -268,6 +272,10 @@ gw_pending_keep_frames (gw_request_t *req, const ProtobufCBinaryData *wrappers, 
 int64_t
 gw_pending_expire (gw_pending_t *self, int64_t now_us, gw_pending_fn *fn, void *arg)
 {
+    /* the gateway asks every loop turn: walk the table only when a
+       deadline may have come */
+    if (now_us < self->earliest)
+        return self->earliest;
     int64_t next = INT64_MAX;
     for (int i = 0; i < self->capacity && self->count > 0; i++) {
         gw_request_t *r = &self->slots[i];
@@ -276,7 +284,16 @@ gw_pending_expire (gw_pending_t *self, int64_t now_us, gw_pending_fn *fn, void *
         if (r->used && r->deadline_us < next)
             next = r->deadline_us;
     }
+    self->earliest = next;
     return next;
+}
+
+void
+gw_pending_set_deadline (gw_pending_t *self, gw_request_t *req, int64_t deadline_us)
+{
+    req->deadline_us = deadline_us;
+    if (deadline_us < self->earliest)
+        self->earliest = deadline_us;
 }
 
 int

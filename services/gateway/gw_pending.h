@@ -99,6 +99,10 @@ size_t gw_pending_keep_frames (gw_request_t *req, const ProtobufCBinaryData *wra
    fn answers or forgets it (gw_pending_release) or moves its deadline.
    Returns the earliest deadline still pending, or INT64_MAX. */
 typedef void (gw_pending_fn) (void *arg, gw_request_t *req);
+
+/* Move a request's deadline (outside gw_pending_expire's callback, where
+   setting req->deadline_us is enough). */
+void gw_pending_set_deadline (gw_pending_t *self, gw_request_t *req, int64_t deadline_us);
 int64_t gw_pending_expire (gw_pending_t *self, int64_t now_us, gw_pending_fn *fn, void *arg);
 
 /* Requests pending, and adds refused (for any reason). */
