@@ -26,6 +26,19 @@ have_pc libzmq || need+=(libzmq3-dev)
 have_pc libczmq || need+=(libczmq-dev)
 have_pc inih || need+=(libinih-dev)
 have_pc criterion || need+=(libcriterion-dev)
+# services/viewer: HTTP + WebSocket server and JSON (docs/design.md)
+[ -f /usr/include/civetweb.h ] || need+=(libcivetweb-dev)
+have_pc libcjson || need+=(libcjson-dev)
+# league log files (.gz)
+have_pc zlib || need+=(zlib1g-dev)
+# browser test of the viewer page (tests/browser): Debian's Chromium
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# make deb: Debian's own packaging tools
+command -v dh >/dev/null 2>&1 || need+=(debhelper)
+command -v lintian >/dev/null 2>&1 || need+=(lintian)
+command -v dpkg-buildpackage >/dev/null 2>&1 || need+=(dpkg-dev)
+# python/sslsim: numpy for the system python3
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 # ../shared/tools/check-wire reads descriptors with python3-protobuf
 /usr/bin/python3 -c 'import google.protobuf' >/dev/null 2>&1 || need+=(python3-protobuf)
 
