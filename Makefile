@@ -9,7 +9,8 @@
 #                   tests/fuzz/README.md); `make test` runs fuzz-check
 #   make format     reformat the C sources in place with .clang-format
 #   make format-check  list the C sources clang-format would change (part of test)
-#   make install    PREFIX=/usr/local
+#   make install    PREFIX=/usr/local DESTDIR=; `make uninstall` removes the same
+#   make deb        a Debian package with debhelper, in build/deb/ (checked by lintian)
 #   make clean
 #
 # Sources are found by wildcard, so a new .c file in a module directory or a
@@ -88,11 +89,28 @@ BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 FORMAT_SRC = $(shell find common services launcher tests bench -name '*.[ch]' 2>/dev/null | sort)
 CLANG_FORMAT ?= clang-format
 
-.PHONY: all deps test run bench asan install clean wire-check format format-check
-all: $(BIN) $(TEST_BIN) $(BENCH_BIN)
+# the manual page and the bash completion, written by the program from its
+# flag table (common/config_man.c)
+MAN1     := $(BUILD)/share/man/ssl-sim.1
+BASHCOMP := $(BUILD)/share/bash-completion/ssl-sim
+DOC_GEN  := $(MAN1) $(BASHCOMP)
 
+.PHONY: all deps test run bench asan install uninstall install-files deb clean wire-check \
+        format format-check FORCE
+all: $(BIN) $(TEST_BIN) $(BENCH_BIN) $(DOC_GEN)
+
+# NO_DEPS=1: the packages are there already (a Debian package build has
+# its Build-Depends and must not install anything)
 deps:
-	@scripts/deps.sh
+	@$(if $(NO_DEPS),true,scripts/deps.sh)
+
+# ---- the version: VERSION, and the commit when built from a git checkout --
+# Rewritten only when its text changes, so only main.c is recompiled after
+# a commit (or the first edit that makes the tree dirty).
+$(GEN)/version.h: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)scripts/version.sh > $@.tmp && { cmp -s $@.tmp $@ || mv $@.tmp $@; }; rm -f $@.tmp
+$(call obj,launcher/main.c): $(GEN)/version.h
 
 $(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
 	@mkdir -p $(dir $@)
@@ -120,7 +138,15 @@ $(eval $(call make_lib,$(LIB_SERV),$(call obj,$(SERVICE_SRC))))
 $(BIN): $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(SAN) -o $@ $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(SAN) $(LDFLAGS) -o $@ $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS) $(LDLIBS)
+
+$(MAN1): $(BIN)
+	@mkdir -p $(dir $@)
+	$(Q)$(BIN) --man > $@.tmp && mv $@.tmp $@
+
+$(BASHCOMP): $(BIN)
+	@mkdir -p $(dir $@)
+	$(Q)$(BIN) --bash-completion > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_HELP)) $(ALL_LIBS) $(GEN)/.stamp
 	@mkdir -p $(dir $@)
@@ -156,6 +182,7 @@ format-check: | deps
 
 test: deps all wire-check format-check fuzz-build
 	@scripts/run-tests.sh $(BUILD)
+	@tests/install/run.sh $(BUILD)
 	@tests/fuzz/run.sh check $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
 run: deps $(BIN)
@@ -208,15 +235,77 @@ fuzz: fuzz-build
 fuzz-check: fuzz-build
 	@tests/fuzz/run.sh check $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
-install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ssl-sim/configs
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ssl-sim
-	cp -r configs/. $(DESTDIR)$(PREFIX)/share/ssl-sim/configs/
-	if [ -d scripts/systemd ]; then \
-	    install -d $(DESTDIR)$(PREFIX)/lib/systemd/system; \
-	    for u in scripts/systemd/*; do \
-	        sed 's|/usr/local/bin/ssl-sim|$(PREFIX)/bin/ssl-sim|' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); \
-	        chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); done; fi
+# ---- install --------------------------------------------------------------
+# Every installed file belongs to one set: inst_SET_dir (below DESTDIR),
+# inst_SET_mode and inst_SET_files, each installed under its own name.
+# A new kind of file is one more name in INSTALL_SETS and its three
+# variables; `make uninstall` removes exactly the files of the same sets,
+# then the directories of OWN_DIRS that are left empty.
+BINDIR      ?= $(PREFIX)/bin
+MAN1DIR     ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DATADIR     ?= $(PREFIX)/share/ssl-sim
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+# the units read /etc/default/ssl-sim and the docs name /etc/ssl-sim, so
+# these do not follow PREFIX
+SYSCONFDIR  ?= /etc
+CONFDIR     ?= $(SYSCONFDIR)/ssl-sim
+DEFAULTDIR  ?= $(SYSCONFDIR)/default
+
+UNITS_SRC   := $(wildcard scripts/systemd/*.service scripts/systemd/*.target)
+UNITS       := $(patsubst scripts/systemd/%,$(BUILD)/share/systemd/%,$(UNITS_SRC))
+
+INSTALL_SETS := bin man1 bashcomp conf realism default units
+inst_bin_dir       = $(BINDIR)
+inst_bin_mode     := 755
+inst_bin_files     = $(BIN)
+inst_man1_dir      = $(MAN1DIR)
+inst_man1_mode    := 644
+inst_man1_files    = $(MAN1)
+inst_bashcomp_dir  = $(BASHCOMPDIR)
+inst_bashcomp_mode:= 644
+inst_bashcomp_files= $(BASHCOMP)
+inst_conf_dir      = $(CONFDIR)
+inst_conf_mode    := 644
+inst_conf_files   := configs/ssl-sim.ini $(wildcard configs/lab/*.ini)
+inst_realism_dir   = $(CONFDIR)/realism
+inst_realism_mode := 644
+inst_realism_files:= $(wildcard configs/realism/*.ini)
+inst_default_dir   = $(DEFAULTDIR)
+inst_default_mode := 644
+inst_default_files:= scripts/default/ssl-sim
+inst_units_dir     = $(UNITDIR)
+inst_units_mode   := 644
+inst_units_files   = $(UNITS)
+# deepest first; each is removed only when empty
+OWN_DIRS = $(CONFDIR)/realism $(CONFDIR) $(DATADIR)
+
+INSTALL_FILES = $(foreach s,$(INSTALL_SETS),$(inst_$(s)_files))
+
+# the units start $(BINDIR)/ssl-sim; remade when BINDIR changes
+$(BUILD)/share/systemd/.bindir: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(BINDIR)' | cmp -s - $@ || echo '$(BINDIR)' > $@
+$(BUILD)/share/systemd/%: scripts/systemd/% $(BUILD)/share/systemd/.bindir
+	$(Q)sed 's|/usr/local/bin/ssl-sim|$(BINDIR)/ssl-sim|' $< > $@
+
+install-files: $(INSTALL_FILES)
+
+install: install-files
+	$(Q)set -e; $(foreach s,$(INSTALL_SETS),$(if $(inst_$(s)_files),\
+	    install -d $(DESTDIR)$(inst_$(s)_dir); \
+	    install -m $(inst_$(s)_mode) $(inst_$(s)_files) $(DESTDIR)$(inst_$(s)_dir)/;))
+
+uninstall:
+	$(Q)rm -f $(foreach s,$(INSTALL_SETS),\
+	    $(addprefix $(DESTDIR)$(inst_$(s)_dir)/,$(notdir $(inst_$(s)_files))))
+	$(Q)for d in $(OWN_DIRS); do [ ! -d "$(DESTDIR)$$d" ] || rmdir "$(DESTDIR)$$d" 2>/dev/null || true; done
+
+# ---- the Debian package (debian/, docs/operations.md) ---------------------
+# Built from a copy of the tree (build/deb/src), so dpkg-buildpackage leaves
+# the checkout and its build/ alone and its output lands in build/deb/.
+deb:
+	@scripts/deb.sh $(BUILD)/deb
 
 clean:
 	rm -rf build build-asan build-fuzz

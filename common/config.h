@@ -115,6 +115,17 @@ char *sim_config_doc_markdown (void);
    from the key table. Caller frees; NULL when out of memory. */
 char *sim_config_usage (void);
 
+/* The ssl-sim(1) manual page in man(7) roff: the sub-commands and every
+   flag with the help text --help gives, `version` in its title line.
+   Caller frees; NULL when out of memory. */
+char *sim_config_manpage (const char *version);
+
+/* A bash completion script for ssl-sim: its sub-commands, the flags each
+   takes, the values a flag's table row names, and the NULL-terminated
+   `services` after `service` and `restart`. Caller frees; NULL when out
+   of memory. */
+char *sim_config_bash_completion (const char *const *services);
+
 /* Replace the whole [realism] table by a preset name (case-insensitive,
    aliases) or an INI realism file (keys under [realism] or before any
    section; missing keys = realistic). Also sets both teams'

@@ -281,10 +281,8 @@ s_flag_key (const char *section, const char *key)
     return row;
 }
 
-/* The flag's help with "{names}" and "{section.key}" replaced and the
-   range and default it asks for appended. */
-static void
-s_flag_help (const sim_cfg_flag_t *flag, const sim_config_t *defaults, char *buf, size_t size)
+void
+sim_cfg_flag_help (const sim_cfg_flag_t *flag, const sim_config_t *defaults, char *buf, size_t size)
 {
     sim_cfg_out_t out = { NULL, 0, 0, false };
     char value[SIM_STRING_MAX + 512];
@@ -328,10 +326,8 @@ s_flag_help (const sim_cfg_flag_t *flag, const sim_config_t *defaults, char *buf
     free (out.buf);
 }
 
-/* "--division a|b": the flag and the name of its value; an enum key's
-   value is named by its canonical choices. */
-static void
-s_flag_left (const sim_cfg_flag_t *flag, char *buf, size_t size)
+void
+sim_cfg_flag_left (const sim_cfg_flag_t *flag, char *buf, size_t size)
 {
     snprintf (buf, size, "%s", flag->name);
     if (!flag->arg)
@@ -369,8 +365,8 @@ sim_config_usage (void)
     }
     sim_cfg_out (&out, "\noptions:\n");
     for (size_t i = 0; i < sim_cfg_flags_count; i++) {
-        s_flag_left (&sim_cfg_flags[i], left, sizeof left);
-        s_flag_help (&sim_cfg_flags[i], defaults, help, sizeof help);
+        sim_cfg_flag_left (&sim_cfg_flags[i], left, sizeof left);
+        sim_cfg_flag_help (&sim_cfg_flags[i], defaults, help, sizeof help);
         s_item (&out, left, S_FLAG_COLUMN, help);
     }
     free (defaults);

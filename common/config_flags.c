@@ -26,6 +26,7 @@ const sim_cfg_command_t sim_cfg_commands[] = {
     { "restart NAME [OPTIONS]", "restart one running service (its supervisor starts it again)" },
     { "keygen FILE", "write a new CURVE certificate for the tcp bus: FILE and FILE_secret (0600)" },
     { "--help | --version", "" },
+    { "--man | --bash-completion", "print the manual page (roff) or a bash completion script" },
 };
 const size_t sim_cfg_commands_count = S_COUNT (sim_cfg_commands);
 

@@ -10,6 +10,7 @@
       config_presets.c the named presets and applying them
       config_cli.c     the command-line flags and the --help text
       config_dump.c    the INI dump and the Markdown key reference
+      config_man.c     the ssl-sim(1) man page and the bash completion
 
     Error text goes to a caller's (err, errlen) buffer; err may be NULL.
 */
@@ -90,6 +91,17 @@ int sim_cfg_team_section (const char *section, const char **sub);
 
 /* Whether any row of the table is in `section` (case-insensitive). */
 bool sim_cfg_section_known (const sim_cfg_key_t *keys, size_t count, const char *section);
+
+/* ---- config_cli.c: one flag as text ------------------------------------ */
+
+/* The flag's help text with "{names}" and "{section.key}" replaced and the
+   range and default it asks for appended, written to buf; the defaults
+   are read from `defaults`. --help and the man page both show this. */
+void sim_cfg_flag_help (const sim_cfg_flag_t *flag, const sim_config_t *defaults, char *buf, size_t size);
+
+/* "--division a|b": the flag and the name of its value, written to buf;
+   an enum key's value is named by its canonical choices. */
+void sim_cfg_flag_left (const sim_cfg_flag_t *flag, char *buf, size_t size);
 
 /* ---- config_ini.c ------------------------------------------------------- */
 

@@ -16,17 +16,35 @@
 #include "sim_log.h"
 #include "sim_service.h"
 #include "supervisor.h"
+#include "version.h"
 
 /* The title line, then the sub-commands and flags of config_flags.c with
    the defaults of the key table (sim_config_usage). */
 static void
 s_usage (FILE *out)
 {
-    fprintf (out, "ssl-sim %s - RoboCup SSL simulator\n\n", SSL_SIM_VERSION);
+    fprintf (out, "ssl-sim %s - RoboCup SSL simulator\n\n", SSL_SIM_VERSION_FULL);
     char *text = sim_config_usage ();
     if (text)
         fputs (text, out);
     free (text);
+}
+
+/* `ssl-sim --man` or `--bash-completion`: the manual page or the
+   completion script, made from the flag table (the Makefile installs
+   both from this output). */
+static int
+s_print_generated (bool manpage)
+{
+    const char *services[LAUNCH_SERVICE_COUNT + 1] = { NULL };
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
+        services[i] = launch_services[i].name;
+    char *text = manpage ? sim_config_manpage (SSL_SIM_VERSION_FULL) : sim_config_bash_completion (services);
+    if (!text)
+        return 1;
+    fputs (text, stdout);
+    free (text);
+    return 0;
 }
 
 /* Parse options into cfg; on error print it and return -1. */
@@ -246,9 +264,11 @@ main (int argc, char **argv)
         return 0;
     }
     if (strcmp (command, "--version") == 0 || strcmp (command, "version") == 0) {
-        printf ("ssl-sim %s\n", SSL_SIM_VERSION);
+        printf ("ssl-sim %s\n", SSL_SIM_VERSION_FULL);
         return 0;
     }
+    if (strcmp (command, "--man") == 0 || strcmp (command, "--bash-completion") == 0)
+        return s_print_generated (command[2] == 'm');
     for (int i = 2; i < argc; i++)
         if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0) {
             s_usage (stdout);
