@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# run.sh BUILD - the installed ssl-sim, as a user gets it (`make test` runs
+# this after the Criterion suites):
+#   1. `make install DESTDIR=T` puts the program, man page, completion,
+#      /etc/ssl-sim, /etc/default/ssl-sim and units where they belong, and
+#      `make uninstall DESTDIR=T` leaves nothing but empty directories;
+#   2. the man page renders without warnings and lists every flag --help
+#      lists; the bash completion completes sub-commands, flags and values;
+#   3. without git, --version falls back to VERSION alone;
+#   4. `make deb` builds the Debian package (lintian: no errors), and the
+#      program unpacked from it with dpkg -x into a scratch root prints the
+#      version with the commit and the same presets as the build tree's.
+# Prints one line per check and exits non-zero at the first failure.
+set -uo pipefail
+build=${1:-build}
+cd "$(dirname "$0")/../.."
+bin=$build/bin/ssl-sim
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+fails=0
+ok() { printf 'install: ok   %s\n' "$1"; }
+bad() { printf 'install: FAIL %s\n' "$1"; fails=$((fails + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+mk() { make --no-print-directory BUILD="$build" "$@"; }
+
+# the flags --help lists, one per line
+"$bin" --help | sed -n 's/^  \(--[a-z-]*\).*/\1/p' | sort -u > "$scratch/flags"
+[ -s "$scratch/flags" ] || bad "--help lists flags"
+
+# ---- 1. make install / make uninstall ------------------------------------
+root=$scratch/root
+mk install DESTDIR="$root" > "$scratch/install.log" 2>&1 || { cat "$scratch/install.log"; bad "make install"; }
+for f in usr/local/bin/ssl-sim usr/local/share/man/man1/ssl-sim.1 \
+         usr/local/share/bash-completion/completions/ssl-sim etc/ssl-sim/ssl-sim.ini \
+         etc/ssl-sim/two-hosts.ini etc/ssl-sim/three-hosts.ini etc/ssl-sim/realism/noisy-venue.ini \
+         etc/default/ssl-sim usr/local/lib/systemd/system/ssl-sim-physics.service \
+         usr/local/lib/systemd/system/ssl-sim.target; do
+    [ -f "$root/$f" ] || bad "make install put /$f"
+done
+check "installed program runs: $("$root/usr/local/bin/ssl-sim" --version)" \
+    test "$("$root/usr/local/bin/ssl-sim" --version)" = "$("$bin" --version)"
+check "units start /usr/local/bin/ssl-sim and read /etc/default/ssl-sim" \
+    sh -c "grep -q '^ExecStart=/usr/local/bin/ssl-sim service physics \\\$SSL_SIM_OPTS' '$root/usr/local/lib/systemd/system/ssl-sim-physics.service' \
+        && grep -q '^EnvironmentFile=-/etc/default/ssl-sim' '$root/usr/local/lib/systemd/system/ssl-sim-physics.service'"
+check "/etc/default/ssl-sim names a configuration that loads" \
+    sh -c ". '$root/etc/default/ssl-sim' && set -- \$SSL_SIM_OPTS && [ \"\$2\" = /etc/ssl-sim/ssl-sim.ini ] \
+        && '$bin' presets --config '$root/etc/ssl-sim/ssl-sim.ini' >/dev/null"
+mk uninstall DESTDIR="$root" > "$scratch/uninstall.log" 2>&1 || { cat "$scratch/uninstall.log"; bad "make uninstall"; }
+left=$(find "$root" ! -type d)
+check "make uninstall leaves only empty directories${left:+ (left: $left)}" test -z "$left"
+check "make uninstall removes /etc/ssl-sim itself" test ! -e "$root/etc/ssl-sim"
+mk install DESTDIR="$scratch/usr-root" PREFIX=/usr > /dev/null 2>&1
+check "PREFIX=/usr: units start /usr/bin/ssl-sim" \
+    grep -q '^ExecStart=/usr/bin/ssl-sim ' "$scratch/usr-root/usr/lib/systemd/system/ssl-sim-vision.service"
+mk install-files > /dev/null 2>&1   # back to the default PREFIX's units
+
+# ---- 2. man page and completion -------------------------------------------
+man=$build/share/man/ssl-sim.1
+LC_ALL=C.UTF-8 MANWIDTH=100 man -l "$man" 2> "$scratch/man.err" | sed 's/\xe2\x80\x90/-/g; s/\xe2\x88\x92/-/g' \
+    > "$scratch/man.txt"
+check "man -l renders ssl-sim.1 without warnings" sh -c "[ -s '$scratch/man.txt' ] && [ ! -s '$scratch/man.err' ]"
+LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$man" 2> "$scratch/groff.err"
+check "groff -ww finds nothing to warn about$(head -3 "$scratch/groff.err" | tr '\n' ' ')" test ! -s "$scratch/groff.err"
+missing=$(while read -r f; do grep -q -- "^ *$f\\b" "$scratch/man.txt" || echo "$f"; done < "$scratch/flags")
+check "the man page lists every flag --help lists${missing:+ (missing: $missing)}" test -z "$missing"
+check "the man page has NAME, SYNOPSIS, OPTIONS, FILES" \
+    sh -c "for s in NAME SYNOPSIS OPTIONS FILES; do grep -q \"^\$s\$\" '$scratch/man.txt' || exit 1; done"
+
+# complete "ssl-sim WORDS..." in a bash that sourced the script
+complete_words() {
+    bash -c '. "$1"; shift; COMP_WORDS=(ssl-sim "$@"); COMP_CWORD=$#; _ssl_sim; [ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}"' \
+        _ "$build/share/bash-completion/ssl-sim" "$@" | sort | tr '\n' ' '
+}
+check "completion: sub-commands" test "$(complete_words re)" = "restart "
+check "completion: service names" test "$(complete_words service "")" = "gateway legacy-grsim physics vision "
+check "completion: values of --mode" test "$(complete_words run --mode "")" = "fast real-time real_time realtime sync "
+check "completion: --single-process for run" test "$(complete_words run --sin)" = "--single-process "
+check "completion: --single-process not for presets" test -z "$(complete_words presets --sin)"
+all=$(complete_words run --)
+missing=$(while read -r f; do case " $all" in *" $f "*) ;; *) echo "$f" ;; esac; done < "$scratch/flags")
+check "completion offers every flag --help lists${missing:+ (missing: $missing)}" test -z "$missing"
+
+# ---- 3. a tree without git: VERSION alone ---------------------------------
+mkdir -p "$scratch/tarball/scripts"
+cp VERSION "$scratch/tarball/" && cp scripts/version.sh "$scratch/tarball/scripts/"
+check "without git, the version is VERSION alone" \
+    grep -qx "#define SSL_SIM_VERSION_FULL \"$(cat VERSION)\"" <(cd "$scratch" && tarball/scripts/version.sh)
+
+# ---- 4. the Debian package --------------------------------------------------
+if ! command -v dpkg-buildpackage >/dev/null 2>&1 || ! command -v dh >/dev/null 2>&1; then
+    bad "dpkg-buildpackage and debhelper are installed (scripts/deps.sh)"
+else
+    start=$(date +%s)
+    if DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" mk deb > "$scratch/deb.log" 2>&1; then
+        ok "make deb ($(($(date +%s) - start)) s; $(tail -1 "$scratch/deb.log" | sed 's/^deb.sh: //'))"
+        deb=$(ls "$build"/deb/ssl-sim_*.deb)
+        pkgroot=$scratch/pkg
+        dpkg -x "$deb" "$pkgroot"
+        got=$("$pkgroot/usr/bin/ssl-sim" --version 2>&1)
+        want="ssl-sim $(cat VERSION) (git $(git describe --always --dirty 2>/dev/null))"
+        if git rev-parse --git-dir >/dev/null 2>&1; then
+            check "dpkg -x: ssl-sim --version says '$got'" test "$got" = "$want"
+        else
+            check "dpkg -x: ssl-sim --version says '$got'" test "$got" = "ssl-sim $(cat VERSION)"
+        fi
+        "$pkgroot/usr/bin/ssl-sim" presets > "$scratch/presets.pkg" 2>&1
+        "$bin" presets > "$scratch/presets.build"
+        check "dpkg -x: ssl-sim presets prints the build tree's configuration" \
+            sh -c "[ -s '$scratch/presets.pkg' ] && cmp -s '$scratch/presets.pkg' '$scratch/presets.build'"
+        check "dpkg -x: presets --config /etc/ssl-sim/ssl-sim.ini of the package" \
+            sh -c "'$pkgroot/usr/bin/ssl-sim' presets --config '$pkgroot/etc/ssl-sim/ssl-sim.ini' | cmp -s - '$scratch/presets.build'"
+        check "the package's man page renders" \
+            sh -c "MANWIDTH=100 man -l '$pkgroot/usr/share/man/man1/ssl-sim.1.gz' 2>&1 | grep -q -- '--port-offset'"
+        check "the package's units start /usr/bin/ssl-sim" \
+            grep -q '^ExecStart=/usr/bin/ssl-sim service gateway' "$pkgroot/lib/systemd/system/ssl-sim-gateway.service"
+        conffiles=$(dpkg-deb -I "$deb" conffiles | sort | tr '\n' ' ')
+        check "conffiles: $conffiles" test "$conffiles" = "/etc/default/ssl-sim /etc/ssl-sim/realism/noisy-venue.ini /etc/ssl-sim/ssl-sim.ini /etc/ssl-sim/three-hosts.ini /etc/ssl-sim/two-hosts.ini "
+        depends=$(dpkg-deb -f "$deb" Depends)
+        check "Depends: $depends" sh -c "for p in libczmq4 libzmq5 libprotobuf-c1 libinih1; do echo '$depends' | grep -q \"\$p\" || exit 1; done"
+    else
+        tail -30 "$scratch/deb.log"
+        bad "make deb"
+    fi
+fi
+
+echo "install: $fails failed"
+[ "$fails" -eq 0 ]
