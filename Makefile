@@ -91,7 +91,7 @@ CLANG_FORMAT ?= clang-format
 
 # the manual page and the bash completion, written by the program from its
 # flag table (common/config_man.c)
-MAN1     := $(BUILD)/share/man/ssl-sim.1
+MAN1     := $(BUILD)/share/man/man1/ssl-sim.1
 BASHCOMP := $(BUILD)/share/bash-completion/ssl-sim
 DOC_GEN  := $(MAN1) $(BASHCOMP)
 
@@ -240,7 +240,12 @@ fuzz-check: fuzz-build
 # inst_SET_mode and inst_SET_files, each installed under its own name.
 # A new kind of file is one more name in INSTALL_SETS and its three
 # variables; `make uninstall` removes exactly the files of the same sets,
-# then the directories of OWN_DIRS that are left empty.
+# then the directories of OWN_DIRS that are left empty. A directory tree is
+# one set per directory, e.g. for a web page's files:
+#   INSTALL_SETS += www
+#   inst_www_dir = $(DATADIR)/www; inst_www_mode := 644
+#   inst_www_files := $(wildcard services/viewer/www/*.*)
+# with $(DATADIR)/www added to OWN_DIRS before $(DATADIR).
 BINDIR      ?= $(PREFIX)/bin
 MAN1DIR     ?= $(PREFIX)/share/man/man1
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions

@@ -55,7 +55,7 @@ check "PREFIX=/usr: units start /usr/bin/ssl-sim" \
 mk install-files > /dev/null 2>&1   # back to the default PREFIX's units
 
 # ---- 2. man page and completion -------------------------------------------
-man=$build/share/man/ssl-sim.1
+man=$build/share/man/man1/ssl-sim.1
 LC_ALL=C.UTF-8 MANWIDTH=100 man -l "$man" 2> "$scratch/man.err" | sed 's/\xe2\x80\x90/-/g; s/\xe2\x88\x92/-/g' \
     > "$scratch/man.txt"
 check "man -l renders ssl-sim.1 without warnings" sh -c "[ -s '$scratch/man.txt' ] && [ ! -s '$scratch/man.err' ]"

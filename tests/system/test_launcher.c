@@ -2,7 +2,8 @@
     `--duration` ends a run by itself and the run's checkpoint goes with
     it; service output is prefixed with the service name; `ssl-sim status`
     says when nothing runs; `ssl-sim restart` refuses a service nobody
-    would start again; the systemd units pass `systemd-analyze verify`; a
+    would start again; the systemd units pass `systemd-analyze verify`
+    (the man page they name included); a
     service that cannot start (its port taken) ends the run at once with
     the reason (issue 11).
 */
@@ -142,11 +143,13 @@ Test (launcher, systemd_units_verify, .timeout = 60)
                               "> '%s'/$(basename \"$u\"); done",
                               sim_lab_exe (), dir),
                   0);
+    /* Documentation=man:ssl-sim(1) is checked against the page the build
+       wrote (BUILD/share/man/man1, beside BUILD/bin) */
     char out[16384];
     int code = sim_lab_capture (out, sizeof out,
-                                "cd '%s' && SYSTEMD_LOG_COLOR=0 systemd-analyze verify "
-                                "./ssl-sim.target ./ssl-sim-*.service 2>&1",
-                                dir);
+                                "cd '%s' && MANPATH=\"$(dirname '%s')/../share/man\" SYSTEMD_LOG_COLOR=0 "
+                                "systemd-analyze verify ./ssl-sim.target ./ssl-sim-*.service 2>&1",
+                                dir, sim_lab_exe ());
     cr_expect_eq (code, 0, "systemd-analyze verify failed:\n%s", out);
     cr_expect_eq (out[0], '\0', "systemd-analyze verify warns:\n%s", out);
     sim_lab_sh ("rm -rf '%s'", dir);
