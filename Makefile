@@ -313,6 +313,6 @@ deb:
 	@scripts/deb.sh $(BUILD)/deb
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-deb
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
