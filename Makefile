@@ -9,7 +9,8 @@
 #                   tests/fuzz/README.md); `make test` runs fuzz-check
 #   make format     reformat the C sources in place with .clang-format
 #   make format-check  list the C sources clang-format would change (part of test)
-#   make install    PREFIX=/usr/local
+#   make install    PREFIX=/usr/local (DESTDIR too): ssl-sim, libsslsim, sslsim.h,
+#                   sslsim.pc and the Python module (docs/embedding.md)
 #   make clean
 #
 # Sources are found by wildcard, so a new .c file in a module directory or a
@@ -36,7 +37,7 @@ PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRIT_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 GEN      := $(BUILD)/gen
-INCLUDES := -Icommon -Iservices -Ilauncher -I$(GEN) -I$(GEN)/bus
+INCLUDES := -Icommon -Iservices -Ilauncher -Iembed -I$(GEN) -I$(GEN)/bus
 CFLAGS   = $(CFLAGS_BASE) $(WARN) $(INCLUDES) $(PKG_CFLAGS)
 LDLIBS   = $(PKG_LIBS) -lm -lpthread
 
@@ -66,6 +67,7 @@ VISMODEL_SRC:= $(wildcard services/vision/model/*.c)
 SERVICE_SRC := $(wildcard services/physics/*.c services/vision/*.c \
                           services/gateway/*.c services/legacy-grsim/*.c)
 LAUNCH_SRC  := $(wildcard launcher/*.c)
+EMBED_SRC   := $(wildcard embed/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 GEN_OBJ := $(patsubst $(GEN)/%.c,$(BUILD)/obj/gen/%.o,$(GEN_C))
@@ -75,7 +77,26 @@ LIB_COMMON  := $(BUILD)/lib/libsimcommon.a
 LIB_PHYS    := $(BUILD)/lib/libphyscore.a
 LIB_VIS     := $(BUILD)/lib/libvismodel.a
 LIB_SERV    := $(BUILD)/lib/libsimservices.a
-ALL_LIBS    := $(LIB_SERV) $(LIB_PHYS) $(LIB_VIS) $(LIB_COMMON) $(LIB_PROTO)
+LIB_EMBED   := $(BUILD)/lib/libsimembed.a
+ALL_LIBS    := $(LIB_EMBED) $(LIB_SERV) $(LIB_PHYS) $(LIB_VIS) $(LIB_COMMON) $(LIB_PROTO)
+
+# libsslsim (embed/, docs/embedding.md): the world without the bus. The
+# installed archive and shared object hold every object a world needs and
+# nothing that talks to the bus, so they need only protobuf-c and inih; the
+# shared object exports the sslsim_ names alone (embed/sslsim.map).
+SSLSIM_SOVER  := 1
+SSLSIM_NOBUS  := common/sim_bus.c common/sim_bus_codec.c common/sim_lane.c common/sim_link.c \
+                 common/sim_link_recv.c common/sim_loop.c common/sim_service.c common/sim_udp.c \
+                 common/sim_curve.c
+SSLSIM_SRC    := $(EMBED_SRC) $(PHYSCORE_SRC) $(VISMODEL_SRC) $(filter-out $(SSLSIM_NOBUS),$(COMMON_SRC)) \
+                 services/physics/phys_apply.c services/physics/phys_checkpoint.c \
+                 services/physics/phys_def.c services/physics/phys_journal.c \
+                 services/vision/vis_codec.c services/vision/vis_def.c
+SSLSIM_PKGS   := libprotobuf-c inih
+SSLSIM_A      := $(BUILD)/lib/libsslsim.a
+SSLSIM_SO     := $(BUILD)/lib/libsslsim.so.$(SSLSIM_SOVER)
+pic = $(patsubst %.c,$(BUILD)/pic/%.o,$(1))
+GEN_PIC := $(patsubst $(GEN)/%.c,$(BUILD)/pic/gen/%.o,$(GEN_C))
 
 BIN := $(BUILD)/bin/ssl-sim
 
@@ -89,7 +110,7 @@ FORMAT_SRC = $(shell find common services launcher tests bench -name '*.[ch]' 2>
 CLANG_FORMAT ?= clang-format
 
 .PHONY: all deps test run bench asan install clean wire-check format format-check
-all: $(BIN) $(TEST_BIN) $(BENCH_BIN)
+all: $(BIN) $(TEST_BIN) $(BENCH_BIN) $(SSLSIM_A) $(SSLSIM_SO) $(BUILD)/lib/libsslsim.so
 
 deps:
 	@scripts/deps.sh
@@ -116,6 +137,28 @@ $(eval $(call make_lib,$(LIB_COMMON),$(call obj,$(COMMON_SRC))))
 $(eval $(call make_lib,$(LIB_PHYS),$(call obj,$(PHYSCORE_SRC))))
 $(eval $(call make_lib,$(LIB_VIS),$(call obj,$(VISMODEL_SRC))))
 $(eval $(call make_lib,$(LIB_SERV),$(call obj,$(SERVICE_SRC))))
+$(eval $(call make_lib,$(LIB_EMBED),$(call obj,$(EMBED_SRC))))
+$(eval $(call make_lib,$(SSLSIM_A),$(call obj,$(SSLSIM_SRC)) $(GEN_OBJ)))
+
+$(BUILD)/pic/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC PIC  $<")
+	$(Q)$(CC) $(CFLAGS_BASE) -fPIC -w -I$(GEN) $(PKG_CFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c $(GEN)/.stamp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC PIC  $<")
+	$(Q)$(CC) $(CFLAGS) -fPIC -DSSL_SIM_VERSION='"$(VERSION)"' -DSSL_SIM_BIN='"$(abspath $(BIN))"' -c $< -o $@
+
+$(SSLSIM_SO): $(call pic,$(SSLSIM_SRC)) $(GEN_PIC) embed/sslsim.map
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(SAN) -shared -Wl,-soname,libsslsim.so.$(SSLSIM_SOVER) -Wl,--no-undefined \
+	    -Wl,--version-script=embed/sslsim.map -o $@ $(call pic,$(SSLSIM_SRC)) $(GEN_PIC) \
+	    $(shell pkg-config --libs $(SSLSIM_PKGS) 2>/dev/null) -lm -lpthread
+
+$(BUILD)/lib/libsslsim.so: $(SSLSIM_SO)
+	$(Q)ln -sf libsslsim.so.$(SSLSIM_SOVER) $@
 
 $(BIN): $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
@@ -208,8 +251,23 @@ fuzz: fuzz-build
 fuzz-check: fuzz-build
 	@tests/fuzz/run.sh check $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
-install: $(BIN)
+# Debian's python3 reads /usr/lib/python3/dist-packages and
+# /usr/local/lib/python3.X/dist-packages
+PYVER       := $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)
+PYTHON_SITE ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYVER)/dist-packages)
+LIBDIR      ?= $(PREFIX)/lib
+
+install: $(BIN) $(SSLSIM_A) $(SSLSIM_SO)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ssl-sim/configs
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PYTHON_SITE)/sslsim
+	install -m 644 $(SSLSIM_A) $(DESTDIR)$(LIBDIR)/libsslsim.a
+	install -m 755 $(SSLSIM_SO) $(DESTDIR)$(LIBDIR)/libsslsim.so.$(SSLSIM_SOVER)
+	ln -sf libsslsim.so.$(SSLSIM_SOVER) $(DESTDIR)$(LIBDIR)/libsslsim.so
+	install -m 644 embed/sslsim.h $(DESTDIR)$(PREFIX)/include/sslsim.h
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@VERSION@|$(VERSION)|; s|@REQUIRES@|$(SSLSIM_PKGS)|' \
+	    embed/sslsim.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/sslsim.pc
+	install -m 644 python/sslsim/*.py $(DESTDIR)$(PYTHON_SITE)/sslsim/
+	printf 'LIBRARY = "%s"\n' '$(LIBDIR)/libsslsim.so.$(SSLSIM_SOVER)' > $(DESTDIR)$(PYTHON_SITE)/sslsim/_installed.py
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ssl-sim
 	cp -r configs/. $(DESTDIR)$(PREFIX)/share/ssl-sim/configs/
 	if [ -d scripts/systemd ]; then \
