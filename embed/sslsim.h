@@ -133,6 +133,15 @@ typedef struct {
    count as sslsim_world_command does. */
 int sslsim_world_robot_commands (sslsim_world_t *world, const sslsim_robot_command_t *cmds, int n);
 
+/* Teleports without protobuf: a SimulatorCommand with one TeleportBall
+   (at rest on the ground at (x, y) with velocity (vx, vy)) or one
+   TeleportRobot (present = 0 removes the robot, 1 places or creates it at
+   rest), applied as sslsim_world_command applies one. Non-finite values:
+   SSLSIM_EINVAL, nothing applied; else the protocol error count. */
+int sslsim_world_teleport_ball (sslsim_world_t *world, double x, double y, double vx, double vy);
+int sslsim_world_teleport_robot (sslsim_world_t *world, int team, int id, double x, double y, double orientation,
+                                 int present);
+
 /* The vision frames released during the last step, oldest first: count,
    and packet i as packed SSL_WrapperPacket bytes (borrowed). */
 int sslsim_world_vision_count (const sslsim_world_t *world);
@@ -192,6 +201,9 @@ void sslsim_world_truth (const sslsim_world_t *world, sslsim_truth_t *out);
 /* Simulation time in ns. */
 uint64_t sslsim_world_time_ns (const sslsim_world_t *world);
 
+/* The [sim] seed in force (the configuration's, or the last reset's). */
+uint64_t sslsim_world_seed (const sslsim_world_t *world);
+
 /* Start again from the configuration the world was made with (runtime
    changes by SimulatorConfig are dropped), with `seed` as [sim] seed.
    Returns SSLSIM_OK, or SSLSIM_ECONFIG (out of memory, or a seed the
@@ -211,6 +223,11 @@ sslsim_status_t sslsim_world_save (const sslsim_world_t *world, const char *path
    SSLSIM_ECONFIG (no such checkpoint, another build's, corrupt): the world
    is then unchanged. */
 sslsim_status_t sslsim_world_load (sslsim_world_t *world, const char *path);
+
+/* sizeof of the public struct `name` ("sslsim_truth_t",
+   "sslsim_detection_t", "sslsim_robot_command_t", "sslsim_config_t"), 0
+   for another name: lets a foreign-function binding check its layout. */
+size_t sslsim_sizeof (const char *name);
 
 /* Why the last failing call on this world failed (borrowed; "" if none). */
 const char *sslsim_world_last_error (const sslsim_world_t *world);

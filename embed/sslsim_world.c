@@ -380,6 +380,15 @@ sslsim_world_command (sslsim_world_t *world, sslsim_msg_t kind, const void *byte
     return rc;
 }
 
+static bool
+s_finite (const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite (v[i]) || fabs (v[i]) > 3.4e38)
+            return false;
+    return true;
+}
+
 int
 sslsim_robot_commands_check (const sslsim_robot_command_t *cmds, int n, char *err, size_t err_len)
 {
@@ -390,12 +399,10 @@ sslsim_robot_commands_check (const sslsim_robot_command_t *cmds, int n, char *er
     for (int i = 0; i < n; i++) {
         const sslsim_robot_command_t *c = &cmds[i];
         double v[6] = { c->forward, c->left, c->angular, c->kick_speed, c->kick_angle, c->dribbler_speed };
-        for (int k = 0; k < 6; k++)
-            if (!isfinite (v[k]) || fabs (v[k]) > 3.4e38) {
-                snprintf (err, err_len, "command %d (team %d id %d): value %d is %g, not a finite float", i,
-                          c->team, c->id, k, v[k]);
-                return -1;
-            }
+        if (!s_finite (v, 6)) {
+            snprintf (err, err_len, "command %d (team %d id %d): a value is not a finite float", i, c->team, c->id);
+            return -1;
+        }
         if (c->team != 0 && c->team != 1) {
             snprintf (err, err_len, "command %d: team %d is neither 0 (blue) nor 1 (yellow)", i, c->team);
             return -1;
@@ -472,6 +479,76 @@ sslsim_world_robot_commands (sslsim_world_t *world, const sslsim_robot_command_t
     if (sslsim_robot_commands_check (cmds, n, world->last_error, sizeof world->last_error))
         return SSLSIM_EINVAL;
     return sslsim_world_apply_commands (world, cmds, n);
+}
+
+int
+sslsim_world_teleport_ball (sslsim_world_t *world, double x, double y, double vx, double vy)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    const double v[4] = { x, y, vx, vy };
+    if (!s_finite (v, 4))
+        return s_fail (world, SSLSIM_EINVAL, "teleport_ball (%g, %g, %g, %g): not finite floats", x, y, vx, vy);
+    TeleportBall tb = TELEPORT_BALL__INIT;
+    tb.has_x = tb.has_y = tb.has_z = tb.has_vx = tb.has_vy = tb.has_vz = true;
+    tb.x = (float) x;
+    tb.y = (float) y;
+    tb.vx = (float) vx;
+    tb.vy = (float) vy;
+    SimulatorControl ctl = SIMULATOR_CONTROL__INIT;
+    ctl.teleport_ball = &tb;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &ctl;
+    return sslsim_world_apply_request (world, &cmd, 0, NULL);
+}
+
+int
+sslsim_world_teleport_robot (sslsim_world_t *world, int team, int id, double x, double y, double orientation,
+                             int present)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    const double v[3] = { x, y, orientation };
+    if (!s_finite (v, 3) || (team != 0 && team != 1) || id < 0 || id > 255)
+        return s_fail (world, SSLSIM_EINVAL, "teleport_robot team %d id %d (%g, %g, %g): bad team, id or value",
+                       team, id, x, y, orientation);
+    RobotId rid = ROBOT_ID__INIT;
+    rid.has_id = rid.has_team = true;
+    rid.id = (uint32_t) id;
+    rid.team = team == 1 ? TEAM__YELLOW : TEAM__BLUE;
+    TeleportRobot tr = TELEPORT_ROBOT__INIT;
+    tr.id = &rid;
+    tr.has_present = true;
+    tr.present = present != 0;
+    if (present) {
+        tr.has_x = tr.has_y = tr.has_orientation = tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
+        tr.x = (float) x;
+        tr.y = (float) y;
+        tr.orientation = (float) orientation;
+    }
+    TeleportRobot *ptr = &tr;
+    SimulatorControl ctl = SIMULATOR_CONTROL__INIT;
+    ctl.n_teleport_robot = 1;
+    ctl.teleport_robot = &ptr;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &ctl;
+    return sslsim_world_apply_request (world, &cmd, 0, NULL);
+}
+
+size_t
+sslsim_sizeof (const char *name)
+{
+    if (!name)
+        return 0;
+    if (!strcmp (name, "sslsim_truth_t"))
+        return sizeof (sslsim_truth_t);
+    if (!strcmp (name, "sslsim_detection_t"))
+        return sizeof (sslsim_detection_t);
+    if (!strcmp (name, "sslsim_robot_command_t"))
+        return sizeof (sslsim_robot_command_t);
+    if (!strcmp (name, "sslsim_config_t"))
+        return sizeof (sslsim_config_t);
+    return 0;
 }
 
 /* ---- what comes out ------------------------------------------------- */
@@ -568,6 +645,12 @@ uint64_t
 sslsim_world_time_ns (const sslsim_world_t *world)
 {
     return world ? phys_world_time_ns (world->phys) : 0;
+}
+
+uint64_t
+sslsim_world_seed (const sslsim_world_t *world)
+{
+    return world ? world->cfg.sim.seed : 0;
 }
 
 /* ---- whole-state operations ----------------------------------------- */
