@@ -1,7 +1,8 @@
 # ssl-sim - one hand-written Makefile (ARCHITECTURE.md §5).
 #
 #   make            build everything into build/
-#   make test       install missing packages, build, run every test
+#   make test       install missing packages, build, run every test (the
+#                   Python module's with /usr/bin/python3 too)
 #   make run        build and start the simulator with the default config
 #   make bench      build and run the benchmarks, results in bench/results/
 #   make asan       the test suite under AddressSanitizer + UBSan (build-asan/)
@@ -199,6 +200,7 @@ format-check: | deps
 
 test: deps all wire-check format-check fuzz-build
 	@scripts/run-tests.sh $(BUILD)
+	@scripts/run-python-tests.sh $(BUILD)
 	@tests/fuzz/run.sh check $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
 run: deps $(BIN)
