@@ -222,6 +222,14 @@ class EnvTest(unittest.TestCase):
             sslsim.SslSimEnv(observation="pixels")
         env.step(np.zeros(env.action_space.shape))  # still usable
 
+    def test_worked_example_scores(self):
+        """examples/drive_and_kick.py: deterministic, so its first episode
+        always ends the same way (a goal)."""
+        ex = os.path.join(HERE, "..", "..", "examples", "drive_and_kick.py")
+        out = subprocess.run([sys.executable, ex, "--episodes", "1"], check=True, capture_output=True,
+                             text=True, env=dict(os.environ)).stdout
+        self.assertIn("1 goals in 1 episodes", out)
+
     def test_registration_follows_gymnasium(self):
         try:
             import gymnasium  # noqa: F401
