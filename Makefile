@@ -266,7 +266,7 @@ install: $(BIN) $(SSLSIM_A) $(SSLSIM_SO)
 	install -m 755 $(SSLSIM_SO) $(DESTDIR)$(LIBDIR)/libsslsim.so.$(SSLSIM_SOVER)
 	ln -sf libsslsim.so.$(SSLSIM_SOVER) $(DESTDIR)$(LIBDIR)/libsslsim.so
 	install -m 644 embed/sslsim.h $(DESTDIR)$(PREFIX)/include/sslsim.h
-	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@VERSION@|$(VERSION)|; s|@REQUIRES@|$(SSLSIM_PKGS)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|; s|@VERSION@|$(VERSION)|; s|@REQUIRES@|$(SSLSIM_PKGS)|' \
 	    embed/sslsim.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/sslsim.pc
 	install -m 644 python/sslsim/*.py $(DESTDIR)$(PYTHON_SITE)/sslsim/
 	printf 'LIBRARY = "%s"\n' '$(LIBDIR)/libsslsim.so.$(SSLSIM_SOVER)' > $(DESTDIR)$(PYTHON_SITE)/sslsim/_installed.py
