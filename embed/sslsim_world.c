@@ -20,11 +20,11 @@
 #include "physics/phys_checkpoint.h"
 #include "physics/phys_def.h"
 #include "sim_schedule_config.h"
+#include "sim_step.h"
 #include "vision/vis_codec.h"
 #include "vision/vis_def.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-#define SSLSIM_MAX_STEP_S   60.0  /* the gateway's bound on a sync step */
 #define SSLSIM_MAX_RELEASED 32    /* frames encoded per instant, as the vision service */
 #define SSLSIM_PACKET_MAX   16384 /* one encoded capture, as the vision service */
 #define SSLSIM_CHECKPOINT_KEY "sslsim"
@@ -234,35 +234,16 @@ s_publish_snapshot (sslsim_world_t *self)
     self->have_snapshot = true;
 }
 
-/* Whole substeps in dt, the gateway's rule (gw_sync_substeps); -1 when
-   dt is not a whole number of them or is out of range. */
-static int64_t
-s_substeps (const sslsim_world_t *self, double dt)
-{
-    if (dt == 0)
-        return 0;
-    if (!isfinite (dt) || dt < 0)
-        return -1;
-    double dt_ns = (double) phys_world_dt_ns (self->phys);
-    double requested = dt * 1e9;
-    double n = round (requested / dt_ns);
-    if (fabs (n * dt_ns - requested) > fmax (requested * 1e-6, 1000.0))
-        return -1;
-    if (n * dt_ns > SSLSIM_MAX_STEP_S * 1e9)
-        return -1;
-    return (int64_t) n;
-}
-
 sslsim_status_t
 sslsim_world_step (sslsim_world_t *world, double dt)
 {
     if (!world)
         return SSLSIM_EINVAL;
     sslsim_world_t *self = world;
-    int64_t n = s_substeps (self, dt);
+    int64_t n = sim_step_substeps (dt, self->cfg.sim.substep);
     if (n < 0)
         return s_fail (self, SSLSIM_EINVAL, "dt %g s is not a whole number of %g s substeps (at most %g s)", dt,
-                       self->cfg.sim.substep, SSLSIM_MAX_STEP_S);
+                       self->cfg.sim.substep, SIM_STEP_MAX_S);
     self->frame_count = 0;
     self->used = 0;
     uint64_t delay_ns = sim_schedule_delay_ns (self->cfg.realism.vision_delay);
