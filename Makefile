@@ -1,7 +1,8 @@
 # ssl-sim - one hand-written Makefile (ARCHITECTURE.md §5).
 #
 #   make            build everything into build/
-#   make test       install missing packages, build, run every test
+#   make test       install missing packages, build, run every test (the
+#                   Python module's with /usr/bin/python3 too)
 #   make run        build and start the simulator with the default config
 #   make bench      build and run the benchmarks, results in bench/results/
 #   make asan       the test suite under AddressSanitizer + UBSan (build-asan/)
@@ -9,7 +10,9 @@
 #                   tests/fuzz/README.md); `make test` runs fuzz-check
 #   make format     reformat the C sources in place with .clang-format
 #   make format-check  list the C sources clang-format would change (part of test)
-#   make install    PREFIX=/usr/local DESTDIR=; `make uninstall` removes the same
+#   make install    PREFIX=/usr/local DESTDIR=: ssl-sim, its man page, completion,
+#                   configs, units, libsslsim, sslsim.h, sslsim.pc and the Python
+#                   module (docs/embedding.md); `make uninstall` removes the same
 #   make deb        a Debian package with debhelper, in build/deb/ (checked by lintian)
 #   make clean
 #
@@ -37,7 +40,7 @@ PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRIT_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 GEN      := $(BUILD)/gen
-INCLUDES := -Icommon -Iservices -Ilauncher -I$(GEN) -I$(GEN)/bus
+INCLUDES := -Icommon -Iservices -Ilauncher -Iembed -I$(GEN) -I$(GEN)/bus
 CFLAGS   = $(CFLAGS_BASE) $(WARN) $(INCLUDES) $(PKG_CFLAGS)
 LDLIBS   = $(PKG_LIBS) -lm -lpthread
 
@@ -67,6 +70,7 @@ VISMODEL_SRC:= $(wildcard services/vision/model/*.c)
 SERVICE_SRC := $(wildcard services/physics/*.c services/vision/*.c \
                           services/gateway/*.c services/legacy-grsim/*.c)
 LAUNCH_SRC  := $(wildcard launcher/*.c)
+EMBED_SRC   := $(wildcard embed/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 GEN_OBJ := $(patsubst $(GEN)/%.c,$(BUILD)/obj/gen/%.o,$(GEN_C))
@@ -76,7 +80,26 @@ LIB_COMMON  := $(BUILD)/lib/libsimcommon.a
 LIB_PHYS    := $(BUILD)/lib/libphyscore.a
 LIB_VIS     := $(BUILD)/lib/libvismodel.a
 LIB_SERV    := $(BUILD)/lib/libsimservices.a
-ALL_LIBS    := $(LIB_SERV) $(LIB_PHYS) $(LIB_VIS) $(LIB_COMMON) $(LIB_PROTO)
+LIB_EMBED   := $(BUILD)/lib/libsimembed.a
+ALL_LIBS    := $(LIB_EMBED) $(LIB_SERV) $(LIB_PHYS) $(LIB_VIS) $(LIB_COMMON) $(LIB_PROTO)
+
+# libsslsim (embed/, docs/embedding.md): the world without the bus. The
+# installed archive and shared object hold every object a world needs and
+# nothing that talks to the bus, so they need only protobuf-c and inih; the
+# shared object exports the sslsim_ names alone (embed/sslsim.map).
+SSLSIM_SOVER  := 1
+SSLSIM_NOBUS  := common/sim_bus.c common/sim_bus_codec.c common/sim_lane.c common/sim_link.c \
+                 common/sim_link_recv.c common/sim_loop.c common/sim_service.c common/sim_udp.c \
+                 common/sim_curve.c
+SSLSIM_SRC    := $(EMBED_SRC) $(PHYSCORE_SRC) $(VISMODEL_SRC) $(filter-out $(SSLSIM_NOBUS),$(COMMON_SRC)) \
+                 services/physics/phys_apply.c services/physics/phys_checkpoint.c \
+                 services/physics/phys_def.c services/physics/phys_journal.c \
+                 services/vision/vis_codec.c services/vision/vis_def.c
+SSLSIM_PKGS   := libprotobuf-c inih
+SSLSIM_A      := $(BUILD)/lib/libsslsim.a
+SSLSIM_SO     := $(BUILD)/lib/libsslsim.so.$(SSLSIM_SOVER)
+pic = $(patsubst %.c,$(BUILD)/pic/%.o,$(1))
+GEN_PIC := $(patsubst $(GEN)/%.c,$(BUILD)/pic/gen/%.o,$(GEN_C))
 
 BIN := $(BUILD)/bin/ssl-sim
 
@@ -97,7 +120,7 @@ DOC_GEN  := $(MAN1) $(BASHCOMP)
 
 .PHONY: all deps test run bench asan install uninstall install-files deb clean wire-check \
         format format-check FORCE
-all: $(BIN) $(TEST_BIN) $(BENCH_BIN) $(DOC_GEN)
+all: $(BIN) $(TEST_BIN) $(BENCH_BIN) $(DOC_GEN) $(SSLSIM_A) $(SSLSIM_SO) $(BUILD)/lib/libsslsim.so
 
 # NO_DEPS=1: the packages are there already (a Debian package build has
 # its Build-Depends and must not install anything)
@@ -134,6 +157,28 @@ $(eval $(call make_lib,$(LIB_COMMON),$(call obj,$(COMMON_SRC))))
 $(eval $(call make_lib,$(LIB_PHYS),$(call obj,$(PHYSCORE_SRC))))
 $(eval $(call make_lib,$(LIB_VIS),$(call obj,$(VISMODEL_SRC))))
 $(eval $(call make_lib,$(LIB_SERV),$(call obj,$(SERVICE_SRC))))
+$(eval $(call make_lib,$(LIB_EMBED),$(call obj,$(EMBED_SRC))))
+$(eval $(call make_lib,$(SSLSIM_A),$(call obj,$(SSLSIM_SRC)) $(GEN_OBJ)))
+
+$(BUILD)/pic/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC PIC  $<")
+	$(Q)$(CC) $(CFLAGS_BASE) -fPIC -w -I$(GEN) $(PKG_CFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c $(GEN)/.stamp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC PIC  $<")
+	$(Q)$(CC) $(CFLAGS) -fPIC -DSSL_SIM_VERSION='"$(VERSION)"' -DSSL_SIM_BIN='"$(abspath $(BIN))"' -c $< -o $@
+
+$(SSLSIM_SO): $(call pic,$(SSLSIM_SRC)) $(GEN_PIC) embed/sslsim.map
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(SAN) -shared -Wl,-soname,libsslsim.so.$(SSLSIM_SOVER) -Wl,--no-undefined \
+	    -Wl,--version-script=embed/sslsim.map -o $@ $(call pic,$(SSLSIM_SRC)) $(GEN_PIC) \
+	    $(shell pkg-config --libs $(SSLSIM_PKGS) 2>/dev/null) -lm -lpthread
+
+$(BUILD)/lib/libsslsim.so: $(SSLSIM_SO)
+	$(Q)ln -sf libsslsim.so.$(SSLSIM_SOVER) $@
 
 $(BIN): $(call obj,$(LAUNCH_SRC)) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
@@ -183,6 +228,7 @@ format-check: | deps
 test: deps all wire-check format-check fuzz-build
 	@scripts/run-tests.sh $(BUILD)
 	@tests/install/run.sh $(BUILD)
+	@scripts/run-python-tests.sh $(BUILD)
 	@tests/fuzz/run.sh check $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
 
 run: deps $(BIN)
@@ -260,7 +306,14 @@ DEFAULTDIR  ?= $(SYSCONFDIR)/default
 UNITS_SRC   := $(wildcard scripts/systemd/*.service scripts/systemd/*.target)
 UNITS       := $(patsubst scripts/systemd/%,$(BUILD)/share/systemd/%,$(UNITS_SRC))
 
-INSTALL_SETS := bin man1 bashcomp conf realism default units
+# Debian's python3 reads /usr/lib/python3/dist-packages and
+# /usr/local/lib/python3.X/dist-packages
+PYVER       := $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)
+PYTHON_SITE ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYVER)/dist-packages)
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+
+INSTALL_SETS := bin man1 bashcomp conf realism default units lib include python
 inst_bin_dir       = $(BINDIR)
 inst_bin_mode     := 755
 inst_bin_files     = $(BIN)
@@ -282,8 +335,19 @@ inst_default_files:= scripts/default/ssl-sim
 inst_units_dir     = $(UNITDIR)
 inst_units_mode   := 644
 inst_units_files   = $(UNITS)
+inst_lib_dir       = $(LIBDIR)
+inst_lib_mode     := 644
+inst_lib_files     = $(SSLSIM_A) $(SSLSIM_SO)
+inst_include_dir   = $(INCLUDEDIR)
+inst_include_mode := 644
+inst_include_files:= embed/sslsim.h
+inst_python_dir    = $(PYTHON_SITE)/sslsim
+inst_python_mode  := 644
+inst_python_files := $(wildcard python/sslsim/*.py)
+# written at install time because they name the install paths
+INSTALL_MADE = $(LIBDIR)/libsslsim.so $(LIBDIR)/pkgconfig/sslsim.pc $(PYTHON_SITE)/sslsim/_installed.py
 # deepest first; each is removed only when empty
-OWN_DIRS = $(CONFDIR)/realism $(CONFDIR) $(DATADIR)
+OWN_DIRS = $(CONFDIR)/realism $(CONFDIR) $(DATADIR) $(PYTHON_SITE)/sslsim
 
 INSTALL_FILES = $(foreach s,$(INSTALL_SETS),$(inst_$(s)_files))
 
@@ -300,10 +364,17 @@ install: install-files
 	$(Q)set -e; $(foreach s,$(INSTALL_SETS),$(if $(inst_$(s)_files),\
 	    install -d $(DESTDIR)$(inst_$(s)_dir); \
 	    install -m $(inst_$(s)_mode) $(inst_$(s)_files) $(DESTDIR)$(inst_$(s)_dir)/;))
+	$(Q)chmod 755 $(DESTDIR)$(LIBDIR)/$(notdir $(SSLSIM_SO))
+	$(Q)ln -sf $(notdir $(SSLSIM_SO)) $(DESTDIR)$(LIBDIR)/libsslsim.so
+	$(Q)install -d $(DESTDIR)$(LIBDIR)/pkgconfig
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|; s|@VERSION@|$(VERSION)|; s|@REQUIRES@|$(SSLSIM_PKGS)|' \
+	    embed/sslsim.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/sslsim.pc
+	$(Q)printf 'LIBRARY = "%s"\n' '$(LIBDIR)/$(notdir $(SSLSIM_SO))' > $(DESTDIR)$(PYTHON_SITE)/sslsim/_installed.py
 
 uninstall:
 	$(Q)rm -f $(foreach s,$(INSTALL_SETS),\
-	    $(addprefix $(DESTDIR)$(inst_$(s)_dir)/,$(notdir $(inst_$(s)_files))))
+	    $(addprefix $(DESTDIR)$(inst_$(s)_dir)/,$(notdir $(inst_$(s)_files)))) \
+	    $(addprefix $(DESTDIR),$(INSTALL_MADE))
 	$(Q)for d in $(OWN_DIRS); do [ ! -d "$(DESTDIR)$$d" ] || rmdir "$(DESTDIR)$$d" 2>/dev/null || true; done
 
 # ---- the Debian package (debian/, docs/operations.md) ---------------------

@@ -6,6 +6,7 @@
 
 #include "gw_wire.h"
 #include "sim_log.h"
+#include "sim_step.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 
 /* field numbers of ssl_vision_wrapper.proto and ssl_simulation_synchronous.proto */
@@ -16,19 +17,9 @@
 int64_t
 gw_sync_substeps (const SimulationSyncRequest *req, double substep_s)
 {
-    if (!req->has_sim_step || req->sim_step == 0)
+    if (!req->has_sim_step)
         return 0;
-    if (!isfinite (req->sim_step) || req->sim_step < 0)
-        return -1;
-    double dt_ns = (double) llround (substep_s * 1e9);
-    double requested = (double) req->sim_step * 1e9;
-    double n = round (requested / dt_ns);
-    if (fabs (n * dt_ns - requested) > fmax (requested * 1e-6, 1000.0))
-        return -1;
-    /* bounded, so one absurd request cannot stall physics for hours */
-    if (n * dt_ns > GW_MAX_STEP_S * 1e9)
-        return -1;
-    return (int64_t) n;
+    return sim_step_substeps ((double) req->sim_step, substep_s);
 }
 
 int

@@ -11,14 +11,16 @@
 
 #include "gw_pending.h"
 #include "sim_errors.h"
+#include "sim_step.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
-#define GW_MAX_STEP_S   60.0  /* longest sync step accepted (docs/protocol.md) */
-#define GW_DATAGRAM_MAX 65507 /* largest IPv4 UDP payload */
+#define GW_MAX_STEP_S   SIM_STEP_MAX_S /* longest sync step accepted (docs/protocol.md) */
+#define GW_DATAGRAM_MAX 65507          /* largest IPv4 UDP payload */
 
-/* Substeps of substep_s seconds for the request's sim_step: 0 for none,
-   -1 when it is not a whole number of substeps, negative, not finite or
-   longer than GW_MAX_STEP_S (INVALID_STEP). */
+/* Substeps of substep_s seconds for the request's sim_step
+   (sim_step_substeps): 0 for none, -1 when it is not a whole number of
+   substeps, negative, not finite or longer than GW_MAX_STEP_S
+   (INVALID_STEP). */
 int64_t gw_sync_substeps (const SimulationSyncRequest *req, double substep_s);
 
 /* Pack the answer to sync request `req` into buf[cap] (cap >=

@@ -1,0 +1,18 @@
+/*  sim_step.h - how many substeps a step of given length is: the rule a
+    SimulationSyncRequest's sim_step follows (docs/protocol.md) and
+    libsslsim's sslsim_world_step follows too, so both accept and refuse
+    the same steps.
+*/
+#ifndef SIM_STEP_H_INCLUDED
+#define SIM_STEP_H_INCLUDED
+
+#include <stdint.h>
+
+#define SIM_STEP_MAX_S 60.0 /* longest step accepted */
+
+/* Substeps of substep_s seconds (rounded to whole ns) in `seconds`: 0 for
+   0, -1 when it is not a whole number of substeps (within 1 ppm or 1 us),
+   negative, not finite or longer than SIM_STEP_MAX_S. */
+int64_t sim_step_substeps (double seconds, double substep_s);
+
+#endif

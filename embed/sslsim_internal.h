@@ -1,0 +1,57 @@
+/*  sslsim_internal.h - what the world and the batch of libsslsim share
+    (not installed): the world's struct and the steps of a command.
+*/
+#ifndef SSLSIM_INTERNAL_H_INCLUDED
+#define SSLSIM_INTERNAL_H_INCLUDED
+
+#include <stdbool.h>
+
+#include "sslsim.h"
+#include "sim_config.h"
+#include "sim_schedule.h"
+#include "physics/phys_journal.h"
+#include "physics/core/phys_world.h"
+#include "vision/model/vis_model.h"
+
+/* One encoded vision packet inside the world's byte buffer. */
+typedef struct {
+    size_t off, len;
+} sslsim_frame_t;
+
+struct sslsim_world_t {
+    sim_config_t base; /* as made: what a reset starts from */
+    sim_config_t cfg;  /* in force (SimulatorConfig changes it) */
+    bool vision;
+    phys_world_t *phys;
+    sim_schedule_t *schedule;
+    vis_model_t *model; /* NULL without vision */
+    bool have_snapshot;
+    uint64_t last_snapshot_ns;
+    /* the last step's packets */
+    uint8_t *bytes;
+    size_t used, cap;
+    sslsim_frame_t *frames;
+    int frame_count, frame_cap;
+    uint64_t frames_lost; /* out of memory while encoding */
+    phys_journal_result_t applied; /* the last command's errors */
+    char last_error[256];
+};
+
+/* *cfg from *config: defaults, INI text, flags (with presets and checks),
+   seed. Returns 0 or -1 with the reason in err. */
+int sslsim_config_resolve (const sslsim_config_t *config, sim_config_t *cfg, char *err, size_t err_len);
+
+/* Non-finite values, bad teams or ids in cmds[0..n): -1 with the reason in
+   err, else 0. */
+int sslsim_robot_commands_check (const sslsim_robot_command_t *cmds, int n, char *err, size_t err_len);
+
+/* Apply checked commands (per team one RobotControl, blue first).
+   Returns the protocol error count. */
+int sslsim_world_apply_commands (sslsim_world_t *self, const sslsim_robot_command_t *cmds, int n);
+
+/* One request as the physics service applies it: the command, then the
+   team's control. Returns the protocol error count. */
+int sslsim_world_apply_request (sslsim_world_t *self, const SimulatorCommand *cmd, int team,
+                                const RobotControl *rc);
+
+#endif

@@ -1,0 +1,678 @@
+/*  sslsim_world.c - one in-process world (sslsim.h): the physics service's
+    request handling and substep loop and the vision service's snapshot
+    handling, without the bus between them.
+
+    What makes the bytes those of `ssl-sim run --mode sync`: commands go
+    through phys_journal_apply (the function the physics service and its
+    replay call), snapshots reach the camera model at exactly the instants
+    physics publishes them (every due instant of sim_schedule, and the end
+    of a step), and released frames are encoded by vis_codec_wrapper.
+*/
+#include "sslsim_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "physics/phys_checkpoint.h"
+#include "physics/phys_def.h"
+#include "sim_schedule_config.h"
+#include "sim_step.h"
+#include "vision/vis_codec.h"
+#include "vision/vis_def.h"
+#include "ssl_vision_wrapper.pb-c.h"
+
+#define SSLSIM_MAX_RELEASED 32    /* frames encoded per instant, as the vision service */
+#define SSLSIM_PACKET_MAX   16384 /* one encoded capture, as the vision service */
+#define SSLSIM_CHECKPOINT_KEY "sslsim"
+
+void
+sslsim_config_init (sslsim_config_t *config)
+{
+    memset (config, 0, sizeof *config);
+    config->vision = 1;
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+static sslsim_status_t
+s_fail (sslsim_world_t *self, sslsim_status_t status, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+static sslsim_status_t
+s_fail (sslsim_world_t *self, sslsim_status_t status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (self->last_error, sizeof self->last_error, fmt, ap);
+    va_end (ap);
+    return status;
+}
+
+const char *
+sslsim_world_last_error (const sslsim_world_t *world)
+{
+    return world ? world->last_error : "no world";
+}
+
+/* ---- making --------------------------------------------------------- */
+
+int
+sslsim_config_resolve (const sslsim_config_t *config, sim_config_t *cfg, char *err, size_t err_len)
+{
+    sim_config_defaults (cfg);
+    if (config->ini && sim_config_load_string (cfg, config->ini, "sslsim config", err, err_len))
+        return -1;
+    /* the flags, then the presets and the cross-key checks, as `ssl-sim
+       run` does after its --config files */
+    char *argv[128];
+    int argc = 0;
+    for (int i = 0; config->args && config->args[i]; i++) {
+        if (argc == 128) {
+            snprintf (err, err_len, "more than 128 arguments");
+            return -1;
+        }
+        argv[argc++] = (char *) config->args[i];
+    }
+    if (sim_config_from_args (cfg, argc, argv, err, err_len))
+        return -1;
+    if (config->has_seed)
+        cfg->sim.seed = config->seed;
+    return 0;
+}
+
+static void
+s_drop_state (sslsim_world_t *self)
+{
+    phys_world_destroy (&self->phys);
+    sim_schedule_destroy (&self->schedule);
+    vis_model_destroy (&self->model);
+}
+
+/* World (or `phys`, taken), schedule and camera model for *cfg, put in
+   place of the current ones only when all three are made. Returns 0, or
+   -1 with the reason in err and the world as it was (`phys` freed). */
+static int
+s_build (sslsim_world_t *self, const sim_config_t *cfg, phys_world_t *phys, char *err, size_t err_len)
+{
+    if (!phys) {
+        phys_world_def_t def;
+        phys_world_def_from_config (&def, cfg);
+        phys = phys_world_new (&def, err, err_len);
+        if (!phys)
+            return -1;
+    }
+    sim_schedule_def_t sdef;
+    sim_schedule_def_from_config (&sdef, cfg);
+    sim_schedule_t *schedule = sim_schedule_new (&sdef);
+    vis_model_t *model = NULL;
+    if (self->vision) {
+        vis_model_def_t vdef;
+        vis_model_def_from_config (&vdef, cfg);
+        model = vis_model_new (&vdef);
+    }
+    if (!schedule || (self->vision && !model)) {
+        snprintf (err, err_len, "the %s refused the configuration", schedule ? "camera model" : "capture schedule");
+        phys_world_destroy (&phys);
+        sim_schedule_destroy (&schedule);
+        vis_model_destroy (&model);
+        return -1;
+    }
+    /* a resumed world: captures before now are past (as physics does) */
+    sim_schedule_skip_to (schedule, phys_world_time_ns (phys));
+    s_drop_state (self);
+    if (cfg != &self->cfg)
+        self->cfg = *cfg;
+    self->phys = phys;
+    self->schedule = schedule;
+    self->model = model;
+    self->have_snapshot = false;
+    self->frame_count = 0;
+    self->used = 0;
+    return 0;
+}
+
+sslsim_world_t *
+sslsim_world_new (const sslsim_config_t *config, char *err, size_t err_len)
+{
+    char scratch[256];
+    if (!err || err_len == 0) {
+        err = scratch;
+        err_len = sizeof scratch;
+    }
+    *err = '\0';
+    if (!config) {
+        snprintf (err, err_len, "no configuration");
+        return NULL;
+    }
+    sslsim_world_t *self = calloc (1, sizeof *self);
+    if (!self) {
+        snprintf (err, err_len, "out of memory");
+        return NULL;
+    }
+    self->vision = config->vision != 0;
+    if (sslsim_config_resolve (config, &self->base, err, err_len)) {
+        free (self);
+        return NULL;
+    }
+    if (s_build (self, &self->base, NULL, err, err_len)) {
+        sslsim_world_free (self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+sslsim_world_free (sslsim_world_t *world)
+{
+    if (!world)
+        return;
+    s_drop_state (world);
+    free (world->bytes);
+    free (world->frames);
+    free (world);
+}
+
+/* ---- stepping ------------------------------------------------------- */
+
+/* Room for one more encoded packet. Returns 0 or -1. */
+static int
+s_reserve (sslsim_world_t *self)
+{
+    if (self->frame_count == self->frame_cap) {
+        int cap = self->frame_cap ? 2 * self->frame_cap : 16;
+        sslsim_frame_t *f = realloc (self->frames, (size_t) cap * sizeof *f);
+        if (!f)
+            return -1;
+        self->frames = f;
+        self->frame_cap = cap;
+    }
+    if (self->cap - self->used < SSLSIM_PACKET_MAX) {
+        size_t cap = self->cap ? 2 * self->cap : 4 * SSLSIM_PACKET_MAX;
+        uint8_t *b = realloc (self->bytes, cap);
+        if (!b)
+            return -1;
+        self->bytes = b;
+        self->cap = cap;
+    }
+    return 0;
+}
+
+/* The vision service's s_on_snapshot: advance the model, encode what it
+   releases. */
+static void
+s_feed_vision (sslsim_world_t *self, const sim_snapshot_t *snap)
+{
+    int released = vis_model_advance (self->model, snap);
+    if (released > SSLSIM_MAX_RELEASED)
+        released = SSLSIM_MAX_RELEASED;
+    for (int i = 0; i < released; i++) {
+        if (s_reserve (self)) {
+            self->frames_lost++;
+            continue;
+        }
+        size_t len = vis_codec_wrapper (self->model, vis_model_released (self->model, i),
+                                        self->bytes + self->used, SSLSIM_PACKET_MAX);
+        if (len == 0)
+            continue;
+        self->frames[self->frame_count++] = (sslsim_frame_t) { self->used, len };
+        self->used += len;
+    }
+}
+
+/* physics.c s_publish_snapshot, with vision as the only receiver */
+static void
+s_publish_snapshot (sslsim_world_t *self)
+{
+    sim_snapshot_t snap;
+    phys_world_snapshot (self->phys, &snap);
+    s_feed_vision (self, &snap);
+    self->last_snapshot_ns = snap.time_ns;
+    self->have_snapshot = true;
+}
+
+sslsim_status_t
+sslsim_world_step (sslsim_world_t *world, double dt)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    sslsim_world_t *self = world;
+    int64_t n = sim_step_substeps (dt, self->cfg.sim.substep);
+    if (n < 0)
+        return s_fail (self, SSLSIM_EINVAL, "dt %g s is not a whole number of %g s substeps (at most %g s)", dt,
+                       self->cfg.sim.substep, SIM_STEP_MAX_S);
+    self->frame_count = 0;
+    self->used = 0;
+    uint64_t delay_ns = sim_schedule_delay_ns (self->cfg.realism.vision_delay);
+    for (int64_t i = 0; i < n; i++) {
+        phys_world_step (self->phys);
+        if (!self->vision)
+            continue;
+        uint64_t t = phys_world_time_ns (self->phys);
+        if (t >= sim_schedule_next_due (self->schedule)) {
+            s_publish_snapshot (self);
+            uint32_t mask, frames[SIM_MAX_CAMERAS];
+            sim_schedule_advance (self->schedule, t, delay_ns, &mask, frames);
+        }
+    }
+    /* the closing snapshot of a sync step (physics.c s_step_done) */
+    if (self->vision && n > 0
+        && (!self->have_snapshot || self->last_snapshot_ns != phys_world_time_ns (self->phys)))
+        s_publish_snapshot (self);
+    return SSLSIM_OK;
+}
+
+/* ---- commands ------------------------------------------------------- */
+
+/* What a request changed beyond the world: the schedule's rig (physics)
+   and the camera model's definition (vision, from the configuration
+   physics publishes). */
+static void
+s_config_changed (sslsim_world_t *self, const phys_changes_t *changes)
+{
+    if (changes->rig) {
+        sim_schedule_def_t def;
+        sim_schedule_def_from_config (&def, &self->cfg);
+        sim_schedule_reset_rig (self->schedule, &def, phys_world_time_ns (self->phys));
+    }
+    if (changes->config && self->model) {
+        vis_model_def_t def;
+        vis_model_def_from_config (&def, &self->cfg);
+        vis_model_set_def (self->model, &def);
+    }
+}
+
+int
+sslsim_world_apply_request (sslsim_world_t *self, const SimulatorCommand *cmd, int team, const RobotControl *rc)
+{
+    Simbus__Request req = SIMBUS__REQUEST__INIT;
+    Simbus__TeamControl tc = SIMBUS__TEAM_CONTROL__INIT;
+    req.simulator_command = (SimulatorCommand *) cmd;
+    if (rc) {
+        tc.team = team == 1 ? 1 : 0;
+        tc.control = (RobotControl *) rc;
+        req.team_control = &tc;
+    }
+    phys_journal_apply (self->phys, &self->cfg, &req, &self->applied);
+    s_config_changed (self, &self->applied.changes);
+    /* the order a RobotControlResponse lists them: the team's, then the
+       command's */
+    return (int) (self->applied.robot_errors.count + self->applied.errors.count);
+}
+
+const char *
+sslsim_world_error (const sslsim_world_t *world, int i)
+{
+    if (!world || i < 0)
+        return NULL;
+    const sim_errors_t *r = &world->applied.robot_errors, *c = &world->applied.errors;
+    if ((size_t) i < r->count)
+        return r->items[i].message;
+    i -= (int) r->count;
+    if ((size_t) i < c->count)
+        return c->items[i].message;
+    return NULL;
+}
+
+int
+sslsim_world_command (sslsim_world_t *world, sslsim_msg_t kind, const void *bytes, size_t len)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    sslsim_world_t *self = world;
+    if (!bytes && len)
+        return s_fail (self, SSLSIM_EINVAL, "NULL bytes with length %zu", len);
+    const uint8_t *data = bytes ? bytes : (const uint8_t *) "";
+    int rc = SSLSIM_OK;
+    switch (kind) {
+    case SSLSIM_MSG_SIMULATOR_COMMAND: {
+        SimulatorCommand *cmd = simulator_command__unpack (NULL, len, data);
+        if (!cmd)
+            return s_fail (self, SSLSIM_EDECODE, "%zu bytes are not a SimulatorCommand", len);
+        rc = sslsim_world_apply_request (self, cmd, 0, NULL);
+        simulator_command__free_unpacked (cmd, NULL);
+        break;
+    }
+    case SSLSIM_MSG_ROBOT_CONTROL_BLUE:
+    case SSLSIM_MSG_ROBOT_CONTROL_YELLOW: {
+        RobotControl *ctl = robot_control__unpack (NULL, len, data);
+        if (!ctl)
+            return s_fail (self, SSLSIM_EDECODE, "%zu bytes are not a RobotControl", len);
+        rc = sslsim_world_apply_request (self, NULL, kind == SSLSIM_MSG_ROBOT_CONTROL_YELLOW, ctl);
+        robot_control__free_unpacked (ctl, NULL);
+        break;
+    }
+    case SSLSIM_MSG_SIMULATOR_CONFIG: {
+        SimulatorConfig *config = simulator_config__unpack (NULL, len, data);
+        if (!config)
+            return s_fail (self, SSLSIM_EDECODE, "%zu bytes are not a SimulatorConfig", len);
+        SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+        cmd.config = config;
+        rc = sslsim_world_apply_request (self, &cmd, 0, NULL);
+        simulator_config__free_unpacked (config, NULL);
+        break;
+    }
+    default:
+        return s_fail (self, SSLSIM_EINVAL, "unknown message kind %d", (int) kind);
+    }
+    return rc;
+}
+
+static bool
+s_finite (const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite (v[i]) || fabs (v[i]) > 3.4e38)
+            return false;
+    return true;
+}
+
+int
+sslsim_robot_commands_check (const sslsim_robot_command_t *cmds, int n, char *err, size_t err_len)
+{
+    if (n < 0 || (n > 0 && !cmds)) {
+        snprintf (err, err_len, "%d commands at %p", n, (const void *) cmds);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        const sslsim_robot_command_t *c = &cmds[i];
+        double v[6] = { c->forward, c->left, c->angular, c->kick_speed, c->kick_angle, c->dribbler_speed };
+        if (!s_finite (v, 6)) {
+            snprintf (err, err_len, "command %d (team %d id %d): a value is not a finite float", i, c->team, c->id);
+            return -1;
+        }
+        if (c->team != 0 && c->team != 1) {
+            snprintf (err, err_len, "command %d: team %d is neither 0 (blue) nor 1 (yellow)", i, c->team);
+            return -1;
+        }
+        if (c->id < 0 || c->id > 255) {
+            snprintf (err, err_len, "command %d: robot id %d is not in 0..255", i, c->id);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* One team's commands as the RobotControl a team would send. */
+typedef struct {
+    RobotControl rc;
+    RobotCommand cmd[SSLSIM_MAX_ROBOTS];
+    RobotCommand *ptr[SSLSIM_MAX_ROBOTS];
+    RobotMoveCommand move[SSLSIM_MAX_ROBOTS];
+    MoveLocalVelocity local[SSLSIM_MAX_ROBOTS];
+} s_team_msg_t;
+
+static void
+s_add_command (s_team_msg_t *m, const sslsim_robot_command_t *c)
+{
+    size_t k = m->rc.n_robot_commands++;
+    robot_command__init (&m->cmd[k]);
+    move_local_velocity__init (&m->local[k]);
+    robot_move_command__init (&m->move[k]);
+    m->local[k].forward = (float) c->forward;
+    m->local[k].left = (float) c->left;
+    m->local[k].angular = (float) c->angular;
+    m->move[k].command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+    m->move[k].local_velocity = &m->local[k];
+    m->cmd[k].id = (uint32_t) c->id;
+    m->cmd[k].move_command = &m->move[k];
+    m->cmd[k].has_kick_speed = true;
+    m->cmd[k].kick_speed = (float) c->kick_speed;
+    m->cmd[k].has_kick_angle = true;
+    m->cmd[k].kick_angle = (float) c->kick_angle;
+    m->cmd[k].has_dribbler_speed = true;
+    m->cmd[k].dribbler_speed = (float) c->dribbler_speed;
+    m->ptr[k] = &m->cmd[k];
+}
+
+int
+sslsim_world_apply_commands (sslsim_world_t *self, const sslsim_robot_command_t *cmds, int n)
+{
+    s_team_msg_t msg;
+    int errors = 0;
+    for (int team = 0; team < 2; team++) {
+        robot_control__init (&msg.rc);
+        msg.rc.robot_commands = msg.ptr;
+        for (int i = 0; i < n; i++) {
+            if (cmds[i].team != team)
+                continue;
+            s_add_command (&msg, &cmds[i]);
+            /* a team's message holds at most SSLSIM_MAX_ROBOTS: send and go on */
+            if (msg.rc.n_robot_commands == SSLSIM_MAX_ROBOTS) {
+                errors += sslsim_world_apply_request (self, NULL, team, &msg.rc);
+                msg.rc.n_robot_commands = 0;
+            }
+        }
+        if (msg.rc.n_robot_commands > 0)
+            errors += sslsim_world_apply_request (self, NULL, team, &msg.rc);
+    }
+    return errors;
+}
+
+int
+sslsim_world_robot_commands (sslsim_world_t *world, const sslsim_robot_command_t *cmds, int n)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    if (sslsim_robot_commands_check (cmds, n, world->last_error, sizeof world->last_error))
+        return SSLSIM_EINVAL;
+    return sslsim_world_apply_commands (world, cmds, n);
+}
+
+int
+sslsim_world_teleport_ball (sslsim_world_t *world, double x, double y, double vx, double vy)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    const double v[4] = { x, y, vx, vy };
+    if (!s_finite (v, 4))
+        return s_fail (world, SSLSIM_EINVAL, "teleport_ball (%g, %g, %g, %g): not finite floats", x, y, vx, vy);
+    TeleportBall tb = TELEPORT_BALL__INIT;
+    tb.has_x = tb.has_y = tb.has_z = tb.has_vx = tb.has_vy = tb.has_vz = true;
+    tb.x = (float) x;
+    tb.y = (float) y;
+    tb.vx = (float) vx;
+    tb.vy = (float) vy;
+    SimulatorControl ctl = SIMULATOR_CONTROL__INIT;
+    ctl.teleport_ball = &tb;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &ctl;
+    return sslsim_world_apply_request (world, &cmd, 0, NULL);
+}
+
+int
+sslsim_world_teleport_robot (sslsim_world_t *world, int team, int id, double x, double y, double orientation,
+                             int present)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    const double v[3] = { x, y, orientation };
+    if (!s_finite (v, 3) || (team != 0 && team != 1) || id < 0 || id > 255)
+        return s_fail (world, SSLSIM_EINVAL, "teleport_robot team %d id %d (%g, %g, %g): bad team, id or value",
+                       team, id, x, y, orientation);
+    RobotId rid = ROBOT_ID__INIT;
+    rid.has_id = rid.has_team = true;
+    rid.id = (uint32_t) id;
+    rid.team = team == 1 ? TEAM__YELLOW : TEAM__BLUE;
+    TeleportRobot tr = TELEPORT_ROBOT__INIT;
+    tr.id = &rid;
+    tr.has_present = true;
+    tr.present = present != 0;
+    if (present) {
+        tr.has_x = tr.has_y = tr.has_orientation = tr.has_v_x = tr.has_v_y = tr.has_v_angular = true;
+        tr.x = (float) x;
+        tr.y = (float) y;
+        tr.orientation = (float) orientation;
+    }
+    TeleportRobot *ptr = &tr;
+    SimulatorControl ctl = SIMULATOR_CONTROL__INIT;
+    ctl.n_teleport_robot = 1;
+    ctl.teleport_robot = &ptr;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &ctl;
+    return sslsim_world_apply_request (world, &cmd, 0, NULL);
+}
+
+size_t
+sslsim_sizeof (const char *name)
+{
+    if (!name)
+        return 0;
+    if (!strcmp (name, "sslsim_truth_t"))
+        return sizeof (sslsim_truth_t);
+    if (!strcmp (name, "sslsim_detection_t"))
+        return sizeof (sslsim_detection_t);
+    if (!strcmp (name, "sslsim_robot_command_t"))
+        return sizeof (sslsim_robot_command_t);
+    if (!strcmp (name, "sslsim_config_t"))
+        return sizeof (sslsim_config_t);
+    return 0;
+}
+
+/* ---- what comes out ------------------------------------------------- */
+
+int
+sslsim_world_vision_count (const sslsim_world_t *world)
+{
+    return world ? world->frame_count : 0;
+}
+
+sslsim_status_t
+sslsim_world_vision (const sslsim_world_t *world, int i, const uint8_t **bytes, size_t *len)
+{
+    if (!world || !bytes || !len || i < 0 || i >= world->frame_count)
+        return SSLSIM_EINVAL;
+    *bytes = world->bytes + world->frames[i].off;
+    *len = world->frames[i].len;
+    return SSLSIM_OK;
+}
+
+static void
+s_det_robots (sslsim_detection_t *out, int team, SSLDetectionRobot **robots, size_t n)
+{
+    for (size_t i = 0; i < n && out->robot_count < SSLSIM_MAX_DET_ROBOTS; i++) {
+        const SSLDetectionRobot *r = robots[i];
+        out->robots[out->robot_count++] = (sslsim_det_robot_t) {
+            .team = team,
+            .id = r->has_robot_id ? (int) r->robot_id : -1,
+            .x = r->x / 1000.0,
+            .y = r->y / 1000.0,
+            .orientation = r->has_orientation ? r->orientation : 0.0,
+            .confidence = r->confidence,
+        };
+    }
+}
+
+sslsim_status_t
+sslsim_world_detection (const sslsim_world_t *world, int i, sslsim_detection_t *out)
+{
+    const uint8_t *bytes;
+    size_t len;
+    if (!out || sslsim_world_vision (world, i, &bytes, &len))
+        return SSLSIM_EINVAL;
+    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, len, bytes);
+    if (!w)
+        return SSLSIM_EDECODE; /* our own encoder's bytes: cannot happen */
+    memset (out, 0, sizeof *out);
+    const SSLDetectionFrame *d = w->detection;
+    if (d) {
+        out->camera_id = (int) d->camera_id;
+        out->frame_number = d->frame_number;
+        out->t_capture = d->t_capture;
+        out->t_sent = d->t_sent;
+        for (size_t k = 0; k < d->n_balls && out->ball_count < SSLSIM_MAX_DET_BALLS; k++) {
+            const SSLDetectionBall *b = d->balls[k];
+            out->balls[out->ball_count++] = (sslsim_det_ball_t) {
+                .x = b->x / 1000.0,
+                .y = b->y / 1000.0,
+                .z = b->has_z ? b->z / 1000.0 : 0.0,
+                .confidence = b->confidence,
+                .area = b->has_area ? b->area : 0.0,
+            };
+        }
+        s_det_robots (out, 0, d->robots_blue, d->n_robots_blue);
+        s_det_robots (out, 1, d->robots_yellow, d->n_robots_yellow);
+    }
+    ssl__wrapper_packet__free_unpacked (w, NULL);
+    return SSLSIM_OK;
+}
+
+void
+sslsim_world_truth (const sslsim_world_t *world, sslsim_truth_t *out)
+{
+    sim_snapshot_t snap;
+    phys_world_snapshot (world->phys, &snap);
+    memset (out, 0, sizeof *out);
+    out->time_ns = snap.time_ns;
+    out->ball[0] = snap.ball.x;
+    out->ball[1] = snap.ball.y;
+    out->ball[2] = snap.ball.z;
+    out->ball[3] = snap.ball.vx;
+    out->ball[4] = snap.ball.vy;
+    out->ball[5] = snap.ball.vz;
+    int n = snap.robot_count < SSLSIM_MAX_ROBOTS ? snap.robot_count : SSLSIM_MAX_ROBOTS;
+    out->robot_count = n;
+    for (int i = 0; i < n; i++) {
+        const sim_robot_state_t *r = &snap.robots[i];
+        out->robots[i] = (sslsim_truth_robot_t) { r->team, r->id, r->x,  r->y, r->orientation,
+                                                  r->vx,   r->vy, r->omega, r->ball_contact, 0 };
+    }
+}
+
+uint64_t
+sslsim_world_time_ns (const sslsim_world_t *world)
+{
+    return world ? phys_world_time_ns (world->phys) : 0;
+}
+
+uint64_t
+sslsim_world_seed (const sslsim_world_t *world)
+{
+    return world ? world->cfg.sim.seed : 0;
+}
+
+/* ---- whole-state operations ----------------------------------------- */
+
+sslsim_status_t
+sslsim_world_reset (sslsim_world_t *world, uint64_t seed)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    sslsim_world_t *self = world;
+    sim_config_t cfg = self->base;
+    cfg.sim.seed = seed;
+    if (s_build (self, &cfg, NULL, self->last_error, sizeof self->last_error))
+        return SSLSIM_ECONFIG;
+    return SSLSIM_OK;
+}
+
+sslsim_status_t
+sslsim_world_save (const sslsim_world_t *world, const char *path)
+{
+    if (!world || !path)
+        return SSLSIM_EINVAL;
+    if (phys_checkpoint_save (path, SSLSIM_CHECKPOINT_KEY, world->phys, &world->cfg, 0))
+        return s_fail ((sslsim_world_t *) world, SSLSIM_EIO, "cannot write the checkpoint %s", path);
+    return SSLSIM_OK;
+}
+
+sslsim_status_t
+sslsim_world_load (sslsim_world_t *world, const char *path)
+{
+    if (!world || !path)
+        return SSLSIM_EINVAL;
+    sslsim_world_t *self = world;
+    sim_config_t cfg;
+    uint64_t serial;
+    phys_world_t *phys = phys_checkpoint_load (path, SSLSIM_CHECKPOINT_KEY, &cfg, &serial);
+    if (!phys)
+        return s_fail (self, SSLSIM_ECONFIG, "%s is no checkpoint of this build (see the log)", path);
+    sim_config_keep_local (&cfg, &self->cfg);
+    char why[200];
+    if (s_build (self, &cfg, phys, why, sizeof why))
+        return s_fail (self, SSLSIM_ECONFIG, "checkpoint %s refused: %s", path, why);
+    return SSLSIM_OK;
+}

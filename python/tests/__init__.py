@@ -1,0 +1,1 @@
+"""Tests of the sslsim Python module (scripts/run-python-tests.sh)."""

@@ -1,0 +1,243 @@
+"""Tests of the Python module sslsim, run with the system /usr/bin/python3
+(numpy from Debian) by `make test` (scripts/run-python-tests.sh):
+determinism, the same bytes as the C library (whose bytes
+tests/system/test_embed_sync.c compares with `ssl-sim run --mode sync`),
+batch independence, the environment's interface with and without
+Gymnasium, and bad input raising Python exceptions.
+"""
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import numpy as np  # noqa: E402
+
+import sslsim  # noqa: E402
+
+EMBED = os.environ.get("SSLSIM_EMBED_BENCH", os.path.join(HERE, "..", "..", "build", "bench", "embed"))
+
+
+def scripted(step, k=0):
+    """bench/embed.c s_commands: teams, ids, actions for the 22 robots."""
+    teams, ids, acts = [], [], []
+    for team in (0, 1):
+        for i in range(11):
+            teams.append(team)
+            ids.append(i)
+            acts.append([1.5 * math.sin(step * 0.04 + i + k), 0.3 * math.cos(step * 0.02 + i),
+                         math.sin(step * 0.05 - i), 5.0 if step % 25 == i else 0.0, 0.0,
+                         500.0 if i == 3 else 0.0])
+    return teams, ids, acts
+
+
+def fnv(h, data):
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def run(world, steps, k=0):
+    """Vision bytes and truth records of `steps` scripted steps."""
+    packets, truths = [], []
+    for step in range(steps):
+        world.robot_commands(*scripted(step, k))
+        world.step(0.016)
+        packets.append(world.vision())
+        truths.append(world.truth_record().tobytes())
+    return packets, truths
+
+
+class WorldTest(unittest.TestCase):
+    def test_same_seed_same_bytes(self):
+        a, b, c = sslsim.World(seed=4), sslsim.World(seed=4), sslsim.World(seed=5)
+        ra, rb, rc = run(a, 80), run(b, 80), run(c, 80)
+        self.assertEqual(ra, rb)
+        self.assertNotEqual(ra[0], rc[0])
+        self.assertGreater(sum(len(p) for p in ra[0]), 80 * 2)
+
+    def test_bytes_are_the_c_librarys(self):
+        """The C program bench/embed --dump runs the same script through the
+        C API; the hash of its vision bytes must be ours."""
+        if not os.access(EMBED, os.X_OK):
+            self.fail("%s not built (make)" % EMBED)
+        out = subprocess.run([EMBED, "--dump", "120", "9"], check=True, capture_output=True, text=True).stdout
+        want_hash, want_frames = out.split()
+        packets, _ = run(sslsim.World(seed=9), 120)
+        h, frames = 0xcbf29ce484222325, 0
+        for step in packets:
+            for p in step:
+                h = fnv(h, p)
+                frames += 1
+        self.assertEqual(frames, int(want_frames))
+        self.assertEqual("%016x" % h, want_hash)
+
+    def test_detections_and_truth(self):
+        w = sslsim.World(seed=2)
+        w.step(0.5)
+        dets = w.detections()
+        self.assertEqual(len(dets), len(w.vision()))
+        t = w.truth()
+        self.assertEqual(t["pos"].shape, (len(t["id"]), 2))
+        self.assertAlmostEqual(t["time"], 0.5)
+        d = dets[-1]
+        robots = d["robots"][:d["robot_count"]]
+        self.assertGreater(len(robots), 0)
+        for r in robots:
+            k = np.nonzero((t["team"] == r["team"]) & (t["id"] == r["id"]))[0][0]
+            self.assertLess(abs(t["pos"][k, 0] - r["x"]), 0.05)  # at rest: a few mm of noise
+
+    def test_teleport_reset_save_load(self):
+        w = sslsim.World(seed=3)
+        self.assertEqual(w.teleport_ball(1.0, -0.5), [])
+        w.step(0.016)
+        self.assertAlmostEqual(w.truth()["ball"][0], 1.0, places=3)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "w.checkpoint")
+            w.save(path)
+            other = sslsim.World(seed=8)
+            other.load(path)
+            for _ in range(20):
+                w.step(0.016)
+                other.step(0.016)
+            self.assertEqual(w.truth_record().tobytes(), other.truth_record().tobytes())
+            with self.assertRaises(sslsim.SslSimError):
+                other.load(os.path.join(d, "missing"))
+        w.reset(3)
+        self.assertEqual(w.time, 0.0)
+        self.assertEqual(w.seed, 3)
+
+    def test_bad_input_raises(self):
+        w = sslsim.World(seed=1)
+        with self.assertRaises(ValueError):
+            w.robot_commands([0], [0], [[float("nan"), 0, 0, 0, 0, 0]])
+        with self.assertRaises(ValueError):
+            w.robot_commands([0], [0], [[1, 0, 0]])
+        with self.assertRaises(ValueError):
+            w.robot_commands([0, 1], [0], [[1, 0, 0, 0, 0, 0]] * 2)
+        with self.assertRaises(sslsim.SslSimError):
+            w.robot_commands([3], [0], [[1, 0, 0, 0, 0, 0]])
+        with self.assertRaises(sslsim.SslSimError):
+            w.step(0.0105)
+        with self.assertRaises(sslsim.SslSimError):
+            w.step(float("inf"))
+        with self.assertRaises(sslsim.SslSimError):
+            w.command("simulator_command", b"\xff\xff\xff\xff\x0f")
+        with self.assertRaises(ValueError):
+            w.command("nonsense", b"")
+        with self.assertRaises(ValueError):
+            w.teleport_ball(float("nan"), 0)
+        self.assertEqual(len(w.robot_commands([1], [15], [[1, 0, 0, 0, 0, 0]])), 1)  # UNKNOWN_ROBOT
+        with self.assertRaises(sslsim.SslSimError):
+            sslsim.World(args=["--realism", "no-such-preset"])
+        w.close()
+        with self.assertRaises(ValueError):
+            w.step(0.016)
+
+
+class BatchTest(unittest.TestCase):
+    def test_world_k_does_not_depend_on_n(self):
+        alone = [run(sslsim.World(seed=50 + k), 40, k) for k in range(3)]
+        for n, threads in ((1, 1), (3, 2), (3, 3)):
+            b = sslsim.Batch(n, threads=threads, seed=50)
+            got = [([], []) for _ in range(n)]
+            for step in range(40):
+                cmds = np.concatenate([sslsim.commands(*scripted(step, k))[None, :] for k in range(n)])
+                b.set_commands(cmds)
+                b.step(0.016)
+                truth = b.truth_records()
+                for k in range(n):
+                    got[k][0].append(b.world(k).vision())
+                    got[k][1].append(truth[k].tobytes())
+            for k in range(n):
+                self.assertEqual(got[k], alone[k], "world %d of %d on %d threads" % (k, n, threads))
+            b.close()
+
+    def test_bad_batch_input(self):
+        b = sslsim.Batch(2, threads=2, seeds=[1, 2])
+        good = np.zeros((2, 1), dtype=sslsim.COMMAND)
+        b.set_commands(good)
+        with self.assertRaises(ValueError):
+            b.set_commands(np.zeros((3, 1), dtype=sslsim.COMMAND))
+        with self.assertRaises(ValueError):
+            b.set_commands(np.zeros((2, 6)))
+        bad = good.copy()
+        bad["forward"] = np.nan
+        with self.assertRaises(sslsim.SslSimError):
+            b.set_commands(bad)
+        with self.assertRaises(ValueError):
+            sslsim.Batch(0)
+        with self.assertRaises(ValueError):
+            sslsim.Batch(2, seeds=[1])
+        with self.assertRaises(IndexError):
+            b.reset(5, 1)
+        b.step(0.016)
+        b.close()
+
+
+class EnvTest(unittest.TestCase):
+    def test_interface(self):
+        for observation in ("truth", "vision"):
+            env = sslsim.SslSimEnv(observation=observation, max_steps=5,
+                                   reward_fn=lambda obs, info: -info["truth"]["ball"][0])
+            obs, info = env.reset(seed=7)
+            self.assertEqual(obs.shape, env.observation_space.shape)
+            self.assertEqual(obs.dtype, np.float32)
+            steps = 0
+            while True:
+                obs, reward, terminated, truncated, info = env.step(np.zeros(env.action_space.shape))
+                steps += 1
+                self.assertIsInstance(reward, float)
+                if terminated or truncated:
+                    break
+            self.assertEqual(steps, 5)
+            self.assertTrue(truncated)
+            if observation == "vision":
+                self.assertGreater(len(info["detections"]), 0)
+                self.assertGreaterEqual(obs[0], 0.0)  # the ball was seen
+
+    def test_reset_seeds_are_deterministic(self):
+        env = sslsim.SslSimEnv(observation="vision")
+        first = []
+        for seed in (11, 12):
+            env.reset(seed=seed)
+            first.append([env.step(np.full(env.action_space.shape, 0.5))[0] for _ in range(10)])
+        env.reset(seed=11)
+        again = [env.step(np.full(env.action_space.shape, 0.5))[0] for _ in range(10)]
+        np.testing.assert_array_equal(np.array(first[0]), np.array(again))
+        self.assertFalse(np.array_equal(np.array(first[0]), np.array(first[1])))
+
+    def test_bad_actions(self):
+        env = sslsim.SslSimEnv()
+        env.reset(seed=1)
+        with self.assertRaises(ValueError):
+            env.step(np.full(env.action_space.shape, np.nan))
+        with self.assertRaises(ValueError):
+            env.step(np.zeros((3, 2)))
+        with self.assertRaises(ValueError):
+            sslsim.SslSimEnv(observation="pixels")
+        env.step(np.zeros(env.action_space.shape))  # still usable
+
+    def test_worked_example_scores(self):
+        """examples/drive_and_kick.py: deterministic, so its first episode
+        always ends the same way (a goal)."""
+        ex = os.path.join(HERE, "..", "..", "examples", "drive_and_kick.py")
+        out = subprocess.run([sys.executable, ex, "--episodes", "1"], check=True, capture_output=True,
+                             text=True, env=dict(os.environ)).stdout
+        self.assertIn("1 goals in 1 episodes", out)
+
+    def test_registration_follows_gymnasium(self):
+        try:
+            import gymnasium  # noqa: F401
+            have = True
+        except ImportError:
+            have = False
+        self.assertEqual(sslsim.register(), have)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,312 @@
+/*  test_sslsim.c - libsslsim's own promises (embed/sslsim.h): same seed
+    and inputs give the same bytes, a batch's world k does not depend on the
+    batch size or its threads, reset and save/load give back the states
+    they promise, and bad input is refused with a code and a reason.
+    (Sameness with `ssl-sim run --mode sync`: tests/system/test_embed_sync.c.)
+*/
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sslsim.h"
+#include "ssl_simulation_config.pb-c.h"
+#include "ssl_simulation_control.pb-c.h"
+
+#define TS_STEPS 150
+
+/* FNV-1a over bytes, continuing from h. */
+static uint64_t
+s_fnv (uint64_t h, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The commands of step `step` for world `k`: every robot of both teams. */
+static int
+s_commands (sslsim_robot_command_t *c, int step, int k)
+{
+    int n = 0;
+    for (int team = 0; team < 2; team++)
+        for (int id = 0; id < 11; id++)
+            c[n++] = (sslsim_robot_command_t) {
+                .team = team,
+                .id = id,
+                .forward = 1.5 * sin (step * 0.04 + id + k),
+                .left = 0.3 * cos (step * 0.02 + id),
+                .angular = 1.0 * sin (step * 0.05 - id),
+                .kick_speed = step % 25 == id ? 5.0 : 0.0,
+                .dribbler_speed = id == 3 ? 500.0 : 0.0,
+            };
+    return n;
+}
+
+/* Hash of the vision bytes and truth of one world's step. */
+static uint64_t
+s_step_hash (uint64_t h, const sslsim_world_t *w)
+{
+    for (int i = 0; i < sslsim_world_vision_count (w); i++) {
+        const uint8_t *bytes;
+        size_t len;
+        cr_assert_eq (sslsim_world_vision (w, i, &bytes, &len), SSLSIM_OK);
+        h = s_fnv (h, bytes, len);
+    }
+    sslsim_truth_t t;
+    sslsim_world_truth (w, &t);
+    return s_fnv (h, &t, sizeof t);
+}
+
+static sslsim_world_t *
+s_world (uint64_t seed)
+{
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    config.has_seed = 1;
+    config.seed = seed;
+    char err[256];
+    sslsim_world_t *w = sslsim_world_new (&config, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    return w;
+}
+
+/* Hash of TS_STEPS driven steps of a fresh world; frames counts the
+   vision packets. */
+static uint64_t
+s_run (sslsim_world_t *w, int k, int *frames)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    sslsim_robot_command_t c[22];
+    *frames = 0;
+    for (int step = 0; step < TS_STEPS; step++) {
+        int n = s_commands (c, step, k);
+        cr_assert_geq (sslsim_world_robot_commands (w, c, n), 0, "%s", sslsim_world_last_error (w));
+        cr_assert_eq (sslsim_world_step (w, 0.016), SSLSIM_OK);
+        *frames += sslsim_world_vision_count (w);
+        h = s_step_hash (h, w);
+    }
+    return h;
+}
+
+Test (sslsim, same_seed_same_bytes_other_seed_other_bytes)
+{
+    sslsim_world_t *a = s_world (7), *b = s_world (7), *c = s_world (8);
+    int fa, fb, fc;
+    uint64_t ha = s_run (a, 0, &fa), hb = s_run (b, 0, &fb), hc = s_run (c, 0, &fc);
+    cr_assert_eq (ha, hb, "two worlds of seed 7 differ");
+    cr_assert_neq (ha, hc, "seeds 7 and 8 gave the same bytes");
+    /* two cameras, 16 ms steps: about 2.4 frames a step once the delay passed */
+    cr_assert_gt (fa, TS_STEPS * 2, "only %d frames in %d steps", fa, TS_STEPS);
+    sslsim_world_free (a);
+    sslsim_world_free (b);
+    sslsim_world_free (c);
+}
+
+Test (sslsim, reset_is_a_new_world_of_that_seed)
+{
+    sslsim_world_t *a = s_world (3), *b = s_world (11);
+    int f;
+    s_run (b, 0, &f);
+    cr_assert_eq (sslsim_world_reset (b, 3), SSLSIM_OK);
+    cr_assert_eq (sslsim_world_time_ns (b), 0);
+    cr_assert_eq (s_run (a, 0, &f), s_run (b, 0, &f), "reset(3) differs from a new world of seed 3");
+    sslsim_world_free (a);
+    sslsim_world_free (b);
+}
+
+/* Batch sizes and thread counts do not change world k. */
+Test (sslsim, batch_world_k_does_not_depend_on_n_or_threads)
+{
+    enum { N = 5 };
+    uint64_t alone[N];
+    for (int k = 0; k < N; k++) {
+        sslsim_world_t *w = s_world (100 + (uint64_t) k);
+        uint64_t h = 0xcbf29ce484222325ull;
+        sslsim_robot_command_t c[22];
+        for (int step = 0; step < 60; step++) {
+            int n = s_commands (c, step, k);
+            cr_assert_geq (sslsim_world_robot_commands (w, c, n), 0);
+            cr_assert_eq (sslsim_world_step (w, 0.016), SSLSIM_OK);
+            h = s_step_hash (h, w);
+        }
+        alone[k] = h;
+        sslsim_world_free (w);
+    }
+    const int sizes[][2] = { { 1, 1 }, { 3, 2 }, { N, 2 }, { N, 3 } };
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int n = sizes[s][0], threads = sizes[s][1];
+        sslsim_config_t config;
+        sslsim_config_init (&config);
+        config.has_seed = 1;
+        config.seed = 100;
+        char err[256];
+        sslsim_batch_t *b = sslsim_batch_new (n, &config, threads, NULL, err, sizeof err);
+        cr_assert_not_null (b, "%s", err);
+        cr_assert_eq (sslsim_batch_threads (b), threads);
+        uint64_t h[N];
+        sslsim_robot_command_t c[N * 22];
+        for (int k = 0; k < n; k++)
+            h[k] = 0xcbf29ce484222325ull;
+        for (int step = 0; step < 60; step++) {
+            for (int k = 0; k < n; k++)
+                s_commands (c + k * 22, step, k);
+            cr_assert_eq (sslsim_batch_robot_commands (b, c, 22), SSLSIM_OK);
+            cr_assert_eq (sslsim_batch_step (b, 0.016), SSLSIM_OK, "%s", sslsim_batch_last_error (b));
+            for (int k = 0; k < n; k++)
+                h[k] = s_step_hash (h[k], sslsim_batch_world (b, k));
+        }
+        for (int k = 0; k < n; k++)
+            cr_assert_eq (h[k], alone[k], "world %d of a batch of %d on %d threads differs from it alone", k,
+                          n, threads);
+        sslsim_batch_free (b);
+    }
+}
+
+Test (sslsim, given_seeds_are_used)
+{
+    uint64_t seeds[2] = { 42, 42 };
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    sslsim_batch_t *b = sslsim_batch_new (2, &config, 2, seeds, NULL, 0);
+    cr_assert_not_null (b);
+    sslsim_world_t *ref = s_world (42);
+    int f;
+    uint64_t h0 = s_run (sslsim_batch_world (b, 0), 0, &f);
+    cr_assert_eq (h0, s_run (sslsim_batch_world (b, 1), 0, &f));
+    cr_assert_eq (h0, s_run (ref, 0, &f));
+    sslsim_world_free (ref);
+    sslsim_batch_free (b);
+}
+
+Test (sslsim, load_continues_physics_exactly)
+{
+    char path[] = "/tmp/test_sslsim_XXXXXX";
+    int fd = mkstemp (path);
+    cr_assert_geq (fd, 0);
+    close (fd);
+    sslsim_world_t *a = s_world (5), *b = s_world (99);
+    int f;
+    s_run (a, 0, &f);
+    cr_assert_eq (sslsim_world_save (a, path), SSLSIM_OK, "%s", sslsim_world_last_error (a));
+    cr_assert_eq (sslsim_world_load (b, path), SSLSIM_OK, "%s", sslsim_world_last_error (b));
+    cr_assert_eq (sslsim_world_time_ns (b), sslsim_world_time_ns (a));
+    sslsim_robot_command_t c[22];
+    for (int step = 0; step < 50; step++) {
+        int n = s_commands (c, step, 1);
+        sslsim_world_robot_commands (a, c, n);
+        sslsim_world_robot_commands (b, c, n);
+        sslsim_world_step (a, 0.016);
+        sslsim_world_step (b, 0.016);
+        sslsim_truth_t ta, tb;
+        sslsim_world_truth (a, &ta);
+        sslsim_world_truth (b, &tb);
+        cr_assert (memcmp (&ta, &tb, sizeof ta) == 0, "step %d after load: the truth differs", step);
+    }
+    /* a file that is not a checkpoint leaves the world as it was */
+    FILE *fp = fopen (path, "w");
+    fputs ("not a checkpoint", fp);
+    fclose (fp);
+    uint64_t t = sslsim_world_time_ns (b);
+    cr_assert_eq (sslsim_world_load (b, path), SSLSIM_ECONFIG);
+    cr_assert_eq (sslsim_world_time_ns (b), t);
+    cr_assert_eq (sslsim_world_save (b, "/nonexistent-dir/x"), SSLSIM_EIO);
+    unlink (path);
+    sslsim_world_free (a);
+    sslsim_world_free (b);
+}
+
+Test (sslsim, bad_input_is_refused_with_a_reason)
+{
+    sslsim_world_t *w = s_world (1);
+    cr_assert_eq (sslsim_world_step (w, 0.0105), SSLSIM_EINVAL);
+    cr_assert (strstr (sslsim_world_last_error (w), "substeps") != NULL, "%s", sslsim_world_last_error (w));
+    cr_assert_eq (sslsim_world_step (w, NAN), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_world_step (w, -0.016), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_world_step (w, 61.0), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_world_time_ns (w), 0, "a refused step moved time");
+
+    sslsim_robot_command_t c = { .team = 0, .id = 1, .forward = NAN };
+    cr_assert_eq (sslsim_world_robot_commands (w, &c, 1), SSLSIM_EINVAL);
+    c.forward = INFINITY;
+    cr_assert_eq (sslsim_world_robot_commands (w, &c, 1), SSLSIM_EINVAL);
+    c = (sslsim_robot_command_t) { .team = 2, .id = 1 };
+    cr_assert_eq (sslsim_world_robot_commands (w, &c, 1), SSLSIM_EINVAL);
+    c = (sslsim_robot_command_t) { .team = 1, .id = 15, .forward = 1 };
+    cr_assert_eq (sslsim_world_robot_commands (w, &c, 1), 1, "robot 15 is not on the field: one error");
+    cr_assert (strstr (sslsim_world_error (w, 0), "UNKNOWN_ROBOT") != NULL, "%s", sslsim_world_error (w, 0));
+    cr_assert_null (sslsim_world_error (w, 1));
+
+    const uint8_t junk[] = { 0xff, 0xff, 0xff, 0xff, 0x0f };
+    for (int kind = 0; kind < 4; kind++)
+        cr_assert_eq (sslsim_world_command (w, (sslsim_msg_t) kind, junk, sizeof junk), SSLSIM_EDECODE,
+                      "kind %d took junk", kind);
+    cr_assert_eq (sslsim_world_command (w, (sslsim_msg_t) 9, junk, 0), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_world_command (w, SSLSIM_MSG_SIMULATOR_COMMAND, NULL, 3), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_world_command (w, SSLSIM_MSG_SIMULATOR_COMMAND, NULL, 0), 0, "an empty command");
+    cr_assert_eq (sslsim_world_vision (w, 0, NULL, NULL), SSLSIM_EINVAL);
+
+    char err[256] = "";
+    const char *const bad[] = { "--realism", "no-such-preset", NULL };
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    config.args = bad;
+    cr_assert_null (sslsim_world_new (&config, err, sizeof err));
+    cr_assert_neq (err[0], '\0');
+    config.args = NULL;
+    config.ini = "[sim]\nsubstep = -1\n";
+    cr_assert_null (sslsim_world_new (&config, err, sizeof err));
+    cr_assert (strstr (err, "substep") != NULL, "%s", err);
+    cr_assert_null (sslsim_batch_new (0, &config, 0, NULL, err, sizeof err));
+    sslsim_world_free (w);
+    sslsim_world_free (NULL);
+    sslsim_batch_free (NULL);
+}
+
+/* A SimulatorConfig applies through the service's code: realism "none"
+   takes the noise out of the detections. */
+Test (sslsim, simulator_config_changes_the_realism)
+{
+    sslsim_world_t *w = s_world (1);
+    RealismConfig rc = REALISM_CONFIG__INIT;
+    SimulatorConfig sc = SIMULATOR_CONFIG__INIT;
+    sc.realism_config = &rc;
+    uint8_t buf[256];
+    size_t len = simulator_config__pack (&sc, buf);
+    cr_assert_geq (sslsim_world_command (w, SSLSIM_MSG_SIMULATOR_CONFIG, buf, len), 0);
+    cr_assert_eq (sslsim_world_step (w, 0.2), SSLSIM_OK);
+    cr_assert_gt (sslsim_world_vision_count (w), 0);
+    sslsim_detection_t d;
+    cr_assert_eq (sslsim_world_detection (w, 0, &d), SSLSIM_OK);
+    cr_assert_gt (d.robot_count, 0);
+    cr_assert (d.camera_id == 0 || d.camera_id == 1);
+    sslsim_world_free (w);
+}
+
+/* Decoded detections are the truth within the realistic noise (vision.md:
+   a few mm). */
+Test (sslsim, detections_decode_what_the_bytes_say)
+{
+    sslsim_world_t *w = s_world (2);
+    cr_assert_eq (sslsim_world_step (w, 0.5), SSLSIM_OK);
+    sslsim_truth_t t;
+    sslsim_world_truth (w, &t);
+    int matched = 0;
+    for (int i = 0; i < sslsim_world_vision_count (w); i++) {
+        sslsim_detection_t d;
+        cr_assert_eq (sslsim_world_detection (w, i, &d), SSLSIM_OK);
+        for (int r = 0; r < d.robot_count; r++)
+            for (int k = 0; k < t.robot_count; k++)
+                if (t.robots[k].team == d.robots[r].team && t.robots[k].id == d.robots[r].id) {
+                    /* at rest in formation: what was captured is where it is */
+                    cr_assert_lt (fabs (t.robots[k].x - d.robots[r].x), 0.05, "robot %d", d.robots[r].id);
+                    cr_assert_lt (fabs (t.robots[k].y - d.robots[r].y), 0.05);
+                    matched++;
+                }
+    }
+    cr_assert_gt (matched, 22);
+    sslsim_world_free (w);
+}
