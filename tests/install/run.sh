@@ -117,6 +117,18 @@ else
         check "conffiles: $conffiles" test "$conffiles" = "/etc/default/ssl-sim /etc/ssl-sim/realism/noisy-venue.ini /etc/ssl-sim/ssl-sim.ini /etc/ssl-sim/three-hosts.ini /etc/ssl-sim/two-hosts.ini "
         depends=$(dpkg-deb -f "$deb" Depends)
         check "Depends: $depends" sh -c "for p in libczmq4 libzmq5 libprotobuf-c1 libinih1; do echo '$depends' | grep -q \"\$p\" || exit 1; done"
+        # the library and the Python module come in their own packages
+        for p in libsslsim1 libsslsim-dev python3-sslsim; do
+            dpkg -x "$(ls "$build"/deb/${p}_*.deb)" "$pkgroot"
+        done
+        multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+        check "libsslsim-dev: sslsim.h, sslsim.pc and libsslsim.so -> libsslsim.so.1" sh -c \
+            "[ -f '$pkgroot/usr/include/sslsim.h' ] && [ -f '$pkgroot/usr/lib/$multiarch/pkgconfig/sslsim.pc' ] \
+             && [ \"\$(readlink '$pkgroot/usr/lib/$multiarch/libsslsim.so')\" = libsslsim.so.1 ]"
+        check "python3-sslsim imports with the packaged library and steps a world" \
+            env SSLSIM_LIBRARY="$pkgroot/usr/lib/$multiarch/libsslsim.so.1" \
+                PYTHONPATH="$pkgroot/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+                'import sslsim; w = sslsim.World(); w.step(0.016); w.close()'
     else
         tail -30 "$scratch/deb.log"
         bad "make deb"
