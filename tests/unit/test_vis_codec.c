@@ -193,7 +193,7 @@ Test (vis_codec, truth_packet)
         sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
         if (vis_model_advance (m, &s) <= 0)
             continue;
-        size_t len = vis_codec_truth (m, &s, buf, sizeof buf);
+        size_t len = vis_codec_truth (m, &s, "8f1a4c2e-5b6d-4f70-9a83-1c2d3e4f5a6b", buf, sizeof buf);
         cr_assert (len > 0);
         TrackerWrapperPacket *w = tracker_wrapper_packet__unpack (NULL, len, buf);
         cr_assert_not_null (w);
