@@ -202,7 +202,7 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "what t_capture, t_sent and the truth timestamp count from (auto: Unix time in "
          "realtime mode, 0 in fast and sync)"),
     S_S ("vision", "truth_uuid", OFF (vision.truth_uuid), SSIZE (vision.truth_uuid), "", NULL,
-         "uuid of the truth stream (empty = from seed, port offset and host name)",
+         "uuid of the truth stream (empty = from seed, port offset, control port and host name)",
          "truth_uuid = 0b5e1c3a-0000-8000-8000-000000000001 ; fixed truth source id"),
     S_F ("vision", "focal_length_px", OFF (vision.focal_length_px), 1420.0, R_GT0, "px",
          "focal length in the geometry packet and the area height term"),

@@ -59,7 +59,7 @@ typedef struct {
     bool report_ball_z;
     double timestamp_epoch_offset;
     sim_timestamp_base_t timestamp_base;
-    char truth_uuid[64]; /* "" = derived from seed, port offset and host name */
+    char truth_uuid[64]; /* "" = from seed, port offset, control port, host name */
     double focal_length_px;
     int camera_count; /* explicit [camera N] sections; 0 = auto */
     sim_camera_cfg_t cameras[SIM_MAX_CAMERAS];

@@ -55,8 +55,10 @@ vis_truth_uuid (const sim_config_t *cfg, const char *host, char *out, size_t len
     /* 128 bits from two FNV-1a streams over the instance's identity,
        written as an RFC 9562 version 8 (custom) uuid */
     char key[512];
-    int n = snprintf (key, sizeof key, "ssl-sim truth|%llu|%d|%s", (unsigned long long) cfg->sim.seed,
-                      cfg->network.port_offset, host ? host : "");
+    /* the control port (after the offset) is bound by one simulator per
+       host, so it tells apart two on one host that share everything else */
+    int n = snprintf (key, sizeof key, "ssl-sim truth|%llu|%d|%d|%s", (unsigned long long) cfg->sim.seed,
+                      cfg->network.port_offset, cfg->network.control_port, host ? host : "");
     size_t klen = n < 0 ? 0 : (size_t) n < sizeof key ? (size_t) n : sizeof key - 1;
     uint64_t hi = s_fnv (0xcbf29ce484222325ull, key, klen);
     uint64_t lo = s_fnv (hi ^ 0x9e3779b97f4a7c15ull, key, klen);
