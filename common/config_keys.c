@@ -304,7 +304,7 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "224.5.23.2:10020", sim_cfg_check_addr, "vision destination HOST:PORT; --vision-addr",
          NULL),
     S_B ("run", "localhost", OFF (run.localhost), false,
-         "vision and truth to 127.0.0.1; --localhost"),
+         "vision and truth stay on this machine ([network] local_vision); --localhost"),
     S_B ("run", "truth", OFF (run.truth), false, "publish ground truth; --truth"),
     S_B ("run", "legacy_grsim", OFF (run.legacy_grsim), true,
          "grSim command port and Robots_Status; --no-legacy-grsim"),
