@@ -6,7 +6,10 @@
     geometry while paused.
 
     The fixture's configuration asks for sim-time stamps and unicast local
-    vision (sim_test.h); these tests ask for the defaults again.
+    vision (sim_test.h); these tests ask for the defaults again. The test
+    of a member joined on the default interface runs in a network
+    namespace it makes (root; skipped elsewhere), since such a join
+    would otherwise touch the machine's real network card.
 */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
@@ -340,4 +343,67 @@ Test (league, paused_sends_geometry_once_a_second, .timeout = 60)
     cr_expect (s_log_says (&f, "paused", 3000), "the log does not say paused");
     cr_expect (s_log_says (&f, "| paused", 3000), "the status line does not say paused");
     cr_expect_eq (sim_fixture_stop (&f), 0);
+}
+
+/* ---- a group member on the default interface (the league tools' way) ------ */
+
+Test (league, localhost_vision_reaches_a_member_on_the_default_interface, .timeout = 60)
+{
+    /* ssl-vision-client and the game controller join the group on the
+       interfaces that have the MULTICAST flag, which lo lacks: inside a
+       namespace of its own whose default route is a veth pair that ends
+       in the same namespace (nothing real to leak to), a member joined on
+       the default interface and a plain listener of the port both get
+       local vision */
+    char ns[32], why[200], dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    snprintf (ns, sizeof ns, "sslsim-l-%d", (int) getpid ());
+    if (sim_lab_netns_add_first (ns, why, sizeof why)) {
+        cr_skip_test ("skipped: %s", why);
+        return;
+    }
+    int rc = sim_lab_sh ("ip -n %s link set lo up && ip -n %s link add lv0 type veth peer name lv1"
+                         " && ip -n %s addr add 10.231.9.1/24 dev lv0 && ip -n %s link set lv0 up"
+                         " && ip -n %s link set lv1 up && ip -n %s route add default dev lv0",
+                         ns, ns, ns, ns, ns, ns);
+    cr_assert_not_null (mkdtemp (dir));
+    char ini[96], log[96];
+    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    snprintf (log, sizeof log, "%s/log.txt", dir);
+    FILE *file = fopen (ini, "w");
+    cr_assert_not_null (file);
+    fprintf (file, "[run]\nrealism = none\nlegacy_grsim = false\n[network]\nbind_address = 127.0.0.1\n");
+    fclose (file);
+    const char *args[] = { "run", "--config", ini, "--localhost", "--vision-addr", S_GROUP ":10020", NULL };
+    pid_t pid = rc == 0 ? sim_lab_spawn (args, dir, log, ns) : -1;
+    bool entered = pid > 0 && sim_lab_enter_netns (ns) == 0;
+    cr_expect (entered, "no namespace to test in");
+    int fds[2] = { -1, -1 };
+    if (entered) {
+        int one = 1;
+        struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons (10020) };
+        struct ip_mreq mreq = { .imr_interface.s_addr = htonl (INADDR_ANY) };
+        inet_pton (AF_INET, S_GROUP, &mreq.imr_multiaddr);
+        for (int i = 0; i < 2; i++) {
+            fds[i] = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+            cr_assert_geq (fds[i], 0);
+            setsockopt (fds[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+            cr_assert_eq (bind (fds[i], (struct sockaddr *) &any, sizeof any), 0, "%s", strerror (errno));
+        }
+        /* the member joins where the kernel routes the group: lv0 */
+        cr_assert_eq (setsockopt (fds[0], IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof mreq), 0, "%s",
+                      strerror (errno));
+        int counts[2];
+        s_count (fds, 2, 5000, counts);
+        cr_expect_gt (counts[0], 100, "the member on the default interface got %d datagrams", counts[0]);
+        cr_expect_gt (counts[1], 100, "the plain listener got %d datagrams", counts[1]);
+        cr_expect (abs (counts[0] - counts[1]) <= 3, "%d and %d datagrams", counts[0], counts[1]);
+        if (counts[0] <= 100 || counts[1] <= 100)
+            sim_lab_dump (log);
+    }
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close (fds[i]);
+    if (pid > 0)
+        sim_lab_stop (pid);
+    sim_lab_sh ("ip netns del %s 2>/dev/null; rm -rf '%s'", ns, dir);
 }
