@@ -299,6 +299,8 @@ Test (league, localhost_vision_reaches_two_listeners_and_a_group_member, .timeou
     int counts[4];
     s_count (fds, 4, 300, counts); /* the services may still be starting */
     s_count (fds, 4, 1000, counts);
+    cr_log_info ("in 1 s: listeners %d and %d, group member %d, truth member %d", counts[0], counts[1],
+                 counts[2], counts[3]);
     /* 2 cameras at 73.3 Hz: ~147 a second each; every listener gets every one */
     for (int i = 0; i < 3; i++)
         cr_expect_gt (counts[i], 60, "vision listener %d got %d datagrams in 1 s", i, counts[i]);
@@ -336,6 +338,7 @@ Test (league, paused_sends_geometry_once_a_second, .timeout = 60)
         detections += w->detection != NULL;
         ssl__wrapper_packet__free_unpacked (w, NULL);
     }
+    cr_log_info ("paused 3.5 s: %d geometry packets, %d detections", geometry, detections);
     /* once a wall-clock second: 3 or 4 in 3.5 s (one more or less when the
        machine is slow to run the sender or this loop) */
     cr_expect (geometry >= 2 && geometry <= 5, "%d geometry packets in 3.5 s while paused", geometry);
@@ -394,6 +397,7 @@ Test (league, localhost_vision_reaches_a_member_on_the_default_interface, .timeo
                       strerror (errno));
         int counts[2];
         s_count (fds, 2, 5000, counts);
+        cr_log_info ("in 5 s: member on the default interface %d, plain listener %d", counts[0], counts[1]);
         cr_expect_gt (counts[0], 100, "the member on the default interface got %d datagrams", counts[0]);
         cr_expect_gt (counts[1], 100, "the plain listener got %d datagrams", counts[1]);
         cr_expect (abs (counts[0] - counts[1]) <= 3, "%d and %d datagrams", counts[0], counts[1]);
