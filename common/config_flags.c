@@ -62,7 +62,7 @@ const sim_cfg_flag_t sim_cfg_flags[] = {
     { .name = "--vision-addr", .arg = "H:P", .kind = SIM_CFG_FLAG_KEY, .section = "run",
       .key = "vision_addr", .help = "vision destination", .flags = SIM_CFG_SHOW_DEFAULT },
     { .name = "--localhost", .kind = SIM_CFG_FLAG_KEY, .section = "run", .key = "localhost",
-      .fixed = "true", .help = "vision and truth to 127.0.0.1, and every protocol port bound there" },
+      .fixed = "true", .help = "vision and truth stay on this machine (loopback multicast), every protocol port on 127.0.0.1" },
     { .name = "--truth", .kind = SIM_CFG_FLAG_KEY, .section = "run", .key = "truth",
       .fixed = "true",
       .help = "publish ground truth (TrackerWrapperPacket, port {network.truth_port})" },

@@ -40,6 +40,12 @@ static const sim_cfg_enum_name_t s_phase_names[] = {
     { "locked", SIM_PHASE_LOCKED }, { "free_running", SIM_PHASE_FREE_RUNNING },
     { "free-running", SIM_PHASE_FREE_RUNNING }, { NULL, 0 }
 };
+static const sim_cfg_enum_name_t s_timestamp_base_names[] = {
+    { "auto", SIM_TS_AUTO }, { "unix", SIM_TS_UNIX }, { "zero", SIM_TS_ZERO }, { NULL, 0 }
+};
+static const sim_cfg_enum_name_t s_local_vision_names[] = {
+    { "multicast", SIM_LOCAL_MULTICAST }, { "unicast", SIM_LOCAL_UNICAST }, { NULL, 0 }
+};
 static const sim_cfg_enum_name_t s_drive_names[] = {
     { "wheels", SIM_DRIVE_WHEELS }, { "ideal", SIM_DRIVE_IDEAL }, { NULL, 0 }
 };
@@ -190,7 +196,14 @@ const sim_cfg_key_t sim_cfg_keys[] = {
     S_B ("vision", "report_ball_z", OFF (vision.report_ball_z), false,
          "report the ball height in detections"),
     S_F ("vision", "timestamp_epoch_offset", OFF (vision.timestamp_epoch_offset), 0.0, R_GE0,
-         "s", "added to t_capture and t_sent"),
+         "s", "added to t_capture, t_sent and the truth timestamp"),
+    S_E ("vision", "timestamp_base", OFF (vision.timestamp_base), SIM_TS_AUTO,
+         s_timestamp_base_names,
+         "what t_capture, t_sent and the truth timestamp count from (auto: Unix time in "
+         "realtime mode, 0 in fast and sync)"),
+    S_S ("vision", "truth_uuid", OFF (vision.truth_uuid), SSIZE (vision.truth_uuid), "", NULL,
+         "uuid of the truth stream (empty = from seed, port offset, control port and host name)",
+         "truth_uuid = 0b5e1c3a-0000-8000-8000-000000000001 ; fixed truth source id"),
     S_F ("vision", "focal_length_px", OFF (vision.focal_length_px), 1420.0, R_GT0, "px",
          "focal length in the geometry packet and the area height term"),
 
@@ -261,6 +274,12 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "penalty area depth"),
     S_F ("field", "penalty_area_width", OFF (field.penalty_area_width), 0, R_GE0, "m",
          "penalty area width"),
+    S_F ("field", "boundary_width_goal_line", OFF (field.boundary_width_goal_line), 0, R_GE0,
+         "m", "run-off area behind the goal lines, geometry packet only (0 = division)"),
+    S_F ("field", "goal_center_to_penalty_mark", OFF (field.goal_center_to_penalty_mark), 0,
+         R_GE0, "m", "goal centre to the penalty mark (0 = division)"),
+    S_F ("field", "goal_substitution_area_width", OFF (field.goal_substitution_area_width), 0,
+         R_GE0, "m", "depth of the substitution area behind each goal line (0 = division)"),
     S_F ("field", "center_circle_radius", OFF (field.center_circle_radius), 0, R_GE0, "m",
          "centre circle radius"),
     S_F ("field", "line_thickness", OFF (field.line_thickness), 0, R_GE0, "m",
@@ -285,7 +304,7 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "224.5.23.2:10020", sim_cfg_check_addr, "vision destination HOST:PORT; --vision-addr",
          NULL),
     S_B ("run", "localhost", OFF (run.localhost), false,
-         "vision and truth to 127.0.0.1; --localhost"),
+         "vision and truth stay on this machine ([network] local_vision); --localhost"),
     S_B ("run", "truth", OFF (run.truth), false, "publish ground truth; --truth"),
     S_B ("run", "legacy_grsim", OFF (run.legacy_grsim), true,
          "grSim command port and Robots_Status; --no-legacy-grsim"),
@@ -332,6 +351,12 @@ const sim_cfg_key_t sim_cfg_keys[] = {
                "IPv4 address of the interface vision multicast leaves by (empty = the "
                "system's choice)",
                "multicast_interface = 127.0.0.1 ; keep vision on this machine"),
+    { .section = "network", .key = "local_vision", .type = SIM_CFG_ENUM,
+      .offset = OFF (network.local_vision), .def = SIM_LOCAL_MULTICAST,
+      .range = R_ANY, .names = s_local_vision_names, .unit = "",
+      .help = "how --localhost sends a multicast vision_addr: through the loopback interface "
+              "(every local listener) or as unicast to 127.0.0.1 (one listener)",
+      .flags = SIM_CFG_LOCAL },
     S_I_LOCAL ("network", "port_offset", OFF (network.port_offset), 0, R_(0, 65534, 0),
                "added to every UDP port above; --port-offset"),
 

@@ -19,6 +19,18 @@
 
 typedef enum { SIM_MODE_REALTIME = 0, SIM_MODE_FAST = 1, SIM_MODE_SYNC = 2 } sim_mode_t;
 
+/* What the wire timestamps (t_capture, t_sent, TrackedFrame.timestamp)
+   count from: auto = Unix time in realtime mode, zero in fast and sync
+   (so those runs stay byte-identical); unix = Unix time at start plus sim
+   time in every mode; zero = sim time. timestamp_epoch_offset is added on
+   top of each. */
+typedef enum { SIM_TS_AUTO = 0, SIM_TS_UNIX = 1, SIM_TS_ZERO = 2 } sim_timestamp_base_t;
+
+/* How --localhost reaches local programs: multicast to the vision group
+   through the loopback interface (every local listener of the port and
+   every group member gets a copy), or unicast to 127.0.0.1 (one listener). */
+typedef enum { SIM_LOCAL_MULTICAST = 0, SIM_LOCAL_UNICAST = 1 } sim_local_vision_t;
+
 /* [sim] */
 typedef struct {
     double substep; /* s */
@@ -46,6 +58,8 @@ typedef struct {
     int geometry_every_n_frames;
     bool report_ball_z;
     double timestamp_epoch_offset;
+    sim_timestamp_base_t timestamp_base;
+    char truth_uuid[64]; /* "" = from seed, port offset, control port, host name */
     double focal_length_px;
     int camera_count; /* explicit [camera N] sections; 0 = auto */
     sim_camera_cfg_t cameras[SIM_MAX_CAMERAS];
@@ -79,6 +93,7 @@ typedef struct {
     int truth_port;
     int multicast_ttl;
     char multicast_interface[64]; /* IPv4 address; "" = system's choice */
+    sim_local_vision_t local_vision;
     int port_offset;
 } sim_network_cfg_t;
 

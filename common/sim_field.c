@@ -19,6 +19,14 @@ sim_field_division (sim_division_t division, sim_field_t *out)
         .penalty_area_width = a ? 3.6 : 2.0,
         .center_circle_radius = 0.5,
         .line_thickness = 0.01,
+        /* the SSL rules ("Field Setup"): 0.7 m of carpet beyond the
+           field lines on all sides, whose outer 0.4 m is the referees'
+           walking area behind the wall, so 0.3 m of margin behind the goal
+           lines too; the penalty mark 8 m (A) or 6 m (B) from the goal
+           centre; the substitution area is the whole margin */
+        .boundary_width_goal_line = 0.3,
+        .goal_center_to_penalty_mark = a ? 8.0 : 6.0,
+        .goal_substitution_area_width = 0.3,
     };
 }
 
@@ -46,6 +54,10 @@ sim_field_resolve (const sim_field_t *configured, sim_division_t division, sim_f
         .penalty_area_width = s_pick (f->penalty_area_width, d.penalty_area_width),
         .center_circle_radius = s_pick (f->center_circle_radius, d.center_circle_radius),
         .line_thickness = s_pick (f->line_thickness, d.line_thickness),
+        .boundary_width_goal_line = s_pick (f->boundary_width_goal_line, d.boundary_width_goal_line),
+        .goal_center_to_penalty_mark = s_pick (f->goal_center_to_penalty_mark, d.goal_center_to_penalty_mark),
+        .goal_substitution_area_width =
+            s_pick (f->goal_substitution_area_width, d.goal_substitution_area_width),
     };
 }
 

@@ -134,6 +134,8 @@ typedef struct {
     double goal_wall_thickness, boundary_width;
     double penalty_area_depth, penalty_area_width;
     double center_circle_radius, line_thickness;
+    /* geometry packet only (physics keeps its walls at boundary_width) */
+    double boundary_width_goal_line, goal_center_to_penalty_mark, goal_substitution_area_width;
 } sim_field_t;
 
 /* Fill *ball with the documented default ball (physics.md §5.6 "default",

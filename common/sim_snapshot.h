@@ -27,6 +27,9 @@ typedef struct {
 
 typedef struct {
     uint64_t time_ns; /* sim time of this state */
+    /* Unix time (us) the wire timestamps count sim time from, 0 = none
+       ([vision] timestamp_base); set by the physics service, not the core */
+    int64_t epoch_us;
     sim_ball_state_t ball;
     int robot_count;
     /* in iteration order: blue 0..255, then yellow 0..255 */

@@ -106,6 +106,30 @@ sim_udp_sender (const char *iface, int ttl)
     return fd;
 }
 
+int
+sim_udp_local_sender (struct in_addr group)
+{
+    int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    unsigned char ttl = 0, loop = 1;
+    struct in_addr lo = { htonl (INADDR_LOOPBACK) };
+    struct ip_mreq mreq = { .imr_multiaddr = group, .imr_interface = lo };
+    int sndbuf = 4 << 20;
+    setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    if (setsockopt (fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof ttl)
+        || setsockopt (fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof loop)
+        || setsockopt (fd, IPPROTO_IP, IP_MULTICAST_IF, &lo, sizeof lo)
+        || setsockopt (fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof mreq) || s_nonblocking (fd)) {
+        char g[INET_ADDRSTRLEN] = "?";
+        inet_ntop (AF_INET, &group, g, sizeof g);
+        sim_warn ("cannot multicast to %s through the loopback interface: %s", g, strerror (errno));
+        close (fd);
+        return -1;
+    }
+    return fd;
+}
+
 ssize_t
 sim_udp_recv (int fd, void *buf, size_t cap, struct sockaddr_in *from)
 {

@@ -28,6 +28,15 @@ int sim_udp_local_port (int fd);
    = the system's choice). Returns the fd, or -1. */
 int sim_udp_sender (const char *iface, int ttl);
 
+/* A non-blocking sender for multicast to `group` that stays on this
+   machine: outgoing interface the loopback (127.0.0.1), TTL 0, loopback
+   on, and a membership of `group` on the loopback interface, without
+   which the host drops the looped datagrams for programs that bound the
+   port without joining (with it, each socket bound to the port, joined or
+   not, gets one copy). Works without the MULTICAST flag on lo. Returns the
+   fd, or -1 (logged). */
+int sim_udp_local_sender (struct in_addr group);
+
 /* Receive one datagram; *from gets its source. Returns its size, or -1
    when nothing is waiting. */
 ssize_t sim_udp_recv (int fd, void *buf, size_t cap, struct sockaddr_in *from);

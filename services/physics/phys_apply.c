@@ -116,6 +116,13 @@ s_geometry_field (const SSLGeometryFieldSize *f, sim_field_t *field)
         if (a->name && strcmp (a->name, "CenterCircle") == 0 && a->radius > 0)
             field->center_circle_radius = a->radius / 1000.0;
     }
+    /* the sizes only the geometry packet carries: kept when absent or not positive */
+    if (f->has_boundary_width_goal_line && f->boundary_width_goal_line > 0)
+        field->boundary_width_goal_line = f->boundary_width_goal_line / 1000.0;
+    if (f->has_goal_center_to_penalty_mark && f->goal_center_to_penalty_mark > 0)
+        field->goal_center_to_penalty_mark = f->goal_center_to_penalty_mark / 1000.0;
+    if (f->has_goal_substitution_area_width && f->goal_substitution_area_width > 0)
+        field->goal_substitution_area_width = f->goal_substitution_area_width / 1000.0;
 }
 
 static void

@@ -39,13 +39,17 @@ phys_clock_owed (phys_clock_t *self, int64_t now_us)
         from = self->last_sync_us + PHYS_CLOCK_SYNC_HOLD_US;
     double wall_dt = (double) (now_us - from) / 1e6;
     self->last_tick_us = now_us;
+    self->skipped = 0;
     if (!phys_clock_running (self, now_us)) {
         self->acc = 0;
         return 0;
     }
     if (self->mode == SIM_MODE_FAST)
         return PHYS_CLOCK_FAST_BATCH;
-    self->acc = fmin (self->acc + wall_dt * self->speed, PHYS_CLOCK_CATCH_UP_S);
+    double owed = self->acc + wall_dt * self->speed;
+    if (owed > PHYS_CLOCK_CATCH_UP_S)
+        self->skipped = owed - PHYS_CLOCK_CATCH_UP_S;
+    self->acc = fmin (owed, PHYS_CLOCK_CATCH_UP_S);
     uint64_t n = 0;
     while (self->acc >= self->dt) {
         self->acc -= self->dt;

@@ -31,6 +31,7 @@ typedef struct {
     double dt;            /* substep, s */
     int64_t last_tick_us; /* wall time of the last phys_clock_owed */
     double acc;           /* realtime: owed sim time, s */
+    double skipped;       /* realtime: sim time the last phys_clock_owed dropped (cap), s */
     int64_t last_sync_us; /* the last sync request came */
     int64_t sync_end_us;  /* the last sync request was answered; 0: never */
     int64_t sync_gap_us;  /* moving average of the sync client's pauses */
@@ -49,7 +50,8 @@ bool phys_clock_running (const phys_clock_t *self, int64_t now_us);
 
 /* The substeps to run at now_us: realtime, those owed since the last
    call (their remainder carried; wall time a sync request held the clock
-   is not owed); fast, PHYS_CLOCK_FAST_BATCH (the caller
+   is not owed; what exceeds PHYS_CLOCK_CATCH_UP_S is dropped and left in
+   self->skipped, 0 when nothing was); fast, PHYS_CLOCK_FAST_BATCH (the caller
    may stop early for a request); otherwise 0. */
 uint64_t phys_clock_owed (phys_clock_t *self, int64_t now_us);
 

@@ -17,6 +17,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "config.h"
 #include "phys_apply.h"
@@ -68,6 +69,12 @@ typedef struct {
     phys_journal_result_t applied;
     sim_bus_snapshot_msg_t snapshot_msg;
 
+    /* the wire timestamps' base (sim_snapshot_t epoch_us): Unix time at
+       sim time 0, 0 when the timestamps count from zero */
+    int64_t epoch_us;
+    bool was_running; /* the free-running clock advanced at the last tick */
+    bool paused;      /* speed 0 outside sync mode, as last logged */
+
     /* status line window */
     int64_t status_wall_us;
     uint64_t status_sim_ns;
@@ -82,6 +89,7 @@ s_publish_snapshot (phys_service_t *self, bool has_step, uint64_t step_id)
 {
     sim_snapshot_t snap;
     phys_world_snapshot (self->world, &snap);
+    snap.epoch_us = self->epoch_us;
     if (sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT))
         sim_link_send (self->link, sim_bus_snapshot_encode (&self->snapshot_msg, &snap, has_step, step_id));
     self->last_snapshot_ns = snap.time_ns;
@@ -173,12 +181,67 @@ s_run_substeps (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_i
     self->status_cost_us += zclock_usecs () - start;
 }
 
+/* ---- wire timestamps ------------------------------------------------- */
+
+static int64_t
+s_unix_us (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The timestamps follow the wall clock: auto in realtime mode, unix always. */
+static bool
+s_epoch_unix (const sim_config_t *cfg)
+{
+    return cfg->vision.timestamp_base == SIM_TS_UNIX
+        || (cfg->vision.timestamp_base == SIM_TS_AUTO && cfg->run.mode == SIM_MODE_REALTIME);
+}
+
+/* Put sim time now at Unix time now (or the base back to 0). */
+static void
+s_epoch_rebase (phys_service_t *self)
+{
+    self->epoch_us = s_unix_us () - (int64_t) (phys_world_time_ns (self->world) / 1000);
+    if (!s_epoch_unix (&self->cfg))
+        self->epoch_us = 0;
+}
+
 static void
 s_advance_clock (phys_service_t *self, int64_t now)
 {
     uint64_t n = phys_clock_owed (&self->clock, now);
+    bool running = phys_clock_running (&self->clock, now);
+    bool realtime = self->cfg.run.mode == SIM_MODE_REALTIME;
+    if (realtime && self->clock.skipped > 0) {
+        /* the host stalled (or this process was stopped): the clock
+           catches up PHYS_CLOCK_CATCH_UP_S and drops the rest, and the
+           timestamps jump over what was dropped so they stay on the wall
+           clock */
+        sim_warn ("realtime clock fell behind by %.3fs (stall); caught up %.3fs, skipped %.3fs of sim "
+                  "time at sim %.3fs",
+                  self->clock.skipped + PHYS_CLOCK_CATCH_UP_S, PHYS_CLOCK_CATCH_UP_S, self->clock.skipped,
+                  (double) phys_world_time_ns (self->world) / 1e9);
+        if (self->epoch_us)
+            self->epoch_us += (int64_t) (self->clock.skipped * 1e6);
+    }
+    if (realtime && running && !self->was_running && s_epoch_unix (&self->cfg))
+        s_epoch_rebase (self); /* after a pause or a sync hold: sim time was not owed */
+    self->was_running = running;
     if (n)
         s_run_substeps (self, n, false, 0, self->cfg.run.mode == SIM_MODE_FAST);
+}
+
+/* Log "paused" once when the free-running clock stops for speed 0. */
+static void
+s_note_pause (phys_service_t *self)
+{
+    bool paused = self->cfg.run.mode != SIM_MODE_SYNC && self->cfg.run.speed <= 0;
+    if (paused != self->paused)
+        sim_info (paused ? "paused (simulation speed 0)" : "running again at speed %.3g",
+                  self->cfg.run.speed);
+    self->paused = paused;
 }
 
 /* ---- requests --------------------------------------------------------- */
@@ -194,7 +257,11 @@ s_config_changed (phys_service_t *self, const phys_changes_t *changes)
     if (changes->config) {
         self->config_serial++;
         self->config_due = true;
+        bool was_unix = self->epoch_us != 0;
         phys_clock_configure (&self->clock, self->cfg.run.mode, self->cfg.run.speed);
+        if (was_unix != s_epoch_unix (&self->cfg))
+            s_epoch_rebase (self); /* the mode changed what the timestamps count from */
+        s_note_pause (self);
     }
 }
 
@@ -286,8 +353,9 @@ s_status (phys_service_t *self, int64_t now)
     double cost = self->status_substeps && self->cfg.run.mode != SIM_MODE_SYNC
                     ? (double) self->status_cost_us / (double) self->status_substeps
                     : 0.0;
-    sim_info ("sim %.2fs | rtf %.2fx | substep %.1fus | robots %d | mode %s", (double) t / 1e9, rtf, cost,
-              phys_world_robot_count (self->world), sim_config_mode_name (self->cfg.run.mode));
+    sim_info ("sim %.2fs | rtf %.2fx | substep %.1fus | robots %d | mode %s%s", (double) t / 1e9, rtf, cost,
+              phys_world_robot_count (self->world), sim_config_mode_name (self->cfg.run.mode),
+              self->paused ? " | paused" : "");
     self->status_wall_us = now;
     self->status_sim_ns = t;
     self->status_substeps = 0;
@@ -487,6 +555,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world),
                      now);
     sim_link_set_pacing (self->link, s_pacing (self->cfg.run.mode));
+    s_epoch_rebase (self);
+    s_note_pause (self);
     self->status_wall_us = now;
     self->status_sim_ns = phys_world_time_ns (self->world);
     self->next_config_us = now;

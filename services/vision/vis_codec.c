@@ -70,6 +70,12 @@ s_build_geometry (const vis_model_t *model, s_geometry_t *g)
     g->field.line_thickness = s_mm (field.line_thickness);
     g->field.has_goal_height = true;
     g->field.goal_height = s_mm (field.goal_height);
+    g->field.has_boundary_width_goal_line = true;
+    g->field.boundary_width_goal_line = s_mm (field.boundary_width_goal_line);
+    g->field.has_goal_center_to_penalty_mark = true;
+    g->field.goal_center_to_penalty_mark = s_mm (field.goal_center_to_penalty_mark);
+    g->field.has_goal_substitution_area_width = true;
+    g->field.goal_substitution_area_width = s_mm (field.goal_substitution_area_width);
     g->field.has_ball_radius = true;
     g->field.ball_radius = (float) (def->ball.radius * 1000.0);
     double rmax = def->max_robot_radius;
@@ -272,9 +278,10 @@ vis_codec_geometry (const vis_model_t *model, uint8_t *buf, size_t cap)
 }
 
 size_t
-vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap, uint8_t *buf, size_t cap)
+vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap, const char *uuid, uint8_t *buf,
+                 size_t cap)
 {
-    assert (model && snap);
+    assert (model && snap && uuid);
     const vis_model_def_t *def = vis_model_def (model);
     int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
     if (n < 0)
@@ -333,7 +340,7 @@ vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap, uint8_t *
     frame.capabilities = caps;
 
     TrackerWrapperPacket wrapper = TRACKER_WRAPPER_PACKET__INIT;
-    wrapper.uuid = (char *) VIS_TRUTH_UUID;
+    wrapper.uuid = (char *) uuid;
     wrapper.source_name = (char *) VIS_TRUTH_SOURCE_NAME;
     wrapper.tracked_frame = &frame;
     return s_pack (&wrapper.base, buf, cap);

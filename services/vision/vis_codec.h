@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include "model/vis_model.h"
 
-/* Fixed identity of the ground-truth stream (vision.md §10). */
-#define VIS_TRUTH_UUID        "8f1a4c2e-5b6d-4f70-9a83-1c2d3e4f5a6b"
+/* Source name of the ground-truth stream (vision.md §10); its uuid is
+   per instance (vis_truth_uuid). */
 #define VIS_TRUTH_SOURCE_NAME "ssl-sim-truth"
 
 /* Largest wrapper a frame can need is well under this; size buffers with it. */
@@ -29,8 +29,11 @@ size_t vis_codec_wrapper (const vis_model_t *model, const vis_frame_t *frame, ui
 size_t vis_codec_geometry (const vis_model_t *model, uint8_t *buf, size_t cap);
 
 /* Encode the ground-truth TrackerWrapperPacket for `snap` with frame
-   number vis_model_truth_frame_number(model) and timestamp sim time plus
-   timestamp_epoch_offset. Returns the byte count, 0 if cap is too small. */
-size_t vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap, uint8_t *buf, size_t cap);
+   number vis_model_truth_frame_number(model), timestamp sim time plus
+   timestamp_epoch_offset (which the service sets to include the Unix
+   base) and source id `uuid` (borrowed). Returns the byte count, 0 if cap
+   is too small. */
+size_t vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap, const char *uuid, uint8_t *buf,
+                        size_t cap);
 
 #endif

@@ -1,6 +1,7 @@
 /*  vis_def.c - the camera model's definition from the configuration. */
 #include "vis_def.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "sim_field.h"
@@ -31,4 +32,40 @@ vis_model_def_from_config (vis_model_def_t *def, const sim_config_t *cfg)
     def->report_ball_z = v->report_ball_z;
     def->timestamp_epoch_offset = v->timestamp_epoch_offset;
     def->focal_length_px = v->focal_length_px;
+}
+
+static uint64_t
+s_fnv (uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+const char *
+vis_truth_uuid (const sim_config_t *cfg, const char *host, char *out, size_t len)
+{
+    if (*cfg->vision.truth_uuid) {
+        snprintf (out, len, "%s", cfg->vision.truth_uuid);
+        return out;
+    }
+    /* 128 bits from two FNV-1a streams over the instance's identity,
+       written as an RFC 9562 version 8 (custom) uuid */
+    char key[512];
+    /* the control port (after the offset) is bound by one simulator per
+       host, so it tells apart two on one host that share everything else */
+    int n = snprintf (key, sizeof key, "ssl-sim truth|%llu|%d|%d|%s", (unsigned long long) cfg->sim.seed,
+                      cfg->network.port_offset, cfg->network.control_port, host ? host : "");
+    size_t klen = n < 0 ? 0 : (size_t) n < sizeof key ? (size_t) n : sizeof key - 1;
+    uint64_t hi = s_fnv (0xcbf29ce484222325ull, key, klen);
+    uint64_t lo = s_fnv (hi ^ 0x9e3779b97f4a7c15ull, key, klen);
+    hi = (hi & ~0xf000ull) | 0x8000ull;                        /* version 8 */
+    lo = (lo & 0x3fffffffffffffffull) | 0x8000000000000000ull; /* variant 10 */
+    snprintf (out, len, "%08llx-%04llx-%04llx-%04llx-%012llx", (unsigned long long) (hi >> 32),
+              (unsigned long long) ((hi >> 16) & 0xffff), (unsigned long long) (hi & 0xffff),
+              (unsigned long long) (lo >> 48), (unsigned long long) (lo & 0xffffffffffffull));
+    return out;
 }

@@ -14,4 +14,10 @@
    of [vision]. */
 void vis_model_def_from_config (vis_model_def_t *def, const sim_config_t *cfg);
 
+/* The truth stream's uuid into out (len >= 37): [vision] truth_uuid when
+   set, else one derived from the seed, the port offset, the control port
+   and `host` (this machine's name), so one simulator keeps its id across
+   restarts and two simulators on one network differ. Returns out. */
+const char *vis_truth_uuid (const sim_config_t *cfg, const char *host, char *out, size_t len);
+
 #endif

@@ -1,6 +1,7 @@
 /*  vision.c - the vision service actor. */
 #include "vision.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #define VIS_STEP_FRAMES  256          /* packets of one sync step kept for the gateway (the newest) */
 #define VIS_STEP_BYTES   (192 * 1024) /* ... and at most this many bytes (< SIM_LINK_MESSAGE_MAX) */
 #define VIS_FLUSH_US     10000        /* a sync step's UDP packets go out at most this late */
+#define VIS_PAUSED_US    1000000      /* while paused, geometry this often */
 
 /* A sync step's packets, handed to the gateway in one message with the
    step's end, and sent by UDP after it (with the next step's first
@@ -52,9 +54,16 @@ typedef struct {
     sim_link_t *link;
     sim_loop_t *loop;
     vis_step_t step;
-    int64_t flush_due_us; /* the kept packets' UDP sends are due */
-    int udp;
+    int64_t flush_due_us;       /* the kept packets' UDP sends are due */
+    int udp;                    /* multicast by [network] multicast_interface, or unicast */
+    int local_udp;              /* --localhost multicast through the loopback interface; -1 = none yet */
+    struct in_addr local_group; /* the group local_udp joined on the loopback interface */
+    int out;                    /* the socket in use: udp or local_udp */
     struct sockaddr_in dest, truth_dest;
+    char truth_uuid[64];
+    int64_t epoch_us;         /* the Unix base physics sends with the snapshots */
+    bool paused;              /* speed 0 outside sync: geometry once a second */
+    int64_t next_geometry_us; /* while paused */
     bool terminated;
     bool advanced;         /* the model has seen a snapshot */
     uint64_t last_time_ns; /* of the last snapshot fed to the model */
@@ -62,9 +71,25 @@ typedef struct {
     uint64_t sent, send_failures;
 } vis_service_t;
 
-/* Destination from the effective config: vision_addr (or 127.0.0.1 with
-   --localhost), the port shifted by the port offset; truth on the same
-   host at truth_port. */
+/* The loopback multicast sender for `group`, made or re-joined on demand.
+   Returns 0, or -1 (logged) when the loopback interface cannot carry it. */
+static int
+s_local_sender (vis_service_t *self, struct in_addr group)
+{
+    if (self->local_udp >= 0 && self->local_group.s_addr == group.s_addr)
+        return 0;
+    if (self->local_udp >= 0)
+        close (self->local_udp);
+    self->local_udp = sim_udp_local_sender (group);
+    self->local_group = group;
+    return self->local_udp >= 0 ? 0 : -1;
+}
+
+/* Destination from the effective config: vision_addr, the port shifted by
+   the port offset; truth on the same host at truth_port. With --localhost
+   a multicast group is kept but sent through the loopback interface (every
+   local listener of the port gets a copy, nothing leaves the machine), or
+   with local_vision = unicast (or a unicast vision_addr) 127.0.0.1. */
 static void
 s_update_destination (vis_service_t *self)
 {
@@ -74,20 +99,46 @@ s_update_destination (vis_service_t *self)
                   self->cfg.run.vision_addr);
         return;
     }
-    if (self->cfg.run.localhost)
-        addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    const char *how = "";
+    int out = self->udp;
+    if (self->cfg.run.localhost) {
+        bool group = IN_MULTICAST (ntohl (addr.sin_addr.s_addr));
+        if (group && self->own.network.local_vision == SIM_LOCAL_MULTICAST
+            && s_local_sender (self, addr.sin_addr) == 0) {
+            out = self->local_udp;
+            how = " through the loopback interface (local mode: every local listener of the port and "
+                  "every member of the group gets a copy)";
+        } else {
+            if (group && self->own.network.local_vision == SIM_LOCAL_MULTICAST)
+                sim_warn ("multicast through the loopback interface is not possible here; "
+                          "falling back to unicast to 127.0.0.1 (one local listener)");
+            addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+            how = " (local mode: unicast, one local listener)";
+        }
+    }
     addr.sin_port = htons ((uint16_t) sim_config_port (&self->cfg, ntohs (addr.sin_port)));
     char a[64], b[64];
-    if (memcmp (&addr, &self->dest, sizeof addr) != 0) {
+    if (memcmp (&addr, &self->dest, sizeof addr) != 0 || out != self->out) {
         self->truth_dest = addr;
         self->truth_dest.sin_port =
             htons ((uint16_t) sim_config_port (&self->cfg, self->cfg.network.truth_port));
-        sim_info ("vision to %s%s", sim_udp_addr_str (&addr, a, sizeof a),
+        sim_info ("vision to %s%s%s", sim_udp_addr_str (&addr, a, sizeof a), how,
                   self->cfg.run.truth ? "" : " (no truth)");
         if (self->cfg.run.truth)
-            sim_info ("truth to %s", sim_udp_addr_str (&self->truth_dest, b, sizeof b));
+            sim_info ("truth to %s, uuid %s", sim_udp_addr_str (&self->truth_dest, b, sizeof b),
+                      self->truth_uuid);
     }
     self->dest = addr;
+    self->out = out;
+}
+
+/* The model's definition: the configuration, with the Unix base physics
+   sends added to the timestamp offset. */
+static void
+s_model_def (const vis_service_t *self, vis_model_def_t *def)
+{
+    vis_model_def_from_config (def, &self->cfg);
+    def->timestamp_epoch_offset += (double) self->epoch_us * 1e-6;
 }
 
 static void
@@ -96,8 +147,18 @@ s_on_config (vis_service_t *self, const Simbus__Config *msg)
     int rc = sim_bus_config_decode (msg, &self->own, &self->cfg, &self->config_serial);
     if (rc < 0 || (rc == 1 && self->have_config))
         return;
+    char host[256] = "";
+    if (gethostname (host, sizeof host - 1))
+        host[0] = '\0';
+    vis_truth_uuid (&self->cfg, host, self->truth_uuid, sizeof self->truth_uuid);
+    bool paused = self->cfg.run.mode != SIM_MODE_SYNC && self->cfg.run.speed <= 0;
+    if (paused != self->paused) {
+        sim_info (paused ? "paused: geometry once a second" : "running: geometry with the frames");
+        self->next_geometry_us = zclock_usecs ();
+    }
+    self->paused = paused;
     vis_model_def_t def;
-    vis_model_def_from_config (&def, &self->cfg);
+    s_model_def (self, &def);
     if (!self->model)
         self->model = vis_model_new (&def);
     else
@@ -111,7 +172,7 @@ s_on_config (vis_service_t *self, const Simbus__Config *msg)
 static void
 s_send_packet (vis_service_t *self, const uint8_t *buf, size_t len)
 {
-    if (sim_udp_send (self->udp, buf, len, &self->dest))
+    if (sim_udp_send (self->out, buf, len, &self->dest))
         self->send_failures++;
     else
         self->sent++;
@@ -178,14 +239,23 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
         sim_info ("simulation time went back from %.3fs to %.3fs (physics resumed); resuming",
                   (double) self->last_time_ns / 1e9, (double) snap.time_ns / 1e9);
         vis_model_destroy (&self->model);
+        self->epoch_us = snap.epoch_us;
         vis_model_def_t def;
-        vis_model_def_from_config (&def, &self->cfg);
+        s_model_def (self, &def);
         self->model = vis_model_new (&def);
         self->advanced = false;
         if (!self->model) {
             self->have_config = false;
             return;
         }
+    }
+    if (snap.epoch_us != self->epoch_us) {
+        /* physics re-based the timestamps (start, a stall, a pause, a mode
+           change): captures from this instant on carry the new base */
+        self->epoch_us = snap.epoch_us;
+        vis_model_def_t def;
+        s_model_def (self, &def);
+        vis_model_set_def (self->model, &def);
     }
     /* joining a running simulation (this process restarted, or physics
        resumed): the model's first advance continues frame numbers from the
@@ -216,9 +286,9 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
     }
     if (self->cfg.run.truth) {
         uint8_t truth[VIS_PACKET_MAX];
-        size_t len = vis_codec_truth (self->model, &snap, truth, sizeof truth);
+        size_t len = vis_codec_truth (self->model, &snap, self->truth_uuid, truth, sizeof truth);
         if (len)
-            sim_udp_send (self->udp, truth, len, &self->truth_dest);
+            sim_udp_send (self->out, truth, len, &self->truth_dest);
     }
     Simbus__Frames frames = SIMBUS__FRAMES__INIT;
     frames.time_ns = snap.time_ns;
@@ -255,6 +325,22 @@ s_on_step_done (vis_service_t *self, const Simbus__StepDone *msg)
        (physics waits for the next step on the other one) and would wait
        for them; they go out with the next step's first packet */
     self->flush_due_us = zclock_usecs () + VIS_FLUSH_US;
+}
+
+/* Paused: nothing is captured, but a program that waits for the geometry
+   before it starts must get it; once a wall-clock second (deadline based,
+   so a busy turn does not shift the rhythm). */
+static void
+s_send_paused_geometry (vis_service_t *self)
+{
+    uint8_t *buf = self->packets;
+    size_t len = vis_codec_geometry (self->model, buf, VIS_PACKET_MAX);
+    if (len)
+        s_send_packet (self, buf, len);
+    int64_t now = zclock_usecs ();
+    self->next_geometry_us += VIS_PAUSED_US;
+    if (self->next_geometry_us <= now)
+        self->next_geometry_us = now + VIS_PAUSED_US;
 }
 
 static bool
@@ -297,6 +383,8 @@ s_destroy (vis_service_t **self_p)
     vis_model_destroy (&self->model);
     if (self->udp >= 0)
         close (self->udp);
+    if (self->local_udp >= 0)
+        close (self->local_udp);
     free (self->packets);
     free (self->step.bytes);
     free (self);
@@ -312,6 +400,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->pipe = pipe;
     self->own = self->cfg = *cfg;
     self->udp = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
+    self->out = self->udp;
+    self->local_udp = -1;
     self->packets = malloc ((size_t) VIS_MAX_RELEASED * VIS_PACKET_MAX);
     self->step.bytes = malloc (VIS_STEP_BYTES);
     self->loop = sim_loop_new ();
@@ -347,11 +437,15 @@ vis_service_actor (zsock_t *pipe, void *args)
         int64_t wake = sim_link_next_us (self->link, now);
         if (self->step.count > 0 && self->flush_due_us < wake)
             wake = self->flush_due_us;
+        if (self->paused && self->have_config && self->next_geometry_us < wake)
+            wake = self->next_geometry_us;
         if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, wake)) < 0)
             break;
         sim_loop_dispatch (self->loop);
         if (self->step.count > 0 && zclock_usecs () >= self->flush_due_us)
             s_step_flush (self);
+        if (self->paused && self->have_config && zclock_usecs () >= self->next_geometry_us)
+            s_send_paused_geometry (self);
     }
     s_step_flush (self);
     s_destroy (&self);

@@ -36,8 +36,13 @@ int sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra
    left alone). Returns 0 or -1. */
 int sim_proc_pick_ports (sim_proc_t *proc);
 
-/* Write a configuration file at `path`: a [network] section with proc's
-   ports on 127.0.0.1, then `extra_ini` (may be NULL). Returns 0 or -1. */
+/* Write a configuration file at `path`: [vision] timestamp_base = zero
+   (the tests read t_capture as sim time), a [network] section with proc's
+   ports on 127.0.0.1 and local_vision = unicast (the tests' vision
+   sockets are bound to 127.0.0.1, which no multicast datagram reaches),
+   then `extra_ini` (may be NULL; it continues the [network] section, and
+   a later value of a key wins). test_league.c tests both defaults.
+   Returns 0 or -1. */
 int sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_ini);
 
 /* SIGTERM, wait (5 s, then SIGKILL); returns the exit status or -1. */

@@ -138,6 +138,25 @@ Test (bus_codec, snapshot_without_a_step_has_no_step_id)
     simbus__envelope__free_unpacked (got, NULL);
 }
 
+Test (bus_codec, snapshot_carries_the_timestamp_base_only_when_set)
+{
+    /* fast and sync runs (base 0) must keep their bytes: no field at all */
+    sim_snapshot_t in = s_snapshot (2);
+    sim_bus_snapshot_msg_t m;
+    Simbus__Envelope *got = s_wire (sim_bus_snapshot_encode (&m, &in, false, 0));
+    cr_expect_not (got->snapshot->has_epoch_us);
+    sim_snapshot_t out;
+    cr_assert_eq (sim_bus_snapshot_decode (got->snapshot, &out), 0);
+    cr_expect_eq (out.epoch_us, 0);
+    simbus__envelope__free_unpacked (got, NULL);
+    in.epoch_us = 1796000000123456LL;
+    got = s_wire (sim_bus_snapshot_encode (&m, &in, false, 0));
+    cr_expect (got->snapshot->has_epoch_us);
+    cr_assert_eq (sim_bus_snapshot_decode (got->snapshot, &out), 0);
+    cr_expect_eq (out.epoch_us, 1796000000123456LL);
+    simbus__envelope__free_unpacked (got, NULL);
+}
+
 Test (bus_codec, snapshot_encoding_caps_the_robot_count)
 {
     sim_snapshot_t in = s_snapshot (SIM_SNAPSHOT_MAX_ROBOTS);

@@ -1320,7 +1320,7 @@ Test (config, the_local_keys_are_bus_network_log_level_and_duration)
                       key->key, flagged ? "" : "not ");
         local += flagged;
     }
-    cr_expect_eq (local, 13 + 13 + 2, "every [bus] and [network] key, log_level and duration");
+    cr_expect_eq (local, 13 + 14 + 2, "every [bus] and [network] key, log_level and duration");
     const sim_cfg_key_t *tables[] = { sim_cfg_team_keys, sim_cfg_camera_keys, sim_cfg_outage_keys };
     const size_t counts[] = { sim_cfg_team_keys_count, sim_cfg_camera_keys_count, sim_cfg_outage_keys_count };
     for (size_t t = 0; t < 3; t++)
@@ -1560,8 +1560,11 @@ Test (config, presets_output_is_unchanged)
     cr_assert_not_null (text);
     /* deliberately changed by issue 11: [network] legacy_bind_address and
        sync_takeover (6951 bytes, 0x2fe61ce871dae29f before), then [bus]
-       curve and curve_cert's note (7040 bytes, 0x6afb9e7d3de5bf8c before) */
-    cr_expect_eq (strlen (text), 7092);
-    cr_expect_eq (s_hash (text), 0xcb301d9ad044820au, "presets text changed:\n%s", text);
+       curve and curve_cert's note (7040 bytes, 0x6afb9e7d3de5bf8c before),
+       then by issue 13 for the league's tools: [vision] timestamp_base and
+       truth_uuid, the three geometry-only [field] sizes and [network]
+       local_vision (7092 bytes, 0xcb301d9ad044820a before) */
+    cr_expect_eq (strlen (text), 7315);
+    cr_expect_eq (s_hash (text), 0x991a5ad5f4eeba25u, "presets text changed:\n%s", text);
     free (text);
 }

@@ -102,6 +102,24 @@ Test (phys_clock, catch_up_is_capped_after_a_stall)
     s_expect_about (phys_clock_owed (&g, S_T0 + 240000), 0.240, "a 240 ms stall");
 }
 
+Test (phys_clock, a_stall_reports_the_time_it_dropped)
+{
+    /* the service re-bases the wire timestamps by exactly what the cap
+       dropped, so they stay on the wall clock after a stall */
+    phys_clock_t c = s_clock (SIM_MODE_REALTIME, 1.0);
+    phys_clock_owed (&c, S_T0 + 1000);
+    cr_expect_eq (c.skipped, 0.0, "an ordinary tick drops nothing");
+    phys_clock_owed (&c, S_T0 + 1000 + 3000000);
+    cr_expect (fabs (c.skipped - (3.0 - PHYS_CLOCK_CATCH_UP_S)) < 2e-3, "a 3 s stall dropped %.6f s",
+               c.skipped);
+    phys_clock_owed (&c, S_T0 + 1000 + 3000000 + 10000);
+    cr_expect_eq (c.skipped, 0.0, "the next tick drops nothing again");
+    /* paused: nothing owed, nothing dropped */
+    phys_clock_t p = s_clock (SIM_MODE_REALTIME, 0.0);
+    phys_clock_owed (&p, S_T0 + 5000000);
+    cr_expect_eq (p.skipped, 0.0);
+}
+
 Test (phys_clock, speed_zero_never_runs)
 {
     const sim_mode_t modes[] = { SIM_MODE_REALTIME, SIM_MODE_FAST };

@@ -106,6 +106,10 @@ Test (vis_codec, detection_and_geometry)
     cr_assert_eq (fs->boundary_width, 300);
     cr_assert (fs->has_penalty_area_depth && fs->penalty_area_depth == 1800);
     cr_assert (fs->has_penalty_area_width && fs->penalty_area_width == 3600);
+    /* the SSL rules' margin and penalty mark for division A */
+    cr_assert (fs->has_boundary_width_goal_line && fs->boundary_width_goal_line == 300);
+    cr_assert (fs->has_goal_center_to_penalty_mark && fs->goal_center_to_penalty_mark == 8000);
+    cr_assert (fs->has_goal_substitution_area_width && fs->goal_substitution_area_width == 300);
     cr_assert_eq (fs->n_field_lines, 12u);
     cr_assert_str_eq (fs->field_lines[6]->name, "LeftPenaltyStretch");
     cr_assert_eq (fs->field_lines[6]->type, SSL__FIELD_SHAPE_TYPE__LeftPenaltyStretch);
@@ -193,7 +197,7 @@ Test (vis_codec, truth_packet)
         sim_snapshot_t s = s_scene ((uint64_t) k * 1000000u);
         if (vis_model_advance (m, &s) <= 0)
             continue;
-        size_t len = vis_codec_truth (m, &s, buf, sizeof buf);
+        size_t len = vis_codec_truth (m, &s, "8f1a4c2e-5b6d-4f70-9a83-1c2d3e4f5a6b", buf, sizeof buf);
         cr_assert (len > 0);
         TrackerWrapperPacket *w = tracker_wrapper_packet__unpack (NULL, len, buf);
         cr_assert_not_null (w);

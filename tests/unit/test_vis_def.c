@@ -4,6 +4,7 @@
     a def from the configuration carries what the model reads.
 */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "config.h"
@@ -51,4 +52,26 @@ Test (vis_def, from_config_carries_what_the_model_reads)
     cr_expect_eq (vis_model_rig (m)->count, 1);
     cr_expect_eq (memcmp (vis_model_def (m), &def, sizeof def), 0);
     vis_model_destroy (&m);
+}
+
+Test (vis_def, truth_uuid_is_per_instance_and_stable)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    char a[64], b[64];
+    vis_truth_uuid (&cfg, "lab-pc", a, sizeof a);
+    cr_expect_eq (strlen (a), 36u, "'%s' is not a uuid", a);
+    cr_expect (a[8] == '-' && a[13] == '-' && a[18] == '-' && a[23] == '-' && a[14] == '8', "'%s'", a);
+    cr_expect_str_eq (vis_truth_uuid (&cfg, "lab-pc", b, sizeof b), a, "the same instance, the same id");
+    cr_expect_str_neq (vis_truth_uuid (&cfg, "other-pc", b, sizeof b), a, "another host");
+    cfg.network.port_offset = 100;
+    cr_expect_str_neq (vis_truth_uuid (&cfg, "lab-pc", b, sizeof b), a, "another port offset");
+    cfg.network.port_offset = 0;
+    cfg.network.control_port = 20300;
+    cr_expect_str_neq (vis_truth_uuid (&cfg, "lab-pc", b, sizeof b), a, "another control port");
+    cfg.network.control_port = 10300;
+    cfg.sim.seed = 7;
+    cr_expect_str_neq (vis_truth_uuid (&cfg, "lab-pc", b, sizeof b), a, "another seed");
+    snprintf (cfg.vision.truth_uuid, sizeof cfg.vision.truth_uuid, "%s", "my-truth");
+    cr_expect_str_eq (vis_truth_uuid (&cfg, "lab-pc", b, sizeof b), "my-truth", "the key wins");
 }
