@@ -81,6 +81,11 @@ s_run_service (const char *name, int optc, char **optv)
         return 2;
     }
     static sim_service_args_t args; /* outlives the actor thread */
+    /* under the launcher, which parsed the same options first and said
+       what it had to say about them (unknown keys, replaced values), each
+       service keeps quiet unless they fail: one warning, not four */
+    if (getenv ("SSL_SIM_SUPERVISED"))
+        sim_log_set_level (SIM_LOG_ERROR);
     if (s_config (&args.cfg, optc, optv))
         return 2;
     sim_log_set_service (name);

@@ -825,10 +825,12 @@ Test (config, preset_flag_replaces_a_table_the_file_set)
     free (path);
 }
 
-Test (config, run_presets_win_over_tables_in_the_same_file)
+/* `ssl-sim presets --realism X > my.ini`, then an edit under [realism]:
+   the edit must count although the file also names the preset. */
+Test (config, values_in_a_file_win_over_the_presets_it_names)
 {
     S_TMPDIR (dir);
-    /* [run] comes first: it still wins because presets apply after the file */
+    /* [run] comes first: the file's own values still win over its presets */
     char *path = s_write (dir, "r.ini",
                           "[run]\nrealism = erforce_rc2021\nball_preset = grsim\n"
                           "robot_limits = fast\n"
@@ -838,18 +840,53 @@ Test (config, run_presets_win_over_tables_in_the_same_file)
     char err[512] = "";
     unsetenv ("SSL_SIM_LOG");
     cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), 0, "%s", err);
-    cr_expect_eq (cfg.realism.stddev_ball_p, 0.0010);
-    cr_expect_not (cfg.realism.simulate_dribbling);
-    cr_expect (cfg.team[0].dribbler.glue, "rc2021 glues the dribbler");
-    cr_expect (cfg.team[1].dribbler.glue);
-    cr_expect_eq (cfg.ball.acc_slide, -0.49);
-    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_angular_max, 15);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.5, "the file's value");
+    cr_expect_eq (cfg.realism.stddev_robot_p, 0.0013, "the rest of [realism] is the preset's");
+    cr_expect (cfg.realism.simulate_dribbling, "the file's value");
+    cr_expect_not (cfg.team[0].dribbler.glue, "glue follows the file's simulate_dribbling");
+    cr_expect_not (cfg.team[1].dribbler.glue);
+    cr_expect_eq (cfg.ball.acc_slide, -1, "the file's value");
+    cr_expect_eq (cfg.ball.acc_roll, -0.49, "the grsim ball preset");
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_angular_max, 1, "the file's value");
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.vel_angular_max, 15, "the fast limits preset");
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_absolute_max, 3.5, "the fast limits preset");
 
-    /* a flag wins over the [run] value */
+    /* a preset on the command line wins over the file, its values too */
     cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", path, "--realism", "go26"), 0, "%s", err);
     cr_expect_str_eq (cfg.run.realism, "go26");
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.0007);
     cr_expect_eq (cfg.realism.dribbler_ball_detections, 0.06);
-    cr_expect_not (cfg.team[0].dribbler.glue);
+    cr_expect_eq (cfg.ball.acc_slide, -1, "--realism leaves [ball] alone");
+    free (path);
+}
+
+/* A later file that names a preset replaces what an earlier file wrote. */
+Test (config, a_later_file_preset_replaces_an_earlier_file)
+{
+    S_TMPDIR (dir);
+    char *first = s_write (dir, "a.ini", "[realism]\nstddev_ball_p = 0.5\n");
+    char *second = s_write (dir, "b.ini", "[run]\nrealism = none\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", first, "--config", second), 0, "%s", err);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", second, "--config", first), 0, "%s", err);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.5);
+    free (first);
+    free (second);
+}
+
+/* An unknown preset name in a file says where it was written. */
+Test (config, an_unknown_realism_in_a_file_names_file_and_line)
+{
+    S_TMPDIR (dir);
+    char *path = s_write (dir, "u.ini", "[sim]\nseed = 1\n\n[run]\nrealism = realstic\n");
+    sim_config_t cfg;
+    char err[1024] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), -1);
+    char where[300];
+    snprintf (where, sizeof where, "%s:5: [run] realism: unknown realism 'realstic'", path);
+    cr_expect (strstr (err, where), "%s", err);
     free (path);
 }
 
