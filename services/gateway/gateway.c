@@ -239,7 +239,8 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
         s_answer_errors (self, port, from, true, &errors);
         return;
     }
-    int64_t n = gw_sync_substeps (sync, self->cfg.sim.substep);
+    char step_why[200] = "";
+    int64_t n = gw_sync_substeps (sync, self->cfg.sim.substep, step_why, sizeof step_why);
     /* physics needs time for a long step: the deadlines grow with it. The
        reply comes with vision's end of the step, so the vision timeout
        counts from the request: a stopped vision answers in sync_timeout
@@ -276,9 +277,7 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
         }
     }
     if (n < 0)
-        sim_errors_add (p->early, "INVALID_STEP",
-                        "sim_step %g s is not a whole number of %g s substeps (at most %g s)",
-                        (double) sync->sim_step, self->cfg.sim.substep, GW_MAX_STEP_S);
+        sim_errors_add (p->early, "INVALID_STEP", "%s", step_why);
     else if (n > 0) {
         req.has_substeps = true;
         req.substeps = (uint64_t) n;

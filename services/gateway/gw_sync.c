@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "gw_wire.h"
 #include "sim_log.h"
@@ -14,20 +15,41 @@
 #define GW_SYNC_RESPONSE_RCR       2
 
 int64_t
-gw_sync_substeps (const SimulationSyncRequest *req, double substep_s)
+gw_sync_substeps (const SimulationSyncRequest *req, double substep_s, char *why, size_t why_len)
 {
     if (!req->has_sim_step || req->sim_step == 0)
         return 0;
-    if (!isfinite (req->sim_step) || req->sim_step < 0)
+    if (!isfinite (req->sim_step) || req->sim_step < 0) {
+        if (why && why_len)
+            snprintf (why, why_len, "sim_step %g s: a step must be a finite number of seconds >= 0",
+                      (double) req->sim_step);
         return -1;
+    }
+    /* bounded, so one absurd request cannot stall physics for hours; said
+       first, since a long step is refused whatever its size in substeps */
+    if ((double) req->sim_step > GW_MAX_STEP_S * (1 + 1e-6)) {
+        if (why && why_len)
+            snprintf (why, why_len, "sim_step %g s is longer than the %g s a sync step may be",
+                      (double) req->sim_step, GW_MAX_STEP_S);
+        return -1;
+    }
     double dt_ns = (double) llround (substep_s * 1e9);
     double requested = (double) req->sim_step * 1e9;
     double n = round (requested / dt_ns);
-    if (fabs (n * dt_ns - requested) > fmax (requested * 1e-6, 1000.0))
+    if (n < 1 || fabs (n * dt_ns - requested) > fmax (requested * 1e-6, 1000.0)) {
+        if (why && why_len)
+            snprintf (why, why_len,
+                      "sim_step %g s is not a whole number of the simulator's %g s substeps "
+                      "([sim] substep)",
+                      (double) req->sim_step, substep_s);
         return -1;
-    /* bounded, so one absurd request cannot stall physics for hours */
-    if (n * dt_ns > GW_MAX_STEP_S * 1e9)
+    }
+    if (n * dt_ns > GW_MAX_STEP_S * 1e9) {
+        if (why && why_len)
+            snprintf (why, why_len, "sim_step %g s is longer than the %g s a sync step may be",
+                      (double) req->sim_step, GW_MAX_STEP_S);
         return -1;
+    }
     return (int64_t) n;
 }
 
