@@ -3,11 +3,13 @@
 
 #include <czmq.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "services.h"
@@ -38,15 +40,14 @@ s_pidfile_path (const sim_config_t *cfg, const char *name, char *path, size_t le
 }
 
 void
-launch_pidfile_write (const sim_config_t *cfg, const char *name, char *path, size_t len)
+launch_pidfile_write (const sim_config_t *cfg, const char *name, const char *by, char *path, size_t len)
 {
     if (s_pidfile_path (cfg, name, path, len)) {
         *path = '\0';
         return;
     }
-    const char *by = getenv ("SSL_SIM_SUPERVISED") ? "launcher"
-                   : getenv ("INVOCATION_ID")      ? "systemd"
-                                                   : "none";
+    if (!by)
+        by = getenv ("SSL_SIM_SUPERVISED") ? "launcher" : getenv ("INVOCATION_ID") ? "systemd" : "none";
     char tmp[SIM_STRING_MAX + 16];
     snprintf (tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen (tmp, "w");
@@ -81,8 +82,9 @@ launch_pidfile_remove (const char *path)
         unlink (path);
 }
 
-/* Whether `pid` is an `ssl-sim service NAME` process (a stale pid file may
-   name a recycled pid). */
+/* Whether `pid` runs service NAME: an `ssl-sim service NAME` process, or
+   an `ssl-sim run --single-process` one, which runs them all (a stale pid
+   file may name a recycled pid). */
 static bool
 s_is_service (int pid, const char *name)
 {
@@ -94,11 +96,14 @@ s_is_service (int pid, const char *name)
     size_t n = fread (buf, 1, sizeof buf - 1, f);
     fclose (f);
     buf[n] = '\0';
-    bool saw_service = false;
+    bool saw_service = false, saw_run = false;
     for (size_t i = 0; i < n; i += strlen (buf + i) + 1) {
         if (saw_service)
             return strcmp (buf + i, name) == 0;
-        saw_service = strcmp (buf + i, "service") == 0;
+        if (saw_run && strcmp (buf + i, "--single-process") == 0)
+            return true;
+        saw_service = !saw_run && strcmp (buf + i, "service") == 0;
+        saw_run = saw_run || (i > 0 && strcmp (buf + i, "run") == 0);
     }
     return false;
 }
@@ -158,6 +163,49 @@ s_proc_find (const sim_config_t *cfg, const char *name, ctl_proc_t *p)
     p->alive = s_is_service (p->pid, name);
     if (p->alive)
         s_proc_sample (p);
+}
+
+int
+launch_lock_take (const sim_config_t *cfg)
+{
+    char dir[SIM_STRING_MAX], path[SIM_STRING_MAX + 16];
+    if (sim_bus_runtime_dir (cfg, dir, sizeof dir))
+        return -1;
+    snprintf (path, sizeof path, "%s/run.lock", dir);
+    /* close-on-exec: the services the launcher starts must not hold it
+       after the launcher is gone */
+    int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        sim_error ("cannot open %s: %s", path, strerror (errno));
+        return -1;
+    }
+    if (flock (fd, LOCK_EX | LOCK_NB) != 0) {
+        close (fd);
+        return -1;
+    }
+    /* the holder's pid, for the message of the next one that tries */
+    char text[32];
+    int n = snprintf (text, sizeof text, "%d\n", (int) getpid ());
+    if (ftruncate (fd, 0) != 0 || pwrite (fd, text, (size_t) n, 0) != n)
+        sim_warn ("cannot write %s: %s", path, strerror (errno));
+    return fd;
+}
+
+int
+launch_lock_holder (const sim_config_t *cfg)
+{
+    char dir[SIM_STRING_MAX], path[SIM_STRING_MAX + 16];
+    if (sim_bus_runtime_dir (cfg, dir, sizeof dir))
+        return 0;
+    snprintf (path, sizeof path, "%s/run.lock", dir);
+    FILE *f = fopen (path, "r");
+    int pid = 0;
+    if (f) {
+        if (fscanf (f, "%d", &pid) != 1)
+            pid = 0;
+        fclose (f);
+    }
+    return pid;
 }
 
 int
@@ -289,7 +337,11 @@ launch_status (const sim_config_t *cfg)
         char up[32], rates[160] = "";
         s_format_uptime (p->uptime_s, up, sizeof up);
         double cpu = wall > 0 ? (p->cpu_s - cpu0[i]) / wall : 0;
-        if (strcmp (name, "physics") == 0 && bus.clocks >= 2 && bus.last_ms > bus.first_ms)
+        if (strcmp (p->supervisor, "single") == 0)
+            /* its bus is inproc, inside the process: no tool can sample it */
+            snprintf (rates, sizeof rates, "%s",
+                      i == 0 ? "single-process: its bus is inside it, the rates are in its log" : "");
+        else if (strcmp (name, "physics") == 0 && bus.clocks >= 2 && bus.last_ms > bus.first_ms)
             snprintf (rates, sizeof rates, "sim %.2fs, rtf %.2fx, %.0f snapshots/s, %u robots, %s",
                       (double) bus.last_ns / 1e9,
                       (double) (bus.last_ns - bus.first_ns) / 1e6 / (double) (bus.last_ms - bus.first_ms),
@@ -302,8 +354,16 @@ launch_status (const sim_config_t *cfg)
             snprintf (rates, sizeof rates, "no clock on the bus");
         else if (strcmp (name, "vision") == 0)
             snprintf (rates, sizeof rates, "%.0f packets/s", bus.packets / wall);
-        printf ("%-13s %8d %9s %-9s %5.1f%% %5.1fMiB  %s\n", name, p->pid, up, p->supervisor, 100.0 * cpu,
-                p->rss_mib, rates);
+        /* a single-process simulator runs every service in one process:
+           its CPU and memory are shown once, on the first row */
+        bool shared = false;
+        for (int j = 0; j < i; j++)
+            shared |= procs[j].alive && procs[j].pid == p->pid;
+        if (shared)
+            printf ("%-13s %8d %9s %-9s %6s %8s  %s\n", name, p->pid, up, p->supervisor, "\"", "\"", rates);
+        else
+            printf ("%-13s %8d %9s %-9s %5.1f%% %5.1fMiB  %s\n", name, p->pid, up, p->supervisor, 100.0 * cpu,
+                    p->rss_mib, rates);
     }
     return running >= wanted ? 0 : 1;
 }

@@ -18,8 +18,19 @@
 
 /* Write this process's pid file for service `name` into the runtime
    directory of `cfg`; its path goes to `path` (empty on failure, which is
-   logged and otherwise ignored: a service runs without one). */
-void launch_pidfile_write (const sim_config_t *cfg, const char *name, char *path, size_t len);
+   logged and otherwise ignored: a service runs without one). `by` says
+   who restarts it ("single" for `run --single-process`); NULL: the
+   launcher, systemd or nobody, from the environment. */
+void launch_pidfile_write (const sim_config_t *cfg, const char *name, const char *by, char *path, size_t len);
+
+/* Take the runtime directory's run.lock for an `ssl-sim run` (either
+   mode): the file descriptor, held until this process ends, or -1 when
+   another run holds it (or it cannot be opened, which is logged). */
+int launch_lock_take (const sim_config_t *cfg);
+
+/* The pid the run.lock of cfg's runtime directory names (its holder when
+   launch_lock_take just failed), or 0. */
+int launch_lock_holder (const sim_config_t *cfg);
 
 /* Remove the pid file at `path` if it still names this process. */
 void launch_pidfile_remove (const char *path);
@@ -29,7 +40,8 @@ void launch_pidfile_remove (const char *path);
 int launch_status (const sim_config_t *cfg);
 
 /* The pid of another live service process in cfg's runtime directory,
-   of service `only` (NULL: any service), its name in *name; or 0. Two
+   of service `only` (NULL: any service), its name in *name; or 0. A
+   single-process simulator counts as every service it runs. Two
    simulators, or two copies of one service, sharing one directory would
    take each other's sockets and lanes. */
 int launch_running_elsewhere (const sim_config_t *cfg, const char *only, const char **name);
