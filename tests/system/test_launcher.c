@@ -263,6 +263,7 @@ Test (launcher, a_taken_port_ends_the_run_at_once, .timeout = 30)
                "the reason is not in the log:\n%s", out);
     cr_expect (strstr (out, "gateway could not start"), "the launcher does not say what stopped it:\n%s",
                out);
+    cr_expect (strstr (out, "start this one with --port-offset N"), "no hint at --port-offset:\n%s", out);
     cr_expect (strstr (out, "all services stopped"), "the others were not stopped:\n%s", out);
     cr_expect_null (strstr (out, "restarting gateway"), "a service that cannot start was restarted:\n%s",
                     out);
