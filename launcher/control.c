@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "services.h"
@@ -165,6 +166,52 @@ s_proc_find (const sim_config_t *cfg, const char *name, ctl_proc_t *p)
         s_proc_sample (p);
 }
 
+/* Whether directory `dir` holds a pid file of a live service; *denied is
+   set when a pid file exists but cannot be read (another user's). */
+static bool
+s_dir_has_service (const char *dir, bool *denied)
+{
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
+        char path[SIM_STRING_MAX + 32], by[32];
+        int pid = 0;
+        snprintf (path, sizeof path, "%s/%s.pid", dir, launch_services[i].name);
+        if (s_pidfile_read (path, &pid, by, sizeof by) == 0 && s_is_service (pid, launch_services[i].name))
+            return true;
+        if (errno == EACCES)
+            *denied = true;
+    }
+    if (access (dir, X_OK) != 0 && errno == EACCES)
+        *denied = true;
+    return false;
+}
+
+void
+launch_find_runtime (const sim_config_t *cfg)
+{
+    char mine[SIM_STRING_MAX], units[SIM_STRING_MAX + 32];
+    bool denied = false;
+    if (sim_bus_runtime_dir (cfg, mine, sizeof mine) == 0 && s_dir_has_service (mine, &denied))
+        return;
+    const char *base = getenv ("SSL_SIM_UNITS_RUNTIME");
+    if (!base || !*base)
+        base = LAUNCH_UNITS_RUNTIME;
+    char base_copy[SIM_STRING_MAX];
+    snprintf (base_copy, sizeof base_copy, "%s", base);
+    if (cfg->network.port_offset)
+        snprintf (units, sizeof units, "%s/ssl-sim/%d", base_copy, cfg->network.port_offset);
+    else
+        snprintf (units, sizeof units, "%s/ssl-sim", base_copy);
+    denied = false;
+    if (strcmp (units, mine) != 0 && s_dir_has_service (units, &denied)) {
+        setenv ("XDG_RUNTIME_DIR", base_copy, 1);
+        sim_debug ("no simulator in %s; the systemd units' one in %s", mine, units);
+    } else if (denied)
+        fprintf (stderr,
+                 "ssl-sim: %s (the systemd units' runtime directory) is not readable by this user: "
+                 "ask as its owner (sudo ssl-sim ...)\n",
+                 units);
+}
+
 int
 launch_lock_take (const sim_config_t *cfg)
 {
@@ -310,7 +357,10 @@ launch_status (const sim_config_t *cfg)
     char dir[SIM_STRING_MAX] = "?";
     sim_bus_runtime_dir (cfg, dir, sizeof dir);
     if (running == 0) {
-        printf ("no ssl-sim services running (runtime directory %s)\n", dir);
+        const char *units = getenv ("SSL_SIM_UNITS_RUNTIME");
+        printf ("no ssl-sim services running (runtime directory %s; the systemd units' %s/ssl-sim has none "
+                "either)\n",
+                dir, units && *units ? units : LAUNCH_UNITS_RUNTIME);
         return 3;
     }
     double cpu0[LAUNCH_SERVICE_COUNT];
@@ -321,6 +371,24 @@ launch_status (const sim_config_t *cfg)
     s_bus_sample (cfg, &bus);
     double wall = (double) (zclock_mono () - t0) / 1000.0;
 
+    /* nothing at all in a second while physics runs: the services use
+       another bus (a tcp [bus] from their --config), or it is stuck. Say
+       so rather than print rates of zero. */
+    bool blind = bus.clocks == 0 && bus.frames == 0 && bus.snapshots == 0 && procs[0].alive
+              && strcmp (procs[0].supervisor, "single") != 0;
+    char blind_why[SIM_STRING_MAX + 160] = "";
+    if (blind) {
+        const char *ep = cfg->bus.world_connect;
+        struct stat st;
+        if (strncmp (ep, "ipc://", 6) == 0 && stat (ep + 6, &st) != 0)
+            snprintf (blind_why, sizeof blind_why,
+                      "cannot see the bus: nothing serves %s, so the services use another [bus] (tcp?); "
+                      "run status with their --config",
+                      ep);
+        else
+            snprintf (blind_why, sizeof blind_why, "cannot see the bus: no message on %s in %d ms", ep,
+                      CTL_SAMPLE_MS);
+    }
     printf ("runtime directory %s\n", dir);
     printf ("%-13s %8s %9s %-9s %6s %8s  %s\n", "SERVICE", "PID", "UPTIME", "BY", "CPU", "RSS", "RATES");
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
@@ -341,6 +409,8 @@ launch_status (const sim_config_t *cfg)
             /* its bus is inproc, inside the process: no tool can sample it */
             snprintf (rates, sizeof rates, "%s",
                       i == 0 ? "single-process: its bus is inside it, the rates are in its log" : "");
+        else if (blind && (strcmp (name, "physics") == 0 || strcmp (name, "vision") == 0))
+            snprintf (rates, sizeof rates, "cannot see the bus");
         else if (strcmp (name, "physics") == 0 && bus.clocks >= 2 && bus.last_ms > bus.first_ms)
             snprintf (rates, sizeof rates, "sim %.2fs, rtf %.2fx, %.0f snapshots/s, %u robots, %s",
                       (double) bus.last_ns / 1e9,
@@ -365,6 +435,8 @@ launch_status (const sim_config_t *cfg)
             printf ("%-13s %8d %9s %-9s %5.1f%% %5.1fMiB  %s\n", name, p->pid, up, p->supervisor, 100.0 * cpu,
                     p->rss_mib, rates);
     }
+    if (blind)
+        printf ("%s\n", blind_why);
     return running >= wanted ? 0 : 1;
 }
 

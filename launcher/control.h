@@ -35,6 +35,19 @@ int launch_lock_holder (const sim_config_t *cfg);
 /* Remove the pid file at `path` if it still names this process. */
 void launch_pidfile_remove (const char *path);
 
+/* Where the systemd units keep their runtime directory
+   (RuntimeDirectory=ssl-sim with XDG_RUNTIME_DIR=/run/ssl-sim). */
+#define LAUNCH_UNITS_RUNTIME "/run/ssl-sim"
+
+/* For `status` and `restart`: when no service runs in the runtime
+   directory cfg selects (XDG_RUNTIME_DIR, or /tmp/ssl-sim-UID) but one
+   runs in the systemd units' (SSL_SIM_UNITS_RUNTIME when set, for units
+   whose XDG_RUNTIME_DIR was changed, else LAUNCH_UNITS_RUNTIME), point
+   this process's
+   XDG_RUNTIME_DIR there, so the bus endpoints resolved next are theirs.
+   Says on stderr when the units' directory exists but is not readable. */
+void launch_find_runtime (const sim_config_t *cfg);
+
 /* `ssl-sim status`: print one line per service. Returns the exit code
    (0 when every wanted service is running, 3 when none is, 1 otherwise). */
 int launch_status (const sim_config_t *cfg);

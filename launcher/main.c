@@ -288,7 +288,10 @@ main (int argc, char **argv)
         }
         int skip = restart ? 3 : 2;
         sim_config_t cfg;
-        if (s_config (&cfg, argc - skip, argv + skip) || sim_bus_resolve (&cfg, NULL))
+        if (s_config (&cfg, argc - skip, argv + skip))
+            return 2;
+        launch_find_runtime (&cfg);
+        if (sim_bus_resolve (&cfg, NULL))
             return 2;
         return restart ? launch_restart (&cfg, argv[2]) : launch_status (&cfg);
     }

@@ -172,3 +172,79 @@ Test (operator, the_gateway_logs_new_clients_and_their_changes, .timeout = 40)
     free (log);
     cr_expect_eq (sim_fixture_stop (&f), 0);
 }
+
+/* A simulator the systemd units started keeps its runtime directory in
+   their place (here a stand-in named by SSL_SIM_UNITS_RUNTIME): `status`
+   finds it without the operator exporting anything. */
+Test (operator, status_finds_the_units_simulator, .timeout = 40)
+{
+    char units[] = "/tmp/ssl-sim-test-XXXXXX", mine[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (units));
+    cr_assert_not_null (mkdtemp (mine));
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_pick_ports (&p), 0);
+    char ini[128], log[128], vision[64], out[16384];
+    snprintf (ini, sizeof ini, "%s/t.ini", units);
+    snprintf (log, sizeof log, "%s/log.txt", units);
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    cr_assert_eq (sim_proc_write_ini (&p, ini, NULL), 0);
+    const char *args[] = { "run", "--config", ini, "--localhost", "--vision-addr", vision, NULL };
+    pid_t run = sim_lab_spawn (args, units, log, NULL);
+    cr_assert_gt (run, 0);
+    int physics = sim_lab_wait_service (units, 0, "physics", 0, 10000);
+    cr_assert_gt (physics, 0, "the simulator did not come up");
+    cr_assert_gt (sim_lab_wait_service (units, 0, "legacy-grsim", 0, 10000), 0);
+    int code =
+        sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' SSL_SIM_UNITS_RUNTIME='%s' '%s' status 2>&1",
+                         mine, units, sim_lab_exe ());
+    char want[200];
+    snprintf (want, sizeof want, "runtime directory %s/ssl-sim\n", units);
+    cr_expect_eq (code, 0, "exit %d:\n%s", code, out);
+    cr_expect (strstr (out, want), "status did not look in the units' directory:\n%s", out);
+    snprintf (want, sizeof want, "%d", physics);
+    cr_expect (strstr (out, want), "physics (pid %d) is not listed:\n%s", physics, out);
+    cr_expect_null (strstr (out, "cannot see the bus"), "%s", out);
+    cr_expect_eq (sim_lab_stop (run), 0);
+    sim_lab_sh ("rm -rf '%s' '%s'", units, mine);
+}
+
+/* With a tcp bus the services' --config names, `status` without it cannot
+   listen: it says so, and how to fix it, instead of printing zero rates. */
+Test (operator, status_says_when_it_cannot_see_a_tcp_bus, .timeout = 40)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_pick_ports (&p), 0);
+    int cmd = sim_test_free_port (), world = sim_test_free_port (), frames = sim_test_free_port ();
+    char ini[128], log[128], vision[64], bus[512], out[16384];
+    snprintf (bus, sizeof bus,
+              "[bus]\ncmd_bind = tcp://127.0.0.1:%d\ncmd_connect = tcp://127.0.0.1:%d\n"
+              "world_bind = tcp://127.0.0.1:%d\nworld_connect = tcp://127.0.0.1:%d\n"
+              "frames_bind = tcp://127.0.0.1:%d\nframes_connect = tcp://127.0.0.1:%d\n",
+              cmd, cmd, world, world, frames, frames);
+    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    snprintf (log, sizeof log, "%s/log.txt", dir);
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    cr_assert_eq (sim_proc_write_ini (&p, ini, bus), 0);
+    const char *args[] = { "run", "--config", ini, "--localhost", "--vision-addr", vision, NULL };
+    pid_t run = sim_lab_spawn (args, dir, log, NULL);
+    cr_assert_gt (run, 0);
+    cr_assert_gt (sim_lab_wait_service (dir, 0, "physics", 0, 10000), 0, "the simulator did not come up");
+    cr_assert_gt (sim_lab_wait_service (dir, 0, "legacy-grsim", 0, 10000), 0);
+    int code =
+        sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status 2>&1", dir, sim_lab_exe ());
+    cr_expect_eq (code, 0, "exit %d:\n%s", code, out);
+    cr_expect (strstr (out, "cannot see the bus") && strstr (out, "run status with their --config"),
+               "status does not say it cannot see the bus:\n%s", out);
+    cr_expect_null (strstr (out, "0 packets/s"), "%s", out);
+
+    /* with their --config it listens where they talk */
+    code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status --config '%s' 2>&1", dir,
+                            sim_lab_exe (), ini);
+    cr_expect_eq (code, 0, "exit %d:\n%s", code, out);
+    cr_expect_null (strstr (out, "cannot see the bus"), "%s", out);
+    cr_expect (strstr (out, "rtf"), "no physics rates with the services' own --config:\n%s", out);
+    cr_expect_eq (sim_lab_stop (run), 0);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
