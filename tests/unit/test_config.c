@@ -5,6 +5,7 @@
     against the flag and key tables (config_table.h).
 */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <criterion/redirect.h>
 
 #include <limits.h>
@@ -1600,5 +1601,81 @@ Test (config, presets_output_is_unchanged)
        curve and curve_cert's note (7040 bytes, 0x6afb9e7d3de5bf8c before) */
     cr_expect_eq (strlen (text), 7092);
     cr_expect_eq (s_hash (text), 0xcb301d9ad044820au, "presets text changed:\n%s", text);
+    free (text);
+}
+
+/* "section.key" of each line of INI text that sets a key or shows one
+   commented out ("; key = value"), appended to `out` one per line. */
+static void
+s_ini_keys (const char *text, char *out, size_t cap)
+{
+    char section[64] = "";
+    out[0] = '\0';
+    for (const char *line = text; *line;) {
+        size_t len = strcspn (line, "\n");
+        const char *p = line;
+        while (p < line + len && (*p == ' ' || *p == '\t'))
+            p++;
+        if (*p == '[') {
+            size_t n = strcspn (p + 1, "]\n");
+            snprintf (section, sizeof section, "%.*s", (int) n, p + 1);
+        } else {
+            if (*p == ';' || *p == '#')
+                for (p++; *p == ' '; p++)
+                    ;
+            size_t word = 0;
+            while (p + word < line + len && (isalnum ((unsigned char) p[word]) || p[word] == '_'))
+                word++;
+            const char *q = p + word;
+            while (*q == ' ')
+                q++;
+            if (word > 0 && *q == '=' && section[0]) {
+                size_t used = strlen (out);
+                snprintf (out + used, cap - used, "%s.%.*s\n", section, (int) word, p);
+            }
+        }
+        line += len + (line[len] == '\n');
+    }
+}
+
+/* configs/ssl-sim.ini is the example users copy: every key `ssl-sim
+   presets` prints must be in it, with its comment. */
+Test (config, example_configuration_has_every_key_presets_prints)
+{
+    char path[PATH_MAX];
+    s_repo_path (path, sizeof path, "configs/ssl-sim.ini");
+    FILE *file = fopen (path, "r");
+    if (!file)
+        cr_skip_test ("%s not found (run from the repository root)", path);
+    size_t size = 256 * 1024;
+    char *text = (char *) malloc (size);
+    cr_assert_not_null (text);
+    size_t len = fread (text, 1, size - 1, file);
+    fclose (file);
+    text[len] = '\0';
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    char *dump = sim_config_dump (&cfg, true);
+    cr_assert_not_null (dump);
+    char *printed = (char *) malloc (size), *example = (char *) malloc (size);
+    cr_assert (printed && example);
+    s_ini_keys (dump, printed, size);
+    s_ini_keys (text, example, size);
+    int keys = 0;
+    for (char *k = strtok (printed, "\n"); k; k = strtok (NULL, "\n")) {
+        char want[160];
+        snprintf (want, sizeof want, "%s\n", k);
+        keys++;
+        /* the example's list starts on a line of its own */
+        bool found = strncmp (example, want, strlen (want)) == 0;
+        char line_want[162];
+        snprintf (line_want, sizeof line_want, "\n%s", want);
+        found = found || strstr (example, line_want);
+        cr_expect (found, "configs/ssl-sim.ini lacks %s, which `ssl-sim presets` prints", k);
+    }
+    cr_expect_gt (keys, 150, "the dump's keys were not read (%d)", keys);
+    free (printed);
+    free (example);
+    free (dump);
     free (text);
 }
