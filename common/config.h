@@ -41,16 +41,19 @@ int sim_config_load_file (sim_config_t *cfg, const char *path, char *err, size_t
 int sim_config_load_string (sim_config_t *cfg, const char *text, const char *origin, char *err,
                             size_t errlen);
 
-/* The full precedence of config.md §2 and §3.7 on top of whatever cfg holds
-   (normally sim_config_defaults): every --config FILE in order, then every
-   other flag of config.md §4 in order (plus --port-offset N), then the
-   preset names of [run] or flags, then both teams' dribbler.glue =
+/* The full precedence (docs/config.md) on top of whatever cfg holds
+   (normally sim_config_defaults): every --config FILE in order, each
+   applying the presets its [run] names and then its own values on top of
+   them; then every other flag in order (plus --port-offset N); then the
+   presets given as flags, which win over every file and log each file
+   value they replaced (sim_info); then both teams' dribbler.glue =
    !realism.simulate_dribbling (physics.md §9.8), then the cross-key checks
    of sim_config_validate. The environment variable SSL_SIM_LOG, when set to a
    valid level, replaces [run] log_level. argv[0..argc) are only options
    (no program name, no sub-command); "--flag value" and "--flag=value" are
    both accepted. A relative realism file named by [run] realism in a
-   config file is also looked up next to that file. Returns 0, or -1 with a
+   config file is also looked up next to that file; an unknown preset named
+   in a file is reported at its FILE:LINE. Returns 0, or -1 with a
    message in err (unknown flag, bad value, missing argument, file errors);
    on error cfg may be partly changed. --help is not handled here. */
 int sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_t errlen);

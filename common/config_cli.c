@@ -116,6 +116,121 @@ s_resolve_realism_path (sim_config_t *cfg, const char *config_path)
         sim_cfg_copy_string (cfg->run.realism, sizeof cfg->run.realism, joined);
 }
 
+/* The preset keys of [run]; each replaces whole tables when applied. */
+static const char *const s_preset_keys[] = { "realism", "ball_preset", "robot_limits" };
+#define S_PRESETS 3
+
+/* Row index in the main table of [run] s_preset_keys[which]. */
+static size_t
+s_preset_index (int which)
+{
+    size_t index = 0;
+    const sim_cfg_key_t *key =
+        sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, "run", s_preset_keys[which], &index);
+    assert (key);
+    return index;
+}
+
+/* Apply the preset named by [run] s_preset_keys[which]; 0 or -1 with why. */
+static int
+s_apply_preset (sim_config_t *cfg, int which, char *why, size_t whylen)
+{
+    switch (which) {
+    case 0:
+        return sim_config_apply_realism (cfg, cfg->run.realism, why, whylen);
+    case 1:
+        return sim_config_apply_ball_preset (cfg, cfg->run.ball_preset, why, whylen);
+    default:
+        return sim_config_apply_robot_limits (cfg, cfg->run.robot_limits, why, whylen);
+    }
+}
+
+/* Put back from `kept` every key `written` notes: values a file writes win
+   over the presets the same file names. */
+static void
+s_restore_written (sim_config_t *cfg, const sim_config_t *kept, const sim_cfg_written_t *written)
+{
+    for (size_t i = 0; i < sim_cfg_keys_count; i++)
+        if (written->main[i].line)
+            sim_cfg_key_copy (&sim_cfg_keys[i], cfg, kept);
+    for (int team = 0; team < 2; team++)
+        for (size_t i = 0; i < sim_cfg_team_keys_count; i++)
+            if (written->team[team][i].line)
+                sim_cfg_key_copy (&sim_cfg_team_keys[i], &cfg->team[team], &kept->team[team]);
+}
+
+/* Load one --config file: its keys, then the presets it names, then its
+   own keys again on top of those presets. The keys it wrote are merged
+   into `all`. 0 or -1 with err. */
+static int
+s_load_config_file (sim_config_t *cfg, const char *path, sim_cfg_written_t *all, char *err, size_t errlen)
+{
+    sim_cfg_written_t *written = sim_cfg_written_new ();
+    sim_config_t *kept = (sim_config_t *) malloc (sizeof (sim_config_t));
+    int rc = -1;
+    if (!written || !kept) {
+        sim_cfg_err (err, errlen, "out of memory");
+        goto done;
+    }
+    if (sim_cfg_load_file (cfg, path, false, written, err, errlen) != 0)
+        goto done;
+    if (written->main[s_preset_index (0)].line)
+        s_resolve_realism_path (cfg, path);
+    *kept = *cfg;
+    bool named = false;
+    for (int which = 0; which < S_PRESETS; which++) {
+        const sim_cfg_where_t *at = &written->main[s_preset_index (which)];
+        char why[1024];
+        if (!at->line || !((const char *) cfg + sim_cfg_keys[s_preset_index (which)].offset)[0])
+            continue;
+        if (s_apply_preset (cfg, which, why, sizeof why) != 0) {
+            sim_cfg_err (err, errlen, "%s:%d: [run] %s: %s", path, at->line, s_preset_keys[which], why);
+            goto done;
+        }
+        named = true;
+    }
+    if (named)
+        s_restore_written (cfg, kept, written);
+    sim_cfg_written_merge (all, written);
+    rc = 0;
+done:
+    free (kept);
+    sim_cfg_written_destroy (&written);
+    return rc;
+}
+
+/* Log each value a file wrote that applying a command-line preset changed
+   (before: the configuration just before it was applied). */
+static void
+s_report_replaced (const sim_config_t *before, const sim_config_t *after, const sim_cfg_written_t *all,
+                   const char *flag, const char *name)
+{
+    char was[256], now[256];
+    for (size_t i = 0; i < sim_cfg_keys_count; i++) {
+        const sim_cfg_key_t *key = &sim_cfg_keys[i];
+        if (!all->main[i].line)
+            continue;
+        bool had = sim_cfg_key_format (key, before, was, sizeof was);
+        bool has = sim_cfg_key_format (key, after, now, sizeof now);
+        if (had != has || (had && strcmp (was, now) != 0))
+            sim_info ("%s %s replaces [%s] %s = %s of %s:%d (now %s)", flag, name, key->section, key->key,
+                      had ? was : "(unset)", all->main[i].file, all->main[i].line, has ? now : "(unset)");
+    }
+    for (int team = 0; team < 2; team++)
+        for (size_t i = 0; i < sim_cfg_team_keys_count; i++) {
+            const sim_cfg_key_t *key = &sim_cfg_team_keys[i];
+            const sim_cfg_where_t *at = &all->team[team][i];
+            if (!at->line)
+                continue;
+            bool had = sim_cfg_key_format (key, &before->team[team], was, sizeof was);
+            bool has = sim_cfg_key_format (key, &after->team[team], now, sizeof now);
+            if (had != has || (had && strcmp (was, now) != 0))
+                sim_info ("%s %s replaces [%s%s%s] %s = %s of %s:%d (now %s)", flag, name,
+                          sim_cfg_team_names[team], key->section[0] ? "." : "", key->section, key->key,
+                          had ? was : "(unset)", at->file, at->line, has ? now : "(unset)");
+        }
+}
+
 int
 sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_t errlen)
 {
@@ -130,6 +245,8 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
     }
     int count = 0;
     int rc = -1;
+    sim_cfg_written_t *written = NULL;
+    sim_config_t *before = NULL;
 
     /* pass 1: recognise every option before acting on any */
     for (int i = 0; i < argc; i++) {
@@ -169,31 +286,52 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
         count++;
     }
 
-    /* pass 2: files first, whatever their position among the flags */
-    for (int i = 0; i < count; i++) {
-        if (options[i].flag->kind != SIM_CFG_FLAG_CONFIG)
-            continue;
-        char before[sizeof cfg->run.realism];
-        memcpy (before, cfg->run.realism, sizeof before);
-        if (sim_config_load_file (cfg, options[i].value, err, errlen) != 0)
-            goto done;
-        if (strcmp (before, cfg->run.realism) != 0)
-            s_resolve_realism_path (cfg, options[i].value);
+    /* pass 2: files first, whatever their position among the flags; each
+       applies the presets it names under its own values */
+    written = sim_cfg_written_new ();
+    before = (sim_config_t *) malloc (sizeof (sim_config_t));
+    if (!written || !before) {
+        sim_cfg_err (err, errlen, "out of memory");
+        goto done;
     }
+    for (int i = 0; i < count; i++)
+        if (options[i].flag->kind == SIM_CFG_FLAG_CONFIG
+            && s_load_config_file (cfg, options[i].value, written, err, errlen) != 0)
+            goto done;
 
     /* pass 3: the flags in order (a later repeat wins) */
-    for (int i = 0; i < count; i++)
-        if (options[i].flag->kind != SIM_CFG_FLAG_CONFIG && s_apply_flag (cfg, &options[i], err, errlen) != 0)
+    const char *cli_preset[S_PRESETS] = { NULL };
+    for (int i = 0; i < count; i++) {
+        const sim_cfg_flag_t *flag = options[i].flag;
+        if (flag->kind == SIM_CFG_FLAG_CONFIG)
+            continue;
+        if (s_apply_flag (cfg, &options[i], err, errlen) != 0)
             goto done;
+        for (int which = 0; which < S_PRESETS; which++)
+            if (flag->kind == SIM_CFG_FLAG_KEY && strcmp (flag->section, "run") == 0
+                && strcmp (flag->key, s_preset_keys[which]) == 0)
+                cli_preset[which] = flag->name;
+    }
 
     /* the environment wins over file and flag (config.md §4) */
     const char *env = getenv ("SSL_SIM_LOG");
     if (env && sim_log_level_parse (env) >= 0 && strlen (env) < sizeof cfg->run.log_level)
         sim_cfg_copy_string (cfg->run.log_level, sizeof cfg->run.log_level, env);
 
-    /* preset names of [run] or of the flags replace whole tables last */
-    if (sim_config_apply_run_presets (cfg, err, errlen) != 0)
-        goto done;
+    /* a preset given on the command line wins over the files: it replaces
+       its whole table last, and says which written values it replaced */
+    for (int which = 0; which < S_PRESETS; which++) {
+        const char *name = (const char *) cfg + sim_cfg_keys[s_preset_index (which)].offset;
+        char why[1024];
+        if (!cli_preset[which] || !name[0])
+            continue;
+        *before = *cfg;
+        if (s_apply_preset (cfg, which, why, sizeof why) != 0) {
+            sim_cfg_err (err, errlen, "%s: %s", cli_preset[which], why);
+            goto done;
+        }
+        s_report_replaced (before, cfg, written, cli_preset[which], name);
+    }
     /* physics.md §9.8: the glue flag follows realism, at startup too */
     for (int team = 0; team < 2; team++)
         cfg->team[team].dribbler.glue = !cfg->realism.simulate_dribbling;
@@ -201,6 +339,8 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
         goto done;
     rc = 0;
 done:
+    free (before);
+    sim_cfg_written_destroy (&written);
     free (options);
     return rc;
 }

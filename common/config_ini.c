@@ -33,7 +33,8 @@ typedef struct {
 typedef struct {
     sim_config_t *cfg;
     const char *origin;
-    bool realism_only; /* a realism file: [realism] or no section */
+    bool realism_only;          /* a realism file: [realism] or no section */
+    sim_cfg_written_t *written; /* where each key was set; may be NULL */
     /* input */
     FILE *file;
     const char *text;
@@ -186,6 +187,30 @@ s_apply (s_load_t *self, const sim_cfg_key_t *key, void *base, const char *secti
     return 1;
 }
 
+/* s_apply for a row of `table` (the main one or a team's), noting where
+   it was written. */
+static int
+s_apply_noted (s_load_t *self, const sim_cfg_key_t *key, sim_cfg_where_t *table, void *base,
+               const char *section, const char *name, const char *value, size_t index)
+{
+    if (!s_apply (self, key, base, section, name, value))
+        return 0;
+    if (table)
+        table[index] = (sim_cfg_where_t) { self->origin, self->line };
+    return 1;
+}
+
+/* The global section that has a key `name`, for the hint of a key that
+   stands before any section; NULL when none has. */
+static const char *
+s_section_of (const char *name)
+{
+    for (size_t i = 0; i < sim_cfg_keys_count; i++)
+        if (strcasecmp (sim_cfg_keys[i].key, name) == 0)
+            return sim_cfg_keys[i].section;
+    return NULL;
+}
+
 /* A key of a [camera N] / [outage N] section, kept in its slot until the
    whole input is read. */
 static int
@@ -230,6 +255,7 @@ s_handler (void *user, const char *section, const char *name, const char *value)
 
     /* team sections: "blue", "blue.limits", ... share one key table */
     const char *sub;
+    size_t index;
     int team = sim_cfg_team_section (section, &sub);
     if (team >= 0) {
         if (!sim_cfg_section_known (sim_cfg_team_keys, sim_cfg_team_keys_count, sub)) {
@@ -237,12 +263,13 @@ s_handler (void *user, const char *section, const char *name, const char *value)
             return 1;
         }
         const sim_cfg_key_t *key =
-            sim_cfg_find_key (sim_cfg_team_keys, sim_cfg_team_keys_count, sub, name, NULL);
+            sim_cfg_find_key (sim_cfg_team_keys, sim_cfg_team_keys_count, sub, name, &index);
         if (!key) {
             s_warn_unknown (self, section, name, false);
             return 1;
         }
-        return s_apply (self, key, &cfg->team[team], section, name, value);
+        return s_apply_noted (self, key, self->written ? self->written->team[team] : NULL, &cfg->team[team],
+                              section, name, value, index);
     }
 
     if (s_numbered (section, "camera", &number))
@@ -252,16 +279,28 @@ s_handler (void *user, const char *section, const char *name, const char *value)
         return s_numbered_key (self, sim_cfg_outage_keys, sim_cfg_outage_keys_count, self->outages,
                                &self->outage_count, SIM_MAX_OUTAGES, number, section, name, value);
 
-    if (!sim_cfg_section_known (sim_cfg_keys, sim_cfg_keys_count, section)) {
-        s_warn_unknown (self, section[0] ? section : "(none)", name, true);
+    if (section[0] == '\0') {
+        /* a key above the first [section] header: say so, and where it lives */
+        const char *home = s_section_of (name);
+        if (home)
+            sim_warn ("%s:%d: %s is outside any section and ignored (it belongs under [%s])", self->origin,
+                      self->line, name, home);
+        else
+            sim_warn ("%s:%d: %s is outside any section and ignored (no section has such a key)",
+                      self->origin, self->line, name);
         return 1;
     }
-    const sim_cfg_key_t *key = sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, section, name, NULL);
+    if (!sim_cfg_section_known (sim_cfg_keys, sim_cfg_keys_count, section)) {
+        s_warn_unknown (self, section, name, true);
+        return 1;
+    }
+    const sim_cfg_key_t *key = sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, section, name, &index);
     if (!key) {
         s_warn_unknown (self, section, name, false);
         return 1;
     }
-    return s_apply (self, key, cfg, section, name, value);
+    return s_apply_noted (self, key, self->written ? self->written->main : NULL, cfg, section, name, value,
+                          index);
 }
 
 static int
@@ -355,8 +394,48 @@ sim_config_load_string (sim_config_t *cfg, const char *text, const char *origin,
     return rc;
 }
 
+sim_cfg_written_t *
+sim_cfg_written_new (void)
+{
+    sim_cfg_written_t *self = (sim_cfg_written_t *) calloc (1, sizeof (sim_cfg_written_t));
+    if (!self)
+        return NULL;
+    self->main = (sim_cfg_where_t *) calloc (sim_cfg_keys_count, sizeof (sim_cfg_where_t));
+    for (int team = 0; team < 2; team++)
+        self->team[team] = (sim_cfg_where_t *) calloc (sim_cfg_team_keys_count, sizeof (sim_cfg_where_t));
+    if (!self->main || !self->team[0] || !self->team[1])
+        sim_cfg_written_destroy (&self);
+    return self;
+}
+
+void
+sim_cfg_written_destroy (sim_cfg_written_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    sim_cfg_written_t *self = *self_p;
+    free (self->main);
+    free (self->team[0]);
+    free (self->team[1]);
+    free (self);
+    *self_p = NULL;
+}
+
+void
+sim_cfg_written_merge (sim_cfg_written_t *dst, const sim_cfg_written_t *src)
+{
+    for (size_t i = 0; i < sim_cfg_keys_count; i++)
+        if (src->main[i].line)
+            dst->main[i] = src->main[i];
+    for (int team = 0; team < 2; team++)
+        for (size_t i = 0; i < sim_cfg_team_keys_count; i++)
+            if (src->team[team][i].line)
+                dst->team[team][i] = src->team[team][i];
+}
+
 int
-sim_cfg_load_file (sim_config_t *cfg, const char *path, bool realism_only, char *err, size_t errlen)
+sim_cfg_load_file (sim_config_t *cfg, const char *path, bool realism_only, sim_cfg_written_t *written,
+                   char *err, size_t errlen)
 {
     FILE *file = fopen (path, "r");
     if (!file) {
@@ -373,6 +452,7 @@ sim_cfg_load_file (sim_config_t *cfg, const char *path, bool realism_only, char 
     self->origin = path;
     self->file = file;
     self->realism_only = realism_only;
+    self->written = written;
     self->err = err;
     self->errlen = errlen;
     int rc = s_load (self);
@@ -392,5 +472,5 @@ sim_config_load_file (sim_config_t *cfg, const char *path, char *err, size_t err
         sim_cfg_err (err, errlen, "no configuration file given");
         return -1;
     }
-    return sim_cfg_load_file (cfg, path, false, err, errlen);
+    return sim_cfg_load_file (cfg, path, false, NULL, err, errlen);
 }

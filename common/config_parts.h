@@ -105,8 +105,32 @@ void sim_cfg_flag_left (const sim_cfg_flag_t *flag, char *buf, size_t size);
 
 /* ---- config_ini.c ------------------------------------------------------- */
 
+/* Where a load wrote each key: one entry per row of the main table and of
+   each team's table; line 0 = the key was not written. `file` is borrowed
+   from the caller of the load. */
+typedef struct {
+    const char *file;
+    int line;
+} sim_cfg_where_t;
+
+typedef struct {
+    sim_cfg_where_t *main;    /* sim_cfg_keys_count entries */
+    sim_cfg_where_t *team[2]; /* sim_cfg_team_keys_count entries each */
+} sim_cfg_written_t;
+
+/* A record with no key written; NULL when out of memory. */
+sim_cfg_written_t *sim_cfg_written_new (void);
+
+/* Free it and null the pointer; safe on NULL. */
+void sim_cfg_written_destroy (sim_cfg_written_t **self_p);
+
+/* Every written entry of `src` copied into `dst` (a later load wins). */
+void sim_cfg_written_merge (sim_cfg_written_t *dst, const sim_cfg_written_t *src);
+
 /* sim_config_load_file, or with realism_only the loader of a realism file
-   (keys under [realism] or before any section; others are warnings). */
-int sim_cfg_load_file (sim_config_t *cfg, const char *path, bool realism_only, char *err, size_t errlen);
+   (keys under [realism] or before any section; others are warnings).
+   When `written` is not NULL, every key the file sets is noted in it. */
+int sim_cfg_load_file (sim_config_t *cfg, const char *path, bool realism_only, sim_cfg_written_t *written,
+                       char *err, size_t errlen);
 
 #endif

@@ -217,7 +217,7 @@ sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err
         }
         sim_config_defaults (scratch);
         sim_config_realism_preset ("realistic", &scratch->realism);
-        int rc = sim_cfg_load_file (scratch, name_or_file, true, err, errlen);
+        int rc = sim_cfg_load_file (scratch, name_or_file, true, NULL, err, errlen);
         realism = scratch->realism;
         free (scratch);
         if (rc != 0)

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 
 static _Thread_local const char *s_service = "ssl-sim";
 static _Thread_local sim_log_level_t s_level = SIM_LOG_INFO;
@@ -51,14 +54,43 @@ sim_log_enabled (sim_log_level_t level)
     return level <= s_level;
 }
 
+bool
+sim_log_to_journal (void)
+{
+    const char *stream = getenv ("JOURNAL_STREAM");
+    unsigned long long dev, ino;
+    struct stat st;
+    /* systemd sets it for a unit whose output goes to the journal; a child
+       whose stderr was redirected elsewhere inherits it, hence the check */
+    return stream && sscanf (stream, "%llu:%llu", &dev, &ino) == 2 && fstat (2, &st) == 0
+        && (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
+}
+
+const char *
+sim_log_time_prefix (char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (sim_log_to_journal ())
+        return buf;
+    struct timeval tv;
+    struct tm tm;
+    gettimeofday (&tv, NULL);
+    if (localtime_r (&tv.tv_sec, &tm))
+        snprintf (buf, len, "%02d:%02d:%02d.%03d ", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                  (int) (tv.tv_usec / 1000));
+    return buf;
+}
+
 void
 sim_log_write (sim_log_level_t level, const char *fmt, ...)
 {
-    char line[1024];
-    /* under the launcher every line is already prefixed with the service */
+    char line[1024], stamp[32];
+    /* under the launcher every line is already prefixed with the time and
+       the service */
     int n = getenv ("SSL_SIM_SUPERVISED")
               ? snprintf (line, sizeof line, "%s: ", s_names[level])
-              : snprintf (line, sizeof line, "%s %s: ", s_service, s_names[level]);
+              : snprintf (line, sizeof line, "%s%s %s: ", sim_log_time_prefix (stamp, sizeof stamp),
+                          s_service, s_names[level]);
     va_list args;
     va_start (args, fmt);
     if (n >= 0 && (size_t) n < sizeof line)

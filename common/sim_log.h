@@ -9,6 +9,7 @@
 #define SIM_LOG_H_INCLUDED
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum {
     SIM_LOG_ERROR = 0,
@@ -29,6 +30,17 @@ int sim_log_level_parse (const char *text);
 sim_log_level_t sim_log_level_from_env (sim_log_level_t fallback);
 bool sim_log_enabled (sim_log_level_t level);
 
+/* Whether stderr is the journal (JOURNAL_STREAM names its device and
+   inode): the journal stamps every line itself. */
+bool sim_log_to_journal (void);
+
+/* "HH:MM:SS.mmm " of the local time into buf (at least 16 bytes), or ""
+   when the lines go to the journal. Returns buf. */
+const char *sim_log_time_prefix (char *buf, size_t len);
+
+/* One line to stderr: the time of day (unless the journal or the
+   launcher, which prefixes lines itself, reads them), the service name
+   (unless under the launcher), the level and the message. */
 void sim_log_write (sim_log_level_t level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
 /* clang-format off */

@@ -6,13 +6,15 @@
 #ifndef SIM_STEP_H_INCLUDED
 #define SIM_STEP_H_INCLUDED
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SIM_STEP_MAX_S 60.0 /* longest step accepted */
 
 /* Substeps of substep_s seconds (rounded to whole ns) in `seconds`: 0 for
    0, -1 when it is not a whole number of substeps (within 1 ppm or 1 us),
-   negative, not finite or longer than SIM_STEP_MAX_S. */
-int64_t sim_step_substeps (double seconds, double substep_s);
+   negative, not finite or longer than SIM_STEP_MAX_S, with the reason
+   (starting with the step's length) in why[why_len] (may be NULL/0). */
+int64_t sim_step_substeps (double seconds, double substep_s, char *why, size_t why_len);
 
 #endif

@@ -240,10 +240,10 @@ sslsim_world_step (sslsim_world_t *world, double dt)
     if (!world)
         return SSLSIM_EINVAL;
     sslsim_world_t *self = world;
-    int64_t n = sim_step_substeps (dt, self->cfg.sim.substep);
+    char why[160];
+    int64_t n = sim_step_substeps (dt, self->cfg.sim.substep, why, sizeof why);
     if (n < 0)
-        return s_fail (self, SSLSIM_EINVAL, "dt %g s is not a whole number of %g s substeps (at most %g s)", dt,
-                       self->cfg.sim.substep, SIM_STEP_MAX_S);
+        return s_fail (self, SSLSIM_EINVAL, "dt %s", why);
     self->frame_count = 0;
     self->used = 0;
     uint64_t delay_ns = sim_schedule_delay_ns (self->cfg.realism.vision_delay);

@@ -3,11 +3,14 @@
 
 #include <czmq.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "services.h"
@@ -38,15 +41,14 @@ s_pidfile_path (const sim_config_t *cfg, const char *name, char *path, size_t le
 }
 
 void
-launch_pidfile_write (const sim_config_t *cfg, const char *name, char *path, size_t len)
+launch_pidfile_write (const sim_config_t *cfg, const char *name, const char *by, char *path, size_t len)
 {
     if (s_pidfile_path (cfg, name, path, len)) {
         *path = '\0';
         return;
     }
-    const char *by = getenv ("SSL_SIM_SUPERVISED") ? "launcher"
-                   : getenv ("INVOCATION_ID")      ? "systemd"
-                                                   : "none";
+    if (!by)
+        by = getenv ("SSL_SIM_SUPERVISED") ? "launcher" : getenv ("INVOCATION_ID") ? "systemd" : "none";
     char tmp[SIM_STRING_MAX + 16];
     snprintf (tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen (tmp, "w");
@@ -81,8 +83,9 @@ launch_pidfile_remove (const char *path)
         unlink (path);
 }
 
-/* Whether `pid` is an `ssl-sim service NAME` process (a stale pid file may
-   name a recycled pid). */
+/* Whether `pid` runs service NAME: an `ssl-sim service NAME` process, or
+   an `ssl-sim run --single-process` one, which runs them all (a stale pid
+   file may name a recycled pid). */
 static bool
 s_is_service (int pid, const char *name)
 {
@@ -94,11 +97,14 @@ s_is_service (int pid, const char *name)
     size_t n = fread (buf, 1, sizeof buf - 1, f);
     fclose (f);
     buf[n] = '\0';
-    bool saw_service = false;
+    bool saw_service = false, saw_run = false;
     for (size_t i = 0; i < n; i += strlen (buf + i) + 1) {
         if (saw_service)
             return strcmp (buf + i, name) == 0;
-        saw_service = strcmp (buf + i, "service") == 0;
+        if (saw_run && strcmp (buf + i, "--single-process") == 0)
+            return true;
+        saw_service = !saw_run && strcmp (buf + i, "service") == 0;
+        saw_run = saw_run || (i > 0 && strcmp (buf + i, "run") == 0);
     }
     return false;
 }
@@ -158,6 +164,95 @@ s_proc_find (const sim_config_t *cfg, const char *name, ctl_proc_t *p)
     p->alive = s_is_service (p->pid, name);
     if (p->alive)
         s_proc_sample (p);
+}
+
+/* Whether directory `dir` holds a pid file of a live service; *denied is
+   set when a pid file exists but cannot be read (another user's). */
+static bool
+s_dir_has_service (const char *dir, bool *denied)
+{
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
+        char path[SIM_STRING_MAX + 32], by[32];
+        int pid = 0;
+        snprintf (path, sizeof path, "%s/%s.pid", dir, launch_services[i].name);
+        if (s_pidfile_read (path, &pid, by, sizeof by) == 0 && s_is_service (pid, launch_services[i].name))
+            return true;
+        if (errno == EACCES)
+            *denied = true;
+    }
+    if (access (dir, X_OK) != 0 && errno == EACCES)
+        *denied = true;
+    return false;
+}
+
+void
+launch_find_runtime (const sim_config_t *cfg)
+{
+    char mine[SIM_STRING_MAX], units[SIM_STRING_MAX + 32];
+    bool denied = false;
+    if (sim_bus_runtime_dir (cfg, mine, sizeof mine) == 0 && s_dir_has_service (mine, &denied))
+        return;
+    const char *base = getenv ("SSL_SIM_UNITS_RUNTIME");
+    if (!base || !*base)
+        base = LAUNCH_UNITS_RUNTIME;
+    char base_copy[SIM_STRING_MAX];
+    snprintf (base_copy, sizeof base_copy, "%s", base);
+    if (cfg->network.port_offset)
+        snprintf (units, sizeof units, "%s/ssl-sim/%d", base_copy, cfg->network.port_offset);
+    else
+        snprintf (units, sizeof units, "%s/ssl-sim", base_copy);
+    denied = false;
+    if (strcmp (units, mine) != 0 && s_dir_has_service (units, &denied)) {
+        setenv ("XDG_RUNTIME_DIR", base_copy, 1);
+        sim_debug ("no simulator in %s; the systemd units' one in %s", mine, units);
+    } else if (denied)
+        fprintf (stderr,
+                 "ssl-sim: %s (the systemd units' runtime directory) is not readable by this user: "
+                 "ask as its owner (sudo ssl-sim ...)\n",
+                 units);
+}
+
+int
+launch_lock_take (const sim_config_t *cfg)
+{
+    char dir[SIM_STRING_MAX], path[SIM_STRING_MAX + 16];
+    if (sim_bus_runtime_dir (cfg, dir, sizeof dir))
+        return -1;
+    snprintf (path, sizeof path, "%s/run.lock", dir);
+    /* close-on-exec: the services the launcher starts must not hold it
+       after the launcher is gone */
+    int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        sim_error ("cannot open %s: %s", path, strerror (errno));
+        return -1;
+    }
+    if (flock (fd, LOCK_EX | LOCK_NB) != 0) {
+        close (fd);
+        return -1;
+    }
+    /* the holder's pid, for the message of the next one that tries */
+    char text[32];
+    int n = snprintf (text, sizeof text, "%d\n", (int) getpid ());
+    if (ftruncate (fd, 0) != 0 || pwrite (fd, text, (size_t) n, 0) != n)
+        sim_warn ("cannot write %s: %s", path, strerror (errno));
+    return fd;
+}
+
+int
+launch_lock_holder (const sim_config_t *cfg)
+{
+    char dir[SIM_STRING_MAX], path[SIM_STRING_MAX + 16];
+    if (sim_bus_runtime_dir (cfg, dir, sizeof dir))
+        return 0;
+    snprintf (path, sizeof path, "%s/run.lock", dir);
+    FILE *f = fopen (path, "r");
+    int pid = 0;
+    if (f) {
+        if (fscanf (f, "%d", &pid) != 1)
+            pid = 0;
+        fclose (f);
+    }
+    return pid;
 }
 
 int
@@ -262,7 +357,10 @@ launch_status (const sim_config_t *cfg)
     char dir[SIM_STRING_MAX] = "?";
     sim_bus_runtime_dir (cfg, dir, sizeof dir);
     if (running == 0) {
-        printf ("no ssl-sim services running (runtime directory %s)\n", dir);
+        const char *units = getenv ("SSL_SIM_UNITS_RUNTIME");
+        printf ("no ssl-sim services running (runtime directory %s; the systemd units' %s/ssl-sim has none "
+                "either)\n",
+                dir, units && *units ? units : LAUNCH_UNITS_RUNTIME);
         return 3;
     }
     double cpu0[LAUNCH_SERVICE_COUNT];
@@ -273,6 +371,24 @@ launch_status (const sim_config_t *cfg)
     s_bus_sample (cfg, &bus);
     double wall = (double) (zclock_mono () - t0) / 1000.0;
 
+    /* nothing at all in a second while physics runs: the services use
+       another bus (a tcp [bus] from their --config), or it is stuck. Say
+       so rather than print rates of zero. */
+    bool blind = bus.clocks == 0 && bus.frames == 0 && bus.snapshots == 0 && procs[0].alive
+              && strcmp (procs[0].supervisor, "single") != 0;
+    char blind_why[SIM_STRING_MAX + 160] = "";
+    if (blind) {
+        const char *ep = cfg->bus.world_connect;
+        struct stat st;
+        if (strncmp (ep, "ipc://", 6) == 0 && stat (ep + 6, &st) != 0)
+            snprintf (blind_why, sizeof blind_why,
+                      "cannot see the bus: nothing serves %s, so the services use another [bus] (tcp?); "
+                      "run status with their --config",
+                      ep);
+        else
+            snprintf (blind_why, sizeof blind_why, "cannot see the bus: no message on %s in %d ms", ep,
+                      CTL_SAMPLE_MS);
+    }
     printf ("runtime directory %s\n", dir);
     printf ("%-13s %8s %9s %-9s %6s %8s  %s\n", "SERVICE", "PID", "UPTIME", "BY", "CPU", "RSS", "RATES");
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
@@ -289,7 +405,13 @@ launch_status (const sim_config_t *cfg)
         char up[32], rates[160] = "";
         s_format_uptime (p->uptime_s, up, sizeof up);
         double cpu = wall > 0 ? (p->cpu_s - cpu0[i]) / wall : 0;
-        if (strcmp (name, "physics") == 0 && bus.clocks >= 2 && bus.last_ms > bus.first_ms)
+        if (strcmp (p->supervisor, "single") == 0)
+            /* its bus is inproc, inside the process: no tool can sample it */
+            snprintf (rates, sizeof rates, "%s",
+                      i == 0 ? "single-process: its bus is inside it, the rates are in its log" : "");
+        else if (blind && (strcmp (name, "physics") == 0 || strcmp (name, "vision") == 0))
+            snprintf (rates, sizeof rates, "cannot see the bus");
+        else if (strcmp (name, "physics") == 0 && bus.clocks >= 2 && bus.last_ms > bus.first_ms)
             snprintf (rates, sizeof rates, "sim %.2fs, rtf %.2fx, %.0f snapshots/s, %u robots, %s",
                       (double) bus.last_ns / 1e9,
                       (double) (bus.last_ns - bus.first_ns) / 1e6 / (double) (bus.last_ms - bus.first_ms),
@@ -302,9 +424,19 @@ launch_status (const sim_config_t *cfg)
             snprintf (rates, sizeof rates, "no clock on the bus");
         else if (strcmp (name, "vision") == 0)
             snprintf (rates, sizeof rates, "%.0f packets/s", bus.packets / wall);
-        printf ("%-13s %8d %9s %-9s %5.1f%% %5.1fMiB  %s\n", name, p->pid, up, p->supervisor, 100.0 * cpu,
-                p->rss_mib, rates);
+        /* a single-process simulator runs every service in one process:
+           its CPU and memory are shown once, on the first row */
+        bool shared = false;
+        for (int j = 0; j < i; j++)
+            shared |= procs[j].alive && procs[j].pid == p->pid;
+        if (shared)
+            printf ("%-13s %8d %9s %-9s %6s %8s  %s\n", name, p->pid, up, p->supervisor, "\"", "\"", rates);
+        else
+            printf ("%-13s %8d %9s %-9s %5.1f%% %5.1fMiB  %s\n", name, p->pid, up, p->supervisor, 100.0 * cpu,
+                    p->rss_mib, rates);
     }
+    if (blind)
+        printf ("%s\n", blind_why);
     return running >= wanted ? 0 : 1;
 }
 

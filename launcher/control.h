@@ -18,18 +18,43 @@
 
 /* Write this process's pid file for service `name` into the runtime
    directory of `cfg`; its path goes to `path` (empty on failure, which is
-   logged and otherwise ignored: a service runs without one). */
-void launch_pidfile_write (const sim_config_t *cfg, const char *name, char *path, size_t len);
+   logged and otherwise ignored: a service runs without one). `by` says
+   who restarts it ("single" for `run --single-process`); NULL: the
+   launcher, systemd or nobody, from the environment. */
+void launch_pidfile_write (const sim_config_t *cfg, const char *name, const char *by, char *path, size_t len);
+
+/* Take the runtime directory's run.lock for an `ssl-sim run` (either
+   mode): the file descriptor, held until this process ends, or -1 when
+   another run holds it (or it cannot be opened, which is logged). */
+int launch_lock_take (const sim_config_t *cfg);
+
+/* The pid the run.lock of cfg's runtime directory names (its holder when
+   launch_lock_take just failed), or 0. */
+int launch_lock_holder (const sim_config_t *cfg);
 
 /* Remove the pid file at `path` if it still names this process. */
 void launch_pidfile_remove (const char *path);
+
+/* Where the systemd units keep their runtime directory
+   (RuntimeDirectory=ssl-sim with XDG_RUNTIME_DIR=/run/ssl-sim). */
+#define LAUNCH_UNITS_RUNTIME "/run/ssl-sim"
+
+/* For `status` and `restart`: when no service runs in the runtime
+   directory cfg selects (XDG_RUNTIME_DIR, or /tmp/ssl-sim-UID) but one
+   runs in the systemd units' (SSL_SIM_UNITS_RUNTIME when set, for units
+   whose XDG_RUNTIME_DIR was changed, else LAUNCH_UNITS_RUNTIME), point
+   this process's
+   XDG_RUNTIME_DIR there, so the bus endpoints resolved next are theirs.
+   Says on stderr when the units' directory exists but is not readable. */
+void launch_find_runtime (const sim_config_t *cfg);
 
 /* `ssl-sim status`: print one line per service. Returns the exit code
    (0 when every wanted service is running, 3 when none is, 1 otherwise). */
 int launch_status (const sim_config_t *cfg);
 
 /* The pid of another live service process in cfg's runtime directory,
-   of service `only` (NULL: any service), its name in *name; or 0. Two
+   of service `only` (NULL: any service), its name in *name; or 0. A
+   single-process simulator counts as every service it runs. Two
    simulators, or two copies of one service, sharing one directory would
    take each other's sockets and lanes. */
 int launch_running_elsewhere (const sim_config_t *cfg, const char *only, const char **name);

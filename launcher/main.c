@@ -99,6 +99,11 @@ s_run_service (const char *name, int optc, char **optv)
         return 2;
     }
     static sim_service_args_t args; /* outlives the actor thread */
+    /* under the launcher, which parsed the same options first and said
+       what it had to say about them (unknown keys, replaced values), each
+       service keeps quiet unless they fail: one warning, not four */
+    if (getenv ("SSL_SIM_SUPERVISED"))
+        sim_log_set_level (SIM_LOG_ERROR);
     if (s_config (&args.cfg, optc, optv))
         return 2;
     sim_log_set_service (name);
@@ -116,7 +121,7 @@ s_run_service (const char *name, int optc, char **optv)
         return SIM_SERVICE_EXIT_NO_START;
     }
     char pidfile[SIM_STRING_MAX + 16];
-    launch_pidfile_write (&args.cfg, name, pidfile, sizeof pidfile);
+    launch_pidfile_write (&args.cfg, name, NULL, pidfile, sizeof pidfile);
     s_wait (&actor, 1, 0);
     zactor_destroy (&actor);
     launch_pidfile_remove (pidfile);
@@ -154,12 +159,22 @@ s_run_single (const sim_config_t *parsed)
             break;
         }
     }
+    /* the pid files of a multi-process run, all naming this process: the
+       same check keeps a second simulator of either kind out, and
+       `ssl-sim status` finds this one */
+    char pidfiles[LAUNCH_SERVICE_COUNT][SIM_STRING_MAX + 16] = { { 0 } };
     if (code == 0) {
-        sim_info ("running single-process");
+        for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
+            if (actors[i])
+                launch_pidfile_write (&args.cfg, launch_services[i].name, "single", pidfiles[i],
+                                      sizeof pidfiles[i]);
+        sim_info ("running single-process (pid %d)", (int) getpid ());
         s_wait (actors, LAUNCH_SERVICE_COUNT, args.cfg.run.duration);
     }
     for (int i = LAUNCH_SERVICE_COUNT - 1; i >= 0; i--)
         zactor_destroy (&actors[i]);
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
+        launch_pidfile_remove (pidfiles[i]);
     return code;
 }
 
@@ -181,31 +196,36 @@ s_run (int optc, char **optv)
     int code = 2;
     char dir[SIM_STRING_MAX];
     if (s_config (&cfg, n, opts) == 0) {
+        code = 1;
+        /* both modes take the directory's lock, then look for services
+           that systemd or a hand started there without a launcher */
+        int lock = -1, pid = 0;
+        const char *other = NULL;
         if (sim_bus_runtime_dir (&cfg, dir, sizeof dir))
-            code = 1; /* refused, and said why: neither mode runs without it */
-        else if (single)
+            ; /* refused, and said why: neither mode runs without it */
+        else if ((lock = launch_lock_take (&cfg)) < 0
+                 || (pid = launch_running_elsewhere (&cfg, NULL, &other))) {
+            if (!pid)
+                pid = launch_lock_holder (&cfg);
+            sim_error ("another simulator runs with the runtime directory %s (%s, pid %d): stop it, or start "
+                       "this one with --port-offset N",
+                       dir, other ? other : "ssl-sim run", pid);
+        } else if (single)
             code = s_run_single (&cfg);
         else {
             char exe[PATH_MAX];
             ssize_t len = readlink ("/proc/self/exe", exe, sizeof exe - 1);
-            if (len <= 0) {
+            if (len <= 0)
                 sim_error ("cannot find my own executable");
-                code = 1;
-            } else {
+            else {
                 exe[len] = '\0';
-                const char *other = NULL;
-                int pid = launch_running_elsewhere (&cfg, NULL, &other);
-                if (pid) {
-                    sim_error ("another simulator runs with this runtime directory (%s, pid %d): stop it, "
-                               "or start this one with --port-offset N",
-                               other, pid);
-                    code = 1;
-                } else
-                    /* children parse the same options; checking them here
-                       first gives one clear error instead of four */
-                    code = launch_supervise (exe, n, opts, &cfg);
+                /* children parse the same options; checking them here
+                   first gives one clear error instead of four */
+                code = launch_supervise (exe, n, opts, &cfg);
             }
         }
+        if (lock >= 0)
+            close (lock);
     }
     free (opts);
     return code;
@@ -288,7 +308,10 @@ main (int argc, char **argv)
         }
         int skip = restart ? 3 : 2;
         sim_config_t cfg;
-        if (s_config (&cfg, argc - skip, argv + skip) || sim_bus_resolve (&cfg, NULL))
+        if (s_config (&cfg, argc - skip, argv + skip))
+            return 2;
+        launch_find_runtime (&cfg);
+        if (sim_bus_resolve (&cfg, NULL))
             return 2;
         return restart ? launch_restart (&cfg, argv[2]) : launch_status (&cfg);
     }

@@ -20,6 +20,7 @@
 */
 #include "gateway.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "config.h"
 #include "gw_peers.h"
 #include "gw_pending.h"
+#include "gw_sources.h"
 #include "gw_strip.h"
 #include "gw_sync.h"
 #include "gw_tournament.h"
@@ -50,11 +52,15 @@
 /* a plain request physics did not answer this long is answered
    UNAVAILABLE: long enough for a crashed physics to be restarted and
    answer what waited for it (docs/protocol.md) */
-#define GW_PLAIN_TTL_US   4000000
-#define GW_SYNC_WAIT_US   2000000  /* sync: longest wait for physics to read its requests */
-#define GW_SUBSTEP_TTL_US 20       /* extra wait for physics per requested substep */
-#define GW_PEERS          256      /* source addresses remembered (gw_peers) */
-#define GW_PEER_IDLE_US   30000000 /* a proven source idle this long proves itself again */
+#define GW_PLAIN_TTL_US    4000000
+#define GW_SYNC_WAIT_US    2000000  /* sync: longest wait for physics to read its requests */
+#define GW_SUBSTEP_TTL_US  20       /* extra wait for physics per requested substep */
+#define GW_PEERS           256      /* source addresses remembered (gw_peers) */
+#define GW_PEER_IDLE_US    30000000 /* a proven source idle this long proves itself again */
+#define GW_SOURCES         64       /* client sources remembered per port, for the log (gw_sources) */
+#define GW_REPEAT_US       5000000  /* the same change from the same source is logged once this long */
+#define GW_NEWS_PER_WINDOW 16       /* new sources logged per window; a flood of forged ones is counted */
+#define GW_NEWS_WINDOW_US  10000000
 /* an unproven source's sync answer: at most this many bytes, or this many
    times its request's size if that is more (docs/protocol.md) */
 #define GW_UNPROVEN_MIN   1200
@@ -80,8 +86,15 @@ struct gw_service_t {
     uint8_t *buf;
     gw_pending_t *pending;
     gw_peers_t *peers;
-    gw_tournament_t *tournament; /* read at start: [tournament] */
-    uint64_t sim_time_ns;        /* last time physics told us */
+    gw_sources_t *sources;        /* clients each port has heard, for the log */
+    char last_change[256];        /* the latest configuration change logged, */
+    struct sockaddr_in last_from; /* its source */
+    int64_t last_change_us;       /* and when */
+    int64_t news_window_us;       /* start of the window of new-source lines */
+    int news_logged;              /* new-source lines in that window */
+    uint64_t news_unlogged;       /* new sources past the window's share */
+    gw_tournament_t *tournament;  /* read at start: [tournament] */
+    uint64_t sim_time_ns;         /* last time physics told us */
     uint64_t loss_time_ns;
     uint32_t loss_index[3];
     bool terminated, warned_no_vision;
@@ -219,6 +232,47 @@ s_answer_busy (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     s_answer_errors (self, port, from, sync, &errors);
 }
 
+/* Log what configuration a client's command asks to change, with its
+   source: an operator sees who changed the field, the realism or the
+   speed. Physics may still refuse it (the client gets the errors). The
+   same request from the same source again within GW_REPEAT_US is not
+   logged again (some clients repeat their setup with every packet). */
+static void
+s_log_changes (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from,
+               const SimulatorCommand *cmd)
+{
+    if (!cmd)
+        return;
+    char what[256] = "";
+    size_t n = 0;
+    const SimulatorConfig *config = cmd->config;
+    const SimulatorControl *control = cmd->control;
+    /* clang-format off */
+    if (config && config->geometry)
+        n += (size_t) snprintf (what + n, sizeof what - n, ", geometry");
+    if (config && config->realism_config && n < sizeof what)
+        n += (size_t) snprintf (what + n, sizeof what - n, ", realism");
+    if (config && config->n_robot_specs && n < sizeof what)
+        n += (size_t) snprintf (what + n, sizeof what - n, ", robot specs (%zu)", config->n_robot_specs);
+    if (config && config->has_vision_port && n < sizeof what)
+        n += (size_t) snprintf (what + n, sizeof what - n, ", vision port %u", config->vision_port);
+    if (control && control->has_simulation_speed && n < sizeof what)
+        n += (size_t) snprintf (what + n, sizeof what - n, ", speed %g", (double) control->simulation_speed);
+    /* clang-format on */
+    if (n == 0)
+        return;
+    int64_t now = zclock_usecs ();
+    if (strcmp (what, self->last_change) == 0 && from->sin_addr.s_addr == self->last_from.sin_addr.s_addr
+        && from->sin_port == self->last_from.sin_port && now - self->last_change_us < GW_REPEAT_US)
+        return;
+    snprintf (self->last_change, sizeof self->last_change, "%s", what);
+    self->last_from = *from;
+    self->last_change_us = now;
+    char a[64];
+    sim_info ("%s on the %s port asks to change %s", sim_udp_addr_str (from, a, sizeof a), s_port_names[port],
+              what + 2);
+}
+
 static void
 s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from,
               SimulationSyncRequest *sync, size_t len, bool proven)
@@ -228,6 +282,7 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
         s_answer_forbidden (self, port, from, true, verdict);
         return;
     }
+    s_log_changes (self, port, from, sync->simulator_command);
     if (!self->cfg.network.sync_takeover && self->cfg.run.mode != SIM_MODE_SYNC) {
         self->sync_refused++;
         sim_errors_t errors;
@@ -239,7 +294,8 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
         s_answer_errors (self, port, from, true, &errors);
         return;
     }
-    int64_t n = gw_sync_substeps (sync, self->cfg.sim.substep);
+    char step_why[200] = "";
+    int64_t n = gw_sync_substeps (sync, self->cfg.sim.substep, step_why, sizeof step_why);
     /* physics needs time for a long step: the deadlines grow with it. The
        reply comes with vision's end of the step, so the vision timeout
        counts from the request: a stopped vision answers in sync_timeout
@@ -276,9 +332,7 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
         }
     }
     if (n < 0)
-        sim_errors_add (p->early, "INVALID_STEP",
-                        "sim_step %g s is not a whole number of %g s substeps (at most %g s)",
-                        (double) sync->sim_step, self->cfg.sim.substep, GW_MAX_STEP_S);
+        sim_errors_add (p->early, "INVALID_STEP", "%s", step_why);
     else if (n > 0) {
         req.has_substeps = true;
         req.substeps = (uint64_t) n;
@@ -350,6 +404,7 @@ s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const st
             return;
         }
         s_strip (self, &cmd->base);
+        s_log_changes (self, port, from, cmd);
         s_start_plain (self, port, from, cmd, NULL);
         simulator_command__free_unpacked (cmd, NULL);
         return;
@@ -367,6 +422,30 @@ s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const st
     robot_control__free_unpacked (rc, NULL);
 }
 
+/* "first datagram from A on the P port", at most GW_NEWS_PER_WINDOW
+   lines per window: a flood of forged sources must not flood the log. */
+static void
+s_log_new_source (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from)
+{
+    int64_t now = zclock_usecs ();
+    if (now - self->news_window_us >= GW_NEWS_WINDOW_US) {
+        if (self->news_unlogged)
+            sim_info ("%" PRIu64 " more new sources in the last %d s were not logged one by one",
+                      self->news_unlogged, GW_NEWS_WINDOW_US / 1000000);
+        self->news_window_us = now;
+        self->news_logged = 0;
+        self->news_unlogged = 0;
+    }
+    if (self->news_logged >= GW_NEWS_PER_WINDOW) {
+        self->news_unlogged++;
+        return;
+    }
+    self->news_logged++;
+    char a[64];
+    sim_info ("first datagram from %s on the %s port", sim_udp_addr_str (from, a, sizeof a),
+              s_port_names[port]);
+}
+
 static void
 s_on_port (void *arg)
 {
@@ -378,6 +457,8 @@ s_on_port (void *arg)
         ssize_t n = sim_udp_recv (self->fds[port->kind], self->buf, SIM_UDP_MAX, &from);
         if (n < 0)
             break;
+        if (gw_sources_arrived (self->sources, port->kind, &from, zclock_usecs ()))
+            s_log_new_source (self, port->kind, &from);
         /* before anything is decoded: a refused datagram takes no pending
            slot and never reaches physics */
         gw_tournament_verdict_t verdict = gw_tournament_check (self->tournament, port->kind, &from, false);
@@ -550,6 +631,7 @@ s_destroy (gw_service_t **self_p)
         return;
     gw_pending_destroy (&self->pending);
     gw_peers_destroy (&self->peers);
+    gw_sources_destroy (&self->sources);
     gw_tournament_destroy (&self->tournament);
     sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
@@ -571,7 +653,11 @@ s_bind_ports (gw_service_t *self, const sim_config_t *cfg)
         int port = sim_config_port (cfg, bases[i]);
         self->fds[i] = sim_udp_bind (address, port);
         if (self->fds[i] < 0) {
-            sim_error ("cannot bind the %s port %s:%d: %s", s_port_names[i], address, port, strerror (errno));
+            int why = errno;
+            sim_error ("cannot bind the %s port %s:%d: %s%s", s_port_names[i], address, port, strerror (why),
+                       why == EADDRINUSE ? " (another simulator or program has it: stop that, or start this "
+                                           "one with --port-offset N, which moves every port by N)"
+                                         : "");
             return -1;
         }
         self->ports[i] = (gw_port_t) { self, (gw_port_kind_t) i };
@@ -597,6 +683,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     if (self->pending)
         gw_pending_set_quota (self->pending, GW_PORT_SHARE, GW_SOURCE_SHARE);
     self->peers = gw_peers_new (GW_PEERS, GW_PEER_IDLE_US);
+    self->sources = gw_sources_new (3, GW_SOURCES);
     self->loop = sim_loop_new ();
     char why[256] = "";
     self->tournament = gw_tournament_new (&cfg->tournament, why, sizeof why);
@@ -608,7 +695,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         if (cfg->run.legacy_grsim)
             sim_warn ("tournament mode does not cover the grSim port; set [run] legacy_grsim = false");
     }
-    if (!self->buf || !self->pending || !self->peers || !self->loop || !self->tournament) {
+    if (!self->buf || !self->pending || !self->peers || !self->sources || !self->loop || !self->tournament) {
         s_destroy (&self);
         return NULL;
     }

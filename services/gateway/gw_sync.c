@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "gw_wire.h"
 #include "sim_log.h"
@@ -15,11 +16,15 @@
 #define GW_SYNC_RESPONSE_RCR       2
 
 int64_t
-gw_sync_substeps (const SimulationSyncRequest *req, double substep_s)
+gw_sync_substeps (const SimulationSyncRequest *req, double substep_s, char *why, size_t why_len)
 {
     if (!req->has_sim_step)
         return 0;
-    return sim_step_substeps ((double) req->sim_step, substep_s);
+    char reason[160] = "";
+    int64_t n = sim_step_substeps ((double) req->sim_step, substep_s, reason, sizeof reason);
+    if (n < 0 && why && why_len)
+        snprintf (why, why_len, "sim_step %s", reason);
+    return n;
 }
 
 int

@@ -18,10 +18,10 @@
 #define GW_DATAGRAM_MAX 65507          /* largest IPv4 UDP payload */
 
 /* Substeps of substep_s seconds for the request's sim_step
-   (sim_step_substeps): 0 for none, -1 when it is not a whole number of
-   substeps, negative, not finite or longer than GW_MAX_STEP_S
-   (INVALID_STEP). */
-int64_t gw_sync_substeps (const SimulationSyncRequest *req, double substep_s);
+   (sim_step_substeps): 0 for none, -1 when it is negative, not finite,
+   longer than GW_MAX_STEP_S or not a whole number of substeps
+   (INVALID_STEP), with the reason in why[why_len] (may be NULL/0). */
+int64_t gw_sync_substeps (const SimulationSyncRequest *req, double substep_s, char *why, size_t why_len);
 
 /* Pack the answer to sync request `req` into buf[cap] (cap >=
    GW_DATAGRAM_MAX): the step's detection frames in release order (spliced

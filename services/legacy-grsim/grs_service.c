@@ -10,6 +10,7 @@
 */
 #include "grs_service.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -426,7 +427,11 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
                                                               : cfg->network.bind_address;
     self->fd = sim_udp_bind (address, port);
     if (self->fd < 0) {
-        sim_error ("cannot bind the legacy port %s:%d: %s", address, port, strerror (errno));
+        int why = errno;
+        sim_error ("cannot bind the legacy port %s:%d: %s%s", address, port, strerror (why),
+                   why == EADDRINUSE ? " (another simulator or grSim has it: stop that, start this one with "
+                                       "--port-offset N, or without the grSim port: --no-legacy-grsim)"
+                                     : "");
         s_destroy (&self);
         return NULL;
     }

@@ -33,6 +33,25 @@ s_robot_id (const RobotId *rid, sim_team_t *team, unsigned *id, sim_errors_t *er
     return true;
 }
 
+/* Append `name` to the comma-separated list in buf[len]. */
+static void
+s_list_add (char *buf, size_t len, const char *name)
+{
+    size_t used = strlen (buf);
+    snprintf (buf + used, len - used, "%s%s", used ? ", " : "", name);
+}
+
+/* The coordinates a pair (a, b) and its optional third (c, which needs
+   both) leave out: a given b, b given a, both given c. */
+static void
+s_missing_pair (char *buf, size_t len, bool has_a, bool has_b, bool has_c, const char *a, const char *b)
+{
+    if (!has_a && (has_b || has_c))
+        s_list_add (buf, len, a);
+    if (!has_b && (has_a || has_c))
+        s_list_add (buf, len, b);
+}
+
 static void
 s_teleport_ball (phys_world_t *world, const TeleportBall *tb, sim_errors_t *errors)
 {
@@ -46,7 +65,17 @@ s_teleport_ball (phys_world_t *world, const TeleportBall *tb, sim_errors_t *erro
         .by_force = tb->has_by_force && tb->by_force,
     };
     /* clang-format on */
-    s_report (errors, phys_world_teleport_ball (world, &t), "teleport_ball rejected");
+    phys_err_t err = phys_world_teleport_ball (world, &t);
+    if (err == PHYS_ERR_PARTIAL_COORD) {
+        char missing[64] = "";
+        s_missing_pair (missing, sizeof missing, t.has_x, t.has_y, t.has_z, "x", "y");
+        s_missing_pair (missing, sizeof missing, t.has_vx, t.has_vy, t.has_vz, "vx", "vy");
+        sim_errors_add (errors, phys_err_code (err),
+                        "teleport_ball: %s missing (x and y come together, vx and vy too; z needs x and y, "
+                        "vz needs vx and vy)",
+                        missing);
+    } else
+        s_report (errors, err, "teleport_ball rejected");
 }
 
 static void
@@ -67,7 +96,15 @@ s_teleport_robot (phys_world_t *world, const TeleportRobot *tr, sim_errors_t *er
         return;
     char what[64];
     snprintf (what, sizeof what, "teleport_robot %s %u", t.team == SIM_TEAM_BLUE ? "blue" : "yellow", t.id);
-    s_report (errors, phys_world_teleport_robot (world, &t), what);
+    phys_err_t err = phys_world_teleport_robot (world, &t);
+    if (err == PHYS_ERR_PARTIAL_COORD) {
+        char missing[64] = "";
+        s_missing_pair (missing, sizeof missing, t.has_x, t.has_y, false, "x", "y");
+        s_missing_pair (missing, sizeof missing, t.has_vx, t.has_vy, false, "v_x", "v_y");
+        sim_errors_add (errors, phys_err_code (err),
+                        "%s: %s missing (x and y come together, v_x and v_y too)", what, missing);
+    } else
+        s_report (errors, err, what);
 }
 
 /* Field sizes from a geometry message (protocol.md §4.3), mm -> m. */
@@ -368,9 +405,11 @@ phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorComma
             continue;
         phys_spec_update_t u;
         s_spec_update (s, &u);
-        phys_err_t err = phys_world_update_specs (world, team, id, &u);
-        char what[64];
-        snprintf (what, sizeof what, "robot specs for %s %u", team == SIM_TEAM_BLUE ? "blue" : "yellow", id);
+        char why[256] = "";
+        phys_err_t err = phys_world_update_specs (world, team, id, &u, why, sizeof why);
+        char what[320];
+        snprintf (what, sizeof what, "robot specs for %s %u%s%s", team == SIM_TEAM_BLUE ? "blue" : "yellow",
+                  id, why[0] ? ": " : "", why);
         s_report (errors, err, what);
         cfg->team[team] = *phys_world_team_specs (world, team);
         changes->config = true;

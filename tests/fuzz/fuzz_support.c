@@ -397,7 +397,7 @@ s_unreadable (gw_port_kind_t port, uint8_t *buf)
 static int
 s_sync (fz_physics_t *phys, gw_port_kind_t port, SimulationSyncRequest *sync, uint8_t *buf)
 {
-    int64_t n = gw_sync_substeps (sync, phys->cfg.sim.substep);
+    int64_t n = gw_sync_substeps (sync, phys->cfg.sim.substep, NULL, 0);
     FZ_CHECK (n >= -1 && (double) n * phys->cfg.sim.substep <= GW_MAX_STEP_S + 1e-9, "%lld substeps",
               (long long) n);
     gw_pending_t *pending = gw_pending_new (1);

@@ -122,7 +122,9 @@ s_wait_path (const char *path, bool (*ready) (const char *path, void *arg), void
             if (wd >= 0)
                 inotify_rm_watch (in, wd);
             /* watch first, then look: a change in between still wakes us */
-            wd = inotify_add_watch (in, dir, IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE);
+            /* IN_MODIFY: a log that grows (sim_lab_wait_text) */
+            wd =
+                inotify_add_watch (in, dir, IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MODIFY);
             snprintf (watched, sizeof watched, "%s", dir);
         }
         if (ready (path, arg)) {
@@ -202,6 +204,28 @@ int
 sim_lab_wait_file (const char *path, int ms)
 {
     return s_wait_path (path, s_file_ready, NULL, ms);
+}
+
+static bool
+s_text_ready (const char *path, void *arg)
+{
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return false;
+    /* a log of a short test run: read whole, searched once per change */
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t n = getdelim (&text, &cap, '\0', f);
+    fclose (f);
+    bool found = n > 0 && strstr (text, (const char *) arg);
+    free (text);
+    return found;
+}
+
+int
+sim_lab_wait_text (const char *path, const char *text, int ms)
+{
+    return s_wait_path (path, s_text_ready, (void *) text, ms);
 }
 
 int

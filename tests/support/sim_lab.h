@@ -44,6 +44,10 @@ int sim_lab_wait_service (const char *runtime_dir, int port_offset, const char *
    directory). Returns 0, or -1 when it did not appear. */
 int sim_lab_wait_file (const char *path, int ms);
 
+/* Wait up to ms until the file at `path` (a log) holds `text`, woken by
+   changes in its directory. Returns 0, or -1 when it did not. */
+int sim_lab_wait_text (const char *path, const char *text, int ms);
+
 /* Wait up to ms until process `pid` (any process, not only a child) has
    exited; a zombie has. Woken by the kernel (a pidfd). Returns 0, or -1. */
 int sim_lab_wait_exit (pid_t pid, int ms);

@@ -5,7 +5,8 @@
     would start again; the systemd units pass `systemd-analyze verify`
     (the man page they name included); a
     service that cannot start (its port taken) ends the run at once with
-    the reason (issue 11).
+    the reason (issue 11); `--single-process` holds the same runtime
+    directory lock and shows in `status` (issue 13).
 */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -185,6 +186,56 @@ Test (launcher, a_second_run_in_the_same_directory_refuses, .timeout = 30)
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 
+/* `--single-process` holds the same lock: a second simulator of either
+   kind on its runtime directory refuses, and `ssl-sim status` shows it. */
+Test (launcher, a_single_process_run_holds_the_directory, .timeout = 40)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char ini[128], ini2[128], log[128], vision[64];
+    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    snprintf (ini2, sizeof ini2, "%s/t2.ini", dir);
+    snprintf (log, sizeof log, "%s/log.txt", dir);
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    s_write_ini (ini);
+    s_write_ini (ini2); /* other ports: only the directory is shared */
+    const char *args[] = { "run",         "--single-process", "--config", ini,
+                           "--localhost", "--vision-addr",    vision,     NULL };
+    pid_t first = sim_lab_spawn (args, dir, log, NULL);
+    cr_assert_gt (first, 0);
+    cr_assert_eq (sim_lab_wait_service (dir, 0, "physics", 0, 5000), first,
+                  "the single-process simulator wrote no pid file naming itself");
+    cr_assert_eq (sim_lab_wait_service (dir, 0, "gateway", 0, 5000), first);
+
+    char out[8192];
+    const char *modes[] = { "run --single-process", "run" };
+    for (int i = 0; i < 2; i++) {
+        int code = sim_lab_capture (out, sizeof out,
+                                    "XDG_RUNTIME_DIR='%s' timeout 20 '%s' %s --config '%s' --localhost "
+                                    "--duration 1 2>&1",
+                                    dir, sim_lab_exe (), modes[i], ini2);
+        char pid[32];
+        snprintf (pid, sizeof pid, "pid %d", (int) first);
+        cr_expect_eq (code, 1, "%s: exit %d:\n%s", modes[i], code, out);
+        cr_expect (strstr (out, "another simulator runs") && strstr (out, pid)
+                       && strstr (out, "--port-offset"),
+                   "%s: the refusal does not say who holds the directory and what to do:\n%s", modes[i], out);
+        cr_expect_null (strstr (out, "started physics"), "%s: a service was started:\n%s", modes[i], out);
+    }
+
+    int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status --config '%s' 2>&1", dir,
+                                sim_lab_exe (), ini);
+    cr_expect_eq (code, 0, "status: exit %d:\n%s", code, out);
+    char row[64];
+    snprintf (row, sizeof row, "%d", (int) first);
+    cr_expect (strstr (out, "physics") && strstr (out, row) && strstr (out, "single"),
+               "status does not show the single-process simulator:\n%s", out);
+    cr_expect_eq (kill (first, 0), 0, "the first simulator must keep running");
+    cr_expect_eq (sim_lab_stop (first), 0);
+    cr_expect_eq (sim_lab_service_pid (dir, 0, "physics"), 0, "the pid files stay behind");
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
 /* A port taken by another socket is not a crash: restarting the gateway
    would fail the same way forever, so the run ends at once, says why,
    and exits non-zero. */
@@ -215,6 +266,7 @@ Test (launcher, a_taken_port_ends_the_run_at_once, .timeout = 30)
                "the reason is not in the log:\n%s", out);
     cr_expect (strstr (out, "gateway could not start"), "the launcher does not say what stopped it:\n%s",
                out);
+    cr_expect (strstr (out, "start this one with --port-offset N"), "no hint at --port-offset:\n%s", out);
     cr_expect (strstr (out, "all services stopped"), "the others were not stopped:\n%s", out);
     cr_expect_null (strstr (out, "restarting gateway"), "a service that cannot start was restarted:\n%s",
                     out);

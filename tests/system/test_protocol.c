@@ -99,6 +99,18 @@ s_expect_errors (sim_fixture_t *f, SimulatorCommand *cmd, const char *codes, con
     simulator_response__free_unpacked (resp, NULL);
 }
 
+/* Send cmd, expect exactly one error `code` whose message says `text`. */
+static void
+s_expect_message (sim_fixture_t *f, SimulatorCommand *cmd, const char *code, const char *text)
+{
+    SimulatorResponse *resp = s_command (f, cmd);
+    cr_assert_eq (resp->n_errors, 1, "expected one %s error, got %zu", code, resp->n_errors);
+    cr_expect_str_eq (resp->errors[0]->code, code);
+    cr_expect (strstr (resp->errors[0]->message, text), "'%s' does not say '%s'", resp->errors[0]->message,
+               text);
+    simulator_response__free_unpacked (resp, NULL);
+}
+
 /* ---- placing things (builders in sim_msg.h) ------------------------------ */
 
 static void
@@ -151,6 +163,11 @@ Test (protocol, control_port_errors, .timeout = 60)
     sim_msg_ball_tp (&bb);
     bb.tb.has_vz = true;
     s_expect_errors (&f, bc, "PARTIAL_COORD", "ball vz without vx, vy");
+    /* the message names what is missing */
+    s_expect_message (&f, bc, "PARTIAL_COORD", "teleport_ball: vx, vy missing");
+    sim_msg_ball_tp (&bb);
+    bb.tb.has_x = true;
+    s_expect_message (&f, bc, "PARTIAL_COORD", "teleport_ball: y missing");
     sim_msg_ball_tp (&bb);
     bb.tb.has_x = bb.tb.has_y = bb.tb.has_vx = bb.tb.has_vy = bb.tb.has_by_force = true;
     bb.tb.by_force = true;
@@ -187,6 +204,7 @@ Test (protocol, control_port_errors, .timeout = 60)
     sim_msg_robot_tp (&rb, BLUE, 0);
     rb.tr.has_v_x = true;
     s_expect_errors (&f, rc, "PARTIAL_COORD", "robot v_x without v_y");
+    s_expect_message (&f, rc, "PARTIAL_COORD", ": v_y missing");
     sim_msg_robot_tp (&rb, BLUE, 0);
     sim_msg_robot_xy (&rb.tr, 1, 1);
     rb.tr.has_v_x = rb.tr.has_v_y = rb.tr.has_by_force = rb.tr.by_force = true;
@@ -259,8 +277,13 @@ Test (protocol, control_port_errors, .timeout = 60)
     config.robot_specs = &sptr;
     SimulatorResponse *resp = s_command (&f, &ccmd);
     cr_expect_geq (resp->n_errors, 1, "center_to_dribbler beyond the radius accepted");
-    for (size_t i = 0; i < resp->n_errors; i++)
+    for (size_t i = 0; i < resp->n_errors; i++) {
         cr_expect_str_eq (resp->errors[i]->code, "INVALID_SPEC");
+        /* which field, its value and why */
+        cr_expect (strstr (resp->errors[i]->message, "robot specs for blue 1: center_to_dribbler 0.5")
+                       && strstr (resp->errors[i]->message, "below radius"),
+                   "'%s' does not name the field and why", resp->errors[i]->message);
+    }
     simulator_response__free_unpacked (resp, NULL);
     sid.id = 256;
     spec.has_center_to_dribbler = false;

@@ -304,6 +304,19 @@ s_expect_step_error (sim_fixture_t *f, float step, bool invalid)
     simulation_sync_response__free_unpacked (resp, NULL);
 }
 
+/* The INVALID_STEP a sync step of `step` gets must give `reason`. */
+static void
+s_expect_step_reason (sim_fixture_t *f, float step, const char *reason)
+{
+    SimulationSyncResponse *resp = s_sync (f, f->proc.control_port, step, NULL, NULL);
+    const RobotControlResponse *r = resp->robot_control_response;
+    cr_assert (r && r->n_errors == 1 && r->errors[0]->message, "sim_step %g: no single error", (double) step);
+    cr_expect_str_eq (r->errors[0]->code, "INVALID_STEP");
+    cr_expect (strstr (r->errors[0]->message, reason), "sim_step %g: '%s' does not say '%s'", (double) step,
+               r->errors[0]->message, reason);
+    simulation_sync_response__free_unpacked (resp, NULL);
+}
+
 Test (sync, invalid_step_and_error_order, .timeout = 60)
 {
     const char *args[] = { "--mode", "sync", "--realism", "none", NULL };
@@ -320,6 +333,11 @@ Test (sync, invalid_step_and_error_order, .timeout = 60)
     s_expect_step_error (&f, 1e30f, true);       /* absurd */
     s_expect_step_error (&f, 0.016f, false);
     s_expect_step_error (&f, 0.0f, false); /* a poll */
+
+    /* each refusal gives its own reason, over the real port */
+    s_expect_step_reason (&f, 100.0f, "longer than the 60 s a sync step may be");
+    s_expect_step_reason (&f, 0.0165f, "not a whole number of the simulator's 0.001 s substeps");
+    s_expect_step_reason (&f, -0.016f, "finite number of seconds >= 0");
 
     /* a poll releases nothing */
     SimulationSyncResponse *resp = s_sync (&f, f.proc.control_port, 0.0f, NULL, NULL);

@@ -5,6 +5,7 @@
     against the flag and key tables (config_table.h).
 */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <criterion/redirect.h>
 
 #include <limits.h>
@@ -825,10 +826,12 @@ Test (config, preset_flag_replaces_a_table_the_file_set)
     free (path);
 }
 
-Test (config, run_presets_win_over_tables_in_the_same_file)
+/* `ssl-sim presets --realism X > my.ini`, then an edit under [realism]:
+   the edit must count although the file also names the preset. */
+Test (config, values_in_a_file_win_over_the_presets_it_names)
 {
     S_TMPDIR (dir);
-    /* [run] comes first: it still wins because presets apply after the file */
+    /* [run] comes first: the file's own values still win over its presets */
     char *path = s_write (dir, "r.ini",
                           "[run]\nrealism = erforce_rc2021\nball_preset = grsim\n"
                           "robot_limits = fast\n"
@@ -838,18 +841,53 @@ Test (config, run_presets_win_over_tables_in_the_same_file)
     char err[512] = "";
     unsetenv ("SSL_SIM_LOG");
     cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), 0, "%s", err);
-    cr_expect_eq (cfg.realism.stddev_ball_p, 0.0010);
-    cr_expect_not (cfg.realism.simulate_dribbling);
-    cr_expect (cfg.team[0].dribbler.glue, "rc2021 glues the dribbler");
-    cr_expect (cfg.team[1].dribbler.glue);
-    cr_expect_eq (cfg.ball.acc_slide, -0.49);
-    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_angular_max, 15);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.5, "the file's value");
+    cr_expect_eq (cfg.realism.stddev_robot_p, 0.0013, "the rest of [realism] is the preset's");
+    cr_expect (cfg.realism.simulate_dribbling, "the file's value");
+    cr_expect_not (cfg.team[0].dribbler.glue, "glue follows the file's simulate_dribbling");
+    cr_expect_not (cfg.team[1].dribbler.glue);
+    cr_expect_eq (cfg.ball.acc_slide, -1, "the file's value");
+    cr_expect_eq (cfg.ball.acc_roll, -0.49, "the grsim ball preset");
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_angular_max, 1, "the file's value");
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.vel_angular_max, 15, "the fast limits preset");
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_absolute_max, 3.5, "the fast limits preset");
 
-    /* a flag wins over the [run] value */
+    /* a preset on the command line wins over the file, its values too */
     cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", path, "--realism", "go26"), 0, "%s", err);
     cr_expect_str_eq (cfg.run.realism, "go26");
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.0007);
     cr_expect_eq (cfg.realism.dribbler_ball_detections, 0.06);
-    cr_expect_not (cfg.team[0].dribbler.glue);
+    cr_expect_eq (cfg.ball.acc_slide, -1, "--realism leaves [ball] alone");
+    free (path);
+}
+
+/* A later file that names a preset replaces what an earlier file wrote. */
+Test (config, a_later_file_preset_replaces_an_earlier_file)
+{
+    S_TMPDIR (dir);
+    char *first = s_write (dir, "a.ini", "[realism]\nstddev_ball_p = 0.5\n");
+    char *second = s_write (dir, "b.ini", "[run]\nrealism = none\n");
+    sim_config_t cfg;
+    char err[512] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", first, "--config", second), 0, "%s", err);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0);
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 4, "--config", second, "--config", first), 0, "%s", err);
+    cr_expect_eq (cfg.realism.stddev_ball_p, 0.5);
+    free (first);
+    free (second);
+}
+
+/* An unknown preset name in a file says where it was written. */
+Test (config, an_unknown_realism_in_a_file_names_file_and_line)
+{
+    S_TMPDIR (dir);
+    char *path = s_write (dir, "u.ini", "[sim]\nseed = 1\n\n[run]\nrealism = realstic\n");
+    sim_config_t cfg;
+    char err[1024] = "";
+    cr_assert_eq (s_args (&cfg, err, sizeof err, 2, "--config", path), -1);
+    char where[300];
+    snprintf (where, sizeof where, "%s:5: [run] realism: unknown realism 'realstic'", path);
+    cr_expect (strstr (err, where), "%s", err);
     free (path);
 }
 
@@ -1566,5 +1604,81 @@ Test (config, presets_output_is_unchanged)
        local_vision (7092 bytes, 0xcb301d9ad044820a before) */
     cr_expect_eq (strlen (text), 7315);
     cr_expect_eq (s_hash (text), 0x991a5ad5f4eeba25u, "presets text changed:\n%s", text);
+    free (text);
+}
+
+/* "section.key" of each line of INI text that sets a key or shows one
+   commented out ("; key = value"), appended to `out` one per line. */
+static void
+s_ini_keys (const char *text, char *out, size_t cap)
+{
+    char section[64] = "";
+    out[0] = '\0';
+    for (const char *line = text; *line;) {
+        size_t len = strcspn (line, "\n");
+        const char *p = line;
+        while (p < line + len && (*p == ' ' || *p == '\t'))
+            p++;
+        if (*p == '[') {
+            size_t n = strcspn (p + 1, "]\n");
+            snprintf (section, sizeof section, "%.*s", (int) n, p + 1);
+        } else {
+            if (*p == ';' || *p == '#')
+                for (p++; *p == ' '; p++)
+                    ;
+            size_t word = 0;
+            while (p + word < line + len && (isalnum ((unsigned char) p[word]) || p[word] == '_'))
+                word++;
+            const char *q = p + word;
+            while (*q == ' ')
+                q++;
+            if (word > 0 && *q == '=' && section[0]) {
+                size_t used = strlen (out);
+                snprintf (out + used, cap - used, "%s.%.*s\n", section, (int) word, p);
+            }
+        }
+        line += len + (line[len] == '\n');
+    }
+}
+
+/* configs/ssl-sim.ini is the example users copy: every key `ssl-sim
+   presets` prints must be in it, with its comment. */
+Test (config, example_configuration_has_every_key_presets_prints)
+{
+    char path[PATH_MAX];
+    s_repo_path (path, sizeof path, "configs/ssl-sim.ini");
+    FILE *file = fopen (path, "r");
+    if (!file)
+        cr_skip_test ("%s not found (run from the repository root)", path);
+    size_t size = 256 * 1024;
+    char *text = (char *) malloc (size);
+    cr_assert_not_null (text);
+    size_t len = fread (text, 1, size - 1, file);
+    fclose (file);
+    text[len] = '\0';
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    char *dump = sim_config_dump (&cfg, true);
+    cr_assert_not_null (dump);
+    char *printed = (char *) malloc (size), *example = (char *) malloc (size);
+    cr_assert (printed && example);
+    s_ini_keys (dump, printed, size);
+    s_ini_keys (text, example, size);
+    int keys = 0;
+    for (char *k = strtok (printed, "\n"); k; k = strtok (NULL, "\n")) {
+        char want[160];
+        snprintf (want, sizeof want, "%s\n", k);
+        keys++;
+        /* the example's list starts on a line of its own */
+        bool found = strncmp (example, want, strlen (want)) == 0;
+        char line_want[162];
+        snprintf (line_want, sizeof line_want, "\n%s", want);
+        found = found || strstr (example, line_want);
+        cr_expect (found, "configs/ssl-sim.ini lacks %s, which `ssl-sim presets` prints", k);
+    }
+    cr_expect_gt (keys, 150, "the dump's keys were not read (%d)", keys);
+    free (printed);
+    free (example);
+    free (dump);
     free (text);
 }

@@ -26,13 +26,13 @@ s_substeps (float sim_step, double substep_s)
     SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
     req.has_sim_step = true;
     req.sim_step = sim_step;
-    return gw_sync_substeps (&req, substep_s);
+    return gw_sync_substeps (&req, substep_s, NULL, 0);
 }
 
 Test (gw_sync, substeps_for_none_and_exact_multiples)
 {
     SimulationSyncRequest none = SIMULATION_SYNC_REQUEST__INIT;
-    cr_expect_eq (gw_sync_substeps (&none, 0.001), 0, "no sim_step: no step");
+    cr_expect_eq (gw_sync_substeps (&none, 0.001, NULL, 0), 0, "no sim_step: no step");
     cr_expect_eq (s_substeps (0.0f, 0.001), 0);
     cr_expect_eq (s_substeps (-0.0f, 0.001), 0, "minus zero is zero");
     cr_expect_eq (s_substeps (0.001f, 0.001), 1);
@@ -439,4 +439,21 @@ Test (gw_sync, an_answer_that_cannot_fit_is_refused)
     size_t len = 0, left_out = 0;
     cr_expect_eq (gw_sync_answer (s.req, &scratch, s_buf, sizeof s_buf, &len, &left_out), -1);
     s_step_close (&s);
+}
+
+/* 100 s is refused for its length, not for its size in substeps. */
+Test (gw_sync, each_refusal_says_why)
+{
+    SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
+    req.has_sim_step = true;
+    char why[200];
+    req.sim_step = 100.0f;
+    cr_expect_eq (gw_sync_substeps (&req, 0.001, why, sizeof why), -1);
+    cr_expect (strstr (why, "longer than the 60 s"), "%s", why);
+    req.sim_step = 0.0105f;
+    cr_expect_eq (gw_sync_substeps (&req, 0.001, why, sizeof why), -1);
+    cr_expect (strstr (why, "not a whole number of the simulator's 0.001 s substeps"), "%s", why);
+    req.sim_step = NAN;
+    cr_expect_eq (gw_sync_substeps (&req, 0.001, why, sizeof why), -1);
+    cr_expect (strstr (why, "finite"), "%s", why);
 }

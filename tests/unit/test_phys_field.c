@@ -206,7 +206,7 @@ Test (phys_field, hold_budget_deviation_kept)
     double before = phys_world_robot_hold_accel (w, SIM_TEAM_YELLOW, 2);
     phys_spec_update_t u = { .mask = PHYS_SPEC_ALL, .v = *phys_world_team_specs (w, 1) };
     u.v.dribbler.hold_accel = 4.0;
-    cr_assert_eq (phys_world_update_specs (w, SIM_TEAM_YELLOW, 2, &u), PHYS_OK);
+    cr_assert_eq (phys_world_update_specs (w, SIM_TEAM_YELLOW, 2, &u, NULL, 0), PHYS_OK);
     double after = phys_world_robot_hold_accel (w, SIM_TEAM_YELLOW, 2);
     double expect = fmax (4.0 + (before - 3.0), 1.5);
     cr_expect_float_eq (after, expect, 1e-12);

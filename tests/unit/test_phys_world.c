@@ -231,20 +231,20 @@ Test (phys_world, spec_update_partial_and_invalid)
     phys_world_t *w = s_world (1);
     phys_spec_update_t u = { .mask = PHYS_SPEC_RADIUS };
     u.v.radius = 0.085;
-    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 0, &u), PHYS_OK);
+    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 0, &u, NULL, 0), PHYS_OK);
     cr_expect_float_eq (phys_world_robot_specs (w, SIM_TEAM_BLUE, 0)->radius, 0.085, 1e-12);
     cr_expect_float_eq (phys_world_team_specs (w, SIM_TEAM_BLUE)->radius, 0.085, 1e-12);
     cr_expect_float_eq (phys_world_robot_specs (w, SIM_TEAM_BLUE, 0)->height, 0.15, 1e-12);
     cr_expect_float_eq (phys_world_team_specs (w, SIM_TEAM_YELLOW)->radius, 0.09, 1e-12);
     u.v.radius = 0.01;
-    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 0, &u), PHYS_ERR_INVALID_SPEC);
+    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 0, &u, NULL, 0), PHYS_ERR_INVALID_SPEC);
     u.v.radius = NAN;
-    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 7, &u), PHYS_ERR_INVALID_SPEC);
+    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 7, &u, NULL, 0), PHYS_ERR_INVALID_SPEC);
     cr_expect_float_eq (phys_world_robot_specs (w, SIM_TEAM_BLUE, 0)->radius, 0.085, 1e-12);
     cr_expect_float_eq (phys_world_team_specs (w, SIM_TEAM_BLUE)->radius, 0.085, 1e-12);
     u = (phys_spec_update_t) { .mask = PHYS_SPEC_CENTER_TO_DRIBBLER };
     u.v.center_to_dribbler = 0.1; /* >= radius */
-    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_YELLOW, 0, &u), PHYS_ERR_INVALID_SPEC);
+    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_YELLOW, 0, &u, NULL, 0), PHYS_ERR_INVALID_SPEC);
     phys_world_destroy (&w);
 }
 
@@ -277,8 +277,8 @@ Test (phys_world, huge_values_refused)
     cr_expect_eq (phys_world_teleport_robot (w, &r), PHYS_ERR_UNSUPPORTED);
     phys_spec_update_t u = { .mask = PHYS_SPEC_MASS };
     u.v.mass = 1e300;
-    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 0, &u), PHYS_ERR_INVALID_SPEC);
-    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 256, &u), PHYS_ERR_UNSUPPORTED);
+    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 0, &u, NULL, 0), PHYS_ERR_INVALID_SPEC);
+    cr_expect_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, 256, &u, NULL, 0), PHYS_ERR_UNSUPPORTED);
     phys_realism_def_t re = { .kick_direction_stddev = NAN };
     phys_world_set_realism (w, &re);
     cr_expect_eq (phys_world_hash (w), h);
@@ -328,7 +328,7 @@ Test (phys_world, garbage_input_keeps_world_finite)
             u.v.radius = S_PICK;
             u.v.center_to_dribbler = S_PICK;
             u.v.mass = S_PICK;
-            phys_world_update_specs (w, team, id, &u);
+            phys_world_update_specs (w, team, id, &u, NULL, 0);
             break;
         }
         }

@@ -893,7 +893,8 @@ s_merge (sim_robot_specs_t *dst, const phys_spec_update_t *u)
 }
 
 phys_err_t
-phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id, const phys_spec_update_t *u)
+phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id, const phys_spec_update_t *u,
+                         char *why, size_t why_len)
 {
     if (!u || (team != SIM_TEAM_BLUE && team != SIM_TEAM_YELLOW) || id > SIM_MAX_ROBOT_ID)
         return PHYS_ERR_UNSUPPORTED;
@@ -901,7 +902,7 @@ phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id, const
     if (r) {
         sim_robot_specs_t s = r->specs;
         s_merge (&s, u);
-        if (phys_specs_validate (&s) != 0)
+        if (phys_specs_check (&s, NULL, why, why_len) != 0)
             return PHYS_ERR_INVALID_SPEC;
         double dev = r->hold_accel_actual - r->specs.dribbler.hold_accel;
         double h = s.dribbler.hold_accel + dev;
@@ -912,7 +913,7 @@ phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id, const
     }
     sim_robot_specs_t d = self->team_specs[team];
     s_merge (&d, u);
-    if (phys_specs_validate (&d) != 0)
+    if (phys_specs_check (&d, NULL, why, why_len) != 0)
         return PHYS_ERR_INVALID_SPEC;
     self->team_specs[team] = d;
     return PHYS_OK;

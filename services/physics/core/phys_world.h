@@ -188,9 +188,11 @@ typedef struct {
 
 /* Merge into robot (team, id) if it exists (validate, INVALID_SPEC on
    failure, holding-budget deviation kept), then into the team default.
-   Returns the first error; a bad team or id > 255 gives UNSUPPORTED. */
+   Returns the first error; a bad team or id > 255 gives UNSUPPORTED. On
+   INVALID_SPEC, why[why_len] (may be NULL/0) names the refused field, its
+   value and the range it must lie in. */
 phys_err_t phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id,
-                                    const phys_spec_update_t *u);
+                                    const phys_spec_update_t *u, char *why, size_t why_len);
 
 /* Current specs of robot (team, id), NULL if absent. Borrowed pointer,
    valid until the world changes. */

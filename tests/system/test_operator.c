@@ -1,0 +1,250 @@
+/*  test_operator.c - what an operator sees (issue 13): the presets they
+    dump and edit count, a command-line preset says what it replaced, a
+    config warning shows once per run and not once per service, the
+    gateway logs each new client and each configuration change with its
+    source and the time of day, and `ssl-sim status` says when it cannot
+    see a tcp bus.
+*/
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sim_fixture.h"
+#include "sim_lab.h"
+#include "sim_msg.h"
+#include "ssl_simulation_control.pb-c.h"
+
+/* How many times `needle` occurs in `text`. */
+static int
+s_count (const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr (text, needle); p; p = strstr (p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The line of `text` holding `needle`, copied into line[cap]; false if none. */
+static bool
+s_line_with (const char *text, const char *needle, char *line, size_t cap)
+{
+    const char *hit = strstr (text, needle);
+    if (!hit)
+        return false;
+    const char *start = hit;
+    while (start > text && start[-1] != '\n')
+        start--;
+    size_t len = strcspn (start, "\n");
+    snprintf (line, cap, "%.*s", (int) (len < cap ? len : cap - 1), start);
+    return true;
+}
+
+/* Whether a line starts with the time of day, "HH:MM:SS.mmm ". */
+static bool
+s_stamped (const char *line)
+{
+    const char *shape = "dd:dd:dd.ddd ";
+    for (int i = 0; shape[i]; i++)
+        if (shape[i] == 'd' ? !isdigit ((unsigned char) line[i]) : line[i] != shape[i])
+            return false;
+    return true;
+}
+
+/* The whole file at `path`, NUL-terminated; the caller frees it. */
+static char *
+s_read (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    cr_assert_not_null (f, "cannot read %s", path);
+    cr_assert_eq (fseek (f, 0, SEEK_END), 0);
+    long size = ftell (f);
+    cr_assert_geq (size, 0);
+    rewind (f);
+    char *all = malloc ((size_t) size + 1);
+    cr_assert_not_null (all);
+    size_t n = fread (all, 1, (size_t) size, f);
+    all[n] = '\0';
+    fclose (f);
+    return all;
+}
+
+/* The user's own steps: dump a preset, edit a value under [realism], run
+   with the file; then name another preset on the command line. */
+Test (operator, an_edited_preset_dump_counts_and_a_flag_says_what_it_replaced, .timeout = 30)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char out[65536];
+    cr_assert_eq (sim_lab_sh ("'%s' presets --realism go26 > '%s/my.ini'", sim_lab_exe (), dir), 0);
+    cr_assert_eq (sim_lab_sh ("sed -i 's/^stddev_ball_p = .*/stddev_ball_p = 0.25/' '%s/my.ini'", dir), 0);
+    int code =
+        sim_lab_capture (out, sizeof out, "'%s' presets --config '%s/my.ini' 2>&1", sim_lab_exe (), dir);
+    cr_assert_eq (code, 0, "%s", out);
+    cr_expect (strstr (out, "\nstddev_ball_p = 0.25\n"), "the edit under [realism] was ignored");
+    cr_expect (strstr (out, "\nrealism = go26\n"), "the file still names its preset");
+    cr_expect (strstr (out, "\ndribbler_ball_detections = 0.06\n"), "the rest is go26's");
+
+    code =
+        sim_lab_capture (out, sizeof out, "'%s' presets --config '%s/my.ini' --realism rc26 2>&1 >/dev/null",
+                         sim_lab_exe (), dir);
+    cr_assert_eq (code, 0, "%s", out);
+    char where[300];
+    snprintf (where, sizeof where,
+              "--realism rc26 replaces [realism] stddev_ball_p = 0.25 of %s/my.ini:", dir);
+    cr_expect (strstr (out, where) && strstr (out, "(now 0.0007)"),
+               "the log does not say what was replaced:\n%s", out);
+    cr_expect (strstr (out, "replaces [realism] dribbler_ball_detections = 0.06"), "%s", out);
+    cr_expect_null (strstr (out, "stddev_robot_p"), "a value rc26 did not change is reported:\n%s", out);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* A config warning of a real run shows once, from the launcher, though
+   all four services read the same file; a key above any section says so. */
+Test (operator, a_config_warning_shows_once_per_run, .timeout = 40)
+{
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_pick_ports (&p), 0);
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char ini[128], out[65536];
+    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    cr_assert_eq (sim_proc_write_ini (&p, ini, "[sim]\nsubstepp = 0.001\n"), 0);
+    /* sim_proc_write_ini writes the file anew: put the stray key on top */
+    cr_assert_eq (sim_lab_sh ("sed -i '1i seed = 7' '%s'", ini), 0);
+    int code = sim_lab_capture (out, sizeof out,
+                                "XDG_RUNTIME_DIR='%s' timeout 20 '%s' run --config '%s' --localhost "
+                                "--vision-addr 127.0.0.1:%d --duration 1 2>&1",
+                                dir, sim_lab_exe (), ini, sim_test_free_port ());
+    cr_expect_eq (code, 0, "exit %d:\n%s", code, out);
+    cr_expect_eq (s_count (out, "substepp: unknown key ignored"), 1,
+                  "the unknown key is not reported once:\n%s", out);
+    cr_expect_eq (s_count (out, "seed is outside any section and ignored (it belongs under [sim])"), 1,
+                  "the key above any section is not reported once, with its section:\n%s", out);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* A client's first datagram on a port and each configuration change it
+   asks for are in the log with its address, stamped with the time. */
+Test (operator, the_gateway_logs_new_clients_and_their_changes, .timeout = 40)
+{
+    static const char *const args[] = { "--realism", "none", NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_GATEWAY), 0, "ssl-sim did not come up");
+    struct sockaddr_in me;
+    socklen_t len = sizeof me;
+    cr_assert_eq (getsockname (f.fd, (struct sockaddr *) &me, &len), 0);
+    char source[64], want[160];
+    snprintf (source, sizeof source, "127.0.0.1:%d", ntohs (me.sin_port));
+
+    snprintf (want, sizeof want, "first datagram from %s on the control port", source);
+    cr_expect_eq (sim_lab_wait_text (f.proc.log, want, 5000), 0, "no line '%s'", want);
+
+    sim_msg_config_t cb;
+    SimulatorCommand *cmd = sim_msg_config (&cb);
+    cb.config.has_vision_port = true;
+    cb.config.vision_port = (uint32_t) f.proc.vision_port; /* where it already goes */
+    SimulatorControl control = SIMULATOR_CONTROL__INIT;
+    control.has_simulation_speed = true;
+    control.simulation_speed = 1.0f;
+    cmd->control = &control;
+    uint8_t buf[65536];
+    cr_assert_geq (sim_test_call (f.fd, f.proc.control_port, &cmd->base, buf, sizeof buf, 3000), 0);
+    snprintf (want, sizeof want, "%s on the control port asks to change vision port %d, speed 1", source,
+              f.proc.vision_port);
+    cr_expect_eq (sim_lab_wait_text (f.proc.log, want, 5000), 0, "no line '%s'", want);
+
+    /* a team port is a port of its own */
+    cr_assert_eq (sim_test_send_raw (f.fd, f.proc.blue_port, "\x0a\x00", 2), 0);
+    snprintf (want, sizeof want, "first datagram from %s on the blue port", source);
+    cr_expect_eq (sim_lab_wait_text (f.proc.log, want, 5000), 0, "no line '%s'", want);
+
+    char *log = s_read (f.proc.log);
+    char line[512];
+    cr_expect_eq (s_count (log, "first datagram from 127.0.0.1"), 2, "a source is logged more than once:\n%s",
+                  log);
+    cr_assert (s_line_with (log, want, line, sizeof line));
+    cr_expect (s_stamped (line), "no time of day on '%s'", line);
+    free (log);
+    cr_expect_eq (sim_fixture_stop (&f), 0);
+}
+
+/* A simulator the systemd units started keeps its runtime directory in
+   their place (here a stand-in named by SSL_SIM_UNITS_RUNTIME): `status`
+   finds it without the operator exporting anything. */
+Test (operator, status_finds_the_units_simulator, .timeout = 40)
+{
+    char units[] = "/tmp/ssl-sim-test-XXXXXX", mine[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (units));
+    cr_assert_not_null (mkdtemp (mine));
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_pick_ports (&p), 0);
+    char ini[128], log[128], vision[64], out[16384];
+    snprintf (ini, sizeof ini, "%s/t.ini", units);
+    snprintf (log, sizeof log, "%s/log.txt", units);
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    cr_assert_eq (sim_proc_write_ini (&p, ini, NULL), 0);
+    const char *args[] = { "run", "--config", ini, "--localhost", "--vision-addr", vision, NULL };
+    pid_t run = sim_lab_spawn (args, units, log, NULL);
+    cr_assert_gt (run, 0);
+    int physics = sim_lab_wait_service (units, 0, "physics", 0, 10000);
+    cr_assert_gt (physics, 0, "the simulator did not come up");
+    cr_assert_gt (sim_lab_wait_service (units, 0, "legacy-grsim", 0, 10000), 0);
+    int code =
+        sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' SSL_SIM_UNITS_RUNTIME='%s' '%s' status 2>&1",
+                         mine, units, sim_lab_exe ());
+    char want[200];
+    snprintf (want, sizeof want, "runtime directory %s/ssl-sim\n", units);
+    cr_expect_eq (code, 0, "exit %d:\n%s", code, out);
+    cr_expect (strstr (out, want), "status did not look in the units' directory:\n%s", out);
+    snprintf (want, sizeof want, "%d", physics);
+    cr_expect (strstr (out, want), "physics (pid %d) is not listed:\n%s", physics, out);
+    cr_expect_null (strstr (out, "cannot see the bus"), "%s", out);
+    cr_expect_eq (sim_lab_stop (run), 0);
+    sim_lab_sh ("rm -rf '%s' '%s'", units, mine);
+}
+
+/* With a tcp bus the services' --config names, `status` without it cannot
+   listen: it says so, and how to fix it, instead of printing zero rates. */
+Test (operator, status_says_when_it_cannot_see_a_tcp_bus, .timeout = 40)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_pick_ports (&p), 0);
+    int cmd = sim_test_free_port (), world = sim_test_free_port (), frames = sim_test_free_port ();
+    char ini[128], log[128], vision[64], bus[512], out[16384];
+    snprintf (bus, sizeof bus,
+              "[bus]\ncmd_bind = tcp://127.0.0.1:%d\ncmd_connect = tcp://127.0.0.1:%d\n"
+              "world_bind = tcp://127.0.0.1:%d\nworld_connect = tcp://127.0.0.1:%d\n"
+              "frames_bind = tcp://127.0.0.1:%d\nframes_connect = tcp://127.0.0.1:%d\n",
+              cmd, cmd, world, world, frames, frames);
+    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    snprintf (log, sizeof log, "%s/log.txt", dir);
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    cr_assert_eq (sim_proc_write_ini (&p, ini, bus), 0);
+    const char *args[] = { "run", "--config", ini, "--localhost", "--vision-addr", vision, NULL };
+    pid_t run = sim_lab_spawn (args, dir, log, NULL);
+    cr_assert_gt (run, 0);
+    cr_assert_gt (sim_lab_wait_service (dir, 0, "physics", 0, 10000), 0, "the simulator did not come up");
+    cr_assert_gt (sim_lab_wait_service (dir, 0, "legacy-grsim", 0, 10000), 0);
+    int code =
+        sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status 2>&1", dir, sim_lab_exe ());
+    cr_expect_eq (code, 0, "exit %d:\n%s", code, out);
+    cr_expect (strstr (out, "cannot see the bus") && strstr (out, "run status with their --config"),
+               "status does not say it cannot see the bus:\n%s", out);
+    cr_expect_null (strstr (out, "0 packets/s"), "%s", out);
+
+    /* with their --config it listens where they talk */
+    code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status --config '%s' 2>&1", dir,
+                            sim_lab_exe (), ini);
+    cr_expect_eq (code, 0, "exit %d:\n%s", code, out);
+    cr_expect_null (strstr (out, "cannot see the bus"), "%s", out);
+    cr_expect (strstr (out, "rtf"), "no physics rates with the services' own --config:\n%s", out);
+    cr_expect_eq (sim_lab_stop (run), 0);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
