@@ -76,6 +76,18 @@ s_addrs (const sim_config_t *cfg, s_addrs_t *out)
 
 /* ---- record ------------------------------------------------------------ */
 
+/* Every datagram waiting on fd into the log, stamped on arrival. */
+static void
+s_record_drain (sim_logfile_writer_t *log, int fd, int32_t type, uint8_t *buf, uint64_t *count)
+{
+    ssize_t n;
+    struct sockaddr_in from;
+    while ((n = sim_udp_recv (fd, buf, SIM_UDP_MAX, &from)) >= 0) {
+        sim_logfile_write (log, sim_logfile_now_ns (), type, buf, (size_t) n);
+        (*count)++;
+    }
+}
+
 int
 launch_record (const char *path, const sim_config_t *cfg)
 {
@@ -120,21 +132,17 @@ launch_record (const char *path, const sim_config_t *cfg)
         int rc = poll (fds, 3, left_ms < 200 ? (int) left_ms + 1 : 200);
         if (rc < 0 && errno != EINTR)
             break;
-        for (int i = 0; i < 3 && rc > 0; i++) {
-            if (!(fds[i].revents & POLLIN))
-                continue;
-            ssize_t n;
-            struct sockaddr_in from;
-            while ((n = sim_udp_recv (fds[i].fd, buf, SIM_UDP_MAX, &from)) >= 0) {
-                sim_logfile_write (log, sim_logfile_now_ns (), types[i], buf, (size_t) n);
-                counts[i]++;
-            }
-        }
+        for (int i = 0; i < 3 && rc > 0; i++)
+            if (fds[i].revents & POLLIN)
+                s_record_drain (log, fds[i].fd, types[i], buf, &counts[i]);
         if (s_mono_ns () >= next_flush) {
             sim_logfile_flush (log);
             next_flush += 1000000000;
         }
     }
+    /* what arrived before the stop is in the sockets' queues: keep it */
+    for (int i = 0; i < 3 && buf; i++)
+        s_record_drain (log, fds[i].fd, types[i], buf, &counts[i]);
     free (buf);
     for (int i = 0; i < 3; i++)
         close (fds[i].fd);

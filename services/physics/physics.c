@@ -41,6 +41,7 @@
 #define PHYS_FAST_CHECK           16      /* fast mode: substeps between looks for a request */
 #define PHYS_CHECKPOINT_PERIOD_US 1000000 /* ARCHITECTURE.md §3: a kill -9 loses at most this */
 #define PHYS_SPIN_POLL_US         1000    /* while spinning, poll every input this often */
+#define PHYS_HELD_MAX             64      /* requests kept while the clock waits for vision */
 
 typedef struct {
     sim_config_t cfg;
@@ -74,6 +75,13 @@ typedef struct {
        PHYS_HOLD_US), so the run's vision is reproducible from frame one */
     bool hold_clock;
     int64_t hold_until_us;
+    /* requests that came while the clock was held: applied, in order,
+       when it starts (a lock-step client's first steps included) */
+    struct {
+        Simbus__Envelope *env;
+        sim_link_from_t from;
+    } held[PHYS_HELD_MAX];
+    int held_count;
     bool replay_done;
     uint64_t replay_start_frame;
     int64_t replay_start_us;
@@ -198,6 +206,8 @@ s_run_substeps (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_i
 
 #define PHYS_HOLD_US 5000000
 
+static void s_held_flush (phys_service_t *self, bool apply);
+
 /* The clock held for vision starts when it joined; true then. */
 static bool
 s_release_clock (phys_service_t *self, int64_t now)
@@ -212,6 +222,7 @@ s_release_clock (phys_service_t *self, int64_t now)
                      now);
     self->config_due = true;
     s_publish_config (self); /* before the first snapshot */
+    s_held_flush (self, true);
     return true;
 }
 
@@ -401,9 +412,32 @@ static bool
 s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
 {
     phys_service_t *self = arg;
-    if (!self->terminated && env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST)
-        s_handle_request (self, env->request, from);
+    if (self->terminated || env->body_case != SIMBUS__ENVELOPE__BODY_REQUEST)
+        return false;
+    if (self->hold_clock && self->held_count < PHYS_HELD_MAX) {
+        /* kept with a copy of where it came from, to be answered later */
+        sim_link_from_t *kept = &self->held[self->held_count].from;
+        *kept = *from;
+        kept->identity = from->identity ? zframe_dup ((zframe_t *) from->identity) : NULL;
+        self->held[self->held_count++].env = env;
+        return true;
+    }
+    s_handle_request (self, env->request, from);
     return false;
+}
+
+/* The held requests, applied and answered in order (or only freed). */
+static void
+s_held_flush (phys_service_t *self, bool apply)
+{
+    for (int i = 0; i < self->held_count; i++) {
+        if (apply)
+            s_handle_request (self, self->held[i].env->request, &self->held[i].from);
+        zframe_t *identity = self->held[i].from.identity;
+        zframe_destroy (&identity);
+        simbus__envelope__free_unpacked (self->held[i].env, NULL);
+    }
+    self->held_count = 0;
 }
 
 static void
@@ -530,6 +564,7 @@ s_destroy (phys_service_t **self_p)
     phys_service_t *self = *self_p;
     if (!self)
         return;
+    s_held_flush (self, false);
     sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     phys_journal_destroy (&self->journal);
