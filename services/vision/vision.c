@@ -427,9 +427,10 @@ vis_service_actor (zsock_t *pipe, void *args)
     sim_service_args_t *sargs = args;
     sim_service_log_setup ("vision", &sargs->cfg);
     vis_service_t *self = s_new (pipe, &sargs->cfg);
+    if (self)
+        self->replaying = sargs->replay != NULL; /* sargs is gone once ready */
     if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
-    self->replaying = sargs->replay != NULL;
     while (!self->terminated) {
         int64_t now = zclock_usecs ();
         int64_t wake = sim_link_next_us (self->link, now);

@@ -1307,7 +1307,8 @@ s_expect_local (const char *section, const char *key)
 {
     return strcmp (section, "bus") == 0 || strcmp (section, "network") == 0
         || (strcmp (section, "run") == 0
-            && (strcmp (key, "log_level") == 0 || strcmp (key, "duration") == 0));
+            && (strcmp (key, "log_level") == 0 || strcmp (key, "duration") == 0 || strcmp (key, "record") == 0
+                || strcmp (key, "journal") == 0));
 }
 
 Test (config, the_local_keys_are_bus_network_log_level_and_duration)
@@ -1320,7 +1321,8 @@ Test (config, the_local_keys_are_bus_network_log_level_and_duration)
                       key->key, flagged ? "" : "not ");
         local += flagged;
     }
-    cr_expect_eq (local, 13 + 13 + 2, "every [bus] and [network] key, log_level and duration");
+    /* issue 15: [network] referee_addr, [run] record and journal */
+    cr_expect_eq (local, 13 + 14 + 4, "every [bus] and [network] key, log_level, duration, record, journal");
     const sim_cfg_key_t *tables[] = { sim_cfg_team_keys, sim_cfg_camera_keys, sim_cfg_outage_keys };
     const size_t counts[] = { sim_cfg_team_keys_count, sim_cfg_camera_keys_count, sim_cfg_outage_keys_count };
     for (size_t t = 0; t < 3; t++)
@@ -1560,8 +1562,11 @@ Test (config, presets_output_is_unchanged)
     cr_assert_not_null (text);
     /* deliberately changed by issue 11: [network] legacy_bind_address and
        sync_takeover (6951 bytes, 0x2fe61ce871dae29f before), then [bus]
-       curve and curve_cert's note (7040 bytes, 0x6afb9e7d3de5bf8c before) */
-    cr_expect_eq (strlen (text), 7092);
-    cr_expect_eq (s_hash (text), 0xcb301d9ad044820au, "presets text changed:\n%s", text);
+       curve and curve_cert's note (7040 bytes, 0x6afb9e7d3de5bf8c before);
+       by issue 15: [run] record and journal (unset, with their notes) and
+       [network] referee_addr, the keys of the log files (7092 bytes,
+       0xcb301d9ad044820a before) */
+    cr_expect_eq (strlen (text), 7245);
+    cr_expect_eq (s_hash (text), 0x7ac0f2cb55c4010cu, "presets text changed:\n%s", text);
     free (text);
 }
