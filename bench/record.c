@@ -1,0 +1,214 @@
+/*  record.c - what `--record FILE` costs a fast-mode run (issue 15 target:
+    within 10 % of the real-time factor without it).
+
+    Starts real four-process `ssl-sim run --mode fast` simulators on
+    loopback, without --record, with --record FILE.log and with --record
+    FILE.log.gz, in turn (interleaved, so a slow moment of the shared
+    machine hits every layout), and measures the real-time factor: sim
+    time advanced in the vision packets (t_capture) over wall time, after a
+    1 s warm-up. Every figure is the median over the runs; the recorded
+    file's size and message count are reported with it.
+
+    usage: record [RESULTS_FILE] [--runs N] [--seconds S]
+    Writes bench/results/record.txt (or RESULTS_FILE) and prints it.
+    Traffic goes to 127.0.0.1 only; every simulator is stopped at the end.
+*/
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim_logfile.h"
+#include "sim_test.h"
+#include "ssl_vision_wrapper.pb-c.h"
+
+#define RB_MAX_RUNS 9
+#define RB_LAYOUTS  3
+
+static double
+s_now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* The newest t_capture among what waits on fd (only the last datagram
+   of a batch is decoded, so the reader stays cheap). */
+static double
+s_drain (int fd, double newest)
+{
+    static uint8_t buf[65536], keep[65536];
+    ssize_t last = -1, n;
+    while ((n = recv (fd, buf, sizeof buf, MSG_DONTWAIT)) > 0) {
+        memcpy (keep, buf, (size_t) n);
+        last = n;
+    }
+    if (last > 0) {
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) last, keep);
+        if (w && w->detection && w->detection->t_capture > newest)
+            newest = w->detection->t_capture;
+        if (w)
+            ssl__wrapper_packet__free_unpacked (w, NULL);
+    }
+    return newest;
+}
+
+typedef struct {
+    double rtf;
+    double mib;        /* the log's size */
+    uint64_t messages; /* in the log */
+} rb_result_t;
+
+static uint64_t
+s_count (const char *path)
+{
+    char err[256];
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
+    if (!r)
+        return 0;
+    uint64_t n = 0;
+    sim_logfile_msg_t m;
+    while (sim_logfile_next (r, &m) == 1)
+        n++;
+    sim_logfile_reader_destroy (&r);
+    return n;
+}
+
+static int
+s_run (const char *record, double seconds, rb_result_t *r)
+{
+    memset (r, 0, sizeof *r);
+    const char *plain[] = { "--mode", "fast", "--log-level", "warn", NULL };
+    const char *recorded[] = { "--mode", "fast", "--log-level", "warn", "--record", record, NULL };
+    sim_proc_t sim;
+    if (sim_proc_start (&sim, record ? recorded : plain, NULL)) {
+        fprintf (stderr, "record: cannot start the simulator\n");
+        return -1;
+    }
+    int fd = sim_test_udp (sim.vision_port);
+    int rc = -1;
+    struct pollfd p = { fd, POLLIN, 0 };
+    if (fd < 0 || poll (&p, 1, 15000) <= 0) {
+        fprintf (stderr, "record: no vision packet within 15 s (log in %s)\n", sim.dir);
+        goto done;
+    }
+    double newest = s_drain (fd, 0), warm_end = s_now () + 1.0;
+    while (s_now () < warm_end) {
+        poll (&p, 1, 2);
+        newest = s_drain (fd, newest);
+    }
+    double sim0 = newest, wall0 = s_now (), end = wall0 + seconds;
+    while (s_now () < end) {
+        poll (&p, 1, 2);
+        newest = s_drain (fd, newest);
+    }
+    r->rtf = (newest - sim0) / (s_now () - wall0);
+    rc = 0;
+done:
+    if (fd >= 0)
+        close (fd);
+    sim_proc_stop (&sim);
+    if (record) {
+        struct stat st;
+        if (stat (record, &st) == 0)
+            r->mib = (double) st.st_size / 1048576.0;
+        r->messages = s_count (record);
+        unlink (record);
+    }
+    if (rc == 0)
+        sim_proc_cleanup (&sim);
+    return rc;
+}
+
+static int
+s_cmp (const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+static double
+s_median (double *v, int n)
+{
+    qsort (v, (size_t) n, sizeof v[0], s_cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int
+main (int argc, char **argv)
+{
+    const char *out_path = "bench/results/record.txt";
+    int runs = 5;
+    double seconds = 3;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp (argv[i], "--runs") == 0 && i + 1 < argc)
+            runs = atoi (argv[++i]);
+        else if (strcmp (argv[i], "--seconds") == 0 && i + 1 < argc)
+            seconds = atof (argv[++i]);
+        else
+            out_path = argv[i];
+    }
+    if (runs < 1 || runs > RB_MAX_RUNS || !(seconds > 0)) {
+        fprintf (stderr, "usage: record [RESULTS_FILE] [--runs 1..%d] [--seconds S]\n", RB_MAX_RUNS);
+        return 2;
+    }
+    char plain[64], gz[64];
+    snprintf (plain, sizeof plain, "/tmp/ssl-sim-bench-%d.log", (int) getpid ());
+    snprintf (gz, sizeof gz, "/tmp/ssl-sim-bench-%d.log.gz", (int) getpid ());
+    const char *records[RB_LAYOUTS] = { NULL, plain, gz };
+    const char *names[RB_LAYOUTS] = { "fast, no --record", "fast, --record FILE.log",
+                                      "fast, --record FILE.log.gz" };
+    rb_result_t all[RB_LAYOUTS][RB_MAX_RUNS];
+    for (int k = 0; k < runs; k++)
+        for (int l = 0; l < RB_LAYOUTS; l++) {
+            if (s_run (records[l], seconds, &all[l][k]))
+                return 1;
+            fprintf (stderr, "  run %d %-28s rtf %7.1fx\n", k + 1, names[l], all[l][k].rtf);
+        }
+    double load[1] = { 0 };
+    if (getloadavg (load, 1) < 1)
+        load[0] = -1;
+    char text[2048];
+    int n =
+        snprintf (text, sizeof text,
+                  "record benchmark: fast mode, four processes (ipc), default realism, real-time factor from "
+                  "vision t_capture over %.0f s after a 1 s warm-up (bench/record.c)\n"
+                  "median of %d interleaved runs; load average %.1f; target: --record within 10 %% of "
+                  "without\n",
+                  seconds, runs, load[0]);
+    double rtf[RB_LAYOUTS];
+    for (int l = 0; l < RB_LAYOUTS; l++) {
+        double v[RB_MAX_RUNS], mib[RB_MAX_RUNS], msgs[RB_MAX_RUNS], lo = INFINITY, hi = 0;
+        for (int k = 0; k < runs; k++) {
+            v[k] = all[l][k].rtf;
+            mib[k] = all[l][k].mib;
+            msgs[k] = (double) all[l][k].messages;
+            lo = fmin (lo, v[k]);
+            hi = fmax (hi, v[k]);
+        }
+        rtf[l] = s_median (v, runs);
+        n += snprintf (text + n, sizeof text - (size_t) n, "%-28s rtf %7.1fx (min %.1f, max %.1f)", names[l],
+                       rtf[l], lo, hi);
+        if (records[l])
+            n += snprintf (text + n, sizeof text - (size_t) n, "  log %.1f MiB, %.0f messages  %+.1f %%",
+                           s_median (mib, runs), s_median (msgs, runs), 100.0 * (rtf[l] - rtf[0]) / rtf[0]);
+        n += snprintf (text + n, sizeof text - (size_t) n, "\n");
+    }
+    bool met = rtf[1] >= 0.9 * rtf[0] && rtf[2] >= 0.9 * rtf[0];
+    n += snprintf (text + n, sizeof text - (size_t) n, "target (within 10 %%, plain and gzip): %s\n",
+                   met ? "met" : "NOT met");
+    fputs (text, stdout);
+    FILE *f = fopen (out_path, "w");
+    if (f) {
+        fputs (text, f);
+        fclose (f);
+    } else
+        fprintf (stderr, "record: cannot write %s\n", out_path);
+    return 0;
+}
