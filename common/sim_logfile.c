@@ -139,7 +139,10 @@ sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
     self->compressed = s_is_gz_name (path);
     /* an index needs every offset from the start of the file */
     self->index = index && !self->compressed && existing == 0;
-    self->gz = gzopen (path, self->compressed ? "ab" : "abT");
+    /* level 1: a fast run releases a few MB of packets a second, and
+       vision, which writes them, is part of the pipeline; level 6 would
+       cost it about twice its own CPU for a third smaller file */
+    self->gz = gzopen (path, self->compressed ? "ab1" : "abT");
     if (!self->gz) {
         s_err (err, errlen, "cannot write %s: %s", path, errno ? strerror (errno) : "out of memory");
         sim_logfile_writer_destroy (&self);
