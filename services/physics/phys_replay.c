@@ -20,7 +20,7 @@ struct phys_replay_t {
     s_input_t *inputs;
     size_t count, cap;
     uint64_t end_frame;
-    char *pending_source; /* a SOURCE record waits for its input */
+    char *pending_source; /* the last SOURCE note: it holds for the inputs after it */
     bool bad;             /* an input did not decode: the script ends before it */
 };
 
@@ -69,8 +69,8 @@ s_on_record (void *arg, const phys_journal_record_t *rec)
         self->inputs = grown;
         self->cap = cap;
     }
-    self->inputs[self->count++] = (s_input_t) { req, rec->frame, self->pending_source };
-    self->pending_source = NULL;
+    char *source = self->pending_source ? strdup (self->pending_source) : NULL;
+    self->inputs[self->count++] = (s_input_t) { req, rec->frame, source };
     uint64_t after = rec->frame + (req->has_substeps ? req->substeps : 0);
     if (after > self->end_frame)
         self->end_frame = after;

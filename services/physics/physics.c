@@ -352,9 +352,10 @@ s_step_done (phys_service_t *self, uint64_t step_id, bool stepped, Simbus__Reply
     return taken > 0;
 }
 
-/* Where an input came from, as far as physics can tell: its part of the
-   protocol and the carrier. Written only when it changes, so a client
-   that keeps sending the same kind costs nothing more. */
+/* Where an input came from: its part of the protocol and the carrier,
+   as a note written only when it changes (a client that keeps sending the
+   same kind costs nothing more); the sender's address is in the Request
+   itself (Request.source: the edges fill it in when the run journals). */
 static void
 s_user_journal_input (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from)
 {

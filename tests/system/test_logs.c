@@ -22,6 +22,7 @@
 #include "sim_lab.h"
 #include "sim_logfile.h"
 #include "sim_msg.h"
+#include "physics/phys_replay.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
 #define S_WAIT_MS 10000
@@ -195,6 +196,29 @@ s_replay (const s_files_t *f, const char *mode)
     cr_assert_eq (code, 0, "ssl-sim replay failed");
 }
 
+/* The journal names every input's sender (the control port, and with
+   want_blue the blue port, from 127.0.0.1) and its kind and carrier. */
+static void
+s_expect_sources (const char *journal, bool want_blue)
+{
+    char err[256];
+    phys_replay_t *script = phys_replay_load (journal, err, sizeof err);
+    cr_assert_not_null (script, "%s", err);
+    size_t control = 0, blue = 0;
+    for (size_t i = 0; i < phys_replay_count (script); i++) {
+        const char *note;
+        const Simbus__Request *req = phys_replay_input (script, i, NULL, &note);
+        cr_assert_not_null (req->source, "input %zu has no sender", i);
+        cr_expect_neq (note[0], '\0', "input %zu has no kind and carrier", i);
+        control += strncmp (req->source, "control port, 127.0.0.1:", 24) == 0;
+        blue += strncmp (req->source, "blue port, 127.0.0.1:", 21) == 0;
+    }
+    cr_expect_gt (control, 0);
+    if (want_blue)
+        cr_expect_gt (blue, 0);
+    phys_replay_destroy (&script);
+}
+
 /* The referee multicast the recorder listens to, kept on loopback. */
 static void
 s_referee_ini (char *ini, size_t size)
@@ -227,6 +251,7 @@ Test (logs, realtime_run_replays_to_the_same_vision_bytes, .timeout = 120)
             cr_assert_gt (sim_test_recv (f.vision, buf, sizeof buf, S_WAIT_MS), 0);
     }
     cr_assert_eq (sim_fixture_stop (&f), 0);
+    s_expect_sources (files.journal, true);
     s_replay (&files, "fast");
     s_expect_same_vision (files.a, files.b, 50);
     s_files_done (&files);
@@ -255,6 +280,7 @@ Test (logs, sync_run_replays_to_the_same_vision_bytes, .timeout = 120)
         simulation_sync_response__free_unpacked (resp, NULL);
     }
     cr_assert_eq (sim_fixture_stop (&f), 0);
+    s_expect_sources (files.journal, false);
     s_replay (&files, "realtime");
     s_expect_same_vision (files.a, files.b, 50);
     s_files_done (&files);
