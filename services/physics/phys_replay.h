@@ -10,15 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim_bus.h"
 #include "bus/sim_bus.pb-c.h"
 
 /* The run key of every --journal file: a replay takes the journal of any
    run, whose configuration comes with it. */
 #define PHYS_REPLAY_KEY "ssl-sim journal"
 
-/* The step id of the StepDone physics sends when a replay has run to its
-   end: vision, replaying, closes its log file and ends. */
-#define PHYS_REPLAY_END_STEP UINT64_MAX
+/* The StepDone that ends a replay (sim_bus.h). */
+#define PHYS_REPLAY_END_STEP SIM_BUS_REPLAY_END_STEP
 
 typedef struct phys_replay_t phys_replay_t;
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "sim_bus.h"
 #include "sim_bus_codec.h"
 #include "sim_link.h"
 #include "sim_log.h"
@@ -17,7 +18,6 @@
 #include "vis_codec.h"
 #include "vis_def.h"
 #include "vision/model/vis_model.h"
-#include "physics/phys_replay.h"
 
 #define VIS_MAX_RELEASED 32           /* frames released at one instant */
 #define VIS_PACKET_MAX   16384        /* one encoded capture, geometry included */
@@ -283,7 +283,7 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
 static void
 s_on_step_done (vis_service_t *self, const Simbus__StepDone *msg)
 {
-    if (self->replaying && msg->step_id == PHYS_REPLAY_END_STEP) {
+    if (self->replaying && msg->step_id == SIM_BUS_REPLAY_END_STEP) {
         self->terminated = true; /* every snapshot of the replay came before this */
         return;
     }
