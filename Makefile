@@ -30,7 +30,7 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 Q := $(if $(V),,@)
 .SECONDARY:
 
-PKGS     := libczmq libzmq libprotobuf-c inih
+PKGS     := libczmq libzmq libprotobuf-c inih zlib
 OPT      ?= -O2 -g
 SAN      ?=
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \

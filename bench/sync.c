@@ -14,7 +14,12 @@
     shared machine hits both; every figure reported is the median over the
     runs (p50 also with its range).
 
-    usage: sync [RESULTS_FILE] [--steps N] [--runs N]
+    With --journal the second layout is the four processes again, with
+    `--journal FILE` (issue 15: every input journaled with its substep),
+    side by side with the plain one; the results go to
+    bench/results/sync-journal.txt.
+
+    usage: sync [RESULTS_FILE] [--steps N] [--runs N] [--journal]
     Writes bench/results/sync.txt (or RESULTS_FILE) and prints it. Traffic
     goes to 127.0.0.1 only; each simulator is stopped at the end.
 */
@@ -77,14 +82,18 @@ s_cmp (const void *a, const void *b)
 }
 
 static int
-s_run (bool single, int steps, sb_result_t *r)
+s_run (bool single, bool journal, int steps, sb_result_t *r)
 {
     memset (r, 0, sizeof *r);
+    char path[64];
+    snprintf (path, sizeof path, "/tmp/ssl-sim-bench-%d.journal", (int) getpid ());
     const char *four[] = { "--mode", "sync", "--realism", "realistic", "--log-level", "warn", NULL };
     const char *one[] = { "--single-process", "--mode",      "sync", "--realism",
                           "realistic",        "--log-level", "warn", NULL };
+    const char *journaled[] = { "--mode", "sync",      "--realism", "realistic", "--log-level",
+                                "warn",   "--journal", path,        NULL };
     sim_proc_t sim;
-    if (sim_proc_start (&sim, single ? one : four, NULL)) {
+    if (sim_proc_start (&sim, journal ? journaled : single ? one : four, NULL)) {
         fprintf (stderr, "sync: cannot start the simulator\n");
         return -1;
     }
@@ -161,6 +170,8 @@ s_run (bool single, int steps, sb_result_t *r)
     free (lat);
     close (fd);
     sim_proc_stop (&sim);
+    if (journal)
+        unlink (path);
     if (rc_ok == 0)
         sim_proc_cleanup (&sim); /* a failed run keeps its log */
     return rc_ok;
@@ -199,14 +210,21 @@ main (int argc, char **argv)
 {
     const char *out_path = "bench/results/sync.txt";
     int steps = 5000, runs = 5;
+    bool journal = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp (argv[i], "--steps") == 0 && i + 1 < argc)
+        if (strcmp (argv[i], "--journal") == 0) {
+            journal = true;
+            if (strcmp (out_path, "bench/results/sync.txt") == 0)
+                out_path = "bench/results/sync-journal.txt";
+        } else if (strcmp (argv[i], "--steps") == 0 && i + 1 < argc)
             steps = atoi (argv[++i]);
         else if (strcmp (argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi (argv[++i]);
         else
             out_path = argv[i];
     }
+    const char *names[2] = { "four processes (ipc)",
+                             journal ? "four, --journal FILE" : "single process (inproc)" };
     if (steps < 100)
         steps = 100;
     if (runs < 1 || runs > SB_MAX_RUNS) {
@@ -216,10 +234,10 @@ main (int argc, char **argv)
     sb_result_t all[2][SB_MAX_RUNS];
     for (int k = 0; k < runs; k++)
         for (int layout = 0; layout < 2; layout++) {
-            if (s_run (layout == 1, steps, &all[layout][k]))
+            if (s_run (layout == 1 && !journal, layout == 1 && journal, steps, &all[layout][k]))
                 return 1;
-            fprintf (stderr, "  run %d %-24s p50 %7.1f us  p99 %7.1f us\n", k + 1,
-                     layout ? "single process" : "four processes", all[layout][k].p50, all[layout][k].p99);
+            fprintf (stderr, "  run %d %-24s p50 %7.1f us  p99 %7.1f us\n", k + 1, names[layout],
+                     all[layout][k].p50, all[layout][k].p99);
         }
     sb_result_t four = s_median_result (all[0], runs), one = s_median_result (all[1], runs);
     double load[1] = { 0 };
@@ -235,7 +253,6 @@ main (int argc, char **argv)
         "target four processes: p50 <= 150 us, p99 <= 500 us\n",
         runs, steps, SB_WARMUP, load[0]);
     const sb_result_t *rs[2] = { &four, &one };
-    const char *names[2] = { "four processes (ipc)", "single process (inproc)" };
     for (int i = 0; i < 2; i++)
         n += snprintf (text + n, sizeof text - (size_t) n,
                        "%-24s p50 %7.1f us  p90 %7.1f us  p99 %7.1f us  mean %7.1f us  max %8.1f us  "
@@ -253,6 +270,10 @@ main (int argc, char **argv)
     }
     n += snprintf (text + n, sizeof text - (size_t) n, "target (four processes): %s\n",
                    four.p50 <= 150 && four.p99 <= 500 ? "met" : "NOT met");
+    if (journal)
+        n += snprintf (text + n, sizeof text - (size_t) n,
+                       "--journal: p50 %+.1f us (%+.1f %%), p99 %+.1f us\n", one.p50 - four.p50,
+                       100.0 * (one.p50 - four.p50) / four.p50, one.p99 - four.p99);
     fputs (text, stdout);
     FILE *f = fopen (out_path, "w");
     if (f) {

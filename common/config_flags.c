@@ -25,6 +25,14 @@ const sim_cfg_command_t sim_cfg_commands[] = {
     { "status [OPTIONS]", "the running services: pid, uptime, CPU, memory and rates" },
     { "restart NAME [OPTIONS]", "restart one running service (its supervisor starts it again)" },
     { "keygen FILE", "write a new CURVE certificate for the tcp bus: FILE and FILE_secret (0600)" },
+    { "record FILE [OPTIONS]",
+      "write what arrives on the vision, truth and referee addresses to a league log file (.gz: "
+      "compressed) until Ctrl-C or --duration" },
+    { "play FILE [--speed X] [--loop] [OPTIONS]",
+      "send a league log's vision, tracker and referee messages to their addresses at the recorded pace" },
+    { "replay FILE [--mode fast|realtime] [--until SECS] [--record OUT]",
+      "run the world again from a journal (--journal): the same inputs at the same substeps, "
+      "the same vision bytes" },
     { "--help | --version", "" },
     { "--man | --bash-completion", "print the manual page (roff) or a bash completion script" },
 };
@@ -41,7 +49,8 @@ const sim_cfg_flag_t sim_cfg_flags[] = {
     { .name = "--mode", .arg = "", .kind = SIM_CFG_FLAG_KEY, .section = "run", .key = "mode",
       .help = "stepping mode", .flags = SIM_CFG_SHOW_DEFAULT },
     { .name = "--speed", .arg = "X", .kind = SIM_CFG_FLAG_KEY, .section = "run", .key = "speed",
-      .help = "real-time factor, 0 starts paused", .flags = SIM_CFG_SHOW_DEFAULT },
+      .help = "real-time factor, 0 starts paused (play: times the recorded pace)",
+      .flags = SIM_CFG_SHOW_DEFAULT },
     { .name = "--step-ms", .arg = "MS", .kind = SIM_CFG_FLAG_STEP_MS, .section = "sim",
       .key = "substep", .scale = 1000, .help = "physics substep in milliseconds",
       .flags = SIM_CFG_SHOW_DEFAULT },
@@ -78,8 +87,18 @@ const sim_cfg_flag_t sim_cfg_flags[] = {
     { .name = "--log-level", .arg = "LEVEL", .kind = SIM_CFG_FLAG_KEY, .section = "run",
       .key = "log_level", .help = "error, warn, info, debug, trace; SSL_SIM_LOG wins",
       .flags = SIM_CFG_SHOW_DEFAULT },
+    { .name = "--record", .arg = "FILE", .kind = SIM_CFG_FLAG_KEY, .section = "run",
+      .key = "record", .help = "run, replay: write every vision packet as released (and truth with "
+      "--truth, and the referee multicast) to a league log file" },
+    { .name = "--journal", .arg = "FILE", .kind = SIM_CFG_FLAG_KEY, .section = "run",
+      .key = "journal", .help = "run: journal every input physics applies, with its substep, for "
+      "`ssl-sim replay`" },
     { .name = "--single-process", .kind = SIM_CFG_FLAG_LAUNCHER,
       .help = "run: the four services as threads of one process" },
+    { .name = "--loop", .kind = SIM_CFG_FLAG_LAUNCHER,
+      .help = "play: start again at the end of the log" },
+    { .name = "--until", .arg = "SECS", .kind = SIM_CFG_FLAG_LAUNCHER,
+      .help = "replay: stop at this sim time" },
 };
 const size_t sim_cfg_flags_count = S_COUNT (sim_cfg_flags);
 /* clang-format on */

@@ -318,6 +318,13 @@ const sim_cfg_key_t sim_cfg_keys[] = {
     S_S_LOCAL ("run", "log_level", OFF (run.log_level), SSIZE (run.log_level), "info",
                sim_cfg_check_log_level,
                "error | warn | info | debug | trace | filter; SSL_SIM_LOG wins", NULL),
+    /* record and journal are files of this run's host (docs/logs.md) */
+    S_S_LOCAL ("run", "record", OFF (run.record), SSIZE (run.record), "", NULL,
+               "league log file (.gz: compressed) of every vision packet as released; --record",
+               "record = game.log.gz    ; every vision, truth and referee packet"),
+    S_S_LOCAL ("run", "journal", OFF (run.journal), SSIZE (run.journal), "", NULL,
+               "journal of every input physics applies, for `ssl-sim replay`; --journal",
+               "journal = game.journal  ; inputs pinned to substeps"),
 
     /* [network] product addition; all local: the ports this host binds */
     S_S_LOCAL ("network", "bind_address", OFF (network.bind_address),
@@ -344,6 +351,10 @@ const sim_cfg_key_t sim_cfg_keys[] = {
                30012, R_PORT, "grSim Robots_Status to yellow"),
     S_I_LOCAL ("network", "truth_port", OFF (network.truth_port), 10010, R_PORT,
                "ground-truth stream port"),
+    S_S_LOCAL ("network", "referee_addr", OFF (network.referee_addr), SSIZE (network.referee_addr),
+               "224.5.23.1:10003", sim_cfg_check_addr,
+               "game controller multicast: recorded with --record and by `ssl-sim record`, played by "
+               "`ssl-sim play`", NULL),
     S_I_LOCAL ("network", "multicast_ttl", OFF (network.multicast_ttl), 1, R_(0, 255, 0),
                "multicast TTL"),
     S_S_LOCAL ("network", "multicast_interface", OFF (network.multicast_interface),

@@ -30,6 +30,10 @@
 #define SIM_TOPIC_STEP_FRAMES "FS"
 #define SIM_TOPIC_FRAMES_DONE "G"
 
+/* The step id of the StepDone physics sends when `ssl-sim replay` has run
+   to its end (docs/logs.md): vision, replaying, closes its log and ends. */
+#define SIM_BUS_REPLAY_END_STEP UINT64_MAX
+
 /* The per-user runtime directory ($XDG_RUNTIME_DIR/ssl-sim or
    /tmp/ssl-sim-UID, plus /N with a port offset N), created mode 0700.
    One that exists already is used only when it is a directory (not a

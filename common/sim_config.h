@@ -81,6 +81,8 @@ typedef struct {
     bool legacy_grsim;
     double duration; /* 0 = forever */
     char log_level[32];
+    char record[SIM_STRING_MAX];  /* log file of every released vision packet; "" = off */
+    char journal[SIM_STRING_MAX]; /* journal of every input physics applies; "" = off */
 } sim_run_cfg_t;
 
 /* [network] */
@@ -91,6 +93,7 @@ typedef struct {
     int control_port, blue_port, yellow_port;
     int legacy_port, legacy_status_port_blue, legacy_status_port_yellow;
     int truth_port;
+    char referee_addr[SIM_STRING_MAX]; /* the game controller's multicast, HOST:PORT */
     int multicast_ttl;
     char multicast_interface[64]; /* IPv4 address; "" = system's choice */
     sim_local_vision_t local_vision;

@@ -80,9 +80,12 @@ s_send_lanes (sim_link_t *self, Simbus__Envelope *env)
         const char *topic = s_topic (env);
         int rc = self->batch && route->paced ? sim_lane_queue (self->lane, route->to, topic, env, wait_ms)
                                              : sim_lane_send (self->lane, route->to, topic, env, wait_ms);
-        if (rc == 0)
+        if (rc == 0) {
             taken++;
-        else
+            /* vision's lane is bound: what follows reaches it in order */
+            if (route->to == SIM_LANE_VISION)
+                self->vision_joined = true;
+        } else
             s_lane_failed (self, route, wait_ms);
     }
     return taken;
@@ -242,6 +245,12 @@ sim_link_joined (sim_link_t *self)
     bool joined = self->joined;
     self->joined = false;
     return joined;
+}
+
+bool
+sim_link_vision_joined (const sim_link_t *self)
+{
+    return self->vision_joined;
 }
 
 bool

@@ -124,6 +124,12 @@ void sim_link_set_pacing (sim_link_t *self, sim_link_pacing_t pacing);
    asked for the configuration): physics then re-publishes it at once. */
 bool sim_link_joined (sim_link_t *self);
 
+/* Physics: true once vision has joined (its lane took a message, or it
+   subscribed to snapshots and step marks), so what physics
+   publishes from now on reaches it. A run that must be reproducible from
+   its first frame (--journal, a replay) starts its clock then. */
+bool sim_link_vision_joined (const sim_link_t *self);
+
 /* True when a request waits to be read (physics looks while it steps). */
 bool sim_link_input_waiting (sim_link_t *self);
 

@@ -56,6 +56,7 @@ struct sim_link_t {
     bool subscribed[S_KINDS];
     bool warned;
     bool joined;
+    bool vision_joined; /* physics: vision's lane took a message, or vision subscribed */
 
     /* attached */
     sim_loop_t *loop;

@@ -100,6 +100,10 @@ s_on_world (void *arg)
            configuration at once instead of at the next periodic one */
         if (sim_bus_subs_read (&self->subs[S_WORLD], self->world))
             self->joined = true;
+        /* only vision takes step marks besides snapshots */
+        if (sim_bus_subs_want (&self->subs[S_WORLD], SIM_TOPIC_SNAPSHOT)
+            && sim_bus_subs_want (&self->subs[S_WORLD], SIM_TOPIC_STEP_DONE))
+            self->vision_joined = true;
     } else
         s_on_sub (self, self->world);
 }

@@ -22,6 +22,11 @@
 typedef struct {
     sim_config_t cfg; /* resolved: bus endpoints filled */
     int status;       /* written by the actor before it signals */
+    /* `ssl-sim replay` (docs/logs.md): physics takes its inputs from this
+       journal instead of the bus, up to replay_until_s of sim time (< 0:
+       to the end); vision ends when the replay did. NULL otherwise. */
+    const char *replay;
+    double replay_until_s;
 } sim_service_args_t;
 
 /* Start `fn` with `args` (borrowed; must outlive the call only). Returns

@@ -71,6 +71,37 @@ sim_udp_bind (const char *bind_address, int port)
 }
 
 int
+sim_udp_listen (const struct sockaddr_in *addr, const char *iface)
+{
+    int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    int on = 1;
+    int rcvbuf = 4 << 20; /* a recorder must not lose a burst of camera frames */
+    setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    bool group = IN_MULTICAST (ntohl (addr->sin_addr.s_addr));
+    /* bound to the group address, the socket gets that group's datagrams
+       only, not those of another group on the same port */
+    int rc = bind (fd, (const struct sockaddr *) addr, sizeof *addr);
+    if (rc == 0 && group) {
+        struct ip_mreq mreq = { .imr_multiaddr = addr->sin_addr };
+        mreq.imr_interface.s_addr = htonl (INADDR_ANY);
+        if (iface && *iface && inet_pton (AF_INET, iface, &mreq.imr_interface) != 1)
+            rc = -1;
+        if (rc == 0)
+            rc = setsockopt (fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof mreq);
+    }
+    if (rc || s_nonblocking (fd)) {
+        int saved = errno;
+        close (fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int
 sim_udp_local_port (int fd)
 {
     struct sockaddr_in addr;

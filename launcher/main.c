@@ -1,5 +1,6 @@
 /*  main.c - the ssl-sim command: run, service, presets (ARCHITECTURE.md §3). */
 #include <czmq.h>
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "config.h"
 #include "control.h"
+#include "logtools.h"
 #include "services.h"
 #include "sim_bus.h"
 #include "sim_curve.h"
@@ -178,6 +180,74 @@ s_run_single (const sim_config_t *parsed)
     return code;
 }
 
+/* --record FILE: a run writes a new log (vision, restarted within the
+   run, appends to it). */
+static int
+s_fresh_record (const sim_config_t *cfg)
+{
+    if (cfg->run.record[0] && unlink (cfg->run.record) != 0 && errno != ENOENT) {
+        fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", cfg->run.record, strerror (errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* `ssl-sim record|play|replay FILE [OPTIONS]`: FILE first, the launcher's
+   own flags (--loop, --until SECS) taken out, the rest configuration. */
+static int
+s_log_command (const char *command, int optc, char **optv)
+{
+    if (optc < 1 || optv[0][0] == '-') {
+        fprintf (stderr, "ssl-sim: %s needs a FILE\n", command);
+        return 2;
+    }
+    const char *path = optv[0];
+    char **opts = calloc ((size_t) optc + 1, sizeof *opts);
+    if (!opts)
+        return 1;
+    bool loop = false, mode_given = false;
+    double until = -1;
+    int n = 0, code = 2;
+    for (int i = 1; i < optc; i++) {
+        if (strcmp (command, "play") == 0 && strcmp (optv[i], "--loop") == 0)
+            loop = true;
+        else if (strcmp (command, "replay") == 0 && strncmp (optv[i], "--until", 7) == 0
+                 && (optv[i][7] == '\0' || optv[i][7] == '=')) {
+            const char *value = optv[i][7] == '=' ? optv[i] + 8 : i + 1 < optc ? optv[++i] : NULL;
+            char *end = NULL;
+            until = value ? strtod (value, &end) : -1;
+            if (!value || end == value || *end || !(until >= 0)) {
+                fprintf (stderr, "ssl-sim: --until: '%s' must be a number of seconds >= 0\n",
+                         value ? value : "");
+                goto done;
+            }
+        } else {
+            if (strncmp (optv[i], "--mode", 6) == 0)
+                mode_given = true;
+            opts[n++] = optv[i];
+        }
+    }
+    sim_config_t cfg;
+    if (s_config (&cfg, n, opts))
+        goto done;
+    if (strcmp (command, "record") == 0)
+        code = launch_record (path, &cfg);
+    else if (strcmp (command, "play") == 0)
+        code = launch_play (path, &cfg, loop);
+    else {
+        if (mode_given && cfg.run.mode == SIM_MODE_SYNC) {
+            fprintf (stderr, "ssl-sim: replay: --mode is fast or realtime\n");
+            goto done;
+        }
+        if (!mode_given)
+            cfg.run.mode = SIM_MODE_FAST;
+        code = launch_replay (path, &cfg, until);
+    }
+done:
+    free (opts);
+    return code;
+}
+
 static int
 s_run (int optc, char **optv)
 {
@@ -210,7 +280,10 @@ s_run (int optc, char **optv)
             sim_error ("another simulator runs with the runtime directory %s (%s, pid %d): stop it, or start "
                        "this one with --port-offset N",
                        dir, other ? other : "ssl-sim run", pid);
-        } else if (single)
+        } else if (s_fresh_record (&cfg))
+            ; /* said why; only after the lock, so a refused second
+                 simulator leaves the running one's log alone */
+        else if (single)
             code = s_run_single (&cfg);
         else {
             char exe[PATH_MAX];
@@ -300,6 +373,8 @@ main (int argc, char **argv)
         return s_presets (argc - 2, argv + 2);
     if (strcmp (command, "keygen") == 0)
         return s_keygen (argc - 2, argv + 2);
+    if (strcmp (command, "record") == 0 || strcmp (command, "play") == 0 || strcmp (command, "replay") == 0)
+        return s_log_command (command, argc - 2, argv + 2);
     if (strcmp (command, "status") == 0 || strcmp (command, "restart") == 0) {
         bool restart = command[0] == 'r';
         if (restart && (argc < 3 || argv[2][0] == '-')) {

@@ -271,6 +271,19 @@ s_log_changes (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     char a[64];
     sim_info ("%s on the %s port asks to change %s", sim_udp_addr_str (from, a, sizeof a), s_port_names[port],
               what + 2);
+
+/* --journal FILE: the request names its sender, for the journal
+   (docs/logs.md); nothing is added to a run without one. buf holds the
+   text until the request is sent. */
+static void
+s_set_source (const gw_service_t *self, Simbus__Request *req, gw_port_kind_t port,
+              const struct sockaddr_in *from, char *buf, size_t size)
+{
+    if (!self->own.run.journal[0])
+        return;
+    char addr[32];
+    snprintf (buf, size, "%s port, %s", s_port_names[port], sim_udp_addr_str (from, addr, sizeof addr));
+    req->source = buf;
 }
 
 static void
@@ -337,6 +350,8 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
         req.has_substeps = true;
         req.substeps = (uint64_t) n;
     }
+    char source[64];
+    s_set_source (self, &req, port, from, source, sizeof source);
     s_send_request (self, &req);
 }
 
@@ -361,6 +376,8 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
         team.control = rc;
         req.team_control = &team;
     }
+    char source[64];
+    s_set_source (self, &req, port, from, source, sizeof source);
     s_send_request (self, &req);
 }
 

@@ -42,6 +42,7 @@ typedef struct {
 typedef struct {
     sim_config_t own, cfg;
     uint64_t config_serial; /* of cfg, from physics; 0: none yet */
+    char source[64];        /* --journal: the sender of the datagram being handled */
     zsock_t *pipe;
     sim_link_t *link;
     sim_loop_t *loop;
@@ -66,6 +67,8 @@ static void
 s_send_request (grs_service_t *self, Simbus__Request *req)
 {
     req->id = self->next_id++;
+    if (self->own.run.journal[0]) /* docs/logs.md: the journal names the sender */
+        req->source = self->source;
     Simbus__Envelope env;
     sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_REQUEST, req);
     sim_link_send (self->link, &env);
@@ -214,6 +217,11 @@ s_on_udp (void *arg)
         ssize_t n = sim_udp_recv (self->fd, self->buf, SIM_UDP_MAX, &from);
         if (n < 0)
             return;
+        if (self->own.run.journal[0]) {
+            char addr[32];
+            snprintf (self->source, sizeof self->source, "grSim port, %s",
+                      sim_udp_addr_str (&from, addr, sizeof addr));
+        }
         GrSimPacket *packet = n <= SIM_UDP_MAX ? gr_sim__packet__unpack (NULL, (size_t) n, self->buf) : NULL;
         if (!packet) {
             self->dropped++;

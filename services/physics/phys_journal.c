@@ -303,6 +303,42 @@ phys_journal_input (phys_journal_t *self, const phys_world_t *world, const Simbu
 }
 
 int
+phys_journal_note (phys_journal_t *self, const phys_world_t *world, phys_journal_kind_t kind,
+                   const void *payload, size_t len)
+{
+    if (len > JL_PAYLOAD_MAX || s_reserve (self, JL_RECORD + len + JL_SUM)) {
+        errno = EMSGSIZE;
+        return s_failed (self, "note too large");
+    }
+    if (len)
+        memcpy (self->buf + JL_RECORD, payload, len);
+    size_t rec =
+        s_record (self->buf, kind, self->seq, phys_world_frame (world), phys_world_time_ns (world), len);
+    return s_append (self, rec, "cannot append a note");
+}
+
+int
+phys_journal_reopen (phys_journal_t *self, const phys_world_t *world)
+{
+    int fd = open (self->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat (fd, &st) != 0 || st.st_size < JL_HEADER) {
+        close (fd);
+        return -1;
+    }
+    if (self->fd >= 0)
+        close (self->fd);
+    self->fd = fd;
+    self->size = st.st_size;
+    if (self->promised < phys_world_frame (world))
+        self->promised = phys_world_frame (world);
+    self->failing = false;
+    return 0;
+}
+
+int
 phys_journal_reached (phys_journal_t *self, const phys_world_t *world)
 {
     uint64_t frame = phys_world_frame (world);
@@ -339,7 +375,7 @@ s_read_header (FILE *f, const char *path, const char *key, phys_journal_header_t
         sim_info ("journal %s has a damaged header; not replayed", path);
         return -1;
     }
-    if (key_len != strlen (key) || memcmp (buf + JL_HEADER, key, key_len) != 0) {
+    if (key && (key_len != strlen (key) || memcmp (buf + JL_HEADER, key, key_len) != 0)) {
         sim_info ("journal %s belongs to another run; not replayed", path);
         return -1;
     }

@@ -62,6 +62,15 @@ typedef struct {
 void phys_journal_apply (phys_world_t *world, sim_config_t *cfg, const Simbus__Request *req,
                          phys_journal_result_t *out);
 
+/* Kinds 3 and up change nothing a replay does to the world (docs/
+   journal.md "Versioning"): the restart replay skips them. */
+typedef enum {
+    PHYS_JOURNAL_INPUT = 1,
+    PHYS_JOURNAL_MARK = 2,
+    PHYS_JOURNAL_CONFIG = 3, /* the effective configuration as INI text (seed included) at the start */
+    PHYS_JOURNAL_SOURCE = 4, /* where the next input came from, as text */
+} phys_journal_kind_t;
+
 /* ---- writing ---------------------------------------------------------- */
 
 typedef struct phys_journal_t phys_journal_t;
@@ -96,6 +105,18 @@ int phys_journal_input (phys_journal_t *self, const phys_world_t *world, const S
    PHYS_JOURNAL_LEAD_NS ahead. Returns 0, or -1 as phys_journal_input. */
 int phys_journal_reached (phys_journal_t *self, const phys_world_t *world);
 
+/* Append a record of `kind` (PHYS_JOURNAL_CONFIG or _SOURCE) holding
+   `len` bytes of `payload` at `world`'s current substep. Returns 0, or -1
+   as phys_journal_input. */
+int phys_journal_note (phys_journal_t *self, const phys_world_t *world, phys_journal_kind_t kind,
+                       const void *payload, size_t len);
+
+/* Go on appending to the journal already at the writer's path (a
+   restarted physics continuing a --journal file) instead of starting a
+   new one; what `world` has reached counts as promised. Returns 0, or -1
+   when there is no such file (then call phys_journal_start). */
+int phys_journal_reopen (phys_journal_t *self, const phys_world_t *world);
+
 /* The number of the next input (inputs recorded so far, counting from
    the first journal of the run). */
 uint64_t phys_journal_seq (const phys_journal_t *self);
@@ -104,8 +125,6 @@ uint64_t phys_journal_seq (const phys_journal_t *self);
 uint64_t phys_journal_failures (const phys_journal_t *self);
 
 /* ---- reading ---------------------------------------------------------- */
-
-typedef enum { PHYS_JOURNAL_INPUT = 1, PHYS_JOURNAL_MARK = 2 } phys_journal_kind_t;
 
 /* The header of a journal file. */
 typedef struct {
@@ -130,7 +149,7 @@ typedef struct {
 /* Return false to stop reading. */
 typedef bool (phys_journal_fn) (void *arg, const phys_journal_record_t *rec);
 
-/* Read the journal at `path`: fill *header, then call fn (arg, record)
+/* Read the journal at `path` (key NULL: of any run): fill *header, then call fn (arg, record)
    for each whole record in order, stopping at the first torn or damaged
    one (what a crash in the middle of a write leaves; logged). Returns the
    number of records passed to fn, or -1 when there is no file, or its

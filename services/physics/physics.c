@@ -16,6 +16,7 @@
 #include "physics.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -25,6 +26,7 @@
 #include "phys_clock.h"
 #include "phys_def.h"
 #include "phys_journal.h"
+#include "phys_replay.h"
 #include "sim_bus.h"
 #include "sim_bus_codec.h"
 #include "sim_link.h"
@@ -40,6 +42,7 @@
 #define PHYS_FAST_CHECK           16      /* fast mode: substeps between looks for a request */
 #define PHYS_CHECKPOINT_PERIOD_US 1000000 /* ARCHITECTURE.md §3: a kill -9 loses at most this */
 #define PHYS_SPIN_POLL_US         1000    /* while spinning, poll every input this often */
+#define PHYS_HELD_MAX             64      /* requests kept while the clock waits for vision */
 
 typedef struct {
     sim_config_t cfg;
@@ -57,6 +60,32 @@ typedef struct {
     char run_key[80];
     int64_t next_checkpoint_us;
     phys_journal_t *journal;
+
+    /* --journal FILE: every input of the run from its first substep, with
+       the configuration; NULL = off. Written beside the restart journal
+       with the same records (docs/logs.md). */
+    phys_journal_t *user_journal;
+    char last_source[64];
+
+    /* `ssl-sim replay`: the inputs come from a journal, not the bus */
+    phys_replay_t *replay;
+    size_t replay_next;
+    uint64_t replay_end; /* substep to stop at */
+    bool replay_started; /* vision listens: the script runs */
+    /* --journal on a fresh world: the clock waits for vision (at most
+       PHYS_HOLD_US), so the run's vision is reproducible from frame one */
+    bool hold_clock;
+    int64_t hold_until_us;
+    /* requests that came while the clock was held: applied, in order,
+       when it starts (a lock-step client's first steps included) */
+    struct {
+        Simbus__Envelope *env;
+        sim_link_from_t from;
+    } held[PHYS_HELD_MAX];
+    int held_count;
+    bool replay_done;
+    uint64_t replay_start_frame;
+    int64_t replay_start_us;
 
     uint64_t config_serial;
     bool config_due;
@@ -151,6 +180,8 @@ s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
     phys_world_step (self->world);
     if (self->journal)
         phys_journal_reached (self->journal, self->world); /* before anything of it is published */
+    if (self->user_journal)
+        phys_journal_reached (self->user_journal, self->world);
     s_publish_events (self);
     uint64_t t = phys_world_time_ns (self->world);
     if (t >= sim_schedule_next_due (self->schedule)) {
@@ -208,6 +239,29 @@ s_epoch_rebase (phys_service_t *self)
         self->epoch_us = 0;
 }
 
+#define PHYS_HOLD_US 5000000
+
+static void s_held_flush (phys_service_t *self, bool apply);
+
+/* The clock held for vision starts when it joined; true then. */
+static bool
+s_release_clock (phys_service_t *self, int64_t now)
+{
+    bool joined = sim_link_vision_joined (self->link);
+    if (!joined && now < self->hold_until_us)
+        return false;
+    if (!joined)
+        sim_warn ("vision did not join within %d s; the clock starts without it", PHYS_HOLD_US / 1000000);
+    self->hold_clock = false;
+    phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world),
+                     now);
+    s_epoch_rebase (self); /* sim time starts now */
+    self->config_due = true;
+    s_publish_config (self); /* before the first snapshot */
+    s_held_flush (self, true);
+    return true;
+}
+
 static void
 s_advance_clock (phys_service_t *self, int64_t now)
 {
@@ -245,6 +299,84 @@ s_note_pause (phys_service_t *self)
 }
 
 /* ---- requests --------------------------------------------------------- */
+
+static void s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from);
+
+#define PHYS_REPLAY_CHUNK 256 /* fast replay: substeps between looks at the pipe */
+
+/* The end of a replay: vision learns it in order, after every snapshot. */
+static void
+s_replay_finish (phys_service_t *self)
+{
+    if (self->have_snapshot && self->last_snapshot_ns != phys_world_time_ns (self->world))
+        s_publish_snapshot (self, false, 0);
+    Simbus__StepDone done = SIMBUS__STEP_DONE__INIT;
+    done.step_id = PHYS_REPLAY_END_STEP;
+    done.time_ns = phys_world_time_ns (self->world);
+    Simbus__Envelope env;
+    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STEP_DONE, &done);
+    sim_link_send (self->link, &env);
+    self->replay_done = true;
+    sim_info ("replay done: %zu inputs applied, sim %.3fs", self->replay_next,
+              (double) phys_world_time_ns (self->world) / 1e9);
+}
+
+/* One turn of a replay: apply the inputs pinned to this substep, then run
+   towards the next one (fast: a chunk; realtime: what the wall clock
+   owes). Starts once vision listens, so it sees every snapshot. */
+static void
+s_replay_turn (phys_service_t *self, int64_t now)
+{
+    if (self->replay_done)
+        return;
+    if (!self->replay_started) {
+        if (!sim_link_vision_joined (self->link))
+            return;
+        s_publish_config (self);
+        self->replay_started = true;
+        self->replay_start_us = now;
+        self->replay_start_frame = phys_world_frame (self->world);
+    }
+    size_t count = phys_replay_count (self->replay);
+    uint64_t frame = phys_world_frame (self->world);
+    uint64_t at = 0;
+    while (self->replay_next < count && frame < self->replay_end) {
+        const Simbus__Request *req = phys_replay_input (self->replay, self->replay_next, &at, NULL);
+        if (at > frame)
+            break;
+        if (at < frame) {
+            sim_warn ("replay: input %zu is pinned to substep %llu, already past; no more inputs applied",
+                      self->replay_next, (unsigned long long) at);
+            self->replay_next = count;
+            break;
+        }
+        s_handle_request (self, req, NULL);
+        self->replay_next++;
+        frame = phys_world_frame (self->world);
+    }
+    uint64_t target = self->replay_end;
+    if (self->replay_next < count && at > frame && at < target)
+        target = at;
+    if (frame >= self->replay_end) {
+        s_replay_finish (self);
+        return;
+    }
+    uint64_t n = target > frame ? target - frame : 0;
+    if (self->cfg.run.mode == SIM_MODE_FAST || self->cfg.run.mode == SIM_MODE_SYNC) {
+        if (n > PHYS_REPLAY_CHUNK)
+            n = PHYS_REPLAY_CHUNK;
+    } else {
+        double speed = self->cfg.run.speed > 0 ? self->cfg.run.speed : 1.0;
+        uint64_t due = self->replay_start_frame
+                     + (uint64_t) ((double) (now - self->replay_start_us) * 1e3 * speed
+                                   / (double) phys_world_dt_ns (self->world));
+        uint64_t owed = due > frame ? due - frame : 0;
+        if (n > owed)
+            n = owed;
+    }
+    if (n)
+        s_run_substeps (self, n, false, 0, false);
+}
 
 static void
 s_config_changed (phys_service_t *self, const phys_changes_t *changes)
@@ -288,6 +420,26 @@ s_step_done (phys_service_t *self, uint64_t step_id, bool stepped, Simbus__Reply
     return taken > 0;
 }
 
+/* Where an input came from: its part of the protocol and the carrier,
+   as a note written only when it changes (a client that keeps sending the
+   same kind costs nothing more); the sender's address is in the Request
+   itself (Request.source: the edges fill it in when the run journals). */
+static void
+s_user_journal_input (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from)
+{
+    const char *what = req->has_step_id       ? "sync step"
+                     : req->team_control      ? (req->team_control->team == 1 ? "yellow team" : "blue team")
+                     : req->simulator_command ? "control"
+                                              : "request";
+    char source[64];
+    snprintf (source, sizeof source, "%s by %s", what, !from ? "replay" : from->by_lane ? "lane" : "bus");
+    if (strcmp (source, self->last_source) != 0) {
+        phys_journal_note (self->user_journal, self->world, PHYS_JOURNAL_SOURCE, source, strlen (source));
+        snprintf (self->last_source, sizeof self->last_source, "%s", source);
+    }
+    phys_journal_input (self->user_journal, self->world, req);
+}
+
 static void
 s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from)
 {
@@ -297,6 +449,8 @@ s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_li
     /* on file before anything of it can be seen: the reply comes later */
     if (self->journal)
         phys_journal_input (self->journal, self->world, req);
+    if (self->user_journal)
+        s_user_journal_input (self, req, from);
     phys_journal_apply (self->world, &self->cfg, req, &self->applied);
     s_config_changed (self, &self->applied.changes);
     if (self->config_due)
@@ -316,7 +470,8 @@ s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_li
     if (!(req->has_step_id && s_step_done (self, req->step_id, stepped, &reply))) {
         Simbus__Envelope env;
         sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_REPLY, &reply);
-        sim_link_reply (self->link, from, &env);
+        if (from) /* a replayed input has no one to answer */
+            sim_link_reply (self->link, from, &env);
     }
     if (sync)
         phys_clock_sync_answered (&self->clock, zclock_usecs ());
@@ -326,9 +481,32 @@ static bool
 s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
 {
     phys_service_t *self = arg;
-    if (!self->terminated && env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST)
-        s_handle_request (self, env->request, from);
+    if (self->terminated || env->body_case != SIMBUS__ENVELOPE__BODY_REQUEST)
+        return false;
+    if (self->hold_clock && self->held_count < PHYS_HELD_MAX) {
+        /* kept with a copy of where it came from, to be answered later */
+        sim_link_from_t *kept = &self->held[self->held_count].from;
+        *kept = *from;
+        kept->identity = from->identity ? zframe_dup ((zframe_t *) from->identity) : NULL;
+        self->held[self->held_count++].env = env;
+        return true;
+    }
+    s_handle_request (self, env->request, from);
     return false;
+}
+
+/* The held requests, applied and answered in order (or only freed). */
+static void
+s_held_flush (phys_service_t *self, bool apply)
+{
+    for (int i = 0; i < self->held_count; i++) {
+        if (apply)
+            s_handle_request (self, self->held[i].env->request, &self->held[i].from);
+        zframe_t *identity = self->held[i].from.identity;
+        zframe_destroy (&identity);
+        simbus__envelope__free_unpacked (self->held[i].env, NULL);
+    }
+    self->held_count = 0;
 }
 
 static void
@@ -375,6 +553,8 @@ s_timeout_ms (phys_service_t *self, int64_t now)
 {
     if (self->config_due)
         return 0;
+    if (self->replay && !self->replay_done) /* fast: at once; realtime: the next substep or so */
+        return self->replay_started && self->cfg.run.mode == SIM_MODE_FAST ? 0 : 1;
     int64_t until = s_min (self->next_config_us, self->next_snapshot_us);
     until = s_min (until, self->status_wall_us + PHYS_STATUS_PERIOD_US);
     if (*self->checkpoint_path)
@@ -421,7 +601,8 @@ s_pacing (sim_mode_t mode)
 static void
 s_periodic (phys_service_t *self, int64_t now)
 {
-    sim_link_set_pacing (self->link, s_pacing (self->cfg.run.mode)); /* the mode can change at runtime */
+    /* the mode can change at runtime; a replay loses nothing, whatever its pace */
+    sim_link_set_pacing (self->link, self->replay ? SIM_LINK_WAIT_ALL : s_pacing (self->cfg.run.mode));
     if (now >= self->next_checkpoint_us) {
         s_checkpoint (self);
         self->next_checkpoint_us = now + PHYS_CHECKPOINT_PERIOD_US;
@@ -453,9 +634,12 @@ s_destroy (phys_service_t **self_p)
     phys_service_t *self = *self_p;
     if (!self)
         return;
+    s_held_flush (self, false);
     sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     phys_journal_destroy (&self->journal);
+    phys_journal_destroy (&self->user_journal);
+    phys_replay_destroy (&self->replay);
     sim_schedule_destroy (&self->schedule);
     phys_world_destroy (&self->world);
     free (self);
@@ -513,8 +697,64 @@ s_resume (phys_service_t *self, const sim_config_t *own)
     self->journal = phys_journal_new (journal, self->run_key, s_replay (self, journal, meta.journal_seq));
 }
 
+/* --journal FILE: a new journal from the first substep with the
+   configuration (seed included) first, or, for a physics restarted in
+   the middle of the run, the same file continued. */
+static int
+s_user_journal_open (phys_service_t *self, bool resumed)
+{
+    uint64_t seq = self->journal ? phys_journal_seq (self->journal) : 0;
+    self->user_journal = phys_journal_new (self->cfg.run.journal, PHYS_REPLAY_KEY, resumed ? seq : 0);
+    if (!self->user_journal)
+        return -1;
+    if (resumed) {
+        if (phys_journal_reopen (self->user_journal, self->world) == 0)
+            return 0;
+        sim_warn ("journal %s: cannot continue it after a restart; not journaling", self->cfg.run.journal);
+        phys_journal_destroy (&self->user_journal);
+        return 0;
+    }
+    char *ini = sim_config_dump (&self->cfg, false);
+    int rc =
+        ini && phys_journal_start (self->user_journal, 0, self->world) == 0
+                && phys_journal_note (self->user_journal, self->world, PHYS_JOURNAL_CONFIG, ini, strlen (ini))
+                       == 0
+            ? 0
+            : -1;
+    free (ini);
+    if (rc)
+        sim_error ("cannot write the journal %s", self->cfg.run.journal);
+    else
+        sim_info ("journaling every input to %s", self->cfg.run.journal);
+    return rc;
+}
+
+/* `ssl-sim replay`: the script, cut at --until. */
+static int
+s_replay_open (phys_service_t *self, const char *path, double until_s)
+{
+    char err[SIM_STRING_MAX + 128];
+    self->replay = phys_replay_load (path, err, sizeof err);
+    if (!self->replay) {
+        sim_error ("%s", err);
+        return -1;
+    }
+    uint64_t dt = phys_world_dt_ns (self->world);
+    if (phys_replay_substep_ns (self->replay) != dt) {
+        sim_error ("%s was written with another substep length", path);
+        return -1;
+    }
+    self->replay_end = phys_replay_end_frame (self->replay);
+    if (until_s >= 0 && (uint64_t) (until_s * 1e9 / (double) dt) < self->replay_end)
+        self->replay_end = (uint64_t) (until_s * 1e9 / (double) dt);
+    sim_info ("replaying %zu inputs of %s to sim %.3fs%s", phys_replay_count (self->replay), path,
+              (double) (self->replay_end * dt) / 1e9,
+              phys_replay_torn (self->replay) ? " (its end is damaged)" : "");
+    return 0;
+}
+
 static phys_service_t *
-s_new (zsock_t *pipe, const sim_config_t *cfg)
+s_new (zsock_t *pipe, const sim_config_t *cfg, const sim_service_args_t *sargs)
 {
     phys_service_t *self = calloc (1, sizeof *self);
     if (!self)
@@ -544,7 +784,13 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     /* the journal starts after a checkpoint of the world as it is now
        (fresh, or resumed and replayed), which also covers the time to the
        first periodic one */
+    bool resumed = phys_world_frame (self->world) > 0;
     s_checkpoint (self);
+    if ((sargs->replay && s_replay_open (self, sargs->replay, sargs->replay_until_s))
+        || (!sargs->replay && cfg->run.journal[0] && s_user_journal_open (self, resumed))) {
+        s_destroy (&self);
+        return NULL;
+    }
     self->link = sim_link_new (cfg, SIM_LINK_PHYSICS);
     if (!self->link || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
         || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
@@ -554,7 +800,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     int64_t now = zclock_usecs ();
     phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world),
                      now);
-    sim_link_set_pacing (self->link, s_pacing (self->cfg.run.mode));
+    sim_link_set_pacing (self->link, self->replay ? SIM_LINK_WAIT_ALL : s_pacing (self->cfg.run.mode));
     s_epoch_rebase (self);
     s_note_pause (self);
     self->status_wall_us = now;
@@ -563,6 +809,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->next_clock_us = now;
     self->next_snapshot_us = now + PHYS_SNAPSHOT_PERIOD_US;
     self->next_checkpoint_us = now + PHYS_CHECKPOINT_PERIOD_US;
+    self->hold_clock = self->user_journal && !resumed;
+    self->hold_until_us = now + PHYS_HOLD_US;
     return self;
 }
 
@@ -572,7 +820,7 @@ phys_service_actor (zsock_t *pipe, void *args)
     sim_service_args_t *sargs = args;
     const sim_config_t *cfg = &sargs->cfg;
     sim_service_log_setup ("physics", cfg);
-    phys_service_t *self = s_new (pipe, cfg);
+    phys_service_t *self = s_new (pipe, cfg, sargs);
     if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
     sim_info ("division %s, %d robots per team, substep %.3f ms, seed %llu, mode %s",
@@ -593,7 +841,10 @@ phys_service_actor (zsock_t *pipe, void *args)
         }
         /* substeps owed up to now come first, so a command that woke us
            applies at the sim time matching its arrival */
-        s_advance_clock (self, zclock_usecs ());
+        if (self->replay)
+            s_replay_turn (self, zclock_usecs ());
+        else if (!self->hold_clock || s_release_clock (self, zclock_usecs ()))
+            s_advance_clock (self, zclock_usecs ());
         if (only_spun)
             sim_link_receive_spun (self->link); /* the other inputs wait a little */
         else

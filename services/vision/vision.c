@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "sim_bus.h"
 #include "sim_bus_codec.h"
 #include "sim_link.h"
 #include "sim_log.h"
+#include "sim_logfile.h"
 #include "sim_service.h"
 #include "sim_snapshot.h"
 #include "sim_udp.h"
@@ -25,6 +27,7 @@
 #define VIS_STEP_BYTES   (192 * 1024) /* ... and at most this many bytes (< SIM_LINK_MESSAGE_MAX) */
 #define VIS_FLUSH_US     10000        /* a sync step's UDP packets go out at most this late */
 #define VIS_PAUSED_US    1000000      /* while paused, geometry this often */
+#define VIS_LOG_FLUSH_US 1000000      /* --record: the log file is pushed to disk this often */
 
 /* A sync step's packets, handed to the gateway in one message with the
    step's end, and sent by UDP after it (with the next step's first
@@ -69,6 +72,19 @@ typedef struct {
     uint64_t last_time_ns; /* of the last snapshot fed to the model */
     uint8_t *packets;      /* VIS_MAX_RELEASED * VIS_PACKET_MAX */
     uint64_t sent, send_failures;
+
+    /* --record FILE (docs/logs.md): every packet as it is released, here
+       where it is made, so nothing between release and file can lose one
+       (fast mode included); the referee multicast is recorded beside it.
+       Times are sim time from a wall-clock origin taken at the first
+       record, so a log plays at the simulation's pace. */
+    sim_logfile_writer_t *log;
+    int referee; /* the referee multicast, -1 when not recording */
+    bool log_origin_set;
+    int64_t log_origin_ns;
+    int64_t log_flush_us;
+    bool replaying; /* `ssl-sim replay`: end with the replay */
+    uint8_t *referee_buf;
 } vis_service_t;
 
 /* The loopback multicast sender for `group`, made or re-joined on demand.
@@ -167,6 +183,34 @@ s_on_config (vis_service_t *self, const Simbus__Config *msg)
         sim_error ("the camera model rejected the configuration");
     self->have_config = self->model != NULL;
     s_update_destination (self);
+}
+
+/* The log time of sim instant `time_ns`. */
+static int64_t
+s_log_time (vis_service_t *self, uint64_t time_ns)
+{
+    if (!self->log_origin_set) {
+        self->log_origin_ns = sim_logfile_now_ns () - (int64_t) time_ns;
+        self->log_origin_set = true;
+    }
+    return self->log_origin_ns + (int64_t) time_ns;
+}
+
+static void
+s_log (vis_service_t *self, uint64_t time_ns, int32_t type, const uint8_t *buf, size_t len)
+{
+    if (self->log)
+        sim_logfile_write (self->log, s_log_time (self, time_ns), type, buf, len);
+}
+
+static void
+s_on_referee (void *arg)
+{
+    vis_service_t *self = arg;
+    struct sockaddr_in from;
+    ssize_t n;
+    while ((n = sim_udp_recv (self->referee, self->referee_buf, SIM_UDP_MAX, &from)) >= 0)
+        s_log (self, self->last_time_ns, SIM_LOGFILE_REFEREE, self->referee_buf, (size_t) n);
 }
 
 static void
@@ -276,6 +320,7 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
         if (len == 0)
             continue;
         wrappers[count] = (ProtobufCBinaryData) { len, buf };
+        s_log (self, snap.time_ns, SIM_LOGFILE_VISION, buf, len);
         if (msg->has_step_id)
             s_step_keep (self, msg->step_id, &wrappers[count]);
         else {
@@ -287,8 +332,10 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
     if (self->cfg.run.truth) {
         uint8_t truth[VIS_PACKET_MAX];
         size_t len = vis_codec_truth (self->model, &snap, self->truth_uuid, truth, sizeof truth);
-        if (len)
+        if (len) {
             sim_udp_send (self->out, truth, len, &self->truth_dest);
+            s_log (self, snap.time_ns, SIM_LOGFILE_TRACKER, truth, len);
+        }
     }
     Simbus__Frames frames = SIMBUS__FRAMES__INIT;
     frames.time_ns = snap.time_ns;
@@ -306,6 +353,10 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
 static void
 s_on_step_done (vis_service_t *self, const Simbus__StepDone *msg)
 {
+    if (self->replaying && msg->step_id == SIM_BUS_REPLAY_END_STEP) {
+        self->terminated = true; /* every snapshot of the replay came before this */
+        return;
+    }
     vis_step_t *step = &self->step;
     ProtobufCBinaryData wrappers[VIS_STEP_FRAMES];
     size_t n = step->step_id == msg->step_id ? step->count : 0;
@@ -385,10 +436,44 @@ s_destroy (vis_service_t **self_p)
         close (self->udp);
     if (self->local_udp >= 0)
         close (self->local_udp);
+    if (self->referee >= 0)
+        close (self->referee);
+    if (self->log) {
+        uint64_t written = sim_logfile_written (self->log);
+        if (sim_logfile_writer_destroy (&self->log) == 0)
+            sim_info ("recorded %llu messages to %s", (unsigned long long) written, self->own.run.record);
+    }
+    free (self->referee_buf);
     free (self->packets);
     free (self->step.bytes);
     free (self);
     *self_p = NULL;
+}
+
+/* --record: the log file (the launcher made it empty; a restarted vision
+   appends) and the referee multicast. A referee that cannot be heard
+   (the port taken by a game controller on this host is shared, so this
+   is rare) is logged and not recorded. */
+static int
+s_record_open (vis_service_t *self)
+{
+    char err[SIM_STRING_MAX + 128];
+    self->log = sim_logfile_writer_new (self->own.run.record, false, err, sizeof err);
+    if (!self->log) {
+        sim_error ("--record: %s", err);
+        return -1;
+    }
+    self->log_flush_us = zclock_usecs () + VIS_LOG_FLUSH_US;
+    struct sockaddr_in ref;
+    self->referee_buf = malloc (SIM_UDP_MAX);
+    if (!self->referee_buf)
+        return -1;
+    if (sim_udp_parse_addr (self->own.network.referee_addr, &ref) == 0
+        && (self->referee = sim_udp_listen (&ref, self->own.network.multicast_interface)) >= 0)
+        return sim_loop_add_fd (self->loop, "referee", self->referee, s_on_referee, self);
+    sim_warn ("--record: cannot listen to the referee at %s; recording vision only",
+              self->own.network.referee_addr);
+    return 0;
 }
 
 static vis_service_t *
@@ -399,6 +484,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         return NULL;
     self->pipe = pipe;
     self->own = self->cfg = *cfg;
+    self->referee = -1;
     self->udp = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
     self->out = self->udp;
     self->local_udp = -1;
@@ -417,7 +503,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_STEP_DONE)
         || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
-        || sim_link_attach (self->link, self->loop, VIS_TURN_MAX, s_on_bus, self)) {
+        || sim_link_attach (self->link, self->loop, VIS_TURN_MAX, s_on_bus, self)
+        || (cfg->run.record[0] && s_record_open (self))) {
         s_destroy (&self);
         return NULL;
     }
@@ -430,6 +517,8 @@ vis_service_actor (zsock_t *pipe, void *args)
     sim_service_args_t *sargs = args;
     sim_service_log_setup ("vision", &sargs->cfg);
     vis_service_t *self = s_new (pipe, &sargs->cfg);
+    if (self)
+        self->replaying = sargs->replay != NULL; /* sargs is gone once ready */
     if (!sim_service_ready (pipe, sargs, self != NULL))
         return;
     while (!self->terminated) {
@@ -439,6 +528,8 @@ vis_service_actor (zsock_t *pipe, void *args)
             wake = self->flush_due_us;
         if (self->paused && self->have_config && self->next_geometry_us < wake)
             wake = self->next_geometry_us;
+        if (self->log && self->log_flush_us < wake)
+            wake = self->log_flush_us;
         if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, wake)) < 0)
             break;
         sim_loop_dispatch (self->loop);
@@ -446,6 +537,10 @@ vis_service_actor (zsock_t *pipe, void *args)
             s_step_flush (self);
         if (self->paused && self->have_config && zclock_usecs () >= self->next_geometry_us)
             s_send_paused_geometry (self);
+        if (self->log && zclock_usecs () >= self->log_flush_us) {
+            sim_logfile_flush (self->log);
+            self->log_flush_us = zclock_usecs () + VIS_LOG_FLUSH_US;
+        }
     }
     s_step_flush (self);
     s_destroy (&self);

@@ -138,4 +138,14 @@ printf '[sim]\nseed = 3\nsubstep = 0.002\n[camera 1]\nx = 1\ny = 2\nz = 3\n[outa
     >"$out/config/sections.ini"
 printf -- '--mode\nsync\n--seed\n42\n--cameras\n4\n--speed=2.5\n--localhost' >"$out/cli/flags"
 printf -- '--step-ms\n0.5\n--realism\nnone\n--seed\nrandom\n--port-offset\n100' >"$out/cli/presets"
+# ---- league log files and journals (play, replay) --------------------------
+# header; a vision record (time 1, 3 bytes); a referee record; an index
+hex logfile plain 53534c5f4c4f475f46494c4500000001000000000000000100000004000000030a0b0c0000000000000002000000030000000142000000000000000000000006000000170000000000000010000000000000002f494e4445584544
+# the same header and vision record, cut inside the message
+hex logfile truncated 53534c5f4c4f475f46494c4500000001000000000000000100000004000000030a0b
+# a size field no message can have
+hex logfile corrupt-size 53534c5f4c4f475f46494c45000000010000000000000001000000047fffffff0a0b0c
+# gzip of the plain seed
+mkdir -p "$out/logfile"; gzip -9 -n -c "$out/logfile/plain" >"$out/logfile/plain.gz"
+
 echo "corpus: $(find "$out" -type f | wc -l) seeds in $out"

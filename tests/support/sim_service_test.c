@@ -45,7 +45,7 @@ sim_svc_config (sim_config_t *cfg, const char *name, sim_mode_t mode, bool lanes
 zactor_t *
 sim_svc_start (zactor_fn *fn, const sim_config_t *cfg)
 {
-    sim_service_args_t args;
+    sim_service_args_t args = { .replay = NULL };
     args.cfg = *cfg;
     return sim_service_start (fn, &args);
 }

@@ -1345,7 +1345,8 @@ s_expect_local (const char *section, const char *key)
 {
     return strcmp (section, "bus") == 0 || strcmp (section, "network") == 0
         || (strcmp (section, "run") == 0
-            && (strcmp (key, "log_level") == 0 || strcmp (key, "duration") == 0));
+            && (strcmp (key, "log_level") == 0 || strcmp (key, "duration") == 0 || strcmp (key, "record") == 0
+                || strcmp (key, "journal") == 0));
 }
 
 Test (config, the_local_keys_are_bus_network_log_level_and_duration)
@@ -1358,7 +1359,8 @@ Test (config, the_local_keys_are_bus_network_log_level_and_duration)
                       key->key, flagged ? "" : "not ");
         local += flagged;
     }
-    cr_expect_eq (local, 13 + 14 + 2, "every [bus] and [network] key, log_level and duration");
+    /* issue 15: [network] referee_addr, [run] record and journal */
+    cr_expect_eq (local, 13 + 14 + 4, "every [bus] and [network] key, log_level, duration, record, journal");
     const sim_cfg_key_t *tables[] = { sim_cfg_team_keys, sim_cfg_camera_keys, sim_cfg_outage_keys };
     const size_t counts[] = { sim_cfg_team_keys_count, sim_cfg_camera_keys_count, sim_cfg_outage_keys_count };
     for (size_t t = 0; t < 3; t++)
@@ -1601,7 +1603,9 @@ Test (config, presets_output_is_unchanged)
        curve and curve_cert's note (7040 bytes, 0x6afb9e7d3de5bf8c before),
        then by issue 13 for the league's tools: [vision] timestamp_base and
        truth_uuid, the three geometry-only [field] sizes and [network]
-       local_vision (7092 bytes, 0xcb301d9ad044820a before) */
+       local_vision (7092 bytes, 0xcb301d9ad044820a before), and by issue
+       15: [run] record and journal (unset, with their notes) and [network]
+       referee_addr, the keys of the log files */
     cr_expect_eq (strlen (text), 7315);
     cr_expect_eq (s_hash (text), 0x991a5ad5f4eeba25u, "presets text changed:\n%s", text);
     free (text);

@@ -1,0 +1,119 @@
+/*  sim_logfile.h - the league's log file format (the files of its recorder
+    and players, docs/logs.md): the 12 bytes "SSL_LOG_FILE", a 32-bit
+    version (1), then records of (64-bit receive time in ns, 32-bit message
+    type, 32-bit size, the message bytes), every integer big-endian. A name
+    ending in ".gz" is a gzip stream of the same bytes (zlib).
+
+    The writer appends (a file that already holds a log gets no second
+    header, so a restarted writer goes on where the last one stopped); the
+    reader checks the header and returns records one by one, and says
+    clearly where and why it stopped when the file is damaged: a record cut
+    short, or a size field no message can have. It never trusts a field
+    it read.
+*/
+#ifndef SIM_LOGFILE_H_INCLUDED
+#define SIM_LOGFILE_H_INCLUDED
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_LOGFILE_MAGIC   "SSL_LOG_FILE"
+#define SIM_LOGFILE_VERSION 1
+#define SIM_LOGFILE_HEADER  16 /* magic and version */
+#define SIM_LOGFILE_RECORD  16 /* a record's time, type and size */
+
+/* The largest message a record may hold. A vision or referee message
+   travels in one UDP datagram (< 64 KiB); an index holds 8 bytes per
+   record, so this also takes the index of a day-long log. A larger size
+   field is damage. */
+#define SIM_LOGFILE_MESSAGE_MAX (64u * 1024 * 1024)
+
+/* The message types the league's tools know. */
+typedef enum {
+    SIM_LOGFILE_BLANK = 0,       /* to be ignored */
+    SIM_LOGFILE_UNKNOWN = 1,     /* the reader guesses from the bytes */
+    SIM_LOGFILE_VISION_2010 = 2, /* SSL_WrapperPacket of the 2010 protocol */
+    SIM_LOGFILE_REFEREE = 3,     /* Referee (game controller) */
+    SIM_LOGFILE_VISION = 4,      /* SSL_WrapperPacket */
+    SIM_LOGFILE_TRACKER = 5,     /* TrackerWrapperPacket */
+    SIM_LOGFILE_INDEX = 6,       /* the offsets of every record, last in a file */
+} sim_logfile_type_t;
+
+/* The index record's trailer: the record's own length (8 bytes) and this
+   marker end an indexed file. */
+#define SIM_LOGFILE_INDEXED "INDEXED"
+
+/* The name of a type, for messages ("vision", "type 17"); buf is used for
+   numbers without a name. */
+const char *sim_logfile_type_name (int32_t type, char *buf, size_t size);
+
+/* Current CLOCK_REALTIME in ns: what the league's recorder stamps. */
+int64_t sim_logfile_now_ns (void);
+
+/* ---- writing ---------------------------------------------------------- */
+
+typedef struct sim_logfile_writer_t sim_logfile_writer_t;
+
+/* A writer appending to `path` (".gz": compressed), with the header first
+   when the file is new or empty. `index`: remember each record's offset
+   and end a plain file with an index record when destroyed (ignored for
+   ".gz", which has no random access). NULL when the file cannot be opened
+   or holds something else (err says which). */
+sim_logfile_writer_t *sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen);
+
+/* Append one record. Returns 0, or -1 (the first failure is logged; the
+   writer keeps trying). */
+int sim_logfile_write (sim_logfile_writer_t *self, int64_t time_ns, int32_t type, const void *data,
+                       size_t len);
+
+/* Push buffered records to the file (compressed ones as a sync point a
+   reader can decode up to). Returns 0 or -1. */
+int sim_logfile_flush (sim_logfile_writer_t *self);
+
+/* Records written, and writes that failed. */
+uint64_t sim_logfile_written (const sim_logfile_writer_t *self);
+uint64_t sim_logfile_failures (const sim_logfile_writer_t *self);
+
+/* Write the index (when asked for), flush and close; nulls *self_p.
+   Returns 0, or -1 when the last bytes could not be written. Safe on NULL
+   and twice. */
+int sim_logfile_writer_destroy (sim_logfile_writer_t **self_p);
+
+/* ---- reading ---------------------------------------------------------- */
+
+typedef struct sim_logfile_reader_t sim_logfile_reader_t;
+
+/* One record; data is borrowed until the next call. */
+typedef struct {
+    int64_t time_ns;
+    int32_t type;
+    const uint8_t *data;
+    size_t len;
+    uint64_t offset; /* of the record in the (uncompressed) stream */
+} sim_logfile_msg_t;
+
+/* A reader of `path`, plain or gzip (told apart by its bytes, not its
+   name), with its header checked. NULL when it cannot be opened, or is
+   not a log file of version 1 (err says which). */
+sim_logfile_reader_t *sim_logfile_reader_new (const char *path, char *err, size_t errlen);
+
+void sim_logfile_reader_destroy (sim_logfile_reader_t **self_p);
+
+/* The next record into *msg. Returns 1, 0 at the clean end of the file,
+   or -1 at damage: sim_logfile_error says what and at which byte, and
+   every later call returns -1 too. */
+int sim_logfile_next (sim_logfile_reader_t *self, sim_logfile_msg_t *msg);
+
+/* Why the reader stopped at damage, or "". Borrowed. */
+const char *sim_logfile_error (const sim_logfile_reader_t *self);
+
+/* Go back to the first record (for a player's --loop). Returns 0 or -1. */
+int sim_logfile_rewind (sim_logfile_reader_t *self);
+
+/* Bytes of the (compressed) file read so far, and its size: a progress
+   measure that works for both kinds. */
+uint64_t sim_logfile_position (const sim_logfile_reader_t *self);
+uint64_t sim_logfile_file_size (const sim_logfile_reader_t *self);
+
+#endif

@@ -1,0 +1,323 @@
+/*  logtools.c - `ssl-sim record`, `play` and `replay` (docs/logs.md). */
+#include "logtools.h"
+
+#include <czmq.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "services.h"
+#include "sim_bus.h"
+#include "sim_log.h"
+#include "sim_logfile.h"
+#include "sim_service.h"
+#include "sim_udp.h"
+#include "physics/phys_replay.h"
+
+/* The stop signal of record and play (the only state a handler touches). */
+static volatile sig_atomic_t s_stop;
+
+static void
+s_on_signal (int sig)
+{
+    s_stop = sig;
+}
+
+static void
+s_catch_signals (void)
+{
+    s_stop = 0;
+    struct sigaction sa = { .sa_handler = s_on_signal };
+    sigemptyset (&sa.sa_mask);
+    sigaction (SIGINT, &sa, NULL);
+    sigaction (SIGTERM, &sa, NULL);
+}
+
+static int64_t
+s_mono_ns (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The three destinations of a log's messages, as the simulator sends
+   them: vision at vision_addr (127.0.0.1 with --localhost) and the
+   tracker on the same host at truth_port, both shifted by the port
+   offset; the referee at referee_addr as it is. */
+typedef struct {
+    struct sockaddr_in vision, tracker, referee;
+} s_addrs_t;
+
+static int
+s_addrs (const sim_config_t *cfg, s_addrs_t *out)
+{
+    if (sim_udp_parse_addr (cfg->run.vision_addr, &out->vision)) {
+        fprintf (stderr, "ssl-sim: vision address '%s' is not HOST:PORT\n", cfg->run.vision_addr);
+        return -1;
+    }
+    if (sim_udp_parse_addr (cfg->network.referee_addr, &out->referee)) {
+        fprintf (stderr, "ssl-sim: referee address '%s' is not HOST:PORT\n", cfg->network.referee_addr);
+        return -1;
+    }
+    if (cfg->run.localhost)
+        out->vision.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    out->vision.sin_port = htons ((uint16_t) sim_config_port (cfg, ntohs (out->vision.sin_port)));
+    out->tracker = out->vision;
+    out->tracker.sin_port = htons ((uint16_t) sim_config_port (cfg, cfg->network.truth_port));
+    return 0;
+}
+
+/* ---- record ------------------------------------------------------------ */
+
+/* Every datagram waiting on fd into the log, stamped on arrival. */
+static void
+s_record_drain (sim_logfile_writer_t *log, int fd, int32_t type, uint8_t *buf, uint64_t *count)
+{
+    ssize_t n;
+    struct sockaddr_in from;
+    while ((n = sim_udp_recv (fd, buf, SIM_UDP_MAX, &from)) >= 0) {
+        sim_logfile_write (log, sim_logfile_now_ns (), type, buf, (size_t) n);
+        (*count)++;
+    }
+}
+
+int
+launch_record (const char *path, const sim_config_t *cfg)
+{
+    s_addrs_t a;
+    if (s_addrs (cfg, &a))
+        return 2;
+    const struct sockaddr_in *addrs[3] = { &a.vision, &a.tracker, &a.referee };
+    const int32_t types[3] = { SIM_LOGFILE_VISION, SIM_LOGFILE_TRACKER, SIM_LOGFILE_REFEREE };
+    const char *names[3] = { "vision", "tracker", "referee" };
+    struct pollfd fds[3];
+    char b[64];
+    for (int i = 0; i < 3; i++) {
+        fds[i] = (struct pollfd) { sim_udp_listen (addrs[i], cfg->network.multicast_interface), POLLIN, 0 };
+        if (fds[i].fd < 0) {
+            fprintf (stderr, "ssl-sim: record: cannot listen to %s at %s: %s\n", names[i],
+                     sim_udp_addr_str (addrs[i], b, sizeof b), strerror (errno));
+            for (int j = 0; j < i; j++)
+                close (fds[j].fd);
+            return 1;
+        }
+    }
+    char err[SIM_STRING_MAX + 128];
+    sim_logfile_writer_t *log = sim_logfile_writer_new (path, true, err, sizeof err);
+    if (!log) {
+        fprintf (stderr, "ssl-sim: record: %s\n", err);
+        for (int i = 0; i < 3; i++)
+            close (fds[i].fd);
+        return 1;
+    }
+    s_catch_signals ();
+    printf ("recording %s (vision %s", path, sim_udp_addr_str (&a.vision, b, sizeof b));
+    printf (", tracker %s", sim_udp_addr_str (&a.tracker, b, sizeof b));
+    printf (", referee %s); Ctrl-C stops\n", sim_udp_addr_str (&a.referee, b, sizeof b));
+    fflush (stdout);
+    uint8_t *buf = malloc (SIM_UDP_MAX);
+    uint64_t counts[3] = { 0, 0, 0 };
+    int64_t start = s_mono_ns ();
+    int64_t end = cfg->run.duration > 0 ? start + (int64_t) (cfg->run.duration * 1e9) : INT64_MAX;
+    int64_t next_flush = start + 1000000000;
+    while (buf && !s_stop && s_mono_ns () < end) {
+        int64_t left_ms = (end - s_mono_ns ()) / 1000000;
+        int rc = poll (fds, 3, left_ms < 200 ? (int) left_ms + 1 : 200);
+        if (rc < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < 3 && rc > 0; i++)
+            if (fds[i].revents & POLLIN)
+                s_record_drain (log, fds[i].fd, types[i], buf, &counts[i]);
+        if (s_mono_ns () >= next_flush) {
+            sim_logfile_flush (log);
+            next_flush += 1000000000;
+        }
+    }
+    /* what arrived before the stop is in the sockets' queues: keep it */
+    for (int i = 0; i < 3 && buf; i++)
+        s_record_drain (log, fds[i].fd, types[i], buf, &counts[i]);
+    free (buf);
+    for (int i = 0; i < 3; i++)
+        close (fds[i].fd);
+    int rc = sim_logfile_writer_destroy (&log);
+    printf ("recorded %llu vision, %llu tracker and %llu referee messages to %s\n",
+            (unsigned long long) counts[0], (unsigned long long) counts[1], (unsigned long long) counts[2],
+            path);
+    return rc ? 1 : 0;
+}
+
+/* ---- play -------------------------------------------------------------- */
+
+/* "[#####.....]  42%  12.3 s" on one terminal line. */
+static void
+s_progress (const sim_logfile_reader_t *r, double played_s)
+{
+    uint64_t size = sim_logfile_file_size (r);
+    double part = size ? (double) sim_logfile_position (r) / (double) size : 0;
+    if (part > 1)
+        part = 1;
+    char bar[41];
+    int filled = (int) (part * 40);
+    for (int i = 0; i < 40; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[40] = '\0';
+    fprintf (stderr, "\r[%s] %3d%%  %.1f s ", bar, (int) (part * 100), played_s);
+}
+
+int
+launch_play (const char *path, const sim_config_t *cfg, bool loop)
+{
+    if (!(cfg->run.speed > 0)) {
+        fprintf (stderr, "ssl-sim: play: --speed must be > 0\n");
+        return 2;
+    }
+    s_addrs_t a;
+    if (s_addrs (cfg, &a))
+        return 2;
+    char err[SIM_STRING_MAX + 256];
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
+    if (!r) {
+        fprintf (stderr, "ssl-sim: play: %s\n", err);
+        return 1;
+    }
+    int fd = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
+    if (fd < 0) {
+        fprintf (stderr, "ssl-sim: play: cannot open a UDP socket\n");
+        sim_logfile_reader_destroy (&r);
+        return 1;
+    }
+    s_catch_signals ();
+    bool tty = isatty (STDERR_FILENO);
+    uint64_t sent[7] = { 0 }, skipped = 0;
+    bool anchored = false;
+    int64_t log0 = 0, wall0 = 0, last_log = 0, last_bar = 0;
+    int rc = 0;
+    sim_logfile_msg_t m;
+    while (!s_stop) {
+        int got = sim_logfile_next (r, &m);
+        if (got == 0 && loop
+            && sent[SIM_LOGFILE_VISION] + sent[SIM_LOGFILE_TRACKER] + sent[SIM_LOGFILE_REFEREE] > 0) {
+            if (sim_logfile_rewind (r))
+                break;
+            anchored = false; /* the start follows the end at once */
+            continue;
+        }
+        if (got <= 0) {
+            rc = got < 0 ? 1 : 0;
+            break;
+        }
+        const struct sockaddr_in *to = m.type == SIM_LOGFILE_VISION  ? &a.vision
+                                     : m.type == SIM_LOGFILE_TRACKER ? &a.tracker
+                                     : m.type == SIM_LOGFILE_REFEREE ? &a.referee
+                                                                     : NULL;
+        if (!to) {
+            skipped++; /* blank, unknown, the 2010 protocol, the index */
+            continue;
+        }
+        /* a log's clock that goes back (two recordings joined) starts the
+           pace again from there */
+        if (!anchored || m.time_ns < last_log) {
+            log0 = m.time_ns;
+            wall0 = s_mono_ns ();
+            anchored = true;
+        }
+        last_log = m.time_ns;
+        int64_t due = wall0 + (int64_t) ((double) (m.time_ns - log0) / cfg->run.speed);
+        struct timespec ts = { (time_t) (due / 1000000000), (long) (due % 1000000000) };
+        while (!s_stop && clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+        if (s_stop)
+            break;
+        sim_udp_send (fd, m.data, m.len, to);
+        sent[m.type]++;
+        int64_t now = s_mono_ns ();
+        if (tty && now - last_bar > 100000000) {
+            s_progress (r, (double) (m.time_ns - log0) / 1e9);
+            last_bar = now;
+        }
+    }
+    if (tty)
+        fputc ('\n', stderr);
+    if (rc)
+        fprintf (stderr, "ssl-sim: play: %s; played what came before it\n", sim_logfile_error (r));
+    fprintf (stderr, "played %llu vision, %llu tracker and %llu referee messages%s\n",
+             (unsigned long long) sent[SIM_LOGFILE_VISION], (unsigned long long) sent[SIM_LOGFILE_TRACKER],
+             (unsigned long long) sent[SIM_LOGFILE_REFEREE], s_stop ? " (stopped)" : "");
+    if (skipped)
+        fprintf (stderr, "skipped %llu messages of other types (blank, unknown, vision 2010, index)\n",
+                 (unsigned long long) skipped);
+    close (fd);
+    sim_logfile_reader_destroy (&r);
+    return rc;
+}
+
+/* ---- replay ------------------------------------------------------------ */
+
+int
+launch_replay (const char *path, const sim_config_t *cli, double until_s)
+{
+    char err[SIM_STRING_MAX + 256];
+    phys_replay_t *script = phys_replay_load (path, err, sizeof err);
+    if (!script) {
+        fprintf (stderr, "ssl-sim: replay: %s\n", err);
+        return 1;
+    }
+    static sim_service_args_t args; /* outlives the actor threads */
+    memset (&args, 0, sizeof args);
+    sim_config_defaults (&args.cfg);
+    int rc = sim_config_load_string (&args.cfg, phys_replay_config (script), path, err, sizeof err);
+    phys_replay_destroy (&script);
+    if (rc) {
+        fprintf (stderr, "ssl-sim: replay: the journal's configuration: %s\n", err);
+        return 1;
+    }
+    /* this host's keys (bus, ports, log, --record) and where vision goes
+       are this command's; the world's are the run's */
+    sim_config_keep_local (&args.cfg, cli);
+    snprintf (args.cfg.run.vision_addr, sizeof args.cfg.run.vision_addr, "%s", cli->run.vision_addr);
+    args.cfg.run.localhost = cli->run.localhost;
+    args.cfg.run.mode = cli->run.mode == SIM_MODE_REALTIME ? SIM_MODE_REALTIME : SIM_MODE_FAST;
+    args.cfg.run.speed = cli->run.speed > 0 ? cli->run.speed : 1.0;
+    args.cfg.run.journal[0] = '\0';
+    args.replay = path;
+    args.replay_until_s = until_s;
+    if (args.cfg.run.record[0] && unlink (args.cfg.run.record) != 0 && errno != ENOENT) {
+        fprintf (stderr, "ssl-sim: replay: cannot replace %s: %s\n", args.cfg.run.record, strerror (errno));
+        return 1;
+    }
+    char prefix[40];
+    snprintf (prefix, sizeof prefix, "ssl-sim-replay-%d", (int) getpid ());
+    if (sim_bus_resolve (&args.cfg, prefix))
+        return 1;
+    zsys_handler_set (NULL);
+    s_catch_signals ();
+    /* physics and vision only: nobody else may change the world */
+    zactor_t *vision = NULL;
+    zactor_t *physics = sim_service_start (launch_service_find ("physics")->actor, &args);
+    if (physics)
+        vision = sim_service_start (launch_service_find ("vision")->actor, &args);
+    rc = physics && vision ? 0 : 1;
+    if (rc == 0) {
+        zpoller_t *poller = zpoller_new (vision, physics, NULL);
+        while (!s_stop) {
+            void *which = zpoller_wait (poller, 200);
+            if (which || zpoller_terminated (poller))
+                break;
+        }
+        zpoller_destroy (&poller);
+        if (s_stop)
+            rc = 1;
+    }
+    zactor_destroy (&vision);
+    zactor_destroy (&physics);
+    if (rc == 0 && args.cfg.run.record[0])
+        fprintf (stderr, "replayed %s; vision recorded to %s\n", path, args.cfg.run.record);
+    return rc;
+}

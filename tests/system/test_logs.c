@@ -1,0 +1,467 @@
+/*  test_logs.c - league log files and journals end to end (docs/logs.md):
+    - a realtime and a lock-step `ssl-sim run --record A --journal J`
+      driven by a client (teleports, robot commands, sync steps), then
+      `ssl-sim replay J --record B`: every vision packet of A comes again,
+      byte for byte and in order, at the start of B;
+    - `ssl-sim play` of a small log over real UDP: a listener gets every
+      message at its address, no earlier than the recorded pace allows;
+      `ssl-sim record` of what play sent holds the same bytes;
+    - a truncated log plays up to the damage and exits non-zero with a
+      clear message.
+*/
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim_fixture.h"
+#include "sim_lab.h"
+#include "sim_logfile.h"
+#include "sim_msg.h"
+#include "physics/phys_replay.h"
+#include "ssl_simulation_synchronous.pb-c.h"
+
+#define S_WAIT_MS 10000
+
+typedef struct {
+    char dir[64];
+    char a[128], b[128], journal[128], out[128];
+} s_files_t;
+
+static void
+s_files (s_files_t *f)
+{
+    snprintf (f->dir, sizeof f->dir, "/tmp/ssl-sim-logs-XXXXXX");
+    cr_assert_not_null (mkdtemp (f->dir));
+    snprintf (f->a, sizeof f->a, "%s/a.log", f->dir);
+    snprintf (f->b, sizeof f->b, "%s/b.log.gz", f->dir);
+    snprintf (f->journal, sizeof f->journal, "%s/run.journal", f->dir);
+    snprintf (f->out, sizeof f->out, "%s/out.txt", f->dir);
+}
+
+static void
+s_files_done (s_files_t *f)
+{
+    unlink (f->a);
+    unlink (f->b);
+    unlink (f->journal);
+    unlink (f->out);
+    rmdir (f->dir);
+}
+
+/* Start ssl-sim with argv (after the program name), its stdout and
+   stderr to `out`. Returns the pid. */
+static pid_t
+s_spawn (const char *const *args, const char *out)
+{
+    pid_t pid = fork ();
+    cr_assert_geq (pid, 0);
+    if (pid == 0) {
+        int fd = open (out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2 (fd, STDOUT_FILENO);
+            dup2 (fd, STDERR_FILENO);
+        }
+        const char *argv[32] = { NULL };
+        int n = 1;
+        for (int i = 0; args[i] && n < 31; i++)
+            argv[n++] = args[i];
+        argv[0] = sim_lab_exe ();
+        execv (argv[0], (char **) argv);
+        _exit (127);
+    }
+    return pid;
+}
+
+static int
+s_wait_exit (pid_t pid)
+{
+    int status = 0;
+    cr_assert_eq (waitpid (pid, &status, 0), pid);
+    return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static void
+s_dump (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    char line[512];
+    while (f && fgets (line, sizeof line, f))
+        fputs (line, stderr);
+    if (f)
+        fclose (f);
+}
+
+static bool
+s_file_has (const char *path, const char *needle)
+{
+    FILE *f = fopen (path, "r");
+    char text[16384];
+    size_t n = f ? fread (text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose (f);
+    text[n] = '\0';
+    return strstr (text, needle) != NULL;
+}
+
+/* Every vision message of a log, in order. */
+typedef struct {
+    uint8_t *bytes;
+    size_t used, cap;
+    size_t *off, *len;
+    size_t count, slots;
+    int64_t first_ns, last_ns;
+} s_msgs_t;
+
+static void
+s_msgs_read (s_msgs_t *m, const char *path, int32_t type)
+{
+    memset (m, 0, sizeof *m);
+    char err[256];
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
+    cr_assert_not_null (r, "%s", err);
+    sim_logfile_msg_t msg;
+    int rc;
+    while ((rc = sim_logfile_next (r, &msg)) == 1) {
+        if (msg.type != type)
+            continue;
+        if (m->used + msg.len > m->cap) {
+            m->cap = (m->cap + msg.len) * 2;
+            m->bytes = realloc (m->bytes, m->cap);
+        }
+        if (m->count == m->slots) {
+            m->slots = m->slots ? m->slots * 2 : 256;
+            m->off = realloc (m->off, m->slots * sizeof *m->off);
+            m->len = realloc (m->len, m->slots * sizeof *m->len);
+        }
+        cr_assert (m->bytes && m->off && m->len);
+        memcpy (m->bytes + m->used, msg.data, msg.len);
+        m->off[m->count] = m->used;
+        m->len[m->count++] = msg.len;
+        m->used += msg.len;
+        if (m->count == 1)
+            m->first_ns = msg.time_ns;
+        m->last_ns = msg.time_ns;
+    }
+    cr_assert_eq (rc, 0, "%s: %s", path, sim_logfile_error (r));
+    sim_logfile_reader_destroy (&r);
+}
+
+static void
+s_msgs_free (s_msgs_t *m)
+{
+    free (m->bytes);
+    free (m->off);
+    free (m->len);
+}
+
+static bool
+s_msg_eq (const s_msgs_t *a, size_t i, const s_msgs_t *b, size_t j)
+{
+    return a->len[i] == b->len[j] && memcmp (a->bytes + a->off[i], b->bytes + b->off[j], a->len[i]) == 0;
+}
+
+/* The replay's vision (B) starts with every packet of the run's (A). */
+static void
+s_expect_same_vision (const char *a_path, const char *b_path, size_t at_least)
+{
+    s_msgs_t a, b;
+    s_msgs_read (&a, a_path, SIM_LOGFILE_VISION);
+    s_msgs_read (&b, b_path, SIM_LOGFILE_VISION);
+    cr_assert_geq (a.count, at_least, "the run recorded %zu vision packets", a.count);
+    cr_assert_geq (b.count, a.count, "the replay made %zu packets, the run %zu", b.count, a.count);
+    size_t differ = 0, first = 0;
+    for (size_t i = 0; i < a.count; i++)
+        if (!s_msg_eq (&a, i, &b, i) && differ++ == 0)
+            first = i;
+    cr_expect_eq (differ, 0, "%zu of %zu packets differ, the first at %zu", differ, a.count, first);
+    s_msgs_free (&a);
+    s_msgs_free (&b);
+}
+
+static void
+s_replay (const s_files_t *f, const char *mode)
+{
+    char vision[64];
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    const char *args[] = { "replay",      f->journal,      "--mode", mode,          "--record", f->b,
+                           "--localhost", "--vision-addr", vision,   "--log-level", "warn",     NULL };
+    int code = s_wait_exit (s_spawn (args, f->out));
+    if (code != 0)
+        s_dump (f->out);
+    cr_assert_eq (code, 0, "ssl-sim replay failed");
+}
+
+/* The journal names every input's sender (the control port, and with
+   want_blue the blue port, from 127.0.0.1) and its kind and carrier. */
+static void
+s_expect_sources (const char *journal, bool want_blue)
+{
+    char err[256];
+    phys_replay_t *script = phys_replay_load (journal, err, sizeof err);
+    cr_assert_not_null (script, "%s", err);
+    size_t control = 0, blue = 0;
+    for (size_t i = 0; i < phys_replay_count (script); i++) {
+        const char *note;
+        const Simbus__Request *req = phys_replay_input (script, i, NULL, &note);
+        cr_assert_not_null (req->source, "input %zu has no sender", i);
+        cr_expect_neq (note[0], '\0', "input %zu has no kind and carrier", i);
+        control += strncmp (req->source, "control port, 127.0.0.1:", 24) == 0;
+        blue += strncmp (req->source, "blue port, 127.0.0.1:", 21) == 0;
+    }
+    cr_expect_gt (control, 0);
+    if (want_blue)
+        cr_expect_gt (blue, 0);
+    phys_replay_destroy (&script);
+}
+
+/* The referee multicast the recorder listens to, kept on loopback. */
+static void
+s_referee_ini (char *ini, size_t size)
+{
+    snprintf (ini, size, "[network]\nreferee_addr = 127.0.0.1:%d\n", sim_test_free_port ());
+}
+
+Test (logs, realtime_run_replays_to_the_same_vision_bytes, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--mode", "realtime", "--record", files.a, "--journal", files.journal, NULL };
+    char ini[128];
+    s_referee_ini (ini, sizeof ini);
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, ini, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION), 0);
+    /* inputs at substeps the wall clock picks: teleports on the control
+       port and robot commands on the blue port */
+    for (int i = 0; i < 5; i++) {
+        cr_assert_eq (sim_test_teleport_blue0 (f.fd, f.proc.control_port, -1.0 + 0.5 * i, 0.3 * i, S_WAIT_MS),
+                      1);
+        sim_msg_robot_cmd_t cmd;
+        sim_msg_robot_cmd (&cmd, 1);
+        sim_msg_local (&cmd, 0.5, 0.2 * i, 1.0);
+        uint8_t buf[4096];
+        cr_assert_geq (sim_test_request (f.fd, f.proc.blue_port, &cmd.rc.base, buf, sizeof buf, S_WAIT_MS),
+                       0);
+        /* let some camera frames go by between inputs */
+        for (int k = 0; k < 20; k++)
+            cr_assert_gt (sim_test_recv (f.vision, buf, sizeof buf, S_WAIT_MS), 0);
+    }
+    cr_assert_eq (sim_fixture_stop (&f), 0);
+    s_expect_sources (files.journal, true);
+    s_replay (&files, "fast");
+    s_expect_same_vision (files.a, files.b, 50);
+    s_files_done (&files);
+}
+
+Test (logs, sync_run_replays_to_the_same_vision_bytes, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--mode", "sync", "--record", files.a, "--journal", files.journal, NULL };
+    char ini[128];
+    s_referee_ini (ini, sizeof ini);
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, ini, SIM_FIXTURE_GATEWAY), 0);
+    for (int step = 0; step < 400; step++) {
+        SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
+        req.has_sim_step = true;
+        req.sim_step = 0.005f;
+        sim_msg_robot_tp_t tp;
+        if (step % 100 == 50) {
+            req.simulator_command = sim_msg_robot_tp (&tp, 0, 0);
+            sim_msg_robot_xy (&tp.tr, 0.01 * step, -0.5);
+        }
+        SimulationSyncResponse *resp = sim_test_sync (f.fd, f.proc.control_port, &req, NULL, NULL, S_WAIT_MS);
+        cr_assert_not_null (resp, "step %d got no answer", step);
+        simulation_sync_response__free_unpacked (resp, NULL);
+    }
+    cr_assert_eq (sim_fixture_stop (&f), 0);
+    s_expect_sources (files.journal, false);
+    s_replay (&files, "realtime");
+    s_expect_same_vision (files.a, files.b, 50);
+    s_files_done (&files);
+}
+
+/* ---- play and record over UDP ------------------------------------------- */
+
+#define S_PLAY_COUNT 20
+#define S_PLAY_GAP   50000000LL /* ns between the log's vision messages */
+
+/* A log of S_PLAY_COUNT vision messages S_PLAY_GAP apart, one tracker and
+   one referee message among them. */
+static void
+s_write_small_log (const char *path)
+{
+    char err[256];
+    sim_logfile_writer_t *w = sim_logfile_writer_new (path, false, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    int64_t t0 = 1700000000000000000LL;
+    for (int i = 0; i < S_PLAY_COUNT; i++) {
+        uint8_t msg[64];
+        memset (msg, 0x40 + i, sizeof msg);
+        cr_assert_eq (sim_logfile_write (w, t0 + i * S_PLAY_GAP, SIM_LOGFILE_VISION, msg, 16 + (size_t) i),
+                      0);
+        if (i == 5)
+            cr_assert_eq (sim_logfile_write (w, t0 + i * S_PLAY_GAP, SIM_LOGFILE_TRACKER, "tracker", 7), 0);
+        if (i == 9)
+            cr_assert_eq (sim_logfile_write (w, t0 + i * S_PLAY_GAP, SIM_LOGFILE_REFEREE, "referee", 7), 0);
+    }
+    cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+}
+
+static void
+s_play_ini (const s_files_t *files, char *ini_path, size_t size, int truth_port, int referee_port)
+{
+    snprintf (ini_path, size, "%s/play.ini", files->dir);
+    FILE *f = fopen (ini_path, "w");
+    cr_assert_not_null (f);
+    fprintf (f, "[network]\ntruth_port = %d\nreferee_addr = 127.0.0.1:%d\n", truth_port, referee_port);
+    fclose (f);
+}
+
+Test (logs, play_sends_at_the_recorded_pace, .timeout = 60)
+{
+    s_files_t files;
+    s_files (&files);
+    s_write_small_log (files.a);
+    int vision_port = sim_test_free_port (), truth_port = sim_test_free_port (),
+        referee_port = sim_test_free_port ();
+    int vision = sim_test_udp (vision_port), truth = sim_test_udp (truth_port),
+        referee = sim_test_udp (referee_port);
+    cr_assert (vision >= 0 && truth >= 0 && referee >= 0);
+    char ini[160], addr[64];
+    s_play_ini (&files, ini, sizeof ini, truth_port, referee_port);
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", vision_port);
+    const char *args[] = { "play", files.a, "--config", ini, "--vision-addr", addr, NULL };
+    int64_t spawned_ms = sim_test_now_ms ();
+    pid_t pid = s_spawn (args, files.out);
+    uint8_t buf[256];
+    int64_t first_ms = 0, last_ms = 0;
+    for (int i = 0; i < S_PLAY_COUNT; i++) {
+        ssize_t n = sim_test_recv (vision, buf, sizeof buf, S_WAIT_MS);
+        cr_assert_eq (n, 16 + i, "vision message %d", i);
+        cr_expect_eq (buf[0], 0x40 + i);
+        last_ms = sim_test_now_ms ();
+        if (i == 0)
+            first_ms = last_ms;
+    }
+    /* play never sends a message before its time (19 gaps of 50 ms after
+       the first, which cannot go out before play started); and it keeps
+       the pace: the last one is not late by more than a loaded machine's
+       scheduling delays */
+    int64_t span_ms = (S_PLAY_COUNT - 1) * S_PLAY_GAP / 1000000;
+    cr_expect_geq (last_ms - spawned_ms, span_ms, "the log of %lld ms was played in %lld ms",
+                   (long long) span_ms, (long long) (last_ms - spawned_ms));
+    cr_expect_leq (last_ms - first_ms, span_ms + 1500, "played %lld ms of a %lld ms log",
+                   (long long) (last_ms - first_ms), (long long) span_ms);
+    cr_expect_eq (sim_test_recv (truth, buf, sizeof buf, S_WAIT_MS), 7);
+    cr_expect_eq (memcmp (buf, "tracker", 7), 0);
+    cr_expect_eq (sim_test_recv (referee, buf, sizeof buf, S_WAIT_MS), 7);
+    cr_expect_eq (memcmp (buf, "referee", 7), 0);
+    int code = s_wait_exit (pid);
+    if (code)
+        s_dump (files.out);
+    cr_expect_eq (code, 0);
+    cr_expect (s_file_has (files.out, "played 20 vision, 1 tracker and 1 referee messages"));
+    close (vision);
+    close (truth);
+    close (referee);
+    s_files_done (&files);
+}
+
+Test (logs, record_keeps_what_play_sent, .timeout = 60)
+{
+    s_files_t files;
+    s_files (&files);
+    s_write_small_log (files.a);
+    int vision_port = sim_test_free_port (), truth_port = sim_test_free_port (),
+        referee_port = sim_test_free_port ();
+    char ini[160], addr[64], rec_out[160];
+    s_play_ini (&files, ini, sizeof ini, truth_port, referee_port);
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", vision_port);
+    snprintf (rec_out, sizeof rec_out, "%s/record.txt", files.dir);
+    const char *rec_args[] = { "record", files.b, "--config", ini, "--vision-addr", addr, NULL };
+    int pipefd[2];
+    cr_assert_eq (pipe (pipefd), 0);
+    pid_t rec = fork ();
+    cr_assert_geq (rec, 0);
+    if (rec == 0) {
+        dup2 (pipefd[1], STDOUT_FILENO);
+        close (pipefd[0]);
+        const char *argv[16] = { NULL };
+        for (int i = 0; rec_args[i]; i++)
+            argv[i + 1] = rec_args[i];
+        argv[0] = sim_lab_exe ();
+        execv (argv[0], (char **) argv);
+        _exit (127);
+    }
+    close (pipefd[1]);
+    /* its sockets are open once it says so */
+    FILE *said = fdopen (pipefd[0], "r");
+    char line[512] = "";
+    cr_assert_not_null (fgets (line, sizeof line, said), "ssl-sim record said nothing");
+    cr_assert (strncmp (line, "recording ", 10) == 0, "%s", line);
+    const char *args[] = { "play", files.a, "--config", ini, "--vision-addr", addr, "--speed", "4", NULL };
+    cr_assert_eq (s_wait_exit (s_spawn (args, files.out)), 0);
+    /* the recorder has read what arrived once its counts say so; it stops
+       on SIGINT like the league's */
+    kill (rec, SIGINT);
+    while (fgets (line, sizeof line, said))
+        ;
+    fclose (said);
+    cr_assert_eq (s_wait_exit (rec), 0);
+    s_msgs_t a, b;
+    s_msgs_read (&a, files.a, SIM_LOGFILE_VISION);
+    s_msgs_read (&b, files.b, SIM_LOGFILE_VISION);
+    cr_assert_eq (b.count, a.count, "recorded %zu of %zu vision messages", b.count, a.count);
+    for (size_t i = 0; i < a.count; i++)
+        cr_expect (s_msg_eq (&a, i, &b, i), "message %zu", i);
+    s_msgs_free (&a);
+    s_msgs_free (&b);
+    s_msgs_read (&b, files.b, SIM_LOGFILE_TRACKER);
+    cr_expect_eq (b.count, 1);
+    s_msgs_free (&b);
+    s_msgs_read (&b, files.b, SIM_LOGFILE_REFEREE);
+    cr_expect_eq (b.count, 1);
+    s_msgs_free (&b);
+    unlink (rec_out);
+    unlink (ini);
+    s_files_done (&files);
+}
+
+Test (logs, truncated_log_plays_up_to_the_damage, .timeout = 60)
+{
+    s_files_t files;
+    s_files (&files);
+    s_write_small_log (files.a);
+    /* cut the last vision message in half */
+    FILE *f = fopen (files.a, "rb");
+    uint8_t whole[4096];
+    size_t len = fread (whole, 1, sizeof whole, f);
+    fclose (f);
+    f = fopen (files.a, "wb");
+    fwrite (whole, 1, len - 10, f);
+    fclose (f);
+    int vision_port = sim_test_free_port ();
+    int vision = sim_test_udp (vision_port);
+    char addr[64], ini[160];
+    s_play_ini (&files, ini, sizeof ini, sim_test_free_port (), sim_test_free_port ());
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", vision_port);
+    const char *args[] = { "play", files.a, "--config", ini, "--vision-addr", addr, "--speed", "10", NULL };
+    int code = s_wait_exit (s_spawn (args, files.out));
+    cr_expect_neq (code, 0, "a damaged log ends with a failure");
+    cr_expect (s_file_has (files.out, "truncated record"), "no clear message");
+    cr_expect (s_file_has (files.out, "played 19 vision"), "the messages before the damage were played");
+    int got = 0;
+    uint8_t buf[256];
+    while (sim_test_recv (vision, buf, sizeof buf, 0) > 0)
+        got++;
+    cr_expect_eq (got, 19);
+    close (vision);
+    unlink (ini);
+    s_files_done (&files);
+}
