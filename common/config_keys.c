@@ -274,6 +274,12 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "area gain at 1 m ball height (0 = pinhole term)"),
     S_F ("realism", "ball_area_height_exponent", OFF (realism.ball_area_height_exponent), 0.62,
          R_GE0, "", "exponent of the area-vs-height curve"),
+    S_F ("realism", "capture_jitter", OFF (realism.capture_jitter), 0.00014, R_(0, 0.002, 0), "s",
+         "capture instant jitter (0 with no late rate: instants on the substep grid)"),
+    S_F ("realism", "capture_late_rate", OFF (realism.capture_late_rate), 0.0, R_(0, 0.1, 0), "",
+         "chance a capture instant comes late"),
+    S_F ("realism", "capture_late_fraction", OFF (realism.capture_late_fraction), 0.5,
+         R_(0, 0.5, 0), "periods", "how late a late capture comes"),
 
     /* [field] product addition; 0 = from the division */
     S_F ("field", "length", OFF (field.length), 0, R_GE0, "m", "field length (0 = division)"),

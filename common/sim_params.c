@@ -73,5 +73,8 @@ sim_realism_default (sim_realism_t *r)
         .ghost_ball_more = 0.072,
         .ball_area_height_gain = 0.60,
         .ball_area_height_exponent = 0.62,
+        .capture_jitter = 0.00014,
+        .capture_late_rate = 0,
+        .capture_late_fraction = 0.5,
     };
 }

@@ -134,6 +134,8 @@ typedef struct {
     double near_robot_ball_loss, near_robot_ball_loss_length; /* at contact; m */
     double ghost_ball_rate, ghost_ball_more;                  /* per frame; chance of one more */
     double ball_area_height_gain, ball_area_height_exponent;
+    double capture_jitter;                           /* s, per capture instant */
+    double capture_late_rate, capture_late_fraction; /* per frame; periods */
 } sim_realism_t;
 
 /* [field] - product addition: every size 0 means "from the division";

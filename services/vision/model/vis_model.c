@@ -262,9 +262,43 @@ s_near_robot_loss (const sim_realism_t *r, const sim_snapshot_t *snap, int n, do
     return a * exp (-gap / len);
 }
 
+/* The world at the true capture instant: every object moved back along
+   its velocity by the time between the instant and the snapshot (at most
+   a substep, so straight lines are exact enough). */
 static void
-s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_snapshot_t *snap,
-           vis_frame_t *f)
+s_rewind (const sim_snapshot_t *snap, uint64_t instant_ns, sim_snapshot_t *out)
+{
+    *out = *snap;
+    double dt = (double) (snap->time_ns - instant_ns) * 1e-9;
+    out->time_ns = instant_ns;
+    int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
+    for (int k = 0; k < n; k++) {
+        sim_robot_state_t *rb = &out->robots[k];
+        rb->x -= rb->vx * dt;
+        rb->y -= rb->vy * dt;
+        rb->orientation -= rb->omega * dt;
+    }
+    sim_ball_state_t *b = &out->ball;
+    b->x -= b->vx * dt;
+    b->y -= b->vy * dt;
+    b->z -= b->vz * dt;
+}
+
+/* t_sent of the frame before, as s_capture computes it before the
+   ordering clamp (docs/vision.md, "Capture timing"). */
+static double
+s_previous_t_sent (const vis_model_t *self, uint64_t key, uint32_t frame_number, uint64_t previous_ns)
+{
+    const vis_model_def_t *v = &self->def;
+    const sim_realism_t *r = &v->realism;
+    double delay = r->vision_delay > 0 ? r->vision_delay : 0;
+    double leave = (double) previous_ns * 1e-9 + delay + v->timestamp_epoch_offset;
+    return leave - r->vision_processing_time + s_processing_time (r, v->schedule.seed, key, frame_number - 1);
+}
+
+static void
+s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_snapshot_t *world,
+           uint64_t instant_ns, uint64_t previous_ns, vis_frame_t *f)
 {
     const vis_model_def_t *v = &self->def;
     const sim_realism_t *r = &v->realism;
@@ -272,11 +306,19 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
     const vis_calib_t *cal = &self->calib[index];
     double overlap = r->camera_overlap, fov = v->fov_radius;
 
+    /* Off the grid the capture is of the world at its own instant, which
+       lies before the substep end that brought it. */
+    bool jittered = sim_schedule_def_jittered (&v->schedule) && instant_ns < world->time_ns;
+    sim_snapshot_t rewound;
+    if (jittered)
+        s_rewind (world, instant_ns, &rewound);
+    const sim_snapshot_t *snap = jittered ? &rewound : world;
+
     f->camera_index = index;
     f->camera_id = cam->id;
     f->frame_number = frame_number;
-    f->capture_ns = snap->time_ns;
-    f->due_ns = snap->time_ns;
+    f->capture_ns = world->time_ns;
+    f->due_ns = world->time_ns;
     f->geometry = false;
     f->ball_count = f->blue_count = f->yellow_count = 0;
 
@@ -291,6 +333,13 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
     f->t_capture = leave - r->vision_processing_time;
     double processing = s_processing_time (r, v->schedule.seed, key, frame_number);
     f->t_sent = processing == r->vision_processing_time ? leave : f->t_capture + processing;
+    /* A capture right after a late one may come less than the processing
+       spread later; its t_sent must still follow the one before. */
+    if (jittered && previous_ns > 0 && frame_number > 0) {
+        double before = s_previous_t_sent (self, key, frame_number, previous_ns);
+        if (!(f->t_sent > before))
+            f->t_sent = before + 1e-6;
+    }
     sim_rng_t rng_n, rng_d, rng_s;
     sim_rng_seed_keyed (&rng_n, v->schedule.seed, SIM_STREAM_VISION_NOISE, key, frame_number);
     sim_rng_seed_keyed (&rng_d, v->schedule.seed, SIM_STREAM_VISION_DROPOUT, key, frame_number);
@@ -442,7 +491,7 @@ vis_model_capture (const vis_model_t *self, int index, uint32_t frame_number, co
 {
     assert (self && snap && out);
     assert (index >= 0 && index < self->rig.count);
-    s_capture (self, index, frame_number, snap, out);
+    s_capture (self, index, frame_number, snap, snap->time_ns, 0, out);
 }
 
 /* Make room for `more` frames; 0 on success. */
@@ -504,7 +553,8 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
             continue;
         vis_frame_t *f = &self->ring[(self->head + self->len) % self->cap];
         self->len++;
-        s_capture (self, i, frames[i], snap, f);
+        s_capture (self, i, frames[i], snap, sim_schedule_capture_ns (self->schedule, i),
+                   sim_schedule_previous_capture_ns (self->schedule, i), f);
         f->geometry = geometry;
         f->due_ns = snap->time_ns + delay_ns;
     }
