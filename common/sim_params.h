@@ -125,6 +125,17 @@ typedef struct {
     double calibration_warp_stddev, calibration_warp_length;
     double calibration_orientation_offset, calibration_orientation_warp;
     double kick_direction_stddev, chip_angle_stddev, kick_speed_factor_stddev;
+    /* vision fidelity, round 2 (docs/vision.md); each 0 turns its model off */
+    double robot_marker_height_error;                         /* m, parallax between cameras */
+    double vision_processing_p90, vision_processing_p99;      /* s; <= median: constant */
+    double vision_processing_low_stddev;                      /* s, below the median */
+    double fov_edge_radius, fov_edge_width;                   /* m, soft FOV edge (logistic) */
+    double ball_loss_burst_rate, ball_loss_burst_length;      /* per frame; frames */
+    double near_robot_ball_loss, near_robot_ball_loss_length; /* at contact; m */
+    double ghost_ball_rate, ghost_ball_more;                  /* per frame; chance of one more */
+    double ball_area_height_gain, ball_area_height_exponent;
+    double capture_jitter;                           /* s, per capture instant */
+    double capture_late_rate, capture_late_fraction; /* per frame; periods */
 } sim_realism_t;
 
 /* [field] - product addition: every size 0 means "from the division";

@@ -19,7 +19,10 @@ typedef enum {
     SIM_STREAM_PACKET_LOSS = 3,
     SIM_STREAM_SHUFFLE = 4,
     SIM_STREAM_PHYSICS = 5,
-    SIM_STREAM_CALIBRATION = 6
+    SIM_STREAM_CALIBRATION = 6,
+    SIM_STREAM_VISION_TIMING = 7, /* processing time per frame */
+    SIM_STREAM_BALL_BURST = 8,    /* ball-loss burst starts per frame */
+    SIM_STREAM_CAPTURE_JITTER = 9 /* capture instants (sim_schedule) */
 } sim_stream_t;
 
 typedef struct {

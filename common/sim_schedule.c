@@ -11,12 +11,15 @@
 #include <string.h>
 
 struct sim_schedule_t {
-    uint64_t period;                /* ns */
-    uint64_t substep;               /* ns, for skip_to */
-    uint64_t start;                 /* captures only at t > start */
-    int count;                      /* cameras */
-    uint64_t next[SIM_MAX_CAMERAS]; /* next scheduled instant */
+    uint64_t period;                                          /* ns */
+    uint64_t substep;                                         /* ns, for skip_to */
+    uint64_t start;                                           /* captures only at t > start */
+    int count;                                                /* cameras */
+    uint64_t next[SIM_MAX_CAMERAS];                           /* next scheduled instant */
+    uint64_t grid[SIM_MAX_CAMERAS];                           /* its index k on the camera's grid */
+    uint64_t taken[SIM_MAX_CAMERAS], before[SIM_MAX_CAMERAS]; /* last two captures */
     uint64_t offset[SIM_MAX_CAMERAS];
+    sim_schedule_def_t def;          /* for the jittered instants */
     uint32_t frame[SIM_MAX_CAMERAS]; /* next frame number */
     uint32_t suppressed;
     int outage_count;
@@ -36,6 +39,9 @@ sim_schedule_def_default (sim_schedule_def_t *def)
     def->frame_rate = 73.3;
     def->camera_phase = SIM_PHASE_LOCKED;
     def->substep = 0.001;
+    /* the realistic preset's capture jitter ([realism] defaults) */
+    def->capture_jitter = 0.00014;
+    def->capture_late_fraction = 0.5;
 }
 
 void
@@ -122,6 +128,59 @@ sim_schedule_offset_ns (const sim_schedule_def_t *def, int index)
     return (uint64_t) ns >= period ? (uint64_t) ns - period : (uint64_t) ns;
 }
 
+bool
+sim_schedule_def_jittered (const sim_schedule_def_t *def)
+{
+    return def->capture_jitter > 0 || def->capture_late_rate > 0;
+}
+
+uint64_t
+sim_schedule_instant_ns (const sim_schedule_def_t *def, int index, uint64_t k)
+{
+    uint64_t period = sim_schedule_period_ns (def->frame_rate);
+    uint64_t base = sim_schedule_offset_ns (def, index) + k * period;
+    if (!sim_schedule_def_jittered (def))
+        return base;
+    sim_rng_t rng;
+    uint64_t key = ((uint64_t) def->rig_generation << 32) | (uint64_t) index;
+    sim_rng_seed_keyed (&rng, def->seed, SIM_STREAM_CAPTURE_JITTER, key, k);
+    /* the clamps keep two instants of a camera at least 0.2 T apart */
+    double cap = 0.15 * (double) period;
+    double j = sim_rng_normal (&rng, def->capture_jitter * 1e9);
+    j = j < -cap ? -cap : j > cap ? cap : j;
+    if (sim_rng_chance (&rng, def->capture_late_rate)) {
+        double late = def->capture_late_fraction;
+        j += (late < 0 ? 0 : late > 0.5 ? 0.5 : late) * (double) period;
+    }
+    int64_t off = llround (j);
+    if (off < 0)
+        return (uint64_t) (-off) > base ? 0 : base - (uint64_t) (-off);
+    return base + (uint64_t) off;
+}
+
+/* Instant k of camera i, from the offset cached at load when on the grid. */
+static uint64_t
+s_instant (const sim_schedule_t *self, int i, uint64_t k)
+{
+    if (!sim_schedule_def_jittered (&self->def))
+        return self->offset[i] + k * self->period;
+    return sim_schedule_instant_ns (&self->def, i, k);
+}
+
+/* Number of instants of camera i at or before t: the grid estimate, then
+   corrected by at most a step either way (a jittered instant is within
+   0.65 T of its grid point). */
+static uint64_t
+s_count_until (const sim_schedule_t *self, int i, uint64_t t)
+{
+    uint64_t k = t >= self->offset[i] ? (t - self->offset[i]) / self->period : 0;
+    while (k > 0 && s_instant (self, i, k - 1) > t)
+        k--;
+    while (s_instant (self, i, k) <= t)
+        k++;
+    return k;
+}
+
 /* Is t_ns inside one of the n outages (start <= t < start + duration)? */
 static bool
 s_in_outages (const sim_outage_cfg_t *outages, int n, uint64_t t_ns)
@@ -153,10 +212,13 @@ s_load_rig (sim_schedule_t *self, const sim_schedule_def_t *def, uint64_t start)
     if (self->substep < 1)
         self->substep = 1;
     self->start = start;
+    self->def = *def;
     self->count = rig->count < SIM_MAX_CAMERAS ? rig->count : SIM_MAX_CAMERAS;
     for (int i = 0; i < self->count; i++) {
         self->offset[i] = sim_schedule_offset_ns (def, i);
-        self->next[i] = self->offset[i];
+        self->grid[i] = 0;
+        self->next[i] = s_instant (self, i, 0);
+        self->taken[i] = self->before[i] = 0;
         self->frame[i] = 0;
     }
     self->suppressed = 0;
@@ -259,9 +321,15 @@ sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns, ui
         for (int i = 0; i < self->count; i++) {
             if (t_ns < self->next[i])
                 continue;
-            /* skip every instant up to t: one capture however many passed */
-            uint64_t k = (t_ns - self->next[i]) / self->period + 1;
-            self->next[i] += k * self->period;
+            /* skip every instant up to t: one capture however many passed,
+               taken at the latest of them */
+            uint64_t k = s_count_until (self, i, t_ns);
+            if (k <= self->grid[i])
+                k = self->grid[i] + 1;
+            self->before[i] = self->taken[i];
+            self->taken[i] = s_instant (self, i, k - 1);
+            self->grid[i] = k;
+            self->next[i] = s_instant (self, i, k);
             if (frame_numbers)
                 frame_numbers[i] = self->frame[i];
             self->frame[i]++;
@@ -282,6 +350,20 @@ sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns, ui
         released++;
     }
     return released;
+}
+
+uint64_t
+sim_schedule_capture_ns (const sim_schedule_t *self, int index)
+{
+    assert (self && index >= 0 && index < self->count);
+    return self->taken[index];
+}
+
+uint64_t
+sim_schedule_previous_capture_ns (const sim_schedule_t *self, int index)
+{
+    assert (self && index >= 0 && index < self->count);
+    return self->before[index];
 }
 
 uint32_t
@@ -310,9 +392,12 @@ sim_schedule_skip_to (sim_schedule_t *self, uint64_t t_ns)
        substep). */
     uint64_t m = ((t_ns - 1) / dt) * dt;
     for (int i = 0; i < self->count; i++) {
-        uint64_t count = m >= self->offset[i] ? (m - self->offset[i]) / self->period + 1 : 0;
+        uint64_t count = s_count_until (self, i, m);
         self->frame[i] = (uint32_t) count;
-        self->next[i] = self->offset[i] + count * self->period;
+        self->grid[i] = count;
+        self->next[i] = s_instant (self, i, count);
+        self->taken[i] = count > 0 ? s_instant (self, i, count - 1) : 0;
+        self->before[i] = count > 1 ? s_instant (self, i, count - 2) : 0;
     }
 }
 

@@ -39,11 +39,16 @@ typedef struct {
     double substep;          /* s, physics substep (skip_to); <= 0 means 1 ms */
     uint64_t seed;           /* with rig_generation, keys the calibration draw */
     uint32_t rig_generation; /* bumped when the rig is replaced at runtime */
+    /* capture jitter (docs/vision.md): all 0 keeps the instants on the grid */
+    double capture_jitter;        /* s, normal per instant, clamped to +-0.15 T */
+    double capture_late_rate;     /* chance an instant comes late */
+    double capture_late_fraction; /* by this many periods, clamped to 0..0.5 */
 } sim_schedule_def_t;
 
 /* Fill every field with the configuration's documented default: the
    division A rig of two cameras, 73.3 Hz, locked phase without offsets,
-   no outages, 1 ms substep, seed 0, generation 0. */
+   no outages, 1 ms substep, seed 0, generation 0, the realistic capture
+   jitter (0.14 ms, no late frames). */
 void sim_schedule_def_default (sim_schedule_def_t *def);
 
 /* Auto-placement of `count` cameras (1, 2 or 4; vision.md §2.1) at
@@ -106,6 +111,24 @@ uint64_t sim_schedule_next_release (const sim_schedule_t *self, uint64_t delay_n
    (0, or the time of the last rig reset) captures nothing. */
 int sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns, uint32_t *capture_mask,
                           uint32_t frame_numbers[SIM_MAX_CAMERAS]);
+
+/* True when the definition moves capture instants off the grid
+   offset_i + k*T (capture_jitter or capture_late_rate above 0). */
+bool sim_schedule_def_jittered (const sim_schedule_def_t *def);
+
+/* Capture instant k of camera `index` in ns: offset_i + k*T plus, when
+   jittered, a normal deviation of capture_jitter clamped to +-0.15 T and,
+   with chance capture_late_rate, capture_late_fraction * T more; drawn
+   from the keyed `capture_jitter` generator of (seed, rig_generation,
+   index, k), so physics and vision agree without a message. Instants of
+   one camera strictly increase with k. */
+uint64_t sim_schedule_instant_ns (const sim_schedule_def_t *def, int index, uint64_t k);
+
+/* The true instant of camera i's capture at the last advance that
+   captured it (the advance's t is the first substep end at or after it),
+   and of the capture before that one (0 when there was none). */
+uint64_t sim_schedule_capture_ns (const sim_schedule_t *self, int index);
+uint64_t sim_schedule_previous_capture_ns (const sim_schedule_t *self, int index);
 
 /* Cameras whose capture at the last advance was suppressed by an outage
    (their frame numbers still advanced). */

@@ -44,4 +44,7 @@ sim_schedule_def_from_config (sim_schedule_def_t *def, const sim_config_t *cfg)
     def->substep = cfg->sim.substep;
     def->seed = cfg->sim.seed;
     def->rig_generation = cfg->rig_generation;
+    def->capture_jitter = cfg->realism.capture_jitter;
+    def->capture_late_rate = cfg->realism.capture_late_rate;
+    def->capture_late_fraction = cfg->realism.capture_late_fraction;
 }

@@ -8,11 +8,16 @@
 #include "sim_schedule.h"
 #include "sim_from_config.h"
 
+/* The defaults with the instants on the grid offset_i + k T (vision.md
+   §2.4), which most tests here check; the jittered instants have their
+   own tests at the end. */
 static sim_config_t
 s_cfg (void)
 {
     sim_config_t cfg;
     sim_config_defaults (&cfg);
+    cfg.realism.capture_jitter = 0;
+    cfg.realism.capture_late_rate = 0;
     return cfg;
 }
 
@@ -336,4 +341,77 @@ Test (schedule, delay_ns)
     cr_assert_eq (sim_schedule_delay_ns (cfg.realism.vision_delay), 0u);
     cfg.realism.vision_delay = NAN;
     cr_assert_eq (sim_schedule_delay_ns (cfg.realism.vision_delay), 0u);
+}
+
+/* ---- jittered capture instants (docs/vision.md, "Capture timing") ------ */
+
+/* The RC-like jitter: sigma 0.61 ms per instant, 1 % of frames half a
+   period late. */
+static sim_config_t
+s_jitter_cfg (void)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cfg.sim.seed = 21;
+    cfg.realism.capture_jitter = 0.00061;
+    cfg.realism.capture_late_rate = 0.01;
+    cfg.realism.capture_late_fraction = 0.5;
+    return cfg;
+}
+
+Test (schedule, jittered_instants_increase_and_are_keyed)
+{
+    sim_config_t cfg = s_jitter_cfg ();
+    sim_schedule_def_t def;
+    sim_schedule_def_from_config (&def, &cfg);
+    cr_assert (sim_schedule_def_jittered (&def));
+    uint64_t period = sim_schedule_period_ns (def.frame_rate);
+    uint64_t last = 0;
+    int late = 0, off_grid = 0;
+    for (uint64_t k = 0; k < 20000; k++) {
+        uint64_t t = sim_schedule_instant_ns (&def, 1, k);
+        cr_assert_eq (t, sim_schedule_instant_ns (&def, 1, k), "a pure function of the key");
+        if (k > 0)
+            cr_assert (t >= last + period / 5, "instants at least 0.2 T apart (k %lu)", (unsigned long) k);
+        int64_t dev = (int64_t) t - (int64_t) (k * period);
+        late += dev > (int64_t) (period / 3);
+        off_grid += dev != 0;
+        last = t;
+    }
+    cr_assert (late > 120 && late < 290, "late instants %d of 20000", late);
+    cr_assert (off_grid > 19000);
+    /* another seed, other instants */
+    cfg.sim.seed = 22;
+    sim_schedule_def_t other;
+    sim_schedule_def_from_config (&other, &cfg);
+    cr_assert_neq (sim_schedule_instant_ns (&other, 1, 5), sim_schedule_instant_ns (&def, 1, 5));
+}
+
+Test (schedule, jittered_skip_to_continues_where_stepping_is)
+{
+    /* a consumer that joins late (a restart) must reach the frame numbers
+       and the next instants of one that saw every substep */
+    sim_config_t cfg = s_jitter_cfg ();
+    sim_schedule_t *a = sim_fc_schedule_new (&cfg);
+    uint32_t mask, fn[SIM_MAX_CAMERAS];
+    for (uint64_t t = 1000000; t < 7000000000u; t += 1000000)
+        sim_schedule_advance (a, t, 0, &mask, fn);
+    sim_schedule_t *b = sim_fc_schedule_new (&cfg);
+    sim_schedule_skip_to (b, 7000000000u);
+    cr_assert_eq (sim_schedule_next_due (b), sim_schedule_next_due (a));
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq (sim_schedule_capture_ns (b, i), sim_schedule_capture_ns (a, i));
+        cr_assert_eq (sim_schedule_previous_capture_ns (b, i), sim_schedule_previous_capture_ns (a, i));
+    }
+    uint32_t fa[SIM_MAX_CAMERAS] = { 0 }, fb[SIM_MAX_CAMERAS] = { 0 }, ma = 0, mb = 0;
+    for (uint64_t t = 7000000000u; t < 7100000000u; t += 1000000) {
+        sim_schedule_advance (a, t, 0, &ma, fa);
+        sim_schedule_advance (b, t, 0, &mb, fb);
+        cr_assert_eq (ma, mb, "same captures at %lu", (unsigned long) t);
+        for (int i = 0; i < 2; i++)
+            if (ma & (1u << i))
+                cr_assert_eq (fa[i], fb[i]);
+    }
+    sim_schedule_destroy (&a);
+    sim_schedule_destroy (&b);
 }

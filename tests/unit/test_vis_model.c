@@ -65,6 +65,7 @@ Test (vis_model, noise_free_detections_are_truth)
 Test (vis_model, one_frame_per_capture_and_delay)
 {
     sim_config_t cfg = vis_test_cfg ("realistic");
+    cfg.realism.capture_jitter = 0; /* the grid of vision.md §2.4 */
     vis_model_t *m = sim_fc_model_new (&cfg);
     int frames[2] = { 0, 0 };
     uint32_t expect[2] = { 0, 0 };
@@ -78,8 +79,11 @@ Test (vis_model, one_frame_per_capture_and_delay)
             cr_assert_eq (f->due_ns, f->capture_ns + delay);
             cr_assert_eq (f->due_ns, s.time_ns, "released exactly when due");
             cr_assert_eq (f->frame_number, expect[f->camera_index]++);
-            cr_assert_float_eq (f->t_sent, (double) f->capture_ns * 1e-9 + 0.022, 1e-12);
-            cr_assert_float_eq (f->t_sent - f->t_capture, 0.0073, 1e-12);
+            /* t_capture sits the median processing time before the
+               release, t_sent a drawn time after t_capture */
+            cr_assert_float_eq (f->t_capture, (double) f->capture_ns * 1e-9 + 0.022 - 0.00675, 1e-12);
+            double processing = f->t_sent - f->t_capture;
+            cr_assert (processing > 0.00675 - 4 * 0.0004 - 1e-12 && processing < 0.0145, "%g", processing);
             if (i > 0)
                 cr_assert (f->capture_ns >= vis_model_released (m, i - 1)->capture_ns);
             frames[f->camera_index]++;
@@ -249,12 +253,12 @@ Test (vis_model, all_seven_presets)
 {
     static const struct {
         const char *name;
-        double delay, processing, overlap;
+        double delay, processing, overlap; /* processing: the median */
     } p[] = {
         { "none", 0.035, 0.005, 0.3 },
-        { "realistic", 0.022, 0.0073, 0.8 },
-        { "go26", 0.022, 0.0073, 0.8 },
-        { "rc26", 0.022, 0.0073, 0.8 },
+        { "realistic", 0.022, 0.00675, 0.8 },
+        { "go26", 0.022, 0.00569, 0.8 },
+        { "rc26", 0.022, 0.00829, 0.8 },
         { "erforce_friendly", 0.035, 0.010, 1.0 },
         { "erforce_realistic", 0.035, 0.010, 1.0 },
         { "erforce_rc2021", 0.035, 0.010, 1.0 },
@@ -271,7 +275,17 @@ Test (vis_model, all_seven_presets)
                 const vis_frame_t *f = vis_model_released (m, i);
                 cr_assert_eq (f->due_ns - f->capture_ns, (uint64_t) llround (p[k].delay * 1e9), "%s delay",
                               p[k].name);
-                cr_assert_float_eq (f->t_sent - f->t_capture, p[k].processing, 1e-12);
+                /* t_capture: the true instant (the substep end without
+                   jitter) + delay - median processing time */
+                double leave = (double) f->capture_ns * 1e-9 + p[k].delay;
+                double early = leave - f->t_capture - p[k].processing;
+                cr_assert (early > -1e-12 && early < 0.0025, "%s instant %g before the substep end",
+                           p[k].name, early);
+                if (cfg.realism.capture_jitter == 0 && cfg.realism.capture_late_rate == 0)
+                    cr_assert_float_eq (early, 0, 1e-12, "%s", p[k].name);
+                if (cfg.realism.vision_processing_p90 <= cfg.realism.vision_processing_time
+                    && cfg.realism.capture_jitter == 0)
+                    cr_assert_float_eq (f->t_sent, leave, 1e-12, "%s: a constant processing time", p[k].name);
                 /* robot blue 3 at (0.2, -2.0) is seen by camera 0 (unless dropped) */
                 for (int j = 0; j < f->blue_count; j++)
                     if (f->blue[j].id == 3)
@@ -355,6 +369,7 @@ Test (vis_model, free_running_cameras_capture_apart)
     sim_config_t cfg = vis_test_cfg ("realistic");
     cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
     cfg.realism.vision_delay = 0;
+    cfg.realism.capture_jitter = 0; /* the offsets alone */
     cfg.sim.seed = 3;
     vis_model_t *m = sim_fc_model_new (&cfg);
     uint64_t first[2] = { 0, 0 };

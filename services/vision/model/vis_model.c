@@ -159,9 +159,146 @@ s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t 
     };
 }
 
+/* t_sent - t_capture of one frame (docs/vision.md, "Latency"): the median
+   vision_processing_time, spread by a normal score z of the frame's own
+   keyed generator: below the median with low_stddev, up to p90 on the
+   slope that puts z = 1.2816 there, beyond it on the slope that puts
+   z = 2.3263 at p99. z is clamped to +-4 so the spread stays shorter
+   than a frame period and t_sent keeps increasing. Constant (no draw)
+   when neither side is spread. */
+static double
+s_processing_time (const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
+{
+    double med = r->vision_processing_time;
+    double p90 = r->vision_processing_p90, p99 = r->vision_processing_p99;
+    bool upper = p90 > med, lower = r->vision_processing_low_stddev > 0;
+    if (!upper && !lower)
+        return med;
+    sim_rng_t rng;
+    sim_rng_seed_keyed (&rng, seed, SIM_STREAM_VISION_TIMING, key, frame);
+    double z = sim_rng_normal (&rng, 1.0);
+    z = z < -4 ? -4 : z > 4 ? 4 : z;
+    const double z90 = 1.2815515655446004, z99 = 2.3263478740408408;
+    double t;
+    if (z < 0)
+        t = med + z * r->vision_processing_low_stddev;
+    else if (!upper)
+        t = med;
+    else if (z <= z90)
+        t = med + z * (p90 - med) / z90;
+    else
+        t = p90 + (z - z90) * (p99 > p90 ? (p99 - p90) / (z99 - z90) : 0);
+    return t > 0 ? t : 0;
+}
+
+/* The soft edge of the field of view (docs/vision.md): an object at
+   nadir distance d is missed with the logistic chance
+   1 / (1 + exp (-(d - fov_edge_radius) / fov_edge_width)). No draw where
+   that chance is below 1e-13 (always seen) or above 1 - 1e-13 (never). */
+static bool
+s_soft_fov (const sim_realism_t *r)
+{
+    return r->fov_edge_radius > 0 && r->fov_edge_width > 0;
+}
+
+static bool
+s_fov_edge_miss (const sim_realism_t *r, const sim_camera_cfg_t *cam, sim_rng_t *rng_d, double x, double y)
+{
+    if (!s_soft_fov (r))
+        return false;
+    double dx = x - cam->x, dy = y - cam->y;
+    double sure = r->fov_edge_radius - 30 * r->fov_edge_width;
+    if (sure > 0 && dx * dx + dy * dy < sure * sure)
+        return false;
+    double u = (sqrt (dx * dx + dy * dy) - r->fov_edge_radius) / r->fov_edge_width;
+    if (u > 30)
+        return true;
+    return sim_rng_chance (rng_d, 1 / (1 + exp (-u)));
+}
+
+/* Is the ball inside a loss burst at `frame` of this camera (docs/vision.md,
+   "Ball losses")? A burst starts at a frame with ball_loss_burst_rate q
+   and lasts a geometric number of frames of mean m, so frame k is lost
+   when some frame k - j drew u < q (1 - 1/m)^j. Each frame's u comes from
+   its own keyed generator, so the answer is a pure function of the frame
+   number (a restarted service agrees). */
+static bool
+s_ball_burst_lost (const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
+{
+    double q = r->ball_loss_burst_rate;
+    if (!(q > 0))
+        return false;
+    double m = r->ball_loss_burst_length > 1 ? r->ball_loss_burst_length : 1;
+    double keep = 1 - 1 / m;
+    double threshold = q;
+    for (uint32_t j = 0; j <= frame && j < 64 && threshold > 1e-12; j++) {
+        sim_rng_t rng;
+        sim_rng_seed_keyed (&rng, seed, SIM_STREAM_BALL_BURST, key, frame - j);
+        if (sim_rng_uniform01 (&rng) < threshold)
+            return true;
+        threshold *= keep;
+    }
+    return false;
+}
+
+/* Chance the ball is lost next to a robot (docs/vision.md): A exp (-g / L)
+   with g the gap from the ball centre to the nearest robot's circle
+   (negative inside it); 0 without robots or when the model is off. */
+static double
+s_near_robot_loss (const sim_realism_t *r, const sim_snapshot_t *snap, int n, double bx, double by)
+{
+    double a = r->near_robot_ball_loss, len = r->near_robot_ball_loss_length;
+    if (!(a > 0) || !(len > 0) || n == 0)
+        return 0;
+    double gap = INFINITY;
+    for (int k = 0; k < n; k++) {
+        const sim_robot_state_t *rb = &snap->robots[k];
+        double g = hypot (rb->x - bx, rb->y - by) - rb->radius;
+        if (g < gap)
+            gap = g;
+    }
+    if (gap > 30 * len)
+        return 0;
+    return a * exp (-gap / len);
+}
+
+/* The world at the true capture instant: every object moved back along
+   its velocity by the time between the instant and the snapshot (at most
+   a substep, so straight lines are exact enough). */
 static void
-s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_snapshot_t *snap,
-           vis_frame_t *f)
+s_rewind (const sim_snapshot_t *snap, uint64_t instant_ns, sim_snapshot_t *out)
+{
+    *out = *snap;
+    double dt = (double) (snap->time_ns - instant_ns) * 1e-9;
+    out->time_ns = instant_ns;
+    int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
+    for (int k = 0; k < n; k++) {
+        sim_robot_state_t *rb = &out->robots[k];
+        rb->x -= rb->vx * dt;
+        rb->y -= rb->vy * dt;
+        rb->orientation -= rb->omega * dt;
+    }
+    sim_ball_state_t *b = &out->ball;
+    b->x -= b->vx * dt;
+    b->y -= b->vy * dt;
+    b->z -= b->vz * dt;
+}
+
+/* t_sent of the frame before, as s_capture computes it before the
+   ordering clamp (docs/vision.md, "Capture timing"). */
+static double
+s_previous_t_sent (const vis_model_t *self, uint64_t key, uint32_t frame_number, uint64_t previous_ns)
+{
+    const vis_model_def_t *v = &self->def;
+    const sim_realism_t *r = &v->realism;
+    double delay = r->vision_delay > 0 ? r->vision_delay : 0;
+    double leave = (double) previous_ns * 1e-9 + delay + v->timestamp_epoch_offset;
+    return leave - r->vision_processing_time + s_processing_time (r, v->schedule.seed, key, frame_number - 1);
+}
+
+static void
+s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_snapshot_t *world,
+           uint64_t instant_ns, uint64_t previous_ns, vis_frame_t *f)
 {
     const vis_model_def_t *v = &self->def;
     const sim_realism_t *r = &v->realism;
@@ -169,19 +306,40 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
     const vis_calib_t *cal = &self->calib[index];
     double overlap = r->camera_overlap, fov = v->fov_radius;
 
+    /* Off the grid the capture is of the world at its own instant, which
+       lies before the substep end that brought it. */
+    bool jittered = sim_schedule_def_jittered (&v->schedule) && instant_ns < world->time_ns;
+    sim_snapshot_t rewound;
+    if (jittered)
+        s_rewind (world, instant_ns, &rewound);
+    const sim_snapshot_t *snap = jittered ? &rewound : world;
+
     f->camera_index = index;
     f->camera_id = cam->id;
     f->frame_number = frame_number;
-    f->capture_ns = snap->time_ns;
-    f->due_ns = snap->time_ns;
-    double delay = r->vision_delay > 0 ? r->vision_delay : 0;
-    f->t_sent = (double) snap->time_ns * 1e-9 + delay + v->timestamp_epoch_offset;
-    f->t_capture = f->t_sent - r->vision_processing_time;
+    f->capture_ns = world->time_ns;
+    f->due_ns = world->time_ns;
     f->geometry = false;
     f->ball_count = f->blue_count = f->yellow_count = 0;
 
     /* Per-capture generators keyed by (rig generation, camera, frame). */
     uint64_t key = ((uint64_t) v->schedule.rig_generation << 32) | (uint64_t) index;
+
+    /* The frame leaves at capture + vision_delay; t_capture sits the median
+       processing time before that, t_sent one drawn processing time after
+       t_capture (the same instant when the time is constant). */
+    double delay = r->vision_delay > 0 ? r->vision_delay : 0;
+    double leave = (double) snap->time_ns * 1e-9 + delay + v->timestamp_epoch_offset;
+    f->t_capture = leave - r->vision_processing_time;
+    double processing = s_processing_time (r, v->schedule.seed, key, frame_number);
+    f->t_sent = processing == r->vision_processing_time ? leave : f->t_capture + processing;
+    /* A capture right after a late one may come less than the processing
+       spread later; its t_sent must still follow the one before. */
+    if (jittered && previous_ns > 0 && frame_number > 0) {
+        double before = s_previous_t_sent (self, key, frame_number, previous_ns);
+        if (!(f->t_sent > before))
+            f->t_sent = before + 1e-6;
+    }
     sim_rng_t rng_n, rng_d, rng_s;
     sim_rng_seed_keyed (&rng_n, v->schedule.seed, SIM_STREAM_VISION_NOISE, key, frame_number);
     sim_rng_seed_keyed (&rng_d, v->schedule.seed, SIM_STREAM_VISION_DROPOUT, key, frame_number);
@@ -190,16 +348,31 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
     if (n < 0)
         n = 0;
 
+    /* The soft edge replaces the hard disc. */
+    bool soft = s_soft_fov (r);
+    if (soft)
+        fov = 0;
+
     /* Robots (§5.1) */
     for (int k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
         if (!vis_region_visible (&self->rig, index, rb->x, rb->y, overlap, fov))
+            continue;
+        if (s_fov_edge_miss (r, cam, &rng_d, rb->x, rb->y))
             continue;
         if (sim_rng_chance (&rng_d, r->missing_robot_detections))
             continue;
         double ex, ey, ephi;
         vis_calib_error (cal, r, rb->x, rb->y, &ex, &ey, &ephi);
         double px = rb->x + ex, py = rb->y + ey, phi = rb->orientation + ephi;
+        /* Parallax of a marker-height error: the camera intersects its ray
+           with the wrong plane, so the robot moves away from its nadir. */
+        double dh = r->robot_marker_height_error;
+        if (dh != 0 && cam->z > rb->height) {
+            double k_par = dh / (cam->z - rb->height);
+            px += (rb->x - cam->x) * k_par;
+            py += (rb->y - cam->y) * k_par;
+        }
         vis_robot_det_t *list = rb->team == SIM_TEAM_YELLOW ? f->yellow : f->blue;
         int *count = rb->team == SIM_TEAM_YELLOW ? &f->yellow_count : &f->blue_count;
         s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
@@ -211,6 +384,9 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
     const sim_ball_state_t *b = &snap->ball;
     double br = v->ball.radius;
     if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
+        && !s_fov_edge_miss (r, cam, &rng_d, b->x, b->y)
+        && !s_ball_burst_lost (r, v->schedule.seed, key, frame_number)
+        && !sim_rng_chance (&rng_d, s_near_robot_loss (r, snap, n, b->x, b->y))
         && !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
         double vis = 1, cx = b->x, cy = b->y, cz = b->z;
         if (r->enable_invisible_ball)
@@ -219,7 +395,10 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
             double px, py, zp;
             vis_ball_project (cx, cy, cz, br, cam, &px, &py, &zp);
             double n_a = sim_rng_normal (&rng_n, r->stddev_ball_area);
-            double area = v->area_at_nadir_px * vis_ball_area_term (cam->z, zp, v->focal_length_px) + n_a;
+            double term = r->ball_area_height_gain > 0
+                            ? 1 + r->ball_area_height_gain * pow (zp, r->ball_area_height_exponent)
+                            : vis_ball_area_term (cam->z, zp, v->focal_length_px);
+            double area = v->area_at_nadir_px * term + n_a;
             area = vis * (area > 0 ? area : 0);
             double ex, ey, ephi;
             vis_calib_error (cal, r, px, py, &ex, &ey, &ephi);
@@ -250,6 +429,8 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
             double sy = rb->y + hy * v->spurious_ball_forward + hx * lateral;
             if (!vis_region_visible (&self->rig, index, sx, sy, overlap, fov))
                 continue;
+            if (s_fov_edge_miss (r, cam, &rng_d, sx, sy))
+                continue;
             double ex, ey, ephi;
             vis_calib_error (cal, r, sx, sy, &ex, &ey, &ephi);
             f->balls[f->ball_count++] = (vis_ball_det_t) {
@@ -265,6 +446,38 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
         }
     }
 
+    /* Ghost balls (docs/vision.md): a frame has some with ghost_ball_rate,
+       then one more each time with ghost_ball_more (a geometric count),
+       each anywhere over the field and its boundary that this camera
+       sees; four tries to land in the camera's part, else none. */
+    if (r->ghost_ball_rate > 0 && sim_rng_chance (&rng_d, r->ghost_ball_rate)) {
+        int count = 1;
+        while (count < VIS_MAX_GHOSTS && sim_rng_chance (&rng_d, r->ghost_ball_more))
+            count++;
+        double hx = v->field.length / 2 + v->field.boundary_width;
+        double hy = v->field.width / 2 + v->field.boundary_width;
+        double reach = soft ? r->fov_edge_radius : fov;
+        for (int g = 0; g < count; g++)
+            for (int attempt = 0; attempt < 4; attempt++) {
+                double gx = sim_rng_uniform (&rng_n, -hx, hx);
+                double gy = sim_rng_uniform (&rng_n, -hy, hy);
+                if (!vis_region_visible (&self->rig, index, gx, gy, overlap, reach))
+                    continue;
+                f->balls[f->ball_count++] = (vis_ball_det_t) {
+                    .x = gx,
+                    .y = gy,
+                    .z = br,
+                    .has_z = v->report_ball_z,
+                    .area = v->spurious_ball_area_px,
+                    .has_area = v->report_area,
+                    .confidence = s_confidence (&rng_n, v->ball_confidence_mean, v->confidence_stddev),
+                    .spurious = true,
+                    .ghost = true,
+                };
+                break;
+            }
+    }
+
     /* Shuffle (§5.5): the real ball must not always come first. */
     if (f->ball_count > 1) {
         sim_rng_seed_keyed (&rng_s, v->schedule.seed, SIM_STREAM_SHUFFLE, key, frame_number);
@@ -278,7 +491,7 @@ vis_model_capture (const vis_model_t *self, int index, uint32_t frame_number, co
 {
     assert (self && snap && out);
     assert (index >= 0 && index < self->rig.count);
-    s_capture (self, index, frame_number, snap, out);
+    s_capture (self, index, frame_number, snap, snap->time_ns, 0, out);
 }
 
 /* Make room for `more` frames; 0 on success. */
@@ -340,7 +553,8 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
             continue;
         vis_frame_t *f = &self->ring[(self->head + self->len) % self->cap];
         self->len++;
-        s_capture (self, i, frames[i], snap, f);
+        s_capture (self, i, frames[i], snap, sim_schedule_capture_ns (self->schedule, i),
+                   sim_schedule_previous_capture_ns (self->schedule, i), f);
         f->geometry = geometry;
         f->due_ns = snap->time_ns + delay_ns;
     }

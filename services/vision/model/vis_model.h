@@ -22,8 +22,10 @@
 #include "sim_schedule.h"
 #include "vis_calib.h"
 
-/* At most one real ball plus one spurious ball per robot. */
-#define VIS_MAX_BALLS (1 + SIM_SNAPSHOT_MAX_ROBOTS)
+/* Ghost balls one camera frame may carry at most. */
+#define VIS_MAX_GHOSTS 8
+/* At most one real ball, one spurious ball per robot and the ghosts. */
+#define VIS_MAX_BALLS (1 + SIM_SNAPSHOT_MAX_ROBOTS + VIS_MAX_GHOSTS)
 /* Every robot of a team, each possibly duplicated. */
 #define VIS_MAX_ROBOTS (2 * SIM_SNAPSHOT_MAX_ROBOTS)
 
@@ -34,7 +36,8 @@ typedef struct {
     double area; /* px, valid when has_area */
     double confidence;
     bool has_z, has_area;
-    bool spurious; /* a dribbler-LED false ball (for tests and tools) */
+    bool spurious; /* a false ball: dribbler LED or ghost (for tests and tools) */
+    bool ghost;    /* a ghost ball anywhere in the view (spurious too) */
 } vis_ball_det_t;
 
 /* One robot detection. */
