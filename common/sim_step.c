@@ -28,8 +28,8 @@ sim_step_substeps (double seconds, double substep_s, char *why, size_t why_len)
     if (n < 1 || fabs (n * dt_ns - requested) > fmax (requested * 1e-6, 1000.0)) {
         if (why && why_len)
             snprintf (why, why_len,
-                      "%g s is not a whole number of the simulator's %g s substeps ([sim] substep)",
-                      seconds, substep_s);
+                      "%g s is not a whole number of the simulator's %g s substeps ([sim] substep)", seconds,
+                      substep_s);
         return -1;
     }
     if (n * dt_ns > SIM_STEP_MAX_S * 1e9) {

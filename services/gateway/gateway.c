@@ -271,6 +271,7 @@ s_log_changes (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     char a[64];
     sim_info ("%s on the %s port asks to change %s", sim_udp_addr_str (from, a, sizeof a), s_port_names[port],
               what + 2);
+}
 
 /* --journal FILE: the request names its sender, for the journal
    (docs/logs.md); nothing is added to a run without one. buf holds the

@@ -1367,8 +1367,9 @@ Test (config, the_local_keys_are_bus_network_log_level_and_duration)
                       key->key, flagged ? "" : "not ");
         local += flagged;
     }
-    /* issue 15: [network] referee_addr, [run] record and journal */
-    cr_expect_eq (local, 13 + 14 + 4, "every [bus] and [network] key, log_level, duration, record, journal");
+    /* issue 13: [network] local_vision; issue 15: [network] referee_addr,
+       [run] record and journal */
+    cr_expect_eq (local, 13 + 14 + 5, "every [bus] and [network] key, log_level, duration, record, journal");
     const sim_cfg_key_t *tables[] = { sim_cfg_team_keys, sim_cfg_camera_keys, sim_cfg_outage_keys };
     const size_t counts[] = { sim_cfg_team_keys_count, sim_cfg_camera_keys_count, sim_cfg_outage_keys_count };
     for (size_t t = 0; t < 3; t++)
@@ -1616,8 +1617,8 @@ Test (config, presets_output_is_unchanged)
        referee_addr, the keys of the log files, and by issue 14: the
        realistic preset recalibrated and the [realism] keys of the round-2
        vision models */
-    cr_expect_eq (strlen (text), 7315);
-    cr_expect_eq (s_hash (text), 0x991a5ad5f4eeba25u, "presets text changed:\n%s", text);
+    cr_expect_eq (strlen (text), 7956);
+    cr_expect_eq (s_hash (text), 0xb8ca5e15916f39f4u, "presets text changed:\n%s", text);
     free (text);
 }
 
