@@ -25,11 +25,21 @@ s_mode_name (sim_mode_t mode)
     return mode == SIM_MODE_FAST ? "fast" : mode == SIM_MODE_SYNC ? "sync" : "realtime";
 }
 
+/* An integer, formatted here like s_num's numbers. */
+static void
+s_int (cJSON *obj, const char *key, long long v)
+{
+    char text[24];
+    snprintf (text, sizeof text, "%lld", v);
+    cJSON_AddRawToObject (obj, key, text);
+}
+
 /* Print and free `root`: the one exit of every encoder. */
 static char *
 s_print (cJSON *root)
 {
-    char *text = root ? cJSON_PrintUnformatted (root) : NULL;
+    /* a "world" is a few KiB: one buffer of that size, not a dozen reallocs */
+    char *text = root ? cJSON_PrintBuffered (root, 8192, 0) : NULL;
     cJSON_Delete (root);
     return text;
 }
@@ -51,10 +61,47 @@ s_round6 (double v)
     return isfinite (v) ? round (v * 1e6) / 1e6 : 0;
 }
 
+/* A number as the page needs it, to a micrometre, as cJSON raw text:
+   formatted from whole micrometres, because cJSON prints every number with
+   up to 17 digits and reads each back to check, which was most of the
+   cost of a "world" (bench/viewer.c). */
 static void
 s_num (cJSON *obj, const char *key, double v)
 {
-    cJSON_AddNumberToObject (obj, key, s_round6 (v));
+    double r = s_round6 (v);
+    if (!(fabs (r) < 9e12)) {
+        cJSON_AddRawToObject (obj, key, "0");
+        return;
+    }
+    long long micro = llround (r * 1e6);
+    bool negative = micro < 0;
+    unsigned long long u = (unsigned long long) (negative ? -micro : micro);
+    char digits[32];
+    int n = 0;
+    /* the fraction's digits, least significant first, without trailing zeros */
+    unsigned long long frac = u % 1000000, whole = u / 1000000;
+    int places = 6;
+    while (places > 0 && frac % 10 == 0) {
+        frac /= 10;
+        places--;
+    }
+    for (int i = 0; i < places; i++) {
+        digits[n++] = (char) ('0' + frac % 10);
+        frac /= 10;
+    }
+    if (places > 0)
+        digits[n++] = '.';
+    do {
+        digits[n++] = (char) ('0' + whole % 10);
+        whole /= 10;
+    } while (whole > 0);
+    if (negative && u != 0)
+        digits[n++] = '-';
+    char text[32];
+    for (int i = 0; i < n; i++)
+        text[i] = digits[n - 1 - i];
+    text[n] = '\0';
+    cJSON_AddRawToObject (obj, key, text);
 }
 
 char *
@@ -155,8 +202,8 @@ s_add_vision (cJSON *list, const SSLWrapperPacket *w)
         cJSON_Delete (f);
         return;
     }
-    cJSON_AddNumberToObject (f, "camera", d->camera_id);
-    cJSON_AddNumberToObject (f, "frame", d->frame_number);
+    s_int (f, "camera", d->camera_id);
+    s_int (f, "frame", d->frame_number);
     s_num (f, "t_capture", d->t_capture);
     cJSON *balls = cJSON_AddArrayToObject (f, "balls");
     for (size_t i = 0; i < d->n_balls; i++) {
@@ -184,7 +231,7 @@ s_add_vision (cJSON *list, const SSLWrapperPacket *w)
                 break;
             }
             cJSON_AddStringToObject (o, "team", s_team (team));
-            cJSON_AddNumberToObject (o, "id", r->has_robot_id ? (double) r->robot_id : -1);
+            s_int (o, "id", r->has_robot_id ? (long long) r->robot_id : -1);
             s_num (o, "x", r->x / 1000.0);
             s_num (o, "y", r->y / 1000.0);
             s_num (o, "o", r->has_orientation ? r->orientation : 0);
@@ -225,7 +272,7 @@ vw_json_world (const vw_world_t *world)
                 break;
             }
             cJSON_AddStringToObject (o, "team", s_team (r->team));
-            cJSON_AddNumberToObject (o, "id", r->id);
+            s_int (o, "id", r->id);
             s_num (o, "x", r->x);
             s_num (o, "y", r->y);
             s_num (o, "o", r->orientation);
@@ -244,7 +291,7 @@ vw_json_world (const vw_world_t *world)
             break;
         }
         cJSON_AddStringToObject (o, "team", s_team (world->kicks[i].team));
-        cJSON_AddNumberToObject (o, "id", world->kicks[i].id);
+        s_int (o, "id", world->kicks[i].id);
         s_num (o, "speed", world->kicks[i].speed);
         s_num (o, "t", world->kicks[i].t);
     }
