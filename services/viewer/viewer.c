@@ -276,6 +276,8 @@ s_refresh_status (vw_service_t *self)
     Simbus__Stats own;
     sim_stats_begin (&own, "viewer", self->started_us);
     hub->status.restarts[VW_SERVICES - 1] = own.restarts;
+    if (hub->realism[0])
+        snprintf (hub->status.realism, sizeof hub->status.realism, "%s", hub->realism);
     /* the newest truth is newer than physics' last Stats */
     if (self->have_truth)
         hub->status.t = (double) self->truth.time_ns / 1e9;
