@@ -30,7 +30,9 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 Q := $(if $(V),,@)
 .SECONDARY:
 
-PKGS     := libczmq libzmq libprotobuf-c inih zlib
+PKGS     := libczmq libzmq libprotobuf-c inih zlib libcjson
+# civetweb (HTTP and WebSocket for the viewer) ships no .pc file in Debian
+EXTRA_LIBS := -lcivetweb
 OPT      ?= -O2 -g
 SAN      ?=
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -42,7 +44,7 @@ CRIT_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterio
 GEN      := $(BUILD)/gen
 INCLUDES := -Icommon -Iservices -Ilauncher -Iembed -I$(GEN) -I$(GEN)/bus
 CFLAGS   = $(CFLAGS_BASE) $(WARN) $(INCLUDES) $(PKG_CFLAGS)
-LDLIBS   = $(PKG_LIBS) -lm -lpthread
+LDLIBS   = $(PKG_LIBS) $(EXTRA_LIBS) -lm -lpthread
 
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
@@ -68,7 +70,8 @@ COMMON_SRC  := $(wildcard common/*.c)
 PHYSCORE_SRC:= $(wildcard services/physics/core/*.c)
 VISMODEL_SRC:= $(wildcard services/vision/model/*.c)
 SERVICE_SRC := $(wildcard services/physics/*.c services/vision/*.c \
-                          services/gateway/*.c services/legacy-grsim/*.c)
+                          services/gateway/*.c services/legacy-grsim/*.c \
+                          services/viewer/*.c)
 LAUNCH_SRC  := $(wildcard launcher/*.c)
 EMBED_SRC   := $(wildcard embed/*.c)
 
@@ -144,7 +147,8 @@ $(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
 $(BUILD)/obj/%.o: %.c $(GEN)/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -DSSL_SIM_VERSION='"$(VERSION)"' -DSSL_SIM_BIN='"$(abspath $(BIN))"' -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -DSSL_SIM_VERSION='"$(VERSION)"' -DSSL_SIM_BIN='"$(abspath $(BIN))"' \
+	    -DSSL_SIM_WWW='"$(abspath services/viewer/www)"' -c $< -o $@
 
 define make_lib
 $(1): $(2)
@@ -288,11 +292,7 @@ fuzz-check: fuzz-build
 # A new kind of file is one more name in INSTALL_SETS and its three
 # variables; `make uninstall` removes exactly the files of the same sets,
 # then the directories of OWN_DIRS that are left empty. A directory tree is
-# one set per directory, e.g. for a web page's files:
-#   INSTALL_SETS += www
-#   inst_www_dir = $(DATADIR)/www; inst_www_mode := 644
-#   inst_www_files := $(wildcard services/viewer/www/*.*)
-# with $(DATADIR)/www added to OWN_DIRS before $(DATADIR).
+# one set per directory, as the viewer's page (www) shows.
 BINDIR      ?= $(PREFIX)/bin
 MAN1DIR     ?= $(PREFIX)/share/man/man1
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -314,7 +314,7 @@ PYTHON_SITE ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages
 LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 
-INSTALL_SETS := bin man1 bashcomp conf realism default units lib include python
+INSTALL_SETS := bin man1 bashcomp conf realism default units lib include python www
 inst_bin_dir       = $(BINDIR)
 inst_bin_mode     := 755
 inst_bin_files     = $(BIN)
@@ -345,10 +345,14 @@ inst_include_files:= embed/sslsim.h
 inst_python_dir    = $(PYTHON_SITE)/sslsim
 inst_python_mode  := 644
 inst_python_files := $(wildcard python/sslsim/*.py)
+# the viewer's page: found beside bin/ as PREFIX/share/ssl-sim/www
+inst_www_dir       = $(DATADIR)/www
+inst_www_mode     := 644
+inst_www_files    := $(wildcard services/viewer/www/*.*)
 # written at install time because they name the install paths
 INSTALL_MADE = $(LIBDIR)/libsslsim.so $(LIBDIR)/pkgconfig/sslsim.pc $(PYTHON_SITE)/sslsim/_installed.py
 # deepest first; each is removed only when empty
-OWN_DIRS = $(CONFDIR)/realism $(CONFDIR) $(DATADIR) $(PYTHON_SITE)/sslsim
+OWN_DIRS = $(CONFDIR)/realism $(CONFDIR) $(DATADIR)/www $(DATADIR) $(PYTHON_SITE)/sslsim
 
 INSTALL_FILES = $(foreach s,$(INSTALL_SETS),$(inst_$(s)_files))
 

@@ -14,6 +14,7 @@
 #include "sim_log.h"
 #include "sim_logfile.h"
 #include "sim_service.h"
+#include "sim_stats.h"
 #include "sim_snapshot.h"
 #include "sim_udp.h"
 #include "vis_codec.h"
@@ -28,6 +29,7 @@
 #define VIS_FLUSH_US     10000        /* a sync step's UDP packets go out at most this late */
 #define VIS_PAUSED_US    1000000      /* while paused, geometry this often */
 #define VIS_LOG_FLUSH_US 1000000      /* --record: the log file is pushed to disk this often */
+#define VIS_STATS_US     1000000      /* Stats to the bus this often */
 
 /* A sync step's packets, handed to the gateway in one message with the
    step's end, and sent by UDP after it (with the next step's first
@@ -85,6 +87,10 @@ typedef struct {
     int64_t log_flush_us;
     bool replaying; /* `ssl-sim replay`: end with the replay */
     uint8_t *referee_buf;
+    /* Stats (sim_stats.h): detection packets made per camera id since start */
+    uint64_t camera_packets[SIM_MAX_CAMERAS], camera_last[SIM_MAX_CAMERAS];
+    bool camera_seen[SIM_MAX_CAMERAS];
+    int64_t started_us, next_stats_us, last_stats_us;
 } vis_service_t;
 
 /* The loopback multicast sender for `group`, made or re-joined on demand.
@@ -315,10 +321,14 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
     size_t count = 0;
     for (int i = 0; i < released; i++) {
         uint8_t *buf = self->packets + (size_t) i * VIS_PACKET_MAX;
-        size_t len =
-            vis_codec_wrapper (self->model, vis_model_released (self->model, i), buf, VIS_PACKET_MAX);
+        const vis_frame_t *frame = vis_model_released (self->model, i);
+        size_t len = vis_codec_wrapper (self->model, frame, buf, VIS_PACKET_MAX);
         if (len == 0)
             continue;
+        if (frame->camera_id >= 0 && frame->camera_id < SIM_MAX_CAMERAS) {
+            self->camera_packets[frame->camera_id]++;
+            self->camera_seen[frame->camera_id] = true;
+        }
         wrappers[count] = (ProtobufCBinaryData) { len, buf };
         s_log (self, snap.time_ns, SIM_LOGFILE_VISION, buf, len);
         if (msg->has_step_id)
@@ -392,6 +402,35 @@ s_send_paused_geometry (vis_service_t *self)
     self->next_geometry_us += VIS_PAUSED_US;
     if (self->next_geometry_us <= now)
         self->next_geometry_us = now + VIS_PAUSED_US;
+}
+
+/* Stats once a second: the packets of every camera that has sent one. */
+static void
+s_publish_stats (vis_service_t *self)
+{
+    int64_t now = zclock_usecs ();
+    Simbus__Stats st;
+    sim_stats_begin (&st, "vision", self->started_us);
+    Simbus__CameraStats cams[SIM_MAX_CAMERAS], *ptrs[SIM_MAX_CAMERAS];
+    for (int i = 0; i < SIM_MAX_CAMERAS; i++)
+        if (self->camera_seen[i]) {
+            simbus__camera_stats__init (&cams[st.n_cameras]);
+            cams[st.n_cameras].id = (uint32_t) i;
+            cams[st.n_cameras].packets = self->camera_packets[i];
+            cams[st.n_cameras].has_pps = true;
+            cams[st.n_cameras].pps = now > self->last_stats_us
+                                       ? (double) (self->camera_packets[i] - self->camera_last[i]) * 1e6
+                                             / (double) (now - self->last_stats_us)
+                                       : 0;
+            self->camera_last[i] = self->camera_packets[i];
+            ptrs[st.n_cameras] = &cams[st.n_cameras];
+            st.n_cameras++;
+        }
+    st.cameras = ptrs;
+    self->last_stats_us = now;
+    Simbus__Envelope env;
+    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STATS, &st);
+    sim_link_send (self->link, &env);
 }
 
 static bool
@@ -485,6 +524,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->pipe = pipe;
     self->own = self->cfg = *cfg;
     self->referee = -1;
+    self->started_us = self->last_stats_us = zclock_usecs ();
+    self->next_stats_us = self->started_us + VIS_STATS_US;
     self->udp = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
     self->out = self->udp;
     self->local_udp = -1;
@@ -530,6 +571,8 @@ vis_service_actor (zsock_t *pipe, void *args)
             wake = self->next_geometry_us;
         if (self->log && self->log_flush_us < wake)
             wake = self->log_flush_us;
+        if (self->next_stats_us < wake)
+            wake = self->next_stats_us;
         if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, wake)) < 0)
             break;
         sim_loop_dispatch (self->loop);
@@ -540,6 +583,10 @@ vis_service_actor (zsock_t *pipe, void *args)
         if (self->log && zclock_usecs () >= self->log_flush_us) {
             sim_logfile_flush (self->log);
             self->log_flush_us = zclock_usecs () + VIS_LOG_FLUSH_US;
+        }
+        if (zclock_usecs () >= self->next_stats_us) {
+            s_publish_stats (self);
+            self->next_stats_us = zclock_usecs () + VIS_STATS_US;
         }
     }
     s_step_flush (self);

@@ -1351,13 +1351,13 @@ Test (config, set_and_get_one_key_by_name)
 static bool
 s_expect_local (const char *section, const char *key)
 {
-    return strcmp (section, "bus") == 0 || strcmp (section, "network") == 0
+    return strcmp (section, "bus") == 0 || strcmp (section, "network") == 0 || strcmp (section, "viewer") == 0
         || (strcmp (section, "run") == 0
             && (strcmp (key, "log_level") == 0 || strcmp (key, "duration") == 0 || strcmp (key, "record") == 0
                 || strcmp (key, "journal") == 0));
 }
 
-Test (config, the_local_keys_are_bus_network_log_level_and_duration)
+Test (config, the_local_keys_are_bus_network_viewer_log_level_and_duration)
 {
     int local = 0;
     for (size_t i = 0; i < sim_cfg_keys_count; i++) {
@@ -1367,9 +1367,11 @@ Test (config, the_local_keys_are_bus_network_log_level_and_duration)
                       key->key, flagged ? "" : "not ");
         local += flagged;
     }
-    /* issue 13: [network] local_vision; issue 15: [network] referee_addr,
-       [run] record and journal */
-    cr_expect_eq (local, 13 + 14 + 5, "every [bus] and [network] key, log_level, duration, record, journal");
+    /* issue 12: [viewer] enabled, addr and www_dir; issue 13: [network]
+       local_vision; issue 15: [network] referee_addr, [run] record and
+       journal */
+    cr_expect_eq (local, 13 + 14 + 5 + 3, "every [bus], [network] and [viewer] key, log_level, duration, record, "
+                                          "journal");
     const sim_cfg_key_t *tables[] = { sim_cfg_team_keys, sim_cfg_camera_keys, sim_cfg_outage_keys };
     const size_t counts[] = { sim_cfg_team_keys_count, sim_cfg_camera_keys_count, sim_cfg_outage_keys_count };
     for (size_t t = 0; t < 3; t++)
@@ -1616,7 +1618,8 @@ Test (config, presets_output_is_unchanged)
        15: [run] record and journal (unset, with their notes) and [network]
        referee_addr, the keys of the log files, and by issue 14: the
        realistic preset recalibrated and the [realism] keys of the round-2
-       vision models */
+       vision models, and by issue 12: the [viewer] section, whose
+       defaults a user starts from like the others' */
     cr_expect_eq (strlen (text), 7956);
     cr_expect_eq (s_hash (text), 0xb8ca5e15916f39f4u, "presets text changed:\n%s", text);
     free (text);
