@@ -94,7 +94,7 @@ ALL_LIBS    := $(LIB_EMBED) $(LIB_SERV) $(LIB_PHYS) $(LIB_VIS) $(LIB_COMMON) $(L
 SSLSIM_SOVER  := 1
 SSLSIM_NOBUS  := common/sim_bus.c common/sim_bus_codec.c common/sim_lane.c common/sim_link.c \
                  common/sim_link_recv.c common/sim_loop.c common/sim_service.c common/sim_udp.c \
-                 common/sim_curve.c common/sim_logfile.c
+                 common/sim_curve.c common/sim_logfile.c common/sim_stats.c
 SSLSIM_SRC    := $(EMBED_SRC) $(PHYSCORE_SRC) $(VISMODEL_SRC) $(filter-out $(SSLSIM_NOBUS),$(COMMON_SRC)) \
                  services/physics/phys_apply.c services/physics/phys_checkpoint.c \
                  services/physics/phys_def.c services/physics/phys_journal.c \

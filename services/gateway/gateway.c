@@ -70,15 +70,13 @@
 #define GW_BURST          64       /* datagrams read per port per loop turn */
 #define GW_RECHECK_US     10000    /* look again whether physics read its requests */
 #define GW_STATS_US       1000000  /* Stats to the bus this often */
-#define GW_SOURCES        8        /* source addresses listed per port in Stats */
+#define GW_STAT_SOURCES   8        /* source addresses listed per port in Stats */
 #define GW_SOURCE_SEEN_US 10000000 /* a source heard this recently is listed */
 
 /* A port's counters for Stats (docs/viewer.md). */
 typedef struct {
     uint64_t received, refused, lost;
     uint64_t last_received; /* at the last Stats, for the rate */
-    struct sockaddr_in sources[GW_SOURCES];
-    int64_t seen_us[GW_SOURCES];
 } gw_port_stats_t;
 
 typedef struct gw_service_t gw_service_t;
@@ -482,26 +480,6 @@ s_log_new_source (gw_service_t *self, gw_port_kind_t port, const struct sockaddr
               s_port_names[port]);
 }
 
-/* A datagram from `from` arrived: counted, and its source remembered
-   (the oldest one makes room). */
-static void
-s_count_source (gw_port_stats_t *st, const struct sockaddr_in *from, int64_t now)
-{
-    st->received++;
-    int oldest = 0;
-    for (int i = 0; i < GW_SOURCES; i++) {
-        if (st->seen_us[i] && st->sources[i].sin_addr.s_addr == from->sin_addr.s_addr
-            && st->sources[i].sin_port == from->sin_port) {
-            st->seen_us[i] = now;
-            return;
-        }
-        if (st->seen_us[i] < st->seen_us[oldest])
-            oldest = i;
-    }
-    st->sources[oldest] = *from;
-    st->seen_us[oldest] = now;
-}
-
 static void
 s_on_port (void *arg)
 {
@@ -515,7 +493,7 @@ s_on_port (void *arg)
             break;
         if (gw_sources_arrived (self->sources, port->kind, &from, zclock_usecs ()))
             s_log_new_source (self, port->kind, &from);
-        s_count_source (&self->stats[port->kind], &from, zclock_usecs ());
+        self->stats[port->kind].received++;
         /* before anything is decoded: a refused datagram takes no pending
            slot and never reaches physics */
         gw_tournament_verdict_t verdict = gw_tournament_check (self->tournament, port->kind, &from, false);
@@ -689,8 +667,8 @@ s_publish_stats (gw_service_t *self, int64_t now)
     Simbus__Stats st;
     sim_stats_begin (&st, "gateway", self->started_us);
     Simbus__PortStats ports[3], *port_ptrs[3];
-    char text[3][GW_SOURCES][32];
-    char *source_ptrs[3][GW_SOURCES];
+    char text[3][GW_STAT_SOURCES][32];
+    char *source_ptrs[3][GW_STAT_SOURCES];
     for (int i = 0; i < 3; i++) {
         gw_port_stats_t *s = &self->stats[i];
         simbus__port_stats__init (&ports[i]);
@@ -705,15 +683,15 @@ s_publish_stats (gw_service_t *self, int64_t now)
                                                   : 0;
         s->last_received = s->received;
         ports[i].sources = source_ptrs[i];
-        for (int k = 0; k < GW_SOURCES; k++)
-            if (s->seen_us[k] && now - s->seen_us[k] < GW_SOURCE_SEEN_US) {
-                char ip[INET_ADDRSTRLEN];
-                inet_ntop (AF_INET, &s->sources[k].sin_addr, ip, sizeof ip);
-                snprintf (text[i][ports[i].n_sources], sizeof text[i][0], "%s:%u", ip,
-                          (unsigned) ntohs (s->sources[k].sin_port));
-                source_ptrs[i][ports[i].n_sources] = text[i][ports[i].n_sources];
-                ports[i].n_sources++;
-            }
+        struct sockaddr_in recent[GW_STAT_SOURCES];
+        int n = gw_sources_recent (self->sources, i, now - GW_SOURCE_SEEN_US, recent, GW_STAT_SOURCES);
+        for (int k = 0; k < n; k++) {
+            char ip[INET_ADDRSTRLEN];
+            inet_ntop (AF_INET, &recent[k].sin_addr, ip, sizeof ip);
+            snprintf (text[i][k], sizeof text[i][k], "%s:%u", ip, (unsigned) ntohs (recent[k].sin_port));
+            source_ptrs[i][k] = text[i][k];
+        }
+        ports[i].n_sources = (size_t) n;
         port_ptrs[i] = &ports[i];
     }
     self->last_stats_us = now;

@@ -62,3 +62,19 @@ gw_sources_arrived (gw_sources_t *self, int port, const struct sockaddr_in *from
     *oldest = (s_source_t) { from->sin_addr.s_addr, from->sin_port, true, now_us };
     return true;
 }
+
+int
+gw_sources_recent (const gw_sources_t *self, int port, int64_t since_us, struct sockaddr_in *out, int max)
+{
+    assert (port >= 0 && port < self->ports);
+    const s_source_t *row = self->slots + (size_t) port * (size_t) self->capacity;
+    int n = 0;
+    for (int i = 0; i < self->capacity && n < max; i++)
+        if (row[i].used && row[i].last_us >= since_us) {
+            out[n] = (struct sockaddr_in) { .sin_family = AF_INET };
+            out[n].sin_addr.s_addr = row[i].addr;
+            out[n].sin_port = row[i].port;
+            n++;
+        }
+    return n;
+}

@@ -1,6 +1,6 @@
 /*  gw_sources.h - which client sources (address and port) each gateway
     port has heard from, so the gateway logs a new client once instead of
-    every datagram.
+    every datagram, and lists its recent clients in Stats.
 
     A bounded table per port with no clock of its own: when a port's table
     is full, the source heard from least recently makes room, so a source
@@ -27,5 +27,10 @@ void gw_sources_destroy (gw_sources_t **self_p);
    Returns true when that port had not heard from this address and port
    before (or had forgotten it to make room). */
 bool gw_sources_arrived (gw_sources_t *self, int port, const struct sockaddr_in *from, int64_t now_us);
+
+/* Up to `max` sources of `port` heard at or after since_us, copied to
+   out[]; returns how many. */
+int gw_sources_recent (const gw_sources_t *self, int port, int64_t since_us, struct sockaddr_in *out,
+                       int max);
 
 #endif
