@@ -237,7 +237,7 @@ export function drawCameraAreas (ctx, tf, cameras, layers, visible) {
             const g = cam.region;
             const a = tf.toCanvas(g.x_min, g.y_max);
             ctx.fillStyle = colour;
-            ctx.globalAlpha = 0.06;
+            ctx.globalAlpha = 0.035;
             ctx.fillRect(a.x, a.y, tf.px(g.x_max - g.x_min), tf.px(g.y_max - g.y_min));
             ctx.globalAlpha = 0.9;
             ctx.strokeStyle = colour;

@@ -709,6 +709,8 @@ function showCursor (pos) {
         return;
     }
     let text = `x ${pos.x.toFixed(3)}  y ${pos.y.toFixed(3)} m`;
+    if (tf.zoom > 1)
+        text += `  ·  zoom ${tf.zoom.toFixed(1)}× (double-click fits)`;
     const hover = state.hover;
     if (hover && hover.kind === 'robot')
         text += `  ·  ${hover.key.replace('/', ' ')}`;
