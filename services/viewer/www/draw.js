@@ -199,17 +199,19 @@ export function drawDetections (ctx, tf, frame, colour, radius) {
         ctx.lineTo(p.x + Math.cos(o) * rp, p.y + Math.sin(o) * rp);
         ctx.stroke();
     }
-    const rp = Math.max(BALL_MIN_PX, tf.px(radius)) + 2.5;
+    // a ring around where the camera sees the ball, with four ticks
+    // outside it, so the true ball inside stays visible
+    const rp = Math.max(BALL_MIN_PX, tf.px(radius)) + 3;
     for (const b of frame.balls || []) {
         const p = tf.toCanvas(b.x, b.y);
         ctx.beginPath();
         ctx.arc(p.x, p.y, rp, 0, 2 * Math.PI);
         ctx.stroke();
         ctx.beginPath();
-        ctx.moveTo(p.x - rp - 3, p.y);
-        ctx.lineTo(p.x + rp + 3, p.y);
-        ctx.moveTo(p.x, p.y - rp - 3);
-        ctx.lineTo(p.x, p.y + rp + 3);
+        for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+            ctx.moveTo(p.x + dx * rp, p.y + dy * rp);
+            ctx.lineTo(p.x + dx * (rp + 4), p.y + dy * (rp + 4));
+        }
         ctx.stroke();
     }
 }

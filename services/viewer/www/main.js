@@ -186,10 +186,6 @@ function render (now) {
         draw.drawRobots(ctx, tf, robots, { flashes, selected: state.selected, velocity: state.layers.velocity });
         for (const r of robots)
             drawnRobots.push({ team: r.team, id: r.id, x: r.x, y: r.y, o: r.o });
-        if (w.ball) {
-            draw.drawBall(ctx, tf, w.ball, f.ball_radius, { velocity: state.layers.velocity });
-            drawnBall = { x: w.ball.x, y: w.ball.y, z: w.ball.z };
-        }
     }
     const drawnCameras = [];
     for (const frameMsg of (w && w.vision) || []) {
@@ -197,6 +193,11 @@ function render (now) {
             continue;
         draw.drawDetections(ctx, tf, frameMsg, cameraColour(frameMsg.camera), f.ball_radius);
         drawnCameras.push(frameMsg.camera);
+    }
+    // the true ball over the detections: it is small and the rings hide it
+    if (state.layers.truth && w && w.ball) {
+        draw.drawBall(ctx, tf, w.ball, f.ball_radius, { velocity: state.layers.velocity });
+        drawnBall = { x: w.ball.x, y: w.ball.y, z: w.ball.z };
     }
     if (state.layers.nadirs)
         draw.drawNadirs(ctx, tf, state.cameras, cameraVisible);
@@ -260,7 +261,8 @@ function applyStatus (s) {
     sv.replaceChildren(...services.map(([name, up], i) => {
         const span = document.createElement('span');
         span.className = up ? 'good' : 'bad';
-        span.textContent = `${i ? ' ' : ''}${up ? '●' : '○'} ${name}`;
+        const restarts = s.restarts && Number(s.restarts[name]) > 0 ? ` (${s.restarts[name]} restarts)` : '';
+        span.textContent = `${i ? ' ' : ''}${up ? '●' : '○'} ${name}${restarts}`;
         return span;
     }));
     if (!services.length)
@@ -274,13 +276,29 @@ function applyStatus (s) {
         name.className = 'port-name';
         name.textContent = p.name;
         div.append(name, ` :${p.port}  ${Number(p.rate).toFixed(1)} /s`);
-        for (const src of p.sources || []) {
+        const counts = ['received', 'refused', 'lost'].filter((k) => Number.isFinite(p[k]))
+            .map((k) => `${k} ${p[k]}`);
+        if (counts.length) {
+            const c = document.createElement('span');
+            c.className = 'src';
+            c.textContent = counts.join(' · ');
+            div.append(c);
+        }
+        const sources = p.sources || [];
+        for (const src of sources.slice(0, 4)) {
             const s2 = document.createElement('span');
             s2.className = 'src';
             s2.textContent = `from ${src}`;
             div.append(s2);
         }
-        if (!(p.sources || []).length) {
+        if (sources.length > 4) {
+            const s2 = document.createElement('span');
+            s2.className = 'src';
+            s2.textContent = `and ${sources.length - 4} more`;
+            s2.title = sources.slice(4).join('\n');
+            div.append(s2);
+        }
+        if (!sources.length) {
             const s2 = document.createElement('span');
             s2.className = 'src';
             s2.textContent = 'no sender seen';
