@@ -23,6 +23,7 @@ const canvas = $('field');
 const ctx = canvas.getContext('2d');
 const tf = new Transform();
 const plot = new Plot($('plot'));
+const speedInput = $('speed');
 
 const state = {
     field: { ...DEFAULT_FIELD },
@@ -258,15 +259,15 @@ function applyStatus (s) {
     $('st-latency').textContent = Number.isFinite(s.latency_ms) ? `${s.latency_ms.toFixed(1)} ms` : '–';
     const services = s.services && typeof s.services === 'object' ? Object.entries(s.services) : [];
     const sv = $('st-services');
+    sv.classList.toggle('muted', !services.length);
     sv.replaceChildren(...services.map(([name, up], i) => {
         const span = document.createElement('span');
         span.className = up ? 'good' : 'bad';
         const restarts = s.restarts && Number(s.restarts[name]) > 0 ? ` (${s.restarts[name]} restarts)` : '';
-        span.textContent = `${i ? ' ' : ''}${up ? '●' : '○'} ${name}${restarts}`;
+        span.textContent = `${up ? '●' : '○'} ${name}${restarts}`;
         return span;
     }));
-    if (!services.length)
-        sv.textContent = '–';
+
 
     const ports = $('ports');
     ports.classList.toggle('muted', !(s.ports || []).length);
@@ -314,6 +315,8 @@ function applyStatus (s) {
         setSelect($('realism'), String(s.realism));
     if (document.activeElement !== $('cameras') && s.camera_count)
         setSelect($('cameras'), String(s.camera_count));
+    // in sync mode the clients' steps set the pace, not a speed
+    speedInput.disabled = s.mode === 'sync';
     if (Number.isFinite(s.speed) && s.speed > 0 && performance.now() > state.speedEditUntil) {
         $('speed').value = String(Math.round(100 * Math.log10(s.speed)));
         $('speed-value').textContent = `${s.speed.toFixed(2)}×`;
@@ -777,7 +780,6 @@ $('btn-rot-right').addEventListener('click', () => state.selected && turnRobot(s
 for (const b of document.querySelectorAll('button'))
     b.addEventListener('mouseup', () => b.blur());
 
-const speedInput = $('speed');
 let speedTimer = 0;
 function speedValue () {
     const s = Number(speedInput.value);
