@@ -27,7 +27,9 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 Q := $(if $(V),,@)
 .SECONDARY:
 
-PKGS     := libczmq libzmq libprotobuf-c inih
+PKGS     := libczmq libzmq libprotobuf-c inih libcjson
+# civetweb (HTTP and WebSocket for the viewer) ships no .pc file in Debian
+EXTRA_LIBS := -lcivetweb
 OPT      ?= -O2 -g
 SAN      ?=
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -39,7 +41,7 @@ CRIT_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterio
 GEN      := $(BUILD)/gen
 INCLUDES := -Icommon -Iservices -Ilauncher -I$(GEN) -I$(GEN)/bus
 CFLAGS   = $(CFLAGS_BASE) $(WARN) $(INCLUDES) $(PKG_CFLAGS)
-LDLIBS   = $(PKG_LIBS) -lm -lpthread
+LDLIBS   = $(PKG_LIBS) $(EXTRA_LIBS) -lm -lpthread
 
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
@@ -65,7 +67,8 @@ COMMON_SRC  := $(wildcard common/*.c)
 PHYSCORE_SRC:= $(wildcard services/physics/core/*.c)
 VISMODEL_SRC:= $(wildcard services/vision/model/*.c)
 SERVICE_SRC := $(wildcard services/physics/*.c services/vision/*.c \
-                          services/gateway/*.c services/legacy-grsim/*.c)
+                          services/gateway/*.c services/legacy-grsim/*.c \
+                          services/viewer/*.c)
 LAUNCH_SRC  := $(wildcard launcher/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -106,7 +109,8 @@ $(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
 $(BUILD)/obj/%.o: %.c $(GEN)/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -DSSL_SIM_VERSION='"$(VERSION)"' -DSSL_SIM_BIN='"$(abspath $(BIN))"' -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -DSSL_SIM_VERSION='"$(VERSION)"' -DSSL_SIM_BIN='"$(abspath $(BIN))"' \
+	    -DSSL_SIM_WWW='"$(abspath services/viewer/www)"' -c $< -o $@
 
 define make_lib
 $(1): $(2)
@@ -227,6 +231,8 @@ install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ssl-sim/configs
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ssl-sim
 	cp -r configs/. $(DESTDIR)$(PREFIX)/share/ssl-sim/configs/
+	install -d $(DESTDIR)$(PREFIX)/share/ssl-sim/www
+	cp -r services/viewer/www/. $(DESTDIR)$(PREFIX)/share/ssl-sim/www/
 	if [ -d scripts/systemd ]; then \
 	    install -d $(DESTDIR)$(PREFIX)/lib/systemd/system; \
 	    for u in scripts/systemd/*; do \

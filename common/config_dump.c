@@ -163,6 +163,7 @@ s_dump (const sim_config_t *cfg, bool with_header, bool annotated)
     s_dump_global (&out, cfg, "field", annotated);
     s_dump_global (&out, cfg, "run", annotated);
     s_dump_global (&out, cfg, "network", annotated);
+    s_dump_global (&out, cfg, "viewer", annotated);
     if (!s_at_defaults (cfg, "tournament"))
         s_dump_global (&out, cfg, "tournament", annotated);
     sim_cfg_out (&out, "\n; Bus endpoints: empty = an automatic ipc:// path in the runtime directory");
@@ -258,7 +259,8 @@ sim_config_doc_markdown (void)
                 "[outage N] (start and duration required)", &outage);
     static const char *const rest[][2] = {
         { "realism", "[realism]" }, { "field", "[field]" },           { "run", "[run]" },
-        { "network", "[network]" }, { "tournament", "[tournament]" }, { "bus", "[bus]" },
+        { "network", "[network]" }, { "tournament", "[tournament]" }, { "viewer", "[viewer]" },
+        { "bus", "[bus]" },
     };
     for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
         s_doc_keys (&out, sim_cfg_keys, sim_cfg_keys_count, rest[i][0], rest[i][1], cfg);

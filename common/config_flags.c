@@ -18,9 +18,9 @@
 #define S_COUNT(a) (sizeof (a) / sizeof (a)[0])
 
 const sim_cfg_command_t sim_cfg_commands[] = {
-    { "run [--single-process] [OPTIONS]", "start the simulator (four services)" },
+    { "run [--single-process] [OPTIONS]", "start the simulator (five services)" },
     { "service NAME [OPTIONS]",
-      "run one service in the foreground (physics, vision, gateway, legacy-grsim)" },
+      "run one service in the foreground (physics, vision, gateway, legacy-grsim, viewer)" },
     { "presets [OPTIONS]", "print the default configuration" },
     { "status [OPTIONS]", "the running services: pid, uptime, CPU, memory and rates" },
     { "restart NAME [OPTIONS]", "restart one running service (its supervisor starts it again)" },
@@ -68,9 +68,13 @@ const sim_cfg_flag_t sim_cfg_flags[] = {
     { .name = "--no-legacy-grsim", .kind = SIM_CFG_FLAG_KEY, .section = "run",
       .key = "legacy_grsim", .fixed = "false",
       .help = "do not serve grSim packets on {network.legacy_port}" },
+    { .name = "--viewer-addr", .arg = "H:P", .kind = SIM_CFG_FLAG_KEY, .section = "viewer",
+      .key = "addr", .help = "browser viewer and /metrics", .flags = SIM_CFG_SHOW_DEFAULT },
+    { .name = "--no-viewer", .kind = SIM_CFG_FLAG_KEY, .section = "viewer", .key = "enabled",
+      .fixed = "false", .help = "do not start the browser viewer" },
     { .name = "--port-offset", .arg = "N", .kind = SIM_CFG_FLAG_KEY, .section = "network",
       .key = "port_offset",
-      .help = "add N to every UDP port (several simulators on a host)" },
+      .help = "add N to every UDP port and the viewer's (several simulators on a host)" },
     { .name = "--duration", .arg = "SECS", .kind = SIM_CFG_FLAG_KEY, .section = "run",
       .key = "duration", .help = "stop after SECS of wall time",
       .flags = SIM_CFG_POSITIVE },

@@ -348,6 +348,18 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          sim_cfg_check_addr_list,
          "IPv4 addresses that may use the control port and send sync requests", NULL),
 
+    /* [viewer] product addition (docs/viewer.md); local: this host's server */
+    S_B_LOCAL ("viewer", "enabled", OFF (viewer.enabled), true,
+               "ssl-sim run starts the browser viewer; --no-viewer"),
+    S_S_LOCAL ("viewer", "addr", OFF (viewer.addr), SSIZE (viewer.addr), "127.0.0.1:8082",
+               sim_cfg_check_addr,
+               "viewer HTTP HOST:PORT (page, WebSocket, /metrics); the port moves with port_offset; "
+               "--viewer-addr",
+               NULL),
+    S_S_LOCAL ("viewer", "www_dir", OFF (viewer.www_dir), SSIZE (viewer.www_dir), "", NULL,
+               "directory of the page's files (empty = installed share/ssl-sim/www, else the source tree's)",
+               "www_dir = /usr/share/ssl-sim/www"),
+
     /* [bus] product addition; empty = automatic ipc path. All local: how
        this process reaches its peers. */
     S_S_LOCAL ("bus", "cmd_bind", OFF (bus.cmd_bind), SSIZE (bus.cmd_bind), "", NULL,

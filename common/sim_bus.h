@@ -29,6 +29,17 @@
 /* Frames of a sync step: "F" subscribers get them too. */
 #define SIM_TOPIC_STEP_FRAMES "FS"
 #define SIM_TOPIC_FRAMES_DONE "G"
+/* A service's Stats, on world (physics, and the gateway's through it) and
+   on frames (vision). */
+#define SIM_TOPIC_STATS "T"
+
+/* Upper bounds (us) of the substep cost histogram in Stats.substep_buckets;
+   the last bucket is everything (+Inf). */
+#define SIM_STATS_SUBSTEP_BOUNDS_US \
+    { \
+        1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 \
+    }
+#define SIM_STATS_SUBSTEP_BUCKETS 11
 
 /* The per-user runtime directory ($XDG_RUNTIME_DIR/ssl-sim or
    /tmp/ssl-sim-UID, plus /N with a port offset N), created mode 0700.

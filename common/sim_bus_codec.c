@@ -41,6 +41,9 @@ sim_bus_wrap (Simbus__Envelope *env, Simbus__Envelope__BodyCase kind, void *body
     case SIMBUS__ENVELOPE__BODY_REPLY:
         env->reply = body;
         break;
+    case SIMBUS__ENVELOPE__BODY_STATS:
+        env->stats = body;
+        break;
     default:
         assert (body == NULL);
         env->body_case = SIMBUS__ENVELOPE__BODY__NOT_SET;

@@ -97,6 +97,13 @@ typedef struct {
     char curve_frames_server[SIM_STRING_MAX]; /* vision's (frames); "" = curve_server */
 } sim_bus_cfg_t;
 
+/* [viewer]: the browser viewer and its /metrics (docs/viewer.md) */
+typedef struct {
+    bool enabled;                 /* ssl-sim run starts it */
+    char addr[SIM_STRING_MAX];    /* HTTP HOST:PORT; the port moves with port_offset */
+    char www_dir[SIM_STRING_MAX]; /* the page's files; "" = found (docs/viewer.md) */
+} sim_viewer_cfg_t;
+
 /* [tournament]: which source addresses may use which gateway port
    (docs/protocol.md "Tournament mode"); comma-separated IPv4 lists */
 #define SIM_TOURNAMENT_ADDRS_MAX 8 /* addresses per list */
@@ -117,6 +124,7 @@ typedef struct {
     sim_network_cfg_t network;
     sim_bus_cfg_t bus;
     sim_tournament_cfg_t tournament;
+    sim_viewer_cfg_t viewer;
     /* Runtime state carried with the effective configuration (not in files):
        bumped by physics when the camera rig is replaced at runtime. */
     uint32_t rig_generation;

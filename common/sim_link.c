@@ -21,6 +21,9 @@ const s_kind_t sim_link_kinds[S_KINDS] = {
     [SIMBUS__ENVELOPE__BODY_FRAMES_DONE] = { SIM_TOPIC_FRAMES_DONE, S_FRAMES, SIM_LINK_VISION },
     [SIMBUS__ENVELOPE__BODY_REQUEST] = { "Q", S_CMD, SIM_LINK_ROLES },
     [SIMBUS__ENVELOPE__BODY_REPLY] = { "R", S_CMD, SIM_LINK_PHYSICS },
+    /* physics publishes every Stats on world; vision's go on frames, and
+       the others' come to physics on cmd for it to publish (sim_link_send) */
+    [SIMBUS__ENVELOPE__BODY_STATS] = { SIM_TOPIC_STATS, S_WORLD, SIM_LINK_PHYSICS },
 };
 
 /* The routes that take a lane when lanes are on: the hot ones, between
@@ -42,10 +45,11 @@ const s_lane_route_t sim_link_lane_routes[] = {
 };
 const size_t sim_link_lane_route_count = sizeof sim_link_lane_routes / sizeof sim_link_lane_routes[0];
 
-const int sim_link_role_lane[SIM_LINK_ROLES] = { SIM_LANE_PHYSICS, SIM_LANE_VISION, SIM_LANE_GATEWAY, -1,
-                                                 -1 };
-static const char *const s_role_names[SIM_LINK_ROLES] = { "physics", "vision", "gateway", "legacy-grsim",
-                                                          "tool" };
+const int sim_link_role_lane[SIM_LINK_ROLES] = {
+    SIM_LANE_PHYSICS, SIM_LANE_VISION, SIM_LANE_GATEWAY, -1, -1, -1
+};
+static const char *const s_role_names[SIM_LINK_ROLES] = { "physics",      "vision", "gateway",
+                                                          "legacy-grsim", "tool",   "viewer" };
 
 /* ---- sending ---------------------------------------------------------- */
 
@@ -178,6 +182,10 @@ sim_link_send (sim_link_t *self, Simbus__Envelope *env)
     env->version = SIM_BUS_VERSION;
     if (kind == SIMBUS__ENVELOPE__BODY_REQUEST)
         return self->role == SIM_LINK_PHYSICS ? -1 : s_send_request (self, env);
+    if (kind == SIMBUS__ENVELOPE__BODY_STATS && self->role == SIM_LINK_VISION)
+        return s_publish (self, S_FRAMES, SIM_TOPIC_STATS, env);
+    if (kind == SIMBUS__ENVELOPE__BODY_STATS && self->role != SIM_LINK_PHYSICS)
+        return s_send_request (self, env); /* physics publishes it */
     if (sim_link_kinds[kind].sender != self->role)
         return -1;
     int taken = self->lane ? s_send_lanes (self, env) : 0;

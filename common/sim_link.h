@@ -18,6 +18,9 @@
       frames_done  vision      gateway (carries the step's packets and
                                Reply), legacy-grsim
       request      gateway, legacy-grsim, tools -> physics
+      stats        every one  tools, viewer (once a second; physics
+                               publishes its own and the gateway's on
+                               world, vision its own on frames)
       reply        physics     back to the request's sender; a sync
                                step's reply (a request with a step id)
                                comes inside frames_done instead, unless
@@ -53,7 +56,8 @@ typedef enum {
     SIM_LINK_VISION,
     SIM_LINK_GATEWAY,
     SIM_LINK_LEGACY,
-    SIM_LINK_TOOL, /* ssl-sim status, tests, benchmarks: requests and subscriptions */
+    SIM_LINK_TOOL,   /* ssl-sim status, tests, benchmarks: requests and subscriptions */
+    SIM_LINK_VIEWER, /* the browser viewer: subscriptions only */
     SIM_LINK_ROLES
 } sim_link_role_t;
 

@@ -22,6 +22,8 @@ s_accepts (const sim_link_t *self, const Simbus__Envelope *env, bool on_cmd)
         return self->role == SIM_LINK_PHYSICS;
     if (kind == SIMBUS__ENVELOPE__BODY_REPLY)
         return self->role != SIM_LINK_PHYSICS && self->role != SIM_LINK_VISION; /* they send no requests */
+    if (kind == SIMBUS__ENVELOPE__BODY_STATS && on_cmd)
+        return self->role == SIM_LINK_PHYSICS; /* to publish for its sender */
     return !on_cmd && self->subscribed[kind];
 }
 
@@ -133,7 +135,8 @@ s_read_lane (sim_link_t *self)
         s_deliver (self, env, &from,
                    env
                        && (env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST
-                           || env->body_case == SIMBUS__ENVELOPE__BODY_REPLY));
+                           || env->body_case == SIMBUS__ENVELOPE__BODY_REPLY
+                           || env->body_case == SIMBUS__ENVELOPE__BODY_STATS));
     }
 }
 
@@ -249,6 +252,16 @@ s_subscription (sim_link_t *self, Simbus__Envelope__BodyCase kind, bool on)
         self->want_config = on;
     if (s_by_lane (self, kind))
         return 0;
+    if (kind == SIMBUS__ENVELOPE__BODY_STATS && self->role != SIM_LINK_VISION) {
+        /* vision's come on frames, everyone else's on world */
+        zsock_t *frames = s_sub (self, S_FRAMES);
+        if (!frames)
+            return -1;
+        if (on)
+            zsock_set_subscribe (frames, SIM_TOPIC_STATS);
+        else
+            zsock_set_unsubscribe (frames, SIM_TOPIC_STATS);
+    }
     zsock_t *sub = s_sub (self, sim_link_kinds[kind].sock);
     if (!sub)
         return -1;

@@ -312,7 +312,8 @@ int
 launch_restart (const sim_config_t *cfg, const char *name)
 {
     if (!launch_service_find (name)) {
-        fprintf (stderr, "ssl-sim: unknown service '%s' (physics, vision, gateway, legacy-grsim)\n", name);
+        fprintf (stderr, "ssl-sim: unknown service '%s' (physics, vision, gateway, legacy-grsim, viewer)\n",
+                 name);
         return 2;
     }
     ctl_proc_t p;

@@ -77,7 +77,8 @@ s_run_service (const char *name, int optc, char **optv)
 {
     const launch_service_t *service = launch_service_find (name);
     if (!service) {
-        fprintf (stderr, "ssl-sim: unknown service '%s' (physics, vision, gateway, legacy-grsim)\n", name);
+        fprintf (stderr, "ssl-sim: unknown service '%s' (physics, vision, gateway, legacy-grsim, viewer)\n",
+                 name);
         return 2;
     }
     static sim_service_args_t args; /* outlives the actor thread */
@@ -263,7 +264,8 @@ main (int argc, char **argv)
     if (strcmp (command, "status") == 0 || strcmp (command, "restart") == 0) {
         bool restart = command[0] == 'r';
         if (restart && (argc < 3 || argv[2][0] == '-')) {
-            fprintf (stderr, "ssl-sim: restart needs a NAME (physics, vision, gateway, legacy-grsim)\n");
+            fprintf (stderr,
+                     "ssl-sim: restart needs a NAME (physics, vision, gateway, legacy-grsim, viewer)\n");
             return 2;
         }
         int skip = restart ? 3 : 2;
@@ -274,7 +276,8 @@ main (int argc, char **argv)
     }
     if (strcmp (command, "service") == 0) {
         if (argc < 3) {
-            fprintf (stderr, "ssl-sim: service needs a NAME (physics, vision, gateway, legacy-grsim)\n");
+            fprintf (stderr,
+                     "ssl-sim: service needs a NAME (physics, vision, gateway, legacy-grsim, viewer)\n");
             return 2;
         }
         return s_run_service (argv[2], argc - 3, argv + 3);

@@ -6,14 +6,13 @@
 #include "gateway/gateway.h"
 #include "legacy-grsim/grs_service.h"
 #include "physics/physics.h"
+#include "viewer/viewer.h"
 #include "vision/vision.h"
 
 /* Start order matters only for logs: the binders come first. */
 const launch_service_t launch_services[LAUNCH_SERVICE_COUNT] = {
-    { "physics", phys_service_actor },
-    { "vision", vis_service_actor },
-    { "gateway", gw_service_actor },
-    { "legacy-grsim", grs_service_actor },
+    { "physics", phys_service_actor },     { "vision", vis_service_actor }, { "gateway", gw_service_actor },
+    { "legacy-grsim", grs_service_actor }, { "viewer", vw_service_actor },
 };
 
 const launch_service_t *
@@ -28,5 +27,9 @@ launch_service_find (const char *name)
 bool
 launch_service_wanted (const launch_service_t *service, const sim_config_t *cfg)
 {
-    return cfg->run.legacy_grsim || strcmp (service->name, "legacy-grsim") != 0;
+    if (strcmp (service->name, "legacy-grsim") == 0)
+        return cfg->run.legacy_grsim;
+    if (strcmp (service->name, "viewer") == 0)
+        return cfg->viewer.enabled;
+    return true;
 }

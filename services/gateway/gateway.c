@@ -20,6 +20,7 @@
 */
 #include "gateway.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,7 @@
 #include "sim_log.h"
 #include "sim_rng.h"
 #include "sim_service.h"
+#include "sim_stats.h"
 #include "sim_udp.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
@@ -59,8 +61,19 @@
    times its request's size if that is more (docs/protocol.md) */
 #define GW_UNPROVEN_MIN   1200
 #define GW_UNPROVEN_RATIO 3
-#define GW_BURST          64    /* datagrams read per port per loop turn */
-#define GW_RECHECK_US     10000 /* look again whether physics read its requests */
+#define GW_BURST          64       /* datagrams read per port per loop turn */
+#define GW_RECHECK_US     10000    /* look again whether physics read its requests */
+#define GW_STATS_US       1000000  /* Stats to the bus this often */
+#define GW_SOURCES        8        /* source addresses listed per port in Stats */
+#define GW_SOURCE_SEEN_US 10000000 /* a source heard this recently is listed */
+
+/* A port's counters for Stats (docs/viewer.md). */
+typedef struct {
+    uint64_t received, refused, lost;
+    uint64_t last_received; /* at the last Stats, for the rate */
+    struct sockaddr_in sources[GW_SOURCES];
+    int64_t seen_us[GW_SOURCES];
+} gw_port_stats_t;
 
 typedef struct gw_service_t gw_service_t;
 
@@ -92,6 +105,9 @@ struct gw_service_t {
     uint64_t small_answers;     /* sync answers kept small for an unproven source */
     sim_errors_t answer_errors; /* a sync answer's errors, reused per answer */
     uint64_t config_serial;     /* of the configuration from physics; 0: none yet */
+    gw_port_stats_t stats[3];
+    uint64_t sync_answers;
+    int64_t started_us, next_stats_us, last_stats_us;
 };
 
 static const char *const s_port_names[] = { "control", "blue", "yellow" };
@@ -151,6 +167,7 @@ static void
 s_answer_errors (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to, bool sync,
                  const sim_errors_t *errors)
 {
+    self->stats[port].refused++;
     RobotControlResponse rr = ROBOT_CONTROL_RESPONSE__INIT;
     rr.n_errors = errors->count;
     rr.errors = (SimulatorError **) errors->ptrs;
@@ -360,11 +377,32 @@ s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const st
         return;
     }
     s_strip (self, &rc->base);
-    if (s_lost (self, port, self->cfg.realism.robot_command_loss))
+    if (s_lost (self, port, self->cfg.realism.robot_command_loss)) {
         self->lost_commands++;
-    else
+        self->stats[port].lost++;
+    } else
         s_start_plain (self, port, from, NULL, rc);
     robot_control__free_unpacked (rc, NULL);
+}
+
+/* A datagram from `from` arrived: counted, and its source remembered
+   (the oldest one makes room). */
+static void
+s_count_source (gw_port_stats_t *st, const struct sockaddr_in *from, int64_t now)
+{
+    st->received++;
+    int oldest = 0;
+    for (int i = 0; i < GW_SOURCES; i++) {
+        if (st->seen_us[i] && st->sources[i].sin_addr.s_addr == from->sin_addr.s_addr
+            && st->sources[i].sin_port == from->sin_port) {
+            st->seen_us[i] = now;
+            return;
+        }
+        if (st->seen_us[i] < st->seen_us[oldest])
+            oldest = i;
+    }
+    st->sources[oldest] = *from;
+    st->seen_us[oldest] = now;
 }
 
 static void
@@ -378,6 +416,7 @@ s_on_port (void *arg)
         ssize_t n = sim_udp_recv (self->fds[port->kind], self->buf, SIM_UDP_MAX, &from);
         if (n < 0)
             break;
+        s_count_source (&self->stats[port->kind], &from, zclock_usecs ());
         /* before anything is decoded: a refused datagram takes no pending
            slot and never reaches physics */
         gw_tournament_verdict_t verdict = gw_tournament_check (self->tournament, port->kind, &from, false);
@@ -396,8 +435,10 @@ static void
 s_answer_sync (gw_service_t *self, gw_request_t *p)
 {
     size_t len = 0, left_out = 0;
-    if (gw_sync_answer (p, &self->answer_errors, self->buf, SIM_UDP_MAX, &len, &left_out) == 0)
+    if (gw_sync_answer (p, &self->answer_errors, self->buf, SIM_UDP_MAX, &len, &left_out) == 0) {
         s_send (self, p->port, &p->from, len);
+        self->sync_answers++;
+    }
     self->frames_dropped += left_out;
     self->small_answers += p->answer_cap && left_out;
     gw_pending_release (self->pending, p);
@@ -418,9 +459,10 @@ s_handle_reply (gw_service_t *self, Simbus__Envelope *env, const Simbus__Reply *
         s_send_packed (self, p->port, &p->from, &r.base);
         gw_pending_release (self->pending, p);
     } else if (p && p->kind == GW_REQ_ROBOTS) {
-        if (s_lost (self, p->port, self->cfg.realism.robot_response_loss))
+        if (s_lost (self, p->port, self->cfg.realism.robot_response_loss)) {
             self->lost_responses++;
-        else {
+            self->stats[p->port].lost++;
+        } else {
             RobotControlResponse r = ROBOT_CONTROL_RESPONSE__INIT;
             r.n_errors = reply->n_robot_errors;
             r.errors = reply->robot_errors;
@@ -540,6 +582,51 @@ s_on_pipe (void *arg)
         self->terminated = true;
 }
 
+/* Stats for the bus (physics publishes them): every port's counters and
+   its recent sources. */
+static void
+s_publish_stats (gw_service_t *self, int64_t now)
+{
+    Simbus__Stats st;
+    sim_stats_begin (&st, "gateway", self->started_us);
+    Simbus__PortStats ports[3], *port_ptrs[3];
+    char text[3][GW_SOURCES][32];
+    char *source_ptrs[3][GW_SOURCES];
+    for (int i = 0; i < 3; i++) {
+        gw_port_stats_t *s = &self->stats[i];
+        simbus__port_stats__init (&ports[i]);
+        ports[i].name = (char *) s_port_names[i];
+        ports[i].port = (uint32_t) (self->fds[i] >= 0 ? sim_udp_local_port (self->fds[i]) : 0);
+        ports[i].received = s->received;
+        ports[i].refused = s->refused;
+        ports[i].lost = s->lost;
+        ports[i].has_rate = true;
+        ports[i].rate = now > self->last_stats_us ? (double) (s->received - s->last_received) * 1e6
+                                                        / (double) (now - self->last_stats_us)
+                                                  : 0;
+        s->last_received = s->received;
+        ports[i].sources = source_ptrs[i];
+        for (int k = 0; k < GW_SOURCES; k++)
+            if (s->seen_us[k] && now - s->seen_us[k] < GW_SOURCE_SEEN_US) {
+                char ip[INET_ADDRSTRLEN];
+                inet_ntop (AF_INET, &s->sources[k].sin_addr, ip, sizeof ip);
+                snprintf (text[i][ports[i].n_sources], sizeof text[i][0], "%s:%u", ip,
+                          (unsigned) ntohs (s->sources[k].sin_port));
+                source_ptrs[i][ports[i].n_sources] = text[i][ports[i].n_sources];
+                ports[i].n_sources++;
+            }
+        port_ptrs[i] = &ports[i];
+    }
+    self->last_stats_us = now;
+    st.n_ports = 3;
+    st.ports = port_ptrs;
+    st.has_sync_round_trips = true;
+    st.sync_round_trips = self->sync_answers;
+    Simbus__Envelope env;
+    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STATS, &st);
+    sim_link_send (self->link, &env);
+}
+
 /* ---- life ------------------------------------------------------------- */
 
 static void
@@ -592,6 +679,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->pipe = pipe;
     self->own = self->cfg = *cfg;
     self->fds[0] = self->fds[1] = self->fds[2] = -1;
+    self->started_us = self->last_stats_us = zclock_usecs ();
+    self->next_stats_us = self->started_us + GW_STATS_US;
     self->buf = malloc (SIM_UDP_MAX);
     self->pending = gw_pending_new (GW_PENDING_MAX);
     if (self->pending)
@@ -638,10 +727,16 @@ gw_service_actor (zsock_t *pipe, void *args)
         int64_t until = sim_link_next_us (self->link, now);
         if (next_deadline < until)
             until = next_deadline;
+        if (self->next_stats_us < until)
+            until = self->next_stats_us;
         if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, until)) < 0)
             break;
         sim_loop_dispatch (self->loop);
         next_deadline = gw_pending_expire (self->pending, zclock_usecs (), s_expired, self);
+        if (zclock_usecs () >= self->next_stats_us) {
+            s_publish_stats (self, zclock_usecs ());
+            self->next_stats_us = zclock_usecs () + GW_STATS_US;
+        }
     }
     s_destroy (&self);
 }

@@ -30,6 +30,7 @@
 #include "sim_log.h"
 #include "sim_schedule_config.h"
 #include "sim_service.h"
+#include "sim_stats.h"
 #include "physics/core/phys_world.h"
 
 #define PHYS_CLOCK_PERIOD_US      100000  /* Clock heartbeat, while someone reads it */
@@ -73,6 +74,13 @@ typedef struct {
     uint64_t status_sim_ns;
     uint64_t status_substeps;
     int64_t status_cost_us;
+    double last_rtf, last_cost_us;
+
+    /* Stats (sim_stats.h): counted since start */
+    int64_t started_us;
+    uint64_t substep_buckets[SIM_STATS_SUBSTEP_BUCKETS];
+    uint64_t substeps_timed;
+    double substep_sum_us;
 } phys_service_t;
 
 /* ---- publishing ------------------------------------------------------- */
@@ -134,6 +142,37 @@ s_publish_clock (phys_service_t *self, int64_t now)
                                          phys_world_robot_count (self->world)));
 }
 
+/* Stats once a second, with the status line (sim_stats.h). */
+static void
+s_publish_stats (phys_service_t *self, int64_t now)
+{
+    if (!sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_STATS))
+        return;
+    Simbus__Stats st;
+    sim_stats_begin (&st, "physics", self->started_us);
+    st.has_time_ns = true;
+    st.time_ns = phys_world_time_ns (self->world);
+    st.has_rtf = true;
+    st.rtf = self->last_rtf;
+    st.has_substep_us = true;
+    st.substep_us = self->last_cost_us;
+    st.n_substep_buckets = SIM_STATS_SUBSTEP_BUCKETS;
+    st.substep_buckets = self->substep_buckets;
+    st.has_substeps = true;
+    st.substeps = self->substeps_timed;
+    st.has_substep_sum_us = true;
+    st.substep_sum_us = self->substep_sum_us;
+    st.has_speed = true;
+    st.speed = self->cfg.run.speed;
+    st.has_running = true;
+    st.running = phys_clock_running (&self->clock, now);
+    st.has_mode = true;
+    st.mode = (uint32_t) self->cfg.run.mode;
+    Simbus__Envelope env;
+    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STATS, &st);
+    sim_link_send (self->link, &env);
+}
+
 /* ---- stepping --------------------------------------------------------- */
 
 /* One substep and what must be published after it. */
@@ -164,13 +203,19 @@ s_run_substeps (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_i
 {
     int64_t start = zclock_usecs ();
     sim_link_batch (self->link, !has_step);
+    uint64_t done = 0;
     for (uint64_t i = 1; i <= n; i++) {
         s_substep (self, has_step, step_id);
+        done = i;
         if (yield && i % PHYS_FAST_CHECK == 0 && sim_link_input_waiting (self->link))
             break;
     }
     sim_link_batch (self->link, false);
-    self->status_cost_us += zclock_usecs () - start;
+    int64_t cost = zclock_usecs () - start;
+    self->status_cost_us += cost;
+    sim_stats_substeps (self->substep_buckets, done, (double) cost);
+    self->substeps_timed += done;
+    self->substep_sum_us += (double) cost;
 }
 
 static void
@@ -261,6 +306,9 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     phys_service_t *self = arg;
     if (!self->terminated && env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST)
         s_handle_request (self, env->request, from);
+    else if (env->body_case == SIMBUS__ENVELOPE__BODY_STATS
+             && sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_STATS))
+        sim_link_send (self->link, env); /* the gateway's: physics publishes them */
     return false;
 }
 
@@ -288,6 +336,9 @@ s_status (phys_service_t *self, int64_t now)
                     : 0.0;
     sim_info ("sim %.2fs | rtf %.2fx | substep %.1fus | robots %d | mode %s", (double) t / 1e9, rtf, cost,
               phys_world_robot_count (self->world), sim_config_mode_name (self->cfg.run.mode));
+    self->last_rtf = rtf;
+    self->last_cost_us = cost;
+    s_publish_stats (self, now);
     self->status_wall_us = now;
     self->status_sim_ns = t;
     self->status_substeps = 0;
@@ -488,6 +539,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
                      now);
     sim_link_set_pacing (self->link, s_pacing (self->cfg.run.mode));
     self->status_wall_us = now;
+    self->started_us = now;
     self->status_sim_ns = phys_world_time_ns (self->world);
     self->next_config_us = now;
     self->next_clock_us = now;

@@ -11,6 +11,7 @@
 #include "sim_link.h"
 #include "sim_log.h"
 #include "sim_service.h"
+#include "sim_stats.h"
 #include "sim_snapshot.h"
 #include "sim_udp.h"
 #include "vis_codec.h"
@@ -23,6 +24,7 @@
 #define VIS_STEP_FRAMES  256          /* packets of one sync step kept for the gateway (the newest) */
 #define VIS_STEP_BYTES   (192 * 1024) /* ... and at most this many bytes (< SIM_LINK_MESSAGE_MAX) */
 #define VIS_FLUSH_US     10000        /* a sync step's UDP packets go out at most this late */
+#define VIS_STATS_US     1000000      /* Stats to the bus this often */
 
 /* A sync step's packets, handed to the gateway in one message with the
    step's end, and sent by UDP after it (with the next step's first
@@ -60,6 +62,10 @@ typedef struct {
     uint64_t last_time_ns; /* of the last snapshot fed to the model */
     uint8_t *packets;      /* VIS_MAX_RELEASED * VIS_PACKET_MAX */
     uint64_t sent, send_failures;
+    /* Stats (sim_stats.h): detection packets made per camera id since start */
+    uint64_t camera_packets[SIM_MAX_CAMERAS], camera_last[SIM_MAX_CAMERAS];
+    bool camera_seen[SIM_MAX_CAMERAS];
+    int64_t started_us, next_stats_us, last_stats_us;
 } vis_service_t;
 
 /* Destination from the effective config: vision_addr (or 127.0.0.1 with
@@ -201,10 +207,14 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
     size_t count = 0;
     for (int i = 0; i < released; i++) {
         uint8_t *buf = self->packets + (size_t) i * VIS_PACKET_MAX;
-        size_t len =
-            vis_codec_wrapper (self->model, vis_model_released (self->model, i), buf, VIS_PACKET_MAX);
+        const vis_frame_t *frame = vis_model_released (self->model, i);
+        size_t len = vis_codec_wrapper (self->model, frame, buf, VIS_PACKET_MAX);
         if (len == 0)
             continue;
+        if (frame->camera_id >= 0 && frame->camera_id < SIM_MAX_CAMERAS) {
+            self->camera_packets[frame->camera_id]++;
+            self->camera_seen[frame->camera_id] = true;
+        }
         wrappers[count] = (ProtobufCBinaryData) { len, buf };
         if (msg->has_step_id)
             s_step_keep (self, msg->step_id, &wrappers[count]);
@@ -255,6 +265,35 @@ s_on_step_done (vis_service_t *self, const Simbus__StepDone *msg)
        (physics waits for the next step on the other one) and would wait
        for them; they go out with the next step's first packet */
     self->flush_due_us = zclock_usecs () + VIS_FLUSH_US;
+}
+
+/* Stats once a second: the packets of every camera that has sent one. */
+static void
+s_publish_stats (vis_service_t *self)
+{
+    int64_t now = zclock_usecs ();
+    Simbus__Stats st;
+    sim_stats_begin (&st, "vision", self->started_us);
+    Simbus__CameraStats cams[SIM_MAX_CAMERAS], *ptrs[SIM_MAX_CAMERAS];
+    for (int i = 0; i < SIM_MAX_CAMERAS; i++)
+        if (self->camera_seen[i]) {
+            simbus__camera_stats__init (&cams[st.n_cameras]);
+            cams[st.n_cameras].id = (uint32_t) i;
+            cams[st.n_cameras].packets = self->camera_packets[i];
+            cams[st.n_cameras].has_pps = true;
+            cams[st.n_cameras].pps = now > self->last_stats_us
+                                       ? (double) (self->camera_packets[i] - self->camera_last[i]) * 1e6
+                                             / (double) (now - self->last_stats_us)
+                                       : 0;
+            self->camera_last[i] = self->camera_packets[i];
+            ptrs[st.n_cameras] = &cams[st.n_cameras];
+            st.n_cameras++;
+        }
+    st.cameras = ptrs;
+    self->last_stats_us = now;
+    Simbus__Envelope env;
+    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STATS, &st);
+    sim_link_send (self->link, &env);
 }
 
 static bool
@@ -311,6 +350,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         return NULL;
     self->pipe = pipe;
     self->own = self->cfg = *cfg;
+    self->started_us = self->last_stats_us = zclock_usecs ();
+    self->next_stats_us = self->started_us + VIS_STATS_US;
     self->udp = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
     self->packets = malloc ((size_t) VIS_MAX_RELEASED * VIS_PACKET_MAX);
     self->step.bytes = malloc (VIS_STEP_BYTES);
@@ -347,11 +388,17 @@ vis_service_actor (zsock_t *pipe, void *args)
         int64_t wake = sim_link_next_us (self->link, now);
         if (self->step.count > 0 && self->flush_due_us < wake)
             wake = self->flush_due_us;
+        if (self->next_stats_us < wake)
+            wake = self->next_stats_us;
         if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, wake)) < 0)
             break;
         sim_loop_dispatch (self->loop);
         if (self->step.count > 0 && zclock_usecs () >= self->flush_due_us)
             s_step_flush (self);
+        if (zclock_usecs () >= self->next_stats_us) {
+            s_publish_stats (self);
+            self->next_stats_us = zclock_usecs () + VIS_STATS_US;
+        }
     }
     s_step_flush (self);
     s_destroy (&self);

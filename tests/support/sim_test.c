@@ -128,7 +128,7 @@ sim_proc_pick_ports (sim_proc_t *proc)
 {
     int *ports[] = { &proc->control_port, &proc->blue_port,        &proc->yellow_port,
                      &proc->legacy_port,  &proc->status_blue_port, &proc->status_yellow_port,
-                     &proc->vision_port,  &proc->truth_port };
+                     &proc->vision_port,  &proc->truth_port,       &proc->viewer_port };
     for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++)
         if ((*ports[i] = sim_test_free_port ()) <= 0)
             return -1;
@@ -141,6 +141,8 @@ sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_
     FILE *f = fopen (path, "w");
     if (!f)
         return -1;
+    /* first, so an extra_ini that goes on with [network] keys still can */
+    fprintf (f, "[viewer]\naddr = 127.0.0.1:%d\n", proc->viewer_port);
     fprintf (f,
              "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nblue_port = %d\n"
              "yellow_port = %d\nlegacy_port = %d\nlegacy_status_port_blue = %d\n"

@@ -18,7 +18,8 @@ typedef struct {
     char dir[256]; /* runtime directory and config file live here */
     int control_port, blue_port, yellow_port, legacy_port;
     int status_blue_port, status_yellow_port, vision_port, truth_port;
-    char log[300]; /* the process's stdout+stderr */
+    int viewer_port; /* TCP, from the same counter as the UDP ones */
+    char log[300];   /* the process's stdout+stderr */
 } sim_proc_t;
 
 /* A free UDP port on 127.0.0.1, below the ephemeral range and never the
@@ -36,8 +37,9 @@ int sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra
    left alone). Returns 0 or -1. */
 int sim_proc_pick_ports (sim_proc_t *proc);
 
-/* Write a configuration file at `path`: a [network] section with proc's
-   ports on 127.0.0.1, then `extra_ini` (may be NULL). Returns 0 or -1. */
+/* Write a configuration file at `path`: a [viewer] section with proc's
+   viewer port, a [network] section with its UDP ports on 127.0.0.1, then
+   `extra_ini` (may be NULL). Returns 0 or -1. */
 int sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_ini);
 
 /* SIGTERM, wait (5 s, then SIGKILL); returns the exit status or -1. */

@@ -1305,12 +1305,12 @@ Test (config, set_and_get_one_key_by_name)
 static bool
 s_expect_local (const char *section, const char *key)
 {
-    return strcmp (section, "bus") == 0 || strcmp (section, "network") == 0
+    return strcmp (section, "bus") == 0 || strcmp (section, "network") == 0 || strcmp (section, "viewer") == 0
         || (strcmp (section, "run") == 0
             && (strcmp (key, "log_level") == 0 || strcmp (key, "duration") == 0));
 }
 
-Test (config, the_local_keys_are_bus_network_log_level_and_duration)
+Test (config, the_local_keys_are_bus_network_viewer_log_level_and_duration)
 {
     int local = 0;
     for (size_t i = 0; i < sim_cfg_keys_count; i++) {
@@ -1320,7 +1320,7 @@ Test (config, the_local_keys_are_bus_network_log_level_and_duration)
                       key->key, flagged ? "" : "not ");
         local += flagged;
     }
-    cr_expect_eq (local, 13 + 13 + 2, "every [bus] and [network] key, log_level and duration");
+    cr_expect_eq (local, 13 + 13 + 3 + 2, "every [bus], [network] and [viewer] key, log_level and duration");
     const sim_cfg_key_t *tables[] = { sim_cfg_team_keys, sim_cfg_camera_keys, sim_cfg_outage_keys };
     const size_t counts[] = { sim_cfg_team_keys_count, sim_cfg_camera_keys_count, sim_cfg_outage_keys_count };
     for (size_t t = 0; t < 3; t++)
@@ -1560,8 +1560,10 @@ Test (config, presets_output_is_unchanged)
     cr_assert_not_null (text);
     /* deliberately changed by issue 11: [network] legacy_bind_address and
        sync_takeover (6951 bytes, 0x2fe61ce871dae29f before), then [bus]
-       curve and curve_cert's note (7040 bytes, 0x6afb9e7d3de5bf8c before) */
-    cr_expect_eq (strlen (text), 7092);
-    cr_expect_eq (s_hash (text), 0xcb301d9ad044820au, "presets text changed:\n%s", text);
+       curve and curve_cert's note (7040 bytes, 0x6afb9e7d3de5bf8c before);
+       by issue 12: the [viewer] section, whose defaults a user starts
+       from like the others' (7092 bytes, 0xcb301d9ad044820a before) */
+    cr_expect_eq (strlen (text), 7174);
+    cr_expect_eq (s_hash (text), 0x9f1c46852dc20644u, "presets text changed:\n%s", text);
     free (text);
 }

@@ -1,0 +1,491 @@
+/*  viewer.c - the viewer service actor (viewer.h): the bus side.
+
+    One loop: the actor pipe, the bus, and the hub's wake pipe (pages
+    joining, leaving, asking for the next "world"). Per snapshot it keeps
+    the newest truth and hands a "world" to each page that asked; per
+    frames message it keeps each camera's newest detection; on Stats and
+    configuration it refreshes what the status bar and /metrics read.
+*/
+#include "viewer.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "sim_bus_codec.h"
+#include "sim_link.h"
+#include "sim_log.h"
+#include "sim_service.h"
+#include "ssl_vision_wrapper.pb-c.h"
+#include "vw_http.h"
+#include "vw_hub.h"
+#include "vw_json.h"
+
+#define VW_STATUS_US    500000   /* "status" to the pages twice a second */
+#define VW_KICKS        64       /* kicks remembered for pages that have not had them */
+#define VW_PAGE_IDLE_US 10000000 /* a page that asked for nothing this long gets no status */
+
+typedef struct {
+    sim_config_t own, cfg;
+    uint64_t config_serial;
+    zsock_t *pipe;
+    sim_link_t *link;
+    sim_loop_t *loop;
+    vw_hub_t *hub;
+    vw_http_t *http;
+    bool terminated;
+    bool watching; /* subscribed to snapshots, events and frames */
+
+    sim_snapshot_t truth;
+    bool have_truth;
+    uint64_t serial; /* bumped per snapshot */
+    SSLWrapperPacket *frames[SIM_MAX_CAMERAS];
+    vw_kick_t kicks[VW_KICKS];
+    uint64_t kick_seq; /* kicks seen in all; the newest is kicks[(kick_seq - 1) % VW_KICKS] */
+
+    Simbus__Envelope *stats[VW_SERVICES]; /* newest Stats per service, owned */
+    int64_t next_status_us;
+    int64_t started_us;
+} vw_service_t;
+
+/* ---- the www directory --------------------------------------------------- */
+
+static bool
+s_has_index (const char *dir)
+{
+    char path[PATH_MAX + 16];
+    struct stat st;
+    snprintf (path, sizeof path, "%s/index.html", dir);
+    return stat (path, &st) == 0 && S_ISREG (st.st_mode);
+}
+
+int
+vw_www_dir (const sim_config_t *cfg, char *buf, size_t len)
+{
+    if (cfg->viewer.www_dir[0]) {
+        snprintf (buf, len, "%s", cfg->viewer.www_dir);
+        return s_has_index (buf) ? 0 : -1;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr (exe, '/');
+        if (slash) {
+            *slash = '\0'; /* PREFIX/bin */
+            snprintf (buf, len, "%s/../share/ssl-sim/www", exe);
+            if (s_has_index (buf))
+                return 0;
+        }
+    }
+    snprintf (buf, len, "%s", SSL_SIM_WWW);
+    return s_has_index (buf) ? 0 : -1;
+}
+
+/* ---- pages ---------------------------------------------------------------- */
+
+static void
+s_free_frames (vw_service_t *self)
+{
+    for (int i = 0; i < SIM_MAX_CAMERAS; i++)
+        if (self->frames[i]) {
+            ssl__wrapper_packet__free_unpacked (self->frames[i], NULL);
+            self->frames[i] = NULL;
+        }
+}
+
+/* The first page makes the viewer watch the world; the last one leaving
+   stops it, so an unwatched simulator costs it nothing per frame. */
+static void
+s_watch (vw_service_t *self, bool on)
+{
+    if (on == self->watching)
+        return;
+    static const Simbus__Envelope__BodyCase kinds[] = { SIMBUS__ENVELOPE__BODY_SNAPSHOT,
+                                                        SIMBUS__ENVELOPE__BODY_EVENTS,
+                                                        SIMBUS__ENVELOPE__BODY_FRAMES };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (on)
+            sim_link_subscribe (self->link, kinds[i]);
+        else
+            sim_link_unsubscribe (self->link, kinds[i]);
+    self->watching = on;
+    if (!on) {
+        s_free_frames (self);
+        self->have_truth = false;
+    }
+    sim_debug ("%s the world", on ? "watching" : "no page: not watching");
+}
+
+/* A "world" for client c; with the hub locked. */
+static char *
+s_world_text (vw_service_t *self, vw_client_t *c)
+{
+    vw_kick_t kicks[VW_KICKS_MAX];
+    int n = 0;
+    uint64_t from = c->kick_seq;
+    if (self->kick_seq - from > VW_KICKS_MAX)
+        from = self->kick_seq - VW_KICKS_MAX;
+    for (uint64_t k = from; k < self->kick_seq; k++)
+        kicks[n++] = self->kicks[k % VW_KICKS];
+    c->kick_seq = self->kick_seq;
+    const void *frames[SIM_MAX_CAMERAS];
+    for (int i = 0; i < SIM_MAX_CAMERAS; i++)
+        frames[i] = self->frames[i];
+    vw_world_t w = { .truth = &self->truth,
+                     .paused = self->hub->status.paused,
+                     .n_kicks = n,
+                     .kicks = kicks,
+                     .n_frames = SIM_MAX_CAMERAS,
+                     .frames = frames };
+    return vw_json_world (&w);
+}
+
+/* Greet new pages, send a "world" to each that asked and has not seen
+   the newest state, and the status when due (`status`, or NULL). */
+static void
+s_serve_pages (vw_service_t *self, const char *status)
+{
+    vw_hub_t *hub = self->hub;
+    pthread_mutex_lock (&hub->lock);
+    for (int i = 0; i < VW_CLIENTS_MAX; i++) {
+        vw_client_t *c = &hub->clients[i];
+        if (!c->conn)
+            continue;
+        if (!c->greeted && hub->have_config) {
+            vw_http_send (c->conn, hub->hello);
+            vw_http_send (c->conn, hub->geometry);
+            char *text = vw_json_status (&hub->status);
+            vw_http_send (c->conn, text);
+            free (text);
+            c->greeted = true;
+            c->kick_seq = self->kick_seq;
+        } else if (status && c->greeted && zclock_usecs () - c->asked_us < VW_PAGE_IDLE_US)
+            vw_http_send (c->conn, status); /* a page that stopped reading is sent nothing more */
+        if (c->greeted && c->want && self->have_truth && c->sent_serial != self->serial) {
+            char *text = s_world_text (self, c);
+            if (vw_http_send (c->conn, text) == 0) {
+                c->want = false;
+                c->sent_serial = self->serial;
+            }
+            free (text);
+        }
+    }
+    pthread_mutex_unlock (&hub->lock);
+}
+
+static void
+s_broadcast (vw_service_t *self, const char *text)
+{
+    vw_hub_t *hub = self->hub;
+    for (int i = 0; i < VW_CLIENTS_MAX; i++)
+        if (hub->clients[i].conn && hub->clients[i].greeted)
+            vw_http_send (hub->clients[i].conn, text);
+}
+
+static void
+s_on_wake (void *arg)
+{
+    vw_service_t *self = arg;
+    char drain[64];
+    while (read (self->hub->wake[0], drain, sizeof drain) > 0)
+        ;
+    pthread_mutex_lock (&self->hub->lock);
+    bool pages = self->hub->client_count > 0;
+    pthread_mutex_unlock (&self->hub->lock);
+    s_watch (self, pages);
+    if (pages && self->next_status_us == INT64_MAX)
+        self->next_status_us = zclock_usecs () + VW_STATUS_US;
+    s_serve_pages (self, NULL);
+}
+
+/* ---- the bus ---------------------------------------------------------------- */
+
+static int
+s_service_index (const char *name)
+{
+    for (int i = 0; i < VW_SERVICES; i++)
+        if (name && strcmp (name, vw_service_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* Recompute the status from the newest Stats; with the hub locked. */
+static void
+s_refresh_status (vw_service_t *self)
+{
+    vw_hub_t *hub = self->hub;
+    const Simbus__Stats *st[VW_SERVICES] = { NULL };
+    for (int i = 0; i < VW_SERVICES; i++)
+        st[i] = self->stats[i] ? self->stats[i]->stats : NULL;
+    bool alive[VW_SERVICES];
+    vw_hub_alive (hub, zclock_usecs (), alive);
+    vw_status_from_stats (&hub->status, &self->cfg, st[0], st[1], st[2], st[3], alive,
+                          (double) (zclock_usecs () - self->started_us) / 1e6);
+    /* the newest truth is newer than physics' last Stats */
+    if (self->have_truth)
+        hub->status.t = (double) self->truth.time_ns / 1e9;
+}
+
+static void
+s_on_stats (vw_service_t *self, Simbus__Envelope *env)
+{
+    int i = s_service_index (env->stats->service);
+    if (i < 0 || i == VW_SERVICES - 1) {
+        simbus__envelope__free_unpacked (env, NULL);
+        return;
+    }
+    pthread_mutex_lock (&self->hub->lock);
+    if (self->stats[i])
+        simbus__envelope__free_unpacked (self->stats[i], NULL);
+    self->stats[i] = env;
+    self->hub->heard_us[i] = zclock_usecs ();
+    s_refresh_status (self);
+    pthread_mutex_unlock (&self->hub->lock);
+}
+
+static void
+s_on_config (vw_service_t *self, const Simbus__Config *msg)
+{
+    vw_hub_t *hub = self->hub;
+    pthread_mutex_lock (&hub->lock);
+    hub->heard_us[0] = zclock_usecs (); /* physics sends it */
+    int rc = sim_bus_config_decode (msg, &self->own, &self->cfg, &self->config_serial);
+    if (rc != 0) {
+        pthread_mutex_unlock (&hub->lock);
+        return;
+    }
+    hub->ctx.cfg = self->cfg;
+    if (self->cfg.run.speed > 0)
+        hub->ctx.resume_speed = self->cfg.run.speed;
+    char *hello = vw_json_hello (self->cfg.run.mode, self->cfg.sim.seed);
+    char *geometry = vw_json_geometry (&self->cfg);
+    bool changed = geometry && (!hub->geometry || strcmp (geometry, hub->geometry) != 0);
+    if (hello) {
+        free (hub->hello);
+        hub->hello = hello;
+    }
+    if (geometry) {
+        free (hub->geometry);
+        hub->geometry = geometry;
+    }
+    hub->have_config = hub->hello && hub->geometry;
+    s_refresh_status (self);
+    if (changed)
+        s_broadcast (self, hub->geometry);
+    pthread_mutex_unlock (&hub->lock);
+    s_serve_pages (self, NULL); /* pages that came before the configuration */
+}
+
+static void
+s_on_snapshot (vw_service_t *self, const Simbus__Snapshot *msg)
+{
+    if (!self->watching || sim_bus_snapshot_decode (msg, &self->truth))
+        return;
+    self->have_truth = true;
+    self->serial++;
+    vw_hub_t *hub = self->hub;
+    pthread_mutex_lock (&hub->lock);
+    hub->ctx.robot_count = self->truth.robot_count;
+    for (int i = 0; i < self->truth.robot_count; i++) {
+        hub->ctx.robots[i].team = self->truth.robots[i].team;
+        hub->ctx.robots[i].id = self->truth.robots[i].id;
+    }
+    pthread_mutex_unlock (&hub->lock);
+    s_serve_pages (self, NULL);
+}
+
+static void
+s_on_events (vw_service_t *self, const Simbus__Events *msg)
+{
+    for (size_t i = 0; i < msg->n_events; i++) {
+        sim_event_t e;
+        if (sim_bus_event_decode (msg->events[i], &e) || e.kind != SIM_EVENT_KICK)
+            continue;
+        self->kicks[self->kick_seq % VW_KICKS] =
+            (vw_kick_t) { e.team, e.id, e.speed, (double) e.time_ns / 1e9 };
+        self->kick_seq++;
+    }
+}
+
+static void
+s_on_frames (vw_service_t *self, const Simbus__Frames *msg)
+{
+    if (!self->watching)
+        return;
+    for (size_t i = 0; i < msg->n_wrapper; i++) {
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, msg->wrapper[i].len, msg->wrapper[i].data);
+        if (!w)
+            continue;
+        if (!w->detection || w->detection->camera_id >= SIM_MAX_CAMERAS) {
+            ssl__wrapper_packet__free_unpacked (w, NULL);
+            continue;
+        }
+        SSLWrapperPacket **slot = &self->frames[w->detection->camera_id];
+        if (*slot)
+            ssl__wrapper_packet__free_unpacked (*slot, NULL);
+        *slot = w;
+    }
+}
+
+static bool
+s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
+{
+    vw_service_t *self = arg;
+    (void) from;
+    switch (env->body_case) {
+    case SIMBUS__ENVELOPE__BODY_STATS:
+        s_on_stats (self, env);
+        return true; /* kept (or freed) there */
+    case SIMBUS__ENVELOPE__BODY_CONFIG:
+        s_on_config (self, env->config);
+        break;
+    case SIMBUS__ENVELOPE__BODY_SNAPSHOT:
+        s_on_snapshot (self, env->snapshot);
+        break;
+    case SIMBUS__ENVELOPE__BODY_EVENTS:
+        s_on_events (self, env->events);
+        break;
+    case SIMBUS__ENVELOPE__BODY_FRAMES:
+        s_on_frames (self, env->frames);
+        break;
+    default:
+        break;
+    }
+    return false;
+}
+
+static void
+s_on_pipe (void *arg)
+{
+    vw_service_t *self = arg;
+    if (sim_service_term_requested (self->pipe))
+        self->terminated = true;
+}
+
+/* The status twice a second while pages are connected; then none. */
+static void
+s_status_due (vw_service_t *self, int64_t now)
+{
+    if (now < self->next_status_us)
+        return;
+    vw_hub_t *hub = self->hub;
+    pthread_mutex_lock (&hub->lock);
+    bool pages = hub->client_count > 0;
+    s_refresh_status (self);
+    char *text = pages ? vw_json_status (&hub->status) : NULL;
+    pthread_mutex_unlock (&hub->lock);
+    self->next_status_us = pages ? now + VW_STATUS_US : INT64_MAX;
+    if (text)
+        s_serve_pages (self, text);
+    free (text);
+}
+
+/* ---- life ------------------------------------------------------------------- */
+
+static void
+s_destroy (vw_service_t **self_p)
+{
+    vw_service_t *self = *self_p;
+    if (!self)
+        return;
+    /* the server first: its threads read the hub */
+    vw_http_destroy (&self->http);
+    sim_loop_destroy (&self->loop);
+    sim_link_destroy (&self->link);
+    s_free_frames (self);
+    for (int i = 0; i < VW_SERVICES; i++)
+        if (self->stats[i])
+            simbus__envelope__free_unpacked (self->stats[i], NULL);
+    vw_hub_destroy (&self->hub);
+    free (self);
+    *self_p = NULL;
+}
+
+/* [viewer] addr split into host and port, the port moved by the offset. */
+static int
+s_listen_addr (const sim_config_t *cfg, char *host, size_t len, int *port)
+{
+    const char *colon = strrchr (cfg->viewer.addr, ':');
+    if (!colon || colon == cfg->viewer.addr || (size_t) (colon - cfg->viewer.addr) >= len)
+        return -1;
+    snprintf (host, len, "%.*s", (int) (colon - cfg->viewer.addr), cfg->viewer.addr);
+    *port = sim_config_port (cfg, atoi (colon + 1));
+    return *port > 0 && *port <= 65535 ? 0 : -1;
+}
+
+static vw_service_t *
+s_new (zsock_t *pipe, const sim_config_t *cfg)
+{
+    vw_service_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->pipe = pipe;
+    self->own = self->cfg = *cfg;
+    self->started_us = zclock_usecs ();
+    self->next_status_us = INT64_MAX;
+    self->hub = vw_hub_new ();
+    self->loop = sim_loop_new ();
+    if (!self->hub || !self->loop) {
+        s_destroy (&self);
+        return NULL;
+    }
+    self->hub->started_us = self->started_us;
+    self->hub->ctx.cfg = *cfg;
+    self->hub->ctx.resume_speed = cfg->run.speed > 0 ? cfg->run.speed : 1.0;
+    if (vw_ops_control_addr (cfg, &self->hub->control))
+        sim_warn ("[network] bind_address '%s' is not an IPv4 address: the page's actions will fail",
+                  cfg->network.bind_address);
+    char www[PATH_MAX], host[SIM_STRING_MAX];
+    int port = 0;
+    if (vw_www_dir (cfg, www, sizeof www)) {
+        sim_error ("no index.html in %s: set [viewer] www_dir or run `make install`", www);
+        s_destroy (&self);
+        return NULL;
+    }
+    if (s_listen_addr (cfg, host, sizeof host, &port)) {
+        sim_error ("[viewer] addr '%s' is not HOST:PORT", cfg->viewer.addr);
+        s_destroy (&self);
+        return NULL;
+    }
+    self->link = sim_link_new (cfg, SIM_LINK_VIEWER);
+    if (!self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
+        || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_STATS)
+        || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
+        || sim_loop_add_fd (self->loop, "pages", self->hub->wake[0], s_on_wake, self)
+        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
+        s_destroy (&self);
+        return NULL;
+    }
+    self->http = vw_http_new (host, port, www, self->hub);
+    if (!self->http) {
+        s_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+vw_service_actor (zsock_t *pipe, void *args)
+{
+    sim_service_args_t *sargs = args;
+    sim_service_log_setup ("viewer", &sargs->cfg);
+    vw_service_t *self = s_new (pipe, &sargs->cfg);
+    if (!sim_service_ready (pipe, sargs, self != NULL))
+        return;
+    while (!self->terminated) {
+        int64_t now = zclock_usecs ();
+        int64_t until = sim_link_next_us (self->link, now);
+        if (self->next_status_us < until)
+            until = self->next_status_us;
+        if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, until)) < 0)
+            break;
+        sim_loop_dispatch (self->loop);
+        s_status_due (self, zclock_usecs ());
+    }
+    s_destroy (&self);
+}

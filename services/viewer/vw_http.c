@@ -1,0 +1,261 @@
+/*  vw_http.c - the viewer's HTTP server (vw_http.h). */
+#include "vw_http.h"
+
+#include <civetweb.h>
+#include <czmq.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_log.h"
+
+#define VW_OP_TIMEOUT_MS 3000 /* the gateway answers a plain request within 4 s or says UNAVAILABLE */
+#define VW_THREADS       "24" /* each WebSocket page holds one civetweb thread */
+
+struct vw_http_t {
+    struct mg_context *ctx;
+    vw_hub_t *hub;
+    char root[SIM_STRING_MAX];
+};
+
+int
+vw_http_send (struct mg_connection *conn, const char *text)
+{
+    if (!text)
+        return -1;
+    return mg_websocket_write (conn, MG_WEBSOCKET_OPCODE_TEXT, text, strlen (text)) > 0 ? 0 : -1;
+}
+
+static int
+s_log_message (const struct mg_connection *conn, const char *message)
+{
+    (void) conn;
+    sim_debug ("http: %s", message);
+    return 1; /* logged here, not on civetweb's stderr */
+}
+
+/* ---- /metrics and /healthz --------------------------------------------- */
+
+/* The status as of now: the loop's numbers, the alive flags fresh. */
+static void
+s_status_now (vw_hub_t *hub, vw_status_t *out)
+{
+    pthread_mutex_lock (&hub->lock);
+    *out = hub->status;
+    vw_hub_alive (hub, zclock_usecs (), out->alive);
+    out->uptime_s[VW_SERVICES - 1] = (double) (zclock_usecs () - hub->started_us) / 1e6;
+    pthread_mutex_unlock (&hub->lock);
+}
+
+static int
+s_on_metrics (struct mg_connection *conn, void *arg)
+{
+    vw_status_t st;
+    s_status_now (arg, &st);
+    char *text = vw_metrics_text (&st);
+    if (!text) {
+        mg_send_http_error (conn, 500, "out of memory");
+        return 500;
+    }
+    size_t len = strlen (text);
+    mg_send_http_ok (conn, "text/plain; version=0.0.4; charset=utf-8", (long long) len);
+    mg_write (conn, text, len);
+    free (text);
+    return 200;
+}
+
+static int
+s_on_healthz (struct mg_connection *conn, void *arg)
+{
+    vw_status_t st;
+    s_status_now (arg, &st);
+    bool physics = st.alive[0], vision = st.alive[1];
+    if (physics && vision) {
+        static const char ok[] = "ok\n";
+        mg_send_http_ok (conn, "text/plain; charset=utf-8", (long long) strlen (ok));
+        mg_write (conn, ok, strlen (ok));
+        return 200;
+    }
+    mg_send_http_error (conn, 503, "%s%s", physics ? "" : "physics is not running\n",
+                        vision ? "" : "vision is not running\n");
+    return 503;
+}
+
+/* ---- the WebSocket ------------------------------------------------------ */
+
+static int
+s_ws_connect (const struct mg_connection *conn, void *arg)
+{
+    (void) conn;
+    vw_hub_t *hub = arg;
+    pthread_mutex_lock (&hub->lock);
+    bool room = hub->client_count < VW_CLIENTS_MAX;
+    pthread_mutex_unlock (&hub->lock);
+    if (!room)
+        sim_warn ("a page was refused: %d are connected already", VW_CLIENTS_MAX);
+    return room ? 0 : 1;
+}
+
+static void
+s_ws_ready (struct mg_connection *conn, void *arg)
+{
+    vw_hub_t *hub = arg;
+    pthread_mutex_lock (&hub->lock);
+    for (int i = 0; i < VW_CLIENTS_MAX; i++)
+        if (!hub->clients[i].conn) {
+            hub->clients[i] = (vw_client_t) { .conn = conn, .asked_us = zclock_usecs () };
+            hub->client_count++;
+            break;
+        }
+    pthread_mutex_unlock (&hub->lock);
+    vw_hub_wake (hub); /* the loop greets it and subscribes if it is the first */
+}
+
+static void
+s_ws_close (const struct mg_connection *conn, void *arg)
+{
+    vw_hub_t *hub = arg;
+    pthread_mutex_lock (&hub->lock);
+    for (int i = 0; i < VW_CLIENTS_MAX; i++)
+        if (hub->clients[i].conn == conn) {
+            hub->clients[i].conn = NULL;
+            hub->client_count--;
+        }
+    pthread_mutex_unlock (&hub->lock);
+    vw_hub_wake (hub);
+}
+
+static void
+s_answer (struct mg_connection *conn, int64_t id, const char *code, const char *message)
+{
+    char *text = vw_json_result (id, code, message);
+    vw_http_send (conn, text);
+    free (text);
+}
+
+/* An op other than "next": one request to the gateway, one "result". */
+static void
+s_run_op (struct mg_connection *conn, vw_hub_t *hub, const vw_op_t *op)
+{
+    vw_ops_ctx_t *ctx = malloc (sizeof *ctx);
+    uint8_t *buf = malloc (VW_OPS_DATAGRAM_MAX);
+    if (!ctx || !buf) {
+        free (ctx);
+        free (buf);
+        s_answer (conn, op->id, "UNAVAILABLE", "out of memory");
+        return;
+    }
+    pthread_mutex_lock (&hub->lock);
+    bool ready = hub->have_config;
+    *ctx = hub->ctx;
+    struct sockaddr_in to = hub->control;
+    pthread_mutex_unlock (&hub->lock);
+    char why[256] = "", code[64] = "", message[512] = "";
+    bool sync = false;
+    int len = ready ? vw_ops_encode (op, ctx, buf, VW_OPS_DATAGRAM_MAX, &sync, why, sizeof why) : -1;
+    if (!ready)
+        s_answer (conn, op->id, "UNAVAILABLE", "no configuration from physics yet");
+    else if (len < 0)
+        s_answer (conn, op->id, "BAD_REQUEST", why);
+    else if (vw_ops_call (&to, buf, (size_t) len, sync, VW_OP_TIMEOUT_MS, code, sizeof code, message,
+                          sizeof message)
+             == 0)
+        s_answer (conn, op->id, NULL, NULL);
+    else
+        s_answer (conn, op->id, code, message);
+    free (ctx);
+    free (buf);
+}
+
+static int
+s_ws_data (struct mg_connection *conn, int flags, char *data, size_t len, void *arg)
+{
+    vw_hub_t *hub = arg;
+    int opcode = flags & 0xf;
+    if (opcode == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE)
+        return 0;
+    if (opcode != MG_WEBSOCKET_OPCODE_TEXT)
+        return 1; /* pings are civetweb's; binary frames mean nothing here */
+    vw_op_t op;
+    char why[160];
+    if (vw_json_parse_op (data, len, &op, why, sizeof why)) {
+        s_answer (conn, op.has_id ? op.id : -1, "BAD_REQUEST", why);
+        return 1;
+    }
+    if (op.kind == VW_OP_NEXT) {
+        pthread_mutex_lock (&hub->lock);
+        for (int i = 0; i < VW_CLIENTS_MAX; i++)
+            if (hub->clients[i].conn == conn) {
+                hub->clients[i].want = true;
+                hub->clients[i].asked_us = zclock_usecs ();
+            }
+        pthread_mutex_unlock (&hub->lock);
+        vw_hub_wake (hub);
+        return 1;
+    }
+    s_run_op (conn, hub, &op);
+    return 1;
+}
+
+/* ---- life --------------------------------------------------------------- */
+
+vw_http_t *
+vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub)
+{
+    vw_http_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->hub = hub;
+    snprintf (self->root, sizeof self->root, "%s", www_dir);
+    char listen[SIM_STRING_MAX + 16];
+    snprintf (listen, sizeof listen, "%.200s:%d", host, port);
+    const char *options[] = { "listening_ports",
+                              listen,
+                              "document_root",
+                              self->root,
+                              "num_threads",
+                              VW_THREADS,
+                              "enable_directory_listing",
+                              "no",
+                              "websocket_timeout_ms",
+                              "3600000",
+                              "enable_keep_alive",
+                              "yes",
+                              "additional_header",
+                              "Cache-Control: no-cache",
+                              NULL };
+    struct mg_callbacks callbacks;
+    memset (&callbacks, 0, sizeof callbacks);
+    callbacks.log_message = s_log_message;
+    struct mg_init_data init = { .callbacks = &callbacks,
+                                 .user_data = self,
+                                 .configuration_options = options };
+    struct mg_error_data error;
+    char text[256] = "";
+    memset (&error, 0, sizeof error);
+    error.text = text;
+    error.text_buffer_size = sizeof text;
+    self->ctx = mg_start2 (&init, &error);
+    if (!self->ctx) {
+        sim_error ("cannot serve http://%s/ (%s): use --viewer-addr HOST:PORT or --no-viewer", listen,
+                   text[0] ? text : "civetweb did not start");
+        free (self);
+        return NULL;
+    }
+    mg_set_request_handler (self->ctx, "/metrics$", s_on_metrics, hub);
+    mg_set_request_handler (self->ctx, "/healthz$", s_on_healthz, hub);
+    mg_set_websocket_handler (self->ctx, "/ws$", s_ws_connect, s_ws_ready, s_ws_data, s_ws_close, hub);
+    sim_info ("viewer on http://%s/ (files from %s)", listen, self->root);
+    return self;
+}
+
+void
+vw_http_destroy (vw_http_t **self_p)
+{
+    vw_http_t *self = *self_p;
+    if (!self)
+        return;
+    mg_stop (self->ctx);
+    free (self);
+    *self_p = NULL;
+}

@@ -1,0 +1,65 @@
+/*  vw_hub.h - what the viewer's loop (viewer.c) and the HTTP server's
+    threads (vw_http.c) share, under one lock.
+
+    The loop owns the bus: it publishes here the texts every page gets
+    (hello, geometry, status), the status numbers /metrics and /healthz
+    read, and what an op needs (vw_ops_ctx_t). The server's threads add and
+    remove clients, mark a client's {"op":"next"}, and wake the loop by a
+    byte on `wake` (a pipe the loop polls); every server -> page message
+    but an op's "result" is written by the loop.
+*/
+#ifndef VW_HUB_H_INCLUDED
+#define VW_HUB_H_INCLUDED
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vw_json.h"
+#include "vw_ops.h"
+
+#define VW_CLIENTS_MAX 16      /* WebSocket pages at once; more are refused */
+#define VW_ALIVE_US    3000000 /* a service heard from this recently is alive */
+
+struct mg_connection;
+
+typedef struct {
+    struct mg_connection *conn; /* NULL: free slot */
+    bool greeted;               /* hello, geometry and status sent */
+    bool want;                  /* asked for a "world" and has none outstanding */
+    uint64_t sent_serial;       /* state serial of the last "world" it got */
+    uint64_t kick_seq;          /* kicks up to this one were sent to it */
+    int64_t asked_us;           /* its last "next" (or its arrival), zclock_usecs */
+} vw_client_t;
+
+typedef struct {
+    pthread_mutex_t lock;
+    int wake[2]; /* [0] polled by the loop, [1] written by the server */
+
+    /* published by the loop */
+    char *hello, *geometry; /* JSON texts (owned) */
+    vw_status_t status;     /* alive[] recomputed from heard_us when read */
+    int64_t heard_us[VW_SERVICES];
+    vw_ops_ctx_t ctx;
+    struct sockaddr_in control;
+    bool have_config;
+    int64_t started_us;
+
+    /* kept by the server */
+    vw_client_t clients[VW_CLIENTS_MAX];
+    int client_count;
+    uint64_t ops; /* ops answered, for the log */
+} vw_hub_t;
+
+/* A hub with no clients and no state; NULL on failure. */
+vw_hub_t *vw_hub_new (void);
+void vw_hub_destroy (vw_hub_t **self_p);
+
+/* Wake the loop (any thread). */
+void vw_hub_wake (vw_hub_t *self);
+
+/* With the lock held: which services are alive at now_us (zclock_usecs). */
+void vw_hub_alive (const vw_hub_t *self, int64_t now_us, bool alive[VW_SERVICES]);
+
+#endif

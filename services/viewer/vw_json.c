@@ -1,0 +1,489 @@
+/*  vw_json.c - the viewer's JSON messages and the page's ops (vw_json.h). */
+#include "vw_json.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "sim_field.h"
+#include "sim_schedule_config.h"
+#include "ssl_vision_wrapper.pb-c.h"
+
+const char *const vw_service_names[VW_SERVICES] = { "physics", "vision", "gateway", "legacy-grsim",
+                                                    "viewer" };
+
+/* One colour per camera index, distinct on the green field. */
+static const char *const s_camera_colors[] = { "#e6550d", "#3182bd", "#31a354", "#756bb1",
+                                               "#de2d26", "#636363", "#fdae6b", "#9ecae1" };
+
+static const char *
+s_mode_name (sim_mode_t mode)
+{
+    return mode == SIM_MODE_FAST ? "fast" : mode == SIM_MODE_SYNC ? "sync" : "realtime";
+}
+
+/* Print and free `root`: the one exit of every encoder. */
+static char *
+s_print (cJSON *root)
+{
+    char *text = root ? cJSON_PrintUnformatted (root) : NULL;
+    cJSON_Delete (root);
+    return text;
+}
+
+static cJSON *
+s_typed (const char *type)
+{
+    cJSON *root = cJSON_CreateObject ();
+    if (root)
+        cJSON_AddStringToObject (root, "type", type);
+    return root;
+}
+
+/* Numbers the page draws: rounded to a micrometre (or a microsecond),
+   which also keeps float noise out of the text. */
+static double
+s_round6 (double v)
+{
+    return isfinite (v) ? round (v * 1e6) / 1e6 : 0;
+}
+
+static void
+s_num (cJSON *obj, const char *key, double v)
+{
+    cJSON_AddNumberToObject (obj, key, s_round6 (v));
+}
+
+char *
+vw_json_hello (sim_mode_t mode, uint64_t seed)
+{
+    cJSON *root = s_typed ("hello");
+    if (!root)
+        return NULL;
+    cJSON_AddNumberToObject (root, "version", VW_PROTOCOL_VERSION);
+    cJSON_AddStringToObject (root, "mode", s_mode_name (mode));
+    /* a seed above 2^53 would lose digits as a JSON number */
+    cJSON_AddNumberToObject (root, "seed", (double) seed);
+    return s_print (root);
+}
+
+/* The half-open extent of camera i's region along one axis: halfway to
+   the nearest camera on each side, the field's outer edge where there is
+   none (the auto-placed rigs are grids, so this is their own split). */
+static void
+s_region_axis (const sim_rig_t *rig, int i, bool along_x, double edge, double *lo, double *hi)
+{
+    double c = along_x ? rig->cams[i].x : rig->cams[i].y;
+    *lo = -edge;
+    *hi = edge;
+    for (int k = 0; k < rig->count; k++) {
+        double o = along_x ? rig->cams[k].x : rig->cams[k].y;
+        if (o < c - 1e-9 && (o + c) / 2 > *lo)
+            *lo = (o + c) / 2;
+        if (o > c + 1e-9 && (o + c) / 2 < *hi)
+            *hi = (o + c) / 2;
+    }
+}
+
+char *
+vw_json_geometry (const sim_config_t *cfg)
+{
+    sim_field_t f;
+    sim_field_resolve (&cfg->field, cfg->run.division, &f);
+    cJSON *root = s_typed ("geometry");
+    cJSON *field = cJSON_AddObjectToObject (root, "field");
+    cJSON *cams = cJSON_AddArrayToObject (root, "cameras");
+    if (!field || !cams) {
+        cJSON_Delete (root);
+        return NULL;
+    }
+    s_num (field, "length", f.length);
+    s_num (field, "width", f.width);
+    s_num (field, "goal_width", f.goal_width);
+    s_num (field, "goal_depth", f.goal_depth);
+    s_num (field, "boundary_width", f.boundary_width);
+    s_num (field, "penalty_area_depth", f.penalty_area_depth);
+    s_num (field, "penalty_area_width", f.penalty_area_width);
+    s_num (field, "center_circle_radius", f.center_circle_radius);
+    s_num (field, "line_thickness", f.line_thickness);
+    s_num (field, "ball_radius", cfg->ball.radius);
+    sim_rig_t rig;
+    sim_rig_resolve (cfg, &rig);
+    double ex = f.length / 2 + f.boundary_width, ey = f.width / 2 + f.boundary_width;
+    for (int i = 0; i < rig.count; i++) {
+        cJSON *c = cJSON_CreateObject ();
+        if (!c || !cJSON_AddItemToArray (cams, c)) {
+            cJSON_Delete (c);
+            break;
+        }
+        const sim_camera_cfg_t *cam = &rig.cams[i];
+        cJSON_AddNumberToObject (c, "id", cam->id);
+        s_num (c, "x", cam->x);
+        s_num (c, "y", cam->y);
+        s_num (c, "z", cam->z);
+        s_num (c, "fov_radius", cfg->vision.fov_radius);
+        cJSON *region = cJSON_AddObjectToObject (c, "region");
+        double lo, hi;
+        s_region_axis (&rig, i, true, ex, &lo, &hi);
+        s_num (region, "x_min", lo);
+        s_num (region, "x_max", hi);
+        s_region_axis (&rig, i, false, ey, &lo, &hi);
+        s_num (region, "y_min", lo);
+        s_num (region, "y_max", hi);
+        cJSON_AddStringToObject (c, "color", s_camera_colors[(unsigned) cam->id % 8]);
+    }
+    return s_print (root);
+}
+
+static const char *
+s_team (int team)
+{
+    return team == SIM_TEAM_YELLOW ? "yellow" : "blue";
+}
+
+static void
+s_add_vision (cJSON *list, const SSLWrapperPacket *w)
+{
+    const SSLDetectionFrame *d = w->detection;
+    if (!d)
+        return;
+    cJSON *f = cJSON_CreateObject ();
+    if (!f || !cJSON_AddItemToArray (list, f)) {
+        cJSON_Delete (f);
+        return;
+    }
+    cJSON_AddNumberToObject (f, "camera", d->camera_id);
+    cJSON_AddNumberToObject (f, "frame", d->frame_number);
+    s_num (f, "t_capture", d->t_capture);
+    cJSON *balls = cJSON_AddArrayToObject (f, "balls");
+    for (size_t i = 0; i < d->n_balls; i++) {
+        const SSLDetectionBall *b = d->balls[i];
+        cJSON *o = cJSON_CreateObject ();
+        if (!o || !cJSON_AddItemToArray (balls, o)) {
+            cJSON_Delete (o);
+            break;
+        }
+        /* vision speaks millimetres; the page metres */
+        s_num (o, "x", b->x / 1000.0);
+        s_num (o, "y", b->y / 1000.0);
+        s_num (o, "z", b->has_z ? b->z / 1000.0 : 0);
+        s_num (o, "conf", b->confidence);
+    }
+    cJSON *robots = cJSON_AddArrayToObject (f, "robots");
+    for (int team = 0; team < 2; team++) {
+        size_t n = team ? d->n_robots_yellow : d->n_robots_blue;
+        SSLDetectionRobot **list_r = team ? d->robots_yellow : d->robots_blue;
+        for (size_t i = 0; i < n; i++) {
+            const SSLDetectionRobot *r = list_r[i];
+            cJSON *o = cJSON_CreateObject ();
+            if (!o || !cJSON_AddItemToArray (robots, o)) {
+                cJSON_Delete (o);
+                break;
+            }
+            cJSON_AddStringToObject (o, "team", s_team (team));
+            cJSON_AddNumberToObject (o, "id", r->has_robot_id ? (double) r->robot_id : -1);
+            s_num (o, "x", r->x / 1000.0);
+            s_num (o, "y", r->y / 1000.0);
+            s_num (o, "o", r->has_orientation ? r->orientation : 0);
+            s_num (o, "conf", r->confidence);
+        }
+    }
+}
+
+char *
+vw_json_world (const vw_world_t *world)
+{
+    cJSON *root = s_typed ("world");
+    if (!root)
+        return NULL;
+    const sim_snapshot_t *s = world->truth;
+    s_num (root, "t", s ? (double) s->time_ns / 1e9 : 0);
+    cJSON_AddBoolToObject (root, "paused", world->paused);
+    cJSON *ball = cJSON_AddObjectToObject (root, "ball");
+    cJSON *robots = cJSON_AddArrayToObject (root, "robots");
+    cJSON *kicks = cJSON_AddArrayToObject (root, "kicks");
+    cJSON *vision = cJSON_AddArrayToObject (root, "vision");
+    if (!ball || !robots || !kicks || !vision) {
+        cJSON_Delete (root);
+        return NULL;
+    }
+    if (s) {
+        s_num (ball, "x", s->ball.x);
+        s_num (ball, "y", s->ball.y);
+        s_num (ball, "z", s->ball.z);
+        s_num (ball, "vx", s->ball.vx);
+        s_num (ball, "vy", s->ball.vy);
+        s_num (ball, "vz", s->ball.vz);
+        for (int i = 0; i < s->robot_count && i < SIM_SNAPSHOT_MAX_ROBOTS; i++) {
+            const sim_robot_state_t *r = &s->robots[i];
+            cJSON *o = cJSON_CreateObject ();
+            if (!o || !cJSON_AddItemToArray (robots, o)) {
+                cJSON_Delete (o);
+                break;
+            }
+            cJSON_AddStringToObject (o, "team", s_team (r->team));
+            cJSON_AddNumberToObject (o, "id", r->id);
+            s_num (o, "x", r->x);
+            s_num (o, "y", r->y);
+            s_num (o, "o", r->orientation);
+            s_num (o, "vx", r->vx);
+            s_num (o, "vy", r->vy);
+            s_num (o, "w", r->omega);
+            cJSON_AddBoolToObject (o, "contact", r->ball_contact);
+            s_num (o, "r", r->radius);
+            s_num (o, "h", r->height);
+        }
+    }
+    for (int i = 0; i < world->n_kicks; i++) {
+        cJSON *o = cJSON_CreateObject ();
+        if (!o || !cJSON_AddItemToArray (kicks, o)) {
+            cJSON_Delete (o);
+            break;
+        }
+        cJSON_AddStringToObject (o, "team", s_team (world->kicks[i].team));
+        cJSON_AddNumberToObject (o, "id", world->kicks[i].id);
+        s_num (o, "speed", world->kicks[i].speed);
+        s_num (o, "t", world->kicks[i].t);
+    }
+    for (int i = 0; i < world->n_frames; i++)
+        if (world->frames[i])
+            s_add_vision (vision, world->frames[i]);
+    return s_print (root);
+}
+
+char *
+vw_json_status (const vw_status_t *st)
+{
+    cJSON *root = s_typed ("status");
+    if (!root)
+        return NULL;
+    s_num (root, "t", st->t);
+    cJSON_AddStringToObject (root, "mode", s_mode_name (st->mode));
+    s_num (root, "speed", st->speed);
+    cJSON_AddBoolToObject (root, "paused", st->paused);
+    s_num (root, "rtf", st->rtf);
+    s_num (root, "substep_us", st->substep_us);
+    cJSON *cams = cJSON_AddArrayToObject (root, "cameras");
+    for (int i = 0; cams && i < st->n_cameras; i++) {
+        cJSON *c = cJSON_CreateObject ();
+        if (!c || !cJSON_AddItemToArray (cams, c)) {
+            cJSON_Delete (c);
+            break;
+        }
+        cJSON_AddNumberToObject (c, "id", st->cameras[i].id);
+        s_num (c, "pps", st->cameras[i].pps);
+        cJSON_AddNumberToObject (c, "packets", (double) st->cameras[i].packets);
+    }
+    cJSON *ports = cJSON_AddArrayToObject (root, "ports");
+    for (int i = 0; ports && i < st->n_ports; i++) {
+        const vw_port_rate_t *p = &st->ports[i];
+        cJSON *o = cJSON_CreateObject ();
+        if (!o || !cJSON_AddItemToArray (ports, o)) {
+            cJSON_Delete (o);
+            break;
+        }
+        cJSON_AddStringToObject (o, "name", p->name);
+        cJSON_AddNumberToObject (o, "port", p->port);
+        s_num (o, "rate", p->rate);
+        cJSON_AddNumberToObject (o, "received", (double) p->received);
+        cJSON_AddNumberToObject (o, "refused", (double) p->refused);
+        cJSON_AddNumberToObject (o, "lost", (double) p->lost);
+        cJSON *src = cJSON_AddArrayToObject (o, "sources");
+        for (int k = 0; src && k < p->n_sources; k++)
+            cJSON_AddItemToArray (src, cJSON_CreateString (p->sources[k]));
+    }
+    s_num (root, "loss", st->loss);
+    cJSON_AddStringToObject (root, "realism", st->realism);
+    cJSON_AddNumberToObject (root, "camera_count", st->camera_count);
+    cJSON *services = cJSON_AddObjectToObject (root, "services");
+    cJSON *restarts = cJSON_AddObjectToObject (root, "restarts");
+    for (int i = 0; services && restarts && i < VW_SERVICES; i++) {
+        cJSON_AddBoolToObject (services, vw_service_names[i], st->alive[i]);
+        cJSON_AddNumberToObject (restarts, vw_service_names[i], st->restarts[i]);
+    }
+    s_num (root, "uptime_s", st->uptime_s[0]);
+    return s_print (root);
+}
+
+char *
+vw_json_result (int64_t id, const char *code, const char *message)
+{
+    cJSON *root = s_typed ("result");
+    if (!root)
+        return NULL;
+    cJSON_AddNumberToObject (root, "id", (double) id);
+    cJSON_AddBoolToObject (root, "ok", code == NULL);
+    if (code) {
+        cJSON_AddStringToObject (root, "code", code);
+        cJSON_AddStringToObject (root, "message", message ? message : "");
+    }
+    return s_print (root);
+}
+
+/* ---- the page's ops ---------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    vw_op_kind_t kind;
+} s_ops[] = {
+    { "next", VW_OP_NEXT },
+    { "teleport_ball", VW_OP_TELEPORT_BALL },
+    { "teleport_robot", VW_OP_TELEPORT_ROBOT },
+    { "reset", VW_OP_RESET },
+    { "pause", VW_OP_PAUSE },
+    { "resume", VW_OP_RESUME },
+    { "step", VW_OP_STEP },
+    { "speed", VW_OP_SPEED },
+    { "realism", VW_OP_REALISM },
+    { "cameras", VW_OP_CAMERAS },
+};
+
+/* A finite number field: 0 when absent (present = false), -1 when it is
+   there but not a finite number. */
+static int
+s_number (const cJSON *root, const char *key, double *out, bool *present)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive (root, key);
+    *present = item != NULL;
+    if (!item)
+        return 0;
+    if (!cJSON_IsNumber (item) || !isfinite (item->valuedouble))
+        return -1;
+    *out = item->valuedouble;
+    return 0;
+}
+
+static int
+s_fail (char *why, size_t len, const char *fmt, const char *arg)
+{
+    snprintf (why, len, fmt, arg);
+    return -1;
+}
+
+/* The numbers of an op: `need` must be there, `opt` may be. */
+static int
+s_numbers (const cJSON *root, const char *const *need, double *const *need_out, const char *const *opt,
+           double *const *opt_out, bool *opt_present, char *why, size_t len)
+{
+    for (int i = 0; need[i]; i++) {
+        bool present;
+        if (s_number (root, need[i], need_out[i], &present) || !present)
+            return s_fail (why, len, "\"%s\" must be a finite number", need[i]);
+    }
+    for (int i = 0; opt && opt[i]; i++)
+        if (s_number (root, opt[i], opt_out[i], &opt_present[i]))
+            return s_fail (why, len, "\"%s\" must be a finite number", opt[i]);
+    return 0;
+}
+
+static int
+s_parse_fields (const cJSON *root, vw_op_t *op, char *why, size_t len)
+{
+    switch (op->kind) {
+    case VW_OP_TELEPORT_BALL: {
+        const char *need[] = { "x", "y", NULL };
+        double *need_out[] = { &op->x, &op->y };
+        const char *opt[] = { "z", "vx", "vy", "vz", NULL };
+        double *opt_out[] = { &op->z, &op->vx, &op->vy, &op->vz };
+        bool present[4] = { false };
+        if (s_numbers (root, need, need_out, opt, opt_out, present, why, len))
+            return -1;
+        op->has_z = present[0];
+        op->has_v = present[1] || present[2] || present[3];
+        return 0;
+    }
+    case VW_OP_TELEPORT_ROBOT: {
+        const cJSON *team = cJSON_GetObjectItemCaseSensitive (root, "team");
+        if (!cJSON_IsString (team)
+            || (strcmp (team->valuestring, "blue") != 0 && strcmp (team->valuestring, "yellow") != 0))
+            return s_fail (why, len, "%s", "\"team\" must be \"blue\" or \"yellow\"");
+        op->team = team->valuestring[0] == 'y' ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
+        const cJSON *robot = cJSON_GetObjectItemCaseSensitive (root, "robot");
+        if (!cJSON_IsNumber (robot) || robot->valuedouble < 0 || robot->valuedouble > SIM_MAX_ROBOT_ID
+            || robot->valuedouble != floor (robot->valuedouble))
+            return s_fail (why, len, "%s", "\"robot\" must be an integer id 0..255");
+        op->robot = (int) robot->valuedouble;
+        const cJSON *present = cJSON_GetObjectItemCaseSensitive (root, "present");
+        if (present && !cJSON_IsBool (present))
+            return s_fail (why, len, "%s", "\"present\" must be true or false");
+        op->has_present = present != NULL;
+        op->present = present == NULL || cJSON_IsTrue (present);
+        const char *need[] = { NULL };
+        const char *opt[] = { "x", "y", "o", NULL };
+        double *opt_out[] = { &op->x, &op->y, &op->o };
+        bool got[3] = { false };
+        if (s_numbers (root, need, NULL, opt, opt_out, got, why, len))
+            return -1;
+        op->has_o = got[2];
+        if (op->present && !(got[0] && got[1]))
+            return s_fail (why, len, "%s", "a robot on the field needs \"x\" and \"y\"");
+        return 0;
+    }
+    case VW_OP_SPEED: {
+        const char *need[] = { "value", NULL };
+        double *need_out[] = { &op->value };
+        if (s_numbers (root, need, need_out, NULL, NULL, NULL, why, len))
+            return -1;
+        if (op->value < 0)
+            return s_fail (why, len, "%s", "\"value\" must be >= 0");
+        return 0;
+    }
+    case VW_OP_REALISM: {
+        const cJSON *preset = cJSON_GetObjectItemCaseSensitive (root, "preset");
+        if (!cJSON_IsString (preset) || strlen (preset->valuestring) >= sizeof op->preset)
+            return s_fail (why, len, "%s", "\"preset\" must be a preset name");
+        snprintf (op->preset, sizeof op->preset, "%s", preset->valuestring);
+        return 0;
+    }
+    case VW_OP_CAMERAS: {
+        const cJSON *count = cJSON_GetObjectItemCaseSensitive (root, "count");
+        if (!cJSON_IsNumber (count)
+            || !(count->valuedouble == 1 || count->valuedouble == 2 || count->valuedouble == 4))
+            return s_fail (why, len, "%s", "\"count\" must be 1, 2 or 4");
+        op->count = (int) count->valuedouble;
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+int
+vw_json_parse_op (const char *text, size_t len, vw_op_t *op, char *why, size_t whylen)
+{
+    memset (op, 0, sizeof *op);
+    cJSON *root = cJSON_ParseWithLength (text, len);
+    if (!cJSON_IsObject (root)) {
+        cJSON_Delete (root);
+        return s_fail (why, whylen, "%s", "not a JSON object");
+    }
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive (root, "id");
+    if (cJSON_IsNumber (id) && id->valuedouble == floor (id->valuedouble) && fabs (id->valuedouble) < 9e15) {
+        op->id = (int64_t) id->valuedouble;
+        op->has_id = true;
+    }
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive (root, "op");
+    int rc = -1;
+    if (!cJSON_IsString (name))
+        s_fail (why, whylen, "%s", "no \"op\"");
+    else {
+        size_t i = 0;
+        for (; i < sizeof s_ops / sizeof s_ops[0]; i++)
+            if (strcmp (s_ops[i].name, name->valuestring) == 0)
+                break;
+        if (i == sizeof s_ops / sizeof s_ops[0])
+            s_fail (why, whylen, "unknown op \"%.40s\"", name->valuestring);
+        else {
+            op->kind = s_ops[i].kind;
+            if (op->kind != VW_OP_NEXT && !op->has_id)
+                s_fail (why, whylen, "\"%s\" needs an integer \"id\"", s_ops[i].name);
+            else
+                rc = s_parse_fields (root, op, why, whylen);
+        }
+    }
+    cJSON_Delete (root);
+    return rc;
+}

@@ -1,0 +1,147 @@
+/*  vw_json.h - what the viewer says to the page and what the page asks, as
+    JSON text (docs/viewer.md): the server's messages from plain structs,
+    and the page's ops parsed into one struct that trusts nothing.
+
+    Every encoder returns a heap string the caller frees with free(), or
+    NULL when out of memory. Pure: no clock, no socket, no lock.
+*/
+#ifndef VW_JSON_H_INCLUDED
+#define VW_JSON_H_INCLUDED
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim_bus.h"
+#include "sim_config.h"
+#include "sim_snapshot.h"
+
+#define VW_PROTOCOL_VERSION 1
+#define VW_SOURCES_MAX      8  /* source addresses listed per port */
+#define VW_KICKS_MAX        32 /* kicks carried by one "world" */
+#define VW_SERVICES         5  /* physics, vision, gateway, legacy-grsim, viewer */
+
+/* The names the status and /metrics use for the services, in the order of
+   vw_status_t.alive and .restarts. */
+extern const char *const vw_service_names[VW_SERVICES];
+
+typedef struct {
+    int id;
+    double pps;       /* packets/s over vision's last second */
+    uint64_t packets; /* since vision started */
+} vw_camera_rate_t;
+
+typedef struct {
+    char name[16]; /* control, blue, yellow */
+    unsigned port;
+    double rate; /* datagrams/s over the gateway's last second */
+    uint64_t received, refused, lost;
+    int n_sources;
+    char sources[VW_SOURCES_MAX][48];
+} vw_port_rate_t;
+
+/* Everything the status bar and /metrics show: the newest Stats of each
+   service (vw_status_from_stats), and the configuration in force. */
+typedef struct {
+    double t; /* sim s */
+    sim_mode_t mode;
+    double speed;
+    bool paused;
+    double rtf, substep_us;
+    double loss; /* robot command loss in force, 0..1 */
+    char realism[64];
+    int camera_count;
+    int n_cameras;
+    vw_camera_rate_t cameras[SIM_MAX_CAMERAS];
+    int n_ports;
+    vw_port_rate_t ports[3];
+    bool alive[VW_SERVICES];
+    uint32_t restarts[VW_SERVICES];
+    double uptime_s[VW_SERVICES];
+    uint64_t substep_buckets[SIM_STATS_SUBSTEP_BUCKETS];
+    uint64_t substeps;
+    double substep_sum_us;
+    uint64_t sync_round_trips;
+    bool have_physics, have_gateway, have_vision; /* their Stats arrived at least once */
+} vw_status_t;
+
+/* A kick since the page's previous "world". */
+typedef struct {
+    int team, id;
+    double speed, t;
+} vw_kick_t;
+
+/* One "world": the newest truth, its kicks, each camera's newest frame
+   (decoded wrapper packets, borrowed; NULL entries skipped). */
+typedef struct {
+    const sim_snapshot_t *truth;
+    bool paused;
+    int n_kicks;
+    const vw_kick_t *kicks;
+    int n_frames;
+    const void *const *frames; /* SSLWrapperPacket * */
+} vw_world_t;
+
+/* The page's requests (docs/viewer.md "Page -> server"). */
+typedef enum {
+    VW_OP_NEXT,
+    VW_OP_TELEPORT_BALL,
+    VW_OP_TELEPORT_ROBOT,
+    VW_OP_RESET,
+    VW_OP_PAUSE,
+    VW_OP_RESUME,
+    VW_OP_STEP,
+    VW_OP_SPEED,
+    VW_OP_REALISM,
+    VW_OP_CAMERAS
+} vw_op_kind_t;
+
+typedef struct {
+    vw_op_kind_t kind;
+    int64_t id;
+    bool has_id;
+    double x, y, z, vx, vy, vz, o, value;
+    bool has_z, has_v, has_o, has_present, present;
+    int team; /* sim_team_t */
+    int robot;
+    int count;
+    char preset[64];
+} vw_op_t;
+
+/* {"type":"hello",...}: protocol version, mode, seed. */
+char *vw_json_hello (sim_mode_t mode, uint64_t seed);
+
+/* {"type":"geometry",...}: the field of `cfg` (resolved for its division)
+   and its camera rig with nadirs, field-of-view radius and regions. */
+char *vw_json_geometry (const sim_config_t *cfg);
+
+/* {"type":"world",...}. */
+char *vw_json_world (const vw_world_t *world);
+
+/* {"type":"status",...}. */
+char *vw_json_status (const vw_status_t *status);
+
+/* {"type":"result",...}: ok when code is NULL, else the error's code and
+   message. */
+char *vw_json_result (int64_t id, const char *code, const char *message);
+
+/* Parse one text frame from the page into *op. Returns 0, or -1 with the
+   reason in why (the frame is not an object, has no known "op", a field
+   has the wrong type or is out of range); op->id and has_id are set
+   whenever the frame carried an integer "id", so the refusal can be
+   answered. */
+int vw_json_parse_op (const char *text, size_t len, vw_op_t *op, char *why, size_t whylen);
+
+/* Fill *out from the newest Stats of each service (NULL: none yet), the
+   configuration in force `cfg` and whether each service was heard from
+   recently (alive, in vw_service_names order). */
+void vw_status_from_stats (vw_status_t *out, const sim_config_t *cfg, const Simbus__Stats *physics,
+                           const Simbus__Stats *vision, const Simbus__Stats *gateway,
+                           const Simbus__Stats *legacy, const bool alive[VW_SERVICES],
+                           double viewer_uptime_s);
+
+/* The Prometheus text exposition (format 0.0.4) of *status: every metric
+   with the ssl_sim_ prefix, HELP and TYPE lines (docs/viewer.md). */
+char *vw_metrics_text (const vw_status_t *status);
+
+#endif

@@ -1,0 +1,212 @@
+/*  vw_metrics.c - the status the page and /metrics show, from the services'
+    Stats, and its Prometheus text (vw_json.h). One struct feeds both, so
+    the status bar, /metrics and `ssl-sim status` show the same numbers. */
+#include "vw_json.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_schedule_config.h"
+
+void
+vw_status_from_stats (vw_status_t *out, const sim_config_t *cfg, const Simbus__Stats *physics,
+                      const Simbus__Stats *vision, const Simbus__Stats *gateway, const Simbus__Stats *legacy,
+                      const bool alive[VW_SERVICES], double viewer_uptime_s)
+{
+    memset (out, 0, sizeof *out);
+    out->mode = cfg->run.mode;
+    out->speed = cfg->run.speed;
+    out->paused = cfg->run.mode == SIM_MODE_REALTIME && !(cfg->run.speed > 0);
+    out->loss = cfg->realism.robot_command_loss;
+    snprintf (out->realism, sizeof out->realism, "%.63s",
+              cfg->run.realism[0] ? cfg->run.realism : "realistic");
+    sim_rig_t rig;
+    sim_rig_resolve (cfg, &rig);
+    out->camera_count = rig.count;
+    const Simbus__Stats *by_service[VW_SERVICES] = { physics, vision, gateway, legacy, NULL };
+    for (int i = 0; i < VW_SERVICES; i++) {
+        out->alive[i] = alive[i];
+        if (by_service[i]) {
+            out->restarts[i] = by_service[i]->restarts;
+            out->uptime_s[i] = by_service[i]->uptime_s;
+        }
+    }
+    out->alive[VW_SERVICES - 1] = true;
+    out->uptime_s[VW_SERVICES - 1] = viewer_uptime_s;
+    if (physics) {
+        out->have_physics = true;
+        out->t = (double) physics->time_ns / 1e9;
+        out->rtf = physics->rtf;
+        out->substep_us = physics->substep_us;
+        for (size_t i = 0; i < physics->n_substep_buckets && i < SIM_STATS_SUBSTEP_BUCKETS; i++)
+            out->substep_buckets[i] = physics->substep_buckets[i];
+        out->substeps = physics->substeps;
+        out->substep_sum_us = physics->substep_sum_us;
+        if (physics->has_running)
+            out->paused = out->mode == SIM_MODE_REALTIME && !physics->running && !(cfg->run.speed > 0);
+    }
+    if (vision) {
+        out->have_vision = true;
+        for (size_t i = 0; i < vision->n_cameras && out->n_cameras < SIM_MAX_CAMERAS; i++) {
+            vw_camera_rate_t *c = &out->cameras[out->n_cameras++];
+            c->id = (int) vision->cameras[i]->id;
+            c->pps = vision->cameras[i]->pps;
+            c->packets = vision->cameras[i]->packets;
+        }
+    }
+    if (gateway) {
+        out->have_gateway = true;
+        out->sync_round_trips = gateway->sync_round_trips;
+        for (size_t i = 0; i < gateway->n_ports && out->n_ports < 3; i++) {
+            const Simbus__PortStats *p = gateway->ports[i];
+            vw_port_rate_t *o = &out->ports[out->n_ports++];
+            snprintf (o->name, sizeof o->name, "%s", p->name ? p->name : "?");
+            o->port = p->port;
+            o->rate = p->rate;
+            o->received = p->received;
+            o->refused = p->refused;
+            o->lost = p->lost;
+            for (size_t k = 0; k < p->n_sources && o->n_sources < VW_SOURCES_MAX; k++)
+                snprintf (o->sources[o->n_sources++], sizeof o->sources[0], "%s", p->sources[k]);
+        }
+    }
+}
+
+/* ---- Prometheus text ---------------------------------------------------- */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    bool oom;
+} s_out_t;
+
+static void __attribute__ ((format (printf, 2, 3))) s_out (s_out_t *o, const char *fmt, ...)
+{
+    if (o->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start (ap, fmt);
+        int n = vsnprintf (o->buf ? o->buf + o->len : NULL, o->buf ? o->cap - o->len : 0, fmt, ap);
+        va_end (ap);
+        if (n < 0) {
+            o->oom = true;
+            return;
+        }
+        if (o->buf && o->len + (size_t) n < o->cap) {
+            o->len += (size_t) n;
+            return;
+        }
+        size_t cap = (o->cap ? o->cap * 2 : 4096) + (size_t) n;
+        char *grown = realloc (o->buf, cap);
+        if (!grown) {
+            o->oom = true;
+            return;
+        }
+        o->buf = grown;
+        o->cap = cap;
+    }
+}
+
+static void
+s_head (s_out_t *o, const char *name, const char *type, const char *help)
+{
+    s_out (o, "# HELP ssl_sim_%s %s\n# TYPE ssl_sim_%s %s\n", name, help, name, type);
+}
+
+/* A sample value as Prometheus reads it. */
+static const char *
+s_value (double v, char *buf, size_t len)
+{
+    if (isnan (v))
+        return "NaN";
+    if (isinf (v))
+        return v > 0 ? "+Inf" : "-Inf";
+    snprintf (buf, len, "%.9g", v);
+    return buf;
+}
+
+char *
+vw_metrics_text (const vw_status_t *st)
+{
+    s_out_t o = { 0 };
+    char v[64];
+    s_head (&o, "up", "gauge", "1 while the service was heard from in the last 3 s");
+    for (int i = 0; i < VW_SERVICES; i++)
+        s_out (&o, "ssl_sim_up{service=\"%s\"} %d\n", vw_service_names[i], st->alive[i] ? 1 : 0);
+    s_head (&o, "service_restarts_total", "counter", "times the supervisor started the service again");
+    for (int i = 0; i < VW_SERVICES; i++)
+        s_out (&o, "ssl_sim_service_restarts_total{service=\"%s\"} %u\n", vw_service_names[i],
+               st->restarts[i]);
+    s_head (&o, "uptime_seconds", "gauge", "seconds since the service (process) started");
+    for (int i = 0; i < VW_SERVICES; i++)
+        if (st->alive[i])
+            s_out (&o, "ssl_sim_uptime_seconds{service=\"%s\"} %s\n", vw_service_names[i],
+                   s_value (st->uptime_s[i], v, sizeof v));
+    s_head (&o, "sim_time_seconds", "gauge", "simulation time");
+    s_out (&o, "ssl_sim_sim_time_seconds %s\n", s_value (st->t, v, sizeof v));
+    s_head (&o, "speed", "gauge", "real-time scaling in force, 0 = paused");
+    s_out (&o, "ssl_sim_speed %s\n", s_value (st->speed, v, sizeof v));
+    s_head (&o, "real_time_factor", "gauge", "simulated seconds per wall second over physics' last second");
+    s_out (&o, "ssl_sim_real_time_factor %s\n", s_value (st->rtf, v, sizeof v));
+    s_head (&o, "substep_seconds", "histogram",
+            "wall time of a physics substep (the mean of each run timed)");
+    static const double bounds[] = SIM_STATS_SUBSTEP_BOUNDS_US;
+    for (int i = 0; i < SIM_STATS_SUBSTEP_BUCKETS; i++) {
+        if (i == SIM_STATS_SUBSTEP_BUCKETS - 1)
+            s_out (&o, "ssl_sim_substep_seconds_bucket{le=\"+Inf\"} %llu\n",
+                   (unsigned long long) st->substep_buckets[i]);
+        else
+            s_out (&o, "ssl_sim_substep_seconds_bucket{le=\"%g\"} %llu\n", bounds[i] / 1e6,
+                   (unsigned long long) st->substep_buckets[i]);
+    }
+    s_out (&o, "ssl_sim_substep_seconds_sum %s\n", s_value (st->substep_sum_us / 1e6, v, sizeof v));
+    s_out (&o, "ssl_sim_substep_seconds_count %llu\n", (unsigned long long) st->substeps);
+    s_head (&o, "vision_packets_sent_total", "counter", "detection packets sent per camera");
+    for (int i = 0; i < st->n_cameras; i++)
+        s_out (&o, "ssl_sim_vision_packets_sent_total{camera=\"%d\"} %llu\n", st->cameras[i].id,
+               (unsigned long long) st->cameras[i].packets);
+    s_head (&o, "vision_packets_per_second", "gauge", "detection packets per second per camera");
+    for (int i = 0; i < st->n_cameras; i++)
+        s_out (&o, "ssl_sim_vision_packets_per_second{camera=\"%d\"} %s\n", st->cameras[i].id,
+               s_value (st->cameras[i].pps, v, sizeof v));
+    static const struct {
+        const char *name, *help;
+        size_t off;
+    } counters[] = {
+        { "datagrams_received_total", "datagrams read per gateway port",
+          offsetof (vw_port_rate_t, received) },
+        { "datagrams_refused_total", "datagrams the gateway answered with its own error",
+          offsetof (vw_port_rate_t, refused) },
+        { "datagrams_lost_total", "commands and responses dropped by the configured packet loss",
+          offsetof (vw_port_rate_t, lost) },
+    };
+    for (size_t c = 0; c < sizeof counters / sizeof counters[0]; c++) {
+        s_head (&o, counters[c].name, "counter", counters[c].help);
+        for (int i = 0; i < st->n_ports; i++) {
+            const uint64_t *n = (const uint64_t *) ((const char *) &st->ports[i] + counters[c].off);
+            s_out (&o, "ssl_sim_%s{port=\"%s\",number=\"%u\"} %llu\n", counters[c].name, st->ports[i].name,
+                   st->ports[i].port, (unsigned long long) *n);
+        }
+    }
+    s_head (&o, "datagrams_per_second", "gauge", "datagrams per second per gateway port");
+    for (int i = 0; i < st->n_ports; i++)
+        s_out (&o, "ssl_sim_datagrams_per_second{port=\"%s\",number=\"%u\"} %s\n", st->ports[i].name,
+               st->ports[i].port, s_value (st->ports[i].rate, v, sizeof v));
+    s_head (&o, "port_sources", "gauge", "source addresses heard on the port in the last 10 s");
+    for (int i = 0; i < st->n_ports; i++)
+        s_out (&o, "ssl_sim_port_sources{port=\"%s\",number=\"%u\"} %d\n", st->ports[i].name,
+               st->ports[i].port, st->ports[i].n_sources);
+    s_head (&o, "sync_round_trips_total", "counter", "lock-step sync requests answered");
+    s_out (&o, "ssl_sim_sync_round_trips_total %llu\n", (unsigned long long) st->sync_round_trips);
+    s_head (&o, "robot_command_loss", "gauge", "configured robot command loss, 0..1");
+    s_out (&o, "ssl_sim_robot_command_loss %s\n", s_value (st->loss, v, sizeof v));
+    if (o.oom) {
+        free (o.buf);
+        return NULL;
+    }
+    return o.buf;
+}
