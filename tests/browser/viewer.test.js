@@ -343,6 +343,9 @@ async function main () {
                                && document.getElementById('st-vision').textContent.includes('pps'));
     check('the status bar shows RTF and vision rates', true);
 
+    // a picture of the running simulator, not of the moment after resume
+    await page.waitForFunction(() => Number(document.getElementById('st-rtf').textContent) > 0.5, null,
+                               { timeout: 10000 }).catch(() => {});
     await page.screenshot({ path: SCREENSHOT });
     check(`screenshot saved (${SCREENSHOT})`, fs.existsSync(SCREENSHOT));
     check('no script errors on the page', scriptErrors.length === 0, scriptErrors.join(' | '));

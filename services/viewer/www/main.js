@@ -343,6 +343,10 @@ function isPaused () {
 
 function updatePaused () {
     const paused = isPaused();
+    if (paused !== state.shownPaused) {
+        state.shownPaused = paused;
+        updateHint();
+    }
     const btn = $('btn-pause');
     const text = paused ? 'Resume' : 'Pause';
     if (btn.textContent !== text)
@@ -719,6 +723,8 @@ function updateHint () {
         text = 'Release to shoot · Esc cancels';
     else if (state.drag && state.drag.moved && state.drag.kind === 'rotate')
         text = 'Point where the robot should face';
+    else if (isPaused())
+        text = 'Paused · N or Step advances one frame · Space resumes';
     el.hidden = !text;
     el.textContent = text;
 }
