@@ -6,7 +6,8 @@
 // (1.0, 1.0) m and checks over UDP (real SSL_WrapperPackets, decoded by
 // sim_probe with the project's protobuf-c code) that vision shows it there
 // within 0.01 m, pauses and checks that t_capture stops, steps, resumes,
-// checks a refusal is shown, and saves BUILD/viewer.png.
+// checks a refusal is shown, kills the viewer and sees the page reconnect
+// to its restarted successor, and saves BUILD/viewer.png.
 //
 // Every wait watches a condition (a page state, a vision frame, a process
 // exit) with a generous bound for a loaded 2-core machine; none sleeps to
@@ -337,6 +338,17 @@ async function main () {
             .some((el) => el.textContent.includes(e.code));
     });
     check('the refusal is on the page with its code', true);
+
+    // ---- the page comes back by itself when the viewer restarts ----------
+    const pidFile = path.join(dir, 'ssl-sim', 'viewer.pid');
+    const viewerPid = fs.existsSync(pidFile) ? parseInt(fs.readFileSync(pidFile, 'utf8'), 10) : 0;
+    if (check('the viewer wrote its pid file', viewerPid > 0, pidFile)) {
+        const g0 = await page.evaluate(() => window.sslsimView.geometry_count);
+        process.kill(viewerPid, 'SIGKILL');
+        await page.waitForFunction((g) => window.sslsimView.geometry_count > g && window.sslsimView.connected
+                                   && window.sslsimView.robots.length === 22, g0, { timeout: START_MS });
+        check('after the viewer is killed and restarted the page reconnects and draws 22 robots', true);
+    }
 
     // ---- the status bar is filled ------------------------------------------
     await page.waitForFunction(() => document.getElementById('st-rtf').textContent !== '–'

@@ -194,9 +194,10 @@ export function drawDetections (ctx, tf, frame, colour, radius) {
         robotPath(ctx, p.x, p.y, rp, r.o || 0);
         ctx.stroke();
         const o = -(r.o || 0);
+        // the tick stays off the robot's centre, where its id is written
         ctx.beginPath();
-        ctx.moveTo(p.x, p.y);
-        ctx.lineTo(p.x + Math.cos(o) * rp, p.y + Math.sin(o) * rp);
+        ctx.moveTo(p.x + Math.cos(o) * rp * 0.55, p.y + Math.sin(o) * rp * 0.55);
+        ctx.lineTo(p.x + Math.cos(o) * rp * 1.25, p.y + Math.sin(o) * rp * 1.25);
         ctx.stroke();
     }
     // a ring around where the camera sees the ball, with four ticks
