@@ -41,6 +41,7 @@ const state = {
     addTeam: null,             // 'blue' | 'yellow' while placing a robot
     turn: null,                // {key, o, until}: wheel turns not yet seen in a world
     speedEditUntil: 0,
+    selectEditUntil: 0,
     dirty: true,
     cssW: 0,
     cssH: 0,
@@ -311,9 +312,11 @@ function applyStatus (s) {
         ports.textContent = 'no ports reported';
 
     // controls follow the simulator unless the user is changing them
-    if (document.activeElement !== $('realism') && s.realism)
+    // (a status report sent before the change took effect must not undo it)
+    const now = performance.now();
+    if (document.activeElement !== $('realism') && s.realism && now > state.selectEditUntil)
         setSelect($('realism'), String(s.realism));
-    if (document.activeElement !== $('cameras') && s.camera_count)
+    if (document.activeElement !== $('cameras') && s.camera_count && now > state.selectEditUntil)
         setSelect($('cameras'), String(s.camera_count));
     // in sync mode the clients' steps set the pace, not a speed
     speedInput.disabled = s.mode === 'sync';
@@ -805,10 +808,12 @@ speedInput.addEventListener('dblclick', () => {
     speedInput.dispatchEvent(new Event('input'));
 });
 $('realism').addEventListener('change', (e) => {
+    state.selectEditUntil = performance.now() + 3000;
     send('realism', { preset: e.target.value });
     e.target.blur();
 });
 $('cameras').addEventListener('change', (e) => {
+    state.selectEditUntil = performance.now() + 3000;
     send('cameras', { count: Number(e.target.value) });
     e.target.blur();
 });

@@ -39,15 +39,18 @@ export class Plot {
         const bottom = 16;
         const pw = w - left - right;
         const ph = h - top - bottom;
-        const rtfMax = niceMax(Math.max(1.5, ...this.samples.map((s) => s.rtf ?? 0)));
-        const latMax = niceMax(Math.max(20, ...this.samples.map((s) => s.latency ?? 0)));
+        const rtfAxis = axis(Math.max(1.5, ...this.samples.map((s) => s.rtf ?? 0)));
+        const latAxis = axis(Math.max(20, ...this.samples.map((s) => s.latency ?? 0)));
+        const rtfMax = rtfAxis.max;
+        const latMax = latAxis.max;
         const xOf = (t) => left + pw * (1 - (nowS - t) / WINDOW_S);
 
         ctx.font = '10px system-ui, sans-serif';
         ctx.lineWidth = 1;
-        // grid: quarters of each axis, and a line at RTF 1
-        for (let i = 0; i <= 4; i++) {
-            const y = top + ph * (1 - i / 4);
+        // grid lines at the RTF axis's ticks; the latency axis is labelled
+        // at the same heights
+        for (let i = 0; i <= rtfAxis.ticks; i++) {
+            const y = top + ph * (1 - i / rtfAxis.ticks);
             ctx.strokeStyle = 'rgba(255,255,255,0.07)';
             ctx.beginPath();
             ctx.moveTo(left, y);
@@ -56,10 +59,14 @@ export class Plot {
             ctx.fillStyle = RTF_COLOUR;
             ctx.textAlign = 'right';
             ctx.textBaseline = 'middle';
-            ctx.fillText(fmt(rtfMax * i / 4), left - 4, y);
+            ctx.fillText(fmt(rtfAxis.step * i, rtfAxis.step), left - 4, y);
+        }
+        for (let i = 0; i <= latAxis.ticks; i++) {
+            const y = top + ph * (1 - i / latAxis.ticks);
             ctx.fillStyle = LAT_COLOUR;
             ctx.textAlign = 'left';
-            ctx.fillText(fmt(latMax * i / 4), left + pw + 4, y);
+            ctx.textBaseline = 'middle';
+            ctx.fillText(fmt(latAxis.step * i, latAxis.step), left + pw + 4, y);
         }
         const one = top + ph * (1 - 1 / rtfMax);
         ctx.strokeStyle = 'rgba(87,199,122,0.35)';
@@ -108,15 +115,18 @@ export class Plot {
     }
 }
 
-// 1, 2 or 5 times a power of ten, at least v
-function niceMax (v) {
-    const p = Math.pow(10, Math.floor(Math.log10(v)));
-    for (const m of [1, 2, 5, 10])
-        if (m * p >= v)
-            return m * p;
-    return 10 * p;
+// An axis from 0 to at least v in 2 to 5 steps of 1, 2 or 5 times a power
+// of ten: {max, step, ticks}
+function axis (v) {
+    const rough = v / 4;
+    const p = Math.pow(10, Math.floor(Math.log10(rough)));
+    const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= rough);
+    const ticks = Math.max(1, Math.ceil(v / step - 1e-9));
+    return { max: ticks * step, step, ticks };
 }
 
-function fmt (v) {
-    return v >= 10 ? v.toFixed(0) : v.toFixed(v === 0 ? 0 : 1);
+// a tick label with as many decimals as the step needs
+function fmt (v, step) {
+    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    return v.toFixed(decimals);
 }
