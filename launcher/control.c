@@ -17,6 +17,7 @@
 
 #define CTL_SAMPLE_MS  1000  /* status: bus and CPU sampling window */
 #define CTL_RESTART_MS 20000 /* restart: how long to wait for the successor */
+#define CTL_STATS_MS   2500  /* status: longest wait for the gateway's Stats */
 
 typedef struct {
     int pid;
@@ -181,13 +182,15 @@ launch_running_elsewhere (const sim_config_t *cfg, const char *only, const char 
 }
 
 /* What the bus shows during one window: physics's clock and snapshots,
-   vision's released frames. */
+   vision's released frames, the newest Stats of the gateway and
+   legacy-grsim (their ports: the numbers the viewer's /metrics shows). */
 typedef struct {
     int clocks, snapshots, frames, packets;
     uint64_t first_ns, last_ns;
     int64_t first_ms, last_ms;
     uint32_t robots, mode;
     bool running;
+    Simbus__Envelope *gateway, *legacy; /* owned, NULL until one came */
 } ctl_bus_t;
 
 static bool
@@ -211,12 +214,22 @@ s_on_sample (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     else if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES) {
         out->frames++;
         out->packets += (int) env->frames->n_wrapper;
+    } else if (env->body_case == SIMBUS__ENVELOPE__BODY_STATS && env->stats->service) {
+        Simbus__Envelope **slot = strcmp (env->stats->service, "gateway") == 0      ? &out->gateway
+                                : strcmp (env->stats->service, "legacy-grsim") == 0 ? &out->legacy
+                                                                                    : NULL;
+        if (slot) {
+            if (*slot)
+                simbus__envelope__free_unpacked (*slot, NULL);
+            *slot = env;
+            return true;
+        }
     }
     return false;
 }
 
 static void
-s_bus_sample (const sim_config_t *cfg, ctl_bus_t *out)
+s_bus_sample (const sim_config_t *cfg, bool gateway_up, ctl_bus_t *out)
 {
     memset (out, 0, sizeof *out);
     sim_link_t *link = sim_link_new (cfg, SIM_LINK_TOOL);
@@ -224,9 +237,15 @@ s_bus_sample (const sim_config_t *cfg, ctl_bus_t *out)
     if (link && loop && sim_link_subscribe (link, SIMBUS__ENVELOPE__BODY_CLOCK) == 0
         && sim_link_subscribe (link, SIMBUS__ENVELOPE__BODY_SNAPSHOT) == 0
         && sim_link_subscribe (link, SIMBUS__ENVELOPE__BODY_FRAMES) == 0
+        && sim_link_subscribe (link, SIMBUS__ENVELOPE__BODY_STATS) == 0
         && sim_link_attach (link, loop, 0, s_on_sample, out) == 0) {
-        int64_t end = zclock_mono () + CTL_SAMPLE_MS;
+        int64_t start = zclock_mono ();
+        int64_t end = start + CTL_SAMPLE_MS;
         while (!zsys_interrupted) {
+            /* the gateway's Stats come once a second: wait a little longer
+               for them when the window closed before one came */
+            if (zclock_mono () >= end && !out->gateway && gateway_up && end < start + CTL_STATS_MS)
+                end = start + CTL_STATS_MS;
             int64_t left = end - zclock_mono ();
             if (left <= 0 || sim_loop_wait (loop, (int) left) < 0)
                 break;
@@ -246,6 +265,44 @@ s_format_uptime (double s, char *buf, size_t len)
         snprintf (buf, len, "%.0fm%02.0fs", floor (s / 60), fmod (s, 60));
     else
         snprintf (buf, len, "%.0fh%02.0fm", floor (s / 3600), floor (fmod (s, 3600) / 60));
+}
+
+/* The protocol ports from the gateway's (and legacy-grsim's) Stats:
+   commands/s over its last second, counters since it started, and the
+   source addresses heard in the last 10 s (docs/viewer.md). */
+static void
+s_print_ports (const ctl_bus_t *bus)
+{
+    const Simbus__Envelope *envs[] = { bus->gateway, bus->legacy };
+    bool header = false;
+    for (int e = 0; e < 2; e++) {
+        if (!envs[e])
+            continue;
+        const Simbus__Stats *st = envs[e]->stats;
+        for (size_t i = 0; i < st->n_ports; i++) {
+            const Simbus__PortStats *p = st->ports[i];
+            if (!header) {
+                printf ("\n%-8s %6s %10s %10s %8s %8s  %s\n", "PORT", "NUMBER", "CMDS/S", "RECEIVED",
+                        "REFUSED", "LOST", "SOURCES (last 10 s)");
+                header = true;
+            }
+            char sources[512] = "";
+            size_t used = 0;
+            for (size_t k = 0; k < p->n_sources && used < sizeof sources; k++) {
+                int n =
+                    snprintf (sources + used, sizeof sources - used, "%s%s", k ? ", " : "", p->sources[k]);
+                if (n < 0)
+                    break;
+                used += (size_t) n;
+            }
+            printf ("%-8s %6u %10.1f %10llu %8llu %8llu  %s\n", p->name ? p->name : "?", p->port,
+                    p->has_rate ? p->rate : 0.0, (unsigned long long) p->received,
+                    (unsigned long long) p->refused, (unsigned long long) p->lost,
+                    p->n_sources ? sources : "-");
+        }
+    }
+    if (!header && !bus->gateway)
+        printf ("\nno port counters on the bus (the gateway sends them once a second)\n");
 }
 
 int
@@ -270,7 +327,10 @@ launch_status (const sim_config_t *cfg)
         cpu0[i] = procs[i].cpu_s;
     int64_t t0 = zclock_mono ();
     ctl_bus_t bus;
-    s_bus_sample (cfg, &bus);
+    bool gateway_up = false;
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
+        gateway_up |= procs[i].alive && strcmp (launch_services[i].name, "gateway") == 0;
+    s_bus_sample (cfg, gateway_up, &bus);
     double wall = (double) (zclock_mono () - t0) / 1000.0;
 
     printf ("runtime directory %s\n", dir);
@@ -305,6 +365,11 @@ launch_status (const sim_config_t *cfg)
         printf ("%-13s %8d %9s %-9s %5.1f%% %5.1fMiB  %s\n", name, p->pid, up, p->supervisor, 100.0 * cpu,
                 p->rss_mib, rates);
     }
+    s_print_ports (&bus);
+    if (bus.gateway)
+        simbus__envelope__free_unpacked (bus.gateway, NULL);
+    if (bus.legacy)
+        simbus__envelope__free_unpacked (bus.legacy, NULL);
     return running >= wanted ? 0 : 1;
 }
 

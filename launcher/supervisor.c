@@ -34,6 +34,7 @@ typedef struct {
     char line[4096];
     size_t used;
     int64_t started_ms, restart_at_ms;
+    unsigned spawns; /* started so far: the child's SSL_SIM_RESTARTS is this before its start */
 } launch_child_t;
 
 /* The only state a signal handler may touch. */
@@ -98,6 +99,9 @@ s_spawn (launch_child_t *c, const char *exe, int optc, char **optv)
         dup2 (fds[1], STDOUT_FILENO);
         dup2 (fds[1], STDERR_FILENO);
         setenv ("SSL_SIM_SUPERVISED", "1", 1);
+        char restarts[16];
+        snprintf (restarts, sizeof restarts, "%u", c->spawns);
+        setenv ("SSL_SIM_RESTARTS", restarts, 1); /* its Stats report it (sim_stats.h) */
         char **argv = calloc ((size_t) optc + 4, sizeof *argv);
         if (!argv)
             _exit (127);
@@ -111,6 +115,7 @@ s_spawn (launch_child_t *c, const char *exe, int optc, char **optv)
         _exit (127);
     }
     close (fds[1]);
+    c->spawns++;
     c->pid = pid;
     c->out = fds[0];
     /* its pipe closes a moment before it can be reaped, so the pipe alone

@@ -20,6 +20,7 @@
 #include "sim_link.h"
 #include "sim_log.h"
 #include "sim_service.h"
+#include "sim_stats.h"
 #include "sim_udp.h"
 #include "grSim_Packet.pb-c.h"
 #include "grSim_Robotstatus.pb-c.h"
@@ -59,7 +60,42 @@ typedef struct {
     grs_robot_t robots[2][SIM_MAX_ROBOT_ID + 1];
     bool terminated;
     uint64_t dropped; /* undecodable datagrams */
+    uint64_t received, last_received;
+    int64_t started_us, last_stats_us;
 } grs_service_t;
+
+/* Stats (sim_stats.h): the grSim port's datagrams and its peers. */
+static void
+s_publish_stats (grs_service_t *self)
+{
+    int64_t now = zclock_usecs ();
+    Simbus__Stats st;
+    sim_stats_begin (&st, "legacy-grsim", self->started_us);
+    Simbus__PortStats port = SIMBUS__PORT_STATS__INIT, *ports[] = { &port };
+    char text[2][48], *sources[2];
+    port.name = (char *) "grsim";
+    port.port = (uint32_t) (self->fd >= 0 ? sim_udp_local_port (self->fd) : 0);
+    port.received = self->received;
+    port.refused = self->dropped;
+    port.has_rate = true;
+    port.rate = now > self->last_stats_us ? (double) (self->received - self->last_received) * 1e6
+                                                / (double) (now - self->last_stats_us)
+                                          : 0;
+    port.sources = sources;
+    for (int team = 0; team < 2; team++)
+        if (self->have_peer[team]) {
+            sim_udp_addr_str (&self->peer[team], text[port.n_sources], sizeof text[0]);
+            sources[port.n_sources] = text[port.n_sources];
+            port.n_sources++;
+        }
+    st.n_ports = 1;
+    st.ports = ports;
+    self->last_received = self->received;
+    self->last_stats_us = now;
+    Simbus__Envelope env;
+    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STATS, &st);
+    sim_link_send (self->link, &env);
+}
 
 static void
 s_send_request (grs_service_t *self, Simbus__Request *req)
@@ -213,6 +249,7 @@ s_on_udp (void *arg)
         ssize_t n = sim_udp_recv (self->fd, self->buf, SIM_UDP_MAX, &from);
         if (n < 0)
             return;
+        self->received++;
         GrSimPacket *packet = n <= SIM_UDP_MAX ? gr_sim__packet__unpack (NULL, (size_t) n, self->buf) : NULL;
         if (!packet) {
             self->dropped++;
@@ -353,6 +390,7 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
         break;
     case SIMBUS__ENVELOPE__BODY_CONFIG:
         sim_bus_config_decode (env->config, &self->own, &self->cfg, &self->config_serial);
+        s_publish_stats (self); /* physics re-publishes it each second: no timer of our own */
         break;
     case SIMBUS__ENVELOPE__BODY_FRAMES:
         s_on_frames (self, env->frames);
@@ -408,6 +446,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->own = self->cfg = *cfg;
     self->next_id = 1;
     self->fd = -1;
+    self->started_us = self->last_stats_us = zclock_usecs ();
     self->buf = malloc (SIM_UDP_MAX);
     self->loop = sim_loop_new ();
     self->link = sim_link_new (cfg, SIM_LINK_LEGACY);

@@ -20,6 +20,7 @@
 #include "sim_link.h"
 #include "sim_log.h"
 #include "sim_service.h"
+#include "sim_stats.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "vw_http.h"
 #include "vw_hub.h"
@@ -226,6 +227,9 @@ s_refresh_status (vw_service_t *self)
     vw_hub_alive (hub, zclock_usecs (), alive);
     vw_status_from_stats (&hub->status, &self->cfg, st[0], st[1], st[2], st[3], alive,
                           (double) (zclock_usecs () - self->started_us) / 1e6);
+    Simbus__Stats own;
+    sim_stats_begin (&own, "viewer", self->started_us);
+    hub->status.restarts[VW_SERVICES - 1] = own.restarts;
     /* the newest truth is newer than physics' last Stats */
     if (self->have_truth)
         hub->status.t = (double) self->truth.time_ns / 1e9;

@@ -417,9 +417,11 @@ s_parse_fields (const cJSON *root, vw_op_t *op, char *why, size_t len)
         bool got[3] = { false };
         if (s_numbers (root, need, NULL, opt, opt_out, got, why, len))
             return -1;
+        /* a missing coordinate goes to the gateway as missing: its answer
+           (PARTIAL_COORD, CREATE_NOPOS_ROBOT) is the protocol's */
+        op->has_x = got[0];
+        op->has_y = got[1];
         op->has_o = got[2];
-        if (op->present && !(got[0] && got[1]))
-            return s_fail (why, len, "%s", "a robot on the field needs \"x\" and \"y\"");
         return 0;
     }
     case VW_OP_SPEED: {

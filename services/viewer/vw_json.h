@@ -101,7 +101,7 @@ typedef struct {
     int64_t id;
     bool has_id;
     double x, y, z, vx, vy, vz, o, value;
-    bool has_z, has_v, has_o, has_present, present;
+    bool has_x, has_y, has_z, has_v, has_o, has_present, present;
     int team; /* sim_team_t */
     int robot;
     int count;

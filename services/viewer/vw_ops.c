@@ -235,7 +235,8 @@ vw_ops_encode (const vw_op_t *op, const vw_ops_ctx_t *ctx, uint8_t *buf, size_t 
         robots[0].has_present = true;
         robots[0].present = op->present;
         if (op->present) {
-            robots[0].has_x = robots[0].has_y = true;
+            robots[0].has_x = op->has_x;
+            robots[0].has_y = op->has_y;
             robots[0].x = (float) op->x;
             robots[0].y = (float) op->y;
             robots[0].has_orientation = op->has_o;

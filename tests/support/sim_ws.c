@@ -1,0 +1,254 @@
+/*  sim_ws.c - the tests' WebSocket and HTTP client (sim_ws.h). */
+#include "sim_ws.h"
+
+#include <civetweb.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define S_QUEUE_MAX 4096
+
+struct sim_ws_t {
+    struct mg_connection *conn;
+    pthread_mutex_t lock;
+    pthread_cond_t arrived;
+    cJSON *queue[S_QUEUE_MAX];
+    int head, len;
+    bool closed;
+    long worlds, results, statuses, others;
+    long long bytes;
+};
+
+static void
+s_init_once (void)
+{
+    mg_init_library (0);
+}
+
+/* civetweb's client needs the library set up once per process. */
+static void
+s_init_library (void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once (&once, s_init_once);
+}
+
+static int
+s_on_data (struct mg_connection *conn, int flags, char *data, size_t len, void *arg)
+{
+    (void) conn;
+    sim_ws_t *self = arg;
+    if ((flags & 0xf) == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE)
+        return 0;
+    if ((flags & 0xf) != MG_WEBSOCKET_OPCODE_TEXT)
+        return 1;
+    cJSON *msg = cJSON_ParseWithLength (data, len);
+    pthread_mutex_lock (&self->lock);
+    self->bytes += (long long) len;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive (msg, "type");
+    const char *t = cJSON_IsString (type) ? type->valuestring : "";
+    if (strcmp (t, "world") == 0)
+        self->worlds++;
+    else if (strcmp (t, "result") == 0)
+        self->results++;
+    else if (strcmp (t, "status") == 0)
+        self->statuses++;
+    else
+        self->others++;
+    if (msg && self->len < S_QUEUE_MAX)
+        self->queue[(self->head + self->len++) % S_QUEUE_MAX] = msg;
+    else
+        cJSON_Delete (msg);
+    pthread_cond_broadcast (&self->arrived);
+    pthread_mutex_unlock (&self->lock);
+    return 1;
+}
+
+static void
+s_on_close (const struct mg_connection *conn, void *arg)
+{
+    (void) conn;
+    sim_ws_t *self = arg;
+    pthread_mutex_lock (&self->lock);
+    self->closed = true;
+    pthread_cond_broadcast (&self->arrived);
+    pthread_mutex_unlock (&self->lock);
+}
+
+sim_ws_t *
+sim_ws_connect (int port, const char *path)
+{
+    s_init_library ();
+    sim_ws_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    pthread_mutex_init (&self->lock, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init (&attr);
+    pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
+    pthread_cond_init (&self->arrived, &attr);
+    pthread_condattr_destroy (&attr);
+    char err[256] = "";
+    self->conn = mg_connect_websocket_client ("127.0.0.1", port, 0, err, sizeof err, path, NULL, s_on_data,
+                                              s_on_close, self);
+    if (!self->conn) {
+        fprintf (stderr, "sim_ws: ws://127.0.0.1:%d%s: %s\n", port, path, err);
+        sim_ws_destroy (&self);
+    }
+    return self;
+}
+
+void
+sim_ws_destroy (sim_ws_t **self_p)
+{
+    sim_ws_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->conn)
+        mg_close_connection (self->conn); /* joins the client thread */
+    sim_ws_clear (self);
+    pthread_cond_destroy (&self->arrived);
+    pthread_mutex_destroy (&self->lock);
+    free (self);
+    *self_p = NULL;
+}
+
+int
+sim_ws_send (sim_ws_t *self, const char *text)
+{
+    return mg_websocket_client_write (self->conn, MG_WEBSOCKET_OPCODE_TEXT, text, strlen (text)) > 0 ? 0 : -1;
+}
+
+static struct timespec
+s_deadline (int ms)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long) (ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+static bool
+s_matches (const cJSON *msg, const char *type, bool by_id, double id)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive (msg, "type");
+    if (!cJSON_IsString (t) || strcmp (t->valuestring, type) != 0)
+        return false;
+    if (!by_id)
+        return true;
+    const cJSON *i = cJSON_GetObjectItemCaseSensitive (msg, "id");
+    return cJSON_IsNumber (i) && i->valuedouble == id;
+}
+
+static cJSON *
+s_take (sim_ws_t *self, const char *type, bool by_id, double id, int ms)
+{
+    struct timespec end = s_deadline (ms);
+    pthread_mutex_lock (&self->lock);
+    cJSON *found = NULL;
+    for (;;) {
+        while (self->len > 0 && !found) {
+            cJSON *msg = self->queue[self->head];
+            self->head = (self->head + 1) % S_QUEUE_MAX;
+            self->len--;
+            if (s_matches (msg, type, by_id, id))
+                found = msg;
+            else
+                cJSON_Delete (msg);
+        }
+        if (found || self->closed)
+            break;
+        if (pthread_cond_timedwait (&self->arrived, &self->lock, &end) == ETIMEDOUT && self->len == 0)
+            break;
+    }
+    pthread_mutex_unlock (&self->lock);
+    return found;
+}
+
+cJSON *
+sim_ws_wait (sim_ws_t *self, const char *type, int ms)
+{
+    return s_take (self, type, false, 0, ms);
+}
+
+cJSON *
+sim_ws_result (sim_ws_t *self, double id, int ms)
+{
+    return s_take (self, "result", true, id, ms);
+}
+
+long
+sim_ws_count (sim_ws_t *self, const char *type)
+{
+    pthread_mutex_lock (&self->lock);
+    long n = strcmp (type, "world") == 0  ? self->worlds
+           : strcmp (type, "result") == 0 ? self->results
+           : strcmp (type, "status") == 0 ? self->statuses
+                                          : self->others;
+    pthread_mutex_unlock (&self->lock);
+    return n;
+}
+
+long long
+sim_ws_bytes (sim_ws_t *self)
+{
+    pthread_mutex_lock (&self->lock);
+    long long n = self->bytes;
+    pthread_mutex_unlock (&self->lock);
+    return n;
+}
+
+void
+sim_ws_clear (sim_ws_t *self)
+{
+    pthread_mutex_lock (&self->lock);
+    while (self->len > 0) {
+        cJSON_Delete (self->queue[self->head]);
+        self->head = (self->head + 1) % S_QUEUE_MAX;
+        self->len--;
+    }
+    pthread_mutex_unlock (&self->lock);
+}
+
+int
+sim_http_get (int port, const char *path, char **body)
+{
+    s_init_library ();
+    *body = NULL;
+    char err[256] = "";
+    struct mg_connection *conn = mg_connect_client ("127.0.0.1", port, 0, err, sizeof err);
+    if (!conn)
+        return -1;
+    mg_printf (conn, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+    int status = -1;
+    if (mg_get_response (conn, err, sizeof err, 10000) >= 0) {
+        const struct mg_response_info *info = mg_get_response_info (conn);
+        status = info ? info->status_code : -1;
+        size_t cap = 1 << 16, len = 0;
+        char *buf = malloc (cap);
+        int n;
+        while (buf && (n = mg_read (conn, buf + len, cap - len - 1)) > 0) {
+            len += (size_t) n;
+            if (cap - len < 1024) {
+                char *grown = realloc (buf, cap * 2);
+                if (!grown)
+                    break;
+                buf = grown;
+                cap *= 2;
+            }
+        }
+        if (buf)
+            buf[len] = '\0';
+        *body = buf;
+    }
+    mg_close_connection (conn);
+    return status;
+}

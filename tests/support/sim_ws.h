@@ -1,0 +1,46 @@
+/*  sim_ws.h - a real WebSocket and HTTP client of the viewer for tests and
+    benchmarks (civetweb's client, cJSON to read the messages).
+
+    Messages arrive on civetweb's client thread and wait, in order, in the
+    client's queue; sim_ws_wait takes them out. Every wait is bounded and
+    wakes on an arriving message (a condition variable), never a sleep.
+*/
+#ifndef SIM_WS_H_INCLUDED
+#define SIM_WS_H_INCLUDED
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sim_ws_t sim_ws_t;
+
+/* Connect to ws://127.0.0.1:port/path. NULL (reason on stderr) when the
+   handshake fails. */
+sim_ws_t *sim_ws_connect (int port, const char *path);
+
+/* Close and free; nulls *self_p. */
+void sim_ws_destroy (sim_ws_t **self_p);
+
+/* Send one text frame. Returns 0 or -1. */
+int sim_ws_send (sim_ws_t *self, const char *text);
+
+/* The first queued or arriving message whose "type" is `type` within ms;
+   the messages before it are dropped. Yours to cJSON_Delete; NULL on
+   timeout or a closed connection. */
+cJSON *sim_ws_wait (sim_ws_t *self, const char *type, int ms);
+
+/* The "result" with this id, within ms (other messages dropped). */
+cJSON *sim_ws_result (sim_ws_t *self, double id, int ms);
+
+/* Messages of `type` received so far (taken or not), and bytes in all. */
+long sim_ws_count (sim_ws_t *self, const char *type);
+long long sim_ws_bytes (sim_ws_t *self);
+
+/* Drop every message queued but not taken. */
+void sim_ws_clear (sim_ws_t *self);
+
+/* GET http://127.0.0.1:port/path. Returns the status code and the body in
+   *body (yours to free), or -1 when there was no answer. */
+int sim_http_get (int port, const char *path, char **body);
+
+#endif

@@ -1,0 +1,224 @@
+/*  test_viewer.c - the browser viewer from outside, as a page sees it: a
+    real ssl-sim, a real WebSocket client and real HTTP. The page's
+    teleport must show in the UDP vision packets, a request the simulator
+    refuses must come back with the protocol's error code, /metrics must be
+    Prometheus text with the named metrics, and /healthz must say 503 while
+    vision is stopped (SIGSTOP) and 200 again when it goes on.
+*/
+#include <criterion/criterion.h>
+#include <math.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_fixture.h"
+#include "sim_ws.h"
+#include "ssl_vision_wrapper.pb-c.h"
+
+#define WAIT_MS 15000
+
+static const char *const s_args[] = { NULL };
+
+static void
+s_start (sim_fixture_t *f, sim_ws_t **ws)
+{
+    cr_assert_eq (sim_fixture_start (f, s_args, NULL, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION), 0,
+                  "ssl-sim did not come up");
+    /* the pid file is written once the viewer's server listens */
+    cr_assert (sim_fixture_wait_service (f, "viewer", 0, WAIT_MS), "the viewer did not start");
+    *ws = sim_ws_connect (f->proc.viewer_port, "/ws");
+    cr_assert_not_null (*ws, "no WebSocket on the viewer's port %d", f->proc.viewer_port);
+}
+
+static double
+s_num (const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive (obj, key);
+    cr_assert (cJSON_IsNumber (item), "\"%s\" is not a number", key);
+    return item->valuedouble;
+}
+
+/* Read vision until a ball detection lies within tol of (x, y); true when
+   one did within ms. */
+static bool
+s_vision_ball_at (int fd, double x, double y, double tol, int ms)
+{
+    int64_t end = sim_test_now_ms () + ms;
+    uint8_t buf[65536];
+    while (sim_test_now_ms () < end) {
+        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 500);
+        if (n <= 0)
+            continue;
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
+        bool hit = false;
+        for (size_t i = 0; w && w->detection && i < w->detection->n_balls; i++) {
+            const SSLDetectionBall *b = w->detection->balls[i];
+            hit |= hypot (b->x / 1000.0 - x, b->y / 1000.0 - y) <= tol;
+        }
+        if (w)
+            ssl__wrapper_packet__free_unpacked (w, NULL);
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
+Test (viewer, page_sees_the_world_and_teleports_the_ball, .timeout = 90)
+{
+    sim_fixture_t f;
+    sim_ws_t *ws;
+    s_start (&f, &ws);
+
+    cJSON *hello = sim_ws_wait (ws, "hello", WAIT_MS);
+    cr_assert_not_null (hello, "no hello");
+    cr_expect_eq (s_num (hello, "version"), 1);
+    cJSON_Delete (hello);
+    cJSON *geometry = sim_ws_wait (ws, "geometry", WAIT_MS);
+    cr_assert_not_null (geometry, "no geometry after hello");
+    const cJSON *field = cJSON_GetObjectItemCaseSensitive (geometry, "field");
+    cr_expect_float_eq (s_num (field, "length"), 12.0, 1e-9, "division A field length");
+    cr_expect_float_eq (s_num (field, "width"), 9.0, 1e-9);
+    cr_expect_eq (cJSON_GetArraySize (cJSON_GetObjectItemCaseSensitive (geometry, "cameras")), 2);
+    cJSON_Delete (geometry);
+
+    /* no "world" before the page asks for one */
+    cr_expect_eq (sim_ws_count (ws, "world"), 0);
+    cr_assert_eq (sim_ws_send (ws, "{\"op\":\"next\"}"), 0);
+    cJSON *world = sim_ws_wait (ws, "world", WAIT_MS);
+    cr_assert_not_null (world, "no world after next");
+    cr_expect_eq (cJSON_GetArraySize (cJSON_GetObjectItemCaseSensitive (world, "robots")), 22,
+                  "11 robots per team");
+    cJSON_Delete (world);
+
+    cr_assert_eq (sim_ws_send (ws, "{\"op\":\"teleport_ball\",\"id\":1,\"x\":1.0,\"y\":1.0}"), 0);
+    cJSON *result = sim_ws_result (ws, 1, WAIT_MS);
+    cr_assert_not_null (result, "no result for the teleport");
+    cr_expect (cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (result, "ok")), "teleport refused");
+    cJSON_Delete (result);
+    cr_expect (s_vision_ball_at (f.vision, 1.0, 1.0, 0.01, WAIT_MS),
+               "vision never showed the ball within 0.01 m of (1, 1)");
+
+    /* the gateway's own refusal: a robot that is not on the field,
+       created without a position */
+    cr_assert_eq (sim_ws_send (ws, "{\"op\":\"teleport_robot\",\"id\":2,\"team\":\"blue\",\"robot\":15}"), 0);
+    result = sim_ws_result (ws, 2, WAIT_MS);
+    cr_assert_not_null (result, "no result for the refused request");
+    cr_expect (cJSON_IsFalse (cJSON_GetObjectItemCaseSensitive (result, "ok")));
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive (result, "code");
+    cr_expect (cJSON_IsString (code) && strcmp (code->valuestring, "CREATE_NOPOS_ROBOT") == 0,
+               "the protocol's error code, not %s", cJSON_IsString (code) ? code->valuestring : "none");
+    cJSON_Delete (result);
+
+    /* the viewer's own refusal of what is not an op */
+    cr_assert_eq (sim_ws_send (ws, "{\"op\":\"fly\",\"id\":3}"), 0);
+    result = sim_ws_result (ws, 3, WAIT_MS);
+    cr_assert_not_null (result);
+    code = cJSON_GetObjectItemCaseSensitive (result, "code");
+    cr_expect (cJSON_IsString (code) && strcmp (code->valuestring, "BAD_REQUEST") == 0);
+    cJSON_Delete (result);
+
+    /* the status lists the control port's source: the viewer itself */
+    bool source = false;
+    for (int i = 0; i < 20 && !source; i++) {
+        cJSON *status = sim_ws_wait (ws, "status", WAIT_MS);
+        cr_assert_not_null (status, "no status");
+        const cJSON *port;
+        cJSON_ArrayForEach (port, cJSON_GetObjectItemCaseSensitive (status, "ports"))
+        {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive (port, "name");
+            if (cJSON_IsString (name) && strcmp (name->valuestring, "control") == 0)
+                source |= cJSON_GetArraySize (cJSON_GetObjectItemCaseSensitive (port, "sources")) > 0;
+        }
+        cJSON_Delete (status);
+    }
+    cr_expect (source, "the status never showed a source on the control port");
+
+    sim_ws_destroy (&ws);
+    cr_expect_eq (sim_fixture_stop (&f), 0);
+}
+
+/* Every line of a Prometheus text exposition: a comment, blank, or
+   `name{labels} value`. */
+static void
+s_check_prometheus (const char *text)
+{
+    regex_t sample, comment;
+    cr_assert_eq (regcomp (&sample,
+                           "^[a-zA-Z_:][a-zA-Z0-9_:]*(\\{([a-zA-Z_][a-zA-Z0-9_]*=\"[^\"]*\",?)*\\})? "
+                           "(-?[0-9.eE+-]+|[+-]Inf|NaN)$",
+                           REG_EXTENDED | REG_NOSUB),
+                  0);
+    cr_assert_eq (regcomp (&comment, "^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+$", REG_EXTENDED | REG_NOSUB),
+                  0);
+    char *copy = strdup (text);
+    int lines = 0;
+    for (char *save = NULL, *line = strtok_r (copy, "\n", &save); line; line = strtok_r (NULL, "\n", &save)) {
+        bool ok = regexec (&sample, line, 0, NULL, 0) == 0 || regexec (&comment, line, 0, NULL, 0) == 0;
+        cr_expect (ok, "not Prometheus text: '%s'", line);
+        lines++;
+    }
+    cr_expect_gt (lines, 20);
+    free (copy);
+    regfree (&sample);
+    regfree (&comment);
+}
+
+static int
+s_healthz (int port)
+{
+    char *body = NULL;
+    int status = sim_http_get (port, "/healthz", &body);
+    free (body);
+    return status;
+}
+
+/* Poll /healthz, paced by the page's status messages (twice a second),
+   until it answers `want`; true when it did within ms. */
+static bool
+s_healthz_becomes (sim_ws_t *ws, int port, int want, int ms)
+{
+    int64_t end = sim_test_now_ms () + ms;
+    while (sim_test_now_ms () < end) {
+        if (s_healthz (port) == want)
+            return true;
+        cJSON_Delete (sim_ws_wait (ws, "status", 2000));
+    }
+    return false;
+}
+
+Test (viewer, metrics_and_healthz, .timeout = 90)
+{
+    sim_fixture_t f;
+    sim_ws_t *ws;
+    s_start (&f, &ws);
+    int port = f.proc.viewer_port;
+
+    cr_assert (s_healthz_becomes (ws, port, 200, WAIT_MS), "/healthz never said 200");
+    char *body = NULL;
+    cr_assert_eq (sim_http_get (port, "/metrics", &body), 200);
+    cr_assert_not_null (body);
+    s_check_prometheus (body);
+    static const char *const names[] = {
+        "ssl_sim_real_time_factor ",         "ssl_sim_substep_seconds_bucket{le=\"+Inf\"} ",
+        "ssl_sim_substep_seconds_count ",    "ssl_sim_vision_packets_sent_total{camera=\"0\"} ",
+        "ssl_sim_datagrams_received_total{", "ssl_sim_datagrams_refused_total{",
+        "ssl_sim_datagrams_lost_total{",     "ssl_sim_sync_round_trips_total ",
+        "ssl_sim_service_restarts_total{",   "ssl_sim_uptime_seconds{service=\"physics\"} ",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        cr_expect_not_null (strstr (body, names[i]), "/metrics has no %s", names[i]);
+    free (body);
+    cr_expect_eq (sim_http_get (port, "/", &body), 200, "the page is served");
+    cr_expect (body && strstr (body, "<canvas"), "the page has a canvas");
+    free (body);
+
+    cr_assert_gt (sim_fixture_signal (&f, "vision", SIGSTOP), 0);
+    bool down = s_healthz_becomes (ws, port, 503, WAIT_MS);
+    cr_assert_gt (sim_fixture_signal (&f, "vision", SIGCONT), 0);
+    cr_expect (down, "/healthz did not say 503 with vision stopped");
+    cr_expect (s_healthz_becomes (ws, port, 200, WAIT_MS), "/healthz did not come back to 200");
+
+    sim_ws_destroy (&ws);
+    cr_expect_eq (sim_fixture_stop (&f), 0);
+}

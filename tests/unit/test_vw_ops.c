@@ -1,0 +1,181 @@
+/*  test_vw_ops.c - services/viewer/vw_ops.c: each page op becomes the SSL
+    simulation protocol request a team would send, and the gateway's
+    answers decode to the first error. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "config.h"
+#include "viewer/vw_ops.h"
+#include "ssl_simulation_config.pb-c.h"
+#include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_synchronous.pb-c.h"
+
+static vw_ops_ctx_t s_ctx;
+static uint8_t s_buf[VW_OPS_DATAGRAM_MAX];
+
+static void
+s_setup (void)
+{
+    memset (&s_ctx, 0, sizeof s_ctx);
+    sim_config_defaults (&s_ctx.cfg);
+    s_ctx.resume_speed = 2.0;
+}
+
+static SimulatorCommand *
+s_command (const vw_op_t *op)
+{
+    bool sync = true;
+    char why[160];
+    int len = vw_ops_encode (op, &s_ctx, s_buf, sizeof s_buf, &sync, why, sizeof why);
+    cr_assert_gt (len, 0, "%s", why);
+    cr_assert (!sync);
+    SimulatorCommand *cmd = simulator_command__unpack (NULL, (size_t) len, s_buf);
+    cr_assert_not_null (cmd, "not a SimulatorCommand");
+    return cmd;
+}
+
+TestSuite (vw_ops, .init = s_setup);
+
+Test (vw_ops, teleport_ball_with_velocity)
+{
+    vw_op_t op = { .kind = VW_OP_TELEPORT_BALL, .x = 1, .y = -1, .vx = 3, .has_v = true };
+    SimulatorCommand *cmd = s_command (&op);
+    const TeleportBall *b = cmd->control->teleport_ball;
+    cr_assert_not_null (b);
+    cr_expect (b->has_x && b->has_y && b->has_z);
+    cr_expect_float_eq (b->x, 1.0, 1e-6);
+    cr_expect_float_eq (b->y, -1.0, 1e-6);
+    cr_expect_float_eq (b->z, 0.0, 1e-6);
+    cr_expect_float_eq (b->vx, 3.0, 1e-6);
+    simulator_command__free_unpacked (cmd, NULL);
+}
+
+Test (vw_ops, teleport_and_remove_a_robot)
+{
+    vw_op_t op = { .kind = VW_OP_TELEPORT_ROBOT,
+                   .team = SIM_TEAM_YELLOW,
+                   .robot = 4,
+                   .x = 2,
+                   .y = 1,
+                   .has_x = true,
+                   .has_y = true,
+                   .o = 1,
+                   .has_o = true,
+                   .present = true };
+    SimulatorCommand *cmd = s_command (&op);
+    cr_assert_eq (cmd->control->n_teleport_robot, 1);
+    const TeleportRobot *t = cmd->control->teleport_robot[0];
+    cr_expect_eq (t->id->team, TEAM__YELLOW);
+    cr_expect_eq (t->id->id, 4);
+    cr_expect (t->has_present && t->present && t->has_orientation);
+    cr_expect_float_eq (t->x, 2.0, 1e-6);
+    simulator_command__free_unpacked (cmd, NULL);
+    op.present = false;
+    cmd = s_command (&op);
+    t = cmd->control->teleport_robot[0];
+    cr_expect (t->has_present && !t->present);
+    cr_expect (!t->has_x, "a removed robot has no position");
+    simulator_command__free_unpacked (cmd, NULL);
+}
+
+Test (vw_ops, pause_resume_speed)
+{
+    vw_op_t op = { .kind = VW_OP_PAUSE };
+    SimulatorCommand *cmd = s_command (&op);
+    cr_expect (cmd->control->has_simulation_speed);
+    cr_expect_float_eq (cmd->control->simulation_speed, 0.0, 1e-9);
+    simulator_command__free_unpacked (cmd, NULL);
+    op.kind = VW_OP_RESUME;
+    cmd = s_command (&op);
+    cr_expect_float_eq (cmd->control->simulation_speed, 2.0, 1e-6, "the speed before the pause");
+    simulator_command__free_unpacked (cmd, NULL);
+    op = (vw_op_t) { .kind = VW_OP_SPEED, .value = 0.25 };
+    cmd = s_command (&op);
+    cr_expect_float_eq (cmd->control->simulation_speed, 0.25, 1e-6);
+    simulator_command__free_unpacked (cmd, NULL);
+}
+
+Test (vw_ops, reset_is_the_start_formation)
+{
+    s_ctx.robot_count = 1;
+    s_ctx.robots[0].team = SIM_TEAM_BLUE;
+    s_ctx.robots[0].id = 14; /* added by hand: leaves */
+    vw_op_t op = { .kind = VW_OP_RESET };
+    SimulatorCommand *cmd = s_command (&op);
+    cr_assert_eq (cmd->control->n_teleport_robot, 23, "22 in formation, one removed");
+    int present = 0;
+    for (size_t i = 0; i < cmd->control->n_teleport_robot; i++)
+        present += cmd->control->teleport_robot[i]->present;
+    cr_expect_eq (present, 22);
+    cr_expect_float_eq (cmd->control->teleport_ball->x, 0.0, 1e-9);
+    simulator_command__free_unpacked (cmd, NULL);
+}
+
+Test (vw_ops, step_is_one_frame_of_whole_substeps)
+{
+    vw_op_t op = { .kind = VW_OP_STEP };
+    bool sync = false;
+    char why[160];
+    int len = vw_ops_encode (&op, &s_ctx, s_buf, sizeof s_buf, &sync, why, sizeof why);
+    cr_assert_gt (len, 0);
+    cr_expect (sync);
+    SimulationSyncRequest *req = simulation_sync_request__unpack (NULL, (size_t) len, s_buf);
+    cr_assert_not_null (req);
+    double n = req->sim_step / s_ctx.cfg.sim.substep;
+    cr_expect_float_eq (n, round (n), 1e-3, "whole substeps");
+    cr_expect_float_eq (req->sim_step, 1.0 / s_ctx.cfg.vision.frame_rate, s_ctx.cfg.sim.substep);
+    simulation_sync_request__free_unpacked (req, NULL);
+}
+
+Test (vw_ops, realism_and_cameras_are_simulator_config)
+{
+    vw_op_t op = { .kind = VW_OP_REALISM };
+    snprintf (op.preset, sizeof op.preset, "none");
+    SimulatorCommand *cmd = s_command (&op);
+    cr_assert (cmd->config && cmd->config->realism_config);
+    cr_assert_eq (cmd->config->realism_config->n_custom, 1);
+    cr_expect_not_null (strstr (cmd->config->realism_config->custom[0]->type_url, "RealismConfigErForce"));
+    simulator_command__free_unpacked (cmd, NULL);
+    snprintf (op.preset, sizeof op.preset, "no-such-preset");
+    bool sync;
+    char why[256] = "";
+    cr_expect_eq (vw_ops_encode (&op, &s_ctx, s_buf, sizeof s_buf, &sync, why, sizeof why), -1);
+    cr_expect_not_null (strstr (why, "no-such-preset"));
+    op = (vw_op_t) { .kind = VW_OP_CAMERAS, .count = 4 };
+    cmd = s_command (&op);
+    cr_assert (cmd->config && cmd->config->geometry);
+    cr_expect_eq (cmd->config->geometry->n_calib, 4);
+    cr_expect_eq (cmd->config->geometry->field->field_length, 12000);
+    cr_expect (cmd->config->geometry->calib[0]->has_derived_camera_world_tz);
+    simulator_command__free_unpacked (cmd, NULL);
+}
+
+Test (vw_ops, answers_decode_to_the_first_error)
+{
+    SimulatorError e1 = SIMULATOR_ERROR__INIT, e2 = SIMULATOR_ERROR__INIT, *errs[] = { &e1, &e2 };
+    e1.code = (char *) "FORBIDDEN";
+    e1.message = (char *) "not yours";
+    e2.code = (char *) "OTHER";
+    SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
+    uint8_t buf[512];
+    char code[64], message[128];
+    size_t len = simulator_response__pack (&r, buf);
+    cr_expect_eq (vw_ops_decode (buf, len, false, code, sizeof code, message, sizeof message), 0);
+    r.n_errors = 2;
+    r.errors = errs;
+    len = simulator_response__pack (&r, buf);
+    cr_expect_eq (vw_ops_decode (buf, len, false, code, sizeof code, message, sizeof message), 1);
+    cr_expect_str_eq (code, "FORBIDDEN");
+    cr_expect_str_eq (message, "not yours");
+    RobotControlResponse rr = ROBOT_CONTROL_RESPONSE__INIT;
+    rr.n_errors = 1;
+    rr.errors = errs;
+    SimulationSyncResponse s = SIMULATION_SYNC_RESPONSE__INIT;
+    s.robot_control_response = &rr;
+    len = simulation_sync_response__pack (&s, buf);
+    cr_expect_eq (vw_ops_decode (buf, len, true, code, sizeof code, message, sizeof message), 1);
+    cr_expect_str_eq (code, "FORBIDDEN");
+    uint8_t junk[] = { 0xff, 0xff, 0xff };
+    cr_expect_eq (vw_ops_decode (junk, sizeof junk, false, code, sizeof code, message, sizeof message), -1);
+}
