@@ -436,7 +436,8 @@ function buildCameraLayers () {
         const sw = document.createElement('span');
         sw.className = 'swatch';
         sw.style.background = cam.color;
-        label.append(input, sw, ` Camera ${cam.id} detections`);
+        label.title = 'this camera\'s detections, nadir, field-of-view circle and region';
+        label.append(input, sw, ` Camera ${cam.id}`);
         return label;
     }));
 }
