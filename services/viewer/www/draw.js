@@ -185,35 +185,38 @@ export function drawBall (ctx, tf, ball, radius, opts) {
 // A camera's raw detections: robot outlines with an orientation tick and
 // ball rings, in the camera's colour.
 export function drawDetections (ctx, tf, frame, colour, radius) {
-    ctx.strokeStyle = colour;
-    ctx.fillStyle = colour;
-    ctx.lineWidth = 1.5;
-    for (const r of frame.robots || []) {
-        const p = tf.toCanvas(r.x, r.y);
-        const rp = robotRadiusPx(tf, 0.09);
-        robotPath(ctx, p.x, p.y, rp, r.o || 0);
-        ctx.stroke();
-        const o = -(r.o || 0);
-        // the tick stays off the robot's centre, where its id is written
-        ctx.beginPath();
-        ctx.moveTo(p.x + Math.cos(o) * rp * 0.55, p.y + Math.sin(o) * rp * 0.55);
-        ctx.lineTo(p.x + Math.cos(o) * rp * 1.25, p.y + Math.sin(o) * rp * 1.25);
-        ctx.stroke();
-    }
-    // a ring around where the camera sees the ball, with four ticks
-    // outside it, so the true ball inside stays visible
-    const rp = Math.max(BALL_MIN_PX, tf.px(radius)) + 3;
-    for (const b of frame.balls || []) {
-        const p = tf.toCanvas(b.x, b.y);
-        ctx.beginPath();
-        ctx.arc(p.x, p.y, rp, 0, 2 * Math.PI);
-        ctx.stroke();
-        ctx.beginPath();
-        for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
-            ctx.moveTo(p.x + dx * rp, p.y + dy * rp);
-            ctx.lineTo(p.x + dx * (rp + 4), p.y + dy * (rp + 4));
+    // each outline twice: a dark halo first, so a camera's colour shows
+    // on a robot of a similar team colour too
+    for (const [style, width] of [['rgba(0,0,0,0.55)', 3.5], [colour, 1.5]]) {
+        ctx.strokeStyle = style;
+        ctx.lineWidth = width;
+        for (const r of frame.robots || []) {
+            const p = tf.toCanvas(r.x, r.y);
+            const rp = robotRadiusPx(tf, 0.09);
+            robotPath(ctx, p.x, p.y, rp, r.o || 0);
+            ctx.stroke();
+            // the tick stays off the robot's centre, where its id is written
+            const o = -(r.o || 0);
+            ctx.beginPath();
+            ctx.moveTo(p.x + Math.cos(o) * rp * 0.55, p.y + Math.sin(o) * rp * 0.55);
+            ctx.lineTo(p.x + Math.cos(o) * rp * 1.25, p.y + Math.sin(o) * rp * 1.25);
+            ctx.stroke();
         }
-        ctx.stroke();
+        // a ring around where the camera sees the ball, with four ticks
+        // outside it, so the true ball inside stays visible
+        const rp = Math.max(BALL_MIN_PX, tf.px(radius)) + 3;
+        for (const b of frame.balls || []) {
+            const p = tf.toCanvas(b.x, b.y);
+            ctx.beginPath();
+            ctx.arc(p.x, p.y, rp, 0, 2 * Math.PI);
+            ctx.stroke();
+            ctx.beginPath();
+            for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+                ctx.moveTo(p.x + dx * rp, p.y + dy * rp);
+                ctx.lineTo(p.x + dx * (rp + 4), p.y + dy * (rp + 4));
+            }
+            ctx.stroke();
+        }
     }
 }
 
