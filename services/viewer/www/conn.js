@@ -1,7 +1,8 @@
 // conn.js - the page's WebSocket to the viewer service: reconnects by
 // itself, asks for one "world" at a time ({"op":"next"} once on open and
-// again after each "world" arrives, so a slow page is never sent a queue),
-// and numbers every other op so its "result" can be matched to it.
+// again after each "world" arrives, so a slow page is never sent a queue;
+// held back while the page is hidden), and numbers every other op so its
+// "result" can be matched to it.
 
 const RESULT_TIMEOUT_MS = 10000;
 
@@ -15,6 +16,13 @@ export class Conn {
         this.nextId = 1;
         this.pending = new Map(); // id -> {request, resolve, timer}
         this.retryMs = 500;
+        this.owesNext = false;
+        document.addEventListener('visibilitychange', () => {
+            if (!document.hidden && this.owesNext) {
+                this.owesNext = false;
+                this.sendRaw({ op: 'next' });
+            }
+        });
         this.open();
     }
 
@@ -23,6 +31,7 @@ export class Conn {
         this.ws = ws;
         ws.onopen = () => {
             this.retryMs = 500;
+            this.owesNext = false;
             this.handlers.state(true, 'connected');
             this.sendRaw({ op: 'next' });
         };
@@ -40,9 +49,10 @@ export class Conn {
                 this.settle(msg);
             else
                 this.handlers.message(msg);
-            // the next world is asked for only after this one arrived
+            // the next world is asked for only after this one arrived, and
+            // not while the page is hidden (nothing would draw it)
             if (msg.type === 'world')
-                this.sendRaw({ op: 'next' });
+                this.askNext();
         };
         ws.onclose = () => {
             if (this.ws !== ws)
@@ -57,6 +67,14 @@ export class Conn {
             this.retryMs = Math.min(this.retryMs * 2, 5000);
         };
         ws.onerror = () => { /* onclose follows and retries */ };
+    }
+
+    askNext () {
+        if (typeof document !== 'undefined' && document.hidden) {
+            this.owesNext = true;
+            return;
+        }
+        this.sendRaw({ op: 'next' });
     }
 
     sendRaw (obj) {
