@@ -19,6 +19,7 @@
 #include "sim_bus_codec.h"
 #include "sim_link.h"
 #include "sim_log.h"
+#include "sim_schedule_config.h"
 #include "sim_service.h"
 #include "sim_stats.h"
 #include "ssl_vision_wrapper.pb-c.h"
@@ -29,6 +30,13 @@
 #define VW_STATUS_US    500000   /* "status" to the pages twice a second */
 #define VW_KICKS        64       /* kicks remembered for pages that have not had them */
 #define VW_PAGE_IDLE_US 10000000 /* a page that asked for nothing this long gets no status */
+#define VW_RAW          16       /* newest vision packets kept undecoded */
+
+/* A vision packet as it came, decoded only when a page gets a "world". */
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+} vw_raw_t;
 
 typedef struct {
     sim_config_t own, cfg;
@@ -43,8 +51,13 @@ typedef struct {
 
     sim_snapshot_t truth;
     bool have_truth;
-    uint64_t serial; /* bumped per snapshot */
-    SSLWrapperPacket *frames[SIM_MAX_CAMERAS];
+    uint64_t serial;                           /* bumped per snapshot */
+    SSLWrapperPacket *frames[SIM_MAX_CAMERAS]; /* each camera's newest decoded detection */
+    uint64_t frame_seq[SIM_MAX_CAMERAS];       /* its packet's number (raw_seq at its arrival + 1) */
+    vw_raw_t raw[VW_RAW];
+    uint64_t raw_seq;     /* packets kept in all; the newest is raw[(raw_seq - 1) % VW_RAW] */
+    uint64_t decoded_seq; /* packets up to this one were looked at */
+    int camera_count;     /* of the rig in force */
     vw_kick_t kicks[VW_KICKS];
     uint64_t kick_seq; /* kicks seen in all; the newest is kicks[(kick_seq - 1) % VW_KICKS] */
 
@@ -96,7 +109,39 @@ s_free_frames (vw_service_t *self)
         if (self->frames[i]) {
             ssl__wrapper_packet__free_unpacked (self->frames[i], NULL);
             self->frames[i] = NULL;
+            self->frame_seq[i] = 0;
         }
+    self->decoded_seq = self->raw_seq; /* what is kept is older than any page's world */
+}
+
+/* Decode the packets that came since the last look, newest first, until
+   every camera of the rig has its newest: a page at 60 Hz costs about one
+   decode per camera per world, a page that asks seldom far fewer than one
+   per packet. */
+static void
+s_decode_frames (vw_service_t *self)
+{
+    uint64_t oldest = self->raw_seq > VW_RAW ? self->raw_seq - VW_RAW : 0;
+    if (self->decoded_seq > oldest)
+        oldest = self->decoded_seq;
+    int found = 0;
+    for (uint64_t k = self->raw_seq; k > oldest && found < self->camera_count; k--) {
+        const vw_raw_t *r = &self->raw[(k - 1) % VW_RAW];
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, r->len, r->data);
+        if (!w || !w->detection || w->detection->camera_id >= SIM_MAX_CAMERAS
+            || self->frame_seq[w->detection->camera_id] >= k) {
+            if (w)
+                ssl__wrapper_packet__free_unpacked (w, NULL);
+            continue;
+        }
+        uint32_t cam = w->detection->camera_id;
+        if (self->frames[cam])
+            ssl__wrapper_packet__free_unpacked (self->frames[cam], NULL);
+        self->frames[cam] = w;
+        self->frame_seq[cam] = k;
+        found++;
+    }
+    self->decoded_seq = self->raw_seq;
 }
 
 /* The first page makes the viewer watch the world; the last one leaving
@@ -134,6 +179,7 @@ s_world_text (vw_service_t *self, vw_client_t *c)
     for (uint64_t k = from; k < self->kick_seq; k++)
         kicks[n++] = self->kicks[k % VW_KICKS];
     c->kick_seq = self->kick_seq;
+    s_decode_frames (self);
     const void *frames[SIM_MAX_CAMERAS];
     for (int i = 0; i < SIM_MAX_CAMERAS; i++)
         frames[i] = self->frames[i];
@@ -230,6 +276,8 @@ s_refresh_status (vw_service_t *self)
     Simbus__Stats own;
     sim_stats_begin (&own, "viewer", self->started_us);
     hub->status.restarts[VW_SERVICES - 1] = own.restarts;
+    if (hub->realism[0])
+        snprintf (hub->status.realism, sizeof hub->status.realism, "%s", hub->realism);
     /* the newest truth is newer than physics' last Stats */
     if (self->have_truth)
         hub->status.t = (double) self->truth.time_ns / 1e9;
@@ -264,6 +312,9 @@ s_on_config (vw_service_t *self, const Simbus__Config *msg)
         return;
     }
     hub->ctx.cfg = self->cfg;
+    sim_rig_t rig;
+    sim_rig_resolve (&self->cfg, &rig);
+    self->camera_count = rig.count;
     if (self->cfg.run.speed > 0)
         hub->ctx.resume_speed = self->cfg.run.speed;
     char *hello = vw_json_hello (self->cfg.run.mode, self->cfg.sim.seed);
@@ -322,17 +373,18 @@ s_on_frames (vw_service_t *self, const Simbus__Frames *msg)
     if (!self->watching)
         return;
     for (size_t i = 0; i < msg->n_wrapper; i++) {
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, msg->wrapper[i].len, msg->wrapper[i].data);
-        if (!w)
-            continue;
-        if (!w->detection || w->detection->camera_id >= SIM_MAX_CAMERAS) {
-            ssl__wrapper_packet__free_unpacked (w, NULL);
-            continue;
+        const ProtobufCBinaryData *w = &msg->wrapper[i];
+        vw_raw_t *r = &self->raw[self->raw_seq % VW_RAW];
+        if (w->len > r->cap) {
+            uint8_t *grown = realloc (r->data, w->len);
+            if (!grown)
+                continue;
+            r->data = grown;
+            r->cap = w->len;
         }
-        SSLWrapperPacket **slot = &self->frames[w->detection->camera_id];
-        if (*slot)
-            ssl__wrapper_packet__free_unpacked (*slot, NULL);
-        *slot = w;
+        memcpy (r->data, w->data, w->len);
+        r->len = w->len;
+        self->raw_seq++;
     }
 }
 
@@ -402,6 +454,8 @@ s_destroy (vw_service_t **self_p)
     sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     s_free_frames (self);
+    for (int i = 0; i < VW_RAW; i++)
+        free (self->raw[i].data);
     for (int i = 0; i < VW_SERVICES; i++)
         if (self->stats[i])
             simbus__envelope__free_unpacked (self->stats[i], NULL);
@@ -439,6 +493,9 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         return NULL;
     }
     self->hub->started_us = self->started_us;
+    sim_rig_t rig;
+    sim_rig_resolve (cfg, &rig);
+    self->camera_count = rig.count;
     self->hub->ctx.cfg = *cfg;
     self->hub->ctx.resume_speed = cfg->run.speed > 0 ? cfg->run.speed : 1.0;
     if (vw_ops_control_addr (cfg, &self->hub->control))

@@ -1,8 +1,13 @@
 /*  vw_http.c - the viewer's HTTP server (vw_http.h). */
 #include "vw_http.h"
 
+#include <arpa/inet.h>
 #include <civetweb.h>
 #include <czmq.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +19,7 @@
 
 struct vw_http_t {
     struct mg_context *ctx;
+    struct sockaddr_in addr; /* where it listens, to wake it when it stops */
     vw_hub_t *hub;
     char root[SIM_STRING_MAX];
 };
@@ -159,9 +165,16 @@ s_run_op (struct mg_connection *conn, vw_hub_t *hub, const vw_op_t *op)
         s_answer (conn, op->id, "BAD_REQUEST", why);
     else if (vw_ops_call (&to, buf, (size_t) len, sync, VW_OP_TIMEOUT_MS, code, sizeof code, message,
                           sizeof message)
-             == 0)
+             == 0) {
+        if (op->kind == VW_OP_REALISM) {
+            /* the configuration names the preset it started with; the
+               status shows the one in force */
+            pthread_mutex_lock (&hub->lock);
+            snprintf (hub->realism, sizeof hub->realism, "%s", op->preset);
+            pthread_mutex_unlock (&hub->lock);
+        }
         s_answer (conn, op->id, NULL, NULL);
-    else
+    } else
         s_answer (conn, op->id, code, message);
     free (ctx);
     free (buf);
@@ -242,11 +255,23 @@ vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub)
         free (self);
         return NULL;
     }
+    self->addr.sin_family = AF_INET;
+    self->addr.sin_port = htons ((uint16_t) port);
+    if (inet_pton (AF_INET, host, &self->addr.sin_addr) != 1
+        || self->addr.sin_addr.s_addr == htonl (INADDR_ANY))
+        self->addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
     mg_set_request_handler (self->ctx, "/metrics$", s_on_metrics, hub);
     mg_set_request_handler (self->ctx, "/healthz$", s_on_healthz, hub);
     mg_set_websocket_handler (self->ctx, "/ws$", s_ws_connect, s_ws_ready, s_ws_data, s_ws_close, hub);
     sim_info ("viewer on http://%s/ (files from %s)", listen, self->root);
     return self;
+}
+
+static void *
+s_stopper (void *arg)
+{
+    mg_stop (arg);
+    return NULL;
 }
 
 void
@@ -255,7 +280,24 @@ vw_http_destroy (vw_http_t **self_p)
     vw_http_t *self = *self_p;
     if (!self)
         return;
-    mg_stop (self->ctx);
+    /* civetweb's listener notices the stop only when its poll of the
+       listening socket times out (a second): a connection to it while
+       mg_stop waits ends that poll, so a stop (ssl-sim restart, the end
+       of a run) takes milliseconds */
+    pthread_t stopper;
+    if (pthread_create (&stopper, NULL, s_stopper, self->ctx) == 0) {
+        for (int i = 0; i < 100 && pthread_tryjoin_np (stopper, NULL) != 0; i++) {
+            int fd = socket (AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            if (fd >= 0) {
+                connect (fd, (const struct sockaddr *) &self->addr, sizeof self->addr);
+                close (fd);
+            }
+            struct pollfd none = { -1, 0, 0 };
+            poll (&none, 0, 20); /* a stopping thread: nothing to wait on */
+        }
+        pthread_join (stopper, NULL);
+    } else
+        mg_stop (self->ctx);
     free (self);
     *self_p = NULL;
 }

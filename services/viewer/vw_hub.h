@@ -45,6 +45,7 @@ typedef struct {
     struct sockaddr_in control;
     bool have_config;
     int64_t started_us;
+    char realism[64]; /* the preset a page's "realism" op set; "" = the configuration's */
 
     /* kept by the server */
     vw_client_t clients[VW_CLIENTS_MAX];

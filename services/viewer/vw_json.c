@@ -25,11 +25,30 @@ s_mode_name (sim_mode_t mode)
     return mode == SIM_MODE_FAST ? "fast" : mode == SIM_MODE_SYNC ? "sync" : "realtime";
 }
 
+/* Add `item` under `key`, a string literal: cJSON keeps the pointer
+   instead of a copy (a "world" has a thousand keys, 60 times a second). */
+static void
+s_add (cJSON *obj, const char *key, cJSON *item)
+{
+    if (item && !cJSON_AddItemToObjectCS (obj, key, item))
+        cJSON_Delete (item);
+}
+
+/* An integer, formatted here like s_num's numbers. */
+static void
+s_int (cJSON *obj, const char *key, long long v)
+{
+    char text[24];
+    snprintf (text, sizeof text, "%lld", v);
+    s_add (obj, key, cJSON_CreateRaw (text));
+}
+
 /* Print and free `root`: the one exit of every encoder. */
 static char *
 s_print (cJSON *root)
 {
-    char *text = root ? cJSON_PrintUnformatted (root) : NULL;
+    /* a "world" is a few KiB: one buffer of that size, not a dozen reallocs */
+    char *text = root ? cJSON_PrintBuffered (root, 8192, 0) : NULL;
     cJSON_Delete (root);
     return text;
 }
@@ -51,10 +70,47 @@ s_round6 (double v)
     return isfinite (v) ? round (v * 1e6) / 1e6 : 0;
 }
 
+/* A number as the page needs it, to a micrometre, as cJSON raw text:
+   formatted from whole micrometres, because cJSON prints every number with
+   up to 17 digits and reads each back to check, which was most of the
+   cost of a "world" (bench/viewer.c). */
 static void
 s_num (cJSON *obj, const char *key, double v)
 {
-    cJSON_AddNumberToObject (obj, key, s_round6 (v));
+    double r = s_round6 (v);
+    if (!(fabs (r) < 9e12)) {
+        s_add (obj, key, cJSON_CreateRaw ("0"));
+        return;
+    }
+    long long micro = llround (r * 1e6);
+    bool negative = micro < 0;
+    unsigned long long u = (unsigned long long) (negative ? -micro : micro);
+    char digits[32];
+    int n = 0;
+    /* the fraction's digits, least significant first, without trailing zeros */
+    unsigned long long frac = u % 1000000, whole = u / 1000000;
+    int places = 6;
+    while (places > 0 && frac % 10 == 0) {
+        frac /= 10;
+        places--;
+    }
+    for (int i = 0; i < places; i++) {
+        digits[n++] = (char) ('0' + frac % 10);
+        frac /= 10;
+    }
+    if (places > 0)
+        digits[n++] = '.';
+    do {
+        digits[n++] = (char) ('0' + whole % 10);
+        whole /= 10;
+    } while (whole > 0);
+    if (negative && u != 0)
+        digits[n++] = '-';
+    char text[32];
+    for (int i = 0; i < n; i++)
+        text[i] = digits[n - 1 - i];
+    text[n] = '\0';
+    s_add (obj, key, cJSON_CreateRaw (text));
 }
 
 char *
@@ -155,8 +211,8 @@ s_add_vision (cJSON *list, const SSLWrapperPacket *w)
         cJSON_Delete (f);
         return;
     }
-    cJSON_AddNumberToObject (f, "camera", d->camera_id);
-    cJSON_AddNumberToObject (f, "frame", d->frame_number);
+    s_int (f, "camera", d->camera_id);
+    s_int (f, "frame", d->frame_number);
     s_num (f, "t_capture", d->t_capture);
     cJSON *balls = cJSON_AddArrayToObject (f, "balls");
     for (size_t i = 0; i < d->n_balls; i++) {
@@ -183,8 +239,8 @@ s_add_vision (cJSON *list, const SSLWrapperPacket *w)
                 cJSON_Delete (o);
                 break;
             }
-            cJSON_AddStringToObject (o, "team", s_team (team));
-            cJSON_AddNumberToObject (o, "id", r->has_robot_id ? (double) r->robot_id : -1);
+            s_add (o, "team", cJSON_CreateStringReference (s_team (team)));
+            s_int (o, "id", r->has_robot_id ? (long long) r->robot_id : -1);
             s_num (o, "x", r->x / 1000.0);
             s_num (o, "y", r->y / 1000.0);
             s_num (o, "o", r->has_orientation ? r->orientation : 0);
@@ -224,15 +280,15 @@ vw_json_world (const vw_world_t *world)
                 cJSON_Delete (o);
                 break;
             }
-            cJSON_AddStringToObject (o, "team", s_team (r->team));
-            cJSON_AddNumberToObject (o, "id", r->id);
+            s_add (o, "team", cJSON_CreateStringReference (s_team (r->team)));
+            s_int (o, "id", r->id);
             s_num (o, "x", r->x);
             s_num (o, "y", r->y);
             s_num (o, "o", r->orientation);
             s_num (o, "vx", r->vx);
             s_num (o, "vy", r->vy);
             s_num (o, "w", r->omega);
-            cJSON_AddBoolToObject (o, "contact", r->ball_contact);
+            s_add (o, "contact", cJSON_CreateBool (r->ball_contact));
             s_num (o, "r", r->radius);
             s_num (o, "h", r->height);
         }
@@ -244,7 +300,7 @@ vw_json_world (const vw_world_t *world)
             break;
         }
         cJSON_AddStringToObject (o, "team", s_team (world->kicks[i].team));
-        cJSON_AddNumberToObject (o, "id", world->kicks[i].id);
+        s_int (o, "id", world->kicks[i].id);
         s_num (o, "speed", world->kicks[i].speed);
         s_num (o, "t", world->kicks[i].t);
     }

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <regex.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,6 +135,65 @@ Test (viewer, page_sees_the_world_and_teleports_the_ball, .timeout = 90)
     }
     cr_expect (source, "the status never showed a source on the control port");
 
+    sim_ws_destroy (&ws);
+    cr_expect_eq (sim_fixture_stop (&f), 0);
+}
+
+/* Ask for the next world and return its "t". */
+static double
+s_world_t (sim_ws_t *ws)
+{
+    sim_ws_clear (ws);
+    cr_assert_eq (sim_ws_send (ws, "{\"op\":\"next\"}"), 0);
+    cJSON *world = sim_ws_wait (ws, "world", WAIT_MS);
+    cr_assert_not_null (world, "no world after next");
+    double t = s_num (world, "t");
+    cJSON_Delete (world);
+    return t;
+}
+
+static void
+s_expect_ok (sim_ws_t *ws, int id, const char *op)
+{
+    char text[96];
+    snprintf (text, sizeof text, "{\"op\":\"%s\",\"id\":%d}", op, id);
+    cr_assert_eq (sim_ws_send (ws, text), 0);
+    cJSON *result = sim_ws_result (ws, id, WAIT_MS);
+    cr_assert_not_null (result, "no result for %s", op);
+    cr_expect (cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (result, "ok")), "%s refused", op);
+    cJSON_Delete (result);
+}
+
+Test (viewer, pause_step_resume, .timeout = 90)
+{
+    sim_fixture_t f;
+    sim_ws_t *ws;
+    s_start (&f, &ws);
+    cJSON_Delete (sim_ws_wait (ws, "status", WAIT_MS));
+    double t0 = s_world_t (ws);
+    s_expect_ok (ws, 1, "pause");
+    /* physics republishes a paused world's snapshot once a second; the
+       snapshots published before the pause applied may still be on their
+       way when its answer is here */
+    double t1 = s_world_t (ws), t2 = s_world_t (ws);
+    for (int i = 0; i < 3 && t2 != t1; i++) {
+        t1 = t2;
+        t2 = s_world_t (ws);
+    }
+    cr_expect_float_eq (t2, t1, 1e-9, "sim time went on while paused (%.6f -> %.6f)", t1, t2);
+    t2 = s_world_t (ws);
+    cr_expect_float_eq (t2, t1, 1e-9, "sim time went on while paused (%.6f -> %.6f)", t1, t2);
+    cr_expect_geq (t1, t0);
+    s_expect_ok (ws, 2, "step");
+    double t3 = s_world_t (ws);
+    /* one frame period of whole substeps (1 ms each by default) */
+    cr_expect_float_eq (t3 - t2, 0.014, 0.0015, "a step advanced %.6f s", t3 - t2);
+    s_expect_ok (ws, 3, "resume");
+    double t4 = s_world_t (ws);
+    int64_t end = sim_test_now_ms () + WAIT_MS;
+    while (t4 <= t3 + 0.05 && sim_test_now_ms () < end)
+        t4 = s_world_t (ws);
+    cr_expect_gt (t4, t3 + 0.05, "sim time did not go on after resume");
     sim_ws_destroy (&ws);
     cr_expect_eq (sim_fixture_stop (&f), 0);
 }

@@ -1,0 +1,171 @@
+/*  viewer.c - what the browser viewer costs (issue 12 targets: with no
+    page connected <= 0.002 cores in realtime; with one page asking at
+    60 Hz <= 0.03 cores), and that a slow page is sent less, not queued.
+
+    Starts a real `ssl-sim run` (four processes, realtime, the default 22
+    robots and two cameras) on loopback with a private runtime directory
+    and free ports, and reads the viewer process's CPU time (utime + stime
+    from /proc/PID/stat) over each phase:
+      idle   no page connected;
+      60 Hz  one real WebSocket client (civetweb's, tests/support/sim_ws.h)
+             that asks for the next "world" on a 60 Hz clock, as a page
+             drawing at 60 frames a second does;
+      slow   a client that asks twice a second: it must get two worlds a
+             second, each the newest state, never a backlog.
+
+    usage: viewer [RESULTS_FILE] [--seconds N]
+    Writes bench/results/viewer.txt (or RESULTS_FILE) and prints it.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim_lab.h"
+#include "sim_test.h"
+#include "sim_ws.h"
+
+static double
+s_cpu_s (int pid)
+{
+    char path[64], buf[2048];
+    snprintf (path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread (buf, 1, sizeof buf - 1, f);
+    fclose (f);
+    buf[n] = '\0';
+    char *rest = strrchr (buf, ')');
+    unsigned long long ut = 0, st = 0;
+    if (!rest || sscanf (rest + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return -1;
+    return (double) (ut + st) / (double) sysconf (_SC_CLK_TCK);
+}
+
+static double
+s_now_s (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+typedef struct {
+    double cores, worlds_per_s, kib_per_s, wall_s;
+    long worlds, asked;
+} vb_phase_t;
+
+/* A client that asks for a world every `period` s (0: none connected). */
+static int
+s_phase (int pid, int port, double period, double seconds, vb_phase_t *out)
+{
+    memset (out, 0, sizeof *out);
+    sim_ws_t *ws = NULL;
+    if (period > 0) {
+        ws = sim_ws_connect (port, "/ws");
+        if (!ws)
+            return -1;
+        cJSON *hello = sim_ws_wait (ws, "geometry", 10000);
+        if (!hello) {
+            sim_ws_destroy (&ws);
+            return -1;
+        }
+        cJSON_Delete (hello);
+        /* the first world: the viewer is watching the bus from here on */
+        sim_ws_send (ws, "{\"op\":\"next\"}");
+        cJSON_Delete (sim_ws_wait (ws, "world", 10000));
+    }
+    double c0 = s_cpu_s (pid), t0 = s_now_s ();
+    long w0 = ws ? sim_ws_count (ws, "world") : 0;
+    long long b0 = ws ? sim_ws_bytes (ws) : 0;
+    double next = t0;
+    while (s_now_s () - t0 < seconds) {
+        if (!ws) {
+            usleep (200000); /* a benchmark's pacing: nothing to wait for */
+            continue;
+        }
+        /* the page's clock: ask on every tick, like requestAnimationFrame */
+        next += period;
+        double wait = next - s_now_s ();
+        if (wait > 0)
+            usleep ((useconds_t) (wait * 1e6));
+        sim_ws_clear (ws);
+        sim_ws_send (ws, "{\"op\":\"next\"}");
+        out->asked++;
+    }
+    double wall = s_now_s () - t0;
+    out->wall_s = wall;
+    out->cores = (s_cpu_s (pid) - c0) / wall;
+    if (ws) {
+        out->worlds = sim_ws_count (ws, "world") - w0;
+        out->worlds_per_s = (double) out->worlds / wall;
+        out->kib_per_s = (double) (sim_ws_bytes (ws) - b0) / 1024.0 / wall;
+        sim_ws_destroy (&ws);
+    }
+    return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+    const char *results = "bench/results/viewer.txt";
+    double seconds = 20;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp (argv[i], "--seconds") == 0 && i + 1 < argc)
+            seconds = atof (argv[++i]);
+        else
+            results = argv[i];
+    }
+    sim_proc_t sim;
+    static const char *const args[] = { NULL };
+    if (sim_proc_start (&sim, args, NULL)) {
+        fprintf (stderr, "viewer bench: ssl-sim did not start\n");
+        return 1;
+    }
+    int pid = sim_lab_wait_service (sim.dir, 0, "viewer", 0, 15000);
+    int rc = 1;
+    vb_phase_t idle, fast, slow;
+    if (pid <= 0)
+        fprintf (stderr, "viewer bench: no viewer\n");
+    else if (s_phase (pid, sim.viewer_port, 0, 3, &idle) == 0 /* warm-up: every service up */
+             && s_phase (pid, sim.viewer_port, 0, seconds, &idle) == 0
+             && s_phase (pid, sim.viewer_port, 1.0 / 60, seconds, &fast) == 0
+             && s_phase (pid, sim.viewer_port, 0.5, seconds / 2, &slow) == 0)
+        rc = 0;
+    double load = 0;
+    FILE *la = fopen ("/proc/loadavg", "r");
+    if (la) {
+        if (fscanf (la, "%lf", &load) != 1)
+            load = 0;
+        fclose (la);
+    }
+    sim_proc_stop (&sim);
+    if (rc) {
+        fprintf (stderr, "viewer bench: a phase failed\n");
+        sim_proc_dump_log (&sim);
+        return 1;
+    }
+    char text[2048];
+    snprintf (text, sizeof text,
+              "viewer: CPU of the viewer process (utime+stime from /proc), ssl-sim run realtime, 22 robots, "
+              "2 cameras; load average %.2f at the end\n"
+              "idle (no page)          %.4f cores over %.0f s   (target <= 0.002)\n"
+              "one page at 60 Hz       %.4f cores over %.0f s   (target <= 0.03); %.1f worlds/s, %.0f KiB/s\n"
+              "slow page (2 Hz)        %.4f cores; %ld worlds for %ld asks in %.0f s (coalesced: never more "
+              "than asked)\n"
+              "command: build/bench/viewer [RESULTS_FILE] [--seconds N] (make bench)\n",
+              load, idle.cores, idle.wall_s, fast.cores, fast.wall_s, fast.worlds_per_s, fast.kib_per_s,
+              slow.cores, slow.worlds, slow.asked + 1, slow.wall_s);
+    fputs (text, stdout);
+    FILE *f = fopen (results, "w");
+    if (f) {
+        fputs (text, f);
+        fclose (f);
+    }
+    bool ok = idle.cores <= 0.002 && fast.cores <= 0.03 && slow.worlds <= slow.asked + 1;
+    if (!ok)
+        fprintf (stderr, "viewer bench: a target was missed (see above)\n");
+    return 0;
+}
