@@ -3,6 +3,7 @@
 #   make            build everything into build/
 #   make test       install missing packages, build, run every test (the
 #                   Python module's with /usr/bin/python3 too)
+#   make test-browser  the viewer page in Debian's chromium (tests/browser)
 #   make run        build and start the simulator with the default config
 #   make bench      build and run the benchmarks, results in bench/results/
 #   make asan       the test suite under AddressSanitizer + UBSan (build-asan/)
@@ -110,6 +111,9 @@ BIN := $(BUILD)/bin/ssl-sim
 TEST_SRC  := $(wildcard tests/unit/test_*.c tests/service/test_*.c tests/system/test_*.c)
 TEST_BIN  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_HELP := $(wildcard tests/support/*.c)
+# the browser test's helpers (tests/browser/README.md): plain programs
+BROWSER_SRC := $(wildcard tests/browser/*.c)
+BROWSER_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BROWSER_SRC))
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 # hand-written C only: generated code lives under $(BUILD)/gen
@@ -122,9 +126,9 @@ MAN1     := $(BUILD)/share/man/man1/ssl-sim.1
 BASHCOMP := $(BUILD)/share/bash-completion/ssl-sim
 DOC_GEN  := $(MAN1) $(BASHCOMP)
 
-.PHONY: all deps test run bench asan install uninstall install-files deb clean wire-check \
+.PHONY: all deps test test-browser run bench asan install uninstall install-files deb clean wire-check \
         format format-check FORCE
-all: $(BIN) $(TEST_BIN) $(BENCH_BIN) $(DOC_GEN) $(SSLSIM_A) $(SSLSIM_SO) $(BUILD)/lib/libsslsim.so
+all: $(BIN) $(TEST_BIN) $(BROWSER_BIN) $(BENCH_BIN) $(DOC_GEN) $(SSLSIM_A) $(SSLSIM_SO) $(BUILD)/lib/libsslsim.so
 
 # NO_DEPS=1: the packages are there already (a Debian package build has
 # its Build-Depends and must not install anything)
@@ -205,6 +209,12 @@ $(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_HELP)) $(ALL_LIBS) $(GEN)/.stamp
 	    -MF $(BUILD)/tests/$*.d -o $@ $< $(call obj,$(TEST_HELP)) \
 	    $(ALL_LIBS) $(LDLIBS) $(CRIT_LIBS)
 
+$(BUILD)/tests/browser/%: tests/browser/%.c $(call obj,$(TEST_HELP)) $(ALL_LIBS) $(GEN)/.stamp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(CFLAGS) -Itests/support -MF $(BUILD)/tests/browser/$*.d -o $@ $< $(call obj,$(TEST_HELP)) \
+	    $(ALL_LIBS) $(LDLIBS)
+
 # benchmarks start simulators with the system tests' helpers
 $(BUILD)/bench/%: bench/%.c $(call obj,$(TEST_HELP)) $(ALL_LIBS) $(GEN)/.stamp
 	@mkdir -p $(dir $@)
@@ -234,7 +244,12 @@ test: deps all wire-check format-check fuzz-build
 	@scripts/run-tests.sh $(BUILD)
 	@tests/install/run.sh $(BUILD)
 	@scripts/run-python-tests.sh $(BUILD)
+	@tests/browser/run.sh $(BUILD)
 	@tests/fuzz/run.sh check $(FUZZ_BUILD) $(FUZZ_CHECK_SECONDS)
+
+# npm installs playwright-core into tests/browser/node_modules when missing
+test-browser: deps $(BIN) $(BROWSER_BIN)
+	@tests/browser/run.sh $(BUILD)
 
 run: deps $(BIN)
 	$(BIN) run $(RUN_ARGS)

@@ -33,6 +33,9 @@ have_pc libcjson || need+=(libcjson-dev)
 have_pc zlib || need+=(zlib1g-dev)
 # browser test of the viewer page (tests/browser): Debian's Chromium
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# ... driven from node by playwright-core, which npm installs (tests/browser/run.sh)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 # make deb: Debian's own packaging tools
 command -v dh >/dev/null 2>&1 || need+=(debhelper)
 command -v lintian >/dev/null 2>&1 || need+=(lintian)

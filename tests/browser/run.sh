@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# run.sh BUILD - the browser test of the viewer page (viewer.test.js):
+# installs playwright-core from the committed package-lock.json when
+# node_modules lacks it (npm only; the browser is Debian's /usr/bin/chromium,
+# never a download), then runs the test against BUILD/bin/ssl-sim. Prints
+# "browser: N passed, N failed" last and exits non-zero on failure.
+set -uo pipefail
+build=$(cd "${1:-build}" && pwd) || { echo "browser: no build directory ${1:-build}"; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here" || exit 1
+want=$(sed -n 's/.*"playwright-core": *"\([^"]*\)".*/\1/p' package.json | head -1)
+have=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' node_modules/playwright-core/package.json 2>/dev/null | head -1)
+if [ "$have" != "$want" ]; then
+    echo "browser: installing playwright-core $want (npm ci)"
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error \
+        || { echo "browser: npm ci failed"; echo "browser: 0 passed, 1 failed"; exit 1; }
+fi
+exec node viewer.test.js "$build"
