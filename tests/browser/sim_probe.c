@@ -5,7 +5,7 @@
         sim_probe ports N      N free loopback ports from the counter the
                                system tests share (sim_test_free_port), one
                                line, separated by spaces
-        sim_probe vision PORT  bind 127.0.0.1:PORT and print one JSON line
+        sim_probe vision PORT  join 224.5.23.2:PORT on lo and print one JSON line
                                per SSL_WrapperPacket detection frame:
                                {"camera":C,"frame":F,"t_capture":T,
                                 "balls":[[x,y,z],...]}  (metres, seconds)
@@ -13,6 +13,7 @@
 
     Exit status 0, 1 when a port could not be had, 2 for bad arguments.
 */
+#include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "sim_test.h"
+#include "sim_udp.h"
 #include "ssl_vision_detection.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
@@ -58,9 +60,13 @@ s_print_frame (const SSLDetectionFrame *d)
 static int
 s_vision (int port)
 {
-    int fd = sim_test_udp (port);
+    /* as a league tool listens: the vision group joined, here on the
+       loopback interface, which --localhost sends through */
+    struct sockaddr_in group = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    inet_pton (AF_INET, "224.5.23.2", &group.sin_addr);
+    int fd = sim_udp_listen (&group, "127.0.0.1");
     if (fd < 0) {
-        fprintf (stderr, "sim_probe: cannot bind 127.0.0.1:%d\n", port);
+        fprintf (stderr, "sim_probe: cannot join 224.5.23.2:%d on lo\n", port);
         return 1;
     }
     /* the test may die without closing our stdin cleanly */

@@ -129,7 +129,9 @@ function startSimulator (dir, ports) {
     fs.writeFileSync(ini, ['[network]', 'bind_address = 127.0.0.1', `control_port = ${control}`,
                            `blue_port = ${blue}`, `yellow_port = ${yellow}`, `legacy_port = ${legacy}`,
                            `legacy_status_port_blue = ${statusBlue}`,
-                           `legacy_status_port_yellow = ${statusYellow}`, `truth_port = ${truth}`, ''].join('\n'));
+                           `legacy_status_port_yellow = ${statusYellow}`, `truth_port = ${truth}`,
+                           // t_capture in sim seconds, comparable with the page's sim time
+                           '[vision]', 'timestamp_base = zero', ''].join('\n'));
     const log = fs.openSync(path.join(dir, 'log.txt'), 'a');
     // realism none: no calibration offset or noise, so vision shows exactly
     // where the ball was put
