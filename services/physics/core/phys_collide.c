@@ -300,6 +300,26 @@ s_sweep_room (const phys_world_t *self, double tmax, s_contact_t *c)
     }
 }
 
+/* The walls [*first, *last) a ball within `reach` of its centre may touch:
+   the walls' own broad phases (s_sweep_wall, the depenetration) reject
+   every wall farther than that, so skipping them changes no result. The
+   goal frames and goal-line boards (walls 2 on) all lie at |x| >=
+   inner_x, the touch-line boards (walls 0 and 1) at |y| = inner_y; the
+   1e-9 m slack covers the rounding of the walls' own distance sums. */
+static void
+s_walls_in_reach (const phys_world_t *self, double reach, int *first, int *last)
+{
+    const phys_geom_t *g = &self->geom;
+    const phys_ball_state_t *b = &self->ball;
+    *first = 0;
+    *last = PHYS_WALL_COUNT;
+    if (self->exhaustive_contacts || !(fabs (b->x) < g->inner_x - reach - 1e-9))
+        return;
+    *last = 2;
+    if (fabs (b->y) < g->inner_y - reach - 1e-9)
+        *last = 0;
+}
+
 static bool
 s_find_contact (const phys_world_t *self, int holder, double tmax, s_contact_t *c)
 {
@@ -316,9 +336,13 @@ s_find_contact (const phys_world_t *self, int holder, double tmax, s_contact_t *
     for (int k = 0; k < self->robot_count; k++)
         if (k != holder)
             s_sweep_robot (self, k, tmax, z_deep, c);
-    for (int i = 0; i < PHYS_WALL_COUNT; i++)
+    int w0, w1;
+    s_walls_in_reach (self, sqrt (b->vx * b->vx + b->vy * b->vy) * tmax + r + 1e-6, &w0, &w1);
+    for (int i = w0; i < w1; i++)
         s_sweep_wall (self, i, tmax, c);
-    s_sweep_room (self, tmax, c);
+    /* a ball at rest reaches no side of the room (s_sweep_room) */
+    if (b->vx != 0 || b->vy != 0)
+        s_sweep_room (self, tmax, c);
     return c->t <= tmax;
 }
 
@@ -429,7 +453,10 @@ s_depenetrate (phys_world_t *self, int holder)
             b->y += (r->st * nx + r->ct * ny) * push;
         }
     }
-    for (int i = 0; i < PHYS_WALL_COUNT; i++) {
+    /* the robots above moved the ball: reach from where it is now */
+    int w0, w1;
+    s_walls_in_reach (self, rb, &w0, &w1);
+    for (int i = w0; i < w1; i++) {
         const phys_wall_t *w = &self->geom.walls[i];
         if (!(bottom < w->height))
             continue;
