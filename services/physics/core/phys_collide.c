@@ -581,52 +581,51 @@ s_pair_test (const phys_world_t *self, const phys_robot_t *a, const phys_robot_t
 
 /* Robot against every wall and the room box; returns whether it moved. */
 static bool
-s_robot_walls (phys_world_t *self, phys_robot_t *r)
+s_robot_walls (phys_world_t *self, phys_robot_t *r, double k, double ew)
 {
     const phys_geom_t *g = &self->geom;
     double R = r->specs.radius;
     bool changed = false;
-    double k = self->contact.robot_robot_friction;
-    k = k < 0 ? 0 : k > 1 ? 1 : k;
-    double ew = self->contact.robot_wall_restitution;
     bool all = self->exhaustive_contacts;
-    if (all || !(fabs (r->x) < g->inner_x - R && fabs (r->y) < g->inner_y - R)) {
-        /* away from the goal lines only the two touch-line boards (the
-           first two walls) can be reached */
-        int nw = !all && fabs (r->x) < g->inner_x - R ? 2 : PHYS_WALL_COUNT;
-        for (int i = 0; i < nw; i++) {
-            const phys_wall_t *w = &g->walls[i];
-            if (!all
-                && (r->x < w->minx - R || r->x > w->maxx + R || r->y < w->miny - R || r->y > w->maxy + R))
-                continue;
-            double px = r->x - w->ax, py = r->y - w->ay;
-            double proj = px * w->tx + py * w->ty;
-            proj = proj < 0 ? 0 : proj > w->len ? w->len : proj;
-            double qx = w->ax + w->tx * proj, qy = w->ay + w->ty * proj;
-            double dx = r->x - qx, dy = r->y - qy;
-            double d2 = dx * dx + dy * dy;
-            if (d2 >= R * R)
-                continue;
-            double d = sqrt (d2), nx, ny;
-            if (d < 1e-9) {
-                nx = w->nx;
-                ny = w->ny;
-            } else {
-                nx = dx / d;
-                ny = dy / d;
-            }
-            if (nx * w->nx + ny * w->ny < 0)
-                continue;
-            r->x = qx + nx * R;
-            r->y = qy + ny * R;
-            changed = true;
-            double vn = r->vx * nx + r->vy * ny;
-            if (vn < 0) {
-                double tx = -ny, ty = nx;
-                double vt = r->vx * tx + r->vy * ty;
-                r->vx = nx * (-ew * vn) + tx * (vt * (1 - k));
-                r->vy = ny * (-ew * vn) + ty * (vt * (1 - k));
-            }
+    bool inner = fabs (r->x) < g->inner_x - R && fabs (r->y) < g->inner_y - R;
+    /* the room box lies outside the boards (room_hx > inner_x, room_hy >
+       inner_y): a robot clear of the boards is clear of the room too */
+    if (inner && !all)
+        return false;
+    /* away from the goal lines only the two touch-line boards (the
+       first two walls) can be reached */
+    int nw = !all && fabs (r->x) < g->inner_x - R ? 2 : PHYS_WALL_COUNT;
+    for (int i = 0; i < nw; i++) {
+        const phys_wall_t *w = &g->walls[i];
+        if (!all && (r->x < w->minx - R || r->x > w->maxx + R || r->y < w->miny - R || r->y > w->maxy + R))
+            continue;
+        double px = r->x - w->ax, py = r->y - w->ay;
+        double proj = px * w->tx + py * w->ty;
+        proj = proj < 0 ? 0 : proj > w->len ? w->len : proj;
+        double qx = w->ax + w->tx * proj, qy = w->ay + w->ty * proj;
+        double dx = r->x - qx, dy = r->y - qy;
+        double d2 = dx * dx + dy * dy;
+        if (d2 >= R * R)
+            continue;
+        double d = sqrt (d2), nx, ny;
+        if (d < 1e-9) {
+            nx = w->nx;
+            ny = w->ny;
+        } else {
+            nx = dx / d;
+            ny = dy / d;
+        }
+        if (nx * w->nx + ny * w->ny < 0)
+            continue;
+        r->x = qx + nx * R;
+        r->y = qy + ny * R;
+        changed = true;
+        double vn = r->vx * nx + r->vy * ny;
+        if (vn < 0) {
+            double tx = -ny, ty = nx;
+            double vt = r->vx * tx + r->vy * ty;
+            r->vx = nx * (-ew * vn) + tx * (vt * (1 - k));
+            r->vy = ny * (-ew * vn) + ty * (vt * (1 - k));
         }
     }
     double lx = g->room_hx - R, ly = g->room_hy - R;
@@ -749,6 +748,7 @@ phys_collide_robots (phys_world_t *self)
     }
     double e = self->contact.robot_robot_restitution;
     double k = self->contact.robot_robot_friction;
+    double ew = self->contact.robot_wall_restitution;
     e = e < 0 ? 0 : e > 1 ? 1 : e;
     k = k < 0 ? 0 : k > 1 ? 1 : k;
     uint32_t all = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
@@ -793,7 +793,7 @@ phys_collide_robots (phys_world_t *self)
             if (it > 0 && !self->exhaustive_contacts && mv[r] <= wall_tested[r])
                 continue;
             wall_tested[r] = clock;
-            if (s_robot_walls (self, &rs[r])) {
+            if (s_robot_walls (self, &rs[r], k, ew)) {
                 mv[r] = ++clock;
                 moved = true;
                 double dx = rs[r].x - px[r], dy = rs[r].y - py[r];
