@@ -267,9 +267,9 @@ phys_drive_wheels (const sim_robot_specs_t *s, const phys_wheels_t *w, const dou
     const __m128d um = _mm_set1_pd (umax), num = _mm_set1_pd (-umax);
     const __m128d fm = _mm_set1_pd (fmax), nfm = _mm_set1_pd (-fmax);
     const __m128d one = _mm_set1_pd (1.0), none = _mm_set1_pd (-1.0), slip = _mm_set1_pd (0.05);
-    double tx[4], ty[4], F[4];
-    for (int h = 0; h < 4; h += 2) {
-        __m128d si = _mm_loadu_pd (&w->s[h]), ci = _mm_loadu_pd (&w->c[h]);
+    __m128d tx[2], ty[2], F[2];
+    for (int h = 0; h < 2; h++) {
+        __m128d si = _mm_loadu_pd (&w->s[2 * h]), ci = _mm_loadu_pd (&w->c[2 * h]);
         __m128d us = _mm_add_pd (_mm_add_pd (_mm_mul_pd (nsp0, si), _mm_mul_pd (sp1, ci)), rwsp);
         us = s_clamp2 (us, um, num);
         __m128d ua = _mm_add_pd (_mm_add_pd (_mm_mul_pd (nvx, si), _mm_mul_pd (vvy, ci)), rww);
@@ -277,14 +277,14 @@ phys_drive_wheels (const sim_robot_specs_t *s, const phys_wheels_t *w, const dou
         __m128d r = _mm_div_pd (_mm_add_pd (_mm_mul_pd (vvx, ci), _mm_mul_pd (vvy, si)), slip);
         __m128d flat = _mm_mul_pd (nfl, s_clamp2 (r, one, none));
         __m128d nf = _mm_xor_pd (f, sign);
-        _mm_storeu_pd (&tx[h], _mm_add_pd (_mm_mul_pd (nf, si), _mm_mul_pd (flat, ci)));
-        _mm_storeu_pd (&ty[h], _mm_add_pd (_mm_mul_pd (f, ci), _mm_mul_pd (flat, si)));
-        _mm_storeu_pd (&F[h], f);
+        tx[h] = _mm_add_pd (_mm_mul_pd (nf, si), _mm_mul_pd (flat, ci));
+        ty[h] = _mm_add_pd (_mm_mul_pd (f, ci), _mm_mul_pd (flat, si));
+        F[h] = f;
     }
-    for (int i = 0; i < 4; i++) {
-        bx += tx[i];
-        by += ty[i];
-        sumF += F[i];
+    for (int h = 0; h < 2; h++) {
+        bx = (bx + _mm_cvtsd_f64 (tx[h])) + _mm_cvtsd_f64 (_mm_unpackhi_pd (tx[h], tx[h]));
+        by = (by + _mm_cvtsd_f64 (ty[h])) + _mm_cvtsd_f64 (_mm_unpackhi_pd (ty[h], ty[h]));
+        sumF = (sumF + _mm_cvtsd_f64 (F[h])) + _mm_cvtsd_f64 (_mm_unpackhi_pd (F[h], F[h]));
     }
 #else
     for (int i = 0; i < 4; i++) {
