@@ -300,6 +300,26 @@ s_sweep_room (const phys_world_t *self, double tmax, s_contact_t *c)
     }
 }
 
+/* The walls [*first, *last) a ball within `reach` of its centre may touch:
+   the walls' own broad phases (s_sweep_wall, the depenetration) reject
+   every wall farther than that, so skipping them changes no result. The
+   goal frames and goal-line boards (walls 2 on) all lie at |x| >=
+   inner_x, the touch-line boards (walls 0 and 1) at |y| = inner_y; the
+   1e-9 m slack covers the rounding of the walls' own distance sums. */
+static void
+s_walls_in_reach (const phys_world_t *self, double reach, int *first, int *last)
+{
+    const phys_geom_t *g = &self->geom;
+    const phys_ball_state_t *b = &self->ball;
+    *first = 0;
+    *last = PHYS_WALL_COUNT;
+    if (self->exhaustive_contacts || !(fabs (b->x) < g->inner_x - reach - 1e-9))
+        return;
+    *last = 2;
+    if (fabs (b->y) < g->inner_y - reach - 1e-9)
+        *last = 0;
+}
+
 static bool
 s_find_contact (const phys_world_t *self, int holder, double tmax, s_contact_t *c)
 {
@@ -316,9 +336,13 @@ s_find_contact (const phys_world_t *self, int holder, double tmax, s_contact_t *
     for (int k = 0; k < self->robot_count; k++)
         if (k != holder)
             s_sweep_robot (self, k, tmax, z_deep, c);
-    for (int i = 0; i < PHYS_WALL_COUNT; i++)
+    int w0, w1;
+    s_walls_in_reach (self, sqrt (b->vx * b->vx + b->vy * b->vy) * tmax + r + 1e-6, &w0, &w1);
+    for (int i = w0; i < w1; i++)
         s_sweep_wall (self, i, tmax, c);
-    s_sweep_room (self, tmax, c);
+    /* a ball at rest reaches no side of the room (s_sweep_room) */
+    if (b->vx != 0 || b->vy != 0)
+        s_sweep_room (self, tmax, c);
     return c->t <= tmax;
 }
 
@@ -429,7 +453,10 @@ s_depenetrate (phys_world_t *self, int holder)
             b->y += (r->st * nx + r->ct * ny) * push;
         }
     }
-    for (int i = 0; i < PHYS_WALL_COUNT; i++) {
+    /* the robots above moved the ball: reach from where it is now */
+    int w0, w1;
+    s_walls_in_reach (self, rb, &w0, &w1);
+    for (int i = w0; i < w1; i++) {
         const phys_wall_t *w = &self->geom.walls[i];
         if (!(bottom < w->height))
             continue;
@@ -554,52 +581,51 @@ s_pair_test (const phys_world_t *self, const phys_robot_t *a, const phys_robot_t
 
 /* Robot against every wall and the room box; returns whether it moved. */
 static bool
-s_robot_walls (phys_world_t *self, phys_robot_t *r)
+s_robot_walls (phys_world_t *self, phys_robot_t *r, double k, double ew)
 {
     const phys_geom_t *g = &self->geom;
     double R = r->specs.radius;
     bool changed = false;
-    double k = self->contact.robot_robot_friction;
-    k = k < 0 ? 0 : k > 1 ? 1 : k;
-    double ew = self->contact.robot_wall_restitution;
     bool all = self->exhaustive_contacts;
-    if (all || !(fabs (r->x) < g->inner_x - R && fabs (r->y) < g->inner_y - R)) {
-        /* away from the goal lines only the two touch-line boards (the
-           first two walls) can be reached */
-        int nw = !all && fabs (r->x) < g->inner_x - R ? 2 : PHYS_WALL_COUNT;
-        for (int i = 0; i < nw; i++) {
-            const phys_wall_t *w = &g->walls[i];
-            if (!all
-                && (r->x < w->minx - R || r->x > w->maxx + R || r->y < w->miny - R || r->y > w->maxy + R))
-                continue;
-            double px = r->x - w->ax, py = r->y - w->ay;
-            double proj = px * w->tx + py * w->ty;
-            proj = proj < 0 ? 0 : proj > w->len ? w->len : proj;
-            double qx = w->ax + w->tx * proj, qy = w->ay + w->ty * proj;
-            double dx = r->x - qx, dy = r->y - qy;
-            double d2 = dx * dx + dy * dy;
-            if (d2 >= R * R)
-                continue;
-            double d = sqrt (d2), nx, ny;
-            if (d < 1e-9) {
-                nx = w->nx;
-                ny = w->ny;
-            } else {
-                nx = dx / d;
-                ny = dy / d;
-            }
-            if (nx * w->nx + ny * w->ny < 0)
-                continue;
-            r->x = qx + nx * R;
-            r->y = qy + ny * R;
-            changed = true;
-            double vn = r->vx * nx + r->vy * ny;
-            if (vn < 0) {
-                double tx = -ny, ty = nx;
-                double vt = r->vx * tx + r->vy * ty;
-                r->vx = nx * (-ew * vn) + tx * (vt * (1 - k));
-                r->vy = ny * (-ew * vn) + ty * (vt * (1 - k));
-            }
+    bool inner = fabs (r->x) < g->inner_x - R && fabs (r->y) < g->inner_y - R;
+    /* the room box lies outside the boards (room_hx > inner_x, room_hy >
+       inner_y): a robot clear of the boards is clear of the room too */
+    if (inner && !all)
+        return false;
+    /* away from the goal lines only the two touch-line boards (the
+       first two walls) can be reached */
+    int nw = !all && fabs (r->x) < g->inner_x - R ? 2 : PHYS_WALL_COUNT;
+    for (int i = 0; i < nw; i++) {
+        const phys_wall_t *w = &g->walls[i];
+        if (!all && (r->x < w->minx - R || r->x > w->maxx + R || r->y < w->miny - R || r->y > w->maxy + R))
+            continue;
+        double px = r->x - w->ax, py = r->y - w->ay;
+        double proj = px * w->tx + py * w->ty;
+        proj = proj < 0 ? 0 : proj > w->len ? w->len : proj;
+        double qx = w->ax + w->tx * proj, qy = w->ay + w->ty * proj;
+        double dx = r->x - qx, dy = r->y - qy;
+        double d2 = dx * dx + dy * dy;
+        if (d2 >= R * R)
+            continue;
+        double d = sqrt (d2), nx, ny;
+        if (d < 1e-9) {
+            nx = w->nx;
+            ny = w->ny;
+        } else {
+            nx = dx / d;
+            ny = dy / d;
+        }
+        if (nx * w->nx + ny * w->ny < 0)
+            continue;
+        r->x = qx + nx * R;
+        r->y = qy + ny * R;
+        changed = true;
+        double vn = r->vx * nx + r->vy * ny;
+        if (vn < 0) {
+            double tx = -ny, ty = nx;
+            double vt = r->vx * tx + r->vy * ty;
+            r->vx = nx * (-ew * vn) + tx * (vt * (1 - k));
+            r->vy = ny * (-ew * vn) + ty * (vt * (1 - k));
         }
     }
     double lx = g->room_hx - R, ly = g->room_hy - R;
@@ -722,6 +748,7 @@ phys_collide_robots (phys_world_t *self)
     }
     double e = self->contact.robot_robot_restitution;
     double k = self->contact.robot_robot_friction;
+    double ew = self->contact.robot_wall_restitution;
     e = e < 0 ? 0 : e > 1 ? 1 : e;
     k = k < 0 ? 0 : k > 1 ? 1 : k;
     uint32_t all = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
@@ -766,7 +793,7 @@ phys_collide_robots (phys_world_t *self)
             if (it > 0 && !self->exhaustive_contacts && mv[r] <= wall_tested[r])
                 continue;
             wall_tested[r] = clock;
-            if (s_robot_walls (self, &rs[r])) {
+            if (s_robot_walls (self, &rs[r], k, ew)) {
                 mv[r] = ++clock;
                 moved = true;
                 double dx = rs[r].x - px[r], dy = rs[r].y - py[r];

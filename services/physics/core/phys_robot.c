@@ -2,6 +2,9 @@
 #include "phys_robot.h"
 
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "phys_ball.h"
 #include "phys_check.h"
@@ -231,6 +234,17 @@ phys_limiter_step (const sim_robot_specs_t *s, double sp[3], const double *targe
         sp[2] = -l->vel_angular_max;
 }
 
+#ifdef __SSE2__
+/* max (-lim, min (lim, x)) per lane: the scalar x > lim ? lim : x < -lim ?
+   -lim : x for lim >= 0, NaN passing through (minpd/maxpd return their
+   second operand when unordered). */
+static inline __m128d
+s_clamp2 (__m128d x, __m128d lim, __m128d neg_lim)
+{
+    return _mm_max_pd (neg_lim, _mm_min_pd (lim, x));
+}
+#endif
+
 void
 phys_drive_wheels (const sim_robot_specs_t *s, const phys_wheels_t *w, const double sp[3], double vx,
                    double vy, double omega, double *fx, double *fy, double *torque)
@@ -242,6 +256,37 @@ phys_drive_wheels (const sim_robot_specs_t *s, const phys_wheels_t *w, const dou
     double umax = d->max_wheel_speed, kv = d->velocity_gain;
     double rw_sp = w->mount * sp[2], rw = w->mount * omega;
     double bx = 0, by = 0, sumF = 0;
+#ifdef __SSE2__
+    /* Two wheels per SSE2 register: the same IEEE operations in the same
+       order per wheel as the scalar loop below, so the same bits; the
+       sums then run over the wheels in protocol order as before. */
+    const __m128d sign = _mm_set1_pd (-0.0);
+    const __m128d nsp0 = _mm_set1_pd (-sp[0]), sp1 = _mm_set1_pd (sp[1]), rwsp = _mm_set1_pd (rw_sp);
+    const __m128d nvx = _mm_set1_pd (-vx), vvx = _mm_set1_pd (vx), vvy = _mm_set1_pd (vy);
+    const __m128d rww = _mm_set1_pd (rw), kvv = _mm_set1_pd (kv), nfl = _mm_set1_pd (-Fl);
+    const __m128d um = _mm_set1_pd (umax), num = _mm_set1_pd (-umax);
+    const __m128d fm = _mm_set1_pd (fmax), nfm = _mm_set1_pd (-fmax);
+    const __m128d one = _mm_set1_pd (1.0), none = _mm_set1_pd (-1.0), slip = _mm_set1_pd (0.05);
+    __m128d tx[2], ty[2], F[2];
+    for (int h = 0; h < 2; h++) {
+        __m128d si = _mm_loadu_pd (&w->s[2 * h]), ci = _mm_loadu_pd (&w->c[2 * h]);
+        __m128d us = _mm_add_pd (_mm_add_pd (_mm_mul_pd (nsp0, si), _mm_mul_pd (sp1, ci)), rwsp);
+        us = s_clamp2 (us, um, num);
+        __m128d ua = _mm_add_pd (_mm_add_pd (_mm_mul_pd (nvx, si), _mm_mul_pd (vvy, ci)), rww);
+        __m128d f = s_clamp2 (_mm_mul_pd (kvv, _mm_sub_pd (us, ua)), fm, nfm);
+        __m128d r = _mm_div_pd (_mm_add_pd (_mm_mul_pd (vvx, ci), _mm_mul_pd (vvy, si)), slip);
+        __m128d flat = _mm_mul_pd (nfl, s_clamp2 (r, one, none));
+        __m128d nf = _mm_xor_pd (f, sign);
+        tx[h] = _mm_add_pd (_mm_mul_pd (nf, si), _mm_mul_pd (flat, ci));
+        ty[h] = _mm_add_pd (_mm_mul_pd (f, ci), _mm_mul_pd (flat, si));
+        F[h] = f;
+    }
+    for (int h = 0; h < 2; h++) {
+        bx = (bx + _mm_cvtsd_f64 (tx[h])) + _mm_cvtsd_f64 (_mm_unpackhi_pd (tx[h], tx[h]));
+        by = (by + _mm_cvtsd_f64 (ty[h])) + _mm_cvtsd_f64 (_mm_unpackhi_pd (ty[h], ty[h]));
+        sumF = (sumF + _mm_cvtsd_f64 (F[h])) + _mm_cvtsd_f64 (_mm_unpackhi_pd (F[h], F[h]));
+    }
+#else
     for (int i = 0; i < 4; i++) {
         double si = w->s[i], ci = w->c[i];
         double us = -sp[0] * si + sp[1] * ci + rw_sp;
@@ -256,6 +301,7 @@ phys_drive_wheels (const sim_robot_specs_t *s, const phys_wheels_t *w, const dou
         by += F * ci + flat * si;
         sumF += F;
     }
+#endif
     *fx = bx;
     *fy = by;
     *torque = w->mount * sumF;
