@@ -12,6 +12,7 @@
 #include "config.h"
 #include "control.h"
 #include "logtools.h"
+#include "stats.h"
 #include "services.h"
 #include "sim_bus.h"
 #include "sim_curve.h"
@@ -375,6 +376,8 @@ main (int argc, char **argv)
         return s_keygen (argc - 2, argv + 2);
     if (strcmp (command, "record") == 0 || strcmp (command, "play") == 0 || strcmp (command, "replay") == 0)
         return s_log_command (command, argc - 2, argv + 2);
+    if (strcmp (command, "stats") == 0)
+        return launch_stats (argc - 2, argv + 2);
     if (strcmp (command, "status") == 0 || strcmp (command, "restart") == 0) {
         bool restart = command[0] == 'r';
         if (restart && (argc < 3 || argv[2][0] == '-')) {
