@@ -50,14 +50,14 @@ s_read_log (sim_vstats_t *vs, const char *path)
 }
 
 static int
-s_listen (sim_vstats_t *vs, const char *addr, double seconds)
+s_listen (sim_vstats_t *vs, const char *addr, double seconds, const char *iface)
 {
     struct sockaddr_in a;
     if (sim_udp_parse_addr (addr, &a)) {
         fprintf (stderr, "ssl-sim: stats: --listen: '%s' is not HOST:PORT\n", addr);
         return 2;
     }
-    int fd = sim_udp_listen (&a, NULL);
+    int fd = sim_udp_listen (&a, iface);
     if (fd < 0) {
         fprintf (stderr, "ssl-sim: stats: cannot listen to %s: %s\n", addr, strerror (errno));
         return 1;
@@ -169,7 +169,7 @@ s_print_fit (const sim_vstats_report_t *r, const sim_vstats_fit_t *f)
 }
 
 int
-launch_stats (int optc, char **optv)
+launch_stats (int optc, char **optv, const sim_config_t *cfg)
 {
     const char *path = NULL, *listen = NULL;
     double seconds = -1;
@@ -196,9 +196,6 @@ launch_stats (int optc, char **optv)
                     return 2;
                 }
             }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf (stderr, "ssl-sim: stats: unknown option '%s'\n", a);
-            return 2;
         } else if (!path)
             path = a;
         else {
@@ -217,7 +214,7 @@ launch_stats (int optc, char **optv)
     sim_vstats_t *vs = sim_vstats_new ();
     if (!vs)
         return 1;
-    int rc = path ? s_read_log (vs, path) : s_listen (vs, listen, seconds);
+    int rc = path ? s_read_log (vs, path) : s_listen (vs, listen, seconds, cfg->network.multicast_interface);
     sim_vstats_report_t *r = rc == 0 ? malloc (sizeof *r) : NULL;
     if (r) {
         sim_vstats_report (vs, r);

@@ -8,7 +8,8 @@
     dropout keys alone, and the offset (20 mm) is larger than the warp
     (6 mm) that a dozen robot positions per camera sample. Also: `stats`
     prints the measured table, and bad arguments or a file that is no log
-    get a clear message and exit 1 or 2. */
+    get a clear message and exit 1 or 2; a live multicast stream is
+    measured too. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -126,4 +127,29 @@ Test (stats, bad_input_gets_a_clear_answer)
                   1);
     cr_expect (strstr (out, "ssl-sim: stats:"), "%s", out);
     sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* A live stream: ssl-sim's own vision, which the tests' configuration
+   sends by unicast to 127.0.0.1, measured while it runs. */
+Test (stats, listens_to_a_live_stream, .timeout = 60)
+{
+    /* no listener of the test's own: a second socket on the port would
+       share the datagrams with ours */
+    const char *args[] = { NULL };
+    sim_proc_t proc;
+    cr_assert_eq (sim_proc_start (&proc, args, NULL), 0);
+    cr_assert_eq (sim_lab_wait_text (proc.log, "vision to ", 15000), 0, "the vision service did not start");
+    static char out[16384];
+    int code = sim_lab_capture (out, sizeof out, "'%s' stats --listen 127.0.0.1:%d --seconds 1.5 2>&1",
+                                sim_lab_exe (), proc.vision_port);
+    int stopped = sim_proc_stop (&proc);
+    if (stopped != 0)
+        sim_proc_dump_log (&proc);
+    sim_proc_cleanup (&proc);
+    cr_assert_eq (stopped, 0);
+    cr_assert_eq (code, 0, "%s", out);
+    const char *p = strstr (out, "detection frames ");
+    cr_assert_not_null (p, "%s", out);
+    cr_expect_gt (strtol (p + 17, NULL, 10), 0, "%s", out);
+    cr_expect (strstr (out, "nadir x,y,z m"), "%s", out);
 }
