@@ -14,15 +14,34 @@
 #define S_NPAIR       (SIM_VSTATS_CAMERAS * (SIM_VSTATS_CAMERAS - 1) / 2)
 #define S_PAIR_WINDOW 0.020 /* s: "frames captured within a period" */
 
-/* A growing array of samples. */
+/* Samples for percentiles: every one up to S_KEEP, then a uniform
+   reservoir of S_KEEP of them (a day-long log's residuals would not fit
+   in memory; a million samples put a median within a fraction of a
+   percent). The reservoir's draws come from a fixed xorshift, so the same
+   input gives the same output. */
+#define S_KEEP (1u << 20)
+
 typedef struct {
     double *v;
     size_t n, cap;
+    uint64_t seen, state;
 } s_vec_t;
 
 static void
 s_push (s_vec_t *self, double x)
 {
+    self->seen++;
+    if (self->n == S_KEEP) {
+        if (!self->state)
+            self->state = 0x9e3779b97f4a7c15u;
+        self->state ^= self->state << 13;
+        self->state ^= self->state >> 7;
+        self->state ^= self->state << 17;
+        uint64_t j = self->state % self->seen;
+        if (j < S_KEEP)
+            self->v[j] = x;
+        return;
+    }
     if (self->n == self->cap) {
         size_t cap = self->cap ? self->cap * 2 : 256;
         double *v = realloc (self->v, cap * sizeof *v);
@@ -383,7 +402,7 @@ static void
 s_dist (const s_vec_t *v, sim_vstats_dist_t *out)
 {
     memset (out, 0, sizeof *out);
-    out->n = v->n;
+    out->n = (size_t) v->seen;
     if (v->n == 0)
         return;
     double *s = malloc (v->n * sizeof *s);
@@ -426,10 +445,10 @@ sim_vstats_report (const sim_vstats_t *self, sim_vstats_report_t *out)
             (double) (self->geo_last - self->geo_first) / 1e9 / (double) (self->geometry - 1);
     s_dist (&self->latency, &out->latency_ms);
     out->robot_noise_mm = 1.4826 * s_median (&self->robot_res);
-    out->robot_noise_n = self->robot_res.n;
+    out->robot_noise_n = (size_t) self->robot_res.seen;
     out->robot_phi_noise_mrad = 1.4826 * s_median (&self->phi_res) * 1000;
     out->ball_noise_mm = 1.4826 * s_median (&self->ball_res);
-    out->ball_noise_n = self->ball_res.n;
+    out->ball_noise_n = (size_t) self->ball_res.seen;
     out->robot_conf_mean = self->rconf_n ? self->rconf / (double) self->rconf_n : 0;
     out->robot_conf_min = self->rconf_n ? self->rconf_min : 0;
     out->ball_conf_mean = self->bconf_n ? self->bconf / (double) self->bconf_n : 0;
@@ -529,14 +548,14 @@ sim_vstats_report (const sim_vstats_t *self, sim_vstats_report_t *out)
             sim_vstats_pair_t *o = &out->pair[out->pairs++];
             o->a = a;
             o->b = b;
-            o->n = p->dist.n;
+            o->n = (size_t) p->dist.seen;
             sim_vstats_dist_t d;
             s_dist (&p->dist, &d);
             o->mean_mm = d.mean;
             o->p50_mm = d.p50;
             o->p90_mm = d.p90;
             o->p99_mm = d.p99;
-            o->const_mm = hypot (p->sx, p->sy) / (double) p->dist.n;
+            o->const_mm = hypot (p->sx, p->sy) / (double) p->dist.seen;
             double mx = 0, my = 0, v = 0;
             int nr = 0;
             for (int r = 0; r < 2 * S_IDS; r++)

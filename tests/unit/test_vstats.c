@@ -103,3 +103,68 @@ Test (vstats, bytes_that_are_no_packet)
     free (r);
     sim_vstats_destroy (&vs);
 }
+
+/* One frame of camera `cam` with robots 0-5 at rest, shifted by dx mm. */
+static void
+s_frame (sim_vstats_t *vs, sim_rng_t *rng, uint32_t cam, uint32_t number, double t, double dx)
+{
+    SSLDetectionRobot robots[S_ROBOTS], *rp[S_ROBOTS];
+    for (int i = 0; i < S_ROBOTS; i++) {
+        ssl__detection_robot__init (&robots[i]);
+        robots[i].confidence = 0.8f;
+        robots[i].has_robot_id = true;
+        robots[i].robot_id = (uint32_t) i;
+        robots[i].x = (float) (-1000 + 400 * i + dx + sim_rng_normal (rng, 1.0));
+        robots[i].y = (float) (200 * i + sim_rng_normal (rng, 1.0));
+        rp[i] = &robots[i];
+    }
+    SSLDetectionFrame f;
+    ssl__detection_frame__init (&f);
+    f.frame_number = number;
+    f.t_capture = t;
+    f.t_sent = t + 0.004;
+    f.camera_id = cam;
+    f.n_robots_yellow = S_ROBOTS;
+    f.robots_yellow = rp;
+    SSLWrapperPacket w;
+    ssl__wrapper_packet__init (&w);
+    w.detection = &f;
+    uint8_t buf[4096];
+    size_t len = ssl__wrapper_packet__pack (&w, buf);
+    cr_assert_eq (sim_vstats_add_vision (vs, (int64_t) (t * 1e9), buf, len), 0);
+}
+
+/* Two cameras 5 ms apart that see every robot 10 mm apart along x: the
+   pair's constant part is 10 mm with no spread, and a repeated frame
+   number is a duplicate, not a frame. */
+Test (vstats, camera_pairs_and_duplicates)
+{
+    sim_vstats_t *vs = sim_vstats_new ();
+    sim_rng_t rng;
+    sim_rng_seed (&rng, 3, 2);
+    for (uint32_t k = 0; k < 2000; k++) {
+        double t = 10 + k / 60.0;
+        s_frame (vs, &rng, 0, k, t, 0);
+        s_frame (vs, &rng, 1, k, t + 0.005, 10);
+        if (k == 100)
+            s_frame (vs, &rng, 1, k, t + 0.005, 10);
+    }
+    sim_vstats_report_t *r = malloc (sizeof *r);
+    sim_vstats_report (vs, r);
+    cr_expect_eq (r->frames, 4000);
+    cr_expect_eq (r->camera[1].duplicates, 1);
+    cr_assert_eq (r->pairs, 1);
+    cr_expect_eq (r->pair[0].a, 0);
+    cr_expect_eq (r->pair[0].b, 1);
+    cr_expect (fabs (r->pair[0].const_mm - 10) < 0.1, "constant %f mm", r->pair[0].const_mm);
+    cr_expect_lt (r->pair[0].spread_mm, 0.1);
+    cr_expect (fabs (r->robot_noise_mm - 1.0) < 0.05, "noise %f", r->robot_noise_mm);
+    cr_expect (fabs (r->robot_conf_mean - 0.8) < 1e-6);
+    sim_vstats_fit_t f;
+    sim_vstats_fit (r, &f);
+    cr_expect (!f.offset_from_truth);
+    cr_expect (fabs (f.object_position_offset - M_PI / 4 * 0.010) < 0.0001, "offset %f",
+               f.object_position_offset);
+    free (r);
+    sim_vstats_destroy (&vs);
+}
