@@ -44,7 +44,7 @@ s_read_log (sim_vstats_t *vs, const char *path)
             sim_vstats_add_truth (vs, m.data, m.len);
     }
     if (rc < 0) /* what came before the damage still counts */
-        fprintf (stderr, "ssl-sim: stats: %s: %s (statistics up to there)\n", path, sim_logfile_error (r));
+        fprintf (stderr, "ssl-sim: stats: %s (statistics up to there)\n", sim_logfile_error (r));
     sim_logfile_reader_destroy (&r);
     return 0;
 }
