@@ -33,6 +33,9 @@ const sim_cfg_command_t sim_cfg_commands[] = {
     { "replay FILE [--mode fast|realtime] [--until SECS] [--record OUT]",
       "run the world again from a journal (--journal): the same inputs at the same substeps, "
       "the same vision bytes" },
+    { "stats FILE | --listen ADDR --seconds N [--fit]",
+      "measure a vision stream (a league log, plain or .gz, or a live address): frame rate, "
+      "jitter, latency, noise, dropouts, camera disagreement; --fit prints a realism file" },
     { "--help | --version", "" },
     { "--man | --bash-completion", "print the manual page (roff) or a bash completion script" },
 };
@@ -103,6 +106,12 @@ const sim_cfg_flag_t sim_cfg_flags[] = {
       .help = "play: start again at the end of the log" },
     { .name = "--until", .arg = "SECS", .kind = SIM_CFG_FLAG_LAUNCHER,
       .help = "replay: stop at this sim time" },
+    { .name = "--listen", .arg = "ADDR", .kind = SIM_CFG_FLAG_LAUNCHER,
+      .help = "stats: measure what arrives on this HOST:PORT (multicast or unicast)" },
+    { .name = "--seconds", .arg = "N", .kind = SIM_CFG_FLAG_LAUNCHER,
+      .help = "stats: listen this long" },
+    { .name = "--fit", .kind = SIM_CFG_FLAG_LAUNCHER,
+      .help = "stats: print the [realism] keys that reproduce the measured statistics" },
 };
 const size_t sim_cfg_flags_count = S_COUNT (sim_cfg_flags);
 /* clang-format on */

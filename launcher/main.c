@@ -12,6 +12,7 @@
 #include "config.h"
 #include "control.h"
 #include "logtools.h"
+#include "stats.h"
 #include "services.h"
 #include "sim_bus.h"
 #include "sim_curve.h"
@@ -249,6 +250,40 @@ done:
     return code;
 }
 
+/* `ssl-sim stats`: its own words (FILE, --listen ADDR, --seconds N,
+   --fit) to launch_stats, the rest configuration (the multicast interface
+   a live stream is joined on, --localhost). */
+static int
+s_stats_command (int optc, char **optv)
+{
+    char **own = calloc ((size_t) optc + 1, sizeof *own), **rest = calloc ((size_t) optc + 1, sizeof *rest);
+    int code = 1, nown = 0, nrest = 0;
+    if (!own || !rest)
+        goto done;
+    for (int i = 0; i < optc; i++) {
+        bool valued = strcmp (optv[i], "--listen") == 0 || strcmp (optv[i], "--seconds") == 0;
+        if (valued || strcmp (optv[i], "--fit") == 0 || optv[i][0] != '-') {
+            own[nown++] = optv[i];
+            if (valued && i + 1 < optc)
+                own[nown++] = optv[++i];
+        } else {
+            rest[nrest++] = optv[i];
+            /* a configuration flag's value stays with it */
+            if (!strchr (optv[i], '=') && i + 1 < optc && optv[i + 1][0] != '-')
+                rest[nrest++] = optv[++i];
+        }
+    }
+    sim_config_t cfg;
+    code = 2;
+    if (s_config (&cfg, nrest, rest))
+        goto done;
+    code = launch_stats (nown, own, &cfg);
+done:
+    free (own);
+    free (rest);
+    return code;
+}
+
 static int
 s_run (int optc, char **optv)
 {
@@ -376,6 +411,8 @@ main (int argc, char **argv)
         return s_keygen (argc - 2, argv + 2);
     if (strcmp (command, "record") == 0 || strcmp (command, "play") == 0 || strcmp (command, "replay") == 0)
         return s_log_command (command, argc - 2, argv + 2);
+    if (strcmp (command, "stats") == 0)
+        return s_stats_command (argc - 2, argv + 2);
     if (strcmp (command, "status") == 0 || strcmp (command, "restart") == 0) {
         bool restart = command[0] == 'r';
         if (restart && (argc < 3 || argv[2][0] == '-')) {

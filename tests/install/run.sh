@@ -71,7 +71,8 @@ complete_words() {
     bash -c '. "$1"; shift; COMP_WORDS=(ssl-sim "$@"); COMP_CWORD=$#; _ssl_sim; [ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}"' \
         _ "$build/share/bash-completion/ssl-sim" "$@" | sort | tr '\n' ' '
 }
-check "completion: sub-commands" test "$(complete_words re)" = "restart "
+check "completion: sub-commands" test "$(complete_words res)" = "restart "
+check "completion: sub-commands that share a prefix" test "$(complete_words sta)" = "stats status "
 check "completion: service names" test "$(complete_words service "")" = "gateway legacy-grsim physics vision "
 check "completion: values of --mode" test "$(complete_words run --mode "")" = "fast real-time real_time realtime sync "
 check "completion: --single-process for run" test "$(complete_words run --sin)" = "--single-process "

@@ -1,0 +1,235 @@
+/*  stats.c - `ssl-sim stats`: read a log or listen, then print what
+    sim_vstats measured, or the realism file sim_vstats_fit found. */
+#include "stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim_logfile.h"
+#include "sim_udp.h"
+#include "sim_vstats.h"
+
+static volatile sig_atomic_t s_stop;
+
+static void
+s_on_signal (int sig)
+{
+    (void) sig;
+    s_stop = 1;
+}
+
+static int
+s_read_log (sim_vstats_t *vs, const char *path)
+{
+    char err[256] = "";
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
+    if (!r) {
+        fprintf (stderr, "ssl-sim: stats: %s\n", err);
+        return 1;
+    }
+    sim_logfile_msg_t m;
+    int rc;
+    while ((rc = sim_logfile_next (r, &m)) == 1) {
+        if (m.type == SIM_LOGFILE_VISION)
+            sim_vstats_add_vision (vs, m.time_ns, m.data, m.len);
+        else if (m.type == SIM_LOGFILE_TRACKER)
+            sim_vstats_add_truth (vs, m.data, m.len);
+    }
+    if (rc < 0) /* what came before the damage still counts */
+        fprintf (stderr, "ssl-sim: stats: %s (statistics up to there)\n", sim_logfile_error (r));
+    sim_logfile_reader_destroy (&r);
+    return 0;
+}
+
+static int
+s_listen (sim_vstats_t *vs, const char *addr, double seconds, const char *iface)
+{
+    struct sockaddr_in a;
+    if (sim_udp_parse_addr (addr, &a)) {
+        fprintf (stderr, "ssl-sim: stats: --listen: '%s' is not HOST:PORT\n", addr);
+        return 2;
+    }
+    int fd = sim_udp_listen (&a, iface);
+    if (fd < 0) {
+        fprintf (stderr, "ssl-sim: stats: cannot listen to %s: %s\n", addr, strerror (errno));
+        return 1;
+    }
+    signal (SIGINT, s_on_signal);
+    signal (SIGTERM, s_on_signal);
+    int64_t end = sim_logfile_now_ns () + (int64_t) (seconds * 1e9);
+    static uint8_t buf[SIM_UDP_MAX];
+    while (!s_stop) {
+        int64_t left_ms = (end - sim_logfile_now_ns ()) / 1000000;
+        if (left_ms <= 0)
+            break;
+        struct pollfd p = { fd, POLLIN, 0 };
+        if (poll (&p, 1, left_ms < 200 ? (int) left_ms + 1 : 200) <= 0)
+            continue;
+        ssize_t n;
+        while ((n = sim_udp_recv (fd, buf, sizeof buf, NULL)) >= 0)
+            sim_vstats_add_vision (vs, sim_logfile_now_ns (), buf, (size_t) n);
+    }
+    close (fd);
+    return 0;
+}
+
+static void
+s_print (const sim_vstats_report_t *r)
+{
+    printf (
+        "detection frames %llu, geometry packets %llu (every %.3f s), undecodable %llu, truth frames %llu\n",
+        (unsigned long long) r->frames, (unsigned long long) r->geometry, r->geometry_period_s,
+        (unsigned long long) r->undecodable, (unsigned long long) r->truth_frames);
+    printf ("\ncamera  frames   rate Hz  period ms  jitter ms  late %%  duplicates  nadir x,y,z m\n");
+    for (int i = 0; i < SIM_VSTATS_CAMERAS; i++) {
+        const sim_vstats_camera_t *c = &r->camera[i];
+        if (!c->seen)
+            continue;
+        printf ("%6d  %6llu  %8.2f  %9.3f  %9.3f  %6.2f  %10llu", i, (unsigned long long) c->frames,
+                c->rate_hz, c->period_ms, c->jitter_ms, 100 * c->late_share,
+                (unsigned long long) c->duplicates);
+        if (c->has_nadir)
+            printf ("  %.2f, %.2f, %.2f", c->nadir_x, c->nadir_y, c->height);
+        printf ("\n");
+    }
+    printf ("\nt_sent - t_capture ms: p50 %.3f  p90 %.3f  p99 %.3f  mean %.3f  (%zu frames)\n",
+            r->latency_ms.p50, r->latency_ms.p90, r->latency_ms.p99, r->latency_ms.mean, r->latency_ms.n);
+    printf ("noise (robust, per axis): robot %.3f mm, %.3f mrad (%zu); ball %.3f mm (%zu)\n",
+            r->robot_noise_mm, r->robot_phi_noise_mrad, r->robot_noise_n, r->ball_noise_mm, r->ball_noise_n);
+    printf ("confidence: robots mean %.3f min %.3f; balls mean %.3f min %.3f\n", r->robot_conf_mean,
+            r->robot_conf_min, r->ball_conf_mean, r->ball_conf_min);
+    printf (
+        "dropouts: robots %.3f %% missing, %llu gaps (%llu single-frame); ball %.3f %% missing, %llu gaps "
+        "(%llu single-frame, mean %.2f frames)\n",
+        100 * r->robot_missing, (unsigned long long) r->robot_gaps, (unsigned long long) r->robot_gaps_single,
+        100 * r->ball_missing, (unsigned long long) r->ball_gaps, (unsigned long long) r->ball_gaps_single,
+        r->ball_gap_mean);
+    printf ("duplicates: %llu robots twice in a frame\n", (unsigned long long) r->robot_duplicates);
+    uint64_t total = 0;
+    for (int k = 0; k < 6; k++)
+        total += r->balls_per_frame[k];
+    printf ("balls per frame:");
+    for (int k = 0; k < 6; k++)
+        printf (" %d%s %.3f %%", k, k == 5 ? "+" : ":",
+                total ? 100.0 * (double) r->balls_per_frame[k] / (double) total : 0);
+    printf ("; false balls %llu\n", (unsigned long long) r->false_balls);
+    if (r->pairs)
+        printf (
+            "\ncameras  samples  mean mm  p50 mm  p90 mm  p99 mm  constant mm  spread mm  orientation mrad\n");
+    for (size_t i = 0; i < r->pairs; i++) {
+        const sim_vstats_pair_t *p = &r->pair[i];
+        printf ("%3d-%-3d  %7zu  %7.2f  %6.2f  %6.2f  %6.2f  %11.2f  %9.2f  %16.2f\n", p->a, p->b, p->n,
+                p->mean_mm, p->p50_mm, p->p90_mm, p->p99_mm, p->const_mm, p->spread_mm, p->phi_sigma_mrad);
+    }
+    if (r->has_truth)
+        printf ("against truth (robots at rest): camera offset %.2f mm, warp %.2f mm per axis\n",
+                r->truth_offset_mm, r->truth_warp_mm);
+    printf ("\nrobot miss rate by distance from the nadir:\n");
+    for (int b = 0; b < SIM_VSTATS_FOV_BINS; b++)
+        if (r->fov_expected[b])
+            printf ("  %5.2f-%5.2f m  %8llu  %7.3f %%\n", b * SIM_VSTATS_FOV_BIN,
+                    (b + 1) * SIM_VSTATS_FOV_BIN, (unsigned long long) r->fov_expected[b],
+                    100.0 * (double) (r->fov_expected[b] - r->fov_seen[b]) / (double) r->fov_expected[b]);
+}
+
+static void
+s_print_fit (const sim_vstats_report_t *r, const sim_vstats_fit_t *f)
+{
+    printf ("; written by ssl-sim stats --fit from %llu detection frames (docs/stats.md)\n",
+            (unsigned long long) r->frames);
+    printf ("; camera offset and warp %s\n",
+            f->offset_from_truth ? "against the log's truth stream" : "from camera-to-camera disagreement");
+    printf ("[realism]\n");
+    printf ("stddev_robot_p = %.6g\n", f->stddev_robot_p);
+    printf ("stddev_robot_phi = %.6g\n", f->stddev_robot_phi);
+    printf ("stddev_ball_p = %.6g\n", f->stddev_ball_p);
+    printf ("missing_robot_detections = %.6g\n", f->missing_robot_detections);
+    printf ("missing_ball_detections = 0\n");
+    printf ("ball_loss_burst_rate = %.6g\n", f->ball_loss_burst_rate);
+    printf ("ball_loss_burst_length = %.6g\n", f->ball_loss_burst_length < 1 ? 1 : f->ball_loss_burst_length);
+    printf ("object_position_offset = %.6g\n", f->object_position_offset);
+    printf ("calibration_warp_stddev = %.6g\n", f->calibration_warp_stddev);
+    printf ("calibration_orientation_warp = %.6g\n", f->calibration_orientation_warp);
+    printf ("vision_processing_time = %.6g\n", f->vision_processing_time);
+    printf ("vision_processing_p90 = %.6g\n", f->vision_processing_p90);
+    printf ("vision_processing_p99 = %.6g\n", f->vision_processing_p99);
+    printf ("vision_processing_low_stddev = %.6g\n", f->vision_processing_low_stddev);
+    printf ("capture_jitter = %.6g\n", fmin (f->capture_jitter, 0.002));
+    printf ("capture_late_rate = %.6g\n", fmin (f->capture_late_rate, 0.1));
+    printf ("ghost_ball_rate = %.6g\n", f->ghost_ball_rate);
+    printf ("ghost_ball_more = %.6g\n", fmin (f->ghost_ball_more, 0.9));
+}
+
+int
+launch_stats (int optc, char **optv, const sim_config_t *cfg)
+{
+    const char *path = NULL, *listen = NULL;
+    double seconds = -1;
+    bool fit = false;
+    for (int i = 0; i < optc; i++) {
+        const char *a = optv[i];
+        if (strcmp (a, "--fit") == 0)
+            fit = true;
+        else if (strcmp (a, "--listen") == 0 || strcmp (a, "--seconds") == 0) {
+            if (i + 1 >= optc) {
+                fprintf (stderr, "ssl-sim: stats: %s needs a value\n", a);
+                return 2;
+            }
+            const char *v = optv[++i];
+            if (a[2] == 'l')
+                listen = v;
+            else {
+                char *end = NULL;
+                seconds = strtod (v, &end);
+                if (end == v || *end || !(seconds > 0) || seconds > 86400) {
+                    fprintf (stderr,
+                             "ssl-sim: stats: --seconds: '%s' must be a number of seconds in (0, 86400]\n",
+                             v);
+                    return 2;
+                }
+            }
+        } else if (!path)
+            path = a;
+        else {
+            fprintf (stderr, "ssl-sim: stats: one FILE only ('%s')\n", a);
+            return 2;
+        }
+    }
+    if (!path == !listen) {
+        fprintf (stderr, "ssl-sim: stats needs a FILE or --listen ADDR --seconds N\n");
+        return 2;
+    }
+    if (listen && seconds < 0) {
+        fprintf (stderr, "ssl-sim: stats: --listen needs --seconds N\n");
+        return 2;
+    }
+    sim_vstats_t *vs = sim_vstats_new ();
+    if (!vs)
+        return 1;
+    int rc = path ? s_read_log (vs, path) : s_listen (vs, listen, seconds, cfg->network.multicast_interface);
+    sim_vstats_report_t *r = rc == 0 ? malloc (sizeof *r) : NULL;
+    if (r) {
+        sim_vstats_report (vs, r);
+        if (r->frames == 0) {
+            fprintf (stderr, "ssl-sim: stats: no detection frame in %s\n", path ? path : listen);
+            rc = 1;
+        } else if (fit) {
+            sim_vstats_fit_t f;
+            sim_vstats_fit (r, &f);
+            s_print_fit (r, &f);
+        } else
+            s_print (r);
+    } else if (rc == 0)
+        rc = 1;
+    free (r);
+    sim_vstats_destroy (&vs);
+    return rc;
+}

@@ -1,0 +1,155 @@
+/*  test_stats.c - `ssl-sim stats --fit` recovers the realism parameters of
+    a real `ssl-sim run --mode fast --truth --record` made with a known
+    realism file: noise within 10 %, dropouts within 20 %, camera offset
+    and warp within 25 %, latency percentiles within 0.5 ms (issue 15).
+    The known values are chosen so each is measurable: the default
+    formation's robots stand still (their truth matches every frame), the
+    soft FOV edge, ghost and dribbler balls are off so the losses are the
+    dropout keys alone, and the offset (20 mm) is larger than the warp
+    (6 mm) that a dozen robot positions per camera sample. Also: `stats`
+    prints the measured table, and bad arguments or a file that is no log
+    get a clear message and exit 1 or 2; a live multicast stream is
+    measured too. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_lab.h"
+#include "sim_test.h"
+
+static const char s_known[] = "[realism]\n"
+                              "stddev_robot_p = 0.002\n"
+                              "stddev_robot_phi = 0.01\n"
+                              "stddev_ball_p = 0.003\n"
+                              "missing_robot_detections = 0.05\n"
+                              "missing_ball_detections = 0\n"
+                              "ball_loss_burst_rate = 0.03\n"
+                              "ball_loss_burst_length = 2\n"
+                              "object_position_offset = 0.02\n"
+                              "calibration_warp_stddev = 0.006\n"
+                              "vision_processing_time = 0.008\n"
+                              "vision_processing_p90 = 0.010\n"
+                              "vision_processing_p99 = 0.012\n"
+                              "vision_processing_low_stddev = 0.0005\n"
+                              "fov_edge_radius = 0\n"
+                              "fov_edge_width = 0\n"
+                              "ghost_ball_rate = 0\n"
+                              "dribbler_ball_detections = 0\n";
+
+/* The value of `key = value` in an INI text, NAN when absent. */
+static double
+s_value (const char *text, const char *key)
+{
+    size_t n = strlen (key);
+    for (const char *p = text; (p = strstr (p, key)); p += n)
+        if ((p == text || p[-1] == '\n') && strncmp (p + n, " = ", 3) == 0)
+            return strtod (p + n + 3, NULL);
+    return NAN;
+}
+
+static void
+s_near (const char *fit, const char *key, double want, double rel, double abs_tol)
+{
+    double got = s_value (fit, key);
+    double tol = abs_tol > 0 ? abs_tol : rel * want;
+    cr_expect (fabs (got - want) <= tol, "%s: fitted %g, recorded with %g (tolerance %g)", key, got, want,
+               tol);
+}
+
+Test (stats, fit_recovers_known_parameters, .timeout = 120)
+{
+    char dir[] = "/tmp/ssl-sim-stats-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char known[300], log[300], extra[400];
+    snprintf (known, sizeof known, "%s/known.ini", dir);
+    snprintf (log, sizeof log, "%s/run.log.gz", dir);
+    FILE *f = fopen (known, "w");
+    cr_assert_not_null (f);
+    fputs (s_known, f);
+    fclose (f);
+    snprintf (extra, sizeof extra, "[run]\nrealism = %s\n", known);
+
+    /* fast mode: dozens of sim seconds in the two wall seconds */
+    const char *args[] = { "--mode", "fast", "--truth", "--record", log, "--duration", "2", NULL };
+    sim_proc_t proc;
+    cr_assert_eq (sim_proc_start (&proc, args, extra), 0);
+    cr_assert_eq (sim_lab_wait_exit (proc.pid, 60000), 0, "ssl-sim run did not stop after --duration");
+    int code = sim_proc_stop (&proc);
+    if (code != 0)
+        sim_proc_dump_log (&proc);
+    cr_assert_eq (code, 0);
+    sim_proc_cleanup (&proc);
+
+    static char fit[8192], table[16384];
+    cr_assert_eq (sim_lab_capture (fit, sizeof fit, "'%s' stats --fit '%s'", sim_lab_exe (), log), 0, "%s",
+                  fit);
+    cr_log_info ("%s", fit);
+    cr_assert (strstr (fit, "[realism]"), "%s", fit);
+    /* enough frames for the tolerances: a few hundred ball gaps */
+    const char *from = strstr (fit, "from ");
+    long frames = from ? strtol (from + 5, NULL, 10) : 0;
+    cr_assert_geq (frames, 4000, "only %ld detection frames recorded", frames);
+    s_near (fit, "stddev_robot_p", 0.002, 0.10, 0);
+    s_near (fit, "stddev_robot_phi", 0.01, 0.10, 0);
+    s_near (fit, "stddev_ball_p", 0.003, 0.10, 0);
+    s_near (fit, "missing_robot_detections", 0.05, 0.20, 0);
+    s_near (fit, "ball_loss_burst_rate", 0.03, 0.20, 0);
+    s_near (fit, "ball_loss_burst_length", 2, 0.20, 0);
+    s_near (fit, "object_position_offset", 0.02, 0.25, 0);
+    s_near (fit, "calibration_warp_stddev", 0.006, 0.25, 0);
+    s_near (fit, "vision_processing_time", 0.008, 0, 0.0005);
+    s_near (fit, "vision_processing_p90", 0.010, 0, 0.0005);
+    s_near (fit, "vision_processing_p99", 0.012, 0, 0.0005);
+
+    cr_assert_eq (sim_lab_capture (table, sizeof table, "'%s' stats '%s'", sim_lab_exe (), log), 0, "%s",
+                  table);
+    cr_expect (strstr (table, "t_sent - t_capture ms: p50"), "%s", table);
+    cr_expect (strstr (table, "robot miss rate by distance from the nadir"), "%s", table);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+Test (stats, bad_input_gets_a_clear_answer)
+{
+    char dir[] = "/tmp/ssl-sim-stats-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char out[2048];
+    cr_expect_eq (sim_lab_capture (out, sizeof out, "'%s' stats 2>&1", sim_lab_exe ()), 2);
+    cr_expect (strstr (out, "needs a FILE"), "%s", out);
+    cr_expect_eq (sim_lab_capture (out, sizeof out, "'%s' stats --listen 127.0.0.1:1 2>&1", sim_lab_exe ()),
+                  2);
+    cr_expect (strstr (out, "--seconds"), "%s", out);
+    cr_expect_eq (sim_lab_capture (out, sizeof out, "'%s' stats --bogus x 2>&1", sim_lab_exe ()), 2);
+    cr_expect_eq (sim_lab_capture (out, sizeof out, "echo not a log > '%s/x'; '%s' stats '%s/x' 2>&1", dir,
+                                   sim_lab_exe (), dir),
+                  1);
+    cr_expect (strstr (out, "ssl-sim: stats:"), "%s", out);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* A live stream: ssl-sim's own vision, which the tests' configuration
+   sends by unicast to 127.0.0.1, measured while it runs. */
+Test (stats, listens_to_a_live_stream, .timeout = 60)
+{
+    /* no listener of the test's own: a second socket on the port would
+       share the datagrams with ours */
+    const char *args[] = { NULL };
+    sim_proc_t proc;
+    cr_assert_eq (sim_proc_start (&proc, args, NULL), 0);
+    cr_assert_eq (sim_lab_wait_text (proc.log, "vision to ", 15000), 0, "the vision service did not start");
+    static char out[16384];
+    int code = sim_lab_capture (out, sizeof out, "'%s' stats --listen 127.0.0.1:%d --seconds 1.5 2>&1",
+                                sim_lab_exe (), proc.vision_port);
+    int stopped = sim_proc_stop (&proc);
+    if (stopped != 0)
+        sim_proc_dump_log (&proc);
+    sim_proc_cleanup (&proc);
+    cr_assert_eq (stopped, 0);
+    cr_assert_eq (code, 0, "%s", out);
+    const char *p = strstr (out, "detection frames ");
+    cr_assert_not_null (p, "%s", out);
+    cr_expect_gt (strtol (p + 17, NULL, 10), 0, "%s", out);
+    cr_expect (strstr (out, "nadir x,y,z m"), "%s", out);
+}
