@@ -325,7 +325,8 @@ s_merge_numbered (s_load_t *self)
             /* bit 0 is id, which defaults to the section number */
             if (!(slot->seen & 1u))
                 slot->u.camera.id = (int) slot->number;
-            for (size_t k = 1; k < sim_cfg_camera_keys_count; k++)
+            /* bits 1-3 are x, y and z; the sensor keys after them default */
+            for (size_t k = 1; k <= 3 && k < sim_cfg_camera_keys_count; k++)
                 if (!(slot->seen & (1u << k))) {
                     self->line = slot->line;
                     s_fail (self, section, sim_cfg_camera_keys[k].key, "missing (a camera needs x, y and z)");

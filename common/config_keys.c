@@ -206,6 +206,10 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "truth_uuid = 0b5e1c3a-0000-8000-8000-000000000001 ; fixed truth source id"),
     S_F ("vision", "focal_length_px", OFF (vision.focal_length_px), 1420.0, R_GT0, "px",
          "focal length in the geometry packet and the area height term"),
+    S_I ("vision", "image_width", OFF (vision.image_width), 2448, R_(1, 100000, 0),
+         "image width of a camera without its own sensor (sensor_mix 0)"),
+    S_I ("vision", "image_height", OFF (vision.image_height), 2048, R_(1, 100000, 0),
+         "image height of a camera without its own sensor (sensor_mix 0)"),
 
     /* [realism] vision.md §11; defaults are the realistic preset */
     S_F ("realism", "stddev_ball_p", OFF (realism.stddev_ball_p), 0.0007, R_GE0, "m",
@@ -293,6 +297,8 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "chance a capture instant comes late"),
     S_F ("realism", "capture_late_fraction", OFF (realism.capture_late_fraction), 0.5,
          R_(0, 0.5, 0), "periods", "how late a late capture comes"),
+    S_I ("realism", "sensor_mix", OFF (realism.sensor_mix), 0, R_(0, 2, 0),
+         "sensors of cameras without their own: 0 = [vision] one, 1 = go26 mix, 2 = rc26 mix"),
 
     /* [field] product addition; 0 = from the division */
     S_F ("field", "length", OFF (field.length), 0, R_GE0, "m", "field length (0 = division)"),
@@ -556,6 +562,12 @@ const sim_cfg_key_t sim_cfg_camera_keys[] = {
     S_F ("camera", "x", offsetof (sim_camera_cfg_t, x), 0, R_ANY, "m", "optical centre x"),
     S_F ("camera", "y", offsetof (sim_camera_cfg_t, y), 0, R_ANY, "m", "optical centre y"),
     S_F ("camera", "z", offsetof (sim_camera_cfg_t, z), 0, R_GT0, "m", "optical centre height"),
+    S_F ("camera", "focal_length_px", offsetof (sim_camera_cfg_t, focal_length_px), 0, R_GE0, "px",
+         "pinhole focal length (0 = sensor mix or [vision] focal_length_px)"),
+    S_I ("camera", "image_width", offsetof (sim_camera_cfg_t, image_width), 0, R_(0, 100000, 0),
+         "image width (0 = sensor mix or [vision] image_width)"),
+    S_I ("camera", "image_height", offsetof (sim_camera_cfg_t, image_height), 0, R_(0, 100000, 0),
+         "image height (0 = sensor mix or [vision] image_height)"),
 };
 
 /* [outage N] */

@@ -61,7 +61,8 @@ typedef struct {
     sim_timestamp_base_t timestamp_base;
     char truth_uuid[64]; /* "" = from seed, port offset, control port, host name */
     double focal_length_px;
-    int camera_count; /* explicit [camera N] sections; 0 = auto */
+    int image_width, image_height; /* px, cameras without their own sensor */
+    int camera_count;              /* explicit [camera N] sections; 0 = auto */
     sim_camera_cfg_t cameras[SIM_MAX_CAMERAS];
     int outage_count;
     sim_outage_cfg_t outages[SIM_MAX_OUTAGES];

@@ -100,7 +100,9 @@ typedef struct {
 /* [camera N] */
 typedef struct {
     int id;
-    double x, y, z; /* true optical centre, m */
+    double x, y, z;                /* true optical centre, m */
+    double focal_length_px;        /* px; 0 = from the sensor mix or [vision] */
+    int image_width, image_height; /* px; 0 = from the sensor mix or [vision] */
 } sim_camera_cfg_t;
 
 /* [outage N] */
@@ -136,6 +138,7 @@ typedef struct {
     double ball_area_height_gain, ball_area_height_exponent;
     double capture_jitter;                           /* s, per capture instant */
     double capture_late_rate, capture_late_fraction; /* per frame; periods */
+    int sensor_mix; /* camera sensors where [camera N] names none: 0 one, 1 go26, 2 rc26 */
 } sim_realism_t;
 
 /* [field] - product addition: every size 0 means "from the division";

@@ -53,17 +53,17 @@ sim_rig_place (sim_rig_t *out, int count, const sim_field_t *field, double heigh
     double qy = field->width / 4;
     if (count == 1) {
         out->count = 1;
-        out->cams[0] = (sim_camera_cfg_t) { 0, 0, 0, h };
+        out->cams[0] = (sim_camera_cfg_t) { .id = 0, .x = 0, .y = 0, .z = h };
     } else if (count == 2) {
         out->count = 2;
-        out->cams[0] = (sim_camera_cfg_t) { 0, +fx, 0, h };
-        out->cams[1] = (sim_camera_cfg_t) { 1, -fx, 0, h };
+        out->cams[0] = (sim_camera_cfg_t) { .id = 0, .x = +fx, .y = 0, .z = h };
+        out->cams[1] = (sim_camera_cfg_t) { .id = 1, .x = -fx, .y = 0, .z = h };
     } else {
         out->count = 4;
-        out->cams[0] = (sim_camera_cfg_t) { 0, +fx, +qy, h };
-        out->cams[1] = (sim_camera_cfg_t) { 1, -fx, +qy, h };
-        out->cams[2] = (sim_camera_cfg_t) { 2, -fx, -qy, h };
-        out->cams[3] = (sim_camera_cfg_t) { 3, +fx, -qy, h };
+        out->cams[0] = (sim_camera_cfg_t) { .id = 0, .x = +fx, .y = +qy, .z = h };
+        out->cams[1] = (sim_camera_cfg_t) { .id = 1, .x = -fx, .y = +qy, .z = h };
+        out->cams[2] = (sim_camera_cfg_t) { .id = 2, .x = -fx, .y = -qy, .z = h };
+        out->cams[3] = (sim_camera_cfg_t) { .id = 3, .x = +fx, .y = -qy, .z = h };
     }
 }
 

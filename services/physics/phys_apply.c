@@ -185,9 +185,19 @@ s_geometry (phys_world_t *world, sim_config_t *cfg, const SSLGeometryData *g, si
         if (!c->has_derived_camera_world_tx || !c->has_derived_camera_world_ty
             || !c->has_derived_camera_world_tz)
             continue;
-        cams[count++] =
-            (sim_camera_cfg_t) { (int) c->camera_id, c->derived_camera_world_tx / 1000.0,
-                                 c->derived_camera_world_ty / 1000.0, c->derived_camera_world_tz / 1000.0 };
+        cams[count++] = (sim_camera_cfg_t) {
+            .id = (int) c->camera_id,
+            .x = c->derived_camera_world_tx / 1000.0,
+            .y = c->derived_camera_world_ty / 1000.0,
+            .z = c->derived_camera_world_tz / 1000.0,
+            /* the sensor rides along; a nonsensical one falls back to the default */
+            .focal_length_px = c->focal_length > 0 && c->focal_length < 1e6 ? c->focal_length : 0,
+            .image_width =
+                c->has_pixel_image_width && c->pixel_image_width <= 100000 ? (int) c->pixel_image_width : 0,
+            .image_height = c->has_pixel_image_height && c->pixel_image_height <= 100000
+                              ? (int) c->pixel_image_height
+                              : 0,
+        };
     }
     if (count > 0) {
         /* the rig enters the configuration only if every other service

@@ -4,6 +4,7 @@
 */
 #include "vis_codec.h"
 #include "sim_field.h"
+#include "model/vis_camera.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
 
@@ -25,6 +26,29 @@ typedef struct {
     SSLBallModelStraightTwoPhase straight;
     SSLBallModelChipFixedLoss chip;
 } s_geometry_t;
+
+/* The advertised pinhole camera of rig camera `index`; a default one (no
+   position) when the index is outside the rig, e.g. a frame released just
+   after the rig shrank. */
+static void
+s_camera (const vis_model_def_t *def, const sim_rig_t *rig, int index, vis_camera_t *out)
+{
+    sim_camera_cfg_t none = { 0 };
+    const sim_camera_cfg_t *cam = index >= 0 && index < rig->count ? &rig->cams[index] : &none;
+    vis_camera_resolve (cam, index, def->realism.sensor_mix, def->focal_length_px, def->image_width,
+                        def->image_height, def->realism.camera_position_error, out);
+}
+
+/* Project the wire's own floats (mm), so a client un-projecting the
+   packet's numbers meets exactly these. */
+static void
+s_pixels (const vis_camera_t *pin, float x, float y, float z, float *u, float *v)
+{
+    double pu, pv;
+    vis_camera_project (pin, x, y, z, &pu, &pv);
+    *u = (float) pu;
+    *v = (float) pv;
+}
 
 static int32_t
 s_mm (double m)
@@ -122,37 +146,36 @@ s_build_geometry (const vis_model_t *model, s_geometry_t *g)
     g->field.n_field_arcs = 1;
     g->field.field_arcs = &g->arc_ptr;
 
-    /* The advertised position error lies along one fixed direction for
-       every camera (vision.md §8); the true position stays in the model. */
-    double ux = 0.3, uy = 0.7, uz = 0.05;
-    double un = sqrt (ux * ux + uy * uy + uz * uz);
-    double e = def->realism.camera_position_error / un;
     for (int i = 0; i < rig->count; i++) {
         SSLGeometryCameraCalibration *k = &g->calib[i];
         ssl__geometry_camera_calibration__init (k);
         const sim_camera_cfg_t *cam = &rig->cams[i];
-        double cx = (cam->x + e * ux) * 1000.0;
-        double cy = (cam->y + e * uy) * 1000.0;
-        double cz = (cam->z + e * uz) * 1000.0;
+        vis_camera_t pin;
+        s_camera (def, rig, i, &pin);
         k->camera_id = cam->id >= 0 ? (uint32_t) cam->id : 0;
-        k->focal_length = (float) def->focal_length_px;
-        k->principal_point_x = 300;
-        k->principal_point_y = 300;
+        k->focal_length = pin.focal;
+        k->principal_point_x = pin.ppx;
+        k->principal_point_y = pin.ppy;
         k->distortion = 0;
-        /* 180 degrees about world x: the camera looks straight down. */
+        /* q0..q2 the vector part, q3 the scalar: 180 degrees about world
+           x, so the camera looks straight down; t = -R c. */
         k->q0 = 1;
         k->q1 = 0;
         k->q2 = 0;
         k->q3 = 0;
-        k->tx = (float) -cx;
-        k->ty = (float) cy;
-        k->tz = (float) cz;
+        k->tx = -pin.cx;
+        k->ty = pin.cy;
+        k->tz = pin.cz;
         k->has_derived_camera_world_tx = true;
-        k->derived_camera_world_tx = (float) cx;
+        k->derived_camera_world_tx = pin.cx;
         k->has_derived_camera_world_ty = true;
-        k->derived_camera_world_ty = (float) cy;
+        k->derived_camera_world_ty = pin.cy;
         k->has_derived_camera_world_tz = true;
-        k->derived_camera_world_tz = (float) cz;
+        k->derived_camera_world_tz = pin.cz;
+        k->has_pixel_image_width = true;
+        k->pixel_image_width = pin.width;
+        k->has_pixel_image_height = true;
+        k->pixel_image_height = pin.height;
         g->calib_ptrs[i] = k;
     }
 
@@ -186,7 +209,8 @@ s_pack (const ProtobufCMessage *msg, uint8_t *buf, size_t cap)
 }
 
 static void
-s_robots (const vis_robot_det_t *det, int n, SSLDetectionRobot *msgs, SSLDetectionRobot **ptrs)
+s_robots (const vis_camera_t *pin, const vis_robot_det_t *det, int n, SSLDetectionRobot *msgs,
+          SSLDetectionRobot **ptrs)
 {
     for (int i = 0; i < n; i++) {
         SSLDetectionRobot *m = &msgs[i];
@@ -198,10 +222,9 @@ s_robots (const vis_robot_det_t *det, int n, SSLDetectionRobot *msgs, SSLDetecti
         m->y = (float) (det[i].y * 1000.0);
         m->has_orientation = true;
         m->orientation = (float) det[i].orientation;
-        m->pixel_x = 0;
-        m->pixel_y = 0;
         m->has_height = true;
         m->height = (float) (det[i].height * 1000.0);
+        s_pixels (pin, m->x, m->y, m->height, &m->pixel_x, &m->pixel_y);
         ptrs[i] = m;
     }
 }
@@ -214,6 +237,10 @@ vis_codec_wrapper (const vis_model_t *model, const vis_frame_t *frame, uint8_t *
     SSLDetectionRobot blue[VIS_MAX_ROBOTS], *blue_ptrs[VIS_MAX_ROBOTS];
     SSLDetectionRobot yellow[VIS_MAX_ROBOTS], *yellow_ptrs[VIS_MAX_ROBOTS];
 
+    const vis_model_def_t *def = vis_model_def (model);
+    const sim_rig_t *rig = vis_model_rig (model);
+    vis_camera_t pin;
+    s_camera (def, rig, frame->camera_index, &pin);
     int nb = frame->ball_count < VIS_MAX_BALLS ? frame->ball_count : VIS_MAX_BALLS;
     for (int i = 0; i < nb; i++) {
         const vis_ball_det_t *d = &frame->balls[i];
@@ -231,14 +258,15 @@ vis_codec_wrapper (const vis_model_t *model, const vis_frame_t *frame, uint8_t *
             m->has_z = true;
             m->z = (float) (d->z * 1000.0);
         }
-        m->pixel_x = 0;
-        m->pixel_y = 0;
+        /* a ball without z is on the floor: its centre one radius up */
+        float z = m->has_z ? m->z : (float) (def->ball.radius * 1000.0);
+        s_pixels (&pin, m->x, m->y, z, &m->pixel_x, &m->pixel_y);
         ball_ptrs[i] = m;
     }
     int nblue = frame->blue_count < VIS_MAX_ROBOTS ? frame->blue_count : VIS_MAX_ROBOTS;
     int nyellow = frame->yellow_count < VIS_MAX_ROBOTS ? frame->yellow_count : VIS_MAX_ROBOTS;
-    s_robots (frame->blue, nblue, blue, blue_ptrs);
-    s_robots (frame->yellow, nyellow, yellow, yellow_ptrs);
+    s_robots (&pin, frame->blue, nblue, blue, blue_ptrs);
+    s_robots (&pin, frame->yellow, nyellow, yellow, yellow_ptrs);
 
     SSLDetectionFrame det = SSL__DETECTION_FRAME__INIT;
     det.frame_number = frame->frame_number;

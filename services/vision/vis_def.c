@@ -32,6 +32,8 @@ vis_model_def_from_config (vis_model_def_t *def, const sim_config_t *cfg)
     def->report_ball_z = v->report_ball_z;
     def->timestamp_epoch_offset = v->timestamp_epoch_offset;
     def->focal_length_px = v->focal_length_px;
+    def->image_width = v->image_width;
+    def->image_height = v->image_height;
 }
 
 static uint64_t

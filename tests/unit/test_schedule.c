@@ -104,7 +104,7 @@ Test (schedule, auto_placement)
 
     /* an explicit list wins, in its order */
     cfg.vision.camera_count = 1;
-    cfg.vision.cameras[0] = (sim_camera_cfg_t) { 7, 1, 2, 5 };
+    cfg.vision.cameras[0] = (sim_camera_cfg_t) { .id = 7, .x = 1, .y = 2, .z = 5 };
     sim_rig_resolve (&cfg, &rig);
     cr_assert_eq (rig.count, 1);
     cr_assert_eq (rig.cams[0].id, 7);
@@ -290,7 +290,7 @@ Test (schedule, reset_rig)
     cr_assert (sim_schedule_queued (s) > 0);
     int queued = sim_schedule_queued (s);
     cfg.vision.camera_count = 1;
-    cfg.vision.cameras[0] = (sim_camera_cfg_t) { 3, 0, 0, 6 };
+    cfg.vision.cameras[0] = (sim_camera_cfg_t) { .id = 3, .x = 0, .y = 0, .z = 6 };
     cfg.rig_generation = 1;
     sim_fc_schedule_reset_rig (s, &cfg, 100000000);
     cr_assert_eq (sim_schedule_camera_count (s), 1);

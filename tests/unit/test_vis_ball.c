@@ -10,7 +10,7 @@
 #include "vision/model/vis_model.h"
 #include "sim_from_config.h"
 
-static const sim_camera_cfg_t s_cam = { 0, 2.4, 0, 6.4 };
+static const sim_camera_cfg_t s_cam = { .id = 0, .x = 2.4, .y = 0, .z = 6.4 };
 #define R_BALL 0.0215
 
 static sim_snapshot_t
@@ -87,7 +87,7 @@ Test (vis_ball, floor_projection)
     cr_assert_float_eq (zp, 1.0 - R_BALL, 1e-12);
     vis_ball_project (1.0, 0.0, 10.0, R_BALL, &s_cam, &px, &py, &zp);
     cr_assert_float_eq (zp, 0.9 * 6.4, 1e-12, "clamped at 0.9 Cz");
-    sim_camera_cfg_t low = { 0, 0, 0, 0 };
+    sim_camera_cfg_t low = { .id = 0 };
     vis_ball_project (1.0, 0.0, 1.0, R_BALL, &low, &px, &py, &zp);
     cr_assert_eq (px, 1.0, "no projection without a camera above the floor");
 }

@@ -86,7 +86,10 @@ Test (vis_codec, detection_and_geometry)
     cr_assert_float_eq (d->robots_blue[0]->orientation, -1.0f, 1e-6);
     cr_assert (d->robots_blue[0]->has_height);
     cr_assert_float_eq (d->robots_blue[0]->height, 150.0f, 1e-3);
-    cr_assert_eq (d->robots_blue[0]->pixel_x, 0.0f);
+    /* through camera 0 at (2400, 0, 6400) mm, 1420 px, centre (1224, 1024),
+       at the robot's 150 mm: x 200 is 2200 mm left, y -2000 is image down */
+    cr_assert_float_eq (d->robots_blue[0]->pixel_x, 1224.0f - 1420.0f * 2200.0f / 6250.0f, 1e-3);
+    cr_assert_float_eq (d->robots_blue[0]->pixel_y, 1024.0f + 1420.0f * 2000.0f / 6250.0f, 1e-3);
     cr_assert_eq (d->n_robots_yellow, 1u);
     cr_assert_eq (d->n_balls, 1u);
     cr_assert_float_eq (d->balls[0]->x, 1000.0f, 1e-3);
@@ -131,8 +134,8 @@ Test (vis_codec, detection_and_geometry)
         SSLGeometryCameraCalibration *c = g->calib[i];
         cr_assert_eq (c->camera_id, (uint32_t) i);
         cr_assert_float_eq (c->focal_length, 1420.0f, 1e-3);
-        cr_assert_float_eq (c->principal_point_x, 300.0f, 1e-3);
-        cr_assert_float_eq (c->principal_point_y, 300.0f, 1e-3);
+        cr_assert_float_eq (c->principal_point_x, 1224.0f, 1e-3);
+        cr_assert_float_eq (c->principal_point_y, 1024.0f, 1e-3);
         cr_assert_eq (c->distortion, 0.0f);
         cr_assert (c->has_derived_camera_world_tx && c->has_derived_camera_world_ty
                    && c->has_derived_camera_world_tz);
@@ -148,7 +151,8 @@ Test (vis_codec, detection_and_geometry)
         cr_assert_float_eq (c->tx, -c->derived_camera_world_tx, 1e-3);
         cr_assert_float_eq (c->ty, c->derived_camera_world_ty, 1e-3);
         cr_assert_float_eq (c->tz, c->derived_camera_world_tz, 1e-3);
-        cr_assert (!c->has_pixel_image_width);
+        cr_assert (c->has_pixel_image_width && c->pixel_image_width == 2448u);
+        cr_assert (c->has_pixel_image_height && c->pixel_image_height == 2048u);
     }
     cr_assert_not_null (g->models);
     cr_assert_not_null (g->models->straight_two_phase);

@@ -171,7 +171,7 @@ Test (vis_model, rig_replacement_at_runtime)
         vis_model_advance (m, &s);
     }
     cfg.vision.camera_count = 1;
-    cfg.vision.cameras[0] = (sim_camera_cfg_t) { 5, 0, 0, 6.0 };
+    cfg.vision.cameras[0] = (sim_camera_cfg_t) { .id = 5, .x = 0, .y = 0, .z = 6.0 };
     cfg.rig_generation++;
     sim_fc_model_set (m, &cfg);
     cr_assert_eq (vis_model_rig (m)->count, 1);

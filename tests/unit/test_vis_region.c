@@ -9,10 +9,10 @@ static sim_rig_t
 s_four (void)
 {
     sim_rig_t rig = { .count = 4 };
-    rig.cams[0] = (sim_camera_cfg_t) { 0, +3, +3, 4 };
-    rig.cams[1] = (sim_camera_cfg_t) { 1, -3, +3, 4 };
-    rig.cams[2] = (sim_camera_cfg_t) { 2, +3, -3, 4 };
-    rig.cams[3] = (sim_camera_cfg_t) { 3, -3, -3, 4 };
+    rig.cams[0] = (sim_camera_cfg_t) { .id = 0, .x = +3, .y = +3, .z = 4 };
+    rig.cams[1] = (sim_camera_cfg_t) { .id = 1, .x = -3, .y = +3, .z = 4 };
+    rig.cams[2] = (sim_camera_cfg_t) { .id = 2, .x = +3, .y = -3, .z = 4 };
+    rig.cams[3] = (sim_camera_cfg_t) { .id = 3, .x = -3, .y = -3, .z = 4 };
     return rig;
 }
 
@@ -49,7 +49,7 @@ Test (vis_region, erforce_vectors)
 Test (vis_region, fov_disc)
 {
     sim_rig_t rig = { .count = 1 };
-    rig.cams[0] = (sim_camera_cfg_t) { 0, 0, 0, 4 };
+    rig.cams[0] = (sim_camera_cfg_t) { .id = 0, .x = 0, .y = 0, .z = 4 };
     cr_assert (vis_region_visible (&rig, 0, 1.9, 0, 100, 2.0));
     cr_assert (vis_region_visible (&rig, 0, 0, -1.99, 100, 2.0));
     cr_assert (!vis_region_visible (&rig, 0, 2.01, 0, 100, 2.0));
@@ -61,8 +61,8 @@ Test (vis_region, default_pair_band)
 {
     /* the default Division A pair at +-2.4 m with the realistic 0.8 m overlap */
     sim_rig_t rig = { .count = 2 };
-    rig.cams[0] = (sim_camera_cfg_t) { 0, 2.4, 0, 6.4 };
-    rig.cams[1] = (sim_camera_cfg_t) { 1, -2.4, 0, 6.4 };
+    rig.cams[0] = (sim_camera_cfg_t) { .id = 0, .x = 2.4, .y = 0, .z = 6.4 };
+    rig.cams[1] = (sim_camera_cfg_t) { .id = 1, .x = -2.4, .y = 0, .z = 6.4 };
     cr_assert_eq (s_seen (&rig, 0.79, 1, 0.8, 6.6), 0x3u);
     cr_assert_eq (s_seen (&rig, -0.79, -3, 0.8, 6.6), 0x3u);
     cr_assert_eq (s_seen (&rig, 0.81, 0, 0.8, 6.6), 0x1u);

@@ -73,6 +73,8 @@ vis_model_def_default (vis_model_def_t *def)
     def->report_ball_z = false;
     def->timestamp_epoch_offset = 0.0;
     def->focal_length_px = 1420.0;
+    def->image_width = 2448;
+    def->image_height = 2048;
 }
 
 vis_model_t *

@@ -83,7 +83,8 @@ typedef struct {
     int geometry_every_n_frames; /* 0 => 1 */
     bool report_ball_z;
     double timestamp_epoch_offset; /* s */
-    double focal_length_px;
+    double focal_length_px;        /* px: area height term; sensor of sensor_mix 0 */
+    int image_width, image_height; /* px: sensor of sensor_mix 0 */
 } vis_model_def_t;
 
 /* Fill every field of *def with its documented default (spec/config.md:
