@@ -161,12 +161,18 @@ s_scenario (const char *const *args, bool legacy)
         }
         cr_expect (got, "no Robots_Status on the blue status port");
     } else {
-        /* the team port answers each RobotControl to its source */
+        /* the team port answers each RobotControl to its source; the
+           answers to the drive above (one a millisecond, unread, some of
+           them BUSY on a loaded machine) are read away first, so what is
+           judged is the answer to a fresh command */
+        uint8_t buf[65536];
+        while (sim_test_recv (fd, buf, sizeof buf, 50) > 0)
+            ;
         bool answered = false;
-        for (int i = 0; i < 20 && !answered; i++) {
+        int64_t end = sim_test_now_ms () + 10000;
+        while (!answered && sim_test_now_ms () < end) {
             s_drive_protocol (fd, proc);
-            uint8_t buf[65536];
-            ssize_t n = sim_test_recv (fd, buf, sizeof buf, 100);
+            ssize_t n = sim_test_recv (fd, buf, sizeof buf, 200);
             if (n > 0) {
                 RobotControlResponse *resp = robot_control_response__unpack (NULL, (size_t) n, buf);
                 cr_assert_not_null (resp);
