@@ -73,7 +73,7 @@ complete_words() {
 }
 check "completion: sub-commands" test "$(complete_words res)" = "restart "
 check "completion: sub-commands that share a prefix" test "$(complete_words sta)" = "stats status "
-check "completion: service names" test "$(complete_words service "")" = "gateway legacy-grsim physics vision "
+check "completion: service names" test "$(complete_words service "")" = "gateway legacy-grsim physics viewer vision "
 check "completion: values of --mode" test "$(complete_words run --mode "")" = "fast real-time real_time realtime sync "
 check "completion: --single-process for run" test "$(complete_words run --sin)" = "--single-process "
 check "completion: --single-process not for presets" test -z "$(complete_words presets --sin)"
