@@ -30,6 +30,8 @@ typedef struct {
 static void
 s_push (s_vec_t *self, double x)
 {
+    if (!isfinite (x))
+        return; /* from a broken stream: it would break the percentiles' sort */
     self->seen++;
     if (self->n == S_KEEP) {
         if (!self->state)
@@ -290,9 +292,11 @@ s_fov (sim_vstats_t *self, const s_cam_t *c, double t, const bool *in_frame)
         if (!in_frame[slot] && !(fabs (self->any_t[slot] - t) < 0.1))
             continue;
         double d = hypot (self->any_x[slot] - c->nx, self->any_y[slot] - c->ny) / 1000;
-        int bin = (int) (d / SIM_VSTATS_FOV_BIN);
-        if (bin >= SIM_VSTATS_FOV_BINS)
+        /* tested in double before the cast: a NaN or huge coordinate from
+           the stream must not become a bin */
+        if (!(d >= 0 && d < SIM_VSTATS_FOV_BINS * SIM_VSTATS_FOV_BIN))
             continue;
+        int bin = (int) (d / SIM_VSTATS_FOV_BIN);
         self->fov_expected[bin]++;
         self->fov_seen[bin] += in_frame[slot];
     }

@@ -168,3 +168,62 @@ Test (vstats, camera_pairs_and_duplicates)
     free (r);
     sim_vstats_destroy (&vs);
 }
+
+/* A stream with NaN and huge coordinates next to a camera's nadir (a
+   broken sender, or bytes from anywhere on the network): measured without
+   a crash, the broken sightings counted nowhere. */
+Test (vstats, broken_coordinates_are_no_crash)
+{
+    sim_vstats_t *vs = sim_vstats_new ();
+    SSLGeometryCameraCalibration calib;
+    ssl__geometry_camera_calibration__init (&calib);
+    calib.camera_id = 0;
+    calib.has_derived_camera_world_tx = calib.has_derived_camera_world_ty = true;
+    calib.has_derived_camera_world_tz = true;
+    calib.derived_camera_world_tz = 4000;
+    SSLGeometryCameraCalibration *calibs[] = { &calib };
+    SSLGeometryFieldSize field;
+    ssl__geometry_field_size__init (&field);
+    SSLGeometryData geometry;
+    ssl__geometry_data__init (&geometry);
+    geometry.field = &field;
+    geometry.n_calib = 1;
+    geometry.calib = calibs;
+    const float bad[] = { NAN, INFINITY, -1e30f, 1e30f };
+    for (int k = 0; k < 12; k++) {
+        SSLDetectionRobot robot;
+        ssl__detection_robot__init (&robot);
+        robot.has_robot_id = true;
+        robot.robot_id = 1;
+        robot.x = bad[k % 4];
+        robot.y = bad[(k + 1) % 4];
+        SSLDetectionRobot *rp[] = { &robot };
+        SSLDetectionBall ball;
+        ssl__detection_ball__init (&ball);
+        ball.x = bad[(k + 2) % 4];
+        ball.y = 0;
+        SSLDetectionBall *bp[] = { &ball };
+        SSLDetectionFrame f;
+        ssl__detection_frame__init (&f);
+        f.frame_number = (uint32_t) k;
+        f.t_capture = k % 3 ? 1.0 + k / 60.0 : NAN;
+        f.t_sent = f.t_capture + 0.004;
+        f.n_robots_blue = 1;
+        f.robots_blue = rp;
+        f.n_balls = 1;
+        f.balls = bp;
+        SSLWrapperPacket w;
+        ssl__wrapper_packet__init (&w);
+        w.detection = &f;
+        w.geometry = k == 0 ? &geometry : NULL;
+        uint8_t buf[4096];
+        size_t len = ssl__wrapper_packet__pack (&w, buf);
+        cr_assert_eq (sim_vstats_add_vision (vs, (int64_t) k * 16666667, buf, len), 0);
+    }
+    sim_vstats_report_t *r = malloc (sizeof *r);
+    cr_assert_not_null (r);
+    sim_vstats_report (vs, r);
+    cr_expect_eq (r->frames, 12);
+    free (r);
+    sim_vstats_destroy (&vs);
+}
