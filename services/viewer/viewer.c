@@ -192,6 +192,20 @@ s_world_text (vw_service_t *self, vw_client_t *c)
     return vw_json_world (&w);
 }
 
+/* Send `text` to page `c`. A send that fails (the page stopped reading
+   and its buffer stayed full for the server's timeout, or it went away)
+   marks it dead, so it costs the loop that one wait, never one per
+   frame. With the hub locked. */
+static void
+s_send (vw_client_t *c, const char *text)
+{
+    if (c->dead || vw_http_send (c->conn, text) == 0)
+        return;
+    c->dead = true;
+    c->want = false;
+    sim_warn ("a page stopped reading; it is sent nothing more until it closes");
+}
+
 /* Greet new pages, send a "world" to each that asked and has not seen
    the newest state, and the status when due (`status`, or NULL). */
 static void
@@ -201,24 +215,23 @@ s_serve_pages (vw_service_t *self, const char *status)
     pthread_mutex_lock (&hub->lock);
     for (int i = 0; i < VW_CLIENTS_MAX; i++) {
         vw_client_t *c = &hub->clients[i];
-        if (!c->conn)
+        if (!c->conn || c->dead)
             continue;
         if (!c->greeted && hub->have_config) {
-            vw_http_send (c->conn, hub->hello);
-            vw_http_send (c->conn, hub->geometry);
+            s_send (c, hub->hello);
+            s_send (c, hub->geometry);
             char *text = vw_json_status (&hub->status);
-            vw_http_send (c->conn, text);
+            s_send (c, text);
             free (text);
             c->greeted = true;
             c->kick_seq = self->kick_seq;
         } else if (status && c->greeted && zclock_usecs () - c->asked_us < VW_PAGE_IDLE_US)
-            vw_http_send (c->conn, status); /* a page that stopped reading is sent nothing more */
+            s_send (c, status); /* a page that stopped asking is sent nothing more */
         if (c->greeted && c->want && self->have_truth && c->sent_serial != self->serial) {
             char *text = s_world_text (self, c);
-            if (vw_http_send (c->conn, text) == 0) {
-                c->want = false;
-                c->sent_serial = self->serial;
-            }
+            c->want = false;
+            c->sent_serial = self->serial;
+            s_send (c, text);
             free (text);
         }
     }
@@ -231,7 +244,7 @@ s_broadcast (vw_service_t *self, const char *text)
     vw_hub_t *hub = self->hub;
     for (int i = 0; i < VW_CLIENTS_MAX; i++)
         if (hub->clients[i].conn && hub->clients[i].greeted)
-            vw_http_send (hub->clients[i].conn, text);
+            s_send (&hub->clients[i], text);
 }
 
 static void

@@ -106,14 +106,23 @@ static void
 s_ws_ready (struct mg_connection *conn, void *arg)
 {
     vw_hub_t *hub = arg;
+    bool placed = false;
     pthread_mutex_lock (&hub->lock);
-    for (int i = 0; i < VW_CLIENTS_MAX; i++)
+    for (int i = 0; i < VW_CLIENTS_MAX && !placed; i++)
         if (!hub->clients[i].conn) {
             hub->clients[i] = (vw_client_t) { .conn = conn, .asked_us = zclock_usecs () };
             hub->client_count++;
-            break;
+            placed = true;
         }
     pthread_mutex_unlock (&hub->lock);
+    if (!placed) {
+        /* two pages passed the connect check at once and the other took
+           the last slot: this one is told and closed, not left waiting */
+        vw_http_send (conn, "{\"type\":\"result\",\"id\":-1,\"ok\":false,\"code\":\"UNAVAILABLE\","
+                            "\"message\":\"too many pages are connected\"}");
+        mg_websocket_write (conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, "", 0);
+        return;
+    }
     vw_hub_wake (hub); /* the loop greets it and subscribes if it is the first */
 }
 
@@ -222,21 +231,12 @@ vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub)
     snprintf (self->root, sizeof self->root, "%s", www_dir);
     char listen[SIM_STRING_MAX + 16];
     snprintf (listen, sizeof listen, "%.200s:%d", host, port);
-    const char *options[] = { "listening_ports",
-                              listen,
-                              "document_root",
-                              self->root,
-                              "num_threads",
-                              VW_THREADS,
-                              "enable_directory_listing",
-                              "no",
-                              "websocket_timeout_ms",
-                              "3600000",
-                              "enable_keep_alive",
-                              "yes",
-                              "additional_header",
-                              "Cache-Control: no-cache",
-                              NULL };
+    const char *options[] = { "listening_ports", listen, "document_root", self->root, "num_threads",
+                              VW_THREADS, "enable_directory_listing", "no", "websocket_timeout_ms", "3600000",
+                              /* a send to a page that stopped reading waits at
+                                 most this long (then the page is dropped) */
+                              "request_timeout_ms", "2000", "enable_keep_alive", "yes", "additional_header",
+                              "Cache-Control: no-cache", NULL };
     struct mg_callbacks callbacks;
     memset (&callbacks, 0, sizeof callbacks);
     callbacks.log_message = s_log_message;

@@ -28,6 +28,7 @@ typedef struct {
     struct mg_connection *conn; /* NULL: free slot */
     bool greeted;               /* hello, geometry and status sent */
     bool want;                  /* asked for a "world" and has none outstanding */
+    bool dead;                  /* a send failed: sent nothing more until it closes */
     uint64_t sent_serial;       /* state serial of the last "world" it got */
     uint64_t kick_seq;          /* kicks up to this one were sent to it */
     int64_t asked_us;           /* its last "next" (or its arrival), zclock_usecs */

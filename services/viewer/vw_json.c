@@ -2,6 +2,7 @@
 #include "vw_json.h"
 
 #include <cjson/cJSON.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +19,6 @@ const char *const vw_service_names[VW_SERVICES] = { "physics", "vision", "gatewa
 /* One colour per camera index, distinct on the green field. */
 static const char *const s_camera_colors[] = { "#e6550d", "#3182bd", "#31a354", "#756bb1",
                                                "#de2d26", "#636363", "#fdae6b", "#9ecae1" };
-
-static const char *
-s_mode_name (sim_mode_t mode)
-{
-    return mode == SIM_MODE_FAST ? "fast" : mode == SIM_MODE_SYNC ? "sync" : "realtime";
-}
 
 /* Add `item` under `key`, a string literal: cJSON keeps the pointer
    instead of a copy (a "world" has a thousand keys, 60 times a second). */
@@ -120,7 +115,7 @@ vw_json_hello (sim_mode_t mode, uint64_t seed)
     if (!root)
         return NULL;
     cJSON_AddNumberToObject (root, "version", VW_PROTOCOL_VERSION);
-    cJSON_AddStringToObject (root, "mode", s_mode_name (mode));
+    cJSON_AddStringToObject (root, "mode", sim_config_mode_name (mode));
     /* a seed above 2^53 would lose digits as a JSON number */
     cJSON_AddNumberToObject (root, "seed", (double) seed);
     return s_print (root);
@@ -317,7 +312,7 @@ vw_json_status (const vw_status_t *st)
     if (!root)
         return NULL;
     s_num (root, "t", st->t);
-    cJSON_AddStringToObject (root, "mode", s_mode_name (st->mode));
+    cJSON_AddStringToObject (root, "mode", sim_config_mode_name (st->mode));
     s_num (root, "speed", st->speed);
     cJSON_AddBoolToObject (root, "paused", st->paused);
     s_num (root, "rtf", st->rtf);
@@ -485,8 +480,9 @@ s_parse_fields (const cJSON *root, vw_op_t *op, char *why, size_t len)
         double *need_out[] = { &op->value };
         if (s_numbers (root, need, need_out, NULL, NULL, NULL, why, len))
             return -1;
-        if (op->value < 0)
-            return s_fail (why, len, "%s", "\"value\" must be >= 0");
+        /* it goes out as the protocol's float: beyond FLT_MAX it would be inf */
+        if (!(op->value >= 0 && op->value <= FLT_MAX))
+            return s_fail (why, len, "%s", "\"value\" must be a speed >= 0");
         return 0;
     }
     case VW_OP_REALISM: {

@@ -335,7 +335,7 @@ vw_ops_call (const struct sockaddr_in *to, const uint8_t *req, size_t len, bool 
             break;
         struct sockaddr_in from;
         ssize_t n = sim_udp_recv (fd, buf, VW_OPS_DATAGRAM_MAX, &from);
-        if (n < 0 || from.sin_port != to->sin_port)
+        if (n < 0 || from.sin_port != to->sin_port || from.sin_addr.s_addr != to->sin_addr.s_addr)
             continue; /* not the gateway's answer */
         rc = vw_ops_decode (buf, (size_t) n, sync, code, code_len, message, message_len);
         if (rc < 0) {
