@@ -21,7 +21,6 @@
 #include "gateway.h"
 
 #include <errno.h>
-#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -686,9 +685,7 @@ s_publish_stats (gw_service_t *self, int64_t now)
         struct sockaddr_in recent[GW_STAT_SOURCES];
         int n = gw_sources_recent (self->sources, i, now - GW_SOURCE_SEEN_US, recent, GW_STAT_SOURCES);
         for (int k = 0; k < n; k++) {
-            char ip[INET_ADDRSTRLEN];
-            inet_ntop (AF_INET, &recent[k].sin_addr, ip, sizeof ip);
-            snprintf (text[i][k], sizeof text[i][k], "%s:%u", ip, (unsigned) ntohs (recent[k].sin_port));
+            sim_udp_addr_str (&recent[k], text[i][k], sizeof text[i][k]);
             source_ptrs[i][k] = text[i][k];
         }
         ports[i].n_sources = (size_t) n;
