@@ -1,6 +1,7 @@
 /*  main.c - the ssl-sim command: run, service, presets (ARCHITECTURE.md §3). */
 #include <czmq.h>
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -218,7 +219,7 @@ s_log_command (const char *command, int optc, char **optv)
             const char *value = optv[i][7] == '=' ? optv[i] + 8 : i + 1 < optc ? optv[++i] : NULL;
             char *end = NULL;
             until = value ? strtod (value, &end) : -1;
-            if (!value || end == value || *end || !(until >= 0)) {
+            if (!value || end == value || *end || !(until >= 0) || !isfinite (until)) {
                 fprintf (stderr, "ssl-sim: --until: '%s' must be a number of seconds >= 0\n",
                          value ? value : "");
                 goto done;

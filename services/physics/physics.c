@@ -798,8 +798,10 @@ s_replay_open (phys_service_t *self, const char *path, double until_s)
         return -1;
     }
     self->replay_end = phys_replay_end_frame (self->replay);
-    if (until_s >= 0 && (uint64_t) (until_s * 1e9 / (double) dt) < self->replay_end)
-        self->replay_end = (uint64_t) (until_s * 1e9 / (double) dt);
+    /* compared in double: a cast of a frame count beyond uint64_t is undefined */
+    double until_frames = until_s * 1e9 / (double) dt;
+    if (until_s >= 0 && until_frames < (double) self->replay_end)
+        self->replay_end = (uint64_t) until_frames;
     sim_info ("replaying %zu inputs of %s to sim %.3fs%s", phys_replay_count (self->replay), path,
               (double) (self->replay_end * dt) / 1e9,
               phys_replay_torn (self->replay) ? " (its end is damaged)" : "");
