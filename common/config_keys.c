@@ -263,8 +263,10 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          R_GE0, "rad", "chip angle error (6 deg)"),
     S_F ("realism", "kick_speed_factor_stddev", OFF (realism.kick_speed_factor_stddev), 0.1,
          R_GE0, "", "relative kick speed error"),
+    /* bounded well below any camera's height over a robot's markers: the
+       parallax factor dh / (camera z - height) must stay small and finite */
     S_F ("realism", "robot_marker_height_error", OFF (realism.robot_marker_height_error), 0.0,
-         R_ANY, "m", "robot marker height error: parallax between cameras along their baseline"),
+         R_(-0.5, 0.5, 0), "m", "robot marker height error: parallax between cameras along their baseline"),
     S_F ("realism", "vision_processing_p90", OFF (realism.vision_processing_p90), 0.00894, R_GE0,
          "s", "90th percentile of t_sent - t_capture (<= median: constant)"),
     S_F ("realism", "vision_processing_p99", OFF (realism.vision_processing_p99), 0.01048, R_GE0,
