@@ -51,8 +51,9 @@ typedef enum {
 
 /* The most robots a world holds (both teams together). */
 #define SSLSIM_MAX_ROBOTS 64
-/* The most detections one vision frame carries. */
-#define SSLSIM_MAX_DET_BALLS  65
+/* The most detections one vision frame carries: the ball, one false ball
+   per robot's dribbler and up to 8 ghosts. */
+#define SSLSIM_MAX_DET_BALLS  (1 + SSLSIM_MAX_ROBOTS + 8)
 #define SSLSIM_MAX_DET_ROBOTS 128
 
 /* How a world is made. Fill with sslsim_config_init, change what differs. */

@@ -25,6 +25,8 @@
 #include "vision/vis_def.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
+_Static_assert (SSLSIM_MAX_DET_BALLS >= VIS_MAX_BALLS, "sslsim.h holds every ball a vision frame carries");
+
 #define SSLSIM_MAX_RELEASED 32    /* frames encoded per instant, as the vision service */
 #define SSLSIM_PACKET_MAX   16384 /* one encoded capture, as the vision service */
 #define SSLSIM_CHECKPOINT_KEY "sslsim"

@@ -22,7 +22,7 @@ MSG_ROBOT_CONTROL_YELLOW = 2
 MSG_SIMULATOR_CONFIG = 3
 
 MAX_ROBOTS = 64
-MAX_DET_BALLS = 65
+MAX_DET_BALLS = 1 + 64 + 8  # sslsim.h: the ball, a dribbler false ball per robot, 8 ghosts
 MAX_DET_ROBOTS = 128
 
 TRUTH_ROBOT = np.dtype([
