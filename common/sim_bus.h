@@ -16,8 +16,9 @@
 #include "sim_config.h"
 #include "bus/sim_bus.pb-c.h"
 
-/* Bumped whenever a bus message changes meaning. */
-#define SIM_BUS_VERSION 1
+/* Bumped whenever a bus message changes meaning (2: a snapshot's robots
+   travel as packed arrays, sim_bus.proto Snapshot). */
+#define SIM_BUS_VERSION 2
 
 /* Topics on world and frames. */
 #define SIM_TOPIC_SNAPSHOT  "S"

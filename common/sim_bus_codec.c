@@ -66,28 +66,40 @@ sim_bus_snapshot_encode (sim_bus_snapshot_msg_t *m, const sim_snapshot_t *snap, 
     m->ball.spin_x = b->spin_x;
     m->ball.spin_y = b->spin_y;
     int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
+    if (n < 0)
+        n = 0;
     for (int i = 0; i < n; i++) {
         const sim_robot_state_t *r = &snap->robots[i];
-        Simbus__RobotState *o = &m->robots[i];
-        simbus__robot_state__init (o);
-        o->team = (uint32_t) r->team;
-        o->id = (uint32_t) r->id;
-        o->x = r->x;
-        o->y = r->y;
-        o->orientation = r->orientation;
-        o->vx = r->vx;
-        o->vy = r->vy;
-        o->omega = r->omega;
-        o->ball_contact = r->ball_contact;
-        o->radius = r->radius;
-        o->height = r->height;
-        m->ptrs[i] = o;
+        m->team[i] = (uint32_t) r->team;
+        m->id[i] = (uint32_t) r->id;
+        m->x[i] = r->x;
+        m->y[i] = r->y;
+        m->orientation[i] = r->orientation;
+        m->vx[i] = r->vx;
+        m->vy[i] = r->vy;
+        m->omega[i] = r->omega;
+        m->ball_contact[i] = r->ball_contact;
+        m->radius[i] = r->radius;
+        m->height[i] = r->height;
     }
     simbus__snapshot__init (&m->snapshot);
-    m->snapshot.time_ns = snap->time_ns;
-    m->snapshot.ball = &m->ball;
-    m->snapshot.n_robots = (size_t) (n > 0 ? n : 0);
-    m->snapshot.robots = m->ptrs;
+    Simbus__Snapshot *o = &m->snapshot;
+    o->time_ns = snap->time_ns;
+    o->ball = &m->ball;
+    o->n_robot_team = o->n_robot_id = o->n_robot_x = o->n_robot_y = o->n_robot_orientation = o->n_robot_vx =
+        o->n_robot_vy = o->n_robot_omega = o->n_robot_ball_contact = o->n_robot_radius = o->n_robot_height =
+            (size_t) n;
+    o->robot_team = m->team;
+    o->robot_id = m->id;
+    o->robot_x = m->x;
+    o->robot_y = m->y;
+    o->robot_orientation = m->orientation;
+    o->robot_vx = m->vx;
+    o->robot_vy = m->vy;
+    o->robot_omega = m->omega;
+    o->robot_ball_contact = m->ball_contact;
+    o->robot_radius = m->radius;
+    o->robot_height = m->height;
     m->snapshot.has_step_id = has_step;
     m->snapshot.step_id = step_id;
     m->snapshot.has_epoch_us = snap->epoch_us != 0;
@@ -100,28 +112,31 @@ int
 sim_bus_snapshot_decode (const Simbus__Snapshot *msg, sim_snapshot_t *out)
 {
     const Simbus__BallState *b = msg->ball;
-    if (!b)
+    size_t count = msg->n_robot_team;
+    if (!b || msg->n_robot_id != count || msg->n_robot_x != count || msg->n_robot_y != count
+        || msg->n_robot_orientation != count || msg->n_robot_vx != count || msg->n_robot_vy != count
+        || msg->n_robot_omega != count || msg->n_robot_ball_contact != count || msg->n_robot_radius != count
+        || msg->n_robot_height != count)
         return -1;
     out->time_ns = msg->time_ns;
     out->epoch_us = msg->has_epoch_us ? msg->epoch_us : 0;
     out->ball = (sim_ball_state_t) { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->spin_x, b->spin_y };
     int n = 0;
-    for (size_t i = 0; i < msg->n_robots && n < SIM_SNAPSHOT_MAX_ROBOTS; i++) {
-        const Simbus__RobotState *r = msg->robots[i];
-        if (r->team > 1 || r->id > SIM_MAX_ROBOT_ID)
+    for (size_t i = 0; i < count && n < SIM_SNAPSHOT_MAX_ROBOTS; i++) {
+        if (msg->robot_team[i] > 1 || msg->robot_id[i] > SIM_MAX_ROBOT_ID)
             continue;
         out->robots[n++] = (sim_robot_state_t) {
-            .team = r->team == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE,
-            .id = (int) r->id,
-            .x = r->x,
-            .y = r->y,
-            .orientation = r->orientation,
-            .vx = r->vx,
-            .vy = r->vy,
-            .omega = r->omega,
-            .ball_contact = r->ball_contact,
-            .radius = r->radius,
-            .height = r->height,
+            .team = msg->robot_team[i] == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE,
+            .id = (int) msg->robot_id[i],
+            .x = msg->robot_x[i],
+            .y = msg->robot_y[i],
+            .orientation = msg->robot_orientation[i],
+            .vx = msg->robot_vx[i],
+            .vy = msg->robot_vy[i],
+            .omega = msg->robot_omega[i],
+            .ball_contact = msg->robot_ball_contact[i],
+            .radius = msg->robot_radius[i],
+            .height = msg->robot_height[i],
         };
     }
     out->robot_count = n;

@@ -21,12 +21,18 @@
 
 #define SIM_BUS_EVENTS_MAX 32 /* events carried per message (a substep's) */
 
+/* A snapshot's robots travel as one packed array per field (sim_bus.proto
+   Snapshot): packing them is a copy, not 22 submessages walked field by
+   field. */
 typedef struct {
     Simbus__Envelope env;
     Simbus__Snapshot snapshot;
     Simbus__BallState ball;
-    Simbus__RobotState robots[SIM_SNAPSHOT_MAX_ROBOTS];
-    Simbus__RobotState *ptrs[SIM_SNAPSHOT_MAX_ROBOTS];
+    uint32_t team[SIM_SNAPSHOT_MAX_ROBOTS], id[SIM_SNAPSHOT_MAX_ROBOTS];
+    double x[SIM_SNAPSHOT_MAX_ROBOTS], y[SIM_SNAPSHOT_MAX_ROBOTS], orientation[SIM_SNAPSHOT_MAX_ROBOTS];
+    double vx[SIM_SNAPSHOT_MAX_ROBOTS], vy[SIM_SNAPSHOT_MAX_ROBOTS], omega[SIM_SNAPSHOT_MAX_ROBOTS];
+    protobuf_c_boolean ball_contact[SIM_SNAPSHOT_MAX_ROBOTS];
+    double radius[SIM_SNAPSHOT_MAX_ROBOTS], height[SIM_SNAPSHOT_MAX_ROBOTS];
 } sim_bus_snapshot_msg_t;
 
 typedef struct {
@@ -58,8 +64,8 @@ Simbus__Envelope *sim_bus_snapshot_encode (sim_bus_snapshot_msg_t *m, const sim_
 
 /* Read a snapshot body into *out: robots with a team other than 0/1, an
    id over SIM_MAX_ROBOT_ID or beyond SIM_SNAPSHOT_MAX_ROBOTS are left out.
-   Returns 0, or -1 when the message has no ball (not a snapshot physics
-   sent). */
+   Returns 0, or -1 (leaving *out alone) when the message has no ball or
+   robot arrays of different lengths (not a snapshot physics sent). */
 int sim_bus_snapshot_decode (const Simbus__Snapshot *msg, sim_snapshot_t *out);
 
 /* The first SIM_BUS_EVENTS_MAX of events[n]. NULL when n <= 0. */

@@ -89,30 +89,31 @@ T
 B=bus/sim_bus.proto
 benc() { enc simbus.Envelope $B bus "$1"; }
 benc request <<'T'
-version: 1 request { id: 1 sync: true step_id: 1 substeps: 4
+version: 2 request { id: 1 sync: true step_id: 1 substeps: 4
   simulator_command { control { teleport_ball { x: 1 y: 1 } } }
   team_control { team: 1 control { robot_commands { id: 0 move_command { local_velocity {
       forward: 1 left: 0 angular: 0 } } } } } }
 T
 benc snapshot <<'T'
-version: 1 snapshot { time_ns: 16000000 step_id: 3
+version: 2 snapshot { time_ns: 16000000 step_id: 3
   ball { x: 0 y: 0 z: 0.0215 vx: 1 vy: 0 vz: 0 spin_x: 0 spin_y: 0 }
-  robots { team: 0 id: 0 x: -1 y: 0 orientation: 0 vx: 0 vy: 0 omega: 0 ball_contact: false radius: 0.09 height: 0.15 }
-  robots { team: 1 id: 15 x: 1 y: 0 orientation: 3.14 vx: 0 vy: 0 omega: 0 ball_contact: true radius: 0.09 height: 0.15 } }
+  robot_team: [0, 1] robot_id: [0, 15] robot_x: [-1, 1] robot_y: [0, 0] robot_orientation: [0, 3.14]
+  robot_vx: [0, 0] robot_vy: [0, 0] robot_omega: [0, 0] robot_ball_contact: [false, true]
+  robot_radius: [0.09, 0.09] robot_height: [0.15, 0.15] }
 T
 benc events <<'T'
-version: 1 events { events { kind: KICK time_ns: 5 team: 0 id: 3 speed: 5 elevation: 0 }
+version: 2 events { events { kind: KICK time_ns: 5 team: 0 id: 3 speed: 5 elevation: 0 }
                     events { kind: ROBOT_COLLISION time_ns: 6 team: 0 id: 1 other_team: 1 other_id: 2 } }
 T
 benc config <<EOF2
-version: 1 config { serial: 2 rig_generation: 1 ini: "[sim]\nseed = 7\n[run]\nmode = sync\n[camera 0]\nx = 0\ny = 0\nz = 4\n" }
+version: 2 config { serial: 2 rig_generation: 1 ini: "[sim]\nseed = 7\n[run]\nmode = sync\n[camera 0]\nx = 0\ny = 0\nz = 4\n" }
 EOF2
 benc reply <<'T'
-version: 1 reply { id: 3 time_ns: 16000000 errors { code: "UNSUPPORTED" message: "UNSUPPORTED: x" }
+version: 2 reply { id: 3 time_ns: 16000000 errors { code: "UNSUPPORTED" message: "UNSUPPORTED: x" }
                    feedback { id: 0 dribbler_ball_contact: true } }
 T
 benc frames-done <<'T'
-version: 1 frames_done { step_id: 3 time_ns: 16000000
+version: 2 frames_done { step_id: 3 time_ns: 16000000
   wrapper: "\n\x16\x08\x01\x11\x00\x00\x00\x00\x00\x00\xf0\x3f\x19\x00\x00\x00\x00\x00\x00\xf0\x3f\x20\x00"
   reply { id: 3 time_ns: 16000000 } }
 T
@@ -127,9 +128,9 @@ lane_record() { # TOPIC FILE
 lane_record Q "$out/bus/request" >"$out/lane/request"
 { lane_record S "$out/bus/snapshot"; lane_record E "$out/bus/events"; } >"$out/lane/snapshot-events"
 lane_record C "$out/bus/config" >"$out/lane/config"
-hex lane second-reply 01520800000008015204080628000152080000000801520408062800
+hex lane second-reply 01520800000008025204080628000152080000000802520408062800
 # the same two replies for the harness's pending sync request (id 3)
-hex lane second-sync-reply 01520800000008015204080328000152080000000801520408032800
+hex lane second-sync-reply 01520800000008025204080328000152080000000802520408032800
 
 # ---- INI configuration and command lines ---------------------------------
 mkdir -p "$out/config" "$out/cli"

@@ -163,48 +163,58 @@ Test (bus_codec, snapshot_encoding_caps_the_robot_count)
     in.robot_count = SIM_SNAPSHOT_MAX_ROBOTS + 5; /* a caller's slip must not read past robots[] */
     sim_bus_snapshot_msg_t m;
     sim_bus_snapshot_encode (&m, &in, false, 0);
-    cr_expect_eq (m.snapshot.n_robots, SIM_SNAPSHOT_MAX_ROBOTS);
+    cr_expect_eq (m.snapshot.n_robot_x, SIM_SNAPSHOT_MAX_ROBOTS);
+    cr_expect_eq (m.snapshot.n_robot_height, SIM_SNAPSHOT_MAX_ROBOTS);
     in.robot_count = -3;
     sim_bus_snapshot_encode (&m, &in, false, 0);
-    cr_expect_eq (m.snapshot.n_robots, 0);
+    cr_expect_eq (m.snapshot.n_robot_team, 0);
+    cr_expect_eq (m.snapshot.n_robot_ball_contact, 0);
 }
 
 /* A hand-made Snapshot body, as a foreign or broken sender could put on the bus. */
 typedef struct {
     Simbus__Snapshot snap;
     Simbus__BallState ball;
-    Simbus__RobotState robots[100];
-    Simbus__RobotState *ptrs[100];
+    uint32_t team[100], id[100];
+    double x[100], zero[100];
+    protobuf_c_boolean contact[100];
 } s_raw_t;
 
 static void
 s_raw (s_raw_t *r, size_t n)
 {
+    memset (r, 0, sizeof *r);
     simbus__snapshot__init (&r->snap);
     simbus__ball_state__init (&r->ball);
     r->ball.x = 1.5;
     r->snap.ball = &r->ball;
     r->snap.time_ns = 42;
     for (size_t i = 0; i < n; i++) {
-        simbus__robot_state__init (&r->robots[i]);
-        r->robots[i].team = (uint32_t) (i % 2);
-        r->robots[i].id = (uint32_t) i;
-        r->robots[i].x = (double) i;
-        r->ptrs[i] = &r->robots[i];
+        r->team[i] = (uint32_t) (i % 2);
+        r->id[i] = (uint32_t) i;
+        r->x[i] = (double) i;
     }
-    r->snap.n_robots = n;
-    r->snap.robots = r->ptrs;
+    Simbus__Snapshot *o = &r->snap;
+    o->n_robot_team = o->n_robot_id = o->n_robot_x = o->n_robot_y = o->n_robot_orientation = o->n_robot_vx =
+        o->n_robot_vy = o->n_robot_omega = o->n_robot_ball_contact = o->n_robot_radius = o->n_robot_height =
+            n;
+    o->robot_team = r->team;
+    o->robot_id = r->id;
+    o->robot_x = r->x;
+    o->robot_y = o->robot_orientation = o->robot_vx = o->robot_vy = o->robot_omega = o->robot_radius =
+        o->robot_height = r->zero;
+    o->robot_ball_contact = r->contact;
 }
 
 Test (bus_codec, snapshot_decode_drops_robots_of_no_team_or_a_bad_id)
 {
     s_raw_t r;
     s_raw (&r, 8);
-    r.robots[1].team = 2;
-    r.robots[3].team = UINT32_MAX;
-    r.robots[4].id = SIM_MAX_ROBOT_ID + 1;
-    r.robots[6].id = UINT32_MAX;
-    r.robots[7].id = SIM_MAX_ROBOT_ID; /* the highest id is fine */
+    r.team[1] = 2;
+    r.team[3] = UINT32_MAX;
+    r.id[4] = SIM_MAX_ROBOT_ID + 1;
+    r.id[6] = UINT32_MAX;
+    r.id[7] = SIM_MAX_ROBOT_ID; /* the highest id is fine */
     /* through the wire, so the values are what a receiver really sees */
     Simbus__Envelope env;
     sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_SNAPSHOT, &r.snap);
@@ -231,6 +241,30 @@ Test (bus_codec, snapshot_decode_keeps_at_most_the_snapshot_capacity)
     cr_assert_eq (sim_bus_snapshot_decode (&r.snap, &out), 0);
     cr_expect_eq (out.robot_count, SIM_SNAPSHOT_MAX_ROBOTS);
     cr_expect_eq (out.robots[SIM_SNAPSHOT_MAX_ROBOTS - 1].x, (double) (SIM_SNAPSHOT_MAX_ROBOTS - 1));
+}
+
+Test (bus_codec, snapshot_decode_refuses_robot_arrays_of_different_lengths)
+{
+    /* every array one short in turn, through the wire: a sender that
+       lies about one field must not make the decoder read past another */
+    for (int field = 0; field < 11; field++) {
+        s_raw_t r;
+        s_raw (&r, 6);
+        size_t *counts[] = {
+            &r.snap.n_robot_team,   &r.snap.n_robot_id,          &r.snap.n_robot_x,
+            &r.snap.n_robot_y,      &r.snap.n_robot_orientation, &r.snap.n_robot_vx,
+            &r.snap.n_robot_vy,     &r.snap.n_robot_omega,       &r.snap.n_robot_ball_contact,
+            &r.snap.n_robot_radius, &r.snap.n_robot_height
+        };
+        *counts[field] = 5;
+        Simbus__Envelope env;
+        sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_SNAPSHOT, &r.snap);
+        Simbus__Envelope *got = s_wire (&env);
+        sim_snapshot_t out = s_snapshot (3), before = out;
+        cr_expect_eq (sim_bus_snapshot_decode (got->snapshot, &out), -1, "array %d short", field);
+        cr_expect_eq (out.robot_count, before.robot_count, "a refused snapshot leaves *out alone");
+        simbus__envelope__free_unpacked (got, NULL);
+    }
 }
 
 Test (bus_codec, snapshot_decode_refuses_a_snapshot_without_ball)
