@@ -103,8 +103,12 @@ static int
 s_publish (sim_link_t *self, s_sock_t sock, const char *topic, Simbus__Envelope *env)
 {
     zsock_t *pub = *s_sock (self, sock);
-    if (sock == S_FRAMES)
+    if (sock == S_FRAMES && !self->frames_subs_read) {
+        /* once per burst of lane input, before its first publication:
+           a subscriber that joins during the burst gets the next one's */
         sim_bus_subs_read (&self->subs[sock], pub);
+        self->frames_subs_read = self->in_burst;
+    }
     if (!sim_bus_subs_want (&self->subs[sock], topic))
         return 0;
     if (sim_bus_send (pub, topic, env) == 0)

@@ -57,6 +57,10 @@ struct sim_link_t {
     bool warned;
     bool joined;
     bool vision_joined; /* physics: vision's lane took a message, or vision subscribed */
+    /* vision: the frames XPUB's subscriptions were read in this burst of
+       lane input (each read is a system call in libzmq; a burst publishes
+       dozens of Frames in fast mode) */
+    bool in_burst, frames_subs_read;
 
     /* attached */
     sim_loop_t *loop;

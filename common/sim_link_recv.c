@@ -147,7 +147,9 @@ s_read_lane (sim_link_t *self)
 static void
 s_on_lane (void *arg)
 {
-    s_read_lane (arg);
+    sim_link_t *self = arg;
+    self->in_burst = true; /* until the turn's tick */
+    s_read_lane (self);
 }
 
 /* Every turn: records left in a datagram by the burst bound, requests
@@ -157,8 +159,11 @@ static void
 s_tick (void *arg)
 {
     sim_link_t *self = arg;
-    if (self->lane && sim_lane_buffered (self->lane))
+    if (self->lane && sim_lane_buffered (self->lane)) {
+        self->in_burst = true;
         s_read_lane (self);
+    }
+    self->in_burst = self->frames_subs_read = false;
     if (self->backlog_len > 0)
         sim_link_backlog_flush (self);
     int64_t now = zclock_usecs ();

@@ -2,9 +2,11 @@
 #include "vision.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -30,6 +32,22 @@
 #define VIS_PAUSED_US    1000000      /* while paused, geometry this often */
 #define VIS_LOG_FLUSH_US 1000000      /* --record: the log file is pushed to disk this often */
 #define VIS_STATS_US     1000000      /* Stats to the bus this often */
+#define VIS_SENDQ_MAX    64           /* UDP packets handed to the kernel in one sendmmsg */
+#define VIS_SENDQ_BYTES  (512 * 1024) /* ... holding at most this many bytes */
+
+/* The UDP packets of one loop turn, sent together with sendmmsg(2) at its
+   end (or when full): in fast mode one lane datagram brings vision dozens
+   of snapshots, and a sendto per packet was most of the system calls of
+   the whole simulator. The packets keep their order and bytes; only the
+   number of kernel entries changes. */
+typedef struct {
+    size_t count, used;
+    struct mmsghdr msg[VIS_SENDQ_MAX];
+    struct iovec iov[VIS_SENDQ_MAX];
+    struct sockaddr_in to[VIS_SENDQ_MAX];
+    bool counted[VIS_SENDQ_MAX]; /* a vision packet (sent/send_failures), not truth */
+    uint8_t *bytes;              /* VIS_SENDQ_BYTES */
+} vis_sendq_t;
 
 /* A sync step's packets, handed to the gateway in one message with the
    step's end, and sent by UDP after it (with the next step's first
@@ -74,6 +92,7 @@ typedef struct {
     uint64_t last_time_ns; /* of the last snapshot fed to the model */
     uint8_t *packets;      /* VIS_MAX_RELEASED * VIS_PACKET_MAX */
     uint64_t sent, send_failures;
+    vis_sendq_t sendq; /* this turn's UDP packets, for self->out */
 
     /* --record FILE (docs/logs.md): every packet as it is released, here
        where it is made, so nothing between release and file can lose one
@@ -92,6 +111,56 @@ typedef struct {
     bool camera_seen[SIM_MAX_CAMERAS];
     int64_t started_us, next_stats_us, last_stats_us;
 } vis_service_t;
+
+/* Send every queued packet, in order, on self->out. A packet the kernel
+   refuses (a full buffer) is dropped and counted, as a lone sendto's
+   would be, and the ones after it still go. */
+static void
+s_sendq_flush (vis_service_t *self)
+{
+    vis_sendq_t *q = &self->sendq;
+    size_t done = 0;
+    while (done < q->count) {
+        int n = sendmmsg (self->out, q->msg + done, (unsigned) (q->count - done), 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            char a[64];
+            sim_debug ("send to %s failed: %s", sim_udp_addr_str (&q->to[done], a, sizeof a),
+                       strerror (errno));
+            if (q->counted[done])
+                self->send_failures++;
+            done++;
+            continue;
+        }
+        for (size_t i = done; i < done + (size_t) n; i++)
+            if (q->counted[i])
+                self->sent++;
+        done += (size_t) n;
+    }
+    q->count = q->used = 0;
+}
+
+/* Queue one datagram to `to` (copied); a full queue is sent first. */
+static void
+s_sendq_add (vis_service_t *self, const uint8_t *buf, size_t len, const struct sockaddr_in *to, bool counted)
+{
+    vis_sendq_t *q = &self->sendq;
+    if (len > VIS_SENDQ_BYTES)
+        return; /* cannot happen: a packet is at most VIS_PACKET_MAX */
+    if (q->count == VIS_SENDQ_MAX || q->used + len > VIS_SENDQ_BYTES)
+        s_sendq_flush (self);
+    size_t i = q->count++;
+    memcpy (q->bytes + q->used, buf, len);
+    q->iov[i] = (struct iovec) { q->bytes + q->used, len };
+    q->to[i] = *to;
+    q->counted[i] = counted;
+    q->msg[i] = (struct mmsghdr) { .msg_hdr = { .msg_name = &q->to[i],
+                                                .msg_namelen = sizeof q->to[i],
+                                                .msg_iov = &q->iov[i],
+                                                .msg_iovlen = 1 } };
+    q->used += len;
+}
 
 /* The loopback multicast sender for `group`, made or re-joined on demand.
    Returns 0, or -1 (logged) when the loopback interface cannot carry it. */
@@ -166,6 +235,7 @@ s_model_def (const vis_service_t *self, vis_model_def_t *def)
 static void
 s_on_config (vis_service_t *self, const Simbus__Config *msg)
 {
+    s_sendq_flush (self); /* on the socket and to the addresses they were made for */
     int rc = sim_bus_config_decode (msg, &self->own, &self->cfg, &self->config_serial);
     if (rc < 0 || (rc == 1 && self->have_config))
         return;
@@ -222,10 +292,7 @@ s_on_referee (void *arg)
 static void
 s_send_packet (vis_service_t *self, const uint8_t *buf, size_t len)
 {
-    if (sim_udp_send (self->out, buf, len, &self->dest))
-        self->send_failures++;
-    else
-        self->sent++;
+    s_sendq_add (self, buf, len, &self->dest, true);
 }
 
 /* Send the oldest kept packet by UDP and forget it. */
@@ -343,7 +410,7 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
         uint8_t truth[VIS_PACKET_MAX];
         size_t len = vis_codec_truth (self->model, &snap, self->truth_uuid, truth, sizeof truth);
         if (len) {
-            sim_udp_send (self->out, truth, len, &self->truth_dest);
+            s_sendq_add (self, truth, len, &self->truth_dest, false);
             s_log (self, snap.time_ns, SIM_LOGFILE_TRACKER, truth, len);
         }
     }
@@ -485,6 +552,7 @@ s_destroy (vis_service_t **self_p)
     free (self->referee_buf);
     free (self->packets);
     free (self->step.bytes);
+    free (self->sendq.bytes);
     free (self);
     *self_p = NULL;
 }
@@ -531,8 +599,9 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->local_udp = -1;
     self->packets = malloc ((size_t) VIS_MAX_RELEASED * VIS_PACKET_MAX);
     self->step.bytes = malloc (VIS_STEP_BYTES);
+    self->sendq.bytes = malloc (VIS_SENDQ_BYTES);
     self->loop = sim_loop_new ();
-    if (self->udp < 0 || !self->packets || !self->step.bytes || !self->loop) {
+    if (self->udp < 0 || !self->packets || !self->step.bytes || !self->sendq.bytes || !self->loop) {
         sim_error ("cannot create the vision sockets");
         s_destroy (&self);
         return NULL;
@@ -588,7 +657,9 @@ vis_service_actor (zsock_t *pipe, void *args)
             s_publish_stats (self);
             self->next_stats_us = zclock_usecs () + VIS_STATS_US;
         }
+        s_sendq_flush (self); /* the turn's packets, before waiting again */
     }
     s_step_flush (self);
+    s_sendq_flush (self);
     s_destroy (&self);
 }
