@@ -189,7 +189,13 @@ sim_bus_send_to (zsock_t *router, zframe_t *identity, Simbus__Envelope *env)
 Simbus__Envelope *
 sim_bus_decode (const void *data, size_t size, bool *warned)
 {
-    Simbus__Envelope *env = simbus__envelope__unpack (NULL, size, data);
+    return sim_bus_decode_in (data, size, warned, NULL);
+}
+
+Simbus__Envelope *
+sim_bus_decode_in (const void *data, size_t size, bool *warned, ProtobufCAllocator *alloc)
+{
+    Simbus__Envelope *env = simbus__envelope__unpack (alloc, size, data);
     if (!env)
         return NULL;
     if (env->version != SIM_BUS_VERSION) {
@@ -198,7 +204,7 @@ sim_bus_decode (const void *data, size_t size, bool *warned)
                       SIM_BUS_VERSION);
             *warned = true;
         }
-        simbus__envelope__free_unpacked (env, NULL);
+        simbus__envelope__free_unpacked (env, alloc);
         return NULL;
     }
     return env;

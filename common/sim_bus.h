@@ -98,6 +98,10 @@ int sim_bus_send_to (zsock_t *router, zframe_t *identity, Simbus__Envelope *env)
    Free the result with simbus__envelope__free_unpacked (env, NULL). */
 Simbus__Envelope *sim_bus_decode (const void *data, size_t size, bool *warned);
 
+/* Same, with protobuf-c's allocations from `alloc` (NULL: the heap);
+   free the result with simbus__envelope__free_unpacked (env, alloc). */
+Simbus__Envelope *sim_bus_decode_in (const void *data, size_t size, bool *warned, ProtobufCAllocator *alloc);
+
 /* Receive one message from a SUB socket: returns the decoded envelope (or
    NULL for a malformed one), topic letter in *topic. */
 Simbus__Envelope *sim_bus_recv_sub (zsock_t *sub, char *topic, bool *warned);

@@ -8,6 +8,42 @@
 #include "config.h"
 #include "sim_log.h"
 
+static void *
+s_arena_alloc (void *data, size_t size)
+{
+    sim_bus_arena_t *self = data;
+    size_t at = (self->used + 15) & ~(size_t) 15; /* max_align_t on this ABI */
+    if (size <= self->cap && at <= self->cap - size) {
+        self->used = at + size;
+        return self->buf + at;
+    }
+    return malloc (size);
+}
+
+static void
+s_arena_free (void *data, void *ptr)
+{
+    sim_bus_arena_t *self = data;
+    uint8_t *p = ptr;
+    if (p && (p < self->buf || p >= self->buf + self->cap))
+        free (ptr); /* beyond the buffer: from the heap */
+}
+
+void
+sim_bus_arena_init (sim_bus_arena_t *self, void *buf, size_t cap)
+{
+    self->base = (ProtobufCAllocator) { s_arena_alloc, s_arena_free, self };
+    self->buf = buf;
+    self->cap = buf ? cap : 0;
+    self->used = 0;
+}
+
+void
+sim_bus_arena_reset (sim_bus_arena_t *self)
+{
+    self->used = 0;
+}
+
 void
 sim_bus_wrap (Simbus__Envelope *env, Simbus__Envelope__BodyCase kind, void *body)
 {

@@ -21,6 +21,21 @@
 
 #define SIM_BUS_EVENTS_MAX 32 /* events carried per message (a substep's) */
 
+/* A protobuf-c allocator that serves one decoded message at a time from a
+   buffer the caller owns, so decoding a snapshot costs no malloc per
+   message and array (fourteen of them, and their frees). What does not
+   fit comes from the heap. Use `base` as the ProtobufCAllocator; free the
+   message with it (heap parts are freed, the buffer's are not), then
+   sim_bus_arena_reset before decoding the next one into it. */
+typedef struct {
+    ProtobufCAllocator base;
+    uint8_t *buf; /* borrowed */
+    size_t cap, used;
+} sim_bus_arena_t;
+
+void sim_bus_arena_init (sim_bus_arena_t *self, void *buf, size_t cap);
+void sim_bus_arena_reset (sim_bus_arena_t *self);
+
 /* A snapshot's robots travel as one packed array per field (sim_bus.proto
    Snapshot): packing them is a copy, not 22 submessages walked field by
    field. */

@@ -366,6 +366,13 @@ int
 sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap, sim_lane_peer_t *from,
                bool *warned)
 {
+    return sim_lane_recv_in (self, NULL, NULL, env, topic, cap, from, warned);
+}
+
+int
+sim_lane_recv_in (sim_lane_t *self, ProtobufCAllocator *alloc, const char *alloc_topic,
+                  Simbus__Envelope **env, char *topic, size_t cap, sim_lane_peer_t *from, bool *warned)
+{
     assert (self && env && topic && cap > 0);
     *env = NULL;
     *topic = 0;
@@ -403,6 +410,7 @@ sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap
     size_t copy = t < cap - 1 ? t : cap - 1;
     memcpy (topic, r + 1, copy);
     topic[copy] = 0;
-    *env = sim_bus_decode (r + SIM_LANE_HEAD (t), size, warned);
+    bool in_alloc = alloc && alloc_topic && strcmp (topic, alloc_topic) == 0;
+    *env = sim_bus_decode_in (r + SIM_LANE_HEAD (t), size, warned, in_alloc ? alloc : NULL);
     return 1;
 }

@@ -131,4 +131,9 @@ bool sim_lane_buffered (const sim_lane_t *self);
 int sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap, sim_lane_peer_t *from,
                    bool *warned);
 
+/* Same, decoding a record of topic `alloc_topic` with `alloc` (see
+   sim_bus_decode_in); free its *env with that allocator. */
+int sim_lane_recv_in (sim_lane_t *self, ProtobufCAllocator *alloc, const char *alloc_topic,
+                      Simbus__Envelope **env, char *topic, size_t cap, sim_lane_peer_t *from, bool *warned);
+
 #endif

@@ -447,6 +447,7 @@ sim_link_destroy (sim_link_t **self_p)
     for (int i = 0; i < self->backlog_len; i++)
         free (self->backlog[(self->backlog_head + i) % S_BACKLOG].data);
     sim_lane_destroy (&self->lane);
+    free (self->arena_buf);
     /* unbind first: libzmq frees an inproc name only when it reaps the
        closed socket, and a service restarted at once binds it again */
     for (int s = S_CMD; s <= S_FRAMES; s++) {

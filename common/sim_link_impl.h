@@ -6,6 +6,7 @@
 #define SIM_LINK_IMPL_H_INCLUDED
 
 #include "sim_bus.h"
+#include "sim_bus_codec.h"
 #include "sim_curve.h"
 #include "sim_link.h"
 
@@ -18,6 +19,7 @@
 #define S_SUB_HWM    100000  /* messages queued in a subscriber (vision: S_VISION_HWM) */
 #define S_VISION_HWM 1000    /* vision: small, so physics waits instead of queueing */
 #define S_CMD_HWM    100000
+#define S_ARENA      (32 * 1024) /* a snapshot of 64 robots takes about 7 KiB */
 
 typedef enum { S_CMD, S_WORLD, S_FRAMES } s_sock_t;
 
@@ -61,6 +63,10 @@ struct sim_link_t {
        lane input (each read is a system call in libzmq; a burst publishes
        dozens of Frames in fast mode) */
     bool in_burst, frames_subs_read;
+    /* sim_link_borrow: lane records of this topic decode into the arena */
+    const char *borrow_topic;
+    sim_bus_arena_t arena;
+    uint8_t *arena_buf;
 
     /* attached */
     sim_loop_t *loop;

@@ -4,6 +4,7 @@
 #include "sim_link_impl.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim_log.h"
@@ -27,20 +28,24 @@ s_accepts (const sim_link_t *self, const Simbus__Envelope *env, bool on_cmd)
     return !on_cmd && self->subscribed[kind];
 }
 
+/* `alloc`: what env was decoded with (NULL: the heap). */
 static void
-s_deliver (sim_link_t *self, Simbus__Envelope *env, const sim_link_from_t *from, bool on_cmd)
+s_deliver (sim_link_t *self, Simbus__Envelope *env, const sim_link_from_t *from, bool on_cmd,
+           ProtobufCAllocator *alloc)
 {
     if (!env)
         return;
     if (!s_accepts (self, env, on_cmd)) {
         sim_debug ("dropped a bus message of kind %d", (int) env->body_case);
-        simbus__envelope__free_unpacked (env, NULL);
+        simbus__envelope__free_unpacked (env, alloc);
         return;
     }
     if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG)
         self->have_config = true;
-    if (!self->fn (self->arg, env, from))
-        simbus__envelope__free_unpacked (env, NULL);
+    bool kept = self->fn (self->arg, env, from);
+    assert (!(kept && alloc) && "a borrowed envelope cannot be kept (sim_link_borrow)");
+    if (!kept)
+        simbus__envelope__free_unpacked (env, alloc);
 }
 
 static void
@@ -56,7 +61,7 @@ s_read_router (sim_link_t *self)
         if (!env)
             sim_debug ("dropped a malformed bus request");
         sim_link_from_t from = { identity, { .len = 0 }, false };
-        s_deliver (self, env, &from, true);
+        s_deliver (self, env, &from, true, NULL);
     }
     zframe_destroy (&identity);
     zmsg_destroy (&msg);
@@ -70,7 +75,7 @@ s_read_dealer (sim_link_t *self)
         return;
     Simbus__Envelope *env = sim_bus_decode (zframe_data (frame), zframe_size (frame), &self->warned);
     zframe_destroy (&frame);
-    s_deliver (self, env, NULL, true);
+    s_deliver (self, env, NULL, true, NULL);
 }
 
 static void
@@ -89,7 +94,7 @@ s_on_sub (sim_link_t *self, zsock_t *sub)
 {
     for (int i = 0; (self->burst == 0 || i < self->burst) && (zsock_events (sub) & ZMQ_POLLIN); i++) {
         char topic;
-        s_deliver (self, sim_bus_recv_sub (sub, &topic, &self->warned), NULL, false);
+        s_deliver (self, sim_bus_recv_sub (sub, &topic, &self->warned), NULL, false, NULL);
     }
 }
 
@@ -123,14 +128,18 @@ s_read_lane (sim_link_t *self)
     Simbus__Envelope *env;
     char topic[8];
     sim_link_from_t from = { NULL, { .len = 0 }, true };
+    ProtobufCAllocator *arena = self->borrow_topic ? &self->arena.base : NULL;
     for (int i = 0; self->burst == 0 || i < self->burst; i++) {
-        if (!sim_lane_recv (self->lane, &env, topic, sizeof topic, &from.lane, &self->warned))
+        sim_bus_arena_reset (&self->arena); /* the last borrowed envelope is gone */
+        if (!sim_lane_recv_in (self->lane, arena, self->borrow_topic, &env, topic, sizeof topic, &from.lane,
+                               &self->warned))
             return;
+        ProtobufCAllocator *alloc = arena && strcmp (topic, self->borrow_topic) == 0 ? arena : NULL;
         if (strcmp (topic, SIM_TOPIC_HELLO) == 0) {
             if (self->role == SIM_LINK_PHYSICS)
                 self->joined = true;
             if (env)
-                simbus__envelope__free_unpacked (env, NULL);
+                simbus__envelope__free_unpacked (env, alloc);
             continue;
         }
         if (!env)
@@ -140,7 +149,8 @@ s_read_lane (sim_link_t *self)
                    env
                        && (env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST
                            || env->body_case == SIMBUS__ENVELOPE__BODY_REPLY
-                           || env->body_case == SIMBUS__ENVELOPE__BODY_STATS));
+                           || env->body_case == SIMBUS__ENVELOPE__BODY_STATS),
+                   alloc);
     }
 }
 
@@ -191,6 +201,19 @@ sim_link_add_input (sim_link_t *self, s_sock_t sock)
     static const char *const names[] = { "bus cmd", "bus world", "bus frames" };
     static sim_loop_fn *const fns[] = { s_on_cmd, s_on_world, s_on_frames };
     return sim_loop_add_sock (self->loop, names[sock], *s_sock (self, sock), fns[sock], self);
+}
+
+int
+sim_link_borrow (sim_link_t *self, Simbus__Envelope__BodyCase kind)
+{
+    assert (self);
+    if (!s_valid_kind (kind) || kind == SIMBUS__ENVELOPE__BODY_FRAMES)
+        return -1; /* frames have two topics */
+    if (!self->arena_buf && !(self->arena_buf = malloc (S_ARENA)))
+        return -1;
+    sim_bus_arena_init (&self->arena, self->arena_buf, S_ARENA);
+    self->borrow_topic = sim_link_kinds[kind].topic;
+    return 0;
 }
 
 int

@@ -612,6 +612,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     if (!self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_STEP_DONE)
+        || sim_link_borrow (self->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT) /* s_on_bus keeps nothing */
         || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
         || sim_link_attach (self->link, self->loop, VIS_TURN_MAX, s_on_bus, self)
         || (cfg->run.record[0] && s_record_open (self))) {

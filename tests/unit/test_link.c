@@ -316,6 +316,94 @@ Test (link, physics_to_vision_in_publication_order_lanes)
     s_physics_to_vision (true);
 }
 
+/* ---- borrowed snapshots (sim_link_borrow) ---------------------------------- */
+
+/* A handler that reads each snapshot whole while it runs and keeps
+   nothing, as vision's does. */
+typedef struct {
+    int count;
+    uint64_t time_ns[16];
+    int robots[16];
+    double last_x[16];
+} s_borrower_t;
+
+static bool
+s_on_borrowed (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
+{
+    (void) from;
+    s_borrower_t *b = arg;
+    sim_snapshot_t snap;
+    if (env->body_case == SIMBUS__ENVELOPE__BODY_SNAPSHOT && b->count < 16
+        && sim_bus_snapshot_decode (env->snapshot, &snap) == 0) {
+        b->time_ns[b->count] = snap.time_ns;
+        b->robots[b->count] = snap.robot_count;
+        b->last_x[b->count] = snap.robot_count ? snap.robots[snap.robot_count - 1].x : 0;
+        b->count++;
+    }
+    return false;
+}
+
+static int
+s_send_robots (sim_link_t *link, uint64_t time_ns, int robots)
+{
+    sim_snapshot_t snap;
+    memset (&snap, 0, sizeof snap);
+    snap.time_ns = time_ns;
+    snap.robot_count = robots;
+    for (int i = 0; i < robots; i++)
+        snap.robots[i] = (sim_robot_state_t) { .team = i % 2, .id = i / 2, .x = (double) time_ns + i };
+    sim_bus_snapshot_msg_t m;
+    return sim_link_send (link, sim_bus_snapshot_encode (&m, &snap, false, 0));
+}
+
+static void
+s_borrowed_snapshots (bool lanes)
+{
+    s_rig_t rig;
+    s_rig_cfg (&rig, lanes, "borrow");
+    s_end_t *phys = s_rig_add (&rig, &rig.physics, SIM_LINK_PHYSICS, NULL, 0);
+    s_end_t *vis = &rig.vision;
+    memset (vis, 0, sizeof *vis);
+    vis->link = sim_link_new (&rig.cfg, SIM_LINK_VISION);
+    vis->loop = sim_loop_new ();
+    cr_assert (vis->link && vis->loop);
+    cr_assert_eq (sim_link_subscribe (vis->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT), 0);
+    cr_expect_eq (sim_link_borrow (vis->link, SIMBUS__ENVELOPE__BODY_FRAMES), -1, "two topics: not borrowed");
+    cr_assert_eq (sim_link_borrow (vis->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT), 0);
+    s_borrower_t b = { 0 };
+    cr_assert_eq (sim_link_attach (vis->link, vis->loop, 0, s_on_borrowed, &b), 0);
+    rig.ends[rig.n++] = vis;
+    S_PUMP_UNTIL (&rig, sim_link_wanted (phys->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT));
+    /* one datagram of several (each decoded into the same memory in
+       turn), then single ones, the biggest a snapshot can be among them */
+    const int robots[] = { 22, 0, SIM_SNAPSHOT_MAX_ROBOTS, 1, 22 };
+    cr_expect_eq (sim_link_batch (phys->link, true), 0);
+    for (int i = 0; i < 3; i++)
+        cr_expect_geq (s_send_robots (phys->link, 1000 * (uint64_t) (i + 1), robots[i]), 1);
+    cr_expect_eq (sim_link_batch (phys->link, false), 0);
+    for (int i = 3; i < 5; i++)
+        cr_expect_geq (s_send_robots (phys->link, 1000 * (uint64_t) (i + 1), robots[i]), 1);
+    S_PUMP_UNTIL (&rig, b.count >= 5);
+    for (int i = 0; i < 5; i++) {
+        cr_expect_eq (b.time_ns[i], 1000 * (uint64_t) (i + 1), "lanes %d: snapshot %d", lanes, i);
+        cr_expect_eq (b.robots[i], robots[i], "lanes %d: snapshot %d", lanes, i);
+        if (robots[i])
+            cr_expect_eq (b.last_x[i], (double) b.time_ns[i] + robots[i] - 1, "lanes %d: snapshot %d", lanes,
+                          i);
+    }
+    s_rig_close (&rig);
+}
+
+Test (link, a_borrowed_snapshot_is_whole_while_its_handler_runs_zmq)
+{
+    s_borrowed_snapshots (false);
+}
+
+Test (link, a_borrowed_snapshot_is_whole_while_its_handler_runs_lanes)
+{
+    s_borrowed_snapshots (true);
+}
+
 /* ---- gateway -> physics -> gateway ---------------------------------------- */
 
 static void
