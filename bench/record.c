@@ -46,7 +46,7 @@
 #include "sim_test.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-#define RB_MAX_RUNS 9
+#define RB_MAX_RUNS 15
 #define RB_LAYOUTS  3
 
 static double
