@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "sim_log.h"
@@ -97,29 +98,77 @@ struct sim_logfile_writer_t {
     uint64_t written, failures;
 };
 
+/* How an existing log ends (s_scan). */
+typedef struct {
+    uint64_t end;  /* of its last whole record, in the uncompressed stream */
+    bool damaged;  /* reading stopped before the end of the file */
+    bool torn;     /* ... because the file ends inside a record or stream */
+    char why[512]; /* the reader's words when damaged */
+} s_scan_t;
+
+static void
+s_scan (sim_logfile_reader_t *r, s_scan_t *out)
+{
+    sim_logfile_msg_t m;
+    int rc;
+    out->end = SIM_LOGFILE_HEADER;
+    while ((rc = sim_logfile_next (r, &m)) == 1)
+        out->end = m.offset + SIM_LOGFILE_RECORD + m.len;
+    out->damaged = rc < 0;
+    out->torn = rc < 0 && sim_logfile_reader_torn (r);
+    snprintf (out->why, sizeof out->why, "%s", sim_logfile_error (r));
+}
+
 /* What an existing file holds: 0 nothing (new or empty), 1 a log of
-   version 1, -1 something else (err says what). */
+   version 1 that can be appended to (*size: the byte a plain one goes
+   on at), -1 something else (err says what). A record appended behind
+   damage would never be read, so: a plain log torn by a crash (it ends
+   inside a record) is cut back to its last whole record, which is what
+   a restarted writer needs; a compressed one that does not end cleanly
+   (its gzip stream cut short, or damaged) is refused, since the tear
+   sits inside compressed data that cannot be cut back cheaply; a plain
+   one damaged elsewhere is refused too. */
 static int
-s_existing (const char *path, uint64_t *size, char *err, size_t errlen)
+s_existing (const char *path, bool compressed, uint64_t *size, char *err, size_t errlen)
 {
     struct stat st;
     *size = 0;
     if (stat (path, &st) != 0 || st.st_size == 0)
         return 0;
-    gzFile in = gzopen (path, "rb");
-    if (!in) {
-        s_err (err, errlen, "%s: %s", path, strerror (errno));
+    char why[SIM_LOGFILE_ERROR_MAX];
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, why, sizeof why);
+    if (!r) {
+        s_err (err, errlen, "%s exists and is not an SSL log file of version 1 (%s); not appending to it",
+               path, why);
         return -1;
     }
-    uint8_t head[SIM_LOGFILE_HEADER];
-    int n = gzread (in, head, sizeof head);
-    gzclose (in);
-    if (n != (int) sizeof head || memcmp (head, SIM_LOGFILE_MAGIC, 12) != 0
-        || s_get_be (head + 12, 4) != SIM_LOGFILE_VERSION) {
-        s_err (err, errlen, "%s exists and is not an SSL log file of version 1; not appending to it", path);
+    s_scan_t scan;
+    s_scan (r, &scan);
+    sim_logfile_reader_destroy (&r);
+    if (!scan.damaged) {
+        *size = scan.end;
+        return 1;
+    }
+    if (compressed) {
+        s_err (err, errlen,
+               "%s does not end cleanly (%s): records appended to it could never be read. Record to a new "
+               "file; `zcat %s > FILE.log` saves what it holds",
+               path, scan.why, path);
         return -1;
     }
-    *size = (uint64_t) st.st_size;
+    if (!scan.torn) {
+        s_err (err, errlen, "%s is damaged (%s); not appending to it", path, scan.why);
+        return -1;
+    }
+    if (truncate (path, (off_t) scan.end) != 0) {
+        s_err (err, errlen, "%s ends in a torn record and cannot be cut back to the last whole one: %s", path,
+               strerror (errno));
+        return -1;
+    }
+    sim_warn ("log file %s ended in a record torn by a crash; cut %llu bytes back to the last whole record "
+              "and appending there",
+              path, (unsigned long long) ((uint64_t) st.st_size - scan.end));
+    *size = scan.end;
     return 1;
 }
 
@@ -127,7 +176,7 @@ sim_logfile_writer_t *
 sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
 {
     uint64_t size = 0;
-    int existing = s_existing (path, &size, err, errlen);
+    int existing = s_existing (path, s_is_gz_name (path), &size, err, errlen);
     if (existing < 0)
         return NULL;
     sim_logfile_writer_t *self = calloc (1, sizeof *self);
@@ -164,12 +213,13 @@ sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
     return self;
 }
 
+/* `refused`: the record itself was refused (NULL: the file failed). */
 static int
-s_write_failed (sim_logfile_writer_t *self)
+s_write_failed (sim_logfile_writer_t *self, const char *refused)
 {
     if (self->failures++ == 0) {
         int code = 0;
-        const char *why = gzerror (self->gz, &code);
+        const char *why = refused ? refused : gzerror (self->gz, &code);
         sim_warn ("log file %s: cannot write (%s); records are being lost", self->path,
                   code == Z_ERRNO ? strerror (errno) : why);
     }
@@ -197,16 +247,21 @@ int
 sim_logfile_write (sim_logfile_writer_t *self, int64_t time_ns, int32_t type, const void *data, size_t len)
 {
     if (len > SIM_LOGFILE_MESSAGE_MAX || (len > 0 && !data))
-        return s_write_failed (self);
+        return s_write_failed (self, "a record larger than a log may hold, or without its bytes");
     uint8_t head[SIM_LOGFILE_RECORD];
     s_put_be (head, (uint64_t) time_ns, 8);
     s_put_be (head + 8, (uint32_t) type, 4);
     s_put_be (head + 12, (uint32_t) len, 4);
+    if (gzwrite (self->gz, head, sizeof head) != (int) sizeof head
+        || (len > 0 && gzwrite (self->gz, data, (unsigned) len) != (int) len)) {
+        /* part of the record may be in the stream: the offsets after it
+           are unknown, and an index with a wrong one misleads */
+        self->index = false;
+        return s_write_failed (self, NULL);
+    }
+    /* remembered once written, so a failed write leaves no offset behind */
     if (self->index)
         s_remember_offset (self);
-    if (gzwrite (self->gz, head, sizeof head) != (int) sizeof head
-        || (len > 0 && gzwrite (self->gz, data, (unsigned) len) != (int) len))
-        return s_write_failed (self);
     self->offset += sizeof head + len;
     self->written++;
     return 0;
@@ -286,7 +341,8 @@ struct sim_logfile_reader_t {
     uint64_t offset; /* of the next record */
     uint64_t file_size;
     bool damaged;
-    char error[512];
+    bool torn; /* the damage is the file's end: it was cut short */
+    char error[SIM_LOGFILE_ERROR_MAX];
 };
 
 void
@@ -379,6 +435,17 @@ sim_logfile_reader_new (const char *path, char *err, size_t errlen)
     return self;
 }
 
+/* Whether zlib met the end of the file inside a gzip stream (it reads
+   what decodes and then reports Z_BUF_ERROR, not an error gzread
+   returns). */
+static bool
+s_cut_short (sim_logfile_reader_t *self)
+{
+    int code = Z_OK;
+    gzerror (self->gz, &code);
+    return code == Z_BUF_ERROR;
+}
+
 static int
 s_damaged (sim_logfile_reader_t *self)
 {
@@ -395,12 +462,23 @@ sim_logfile_next (sim_logfile_reader_t *self, sim_logfile_msg_t *msg)
     long n = s_read (self, head, sizeof head);
     if (n < 0)
         return s_damaged (self);
+    if (n == 0 && s_cut_short (self)) {
+        /* every record whole, but the gzip stream has no end: a writer
+           stopped by a crash or kill after a flush point */
+        snprintf (self->error, sizeof self->error,
+                  "%s: the compressed data ends without its gzip trailer after byte %llu (the recording was "
+                  "cut short)",
+                  self->path, (unsigned long long) self->offset);
+        self->torn = true;
+        return s_damaged (self);
+    }
     if (n == 0)
         return 0;
     if (n < (long) sizeof head) {
         snprintf (self->error, sizeof self->error,
                   "%s: truncated record at byte %llu (the file ends %ld bytes into its 16-byte head)",
                   self->path, (unsigned long long) self->offset, n);
+        self->torn = true;
         return s_damaged (self);
     }
     int64_t time_ns = (int64_t) s_get_be (head, 8);
@@ -432,6 +510,7 @@ sim_logfile_next (sim_logfile_reader_t *self, sim_logfile_msg_t *msg)
         snprintf (self->error, sizeof self->error,
                   "%s: truncated record at byte %llu: %ld of its %ld message bytes are there", self->path,
                   (unsigned long long) self->offset, n, (long) size);
+        self->torn = true;
         return s_damaged (self);
     }
     msg->time_ns = time_ns;
@@ -449,12 +528,18 @@ sim_logfile_error (const sim_logfile_reader_t *self)
     return self->error;
 }
 
+bool
+sim_logfile_reader_torn (const sim_logfile_reader_t *self)
+{
+    return self->damaged && self->torn;
+}
+
 int
 sim_logfile_rewind (sim_logfile_reader_t *self)
 {
     if (gzrewind (self->gz) != 0)
         return -1;
-    self->damaged = false;
+    self->damaged = self->torn = false;
     self->error[0] = '\0';
     return s_read_header (self);
 }
@@ -470,4 +555,60 @@ uint64_t
 sim_logfile_file_size (const sim_logfile_reader_t *self)
 {
     return self->file_size;
+}
+
+/* ---- a compressed log written plain first ----------------------------- */
+
+int
+sim_logfile_part_path (const char *path, char *buf, size_t size)
+{
+    if (!s_is_gz_name (path))
+        return 0;
+    int n = snprintf (buf, size, "%s%s", path, SIM_LOGFILE_PART);
+    return n >= 0 && (size_t) n < size ? 1 : -1;
+}
+
+int
+sim_logfile_compress (const char *part, const char *path, uint64_t *records, char *err, size_t errlen)
+{
+    *records = 0;
+    char why[SIM_LOGFILE_ERROR_MAX];
+    sim_logfile_reader_t *r = sim_logfile_reader_new (part, why, sizeof why);
+    if (!r) {
+        s_err (err, errlen, "%s", why);
+        return -1;
+    }
+    if (unlink (path) != 0 && errno != ENOENT) {
+        s_err (err, errlen, "cannot replace %s: %s", path, strerror (errno));
+        sim_logfile_reader_destroy (&r);
+        return -1;
+    }
+    sim_logfile_writer_t *w = sim_logfile_writer_new (path, false, err, errlen);
+    if (!w) {
+        sim_logfile_reader_destroy (&r);
+        return -1;
+    }
+    sim_logfile_msg_t m;
+    int rc = 0;
+    bool failed = false;
+    while (!failed && (rc = sim_logfile_next (r, &m)) == 1) {
+        failed = sim_logfile_write (w, m.time_ns, m.type, m.data, m.len) != 0;
+        *records += !failed;
+    }
+    if (sim_logfile_writer_destroy (&w) || failed) {
+        /* the part is the only whole copy: keep it */
+        s_err (err, errlen, "cannot write %s; the records stay in %s", path, part);
+        sim_logfile_reader_destroy (&r);
+        unlink (path);
+        return -1;
+    }
+    bool damaged = rc < 0;
+    if (damaged)
+        s_err (err, errlen, "%s", sim_logfile_error (r));
+    sim_logfile_reader_destroy (&r);
+    if (unlink (part) != 0) {
+        s_err (err, errlen, "compressed into %s but cannot remove %s: %s", path, part, strerror (errno));
+        return -1;
+    }
+    return damaged ? 1 : 0;
 }

@@ -5,7 +5,9 @@
     ending in ".gz" is a gzip stream of the same bytes (zlib).
 
     The writer appends (a file that already holds a log gets no second
-    header, so a restarted writer goes on where the last one stopped); the
+    header, so a restarted writer goes on where the last one stopped; a
+    plain log torn by a crash is cut back to its last whole record first,
+    a compressed one that does not end cleanly is refused); the
     reader checks the header and returns records one by one, and says
     clearly where and why it stopped when the file is damaged: a record cut
     short, or a size field no message can have. It never trusts a field
@@ -28,6 +30,9 @@
    record, so this also takes the index of a day-long log. A larger size
    field is damage. */
 #define SIM_LOGFILE_MESSAGE_MAX (64u * 1024 * 1024)
+
+/* The longest message a reader's error (sim_logfile_error) has. */
+#define SIM_LOGFILE_ERROR_MAX 512
 
 /* The message types the league's tools know. */
 typedef enum {
@@ -105,8 +110,14 @@ void sim_logfile_reader_destroy (sim_logfile_reader_t **self_p);
    every later call returns -1 too. */
 int sim_logfile_next (sim_logfile_reader_t *self, sim_logfile_msg_t *msg);
 
-/* Why the reader stopped at damage, or "". Borrowed. */
+/* Why the reader stopped at damage, or "". Borrowed; at most
+   SIM_LOGFILE_ERROR_MAX bytes with its NUL. */
 const char *sim_logfile_error (const sim_logfile_reader_t *self);
+
+/* True when the reader stopped at damage that is the file's end: a record
+   cut short, or a gzip stream without its end (what a writer killed
+   mid-run leaves), rather than bytes that make no sense. */
+bool sim_logfile_reader_torn (const sim_logfile_reader_t *self);
 
 /* Go back to the first record (for a player's --loop). Returns 0 or -1. */
 int sim_logfile_rewind (sim_logfile_reader_t *self);
@@ -115,5 +126,28 @@ int sim_logfile_rewind (sim_logfile_reader_t *self);
    measure that works for both kinds. */
 uint64_t sim_logfile_position (const sim_logfile_reader_t *self);
 uint64_t sim_logfile_file_size (const sim_logfile_reader_t *self);
+
+/* ---- a compressed log written plain first ---------------------------- */
+
+/* Compressing costs the process that writes a fast run's records about a
+   quarter of its speed, so `ssl-sim run --record FILE.gz` has vision
+   write FILE.gz.part, a plain log, and the launcher compresses it into
+   FILE.gz when the run ends (docs/logs.md). */
+#define SIM_LOGFILE_PART ".part"
+
+/* The plain part a compressed log `path` is written through: `path` and
+   ".part" into buf. Returns 1 (buf filled), 0 when `path` is not a
+   compressed name (it is written as it is; buf untouched), -1 when buf is
+   too small. */
+int sim_logfile_part_path (const char *path, char *buf, size_t size);
+
+/* Compress the plain log `part` into a new gzip log at `path` (replacing
+   it), record by record, then remove `part`. *records: how many were
+   copied. Returns 0; 1 when `part` ended in damage (a crash tore its
+   last record): what came before it is in `path`, err says where it
+   stopped, and `part` is removed all the same; -1 when `part` cannot be
+   read or `path` written (err says which; `part` is kept, `path` is
+   removed). */
+int sim_logfile_compress (const char *part, const char *path, uint64_t *records, char *err, size_t errlen);
 
 #endif

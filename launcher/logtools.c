@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "sim_logfile.h"
 #include "sim_service.h"
 #include "sim_udp.h"
+#include "physics/phys_journal.h"
 #include "physics/phys_replay.h"
 
 /* The stop signal of record and play (the only state a handler touches). */
@@ -72,6 +74,84 @@ s_addrs (const sim_config_t *cfg, s_addrs_t *out)
     out->tracker = out->vision;
     out->tracker.sin_port = htons ((uint16_t) sim_config_port (cfg, cfg->network.truth_port));
     return 0;
+}
+
+/* ---- --record FILE.gz: written plain, compressed at the end ------------- */
+
+int
+launch_record_fresh (const sim_config_t *cfg)
+{
+    const char *path = cfg->run.record;
+    if (!path[0])
+        return 0;
+    char part[SIM_STRING_MAX + sizeof SIM_LOGFILE_PART];
+    if (sim_logfile_part_path (path, part, sizeof part) > 0) {
+        if (unlink (part) == 0)
+            sim_warn ("--record: removed %s, the uncompressed records of an earlier run that ended before "
+                      "they were compressed (a new run replaces %s and it)",
+                      part, path);
+        else if (errno != ENOENT) {
+            fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", part, strerror (errno));
+            return -1;
+        }
+    }
+    if (unlink (path) != 0 && errno != ENOENT) {
+        fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", path, strerror (errno));
+        return -1;
+    }
+    return 0;
+}
+
+int
+launch_record_part (sim_config_t *cfg, char *final, size_t size)
+{
+    char part[SIM_STRING_MAX];
+    int rc = sim_logfile_part_path (cfg->run.record, part, sizeof part);
+    if (rc < 0 || (rc > 0 && (size_t) snprintf (final, size, "%s", cfg->run.record) >= size)) {
+        fprintf (stderr, "ssl-sim: --record: the name %s is too long\n", cfg->run.record);
+        return -1;
+    }
+    if (rc > 0)
+        snprintf (cfg->run.record, sizeof cfg->run.record, "%s", part);
+    return rc;
+}
+
+int
+launch_record_finish (const char *part, const char *final)
+{
+    struct stat st;
+    if (stat (part, &st) != 0) {
+        /* vision never started, or could not open it (it said why) */
+        sim_warn ("--record: no records to compress into %s (%s is missing)", final, part);
+        return 0;
+    }
+    sim_info ("compressing %.1f MiB of records into %s", (double) st.st_size / 1048576.0, final);
+    char err[2 * SIM_STRING_MAX + SIM_LOGFILE_ERROR_MAX];
+    uint64_t records = 0;
+    int64_t t0 = s_mono_ns ();
+    int rc = sim_logfile_compress (part, final, &records, err, sizeof err);
+    if (rc < 0) {
+        sim_error ("--record: %s", err);
+        return -1;
+    }
+    if (rc > 0)
+        sim_warn ("--record: %s; kept the %llu records before it", err, (unsigned long long) records);
+    sim_info ("recorded %llu messages to %s (compressed in %.1f s)", (unsigned long long) records, final,
+              (double) (s_mono_ns () - t0) / 1e9);
+    return 0;
+}
+
+void
+launch_record_hint (const char *path)
+{
+    char part[SIM_STRING_MAX + sizeof SIM_LOGFILE_PART];
+    struct stat st;
+    if (sim_logfile_part_path (path, part, sizeof part) > 0 && stat (part, &st) == 0)
+        fprintf (stderr,
+                 "ssl-sim: %s is there: the uncompressed records of a run that ended before it could "
+                 "compress them into %s. It reads as it is (give its name instead), and `gzip -c %s > "
+                 "%s` compresses it\n",
+                 part, path, part, path);
 }
 
 /* ---- record ------------------------------------------------------------ */
@@ -185,6 +265,7 @@ launch_play (const char *path, const sim_config_t *cfg, bool loop)
     sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
     if (!r) {
         fprintf (stderr, "ssl-sim: play: %s\n", err);
+        launch_record_hint (path);
         return 1;
     }
     int fd = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
@@ -245,8 +326,10 @@ launch_play (const char *path, const sim_config_t *cfg, bool loop)
     }
     if (tty)
         fputc ('\n', stderr);
-    if (rc)
+    if (rc) {
         fprintf (stderr, "ssl-sim: play: %s; played what came before it\n", sim_logfile_error (r));
+        launch_record_hint (path);
+    }
     fprintf (stderr, "played %llu vision, %llu tracker and %llu referee messages%s\n",
              (unsigned long long) sent[SIM_LOGFILE_VISION], (unsigned long long) sent[SIM_LOGFILE_TRACKER],
              (unsigned long long) sent[SIM_LOGFILE_REFEREE], s_stop ? " (stopped)" : "");
@@ -260,20 +343,49 @@ launch_play (const char *path, const sim_config_t *cfg, bool loop)
 
 /* ---- replay ------------------------------------------------------------ */
 
+/* The journal's configuration record (the first one a run writes), and
+   no further: physics reads the inputs itself. */
+typedef struct {
+    char *config;
+} s_journal_config_t;
+
+static bool
+s_on_journal_record (void *arg, const phys_journal_record_t *rec)
+{
+    s_journal_config_t *jc = arg;
+    if (rec->kind != PHYS_JOURNAL_CONFIG)
+        return true; /* not expected first, but a config later is still one */
+    jc->config = strndup ((const char *) rec->payload, rec->payload_len);
+    return false;
+}
+
 int
 launch_replay (const char *path, const sim_config_t *cli, double until_s)
 {
     char err[SIM_STRING_MAX + 256];
-    phys_replay_t *script = phys_replay_load (path, err, sizeof err);
-    if (!script) {
-        fprintf (stderr, "ssl-sim: replay: %s\n", err);
+    phys_journal_header_t header;
+    s_journal_config_t jc = { 0 };
+    if (phys_journal_read (path, PHYS_REPLAY_KEY, &header, s_on_journal_record, &jc) < 0) {
+        fprintf (stderr,
+                 "ssl-sim: replay: %s is not a journal written by `ssl-sim run --journal` (missing, or its "
+                 "header is damaged)\n",
+                 path);
+        return 1;
+    }
+    if (!jc.config) {
+        fprintf (stderr, "ssl-sim: replay: %s holds no configuration record: not a --journal file\n", path);
+        return 1;
+    }
+    if (header.base_frame != 0 || header.base_seq != 0) {
+        fprintf (stderr, "ssl-sim: replay: %s does not start at the first substep of a run\n", path);
+        free (jc.config);
         return 1;
     }
     static sim_service_args_t args; /* outlives the actor threads */
     memset (&args, 0, sizeof args);
     sim_config_defaults (&args.cfg);
-    int rc = sim_config_load_string (&args.cfg, phys_replay_config (script), path, err, sizeof err);
-    phys_replay_destroy (&script);
+    int rc = sim_config_load_string (&args.cfg, jc.config, path, err, sizeof err);
+    free (jc.config);
     if (rc) {
         fprintf (stderr, "ssl-sim: replay: the journal's configuration: %s\n", err);
         return 1;
@@ -288,10 +400,12 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     args.cfg.run.journal[0] = '\0';
     args.replay = path;
     args.replay_until_s = until_s;
-    if (args.cfg.run.record[0] && unlink (args.cfg.run.record) != 0 && errno != ENOENT) {
-        fprintf (stderr, "ssl-sim: replay: cannot replace %s: %s\n", args.cfg.run.record, strerror (errno));
+    /* --record OUT.gz as in a run: vision writes OUT.gz.part, compressed
+       below once vision has stopped */
+    char final[SIM_STRING_MAX];
+    int part = 0;
+    if (launch_record_fresh (&args.cfg) || (part = launch_record_part (&args.cfg, final, sizeof final)) < 0)
         return 1;
-    }
     char prefix[40];
     snprintf (prefix, sizeof prefix, "ssl-sim-replay-%d", (int) getpid ());
     if (sim_bus_resolve (&args.cfg, prefix))
@@ -317,7 +431,10 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     }
     zactor_destroy (&vision);
     zactor_destroy (&physics);
+    if (part > 0 && launch_record_finish (args.cfg.run.record, final))
+        rc = 1;
     if (rc == 0 && args.cfg.run.record[0])
-        fprintf (stderr, "replayed %s; vision recorded to %s\n", path, args.cfg.run.record);
+        fprintf (stderr, "replayed %s; vision recorded to %s\n", path,
+                 part > 0 ? final : args.cfg.run.record);
     return rc;
 }

@@ -5,6 +5,7 @@
 #define LAUNCH_LOGTOOLS_H_INCLUDED
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "sim_config.h"
 
@@ -23,5 +24,28 @@ int launch_play (const char *path, const sim_config_t *cfg, bool loop);
 /* Re-run the world from the journal at `path`; `cli` holds the options
    given (mode, record, until_s < 0: to the end). Returns the exit code. */
 int launch_replay (const char *path, const sim_config_t *cli, double until_s);
+
+/* ---- --record FILE.gz: written plain, compressed at the end (docs/logs.md) */
+
+/* A run or replay with --record writes a new log: remove cfg's record
+   file, and for FILE.gz its plain part FILE.gz.part, left by a run that
+   was killed (a warning says so). Returns 0, or -1 (said on stderr). */
+int launch_record_fresh (const sim_config_t *cfg);
+
+/* For --record FILE.gz: copy FILE.gz into `final` and put its plain part
+   (sim_logfile_part_path) in cfg->run.record, which vision then writes.
+   Returns 1 (swapped), 0 (not compressed: unchanged), -1 (a name too
+   long, said on stderr). */
+int launch_record_part (sim_config_t *cfg, char *final, size_t size);
+
+/* After the run: compress the plain `part` into `final` and remove it
+   (logged, with the time it took). Returns 0, or -1 when it could not
+   (logged; `part` is kept). */
+int launch_record_finish (const char *part, const char *final);
+
+/* When `path` (a .gz log) cannot be read or ends in damage and its plain
+   part exists beside it, tell the user on stderr what it is and what to
+   do with it. */
+void launch_record_hint (const char *path);
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_table.h"
 #include "control.h"
 #include "logtools.h"
 #include "stats.h"
@@ -183,18 +184,6 @@ s_run_single (const sim_config_t *parsed)
     return code;
 }
 
-/* --record FILE: a run writes a new log (vision, restarted within the
-   run, appends to it). */
-static int
-s_fresh_record (const sim_config_t *cfg)
-{
-    if (cfg->run.record[0] && unlink (cfg->run.record) != 0 && errno != ENOENT) {
-        fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", cfg->run.record, strerror (errno));
-        return -1;
-    }
-    return 0;
-}
-
 /* `ssl-sim record|play|replay FILE [OPTIONS]`: FILE first, the launcher's
    own flags (--loop, --until SECS) taken out, the rest configuration. */
 static int
@@ -251,6 +240,20 @@ done:
     return code;
 }
 
+/* Whether the configuration flag `arg` takes its value from the next
+   word, as the flag table (config_flags.c) says: not in "--flag=value"
+   form, and not a flag that takes none. */
+static bool
+s_flag_takes_value (const char *arg)
+{
+    if (strchr (arg, '='))
+        return false;
+    for (size_t f = 0; f < sim_cfg_flags_count; f++)
+        if (strcmp (sim_cfg_flags[f].name, arg) == 0)
+            return sim_cfg_flags[f].arg != NULL;
+    return false; /* unknown: the configuration's parser says so */
+}
+
 /* `ssl-sim stats`: its own words (FILE, --listen ADDR, --seconds N,
    --fit) to launch_stats, the rest configuration (the multicast interface
    a live stream is joined on, --localhost). */
@@ -269,8 +272,9 @@ s_stats_command (int optc, char **optv)
                 own[nown++] = optv[++i];
         } else {
             rest[nrest++] = optv[i];
-            /* a configuration flag's value stays with it */
-            if (!strchr (optv[i], '=') && i + 1 < optc && optv[i + 1][0] != '-')
+            /* a configuration flag's value stays with it; a flag without
+               one (--localhost) leaves the next word, the FILE perhaps */
+            if (s_flag_takes_value (optv[i]) && i + 1 < optc)
                 rest[nrest++] = optv[++i];
         }
     }
@@ -289,7 +293,9 @@ static int
 s_run (int optc, char **optv)
 {
     bool single = false;
-    char **opts = calloc ((size_t) optc + 1, sizeof *opts);
+    char **opts = calloc ((size_t) optc + 2, sizeof *opts); /* room for --record=PART */
+    char final[SIM_STRING_MAX], part_opt[SIM_STRING_MAX + 16];
+    int part = 0;
     if (!opts)
         return 1;
     int n = 0;
@@ -317,9 +323,14 @@ s_run (int optc, char **optv)
             sim_error ("another simulator runs with the runtime directory %s (%s, pid %d): stop it, or start "
                        "this one with --port-offset N",
                        dir, other ? other : "ssl-sim run", pid);
-        } else if (s_fresh_record (&cfg))
+        } else if (launch_record_fresh (&cfg))
             ; /* said why; only after the lock, so a refused second
                  simulator leaves the running one's log alone */
+        /* --record FILE.gz: vision writes the records plain beside it
+           and they are compressed after the run (docs/logs.md); vision,
+           restarted within the run, appends to the part */
+        else if ((part = launch_record_part (&cfg, final, sizeof final)) < 0)
+            ;
         else if (single)
             code = s_run_single (&cfg);
         else {
@@ -331,9 +342,15 @@ s_run (int optc, char **optv)
                 exe[len] = '\0';
                 /* children parse the same options; checking them here
                    first gives one clear error instead of four */
+                if (part > 0) {
+                    snprintf (part_opt, sizeof part_opt, "--record=%s", cfg.run.record);
+                    opts[n++] = part_opt; /* the last --record wins */
+                }
                 code = launch_supervise (exe, n, opts, &cfg);
             }
         }
+        if (part > 0 && launch_record_finish (cfg.run.record, final) && code == 0)
+            code = 1;
         if (lock >= 0)
             close (lock);
     }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "logtools.h"
 #include "sim_logfile.h"
 #include "sim_udp.h"
 #include "sim_vstats.h"
@@ -29,10 +30,11 @@ s_on_signal (int sig)
 static int
 s_read_log (sim_vstats_t *vs, const char *path)
 {
-    char err[256] = "";
+    char err[SIM_LOGFILE_ERROR_MAX + 256] = "";
     sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
     if (!r) {
         fprintf (stderr, "ssl-sim: stats: %s\n", err);
+        launch_record_hint (path);
         return 1;
     }
     sim_logfile_msg_t m;
@@ -43,8 +45,10 @@ s_read_log (sim_vstats_t *vs, const char *path)
         else if (m.type == SIM_LOGFILE_TRACKER)
             sim_vstats_add_truth (vs, m.data, m.len);
     }
-    if (rc < 0) /* what came before the damage still counts */
+    if (rc < 0) { /* what came before the damage still counts */
         fprintf (stderr, "ssl-sim: stats: %s (statistics up to there)\n", sim_logfile_error (r));
+        launch_record_hint (path);
+    }
     sim_logfile_reader_destroy (&r);
     return 0;
 }

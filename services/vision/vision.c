@@ -557,8 +557,10 @@ s_destroy (vis_service_t **self_p)
     *self_p = NULL;
 }
 
-/* --record: the log file (the launcher made it empty; a restarted vision
-   appends) and the referee multicast. A referee that cannot be heard
+/* --record: the log file (the launcher made it empty; for FILE.gz it
+   hands over FILE.gz.part, written plain and compressed after the run,
+   docs/logs.md; a restarted vision appends behind the last whole record)
+   and the referee multicast. A referee that cannot be heard
    (the port taken by a game controller on this host is shared, so this
    is rare) is logged and not recorded. */
 static int

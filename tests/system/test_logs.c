@@ -7,7 +7,13 @@
       message at its address, no earlier than the recorded pace allows;
       `ssl-sim record` of what play sent holds the same bytes;
     - a truncated log plays up to the damage and exits non-zero with a
-      clear message.
+      clear message;
+    - `--record FILE.gz` in fast mode (written plain beside it, compressed
+      when the run ends): a valid gzip log with the same records as a
+      plain run of the same seed, its part gone; a launcher killed mid-run
+      leaves the plain part, readable, and `play` says what it is; a
+      vision killed mid-run and restarted appends to the part, so the log
+      reads to its end.
 */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -15,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -463,5 +470,145 @@ Test (logs, truncated_log_plays_up_to_the_damage, .timeout = 60)
     cr_expect_eq (got, 19);
     close (vision);
     unlink (ini);
+    s_files_done (&files);
+}
+
+/* ---- --record FILE.gz: plain part, compressed at the end --------------- */
+
+/* `ssl-sim run --mode fast --duration 2 --record path` to its end, with
+   a journal: a journaled run starts its clock once vision has joined, so
+   vision sees every substep from the first and two runs of one seed
+   release the same packets (without it, a loaded machine's slow vision
+   start would begin the log a few frames later). Returns the exit code;
+   *compressed: whether the launcher said it compressed the log. */
+static int
+s_fast_run (const char *path, bool *compressed)
+{
+    char journal[160];
+    snprintf (journal, sizeof journal, "%s.journal", path);
+    const char *args[] = { "--mode",   "fast", "--duration", "2",     "--seed", "7",
+                           "--record", path,   "--journal",  journal, NULL };
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_start (&p, args, NULL), 0);
+    /* compressing takes a moment after the run: the launcher ends itself */
+    cr_assert_eq (sim_lab_wait_exit (p.pid, 90000), 0, "the run did not end");
+    int status = 0;
+    cr_assert_eq (waitpid (p.pid, &status, 0), p.pid);
+    int code = WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+    *compressed = s_file_has (p.log, "(compressed in");
+    if (code != 0)
+        sim_proc_dump_log (&p);
+    sim_proc_cleanup (&p);
+    unlink (journal);
+    return code;
+}
+
+Test (logs, fast_gz_record_holds_the_plain_runs_records, .timeout = 240)
+{
+    s_files_t files;
+    s_files (&files);
+    bool compressed = false;
+    cr_assert_eq (s_fast_run (files.a, &compressed), 0);
+    cr_expect_not (compressed, "a plain log is not compressed");
+    cr_assert_eq (s_fast_run (files.b, &compressed), 0);
+    cr_expect (compressed, "the launcher says it compressed the log");
+    char part[160];
+    snprintf (part, sizeof part, "%s.part", files.b);
+    cr_expect_neq (access (part, F_OK), 0, "%s is removed once compressed", part);
+    uint8_t head[2] = { 0 };
+    FILE *f = fopen (files.b, "rb");
+    cr_assert_not_null (f);
+    cr_assert_eq (fread (head, 1, 2, f), 2);
+    fclose (f);
+    cr_expect (head[0] == 0x1f && head[1] == 0x8b, "%s is a gzip stream", files.b);
+    /* same seed, same packets: the runs end after two wall seconds each,
+       so one holds a prefix of the other (s_msgs_read: each reads to a
+       clean end) */
+    s_msgs_t a, b;
+    s_msgs_read (&a, files.a, SIM_LOGFILE_VISION);
+    s_msgs_read (&b, files.b, SIM_LOGFILE_VISION);
+    size_t n = a.count < b.count ? a.count : b.count;
+    cr_assert_geq (n, 200, "recorded %zu and %zu vision packets", a.count, b.count);
+    size_t differ = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!s_msg_eq (&a, i, &b, i) && differ++ == 0)
+            first = i;
+    cr_expect_eq (differ, 0, "%zu of %zu packets differ, the first at %zu", differ, n, first);
+    s_msgs_free (&a);
+    s_msgs_free (&b);
+    s_files_done (&files);
+}
+
+Test (logs, killed_gz_run_leaves_a_readable_part, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    char part[160];
+    snprintf (part, sizeof part, "%s.part", files.b);
+    const char *args[] = { "--mode", "fast", "--record", files.b, NULL };
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_start (&p, args, NULL), 0);
+    int fd = sim_test_udp (p.vision_port);
+    cr_assert_geq (fd, 0);
+    uint8_t buf[65536];
+    for (int i = 0; i < 50; i++)
+        cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d", i);
+    close (fd);
+    int vision = sim_proc_service_pid (&p, "vision");
+    cr_assert_gt (vision, 0);
+    cr_assert_eq (sim_lab_wait_file (part, S_WAIT_MS), 0);
+    /* the launcher dies at once; its children get SIGTERM and stop */
+    kill (p.pid, SIGKILL);
+    waitpid (p.pid, NULL, 0);
+    p.pid = 0;
+    cr_assert_eq (sim_lab_wait_exit (vision, 30000), 0, "vision did not stop");
+    cr_expect_neq (access (files.b, F_OK), 0, "nothing compressed it");
+    s_msgs_t m;
+    s_msgs_read (&m, part, SIM_LOGFILE_VISION); /* asserts a clean end */
+    cr_expect_geq (m.count, 50);
+    s_msgs_free (&m);
+    /* play of the name given tells what the part is */
+    char addr[64];
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", sim_test_free_port ());
+    const char *play[] = { "play", files.b, "--vision-addr", addr, NULL };
+    cr_expect_neq (s_wait_exit (s_spawn (play, files.out)), 0);
+    cr_expect (s_file_has (files.out, ".part is there"), "play names the part");
+    unlink (part);
+    sim_proc_cleanup (&p);
+    s_files_done (&files);
+}
+
+Test (logs, restarted_vision_appends_to_the_part, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--mode", "realtime", "--record", files.b, NULL };
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_start (&p, args, NULL), 0);
+    int fd = sim_test_udp (p.vision_port);
+    cr_assert_geq (fd, 0);
+    uint8_t buf[65536];
+    /* 400 packets, some 200 KB: more than the writer buffers, so some are
+       on disk when vision dies, likely with a record torn */
+    for (int i = 0; i < 400; i++)
+        cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d", i);
+    int vision = sim_proc_service_pid (&p, "vision");
+    cr_assert_gt (vision, 0);
+    kill (vision, SIGKILL);
+    cr_assert_gt (sim_lab_wait_service (p.dir, 0, "vision", vision, 20000), 0, "vision was not restarted");
+    sim_test_drain (fd);
+    for (int i = 0; i < 100; i++)
+        cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d after the restart",
+                      i);
+    close (fd);
+    int code = sim_proc_stop (&p);
+    if (code != 0)
+        sim_proc_dump_log (&p);
+    cr_assert_eq (code, 0);
+    s_msgs_t m;
+    s_msgs_read (&m, files.b, SIM_LOGFILE_VISION); /* asserts a clean end: no tear inside */
+    cr_expect_geq (m.count, 150, "%zu vision packets recorded", m.count);
+    s_msgs_free (&m);
+    sim_proc_cleanup (&p);
     s_files_done (&files);
 }

@@ -126,6 +126,15 @@ Test (stats, bad_input_gets_a_clear_answer)
                                    sim_lab_exe (), dir),
                   1);
     cr_expect (strstr (out, "ssl-sim: stats:"), "%s", out);
+    /* a configuration flag without a value leaves FILE alone; one with a
+       value takes the next word */
+    cr_expect_eq (
+        sim_lab_capture (out, sizeof out, "'%s' stats --localhost '%s/x' 2>&1", sim_lab_exe (), dir), 1);
+    cr_expect (strstr (out, "not an SSL log file"), "%s", out);
+    cr_expect_eq (sim_lab_capture (out, sizeof out, "'%s' stats --log-level warn '%s/x' --localhost 2>&1",
+                                   sim_lab_exe (), dir),
+                  1);
+    cr_expect (strstr (out, "not an SSL log file"), "%s", out);
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 

@@ -355,3 +355,187 @@ Test (logfile, damaged_gzip)
     }
     s_tmp_done (&t);
 }
+
+/* n vision records of 300 bytes each, record i filled with i, from time
+   t0 on (a writer appending to `path`). */
+static void
+s_write_n (const char *path, int t0, int n)
+{
+    char err[512] = "";
+    sim_logfile_writer_t *w = sim_logfile_writer_new (path, false, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    uint8_t msg[300];
+    for (int i = t0; i < t0 + n; i++) {
+        memset (msg, i, sizeof msg);
+        cr_assert_eq (sim_logfile_write (w, i, SIM_LOGFILE_VISION, msg, sizeof msg), 0);
+    }
+    cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+}
+
+/* Records 0.. of `path` read back in order: returns how many, *rc the
+   reader's last answer. */
+static int
+s_read_n (const char *path, int *rc)
+{
+    char err[512] = "";
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
+    cr_assert_not_null (r, "%s", err);
+    sim_logfile_msg_t m;
+    int n = 0;
+    while ((*rc = sim_logfile_next (r, &m)) == 1) {
+        cr_expect_eq (m.time_ns, n, "record %d", n);
+        cr_expect (m.len == 300 && m.data[0] == (uint8_t) n && m.data[299] == (uint8_t) n, "record %d", n);
+        n++;
+    }
+    sim_logfile_reader_destroy (&r);
+    return n;
+}
+
+static void
+s_cut (const char *path, size_t drop)
+{
+    static uint8_t whole[1 << 20];
+    size_t len = s_slurp (path, whole, sizeof whole);
+    cr_assert_gt (len, drop);
+    s_spit (path, whole, len - drop);
+}
+
+/* A writer killed mid-record leaves a torn plain log; the writer started
+   again (a restarted vision) cuts the torn record off and appends, so the
+   file reads to its end with every whole record. */
+Test (logfile, append_cuts_a_torn_plain_tail)
+{
+    s_tmp_t t;
+    s_tmp (&t, "f.log.gz.part");
+    s_write_n (t.path, 0, 10);
+    s_cut (t.path, 100); /* record 9 loses 100 of its 316 bytes */
+    int rc;
+    cr_expect_eq (s_read_n (t.path, &rc), 9);
+    cr_expect_eq (rc, -1);
+    s_write_n (t.path, 9, 5);
+    cr_expect_eq (s_read_n (t.path, &rc), 14);
+    cr_expect_eq (rc, 0, "the appended records follow the whole ones");
+    s_tmp_done (&t);
+}
+
+/* A gzip log whose writer was killed after a flush point: every record
+   up to it decodes, but the stream has no end. The reader says so, and a
+   writer refuses to append behind it (a new gzip member behind an
+   unfinished one would never be read), with a message that says what to
+   do. */
+Test (logfile, torn_gzip_is_reported_and_not_appended_to)
+{
+    s_tmp_t t;
+    s_tmp (&t, "g.log.gz");
+    char err[512] = "";
+    sim_logfile_writer_t *w = sim_logfile_writer_new (t.path, false, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    uint8_t msg[300];
+    for (int i = 0; i < 10; i++) {
+        memset (msg, i, sizeof msg);
+        cr_assert_eq (sim_logfile_write (w, i, SIM_LOGFILE_VISION, msg, sizeof msg), 0);
+    }
+    cr_assert_eq (sim_logfile_flush (w), 0);
+    /* what a kill -9 now would leave on disk */
+    static uint8_t flushed[1 << 16];
+    size_t len = s_slurp (t.path, flushed, sizeof flushed);
+    sim_logfile_writer_destroy (&w);
+    s_spit (t.path, flushed, len);
+    sim_logfile_reader_t *r = sim_logfile_reader_new (t.path, err, sizeof err);
+    cr_assert_not_null (r, "%s", err);
+    sim_logfile_msg_t m;
+    int n = 0, rc;
+    while ((rc = sim_logfile_next (r, &m)) == 1)
+        n++;
+    cr_expect_eq (n, 10);
+    cr_expect_eq (rc, -1);
+    cr_expect (sim_logfile_reader_torn (r));
+    cr_expect (strstr (sim_logfile_error (r), "without its gzip trailer"), "%s", sim_logfile_error (r));
+    sim_logfile_reader_destroy (&r);
+    cr_expect_null (sim_logfile_writer_new (t.path, false, err, sizeof err));
+    cr_expect (strstr (err, "does not end cleanly") && strstr (err, "zcat"), "%s", err);
+    /* the file is left as it was */
+    static uint8_t after[1 << 16];
+    cr_expect_eq (s_slurp (t.path, after, sizeof after), len);
+    /* cut inside the compressed data: torn as well, and refused */
+    s_cut (t.path, 20);
+    cr_expect_null (sim_logfile_writer_new (t.path, false, err, sizeof err));
+    cr_expect (strstr (err, "does not end cleanly"), "%s", err);
+    s_tmp_done (&t);
+}
+
+/* A record the writer refuses leaves no offset in the index: every
+   offset in it names a record that is there, each once. */
+Test (logfile, index_holds_only_written_records)
+{
+    s_tmp_t t;
+    s_tmp (&t, "i.log");
+    char err[256];
+    sim_logfile_writer_t *w = sim_logfile_writer_new (t.path, true, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    uint8_t msg[8] = { 0 };
+    cr_assert_eq (sim_logfile_write (w, 1, SIM_LOGFILE_VISION, msg, sizeof msg), 0);
+    cr_expect_eq (sim_logfile_write (w, 2, SIM_LOGFILE_VISION, msg, SIM_LOGFILE_MESSAGE_MAX + 1u), -1);
+    cr_expect_eq (sim_logfile_write (w, 2, SIM_LOGFILE_VISION, NULL, 4), -1);
+    cr_assert_eq (sim_logfile_write (w, 3, SIM_LOGFILE_VISION, msg, sizeof msg), 0);
+    cr_expect_eq (sim_logfile_failures (w), 2);
+    sim_logfile_writer_destroy (&w);
+    sim_logfile_reader_t *r = sim_logfile_reader_new (t.path, err, sizeof err);
+    cr_assert_not_null (r, "%s", err);
+    sim_logfile_msg_t m;
+    uint64_t offsets[2];
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq (sim_logfile_next (r, &m), 1);
+        offsets[i] = m.offset;
+    }
+    cr_assert_eq (sim_logfile_next (r, &m), 1);
+    cr_assert_eq (m.type, SIM_LOGFILE_INDEX);
+    cr_assert_eq (m.len, 2 * 8 + 8 + 7, "an offset for each of the 2 records, no more");
+    for (int i = 0; i < 2; i++) {
+        uint64_t v = 0;
+        for (int b = 0; b < 8; b++)
+            v = (v << 8) | m.data[8 * i + b];
+        cr_expect_eq (v, offsets[i], "index entry %d", i);
+    }
+    sim_logfile_reader_destroy (&r);
+    s_tmp_done (&t);
+}
+
+/* A compressed run's plain part into FILE.gz: the same records, the part
+   removed; a part a crash tore keeps its whole records and says where it
+   stopped; a missing part is an error that touches nothing. */
+Test (logfile, compress_a_part)
+{
+    s_tmp_t t;
+    s_tmp (&t, "j.log.gz");
+    char part[160], err[1024] = "";
+    cr_assert_eq (sim_logfile_part_path (t.path, part, sizeof part), 1);
+    cr_expect (strcmp (part + strlen (part) - 13, "j.log.gz.part") == 0, "%s", part);
+    char small[8];
+    cr_expect_eq (sim_logfile_part_path (t.path, small, sizeof small), -1);
+    cr_expect_eq (sim_logfile_part_path ("plain.log", small, sizeof small), 0);
+    for (int round = 0; round < 2; round++) {
+        s_write_n (part, 0, 50);
+        if (round == 1)
+            s_cut (part, 7);
+        uint64_t records = 0;
+        int rc = sim_logfile_compress (part, t.path, &records, err, sizeof err);
+        cr_expect_eq (rc, round, "%s", err);
+        cr_expect_eq (records, 50 - (uint64_t) round);
+        if (round == 1)
+            cr_expect (strstr (err, "truncated record"), "%s", err);
+        cr_expect_neq (access (part, F_OK), 0, "the part is removed");
+        uint8_t head[2];
+        cr_assert_eq (s_slurp (t.path, head, 2), 2);
+        cr_expect (head[0] == 0x1f && head[1] == 0x8b, "a gzip stream");
+        int last;
+        cr_expect_eq (s_read_n (t.path, &last), 50 - round);
+        cr_expect_eq (last, 0);
+    }
+    uint64_t records = 7;
+    cr_expect_eq (sim_logfile_compress (part, t.path, &records, err, sizeof err), -1);
+    cr_expect (strstr (err, "cannot read"), "%s", err);
+    cr_expect_eq (records, 0);
+    cr_expect_eq (access (t.path, F_OK), 0, "FILE.gz stays when there is no part");
+    s_tmp_done (&t);
+}
