@@ -66,8 +66,12 @@ vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz
             reach = (rb->height - z_low) / (cam->z - z_low) * hrun;
         } else
             reach = hrun;
-        double d = hypot (rb->x - bx, rb->y - by);
-        if (d <= rb->radius + r + reach + 1e-9)
+        /* hypot (dx, dy) <= bound, asked of hypot only where the squares
+           are too close to tell */
+        double dx = rb->x - bx, dy = rb->y - by, bound = rb->radius + r + reach + 1e-9;
+        double q = sqrt (dx * dx + dy * dy), slack = vis_ball_hypot_slack (dx, dy);
+        bool near = q + slack <= bound ? true : q - slack > bound ? false : hypot (dx, dy) <= bound;
+        if (near)
             cand[nc++] = k;
     }
     if (nc == 0)

@@ -304,9 +304,27 @@ s_near_robot_loss (const sim_realism_t *r, const sim_snapshot_t *snap, int n, do
     double a = r->near_robot_ball_loss, len = r->near_robot_ball_loss_length;
     if (!(a > 0) || !(len > 0) || n == 0)
         return 0;
+    /* hypot is the measure (the same gap as ever), but it costs several
+       times sqrt of the squares, which is within vis_ball_hypot_slack of it: the
+       squares pick the robots that can be nearest, hypot decides among
+       them. A robot whose square overflows is never picked; it cannot be
+       the nearest of finite ones, and alone it leaves the gap infinite,
+       which returns 0 as its huge hypot gap would. */
+    double approx[SIM_SNAPSHOT_MAX_ROBOTS], slack[SIM_SNAPSHOT_MAX_ROBOTS];
+    double best = INFINITY;
+    for (int k = 0; k < n; k++) {
+        const sim_robot_state_t *rb = &snap->robots[k];
+        double dx = rb->x - bx, dy = rb->y - by;
+        approx[k] = sqrt (dx * dx + dy * dy) - rb->radius;
+        slack[k] = vis_ball_hypot_slack (dx, dy);
+        if (approx[k] + slack[k] < best)
+            best = approx[k] + slack[k];
+    }
     double gap = INFINITY;
     for (int k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
+        if (!(approx[k] - slack[k] <= best))
+            continue;
         double g = hypot (rb->x - bx, rb->y - by) - rb->radius;
         if (g < gap)
             gap = g;
