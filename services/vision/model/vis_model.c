@@ -480,8 +480,8 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
                             : vis_ball_area_term (cam->z, zp, v->focal_length_px);
             double area = v->area_at_nadir_px * term + n_a;
             area = vis * (area > 0 ? area : 0);
-            double ex, ey, ephi;
-            vis_calib_error (cal, r, px, py, &ex, &ey, &ephi);
+            double ex, ey;
+            vis_calib_error (cal, r, px, py, &ex, &ey, NULL);
             double nx = sim_rng_normal (&rng_n, r->stddev_ball_p);
             double ny = sim_rng_normal (&rng_n, r->stddev_ball_p);
             f->balls[f->ball_count++] = (vis_ball_det_t) {
@@ -511,8 +511,8 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
                 continue;
             if (s_fov_edge_miss (r, cam, &rng_d, sx, sy))
                 continue;
-            double ex, ey, ephi;
-            vis_calib_error (cal, r, sx, sy, &ex, &ey, &ephi);
+            double ex, ey;
+            vis_calib_error (cal, r, sx, sy, &ex, &ey, NULL);
             f->balls[f->ball_count++] = (vis_ball_det_t) {
                 .x = sx + ex,
                 .y = sy + ey,
