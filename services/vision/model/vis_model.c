@@ -154,13 +154,19 @@ vis_model_resume (vis_model_t *self, uint64_t t_ns)
     self->started = true;
 }
 
+/* A confidence: c clamped to [DBL_MIN, 1]. */
 static double
-s_confidence (sim_rng_t *rng_n, double mean, double stddev)
+s_clamp_confidence (double c)
 {
-    double c = mean + sim_rng_normal (rng_n, stddev);
     if (!(c >= DBL_MIN))
         return DBL_MIN;
     return c > 1 ? 1 : c;
+}
+
+static double
+s_confidence (sim_rng_t *rng_n, double mean, double stddev)
+{
+    return s_clamp_confidence (mean + sim_rng_normal (rng_n, stddev));
 }
 
 /* One robot detection with fresh noise and confidence (steps 3 of §5.1,
@@ -170,16 +176,18 @@ s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t 
              double phi, vis_robot_det_t *out)
 {
     const sim_realism_t *r = &self->def.realism;
-    double nx = sim_rng_normal (rng_n, r->stddev_robot_p);
-    double ny = sim_rng_normal (rng_n, r->stddev_robot_p);
-    double nphi = sim_rng_normal (rng_n, r->stddev_robot_phi);
+    /* polar pairs: the four normals of a detection for the price of two
+       logs, the largest cost of the model after the calibration warp */
+    double nx, ny, nphi, nc;
+    sim_rng_normal_pair (rng_n, r->stddev_robot_p, r->stddev_robot_p, &nx, &ny);
+    sim_rng_normal_pair (rng_n, r->stddev_robot_phi, self->def.confidence_stddev, &nphi, &nc);
     *out = (vis_robot_det_t) {
         .id = rb->id,
         .x = px + nx,
         .y = py + ny,
         .orientation = phi + nphi,
         .height = rb->height,
-        .confidence = s_confidence (rng_n, self->def.robot_confidence_mean, self->def.confidence_stddev),
+        .confidence = s_clamp_confidence (self->def.robot_confidence_mean + nc),
     };
 }
 
@@ -474,7 +482,8 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         if (vis >= r->ball_visibility_threshold) {
             double px, py, zp;
             vis_ball_project (cx, cy, cz, br, cam, &px, &py, &zp);
-            double n_a = sim_rng_normal (&rng_n, r->stddev_ball_area);
+            double n_a, n_c, nx, ny;
+            sim_rng_normal_pair (&rng_n, r->stddev_ball_area, v->confidence_stddev, &n_a, &n_c);
             double term = r->ball_area_height_gain > 0
                             ? 1 + r->ball_area_height_gain * pow (zp, r->ball_area_height_exponent)
                             : vis_ball_area_term (cam->z, zp, v->focal_length_px);
@@ -482,8 +491,7 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
             area = vis * (area > 0 ? area : 0);
             double ex, ey;
             vis_calib_error (cal, r, px, py, &ex, &ey, NULL);
-            double nx = sim_rng_normal (&rng_n, r->stddev_ball_p);
-            double ny = sim_rng_normal (&rng_n, r->stddev_ball_p);
+            sim_rng_normal_pair (&rng_n, r->stddev_ball_p, r->stddev_ball_p, &nx, &ny);
             f->balls[f->ball_count++] = (vis_ball_det_t) {
                 .x = px + ex + nx,
                 .y = py + ey + ny,
@@ -491,7 +499,7 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
                 .has_z = v->report_ball_z,
                 .area = area,
                 .has_area = v->report_area,
-                .confidence = s_confidence (&rng_n, v->ball_confidence_mean, v->confidence_stddev),
+                .confidence = s_clamp_confidence (v->ball_confidence_mean + n_c),
             };
         }
     }
