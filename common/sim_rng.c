@@ -87,6 +87,26 @@ sim_rng_normal (sim_rng_t *rng, double sigma)
     return sqrt (-2.0 * log (u1)) * cos (2.0 * M_PI * u2) * sigma;
 }
 
+void
+sim_rng_normal_pair (sim_rng_t *rng, double sigma_a, double sigma_b, double *a, double *b)
+{
+    *a = *b = 0;
+    if (!(sigma_a > 0) && !(sigma_b > 0))
+        return;
+    double u, v, s;
+    do {
+        /* exact: a 53-bit uniform doubled, less one */
+        u = 2 * sim_rng_uniform01 (rng) - 1;
+        v = 2 * sim_rng_uniform01 (rng) - 1;
+        s = u * u + v * v;
+    } while (!(s < 1) || s == 0);
+    double f = sqrt (-2 * log (s) / s);
+    if (sigma_a > 0)
+        *a = u * f * sigma_a;
+    if (sigma_b > 0)
+        *b = v * f * sigma_b;
+}
+
 bool
 sim_rng_chance (sim_rng_t *rng, double p)
 {

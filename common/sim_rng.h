@@ -46,6 +46,14 @@ double sim_rng_uniform01 (sim_rng_t *rng);
 double sim_rng_uniform (sim_rng_t *rng, double lo, double hi);
 /* Box-Muller normal with deviation sigma; no draw and 0 when sigma <= 0. */
 double sim_rng_normal (sim_rng_t *rng, double sigma);
+/* Two independent normals with deviations sigma_a into *a and sigma_b
+   into *b from one Marsaglia polar draw: a point uniform in the unit disc
+   (2 uniforms a try, 1.27 tries on average) scaled by
+   sqrt (-2 ln s / s), one log and one sqrt for the pair and no
+   trigonometry, so about a third of the cost of two sim_rng_normal
+   (other numbers). No draw and both 0 when neither sigma is > 0; a side
+   whose sigma is <= 0 gets 0. */
+void sim_rng_normal_pair (sim_rng_t *rng, double sigma_a, double sigma_b, double *a, double *b);
 /* No draw for p <= 0 (false) or p >= 1 (true); else u < p. */
 bool sim_rng_chance (sim_rng_t *rng, double p);
 /* Fisher-Yates over n elements of `size` bytes, last index down. */

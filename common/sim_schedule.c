@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define S_MEMO 4
+
 struct sim_schedule_t {
     uint64_t period;                                          /* ns */
     uint64_t substep;                                         /* ns, for skip_to */
@@ -19,6 +21,10 @@ struct sim_schedule_t {
     uint64_t grid[SIM_MAX_CAMERAS];                           /* its index k on the camera's grid */
     uint64_t taken[SIM_MAX_CAMERAS], before[SIM_MAX_CAMERAS]; /* last two captures */
     uint64_t offset[SIM_MAX_CAMERAS];
+    /* Jittered instants already drawn, by k mod S_MEMO: an advance asks
+       for the same two or three instants up to five times, and each costs
+       a keyed seed and a normal draw. UINT64_MAX marks an empty slot. */
+    uint64_t memo_k[SIM_MAX_CAMERAS][S_MEMO], memo_t[SIM_MAX_CAMERAS][S_MEMO];
     sim_schedule_def_t def;          /* for the jittered instants */
     uint32_t frame[SIM_MAX_CAMERAS]; /* next frame number */
     uint32_t suppressed;
@@ -134,13 +140,12 @@ sim_schedule_def_jittered (const sim_schedule_def_t *def)
     return def->capture_jitter > 0 || def->capture_late_rate > 0;
 }
 
-uint64_t
-sim_schedule_instant_ns (const sim_schedule_def_t *def, int index, uint64_t k)
+/* Instant k of camera `index` on the grid `base` = offset + k T, moved by
+   its keyed jitter draw; period and offset come from the caller, which
+   may have them cached. */
+static uint64_t
+s_jittered (const sim_schedule_def_t *def, uint64_t period, uint64_t base, int index, uint64_t k)
 {
-    uint64_t period = sim_schedule_period_ns (def->frame_rate);
-    uint64_t base = sim_schedule_offset_ns (def, index) + k * period;
-    if (!sim_schedule_def_jittered (def))
-        return base;
     sim_rng_t rng;
     uint64_t key = ((uint64_t) def->rig_generation << 32) | (uint64_t) index;
     sim_rng_seed_keyed (&rng, def->seed, SIM_STREAM_CAPTURE_JITTER, key, k);
@@ -158,20 +163,38 @@ sim_schedule_instant_ns (const sim_schedule_def_t *def, int index, uint64_t k)
     return base + (uint64_t) off;
 }
 
-/* Instant k of camera i, from the offset cached at load when on the grid. */
-static uint64_t
-s_instant (const sim_schedule_t *self, int i, uint64_t k)
+uint64_t
+sim_schedule_instant_ns (const sim_schedule_def_t *def, int index, uint64_t k)
 {
+    uint64_t period = sim_schedule_period_ns (def->frame_rate);
+    uint64_t base = sim_schedule_offset_ns (def, index) + k * period;
+    if (!sim_schedule_def_jittered (def))
+        return base;
+    return s_jittered (def, period, base, index, k);
+}
+
+/* Instant k of camera i, from the period and offset cached at load, and
+   when jittered from the memo (the same value sim_schedule_instant_ns
+   gives: the memo only saves drawing it again). */
+static uint64_t
+s_instant (sim_schedule_t *self, int i, uint64_t k)
+{
+    uint64_t base = self->offset[i] + k * self->period;
     if (!sim_schedule_def_jittered (&self->def))
-        return self->offset[i] + k * self->period;
-    return sim_schedule_instant_ns (&self->def, i, k);
+        return base;
+    int slot = (int) (k % S_MEMO);
+    if (self->memo_k[i][slot] != k) {
+        self->memo_t[i][slot] = s_jittered (&self->def, self->period, base, i, k);
+        self->memo_k[i][slot] = k;
+    }
+    return self->memo_t[i][slot];
 }
 
 /* Number of instants of camera i at or before t: the grid estimate, then
    corrected by at most a step either way (a jittered instant is within
    0.65 T of its grid point). */
 static uint64_t
-s_count_until (const sim_schedule_t *self, int i, uint64_t t)
+s_count_until (sim_schedule_t *self, int i, uint64_t t)
 {
     uint64_t k = t >= self->offset[i] ? (t - self->offset[i]) / self->period : 0;
     while (k > 0 && s_instant (self, i, k - 1) > t)
@@ -216,6 +239,8 @@ s_load_rig (sim_schedule_t *self, const sim_schedule_def_t *def, uint64_t start)
     self->count = rig->count < SIM_MAX_CAMERAS ? rig->count : SIM_MAX_CAMERAS;
     for (int i = 0; i < self->count; i++) {
         self->offset[i] = sim_schedule_offset_ns (def, i);
+        for (int m = 0; m < S_MEMO; m++)
+            self->memo_k[i][m] = UINT64_MAX;
         self->grid[i] = 0;
         self->next[i] = s_instant (self, i, 0);
         self->taken[i] = self->before[i] = 0;

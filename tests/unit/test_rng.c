@@ -84,6 +84,44 @@ Test (rng, normal_matches_sigma_and_zero_sigma_draws_nothing)
     cr_assert_eq (memcmp (&before, &rng, sizeof rng), 0, "a zero sigma must not consume a draw");
 }
 
+Test (rng, normal_pair_is_two_independent_normals)
+{
+    sim_rng_t rng, before;
+    sim_rng_seed (&rng, 9, 1);
+    double sum[2] = { 0 }, sq[2] = { 0 }, cross = 0;
+    long tail[2] = { 0 };
+    const int n = 200000;
+    for (int i = 0; i < n; i++) {
+        double x[2];
+        sim_rng_normal_pair (&rng, 0.5, 2.0, &x[0], &x[1]);
+        for (int k = 0; k < 2; k++) {
+            sum[k] += x[k];
+            sq[k] += x[k] * x[k];
+            /* beyond 2 sigma: 4.55 % of a normal's mass */
+            tail[k] += fabs (x[k]) > 2 * (k ? 2.0 : 0.5);
+        }
+        cross += x[0] * x[1];
+    }
+    const double sigma[2] = { 0.5, 2.0 };
+    for (int k = 0; k < 2; k++) {
+        double mean = sum[k] / n, sd = sqrt (sq[k] / n - mean * mean);
+        /* bands of several standard errors: sigma / sqrt (n) = 0.0022 sigma */
+        cr_assert_float_eq (mean, 0.0, 0.01 * sigma[k]);
+        cr_assert_float_eq (sd, sigma[k], 0.01 * sigma[k]);
+        cr_assert_float_eq ((double) tail[k] / n, 0.0455, 0.003, "side %d", k);
+    }
+    cr_assert_float_eq (cross / n / (0.5 * 2.0), 0.0, 0.01, "the two sides are uncorrelated");
+    /* one side off: it is 0, the other still normal */
+    double a, b;
+    sim_rng_normal_pair (&rng, 0.0, 1.0, &a, &b);
+    cr_assert_eq (a, 0.0);
+    cr_assert_neq (b, 0.0);
+    before = rng;
+    sim_rng_normal_pair (&rng, 0.0, -1.0, &a, &b);
+    cr_assert (a == 0.0 && b == 0.0);
+    cr_assert_eq (memcmp (&before, &rng, sizeof rng), 0, "two zero sigmas must not consume a draw");
+}
+
 Test (rng, chance_edges_draw_nothing)
 {
     sim_rng_t rng, before;

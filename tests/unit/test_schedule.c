@@ -415,3 +415,55 @@ Test (schedule, jittered_skip_to_continues_where_stepping_is)
     sim_schedule_destroy (&a);
     sim_schedule_destroy (&b);
 }
+
+Test (schedule, stepped_instants_are_the_pure_ones)
+{
+    /* the schedule keeps the instants it has drawn; what it reports must
+       still be the pure function of the key, for every camera, after a
+       rig replacement too (the kept ones belong to the old rig) */
+    sim_config_t cfg = s_jitter_cfg ();
+    cfg.vision.default_camera_count = 4;
+    cfg.vision.camera_phase = SIM_PHASE_FREE_RUNNING;
+    sim_schedule_def_t def;
+    sim_schedule_def_from_config (&def, &cfg);
+    uint64_t period = sim_schedule_period_ns (def.frame_rate);
+    sim_schedule_t *s = sim_schedule_new (&def);
+    cr_assert (s);
+    uint32_t mask, fn[SIM_MAX_CAMERAS];
+    /* grid index of frame 0: 0 from the start, found after the reset (the
+       first capture then takes the latest instant passed) */
+    int64_t first[4] = { 0, 0, 0, 0 };
+    int checked = 0;
+    for (uint64_t t = 1000000; t < 20000000000u; t += 1000000) {
+        if (t == 10000000000u) {
+            def.rig_generation++;
+            sim_schedule_reset_rig (s, &def, t);
+            for (int i = 0; i < 4; i++)
+                first[i] = -1;
+        }
+        sim_schedule_advance (s, t, 0, &mask, fn);
+        for (int i = 0; i < 4; i++) {
+            if (!(mask & (1u << i)))
+                continue;
+            uint64_t taken = sim_schedule_capture_ns (s, i);
+            if (first[i] < 0) {
+                cr_assert_eq (fn[i], 0);
+                for (uint64_t k = t / period - 2; k <= t / period + 2; k++)
+                    if (sim_schedule_instant_ns (&def, i, k) == taken)
+                        first[i] = (int64_t) k;
+                cr_assert (first[i] >= 0, "camera %d's first capture after the reset is an instant", i);
+                continue;
+            }
+            /* a 1 ms substep never passes two instants of one camera */
+            uint64_t k = (uint64_t) first[i] + fn[i];
+            cr_assert_eq (taken, sim_schedule_instant_ns (&def, i, k), "t %lu camera %d", (unsigned long) t,
+                          i);
+            if (fn[i] > 0)
+                cr_assert_eq (sim_schedule_previous_capture_ns (s, i),
+                              sim_schedule_instant_ns (&def, i, k - 1));
+            checked++;
+        }
+    }
+    cr_assert (checked > 5000, "%d captures checked", checked);
+    sim_schedule_destroy (&s);
+}

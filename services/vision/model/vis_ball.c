@@ -40,6 +40,47 @@ s_segment_hits (const double a[3], const double b[3], double ox, double oy, doub
     return zmin <= h && zmax >= 0;
 }
 
+/* Keep of the candidates cand[0..nc) those that can block a sight line;
+   returns how many (kept in order). Every sample point lies within r of
+   the centre, so each sample's line stays within r of the centre's line
+   to the camera at the same parameter; a robot that the centre's line
+   passes farther than its radius + r (+ a margin far above rounding)
+   from, over the part of it below the robot's top + r, blocks no
+   sample. The exact test still decides for the others, so the answer is
+   the same; the samples are still summed when none is left. */
+static int
+s_on_sight_line (const sim_snapshot_t *snap, int *cand, int nc, double bx, double by, double bz, double r,
+                 const sim_camera_cfg_t *cam)
+{
+    const double margin = 1e-5;
+    double ux = cam->x - bx, uy = cam->y - by, rise = cam->z - bz;
+    double run2 = ux * ux + uy * uy;
+    if (!(rise > 1e-3) || !(run2 > 1e-12))
+        return nc; /* a camera level with or below the ball, or straight above */
+    int kept = 0;
+    for (int c = 0; c < nc; c++) {
+        const sim_robot_state_t *rb = &snap->robots[cand[c]];
+        double s_top = (rb->height + r + margin - bz) / rise;
+        if (!(s_top >= 0)) {
+            /* the line starts above the robot; rounding may not decide */
+            if (s_top > -1e-6)
+                cand[kept++] = cand[c];
+            continue;
+        }
+        if (s_top > 1)
+            s_top = 1;
+        /* nearest point of the centre's horizontal run over [0, s_top] */
+        double fx = rb->x - bx, fy = rb->y - by;
+        double s = (fx * ux + fy * uy) / run2;
+        s = s < 0 ? 0 : s > s_top ? s_top : s;
+        double gx = fx - s * ux, gy = fy - s * uy;
+        double reach = rb->radius + r + margin;
+        if (!(gx * gx + gy * gy > reach * reach))
+            cand[kept++] = cand[c];
+    }
+    return kept;
+}
+
 double
 vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz, double r,
                      const sim_camera_cfg_t *cam, double *cx, double *cy, double *cz)
@@ -66,12 +107,17 @@ vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz
             reach = (rb->height - z_low) / (cam->z - z_low) * hrun;
         } else
             reach = hrun;
-        double d = hypot (rb->x - bx, rb->y - by);
-        if (d <= rb->radius + r + reach + 1e-9)
+        /* hypot (dx, dy) <= bound, asked of hypot only where the squares
+           are too close to tell */
+        double dx = rb->x - bx, dy = rb->y - by, bound = rb->radius + r + reach + 1e-9;
+        double q = sqrt (dx * dx + dy * dy), slack = vis_ball_hypot_slack (dx, dy);
+        bool near = q + slack <= bound ? true : q - slack > bound ? false : hypot (dx, dy) <= bound;
+        if (near)
             cand[nc++] = k;
     }
     if (nc == 0)
         return 1.0;
+    nc = s_on_sight_line (snap, cand, nc, bx, by, bz, r, cam);
 
     /* Rotate the flat disc about z x d by the angle between z and d so it
        faces the camera (Rodrigues with k = (-dy, dx, 0) / |.|). */

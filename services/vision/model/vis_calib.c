@@ -84,6 +84,7 @@ vis_calib_error (const vis_calib_t *calib, const sim_realism_t *r, double x, dou
     double L = r->calibration_warp_length;
     *ex = r->object_position_offset * calib->ox + s_warp (&calib->bx, r->calibration_warp_stddev, L, x, y);
     *ey = r->object_position_offset * calib->oy + s_warp (&calib->by, r->calibration_warp_stddev, L, x, y);
-    *ephi = calib->sign * r->calibration_orientation_offset
-          + s_warp (&calib->bphi, r->calibration_orientation_warp, L, x, y);
+    if (ephi)
+        *ephi = calib->sign * r->calibration_orientation_offset
+              + s_warp (&calib->bphi, r->calibration_orientation_warp, L, x, y);
 }

@@ -39,7 +39,8 @@ double vis_warp_raw (const vis_warp_basis_t *basis, double length, double x, dou
 
 /* The error of this camera at horizontal point (x, y) with the amplitudes
    and wavelength of `realism` read live (vision.md §3.3): position error
-   into *ex, *ey (m) and orientation error into *ephi (rad). */
+   into *ex, *ey (m) and orientation error into *ephi (rad); ephi may be
+   NULL (a ball has no orientation), which saves evaluating its warp. */
 void vis_calib_error (const vis_calib_t *calib, const sim_realism_t *realism, double x, double y, double *ex,
                       double *ey, double *ephi);
 

@@ -11,13 +11,32 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Frames the ball-loss burst looks back at most (s_ball_burst_lost). */
+#define S_BURST_REACH 64
+
+/* Draws one camera's captures share with the next ones: each is a pure
+   function of (seed, rig generation, camera, frame), kept so it is drawn
+   once rather than at every frame that looks at it. A slot holds frame f
+   at f mod its length; `valid` is cleared whenever the definition may
+   have changed the value. */
+typedef struct {
+    double burst_u[S_BURST_REACH];
+    uint32_t burst_frame[S_BURST_REACH];
+    bool burst_valid[S_BURST_REACH];
+    double processing[2];
+    uint32_t processing_frame[2];
+    bool processing_valid[2];
+} s_memo_t;
 
 struct vis_model_t {
     vis_model_def_t def;
     sim_rig_t rig;
     vis_calib_t calib[SIM_MAX_CAMERAS];
+    s_memo_t memo[SIM_MAX_CAMERAS];
     sim_schedule_t *schedule;
     uint64_t period_ns;
     uint64_t last_t;
@@ -46,6 +65,7 @@ s_load_rig (vis_model_t *self)
     sim_schedule_calibration_rng (d->schedule.seed, d->schedule.rig_generation, &rng);
     for (int i = 0; i < self->rig.count; i++)
         vis_calib_draw (&rng, &d->field, d->realism.calibration_warp_length, &self->calib[i]);
+    memset (self->memo, 0, sizeof self->memo);
     self->geometry_count = INT_MAX;
 }
 
@@ -116,6 +136,8 @@ vis_model_set_def (vis_model_t *self, const vis_model_def_t *def)
     assert (self && def);
     bool new_rig = def->schedule.rig_generation != self->def.schedule.rig_generation;
     self->def = *def;
+    /* the seed or the realism may be new: nothing drawn before is kept */
+    memset (self->memo, 0, sizeof self->memo);
     if (new_rig) {
         sim_schedule_reset_rig (self->schedule, &def->schedule, self->last_t);
         self->period_ns = sim_schedule_period_ns (def->schedule.frame_rate);
@@ -132,13 +154,19 @@ vis_model_resume (vis_model_t *self, uint64_t t_ns)
     self->started = true;
 }
 
+/* A confidence: c clamped to [DBL_MIN, 1]. */
 static double
-s_confidence (sim_rng_t *rng_n, double mean, double stddev)
+s_clamp_confidence (double c)
 {
-    double c = mean + sim_rng_normal (rng_n, stddev);
     if (!(c >= DBL_MIN))
         return DBL_MIN;
     return c > 1 ? 1 : c;
+}
+
+static double
+s_confidence (sim_rng_t *rng_n, double mean, double stddev)
+{
+    return s_clamp_confidence (mean + sim_rng_normal (rng_n, stddev));
 }
 
 /* One robot detection with fresh noise and confidence (steps 3 of §5.1,
@@ -148,16 +176,18 @@ s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t 
              double phi, vis_robot_det_t *out)
 {
     const sim_realism_t *r = &self->def.realism;
-    double nx = sim_rng_normal (rng_n, r->stddev_robot_p);
-    double ny = sim_rng_normal (rng_n, r->stddev_robot_p);
-    double nphi = sim_rng_normal (rng_n, r->stddev_robot_phi);
+    /* polar pairs: the four normals of a detection for the price of two
+       logs, the largest cost of the model after the calibration warp */
+    double nx, ny, nphi, nc;
+    sim_rng_normal_pair (rng_n, r->stddev_robot_p, r->stddev_robot_p, &nx, &ny);
+    sim_rng_normal_pair (rng_n, r->stddev_robot_phi, self->def.confidence_stddev, &nphi, &nc);
     *out = (vis_robot_det_t) {
         .id = rb->id,
         .x = px + nx,
         .y = py + ny,
         .orientation = phi + nphi,
         .height = rb->height,
-        .confidence = s_confidence (rng_n, self->def.robot_confidence_mean, self->def.confidence_stddev),
+        .confidence = s_clamp_confidence (self->def.robot_confidence_mean + nc),
     };
 }
 
@@ -169,7 +199,7 @@ s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t 
    than a frame period and t_sent keeps increasing. Constant (no draw)
    when neither side is spread. */
 static double
-s_processing_time (const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
+s_processing_time_draw (const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
 {
     double med = r->vision_processing_time;
     double p90 = r->vision_processing_p90, p99 = r->vision_processing_p99;
@@ -191,6 +221,21 @@ s_processing_time (const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t
     else
         t = p90 + (z - z90) * (p99 > p90 ? (p99 - p90) / (z99 - z90) : 0);
     return t > 0 ? t : 0;
+}
+
+/* s_processing_time_draw through the camera's memo (NULL: none). */
+static double
+s_processing_time (s_memo_t *memo, const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
+{
+    if (!memo)
+        return s_processing_time_draw (r, seed, key, frame);
+    int slot = (int) (frame & 1);
+    if (!memo->processing_valid[slot] || memo->processing_frame[slot] != frame) {
+        memo->processing[slot] = s_processing_time_draw (r, seed, key, frame);
+        memo->processing_frame[slot] = frame;
+        memo->processing_valid[slot] = true;
+    }
+    return memo->processing[slot];
 }
 
 /* The soft edge of the field of view (docs/vision.md): an object at
@@ -224,8 +269,25 @@ s_fov_edge_miss (const sim_realism_t *r, const sim_camera_cfg_t *cam, sim_rng_t 
    when some frame k - j drew u < q (1 - 1/m)^j. Each frame's u comes from
    its own keyed generator, so the answer is a pure function of the frame
    number (a restarted service agrees). */
+static double
+s_burst_u (s_memo_t *memo, uint64_t seed, uint64_t key, uint32_t frame)
+{
+    int slot = (int) (frame % S_BURST_REACH);
+    if (memo && memo->burst_valid[slot] && memo->burst_frame[slot] == frame)
+        return memo->burst_u[slot];
+    sim_rng_t rng;
+    sim_rng_seed_keyed (&rng, seed, SIM_STREAM_BALL_BURST, key, frame);
+    double u = sim_rng_uniform01 (&rng);
+    if (memo) {
+        memo->burst_u[slot] = u;
+        memo->burst_frame[slot] = frame;
+        memo->burst_valid[slot] = true;
+    }
+    return u;
+}
+
 static bool
-s_ball_burst_lost (const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
+s_ball_burst_lost (s_memo_t *memo, const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
 {
     double q = r->ball_loss_burst_rate;
     if (!(q > 0))
@@ -233,10 +295,8 @@ s_ball_burst_lost (const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t
     double m = r->ball_loss_burst_length > 1 ? r->ball_loss_burst_length : 1;
     double keep = 1 - 1 / m;
     double threshold = q;
-    for (uint32_t j = 0; j <= frame && j < 64 && threshold > 1e-12; j++) {
-        sim_rng_t rng;
-        sim_rng_seed_keyed (&rng, seed, SIM_STREAM_BALL_BURST, key, frame - j);
-        if (sim_rng_uniform01 (&rng) < threshold)
+    for (uint32_t j = 0; j <= frame && j < S_BURST_REACH && threshold > 1e-12; j++) {
+        if (s_burst_u (memo, seed, key, frame - j) < threshold)
             return true;
         threshold *= keep;
     }
@@ -252,9 +312,27 @@ s_near_robot_loss (const sim_realism_t *r, const sim_snapshot_t *snap, int n, do
     double a = r->near_robot_ball_loss, len = r->near_robot_ball_loss_length;
     if (!(a > 0) || !(len > 0) || n == 0)
         return 0;
+    /* hypot is the measure (the same gap as ever), but it costs several
+       times sqrt of the squares, which is within vis_ball_hypot_slack of it: the
+       squares pick the robots that can be nearest, hypot decides among
+       them. A robot whose square overflows is never picked; it cannot be
+       the nearest of finite ones, and alone it leaves the gap infinite,
+       which returns 0 as its huge hypot gap would. */
+    double approx[SIM_SNAPSHOT_MAX_ROBOTS], slack[SIM_SNAPSHOT_MAX_ROBOTS];
+    double best = INFINITY;
+    for (int k = 0; k < n; k++) {
+        const sim_robot_state_t *rb = &snap->robots[k];
+        double dx = rb->x - bx, dy = rb->y - by;
+        approx[k] = sqrt (dx * dx + dy * dy) - rb->radius;
+        slack[k] = vis_ball_hypot_slack (dx, dy);
+        if (approx[k] + slack[k] < best)
+            best = approx[k] + slack[k];
+    }
     double gap = INFINITY;
     for (int k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
+        if (!(approx[k] - slack[k] <= best))
+            continue;
         double g = hypot (rb->x - bx, rb->y - by) - rb->radius;
         if (g < gap)
             gap = g;
@@ -270,10 +348,14 @@ s_near_robot_loss (const sim_realism_t *r, const sim_snapshot_t *snap, int n, do
 static void
 s_rewind (const sim_snapshot_t *snap, uint64_t instant_ns, sim_snapshot_t *out)
 {
-    *out = *snap;
+    /* the robots past robot_count are never read: copying the whole
+       snapshot would cost more than the rest of the rewind */
+    int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
+    if (n < 0)
+        n = 0;
+    memcpy (out, snap, offsetof (sim_snapshot_t, robots) + (size_t) n * sizeof snap->robots[0]);
     double dt = (double) (snap->time_ns - instant_ns) * 1e-9;
     out->time_ns = instant_ns;
-    int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
     for (int k = 0; k < n; k++) {
         sim_robot_state_t *rb = &out->robots[k];
         rb->x -= rb->vx * dt;
@@ -289,18 +371,22 @@ s_rewind (const sim_snapshot_t *snap, uint64_t instant_ns, sim_snapshot_t *out)
 /* t_sent of the frame before, as s_capture computes it before the
    ordering clamp (docs/vision.md, "Capture timing"). */
 static double
-s_previous_t_sent (const vis_model_t *self, uint64_t key, uint32_t frame_number, uint64_t previous_ns)
+s_previous_t_sent (const vis_model_t *self, s_memo_t *memo, uint64_t key, uint32_t frame_number,
+                   uint64_t previous_ns)
 {
     const vis_model_def_t *v = &self->def;
     const sim_realism_t *r = &v->realism;
     double delay = r->vision_delay > 0 ? r->vision_delay : 0;
     double leave = (double) previous_ns * 1e-9 + delay + v->timestamp_epoch_offset;
-    return leave - r->vision_processing_time + s_processing_time (r, v->schedule.seed, key, frame_number - 1);
+    return leave - r->vision_processing_time
+         + s_processing_time (memo, r, v->schedule.seed, key, frame_number - 1);
 }
 
+/* Capture frame `frame_number` of camera `index` into f; memo is the
+   camera's (NULL: draw everything afresh, the same numbers). */
 static void
-s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_snapshot_t *world,
-           uint64_t instant_ns, uint64_t previous_ns, vis_frame_t *f)
+s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_number,
+           const sim_snapshot_t *world, uint64_t instant_ns, uint64_t previous_ns, vis_frame_t *f)
 {
     const vis_model_def_t *v = &self->def;
     const sim_realism_t *r = &v->realism;
@@ -333,12 +419,12 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
     double delay = r->vision_delay > 0 ? r->vision_delay : 0;
     double leave = (double) snap->time_ns * 1e-9 + delay + v->timestamp_epoch_offset;
     f->t_capture = leave - r->vision_processing_time;
-    double processing = s_processing_time (r, v->schedule.seed, key, frame_number);
+    double processing = s_processing_time (memo, r, v->schedule.seed, key, frame_number);
     f->t_sent = processing == r->vision_processing_time ? leave : f->t_capture + processing;
     /* A capture right after a late one may come less than the processing
        spread later; its t_sent must still follow the one before. */
     if (jittered && previous_ns > 0 && frame_number > 0) {
-        double before = s_previous_t_sent (self, key, frame_number, previous_ns);
+        double before = s_previous_t_sent (self, memo, key, frame_number, previous_ns);
         if (!(f->t_sent > before))
             f->t_sent = before + 1e-6;
     }
@@ -387,7 +473,7 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
     double br = v->ball.radius;
     if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
         && !s_fov_edge_miss (r, cam, &rng_d, b->x, b->y)
-        && !s_ball_burst_lost (r, v->schedule.seed, key, frame_number)
+        && !s_ball_burst_lost (memo, r, v->schedule.seed, key, frame_number)
         && !sim_rng_chance (&rng_d, s_near_robot_loss (r, snap, n, b->x, b->y))
         && !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
         double vis = 1, cx = b->x, cy = b->y, cz = b->z;
@@ -396,16 +482,16 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
         if (vis >= r->ball_visibility_threshold) {
             double px, py, zp;
             vis_ball_project (cx, cy, cz, br, cam, &px, &py, &zp);
-            double n_a = sim_rng_normal (&rng_n, r->stddev_ball_area);
+            double n_a, n_c, nx, ny;
+            sim_rng_normal_pair (&rng_n, r->stddev_ball_area, v->confidence_stddev, &n_a, &n_c);
             double term = r->ball_area_height_gain > 0
                             ? 1 + r->ball_area_height_gain * pow (zp, r->ball_area_height_exponent)
                             : vis_ball_area_term (cam->z, zp, v->focal_length_px);
             double area = v->area_at_nadir_px * term + n_a;
             area = vis * (area > 0 ? area : 0);
-            double ex, ey, ephi;
-            vis_calib_error (cal, r, px, py, &ex, &ey, &ephi);
-            double nx = sim_rng_normal (&rng_n, r->stddev_ball_p);
-            double ny = sim_rng_normal (&rng_n, r->stddev_ball_p);
+            double ex, ey;
+            vis_calib_error (cal, r, px, py, &ex, &ey, NULL);
+            sim_rng_normal_pair (&rng_n, r->stddev_ball_p, r->stddev_ball_p, &nx, &ny);
             f->balls[f->ball_count++] = (vis_ball_det_t) {
                 .x = px + ex + nx,
                 .y = py + ey + ny,
@@ -413,7 +499,7 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
                 .has_z = v->report_ball_z,
                 .area = area,
                 .has_area = v->report_area,
-                .confidence = s_confidence (&rng_n, v->ball_confidence_mean, v->confidence_stddev),
+                .confidence = s_clamp_confidence (v->ball_confidence_mean + n_c),
             };
         }
     }
@@ -433,8 +519,8 @@ s_capture (const vis_model_t *self, int index, uint32_t frame_number, const sim_
                 continue;
             if (s_fov_edge_miss (r, cam, &rng_d, sx, sy))
                 continue;
-            double ex, ey, ephi;
-            vis_calib_error (cal, r, sx, sy, &ex, &ey, &ephi);
+            double ex, ey;
+            vis_calib_error (cal, r, sx, sy, &ex, &ey, NULL);
             f->balls[f->ball_count++] = (vis_ball_det_t) {
                 .x = sx + ex,
                 .y = sy + ey,
@@ -493,7 +579,7 @@ vis_model_capture (const vis_model_t *self, int index, uint32_t frame_number, co
 {
     assert (self && snap && out);
     assert (index >= 0 && index < self->rig.count);
-    s_capture (self, index, frame_number, snap, snap->time_ns, 0, out);
+    s_capture (self, NULL, index, frame_number, snap, snap->time_ns, 0, out);
 }
 
 /* Make room for `more` frames; 0 on success. */
@@ -555,7 +641,7 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
             continue;
         vis_frame_t *f = &self->ring[(self->head + self->len) % self->cap];
         self->len++;
-        s_capture (self, i, frames[i], snap, sim_schedule_capture_ns (self->schedule, i),
+        s_capture (self, &self->memo[i], i, frames[i], snap, sim_schedule_capture_ns (self->schedule, i),
                    sim_schedule_previous_capture_ns (self->schedule, i), f);
         f->geometry = geometry;
         f->due_ns = snap->time_ns + delay_ns;
