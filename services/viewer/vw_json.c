@@ -356,6 +356,13 @@ vw_json_status (const vw_status_t *st)
         cJSON_AddNumberToObject (restarts, vw_service_names[i], st->restarts[i]);
     }
     s_num (root, "uptime_s", st->uptime_s[0]);
+    if (st->has_latency) {
+        /* absent when vision measured none in its last second: a gap on the plot */
+        s_num (root, "latency_ms", st->latency_p50_ms);
+        s_num (root, "latency_p90_ms", st->latency_p90_ms);
+        s_num (root, "latency_max_ms", st->latency_max_ms);
+        cJSON_AddNumberToObject (root, "latency_count", st->latency_period_count);
+    }
     return s_print (root);
 }
 

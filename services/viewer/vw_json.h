@@ -62,6 +62,13 @@ typedef struct {
     uint64_t substeps;
     double substep_sum_us;
     uint64_t sync_round_trips;
+    /* command->vision latency (vision's Stats): over its last second when
+       has_latency, ms; the totals since vision started */
+    bool has_latency;
+    double latency_p50_ms, latency_p90_ms, latency_max_ms;
+    uint32_t latency_period_count;
+    uint64_t latency_count;
+    double latency_sum_ms;
     bool have_physics, have_gateway, have_vision; /* their Stats arrived at least once */
 } vw_status_t;
 

@@ -266,6 +266,14 @@ Test (vw_json, status_and_metrics_show_the_same_numbers)
     vision.service = (char *) "vision";
     vision.n_cameras = 1;
     vision.cameras = cams;
+    vision.has_latency_p50_ms = vision.has_latency_p90_ms = vision.has_latency_max_ms = true;
+    vision.latency_p50_ms = 40;
+    vision.latency_p90_ms = 45.5;
+    vision.latency_max_ms = 50;
+    vision.has_latency_period_count = vision.has_latency_count = vision.has_latency_sum_ms = true;
+    vision.latency_period_count = 50;
+    vision.latency_count = 200;
+    vision.latency_sum_ms = 8000;
     Simbus__PortStats blue = SIMBUS__PORT_STATS__INIT, *ports[] = { &blue };
     char *sources[] = { (char *) "127.0.0.1:40000" };
     blue.name = (char *) "blue";
@@ -296,6 +304,10 @@ Test (vw_json, status_and_metrics_show_the_same_numbers)
     cr_expect_float_eq (s_num (p, "rate"), 60, 1e-9);
     cr_expect_str_eq (cJSON_GetArrayItem (s_get (p, "sources"), 0)->valuestring, "127.0.0.1:40000");
     cr_expect (cJSON_IsFalse (s_get (s_get (j, "services"), "legacy-grsim")));
+    cr_expect_float_eq (s_num (j, "latency_ms"), 40, 1e-9);
+    cr_expect_float_eq (s_num (j, "latency_p90_ms"), 45.5, 1e-9);
+    cr_expect_float_eq (s_num (j, "latency_max_ms"), 50, 1e-9);
+    cr_expect_float_eq (s_num (j, "latency_count"), 50, 1e-9);
     cJSON_Delete (j);
 
     char *m = vw_metrics_text (&st);
@@ -312,8 +324,27 @@ Test (vw_json, status_and_metrics_show_the_same_numbers)
         "ssl_sim_substep_seconds_count 10\n",
         "ssl_sim_up{service=\"legacy-grsim\"} 0\n",
         "# TYPE ssl_sim_substep_seconds histogram\n",
+        "# TYPE ssl_sim_command_latency_seconds summary\n",
+        "ssl_sim_command_latency_seconds{quantile=\"0.5\"} 0.04\n",
+        "ssl_sim_command_latency_seconds{quantile=\"0.9\"} 0.0455\n",
+        "ssl_sim_command_latency_seconds_sum 8\n",
+        "ssl_sim_command_latency_seconds_count 200\n",
+        "ssl_sim_command_latency_max_seconds 0.05\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         cr_expect_not_null (strstr (m, want[i]), "no '%s' in\n%s", want[i], m);
+    free (m);
+
+    /* a second without a command: no latency on the page, NaN quantiles */
+    vision.latency_period_count = 0;
+    vision.has_latency_p50_ms = vision.has_latency_p90_ms = vision.has_latency_max_ms = false;
+    vw_status_from_stats (&st, &cfg, &physics, &vision, &gateway, NULL, alive, 5);
+    j = s_parse (vw_json_status (&st));
+    cr_expect_null (cJSON_GetObjectItemCaseSensitive (j, "latency_ms"));
+    cJSON_Delete (j);
+    m = vw_metrics_text (&st);
+    cr_assert_not_null (m);
+    cr_expect_not_null (strstr (m, "ssl_sim_command_latency_seconds{quantile=\"0.5\"} NaN\n"), "%s", m);
+    cr_expect_not_null (strstr (m, "ssl_sim_command_latency_seconds_count 200\n"));
     free (m);
 }
