@@ -59,7 +59,8 @@ typedef struct {
     uint64_t decoded_seq; /* packets up to this one were looked at */
     int camera_count;     /* of the rig in force */
     vw_kick_t kicks[VW_KICKS];
-    uint64_t kick_seq; /* kicks seen in all; the newest is kicks[(kick_seq - 1) % VW_KICKS] */
+    uint64_t kick_seq;    /* kicks seen in all; the newest is kicks[(kick_seq - 1) % VW_KICKS] */
+    vw_text_t world_text; /* the "world" being sent, its buffer reused */
 
     Simbus__Envelope *stats[VW_SERVICES]; /* newest Stats per service, owned */
     int64_t next_status_us;
@@ -167,8 +168,8 @@ s_watch (vw_service_t *self, bool on)
     sim_debug ("%s the world", on ? "watching" : "no page: not watching");
 }
 
-/* A "world" for client c; with the hub locked. */
-static char *
+/* A "world" for client c, borrowed until the next; with the hub locked. */
+static const char *
 s_world_text (vw_service_t *self, vw_client_t *c)
 {
     vw_kick_t kicks[VW_KICKS_MAX];
@@ -189,7 +190,7 @@ s_world_text (vw_service_t *self, vw_client_t *c)
                      .kicks = kicks,
                      .n_frames = SIM_MAX_CAMERAS,
                      .frames = frames };
-    return vw_json_world (&w);
+    return vw_json_world_into (&w, &self->world_text);
 }
 
 /* Send `text` to page `c`. A send that fails (the page stopped reading
@@ -228,11 +229,10 @@ s_serve_pages (vw_service_t *self, const char *status)
         } else if (status && c->greeted && zclock_usecs () - c->asked_us < VW_PAGE_IDLE_US)
             s_send (c, status); /* a page that stopped asking is sent nothing more */
         if (c->greeted && c->want && self->have_truth && c->sent_serial != self->serial) {
-            char *text = s_world_text (self, c);
+            const char *text = s_world_text (self, c);
             c->want = false;
             c->sent_serial = self->serial;
             s_send (c, text);
-            free (text);
         }
     }
     pthread_mutex_unlock (&hub->lock);
@@ -469,6 +469,7 @@ s_destroy (vw_service_t **self_p)
     s_free_frames (self);
     for (int i = 0; i < VW_RAW; i++)
         free (self->raw[i].data);
+    vw_text_free (&self->world_text);
     for (int i = 0; i < VW_SERVICES; i++)
         if (self->stats[i])
             simbus__envelope__free_unpacked (self->stats[i], NULL);

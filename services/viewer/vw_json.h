@@ -122,7 +122,22 @@ char *vw_json_hello (sim_mode_t mode, uint64_t seed);
    and its camera rig with nadirs, field-of-view radius and regions. */
 char *vw_json_geometry (const sim_config_t *cfg);
 
-/* {"type":"world",...}. */
+/* A text buffer reused from one message to the next (zero it to start;
+   vw_text_free frees it). */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    bool oom;
+} vw_text_t;
+
+void vw_text_free (vw_text_t *text);
+
+/* {"type":"world",...} into *text (what it held is replaced). Returns
+   text->buf, borrowed until the next use of *text, or NULL when out of
+   memory. */
+const char *vw_json_world_into (const vw_world_t *world, vw_text_t *text);
+
+/* The same as a heap string: yours to free(), NULL when out of memory. */
 char *vw_json_world (const vw_world_t *world);
 
 /* {"type":"status",...}. */

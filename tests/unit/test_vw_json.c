@@ -151,6 +151,56 @@ Test (vw_json, world_carries_truth_kicks_and_vision_in_metres)
     cJSON_Delete (j);
 }
 
+/* The world is written into a reused buffer, not built as a cJSON tree:
+   every separator must still be right with several of each, and a smaller
+   world after a bigger one must not keep the bigger one's tail. */
+Test (vw_json, world_text_is_json_with_many_of_each_and_reused)
+{
+    sim_snapshot_t snap;
+    memset (&snap, 0, sizeof snap);
+    snap.robot_count = 3;
+    for (int i = 0; i < 3; i++)
+        snap.robots[i] = (sim_robot_state_t) { i % 2, i, -0.000001 * i, 1e6, 1, 0, 0, 0, false, 0.09, 0.15 };
+    vw_kick_t kicks[] = { { 0, 1, 2, 3 }, { 1, 2, 3, 4 } };
+    SSLDetectionBall b0 = SSL__DETECTION_BALL__INIT, b1 = SSL__DETECTION_BALL__INIT;
+    SSLDetectionBall *balls[] = { &b0, &b1 };
+    SSLDetectionRobot r0 = SSL__DETECTION_ROBOT__INIT, r1 = SSL__DETECTION_ROBOT__INIT;
+    SSLDetectionRobot *blue[] = { &r0 }, *yellow[] = { &r1 };
+    SSLDetectionFrame d = SSL__DETECTION_FRAME__INIT;
+    d.n_balls = 2;
+    d.balls = balls;
+    d.n_robots_blue = 1;
+    d.robots_blue = blue;
+    d.n_robots_yellow = 1;
+    d.robots_yellow = yellow;
+    SSLWrapperPacket w = SSL__WRAPPER_PACKET__INIT, geometry_only = SSL__WRAPPER_PACKET__INIT;
+    w.detection = &d;
+    const void *frames[] = { &w, &geometry_only, &w };
+    vw_world_t big = { &snap, false, 2, kicks, 3, frames };
+    vw_text_t text = { 0 };
+    cJSON *j = cJSON_Parse (vw_json_world_into (&big, &text));
+    cr_assert_not_null (j, "not JSON: %s", text.buf);
+    cr_expect_eq (cJSON_GetArraySize (s_get (j, "robots")), 3);
+    cr_expect_eq (cJSON_GetArraySize (s_get (j, "kicks")), 2);
+    const cJSON *vision = s_get (j, "vision");
+    cr_assert_eq (cJSON_GetArraySize (vision), 2, "a packet without detection is skipped");
+    cr_expect_eq (cJSON_GetArraySize (s_get (cJSON_GetArrayItem (vision, 1), "robots")), 2);
+    cr_expect_eq (s_num (cJSON_GetArrayItem (s_get (cJSON_GetArrayItem (vision, 1), "robots"), 0), "id"), -1,
+                  "no id: -1");
+    cr_expect_float_eq (s_num (cJSON_GetArrayItem (s_get (j, "robots"), 2), "x"), -0.000002, 1e-12);
+    cr_expect_float_eq (s_num (cJSON_GetArrayItem (s_get (j, "robots"), 2), "y"), 1e6, 1e-6);
+    cJSON_Delete (j);
+    vw_world_t empty = { NULL, true, 0, NULL, 0, NULL };
+    j = cJSON_Parse (vw_json_world_into (&empty, &text));
+    cr_assert_not_null (j, "not JSON: %s", text.buf);
+    cr_expect_eq (cJSON_GetArraySize (s_get (j, "robots")), 0);
+    cr_expect_eq (cJSON_GetArraySize (s_get (j, "vision")), 0);
+    cr_expect_eq (strlen (text.buf), text.len);
+    cJSON_Delete (j);
+    vw_text_free (&text);
+    cr_expect_null (text.buf);
+}
+
 Test (vw_json, result_ok_and_refused)
 {
     cJSON *ok = s_parse (vw_json_result (7, NULL, NULL));

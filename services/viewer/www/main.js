@@ -156,6 +156,7 @@ function resize () {
 
 function frame (now) {
     requestAnimationFrame(frame);
+    conn.frameTick();
     resize();
     let flashing = false;
     for (const [key, t0] of state.flashes) {
