@@ -16,9 +16,13 @@
     usage: viewer [RESULTS_FILE] [--seconds N]
     Writes bench/results/viewer.txt (or RESULTS_FILE) and prints it.
 */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +56,32 @@ s_now_s (void)
     return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
+/* A browser's WebSocket sends with TCP_NODELAY and writes a frame at
+   once; civetweb's client (sim_ws) writes a frame's header and payload
+   apart and leaves Nagle on, so its small "next" waits for the server's
+   delayed ACK and the bench would measure civetweb's client, not the
+   viewer. sim_ws does not hand out its socket: find the connection to
+   the viewer's port among this process's descriptors. Returns how many
+   sockets it set. */
+static int
+s_nodelay_to (int port)
+{
+    int set = 0;
+    for (int fd = 3; fd < 1024; fd++) {
+        int type = 0;
+        socklen_t len = sizeof type;
+        struct sockaddr_in peer;
+        socklen_t plen = sizeof peer;
+        if (getsockopt (fd, SOL_SOCKET, SO_TYPE, &type, &len) || type != SOCK_STREAM
+            || getpeername (fd, (struct sockaddr *) &peer, &plen) || peer.sin_family != AF_INET
+            || ntohs (peer.sin_port) != port)
+            continue;
+        int one = 1;
+        set += setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0;
+    }
+    return set;
+}
+
 typedef struct {
     double cores, worlds_per_s, kib_per_s, wall_s;
     long worlds, asked;
@@ -65,8 +95,10 @@ s_phase (int pid, int port, double period, double seconds, vb_phase_t *out)
     sim_ws_t *ws = NULL;
     if (period > 0) {
         ws = sim_ws_connect (port, "/ws");
-        if (!ws)
+        if (!ws || s_nodelay_to (port) < 1) {
+            sim_ws_destroy (&ws);
             return -1;
+        }
         cJSON *hello = sim_ws_wait (ws, "geometry", 10000);
         if (!hello) {
             sim_ws_destroy (&ws);
@@ -86,7 +118,9 @@ s_phase (int pid, int port, double period, double seconds, vb_phase_t *out)
             usleep (200000); /* a benchmark's pacing: nothing to wait for */
             continue;
         }
-        /* the page's clock: ask on every tick, like requestAnimationFrame */
+        /* the page's clock: ask on every tick, like requestAnimationFrame
+           (an ask while one is outstanding changes nothing: the server
+           sends one world per ask at most) */
         next += period;
         double wait = next - s_now_s ();
         if (wait > 0)

@@ -140,6 +140,8 @@ sim_bus_snapshot_encode (sim_bus_snapshot_msg_t *m, const sim_snapshot_t *snap, 
     m->snapshot.step_id = step_id;
     m->snapshot.has_epoch_us = snap->epoch_us != 0;
     m->snapshot.epoch_us = snap->epoch_us;
+    m->snapshot.has_command_us = snap->command_us != 0;
+    m->snapshot.command_us = snap->command_us;
     sim_bus_wrap (&m->env, SIMBUS__ENVELOPE__BODY_SNAPSHOT, &m->snapshot);
     return &m->env;
 }
@@ -156,6 +158,7 @@ sim_bus_snapshot_decode (const Simbus__Snapshot *msg, sim_snapshot_t *out)
         return -1;
     out->time_ns = msg->time_ns;
     out->epoch_us = msg->has_epoch_us ? msg->epoch_us : 0;
+    out->command_us = msg->has_command_us ? msg->command_us : 0;
     out->ball = (sim_ball_state_t) { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->spin_x, b->spin_y };
     int n = 0;
     for (size_t i = 0; i < count && n < SIM_SNAPSHOT_MAX_ROBOTS; i++) {

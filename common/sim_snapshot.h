@@ -30,6 +30,10 @@ typedef struct {
     /* Unix time (us) the wire timestamps count sim time from, 0 = none
        ([vision] timestamp_base); set by the physics service, not the core */
     int64_t epoch_us;
+    /* sim_stats_wall_us when the gateway read the newest team command
+       applied before this state, 0 = none: only for the command->vision
+       latency in vision's Stats; set by the physics service, not the core */
+    int64_t command_us;
     sim_ball_state_t ball;
     int robot_count;
     /* in iteration order: blue 0..255, then yellow 0..255 */

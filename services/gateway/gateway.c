@@ -390,6 +390,9 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
         team.team = port == GW_PORT_YELLOW ? 1 : 0;
         team.control = rc;
         req.team_control = &team;
+        /* for the command->vision latency (sim_stats.h) */
+        req.has_received_us = true;
+        req.received_us = sim_stats_wall_us ();
     }
     char source[64];
     s_set_source (self, &req, port, from, source, sizeof source);

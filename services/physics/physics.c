@@ -102,6 +102,8 @@ typedef struct {
     /* the wire timestamps' base (sim_snapshot_t epoch_us): Unix time at
        sim time 0, 0 when the timestamps count from zero */
     int64_t epoch_us;
+    /* the newest team command's gateway receive time (sim_snapshot_t) */
+    int64_t command_us;
     bool was_running; /* the free-running clock advanced at the last tick */
     bool paused;      /* speed 0 outside sync mode, as last logged */
 
@@ -127,6 +129,7 @@ s_publish_snapshot (phys_service_t *self, bool has_step, uint64_t step_id)
     sim_snapshot_t snap;
     phys_world_snapshot (self->world, &snap);
     snap.epoch_us = self->epoch_us;
+    snap.command_us = self->command_us;
     if (sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT))
         sim_link_send (self->link, sim_bus_snapshot_encode (&self->snapshot_msg, &snap, has_step, step_id));
     self->last_snapshot_ns = snap.time_ns;
@@ -507,12 +510,19 @@ s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_li
     bool sync = req->has_sync && req->sync;
     if (sync)
         phys_clock_sync_request (&self->clock, zclock_usecs ());
-    /* on file before anything of it can be seen: the reply comes later */
+    /* on file before anything of it can be seen: the reply comes later;
+       without the receive time, which is wall time (a journal's inputs
+       are the same bytes every run) */
+    Simbus__Request on_file = *req;
+    on_file.has_received_us = false;
+    on_file.received_us = 0;
     if (self->journal)
-        phys_journal_input (self->journal, self->world, req);
+        phys_journal_input (self->journal, self->world, &on_file);
     if (self->user_journal)
-        s_user_journal_input (self, req, from);
+        s_user_journal_input (self, &on_file, from);
     phys_journal_apply (self->world, &self->cfg, req, &self->applied);
+    if (req->team_control && req->has_received_us && req->received_us > self->command_us)
+        self->command_us = req->received_us;
     s_config_changed (self, &self->applied.changes);
     if (self->config_due)
         s_publish_config (self); /* vision must see it before the step's snapshots */

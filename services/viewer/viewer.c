@@ -38,6 +38,18 @@ typedef struct {
     size_t len, cap;
 } vw_raw_t;
 
+/* protobuf-c's allocator over one block that only grows: every struct of
+   a decoded vision packet comes from it and all go together when the
+   block is reused, instead of some forty mallocs and frees per packet. */
+typedef struct {
+    uint8_t *buf;
+    size_t cap, used;
+    bool full; /* an allocation did not fit */
+} vw_arena_t;
+
+#define VW_ARENA_MIN (64 * 1024)
+#define VW_ARENA_MAX (4 * 1024 * 1024) /* a packet that needs more is not drawn */
+
 typedef struct {
     sim_config_t own, cfg;
     uint64_t config_serial;
@@ -52,14 +64,17 @@ typedef struct {
     sim_snapshot_t truth;
     bool have_truth;
     uint64_t serial;                           /* bumped per snapshot */
-    SSLWrapperPacket *frames[SIM_MAX_CAMERAS]; /* each camera's newest decoded detection */
+    SSLWrapperPacket *frames[SIM_MAX_CAMERAS]; /* each camera's newest decoded detection, in arena[] */
+    vw_arena_t arena[SIM_MAX_CAMERAS];         /* what frames[i] lives in */
+    vw_arena_t scratch;                        /* the packet being decoded */
     uint64_t frame_seq[SIM_MAX_CAMERAS];       /* its packet's number (raw_seq at its arrival + 1) */
     vw_raw_t raw[VW_RAW];
     uint64_t raw_seq;     /* packets kept in all; the newest is raw[(raw_seq - 1) % VW_RAW] */
     uint64_t decoded_seq; /* packets up to this one were looked at */
     int camera_count;     /* of the rig in force */
     vw_kick_t kicks[VW_KICKS];
-    uint64_t kick_seq; /* kicks seen in all; the newest is kicks[(kick_seq - 1) % VW_KICKS] */
+    uint64_t kick_seq;    /* kicks seen in all; the newest is kicks[(kick_seq - 1) % VW_KICKS] */
+    vw_text_t world_text; /* the "world" being sent, its buffer reused */
 
     Simbus__Envelope *stats[VW_SERVICES]; /* newest Stats per service, owned */
     int64_t next_status_us;
@@ -102,15 +117,60 @@ vw_www_dir (const sim_config_t *cfg, char *buf, size_t len)
 
 /* ---- pages ---------------------------------------------------------------- */
 
+static void *
+s_arena_alloc (void *data, size_t size)
+{
+    vw_arena_t *a = data;
+    size_t at = (a->used + 15) & ~(size_t) 15;
+    if (size > a->cap || at > a->cap - size) {
+        a->full = true; /* protobuf-c fails the unpack; s_unpack grows the block */
+        return NULL;
+    }
+    a->used = at + size;
+    return a->buf + at;
+}
+
+static void
+s_arena_free (void *data, void *ptr)
+{
+    (void) data;
+    (void) ptr; /* freed with the block's next use */
+}
+
+/* Decode `len` bytes into self->scratch; NULL when they are no packet (or
+   need more than VW_ARENA_MAX). */
+static SSLWrapperPacket *
+s_unpack (vw_service_t *self, const uint8_t *data, size_t len)
+{
+    vw_arena_t *a = &self->scratch;
+    size_t want = len * 4 > VW_ARENA_MIN ? len * 4 : VW_ARENA_MIN;
+    for (;;) {
+        if (a->cap < want) {
+            if (want > VW_ARENA_MAX)
+                return NULL;
+            uint8_t *grown = realloc (a->buf, want);
+            if (!grown)
+                return NULL;
+            a->buf = grown;
+            a->cap = want;
+        }
+        a->used = 0;
+        a->full = false;
+        ProtobufCAllocator allocator = { s_arena_alloc, s_arena_free, a };
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (&allocator, len, data);
+        if (w || !a->full)
+            return w; /* decoded, or not a packet */
+        want = a->cap * 2;
+    }
+}
+
 static void
 s_free_frames (vw_service_t *self)
 {
-    for (int i = 0; i < SIM_MAX_CAMERAS; i++)
-        if (self->frames[i]) {
-            ssl__wrapper_packet__free_unpacked (self->frames[i], NULL);
-            self->frames[i] = NULL;
-            self->frame_seq[i] = 0;
-        }
+    for (int i = 0; i < SIM_MAX_CAMERAS; i++) {
+        self->frames[i] = NULL; /* the arenas are reused, not freed */
+        self->frame_seq[i] = 0;
+    }
     self->decoded_seq = self->raw_seq; /* what is kept is older than any page's world */
 }
 
@@ -127,16 +187,15 @@ s_decode_frames (vw_service_t *self)
     int found = 0;
     for (uint64_t k = self->raw_seq; k > oldest && found < self->camera_count; k--) {
         const vw_raw_t *r = &self->raw[(k - 1) % VW_RAW];
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, r->len, r->data);
+        SSLWrapperPacket *w = s_unpack (self, r->data, r->len);
         if (!w || !w->detection || w->detection->camera_id >= SIM_MAX_CAMERAS
-            || self->frame_seq[w->detection->camera_id] >= k) {
-            if (w)
-                ssl__wrapper_packet__free_unpacked (w, NULL);
-            continue;
-        }
+            || self->frame_seq[w->detection->camera_id] >= k)
+            continue; /* the scratch block is simply reused */
         uint32_t cam = w->detection->camera_id;
-        if (self->frames[cam])
-            ssl__wrapper_packet__free_unpacked (self->frames[cam], NULL);
+        /* the camera's block now holds this packet; its old one is the next scratch */
+        vw_arena_t old = self->arena[cam];
+        self->arena[cam] = self->scratch;
+        self->scratch = old;
         self->frames[cam] = w;
         self->frame_seq[cam] = k;
         found++;
@@ -167,8 +226,8 @@ s_watch (vw_service_t *self, bool on)
     sim_debug ("%s the world", on ? "watching" : "no page: not watching");
 }
 
-/* A "world" for client c; with the hub locked. */
-static char *
+/* A "world" for client c, borrowed until the next; with the hub locked. */
+static const char *
 s_world_text (vw_service_t *self, vw_client_t *c)
 {
     vw_kick_t kicks[VW_KICKS_MAX];
@@ -189,7 +248,7 @@ s_world_text (vw_service_t *self, vw_client_t *c)
                      .kicks = kicks,
                      .n_frames = SIM_MAX_CAMERAS,
                      .frames = frames };
-    return vw_json_world (&w);
+    return vw_json_world_into (&w, &self->world_text);
 }
 
 /* Send `text` to page `c`. A send that fails (the page stopped reading
@@ -228,11 +287,10 @@ s_serve_pages (vw_service_t *self, const char *status)
         } else if (status && c->greeted && zclock_usecs () - c->asked_us < VW_PAGE_IDLE_US)
             s_send (c, status); /* a page that stopped asking is sent nothing more */
         if (c->greeted && c->want && self->have_truth && c->sent_serial != self->serial) {
-            char *text = s_world_text (self, c);
+            const char *text = s_world_text (self, c);
             c->want = false;
             c->sent_serial = self->serial;
             s_send (c, text);
-            free (text);
         }
     }
     pthread_mutex_unlock (&hub->lock);
@@ -467,8 +525,12 @@ s_destroy (vw_service_t **self_p)
     sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     s_free_frames (self);
+    for (int i = 0; i < SIM_MAX_CAMERAS; i++)
+        free (self->arena[i].buf);
+    free (self->scratch.buf);
     for (int i = 0; i < VW_RAW; i++)
         free (self->raw[i].data);
+    vw_text_free (&self->world_text);
     for (int i = 0; i < VW_SERVICES; i++)
         if (self->stats[i])
             simbus__envelope__free_unpacked (self->stats[i], NULL);

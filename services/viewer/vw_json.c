@@ -29,15 +29,6 @@ s_add (cJSON *obj, const char *key, cJSON *item)
         cJSON_Delete (item);
 }
 
-/* An integer, formatted here like s_num's numbers. */
-static void
-s_int (cJSON *obj, const char *key, long long v)
-{
-    char text[24];
-    snprintf (text, sizeof text, "%lld", v);
-    s_add (obj, key, cJSON_CreateRaw (text));
-}
-
 /* Print and free `root`: the one exit of every encoder. */
 static char *
 s_print (cJSON *root)
@@ -65,17 +56,19 @@ s_round6 (double v)
     return isfinite (v) ? round (v * 1e6) / 1e6 : 0;
 }
 
-/* A number as the page needs it, to a micrometre, as cJSON raw text:
-   formatted from whole micrometres, because cJSON prints every number with
-   up to 17 digits and reads each back to check, which was most of the
-   cost of a "world" (bench/viewer.c). */
-static void
-s_num (cJSON *obj, const char *key, double v)
+/* Format v to a micrometre into text (at least 24 bytes): the digits of
+   whole micrometres, without trailing zeros; returns its length. Not
+   printf("%.6f") and not cJSON's printer, because cJSON prints every
+   number with up to 17 digits and reads each back to check, which was most
+   of the cost of a "world" (bench/viewer.c). */
+static int
+s_format_micro (double v, char *text)
 {
     double r = s_round6 (v);
     if (!(fabs (r) < 9e12)) {
-        s_add (obj, key, cJSON_CreateRaw ("0"));
-        return;
+        text[0] = '0';
+        text[1] = '\0';
+        return 1;
     }
     long long micro = llround (r * 1e6);
     bool negative = micro < 0;
@@ -101,10 +94,18 @@ s_num (cJSON *obj, const char *key, double v)
     } while (whole > 0);
     if (negative && u != 0)
         digits[n++] = '-';
-    char text[32];
     for (int i = 0; i < n; i++)
         text[i] = digits[n - 1 - i];
     text[n] = '\0';
+    return n;
+}
+
+/* A number as the page needs it, to a micrometre, as cJSON raw text. */
+static void
+s_num (cJSON *obj, const char *key, double v)
+{
+    char text[32];
+    s_format_micro (v, text);
     s_add (obj, key, cJSON_CreateRaw (text));
 }
 
@@ -195,114 +196,172 @@ s_team (int team)
     return team == SIM_TEAM_YELLOW ? "yellow" : "blue";
 }
 
+/* ---- the "world" -----------------------------------------------------
+
+   A page at 60 Hz gets sixty of these a second, each some 4 KiB with a
+   thousand numbers: built as a cJSON tree that is a thousand nodes and two
+   thousand allocations per world, which was a fifth of the viewer's cost
+   (bench/viewer.c). Its schema is fixed and every string in it is a
+   literal of this file (keys, "blue"/"yellow"), so nothing needs escaping:
+   it is written straight into a buffer that lives from one world to the
+   next. Everything else the viewer says, and every parse of what a page
+   says, stays cJSON's. */
+
+void
+vw_text_free (vw_text_t *text)
+{
+    free (text->buf);
+    *text = (vw_text_t) { 0 };
+}
+
 static void
-s_add_vision (cJSON *list, const SSLWrapperPacket *w)
+s_put_len (vw_text_t *t, const char *s, size_t n)
+{
+    if (t->oom)
+        return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 8192;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        char *grown = realloc (t->buf, cap);
+        if (!grown) {
+            t->oom = true;
+            return;
+        }
+        t->buf = grown;
+        t->cap = cap;
+    }
+    memcpy (t->buf + t->len, s, n);
+    t->len += n;
+    t->buf[t->len] = '\0';
+}
+
+/* A literal: keys, punctuation, team names. */
+static void
+s_put (vw_text_t *t, const char *s)
+{
+    s_put_len (t, s, strlen (s));
+}
+
+/* `"key":` is in `key` (with its punctuation), then the number. */
+static void
+s_put_num (vw_text_t *t, const char *key, double v)
+{
+    char num[32];
+    s_put (t, key);
+    s_put_len (t, num, (size_t) s_format_micro (v, num));
+}
+
+static void
+s_put_int (vw_text_t *t, const char *key, long long v)
+{
+    char num[24];
+    int n = snprintf (num, sizeof num, "%lld", v);
+    s_put (t, key);
+    s_put_len (t, num, (size_t) n);
+}
+
+static void
+s_put_vision (vw_text_t *t, const SSLWrapperPacket *w, bool first)
 {
     const SSLDetectionFrame *d = w->detection;
-    if (!d)
-        return;
-    cJSON *f = cJSON_CreateObject ();
-    if (!f || !cJSON_AddItemToArray (list, f)) {
-        cJSON_Delete (f);
-        return;
-    }
-    s_int (f, "camera", d->camera_id);
-    s_int (f, "frame", d->frame_number);
-    s_num (f, "t_capture", d->t_capture);
-    cJSON *balls = cJSON_AddArrayToObject (f, "balls");
+    s_put_int (t, first ? "{\"camera\":" : ",{\"camera\":", d->camera_id);
+    s_put_int (t, ",\"frame\":", d->frame_number);
+    s_put_num (t, ",\"t_capture\":", d->t_capture);
+    s_put (t, ",\"balls\":[");
     for (size_t i = 0; i < d->n_balls; i++) {
         const SSLDetectionBall *b = d->balls[i];
-        cJSON *o = cJSON_CreateObject ();
-        if (!o || !cJSON_AddItemToArray (balls, o)) {
-            cJSON_Delete (o);
-            break;
-        }
         /* vision speaks millimetres; the page metres */
-        s_num (o, "x", b->x / 1000.0);
-        s_num (o, "y", b->y / 1000.0);
-        s_num (o, "z", b->has_z ? b->z / 1000.0 : 0);
-        s_num (o, "conf", b->confidence);
+        s_put_num (t, i ? ",{\"x\":" : "{\"x\":", b->x / 1000.0);
+        s_put_num (t, ",\"y\":", b->y / 1000.0);
+        s_put_num (t, ",\"z\":", b->has_z ? b->z / 1000.0 : 0);
+        s_put_num (t, ",\"conf\":", b->confidence);
+        s_put (t, "}");
     }
-    cJSON *robots = cJSON_AddArrayToObject (f, "robots");
+    s_put (t, "],\"robots\":[");
+    bool any = false;
     for (int team = 0; team < 2; team++) {
         size_t n = team ? d->n_robots_yellow : d->n_robots_blue;
-        SSLDetectionRobot **list_r = team ? d->robots_yellow : d->robots_blue;
+        SSLDetectionRobot **list = team ? d->robots_yellow : d->robots_blue;
         for (size_t i = 0; i < n; i++) {
-            const SSLDetectionRobot *r = list_r[i];
-            cJSON *o = cJSON_CreateObject ();
-            if (!o || !cJSON_AddItemToArray (robots, o)) {
-                cJSON_Delete (o);
-                break;
-            }
-            s_add (o, "team", cJSON_CreateStringReference (s_team (team)));
-            s_int (o, "id", r->has_robot_id ? (long long) r->robot_id : -1);
-            s_num (o, "x", r->x / 1000.0);
-            s_num (o, "y", r->y / 1000.0);
-            s_num (o, "o", r->has_orientation ? r->orientation : 0);
-            s_num (o, "conf", r->confidence);
+            const SSLDetectionRobot *r = list[i];
+            s_put (t, any ? ",{\"team\":\"" : "{\"team\":\"");
+            s_put (t, s_team (team));
+            s_put_int (t, "\",\"id\":", r->has_robot_id ? (long long) r->robot_id : -1);
+            s_put_num (t, ",\"x\":", r->x / 1000.0);
+            s_put_num (t, ",\"y\":", r->y / 1000.0);
+            s_put_num (t, ",\"o\":", r->has_orientation ? r->orientation : 0);
+            s_put_num (t, ",\"conf\":", r->confidence);
+            s_put (t, "}");
+            any = true;
         }
     }
+    s_put (t, "]}");
+}
+
+const char *
+vw_json_world_into (const vw_world_t *world, vw_text_t *t)
+{
+    t->len = 0;
+    t->oom = false;
+    const sim_snapshot_t *s = world->truth;
+    s_put_num (t, "{\"type\":\"world\",\"t\":", s ? (double) s->time_ns / 1e9 : 0);
+    s_put (t, world->paused ? ",\"paused\":true,\"ball\":{" : ",\"paused\":false,\"ball\":{");
+    if (s) {
+        s_put_num (t, "\"x\":", s->ball.x);
+        s_put_num (t, ",\"y\":", s->ball.y);
+        s_put_num (t, ",\"z\":", s->ball.z);
+        s_put_num (t, ",\"vx\":", s->ball.vx);
+        s_put_num (t, ",\"vy\":", s->ball.vy);
+        s_put_num (t, ",\"vz\":", s->ball.vz);
+    }
+    s_put (t, "},\"robots\":[");
+    for (int i = 0; s && i < s->robot_count && i < SIM_SNAPSHOT_MAX_ROBOTS; i++) {
+        const sim_robot_state_t *r = &s->robots[i];
+        s_put (t, i ? ",{\"team\":\"" : "{\"team\":\"");
+        s_put (t, s_team (r->team));
+        s_put_int (t, "\",\"id\":", r->id);
+        s_put_num (t, ",\"x\":", r->x);
+        s_put_num (t, ",\"y\":", r->y);
+        s_put_num (t, ",\"o\":", r->orientation);
+        s_put_num (t, ",\"vx\":", r->vx);
+        s_put_num (t, ",\"vy\":", r->vy);
+        s_put_num (t, ",\"w\":", r->omega);
+        s_put (t, r->ball_contact ? ",\"contact\":true" : ",\"contact\":false");
+        s_put_num (t, ",\"r\":", r->radius);
+        s_put_num (t, ",\"h\":", r->height);
+        s_put (t, "}");
+    }
+    s_put (t, "],\"kicks\":[");
+    for (int i = 0; i < world->n_kicks; i++) {
+        s_put (t, i ? ",{\"team\":\"" : "{\"team\":\"");
+        s_put (t, s_team (world->kicks[i].team));
+        s_put_int (t, "\",\"id\":", world->kicks[i].id);
+        s_put_num (t, ",\"speed\":", world->kicks[i].speed);
+        s_put_num (t, ",\"t\":", world->kicks[i].t);
+        s_put (t, "}");
+    }
+    s_put (t, "],\"vision\":[");
+    bool first = true;
+    for (int i = 0; i < world->n_frames; i++) {
+        const SSLWrapperPacket *w = world->frames[i];
+        if (w && w->detection) {
+            s_put_vision (t, w, first);
+            first = false;
+        }
+    }
+    s_put (t, "]}");
+    return t->oom ? NULL : t->buf;
 }
 
 char *
 vw_json_world (const vw_world_t *world)
 {
-    cJSON *root = s_typed ("world");
-    if (!root)
-        return NULL;
-    const sim_snapshot_t *s = world->truth;
-    s_num (root, "t", s ? (double) s->time_ns / 1e9 : 0);
-    cJSON_AddBoolToObject (root, "paused", world->paused);
-    cJSON *ball = cJSON_AddObjectToObject (root, "ball");
-    cJSON *robots = cJSON_AddArrayToObject (root, "robots");
-    cJSON *kicks = cJSON_AddArrayToObject (root, "kicks");
-    cJSON *vision = cJSON_AddArrayToObject (root, "vision");
-    if (!ball || !robots || !kicks || !vision) {
-        cJSON_Delete (root);
-        return NULL;
-    }
-    if (s) {
-        s_num (ball, "x", s->ball.x);
-        s_num (ball, "y", s->ball.y);
-        s_num (ball, "z", s->ball.z);
-        s_num (ball, "vx", s->ball.vx);
-        s_num (ball, "vy", s->ball.vy);
-        s_num (ball, "vz", s->ball.vz);
-        for (int i = 0; i < s->robot_count && i < SIM_SNAPSHOT_MAX_ROBOTS; i++) {
-            const sim_robot_state_t *r = &s->robots[i];
-            cJSON *o = cJSON_CreateObject ();
-            if (!o || !cJSON_AddItemToArray (robots, o)) {
-                cJSON_Delete (o);
-                break;
-            }
-            s_add (o, "team", cJSON_CreateStringReference (s_team (r->team)));
-            s_int (o, "id", r->id);
-            s_num (o, "x", r->x);
-            s_num (o, "y", r->y);
-            s_num (o, "o", r->orientation);
-            s_num (o, "vx", r->vx);
-            s_num (o, "vy", r->vy);
-            s_num (o, "w", r->omega);
-            s_add (o, "contact", cJSON_CreateBool (r->ball_contact));
-            s_num (o, "r", r->radius);
-            s_num (o, "h", r->height);
-        }
-    }
-    for (int i = 0; i < world->n_kicks; i++) {
-        cJSON *o = cJSON_CreateObject ();
-        if (!o || !cJSON_AddItemToArray (kicks, o)) {
-            cJSON_Delete (o);
-            break;
-        }
-        cJSON_AddStringToObject (o, "team", s_team (world->kicks[i].team));
-        s_int (o, "id", world->kicks[i].id);
-        s_num (o, "speed", world->kicks[i].speed);
-        s_num (o, "t", world->kicks[i].t);
-    }
-    for (int i = 0; i < world->n_frames; i++)
-        if (world->frames[i])
-            s_add_vision (vision, world->frames[i]);
-    return s_print (root);
+    vw_text_t t = { 0 };
+    const char *text = vw_json_world_into (world, &t);
+    char *copy = text ? strdup (text) : NULL;
+    vw_text_free (&t);
+    return copy;
 }
 
 char *
@@ -356,6 +415,13 @@ vw_json_status (const vw_status_t *st)
         cJSON_AddNumberToObject (restarts, vw_service_names[i], st->restarts[i]);
     }
     s_num (root, "uptime_s", st->uptime_s[0]);
+    if (st->has_latency) {
+        /* absent when vision measured none in its last second: a gap on the plot */
+        s_num (root, "latency_ms", st->latency_p50_ms);
+        s_num (root, "latency_p90_ms", st->latency_p90_ms);
+        s_num (root, "latency_max_ms", st->latency_max_ms);
+        cJSON_AddNumberToObject (root, "latency_count", st->latency_period_count);
+    }
     return s_print (root);
 }
 

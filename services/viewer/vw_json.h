@@ -62,6 +62,13 @@ typedef struct {
     uint64_t substeps;
     double substep_sum_us;
     uint64_t sync_round_trips;
+    /* command->vision latency (vision's Stats): over its last second when
+       has_latency, ms; the totals since vision started */
+    bool has_latency;
+    double latency_p50_ms, latency_p90_ms, latency_max_ms;
+    uint32_t latency_period_count;
+    uint64_t latency_count;
+    double latency_sum_ms;
     bool have_physics, have_gateway, have_vision; /* their Stats arrived at least once */
 } vw_status_t;
 
@@ -115,7 +122,22 @@ char *vw_json_hello (sim_mode_t mode, uint64_t seed);
    and its camera rig with nadirs, field-of-view radius and regions. */
 char *vw_json_geometry (const sim_config_t *cfg);
 
-/* {"type":"world",...}. */
+/* A text buffer reused from one message to the next (zero it to start;
+   vw_text_free frees it). */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    bool oom;
+} vw_text_t;
+
+void vw_text_free (vw_text_t *text);
+
+/* {"type":"world",...} into *text (what it held is replaced). Returns
+   text->buf, borrowed until the next use of *text, or NULL when out of
+   memory. */
+const char *vw_json_world_into (const vw_world_t *world, vw_text_t *text);
+
+/* The same as a heap string: yours to free(), NULL when out of memory. */
 char *vw_json_world (const vw_world_t *world);
 
 /* {"type":"status",...}. */

@@ -56,6 +56,13 @@ vw_status_from_stats (vw_status_t *out, const sim_config_t *cfg, const Simbus__S
             c->pps = vision->cameras[i]->pps;
             c->packets = vision->cameras[i]->packets;
         }
+        out->has_latency = vision->has_latency_p50_ms && vision->latency_period_count > 0;
+        out->latency_p50_ms = vision->latency_p50_ms;
+        out->latency_p90_ms = vision->latency_p90_ms;
+        out->latency_max_ms = vision->latency_max_ms;
+        out->latency_period_count = vision->latency_period_count;
+        out->latency_count = vision->latency_count;
+        out->latency_sum_ms = vision->latency_sum_ms;
     }
     if (gateway) {
         out->have_gateway = true;
@@ -202,6 +209,20 @@ vw_metrics_text (const vw_status_t *st)
                st->ports[i].port, st->ports[i].n_sources);
     s_head (&o, "sync_round_trips_total", "counter", "lock-step sync requests answered");
     s_out (&o, "ssl_sim_sync_round_trips_total %llu\n", (unsigned long long) st->sync_round_trips);
+    /* a summary: quantiles over vision's last second (NaN when it measured
+       none), count and sum since vision started */
+    s_head (&o, "command_latency_seconds", "summary",
+            "team command read by the gateway to the first detection packet sent that shows it");
+    s_out (&o, "ssl_sim_command_latency_seconds{quantile=\"0.5\"} %s\n",
+           s_value (st->has_latency ? st->latency_p50_ms / 1e3 : NAN, v, sizeof v));
+    s_out (&o, "ssl_sim_command_latency_seconds{quantile=\"0.9\"} %s\n",
+           s_value (st->has_latency ? st->latency_p90_ms / 1e3 : NAN, v, sizeof v));
+    s_out (&o, "ssl_sim_command_latency_seconds_sum %s\n", s_value (st->latency_sum_ms / 1e3, v, sizeof v));
+    s_out (&o, "ssl_sim_command_latency_seconds_count %llu\n", (unsigned long long) st->latency_count);
+    s_head (&o, "command_latency_max_seconds", "gauge",
+            "the longest command latency over vision's last second");
+    s_out (&o, "ssl_sim_command_latency_max_seconds %s\n",
+           s_value (st->has_latency ? st->latency_max_ms / 1e3 : NAN, v, sizeof v));
     s_head (&o, "robot_command_loss", "gauge", "configured robot command loss, 0..1");
     s_out (&o, "ssl_sim_robot_command_loss %s\n", s_value (st->loss, v, sizeof v));
     if (o.oom) {

@@ -110,6 +110,7 @@ typedef struct {
     uint64_t camera_packets[SIM_MAX_CAMERAS], camera_last[SIM_MAX_CAMERAS];
     bool camera_seen[SIM_MAX_CAMERAS];
     int64_t started_us, next_stats_us, last_stats_us;
+    sim_latency_t latency; /* command->vision, for Stats only: never on the wire */
 } vis_service_t;
 
 /* Send every queued packet, in order, on self->out. A packet the kernel
@@ -379,6 +380,7 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
        sim time and sends geometry with its first capture */
     self->advanced = true;
     self->last_time_ns = snap.time_ns;
+    sim_latency_snapshot (&self->latency, snap.time_ns, snap.command_us);
     int released = vis_model_advance (self->model, &snap);
     if (released <= 0)
         return;
@@ -396,6 +398,7 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
             self->camera_packets[frame->camera_id]++;
             self->camera_seen[frame->camera_id] = true;
         }
+        sim_latency_sent (&self->latency, frame->capture_ns);
         wrappers[count] = (ProtobufCBinaryData) { len, buf };
         s_log (self, snap.time_ns, SIM_LOGFILE_VISION, buf, len);
         if (msg->has_step_id)
@@ -494,6 +497,7 @@ s_publish_stats (vis_service_t *self)
             st.n_cameras++;
         }
     st.cameras = ptrs;
+    sim_latency_report (&self->latency, &st);
     self->last_stats_us = now;
     Simbus__Envelope env;
     sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STATS, &st);

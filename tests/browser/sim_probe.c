@@ -10,6 +10,11 @@
                                {"camera":C,"frame":F,"t_capture":T,
                                 "balls":[[x,y,z],...]}  (metres, seconds)
                                until standard input closes
+        sim_probe commands PORT
+                               send a blue team's RobotControl (robot 0
+                               turning on the spot) to 127.0.0.1:PORT every
+                               20 ms, as a team's program does, until
+                               standard input closes
 
     Exit status 0, 1 when a port could not be had, 2 for bad arguments.
 */
@@ -25,6 +30,7 @@
 
 #include "sim_test.h"
 #include "sim_udp.h"
+#include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_vision_detection.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
@@ -99,6 +105,51 @@ s_vision (int port)
     return 0;
 }
 
+static int
+s_commands (int port)
+{
+    int fd = sim_test_udp (0);
+    if (fd < 0) {
+        fprintf (stderr, "sim_probe: no UDP socket\n");
+        return 1;
+    }
+    prctl (PR_SET_PDEATHSIG, SIGTERM);
+    MoveLocalVelocity local = MOVE_LOCAL_VELOCITY__INIT;
+    local.angular = 1.0f;
+    RobotMoveCommand move = ROBOT_MOVE_COMMAND__INIT;
+    move.command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+    move.local_velocity = &local;
+    RobotCommand cmd = ROBOT_COMMAND__INIT;
+    cmd.move_command = &move;
+    RobotCommand *ptr = &cmd;
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    rc.n_robot_commands = 1;
+    rc.robot_commands = &ptr;
+    printf ("{\"sending\":%d}\n", port);
+    fflush (stdout);
+    uint8_t buf[4096];
+    int64_t next = sim_test_now_ms ();
+    while (true) {
+        sim_test_send (fd, port, &rc.base);
+        next += 20;
+        /* the team's clock; the gateway's answers are read and dropped */
+        for (int64_t now = sim_test_now_ms (); now < next; now = sim_test_now_ms ()) {
+            struct pollfd p[2] = { { fd, POLLIN, 0 }, { STDIN_FILENO, POLLIN, 0 } };
+            if (poll (p, 2, (int) (next - now)) < 0)
+                continue;
+            if (p[1].revents) {
+                char junk[256];
+                if (read (STDIN_FILENO, junk, sizeof junk) <= 0) {
+                    close (fd);
+                    return 0;
+                }
+            }
+            if (p[0].revents & POLLIN)
+                recv (fd, buf, sizeof buf, 0);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -112,6 +163,11 @@ main (int argc, char **argv)
         if (port > 0 && port < 65536)
             return s_vision (port);
     }
-    fprintf (stderr, "usage: sim_probe ports N | sim_probe vision PORT\n");
+    if (argc == 3 && strcmp (argv[1], "commands") == 0) {
+        int port = atoi (argv[2]);
+        if (port > 0 && port < 65536)
+            return s_commands (port);
+    }
+    fprintf (stderr, "usage: sim_probe ports N | sim_probe vision PORT | sim_probe commands PORT\n");
     return 2;
 }

@@ -30,6 +30,10 @@ const START_MS = 60000;      // simulator and browser up, on a loaded machine
 const WAIT_MS = 30000;       // any one thing the test waits for
 const PAUSE_WATCH_MS = 2000; // how long t_capture must stand still
 const TOLERANCE_M = 0.01;    // the issue's: vision shows the ball within 1 cm
+// command->vision latency: at most the configured vision delay (35 ms with
+// --realism none) plus a frame period (13.6 ms at 73.3 Hz), with generous
+// slack for the bus hops and scheduling of a loaded machine
+const LATENCY_MAX_MS = 35 + 13.6 + 500;
 
 let passed = 0;
 let failed = 0;
@@ -242,6 +246,11 @@ async function main () {
     const model = await page.evaluate(() => window.sslsimView);
     check('11 blue and 11 yellow robots', model.robots.filter((r) => r.team === 'blue').length === 11
           && model.robots.filter((r) => r.team === 'yellow').length === 11);
+    // the plot has RTF points and, with no team command sent yet, no latency
+    await page.waitForFunction(() => window.sslsimView.plot.rtf.length >= 2);
+    const plot0 = await page.evaluate(() => window.sslsimView.plot);
+    check('the plot has an RTF series and no latency without team commands',
+          plot0.rtf.length >= 2 && plot0.latency_ms.length === 0, JSON.stringify(plot0.latency_ms.slice(0, 3)));
     const frames0 = Number(await canvas.getAttribute('data-frames'));
     await page.waitForFunction((n) => Number(document.getElementById('field').dataset.frames) > n + 10, frames0);
     check('the page keeps drawing new worlds', true);
@@ -356,6 +365,21 @@ async function main () {
     await page.waitForFunction(() => document.getElementById('st-rtf').textContent !== '–'
                                && document.getElementById('st-vision').textContent.includes('pps'));
     check('the status bar shows RTF and vision rates', true);
+
+    // ---- command->vision latency on the plot --------------------------------
+    // a team's program: RobotControl to the blue port every 20 ms over UDP
+    const team = spawn(PROBE, ['commands', String(ports[1])], { stdio: ['pipe', 'ignore', 'inherit'] });
+    cleanups.push(async () => team.stdin.end());
+    try {
+        await page.waitForFunction(() => window.sslsimView.plot.latency_ms.length >= 2, null, { timeout: WAIT_MS });
+        const lat = (await page.evaluate(() => window.sslsimView.plot)).latency_ms.map((s) => s.v);
+        check(`the plot shows the command->vision latency (${lat.map((v) => v.toFixed(1)).join(', ')} ms)`,
+              lat.every((v) => v > 0 && v < LATENCY_MAX_MS));
+        check('the status bar shows the latency',
+              (await page.textContent('#st-latency')).includes('ms'), await page.textContent('#st-latency'));
+    } catch (err) {
+        check('the plot shows the command->vision latency', false, err.message);
+    }
 
     // a picture of the running simulator, not of the moment after resume
     await page.waitForFunction(() => Number(document.getElementById('st-rtf').textContent) > 0.5, null,

@@ -2,8 +2,10 @@
     real ssl-sim, a real WebSocket client and real HTTP. The page's
     teleport must show in the UDP vision packets, a request the simulator
     refuses must come back with the protocol's error code, /metrics must be
-    Prometheus text with the named metrics, and /healthz must say 503 while
-    vision is stopped (SIGSTOP) and 200 again when it goes on.
+    Prometheus text with the named metrics, /healthz must say 503 while
+    vision is stopped (SIGSTOP) and 200 again when it goes on, and team
+    commands sent over UDP must show as a command->vision latency that the
+    configured vision delay explains (none without commands).
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -15,6 +17,7 @@
 
 #include "sim_fixture.h"
 #include "sim_ws.h"
+#include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 #define WAIT_MS 15000
@@ -279,6 +282,118 @@ Test (viewer, metrics_and_healthz, .timeout = 90)
     cr_expect (down, "/healthz did not say 503 with vision stopped");
     cr_expect (s_healthz_becomes (ws, port, 200, WAIT_MS), "/healthz did not come back to 200");
 
+    sim_ws_destroy (&ws);
+    cr_expect_eq (sim_fixture_stop (&f), 0);
+}
+
+/* The value of the first /metrics sample line that starts with `prefix`
+   (name and labels, then a space); NAN when there is none. */
+static double
+s_metric (int port, const char *prefix)
+{
+    char *body = NULL;
+    double v = NAN;
+    if (sim_http_get (port, "/metrics", &body) == 200 && body) {
+        for (const char *line = body; line && *line;
+             line = strchr (line, '\n') ? strchr (line, '\n') + 1 : NULL)
+            if (strncmp (line, prefix, strlen (prefix)) == 0) {
+                v = strtod (line + strlen (prefix), NULL);
+                break;
+            }
+    }
+    free (body);
+    return v;
+}
+
+/* One RobotControl for blue robot 0 (turning on the spot) to the blue port. */
+static void
+s_send_command (sim_fixture_t *f)
+{
+    MoveLocalVelocity local = MOVE_LOCAL_VELOCITY__INIT;
+    local.angular = 1.0f;
+    RobotMoveCommand move = ROBOT_MOVE_COMMAND__INIT;
+    move.command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+    move.local_velocity = &local;
+    RobotCommand cmd = ROBOT_COMMAND__INIT;
+    cmd.id = 0;
+    cmd.move_command = &move;
+    RobotCommand *ptr = &cmd;
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    rc.n_robot_commands = 1;
+    rc.robot_commands = &ptr;
+    cr_assert_eq (sim_test_send (f->fd, f->proc.blue_port, &rc.base), 0);
+}
+
+/* The vision delay the latency must at least contain, and the frame period
+   (73.3 Hz) plus the slack a loaded 2-core machine needs on top of it. */
+#define LAT_VISION_DELAY_S 0.15
+#define LAT_FRAME_S        (1.0 / 73.3)
+#define LAT_SLACK_S        0.5
+#define LAT_COMMAND_MS     20 /* a team's command every 20 ms (50 Hz) */
+
+Test (viewer, command_to_vision_latency, .timeout = 120)
+{
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, s_args, "[realism]\nvision_delay = 0.15\n",
+                                     SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION),
+                  0, "ssl-sim did not come up");
+    cr_assert (sim_fixture_wait_service (&f, "viewer", 0, WAIT_MS), "the viewer did not start");
+    int port = f.proc.viewer_port;
+    sim_ws_t *ws = sim_ws_connect (port, "/ws");
+    cr_assert_not_null (ws);
+
+    /* no team command yet: statuses with vision's cameras but no latency */
+    int seen = 0;
+    for (int i = 0; i < 40 && seen < 3; i++) {
+        sim_ws_send (ws, "{\"op\":\"next\"}");
+        cJSON *status = sim_ws_wait (ws, "status", WAIT_MS);
+        cr_assert_not_null (status, "no status");
+        if (cJSON_GetArraySize (cJSON_GetObjectItemCaseSensitive (status, "cameras")) > 0) {
+            seen++;
+            cr_expect_null (cJSON_GetObjectItemCaseSensitive (status, "latency_ms"),
+                            "a latency with no team command sent");
+        }
+        cJSON_Delete (status);
+    }
+    cr_assert_eq (seen, 3, "vision's Stats never reached the page");
+    cr_expect_eq (s_metric (port, "ssl_sim_command_latency_seconds_count "), 0.0);
+    cr_expect (isnan (s_metric (port, "ssl_sim_command_latency_seconds{quantile=\"0.5\"} ")),
+               "a median latency with no command");
+
+    /* commands at 50 Hz over real UDP until the page is told a latency */
+    double p50 = NAN, p90 = NAN, max = NAN;
+    int64_t end = sim_test_now_ms () + 30000, next = sim_test_now_ms ();
+    uint8_t buf[4096];
+    while (isnan (p50) && sim_test_now_ms () < end) {
+        s_send_command (&f);
+        sim_ws_send (ws, "{\"op\":\"next\"}");
+        next += LAT_COMMAND_MS;
+        /* the gateway's answers pace the sends: drain them until the next one is due */
+        for (int64_t now = sim_test_now_ms (); now < next; now = sim_test_now_ms ())
+            if (sim_test_recv (f.fd, buf, sizeof buf, (int) (next - now)) < 0)
+                break;
+        cJSON *status = sim_ws_wait (ws, "status", 0);
+        if (status && cJSON_IsNumber (cJSON_GetObjectItemCaseSensitive (status, "latency_ms"))) {
+            p50 = s_num (status, "latency_ms");
+            p90 = s_num (status, "latency_p90_ms");
+            max = s_num (status, "latency_max_ms");
+            cr_expect_gt (s_num (status, "latency_count"), 0);
+        }
+        cJSON_Delete (status);
+    }
+    cr_log_info ("latency p50 %.2f p90 %.2f max %.2f ms", p50, p90, max);
+    cr_assert (!isnan (p50), "no latency in the page's status within 30 s of commands");
+    /* every command waits at least the vision delay (less the realtime
+       pacing's catch-up, far below half of it) and at most a frame period
+       more, plus the bus hops and scheduling of a loaded machine */
+    double bound_ms = (LAT_VISION_DELAY_S + LAT_FRAME_S + LAT_SLACK_S) * 1e3;
+    cr_expect (p50 >= LAT_VISION_DELAY_S * 1e3 / 2 && p50 <= bound_ms, "median latency %.1f ms", p50);
+    cr_expect (p90 >= p50 && max >= p90, "p50 %.1f <= p90 %.1f <= max %.1f ms", p50, p90, max);
+    double count = s_metric (port, "ssl_sim_command_latency_seconds_count ");
+    cr_expect_gt (count, 0, "/metrics counted no latency");
+    double sum = s_metric (port, "ssl_sim_command_latency_seconds_sum ");
+    cr_expect (sum / count >= LAT_VISION_DELAY_S / 2 && sum / count <= bound_ms / 1e3,
+               "/metrics mean latency %.4f s", sum / count);
     sim_ws_destroy (&ws);
     cr_expect_eq (sim_fixture_stop (&f), 0);
 }

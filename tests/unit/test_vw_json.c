@@ -151,6 +151,56 @@ Test (vw_json, world_carries_truth_kicks_and_vision_in_metres)
     cJSON_Delete (j);
 }
 
+/* The world is written into a reused buffer, not built as a cJSON tree:
+   every separator must still be right with several of each, and a smaller
+   world after a bigger one must not keep the bigger one's tail. */
+Test (vw_json, world_text_is_json_with_many_of_each_and_reused)
+{
+    sim_snapshot_t snap;
+    memset (&snap, 0, sizeof snap);
+    snap.robot_count = 3;
+    for (int i = 0; i < 3; i++)
+        snap.robots[i] = (sim_robot_state_t) { i % 2, i, -0.000001 * i, 1e6, 1, 0, 0, 0, false, 0.09, 0.15 };
+    vw_kick_t kicks[] = { { 0, 1, 2, 3 }, { 1, 2, 3, 4 } };
+    SSLDetectionBall b0 = SSL__DETECTION_BALL__INIT, b1 = SSL__DETECTION_BALL__INIT;
+    SSLDetectionBall *balls[] = { &b0, &b1 };
+    SSLDetectionRobot r0 = SSL__DETECTION_ROBOT__INIT, r1 = SSL__DETECTION_ROBOT__INIT;
+    SSLDetectionRobot *blue[] = { &r0 }, *yellow[] = { &r1 };
+    SSLDetectionFrame d = SSL__DETECTION_FRAME__INIT;
+    d.n_balls = 2;
+    d.balls = balls;
+    d.n_robots_blue = 1;
+    d.robots_blue = blue;
+    d.n_robots_yellow = 1;
+    d.robots_yellow = yellow;
+    SSLWrapperPacket w = SSL__WRAPPER_PACKET__INIT, geometry_only = SSL__WRAPPER_PACKET__INIT;
+    w.detection = &d;
+    const void *frames[] = { &w, &geometry_only, &w };
+    vw_world_t big = { &snap, false, 2, kicks, 3, frames };
+    vw_text_t text = { 0 };
+    cJSON *j = cJSON_Parse (vw_json_world_into (&big, &text));
+    cr_assert_not_null (j, "not JSON: %s", text.buf);
+    cr_expect_eq (cJSON_GetArraySize (s_get (j, "robots")), 3);
+    cr_expect_eq (cJSON_GetArraySize (s_get (j, "kicks")), 2);
+    const cJSON *vision = s_get (j, "vision");
+    cr_assert_eq (cJSON_GetArraySize (vision), 2, "a packet without detection is skipped");
+    cr_expect_eq (cJSON_GetArraySize (s_get (cJSON_GetArrayItem (vision, 1), "robots")), 2);
+    cr_expect_eq (s_num (cJSON_GetArrayItem (s_get (cJSON_GetArrayItem (vision, 1), "robots"), 0), "id"), -1,
+                  "no id: -1");
+    cr_expect_float_eq (s_num (cJSON_GetArrayItem (s_get (j, "robots"), 2), "x"), -0.000002, 1e-12);
+    cr_expect_float_eq (s_num (cJSON_GetArrayItem (s_get (j, "robots"), 2), "y"), 1e6, 1e-6);
+    cJSON_Delete (j);
+    vw_world_t empty = { NULL, true, 0, NULL, 0, NULL };
+    j = cJSON_Parse (vw_json_world_into (&empty, &text));
+    cr_assert_not_null (j, "not JSON: %s", text.buf);
+    cr_expect_eq (cJSON_GetArraySize (s_get (j, "robots")), 0);
+    cr_expect_eq (cJSON_GetArraySize (s_get (j, "vision")), 0);
+    cr_expect_eq (strlen (text.buf), text.len);
+    cJSON_Delete (j);
+    vw_text_free (&text);
+    cr_expect_null (text.buf);
+}
+
 Test (vw_json, result_ok_and_refused)
 {
     cJSON *ok = s_parse (vw_json_result (7, NULL, NULL));
@@ -266,6 +316,14 @@ Test (vw_json, status_and_metrics_show_the_same_numbers)
     vision.service = (char *) "vision";
     vision.n_cameras = 1;
     vision.cameras = cams;
+    vision.has_latency_p50_ms = vision.has_latency_p90_ms = vision.has_latency_max_ms = true;
+    vision.latency_p50_ms = 40;
+    vision.latency_p90_ms = 45.5;
+    vision.latency_max_ms = 50;
+    vision.has_latency_period_count = vision.has_latency_count = vision.has_latency_sum_ms = true;
+    vision.latency_period_count = 50;
+    vision.latency_count = 200;
+    vision.latency_sum_ms = 8000;
     Simbus__PortStats blue = SIMBUS__PORT_STATS__INIT, *ports[] = { &blue };
     char *sources[] = { (char *) "127.0.0.1:40000" };
     blue.name = (char *) "blue";
@@ -296,6 +354,10 @@ Test (vw_json, status_and_metrics_show_the_same_numbers)
     cr_expect_float_eq (s_num (p, "rate"), 60, 1e-9);
     cr_expect_str_eq (cJSON_GetArrayItem (s_get (p, "sources"), 0)->valuestring, "127.0.0.1:40000");
     cr_expect (cJSON_IsFalse (s_get (s_get (j, "services"), "legacy-grsim")));
+    cr_expect_float_eq (s_num (j, "latency_ms"), 40, 1e-9);
+    cr_expect_float_eq (s_num (j, "latency_p90_ms"), 45.5, 1e-9);
+    cr_expect_float_eq (s_num (j, "latency_max_ms"), 50, 1e-9);
+    cr_expect_float_eq (s_num (j, "latency_count"), 50, 1e-9);
     cJSON_Delete (j);
 
     char *m = vw_metrics_text (&st);
@@ -312,8 +374,27 @@ Test (vw_json, status_and_metrics_show_the_same_numbers)
         "ssl_sim_substep_seconds_count 10\n",
         "ssl_sim_up{service=\"legacy-grsim\"} 0\n",
         "# TYPE ssl_sim_substep_seconds histogram\n",
+        "# TYPE ssl_sim_command_latency_seconds summary\n",
+        "ssl_sim_command_latency_seconds{quantile=\"0.5\"} 0.04\n",
+        "ssl_sim_command_latency_seconds{quantile=\"0.9\"} 0.0455\n",
+        "ssl_sim_command_latency_seconds_sum 8\n",
+        "ssl_sim_command_latency_seconds_count 200\n",
+        "ssl_sim_command_latency_max_seconds 0.05\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         cr_expect_not_null (strstr (m, want[i]), "no '%s' in\n%s", want[i], m);
+    free (m);
+
+    /* a second without a command: no latency on the page, NaN quantiles */
+    vision.latency_period_count = 0;
+    vision.has_latency_p50_ms = vision.has_latency_p90_ms = vision.has_latency_max_ms = false;
+    vw_status_from_stats (&st, &cfg, &physics, &vision, &gateway, NULL, alive, 5);
+    j = s_parse (vw_json_status (&st));
+    cr_expect_null (cJSON_GetObjectItemCaseSensitive (j, "latency_ms"));
+    cJSON_Delete (j);
+    m = vw_metrics_text (&st);
+    cr_assert_not_null (m);
+    cr_expect_not_null (strstr (m, "ssl_sim_command_latency_seconds{quantile=\"0.5\"} NaN\n"), "%s", m);
+    cr_expect_not_null (strstr (m, "ssl_sim_command_latency_seconds_count 200\n"));
     free (m);
 }

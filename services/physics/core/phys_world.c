@@ -1016,6 +1016,7 @@ phys_world_snapshot (const phys_world_t *self, sim_snapshot_t *out)
 {
     out->time_ns = self->time_ns;
     out->epoch_us = 0; /* the service's business */
+    out->command_us = 0;
     phys_world_ball (self, &out->ball);
     int n = self->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? self->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
     out->robot_count = n;

@@ -1,8 +1,10 @@
 // conn.js - the page's WebSocket to the viewer service: reconnects by
-// itself, asks for one "world" at a time ({"op":"next"} once on open and
-// again after each "world" arrives, so a slow page is never sent a queue;
-// held back while the page is hidden), and numbers every other op so its
-// "result" can be matched to it.
+// itself, asks for one "world" at a time ({"op":"next"} once on open, then
+// after each "world" arrived, but at most once per animation frame, so the
+// page is sent at most one world per frame it draws and a slow page is
+// never sent a queue; a hidden page draws no frames and so asks for
+// nothing), and
+// numbers every other op so its "result" can be matched to it.
 
 const RESULT_TIMEOUT_MS = 10000;
 
@@ -16,13 +18,9 @@ export class Conn {
         this.nextId = 1;
         this.pending = new Map(); // id -> {request, resolve, timer}
         this.retryMs = 500;
-        this.owesNext = false;
-        document.addEventListener('visibilitychange', () => {
-            if (!document.hidden && this.owesNext) {
-                this.owesNext = false;
-                this.sendRaw({ op: 'next' });
-            }
-        });
+        this.owesNext = false; // a world arrived since the last ask
+        this.frames = 0;       // animation frames so far (frameTick)
+        this.askedFrame = -1;  // the frame of the last ask
         this.open();
     }
 
@@ -49,10 +47,13 @@ export class Conn {
                 this.settle(msg);
             else
                 this.handlers.message(msg);
-            // the next world is asked for only after this one arrived, and
-            // not while the page is hidden (nothing would draw it)
-            if (msg.type === 'world')
-                this.askNext();
+            // the next world is asked for only after this one arrived: at
+            // once, unless this frame asked already (then at the next one)
+            if (msg.type === 'world') {
+                this.owesNext = true;
+                if (this.askedFrame < this.frames)
+                    this.askNext();
+            }
         };
         ws.onclose = () => {
             if (this.ws !== ws)
@@ -69,12 +70,20 @@ export class Conn {
         ws.onerror = () => { /* onclose follows and retries */ };
     }
 
+    // Called from the page's requestAnimationFrame loop: asks for the next
+    // world when the last one has arrived. Asking when a world arrives
+    // instead would fetch every snapshot the simulator publishes (73 a
+    // second and more) for a page that draws 60, or fewer when busy.
+    frameTick () {
+        this.frames++;
+        this.askNext();
+    }
+
     askNext () {
-        if (typeof document !== 'undefined' && document.hidden) {
-            this.owesNext = true;
-            return;
+        if (this.owesNext && this.sendRaw({ op: 'next' })) {
+            this.owesNext = false;
+            this.askedFrame = this.frames;
         }
-        this.sendRaw({ op: 'next' });
     }
 
     sendRaw (obj) {

@@ -60,6 +60,7 @@ const view = {
     results: [],                // the last 50 results
     t: null,                    // sim time of the world drawn
     geometry_count: 0,          // "geometry" messages applied
+    plot: { window_s: 30, rtf: [], latency_ms: [] }, // the series the plot drew
     connected: false,
     toCanvas: (x, y) => {
         const p = tf.toCanvas(x, y);
@@ -155,6 +156,7 @@ function resize () {
 
 function frame (now) {
     requestAnimationFrame(frame);
+    conn.frameTick();
     resize();
     let flashing = false;
     for (const [key, t0] of state.flashes) {
@@ -246,6 +248,7 @@ function applyStatus (s) {
     state.status = s;
     plot.add(performance.now() / 1000, Number(s.rtf), s.latency_ms === undefined ? NaN : Number(s.latency_ms));
     plot.draw(performance.now() / 1000);
+    view.plot = plot.model();
 
     const paused = s.paused ? ' (paused)' : '';
     $('st-mode').textContent = `${s.mode ?? '–'}${paused}`;
@@ -257,7 +260,9 @@ function applyStatus (s) {
     $('st-ports').textContent = (s.ports || []).length
         ? s.ports.map((p) => `${p.name} ${Number(p.rate).toFixed(0)}/s`).join(' · ') : '–';
     $('st-loss').textContent = Number.isFinite(s.loss) ? `${(s.loss * 100).toFixed(1)} %` : '–';
-    $('st-latency').textContent = Number.isFinite(s.latency_ms) ? `${s.latency_ms.toFixed(1)} ms` : '–';
+    $('st-latency').textContent = Number.isFinite(s.latency_ms)
+        ? `${s.latency_ms.toFixed(1)} ms (p90 ${Number(s.latency_p90_ms).toFixed(1)}, max ${Number(s.latency_max_ms).toFixed(1)})`
+        : '–';
     const services = s.services && typeof s.services === 'object' ? Object.entries(s.services) : [];
     const sv = $('st-services');
     sv.classList.toggle('muted', !services.length);

@@ -18,6 +18,13 @@ export class Plot {
             this.samples.shift();
     }
 
+    // The series as drawn, for tests: {window_s, rtf: [{t, v}],
+    // latency_ms: [{t, v}]}, t in wall seconds, gaps left out.
+    model () {
+        const series = (key) => this.samples.filter((s) => s[key] !== null).map((s) => ({ t: s.t, v: s[key] }));
+        return { window_s: WINDOW_S, rtf: series('rtf'), latency_ms: series('latency') };
+    }
+
     draw (nowS) {
         const c = this.canvas;
         const dpr = window.devicePixelRatio || 1;
