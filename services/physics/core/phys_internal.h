@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "phys_ball.h"
+#include "phys_drive.h"
 #include "phys_field.h"
 #include "phys_robot.h"
 #include "phys_world.h"
@@ -22,6 +23,7 @@ typedef struct {
     sim_robot_specs_t specs;
     /* derived from specs (refreshed whenever specs change) */
     phys_wheels_t wheels;
+    phys_drive_consts_t drive_k;
     double inv_mass, inv_inertia;
     double cos_m;             /* cos θ_m = c2d / R */
     double half_w;            /* front half-width sqrt(R² - c2d²) */

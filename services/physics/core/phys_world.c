@@ -183,6 +183,7 @@ phys_robot_refresh (phys_robot_t *r)
 {
     const sim_robot_specs_t *s = &r->specs;
     phys_wheels_init (&r->wheels, s);
+    phys_drive_consts_init (&r->drive_k, s);
     r->inv_mass = 1.0 / s->mass;
     r->inv_inertia = 1.0 / phys_specs_inertia (s);
     r->cos_m = s->center_to_dribbler / s->radius;
@@ -599,7 +600,7 @@ s_robot_phase (phys_world_t *self)
         }
         double target[3];
         bool has_target = s_target (self, r, timed_out, target);
-        phys_limiter_step (s, r->sp, has_target ? target : NULL, dt);
+        phys_limiter_kernel (s, r->sp, has_target ? target : NULL, dt);
 
         double ax = 0, ay = 0;
         if (r->force_active)
@@ -621,7 +622,7 @@ s_robot_phase (phys_world_t *self)
             double lvx = r->ct * r->vx + r->st * r->vy;
             double lvy = -r->st * r->vx + r->ct * r->vy;
             double fx, fy, tq;
-            phys_drive_wheels (s, &r->wheels, r->sp, lvx, lvy, r->omega, &fx, &fy, &tq);
+            phys_drive_kernel (&r->drive_k, &r->wheels, r->sp, lvx, lvy, r->omega, &fx, &fy, &tq);
             r->vx += (r->ct * fx - r->st * fy) * r->inv_mass * dt;
             r->vy += (r->st * fx + r->ct * fy) * r->inv_mass * dt;
             r->omega += tq * r->inv_inertia * dt;
