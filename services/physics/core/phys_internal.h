@@ -68,6 +68,11 @@ struct phys_world_t {
        substep (a cache; results never depend on it) */
     int sap_count;
     uint8_t sap_order[PHYS_CONTACT_ROBOTS];
+    /* and its reference positions and near pairs (phys_collide_robots),
+       kept across substeps while near_valid and sap_count is current */
+    bool near_valid;
+    double near_px[PHYS_CONTACT_ROBOTS], near_py[PHYS_CONTACT_ROBOTS];
+    uint32_t near_bits[PHYS_CONTACT_ROBOTS];
     bool exhaustive_contacts;             /* tests: robot contacts without broad phase */
     phys_robot_t robots[PHYS_MAX_ROBOTS]; /* iteration order: blue 0..255, yellow 0..255 */
 };

@@ -942,6 +942,7 @@ phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id, const
         r->specs = s;
         phys_robot_refresh (r);
         s_solve_wheels (r);
+        self->near_valid = false; /* the radius may differ: new broad-phase references */
     }
     sim_robot_specs_t d = self->team_specs[team];
     s_merge (&d, u);
