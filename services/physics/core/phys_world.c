@@ -193,6 +193,8 @@ phys_robot_refresh (phys_robot_t *r)
 static double
 s_wrap (double a)
 {
+    if (a > -M_PI && a <= M_PI)
+        return a; /* the usual case, as the loops below would leave it */
     if (!(fabs (a) <= 64))
         a = remainder (a, 2 * M_PI);
     while (a > M_PI)
