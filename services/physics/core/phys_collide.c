@@ -726,39 +726,49 @@ phys_collide_robots (phys_world_t *self)
        positions (px, py); a pair that is not near cannot touch while no
        robot is more than half the margin away from its reference, so
        once one is, the rest of the iteration visits every pair and the
-       next one takes new references. Within an iteration after the first
+       next one takes new references. The references outlive the substep
+       (the world keeps them): a substep takes new ones only when a robot
+       has left the half margin since (driven, pushed or teleported), the
+       robots or their radii changed. Within an iteration after the first
        on the same references, move stamps also skip a near pair that was
        apart when last tested if neither robot moved since; robots that
        have not moved since their last wall test skip the walls. */
     uint32_t tested[PHYS_CONTACT_ROBOTS][PHYS_CONTACT_ROBOTS];
     uint32_t wall_tested[PHYS_CONTACT_ROBOTS];
     uint32_t mv[PHYS_CONTACT_ROBOTS]; /* stamp of each robot's last move */
-    uint32_t near[PHYS_CONTACT_ROBOTS];
-    double px[PHYS_CONTACT_ROBOTS], py[PHYS_CONTACT_ROBOTS], rad[PHYS_CONTACT_ROBOTS];
+    uint32_t *near = self->near_bits;
+    double *px = self->near_px, *py = self->near_py, rad[PHYS_CONTACT_ROBOTS];
     uint32_t clock = 0;
     phys_robot_t *rs = self->robots;
+    bool stale = !self->near_valid || self->sap_count != n; /* references must be (re)taken */
     if (self->sap_count != n) {
         for (int i = 0; i < n; i++)
             self->sap_order[i] = (uint8_t) i;
         self->sap_count = n;
     }
-    for (int i = 0; i < n; i++) {
-        mv[i] = 0;
-        rad[i] = rs[i].specs.radius + 0.5 * S_NEAR_MARGIN;
+    /* 4 d² < (margin - 1e-9)² less a relative 1e-9 keeps 2 |d| below
+       margin - 1e-9, the test the iterations make, whatever the rounding */
+    const double keep2 = (S_NEAR_MARGIN - 1e-9) * (S_NEAR_MARGIN - 1e-9) * (1 - 1e-9);
+    for (int i = 0; i < n && !stale; i++) {
+        double dx = rs[i].x - px[i], dy = rs[i].y - py[i];
+        if (!(4 * (dx * dx + dy * dy) < keep2))
+            stale = true;
     }
+    for (int i = 0; i < n; i++)
+        mv[i] = 0;
     double e = self->contact.robot_robot_restitution;
     double k = self->contact.robot_robot_friction;
     double ew = self->contact.robot_wall_restitution;
     e = e < 0 ? 0 : e > 1 ? 1 : e;
     k = k < 0 ? 0 : k > 1 ? 1 : k;
     uint32_t all = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
-    bool stale = true; /* references must be (re)taken */
     for (int it = 0; it < 4; it++) {
-        bool moved = false, fresh = stale, full = self->exhaustive_contacts;
+        bool moved = false, fresh = it == 0 || stale, full = self->exhaustive_contacts;
         if (stale) {
             for (int i = 0; i < n; i++) {
                 px[i] = rs[i].x;
                 py[i] = rs[i].y;
+                rad[i] = rs[i].specs.radius + 0.5 * S_NEAR_MARGIN;
             }
             s_near_pairs (n, px, py, rad, self->sap_order, near);
             stale = false;
@@ -804,4 +814,5 @@ phys_collide_robots (phys_world_t *self)
         if (!moved)
             break;
     }
+    self->near_valid = !stale;
 }

@@ -109,9 +109,16 @@ phys_dribbler_break_beams (phys_world_t *self)
             r->ball_contact = false;
             continue;
         }
+        /* The beam's box lies within c2d + 0.0235 + half_w of the centre
+           (plus 1e-6 m against rounding): a ball farther off along x or
+           y cannot be in it, whatever the robot's heading. */
+        double c2d = r->specs.center_to_dribbler, reach = c2d + 0.0235 + r->half_w + 1e-6;
+        if (fabs (b->x - r->x) > reach || fabs (b->y - r->y) > reach) {
+            r->ball_contact = false;
+            continue;
+        }
         double qx, qy;
         phys_robot_local (r, b->x, b->y, &qx, &qy);
-        double c2d = r->specs.center_to_dribbler;
         r->ball_contact = qx >= c2d && qx <= c2d + 0.0235 && fabs (qy) <= r->half_w;
     }
 }

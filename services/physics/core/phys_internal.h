@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "phys_ball.h"
+#include "phys_drive.h"
 #include "phys_field.h"
 #include "phys_robot.h"
 #include "phys_world.h"
@@ -22,6 +23,7 @@ typedef struct {
     sim_robot_specs_t specs;
     /* derived from specs (refreshed whenever specs change) */
     phys_wheels_t wheels;
+    phys_drive_consts_t drive_k;
     double inv_mass, inv_inertia;
     double cos_m;             /* cos θ_m = c2d / R */
     double half_w;            /* front half-width sqrt(R² - c2d²) */
@@ -66,6 +68,11 @@ struct phys_world_t {
        substep (a cache; results never depend on it) */
     int sap_count;
     uint8_t sap_order[PHYS_CONTACT_ROBOTS];
+    /* and its reference positions and near pairs (phys_collide_robots),
+       kept across substeps while near_valid and sap_count is current */
+    bool near_valid;
+    double near_px[PHYS_CONTACT_ROBOTS], near_py[PHYS_CONTACT_ROBOTS];
+    uint32_t near_bits[PHYS_CONTACT_ROBOTS];
     bool exhaustive_contacts;             /* tests: robot contacts without broad phase */
     phys_robot_t robots[PHYS_MAX_ROBOTS]; /* iteration order: blue 0..255, yellow 0..255 */
 };

@@ -55,4 +55,55 @@ phys_sincos (double x, double *s, double *c)
     /* clang-format on */
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* phys_sincos of each lane of x: the same IEEE operations in the same
+   order per lane, so the same bits as two calls, for |x| < 2^31 π/2 and
+   NaN (the quadrant is converted to 32 bits here, to 64 there). */
+static inline void
+phys_sincos2 (__m128d x, __m128d *s, __m128d *c)
+{
+    const __m128d zero = _mm_setzero_pd (), half = _mm_set1_pd (0.5), one = _mm_set1_pd (1.0);
+    const __m128d sign = _mm_set1_pd (-0.0);
+    __m128d t = _mm_mul_pd (x, _mm_set1_pd (6.36619772367581382433e-01));
+    /* t >= 0 ? t + 0.5 : t - 0.5, truncated */
+    __m128d pos = _mm_cmpge_pd (t, zero);
+    __m128d tr =
+        _mm_or_pd (_mm_and_pd (pos, _mm_add_pd (t, half)), _mm_andnot_pd (pos, _mm_sub_pd (t, half)));
+    __m128i n = _mm_cvttpd_epi32 (tr);
+    __m128d fn = _mm_cvtepi32_pd (n);
+    __m128d y = _mm_sub_pd (_mm_sub_pd (x, _mm_mul_pd (fn, _mm_set1_pd (1.57079632673412561417e+00))),
+                            _mm_mul_pd (fn, _mm_set1_pd (6.07710050650619224932e-11)));
+    __m128d z = _mm_mul_pd (y, y);
+    /* phys_sin_kernel */
+    __m128d r = _mm_add_pd (_mm_set1_pd (-2.50507602534068634195e-08),
+                            _mm_mul_pd (z, _mm_set1_pd (1.58969099521155010221e-10)));
+    r = _mm_add_pd (_mm_set1_pd (2.75573137070700676789e-06), _mm_mul_pd (z, r));
+    r = _mm_add_pd (_mm_set1_pd (-1.98412698298579493134e-04), _mm_mul_pd (z, r));
+    r = _mm_add_pd (_mm_set1_pd (8.33333333332248946124e-03), _mm_mul_pd (z, r));
+    __m128d sy =
+        _mm_add_pd (y, _mm_mul_pd (_mm_mul_pd (z, y), _mm_add_pd (_mm_set1_pd (-1.66666666666666324348e-01),
+                                                                  _mm_mul_pd (z, r))));
+    /* phys_cos_kernel */
+    __m128d q = _mm_add_pd (_mm_set1_pd (2.08757232129817482790e-09),
+                            _mm_mul_pd (z, _mm_set1_pd (-1.13596475577881948265e-11)));
+    q = _mm_add_pd (_mm_set1_pd (-2.75573143513906633035e-07), _mm_mul_pd (z, q));
+    q = _mm_add_pd (_mm_set1_pd (2.48015872894767294178e-05), _mm_mul_pd (z, q));
+    q = _mm_add_pd (_mm_set1_pd (-1.38888888888741095749e-03), _mm_mul_pd (z, q));
+    q = _mm_mul_pd (z, _mm_add_pd (_mm_set1_pd (4.16666666666666019037e-02), _mm_mul_pd (z, q)));
+    __m128d hz = _mm_mul_pd (half, z), w = _mm_sub_pd (one, hz);
+    __m128d cy = _mm_add_pd (w, _mm_add_pd (_mm_sub_pd (_mm_sub_pd (one, w), hz), _mm_mul_pd (z, q)));
+    /* the quadrant n & 3: odd swaps sin and cos; sin is negated in
+       quadrants 2 and 3 (bit 1 of n), cos in 1 and 2 (bit 1 of n + 1) */
+    __m128i nd = _mm_shuffle_epi32 (n, _MM_SHUFFLE (1, 1, 0, 0));
+    const __m128i one32 = _mm_set1_epi32 (1);
+    __m128d odd = _mm_castsi128_pd (_mm_cmpeq_epi32 (_mm_and_si128 (nd, one32), one32));
+    __m128d sneg = _mm_and_pd (sign, _mm_castsi128_pd (_mm_slli_epi64 (nd, 62)));
+    __m128d cneg = _mm_and_pd (sign, _mm_castsi128_pd (_mm_slli_epi64 (_mm_add_epi32 (nd, one32), 62)));
+    *s = _mm_xor_pd (sneg, _mm_or_pd (_mm_and_pd (odd, cy), _mm_andnot_pd (odd, sy)));
+    *c = _mm_xor_pd (cneg, _mm_or_pd (_mm_and_pd (odd, sy), _mm_andnot_pd (odd, cy)));
+}
+#endif
+
 #endif

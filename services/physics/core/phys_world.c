@@ -183,6 +183,7 @@ phys_robot_refresh (phys_robot_t *r)
 {
     const sim_robot_specs_t *s = &r->specs;
     phys_wheels_init (&r->wheels, s);
+    phys_drive_consts_init (&r->drive_k, s);
     r->inv_mass = 1.0 / s->mass;
     r->inv_inertia = 1.0 / phys_specs_inertia (s);
     r->cos_m = s->center_to_dribbler / s->radius;
@@ -192,6 +193,8 @@ phys_robot_refresh (phys_robot_t *r)
 static double
 s_wrap (double a)
 {
+    if (a > -M_PI && a <= M_PI)
+        return a; /* the usual case, as the loops below would leave it */
     if (!(fabs (a) <= 64))
         a = remainder (a, 2 * M_PI);
     while (a > M_PI)
@@ -546,10 +549,38 @@ s_robot_mover (const phys_robot_t *r, double *ax, double *ay)
     *ay = fy - damp * r->vy;
 }
 
+/* The cached cos/sin of the robots listed in `turned` (phys_robot_set_theta
+   after their new orientation is in place), two robots at a time where
+   SSE2 is there: phys_sincos2 gives the bits phys_sincos gives. Nothing in
+   the robot phase reads a robot's cos/sin after its turn, so the phase
+   turns them all at its end. */
+static void
+s_turn (phys_world_t *self, const uint16_t *turned, int n)
+{
+    int i = 0;
+#ifdef __SSE2__
+    for (; i + 1 < n; i += 2) {
+        phys_robot_t *a = &self->robots[turned[i]], *b = &self->robots[turned[i + 1]];
+        __m128d st, ct;
+        phys_sincos2 (_mm_set_pd (b->theta, a->theta), &st, &ct);
+        _mm_storel_pd (&a->st, st);
+        _mm_storeh_pd (&b->st, st);
+        _mm_storel_pd (&a->ct, ct);
+        _mm_storeh_pd (&b->ct, ct);
+    }
+#endif
+    for (; i < n; i++) {
+        phys_robot_t *r = &self->robots[turned[i]];
+        phys_sincos (r->theta, &r->st, &r->ct);
+    }
+}
+
 static void
 s_robot_phase (phys_world_t *self)
 {
     const double dt = self->dt;
+    uint16_t turned[PHYS_MAX_ROBOTS];
+    int nturned = 0;
     uint64_t timeout_ns = (uint64_t) llround (self->command_timeout * 1e9);
     for (int k = 0; k < self->robot_count; k++) {
         phys_robot_t *r = &self->robots[k];
@@ -571,7 +602,7 @@ s_robot_phase (phys_world_t *self)
         }
         double target[3];
         bool has_target = s_target (self, r, timed_out, target);
-        phys_limiter_step (s, r->sp, has_target ? target : NULL, dt);
+        phys_limiter_kernel (s, r->sp, has_target ? target : NULL, dt);
 
         double ax = 0, ay = 0;
         if (r->force_active)
@@ -593,16 +624,19 @@ s_robot_phase (phys_world_t *self)
             double lvx = r->ct * r->vx + r->st * r->vy;
             double lvy = -r->st * r->vx + r->ct * r->vy;
             double fx, fy, tq;
-            phys_drive_wheels (s, &r->wheels, r->sp, lvx, lvy, r->omega, &fx, &fy, &tq);
+            phys_drive_kernel (&r->drive_k, &r->wheels, r->sp, lvx, lvy, r->omega, &fx, &fy, &tq);
             r->vx += (r->ct * fx - r->st * fy) * r->inv_mass * dt;
             r->vy += (r->st * fx + r->ct * fy) * r->inv_mass * dt;
             r->omega += tq * r->inv_inertia * dt;
         }
         r->x += r->vx * dt;
         r->y += r->vy * dt;
-        if (r->omega != 0)
-            phys_robot_set_theta (r, r->theta + r->omega * dt);
+        if (r->omega != 0) {
+            r->theta = s_wrap (r->theta + r->omega * dt);
+            turned[nturned++] = (uint16_t) k;
+        }
     }
+    s_turn (self, turned, nturned);
     phys_collide_robots (self);
 }
 
@@ -910,6 +944,7 @@ phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id, const
         r->specs = s;
         phys_robot_refresh (r);
         s_solve_wheels (r);
+        self->near_valid = false; /* the radius may differ: new broad-phase references */
     }
     sim_robot_specs_t d = self->team_specs[team];
     s_merge (&d, u);
