@@ -17,6 +17,7 @@ s_arena_alloc (void *data, size_t size)
         self->used = at + size;
         return self->buf + at;
     }
+    self->spilled++;
     return malloc (size);
 }
 
@@ -36,12 +37,14 @@ sim_bus_arena_init (sim_bus_arena_t *self, void *buf, size_t cap)
     self->buf = buf;
     self->cap = buf ? cap : 0;
     self->used = 0;
+    self->spilled = 0;
 }
 
 void
 sim_bus_arena_reset (sim_bus_arena_t *self)
 {
     self->used = 0;
+    self->spilled = 0;
 }
 
 void

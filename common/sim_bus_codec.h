@@ -26,11 +26,13 @@
    message and array (fourteen of them, and their frees). What does not
    fit comes from the heap. Use `base` as the ProtobufCAllocator; free the
    message with it (heap parts are freed, the buffer's are not), then
-   sim_bus_arena_reset before decoding the next one into it. */
+   sim_bus_arena_reset before decoding the next one into it. A reader
+   that wants the whole message in its buffer looks at `spilled`. */
 typedef struct {
     ProtobufCAllocator base;
     uint8_t *buf; /* borrowed */
     size_t cap, used;
+    size_t spilled; /* allocations that came from the heap since the reset */
 } sim_bus_arena_t;
 
 void sim_bus_arena_init (sim_bus_arena_t *self, void *buf, size_t cap);

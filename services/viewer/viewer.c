@@ -38,13 +38,12 @@ typedef struct {
     size_t len, cap;
 } vw_raw_t;
 
-/* protobuf-c's allocator over one block that only grows: every struct of
-   a decoded vision packet comes from it and all go together when the
-   block is reused, instead of some forty mallocs and frees per packet. */
+/* A block that only grows, for sim_bus_arena_t: every struct of a decoded
+   vision packet comes from it and all go together when the block is
+   reused, instead of some forty mallocs and frees per packet. */
 typedef struct {
     uint8_t *buf;
-    size_t cap, used;
-    bool full; /* an allocation did not fit */
+    size_t cap;
 } vw_arena_t;
 
 #define VW_ARENA_MIN (64 * 1024)
@@ -117,26 +116,6 @@ vw_www_dir (const sim_config_t *cfg, char *buf, size_t len)
 
 /* ---- pages ---------------------------------------------------------------- */
 
-static void *
-s_arena_alloc (void *data, size_t size)
-{
-    vw_arena_t *a = data;
-    size_t at = (a->used + 15) & ~(size_t) 15;
-    if (size > a->cap || at > a->cap - size) {
-        a->full = true; /* protobuf-c fails the unpack; s_unpack grows the block */
-        return NULL;
-    }
-    a->used = at + size;
-    return a->buf + at;
-}
-
-static void
-s_arena_free (void *data, void *ptr)
-{
-    (void) data;
-    (void) ptr; /* freed with the block's next use */
-}
-
 /* Decode `len` bytes into self->scratch; NULL when they are no packet (or
    need more than VW_ARENA_MAX). */
 static SSLWrapperPacket *
@@ -154,12 +133,12 @@ s_unpack (vw_service_t *self, const uint8_t *data, size_t len)
             a->buf = grown;
             a->cap = want;
         }
-        a->used = 0;
-        a->full = false;
-        ProtobufCAllocator allocator = { s_arena_alloc, s_arena_free, a };
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (&allocator, len, data);
-        if (w || !a->full)
-            return w; /* decoded, or not a packet */
+        sim_bus_arena_t arena;
+        sim_bus_arena_init (&arena, a->buf, a->cap);
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (&arena.base, len, data);
+        if (!w || !arena.spilled)
+            return w;                                        /* not a packet, or all of it in the block */
+        ssl__wrapper_packet__free_unpacked (w, &arena.base); /* frees what spilled */
         want = a->cap * 2;
     }
 }
