@@ -278,14 +278,15 @@ launch_running_elsewhere (const sim_config_t *cfg, const char *only, const char 
 
 /* What the bus shows during one window: physics's clock and snapshots,
    vision's released frames, the newest Stats of the gateway and
-   legacy-grsim (their ports: the numbers the viewer's /metrics shows). */
+   legacy-grsim (their ports) and of vision (the command->vision
+   latency): the numbers the viewer's /metrics shows. */
 typedef struct {
     int clocks, snapshots, frames, packets;
     uint64_t first_ns, last_ns;
     int64_t first_ms, last_ms;
     uint32_t robots, mode;
     bool running;
-    Simbus__Envelope *gateway, *legacy; /* owned, NULL until one came */
+    Simbus__Envelope *gateway, *legacy, *vision; /* owned, NULL until one came */
 } ctl_bus_t;
 
 static bool
@@ -312,6 +313,7 @@ s_on_sample (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     } else if (env->body_case == SIMBUS__ENVELOPE__BODY_STATS && env->stats->service) {
         Simbus__Envelope **slot = strcmp (env->stats->service, "gateway") == 0      ? &out->gateway
                                 : strcmp (env->stats->service, "legacy-grsim") == 0 ? &out->legacy
+                                : strcmp (env->stats->service, "vision") == 0       ? &out->vision
                                                                                     : NULL;
         if (slot) {
             if (*slot)
@@ -400,6 +402,19 @@ s_print_ports (const ctl_bus_t *bus)
         printf ("\nno port counters on the bus (the gateway sends them once a second)\n");
 }
 
+/* Vision's row: packets/s, and the command->vision latency of its last
+   Stats when commands were measured in that second (docs/viewer.md). */
+static void
+s_vision_rates (const ctl_bus_t *bus, double wall, char *buf, size_t len)
+{
+    int n = snprintf (buf, len, "%.0f packets/s", bus->packets / wall);
+    const Simbus__Stats *st = bus->vision ? bus->vision->stats : NULL;
+    if (n > 0 && (size_t) n < len && st && st->has_latency_p50_ms && st->latency_period_count)
+        snprintf (buf + n, len - (size_t) n,
+                  ", command->vision latency p50 %.1f ms, p90 %.1f ms, max %.1f ms", st->latency_p50_ms,
+                  st->latency_p90_ms, st->latency_max_ms);
+}
+
 int
 launch_status (const sim_config_t *cfg)
 {
@@ -483,7 +498,7 @@ launch_status (const sim_config_t *cfg)
         else if (strcmp (name, "physics") == 0)
             snprintf (rates, sizeof rates, "no clock on the bus");
         else if (strcmp (name, "vision") == 0)
-            snprintf (rates, sizeof rates, "%.0f packets/s", bus.packets / wall);
+            s_vision_rates (&bus, wall, rates, sizeof rates);
         /* a single-process simulator runs every service in one process:
            its CPU and memory are shown once, on the first row */
         bool shared = false;
@@ -502,6 +517,8 @@ launch_status (const sim_config_t *cfg)
         simbus__envelope__free_unpacked (bus.gateway, NULL);
     if (bus.legacy)
         simbus__envelope__free_unpacked (bus.legacy, NULL);
+    if (bus.vision)
+        simbus__envelope__free_unpacked (bus.vision, NULL);
     return running >= wanted ? 0 : 1;
 }
 
