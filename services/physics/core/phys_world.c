@@ -12,7 +12,7 @@
 
 #include "phys_check.h"
 #include "phys_internal.h"
-#include "phys_math.h"
+#include "sim_math.h"
 #include "sim_field.h"
 
 /* ---- definition checks ------------------------------------------------ */
@@ -208,7 +208,7 @@ void
 phys_robot_set_theta (phys_robot_t *r, double theta)
 {
     r->theta = s_wrap (theta);
-    phys_sincos (r->theta, &r->st, &r->ct);
+    sim_sincos (r->theta, &r->st, &r->ct);
 }
 
 static phys_robot_t *
@@ -551,7 +551,7 @@ s_robot_mover (const phys_robot_t *r, double *ax, double *ay)
 
 /* The cached cos/sin of the robots listed in `turned` (phys_robot_set_theta
    after their new orientation is in place), two robots at a time where
-   SSE2 is there: phys_sincos2 gives the bits phys_sincos gives. Nothing in
+   SSE2 is there: sim_sincos2 gives the bits sim_sincos gives. Nothing in
    the robot phase reads a robot's cos/sin after its turn, so the phase
    turns them all at its end. */
 static void
@@ -562,7 +562,7 @@ s_turn (phys_world_t *self, const uint16_t *turned, int n)
     for (; i + 1 < n; i += 2) {
         phys_robot_t *a = &self->robots[turned[i]], *b = &self->robots[turned[i + 1]];
         __m128d st, ct;
-        phys_sincos2 (_mm_set_pd (b->theta, a->theta), &st, &ct);
+        sim_sincos2 (_mm_set_pd (b->theta, a->theta), &st, &ct);
         _mm_storel_pd (&a->st, st);
         _mm_storeh_pd (&b->st, st);
         _mm_storel_pd (&a->ct, ct);
@@ -571,7 +571,7 @@ s_turn (phys_world_t *self, const uint16_t *turned, int n)
 #endif
     for (; i < n; i++) {
         phys_robot_t *r = &self->robots[turned[i]];
-        phys_sincos (r->theta, &r->st, &r->ct);
+        sim_sincos (r->theta, &r->st, &r->ct);
     }
 }
 

@@ -1,17 +1,19 @@
-/*  phys_math.h - small math kernels of the physics core.
+/*  sim_math.h - small math kernels shared by physics and vision.
 
-    phys_sincos is the robots' orientation sine/cosine, evaluated for every
-    robot every substep. It is an own polynomial kernel (the classic
-    minimax coefficients for |x| <= π/4 after a two-constant reduction by
-    π/2) so that it is about four times cheaper than libm's sincos and
-    gives the same bits on every platform and libm version, which keeps
-    state hashes portable. Accurate to about 1 ulp for |x| <= 4π.
+    sim_sincos is an own polynomial kernel (the classic minimax
+    coefficients for |x| <= π/4 after a two-constant reduction by π/2),
+    about four times cheaper than libm's sincos and the same bits on every
+    platform and libm version, which keeps state hashes and vision bytes
+    portable. Accurate to about 1 ulp for |x| <= 4π; the reduction stays
+    exact (absolute error ~1e-15) for |x| up to about 1e6. Physics turns
+    every robot's orientation with it every substep, vision evaluates its
+    calibration warp with it for every detection.
 */
-#ifndef PHYS_MATH_H_INCLUDED
-#define PHYS_MATH_H_INCLUDED
+#ifndef SIM_MATH_H_INCLUDED
+#define SIM_MATH_H_INCLUDED
 
 static inline double
-phys_sin_kernel (double x)
+sim_sin_kernel (double x)
 {
     const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
                  S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
@@ -22,7 +24,7 @@ phys_sin_kernel (double x)
 }
 
 static inline double
-phys_cos_kernel (double x)
+sim_cos_kernel (double x)
 {
     const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
                  C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
@@ -35,7 +37,7 @@ phys_cos_kernel (double x)
 
 /* sin and cos of x (|x| <= 4π for full accuracy). */
 static inline void
-phys_sincos (double x, double *s, double *c)
+sim_sincos (double x, double *s, double *c)
 {
     const double invpio2 = 6.36619772367581382433e-01;
     const double pio2_1 = 1.57079632673412561417e+00;  /* first 33 bits of π/2 */
@@ -44,7 +46,7 @@ phys_sincos (double x, double *s, double *c)
     long n = (long) (t >= 0 ? t + 0.5 : t - 0.5);
     double fn = (double) n;
     double y = (x - fn * pio2_1) - fn * pio2_1t;
-    double sy = phys_sin_kernel (y), cy = phys_cos_kernel (y);
+    double sy = sim_sin_kernel (y), cy = sim_cos_kernel (y);
     /* clang-format off */
     switch (n & 3) {
     case 0: *s = sy; *c = cy; break;
@@ -58,11 +60,11 @@ phys_sincos (double x, double *s, double *c)
 #ifdef __SSE2__
 #include <emmintrin.h>
 
-/* phys_sincos of each lane of x: the same IEEE operations in the same
+/* sim_sincos of each lane of x: the same IEEE operations in the same
    order per lane, so the same bits as two calls, for |x| < 2^31 π/2 and
    NaN (the quadrant is converted to 32 bits here, to 64 there). */
 static inline void
-phys_sincos2 (__m128d x, __m128d *s, __m128d *c)
+sim_sincos2 (__m128d x, __m128d *s, __m128d *c)
 {
     const __m128d zero = _mm_setzero_pd (), half = _mm_set1_pd (0.5), one = _mm_set1_pd (1.0);
     const __m128d sign = _mm_set1_pd (-0.0);
@@ -76,7 +78,7 @@ phys_sincos2 (__m128d x, __m128d *s, __m128d *c)
     __m128d y = _mm_sub_pd (_mm_sub_pd (x, _mm_mul_pd (fn, _mm_set1_pd (1.57079632673412561417e+00))),
                             _mm_mul_pd (fn, _mm_set1_pd (6.07710050650619224932e-11)));
     __m128d z = _mm_mul_pd (y, y);
-    /* phys_sin_kernel */
+    /* sim_sin_kernel */
     __m128d r = _mm_add_pd (_mm_set1_pd (-2.50507602534068634195e-08),
                             _mm_mul_pd (z, _mm_set1_pd (1.58969099521155010221e-10)));
     r = _mm_add_pd (_mm_set1_pd (2.75573137070700676789e-06), _mm_mul_pd (z, r));
@@ -85,7 +87,7 @@ phys_sincos2 (__m128d x, __m128d *s, __m128d *c)
     __m128d sy =
         _mm_add_pd (y, _mm_mul_pd (_mm_mul_pd (z, y), _mm_add_pd (_mm_set1_pd (-1.66666666666666324348e-01),
                                                                   _mm_mul_pd (z, r))));
-    /* phys_cos_kernel */
+    /* sim_cos_kernel */
     __m128d q = _mm_add_pd (_mm_set1_pd (2.08757232129817482790e-09),
                             _mm_mul_pd (z, _mm_set1_pd (-1.13596475577881948265e-11)));
     q = _mm_add_pd (_mm_set1_pd (-2.75573143513906633035e-07), _mm_mul_pd (z, q));

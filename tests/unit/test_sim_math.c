@@ -1,4 +1,4 @@
-/*  test_phys_math.c - the orientation sine/cosine kernels of phys_math.h:
+/*  test_sim_math.c - the sine/cosine kernels of sim_math.h:
     accuracy against libm, and the two-lane kernel giving the very bits of
     the scalar one (state hashes depend on it).
 */
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "physics/core/phys_math.h"
+#include "sim_math.h"
 
 static uint64_t
 s_bits (double v)
@@ -44,7 +44,7 @@ s_inputs (double *x, int cap)
     return n;
 }
 
-Test (phys_math, sincos_matches_libm)
+Test (sim_math, sincos_matches_libm)
 {
     static double x[20000];
     int n = s_inputs (x, 20000);
@@ -52,27 +52,46 @@ Test (phys_math, sincos_matches_libm)
         if (isnan (x[i]))
             continue;
         double s, c;
-        phys_sincos (x[i], &s, &c);
+        sim_sincos (x[i], &s, &c);
         /* the kernel's documented accuracy, about 1 ulp on |x| <= 4π */
         cr_assert (fabs (s - sin (x[i])) <= 4e-16, "sin %.17g: %.17g vs %.17g", x[i], s, sin (x[i]));
         cr_assert (fabs (c - cos (x[i])) <= 4e-16, "cos %.17g: %.17g vs %.17g", x[i], c, cos (x[i]));
     }
 }
 
+/* vision's calibration warp feeds it phases of tens of radians (and far
+   more for a short warp length): the reduction by π/2 must stay exact */
+Test (sim_math, sincos_is_accurate_over_wide_phases)
+{
+    uint64_t st = 0x2545f4914f6cdd1dull;
+    const double range[] = { 30, 1e3, 1e6 };
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 100000; i++) {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            double x = range[r] * (2.0 * (double) (st >> 11) / 9007199254740992.0 - 1.0);
+            double s, c;
+            sim_sincos (x, &s, &c);
+            cr_assert (fabs (s - sin (x)) <= 2.3e-16, "sin %.17g: %.17g vs %.17g", x, s, sin (x));
+            cr_assert (fabs (c - cos (x)) <= 2.3e-16, "cos %.17g: %.17g vs %.17g", x, c, cos (x));
+        }
+}
+
 #ifdef __SSE2__
-Test (phys_math, two_lanes_give_the_scalar_bits)
+Test (sim_math, two_lanes_give_the_scalar_bits)
 {
     static double x[20000];
     int n = s_inputs (x, 20000);
     for (int i = 0; i + 1 < n; i++) {
         __m128d s2, c2;
-        phys_sincos2 (_mm_set_pd (x[i + 1], x[i]), &s2, &c2);
+        sim_sincos2 (_mm_set_pd (x[i + 1], x[i]), &s2, &c2);
         double sl[2], cl[2];
         _mm_storeu_pd (sl, s2);
         _mm_storeu_pd (cl, c2);
         for (int lane = 0; lane < 2; lane++) {
             double s, c;
-            phys_sincos (x[i + lane], &s, &c);
+            sim_sincos (x[i + lane], &s, &c);
             cr_assert_eq (s_bits (sl[lane]), s_bits (s), "sin %.17g lane %d", x[i + lane], lane);
             cr_assert_eq (s_bits (cl[lane]), s_bits (c), "cos %.17g lane %d", x[i + lane], lane);
         }
