@@ -1,4 +1,5 @@
 /*  sim_lane.c - same-host datagram lanes (see sim_lane.h). */
+#include "sim_hash.h"
 #include "sim_lane.h"
 
 #include <assert.h>
@@ -57,9 +58,7 @@ s_inproc_tag (const char *name, size_t room, char *tag, size_t cap)
         snprintf (tag, cap, "inproc-%s", name);
         return;
     }
-    uint64_t h = 14695981039346656037ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char) name[i]) * 1099511628211ull;
+    uint64_t h = sim_fnv1a (SIM_FNV1A_BASIS, name, n);
     snprintf (tag, cap, "inproc#%016llx", (unsigned long long) h);
 }
 

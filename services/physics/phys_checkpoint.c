@@ -14,6 +14,7 @@
     which also checks the image's consistency); this file adds the run key,
     the configuration, a checksum and the atomic write.
 */
+#include "sim_hash.h"
 #include "phys_checkpoint.h"
 
 #include <errno.h>
@@ -38,17 +39,6 @@ typedef struct {
     uint64_t journal_seq;
 } ck_header_t;
 
-uint64_t
-phys_checkpoint_fnv (uint64_t h, const void *data, size_t len)
-{
-    const uint8_t *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 void
 phys_checkpoint_key (const sim_config_t *own, char *buf, size_t len)
 {
@@ -58,7 +48,7 @@ phys_checkpoint_key (const sim_config_t *own, char *buf, size_t len)
         return;
     }
     char *ini = sim_config_dump (own, false);
-    uint64_t h = ini ? phys_checkpoint_fnv (PHYS_CHECKPOINT_FNV_BASIS, ini, strlen (ini)) : 0;
+    uint64_t h = ini ? sim_fnv1a (SIM_FNV1A_BASIS, ini, strlen (ini)) : 0;
     free (ini);
     snprintf (buf, len, "cfg-%016llx", (unsigned long long) h);
 }
@@ -66,7 +56,7 @@ phys_checkpoint_key (const sim_config_t *own, char *buf, size_t len)
 static int
 s_write_all (FILE *f, const void *data, size_t len, uint64_t *hash)
 {
-    *hash = phys_checkpoint_fnv (*hash, data, len);
+    *hash = sim_fnv1a (*hash, data, len);
     return fwrite (data, 1, len, f) == len ? 0 : -1;
 }
 
@@ -109,7 +99,7 @@ phys_checkpoint_write (const char *path, const char *key, const phys_world_t *wo
         free (image);
         return -1;
     }
-    uint64_t hash = PHYS_CHECKPOINT_FNV_BASIS;
+    uint64_t hash = SIM_FNV1A_BASIS;
     int rc = s_write_all (f, &h, sizeof h, &hash);
     rc |= s_write_all (f, key, h.key_len, &hash);
     rc |= s_write_all (f, ini, h.ini_len, &hash);
@@ -169,7 +159,7 @@ phys_checkpoint_read (const char *path, const char *key, sim_config_t *cfg, phys
         goto done;
     uint64_t want;
     memcpy (&want, data + body, sizeof want);
-    if (phys_checkpoint_fnv (PHYS_CHECKPOINT_FNV_BASIS, data, body) != want)
+    if (sim_fnv1a (SIM_FNV1A_BASIS, data, body) != want)
         goto done;
     const char *k = (const char *) data + sizeof h;
     if (h.key_len != strlen (key) || memcmp (k, key, h.key_len) != 0) {

@@ -59,10 +59,4 @@ phys_world_t *phys_checkpoint_read (const char *path, const char *key, sim_confi
    of `own` (the options the service was started with). Written into buf. */
 void phys_checkpoint_key (const sim_config_t *own, char *buf, size_t len);
 
-/* FNV-1a 64 of len bytes at data, continuing from h (start from
-   PHYS_CHECKPOINT_FNV_BASIS): the checksum of checkpoints and of journal
-   records. */
-#define PHYS_CHECKPOINT_FNV_BASIS 0xcbf29ce484222325ull
-uint64_t phys_checkpoint_fnv (uint64_t h, const void *data, size_t len);
-
 #endif

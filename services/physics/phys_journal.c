@@ -11,6 +11,7 @@
                 u64 seq  u64 frame  u64 time ns  i64 wall us
                 payload  u64 FNV-1a of the above
 */
+#include "sim_hash.h"
 #include "phys_journal.h"
 
 #include <errno.h>
@@ -72,13 +73,13 @@ s_get (const uint8_t *p, int bytes)
 static void
 s_seal (uint8_t *p, size_t len)
 {
-    s_put (p + len, phys_checkpoint_fnv (PHYS_CHECKPOINT_FNV_BASIS, p, len), 8);
+    s_put (p + len, sim_fnv1a (SIM_FNV1A_BASIS, p, len), 8);
 }
 
 static bool
 s_sealed (const uint8_t *p, size_t len)
 {
-    return s_get (p + len, 8) == phys_checkpoint_fnv (PHYS_CHECKPOINT_FNV_BASIS, p, len);
+    return s_get (p + len, 8) == sim_fnv1a (SIM_FNV1A_BASIS, p, len);
 }
 
 /* ---- writing ---------------------------------------------------------- */

@@ -1,4 +1,5 @@
 /*  vis_def.c - the camera model's definition from the configuration. */
+#include "sim_hash.h"
 #include "vis_def.h"
 
 #include <stdio.h>
@@ -36,17 +37,6 @@ vis_model_def_from_config (vis_model_def_t *def, const sim_config_t *cfg)
     def->image_height = v->image_height;
 }
 
-static uint64_t
-s_fnv (uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 const char *
 vis_truth_uuid (const sim_config_t *cfg, const char *host, char *out, size_t len)
 {
@@ -62,8 +52,8 @@ vis_truth_uuid (const sim_config_t *cfg, const char *host, char *out, size_t len
     int n = snprintf (key, sizeof key, "ssl-sim truth|%llu|%d|%d|%s", (unsigned long long) cfg->sim.seed,
                       cfg->network.port_offset, cfg->network.control_port, host ? host : "");
     size_t klen = n < 0 ? 0 : (size_t) n < sizeof key ? (size_t) n : sizeof key - 1;
-    uint64_t hi = s_fnv (0xcbf29ce484222325ull, key, klen);
-    uint64_t lo = s_fnv (hi ^ 0x9e3779b97f4a7c15ull, key, klen);
+    uint64_t hi = sim_fnv1a (SIM_FNV1A_BASIS, key, klen);
+    uint64_t lo = sim_fnv1a (hi ^ 0x9e3779b97f4a7c15ull, key, klen);
     hi = (hi & ~0xf000ull) | 0x8000ull;                        /* version 8 */
     lo = (lo & 0x3fffffffffffffffull) | 0x8000000000000000ull; /* variant 10 */
     snprintf (out, len, "%08llx-%04llx-%04llx-%04llx-%012llx", (unsigned long long) (hi >> 32),

@@ -3,6 +3,7 @@
     events and the state hash (§11). Contacts, kicker and dribbler live in
     their own files and work on the same private layout.
 */
+#include "sim_hash.h"
 #include "phys_world.h"
 
 #include <math.h>
@@ -1062,11 +1063,10 @@ phys_world_snapshot (const phys_world_t *self, sim_snapshot_t *out)
 static uint64_t
 s_fnv_u64 (uint64_t h, uint64_t v)
 {
-    for (int i = 0; i < 8; i++) {
-        h ^= (v >> (8 * i)) & 0xff;
-        h *= 0x100000001b3ull;
-    }
-    return h;
+    unsigned char b[8]; /* least significant first, whatever the byte order */
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char) (v >> (8 * i));
+    return sim_fnv1a (h, b, sizeof b);
 }
 
 static uint64_t
@@ -1080,7 +1080,7 @@ s_fnv_f64 (uint64_t h, double v)
 uint64_t
 phys_world_hash (const phys_world_t *self)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = SIM_FNV1A_BASIS;
     const phys_ball_state_t *b = &self->ball;
     h = s_fnv_u64 (h, self->time_ns);
     const double bv[8] = { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->sx, b->sy };
