@@ -278,14 +278,6 @@ s_run_substeps (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_i
 
 /* ---- wire timestamps ------------------------------------------------- */
 
-static int64_t
-s_unix_us (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_REALTIME, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* The timestamps follow the wall clock: auto in realtime mode, unix always. */
 static bool
 s_epoch_unix (const sim_config_t *cfg)
@@ -298,7 +290,7 @@ s_epoch_unix (const sim_config_t *cfg)
 static void
 s_epoch_rebase (phys_service_t *self)
 {
-    self->epoch_us = s_unix_us () - (int64_t) (phys_world_time_ns (self->world) / 1000);
+    self->epoch_us = sim_stats_wall_us () - (int64_t) (phys_world_time_ns (self->world) / 1000);
     if (!s_epoch_unix (&self->cfg))
         self->epoch_us = 0;
 }
