@@ -53,6 +53,11 @@ sim_latency_snapshot (sim_latency_t *self, uint64_t time_ns, int64_t command_us)
         if (time_ns < self->pending[newest].time_ns)
             self->n_pending = 0; /* a timeline that will not be captured */
     }
+    if (!self->primed) {
+        self->primed = true;
+        self->last_command_us = command_us;
+        return;
+    }
     if (command_us <= 0 || command_us == self->last_command_us)
         return;
     self->last_command_us = command_us;
@@ -65,6 +70,12 @@ sim_latency_snapshot (sim_latency_t *self, uint64_t time_ns, int64_t command_us)
     self->pending[slot].time_ns = time_ns;
     self->pending[slot].command_us = command_us;
     self->n_pending++;
+}
+
+void
+sim_latency_forget (sim_latency_t *self)
+{
+    self->n_pending = 0;
 }
 
 void

@@ -39,6 +39,7 @@ int64_t sim_stats_wall_us (void);
    detection packet has shown yet, and the period's samples. Plain data:
    zero it with sim_latency_init. */
 typedef struct {
+    bool primed;             /* a snapshot came since init */
     int64_t last_command_us; /* the newest a snapshot carried */
     struct {
         uint64_t time_ns;   /* sim time of the first snapshot that carried it */
@@ -57,8 +58,14 @@ void sim_latency_init (sim_latency_t *self);
 /* A snapshot of sim time `time_ns` carried `command_us` (0: none): a
    receive time not seen before is a command whose first capture is still
    to come. Sim time going back (physics resumed from its checkpoint)
-   forgets what is pending. */
+   forgets what is pending. The first snapshot after init only tells what
+   is old: a restarted vision must not measure a command the one before
+   it showed. */
 void sim_latency_snapshot (sim_latency_t *self, uint64_t time_ns, int64_t command_us);
+
+/* Physics re-based the wire timestamps (a pause, a stall, a mode change):
+   what is pending waited through it and is not measured. */
+void sim_latency_forget (sim_latency_t *self);
 
 /* A detection packet captured at sim time `capture_ns` is being sent now:
    every pending command applied at or before that capture is measured

@@ -513,7 +513,9 @@ s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_li
     if (self->user_journal)
         s_user_journal_input (self, &on_file, from);
     phys_journal_apply (self->world, &self->cfg, req, &self->applied);
-    if (req->team_control && req->has_received_us && req->received_us > self->command_us)
+    /* the newest applied, not the largest: a clock stepped back (or one
+       absurd stamp from a tcp peer) must not stop the measurement */
+    if (req->team_control && req->has_received_us)
         self->command_us = req->received_us;
     s_config_changed (self, &self->applied.changes);
     if (self->config_due)

@@ -374,6 +374,7 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
         vis_model_def_t def;
         s_model_def (self, &def);
         vis_model_set_def (self->model, &def);
+        sim_latency_forget (&self->latency);
     }
     /* joining a running simulation (this process restarted, or physics
        resumed): the model's first advance continues frame numbers from the
@@ -656,6 +657,9 @@ vis_service_actor (zsock_t *pipe, void *args)
             s_step_flush (self);
         if (self->paused && self->have_config && zclock_usecs () >= self->next_geometry_us)
             s_send_paused_geometry (self);
+        /* the turn's packets, before anything slower (the log, Stats):
+           their latency was taken as they were built */
+        s_sendq_flush (self);
         if (self->log && zclock_usecs () >= self->log_flush_us) {
             sim_logfile_flush (self->log);
             self->log_flush_us = zclock_usecs () + VIS_LOG_FLUSH_US;
@@ -664,7 +668,6 @@ vis_service_actor (zsock_t *pipe, void *args)
             s_publish_stats (self);
             self->next_stats_us = zclock_usecs () + VIS_STATS_US;
         }
-        s_sendq_flush (self); /* the turn's packets, before waiting again */
     }
     s_step_flush (self);
     s_sendq_flush (self);

@@ -1,7 +1,9 @@
 /*  test_sim_stats.c - common/sim_stats's command->vision latency: a command
     is measured once, by the first packet captured at or after the snapshot
     that first carried it, never by an earlier capture; a timeline that went
-    back forgets what is pending; the report's quantiles and totals. The
+    back or a re-based clock forgets what is pending; a restarted vision
+    does not measure what the one before it showed; the report's
+    quantiles and totals. The
     receive times are set relative to the real clock the module reads, so a
     sample's lower bound is exact and its upper bound is the test's own
     run time (a second is far more than it takes). */
@@ -24,6 +26,7 @@ Test (sim_stats, a_command_is_measured_by_the_first_capture_after_it)
 {
     sim_latency_t lat;
     sim_latency_init (&lat);
+    sim_latency_snapshot (&lat, 0, 0);               /* vision's first snapshot: no command yet */
     int64_t received = sim_stats_wall_us () - 40000; /* 40 ms ago */
     sim_latency_snapshot (&lat, 100 * MS, received);
     sim_latency_snapshot (&lat, 101 * MS, received); /* the same command, still the newest */
@@ -53,6 +56,7 @@ Test (sim_stats, quantiles_of_a_period)
 {
     sim_latency_t lat;
     sim_latency_init (&lat);
+    sim_latency_snapshot (&lat, 0, 0); /* vision's first snapshot: no command yet */
     int64_t now = sim_stats_wall_us ();
     /* ten commands 100, 200, ... 1000 ms ago, each in its own snapshot,
        all shown by one packet */
@@ -71,6 +75,7 @@ Test (sim_stats, time_going_back_forgets_the_pending)
 {
     sim_latency_t lat;
     sim_latency_init (&lat);
+    sim_latency_snapshot (&lat, 0, 0); /* vision's first snapshot: no command yet */
     int64_t now = sim_stats_wall_us ();
     sim_latency_snapshot (&lat, 500 * MS, now - 1000);
     /* physics resumed from an older checkpoint: that command's capture
@@ -88,9 +93,37 @@ Test (sim_stats, a_full_queue_drops_its_oldest)
 {
     sim_latency_t lat;
     sim_latency_init (&lat);
+    sim_latency_snapshot (&lat, 0, 0); /* vision's first snapshot: no command yet */
     int64_t now = sim_stats_wall_us ();
     for (int i = 0; i < SIM_LATENCY_PENDING + 5; i++)
         sim_latency_snapshot (&lat, (uint64_t) i * MS, now - 1000 - i);
     sim_latency_sent (&lat, (uint64_t) (SIM_LATENCY_PENDING + 5) * MS);
     cr_expect_eq (s_report (&lat).latency_count, SIM_LATENCY_PENDING);
+}
+
+Test (sim_stats, a_restarted_vision_does_not_measure_an_old_command)
+{
+    sim_latency_t lat;
+    sim_latency_init (&lat);
+    int64_t now = sim_stats_wall_us ();
+    /* physics keeps carrying the last command on every snapshot: the one
+       vision before this one showed it long ago */
+    sim_latency_snapshot (&lat, 500 * MS, now - 3000000);
+    sim_latency_sent (&lat, 510 * MS);
+    cr_expect_eq (s_report (&lat).latency_count, 0);
+    /* a new command after the restart is measured */
+    sim_latency_snapshot (&lat, 520 * MS, now - 20000);
+    sim_latency_sent (&lat, 530 * MS);
+    cr_expect_eq (s_report (&lat).latency_count, 1);
+}
+
+Test (sim_stats, a_rebased_clock_forgets_the_pending)
+{
+    sim_latency_t lat;
+    sim_latency_init (&lat);
+    sim_latency_snapshot (&lat, 0, 0);
+    sim_latency_snapshot (&lat, 100 * MS, sim_stats_wall_us () - 1000);
+    sim_latency_forget (&lat); /* paused: it waited through the pause */
+    sim_latency_sent (&lat, 200 * MS);
+    cr_expect_eq (s_report (&lat).latency_count, 0);
 }
