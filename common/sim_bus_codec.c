@@ -12,8 +12,11 @@ static void *
 s_arena_alloc (void *data, size_t size)
 {
     sim_bus_arena_t *self = data;
-    size_t at = (self->used + 15) & ~(size_t) 15; /* max_align_t on this ABI */
-    if (size <= self->cap && at <= self->cap - size) {
+    /* the address aligned for any type (max_align_t on this ABI), not
+       only the offset: the caller's buffer may start anywhere */
+    uintptr_t base = (uintptr_t) self->buf;
+    size_t at = (size_t) (((base + self->used + 15) & ~(uintptr_t) 15) - base);
+    if (self->buf && size <= self->cap && at <= self->cap - size) {
         self->used = at + size;
         return self->buf + at;
     }
@@ -25,8 +28,8 @@ static void
 s_arena_free (void *data, void *ptr)
 {
     sim_bus_arena_t *self = data;
-    uint8_t *p = ptr;
-    if (p && (p < self->buf || p >= self->buf + self->cap))
+    uintptr_t p = (uintptr_t) ptr, base = (uintptr_t) self->buf;
+    if (ptr && (p < base || p - base >= self->cap))
         free (ptr); /* beyond the buffer: from the heap */
 }
 

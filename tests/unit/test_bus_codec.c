@@ -282,11 +282,14 @@ Test (bus_codec, a_snapshot_decodes_the_same_into_an_arena_big_or_small)
 {
     /* the heap takes what the buffer cannot; freeing with the arena frees
        exactly that (LSan in `make asan` sees a leak or a bad free) */
-    static uint8_t big[32 * 1024], tiny[100];
+    static _Alignas(16) uint8_t big[32 * 1024], tiny[100];
+    /* a buffer that starts off any alignment: the arena aligns addresses */
+    static _Alignas(16) uint8_t odd_store[32 * 1024 + 3];
+    uint8_t *odd = odd_store + 3;
     struct {
         uint8_t *buf;
         size_t cap;
-    } arenas[] = { { big, sizeof big }, { tiny, sizeof tiny }, { NULL, 0 } };
+    } arenas[] = { { big, sizeof big }, { odd, sizeof odd_store - 3 }, { tiny, sizeof tiny }, { NULL, 0 } };
     sim_snapshot_t in = s_snapshot (SIM_SNAPSHOT_MAX_ROBOTS);
     sim_bus_snapshot_msg_t m;
     Simbus__Envelope *env = sim_bus_snapshot_encode (&m, &in, true, 5);
@@ -303,8 +306,12 @@ Test (bus_codec, a_snapshot_decodes_the_same_into_an_arena_big_or_small)
             bool warned = false;
             Simbus__Envelope *got = sim_bus_decode_in (wire, size, &warned, &arena.base);
             cr_assert_not_null (got);
-            if (arenas[k].buf == big)
-                cr_expect ((uint8_t *) got >= big && (uint8_t *) got < big + sizeof big, "from the buffer");
+            if (arenas[k].buf == big || arenas[k].buf == odd)
+                cr_expect ((uint8_t *) got >= arenas[k].buf
+                               && (uint8_t *) got < arenas[k].buf + arenas[k].cap,
+                           "from the buffer");
+            cr_expect_eq ((uintptr_t) got % 8, 0, "an envelope at a misaligned address");
+            cr_expect_eq ((uintptr_t) got->snapshot->robot_x % 8, 0, "doubles at a misaligned address");
             cr_expect_leq (arena.used, arenas[k].cap);
             sim_snapshot_t out;
             cr_assert_eq (sim_bus_snapshot_decode (got->snapshot, &out), 0);
