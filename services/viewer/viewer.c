@@ -123,6 +123,15 @@ s_unpack (vw_service_t *self, const uint8_t *data, size_t len)
 {
     vw_arena_t *a = &self->scratch;
     size_t want = len * 4 > VW_ARENA_MIN ? len * 4 : VW_ARENA_MIN;
+    if (a->cap > VW_ARENA_MIN && want == VW_ARENA_MIN) {
+        /* a block one large packet grew goes back to the usual size, so
+           a peer cannot leave every camera's block at the maximum */
+        uint8_t *shrunk = realloc (a->buf, VW_ARENA_MIN);
+        if (shrunk) {
+            a->buf = shrunk;
+            a->cap = VW_ARENA_MIN;
+        }
+    }
     for (;;) {
         if (a->cap < want) {
             if (want > VW_ARENA_MAX)

@@ -160,7 +160,7 @@ vw_metrics_text (const vw_status_t *st)
     s_head (&o, "real_time_factor", "gauge", "simulated seconds per wall second over physics' last second");
     s_out (&o, "ssl_sim_real_time_factor %s\n", s_value (st->rtf, v, sizeof v));
     s_head (&o, "substep_seconds", "histogram",
-            "wall time of a physics substep (the mean of each run timed)");
+            "CPU time of physics' thread per substep (the mean of each run timed)");
     static const double bounds[] = SIM_STATS_SUBSTEP_BOUNDS_US;
     for (int i = 0; i < SIM_STATS_SUBSTEP_BUCKETS; i++) {
         if (i == SIM_STATS_SUBSTEP_BUCKETS - 1)
