@@ -43,6 +43,7 @@ void
 sim_latency_init (sim_latency_t *self)
 {
     memset (self, 0, sizeof *self);
+    sim_rng_seed (&self->reservoir, 1, 0);
 }
 
 void
@@ -93,6 +94,13 @@ sim_latency_sent (sim_latency_t *self, uint64_t capture_ns)
         double ms = (double) us / 1000.0;
         if (self->period_count < SIM_LATENCY_SAMPLES)
             self->samples_ms[self->period_count] = ms;
+        else {
+            /* every sample of a busy period is kept with the same chance,
+               so the quantiles describe all of it, not its start */
+            uint64_t j = sim_rng_next (&self->reservoir) % ((uint64_t) self->period_count + 1);
+            if (j < SIM_LATENCY_SAMPLES)
+                self->samples_ms[j] = ms;
+        }
         self->period_count++;
         if (ms > self->period_max_ms)
             self->period_max_ms = ms;

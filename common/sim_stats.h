@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim_rng.h"
 #include "sim_bus.h"
 
 /* Reset *msg and fill who sends it: `service` (borrowed: must outlive
@@ -31,7 +32,7 @@ void sim_stats_substeps (uint64_t *buckets, uint64_t n, double cost_us);
 int64_t sim_stats_wall_us (void);
 
 #define SIM_LATENCY_PENDING 128      /* commands seen on snapshots, not yet in a packet sent */
-#define SIM_LATENCY_SAMPLES 1024     /* kept per period for its quantiles; more only count */
+#define SIM_LATENCY_SAMPLES 1024     /* kept per period for its quantiles (a reservoir beyond) */
 #define SIM_LATENCY_MAX_US  10000000 /* longer is a pause or a clock step, not a latency */
 
 /* What vision keeps to measure the latency: the commands physics applied
@@ -47,6 +48,7 @@ typedef struct {
     } pending[SIM_LATENCY_PENDING];
     int head, n_pending;
     double samples_ms[SIM_LATENCY_SAMPLES];
+    sim_rng_t reservoir;   /* which samples of a busy period are kept */
     uint32_t period_count; /* measured this period (may exceed the samples kept) */
     double period_max_ms;
     uint64_t count; /* since start */

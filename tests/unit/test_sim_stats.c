@@ -127,3 +127,20 @@ Test (sim_stats, a_rebased_clock_forgets_the_pending)
     sim_latency_sent (&lat, 200 * MS);
     cr_expect_eq (s_report (&lat).latency_count, 0);
 }
+
+Test (sim_stats, a_busy_period_keeps_samples_from_all_of_it)
+{
+    sim_latency_t lat;
+    sim_latency_init (&lat);
+    sim_latency_snapshot (&lat, 0, 0);
+    int64_t now = sim_stats_wall_us ();
+    /* 5000 commands in one period: the first 1000 quick (1 ms), the rest
+       slow (200 ms); the median is a slow one */
+    for (int i = 0; i < 5000; i++) {
+        sim_latency_snapshot (&lat, (uint64_t) (i + 1) * MS, now - (i < 1000 ? 1000 : 200000) - i);
+        sim_latency_sent (&lat, (uint64_t) (i + 1) * MS);
+    }
+    Simbus__Stats st = s_report (&lat);
+    cr_assert_eq (st.latency_period_count, 5000);
+    cr_expect (st.latency_p50_ms >= 200, "p50 %.1f ms: only the period's start was kept", st.latency_p50_ms);
+}
