@@ -13,7 +13,9 @@
       plain run of the same seed, its part gone; a launcher killed mid-run
       leaves the plain part, readable, and `play` says what it is; a
       vision killed mid-run and restarted appends to the part, so the log
-      reads to its end.
+      reads to its end; a --record name too long for its part is refused
+      with the old file kept; a second run given the same FILE.gz is
+      refused and the first records and compresses as if alone.
 */
 #include <criterion/criterion.h>
 #include <fcntl.h>

@@ -4,6 +4,9 @@
     (header, big-endian fields, type numbers, the index trailer); a
     truncated file, a corrupt size field, a damaged gzip stream and a file
     of another kind each end reading with a clear error, never a crash.
+    A run's plain part compresses into FILE.gz only when it reads to its
+    end or to a torn last record, and a stop flag ends that with the part
+    kept; a torn gzip log is set aside for a new one.
 */
 #include <criterion/criterion.h>
 #include <dirent.h>
