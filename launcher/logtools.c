@@ -174,6 +174,13 @@ launch_record_finish (const char *part, const char *final, int lock)
         close (lock);
         return -1;
     }
+    if (st.st_size == 0) {
+        /* the launcher made it; vision never wrote (it said why) */
+        sim_warn ("--record: no records to compress into %s (vision wrote nothing)", final);
+        unlink (part);
+        close (lock);
+        return 0;
+    }
     sim_info ("compressing %.1f MiB of records into %s", (double) st.st_size / 1048576.0, final);
     char err[2 * SIM_STRING_MAX + SIM_LOGFILE_ERROR_MAX];
     uint64_t records = 0;
