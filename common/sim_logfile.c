@@ -671,7 +671,13 @@ sim_logfile_compress (const char *part, const char *path, const volatile sig_ato
     char *tmp = malloc (tmp_len);
     int fd = -1;
     if (tmp) {
-        snprintf (tmp, tmp_len, "%s.XXXXXX", path);
+        /* a name the part's 5 more bytes fit may not take 7 more: the
+           name is cut to what a directory entry holds (255 bytes) */
+        const char *slash = strrchr (path, '/');
+        int dir_len = slash ? (int) (slash - path + 1) : 0;
+        int base_len = (int) strlen (path + dir_len);
+        snprintf (tmp, tmp_len, "%.*s%.*s.XXXXXX", dir_len, path, base_len < 248 ? base_len : 248,
+                  path + dir_len);
         fd = mkstemp (tmp);
     }
     if (fd < 0) {

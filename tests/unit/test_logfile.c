@@ -641,3 +641,25 @@ Test (logfile, compress_stops_on_the_flag)
     cr_expect_eq (s_read_n (t.path, &rc), 50);
     s_tmp_done (&t);
 }
+
+/* The longest name whose part fits a directory entry (250 bytes, the
+   part 255) compresses too: the temporary name is cut to fit. */
+Test (logfile, compress_a_part_of_the_longest_name)
+{
+    s_tmp_t t;
+    s_tmp (&t, "unused");
+    char path[512], part[512], err[1024] = "";
+    int n = snprintf (path, sizeof path, "%s/", t.dir);
+    memset (path + n, 'y', 247);
+    snprintf (path + n + 247, sizeof path - (size_t) (n + 247), ".gz");
+    cr_assert_eq (strlen (path + n), 250);
+    cr_assert_eq (sim_logfile_part_path (path, part, sizeof part), 1);
+    s_write_n (part, 0, 5);
+    uint64_t records = 0;
+    cr_expect_eq (sim_logfile_compress (part, path, NULL, &records, err, sizeof err), 0, "%s", err);
+    int rc;
+    cr_expect_eq (s_read_n (path, &rc), 5);
+    cr_expect_neq (access (part, F_OK), 0, "the part is removed");
+    unlink (path);
+    s_tmp_done (&t);
+}
