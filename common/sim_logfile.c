@@ -4,6 +4,7 @@
 #include "sim_logfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,15 +120,52 @@ s_scan (sim_logfile_reader_t *r, s_scan_t *out)
     snprintf (out->why, sizeof out->why, "%s", sim_logfile_error (r));
 }
 
+/* A compressed log a crash tore (what a vision that systemd restarts
+   finds) moved to path.torn-<unix seconds>, out of the way of a new one:
+   refusing would keep the restarted writer down. Returns 0 (the new log
+   starts empty) or -1 (err says why). */
+static int
+s_set_aside (const char *path, const char *why, char *err, size_t errlen)
+{
+    size_t len = strlen (path) + 40;
+    char *aside = malloc (len);
+    if (!aside) {
+        s_err (err, errlen, "out of memory");
+        return -1;
+    }
+    long long now = (long long) time (NULL);
+    struct stat st;
+    /* a second crash within the same second gets its own name */
+    for (int k = 0; k < 100; k++) {
+        if (k == 0)
+            snprintf (aside, len, "%s.torn-%lld", path, now);
+        else
+            snprintf (aside, len, "%s.torn-%lld-%d", path, now, k);
+        if (lstat (aside, &st) != 0)
+            break;
+    }
+    if (rename (path, aside) != 0) {
+        s_err (err, errlen, "%s does not end cleanly (%s) and cannot be moved aside to %s: %s", path, why,
+               aside, strerror (errno));
+        free (aside);
+        return -1;
+    }
+    sim_warn ("log file %s did not end cleanly (%s): moved it to %s (`zcat %s` reads it up to the tear) and "
+              "starting a new %s",
+              path, why, aside, aside, path);
+    free (aside);
+    return 0;
+}
+
 /* What an existing file holds: 0 nothing (new or empty), 1 a log of
    version 1 that can be appended to (*size: the byte a plain one goes
    on at), -1 something else (err says what). A record appended behind
    damage would never be read, so: a plain log torn by a crash (it ends
    inside a record) is cut back to its last whole record, which is what
-   a restarted writer needs; a compressed one that does not end cleanly
-   (its gzip stream cut short, or damaged) is refused, since the tear
-   sits inside compressed data that cannot be cut back cheaply; a plain
-   one damaged elsewhere is refused too. */
+   a restarted writer needs; a compressed one torn the same way (its gzip
+   stream cut short) is moved aside (s_set_aside), since the tear sits
+   inside compressed data that cannot be cut back cheaply; one damaged
+   elsewhere, plain or compressed, is refused. */
 static int
 s_existing (const char *path, bool compressed, uint64_t *size, char *err, size_t errlen)
 {
@@ -149,6 +187,8 @@ s_existing (const char *path, bool compressed, uint64_t *size, char *err, size_t
         *size = scan.end;
         return 1;
     }
+    if (compressed && scan.torn)
+        return s_set_aside (path, scan.why, err, errlen);
     if (compressed) {
         s_err (err, errlen,
                "%s does not end cleanly (%s): records appended to it could never be read. Record to a new "
@@ -568,8 +608,55 @@ sim_logfile_part_path (const char *path, char *buf, size_t size)
     return n >= 0 && (size_t) n < size ? 1 : -1;
 }
 
+/* A gzip writer on the open file fd (it takes fd; the header written). */
+static sim_logfile_writer_t *
+s_writer_fd (int fd, const char *name, char *err, size_t errlen)
+{
+    sim_logfile_writer_t *self = calloc (1, sizeof *self);
+    if (!self || !(self->path = strdup (name)) || !(self->gz = gzdopen (fd, "wb1"))) {
+        s_err (err, errlen, "cannot write %s: out of memory", name);
+        if (!self || !self->gz)
+            close (fd);
+        sim_logfile_writer_destroy (&self);
+        return NULL;
+    }
+    self->compressed = true;
+    gzbuffer (self->gz, S_BUFFER);
+    uint8_t head[SIM_LOGFILE_HEADER];
+    memcpy (head, SIM_LOGFILE_MAGIC, 12);
+    s_put_be (head + 12, SIM_LOGFILE_VERSION, 4);
+    if (gzwrite (self->gz, head, sizeof head) != (int) sizeof head) {
+        s_err (err, errlen, "cannot write %s", name);
+        sim_logfile_writer_destroy (&self);
+        return NULL;
+    }
+    self->offset = SIM_LOGFILE_HEADER;
+    return self;
+}
+
+/* fsync the directory `path` is in, so a rename into it lasts a crash.
+   Returns 0 or -1 (errno). */
+static int
+s_sync_dir (const char *path)
+{
+    char *dir = strdup (path);
+    if (!dir)
+        return -1;
+    char *slash = strrchr (dir, '/');
+    const char *name = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    int fd = open (name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = fd >= 0 && (fsync (fd) == 0 || errno == EINVAL) ? 0 : -1;
+    int saved = errno;
+    if (fd >= 0)
+        close (fd);
+    free (dir);
+    errno = saved;
+    return rc;
+}
+
 int
-sim_logfile_compress (const char *part, const char *path, uint64_t *records, char *err, size_t errlen)
+sim_logfile_compress (const char *part, const char *path, const volatile sig_atomic_t *stop,
+                      uint64_t *records, char *err, size_t errlen)
 {
     *records = 0;
     char why[SIM_LOGFILE_ERROR_MAX];
@@ -578,37 +665,76 @@ sim_logfile_compress (const char *part, const char *path, uint64_t *records, cha
         s_err (err, errlen, "%s", why);
         return -1;
     }
-    if (unlink (path) != 0 && errno != ENOENT) {
-        s_err (err, errlen, "cannot replace %s: %s", path, strerror (errno));
+    /* written under a temporary name beside `path` and renamed over it
+       when whole: a kill at any moment leaves `path` absent or whole */
+    size_t tmp_len = strlen (path) + 8;
+    char *tmp = malloc (tmp_len);
+    int fd = -1;
+    if (tmp) {
+        /* a name the part's 5 more bytes fit may not take 7 more: the
+           name is cut to what a directory entry holds (255 bytes) */
+        const char *slash = strrchr (path, '/');
+        int dir_len = slash ? (int) (slash - path + 1) : 0;
+        int base_len = (int) strlen (path + dir_len);
+        snprintf (tmp, tmp_len, "%.*s%.*s.XXXXXX", dir_len, path, base_len < 248 ? base_len : 248,
+                  path + dir_len);
+        fd = mkstemp (tmp);
+    }
+    if (fd < 0) {
+        s_err (err, errlen, "cannot write beside %s: %s", path, tmp ? strerror (errno) : "out of memory");
+        free (tmp);
         sim_logfile_reader_destroy (&r);
         return -1;
     }
-    sim_logfile_writer_t *w = sim_logfile_writer_new (path, false, err, errlen);
-    if (!w) {
-        sim_logfile_reader_destroy (&r);
-        return -1;
-    }
+    struct stat st;
+    if (stat (part, &st) == 0)
+        fchmod (fd, st.st_mode & 0777); /* mkstemp's 0600 is not what vision made */
+    int keep = dup (fd);                /* for fsync once gzclose has closed fd */
+    sim_logfile_writer_t *w = keep >= 0 ? s_writer_fd (fd, tmp, err, errlen) : NULL;
+    if (keep < 0)
+        close (fd);
     sim_logfile_msg_t m;
     int rc = 0;
-    bool failed = false;
-    while (!failed && (rc = sim_logfile_next (r, &m)) == 1) {
+    bool failed = !w, stopped = false;
+    while (!failed && !(stopped = stop && *stop) && (rc = sim_logfile_next (r, &m)) == 1) {
         failed = sim_logfile_write (w, m.time_ns, m.type, m.data, m.len) != 0;
         *records += !failed;
     }
-    if (sim_logfile_writer_destroy (&w) || failed) {
-        /* the part is the only whole copy: keep it */
+    /* the part is the only whole copy until the rename: on any doubt it
+       stays, and the temporary file goes */
+    if (sim_logfile_writer_destroy (&w) || failed || (keep >= 0 && fsync (keep) != 0))
         s_err (err, errlen, "cannot write %s; the records stay in %s", path, part);
+    else if (stopped)
+        s_err (err, errlen, "interrupted: the records stay in %s", part);
+    else if (rc < 0 && !sim_logfile_reader_torn (r)) {
+        /* damage inside the part: what follows it is in no copy but the
+           part, which a user may repair, so nothing replaces it */
+        s_err (err, errlen, "%s; %s is kept (not compressed: the records after the damage are only there)",
+               sim_logfile_error (r), part);
+    } else if (rename (tmp, path) != 0)
+        s_err (err, errlen, "cannot replace %s: %s; the records stay in %s", path, strerror (errno), part);
+    else if (s_sync_dir (path) != 0)
+        s_err (err, errlen, "cannot sync the directory of %s: %s; the records stay in %s", path,
+               strerror (errno), part);
+    else {
+        free (tmp);
+        tmp = NULL;
+    }
+    if (keep >= 0)
+        close (keep);
+    if (tmp) {
+        unlink (tmp); /* fails harmlessly when it was renamed */
+        free (tmp);
         sim_logfile_reader_destroy (&r);
-        unlink (path);
         return -1;
     }
-    bool damaged = rc < 0;
-    if (damaged)
+    bool torn = rc < 0;
+    if (torn)
         s_err (err, errlen, "%s", sim_logfile_error (r));
     sim_logfile_reader_destroy (&r);
     if (unlink (part) != 0) {
         s_err (err, errlen, "compressed into %s but cannot remove %s: %s", path, part, strerror (errno));
         return -1;
     }
-    return damaged ? 1 : 0;
+    return torn ? 1 : 0;
 }

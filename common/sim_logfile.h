@@ -7,7 +7,8 @@
     The writer appends (a file that already holds a log gets no second
     header, so a restarted writer goes on where the last one stopped; a
     plain log torn by a crash is cut back to its last whole record first,
-    a compressed one that does not end cleanly is refused); the
+    a compressed one torn by a crash is renamed FILE.gz.torn-<unix
+    seconds> and a new one started, one damaged otherwise is refused); the
     reader checks the header and returns records one by one, and says
     clearly where and why it stopped when the file is damaged: a record cut
     short, or a size field no message can have. It never trusts a field
@@ -16,6 +17,7 @@
 #ifndef SIM_LOGFILE_H_INCLUDED
 #define SIM_LOGFILE_H_INCLUDED
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -141,13 +143,19 @@ uint64_t sim_logfile_file_size (const sim_logfile_reader_t *self);
    too small. */
 int sim_logfile_part_path (const char *path, char *buf, size_t size);
 
-/* Compress the plain log `part` into a new gzip log at `path` (replacing
-   it), record by record, then remove `part`. *records: how many were
-   copied. Returns 0; 1 when `part` ended in damage (a crash tore its
+/* Compress the plain log `part` into a gzip log at `path`, record by
+   record: written to a temporary name beside `path` (path.XXXXXX), synced,
+   renamed over `path` and the directory synced, and only then `part`
+   removed, so a kill at any moment leaves `path` absent or whole and the
+   records in `part`. `stop` (NULL: none), when it becomes non-zero (a
+   signal handler's flag), ends the copy early. *records: how many were
+   copied. Returns 0; 1 when `part` was torn at its end (a crash cut its
    last record): what came before it is in `path`, err says where it
    stopped, and `part` is removed all the same; -1 when `part` cannot be
-   read or `path` written (err says which; `part` is kept, `path` is
-   removed). */
-int sim_logfile_compress (const char *part, const char *path, uint64_t *records, char *err, size_t errlen);
+   read, is damaged before its end (err names the byte), `path` cannot be
+   written, or `stop` was raised (err: "interrupted: the records stay in
+   PART"): `part` is kept and `path` is not touched. */
+int sim_logfile_compress (const char *part, const char *path, const volatile sig_atomic_t *stop,
+                          uint64_t *records, char *err, size_t errlen);
 
 #endif

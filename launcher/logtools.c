@@ -3,11 +3,13 @@
 
 #include <czmq.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,37 +80,75 @@ s_addrs (const sim_config_t *cfg, s_addrs_t *out)
 
 /* ---- --record FILE.gz: written plain, compressed at the end ------------- */
 
-int
-launch_record_fresh (const sim_config_t *cfg)
+/* Open and lock the part `part` for this run: created when missing,
+   never truncated before the lock is ours (it may be another run's).
+   Returns the fd, or -1 (said on stderr). */
+static int
+s_part_lock (const char *part, const char *path)
 {
-    const char *path = cfg->run.record;
-    if (!path[0])
-        return 0;
-    char part[SIM_STRING_MAX + sizeof SIM_LOGFILE_PART];
-    if (sim_logfile_part_path (path, part, sizeof part) > 0) {
-        if (unlink (part) == 0)
-            sim_warn ("--record: removed %s, the uncompressed records of an earlier run that ended before "
-                      "they were compressed (a new run replaces %s and it)",
-                      part, path);
-        else if (errno != ENOENT) {
-            fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", part, strerror (errno));
+    /* a run that ends unlinks its part while it holds the lock: a lock
+       then taken on the unlinked file guards nothing, so look again */
+    for (int tries = 0; tries < 10; tries++) {
+        int fd = open (part, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            fprintf (stderr, "ssl-sim: --record: cannot write %s: %s\n", part, strerror (errno));
             return -1;
         }
+        if (flock (fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            close (fd);
+            if (e == EWOULDBLOCK)
+                fprintf (stderr,
+                         "ssl-sim: --record: another run records to %s now (it writes %s): give this one "
+                         "another --record FILE\n",
+                         path, part);
+            else
+                fprintf (stderr, "ssl-sim: --record: cannot lock %s: %s\n", part, strerror (e));
+            return -1;
+        }
+        struct stat held, named;
+        if (fstat (fd, &held) == 0 && stat (part, &named) == 0 && held.st_dev == named.st_dev
+            && held.st_ino == named.st_ino) {
+            if (held.st_size > 0)
+                sim_warn (
+                    "--record: removed %s, the uncompressed records of an earlier run that ended before "
+                    "they were compressed (a new run replaces %s and it)",
+                    part, path);
+            if (ftruncate (fd, 0) != 0) {
+                fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", part, strerror (errno));
+                close (fd);
+                return -1;
+            }
+            return fd;
+        }
+        close (fd);
     }
-    if (unlink (path) != 0 && errno != ENOENT) {
-        fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", path, strerror (errno));
-        return -1;
-    }
-    return 0;
+    fprintf (stderr, "ssl-sim: --record: %s keeps being replaced by another process\n", part);
+    return -1;
 }
 
 int
-launch_record_part (sim_config_t *cfg, char *final, size_t size)
+launch_record_begin (sim_config_t *cfg, char *final, size_t size, int *lock)
 {
-    char part[SIM_STRING_MAX];
-    int rc = sim_logfile_part_path (cfg->run.record, part, sizeof part);
-    if (rc < 0 || (rc > 0 && (size_t) snprintf (final, size, "%s", cfg->run.record) >= size)) {
-        fprintf (stderr, "ssl-sim: --record: the name %s is too long\n", cfg->run.record);
+    *lock = -1;
+    const char *path = cfg->run.record;
+    if (!path[0])
+        return 0;
+    /* every name checked before anything is removed: a refused run
+       leaves the user's files as they were */
+    char part[sizeof cfg->run.record];
+    int rc = sim_logfile_part_path (path, part, sizeof part);
+    if (rc < 0 || (rc > 0 && (size_t) snprintf (final, size, "%s", path) >= size)) {
+        fprintf (stderr, "ssl-sim: --record: the name %s is too long\n", path);
+        return -1;
+    }
+    if (rc > 0 && (*lock = s_part_lock (part, path)) < 0)
+        return -1;
+    if (unlink (path) != 0 && errno != ENOENT) {
+        fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", path, strerror (errno));
+        if (*lock >= 0)
+            close (*lock);
+        *lock = -1;
         return -1;
     }
     if (rc > 0)
@@ -117,19 +157,38 @@ launch_record_part (sim_config_t *cfg, char *final, size_t size)
 }
 
 int
-launch_record_finish (const char *part, const char *final)
+launch_record_finish (const char *part, const char *final, int lock)
 {
-    struct stat st;
+    struct stat st, held;
     if (stat (part, &st) != 0) {
         /* vision never started, or could not open it (it said why) */
         sim_warn ("--record: no records to compress into %s (%s is missing)", final, part);
+        close (lock);
+        return 0;
+    }
+    if (fstat (lock, &held) != 0 || held.st_dev != st.st_dev || held.st_ino != st.st_ino) {
+        sim_warn (
+            "--record: %s is not the file this run locked (another process replaced it): left as it is, "
+            "not compressed into %s",
+            part, final);
+        close (lock);
+        return -1;
+    }
+    if (st.st_size == 0) {
+        /* the launcher made it; vision never wrote (it said why) */
+        sim_warn ("--record: no records to compress into %s (vision wrote nothing)", final);
+        unlink (part);
+        close (lock);
         return 0;
     }
     sim_info ("compressing %.1f MiB of records into %s", (double) st.st_size / 1048576.0, final);
     char err[2 * SIM_STRING_MAX + SIM_LOGFILE_ERROR_MAX];
     uint64_t records = 0;
     int64_t t0 = s_mono_ns ();
-    int rc = sim_logfile_compress (part, final, &records, err, sizeof err);
+    /* the signal that ended the run is spent; another one stops this */
+    s_catch_signals ();
+    int rc = sim_logfile_compress (part, final, &s_stop, &records, err, sizeof err);
+    close (lock); /* only now: the part is gone or kept */
     if (rc < 0) {
         sim_error ("--record: %s", err);
         return -1;
@@ -403,13 +462,16 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     /* --record OUT.gz as in a run: vision writes OUT.gz.part, compressed
        below once vision has stopped */
     char final[SIM_STRING_MAX];
-    int part = 0;
-    if (launch_record_fresh (&args.cfg) || (part = launch_record_part (&args.cfg, final, sizeof final)) < 0)
+    int lock = -1, part = launch_record_begin (&args.cfg, final, sizeof final, &lock);
+    if (part < 0)
         return 1;
     char prefix[40];
     snprintf (prefix, sizeof prefix, "ssl-sim-replay-%d", (int) getpid ());
-    if (sim_bus_resolve (&args.cfg, prefix))
+    if (sim_bus_resolve (&args.cfg, prefix)) {
+        if (lock >= 0)
+            close (lock);
         return 1;
+    }
     zsys_handler_set (NULL);
     s_catch_signals ();
     /* physics and vision only: nobody else may change the world */
@@ -431,7 +493,7 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     }
     zactor_destroy (&vision);
     zactor_destroy (&physics);
-    if (part > 0 && launch_record_finish (args.cfg.run.record, final))
+    if (part > 0 && launch_record_finish (args.cfg.run.record, final, lock))
         rc = 1;
     if (rc == 0 && args.cfg.run.record[0])
         fprintf (stderr, "replayed %s; vision recorded to %s\n", path,

@@ -27,21 +27,21 @@ int launch_replay (const char *path, const sim_config_t *cli, double until_s);
 
 /* ---- --record FILE.gz: written plain, compressed at the end (docs/logs.md) */
 
-/* A run or replay with --record writes a new log: remove cfg's record
-   file, and for FILE.gz its plain part FILE.gz.part, left by a run that
-   was killed (a warning says so). Returns 0, or -1 (said on stderr). */
-int launch_record_fresh (const sim_config_t *cfg);
-
-/* For --record FILE.gz: copy FILE.gz into `final` and put its plain part
-   (sim_logfile_part_path) in cfg->run.record, which vision then writes.
-   Returns 1 (swapped), 0 (not compressed: unchanged), -1 (a name too
-   long, said on stderr). */
-int launch_record_part (sim_config_t *cfg, char *final, size_t size);
+/* A run or replay with --record writes a new log. For FILE.gz: check
+   the names, lock FILE.gz.part (created; refused when another run holds
+   it), empty it (a killed run's, a warning says so), remove FILE.gz,
+   copy FILE.gz into `final` and put the part's name in cfg->run.record,
+   which vision then writes; *lock: the locked fd, to hand to
+   launch_record_finish. Otherwise the record file is removed. Nothing is
+   removed when the run is refused. Returns 1 (swapped), 0 (not
+   compressed: unchanged), -1 (said on stderr; *lock -1). */
+int launch_record_begin (sim_config_t *cfg, char *final, size_t size, int *lock);
 
 /* After the run: compress the plain `part` into `final` and remove it
-   (logged, with the time it took). Returns 0, or -1 when it could not
-   (logged; `part` is kept). */
-int launch_record_finish (const char *part, const char *final);
+   (logged, with the time it took), when `part` is still the file `lock`
+   holds; SIGINT/SIGTERM meanwhile stops it with the part kept. Closes
+   `lock`. Returns 0, or -1 when it could not (logged; `part` is kept). */
+int launch_record_finish (const char *part, const char *final, int lock);
 
 /* When `path` (a .gz log) cannot be read or ends in damage and its plain
    part exists beside it, tell the user on stderr what it is and what to

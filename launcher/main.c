@@ -312,7 +312,7 @@ s_run (int optc, char **optv)
         code = 1;
         /* both modes take the directory's lock, then look for services
            that systemd or a hand started there without a launcher */
-        int lock = -1, pid = 0;
+        int lock = -1, pid = 0, record_lock = -1;
         const char *other = NULL;
         if (sim_bus_runtime_dir (&cfg, dir, sizeof dir))
             ; /* refused, and said why: neither mode runs without it */
@@ -323,14 +323,14 @@ s_run (int optc, char **optv)
             sim_error ("another simulator runs with the runtime directory %s (%s, pid %d): stop it, or start "
                        "this one with --port-offset N",
                        dir, other ? other : "ssl-sim run", pid);
-        } else if (launch_record_fresh (&cfg))
-            ; /* said why; only after the lock, so a refused second
-                 simulator leaves the running one's log alone */
+        }
         /* --record FILE.gz: vision writes the records plain beside it
            and they are compressed after the run (docs/logs.md); vision,
-           restarted within the run, appends to the part */
-        else if ((part = launch_record_part (&cfg, final, sizeof final)) < 0)
-            ;
+           restarted within the run, appends to the part. Only after the
+           runtime lock, so a refused second simulator leaves the running
+           one's log alone */
+        else if ((part = launch_record_begin (&cfg, final, sizeof final, &record_lock)) < 0)
+            ; /* said why */
         else if (single)
             code = s_run_single (&cfg);
         else {
@@ -349,7 +349,7 @@ s_run (int optc, char **optv)
                 code = launch_supervise (exe, n, opts, &cfg);
             }
         }
-        if (part > 0 && launch_record_finish (cfg.run.record, final) && code == 0)
+        if (part > 0 && launch_record_finish (cfg.run.record, final, record_lock) && code == 0)
             code = 1;
         if (lock >= 0)
             close (lock);

@@ -13,7 +13,9 @@
       plain run of the same seed, its part gone; a launcher killed mid-run
       leaves the plain part, readable, and `play` says what it is; a
       vision killed mid-run and restarted appends to the part, so the log
-      reads to its end.
+      reads to its end; a --record name too long for its part is refused
+      with the old file kept; a second run given the same FILE.gz is
+      refused and the first records and compresses as if alone.
 */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -610,5 +612,85 @@ Test (logs, restarted_vision_appends_to_the_part, .timeout = 120)
     cr_expect_geq (m.count, 150, "%zu vision packets recorded", m.count);
     s_msgs_free (&m);
     sim_proc_cleanup (&p);
+    s_files_done (&files);
+}
+
+/* `ssl-sim run ARGS` to its end; *said: whether its log has `needle`.
+   Returns the exit code. */
+static int
+s_run_to_end (const char *const *args, const char *needle, bool *said)
+{
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_start (&p, args, NULL), 0);
+    cr_assert_eq (sim_lab_wait_exit (p.pid, 60000), 0, "the run did not end");
+    int status = 0;
+    cr_assert_eq (waitpid (p.pid, &status, 0), p.pid);
+    p.pid = 0;
+    *said = s_file_has (p.log, needle);
+    if (!*said)
+        sim_proc_dump_log (&p);
+    sim_proc_cleanup (&p);
+    return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+/* A --record name whose part would not fit is refused before anything is
+   removed: the user's file of that name stays. */
+Test (logs, refused_gz_record_keeps_the_old_log, .timeout = 60)
+{
+    s_files_t files;
+    s_files (&files);
+    char name[256];
+    int n = snprintf (name, sizeof name, "%s/", files.dir);
+    memset (name + n, 'x', (size_t) (252 - n));
+    snprintf (name + 249, sizeof name - 249, ".gz"); /* 252 bytes: the part's 257 do not fit */
+    cr_assert_eq (strlen (name), 252);
+    FILE *f = fopen (name, "w");
+    cr_assert_not_null (f);
+    fputs ("the user's log\n", f);
+    fclose (f);
+    const char *args[] = { "--mode", "fast", "--duration", "1", "--record", name, NULL };
+    bool said = false;
+    cr_expect_neq (s_run_to_end (args, "is too long", &said), 0);
+    cr_expect (said, "the run says the name is too long");
+    cr_expect (s_file_has (name, "the user's log"), "%s is kept", name);
+    unlink (name);
+    s_files_done (&files);
+}
+
+/* Two runs with one --record FILE.gz: the second is refused and names the
+   part the first one writes; the first records and compresses as if
+   alone. */
+Test (logs, second_run_with_the_same_gz_record_is_refused, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    char part[160];
+    snprintf (part, sizeof part, "%s.part", files.b);
+    const char *args[] = { "--mode", "realtime", "--record", files.b, NULL };
+    sim_proc_t a;
+    cr_assert_eq (sim_proc_start (&a, args, NULL), 0);
+    int fd = sim_test_udp (a.vision_port);
+    cr_assert_geq (fd, 0);
+    uint8_t buf[65536];
+    for (int i = 0; i < 20; i++)
+        cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d", i);
+    bool said = false;
+    cr_expect_neq (s_run_to_end (args, "another run records to", &said), 0);
+    cr_expect (said, "the second run says why");
+    cr_expect_eq (access (part, F_OK), 0, "the first run's part is still there");
+    sim_test_drain (fd);
+    for (int i = 0; i < 20; i++)
+        cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d after", i);
+    close (fd);
+    int code = sim_proc_stop (&a);
+    if (code != 0)
+        sim_proc_dump_log (&a);
+    cr_assert_eq (code, 0);
+    cr_expect_neq (access (part, F_OK), 0, "compressed and removed");
+    s_msgs_t m;
+    s_msgs_read (&m, files.b, SIM_LOGFILE_VISION); /* asserts a clean end */
+    cr_expect_geq (m.count, 40, "%zu vision packets recorded", m.count);
+    s_msgs_free (&m);
+    sim_proc_cleanup (&a);
     s_files_done (&files);
 }

@@ -4,8 +4,13 @@
     (header, big-endian fields, type numbers, the index trailer); a
     truncated file, a corrupt size field, a damaged gzip stream and a file
     of another kind each end reading with a clear error, never a crash.
+    A run's plain part compresses into FILE.gz only when it reads to its
+    end or to a torn last record, and a stop flag ends that with the part
+    kept; a torn gzip log is set aside for a new one.
 */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,7 +428,7 @@ Test (logfile, append_cuts_a_torn_plain_tail)
    writer refuses to append behind it (a new gzip member behind an
    unfinished one would never be read), with a message that says what to
    do. */
-Test (logfile, torn_gzip_is_reported_and_not_appended_to)
+Test (logfile, torn_gzip_is_reported_and_set_aside)
 {
     s_tmp_t t;
     s_tmp (&t, "g.log.gz");
@@ -452,15 +457,45 @@ Test (logfile, torn_gzip_is_reported_and_not_appended_to)
     cr_expect (sim_logfile_reader_torn (r));
     cr_expect (strstr (sim_logfile_error (r), "without its gzip trailer"), "%s", sim_logfile_error (r));
     sim_logfile_reader_destroy (&r);
-    cr_expect_null (sim_logfile_writer_new (t.path, false, err, sizeof err));
-    cr_expect (strstr (err, "does not end cleanly") && strstr (err, "zcat"), "%s", err);
-    /* the file is left as it was */
+    /* a restarted writer (vision under systemd) moves it aside, whole,
+       and starts a new log instead of staying down */
+    w = sim_logfile_writer_new (t.path, false, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    memset (msg, 0, sizeof msg);
+    cr_expect_eq (sim_logfile_write (w, 0, SIM_LOGFILE_VISION, msg, sizeof msg), 0);
+    cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+    cr_expect_eq (s_read_n (t.path, &rc), 1);
+    cr_expect_eq (rc, 0, "the new log is whole");
+    char pattern[200], aside[512] = "";
+    snprintf (pattern, sizeof pattern, "%s.torn-", t.path);
+    DIR *d = opendir (t.dir);
+    cr_assert_not_null (d);
+    struct dirent *e;
+    int asides = 0;
+    while ((e = readdir (d))) {
+        char full[512];
+        snprintf (full, sizeof full, "%s/%s", t.dir, e->d_name);
+        if (strncmp (full, pattern, strlen (pattern)) == 0) {
+            snprintf (aside, sizeof aside, "%s", full);
+            asides++;
+        }
+    }
+    closedir (d);
+    cr_assert_eq (asides, 1, "one file set aside");
     static uint8_t after[1 << 16];
-    cr_expect_eq (s_slurp (t.path, after, sizeof after), len);
-    /* cut inside the compressed data: torn as well, and refused */
-    s_cut (t.path, 20);
+    cr_expect_eq (s_slurp (aside, after, sizeof after), len, "set aside as it was");
+    cr_expect (memcmp (after, flushed, len) == 0);
+    unlink (aside);
+    unlink (t.path);
+    /* damage that is no tear (a flipped byte in the compressed data) is
+       still refused: records behind it could never be read */
+    s_write_n (t.path, 0, 10);
+    size_t glen = s_slurp (t.path, after, sizeof after);
+    after[glen / 2] ^= 0xff;
+    after[glen / 2 + 1] ^= 0xff;
+    s_spit (t.path, after, glen);
     cr_expect_null (sim_logfile_writer_new (t.path, false, err, sizeof err));
-    cr_expect (strstr (err, "does not end cleanly"), "%s", err);
+    cr_expect (strstr (err, "damaged") && strstr (err, "not appending"), "%s", err);
     s_tmp_done (&t);
 }
 
@@ -519,7 +554,7 @@ Test (logfile, compress_a_part)
         if (round == 1)
             s_cut (part, 7);
         uint64_t records = 0;
-        int rc = sim_logfile_compress (part, t.path, &records, err, sizeof err);
+        int rc = sim_logfile_compress (part, t.path, NULL, &records, err, sizeof err);
         cr_expect_eq (rc, round, "%s", err);
         cr_expect_eq (records, 50 - (uint64_t) round);
         if (round == 1)
@@ -533,9 +568,98 @@ Test (logfile, compress_a_part)
         cr_expect_eq (last, 0);
     }
     uint64_t records = 7;
-    cr_expect_eq (sim_logfile_compress (part, t.path, &records, err, sizeof err), -1);
+    cr_expect_eq (sim_logfile_compress (part, t.path, NULL, &records, err, sizeof err), -1);
     cr_expect (strstr (err, "cannot read"), "%s", err);
     cr_expect_eq (records, 0);
     cr_expect_eq (access (t.path, F_OK), 0, "FILE.gz stays when there is no part");
+    s_tmp_done (&t);
+}
+
+/* A part damaged before its end (a size field no record has, in the
+   middle) is kept whole and nothing replaces FILE.gz: the records after
+   the damage are only in the part. The error names the byte. */
+Test (logfile, compress_keeps_a_part_damaged_in_the_middle)
+{
+    s_tmp_t t;
+    s_tmp (&t, "m.log.gz");
+    char part[160], err[1024] = "";
+    cr_assert_eq (sim_logfile_part_path (t.path, part, sizeof part), 1);
+    s_write_n (part, 0, 50);
+    static uint8_t bytes[1 << 16];
+    size_t len = s_slurp (part, bytes, sizeof bytes);
+    size_t at = SIM_LOGFILE_HEADER + 20 * (SIM_LOGFILE_RECORD + 300); /* record 20 */
+    memset (bytes + at + 12, 0xff, 4);
+    s_spit (part, bytes, len);
+    uint64_t records = 0;
+    cr_expect_eq (sim_logfile_compress (part, t.path, NULL, &records, err, sizeof err), -1);
+    char where[64];
+    snprintf (where, sizeof where, "byte %zu", at);
+    cr_expect (strstr (err, "corrupt record") && strstr (err, where) && strstr (err, "kept"), "%s", err);
+    static uint8_t after[1 << 16];
+    cr_expect_eq (s_slurp (part, after, sizeof after), len, "the part is kept whole");
+    cr_expect_neq (access (t.path, F_OK), 0, "no FILE.gz with a hole in it");
+    /* nothing else left in the directory (no temporary file) */
+    DIR *d = opendir (t.dir);
+    cr_assert_not_null (d);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir (d)))
+        files += e->d_name[0] != '.';
+    closedir (d);
+    cr_expect_eq (files, 1);
+    unlink (part);
+    s_tmp_done (&t);
+}
+
+/* A stop (the launcher's signal flag) ends compression cleanly: the
+   temporary file removed, the part kept, an existing FILE.gz untouched. */
+Test (logfile, compress_stops_on_the_flag)
+{
+    s_tmp_t t;
+    s_tmp (&t, "s.log.gz");
+    char part[160], err[1024] = "";
+    cr_assert_eq (sim_logfile_part_path (t.path, part, sizeof part), 1);
+    s_write_n (t.path, 0, 3);
+    s_write_n (part, 0, 50);
+    volatile sig_atomic_t stop = 1;
+    uint64_t records = 0;
+    cr_expect_eq (sim_logfile_compress (part, t.path, &stop, &records, err, sizeof err), -1);
+    cr_expect (strstr (err, "interrupted: the records stay in") && strstr (err, part), "%s", err);
+    int rc;
+    cr_expect_eq (s_read_n (part, &rc), 50);
+    cr_expect_eq (s_read_n (t.path, &rc), 3, "FILE.gz as it was");
+    DIR *d = opendir (t.dir);
+    cr_assert_not_null (d);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir (d)))
+        files += e->d_name[0] != '.';
+    closedir (d);
+    cr_expect_eq (files, 2, "FILE.gz and the part, no temporary file");
+    stop = 0;
+    cr_expect_eq (sim_logfile_compress (part, t.path, &stop, &records, err, sizeof err), 0, "%s", err);
+    cr_expect_eq (s_read_n (t.path, &rc), 50);
+    s_tmp_done (&t);
+}
+
+/* The longest name whose part fits a directory entry (250 bytes, the
+   part 255) compresses too: the temporary name is cut to fit. */
+Test (logfile, compress_a_part_of_the_longest_name)
+{
+    s_tmp_t t;
+    s_tmp (&t, "unused");
+    char path[512], part[512], err[1024] = "";
+    int n = snprintf (path, sizeof path, "%s/", t.dir);
+    memset (path + n, 'y', 247);
+    snprintf (path + n + 247, sizeof path - (size_t) (n + 247), ".gz");
+    cr_assert_eq (strlen (path + n), 250);
+    cr_assert_eq (sim_logfile_part_path (path, part, sizeof part), 1);
+    s_write_n (part, 0, 5);
+    uint64_t records = 0;
+    cr_expect_eq (sim_logfile_compress (part, path, NULL, &records, err, sizeof err), 0, "%s", err);
+    int rc;
+    cr_expect_eq (s_read_n (path, &rc), 5);
+    cr_expect_neq (access (part, F_OK), 0, "the part is removed");
+    unlink (path);
     s_tmp_done (&t);
 }
