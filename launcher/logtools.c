@@ -80,9 +80,10 @@ s_addrs (const sim_config_t *cfg, s_addrs_t *out)
 
 /* ---- --record FILE.gz: written plain, compressed at the end ------------- */
 
-/* Open and lock the part `part` for this run: created when missing,
-   never truncated before the lock is ours (it may be another run's).
-   Returns the fd, or -1 (said on stderr). */
+/* Open and lock the file `part` vision writes for this run (FILE.gz's
+   plain part, or a plain FILE itself when part is path): created when
+   missing, never truncated before the lock is ours (it may be another
+   run's). Returns the fd, or -1 (said on stderr). */
 static int
 s_part_lock (const char *part, const char *path)
 {
@@ -97,7 +98,12 @@ s_part_lock (const char *part, const char *path)
         if (flock (fd, LOCK_EX | LOCK_NB) != 0) {
             int e = errno;
             close (fd);
-            if (e == EWOULDBLOCK)
+            if (e == EWOULDBLOCK && strcmp (part, path) == 0)
+                fprintf (stderr,
+                         "ssl-sim: --record: another run records to %s now: give this one another "
+                         "--record FILE\n",
+                         path);
+            else if (e == EWOULDBLOCK)
                 fprintf (stderr,
                          "ssl-sim: --record: another run records to %s now (it writes %s): give this one "
                          "another --record FILE\n",
@@ -109,7 +115,7 @@ s_part_lock (const char *part, const char *path)
         struct stat held, named;
         if (fstat (fd, &held) == 0 && stat (part, &named) == 0 && held.st_dev == named.st_dev
             && held.st_ino == named.st_ino) {
-            if (held.st_size > 0)
+            if (held.st_size > 0 && strcmp (part, path) != 0)
                 sim_warn (
                     "--record: removed %s, the uncompressed records of an earlier run that ended before "
                     "they were compressed (a new run replaces %s and it)",
@@ -142,9 +148,12 @@ launch_record_begin (sim_config_t *cfg, char *final, size_t size, int *lock)
         fprintf (stderr, "ssl-sim: --record: the name %s is too long\n", path);
         return -1;
     }
-    if (rc > 0 && (*lock = s_part_lock (part, path)) < 0)
+    /* the file vision writes is locked for the whole run, so a second run
+       (another --port-offset, a replay) with the same FILE is refused
+       instead of the two replacing each other's records */
+    if ((*lock = s_part_lock (rc > 0 ? part : path, path)) < 0)
         return -1;
-    if (unlink (path) != 0 && errno != ENOENT) {
+    if (rc > 0 && unlink (path) != 0 && errno != ENOENT) {
         fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", path, strerror (errno));
         if (*lock >= 0)
             close (*lock);
@@ -495,6 +504,8 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     zactor_destroy (&physics);
     if (part > 0 && launch_record_finish (args.cfg.run.record, final, lock))
         rc = 1;
+    else if (part == 0 && lock >= 0)
+        close (lock); /* a plain log: held for the replay */
     if (rc == 0 && args.cfg.run.record[0])
         fprintf (stderr, "replayed %s; vision recorded to %s\n", path,
                  part > 0 ? final : args.cfg.run.record);

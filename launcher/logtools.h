@@ -32,9 +32,10 @@ int launch_replay (const char *path, const sim_config_t *cli, double until_s);
    it), empty it (a killed run's, a warning says so), remove FILE.gz,
    copy FILE.gz into `final` and put the part's name in cfg->run.record,
    which vision then writes; *lock: the locked fd, to hand to
-   launch_record_finish. Otherwise the record file is removed. Nothing is
-   removed when the run is refused. Returns 1 (swapped), 0 (not
-   compressed: unchanged), -1 (said on stderr; *lock -1). */
+   launch_record_finish. A plain FILE is locked (refused when another run
+   holds it) and emptied in place; *lock is its fd, to close after the
+   run. Nothing is removed when the run is refused. Returns 1 (swapped),
+   0 (not compressed: unchanged), -1 (said on stderr; *lock -1). */
 int launch_record_begin (sim_config_t *cfg, char *final, size_t size, int *lock);
 
 /* After the run: compress the plain `part` into `final` and remove it

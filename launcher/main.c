@@ -351,6 +351,8 @@ s_run (int optc, char **optv)
         }
         if (part > 0 && launch_record_finish (cfg.run.record, final, record_lock) && code == 0)
             code = 1;
+        else if (part == 0 && record_lock >= 0)
+            close (record_lock); /* a plain log: held for the run */
         if (lock >= 0)
             close (lock);
     }

@@ -14,7 +14,7 @@
       leaves the plain part, readable, and `play` says what it is; a
       vision killed mid-run and restarted appends to the part, so the log
       reads to its end; a --record name too long for its part is refused
-      with the old file kept; a second run given the same FILE.gz is
+      with the old file kept; a second run given the same FILE (.gz or not) is
       refused and the first records and compresses as if alone.
 */
 #include <criterion/criterion.h>
@@ -657,16 +657,12 @@ Test (logs, refused_gz_record_keeps_the_old_log, .timeout = 60)
     s_files_done (&files);
 }
 
-/* Two runs with one --record FILE.gz: the second is refused and names the
-   part the first one writes; the first records and compresses as if
-   alone. */
-Test (logs, second_run_with_the_same_gz_record_is_refused, .timeout = 120)
+/* Two runs with one --record FILE: the second is refused (naming the part
+   the first one writes, for a .gz); the first records as if alone. */
+static void
+s_second_run_is_refused (const char *record, const char *part)
 {
-    s_files_t files;
-    s_files (&files);
-    char part[160];
-    snprintf (part, sizeof part, "%s.part", files.b);
-    const char *args[] = { "--mode", "realtime", "--record", files.b, NULL };
+    const char *args[] = { "--mode", "realtime", "--record", record, NULL };
     sim_proc_t a;
     cr_assert_eq (sim_proc_start (&a, args, NULL), 0);
     int fd = sim_test_udp (a.vision_port);
@@ -677,7 +673,7 @@ Test (logs, second_run_with_the_same_gz_record_is_refused, .timeout = 120)
     bool said = false;
     cr_expect_neq (s_run_to_end (args, "another run records to", &said), 0);
     cr_expect (said, "the second run says why");
-    cr_expect_eq (access (part, F_OK), 0, "the first run's part is still there");
+    cr_expect_eq (access (part ? part : record, F_OK), 0, "the first run's file is still there");
     sim_test_drain (fd);
     for (int i = 0; i < 20; i++)
         cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d after", i);
@@ -686,11 +682,29 @@ Test (logs, second_run_with_the_same_gz_record_is_refused, .timeout = 120)
     if (code != 0)
         sim_proc_dump_log (&a);
     cr_assert_eq (code, 0);
-    cr_expect_neq (access (part, F_OK), 0, "compressed and removed");
+    if (part)
+        cr_expect_neq (access (part, F_OK), 0, "compressed and removed");
     s_msgs_t m;
-    s_msgs_read (&m, files.b, SIM_LOGFILE_VISION); /* asserts a clean end */
+    s_msgs_read (&m, record, SIM_LOGFILE_VISION); /* asserts a clean end */
     cr_expect_geq (m.count, 40, "%zu vision packets recorded", m.count);
     s_msgs_free (&m);
     sim_proc_cleanup (&a);
+}
+
+Test (logs, second_run_with_the_same_gz_record_is_refused, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    char part[160];
+    snprintf (part, sizeof part, "%s.part", files.b);
+    s_second_run_is_refused (files.b, part);
+    s_files_done (&files);
+}
+
+Test (logs, second_run_with_the_same_plain_record_is_refused, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    s_second_run_is_refused (files.a, NULL);
     s_files_done (&files);
 }
