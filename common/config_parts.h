@@ -77,6 +77,9 @@ typedef struct {
 /* Append printf output; after a failed growth nothing more is appended. */
 void sim_cfg_out (sim_cfg_out_t *out, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
+/* Append the n bytes at s (no format: for text built at a high rate). */
+void sim_cfg_out_len (sim_cfg_out_t *out, const char *s, size_t n);
+
 /* ---- config.c: finding keys --------------------------------------------- */
 
 /* The row of (section, key) in a table, case-insensitive, or NULL; *index

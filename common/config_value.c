@@ -453,6 +453,35 @@ sim_cfg_key_copy (const sim_cfg_key_t *key, void *dst, const void *src)
 
 /* ---- output buffer ------------------------------------------------------ */
 
+/* Room for n more bytes and the NUL; false (and oom) when it cannot grow. */
+static bool
+s_out_room (sim_cfg_out_t *out, size_t n)
+{
+    if (out->len + n + 1 <= out->cap)
+        return true;
+    size_t cap = out->cap ? out->cap : 8192;
+    while (out->len + n + 1 > cap)
+        cap *= 2;
+    char *grown = (char *) realloc (out->buf, cap);
+    if (!grown) {
+        out->oom = true;
+        return false;
+    }
+    out->buf = grown;
+    out->cap = cap;
+    return true;
+}
+
+void
+sim_cfg_out_len (sim_cfg_out_t *out, const char *s, size_t n)
+{
+    if (out->oom || !s_out_room (out, n))
+        return;
+    memcpy (out->buf + out->len, s, n);
+    out->len += n;
+    out->buf[out->len] = '\0';
+}
+
 void
 sim_cfg_out (sim_cfg_out_t *out, const char *fmt, ...)
 {
@@ -466,18 +495,8 @@ sim_cfg_out (sim_cfg_out_t *out, const char *fmt, ...)
         out->oom = true;
         return;
     }
-    if (out->len + (size_t) n + 1 > out->cap) {
-        size_t cap = out->cap ? out->cap : 8192;
-        while (out->len + (size_t) n + 1 > cap)
-            cap *= 2;
-        char *grown = (char *) realloc (out->buf, cap);
-        if (!grown) {
-            out->oom = true;
-            return;
-        }
-        out->buf = grown;
-        out->cap = cap;
-    }
+    if (!s_out_room (out, (size_t) n))
+        return;
     va_start (args, fmt);
     vsnprintf (out->buf + out->len, out->cap - out->len, fmt, args);
     va_end (args);

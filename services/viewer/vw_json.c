@@ -214,33 +214,11 @@ vw_text_free (vw_text_t *text)
     *text = (vw_text_t) { 0 };
 }
 
-static void
-s_put_len (vw_text_t *t, const char *s, size_t n)
-{
-    if (t->oom)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 8192;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *grown = realloc (t->buf, cap);
-        if (!grown) {
-            t->oom = true;
-            return;
-        }
-        t->buf = grown;
-        t->cap = cap;
-    }
-    memcpy (t->buf + t->len, s, n);
-    t->len += n;
-    t->buf[t->len] = '\0';
-}
-
 /* A literal: keys, punctuation, team names. */
 static void
 s_put (vw_text_t *t, const char *s)
 {
-    s_put_len (t, s, strlen (s));
+    sim_cfg_out_len (t, s, strlen (s));
 }
 
 /* `"key":` is in `key` (with its punctuation), then the number. */
@@ -249,7 +227,7 @@ s_put_num (vw_text_t *t, const char *key, double v)
 {
     char num[32];
     s_put (t, key);
-    s_put_len (t, num, (size_t) s_format_micro (v, num));
+    sim_cfg_out_len (t, num, (size_t) s_format_micro (v, num));
 }
 
 static void
@@ -258,7 +236,7 @@ s_put_int (vw_text_t *t, const char *key, long long v)
     char num[24];
     int n = snprintf (num, sizeof num, "%lld", v);
     s_put (t, key);
-    s_put_len (t, num, (size_t) n);
+    sim_cfg_out_len (t, num, (size_t) n);
 }
 
 static void

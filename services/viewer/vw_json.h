@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config_parts.h"
 #include "sim_bus.h"
 #include "sim_config.h"
 #include "sim_snapshot.h"
@@ -123,12 +124,8 @@ char *vw_json_hello (sim_mode_t mode, uint64_t seed);
 char *vw_json_geometry (const sim_config_t *cfg);
 
 /* A text buffer reused from one message to the next (zero it to start;
-   vw_text_free frees it). */
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    bool oom;
-} vw_text_t;
+   vw_text_free frees it): the project's growing buffer. */
+typedef sim_cfg_out_t vw_text_t;
 
 void vw_text_free (vw_text_t *text);
 
