@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "sslsim.h"
+#include "sim_hash.h"
 
 #define EB_MAX_RUNS 15
 #define EB_ROBOTS   22
@@ -108,7 +109,7 @@ static int
 s_dump (int steps, uint64_t seed)
 {
     sslsim_world_t *w = s_world (seed);
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = SIM_FNV1A_BASIS;
     long frames = 0;
     sslsim_robot_command_t c[EB_ROBOTS];
     for (int step = 0; step < steps; step++) {
@@ -119,8 +120,7 @@ s_dump (int steps, uint64_t seed)
             const uint8_t *b;
             size_t len;
             sslsim_world_vision (w, i, &b, &len);
-            for (size_t j = 0; j < len; j++)
-                h = (h ^ b[j]) * 0x100000001b3ull;
+            h = sim_fnv1a (h, b, len);
         }
     }
     printf ("%016llx %ld\n", (unsigned long long) h, frames);

@@ -22,6 +22,7 @@
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "sim_from_config.h"
+#include "sim_hash.h"
 
 static void
 s_start (sim_fixture_t *f, const char *const *args, const char *ini)
@@ -226,16 +227,6 @@ Test (sync, thousand_steps_match_the_capture_schedule, .timeout = 120)
 
 /* ---- determinism ------------------------------------------------------- */
 
-static uint64_t
-s_fnv (uint64_t h, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /* One scripted session; per-step hashes of the raw answers in out[]. */
 static void
 s_session (const char *const *args, const char *extra_ini, uint64_t *out, int steps)
@@ -266,7 +257,7 @@ s_session (const char *const *args, const char *extra_ini, uint64_t *out, int st
         SimulationSyncResponse *resp = s_sync_raw (&f, port, true, 0.016f, step % 50 == 0 ? &cmd : NULL,
                                                    port == f.proc.control_port ? NULL : &rc, raw, &len);
         simulation_sync_response__free_unpacked (resp, NULL);
-        out[step] = s_fnv (1469598103934665603ull, raw, len);
+        out[step] = sim_fnv1a (SIM_FNV1A_BASIS, raw, len);
     }
     s_stop (&f);
 }

@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "config_table.h"
+#include "sim_hash.h"
 
 /* 2.5 degrees as vision.md §11 prints it */
 #define KICK_DIR_2_5_DEG 0.04363323129985824
@@ -1593,10 +1594,7 @@ Test (config, a_flag_default_in_the_help_is_the_key_default)
 static uint64_t
 s_hash (const char *text)
 {
-    uint64_t hash = 0xcbf29ce484222325u;
-    for (const unsigned char *p = (const unsigned char *) text; *p; p++)
-        hash = (hash ^ *p) * 0x100000001b3u;
-    return hash;
+    return sim_fnv1a (SIM_FNV1A_BASIS, text, strlen (text));
 }
 
 Test (config, presets_output_is_unchanged)

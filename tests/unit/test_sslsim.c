@@ -14,18 +14,9 @@
 #include "sslsim.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
+#include "sim_hash.h"
 
 #define TS_STEPS 150
-
-/* FNV-1a over bytes, continuing from h. */
-static uint64_t
-s_fnv (uint64_t h, const void *data, size_t len)
-{
-    const uint8_t *p = data;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
 
 /* The commands of step `step` for world `k`: every robot of both teams. */
 static int
@@ -54,11 +45,11 @@ s_step_hash (uint64_t h, const sslsim_world_t *w)
         const uint8_t *bytes;
         size_t len;
         cr_assert_eq (sslsim_world_vision (w, i, &bytes, &len), SSLSIM_OK);
-        h = s_fnv (h, bytes, len);
+        h = sim_fnv1a (h, bytes, len);
     }
     sslsim_truth_t t;
     sslsim_world_truth (w, &t);
-    return s_fnv (h, &t, sizeof t);
+    return sim_fnv1a (h, &t, sizeof t);
 }
 
 static sslsim_world_t *

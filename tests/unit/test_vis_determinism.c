@@ -9,6 +9,7 @@
 #include "config.h"
 #include "vision/vis_codec.h"
 #include "sim_from_config.h"
+#include "sim_hash.h"
 
 #define MS 1000000ull
 
@@ -39,15 +40,14 @@ s_hash_run (const sim_config_t *cfg, double seconds)
 {
     vis_model_t *m = sim_fc_model_new (cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = SIM_FNV1A_BASIS;
     for (uint64_t t = MS; t <= (uint64_t) (seconds * 1e9); t += MS) {
         sim_snapshot_t s = s_scene (t);
         int n = vis_model_advance (m, &s);
         for (int i = 0; i < n; i++) {
             size_t len = vis_codec_wrapper (m, vis_model_released (m, i), buf, sizeof buf);
             cr_assert (len > 0);
-            for (size_t k = 0; k < len; k++)
-                h = (h ^ buf[k]) * 1099511628211ull;
+            h = sim_fnv1a (h, buf, len);
         }
     }
     vis_model_destroy (&m);
