@@ -113,6 +113,7 @@ struct gw_service_t {
     uint64_t unavailable;       /* plain requests physics did not answer in time */
     uint64_t sync_refused;      /* sync requests refused ([network] sync_takeover) */
     uint64_t small_answers;     /* sync answers kept small for an unproven source */
+    int64_t rx_us;              /* zclock_usecs when the datagram being handled was read */
     sim_errors_t answer_errors; /* a sync answer's errors, reused per answer */
     uint64_t config_serial;     /* of the configuration from physics; 0: none yet */
     gw_port_stats_t stats[3];
@@ -275,7 +276,7 @@ s_log_changes (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     /* clang-format on */
     if (n == 0)
         return;
-    int64_t now = zclock_usecs ();
+    int64_t now = self->rx_us;
     if (strcmp (what, self->last_change) == 0 && from->sin_addr.s_addr == self->last_from.sin_addr.s_addr
         && from->sin_port == self->last_from.sin_port && now - self->last_change_us < GW_REPEAT_US)
         return;
@@ -330,7 +331,7 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
        plus the step's time (without the reply: physics hands it straight
        to us only when vision is not running) */
     int64_t step_us = (n > 0 ? n : 0) * GW_SUBSTEP_TTL_US;
-    int64_t now = zclock_usecs ();
+    int64_t now = self->rx_us;
     gw_request_t *p = gw_pending_add (self->pending, GW_REQ_SYNC, port, from,
                                       now + step_us + (int64_t) (self->cfg.bus.sync_timeout * 1e6));
     if (!p) {
@@ -377,7 +378,7 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
                RobotControl *rc)
 {
     gw_request_t *p = gw_pending_add (self->pending, cmd ? GW_REQ_COMMAND : GW_REQ_ROBOTS, port, from,
-                                      zclock_usecs () + GW_PLAIN_TTL_US);
+                                      self->rx_us + GW_PLAIN_TTL_US);
     if (!p) {
         s_answer_busy (self, port, from, false);
         return;
@@ -390,7 +391,8 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
         team.team = port == GW_PORT_YELLOW ? 1 : 0;
         team.control = rc;
         req.team_control = &team;
-        /* for the command->vision latency (sim_stats.h) */
+        /* for the command->vision latency (sim_stats.h): the wall
+           clock vision compares with (zclock_usecs is monotonic) */
         req.has_received_us = true;
         req.received_us = sim_stats_wall_us ();
     }
@@ -428,7 +430,7 @@ s_try_sync (gw_service_t *self, gw_port_kind_t port, size_t len, const struct so
 static void
 s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const struct sockaddr_in *from)
 {
-    bool proven = gw_peers_arrived (self->peers, from, zclock_usecs ());
+    bool proven = gw_peers_arrived (self->peers, from, self->rx_us);
     if (gw_wire_sync_candidate (self->buf, len, port) && s_try_sync (self, port, len, from, proven))
         return;
     if (port == GW_PORT_CONTROL) {
@@ -493,7 +495,8 @@ s_on_port (void *arg)
         ssize_t n = sim_udp_recv (self->fds[port->kind], self->buf, SIM_UDP_MAX, &from);
         if (n < 0)
             break;
-        if (gw_sources_arrived (self->sources, port->kind, &from, zclock_usecs ()))
+        self->rx_us = zclock_usecs (); /* one clock read per datagram */
+        if (gw_sources_arrived (self->sources, port->kind, &from, self->rx_us))
             s_log_new_source (self, port->kind, &from);
         self->stats[port->kind].received++;
         /* before anything is decoded: a refused datagram takes no pending
