@@ -52,6 +52,13 @@ sim_bus_arena_reset (sim_bus_arena_t *self)
 }
 
 void
+sim_bus_arena_free (sim_bus_arena_t *self, Simbus__Envelope *env)
+{
+    if (env && self->spilled > 0)
+        simbus__envelope__free_unpacked (env, &self->base);
+}
+
+void
 sim_bus_wrap (Simbus__Envelope *env, Simbus__Envelope__BodyCase kind, void *body)
 {
     simbus__envelope__init (env);

@@ -38,6 +38,11 @@ typedef struct {
 void sim_bus_arena_init (sim_bus_arena_t *self, void *buf, size_t cap);
 void sim_bus_arena_reset (sim_bus_arena_t *self);
 
+/* Free `env`, decoded with the arena since its last reset: when nothing
+   spilled to the heap there is nothing to free, and the walk over the
+   message (~2 % of vision's CPU in fast mode) is skipped. */
+void sim_bus_arena_free (sim_bus_arena_t *self, Simbus__Envelope *env);
+
 /* A snapshot's robots travel as one packed array per field (sim_bus.proto
    Snapshot): packing them is a copy, not 22 submessages walked field by
    field. */

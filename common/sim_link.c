@@ -58,7 +58,11 @@ s_lane_wait_ms (sim_link_t *self, const s_lane_route_t *route)
 {
     if (!route->paced)
         return route->wait_ms;
-    return self->pacing != SIM_LINK_DROP && zclock_usecs () >= self->lane_retry_us ? route->wait_ms : -1;
+    /* the clock only while a failed receiver is not waited for: this runs
+       for every snapshot */
+    if (self->lane_retry_us && zclock_usecs () >= self->lane_retry_us)
+        self->lane_retry_us = 0;
+    return self->pacing != SIM_LINK_DROP && self->lane_retry_us == 0 ? route->wait_ms : -1;
 }
 
 /* A lane send that failed: a receiver that did not make room in time is
