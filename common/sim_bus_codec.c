@@ -228,16 +228,15 @@ s_flat_size (size_t n)
     return sizeof (s_flat_head_t) + (S_FLAT_U32 * 4 + S_FLAT_F64 * 8) * n;
 }
 
-/* Copy n words of 8 bytes. Not one memcpy: GCC expands a memcpy of a
-   size it cannot see as `rep movsq`, whose start-up costs more than these
-   few hundred bytes take to copy (it was most of vision's unflattening). */
+/* Copy `size` bytes between buffers that do not overlap. memmove, not
+   memcpy: GCC expands a memcpy whose size it knows to be small (here at
+   most SIM_SNAPSHOT_MAX_ROBOTS elements) as `rep movsq`, whose start-up
+   cost more than copying these few hundred bytes (it was most of vision's
+   unflattening); memmove stays a call to the C library's copy. */
 static void
-s_copy_words (void *dst, const void *src, size_t n)
+s_copy (void *dst, const void *src, size_t size)
 {
-    uint8_t *d = dst;
-    const uint8_t *s = src;
-    for (size_t i = 0; i < n; i++)
-        memcpy (d + 8 * i, s + 8 * i, 8);
+    memmove (dst, src, size);
 }
 
 size_t
@@ -265,24 +264,20 @@ sim_bus_snapshot_flatten (const Simbus__Snapshot *msg, void *buf, size_t cap)
         .ball = { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->spin_x, b->spin_y },
     };
     uint8_t *p = buf;
-    memcpy (p, &h, sizeof h);
+    s_copy (p, &h, sizeof h);
     p += sizeof h;
     const void *u32[S_FLAT_U32] = { msg->robot_team, msg->robot_id, msg->robot_ball_contact };
     const double *f64[S_FLAT_F64] = { msg->robot_x,      msg->robot_y,     msg->robot_orientation,
                                       msg->robot_vx,     msg->robot_vy,    msg->robot_omega,
                                       msg->robot_radius, msg->robot_height };
-    for (int i = 0; i < S_FLAT_U32 && n; p += 4 * n, i++) {
-        s_copy_words (p, u32[i], n / 2);
-        if (n % 2)
-            memcpy (p + 4 * n - 4, (const uint8_t *) u32[i] + 4 * n - 4, 4);
-    }
+    for (int i = 0; i < S_FLAT_U32 && n; p += 4 * n, i++)
+        s_copy (p, u32[i], 4 * n);
     for (int i = 0; i < S_FLAT_F64 && n; p += 8 * n, i++)
-        s_copy_words (p, f64[i], n);
+        s_copy (p, f64[i], 8 * n);
     return s_flat_size (n);
 }
 
-/* An array of `size` bytes (a multiple of 4) from alloc, copied from src;
-   NULL for none. */
+/* An array of `size` bytes from alloc, copied from src; NULL for none. */
 static void *
 s_flat_array (ProtobufCAllocator *alloc, const uint8_t *src, size_t size, bool *failed)
 {
@@ -293,9 +288,7 @@ s_flat_array (ProtobufCAllocator *alloc, const uint8_t *src, size_t size, bool *
         *failed = true;
         return NULL;
     }
-    s_copy_words (a, src, size / 8);
-    if (size % 8)
-        memcpy ((uint8_t *) a + size - 4, src + size - 4, 4);
+    s_copy (a, src, size);
     return a;
 }
 
