@@ -93,11 +93,17 @@ static void
 s_on_cmd (void *arg)
 {
     sim_link_t *self = arg;
-    for (int i = 0; (self->burst == 0 || i < self->burst) && (zsock_events (self->cmd) & ZMQ_POLLIN); i++)
+    self->cmd_idle = false; /* the burst bound may leave messages */
+    for (int i = 0; self->burst == 0 || i < self->burst; i++) {
+        if (!(zsock_events (self->cmd) & ZMQ_POLLIN)) {
+            self->cmd_idle = true;
+            break;
+        }
         if (self->role == SIM_LINK_PHYSICS)
             s_read_router (self);
         else
             s_read_dealer (self);
+    }
 }
 
 static void
