@@ -198,7 +198,9 @@ sim_bus_snapshot_decode (const Simbus__Snapshot *msg, sim_snapshot_t *out)
 
 /* ---- flat snapshots (same-host lanes) --------------------------------- */
 
-#define S_FLAT_MAGIC   0x54414c46u /* "FLAT" read as little-endian bytes */
+/* "FLAT" read as little-endian bytes; a new value for any change of the
+   layout below, so builds that differ in it refuse each other's records */
+#define S_FLAT_MAGIC   0x54414c46u
 #define S_FLAT_STEP    1u
 #define S_FLAT_EPOCH   2u
 #define S_FLAT_COMMAND 4u
