@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "sim_bus.h"
 #include "sim_log.h"
 
 static void *
@@ -48,6 +49,13 @@ sim_bus_arena_reset (sim_bus_arena_t *self)
 {
     self->used = 0;
     self->spilled = 0;
+}
+
+void
+sim_bus_arena_free (sim_bus_arena_t *self, Simbus__Envelope *env)
+{
+    if (env && self->spilled > 0)
+        simbus__envelope__free_unpacked (env, &self->base);
 }
 
 void
@@ -186,6 +194,186 @@ sim_bus_snapshot_decode (const Simbus__Snapshot *msg, sim_snapshot_t *out)
     }
     out->robot_count = n;
     return 0;
+}
+
+/* ---- flat snapshots (same-host lanes) --------------------------------- */
+
+/* "FLAT" read as little-endian bytes; a new value for any change of the
+   layout below, so builds that differ in it refuse each other's records */
+#define S_FLAT_MAGIC   0x54414c46u
+#define S_FLAT_STEP    1u
+#define S_FLAT_EPOCH   2u
+#define S_FLAT_COMMAND 4u
+
+/* The header; then the robots' arrays, each n elements long, in the order
+   of s_flat_u32 and s_flat_f64 (memcpy'd in and out: the record may start
+   anywhere in a datagram). */
+typedef struct {
+    uint32_t magic, version; /* S_FLAT_MAGIC, SIM_BUS_VERSION */
+    uint32_t count, flags;   /* robots; S_FLAT_* */
+    uint64_t time_ns, step_id;
+    int64_t epoch_us, command_us;
+    double ball[8]; /* x y z vx vy vz spin_x spin_y */
+} s_flat_head_t;
+
+_Static_assert(sizeof (s_flat_head_t) == 112, "the flat header has no padding");
+_Static_assert(sizeof (protobuf_c_boolean) == sizeof (uint32_t), "ball contact travels as 32 bits");
+#define S_FLAT_U32 3 /* team, id, ball contact */
+#define S_FLAT_F64 8 /* x, y, orientation, vx, vy, omega, radius, height */
+_Static_assert(SIM_BUS_FLAT_MAX
+                   == sizeof (s_flat_head_t) + (S_FLAT_U32 * 4 + S_FLAT_F64 * 8) * SIM_SNAPSHOT_MAX_ROBOTS,
+               "SIM_BUS_FLAT_MAX is the size of the largest flat snapshot");
+
+static size_t
+s_flat_size (size_t n)
+{
+    return sizeof (s_flat_head_t) + (S_FLAT_U32 * 4 + S_FLAT_F64 * 8) * n;
+}
+
+/* Copy `size` bytes between buffers that do not overlap. memmove, not
+   memcpy: GCC expands a memcpy whose size it knows to be small (here at
+   most SIM_SNAPSHOT_MAX_ROBOTS elements) as `rep movsq`, whose start-up
+   cost more than copying these few hundred bytes (it was most of vision's
+   unflattening); memmove stays a call to the C library's copy. */
+static void
+s_copy (void *dst, const void *src, size_t size)
+{
+    memmove (dst, src, size);
+}
+
+size_t
+sim_bus_snapshot_flatten (const Simbus__Snapshot *msg, void *buf, size_t cap)
+{
+    assert (msg && buf);
+    const Simbus__BallState *b = msg->ball;
+    size_t n = msg->n_robot_team;
+    if (!b || n > SIM_SNAPSHOT_MAX_ROBOTS || s_flat_size (n) > cap || msg->n_robot_id != n
+        || msg->n_robot_ball_contact != n || msg->n_robot_x != n || msg->n_robot_y != n
+        || msg->n_robot_orientation != n || msg->n_robot_vx != n || msg->n_robot_vy != n
+        || msg->n_robot_omega != n || msg->n_robot_radius != n || msg->n_robot_height != n)
+        return 0;
+    s_flat_head_t h = {
+        .magic = S_FLAT_MAGIC,
+        .version = SIM_BUS_VERSION,
+        .count = (uint32_t) n,
+        .flags = (msg->has_step_id ? S_FLAT_STEP : 0) | (msg->has_epoch_us ? S_FLAT_EPOCH : 0)
+               | (msg->has_command_us ? S_FLAT_COMMAND : 0),
+        .time_ns = msg->time_ns,
+        /* an absent optional reads as 0, as it does unpacked */
+        .step_id = msg->has_step_id ? msg->step_id : 0,
+        .epoch_us = msg->has_epoch_us ? msg->epoch_us : 0,
+        .command_us = msg->has_command_us ? msg->command_us : 0,
+        .ball = { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->spin_x, b->spin_y },
+    };
+    uint8_t *p = buf;
+    s_copy (p, &h, sizeof h);
+    p += sizeof h;
+    const void *u32[S_FLAT_U32] = { msg->robot_team, msg->robot_id, msg->robot_ball_contact };
+    const double *f64[S_FLAT_F64] = { msg->robot_x,      msg->robot_y,     msg->robot_orientation,
+                                      msg->robot_vx,     msg->robot_vy,    msg->robot_omega,
+                                      msg->robot_radius, msg->robot_height };
+    for (int i = 0; i < S_FLAT_U32 && n; p += 4 * n, i++)
+        s_copy (p, u32[i], 4 * n);
+    for (int i = 0; i < S_FLAT_F64 && n; p += 8 * n, i++)
+        s_copy (p, f64[i], 8 * n);
+    return s_flat_size (n);
+}
+
+/* An array of `size` bytes from alloc, copied from src; NULL for none. */
+static void *
+s_flat_array (ProtobufCAllocator *alloc, const uint8_t *src, size_t size, bool *failed)
+{
+    if (size == 0)
+        return NULL;
+    void *a = alloc->alloc (alloc->allocator_data, size);
+    if (!a) {
+        *failed = true;
+        return NULL;
+    }
+    s_copy (a, src, size);
+    return a;
+}
+
+static void *
+s_heap_alloc (void *data, size_t size)
+{
+    (void) data;
+    return malloc (size);
+}
+
+static void
+s_heap_free (void *data, void *ptr)
+{
+    (void) data;
+    free (ptr);
+}
+
+Simbus__Envelope *
+sim_bus_snapshot_unflatten (const void *data, size_t len, ProtobufCAllocator *alloc)
+{
+    assert (data || len == 0);
+    ProtobufCAllocator heap = { s_heap_alloc, s_heap_free, NULL };
+    if (!alloc)
+        alloc = &heap;
+    s_flat_head_t h;
+    if (len < sizeof h)
+        return NULL;
+    memcpy (&h, data, sizeof h);
+    if (h.magic != S_FLAT_MAGIC || h.version != SIM_BUS_VERSION || h.count > SIM_SNAPSHOT_MAX_ROBOTS
+        || len != s_flat_size (h.count) || (h.flags & ~(S_FLAT_STEP | S_FLAT_EPOCH | S_FLAT_COMMAND)))
+        return NULL;
+    Simbus__Envelope *env = alloc->alloc (alloc->allocator_data, sizeof *env);
+    Simbus__Snapshot *o = alloc->alloc (alloc->allocator_data, sizeof *o);
+    Simbus__BallState *b = alloc->alloc (alloc->allocator_data, sizeof *b);
+    if (!env || !o || !b) {
+        if (env)
+            alloc->free (alloc->allocator_data, env);
+        if (o)
+            alloc->free (alloc->allocator_data, o);
+        if (b)
+            alloc->free (alloc->allocator_data, b);
+        return NULL;
+    }
+    simbus__ball_state__init (b);
+    b->x = h.ball[0];
+    b->y = h.ball[1];
+    b->z = h.ball[2];
+    b->vx = h.ball[3];
+    b->vy = h.ball[4];
+    b->vz = h.ball[5];
+    b->spin_x = h.ball[6];
+    b->spin_y = h.ball[7];
+    simbus__snapshot__init (o);
+    o->time_ns = h.time_ns;
+    o->ball = b;
+    o->has_step_id = (h.flags & S_FLAT_STEP) != 0;
+    o->step_id = h.step_id;
+    o->has_epoch_us = (h.flags & S_FLAT_EPOCH) != 0;
+    o->epoch_us = h.epoch_us;
+    o->has_command_us = (h.flags & S_FLAT_COMMAND) != 0;
+    o->command_us = h.command_us;
+    size_t n = h.count;
+    const uint8_t *p = (const uint8_t *) data + sizeof h;
+    bool failed = false;
+    o->robot_team = s_flat_array (alloc, p, 4 * n, &failed);
+    o->robot_id = s_flat_array (alloc, p + 4 * n, 4 * n, &failed);
+    o->robot_ball_contact = s_flat_array (alloc, p + 8 * n, 4 * n, &failed);
+    p += 12 * n;
+    double **f64[S_FLAT_F64] = { &o->robot_x,  &o->robot_y,     &o->robot_orientation, &o->robot_vx,
+                                 &o->robot_vy, &o->robot_omega, &o->robot_radius,      &o->robot_height };
+    for (int i = 0; i < S_FLAT_F64; p += 8 * n, i++)
+        *f64[i] = s_flat_array (alloc, p, 8 * n, &failed);
+    o->n_robot_team = o->n_robot_id = o->n_robot_x = o->n_robot_y = o->n_robot_orientation = o->n_robot_vx =
+        o->n_robot_vy = o->n_robot_omega = o->n_robot_ball_contact = o->n_robot_radius = o->n_robot_height =
+            n;
+    sim_bus_wrap (env, SIMBUS__ENVELOPE__BODY_SNAPSHOT, o);
+    env->version = SIM_BUS_VERSION;
+    if (failed) {
+        /* free_unpacked frees every array that was made (the others are NULL) */
+        simbus__envelope__free_unpacked (env, alloc == &heap ? NULL : alloc);
+        return NULL;
+    }
+    return env;
 }
 
 Simbus__Envelope *

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sim_bus.h"
+#include "sim_bus_codec.h"
 #include "sim_log.h"
 
 /* Largest lane datagram. The biggest message is the configuration text
@@ -197,6 +198,30 @@ sim_lane_fd (const sim_lane_t *self)
    little endian), envelope. A datagram holds one or more. */
 #define SIM_LANE_HEAD(topic_len) (1 + (topic_len) + 4)
 
+/* The record topic of a snapshot sent flat (sim_bus_snapshot_flatten)
+   instead of as a packed envelope; readers get it as a snapshot
+   envelope of topic SIM_TOPIC_SNAPSHOT, as if it had been packed. */
+#define SIM_LANE_FLAT_SNAPSHOT "Sf"
+
+/* A snapshot written flat into a record at buf[cap]; its size, or 0 when
+   it is not one (or does not fit): then it is packed. */
+static size_t
+s_flat_into (const char *topic, const Simbus__Envelope *env, uint8_t *buf, size_t cap)
+{
+    size_t t = strlen (SIM_LANE_FLAT_SNAPSHOT);
+    if (env->body_case != SIMBUS__ENVELOPE__BODY_SNAPSHOT || !env->snapshot
+        || strcmp (topic, SIM_TOPIC_SNAPSHOT) != 0 || cap < SIM_LANE_HEAD (t))
+        return 0;
+    size_t size = sim_bus_snapshot_flatten (env->snapshot, buf + SIM_LANE_HEAD (t), cap - SIM_LANE_HEAD (t));
+    if (size == 0)
+        return 0;
+    buf[0] = (uint8_t) t;
+    memcpy (buf + 1, SIM_LANE_FLAT_SNAPSHOT, t);
+    for (int i = 0; i < 4; i++)
+        buf[1 + t + (size_t) i] = (uint8_t) (size >> (8 * i));
+    return SIM_LANE_HEAD (t) + size;
+}
+
 /* Append the record of (topic, env) to buf[cap]; returns its size, or 0
    when it does not fit. */
 static size_t
@@ -205,6 +230,9 @@ s_pack_into (const char *topic, Simbus__Envelope *env, uint8_t *buf, size_t cap)
     size_t t = strlen (topic);
     assert (t < SIM_LANE_TOPIC);
     env->version = SIM_BUS_VERSION;
+    size_t flat = s_flat_into (topic, env, buf, cap);
+    if (flat)
+        return flat;
     size_t size = simbus__envelope__get_packed_size (env);
     if (SIM_LANE_HEAD (t) + size > cap)
         return 0;
@@ -406,10 +434,22 @@ sim_lane_recv_in (sim_lane_t *self, ProtobufCAllocator *alloc, const char *alloc
         return 1;
     }
     self->in_pos += SIM_LANE_HEAD (t) + size;
-    size_t copy = t < cap - 1 ? t : cap - 1;
-    memcpy (topic, r + 1, copy);
+    const uint8_t *body = r + SIM_LANE_HEAD (t);
+    bool flat = t == strlen (SIM_LANE_FLAT_SNAPSHOT) && memcmp (r + 1, SIM_LANE_FLAT_SNAPSHOT, t) == 0;
+    /* a flat snapshot is read under the topic it stands for */
+    const void *name = flat ? SIM_TOPIC_SNAPSHOT : (const void *) (r + 1);
+    size_t name_len = flat ? strlen (SIM_TOPIC_SNAPSHOT) : t;
+    size_t copy = name_len < cap - 1 ? name_len : cap - 1;
+    memcpy (topic, name, copy);
     topic[copy] = 0;
     bool in_alloc = alloc && alloc_topic && strcmp (topic, alloc_topic) == 0;
-    *env = sim_bus_decode_in (r + SIM_LANE_HEAD (t), size, warned, in_alloc ? alloc : NULL);
+    if (!flat)
+        *env = sim_bus_decode_in (body, size, warned, in_alloc ? alloc : NULL);
+    else if (!(*env = sim_bus_snapshot_unflatten (body, size, in_alloc ? alloc : NULL)) && warned
+             && !*warned) {
+        sim_warn ("a flat snapshot of another layout or bus version dropped (mine is version %u)",
+                  SIM_BUS_VERSION);
+        *warned = true;
+    }
     return 1;
 }

@@ -7,7 +7,10 @@
     A lane is one AF_UNIX datagram socket per service, bound at a fixed
     address derived from the [bus] endpoints, that carries the same packed
     sim_bus envelopes as the ZeroMQ sockets, behind a topic: one wake-up per
-    hop. Lanes are used only when the endpoints are ipc:// or inproc:// (all
+    hop. Snapshots alone travel flat (sim_bus_snapshot_flatten: their
+    fields as copied from memory, which only processes of one build on
+    one host can share) and are read back as the envelope a packed one
+    gives, under their own topic. Lanes are used only when the endpoints are ipc:// or inproc:// (all
     services on one host) and [bus] lanes is on; with tcp endpoints every
     message goes over ZeroMQ as before.
 

@@ -58,7 +58,11 @@ s_lane_wait_ms (sim_link_t *self, const s_lane_route_t *route)
 {
     if (!route->paced)
         return route->wait_ms;
-    return self->pacing != SIM_LINK_DROP && zclock_usecs () >= self->lane_retry_us ? route->wait_ms : -1;
+    /* the clock only while a failed receiver is not waited for: this runs
+       for every snapshot */
+    if (self->lane_retry_us && zclock_usecs () >= self->lane_retry_us)
+        self->lane_retry_us = 0;
+    return self->pacing != SIM_LINK_DROP && self->lane_retry_us == 0 ? route->wait_ms : -1;
 }
 
 /* A lane send that failed: a receiver that did not make room in time is
@@ -159,6 +163,7 @@ sim_link_backlog_flush (sim_link_t *self)
 static int
 s_send_request (sim_link_t *self, Simbus__Envelope *env)
 {
+    self->cmd_idle = false; /* as in sim_link_reply */
     if (!self->lane)
         return sim_bus_send (self->cmd, NULL, env) == 0 ? 1 : 0;
     if (self->backlog_len == 0) {
@@ -209,6 +214,8 @@ sim_link_reply (sim_link_t *self, const sim_link_from_t *from, Simbus__Envelope 
         sim_debug ("a reply on the lane was dropped: %s", strerror (errno));
         return -1;
     }
+    self->cmd_idle =
+        false; /* a send handles the socket's commands: its ZMQ_FD may not tell of a message now */
     return sim_bus_send_to (self->cmd, from->identity, env);
 }
 
@@ -268,12 +275,26 @@ sim_link_vision_joined (const sim_link_t *self)
 bool
 sim_link_input_waiting (sim_link_t *self)
 {
-    if (zsock_events (self->cmd) & ZMQ_POLLIN)
+    if (self->lane && sim_lane_buffered (self->lane))
         return true;
-    if (!self->lane)
+    /* One poll(2) for both inputs; physics asks this every 16 substeps in
+       fast mode, and asking the cmd socket (ZMQ_EVENTS) costs two system
+       calls more. Its ZMQ_FD turns readable when something arrives after
+       a look found nothing (cmd_idle), so only then, or while messages
+       may wait unread, is the socket asked. The loop's wait looks too:
+       what it found is marked until its dispatch reads it. */
+    if (self->loop && sim_loop_ready (self->loop, "bus cmd"))
+        return true;
+    struct pollfd p[2] = { { zsock_fd (self->cmd), POLLIN, 0 },
+                           { self->lane ? sim_lane_fd (self->lane) : -1, POLLIN, 0 } };
+    int n = poll (p, self->lane ? 2 : 1, 0);
+    if (n > 0 && (p[1].revents & POLLIN))
+        return true;
+    if (self->cmd_idle && !(n > 0 && p[0].revents))
         return false;
-    struct pollfd p = { sim_lane_fd (self->lane), POLLIN, 0 };
-    return sim_lane_buffered (self->lane) || poll (&p, 1, 0) == 1;
+    bool waiting = (zsock_events (self->cmd) & ZMQ_POLLIN) != 0;
+    self->cmd_idle = !waiting;
+    return waiting;
 }
 
 bool

@@ -63,6 +63,10 @@ struct sim_link_t {
        lane input (each read is a system call in libzmq; a burst publishes
        dozens of Frames in fast mode) */
     bool in_burst, frames_subs_read;
+    /* the cmd socket's last look (ZMQ_EVENTS) found nothing and nothing
+       was read since: its ZMQ_FD turns readable when a message comes
+       (sim_link_input_waiting) */
+    bool cmd_idle;
     /* sim_link_borrow: lane records of this topic decode into the arena */
     const char *borrow_topic;
     sim_bus_arena_t arena;

@@ -28,6 +28,16 @@ s_accepts (const sim_link_t *self, const Simbus__Envelope *env, bool on_cmd)
     return !on_cmd && self->subscribed[kind];
 }
 
+/* Free env, decoded with `alloc` (NULL: the heap, else the link's arena). */
+static void
+s_free (sim_link_t *self, Simbus__Envelope *env, ProtobufCAllocator *alloc)
+{
+    if (alloc)
+        sim_bus_arena_free (&self->arena, env);
+    else
+        simbus__envelope__free_unpacked (env, NULL);
+}
+
 /* `alloc`: what env was decoded with (NULL: the heap). */
 static void
 s_deliver (sim_link_t *self, Simbus__Envelope *env, const sim_link_from_t *from, bool on_cmd,
@@ -35,9 +45,10 @@ s_deliver (sim_link_t *self, Simbus__Envelope *env, const sim_link_from_t *from,
 {
     if (!env)
         return;
+    assert (!alloc || alloc == &self->arena.base);
     if (!s_accepts (self, env, on_cmd)) {
         sim_debug ("dropped a bus message of kind %d", (int) env->body_case);
-        simbus__envelope__free_unpacked (env, alloc);
+        s_free (self, env, alloc);
         return;
     }
     if (env->body_case == SIMBUS__ENVELOPE__BODY_CONFIG)
@@ -45,7 +56,7 @@ s_deliver (sim_link_t *self, Simbus__Envelope *env, const sim_link_from_t *from,
     bool kept = self->fn (self->arg, env, from);
     assert (!(kept && alloc) && "a borrowed envelope cannot be kept (sim_link_borrow)");
     if (!kept)
-        simbus__envelope__free_unpacked (env, alloc);
+        s_free (self, env, alloc);
 }
 
 static void
@@ -82,11 +93,17 @@ static void
 s_on_cmd (void *arg)
 {
     sim_link_t *self = arg;
-    for (int i = 0; (self->burst == 0 || i < self->burst) && (zsock_events (self->cmd) & ZMQ_POLLIN); i++)
+    self->cmd_idle = false; /* the burst bound may leave messages */
+    for (int i = 0; self->burst == 0 || i < self->burst; i++) {
+        if (!(zsock_events (self->cmd) & ZMQ_POLLIN)) {
+            self->cmd_idle = true;
+            break;
+        }
         if (self->role == SIM_LINK_PHYSICS)
             s_read_router (self);
         else
             s_read_dealer (self);
+    }
 }
 
 static void
@@ -139,7 +156,7 @@ s_read_lane (sim_link_t *self)
             if (self->role == SIM_LINK_PHYSICS)
                 self->joined = true;
             if (env)
-                simbus__envelope__free_unpacked (env, alloc);
+                s_free (self, env, alloc);
             continue;
         }
         if (!env)

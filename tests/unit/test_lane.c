@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "sim_bus.h"
+#include "sim_bus_codec.h"
 #include "sim_lane.h"
 
 static void
@@ -252,6 +253,61 @@ Test (lane, a_batch_is_one_datagram)
     s_rig_close (&rig);
 }
 
+/* A snapshot crosses a lane flat (sim_bus_snapshot_flatten), and its
+   reader gets the envelope a packed one gives, under topic S: robots,
+   ball, step id and timestamp base to the bit. */
+Test (lane, a_snapshot_reads_as_it_was_sent)
+{
+    s_rig_t rig;
+    s_rig_open (&rig);
+    sim_snapshot_t in;
+    memset (&in, 0, sizeof in);
+    in.time_ns = 123456789;
+    in.epoch_us = -42;
+    in.ball = (sim_ball_state_t) { 1.0 / 3, -2.5, 0.0215, 4e-300, -0.0, 7, 8, 9 };
+    in.robot_count = 22;
+    for (int i = 0; i < in.robot_count; i++)
+        in.robots[i] = (sim_robot_state_t) { .team = i >= 11,
+                                             .id = i % 11,
+                                             .x = i / 7.0,
+                                             .y = -i / 3.0,
+                                             .orientation = i * 0.1,
+                                             .vx = 1e-9 * i,
+                                             .vy = 2,
+                                             .omega = -3,
+                                             .ball_contact = i == 5,
+                                             .radius = 0.09,
+                                             .height = 0.15 };
+    sim_bus_snapshot_msg_t m;
+    cr_assert_eq (sim_lane_queue (rig.physics, SIM_LANE_VISION, SIM_TOPIC_SNAPSHOT,
+                                  sim_bus_snapshot_encode (&m, &in, true, 77), -1),
+                  0);
+    cr_assert_eq (sim_lane_flush (rig.physics, -1), 0);
+    Simbus__Envelope *env = NULL;
+    char topic[8];
+    cr_assert_eq (s_recv (rig.vision, &env, topic, NULL), 1);
+    cr_assert_not_null (env);
+    cr_assert_str_eq (topic, SIM_TOPIC_SNAPSHOT);
+    cr_assert_eq (env->body_case, SIMBUS__ENVELOPE__BODY_SNAPSHOT);
+    cr_expect (env->snapshot->has_step_id);
+    cr_expect_eq (env->snapshot->step_id, 77);
+    sim_snapshot_t out;
+    memset (&out, 0x5a, sizeof out);
+    cr_assert_eq (sim_bus_snapshot_decode (env->snapshot, &out), 0);
+    cr_expect (out.time_ns == in.time_ns && out.epoch_us == in.epoch_us && out.command_us == in.command_us);
+    cr_expect_eq (memcmp (&out.ball, &in.ball, sizeof in.ball), 0, "the ball, to the bit");
+    cr_assert_eq (out.robot_count, in.robot_count);
+    for (int i = 0; i < in.robot_count; i++) {
+        const sim_robot_state_t *a = &in.robots[i], *b = &out.robots[i];
+        cr_expect (a->team == b->team && a->id == b->id && a->ball_contact == b->ball_contact, "robot %d", i);
+        const double va[] = { a->x, a->y, a->orientation, a->vx, a->vy, a->omega, a->radius, a->height };
+        const double vb[] = { b->x, b->y, b->orientation, b->vx, b->vy, b->omega, b->radius, b->height };
+        cr_expect_eq (memcmp (va, vb, sizeof va), 0, "robot %d", i);
+    }
+    simbus__envelope__free_unpacked (env, NULL);
+    s_rig_close (&rig);
+}
+
 /* Physics answers the gateway at the address its request came from. */
 static void
 s_reply_round_trip (const sim_config_t *cfg)
@@ -393,6 +449,9 @@ Test (lane, malformed_datagrams_are_dropped_whole)
     s_noise (garbage + 6, 40, 777);
     static uint8_t big[64 * 1024];
     s_noise (big, sizeof big, 12345);
+    /* a flat snapshot record ("Sf", sim_bus_snapshot_flatten) of noise */
+    uint8_t flat_noise[7 + 112 + 76] = { 2, 'S', 'f', 112 + 76, 0, 0, 0 };
+    s_noise (flat_noise + 7, sizeof flat_noise - 7, 4242);
     const uint8_t ff = 0xFF;
     const struct {
         const void *data;
@@ -404,6 +463,7 @@ Test (lane, malformed_datagrams_are_dropped_whole)
         { too_long, 6 + vlen },
         { garbage, sizeof garbage },
         { big, sizeof big },
+        { flat_noise, sizeof flat_noise },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         ssize_t n = sendto (fd, cases[c].data, cases[c].len, 0, (struct sockaddr *) &to, sizeof to);

@@ -918,6 +918,54 @@ s_input_names (bool lanes)
     s_rig_close (&rig);
 }
 
+/* Physics looks for a request while it steps, without its loop
+   (sim_link_input_waiting, one poll for both carriers): every request is
+   seen, by lane or by ZeroMQ, also one that comes after physics answered
+   the last one (a send handles the cmd socket's commands, so its ZMQ_FD
+   may not tell), and a request seen stays seen until it is read. */
+static bool
+s_request_seen (sim_link_t *link)
+{
+    int64_t until = zclock_usecs () + 10 * 1000000; /* a bound, not a wait: true at once when it works */
+    while (zclock_usecs () < until)
+        if (sim_link_input_waiting (link))
+            return true;
+    return false;
+}
+
+static void
+s_requests_seen_while_stepping (bool lanes)
+{
+    s_rig_t rig;
+    s_rig_cfg (&rig, lanes, "waiting");
+    s_end_t *phys = s_rig_add (&rig, &rig.physics, SIM_LINK_PHYSICS, NULL, 0);
+    s_end_t *gw = s_rig_add (&rig, &rig.gateway, SIM_LINK_GATEWAY, NULL, 0);
+    s_end_t *tool = s_rig_add (&rig, &rig.tool, SIM_LINK_TOOL, NULL, 0);
+    phys->answer = true;
+    cr_expect_not (sim_link_input_waiting (phys->link));
+    for (int round = 0; round < 6; round++) {
+        s_end_t *from = round % 2 ? gw : tool; /* the tool's go by ZeroMQ */
+        cr_assert_eq (s_send_request (from->link, (uint64_t) round + 1), 1);
+        cr_assert (s_request_seen (phys->link), "lanes %d, round %d", lanes, round);
+        cr_expect (sim_link_input_waiting (phys->link), "seen until read, round %d", round);
+        S_PUMP_UNTIL (&rig, phys->count == round + 1);
+        cr_expect_not (sim_link_input_waiting (phys->link), "round %d", round);
+        S_PUMP_UNTIL (&rig, from->count == round / 2 + 1); /* the reply, which touched cmd */
+    }
+    cr_expect_eq (phys->replies_sent, 6);
+    s_rig_close (&rig);
+}
+
+Test (link, requests_are_seen_while_physics_steps_zmq)
+{
+    s_requests_seen_while_stepping (false);
+}
+
+Test (link, requests_are_seen_while_physics_steps_lanes)
+{
+    s_requests_seen_while_stepping (true);
+}
+
 Test (link, loop_names_the_links_inputs_zmq)
 {
     s_input_names (false);
