@@ -680,8 +680,9 @@ s_robot_pair (phys_world_t *self, int i, int j, double e, double k, uint32_t *fi
    when robots i and j, at positions (px, py), are closer than rad[i] +
    rad[j]. `order` is a cache of the indices sorted by x (any permutation
    is accepted; insertion sort is cheap on the nearly sorted order of the
-   last substep). The result depends only on the positions. */
-static void
+   last substep). The result depends only on the positions. Returns the
+   rows: bit i set when near[i] is not empty. */
+static uint32_t
 s_near_pairs (int n, const double *px, const double *py, const double *rad, uint8_t *order, uint32_t *near)
 {
     for (int p = 1; p < n; p++) {
@@ -712,6 +713,27 @@ s_near_pairs (int n, const double *px, const double *py, const double *rad, uint
             }
         }
     }
+    uint32_t rows = 0;
+    for (int i = 0; i < n; i++)
+        rows |= near[i] ? 1u << i : 0;
+    return rows;
+}
+
+/* Robots at reference positions (px, py) that stay clear of the boards
+   while within half the near margin of them: bit i set when robot i's
+   wall test (s_robot_walls) then returns at its first line. The 1e-6 m
+   covers the rounding of both sides' sums. */
+static uint32_t
+s_clear_of_walls (const phys_world_t *self, int n, const double *px, const double *py)
+{
+    const phys_geom_t *g = &self->geom;
+    uint32_t clear = 0;
+    for (int i = 0; i < n; i++) {
+        double R = self->robots[i].specs.radius, h = 0.5 * S_NEAR_MARGIN + 1e-6;
+        if (fabs (px[i]) < g->inner_x - R - h && fabs (py[i]) < g->inner_y - R - h)
+            clear |= 1u << i;
+    }
+    return clear;
 }
 
 void
@@ -770,10 +792,16 @@ phys_collide_robots (phys_world_t *self)
                 py[i] = rs[i].y;
                 rad[i] = rs[i].specs.radius + 0.5 * S_NEAR_MARGIN;
             }
-            s_near_pairs (n, px, py, rad, self->sap_order, near);
+            self->near_rows = s_near_pairs (n, px, py, rad, self->sap_order, near);
+            self->near_clear = s_clear_of_walls (self, n, px, py);
             stale = false;
         }
-        for (int i = 0; i < n; i++) {
+        /* rows without near pairs have nothing to visit until the scan
+           turns full, and then every later row has */
+        uint32_t rows = full ? all : self->near_rows;
+        while (rows) {
+            int i = __builtin_ctz (rows);
+            rows &= rows - 1;
             uint32_t above = all & ~((2u << i) - 1u);
             uint32_t bits = full ? above : near[i];
             while (bits) {
@@ -796,10 +824,19 @@ phys_collide_robots (phys_world_t *self)
                     full = true;
                     stale = true;
                     bits = all & ~((2u << j) - 1u);
+                    rows = above;
                 }
             }
         }
-        for (int r = 0; r < n; r++) {
+        /* while the references hold (no robot left its half margin in
+           the scan above), robots clear of the boards at them are clear
+           now: their wall test would change nothing */
+        uint32_t walls = all;
+        if (!self->exhaustive_contacts && !stale)
+            walls &= ~self->near_clear;
+        while (walls) {
+            int r = __builtin_ctz (walls);
+            walls &= walls - 1;
             if (it > 0 && !self->exhaustive_contacts && mv[r] <= wall_tested[r])
                 continue;
             wall_tested[r] = clock;
