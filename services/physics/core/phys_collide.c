@@ -149,6 +149,21 @@ phys_collide_support (const phys_world_t *self, const phys_ball_state_t *b)
     return best;
 }
 
+/* Broad phase of the ball against robot r within tmax: false when the
+   ball is out of reach of r's bounding circle (r->specs.radius + the
+   ball's radius + their relative travel). The reach is never below
+   radius + ball radius, so a ball out of it is clear of r for the
+   depenetration too. */
+static inline bool
+s_in_reach (const phys_world_t *self, const phys_robot_t *r, double tmax)
+{
+    const phys_ball_state_t *b = &self->ball;
+    double px = b->x - r->x, py = b->y - r->y;
+    double rvx = b->vx - r->vx, rvy = b->vy - r->vy;
+    double reach = r->specs.radius + self->ball_cfg.radius + sqrt (rvx * rvx + rvy * rvy) * tmax + 1e-6;
+    return !(px * px + py * py > reach * reach);
+}
+
 /* Earliest contact of the ball with robot k within tmax; fills *c. */
 static void
 s_sweep_robot (const phys_world_t *self, int k, double tmax, double z_deep, s_contact_t *c)
@@ -156,12 +171,10 @@ s_sweep_robot (const phys_world_t *self, int k, double tmax, double z_deep, s_co
     const phys_robot_t *r = &self->robots[k];
     const phys_ball_state_t *b = &self->ball;
     double rb = self->ball_cfg.radius, h = r->specs.height;
+    if (!s_in_reach (self, r, tmax))
+        return;
     double px = b->x - r->x, py = b->y - r->y;
     double rvx = b->vx - r->vx, rvy = b->vy - r->vy;
-    /* Broad phase: out of reach of the bounding circle within tmax. */
-    double reach = r->specs.radius + rb + sqrt (rvx * rvx + rvy * rvy) * tmax + 1e-6;
-    if (px * px + py * py > reach * reach)
-        return;
     double qx = r->ct * px + r->st * py, qy = -r->st * px + r->ct * py;
     double dx = r->ct * rvx + r->st * rvy, dy = -r->st * rvx + r->ct * rvy;
     double bottom = b->z - rb;
@@ -320,8 +333,13 @@ s_walls_in_reach (const phys_world_t *self, double reach, int *first, int *last)
         *last = 0;
 }
 
+#define S_MASK_WORDS ((PHYS_MAX_ROBOTS + 63) / 64)
+
+/* The earliest contact within tmax; false if none. `swept`, when not NULL,
+   holds the robots (bit k of word k / 64) that s_in_reach admits for
+   this very ball and tmax, the holder left out: only they are swept. */
 static bool
-s_find_contact (const phys_world_t *self, int holder, double tmax, s_contact_t *c)
+s_find_contact (const phys_world_t *self, int holder, double tmax, const uint64_t *swept, s_contact_t *c)
 {
     const phys_ball_state_t *b = &self->ball;
     c->t = INFINITY;
@@ -333,9 +351,15 @@ s_find_contact (const phys_world_t *self, int holder, double tmax, s_contact_t *
         if (zl < z_deep)
             z_deep = zl;
     }
-    for (int k = 0; k < self->robot_count; k++)
-        if (k != holder)
-            s_sweep_robot (self, k, tmax, z_deep, c);
+    if (swept) {
+        for (int w = 0; w * 64 < self->robot_count; w++)
+            for (uint64_t bits = swept[w]; bits; bits &= bits - 1)
+                s_sweep_robot (self, w * 64 + __builtin_ctzll (bits), tmax, z_deep, c);
+    } else {
+        for (int k = 0; k < self->robot_count; k++)
+            if (k != holder)
+                s_sweep_robot (self, k, tmax, z_deep, c);
+    }
     int w0, w1;
     s_walls_in_reach (self, sqrt (b->vx * b->vx + b->vy * b->vy) * tmax + r + 1e-6, &w0, &w1);
     for (int i = w0; i < w1; i++)
@@ -418,15 +442,23 @@ s_resolve (phys_world_t *self, const s_contact_t *c)
     r->omega += (rx * J[1] - ry * J[0]) * r->inv_inertia;
 }
 
-static void
-s_depenetrate (phys_world_t *self, int holder)
+/* Pushes the ball out of robots, walls and the room. Fills swept with
+   the robots s_in_reach admits for the ball's first sweep (tmax = dt),
+   and returns whether that still holds: false when the ball moved. */
+static bool
+s_depenetrate (phys_world_t *self, int holder, uint64_t *swept)
 {
     phys_ball_state_t *b = &self->ball;
     double rb = self->ball_cfg.radius, bottom = b->z - rb;
+    double x0 = b->x, y0 = b->y;
+    memset (swept, 0, S_MASK_WORDS * sizeof *swept);
     for (int k = 0; k < self->robot_count; k++) {
         if (k == holder)
             continue;
         const phys_robot_t *r = &self->robots[k];
+        if (!s_in_reach (self, r, self->dt))
+            continue;
+        swept[k / 64] |= 1ull << (k % 64);
         double h = r->specs.height;
         if (bottom >= h)
             continue;
@@ -480,6 +512,7 @@ s_depenetrate (phys_world_t *self, int holder)
     double lx = self->geom.room_hx - rb, ly = self->geom.room_hy - rb;
     b->x = b->x > lx ? lx : b->x < -lx ? -lx : b->x;
     b->y = b->y > ly ? ly : b->y < -ly ? -ly : b->y;
+    return b->x == x0 && b->y == y0;
 }
 
 static void
@@ -492,11 +525,12 @@ s_advance (phys_world_t *self, double t)
 void
 phys_collide_ball (phys_world_t *self, int holder)
 {
-    s_depenetrate (self, holder);
+    uint64_t swept[S_MASK_WORDS];
+    bool still = s_depenetrate (self, holder, swept);
     double remaining = self->dt;
     for (int it = 0; it < 4; it++) {
         s_contact_t c;
-        if (!s_find_contact (self, holder, remaining, &c))
+        if (!s_find_contact (self, holder, remaining, it == 0 && still ? swept : NULL, &c))
             break;
         if (c.t > 0) {
             s_advance (self, c.t);
