@@ -21,7 +21,7 @@
 static bool
 s_sane (double v)
 {
-    return isfinite (v) && fabs (v) <= PHYS_INPUT_LIMIT;
+    return fabs (v) <= PHYS_INPUT_LIMIT; /* false for NaN and the infinities too */
 }
 
 static void
