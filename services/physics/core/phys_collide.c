@@ -708,7 +708,7 @@ s_robot_pair (phys_world_t *self, int i, int j, double e, double k, uint32_t *fi
     return true;
 }
 
-#define S_NEAR_MARGIN 0.02 /* m, near-pair slack of the broad phase */
+#define S_NEAR_MARGIN 0.1 /* m, near-pair slack of the broad phase */
 
 /* Near pairs by sweep and prune along x: bit j of near[i] (i < j) is set
    when robots i and j, at positions (px, py), are closer than rad[i] +
