@@ -444,13 +444,16 @@ s_resolve (phys_world_t *self, const s_contact_t *c)
 
 /* Pushes the ball out of robots, walls and the room. Fills swept with
    the robots s_in_reach admits for the ball's first sweep (tmax = dt),
-   and returns whether that still holds: false when the ball moved. */
+   and returns whether that still holds: false when a robot pushed the
+   ball (the reach of the robots after it was taken from elsewhere) or
+   the ball ends anywhere but where it started. */
 static bool
 s_depenetrate (phys_world_t *self, int holder, uint64_t *swept)
 {
     phys_ball_state_t *b = &self->ball;
     double rb = self->ball_cfg.radius, bottom = b->z - rb;
     double x0 = b->x, y0 = b->y;
+    bool pushed = false;
     memset (swept, 0, S_MASK_WORDS * sizeof *swept);
     for (int k = 0; k < self->robot_count; k++) {
         if (k == holder)
@@ -483,6 +486,7 @@ s_depenetrate (phys_world_t *self, int holder, uint64_t *swept)
                 push = 0.002;
             b->x += (r->ct * nx - r->st * ny) * push;
             b->y += (r->st * nx + r->ct * ny) * push;
+            pushed = true; /* later robots' reach was taken from here */
         }
     }
     /* the robots above moved the ball: reach from where it is now */
@@ -512,7 +516,7 @@ s_depenetrate (phys_world_t *self, int holder, uint64_t *swept)
     double lx = self->geom.room_hx - rb, ly = self->geom.room_hy - rb;
     b->x = b->x > lx ? lx : b->x < -lx ? -lx : b->x;
     b->y = b->y > ly ? ly : b->y < -ly ? -ly : b->y;
-    return b->x == x0 && b->y == y0;
+    return !pushed && b->x == x0 && b->y == y0;
 }
 
 static void
