@@ -155,12 +155,11 @@ phys_collide_support (const phys_world_t *self, const phys_ball_state_t *b)
    radius + ball radius, so a ball out of it is clear of r for the
    depenetration too. */
 static inline bool
-s_in_reach (const phys_world_t *self, const phys_robot_t *r, double tmax)
+s_in_reach (const phys_robot_t *r, double bx, double by, double bvx, double bvy, double rb, double tmax)
 {
-    const phys_ball_state_t *b = &self->ball;
-    double px = b->x - r->x, py = b->y - r->y;
-    double rvx = b->vx - r->vx, rvy = b->vy - r->vy;
-    double reach = r->specs.radius + self->ball_cfg.radius + sqrt (rvx * rvx + rvy * rvy) * tmax + 1e-6;
+    double px = bx - r->x, py = by - r->y;
+    double rvx = bvx - r->vx, rvy = bvy - r->vy;
+    double reach = r->specs.radius + rb + sqrt (rvx * rvx + rvy * rvy) * tmax + 1e-6;
     return !(px * px + py * py > reach * reach);
 }
 
@@ -171,7 +170,7 @@ s_sweep_robot (const phys_world_t *self, int k, double tmax, double z_deep, s_co
     const phys_robot_t *r = &self->robots[k];
     const phys_ball_state_t *b = &self->ball;
     double rb = self->ball_cfg.radius, h = r->specs.height;
-    if (!s_in_reach (self, r, tmax))
+    if (!s_in_reach (r, b->x, b->y, b->vx, b->vy, rb, tmax))
         return;
     double px = b->x - r->x, py = b->y - r->y;
     double rvx = b->vx - r->vx, rvy = b->vy - r->vy;
@@ -453,13 +452,15 @@ s_depenetrate (phys_world_t *self, int holder, uint64_t *swept)
     phys_ball_state_t *b = &self->ball;
     double rb = self->ball_cfg.radius, bottom = b->z - rb;
     double x0 = b->x, y0 = b->y;
+    /* the ball in locals: the loop stores only on a push (rare) */
+    double bx = x0, by = y0, bvx = b->vx, bvy = b->vy, dt = self->dt;
     bool pushed = false;
     memset (swept, 0, S_MASK_WORDS * sizeof *swept);
     for (int k = 0; k < self->robot_count; k++) {
         if (k == holder)
             continue;
         const phys_robot_t *r = &self->robots[k];
-        if (!s_in_reach (self, r, self->dt))
+        if (!s_in_reach (r, bx, by, bvx, bvy, rb, dt))
             continue;
         swept[k / 64] |= 1ull << (k % 64);
         double h = r->specs.height;
@@ -486,6 +487,8 @@ s_depenetrate (phys_world_t *self, int holder, uint64_t *swept)
                 push = 0.002;
             b->x += (r->ct * nx - r->st * ny) * push;
             b->y += (r->st * nx + r->ct * ny) * push;
+            bx = b->x;
+            by = b->y;
             pushed = true; /* later robots' reach was taken from here */
         }
     }
