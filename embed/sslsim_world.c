@@ -366,8 +366,9 @@ sslsim_world_command (sslsim_world_t *world, sslsim_msg_t kind, const void *byte
 static bool
 s_finite (const double *v, int n)
 {
+    /* one comparison: NaN and the infinities fail it too */
     for (int i = 0; i < n; i++)
-        if (!isfinite (v[i]) || fabs (v[i]) > 3.4e38)
+        if (!(fabs (v[i]) <= 3.4e38))
             return false;
     return true;
 }
@@ -411,9 +412,10 @@ static void
 s_add_command (s_team_msg_t *m, const sslsim_robot_command_t *c)
 {
     size_t k = m->rc.n_robot_commands++;
-    robot_command__init (&m->cmd[k]);
-    move_local_velocity__init (&m->local[k]);
-    robot_move_command__init (&m->move[k]);
+    /* the generated initialisers as constants, not three calls per robot */
+    m->cmd[k] = (RobotCommand) ROBOT_COMMAND__INIT;
+    m->local[k] = (MoveLocalVelocity) MOVE_LOCAL_VELOCITY__INIT;
+    m->move[k] = (RobotMoveCommand) ROBOT_MOVE_COMMAND__INIT;
     m->local[k].forward = (float) c->forward;
     m->local[k].left = (float) c->left;
     m->local[k].angular = (float) c->angular;

@@ -478,7 +478,7 @@ phys_apply_robot_control (phys_world_t *world, sim_team_t team, const RobotContr
         }
         if (feedback && feedback->count < PHYS_FEEDBACK_MAX) {
             RobotFeedback *fb = &feedback->items[feedback->count];
-            robot_feedback__init (fb);
+            *fb = (RobotFeedback) ROBOT_FEEDBACK__INIT;
             fb->id = rcmd->id;
             fb->has_dribbler_ball_contact = true;
             fb->dribbler_ball_contact = contact > 0;

@@ -149,6 +149,20 @@ phys_collide_support (const phys_world_t *self, const phys_ball_state_t *b)
     return best;
 }
 
+/* Broad phase of the ball against robot r within tmax: false when the
+   ball is out of reach of r's bounding circle (r->specs.radius + the
+   ball's radius + their relative travel). The reach is never below
+   radius + ball radius, so a ball out of it is clear of r for the
+   depenetration too. */
+static inline bool
+s_in_reach (const phys_robot_t *r, double bx, double by, double bvx, double bvy, double rb, double tmax)
+{
+    double px = bx - r->x, py = by - r->y;
+    double rvx = bvx - r->vx, rvy = bvy - r->vy;
+    double reach = r->specs.radius + rb + sqrt (rvx * rvx + rvy * rvy) * tmax + 1e-6;
+    return !(px * px + py * py > reach * reach);
+}
+
 /* Earliest contact of the ball with robot k within tmax; fills *c. */
 static void
 s_sweep_robot (const phys_world_t *self, int k, double tmax, double z_deep, s_contact_t *c)
@@ -156,12 +170,10 @@ s_sweep_robot (const phys_world_t *self, int k, double tmax, double z_deep, s_co
     const phys_robot_t *r = &self->robots[k];
     const phys_ball_state_t *b = &self->ball;
     double rb = self->ball_cfg.radius, h = r->specs.height;
+    if (!s_in_reach (r, b->x, b->y, b->vx, b->vy, rb, tmax))
+        return;
     double px = b->x - r->x, py = b->y - r->y;
     double rvx = b->vx - r->vx, rvy = b->vy - r->vy;
-    /* Broad phase: out of reach of the bounding circle within tmax. */
-    double reach = r->specs.radius + rb + sqrt (rvx * rvx + rvy * rvy) * tmax + 1e-6;
-    if (px * px + py * py > reach * reach)
-        return;
     double qx = r->ct * px + r->st * py, qy = -r->st * px + r->ct * py;
     double dx = r->ct * rvx + r->st * rvy, dy = -r->st * rvx + r->ct * rvy;
     double bottom = b->z - rb;
@@ -320,8 +332,13 @@ s_walls_in_reach (const phys_world_t *self, double reach, int *first, int *last)
         *last = 0;
 }
 
+#define S_MASK_WORDS ((PHYS_MAX_ROBOTS + 63) / 64)
+
+/* The earliest contact within tmax; false if none. `swept`, when not NULL,
+   holds the robots (bit k of word k / 64) that s_in_reach admits for
+   this very ball and tmax, the holder left out: only they are swept. */
 static bool
-s_find_contact (const phys_world_t *self, int holder, double tmax, s_contact_t *c)
+s_find_contact (const phys_world_t *self, int holder, double tmax, const uint64_t *swept, s_contact_t *c)
 {
     const phys_ball_state_t *b = &self->ball;
     c->t = INFINITY;
@@ -333,9 +350,15 @@ s_find_contact (const phys_world_t *self, int holder, double tmax, s_contact_t *
         if (zl < z_deep)
             z_deep = zl;
     }
-    for (int k = 0; k < self->robot_count; k++)
-        if (k != holder)
-            s_sweep_robot (self, k, tmax, z_deep, c);
+    if (swept) {
+        for (int w = 0; w * 64 < self->robot_count; w++)
+            for (uint64_t bits = swept[w]; bits; bits &= bits - 1)
+                s_sweep_robot (self, w * 64 + __builtin_ctzll (bits), tmax, z_deep, c);
+    } else {
+        for (int k = 0; k < self->robot_count; k++)
+            if (k != holder)
+                s_sweep_robot (self, k, tmax, z_deep, c);
+    }
     int w0, w1;
     s_walls_in_reach (self, sqrt (b->vx * b->vx + b->vy * b->vy) * tmax + r + 1e-6, &w0, &w1);
     for (int i = w0; i < w1; i++)
@@ -418,15 +441,28 @@ s_resolve (phys_world_t *self, const s_contact_t *c)
     r->omega += (rx * J[1] - ry * J[0]) * r->inv_inertia;
 }
 
-static void
-s_depenetrate (phys_world_t *self, int holder)
+/* Pushes the ball out of robots, walls and the room. Fills swept with
+   the robots s_in_reach admits for the ball's first sweep (tmax = dt),
+   and returns whether that still holds: false when a robot pushed the
+   ball (the reach of the robots after it was taken from elsewhere) or
+   the ball ends anywhere but where it started. */
+static bool
+s_depenetrate (phys_world_t *self, int holder, uint64_t *swept)
 {
     phys_ball_state_t *b = &self->ball;
     double rb = self->ball_cfg.radius, bottom = b->z - rb;
+    double x0 = b->x, y0 = b->y;
+    /* the ball in locals: the loop stores only on a push (rare) */
+    double bx = x0, by = y0, bvx = b->vx, bvy = b->vy, dt = self->dt;
+    bool pushed = false;
+    memset (swept, 0, S_MASK_WORDS * sizeof *swept);
     for (int k = 0; k < self->robot_count; k++) {
         if (k == holder)
             continue;
         const phys_robot_t *r = &self->robots[k];
+        if (!s_in_reach (r, bx, by, bvx, bvy, rb, dt))
+            continue;
+        swept[k / 64] |= 1ull << (k % 64);
         double h = r->specs.height;
         if (bottom >= h)
             continue;
@@ -451,6 +487,9 @@ s_depenetrate (phys_world_t *self, int holder)
                 push = 0.002;
             b->x += (r->ct * nx - r->st * ny) * push;
             b->y += (r->st * nx + r->ct * ny) * push;
+            bx = b->x;
+            by = b->y;
+            pushed = true; /* later robots' reach was taken from here */
         }
     }
     /* the robots above moved the ball: reach from where it is now */
@@ -480,6 +519,7 @@ s_depenetrate (phys_world_t *self, int holder)
     double lx = self->geom.room_hx - rb, ly = self->geom.room_hy - rb;
     b->x = b->x > lx ? lx : b->x < -lx ? -lx : b->x;
     b->y = b->y > ly ? ly : b->y < -ly ? -ly : b->y;
+    return !pushed && b->x == x0 && b->y == y0;
 }
 
 static void
@@ -492,11 +532,12 @@ s_advance (phys_world_t *self, double t)
 void
 phys_collide_ball (phys_world_t *self, int holder)
 {
-    s_depenetrate (self, holder);
+    uint64_t swept[S_MASK_WORDS];
+    bool still = s_depenetrate (self, holder, swept);
     double remaining = self->dt;
     for (int it = 0; it < 4; it++) {
         s_contact_t c;
-        if (!s_find_contact (self, holder, remaining, &c))
+        if (!s_find_contact (self, holder, remaining, it == 0 && still ? swept : NULL, &c))
             break;
         if (c.t > 0) {
             s_advance (self, c.t);
@@ -674,14 +715,15 @@ s_robot_pair (phys_world_t *self, int i, int j, double e, double k, uint32_t *fi
     return true;
 }
 
-#define S_NEAR_MARGIN 0.02 /* m, near-pair slack of the broad phase */
+#define S_NEAR_MARGIN 0.1 /* m, near-pair slack of the broad phase */
 
 /* Near pairs by sweep and prune along x: bit j of near[i] (i < j) is set
    when robots i and j, at positions (px, py), are closer than rad[i] +
    rad[j]. `order` is a cache of the indices sorted by x (any permutation
    is accepted; insertion sort is cheap on the nearly sorted order of the
-   last substep). The result depends only on the positions. */
-static void
+   last substep). The result depends only on the positions. Returns the
+   rows: bit i set when near[i] is not empty. */
+static uint32_t
 s_near_pairs (int n, const double *px, const double *py, const double *rad, uint8_t *order, uint32_t *near)
 {
     for (int p = 1; p < n; p++) {
@@ -712,6 +754,27 @@ s_near_pairs (int n, const double *px, const double *py, const double *rad, uint
             }
         }
     }
+    uint32_t rows = 0;
+    for (int i = 0; i < n; i++)
+        rows |= near[i] ? 1u << i : 0;
+    return rows;
+}
+
+/* Robots at reference positions (px, py) that stay clear of the boards
+   while within half the near margin of them: bit i set when robot i's
+   wall test (s_robot_walls) then returns at its first line. The 1e-6 m
+   covers the rounding of both sides' sums. */
+static uint32_t
+s_clear_of_walls (const phys_world_t *self, int n, const double *px, const double *py)
+{
+    const phys_geom_t *g = &self->geom;
+    uint32_t clear = 0;
+    for (int i = 0; i < n; i++) {
+        double R = self->robots[i].specs.radius, h = 0.5 * S_NEAR_MARGIN + 1e-6;
+        if (fabs (px[i]) < g->inner_x - R - h && fabs (py[i]) < g->inner_y - R - h)
+            clear |= 1u << i;
+    }
+    return clear;
 }
 
 void
@@ -770,10 +833,16 @@ phys_collide_robots (phys_world_t *self)
                 py[i] = rs[i].y;
                 rad[i] = rs[i].specs.radius + 0.5 * S_NEAR_MARGIN;
             }
-            s_near_pairs (n, px, py, rad, self->sap_order, near);
+            self->near_rows = s_near_pairs (n, px, py, rad, self->sap_order, near);
+            self->near_clear = s_clear_of_walls (self, n, px, py);
             stale = false;
         }
-        for (int i = 0; i < n; i++) {
+        /* rows without near pairs have nothing to visit until the scan
+           turns full, and then every later row has */
+        uint32_t rows = full ? all : self->near_rows;
+        while (rows) {
+            int i = __builtin_ctz (rows);
+            rows &= rows - 1;
             uint32_t above = all & ~((2u << i) - 1u);
             uint32_t bits = full ? above : near[i];
             while (bits) {
@@ -796,10 +865,19 @@ phys_collide_robots (phys_world_t *self)
                     full = true;
                     stale = true;
                     bits = all & ~((2u << j) - 1u);
+                    rows = above;
                 }
             }
         }
-        for (int r = 0; r < n; r++) {
+        /* while the references hold (no robot left its half margin in
+           the scan above), robots clear of the boards at them are clear
+           now: their wall test would change nothing */
+        uint32_t walls = all;
+        if (!self->exhaustive_contacts && !stale)
+            walls &= ~self->near_clear;
+        while (walls) {
+            int r = __builtin_ctz (walls);
+            walls &= walls - 1;
             if (it > 0 && !self->exhaustive_contacts && mv[r] <= wall_tested[r])
                 continue;
             wall_tested[r] = clock;

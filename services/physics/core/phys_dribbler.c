@@ -102,23 +102,24 @@ void
 phys_dribbler_break_beams (phys_world_t *self)
 {
     const phys_ball_state_t *b = &self->ball;
-    bool low = b->z < 0.06;
+    if (!(b->z < 0.06)) { /* above every beam */
+        for (int k = 0; k < self->robot_count; k++)
+            self->robots[k].ball_contact = false;
+        return;
+    }
+    double bx = b->x, by = b->y;
     for (int k = 0; k < self->robot_count; k++) {
         phys_robot_t *r = &self->robots[k];
-        if (!low) {
-            r->ball_contact = false;
-            continue;
-        }
         /* The beam's box lies within c2d + 0.0235 + half_w of the centre
            (plus 1e-6 m against rounding): a ball farther off along x or
            y cannot be in it, whatever the robot's heading. */
         double c2d = r->specs.center_to_dribbler, reach = c2d + 0.0235 + r->half_w + 1e-6;
-        if (fabs (b->x - r->x) > reach || fabs (b->y - r->y) > reach) {
+        if (fabs (bx - r->x) > reach || fabs (by - r->y) > reach) {
             r->ball_contact = false;
             continue;
         }
         double qx, qy;
-        phys_robot_local (r, b->x, b->y, &qx, &qy);
+        phys_robot_local (r, bx, by, &qx, &qy);
         r->ball_contact = qx >= c2d && qx <= c2d + 0.0235 && fabs (qy) <= r->half_w;
     }
 }

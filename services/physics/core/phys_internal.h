@@ -73,6 +73,8 @@ struct phys_world_t {
     bool near_valid;
     double near_px[PHYS_CONTACT_ROBOTS], near_py[PHYS_CONTACT_ROBOTS];
     uint32_t near_bits[PHYS_CONTACT_ROBOTS];
+    uint32_t near_rows;                   /* bit i: near_bits[i] is not empty */
+    uint32_t near_clear;                  /* bit i: robot i clear of the boards (s_clear_of_walls) */
     bool exhaustive_contacts;             /* tests: robot contacts without broad phase */
     phys_robot_t robots[PHYS_MAX_ROBOTS]; /* iteration order: blue 0..255, yellow 0..255 */
 };

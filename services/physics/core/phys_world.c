@@ -21,7 +21,7 @@
 static bool
 s_sane (double v)
 {
-    return isfinite (v) && fabs (v) <= PHYS_INPUT_LIMIT;
+    return fabs (v) <= PHYS_INPUT_LIMIT; /* false for NaN and the infinities too */
 }
 
 static void
@@ -968,6 +968,7 @@ phys_world_set_field (phys_world_t *self, const sim_field_t *field)
     if (!field || !s_field_ok (field))
         return PHYS_ERR_UNSUPPORTED;
     phys_geom_build (&self->geom, field, self->geom.wall_height);
+    self->near_valid = false; /* the boards moved: new broad-phase references */
     return PHYS_OK;
 }
 
