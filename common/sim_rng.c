@@ -5,12 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-static inline uint64_t
-s_rotl (uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
 void
 sim_rng_seed (sim_rng_t *rng, uint64_t seed, uint64_t stream)
 {
@@ -43,27 +37,6 @@ sim_rng_seed_keyed (sim_rng_t *rng, uint64_t seed, uint64_t stream, uint64_t key
     /* The first outputs of a freshly seeded xoshiro are weakly mixed. */
     for (int i = 0; i < 4; i++)
         sim_rng_next (rng);
-}
-
-uint64_t
-sim_rng_next (sim_rng_t *rng)
-{
-    uint64_t *s = rng->s;
-    uint64_t result = s_rotl (s[0] + s[3], 23) + s[0];
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = s_rotl (s[3], 45);
-    return result;
-}
-
-double
-sim_rng_uniform01 (sim_rng_t *rng)
-{
-    return (double) (sim_rng_next (rng) >> 11) * 0x1.0p-53;
 }
 
 double
@@ -105,16 +78,6 @@ sim_rng_normal_pair (sim_rng_t *rng, double sigma_a, double sigma_b, double *a, 
         *a = u * f * sigma_a;
     if (sigma_b > 0)
         *b = v * f * sigma_b;
-}
-
-bool
-sim_rng_chance (sim_rng_t *rng, double p)
-{
-    if (!(p > 0))
-        return false;
-    if (p >= 1)
-        return true;
-    return sim_rng_uniform01 (rng) < p;
 }
 
 void

@@ -39,9 +39,31 @@ void sim_rng_seed_keyed (sim_rng_t *rng, uint64_t seed, uint64_t stream, uint64_
 /* The splitmix64 avalanche of physics.md §11.2 (`--seed random`). */
 uint64_t sim_rng_avalanche (uint64_t x);
 
-uint64_t sim_rng_next (sim_rng_t *rng);
+/* The next 64 bits of the stream. Inline, with sim_rng_uniform01 and
+   sim_rng_chance: vision draws several per detection and a call costs as
+   much as the draw. */
+static inline uint64_t
+sim_rng_next (sim_rng_t *rng)
+{
+    uint64_t *s = rng->s;
+    uint64_t result = ((s[0] + s[3]) << 23 | (s[0] + s[3]) >> 41) + s[0];
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = s[3] << 45 | s[3] >> 19;
+    return result;
+}
+
 /* Uniform in [0, 1) from the top 53 bits. */
-double sim_rng_uniform01 (sim_rng_t *rng);
+static inline double
+sim_rng_uniform01 (sim_rng_t *rng)
+{
+    return (double) (sim_rng_next (rng) >> 11) * 0x1.0p-53;
+}
+
 /* lo + u (hi - lo); returns lo without drawing when hi <= lo. */
 double sim_rng_uniform (sim_rng_t *rng, double lo, double hi);
 /* Box-Muller normal with deviation sigma; no draw and 0 when sigma <= 0. */
@@ -55,7 +77,15 @@ double sim_rng_normal (sim_rng_t *rng, double sigma);
    whose sigma is <= 0 gets 0. */
 void sim_rng_normal_pair (sim_rng_t *rng, double sigma_a, double sigma_b, double *a, double *b);
 /* No draw for p <= 0 (false) or p >= 1 (true); else u < p. */
-bool sim_rng_chance (sim_rng_t *rng, double p);
+static inline bool
+sim_rng_chance (sim_rng_t *rng, double p)
+{
+    if (!(p > 0))
+        return false;
+    if (p >= 1)
+        return true;
+    return sim_rng_uniform01 (rng) < p;
+}
 /* Fisher-Yates over n elements of `size` bytes, last index down. */
 void sim_rng_shuffle (sim_rng_t *rng, void *base, size_t n, size_t size);
 
