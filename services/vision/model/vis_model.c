@@ -441,7 +441,14 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
     if (soft)
         fov = 0;
 
-    /* Robots (§5.1) */
+    /* Robots (§5.1): which are seen and duplicated first (the dropout
+       draws, robot by robot), then the calibration errors of all of them
+       together, then the noise (the noise draws, robot by robot). The two
+       streams are independent, so this is the order of one robot at a
+       time, and the sines of the warps fill their lanes across robots. */
+    int seen[SIM_SNAPSHOT_MAX_ROBOTS], m = 0;
+    bool twice[SIM_SNAPSHOT_MAX_ROBOTS];
+    double rx[SIM_SNAPSHOT_MAX_ROBOTS], ry[SIM_SNAPSHOT_MAX_ROBOTS];
     for (int k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
         if (!vis_region_visible (&self->rig, index, rb->x, rb->y, overlap, fov))
@@ -450,9 +457,16 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
             continue;
         if (sim_rng_chance (&rng_d, r->missing_robot_detections))
             continue;
-        double ex, ey, ephi;
-        vis_calib_error (cal, r, rb->x, rb->y, &ex, &ey, &ephi);
-        double px = rb->x + ex, py = rb->y + ey, phi = rb->orientation + ephi;
+        seen[m] = k;
+        rx[m] = rb->x;
+        ry[m] = rb->y;
+        twice[m++] = sim_rng_chance (&rng_d, v->duplicate_robot_rate);
+    }
+    double rex[SIM_SNAPSHOT_MAX_ROBOTS], rey[SIM_SNAPSHOT_MAX_ROBOTS], rephi[SIM_SNAPSHOT_MAX_ROBOTS];
+    vis_calib_error_n (cal, r, rx, ry, m, rex, rey, rephi);
+    for (int j = 0; j < m; j++) {
+        const sim_robot_state_t *rb = &snap->robots[seen[j]];
+        double px = rb->x + rex[j], py = rb->y + rey[j], phi = rb->orientation + rephi[j];
         /* Parallax of a marker-height error: the camera intersects its ray
            with the wrong plane, so the robot moves away from its nadir. */
         double dh = r->robot_marker_height_error;
@@ -464,7 +478,7 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         vis_robot_det_t *list = rb->team == SIM_TEAM_YELLOW ? f->yellow : f->blue;
         int *count = rb->team == SIM_TEAM_YELLOW ? &f->yellow_count : &f->blue_count;
         s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
-        if (sim_rng_chance (&rng_d, v->duplicate_robot_rate))
+        if (twice[j])
             s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
     }
 
