@@ -208,11 +208,18 @@ vis_calib_error_n (const vis_calib_t *calib, const sim_realism_t *r, const doubl
         double raw[3 * S_CHUNK];
         if (nb > 0)
             s_raw (basis, nb, L, x + p0, y + p0, np, raw);
-        for (int b = 0; b < (ephi ? 3 : 2); b++)
-            for (int p = 0; p < np; p++) {
-                double warp = which[b] < 0 ? 0 : amp[b] * all[b]->gain * raw[which[b] * S_CHUNK + p];
-                out[b][p0 + p] = offset[b] + warp;
+        for (int b = 0; b < (ephi ? 3 : 2); b++) {
+            double *o = out[b] + p0;
+            if (which[b] < 0) {
+                for (int p = 0; p < np; p++)
+                    o[p] = offset[b] + 0.0; /* as with a warp of 0: -0 becomes +0 */
+                continue;
             }
+            double scale = amp[b] * all[b]->gain;
+            const double *w = raw + which[b] * S_CHUNK;
+            for (int p = 0; p < np; p++)
+                o[p] = offset[b] + scale * w[p];
+        }
     }
 }
 

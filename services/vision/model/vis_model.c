@@ -248,16 +248,37 @@ s_soft_fov (const sim_realism_t *r)
     return r->fov_edge_radius > 0 && r->fov_edge_width > 0;
 }
 
-static bool
-s_fov_edge_miss (const sim_realism_t *r, const sim_camera_cfg_t *cam, sim_rng_t *rng_d, double x, double y)
+/* The soft edge as one capture sees it, worked out once per capture. */
+typedef struct {
+    bool on;              /* s_soft_fov */
+    double cx, cy;        /* the camera's nadir */
+    double radius, width; /* fov_edge_radius, fov_edge_width */
+    double sure2;         /* squared distance always seen within (0: none) */
+} s_edge_t;
+
+static void
+s_edge_init (const sim_realism_t *r, const sim_camera_cfg_t *cam, s_edge_t *e)
 {
-    if (!s_soft_fov (r))
-        return false;
-    double dx = x - cam->x, dy = y - cam->y;
     double sure = r->fov_edge_radius - 30 * r->fov_edge_width;
-    if (sure > 0 && dx * dx + dy * dy < sure * sure)
+    *e = (s_edge_t) {
+        .on = s_soft_fov (r),
+        .cx = cam->x,
+        .cy = cam->y,
+        .radius = r->fov_edge_radius,
+        .width = r->fov_edge_width,
+        .sure2 = sure > 0 ? sure * sure : 0,
+    };
+}
+
+static inline bool
+s_fov_edge_miss (const s_edge_t *e, sim_rng_t *rng_d, double x, double y)
+{
+    if (!e->on)
         return false;
-    double u = (sqrt (dx * dx + dy * dy) - r->fov_edge_radius) / r->fov_edge_width;
+    double dx = x - e->cx, dy = y - e->cy;
+    if (dx * dx + dy * dy < e->sure2)
+        return false;
+    double u = (sqrt (dx * dx + dy * dy) - e->radius) / e->width;
     if (u > 30)
         return true;
     return sim_rng_chance (rng_d, 1 / (1 + exp (-u)));
@@ -438,6 +459,8 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
 
     /* The soft edge replaces the hard disc. */
     bool soft = s_soft_fov (r);
+    s_edge_t edge;
+    s_edge_init (r, cam, &edge);
     if (soft)
         fov = 0;
 
@@ -453,7 +476,7 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         const sim_robot_state_t *rb = &snap->robots[k];
         if (!vis_region_visible (&self->rig, index, rb->x, rb->y, overlap, fov))
             continue;
-        if (s_fov_edge_miss (r, cam, &rng_d, rb->x, rb->y))
+        if (s_fov_edge_miss (&edge, &rng_d, rb->x, rb->y))
             continue;
         if (sim_rng_chance (&rng_d, r->missing_robot_detections))
             continue;
@@ -486,7 +509,7 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
     const sim_ball_state_t *b = &snap->ball;
     double br = v->ball.radius;
     if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
-        && !s_fov_edge_miss (r, cam, &rng_d, b->x, b->y)
+        && !s_fov_edge_miss (&edge, &rng_d, b->x, b->y)
         && !s_ball_burst_lost (memo, r, v->schedule.seed, key, frame_number)
         && !sim_rng_chance (&rng_d, s_near_robot_loss (r, snap, n, b->x, b->y))
         && !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
@@ -531,7 +554,7 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
             double sy = rb->y + hy * v->spurious_ball_forward + hx * lateral;
             if (!vis_region_visible (&self->rig, index, sx, sy, overlap, fov))
                 continue;
-            if (s_fov_edge_miss (r, cam, &rng_d, sx, sy))
+            if (s_fov_edge_miss (&edge, &rng_d, sx, sy))
                 continue;
             double ex, ey;
             vis_calib_error (cal, r, sx, sy, &ex, &ey, NULL);
