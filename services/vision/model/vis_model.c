@@ -30,6 +30,12 @@ typedef struct {
     double processing[2];
     uint32_t processing_frame[2];
     bool processing_valid[2];
+    /* s_ball_burst_lost's answer so far: the furthest frame the bursts
+       started at frames up to burst_last reach (-1: none), valid when
+       burst_run is set */
+    bool burst_run;
+    uint32_t burst_last;
+    int64_t burst_cover;
 } s_memo_t;
 
 struct vis_model_t {
@@ -307,6 +313,28 @@ s_burst_u (s_memo_t *memo, uint64_t seed, uint64_t key, uint32_t frame)
     return u;
 }
 
+/* The largest j for which u < q keep^j, with the thresholds and limits of
+   the scan in s_ball_burst_lost (j < S_BURST_REACH, threshold > 1e-12);
+   -1 when u starts no burst. The thresholds only fall, so the frame that
+   drew u covers exactly frames f .. f + reach. */
+static int
+s_burst_reach (double u, double q, double keep)
+{
+    int reach = -1;
+    double threshold = q;
+    for (int j = 0; j < S_BURST_REACH && threshold > 1e-12 && u < threshold; j++) {
+        reach = j;
+        threshold *= keep;
+    }
+    return reach;
+}
+
+/* Frame k is lost when some frame k - j (j <= k, within the scan's
+   limits) drew u < q keep^j, that is when k lies within the reach of a
+   burst that started up to S_BURST_REACH - 1 frames before. The memo keeps
+   the furthest reach so far, so a camera's next capture looks at only
+   the frames since its last; without one (or after a gap) the window is
+   scanned afresh. */
 static bool
 s_ball_burst_lost (s_memo_t *memo, const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
 {
@@ -315,13 +343,29 @@ s_ball_burst_lost (s_memo_t *memo, const sim_realism_t *r, uint64_t seed, uint64
         return false;
     double m = r->ball_loss_burst_length > 1 ? r->ball_loss_burst_length : 1;
     double keep = 1 - 1 / m;
-    double threshold = q;
-    for (uint32_t j = 0; j <= frame && j < S_BURST_REACH && threshold > 1e-12; j++) {
-        if (s_burst_u (memo, seed, key, frame - j) < threshold)
-            return true;
-        threshold *= keep;
+    uint64_t from;
+    int64_t cover = -1;
+    if (memo && memo->burst_run && memo->burst_last <= frame && frame - memo->burst_last < S_BURST_REACH) {
+        from = (uint64_t) memo->burst_last + 1;
+        cover = memo->burst_cover;
+    } else {
+        /* afresh: only the frames the scan would reach back to */
+        int span = 0;
+        for (double threshold = q; span < S_BURST_REACH && threshold > 1e-12; threshold *= keep)
+            span++;
+        from = (uint64_t) frame + 1 >= (uint64_t) span ? (uint64_t) frame + 1 - (uint64_t) span : 0;
     }
-    return false;
+    for (uint64_t f = from; f <= frame; f++) {
+        int reach = s_burst_reach (s_burst_u (memo, seed, key, (uint32_t) f), q, keep);
+        if (reach >= 0 && (int64_t) f + reach > cover)
+            cover = (int64_t) f + reach;
+    }
+    if (memo) {
+        memo->burst_run = true;
+        memo->burst_last = frame;
+        memo->burst_cover = cover;
+    }
+    return cover >= (int64_t) frame;
 }
 
 /* Chance the ball is lost next to a robot (docs/vision.md): A exp (-g / L)
