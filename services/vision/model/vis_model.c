@@ -514,18 +514,23 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
        streams are independent, so this is the order of one robot at a
        time, and the sines of the warps fill their lanes across robots. */
     int seen[SIM_SNAPSHOT_MAX_ROBOTS], m = 0;
-    bool twice[SIM_SNAPSHOT_MAX_ROBOTS];
+    bool twice[SIM_SNAPSHOT_MAX_ROBOTS], in_region[SIM_SNAPSHOT_MAX_ROBOTS];
     double rx[SIM_SNAPSHOT_MAX_ROBOTS], ry[SIM_SNAPSHOT_MAX_ROBOTS];
     for (int k = 0; k < n; k++) {
+        rx[k] = snap->robots[k].x;
+        ry[k] = snap->robots[k].y;
+    }
+    vis_region_visible_n (&self->rig, index, rx, ry, n, overlap, fov, in_region);
+    for (int k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
-        if (!vis_region_visible (&self->rig, index, rb->x, rb->y, overlap, fov))
+        if (!in_region[k])
             continue;
         if (s_fov_edge_miss (&edge, &rng_d, rb->x, rb->y))
             continue;
         if (sim_rng_chance (&rng_d, r->missing_robot_detections))
             continue;
         seen[m] = k;
-        rx[m] = rb->x;
+        rx[m] = rb->x; /* compacted in place: m <= k */
         ry[m] = rb->y;
         twice[m++] = sim_rng_chance (&rng_d, v->duplicate_robot_rate);
     }
