@@ -238,9 +238,12 @@ static void
 s_robots (const vis_camera_t *pin, const vis_robot_det_t *det, int n, SSLDetectionRobot *msgs,
           SSLDetectionRobot **ptrs)
 {
+    /* the generated initial value, copied inline rather than by a call
+       per robot */
+    static const SSLDetectionRobot init = SSL__DETECTION_ROBOT__INIT;
     for (int i = 0; i < n; i++) {
         SSLDetectionRobot *m = &msgs[i];
-        ssl__detection_robot__init (m);
+        *m = init;
         m->confidence = (float) det[i].confidence;
         m->has_robot_id = true;
         m->robot_id = det[i].id >= 0 ? (uint32_t) det[i].id : 0;
