@@ -549,8 +549,8 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         }
         vis_robot_det_t *list = rb->team == SIM_TEAM_YELLOW ? f->yellow : f->blue;
         int *count = rb->team == SIM_TEAM_YELLOW ? &f->yellow_count : &f->blue_count;
-        s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
-        if (twice[j])
+        /* one call site (the duplicate is a second pass), so it inlines */
+        for (int copy = 0; copy < 1 + twice[j]; copy++)
             s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
     }
 
