@@ -43,21 +43,32 @@ s_sines (const double *a, int n, double *out)
 }
 
 /* Points one pass of s_raw evaluates at most: enough for the sines to
-   fill their lanes across points, few enough for the stack; a multiple
-   of four. */
+   fill their lanes across points, few enough for the stack. */
 #define S_CHUNK 16
 
 #ifdef SIM_MATH_AVX2
-/* s_raw on CPUs with AVX2: the same operations, lane by lane, four points
-   at a time; x and y hold np4 (a multiple of 4) points. */
+/* vis_calib_error_n's warped outputs on CPUs with AVX2, four points at a
+   time: out[b][i] = offset[b] + scale[b] * raw_b (x[i], y[i]) for the nb
+   bases, with the operations of s_raw and the combination lane by lane. */
 SIM_MATH_AVX2_TARGET static void
-s_raw4 (const vis_warp_basis_t *const *basis, int nb, double k, const double *x, const double *y, int np4,
-        double *out)
+s_error4 (const vis_warp_basis_t *const *basis, int nb, double k, const double *x, const double *y, int n,
+          const double *scale, const double *offset, double *const *out)
 {
     const __m256d kv = _mm256_set1_pd (k), norm = _mm256_set1_pd (sqrt (2.0 / VIS_WARP_WAVES));
     const __m256d max = _mm256_set1_pd (VIS_SIN_KERNEL_MAX), magnitude = _mm256_set1_pd (-0.0);
-    for (int p = 0; p < np4; p += 4) {
-        __m256d xv = _mm256_loadu_pd (x + p), yv = _mm256_loadu_pd (y + p);
+    for (int p = 0; p < n; p += 4) {
+        int lanes = n - p < 4 ? n - p : 4;
+        __m256d xv, yv;
+        if (lanes == 4) {
+            xv = _mm256_loadu_pd (x + p);
+            yv = _mm256_loadu_pd (y + p);
+        } else {
+            double xt[4] = { 0 }, yt[4] = { 0 };
+            memcpy (xt, x + p, (size_t) lanes * sizeof *x);
+            memcpy (yt, y + p, (size_t) lanes * sizeof *y);
+            xv = _mm256_loadu_pd (xt);
+            yv = _mm256_loadu_pd (yt);
+        }
         for (int b = 0; b < nb; b++) {
             __m256d sum = _mm256_setzero_pd ();
             for (int i = 0; i < VIS_WARP_WAVES; i++) {
@@ -81,7 +92,15 @@ s_raw4 (const vis_warp_basis_t *const *basis, int nb, double k, const double *x,
                 }
                 sum = _mm256_add_pd (sum, sv);
             }
-            _mm256_storeu_pd (out + b * S_CHUNK + p, _mm256_mul_pd (norm, sum));
+            __m256d v = _mm256_add_pd (_mm256_set1_pd (offset[b]),
+                                       _mm256_mul_pd (_mm256_set1_pd (scale[b]), _mm256_mul_pd (norm, sum)));
+            if (lanes == 4)
+                _mm256_storeu_pd (out[b] + p, v);
+            else {
+                double vt[4];
+                _mm256_storeu_pd (vt, v);
+                memcpy (out[b] + p, vt, (size_t) lanes * sizeof vt[0]);
+            }
         }
     }
 }
@@ -97,15 +116,6 @@ s_raw (const vis_warp_basis_t *const *basis, int nb, double length, const double
 {
     assert (nb <= 3 && np <= S_CHUNK);
     double k = 2 * M_PI / length;
-#ifdef SIM_MATH_AVX2
-    if (sim_math_have_avx2 ()) {
-        double px[S_CHUNK] = { 0 }, py[S_CHUNK] = { 0 };
-        memcpy (px, x, (size_t) np * sizeof *x);
-        memcpy (py, y, (size_t) np * sizeof *y);
-        s_raw4 (basis, nb, k, px, py, (np + 3) & ~3, out);
-        return;
-    }
-#endif
     double a[3 * VIS_WARP_WAVES * S_CHUNK], sines[3 * VIS_WARP_WAVES * S_CHUNK];
     int m = 0;
     for (int b = 0; b < nb; b++)
@@ -203,6 +213,23 @@ vis_calib_error_n (const vis_calib_t *calib, const sim_realism_t *r, const doubl
             which[b] = nb;
             basis[nb++] = all[b];
         }
+#ifdef SIM_MATH_AVX2
+    if (nb > 0 && sim_math_have_avx2 ()) {
+        double scale[3], off[3], *dst[3];
+        for (int b = 0; b < (ephi ? 3 : 2); b++) {
+            if (which[b] < 0) {
+                for (int p = 0; p < n; p++)
+                    out[b][p] = offset[b] + 0.0; /* as with a warp of 0: -0 becomes +0 */
+                continue;
+            }
+            scale[which[b]] = amp[b] * all[b]->gain;
+            off[which[b]] = offset[b];
+            dst[which[b]] = out[b];
+        }
+        s_error4 (basis, nb, 2 * M_PI / L, x, y, n, scale, off, dst);
+        return;
+    }
+#endif
     for (int p0 = 0; p0 < n; p0 += S_CHUNK) {
         int np = n - p0 < S_CHUNK ? n - p0 : S_CHUNK;
         double raw[3 * S_CHUNK];
