@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* Frames the ball-loss burst looks back at most (s_ball_burst_lost). */
 #define S_BURST_REACH 64
 
@@ -385,7 +389,31 @@ s_near_robot_loss (const sim_realism_t *r, const sim_snapshot_t *snap, int n, do
        which returns 0 as its huge hypot gap would. */
     double approx[SIM_SNAPSHOT_MAX_ROBOTS], slack[SIM_SNAPSHOT_MAX_ROBOTS];
     double best = INFINITY;
-    for (int k = 0; k < n; k++) {
+    int k = 0;
+#ifdef __SSE2__
+    /* two robots at a time, the same operations per lane; minpd is exactly
+       `v < best ? v : best`, and the minimum of the lanes is the minimum */
+    const __m128d bxv = _mm_set1_pd (bx), byv = _mm_set1_pd (by);
+    const __m128d abs = _mm_castsi128_pd (_mm_set1_epi64x (0x7fffffffffffffffll));
+    __m128d bestv = _mm_set1_pd (INFINITY);
+    for (; k + 1 < n; k += 2) {
+        const sim_robot_state_t *r0 = &snap->robots[k], *r1 = &snap->robots[k + 1];
+        __m128d dx = _mm_sub_pd (_mm_set_pd (r1->x, r0->x), bxv);
+        __m128d dy = _mm_sub_pd (_mm_set_pd (r1->y, r0->y), byv);
+        __m128d ap = _mm_sub_pd (_mm_sqrt_pd (_mm_add_pd (_mm_mul_pd (dx, dx), _mm_mul_pd (dy, dy))),
+                                 _mm_set_pd (r1->radius, r0->radius));
+        __m128d sl = _mm_add_pd (
+            _mm_set1_pd (1e-6),
+            _mm_mul_pd (_mm_set1_pd (1e-12), _mm_add_pd (_mm_and_pd (abs, dx), _mm_and_pd (abs, dy))));
+        _mm_storeu_pd (approx + k, ap);
+        _mm_storeu_pd (slack + k, sl);
+        bestv = _mm_min_pd (_mm_add_pd (ap, sl), bestv);
+    }
+    double lanes[2];
+    _mm_storeu_pd (lanes, bestv);
+    best = lanes[0] < lanes[1] ? lanes[0] : lanes[1];
+#endif
+    for (; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
         double dx = rb->x - bx, dy = rb->y - by;
         approx[k] = sqrt (dx * dx + dy * dy) - rb->radius;
@@ -394,7 +422,7 @@ s_near_robot_loss (const sim_realism_t *r, const sim_snapshot_t *snap, int n, do
             best = approx[k] + slack[k];
     }
     double gap = INFINITY;
-    for (int k = 0; k < n; k++) {
+    for (k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
         if (!(approx[k] - slack[k] <= best))
             continue;
