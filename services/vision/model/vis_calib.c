@@ -3,7 +3,6 @@
 
 #include <assert.h>
 #include <math.h>
-#include <string.h>
 
 #include "sim_math.h"
 
@@ -56,19 +55,12 @@ s_error4 (const vis_warp_basis_t *const *basis, int nb, double k, const double *
 {
     const __m256d kv = _mm256_set1_pd (k), norm = _mm256_set1_pd (sqrt (2.0 / VIS_WARP_WAVES));
     const __m256d max = _mm256_set1_pd (VIS_SIN_KERNEL_MAX), magnitude = _mm256_set1_pd (-0.0);
+    const __m256i lane = _mm256_set_epi64x (3, 2, 1, 0);
     for (int p = 0; p < n; p += 4) {
-        int lanes = n - p < 4 ? n - p : 4;
-        __m256d xv, yv;
-        if (lanes == 4) {
-            xv = _mm256_loadu_pd (x + p);
-            yv = _mm256_loadu_pd (y + p);
-        } else {
-            double xt[4] = { 0 }, yt[4] = { 0 };
-            memcpy (xt, x + p, (size_t) lanes * sizeof *x);
-            memcpy (yt, y + p, (size_t) lanes * sizeof *y);
-            xv = _mm256_loadu_pd (xt);
-            yv = _mm256_loadu_pd (yt);
-        }
+        /* the last points through masked loads and stores: lanes past n
+           read 0 and write nothing */
+        __m256i live = _mm256_cmpgt_epi64 (_mm256_set1_epi64x (n - p), lane);
+        __m256d xv = _mm256_maskload_pd (x + p, live), yv = _mm256_maskload_pd (y + p, live);
         for (int b = 0; b < nb; b++) {
             __m256d sum = _mm256_setzero_pd ();
             for (int i = 0; i < VIS_WARP_WAVES; i++) {
@@ -94,13 +86,7 @@ s_error4 (const vis_warp_basis_t *const *basis, int nb, double k, const double *
             }
             __m256d v = _mm256_add_pd (_mm256_set1_pd (offset[b]),
                                        _mm256_mul_pd (_mm256_set1_pd (scale[b]), _mm256_mul_pd (norm, sum)));
-            if (lanes == 4)
-                _mm256_storeu_pd (out[b] + p, v);
-            else {
-                double vt[4];
-                _mm256_storeu_pd (vt, v);
-                memcpy (out[b] + p, vt, (size_t) lanes * sizeof vt[0]);
-            }
+            _mm256_maskstore_pd (out[b] + p, live, v);
         }
     }
 }
