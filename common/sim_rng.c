@@ -5,67 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-static inline uint64_t
-s_rotl (uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-void
-sim_rng_seed (sim_rng_t *rng, uint64_t seed, uint64_t stream)
-{
-    rng->s[0] = seed;
-    rng->s[1] = stream * 0x9E3779B97F4A7C15ull;
-    rng->s[2] = ~seed;
-    rng->s[3] = stream ^ 0xD1B54A32D192ED03ull;
-}
-
-uint64_t
-sim_rng_avalanche (uint64_t x)
-{
-    x ^= 0x9E3779B97F4A7C15ull;
-    x ^= x >> 30;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 27;
-    x *= 0x94D049BB133111EBull;
-    x ^= x >> 31;
-    return x;
-}
-
-void
-sim_rng_seed_keyed (sim_rng_t *rng, uint64_t seed, uint64_t stream, uint64_t key_a, uint64_t key_b)
-{
-    /* Fold the keys into the seed through the avalanche so that nearby keys
-       (consecutive frame numbers) start far apart in state space. */
-    uint64_t mixed = sim_rng_avalanche (
-        seed ^ sim_rng_avalanche (key_a ^ sim_rng_avalanche (key_b ^ sim_rng_avalanche (stream))));
-    sim_rng_seed (rng, mixed, stream);
-    /* The first outputs of a freshly seeded xoshiro are weakly mixed. */
-    for (int i = 0; i < 4; i++)
-        sim_rng_next (rng);
-}
-
-uint64_t
-sim_rng_next (sim_rng_t *rng)
-{
-    uint64_t *s = rng->s;
-    uint64_t result = s_rotl (s[0] + s[3], 23) + s[0];
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = s_rotl (s[3], 45);
-    return result;
-}
-
-double
-sim_rng_uniform01 (sim_rng_t *rng)
-{
-    return (double) (sim_rng_next (rng) >> 11) * 0x1.0p-53;
-}
-
 double
 sim_rng_uniform (sim_rng_t *rng, double lo, double hi)
 {
@@ -85,36 +24,6 @@ sim_rng_normal (sim_rng_t *rng, double sigma)
     while (u1 <= DBL_MIN);
     double u2 = sim_rng_uniform01 (rng);
     return sqrt (-2.0 * log (u1)) * cos (2.0 * M_PI * u2) * sigma;
-}
-
-void
-sim_rng_normal_pair (sim_rng_t *rng, double sigma_a, double sigma_b, double *a, double *b)
-{
-    *a = *b = 0;
-    if (!(sigma_a > 0) && !(sigma_b > 0))
-        return;
-    double u, v, s;
-    do {
-        /* exact: a 53-bit uniform doubled, less one */
-        u = 2 * sim_rng_uniform01 (rng) - 1;
-        v = 2 * sim_rng_uniform01 (rng) - 1;
-        s = u * u + v * v;
-    } while (!(s < 1) || s == 0);
-    double f = sqrt (-2 * log (s) / s);
-    if (sigma_a > 0)
-        *a = u * f * sigma_a;
-    if (sigma_b > 0)
-        *b = v * f * sigma_b;
-}
-
-bool
-sim_rng_chance (sim_rng_t *rng, double p)
-{
-    if (!(p > 0))
-        return false;
-    if (p >= 1)
-        return true;
-    return sim_rng_uniform01 (rng) < p;
 }
 
 void

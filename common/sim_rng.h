@@ -9,6 +9,7 @@
 #ifndef SIM_RNG_H_INCLUDED
 #define SIM_RNG_H_INCLUDED
 
+#include <math.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,19 +30,74 @@ typedef struct {
     uint64_t s[4];
 } sim_rng_t;
 
+/* Seeding, the draws and the normal pair are inline: vision seeds four
+   keyed generators per capture and draws several numbers per detection,
+   and a call cost about as much as each; inline, a constant stream's
+   avalanche is folded at compile time. */
+
 /* Seed stream `stream` from `seed` exactly as physics.md §11.2 lays out. */
-void sim_rng_seed (sim_rng_t *rng, uint64_t seed, uint64_t stream);
+static inline void
+sim_rng_seed (sim_rng_t *rng, uint64_t seed, uint64_t stream)
+{
+    rng->s[0] = seed;
+    rng->s[1] = stream * 0x9E3779B97F4A7C15ull;
+    rng->s[2] = ~seed;
+    rng->s[3] = stream ^ 0xD1B54A32D192ED03ull;
+}
+
+/* The splitmix64 avalanche of physics.md §11.2 (`--seed random`). */
+static inline uint64_t
+sim_rng_avalanche (uint64_t x)
+{
+    x ^= 0x9E3779B97F4A7C15ull;
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return x;
+}
+
+/* The next 64 bits of the stream. Inline, with sim_rng_uniform01 and
+   sim_rng_chance: vision draws several per detection and a call costs as
+   much as the draw. */
+static inline uint64_t
+sim_rng_next (sim_rng_t *rng)
+{
+    uint64_t *s = rng->s;
+    uint64_t result = ((s[0] + s[3]) << 23 | (s[0] + s[3]) >> 41) + s[0];
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = s[3] << 45 | s[3] >> 19;
+    return result;
+}
+
+/* Uniform in [0, 1) from the top 53 bits. */
+static inline double
+sim_rng_uniform01 (sim_rng_t *rng)
+{
+    return (double) (sim_rng_next (rng) >> 11) * 0x1.0p-53;
+}
 
 /* Seed a keyed generator: the same (seed, stream, key_a, key_b) always
    gives the same sequence, different keys independent-looking ones. */
-void sim_rng_seed_keyed (sim_rng_t *rng, uint64_t seed, uint64_t stream, uint64_t key_a, uint64_t key_b);
+static inline void
+sim_rng_seed_keyed (sim_rng_t *rng, uint64_t seed, uint64_t stream, uint64_t key_a, uint64_t key_b)
+{
+    /* Fold the keys into the seed through the avalanche so that nearby keys
+       (consecutive frame numbers) start far apart in state space. */
+    uint64_t mixed = sim_rng_avalanche (
+        seed ^ sim_rng_avalanche (key_a ^ sim_rng_avalanche (key_b ^ sim_rng_avalanche (stream))));
+    sim_rng_seed (rng, mixed, stream);
+    /* The first outputs of a freshly seeded xoshiro are weakly mixed. */
+    for (int i = 0; i < 4; i++)
+        sim_rng_next (rng);
+}
 
-/* The splitmix64 avalanche of physics.md §11.2 (`--seed random`). */
-uint64_t sim_rng_avalanche (uint64_t x);
-
-uint64_t sim_rng_next (sim_rng_t *rng);
-/* Uniform in [0, 1) from the top 53 bits. */
-double sim_rng_uniform01 (sim_rng_t *rng);
 /* lo + u (hi - lo); returns lo without drawing when hi <= lo. */
 double sim_rng_uniform (sim_rng_t *rng, double lo, double hi);
 /* Box-Muller normal with deviation sigma; no draw and 0 when sigma <= 0. */
@@ -53,9 +109,35 @@ double sim_rng_normal (sim_rng_t *rng, double sigma);
    trigonometry, so about a third of the cost of two sim_rng_normal
    (other numbers). No draw and both 0 when neither sigma is > 0; a side
    whose sigma is <= 0 gets 0. */
-void sim_rng_normal_pair (sim_rng_t *rng, double sigma_a, double sigma_b, double *a, double *b);
+static inline void
+sim_rng_normal_pair (sim_rng_t *rng, double sigma_a, double sigma_b, double *a, double *b)
+{
+    *a = *b = 0;
+    if (!(sigma_a > 0) && !(sigma_b > 0))
+        return;
+    double u, v, s;
+    do {
+        /* exact: a 53-bit uniform doubled, less one */
+        u = 2 * sim_rng_uniform01 (rng) - 1;
+        v = 2 * sim_rng_uniform01 (rng) - 1;
+        s = u * u + v * v;
+    } while (!(s < 1) || s == 0);
+    double f = sqrt (-2 * log (s) / s);
+    if (sigma_a > 0)
+        *a = u * f * sigma_a;
+    if (sigma_b > 0)
+        *b = v * f * sigma_b;
+}
 /* No draw for p <= 0 (false) or p >= 1 (true); else u < p. */
-bool sim_rng_chance (sim_rng_t *rng, double p);
+static inline bool
+sim_rng_chance (sim_rng_t *rng, double p)
+{
+    if (!(p > 0))
+        return false;
+    if (p >= 1)
+        return true;
+    return sim_rng_uniform01 (rng) < p;
+}
 /* Fisher-Yates over n elements of `size` bytes, last index down. */
 void sim_rng_shuffle (sim_rng_t *rng, void *base, size_t n, size_t size);
 

@@ -1,6 +1,7 @@
 /*  vis_codec.c - SSL_WrapperPacket and TrackerWrapperPacket encoding.
     Messages are built on the stack (no allocation per packet), packed once
-    the size is known to fit.
+    the size is known to fit: detection frames against a bound from their
+    counts, the rest by protobuf-c's exact size.
 */
 #include "vis_codec.h"
 #include "sim_field.h"
@@ -199,22 +200,50 @@ s_build_geometry (const vis_model_t *model, s_geometry_t *g)
     g->data.models = &g->models;
 }
 
+/* Pack msg into buf when it fits; bound is a size msg cannot exceed (0:
+   unknown). protobuf-c's pack does not check room, so it needs a size
+   first: below a known bound the cap is the check, which skips
+   get_packed_size, a whole extra walk of every nested message. */
 static size_t
-s_pack (const ProtobufCMessage *msg, uint8_t *buf, size_t cap)
+s_pack (const ProtobufCMessage *msg, size_t bound, uint8_t *buf, size_t cap)
 {
-    size_t size = protobuf_c_message_get_packed_size (msg);
-    if (size > cap || !buf)
+    if (!buf)
         return 0;
+    if (bound == 0 || bound > cap) {
+        size_t size = protobuf_c_message_get_packed_size (msg);
+        if (size > cap)
+            return 0;
+    }
     return protobuf_c_message_pack (msg, buf);
+}
+
+/* Largest encodings of a detection wrapper's parts: every field number is
+   below 16 (one-byte tags); a float costs 5 bytes, a double 9, a uint32
+   at most 6 (tag and five varint bytes), an enum at most 11 (negative
+   values take ten). A repeated element adds its tag and a length of one
+   byte, since the element stays under 128 bytes. */
+#define S_ROBOT_MAX (7 * 5 + 6 + 2) /* 7 floats, robot_id */
+#define S_BALL_MAX  (6 * 5 + 6 + 2) /* 6 floats, area */
+#define S_FRAME_MAX (2 * 6 + 3 * 9) /* frame_number, camera_id, 3 doubles */
+#define S_WRAP_MAX  (1 + 5 + 11)    /* detection tag and length, source */
+
+/* A size the detection-only wrapper of these counts cannot exceed. */
+static size_t
+s_detection_bound (int balls, int robots)
+{
+    return (size_t) S_WRAP_MAX + S_FRAME_MAX + (size_t) balls * S_BALL_MAX + (size_t) robots * S_ROBOT_MAX;
 }
 
 static void
 s_robots (const vis_camera_t *pin, const vis_robot_det_t *det, int n, SSLDetectionRobot *msgs,
           SSLDetectionRobot **ptrs)
 {
+    /* the generated initial value, copied inline rather than by a call
+       per robot */
+    static const SSLDetectionRobot init = SSL__DETECTION_ROBOT__INIT;
     for (int i = 0; i < n; i++) {
         SSLDetectionRobot *m = &msgs[i];
-        ssl__detection_robot__init (m);
+        *m = init;
         m->confidence = (float) det[i].confidence;
         m->has_robot_id = true;
         m->robot_id = det[i].id >= 0 ? (uint32_t) det[i].id : 0;
@@ -285,11 +314,13 @@ vis_codec_wrapper (const vis_model_t *model, const vis_frame_t *frame, uint8_t *
     wrapper.has_source = true;
     wrapper.source = SSL__SOURCE__SSL_SOURCE_OTHER;
     s_geometry_t geometry;
+    size_t bound = s_detection_bound (nb, nblue + nyellow);
     if (frame->geometry) {
         s_build_geometry (model, &geometry);
         wrapper.geometry = &geometry.data;
+        bound = 0; /* rare: sized exactly */
     }
-    return s_pack (&wrapper.base, buf, cap);
+    return s_pack (&wrapper.base, bound, buf, cap);
 }
 
 size_t
@@ -302,7 +333,7 @@ vis_codec_geometry (const vis_model_t *model, uint8_t *buf, size_t cap)
     wrapper.geometry = &geometry.data;
     wrapper.has_source = true;
     wrapper.source = SSL__SOURCE__SSL_SOURCE_OTHER;
-    return s_pack (&wrapper.base, buf, cap);
+    return s_pack (&wrapper.base, 0, buf, cap);
 }
 
 size_t
@@ -371,5 +402,5 @@ vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap, const cha
     wrapper.uuid = (char *) uuid;
     wrapper.source_name = (char *) VIS_TRUTH_SOURCE_NAME;
     wrapper.tracked_frame = &frame;
-    return s_pack (&wrapper.base, buf, cap);
+    return s_pack (&wrapper.base, 0, buf, cap);
 }

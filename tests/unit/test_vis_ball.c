@@ -151,3 +151,48 @@ Test (vis_ball, flying_ball_reported_projected)
     cr_assert_float_eq (f.balls[0].area, 63.0 * vis_ball_area_term (6.4, 1.0 - R_BALL, 1420), 1e-9);
     vis_model_destroy (&m);
 }
+
+/* Which robots hide the ball does not depend on their order, so shuffling
+   the snapshot (and putting a far robot first, which moves every robot
+   between the two lanes of the candidate pass and its scalar tail) must
+   give the very same visibility and centroid. Random crowds around the
+   ball, on the floor and in flight, some robots without size. */
+Test (vis_ball, robot_order_does_not_matter)
+{
+    uint64_t st = 0x9e3779b97f4a7c15ull;
+    int partial = 0;
+    for (int scene = 0; scene < 400; scene++) {
+        double u[2 * SIM_SNAPSHOT_MAX_ROBOTS + 4];
+        for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            u[i] = (double) (st >> 11) / 9007199254740992.0;
+        }
+        int n = 1 + scene % 13;
+        double bx = -1 + 2 * u[0], by = -1 + 2 * u[1], bz = scene % 3 ? R_BALL : R_BALL + 0.4 * u[2];
+        sim_snapshot_t a, b;
+        memset (&a, 0, sizeof a);
+        memset (&b, 0, sizeof b);
+        a.robot_count = n;
+        b.robot_count = n + 1;
+        b.robots[0] = (sim_robot_state_t) { .x = 40, .y = 40, .radius = 0.09, .height = 0.15 };
+        for (int k = 0; k < n; k++) {
+            a.robots[k] = (sim_robot_state_t) {
+                .id = k,
+                .x = bx + 0.5 * (u[4 + 2 * k] - 0.5),
+                .y = by + 0.5 * (u[5 + 2 * k] - 0.5),
+                .radius = k % 5 == 4 ? 0 : 0.09,
+                .height = 0.15,
+            };
+            b.robots[n - k] = a.robots[k]; /* reversed, behind the far one */
+        }
+        double va, vb, ax, ay, az, bx2, by2, bz2;
+        va = vis_ball_visibility (&a, bx, by, bz, R_BALL, &s_cam, &ax, &ay, &az);
+        vb = vis_ball_visibility (&b, bx, by, bz, R_BALL, &s_cam, &bx2, &by2, &bz2);
+        cr_assert (va == vb && ax == bx2 && ay == by2 && az == bz2, "scene %d: %.17g vs %.17g", scene, va,
+                   vb);
+        partial += va > 0 && va < 1;
+    }
+    cr_assert (partial > 20, "robots hid part of the ball in %d scenes", partial);
+}

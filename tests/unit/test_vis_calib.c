@@ -191,3 +191,65 @@ Test (vis_calib, camera_disagreement_over_seeds)
     cr_assert_float_eq (sqrt (dx2 / n), 0.0141, 0.002);
     cr_assert_float_eq (sqrt (dphi2 / n), 0.028, 0.004);
 }
+
+/* The warp by its definition (vision.md §3.2) with libm's sine, the
+   phase rounded as the model rounds it. */
+static double
+s_raw_by_hand (const vis_warp_basis_t *b, double length, double x, double y)
+{
+    double sum = 0, k = 2 * M_PI / length;
+    for (int i = 0; i < VIS_WARP_WAVES; i++)
+        sum += sin (k * (x * b->wave[i].ux + y * b->wave[i].uy) + b->wave[i].phase);
+    return sqrt (2.0 / VIS_WARP_WAVES) * sum;
+}
+
+/* A frame's robots are evaluated together (lanes across points, chunks of
+   several points): each point must get its own error, the bits of one
+   call for it alone, for any count and with warps switched off. */
+Test (vis_calib, many_points_at_once_match_one_at_a_time)
+{
+    sim_config_t cfg = s_cfg ();
+    sim_field_t field;
+    sim_field_resolve (&cfg.field, cfg.run.division, &field);
+    sim_rng_t rng;
+    sim_schedule_calibration_rng (cfg.sim.seed, cfg.rig_generation, &rng);
+    vis_calib_t c;
+    vis_calib_draw (&rng, &field, 3.0, &c);
+    enum { N = 37 };
+    double x[N], y[N], ex[N], ey[N], ep[N], bx[N], by[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = -6 + 0.33 * i;
+        y[i] = 4.5 - 0.25 * i;
+    }
+    for (int variant = 0; variant < 4; variant++) {
+        sim_realism_t r = cfg.realism;
+        if (variant == 1)
+            r.calibration_warp_stddev = 0; /* only the orientation warp */
+        if (variant == 2)
+            r.calibration_orientation_warp = 0;
+        if (variant == 3)
+            r.calibration_warp_length = 2e-6; /* phases past the kernel's range: libm */
+        for (int n = 0; n <= N; n += (n < 6 ? 1 : 7)) {
+            vis_calib_error_n (&c, &r, x, y, n, ex, ey, ep);
+            vis_calib_error_n (&c, &r, x, y, n, bx, by, NULL);
+            for (int i = 0; i < n; i++) {
+                double sx, sy, sp;
+                vis_calib_error (&c, &r, x[i], y[i], &sx, &sy, &sp);
+                cr_assert (ex[i] == sx && ey[i] == sy && ep[i] == sp, "variant %d n %d point %d", variant, n,
+                           i);
+                cr_assert (bx[i] == sx && by[i] == sy, "without orientation: variant %d point %d", variant,
+                           i);
+                double L = r.calibration_warp_length;
+                double hx = r.object_position_offset * c.ox
+                          + r.calibration_warp_stddev * c.bx.gain * s_raw_by_hand (&c.bx, L, x[i], y[i]);
+                double hp =
+                    c.sign * r.calibration_orientation_offset
+                    + r.calibration_orientation_warp * c.bphi.gain * s_raw_by_hand (&c.bphi, L, x[i], y[i]);
+                /* libm against the kernel (~1e-16 each) is all that may differ */
+                cr_assert_float_eq (ex[i], hx, 1e-15, "variant %d point %d: %.17g vs %.17g", variant, i,
+                                    ex[i], hx);
+                cr_assert_float_eq (ep[i], hp, 2e-15, "variant %d point %d", variant, i);
+            }
+        }
+    }
+}

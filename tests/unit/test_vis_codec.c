@@ -170,6 +170,48 @@ Test (vis_codec, detection_and_geometry)
     vis_model_destroy (&m);
 }
 
+/* The fullest detection frame, every field at its longest encoding: the
+   codec skips the exact sizing below a bound from the counts, so any cap
+   short of the real size must still give 0 and leave the bytes past it
+   alone. */
+Test (vis_codec, full_frame_never_overruns)
+{
+    sim_config_t cfg = vis_test_cfg ("none");
+    vis_model_t *m = sim_fc_model_new (&cfg);
+    static vis_frame_t f;
+    memset (&f, 0, sizeof f);
+    f.frame_number = UINT32_MAX;
+    f.camera_id = INT32_MAX;
+    f.t_capture = 1e9;
+    f.t_sent = 1e9;
+    f.ball_count = VIS_MAX_BALLS;
+    for (int i = 0; i < VIS_MAX_BALLS; i++)
+        f.balls[i] = (vis_ball_det_t) {
+            .x = 1e3, .y = -1e3, .z = 2.0, .area = 1e12, .confidence = 0.5, .has_z = true, .has_area = true
+        };
+    f.blue_count = f.yellow_count = VIS_MAX_ROBOTS;
+    for (int i = 0; i < VIS_MAX_ROBOTS; i++)
+        f.blue[i] = f.yellow[i] = (vis_robot_det_t) {
+            .id = INT32_MAX, .x = 1e3, .y = -1e3, .orientation = 3, .height = 0.15, .confidence = 1
+        };
+    static uint8_t big[VIS_CODEC_MAX_PACKET], small[VIS_CODEC_MAX_PACKET + 64];
+    size_t len = vis_codec_wrapper (m, &f, big, sizeof big);
+    cr_assert (len > 0);
+    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, len, big);
+    cr_assert_not_null (w);
+    cr_assert_eq (w->detection->n_robots_blue, (size_t) VIS_MAX_ROBOTS);
+    cr_assert_eq (w->detection->balls[0]->area, UINT32_MAX);
+    ssl__wrapper_packet__free_unpacked (w, NULL);
+    for (size_t cap = len + 1; cap-- > len - 64;) {
+        memset (small, 0xA5, sizeof small);
+        size_t got = vis_codec_wrapper (m, &f, small, cap);
+        cr_assert_eq (got, cap >= len ? len : 0u, "cap %zu", cap);
+        for (size_t i = cap; i < sizeof small; i++)
+            cr_assert_eq (small[i], 0xA5, "byte %zu past cap %zu written", i, cap);
+    }
+    vis_model_destroy (&m);
+}
+
 Test (vis_codec, advertised_camera_position_error)
 {
     sim_config_t cfg = vis_test_cfg ("realistic");

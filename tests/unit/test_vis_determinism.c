@@ -141,42 +141,44 @@ Test (vis_determinism, captures_keyed_not_running)
     vis_model_destroy (&m);
 }
 
-Test (vis_determinism, scheduled_captures_draw_what_fresh_ones_do)
+/* The scene with the ball swinging across the middle four times a second:
+   each camera sees it for runs of a few frames and misses it for runs of
+   a few more, so the model's ball-loss memo is asked after gaps. */
+static sim_snapshot_t
+s_scene_swinging (uint64_t t_ns)
 {
-    /* the model keeps draws one frame shares with the next (ball-loss
-       bursts, processing times); a capture from the schedule must still be
-       the one a fresh capture of the same frame gives, also after a new
-       seed arrives at runtime (every second here, with long and frequent
-       bursts, so a draw kept from the old seed would show). Without
-       capture jitter both see the world at the snapshot. */
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    char err[256];
-    cr_assert (sim_config_apply_realism (&cfg, "rc26", err, sizeof err) == 0, "%s", err);
-    cfg.realism.capture_jitter = 0;
-    cfg.realism.capture_late_rate = 0;
-    cfg.realism.ball_loss_burst_rate = 0.2;
-    cfg.realism.ball_loss_burst_length = 5;
-    cfg.sim.seed = 12;
-    vis_model_t *m = sim_fc_model_new (&cfg);
+    sim_snapshot_t s = s_scene (t_ns);
+    double t = (double) t_ns * 1e-9;
+    s.ball.x = 0.8 * sin (2 * M_PI * 2 * t) + 0.3 * sin (2 * M_PI * 0.13 * t);
+    return s;
+}
+
+/* Run `cfg` for 8 s with a new seed every second, comparing every frame
+   the schedule released with a fresh capture of the same frame; returns
+   the frames compared, *lost those without a ball. */
+static int
+s_scheduled_against_fresh (sim_config_t *cfg, sim_snapshot_t (*scene) (uint64_t), int *lost)
+{
+    vis_model_t *m = sim_fc_model_new (cfg);
     static uint8_t b1[VIS_CODEC_MAX_PACKET], b2[VIS_CODEC_MAX_PACKET];
     uint64_t change = 0;
-    int compared = 0, lost = 0;
+    int compared = 0;
+    *lost = 0;
     for (uint64_t t = MS; t <= 8000 * MS; t += MS) {
         if (t % (1000 * MS) == 0) {
             change = t;
-            cfg.sim.seed++;
+            cfg->sim.seed++;
             vis_model_def_t def;
-            vis_model_def_from_config (&def, &cfg);
+            vis_model_def_from_config (&def, cfg);
             vis_model_set_def (m, &def);
         }
-        sim_snapshot_t s = s_scene (t);
+        sim_snapshot_t s = scene (t);
         int n = vis_model_advance (m, &s);
         for (int i = 0; i < n; i++) {
             vis_frame_t f = *vis_model_released (m, i);
             if (f.capture_ns < change && f.due_ns >= change)
                 continue; /* drawn with the old seed, encoded with the new one */
-            sim_snapshot_t at = s_scene (f.capture_ns);
+            sim_snapshot_t at = scene (f.capture_ns);
             vis_frame_t fresh;
             vis_model_capture (m, f.camera_index, f.frame_number, &at, &fresh);
             fresh.capture_ns = f.capture_ns;
@@ -186,11 +188,37 @@ Test (vis_determinism, scheduled_captures_draw_what_fresh_ones_do)
             size_t l2 = vis_codec_wrapper (m, &fresh, b2, sizeof b2);
             cr_assert_eq (l1, l2, "frame %u camera %d", f.frame_number, f.camera_index);
             cr_assert (memcmp (b1, b2, l1) == 0, "frame %u camera %d", f.frame_number, f.camera_index);
-            lost += f.ball_count == 0;
+            *lost += f.ball_count == 0;
             compared++;
         }
     }
+    vis_model_destroy (&m);
+    return compared;
+}
+
+Test (vis_determinism, scheduled_captures_draw_what_fresh_ones_do)
+{
+    /* the model keeps draws one frame shares with the next (ball-loss
+       bursts, processing times); a capture from the schedule must still be
+       the one a fresh capture of the same frame gives, also after a new
+       seed arrives at runtime (every second here, with long and frequent
+       bursts, so a draw kept from the old seed would show), and when the
+       ball comes back into a camera's part after a few frames or many.
+       Without capture jitter both see the world at the snapshot. */
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    char err[256];
+    cr_assert (sim_config_apply_realism (&cfg, "rc26", err, sizeof err) == 0, "%s", err);
+    cfg.realism.capture_jitter = 0;
+    cfg.realism.capture_late_rate = 0;
+    cfg.realism.ball_loss_burst_rate = 0.2;
+    cfg.realism.ball_loss_burst_length = 5;
+    cfg.sim.seed = 12;
+    int lost;
+    int compared = s_scheduled_against_fresh (&cfg, s_scene, &lost);
     cr_assert (compared > 1000, "%d frames compared", compared);
     cr_assert (lost > 50, "the bursts were exercised (%d frames without a ball)", lost);
-    vis_model_destroy (&m);
+    compared = s_scheduled_against_fresh (&cfg, s_scene_swinging, &lost);
+    cr_assert (compared > 1000, "%d frames compared", compared);
+    cr_assert (lost > 200, "the ball was away and the bursts exercised (%d frames without a ball)", lost);
 }

@@ -1,4 +1,4 @@
-/*  test_vis_region.c - the region rule (services/vision/model/vis_region.c)
+/*  test_vis_region.c - the region rule (services/vision/model/vis_region.h)
     against the 17 ER-Force vectors and the FOV vectors of spec/vision.md §4.
 */
 #include <criterion/criterion.h>
@@ -70,4 +70,31 @@ Test (vis_region, default_pair_band)
     /* 6.86 m from camera 0's nadir: beyond the 6.6 m FOV */
     cr_assert_eq (s_seen (&rig, 6.5, 5.5, 0.8, 6.6), 0x0u);
     cr_assert_eq (s_seen (&rig, 6.5, 5.5, 0.8, 0), 0x1u);
+}
+
+/* The model tests a capture's robots together (two lanes at a time): the
+   same answers as one point at a time, on the vectors' exact borders, odd
+   counts, NaN and with the disc on and off. */
+Test (vis_region, many_points_match_one_at_a_time)
+{
+    sim_rig_t rig = s_four ();
+    enum { N = 45 };
+    double x[N], y[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = -7 + 0.5 * (i % 29);
+        y[i] = 0.5 * (i % 7) - 0.5 * (i % 3);
+    }
+    x[3] = NAN;
+    y[8] = NAN;
+    x[10] = 0.5; /* on the band's border with overlap 0.25 */
+    y[10] = 0;
+    for (int fov = 0; fov < 2; fov++)
+        for (int cam = 0; cam < rig.count; cam++)
+            for (int n = 0; n <= N; n += n < 5 ? 1 : 8) {
+                bool seen[N];
+                vis_region_visible_n (&rig, cam, x, y, n, 0.25, fov ? 6.6 : 0, seen);
+                for (int i = 0; i < n; i++)
+                    cr_assert_eq (seen[i], vis_region_visible (&rig, cam, x[i], y[i], 0.25, fov ? 6.6 : 0),
+                                  "camera %d point %d (%g, %g) fov %d", cam, i, x[i], y[i], fov);
+            }
 }

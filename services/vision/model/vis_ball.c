@@ -3,6 +3,10 @@
 
 #include <math.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* Does the segment a -> b pass through the vertical cylinder at (ox, oy)
    with radius rad and height h standing on the floor? The horizontal
    projection gives the parameter range inside the disc; the segment's
@@ -96,7 +100,49 @@ vis_ball_visibility (const sim_snapshot_t *snap, double bx, double by, double bz
     int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
     double z_low = bz - r;
     double hrun = hypot (cam->x - bx, cam->y - by) + r;
-    for (int k = 0; k < n; k++) {
+    int k = 0;
+#ifdef __SSE2__
+    /* two robots at a time, the scalar loop's operations per lane (both
+       branches of the reach computed, one kept); a lane the squares cannot
+       decide is asked of hypot as below */
+    const __m128d zero = _mm_setzero_pd (), czv = _mm_set1_pd (cam->z), zlv = _mm_set1_pd (z_low);
+    const __m128d hrv = _mm_set1_pd (hrun), rv = _mm_set1_pd (r), bxv = _mm_set1_pd (bx),
+                  byv = _mm_set1_pd (by);
+    const __m128d abs = _mm_castsi128_pd (_mm_set1_epi64x (0x7fffffffffffffffll));
+    for (; k + 1 < n; k += 2) {
+        const sim_robot_state_t *r0 = &snap->robots[k], *r1 = &snap->robots[k + 1];
+        __m128d rad = _mm_set_pd (r1->radius, r0->radius), h = _mm_set_pd (r1->height, r0->height);
+        __m128d valid = _mm_and_pd (_mm_cmpgt_pd (rad, zero), _mm_cmpgt_pd (h, zero));
+        __m128d above = _mm_and_pd (_mm_cmpgt_pd (czv, h), _mm_cmpgt_pd (czv, zlv));
+        valid = _mm_andnot_pd (_mm_and_pd (above, _mm_cmpgt_pd (zlv, h)), valid);
+        __m128d slope = _mm_mul_pd (_mm_div_pd (_mm_sub_pd (h, zlv), _mm_sub_pd (czv, zlv)), hrv);
+        __m128d reach = _mm_or_pd (_mm_and_pd (above, slope), _mm_andnot_pd (above, hrv));
+        __m128d dx = _mm_sub_pd (_mm_set_pd (r1->x, r0->x), bxv),
+                dy = _mm_sub_pd (_mm_set_pd (r1->y, r0->y), byv);
+        __m128d bound = _mm_add_pd (_mm_add_pd (_mm_add_pd (rad, rv), reach), _mm_set1_pd (1e-9));
+        __m128d q = _mm_sqrt_pd (_mm_add_pd (_mm_mul_pd (dx, dx), _mm_mul_pd (dy, dy)));
+        __m128d slack = _mm_add_pd (
+            _mm_set1_pd (1e-6),
+            _mm_mul_pd (_mm_set1_pd (1e-12), _mm_add_pd (_mm_and_pd (abs, dx), _mm_and_pd (abs, dy))));
+        int in = _mm_movemask_pd (_mm_cmple_pd (_mm_add_pd (q, slack), bound));
+        int out = _mm_movemask_pd (_mm_cmpgt_pd (_mm_sub_pd (q, slack), bound));
+        int ok = _mm_movemask_pd (valid);
+        if (!(ok & ~out))
+            continue; /* the usual case: neither robot near */
+        double dxl[2], dyl[2], bl[2];
+        _mm_storeu_pd (dxl, dx);
+        _mm_storeu_pd (dyl, dy);
+        _mm_storeu_pd (bl, bound);
+        for (int l = 0; l < 2; l++) {
+            int bit = 1 << l;
+            if (!(ok & bit) || (out & bit))
+                continue;
+            if ((in & bit) || hypot (dxl[l], dyl[l]) <= bl[l])
+                cand[nc++] = k + l;
+        }
+    }
+#endif
+    for (; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
         if (!(rb->radius > 0) || !(rb->height > 0))
             continue;

@@ -1,6 +1,7 @@
 /*  vis_calib.c - draw and evaluate the static calibration error. */
 #include "vis_calib.h"
 
+#include <assert.h>
 #include <math.h>
 
 #include "sim_math.h"
@@ -40,26 +41,83 @@ s_sines (const double *a, int n, double *out)
     }
 }
 
-/* raw() of each of the n bases at (x, y) into out (length > 0): every
-   wave's phase first, then their sines together. */
-static void
-s_warp_raw_n (const vis_warp_basis_t *const *basis, int n, double length, double x, double y, double *out)
+/* Points one pass of s_raw evaluates at most: enough for the sines to
+   fill their lanes across points, few enough for the stack. */
+#define S_CHUNK 16
+
+#ifdef SIM_MATH_AVX2
+/* vis_calib_error_n's warped outputs on CPUs with AVX2, four points at a
+   time: out[b][i] = offset[b] + scale[b] * raw_b (x[i], y[i]) for the nb
+   bases, with the operations of s_raw and the combination lane by lane. */
+SIM_MATH_AVX2_TARGET static void
+s_error4 (const vis_warp_basis_t *const *basis, int nb, double k, const double *x, const double *y, int n,
+          const double *scale, const double *offset, double *const *out)
 {
+    const __m256d kv = _mm256_set1_pd (k), norm = _mm256_set1_pd (sqrt (2.0 / VIS_WARP_WAVES));
+    const __m256d max = _mm256_set1_pd (VIS_SIN_KERNEL_MAX), magnitude = _mm256_set1_pd (-0.0);
+    const __m256i lane = _mm256_set_epi64x (3, 2, 1, 0);
+    for (int p = 0; p < n; p += 4) {
+        /* the last points through masked loads and stores: lanes past n
+           read 0 and write nothing */
+        __m256i live = _mm256_cmpgt_epi64 (_mm256_set1_epi64x (n - p), lane);
+        __m256d xv = _mm256_maskload_pd (x + p, live), yv = _mm256_maskload_pd (y + p, live);
+        for (int b = 0; b < nb; b++) {
+            __m256d sum = _mm256_setzero_pd ();
+            for (int i = 0; i < VIS_WARP_WAVES; i++) {
+                const vis_wave_t *w = &basis[b]->wave[i];
+                __m256d a = _mm256_add_pd (
+                    _mm256_mul_pd (kv, _mm256_add_pd (_mm256_mul_pd (xv, _mm256_set1_pd (w->ux)),
+                                                      _mm256_mul_pd (yv, _mm256_set1_pd (w->uy)))),
+                    _mm256_set1_pd (w->phase));
+                __m256d sv, cv;
+                sim_sincos4 (a, &sv, &cv);
+                /* as s_sines: libm beyond the kernel's range and for NaN */
+                __m256d inside = _mm256_cmp_pd (_mm256_andnot_pd (magnitude, a), max, _CMP_LE_OQ);
+                if (_mm256_movemask_pd (inside) != 0xF) {
+                    double al[4], sl[4];
+                    _mm256_storeu_pd (al, a);
+                    _mm256_storeu_pd (sl, sv);
+                    for (int l = 0; l < 4; l++)
+                        if (!(fabs (al[l]) <= VIS_SIN_KERNEL_MAX))
+                            sl[l] = sin (al[l]);
+                    sv = _mm256_loadu_pd (sl);
+                }
+                sum = _mm256_add_pd (sum, sv);
+            }
+            __m256d v = _mm256_add_pd (_mm256_set1_pd (offset[b]),
+                                       _mm256_mul_pd (_mm256_set1_pd (scale[b]), _mm256_mul_pd (norm, sum)));
+            _mm256_maskstore_pd (out[b] + p, live, v);
+        }
+    }
+}
+#endif
+
+/* raw() of each of the nb bases at the np <= S_CHUNK points (x[i], y[i])
+   into out[b * S_CHUNK + i] (length > 0): every wave's phase first, then
+   all their sines together, then the sums in the order of one point at a
+   time. */
+static void
+s_raw (const vis_warp_basis_t *const *basis, int nb, double length, const double *x, const double *y, int np,
+       double *out)
+{
+    assert (nb <= 3 && np <= S_CHUNK);
     double k = 2 * M_PI / length;
-    double a[3 * VIS_WARP_WAVES], sines[3 * VIS_WARP_WAVES];
+    double a[3 * VIS_WARP_WAVES * S_CHUNK], sines[3 * VIS_WARP_WAVES * S_CHUNK];
     int m = 0;
-    for (int b = 0; b < n; b++)
+    for (int b = 0; b < nb; b++)
         for (int i = 0; i < VIS_WARP_WAVES; i++) {
             const vis_wave_t *w = &basis[b]->wave[i];
-            a[m++] = k * (x * w->ux + y * w->uy) + w->phase;
+            for (int p = 0; p < np; p++)
+                a[m++] = k * (x[p] * w->ux + y[p] * w->uy) + w->phase;
         }
     s_sines (a, m, sines);
-    for (int b = 0; b < n; b++) {
-        double sum = 0;
-        for (int i = 0; i < VIS_WARP_WAVES; i++)
-            sum += sines[b * VIS_WARP_WAVES + i];
-        out[b] = sqrt (2.0 / VIS_WARP_WAVES) * sum;
-    }
+    for (int b = 0; b < nb; b++)
+        for (int p = 0; p < np; p++) {
+            double sum = 0;
+            for (int i = 0; i < VIS_WARP_WAVES; i++)
+                sum += sines[(b * VIS_WARP_WAVES + i) * np + p];
+            out[b * S_CHUNK + p] = sqrt (2.0 / VIS_WARP_WAVES) * sum;
+        }
 }
 
 static void
@@ -79,9 +137,9 @@ vis_warp_raw (const vis_warp_basis_t *basis, double length, double x, double y)
 {
     if (!(length > 0))
         return 0;
-    double v;
-    s_warp_raw_n (&basis, 1, length, x, y, &v);
-    return v;
+    double v[S_CHUNK];
+    s_raw (&basis, 1, length, &x, &y, 1, v);
+    return v[0];
 }
 
 static void
@@ -123,27 +181,64 @@ vis_calib_draw (sim_rng_t *rng, const sim_field_t *field, double warp_length, vi
 }
 
 void
-vis_calib_error (const vis_calib_t *calib, const sim_realism_t *r, double x, double y, double *ex, double *ey,
-                 double *ephi)
+vis_calib_error_n (const vis_calib_t *calib, const sim_realism_t *r, const double *x, const double *y, int n,
+                   double *ex, double *ey, double *ephi)
 {
     double L = r->calibration_warp_length;
     /* the warps that show (x, y, orientation), evaluated together */
     const vis_warp_basis_t *all[3] = { &calib->bx, &calib->by, &calib->bphi };
     const double amp[3] = { r->calibration_warp_stddev, r->calibration_warp_stddev,
                             r->calibration_orientation_warp };
+    const double offset[3] = { r->object_position_offset * calib->ox, r->object_position_offset * calib->oy,
+                               calib->sign * r->calibration_orientation_offset };
+    double *out[3] = { ex, ey, ephi };
     const vis_warp_basis_t *basis[3] = { NULL, NULL, NULL };
-    int which[3], n = 0;
+    int which[3] = { -1, -1, -1 }, nb = 0;
     for (int b = 0; L > 0 && b < (ephi ? 3 : 2); b++)
         if (amp[b] != 0) {
-            basis[n] = all[b];
-            which[n++] = b;
+            which[b] = nb;
+            basis[nb++] = all[b];
         }
-    double raw[3], warp[3] = { 0, 0, 0 };
-    s_warp_raw_n (basis, n, L, x, y, raw);
-    for (int j = 0; j < n; j++)
-        warp[which[j]] = amp[which[j]] * all[which[j]]->gain * raw[j];
-    *ex = r->object_position_offset * calib->ox + warp[0];
-    *ey = r->object_position_offset * calib->oy + warp[1];
-    if (ephi)
-        *ephi = calib->sign * r->calibration_orientation_offset + warp[2];
+#ifdef SIM_MATH_AVX2
+    if (nb > 0 && sim_math_have_avx2 ()) {
+        double scale[3], off[3], *dst[3];
+        for (int b = 0; b < (ephi ? 3 : 2); b++) {
+            if (which[b] < 0) {
+                for (int p = 0; p < n; p++)
+                    out[b][p] = offset[b] + 0.0; /* as with a warp of 0: -0 becomes +0 */
+                continue;
+            }
+            scale[which[b]] = amp[b] * all[b]->gain;
+            off[which[b]] = offset[b];
+            dst[which[b]] = out[b];
+        }
+        s_error4 (basis, nb, 2 * M_PI / L, x, y, n, scale, off, dst);
+        return;
+    }
+#endif
+    for (int p0 = 0; p0 < n; p0 += S_CHUNK) {
+        int np = n - p0 < S_CHUNK ? n - p0 : S_CHUNK;
+        double raw[3 * S_CHUNK];
+        if (nb > 0)
+            s_raw (basis, nb, L, x + p0, y + p0, np, raw);
+        for (int b = 0; b < (ephi ? 3 : 2); b++) {
+            double *o = out[b] + p0;
+            if (which[b] < 0) {
+                for (int p = 0; p < np; p++)
+                    o[p] = offset[b] + 0.0; /* as with a warp of 0: -0 becomes +0 */
+                continue;
+            }
+            double scale = amp[b] * all[b]->gain;
+            const double *w = raw + which[b] * S_CHUNK;
+            for (int p = 0; p < np; p++)
+                o[p] = offset[b] + scale * w[p];
+        }
+    }
+}
+
+void
+vis_calib_error (const vis_calib_t *calib, const sim_realism_t *r, double x, double y, double *ex, double *ey,
+                 double *ephi)
+{
+    vis_calib_error_n (calib, r, &x, &y, 1, ex, ey, ephi);
 }

@@ -44,4 +44,10 @@ double vis_warp_raw (const vis_warp_basis_t *basis, double length, double x, dou
 void vis_calib_error (const vis_calib_t *calib, const sim_realism_t *realism, double x, double y, double *ex,
                       double *ey, double *ephi);
 
+/* vis_calib_error at the n points (x[i], y[i]) into ex[i], ey[i] and
+   ephi[i] (ephi may be NULL), the same bits as n calls: a frame's robots
+   evaluated together let the sine kernel fill its lanes across them. */
+void vis_calib_error_n (const vis_calib_t *calib, const sim_realism_t *realism, const double *x,
+                        const double *y, int n, double *ex, double *ey, double *ephi);
+
 #endif

@@ -62,22 +62,6 @@ vis_camera_resolve (const sim_camera_cfg_t *cam, int index, int sensor_mix, doub
     out->cz = (float) ((cam->z + e * uz) * 1000.0);
 }
 
-/* The camera frame is the world turned 180 degrees about x (it looks
-   down): camera x = world x - cx, camera y = cy - world y, depth = cz - z. */
-int
-vis_camera_project (const vis_camera_t *cam, double x, double y, double z, double *u, double *v)
-{
-    double depth = (double) cam->cz - z;
-    if (!(depth >= 1.0)) {
-        *u = *v = 0;
-        return -1;
-    }
-    double k = (double) cam->focal / depth;
-    *u = (double) cam->ppx + k * (x - (double) cam->cx);
-    *v = (double) cam->ppy + k * ((double) cam->cy - y);
-    return 0;
-}
-
 int
 vis_camera_unproject (const vis_camera_t *cam, double u, double v, double z, double *x, double *y)
 {

@@ -35,8 +35,23 @@ void vis_camera_resolve (const sim_camera_cfg_t *cam, int index, int sensor_mix,
 
 /* Pixel coordinates of world point (x, y, z) in mm through `cam` into
    *u, *v. Returns 0, or -1 (pixels 0, 0) when the point is not below the
-   camera's centre by at least 1 mm. */
-int vis_camera_project (const vis_camera_t *cam, double x, double y, double z, double *u, double *v);
+   camera's centre by at least 1 mm. Inline: the codec projects every
+   detection. The camera frame is the world turned 180 degrees about x
+   (it looks down): camera x = world x - cx, camera y = cy - world y,
+   depth = cz - z. */
+static inline int
+vis_camera_project (const vis_camera_t *cam, double x, double y, double z, double *u, double *v)
+{
+    double depth = (double) cam->cz - z;
+    if (!(depth >= 1.0)) {
+        *u = *v = 0;
+        return -1;
+    }
+    double k = (double) cam->focal / depth;
+    *u = (double) cam->ppx + k * (x - (double) cam->cx);
+    *v = (double) cam->ppy + k * ((double) cam->cy - y);
+    return 0;
+}
 
 /* The inverse at a known height z (mm): world x, y (mm) of pixel (u, v).
    Returns 0, or -1 when z is not below the camera's centre. */

@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* Frames the ball-loss burst looks back at most (s_ball_burst_lost). */
 #define S_BURST_REACH 64
 
@@ -30,6 +34,12 @@ typedef struct {
     double processing[2];
     uint32_t processing_frame[2];
     bool processing_valid[2];
+    /* s_ball_burst_lost's answer so far: the furthest frame the bursts
+       started at frames up to burst_last reach (-1: none), valid when
+       burst_run is set */
+    bool burst_run;
+    uint32_t burst_last;
+    int64_t burst_cover;
 } s_memo_t;
 
 struct vis_model_t {
@@ -248,16 +258,37 @@ s_soft_fov (const sim_realism_t *r)
     return r->fov_edge_radius > 0 && r->fov_edge_width > 0;
 }
 
-static bool
-s_fov_edge_miss (const sim_realism_t *r, const sim_camera_cfg_t *cam, sim_rng_t *rng_d, double x, double y)
+/* The soft edge as one capture sees it, worked out once per capture. */
+typedef struct {
+    bool on;              /* s_soft_fov */
+    double cx, cy;        /* the camera's nadir */
+    double radius, width; /* fov_edge_radius, fov_edge_width */
+    double sure2;         /* squared distance always seen within (0: none) */
+} s_edge_t;
+
+static void
+s_edge_init (const sim_realism_t *r, const sim_camera_cfg_t *cam, s_edge_t *e)
 {
-    if (!s_soft_fov (r))
-        return false;
-    double dx = x - cam->x, dy = y - cam->y;
     double sure = r->fov_edge_radius - 30 * r->fov_edge_width;
-    if (sure > 0 && dx * dx + dy * dy < sure * sure)
+    *e = (s_edge_t) {
+        .on = s_soft_fov (r),
+        .cx = cam->x,
+        .cy = cam->y,
+        .radius = r->fov_edge_radius,
+        .width = r->fov_edge_width,
+        .sure2 = sure > 0 ? sure * sure : 0,
+    };
+}
+
+static inline bool
+s_fov_edge_miss (const s_edge_t *e, sim_rng_t *rng_d, double x, double y)
+{
+    if (!e->on)
         return false;
-    double u = (sqrt (dx * dx + dy * dy) - r->fov_edge_radius) / r->fov_edge_width;
+    double dx = x - e->cx, dy = y - e->cy;
+    if (dx * dx + dy * dy < e->sure2)
+        return false;
+    double u = (sqrt (dx * dx + dy * dy) - e->radius) / e->width;
     if (u > 30)
         return true;
     return sim_rng_chance (rng_d, 1 / (1 + exp (-u)));
@@ -286,6 +317,28 @@ s_burst_u (s_memo_t *memo, uint64_t seed, uint64_t key, uint32_t frame)
     return u;
 }
 
+/* The largest j for which u < q keep^j, with the thresholds and limits of
+   the scan in s_ball_burst_lost (j < S_BURST_REACH, threshold > 1e-12);
+   -1 when u starts no burst. The thresholds only fall, so the frame that
+   drew u covers exactly frames f .. f + reach. */
+static int
+s_burst_reach (double u, double q, double keep)
+{
+    int reach = -1;
+    double threshold = q;
+    for (int j = 0; j < S_BURST_REACH && threshold > 1e-12 && u < threshold; j++) {
+        reach = j;
+        threshold *= keep;
+    }
+    return reach;
+}
+
+/* Frame k is lost when some frame k - j (j <= k, within the scan's
+   limits) drew u < q keep^j, that is when k lies within the reach of a
+   burst that started up to S_BURST_REACH - 1 frames before. The memo keeps
+   the furthest reach so far, so a camera's next capture looks at only
+   the frames since its last; without one (or after a gap) the window is
+   scanned afresh. */
 static bool
 s_ball_burst_lost (s_memo_t *memo, const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
 {
@@ -294,13 +347,29 @@ s_ball_burst_lost (s_memo_t *memo, const sim_realism_t *r, uint64_t seed, uint64
         return false;
     double m = r->ball_loss_burst_length > 1 ? r->ball_loss_burst_length : 1;
     double keep = 1 - 1 / m;
-    double threshold = q;
-    for (uint32_t j = 0; j <= frame && j < S_BURST_REACH && threshold > 1e-12; j++) {
-        if (s_burst_u (memo, seed, key, frame - j) < threshold)
-            return true;
-        threshold *= keep;
+    uint64_t from;
+    int64_t cover = -1;
+    if (memo && memo->burst_run && memo->burst_last <= frame && frame - memo->burst_last < S_BURST_REACH) {
+        from = (uint64_t) memo->burst_last + 1;
+        cover = memo->burst_cover;
+    } else {
+        /* afresh: only the frames the scan would reach back to */
+        int span = 0;
+        for (double threshold = q; span < S_BURST_REACH && threshold > 1e-12; threshold *= keep)
+            span++;
+        from = (uint64_t) frame + 1 >= (uint64_t) span ? (uint64_t) frame + 1 - (uint64_t) span : 0;
     }
-    return false;
+    for (uint64_t f = from; f <= frame; f++) {
+        int reach = s_burst_reach (s_burst_u (memo, seed, key, (uint32_t) f), q, keep);
+        if (reach >= 0 && (int64_t) f + reach > cover)
+            cover = (int64_t) f + reach;
+    }
+    if (memo) {
+        memo->burst_run = true;
+        memo->burst_last = frame;
+        memo->burst_cover = cover;
+    }
+    return cover >= (int64_t) frame;
 }
 
 /* Chance the ball is lost next to a robot (docs/vision.md): A exp (-g / L)
@@ -320,7 +389,31 @@ s_near_robot_loss (const sim_realism_t *r, const sim_snapshot_t *snap, int n, do
        which returns 0 as its huge hypot gap would. */
     double approx[SIM_SNAPSHOT_MAX_ROBOTS], slack[SIM_SNAPSHOT_MAX_ROBOTS];
     double best = INFINITY;
-    for (int k = 0; k < n; k++) {
+    int k = 0;
+#ifdef __SSE2__
+    /* two robots at a time, the same operations per lane; minpd is exactly
+       `v < best ? v : best`, and the minimum of the lanes is the minimum */
+    const __m128d bxv = _mm_set1_pd (bx), byv = _mm_set1_pd (by);
+    const __m128d abs = _mm_castsi128_pd (_mm_set1_epi64x (0x7fffffffffffffffll));
+    __m128d bestv = _mm_set1_pd (INFINITY);
+    for (; k + 1 < n; k += 2) {
+        const sim_robot_state_t *r0 = &snap->robots[k], *r1 = &snap->robots[k + 1];
+        __m128d dx = _mm_sub_pd (_mm_set_pd (r1->x, r0->x), bxv);
+        __m128d dy = _mm_sub_pd (_mm_set_pd (r1->y, r0->y), byv);
+        __m128d ap = _mm_sub_pd (_mm_sqrt_pd (_mm_add_pd (_mm_mul_pd (dx, dx), _mm_mul_pd (dy, dy))),
+                                 _mm_set_pd (r1->radius, r0->radius));
+        __m128d sl = _mm_add_pd (
+            _mm_set1_pd (1e-6),
+            _mm_mul_pd (_mm_set1_pd (1e-12), _mm_add_pd (_mm_and_pd (abs, dx), _mm_and_pd (abs, dy))));
+        _mm_storeu_pd (approx + k, ap);
+        _mm_storeu_pd (slack + k, sl);
+        bestv = _mm_min_pd (_mm_add_pd (ap, sl), bestv);
+    }
+    double lanes[2];
+    _mm_storeu_pd (lanes, bestv);
+    best = lanes[0] < lanes[1] ? lanes[0] : lanes[1];
+#endif
+    for (; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
         double dx = rb->x - bx, dy = rb->y - by;
         approx[k] = sqrt (dx * dx + dy * dy) - rb->radius;
@@ -329,7 +422,7 @@ s_near_robot_loss (const sim_realism_t *r, const sim_snapshot_t *snap, int n, do
             best = approx[k] + slack[k];
     }
     double gap = INFINITY;
-    for (int k = 0; k < n; k++) {
+    for (k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
         if (!(approx[k] - slack[k] <= best))
             continue;
@@ -438,21 +531,42 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
 
     /* The soft edge replaces the hard disc. */
     bool soft = s_soft_fov (r);
+    s_edge_t edge;
+    s_edge_init (r, cam, &edge);
     if (soft)
         fov = 0;
 
-    /* Robots (§5.1) */
+    /* Robots (§5.1): which are seen and duplicated first (the dropout
+       draws, robot by robot), then the calibration errors of all of them
+       together, then the noise (the noise draws, robot by robot). The two
+       streams are independent, so this is the order of one robot at a
+       time, and the sines of the warps fill their lanes across robots. */
+    int seen[SIM_SNAPSHOT_MAX_ROBOTS], m = 0;
+    bool twice[SIM_SNAPSHOT_MAX_ROBOTS], in_region[SIM_SNAPSHOT_MAX_ROBOTS];
+    double rx[SIM_SNAPSHOT_MAX_ROBOTS], ry[SIM_SNAPSHOT_MAX_ROBOTS];
+    for (int k = 0; k < n; k++) {
+        rx[k] = snap->robots[k].x;
+        ry[k] = snap->robots[k].y;
+    }
+    vis_region_visible_n (&self->rig, index, rx, ry, n, overlap, fov, in_region);
     for (int k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
-        if (!vis_region_visible (&self->rig, index, rb->x, rb->y, overlap, fov))
+        if (!in_region[k])
             continue;
-        if (s_fov_edge_miss (r, cam, &rng_d, rb->x, rb->y))
+        if (s_fov_edge_miss (&edge, &rng_d, rb->x, rb->y))
             continue;
         if (sim_rng_chance (&rng_d, r->missing_robot_detections))
             continue;
-        double ex, ey, ephi;
-        vis_calib_error (cal, r, rb->x, rb->y, &ex, &ey, &ephi);
-        double px = rb->x + ex, py = rb->y + ey, phi = rb->orientation + ephi;
+        seen[m] = k;
+        rx[m] = rb->x; /* compacted in place: m <= k */
+        ry[m] = rb->y;
+        twice[m++] = sim_rng_chance (&rng_d, v->duplicate_robot_rate);
+    }
+    double rex[SIM_SNAPSHOT_MAX_ROBOTS], rey[SIM_SNAPSHOT_MAX_ROBOTS], rephi[SIM_SNAPSHOT_MAX_ROBOTS];
+    vis_calib_error_n (cal, r, rx, ry, m, rex, rey, rephi);
+    for (int j = 0; j < m; j++) {
+        const sim_robot_state_t *rb = &snap->robots[seen[j]];
+        double px = rb->x + rex[j], py = rb->y + rey[j], phi = rb->orientation + rephi[j];
         /* Parallax of a marker-height error: the camera intersects its ray
            with the wrong plane, so the robot moves away from its nadir. */
         double dh = r->robot_marker_height_error;
@@ -463,8 +577,8 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         }
         vis_robot_det_t *list = rb->team == SIM_TEAM_YELLOW ? f->yellow : f->blue;
         int *count = rb->team == SIM_TEAM_YELLOW ? &f->yellow_count : &f->blue_count;
-        s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
-        if (sim_rng_chance (&rng_d, v->duplicate_robot_rate))
+        /* one call site (the duplicate is a second pass), so it inlines */
+        for (int copy = 0; copy < 1 + twice[j]; copy++)
             s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
     }
 
@@ -472,7 +586,7 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
     const sim_ball_state_t *b = &snap->ball;
     double br = v->ball.radius;
     if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
-        && !s_fov_edge_miss (r, cam, &rng_d, b->x, b->y)
+        && !s_fov_edge_miss (&edge, &rng_d, b->x, b->y)
         && !s_ball_burst_lost (memo, r, v->schedule.seed, key, frame_number)
         && !sim_rng_chance (&rng_d, s_near_robot_loss (r, snap, n, b->x, b->y))
         && !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
@@ -517,7 +631,7 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
             double sy = rb->y + hy * v->spurious_ball_forward + hx * lateral;
             if (!vis_region_visible (&self->rig, index, sx, sy, overlap, fov))
                 continue;
-            if (s_fov_edge_miss (r, cam, &rng_d, sx, sy))
+            if (s_fov_edge_miss (&edge, &rng_d, sx, sy))
                 continue;
             double ex, ey;
             vis_calib_error (cal, r, sx, sy, &ex, &ey, NULL);
