@@ -104,7 +104,7 @@ phys_angle_wrap (double a)
 }
 
 /* Tests only: run the robot phase on the scalar path even where the CPU
-   runs the four-lane one (phys_lanes.h), to check both give the same
+   runs the lanes (phys_lanes.h), to check both give the same
    bits. */
 void phys_world_set_scalar_robots (phys_world_t *self, bool on);
 

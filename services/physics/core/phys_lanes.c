@@ -1,4 +1,4 @@
-/*  phys_lanes.c - the robot phase four robots at a time (AVX2): the
+/*  phys_lanes.c - the robot phase four robots a register (AVX2): the
     scalar path of phys_world.c (phys_limiter_kernel, phys_drive_kernel,
     the integration and the turn) with one robot per lane. Where the
     scalar path branches, both sides are computed and the lane's side is
@@ -16,6 +16,7 @@
 
 #define S_AVX2       __attribute__ ((target ("avx2")))
 #define S_OFF(field) offsetof (phys_robot_t, field)
+#define S_W          4 /* lanes of a register */
 
 bool
 phys_lanes_supported (void)
@@ -34,7 +35,7 @@ s_get (const phys_robot_t *robots, __m256i off, size_t field)
 /* Stores lane i of v at field of robot p[i] (a robot repeated in p gets
    the same value from each of its lanes). */
 S_AVX2 static inline void
-s_put (char *const p[PHYS_LANES], size_t field, __m256d v)
+s_put (char *const p[S_W], size_t field, __m256d v)
 {
     __m128d lo = _mm256_castpd256_pd128 (v), hi = _mm256_extractf128_pd (v, 1);
     _mm_storel_pd ((double *) (p[0] + field), lo);
@@ -112,13 +113,15 @@ s_drive (const phys_robot_t *robots, __m256i off, const __m256d sp[3], __m256d l
 }
 
 /* The limiter (phys_limiter_kernel) of the four lanes: sp[] stepped
-   toward the batch's targets, or coasting where a lane has none. */
+   toward the targets of the batch's robots j..j+3, or coasting where a
+   lane has none. */
 S_AVX2 static void
-s_limit (const phys_robot_t *robots, __m256i off, const phys_lanes_t *b, __m256d dt, __m256d sp[3])
+s_limit (const phys_robot_t *robots, __m256i off, const phys_lanes_t *b, int j, __m256d dt, __m256d sp[3])
 {
     const __m256d zero = _mm256_setzero_pd (), sign = _mm256_set1_pd (-0.0);
-    __m256d has = _mm256_castsi256_pd (_mm256_loadu_si256 ((const __m256i *) b->has));
-    __m256d tx = _mm256_loadu_pd (b->tx), ty = _mm256_loadu_pd (b->ty), tw = _mm256_loadu_pd (b->tw);
+    __m256d has = _mm256_castsi256_pd (_mm256_loadu_si256 ((const __m256i *) (b->has + j)));
+    __m256d tx = _mm256_loadu_pd (b->tx + j), ty = _mm256_loadu_pd (b->ty + j),
+            tw = _mm256_loadu_pd (b->tw + j);
     __m256d s0 = sp[0], s1 = sp[1], s2 = sp[2];
     __m256d up = s_cmp_gt (s_dot (tx, tx, ty, ty), s_dot (s0, s0, s1, s1));
     __m256d a_xy = s_sel (has,
@@ -157,34 +160,50 @@ s_advance_theta (__m256d th, __m256d om, __m256d dt, __m256d turned)
     __m256d in = _mm256_and_pd (s_cmp_gt (a, _mm256_set1_pd (-M_PI)), s_cmp_le (a, _mm256_set1_pd (M_PI)));
     if (_mm256_movemask_pd (_mm256_andnot_pd (in, turned))) {
         /* rare (a robot crossing ±π): the scalar wrap per lane */
-        double v[PHYS_LANES];
+        double v[S_W];
         _mm256_storeu_pd (v, a);
-        for (int i = 0; i < PHYS_LANES; i++)
+        for (int i = 0; i < S_W; i++)
             v[i] = phys_angle_wrap (v[i]);
         a = _mm256_loadu_pd (v);
     }
     return s_sel (turned, a, th);
 }
 
-S_AVX2 static void
-s_run (phys_robot_t *robots, const phys_lanes_t *b, double dt_s)
-{
-    const __m256d zero = _mm256_setzero_pd (), sign = _mm256_set1_pd (-0.0), dt = _mm256_set1_pd (dt_s);
-    const long long size = (long long) sizeof (phys_robot_t);
-    const __m256i off = _mm256_set_epi64x (b->k[3] * size, b->k[2] * size, b->k[1] * size, b->k[0] * size);
-    char *const p[PHYS_LANES] = { (char *) &robots[b->k[0]], (char *) &robots[b->k[1]],
-                                  (char *) &robots[b->k[2]], (char *) &robots[b->k[3]] };
-    __m256d sp[3] = { s_get (robots, off, S_OFF (sp[0])), s_get (robots, off, S_OFF (sp[1])),
-                      s_get (robots, off, S_OFF (sp[2])) };
-    s_limit (robots, off, b, dt, sp);
+/* One register's four robots between the stages of s_run. */
+typedef struct {
+    __m256i off;    /* byte offsets of the robots in robots[] */
+    char *p[S_W];   /* the robots */
+    __m256d sp[3];  /* setpoints after the limiter */
+    __m256d ct, st; /* cos / sin of theta before the turn */
+    __m256d om;     /* omega after the drive */
+} s_group_t;
 
+/* Stage 1: gather, the limiter. */
+S_AVX2 static inline void
+s_stage_limit (phys_robot_t *robots, const phys_lanes_t *b, int j, __m256d dt, s_group_t *g)
+{
+    const long long size = (long long) sizeof (phys_robot_t);
+    g->off = _mm256_set_epi64x (b->k[j + 3] * size, b->k[j + 2] * size, b->k[j + 1] * size, b->k[j] * size);
+    for (int i = 0; i < S_W; i++)
+        g->p[i] = (char *) &robots[b->k[j + i]];
+    for (int i = 0; i < 3; i++)
+        g->sp[i] = s_get (robots, g->off, S_OFF (sp[0]) + (size_t) i * sizeof (double));
+    s_limit (robots, g->off, b, j, dt, g->sp);
+}
+
+/* Stage 2: the drive (wheels or ideal), velocities and positions stored. */
+S_AVX2 static inline void
+s_stage_drive (phys_robot_t *robots, const phys_lanes_t *b, int j, __m256d dt, s_group_t *g)
+{
+    const __m256d sign = _mm256_set1_pd (-0.0);
+    const __m256i off = g->off;
+    const __m256d *sp = g->sp;
     __m256d ct = s_get (robots, off, S_OFF (ct)), st = s_get (robots, off, S_OFF (st));
     __m256d vx = s_get (robots, off, S_OFF (vx)), vy = s_get (robots, off, S_OFF (vy));
     __m256d om = s_get (robots, off, S_OFF (omega));
-    __m256d ideal = _mm256_castsi256_pd (_mm256_loadu_si256 ((const __m256i *) b->ideal));
-    __m256d nst = _mm256_xor_pd (st, sign);
-    if (_mm256_movemask_pd (ideal) != (1 << PHYS_LANES) - 1) {
-        __m256d lvx = s_dot (ct, vx, st, vy), lvy = s_dot (nst, vx, ct, vy);
+    __m256d ideal = _mm256_castsi256_pd (_mm256_loadu_si256 ((const __m256i *) (b->ideal + j)));
+    if (_mm256_movemask_pd (ideal) != (1 << S_W) - 1) {
+        __m256d lvx = s_dot (ct, vx, st, vy), lvy = s_dot (_mm256_xor_pd (st, sign), vx, ct, vy);
         __m256d fx, fy, tq;
         s_drive (robots, off, sp, lvx, lvy, om, &fx, &fy, &tq);
         __m256d inv_m = s_get (robots, off, S_OFF (inv_mass));
@@ -200,32 +219,60 @@ s_run (phys_robot_t *robots, const phys_lanes_t *b, double dt_s)
     vx = s_sel (ideal, ivx, vx);
     vy = s_sel (ideal, s_dot (st, sp[0], ct, sp[1]), vy);
     om = s_sel (ideal, sp[2], om);
+    s_put (g->p, S_OFF (x), _mm256_add_pd (s_get (robots, off, S_OFF (x)), _mm256_mul_pd (vx, dt)));
+    s_put (g->p, S_OFF (y), _mm256_add_pd (s_get (robots, off, S_OFF (y)), _mm256_mul_pd (vy, dt)));
+    s_put (g->p, S_OFF (vx), vx);
+    s_put (g->p, S_OFF (vy), vy);
+    s_put (g->p, S_OFF (omega), om);
+    for (int i = 0; i < 3; i++)
+        s_put (g->p, S_OFF (sp[0]) + (size_t) i * sizeof (double), sp[i]);
+    g->ct = ct;
+    g->st = st;
+    g->om = om;
+}
 
-    s_put (p, S_OFF (x), _mm256_add_pd (s_get (robots, off, S_OFF (x)), _mm256_mul_pd (vx, dt)));
-    s_put (p, S_OFF (y), _mm256_add_pd (s_get (robots, off, S_OFF (y)), _mm256_mul_pd (vy, dt)));
-    __m256d turned = _mm256_cmp_pd (om, zero, _CMP_NEQ_UQ);
+/* Stage 3: the turn of the robots whose omega is not zero. */
+S_AVX2 static inline void
+s_stage_turn (const phys_robot_t *robots, __m256d dt, s_group_t *g)
+{
+    __m256d turned = _mm256_cmp_pd (g->om, _mm256_setzero_pd (), _CMP_NEQ_UQ);
     if (_mm256_movemask_pd (turned)) {
-        __m256d th = s_advance_theta (s_get (robots, off, S_OFF (theta)), om, dt, turned);
+        __m256d th = s_advance_theta (s_get (robots, g->off, S_OFF (theta)), g->om, dt, turned);
         __m256d s, c;
         phys_sincos4 (th, &s, &c);
-        s_put (p, S_OFF (theta), th);
-        s_put (p, S_OFF (st), s_sel (turned, s, st));
-        s_put (p, S_OFF (ct), s_sel (turned, c, ct));
+        s_put (g->p, S_OFF (theta), th);
+        s_put (g->p, S_OFF (st), s_sel (turned, s, g->st));
+        s_put (g->p, S_OFF (ct), s_sel (turned, c, g->ct));
     }
-    s_put (p, S_OFF (vx), vx);
-    s_put (p, S_OFF (vy), vy);
-    s_put (p, S_OFF (omega), om);
-    for (int i = 0; i < 3; i++)
-        s_put (p, S_OFF (sp[0]) + (size_t) i * sizeof (double), sp[i]);
+}
+
+/* The batch's robots a register at a time, stage by stage: the registers'
+   dependency chains are independent, and running stage 1 of every
+   register before stage 2 of any lets the CPU overlap them (one
+   register's chain alone, some 300 cycles long, would leave the units
+   idle most of the time). */
+S_AVX2 static void
+s_run (phys_robot_t *robots, const phys_lanes_t *b, int n, double dt_s)
+{
+    const __m256d dt = _mm256_set1_pd (dt_s);
+    s_group_t g[PHYS_LANES / S_W];
+    int groups = n / S_W;
+    for (int i = 0; i < groups; i++)
+        s_stage_limit (robots, b, i * S_W, dt, &g[i]);
+    for (int i = 0; i < groups; i++)
+        s_stage_drive (robots, b, i * S_W, dt, &g[i]);
+    for (int i = 0; i < groups; i++)
+        s_stage_turn (robots, dt, &g[i]);
 }
 
 void
 phys_lanes_run (phys_robot_t *robots, phys_lanes_t *batch, double dt)
 {
     assert (batch->n >= 1 && batch->n <= PHYS_LANES);
-    /* a short batch repeats its last robot: the same inputs, the same
-       results, stored twice */
-    for (int i = batch->n; i < PHYS_LANES; i++) {
+    /* a short register repeats the batch's last robot: the same inputs,
+       the same results, stored twice */
+    int n = (batch->n + S_W - 1) / S_W * S_W;
+    for (int i = batch->n; i < n; i++) {
         int j = batch->n - 1;
         batch->k[i] = batch->k[j];
         batch->has[i] = batch->has[j];
@@ -234,7 +281,7 @@ phys_lanes_run (phys_robot_t *robots, phys_lanes_t *batch, double dt)
         batch->ty[i] = batch->ty[j];
         batch->tw[i] = batch->tw[j];
     }
-    s_run (robots, batch, dt);
+    s_run (robots, batch, n, dt);
 }
 
 #else

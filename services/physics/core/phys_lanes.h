@@ -1,9 +1,10 @@
-/*  phys_lanes.h - the robot phase four robots at a time: the limiter
+/*  phys_lanes.h - the robot phase across robots: the limiter
     (physics.md §6.6), the wheels or ideal drive (§6.7), integration and
     the turn of robots without a mover, one robot per lane of an AVX2
-    register. Each lane does the scalar path's IEEE operations in the
-    scalar path's order (branches become selects of both sides), so a
-    robot's bits do not depend on the path, the lane or its neighbours.
+    register, up to PHYS_LANES robots (eight registers) a call. Each lane
+    does the scalar path's IEEE operations in the scalar path's order
+    (branches become selects of both sides), so a robot's bits do not
+    depend on the path, the lane or its neighbours.
     Chosen at run time: CPUs without AVX2 take the scalar path in
     phys_world.c. Internal to the core.
 */
@@ -15,9 +16,9 @@
 
 #include "phys_internal.h"
 
-#define PHYS_LANES 4
+#define PHYS_LANES 32 /* robots in a batch: eight registers of four */
 
-/* Up to four robots of one robot phase with their targets (§6.4), filled
+/* Up to PHYS_LANES robots of one robot phase with their targets (§6.4), filled
    by the phase and consumed by phys_lanes_run. */
 typedef struct {
     int n;                     /* robots in the batch, 0..PHYS_LANES */
@@ -29,7 +30,7 @@ typedef struct {
     double tw[PHYS_LANES];
 } phys_lanes_t;
 
-/* Whether this CPU (and its OS) runs the four-lane path. */
+/* Whether this CPU (and its OS) runs the lanes (AVX2). */
 bool phys_lanes_supported (void);
 
 /* One robot phase substep of dt for the batch's robots (none of them with

@@ -577,7 +577,8 @@ s_robot_phase (phys_world_t *self)
     int nturned = 0;
     uint64_t timeout_ns = (uint64_t) llround (self->command_timeout * 1e9);
     bool lanes = !self->scalar_robots && phys_lanes_supported ();
-    phys_lanes_t batch = { .n = 0 };
+    phys_lanes_t batch;
+    batch.n = 0;
     for (int k = 0; k < self->robot_count; k++) {
         phys_robot_t *r = &self->robots[k];
         const sim_robot_specs_t *s = &r->specs;
@@ -599,7 +600,7 @@ s_robot_phase (phys_world_t *self)
         double target[3] = { 0, 0, 0 };
         bool has_target = s_target (self, r, timed_out, target);
         if (lanes && !r->force_active) {
-            /* the limiter, drive, integration and turn four at a time */
+            /* the limiter, drive, integration and turn across robots */
             int n = batch.n++;
             batch.k[n] = k;
             batch.has[n] = has_target ? -1 : 0;
