@@ -4,6 +4,7 @@
 #ifndef PHYS_INTERNAL_H_INCLUDED
 #define PHYS_INTERNAL_H_INCLUDED
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -76,6 +77,7 @@ struct phys_world_t {
     uint32_t near_rows;                   /* bit i: near_bits[i] is not empty */
     uint32_t near_clear;                  /* bit i: robot i clear of the boards (s_clear_of_walls) */
     bool exhaustive_contacts;             /* tests: robot contacts without broad phase */
+    bool scalar_robots;                   /* tests: robot phase without the lanes (phys_lanes.h) */
     phys_robot_t robots[PHYS_MAX_ROBOTS]; /* iteration order: blue 0..255, yellow 0..255 */
 };
 
@@ -87,6 +89,26 @@ phys_robot_local (const phys_robot_t *r, double x, double y, double *qx, double 
     *qx = r->ct * dx + r->st * dy;
     *qy = -r->st * dx + r->ct * dy;
 }
+
+/* Angle a wrapped to (-π, π]. */
+static inline double
+phys_angle_wrap (double a)
+{
+    if (a > -M_PI && a <= M_PI)
+        return a; /* the usual case, as the loops below would leave it */
+    if (!(fabs (a) <= 64))
+        a = remainder (a, 2 * M_PI);
+    while (a > M_PI)
+        a -= 2 * M_PI;
+    while (a <= -M_PI)
+        a += 2 * M_PI;
+    return a;
+}
+
+/* Tests only: run the robot phase on the scalar path even where the CPU
+   runs the lanes (phys_lanes.h), to check both give the same
+   bits. */
+void phys_world_set_scalar_robots (phys_world_t *self, bool on);
 
 /* Tests only: visit every robot pair and wall in every contact iteration
    (no broad phase), to check that the broad phase changes no result. */

@@ -13,6 +13,7 @@
 
 #include "phys_check.h"
 #include "phys_internal.h"
+#include "phys_lanes.h"
 #include "sim_math.h"
 #include "sim_field.h"
 
@@ -191,24 +192,10 @@ phys_robot_refresh (phys_robot_t *r)
     r->half_w = sqrt (s->radius * s->radius - s->center_to_dribbler * s->center_to_dribbler);
 }
 
-static double
-s_wrap (double a)
-{
-    if (a > -M_PI && a <= M_PI)
-        return a; /* the usual case, as the loops below would leave it */
-    if (!(fabs (a) <= 64))
-        a = remainder (a, 2 * M_PI);
-    while (a > M_PI)
-        a -= 2 * M_PI;
-    while (a <= -M_PI)
-        a += 2 * M_PI;
-    return a;
-}
-
 void
 phys_robot_set_theta (phys_robot_t *r, double theta)
 {
-    r->theta = s_wrap (theta);
+    r->theta = phys_angle_wrap (theta);
     sim_sincos (r->theta, &r->st, &r->ct);
 }
 
@@ -466,6 +453,12 @@ phys_world_dt_ns (const phys_world_t *self)
 }
 
 void
+phys_world_set_scalar_robots (phys_world_t *self, bool on)
+{
+    self->scalar_robots = on;
+}
+
+void
 phys_world_set_exhaustive_contacts (phys_world_t *self, bool on)
 {
     self->exhaustive_contacts = on;
@@ -583,6 +576,9 @@ s_robot_phase (phys_world_t *self)
     uint16_t turned[PHYS_MAX_ROBOTS];
     int nturned = 0;
     uint64_t timeout_ns = (uint64_t) llround (self->command_timeout * 1e9);
+    bool lanes = !self->scalar_robots && phys_lanes_supported ();
+    phys_lanes_t batch;
+    batch.n = 0;
     for (int k = 0; k < self->robot_count; k++) {
         phys_robot_t *r = &self->robots[k];
         const sim_robot_specs_t *s = &r->specs;
@@ -601,8 +597,23 @@ s_robot_phase (phys_world_t *self)
             r->drib_fraction = 0;
             r->holding = false;
         }
-        double target[3];
+        double target[3] = { 0, 0, 0 };
         bool has_target = s_target (self, r, timed_out, target);
+        if (lanes && !r->force_active) {
+            /* the limiter, drive, integration and turn across robots */
+            int n = batch.n++;
+            batch.k[n] = k;
+            batch.has[n] = has_target ? -1 : 0;
+            batch.ideal[n] = s->drive.model == SIM_DRIVE_IDEAL ? -1 : 0;
+            batch.tx[n] = target[0];
+            batch.ty[n] = target[1];
+            batch.tw[n] = target[2];
+            if (batch.n == PHYS_LANES) {
+                phys_lanes_run (self->robots, &batch, dt);
+                batch.n = 0;
+            }
+            continue;
+        }
         phys_limiter_kernel (s, r->sp, has_target ? target : NULL, dt);
 
         double ax = 0, ay = 0;
@@ -633,10 +644,12 @@ s_robot_phase (phys_world_t *self)
         r->x += r->vx * dt;
         r->y += r->vy * dt;
         if (r->omega != 0) {
-            r->theta = s_wrap (r->theta + r->omega * dt);
+            r->theta = phys_angle_wrap (r->theta + r->omega * dt);
             turned[nturned++] = (uint16_t) k;
         }
     }
+    if (batch.n > 0)
+        phys_lanes_run (self->robots, &batch, dt);
     s_turn (self, turned, nturned);
     phys_collide_robots (self);
 }

@@ -1,0 +1,189 @@
+/*  test_phys_lanes.c - the robot phase's four-lane path (phys_lanes.h)
+    gives the scalar path's bits: mixed wheels and ideal drives, per-robot
+    specs, every move kind, timeouts, by_force movers, robots turning
+    across ±π and batches of one to four robots; and phys_sincos4 gives
+    sim_sincos's bits. On a CPU without AVX2 both worlds take the scalar
+    path and the sincos test has nothing to compare.
+*/
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "physics/core/phys_internal.h"
+#include "physics/core/phys_lanes.h"
+#include "physics/core/phys_sincos4.h"
+#include "physics/core/phys_world.h"
+#include "sim_math.h"
+
+/* xorshift64: the same script for both worlds */
+static double
+s_u (uint64_t *r)
+{
+    *r ^= *r << 13;
+    *r ^= *r >> 7;
+    *r ^= *r << 17;
+    return (double) (*r >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double
+s_rng (uint64_t *r, double a, double b)
+{
+    return a + (b - a) * s_u (r);
+}
+
+static void
+s_command (phys_world_t *w, sim_team_t team, unsigned id, uint64_t *r)
+{
+    phys_command_t c = { 0 };
+    double p = s_u (r);
+    c.move = p < 0.3 ? PHYS_MOVE_LOCAL
+           : p < 0.6 ? PHYS_MOVE_GLOBAL
+           : p < 0.9 ? PHYS_MOVE_WHEELS
+                     : PHYS_MOVE_NONE;
+    for (int i = 0; i < 4; i++)
+        c.v[i] = s_rng (r, -6, 6);
+    if (c.move != PHYS_MOVE_WHEELS)
+        c.v[2] = s_rng (r, -14, 14); /* beyond vel_angular_max: the clamp */
+    if (s_u (r) < 0.3)
+        c.dribbler_rpm = s_rng (r, -1000, 20000);
+    phys_err_t e = phys_world_command (w, team, id, &c);
+    cr_assert (e == PHYS_OK || e == PHYS_ERR_UNKNOWN_ROBOT, "%d", (int) e); /* yellow 0 may be gone */
+}
+
+/* One scripted world: `per_team` robots a team, blue on wheels and yellow
+   ideal unless `ideal` says both, some robots with specs of their own. */
+static phys_world_t *
+s_world (int per_team, bool ideal, bool scalar)
+{
+    phys_world_def_t def;
+    phys_world_def_default (&def);
+    def.robots_per_team = per_team;
+    def.team[SIM_TEAM_YELLOW].drive.model = SIM_DRIVE_IDEAL;
+    if (ideal)
+        def.team[SIM_TEAM_BLUE].drive.model = SIM_DRIVE_IDEAL;
+    phys_world_t *w = phys_world_new (&def, NULL, 0);
+    cr_assert_not_null (w);
+    phys_world_set_scalar_robots (w, scalar);
+    for (unsigned id = 0; id < (unsigned) per_team; id += 3) {
+        phys_spec_update_t u = { .mask = PHYS_SPEC_ALL };
+        u.v = *phys_world_robot_specs (w, SIM_TEAM_BLUE, id);
+        u.v.mass = 2.0 + 0.1 * id;
+        u.v.limits.acc_speedup_absolute_max = 2.5 + 0.5 * id;
+        u.v.limits.vel_absolute_max = 2.0 + 0.2 * id;
+        u.v.wheel_angles.front_right = -0.9 - 0.01 * id;
+        u.v.drive.max_wheel_speed = 3.0 + 0.3 * id;
+        u.v.drive.coast_decel = id % 2 ? 0 : 6.0;
+        u.v.drive.model = id % 6 == 3 ? SIM_DRIVE_IDEAL : SIM_DRIVE_WHEELS;
+        cr_assert_eq (phys_world_update_specs (w, SIM_TEAM_BLUE, id, &u, NULL, 0), PHYS_OK);
+    }
+    if (per_team % 2) {
+        /* an odd robot count: registers filled with 1 and 3 robots too */
+        phys_robot_teleport_t t = { .team = SIM_TEAM_YELLOW, .id = 0, .has_present = true, .present = false };
+        cr_assert_eq (phys_world_teleport_robot (w, &t), PHYS_OK);
+    }
+    return w;
+}
+
+/* Substeps of the script on w; returns the hash of every substep's state
+   (positions, orientations, velocities; the setpoints and cached cos/sin
+   are compared in the images at the end). */
+static uint64_t
+s_script (phys_world_t *w, int per_team, uint64_t seed)
+{
+    uint64_t r = seed, acc = 0xcbf29ce484222325ull;
+    for (int k = 0; k < 4000; k++) {
+        bool quiet = (k / 900) % 2 == 1; /* commands stop: the timeout, coasting */
+        if (k % 7 == 0 && !quiet)
+            for (int t = 0; t < 2; t++)
+                for (unsigned id = 0; id < (unsigned) per_team; id++)
+                    if (s_u (&r) < 0.6)
+                        s_command (w, (sim_team_t) t, id, &r);
+        if (k % 97 == 0 && per_team > 0) {
+            /* a robot placed near ±π, spinning, sometimes moved by force */
+            phys_robot_teleport_t t = { .team = (sim_team_t) (s_u (&r) < 0.5),
+                                        .id = (unsigned) (s_u (&r) * per_team) % (unsigned) per_team,
+                                        .has_x = true,
+                                        .has_y = true,
+                                        .has_orientation = true,
+                                        .has_omega = true };
+            t.x = s_rng (&r, -4, 4);
+            t.y = s_rng (&r, -3, 3);
+            t.orientation = (s_u (&r) < 0.5 ? -1 : 1) * s_rng (&r, 3.1, 3.1416);
+            t.omega = s_rng (&r, -10, 10);
+            t.by_force = s_u (&r) < 0.3;
+            t.has_omega = !t.by_force; /* a mover takes no velocity */
+            phys_err_t e = phys_world_teleport_robot (w, &t);
+            cr_assert (e == PHYS_OK || e == PHYS_ERR_UNKNOWN_ROBOT, "%d", (int) e);
+        }
+        phys_world_step (w);
+        acc = (acc ^ phys_world_hash (w)) * 0x100000001b3ull;
+    }
+    return acc;
+}
+
+Test (phys_lanes, same_bits_as_scalar)
+{
+    /* 1 to 32 robots: full registers and short ones of 1, 2 and 3 robots,
+       one batch and (with the scalar movers) robots on both paths */
+    const int per_team[] = { 1, 2, 3, 4, 5, 11, 16 };
+    for (size_t c = 0; c < sizeof per_team / sizeof per_team[0]; c++)
+        for (int ideal = 0; ideal < 2; ideal++) {
+            phys_world_t *a = s_world (per_team[c], ideal, false);
+            phys_world_t *b = s_world (per_team[c], ideal, true);
+            uint64_t seed = 0x9e3779b97f4a7c15ull + c;
+            uint64_t ha = s_script (a, per_team[c], seed), hb = s_script (b, per_team[c], seed);
+            cr_expect_eq (ha, hb, "%d robots a team, ideal %d", per_team[c], ideal);
+            size_t len = phys_world_image_size ();
+            void *ia = malloc (len), *ib = malloc (len);
+            cr_assert (ia && ib);
+            phys_world_set_scalar_robots (b, false); /* the flag is no state */
+            phys_world_save (a, ia);
+            phys_world_save (b, ib);
+            cr_expect_eq (memcmp (ia, ib, len), 0, "%d robots a team, ideal %d: images", per_team[c], ideal);
+            free (ia);
+            free (ib);
+            phys_world_destroy (&a);
+            phys_world_destroy (&b);
+        }
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__ ((target ("avx2"))) static void
+s_sincos4 (const double x[4], double s[4], double c[4])
+{
+    __m256d vs, vc;
+    phys_sincos4 (_mm256_loadu_pd (x), &vs, &vc);
+    _mm256_storeu_pd (s, vs);
+    _mm256_storeu_pd (c, vc);
+}
+#endif
+
+Test (phys_lanes, sincos4_same_bits_as_sim_sincos)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (!phys_lanes_supported ())
+        return;
+    const double special[] = { 0.0,          -0.0,      M_PI,     -M_PI,
+                               M_PI / 4,     -M_PI / 4, M_PI / 2, -M_PI / 2,
+                               3 * M_PI / 4, 1e-300,    -1e-300,  4 * M_PI,
+                               -4 * M_PI,    1e6,       -1e6,     0.7853981633974483 };
+    uint64_t r = 12345;
+    for (int k = 0; k < 200000; k++) {
+        double x[4], s[4], c[4];
+        for (int i = 0; i < 4; i++) {
+            int j = k * 4 + i;
+            x[i] = j < (int) (sizeof special / sizeof special[0]) ? special[j] : s_rng (&r, -M_PI, M_PI);
+            if (j % 11 == 0)
+                x[i] = nextafter (x[i], x[i] > 0 ? INFINITY : -INFINITY);
+        }
+        s_sincos4 (x, s, c);
+        for (int i = 0; i < 4; i++) {
+            double es, ec;
+            sim_sincos (x[i], &es, &ec);
+            cr_assert_eq (memcmp (&s[i], &es, sizeof es), 0, "sin %.17g", x[i]);
+            cr_assert_eq (memcmp (&c[i], &ec, sizeof ec), 0, "cos %.17g", x[i]);
+        }
+    }
+#endif
+}
