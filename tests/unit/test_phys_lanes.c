@@ -1,9 +1,9 @@
 /*  test_phys_lanes.c - the robot phase's four-lane path (phys_lanes.h)
     gives the scalar path's bits: mixed wheels and ideal drives, per-robot
     specs, every move kind, timeouts, by_force movers, robots turning
-    across ±π and batches of one to four robots; and phys_sincos4 gives
-    sim_sincos's bits. On a CPU without AVX2 both worlds take the scalar
-    path and the sincos test has nothing to compare.
+    across ±π and batches of one to four robots (sim_sincos4's own bits
+    are test_sim_math's). On a CPU without AVX2 both worlds take the
+    scalar path.
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -12,7 +12,6 @@
 
 #include "physics/core/phys_internal.h"
 #include "physics/core/phys_lanes.h"
-#include "physics/core/phys_sincos4.h"
 #include "physics/core/phys_world.h"
 #include "sim_math.h"
 
@@ -146,44 +145,4 @@ Test (phys_lanes, same_bits_as_scalar)
             phys_world_destroy (&a);
             phys_world_destroy (&b);
         }
-}
-
-#if defined(__x86_64__) || defined(__i386__)
-__attribute__ ((target ("avx2"))) static void
-s_sincos4 (const double x[4], double s[4], double c[4])
-{
-    __m256d vs, vc;
-    phys_sincos4 (_mm256_loadu_pd (x), &vs, &vc);
-    _mm256_storeu_pd (s, vs);
-    _mm256_storeu_pd (c, vc);
-}
-#endif
-
-Test (phys_lanes, sincos4_same_bits_as_sim_sincos)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    if (!phys_lanes_supported ())
-        return;
-    const double special[] = { 0.0,          -0.0,      M_PI,     -M_PI,
-                               M_PI / 4,     -M_PI / 4, M_PI / 2, -M_PI / 2,
-                               3 * M_PI / 4, 1e-300,    -1e-300,  4 * M_PI,
-                               -4 * M_PI,    1e6,       -1e6,     0.7853981633974483 };
-    uint64_t r = 12345;
-    for (int k = 0; k < 200000; k++) {
-        double x[4], s[4], c[4];
-        for (int i = 0; i < 4; i++) {
-            int j = k * 4 + i;
-            x[i] = j < (int) (sizeof special / sizeof special[0]) ? special[j] : s_rng (&r, -M_PI, M_PI);
-            if (j % 11 == 0)
-                x[i] = nextafter (x[i], x[i] > 0 ? INFINITY : -INFINITY);
-        }
-        s_sincos4 (x, s, c);
-        for (int i = 0; i < 4; i++) {
-            double es, ec;
-            sim_sincos (x[i], &es, &ec);
-            cr_assert_eq (memcmp (&s[i], &es, sizeof es), 0, "sin %.17g", x[i]);
-            cr_assert_eq (memcmp (&c[i], &ec, sizeof ec), 0, "cos %.17g", x[i]);
-        }
-    }
-#endif
 }

@@ -10,19 +10,18 @@
 #include <assert.h>
 #include <stddef.h>
 
-#include "phys_sincos4.h"
+#include "sim_math.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef SIM_MATH_AVX2
 
-#define S_AVX2       __attribute__ ((target ("avx2")))
+#define S_AVX2       SIM_MATH_AVX2_TARGET
 #define S_OFF(field) offsetof (phys_robot_t, field)
 #define S_W          4 /* lanes of a register */
 
 bool
 phys_lanes_supported (void)
 {
-    __builtin_cpu_init ();
-    return __builtin_cpu_supports ("avx2");
+    return sim_math_have_avx2 ();
 }
 
 /* A double field of the four robots at byte offsets off from robots. */
@@ -239,7 +238,7 @@ s_stage_turn (const phys_robot_t *robots, __m256d dt, s_group_t *g)
     if (_mm256_movemask_pd (turned)) {
         __m256d th = s_advance_theta (s_get (robots, g->off, S_OFF (theta)), g->om, dt, turned);
         __m256d s, c;
-        phys_sincos4 (th, &s, &c);
+        sim_sincos4 (th, &s, &c);
         s_put (g->p, S_OFF (theta), th);
         s_put (g->p, S_OFF (st), s_sel (turned, s, g->st));
         s_put (g->p, S_OFF (ct), s_sel (turned, c, g->ct));
