@@ -2,12 +2,11 @@
     (physics.md §6.6), the wheels or ideal drive (§6.7), integration and
     the turn of robots without a mover, one robot per lane of an AVX2
     (four lanes) or AVX-512 (eight) register, up to PHYS_LANES robots a
-    call. Each lane
-    does the scalar path's IEEE operations in the scalar path's order
-    (branches become selects of both sides), so a robot's bits do not
-    depend on the path, the lane or its neighbours.
-    Chosen at run time: CPUs without AVX2 take the scalar path in
-    phys_world.c. Internal to the core.
+    call. Each lane does the scalar path's IEEE operations in the scalar
+    path's order (branches become selects of both sides), so a robot's
+    bits do not depend on the path, the width, the lane or its
+    neighbours. Chosen at run time: the widest the CPU runs; CPUs without
+    AVX2 take the scalar path in phys_world.c. Internal to the core.
 */
 #ifndef PHYS_LANES_H_INCLUDED
 #define PHYS_LANES_H_INCLUDED
