@@ -1,9 +1,10 @@
-/*  test_phys_lanes.c - the robot phase's four-lane path (phys_lanes.h)
-    gives the scalar path's bits: mixed wheels and ideal drives, per-robot
-    specs, every move kind, timeouts, by_force movers, robots turning
-    across ±π and batches of one to four robots (sim_sincos4's own bits
-    are test_sim_math's). On a CPU without AVX2 both worlds take the
-    scalar path.
+/*  test_phys_lanes.c - every lane width of the robot phase the CPU runs
+    (phys_lanes.h: four lanes on AVX2, eight on AVX-512) gives the scalar
+    path's bits: mixed wheels and ideal drives, per-robot specs, every
+    move kind, timeouts, by_force movers, robots turning across ±π and
+    short registers of every fill (sim_sincos4/8's own bits are
+    test_sim_math's). On a CPU without AVX2 both worlds take the scalar
+    path; under valgrind (CPUID without AVX-512) only four lanes run.
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -121,28 +122,57 @@ s_script (phys_world_t *w, int per_team, uint64_t seed)
     return acc;
 }
 
-Test (phys_lanes, same_bits_as_scalar)
+/* The scripts on a world with the lanes at `width` and one on the scalar
+   path: every substep's hash and the final images equal. */
+static void
+s_compare (int width)
 {
-    /* 1 to 32 robots: full registers and short ones of 1, 2 and 3 robots,
-       one batch and (with the scalar movers) robots on both paths */
-    const int per_team[] = { 1, 2, 3, 4, 5, 11, 16 };
+    /* 1 to 32 robots: full registers and short ones of every fill, one
+       batch and (with the scalar movers) robots on both paths */
+    const int per_team[] = { 1, 2, 3, 4, 5, 6, 7, 11, 16 };
     for (size_t c = 0; c < sizeof per_team / sizeof per_team[0]; c++)
         for (int ideal = 0; ideal < 2; ideal++) {
             phys_world_t *a = s_world (per_team[c], ideal, false);
             phys_world_t *b = s_world (per_team[c], ideal, true);
             uint64_t seed = 0x9e3779b97f4a7c15ull + c;
             uint64_t ha = s_script (a, per_team[c], seed), hb = s_script (b, per_team[c], seed);
-            cr_expect_eq (ha, hb, "%d robots a team, ideal %d", per_team[c], ideal);
+            cr_expect_eq (ha, hb, "width %d, %d robots a team, ideal %d", width, per_team[c], ideal);
             size_t len = phys_world_image_size ();
             void *ia = malloc (len), *ib = malloc (len);
             cr_assert (ia && ib);
             phys_world_set_scalar_robots (b, false); /* the flag is no state */
             phys_world_save (a, ia);
             phys_world_save (b, ib);
-            cr_expect_eq (memcmp (ia, ib, len), 0, "%d robots a team, ideal %d: images", per_team[c], ideal);
+            cr_expect_eq (memcmp (ia, ib, len), 0, "width %d, %d robots a team, ideal %d: images", width,
+                          per_team[c], ideal);
             free (ia);
             free (ib);
             phys_world_destroy (&a);
             phys_world_destroy (&b);
         }
+}
+
+Test (phys_lanes, four_lanes_give_the_scalar_bits)
+{
+    phys_lanes_set_width (4);
+    cr_assert (phys_lanes_width () == 4 || !phys_lanes_supported ());
+    s_compare (4);
+    phys_lanes_set_width (0);
+}
+
+Test (phys_lanes, eight_lanes_give_the_scalar_bits)
+{
+    if (phys_lanes_width () != 8)
+        return; /* no AVX-512 here (or valgrind): four_lanes covers the CPU */
+    s_compare (8);
+}
+
+Test (phys_lanes, width_is_the_widest_the_cpu_runs)
+{
+    int w = phys_lanes_width ();
+    cr_assert (w == 0 || w == 4 || w == 8);
+#ifdef SIM_MATH_AVX512
+    cr_assert_eq (w == 8, sim_math_have_avx512 () != 0);
+#endif
+    cr_assert_eq (w >= 4, phys_lanes_supported ());
 }

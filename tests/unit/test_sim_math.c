@@ -132,3 +132,36 @@ Test (sim_math, four_lanes_give_the_scalar_bits)
     }
 }
 #endif
+
+#ifdef SIM_MATH_AVX512
+/* sim_sincos8 on eight consecutive inputs, stored lane by lane. */
+SIM_MATH_AVX512_TARGET static void
+s_eight (const double *x, double *s, double *c)
+{
+    __m512d s8, c8;
+    sim_sincos8 (_mm512_loadu_pd (x), &s8, &c8);
+    _mm512_storeu_pd (s, s8);
+    _mm512_storeu_pd (c, c8);
+}
+
+Test (sim_math, eight_lanes_give_the_scalar_bits)
+{
+    /* without AVX-512 (or under valgrind) nothing calls the kernel */
+    if (!sim_math_have_avx512 ())
+        return;
+    static double x[40000];
+    int n = s_inputs (x, 20000);
+    for (int i = 0; i < 20000; i++)
+        x[n++] = x[i] * (i % 2 ? 1e5 / M_PI : 30 / M_PI);
+    for (int i = 0; i + 7 < n; i++) {
+        double sl[8], cl[8];
+        s_eight (x + i, sl, cl);
+        for (int lane = 0; lane < 8; lane++) {
+            double s, c;
+            sim_sincos (x[i + lane], &s, &c);
+            cr_assert_eq (s_bits (sl[lane]), s_bits (s), "sin %.17g lane %d", x[i + lane], lane);
+            cr_assert_eq (s_bits (cl[lane]), s_bits (c), "cos %.17g lane %d", x[i + lane], lane);
+        }
+    }
+}
+#endif

@@ -1,9 +1,10 @@
-/*  phys_lanes.c - the robot phase four robots a register (AVX2): the
+/*  phys_lanes.c - the robot phase a register of robots at a time: the
     scalar path of phys_world.c (phys_limiter_kernel, phys_drive_kernel,
-    the integration and the turn) with one robot per lane. Where the
-    scalar path branches, both sides are computed and the lane's side is
-    selected, so every lane sees the scalar path's operations on its own
-    values in the same order: the same bits.
+    the integration and the turn) with one robot per lane, four lanes on
+    AVX2, eight on AVX-512 (one body, phys_lanes_kernel.h, compiled for
+    each). Where the scalar path branches, both sides are computed and the
+    lane's side is selected, so every lane sees the scalar path's
+    operations on its own values in the same order: the same bits.
 */
 #include "phys_lanes.h"
 
@@ -14,9 +15,29 @@
 
 #ifdef SIM_MATH_AVX2
 
-#define S_AVX2       SIM_MATH_AVX2_TARGET
 #define S_OFF(field) offsetof (phys_robot_t, field)
-#define S_W          4 /* lanes of a register */
+
+/* The robots' fields come in rows: fields that follow each other in
+   phys_robot_t are loaded per robot, two doubles at a time, and
+   transposed into a register per field (cheaper than a gather per
+   field); the stores transpose back. The rows: */
+#define S_ROW(a, b, n) \
+    _Static_assert(offsetof (phys_robot_t, b) == offsetof (phys_robot_t, a) + (n) * sizeof (double), \
+                   #a " .. " #b " in a row")
+S_ROW (specs.limits.acc_speedup_absolute_max, specs.limits.vel_angular_max, 5);
+S_ROW (specs.drive.coast_decel, specs.drive.coast_angular_decel, 1);
+S_ROW (wheels.s, wheels.c, 4);
+S_ROW (wheels.c, wheels.mount, 4);
+S_ROW (wheels.mount, drive_k.Fl, 1);
+S_ROW (drive_k.Fl, drive_k.kv, 3);
+S_ROW (drive_k.kv, inv_inertia, 2);
+S_ROW (x, st, 7);
+S_ROW (st, sp, 1);
+
+enum { S_X, S_Y, S_THETA, S_VX, S_VY, S_OMEGA, S_CT, S_ST };
+
+/* the most lanes a register phys_lanes_set_width allows, 0 for no limit */
+static int s_width;
 
 bool
 phys_lanes_supported (void)
@@ -24,17 +45,83 @@ phys_lanes_supported (void)
     return sim_math_have_avx2 ();
 }
 
-/* A double field of the four robots at byte offsets off from robots. */
-S_AVX2 static inline __m256d
-s_get (const phys_robot_t *robots, __m256i off, size_t field)
+/* ---- four lanes: AVX2 ------------------------------------------------- */
+
+#define S_T              SIM_MATH_AVX2_TARGET
+#define S_W              4
+#define V                __m256d
+#define M                __m256d
+#define S_NAME(f)        f##_4
+#define S_ADD            _mm256_add_pd
+#define S_SUB            _mm256_sub_pd
+#define S_MUL            _mm256_mul_pd
+#define S_DIV            _mm256_div_pd
+#define S_SQRT           _mm256_sqrt_pd
+#define S_MINV           _mm256_min_pd
+#define S_MAXV           _mm256_max_pd
+#define S_XOR            _mm256_xor_pd
+#define S_ANDNOT         _mm256_andnot_pd /* ~a & b */
+#define S_SET1           _mm256_set1_pd
+#define S_ZERO           _mm256_setzero_pd
+#define S_LOADU          _mm256_loadu_pd
+#define S_STOREU         _mm256_storeu_pd
+#define S_GT(a, b)       _mm256_cmp_pd (a, b, _CMP_GT_OQ)
+#define S_LE(a, b)       _mm256_cmp_pd (a, b, _CMP_LE_OQ)
+#define S_NEQ(a, b)      _mm256_cmp_pd (a, b, _CMP_NEQ_UQ)
+#define S_MAND           _mm256_and_pd
+#define S_MANDNOT        _mm256_andnot_pd
+#define S_ANY(m)         (_mm256_movemask_pd (m) != 0)
+#define S_ALL(m)         (_mm256_movemask_pd (m) == 0xf)
+#define S_MASK64(p)      _mm256_castsi256_pd (_mm256_loadu_si256 ((const __m256i *) (p)))
+#define S_BLEND(m, a, b) _mm256_blendv_pd (b, a, m)
+#define S_SINCOS         sim_sincos4
+#define S_LOAD2          s_load2_4
+#define S_LOAD1          s_load1_4
+#define S_STORE2         s_store2_4
+#define S_STORE1         s_store1_4
+
+/* Two doubles of robot p from field on. */
+S_T static inline __m128d
+s_pair (const char *p, size_t field)
 {
-    return _mm256_i64gather_pd ((const double *) ((const char *) robots + field), off, 1);
+    return _mm_loadu_pd ((const double *) (p + field));
 }
 
-/* Stores lane i of v at field of robot p[i] (a robot repeated in p gets
-   the same value from each of its lanes). */
-S_AVX2 static inline void
-s_put (char *const p[S_W], size_t field, __m256d v)
+/* The two fields from field on of the robots p[]: v[0], v[1]. */
+S_T static inline void
+s_load2_4 (char *const p[4], size_t field, __m256d v[2])
+{
+    __m256d a = _mm256_insertf128_pd (_mm256_castpd128_pd256 (s_pair (p[0], field)), s_pair (p[2], field), 1);
+    __m256d b = _mm256_insertf128_pd (_mm256_castpd128_pd256 (s_pair (p[1], field)), s_pair (p[3], field), 1);
+    v[0] = _mm256_unpacklo_pd (a, b);
+    v[1] = _mm256_unpackhi_pd (a, b);
+}
+
+/* The field at field of the robots p[]. */
+S_T static inline __m256d
+s_load1_4 (char *const p[4], size_t field)
+{
+    __m128d lo =
+        _mm_loadh_pd (_mm_load_sd ((const double *) (p[0] + field)), (const double *) (p[1] + field));
+    __m128d hi =
+        _mm_loadh_pd (_mm_load_sd ((const double *) (p[2] + field)), (const double *) (p[3] + field));
+    return _mm256_insertf128_pd (_mm256_castpd128_pd256 (lo), hi, 1);
+}
+
+/* Stores v[0], v[1] at field and the next of the robots p[]. */
+S_T static inline void
+s_store2_4 (char *const p[4], size_t field, const __m256d v[2])
+{
+    __m256d a = _mm256_unpacklo_pd (v[0], v[1]), b = _mm256_unpackhi_pd (v[0], v[1]);
+    _mm_storeu_pd ((double *) (p[0] + field), _mm256_castpd256_pd128 (a));
+    _mm_storeu_pd ((double *) (p[1] + field), _mm256_castpd256_pd128 (b));
+    _mm_storeu_pd ((double *) (p[2] + field), _mm256_extractf128_pd (a, 1));
+    _mm_storeu_pd ((double *) (p[3] + field), _mm256_extractf128_pd (b, 1));
+}
+
+/* Stores lane i of v at field of robot p[i]. */
+S_T static inline void
+s_store1_4 (char *const p[4], size_t field, __m256d v)
 {
     __m128d lo = _mm256_castpd256_pd128 (v), hi = _mm256_extractf128_pd (v, 1);
     _mm_storel_pd ((double *) (p[0] + field), lo);
@@ -43,234 +130,148 @@ s_put (char *const p[S_W], size_t field, __m256d v)
     _mm_storeh_pd ((double *) (p[3] + field), hi);
 }
 
-/* m ? a : b per lane (m all ones or all zeros). */
-S_AVX2 static inline __m256d
-s_sel (__m256d m, __m256d a, __m256d b)
+#include "phys_lanes_kernel.h"
+
+#undef S_T
+#undef S_W
+#undef V
+#undef M
+#undef S_NAME
+#undef S_ADD
+#undef S_SUB
+#undef S_MUL
+#undef S_DIV
+#undef S_SQRT
+#undef S_MINV
+#undef S_MAXV
+#undef S_XOR
+#undef S_ANDNOT
+#undef S_SET1
+#undef S_ZERO
+#undef S_LOADU
+#undef S_STOREU
+#undef S_GT
+#undef S_LE
+#undef S_NEQ
+#undef S_MAND
+#undef S_MANDNOT
+#undef S_ANY
+#undef S_ALL
+#undef S_MASK64
+#undef S_BLEND
+#undef S_SINCOS
+#undef S_LOAD2
+#undef S_LOAD1
+#undef S_STORE2
+#undef S_STORE1
+
+/* ---- eight lanes: AVX-512 F and DQ ------------------------------------ */
+
+#define S_T              SIM_MATH_AVX512_TARGET
+#define S_W              8
+#define V                __m512d
+#define M                __mmask8
+#define S_NAME(f)        f##_8
+#define S_ADD            _mm512_add_pd
+#define S_SUB            _mm512_sub_pd
+#define S_MUL            _mm512_mul_pd
+#define S_DIV            _mm512_div_pd
+#define S_SQRT           _mm512_sqrt_pd
+#define S_MINV           _mm512_min_pd
+#define S_MAXV           _mm512_max_pd
+#define S_XOR            _mm512_xor_pd
+#define S_ANDNOT         _mm512_andnot_pd /* ~a & b */
+#define S_SET1           _mm512_set1_pd
+#define S_ZERO           _mm512_setzero_pd
+#define S_LOADU          _mm512_loadu_pd
+#define S_STOREU         _mm512_storeu_pd
+#define S_GT(a, b)       _mm512_cmp_pd_mask (a, b, _CMP_GT_OQ)
+#define S_LE(a, b)       _mm512_cmp_pd_mask (a, b, _CMP_LE_OQ)
+#define S_NEQ(a, b)      _mm512_cmp_pd_mask (a, b, _CMP_NEQ_UQ)
+#define S_MAND(a, b)     ((__mmask8) ((a) & (b)))
+#define S_MANDNOT(a, b)  ((__mmask8) (~(a) & (b)))
+#define S_ANY(m)         ((m) != 0)
+#define S_ALL(m)         ((m) == 0xff)
+#define S_MASK64(p)      _mm512_movepi64_mask (_mm512_loadu_si512 ((const void *) (p)))
+#define S_BLEND(m, a, b) _mm512_mask_blend_pd (m, b, a)
+#define S_SINCOS         sim_sincos8
+#define S_LOAD2          s_load2_8
+#define S_LOAD1          s_load1_8
+#define S_STORE2         s_store2_8
+#define S_STORE1         s_store1_8
+
+/* The pairs at field of robots p[i], p[i + 2], p[i + 4], p[i + 6] in the
+   four 128-bit lanes of a register. */
+S_T static inline __m512d
+s_pairs_8 (char *const p[8], int i, size_t field)
 {
-    return _mm256_blendv_pd (b, a, m);
+    __m256d lo =
+        _mm256_insertf128_pd (_mm256_castpd128_pd256 (s_pair (p[i], field)), s_pair (p[i + 2], field), 1);
+    __m256d hi =
+        _mm256_insertf128_pd (_mm256_castpd128_pd256 (s_pair (p[i + 4], field)), s_pair (p[i + 6], field), 1);
+    return _mm512_insertf64x4 (_mm512_castpd256_pd512 (lo), hi, 1);
 }
 
-/* The scalar x > lim ? lim : x < -lim ? -lim : x per lane for lim >= 0,
-   NaN passing through, as phys_drive_clamp2. */
-S_AVX2 static inline __m256d
-s_clamp (__m256d x, __m256d lim, __m256d neg_lim)
+S_T static inline void
+s_load2_8 (char *const p[8], size_t field, __m512d v[2])
 {
-    return _mm256_max_pd (neg_lim, _mm256_min_pd (lim, x));
+    __m512d a = s_pairs_8 (p, 0, field), b = s_pairs_8 (p, 1, field);
+    v[0] = _mm512_unpacklo_pd (a, b);
+    v[1] = _mm512_unpackhi_pd (a, b);
 }
 
-S_AVX2 static inline __m256d
-s_dot (__m256d a, __m256d b, __m256d c, __m256d d)
+S_T static inline __m512d
+s_load1_8 (char *const p[8], size_t field)
 {
-    return _mm256_add_pd (_mm256_mul_pd (a, b), _mm256_mul_pd (c, d));
+    return _mm512_insertf64x4 (_mm512_castpd256_pd512 (s_load1_4 (p, field)), s_load1_4 (p + 4, field), 1);
 }
 
-S_AVX2 static inline __m256d
-s_cmp_gt (__m256d a, __m256d b)
+S_T static inline void
+s_store2_8 (char *const p[8], size_t field, const __m512d v[2])
 {
-    return _mm256_cmp_pd (a, b, _CMP_GT_OQ);
+    __m512d a = _mm512_unpacklo_pd (v[0], v[1]), b = _mm512_unpackhi_pd (v[0], v[1]);
+    _mm_storeu_pd ((double *) (p[0] + field), _mm512_castpd512_pd128 (a));
+    _mm_storeu_pd ((double *) (p[1] + field), _mm512_castpd512_pd128 (b));
+    _mm_storeu_pd ((double *) (p[2] + field), _mm512_extractf64x2_pd (a, 1));
+    _mm_storeu_pd ((double *) (p[3] + field), _mm512_extractf64x2_pd (b, 1));
+    _mm_storeu_pd ((double *) (p[4] + field), _mm512_extractf64x2_pd (a, 2));
+    _mm_storeu_pd ((double *) (p[5] + field), _mm512_extractf64x2_pd (b, 2));
+    _mm_storeu_pd ((double *) (p[6] + field), _mm512_extractf64x2_pd (a, 3));
+    _mm_storeu_pd ((double *) (p[7] + field), _mm512_extractf64x2_pd (b, 3));
 }
 
-S_AVX2 static inline __m256d
-s_cmp_le (__m256d a, __m256d b)
+S_T static inline void
+s_store1_8 (char *const p[8], size_t field, __m512d v)
 {
-    return _mm256_cmp_pd (a, b, _CMP_LE_OQ);
+    s_store1_4 (p, field, _mm512_castpd512_pd256 (v));
+    s_store1_4 (p + 4, field, _mm512_extractf64x4_pd (v, 1));
 }
 
-/* The wheels drive (phys_drive_kernel) of the four lanes: body force
-   (fx, fy) and torque in the robot frame for setpoint (s0, s1, s2) and
-   local velocity (lvx, lvy, om). */
-S_AVX2 static void
-s_drive (const phys_robot_t *robots, __m256i off, const __m256d sp[3], __m256d lvx, __m256d lvy, __m256d om,
-         __m256d *fx, __m256d *fy, __m256d *torque)
+#include "phys_lanes_kernel.h"
+
+void
+phys_lanes_set_width (int width)
 {
-    const __m256d sign = _mm256_set1_pd (-0.0), one = _mm256_set1_pd (1.0), none = _mm256_set1_pd (-1.0);
-    const __m256d slip = _mm256_set1_pd (0.05);
-    __m256d mount = s_get (robots, off, S_OFF (wheels.mount));
-    __m256d nfl = _mm256_xor_pd (s_get (robots, off, S_OFF (drive_k.Fl)), sign);
-    __m256d fm = s_get (robots, off, S_OFF (drive_k.fmax)), nfm = _mm256_xor_pd (fm, sign);
-    __m256d um = s_get (robots, off, S_OFF (drive_k.umax)), num = _mm256_xor_pd (um, sign);
-    __m256d kv = s_get (robots, off, S_OFF (drive_k.kv));
-    __m256d nsp0 = _mm256_xor_pd (sp[0], sign), nlvx = _mm256_xor_pd (lvx, sign);
-    __m256d rw_sp = _mm256_mul_pd (mount, sp[2]), rw = _mm256_mul_pd (mount, om);
-    __m256d bx = _mm256_setzero_pd (), by = bx, sum = bx;
-    for (int i = 0; i < 4; i++) {
-        __m256d si = s_get (robots, off, S_OFF (wheels.s) + (size_t) i * sizeof (double));
-        __m256d ci = s_get (robots, off, S_OFF (wheels.c) + (size_t) i * sizeof (double));
-        __m256d us = s_clamp (_mm256_add_pd (s_dot (nsp0, si, sp[1], ci), rw_sp), um, num);
-        __m256d ua = _mm256_add_pd (s_dot (nlvx, si, lvy, ci), rw);
-        __m256d f = s_clamp (_mm256_mul_pd (kv, _mm256_sub_pd (us, ua)), fm, nfm);
-        /* roller friction saturates above 0.05 m/s of lateral slip */
-        __m256d r = _mm256_div_pd (s_dot (lvx, ci, lvy, si), slip);
-        __m256d flat = _mm256_mul_pd (nfl, s_clamp (r, one, none));
-        bx = _mm256_add_pd (bx, s_dot (_mm256_xor_pd (f, sign), si, flat, ci));
-        by = _mm256_add_pd (by, s_dot (f, ci, flat, si));
-        sum = _mm256_add_pd (sum, f);
-    }
-    *fx = bx;
-    *fy = by;
-    *torque = _mm256_mul_pd (mount, sum);
+    assert (width == 0 || width == 4 || width == 8);
+    s_width = width;
 }
 
-/* The limiter (phys_limiter_kernel) of the four lanes: sp[] stepped
-   toward the targets of the batch's robots j..j+3, or coasting where a
-   lane has none. */
-S_AVX2 static void
-s_limit (const phys_robot_t *robots, __m256i off, const phys_lanes_t *b, int j, __m256d dt, __m256d sp[3])
+int
+phys_lanes_width (void)
 {
-    const __m256d zero = _mm256_setzero_pd (), sign = _mm256_set1_pd (-0.0);
-    __m256d has = _mm256_castsi256_pd (_mm256_loadu_si256 ((const __m256i *) (b->has + j)));
-    __m256d tx = _mm256_loadu_pd (b->tx + j), ty = _mm256_loadu_pd (b->ty + j),
-            tw = _mm256_loadu_pd (b->tw + j);
-    __m256d s0 = sp[0], s1 = sp[1], s2 = sp[2];
-    __m256d up = s_cmp_gt (s_dot (tx, tx, ty, ty), s_dot (s0, s0, s1, s1));
-    __m256d a_xy = s_sel (has,
-                          s_sel (up, s_get (robots, off, S_OFF (specs.limits.acc_speedup_absolute_max)),
-                                 s_get (robots, off, S_OFF (specs.limits.acc_brake_absolute_max))),
-                          s_get (robots, off, S_OFF (specs.drive.coast_decel)));
-    __m256d upw = s_cmp_gt (_mm256_andnot_pd (sign, tw), _mm256_andnot_pd (sign, s2));
-    __m256d a_w = s_sel (has,
-                         s_sel (upw, s_get (robots, off, S_OFF (specs.limits.acc_speedup_angular_max)),
-                                s_get (robots, off, S_OFF (specs.limits.acc_brake_angular_max))),
-                         s_get (robots, off, S_OFF (specs.drive.coast_angular_decel)));
-    __m256d dx = _mm256_sub_pd (tx, s0), dy = _mm256_sub_pd (ty, s1);
-    __m256d dist2 = s_dot (dx, dx, dy, dy), step = _mm256_mul_pd (a_xy, dt);
-    __m256d snap = s_cmp_le (dist2, _mm256_mul_pd (step, step));
-    __m256d f = _mm256_div_pd (step, _mm256_sqrt_pd (dist2));
-    s0 = s_sel (snap, tx, _mm256_add_pd (s0, _mm256_mul_pd (dx, f)));
-    s1 = s_sel (snap, ty, _mm256_add_pd (s1, _mm256_mul_pd (dy, f)));
-    __m256d dw = _mm256_sub_pd (tw, s2), stepw = _mm256_mul_pd (a_w, dt);
-    __m256d dir = s_sel (s_cmp_gt (dw, zero), stepw, _mm256_xor_pd (stepw, sign));
-    s2 = s_sel (s_cmp_le (_mm256_andnot_pd (sign, dw), stepw), tw, _mm256_add_pd (s2, dir));
-    __m256d vmax = s_get (robots, off, S_OFF (specs.limits.vel_absolute_max));
-    __m256d v2 = s_dot (s0, s0, s1, s1);
-    __m256d over = s_cmp_gt (v2, _mm256_mul_pd (vmax, vmax));
-    __m256d fv = _mm256_div_pd (vmax, _mm256_sqrt_pd (v2));
-    sp[0] = s_sel (over, _mm256_mul_pd (s0, fv), s0);
-    sp[1] = s_sel (over, _mm256_mul_pd (s1, fv), s1);
-    __m256d wmax = s_get (robots, off, S_OFF (specs.limits.vel_angular_max));
-    sp[2] = s_clamp (s2, wmax, _mm256_xor_pd (wmax, sign));
-}
-
-/* θ + ω dt wrapped to (-π, π] in the lanes where turned, θ elsewhere. */
-S_AVX2 static __m256d
-s_advance_theta (__m256d th, __m256d om, __m256d dt, __m256d turned)
-{
-    __m256d a = _mm256_add_pd (th, _mm256_mul_pd (om, dt));
-    __m256d in = _mm256_and_pd (s_cmp_gt (a, _mm256_set1_pd (-M_PI)), s_cmp_le (a, _mm256_set1_pd (M_PI)));
-    if (_mm256_movemask_pd (_mm256_andnot_pd (in, turned))) {
-        /* rare (a robot crossing ±π): the scalar wrap per lane */
-        double v[S_W];
-        _mm256_storeu_pd (v, a);
-        for (int i = 0; i < S_W; i++)
-            v[i] = phys_angle_wrap (v[i]);
-        a = _mm256_loadu_pd (v);
-    }
-    return s_sel (turned, a, th);
-}
-
-/* One register's four robots between the stages of s_run. */
-typedef struct {
-    __m256i off;    /* byte offsets of the robots in robots[] */
-    char *p[S_W];   /* the robots */
-    __m256d sp[3];  /* setpoints after the limiter */
-    __m256d ct, st; /* cos / sin of theta before the turn */
-    __m256d om;     /* omega after the drive */
-} s_group_t;
-
-/* Stage 1: gather, the limiter. */
-S_AVX2 static inline void
-s_stage_limit (phys_robot_t *robots, const phys_lanes_t *b, int j, __m256d dt, s_group_t *g)
-{
-    const long long size = (long long) sizeof (phys_robot_t);
-    g->off = _mm256_set_epi64x (b->k[j + 3] * size, b->k[j + 2] * size, b->k[j + 1] * size, b->k[j] * size);
-    for (int i = 0; i < S_W; i++)
-        g->p[i] = (char *) &robots[b->k[j + i]];
-    for (int i = 0; i < 3; i++)
-        g->sp[i] = s_get (robots, g->off, S_OFF (sp[0]) + (size_t) i * sizeof (double));
-    s_limit (robots, g->off, b, j, dt, g->sp);
-}
-
-/* Stage 2: the drive (wheels or ideal), velocities and positions stored. */
-S_AVX2 static inline void
-s_stage_drive (phys_robot_t *robots, const phys_lanes_t *b, int j, __m256d dt, s_group_t *g)
-{
-    const __m256d sign = _mm256_set1_pd (-0.0);
-    const __m256i off = g->off;
-    const __m256d *sp = g->sp;
-    __m256d ct = s_get (robots, off, S_OFF (ct)), st = s_get (robots, off, S_OFF (st));
-    __m256d vx = s_get (robots, off, S_OFF (vx)), vy = s_get (robots, off, S_OFF (vy));
-    __m256d om = s_get (robots, off, S_OFF (omega));
-    __m256d ideal = _mm256_castsi256_pd (_mm256_loadu_si256 ((const __m256i *) (b->ideal + j)));
-    if (_mm256_movemask_pd (ideal) != (1 << S_W) - 1) {
-        __m256d lvx = s_dot (ct, vx, st, vy), lvy = s_dot (_mm256_xor_pd (st, sign), vx, ct, vy);
-        __m256d fx, fy, tq;
-        s_drive (robots, off, sp, lvx, lvy, om, &fx, &fy, &tq);
-        __m256d inv_m = s_get (robots, off, S_OFF (inv_mass));
-        __m256d inv_i = s_get (robots, off, S_OFF (inv_inertia));
-        __m256d ax = _mm256_sub_pd (_mm256_mul_pd (ct, fx), _mm256_mul_pd (st, fy));
-        __m256d ay = s_dot (st, fx, ct, fy);
-        /* the ideal lanes take the setpoint below instead */
-        vx = _mm256_add_pd (vx, _mm256_mul_pd (_mm256_mul_pd (ax, inv_m), dt));
-        vy = _mm256_add_pd (vy, _mm256_mul_pd (_mm256_mul_pd (ay, inv_m), dt));
-        om = _mm256_add_pd (om, _mm256_mul_pd (_mm256_mul_pd (tq, inv_i), dt));
-    }
-    __m256d ivx = _mm256_sub_pd (_mm256_mul_pd (ct, sp[0]), _mm256_mul_pd (st, sp[1]));
-    vx = s_sel (ideal, ivx, vx);
-    vy = s_sel (ideal, s_dot (st, sp[0], ct, sp[1]), vy);
-    om = s_sel (ideal, sp[2], om);
-    s_put (g->p, S_OFF (x), _mm256_add_pd (s_get (robots, off, S_OFF (x)), _mm256_mul_pd (vx, dt)));
-    s_put (g->p, S_OFF (y), _mm256_add_pd (s_get (robots, off, S_OFF (y)), _mm256_mul_pd (vy, dt)));
-    s_put (g->p, S_OFF (vx), vx);
-    s_put (g->p, S_OFF (vy), vy);
-    s_put (g->p, S_OFF (omega), om);
-    for (int i = 0; i < 3; i++)
-        s_put (g->p, S_OFF (sp[0]) + (size_t) i * sizeof (double), sp[i]);
-    g->ct = ct;
-    g->st = st;
-    g->om = om;
-}
-
-/* Stage 3: the turn of the robots whose omega is not zero. */
-S_AVX2 static inline void
-s_stage_turn (const phys_robot_t *robots, __m256d dt, s_group_t *g)
-{
-    __m256d turned = _mm256_cmp_pd (g->om, _mm256_setzero_pd (), _CMP_NEQ_UQ);
-    if (_mm256_movemask_pd (turned)) {
-        __m256d th = s_advance_theta (s_get (robots, g->off, S_OFF (theta)), g->om, dt, turned);
-        __m256d s, c;
-        sim_sincos4 (th, &s, &c);
-        s_put (g->p, S_OFF (theta), th);
-        s_put (g->p, S_OFF (st), s_sel (turned, s, g->st));
-        s_put (g->p, S_OFF (ct), s_sel (turned, c, g->ct));
-    }
-}
-
-/* The batch's robots a register at a time, stage by stage: the registers'
-   dependency chains are independent, and running stage 1 of every
-   register before stage 2 of any lets the CPU overlap them (one
-   register's chain alone, some 300 cycles long, would leave the units
-   idle most of the time). */
-S_AVX2 static void
-s_run (phys_robot_t *robots, const phys_lanes_t *b, int n, double dt_s)
-{
-    const __m256d dt = _mm256_set1_pd (dt_s);
-    s_group_t g[PHYS_LANES / S_W];
-    int groups = n / S_W;
-    for (int i = 0; i < groups; i++)
-        s_stage_limit (robots, b, i * S_W, dt, &g[i]);
-    for (int i = 0; i < groups; i++)
-        s_stage_drive (robots, b, i * S_W, dt, &g[i]);
-    for (int i = 0; i < groups; i++)
-        s_stage_turn (robots, dt, &g[i]);
+    int best = sim_math_have_avx512 () ? 8 : sim_math_have_avx2 () ? 4 : 0;
+    return s_width && s_width < best ? s_width : best;
 }
 
 void
 phys_lanes_run (phys_robot_t *robots, phys_lanes_t *batch, double dt)
 {
     assert (batch->n >= 1 && batch->n <= PHYS_LANES);
+    int w = phys_lanes_width ();
+    assert (w == 4 || w == 8);
     /* a short register repeats the batch's last robot: the same inputs,
        the same results, stored twice */
-    int n = (batch->n + S_W - 1) / S_W * S_W;
+    int n = (batch->n + w - 1) / w * w;
     for (int i = batch->n; i < n; i++) {
         int j = batch->n - 1;
         batch->k[i] = batch->k[j];
@@ -280,7 +281,10 @@ phys_lanes_run (phys_robot_t *robots, phys_lanes_t *batch, double dt)
         batch->ty[i] = batch->ty[j];
         batch->tw[i] = batch->tw[j];
     }
-    s_run (robots, batch, n, dt);
+    if (w == 8)
+        s_run_8 (robots, batch, n, dt);
+    else
+        s_run_4 (robots, batch, n, dt);
 }
 
 #else
@@ -289,6 +293,18 @@ bool
 phys_lanes_supported (void)
 {
     return false;
+}
+
+void
+phys_lanes_set_width (int width)
+{
+    (void) width;
+}
+
+int
+phys_lanes_width (void)
+{
+    return 0;
 }
 
 void

@@ -1,12 +1,12 @@
 /*  phys_lanes.h - the robot phase across robots: the limiter
     (physics.md §6.6), the wheels or ideal drive (§6.7), integration and
     the turn of robots without a mover, one robot per lane of an AVX2
-    register, up to PHYS_LANES robots (eight registers) a call. Each lane
-    does the scalar path's IEEE operations in the scalar path's order
-    (branches become selects of both sides), so a robot's bits do not
-    depend on the path, the lane or its neighbours.
-    Chosen at run time: CPUs without AVX2 take the scalar path in
-    phys_world.c. Internal to the core.
+    (four lanes) or AVX-512 (eight) register, up to PHYS_LANES robots a
+    call. Each lane does the scalar path's IEEE operations in the scalar
+    path's order (branches become selects of both sides), so a robot's
+    bits do not depend on the path, the width, the lane or its
+    neighbours. Chosen at run time: the widest the CPU runs; CPUs without
+    AVX2 take the scalar path in phys_world.c. Internal to the core.
 */
 #ifndef PHYS_LANES_H_INCLUDED
 #define PHYS_LANES_H_INCLUDED
@@ -16,7 +16,7 @@
 
 #include "phys_internal.h"
 
-#define PHYS_LANES 32 /* robots in a batch: eight registers of four */
+#define PHYS_LANES 32 /* robots in a batch: eight registers of four, four of eight */
 
 /* Up to PHYS_LANES robots of one robot phase with their targets (§6.4), filled
    by the phase and consumed by phys_lanes_run. */
@@ -32,6 +32,15 @@ typedef struct {
 
 /* Whether this CPU (and its OS) runs the lanes (AVX2). */
 bool phys_lanes_supported (void);
+
+/* Lanes a register phys_lanes_run uses: 8 where the CPU runs AVX-512 F
+   and DQ, else 4 where AVX2, else 0; at most the width set below. */
+int phys_lanes_width (void);
+
+/* Tests and benchmarks: at most width lanes a register (4 or 8), or 0
+   (the default) for the widest this CPU runs. Process-wide; every width
+   gives the same bits. Not to be changed while a world steps. */
+void phys_lanes_set_width (int width);
 
 /* One robot phase substep of dt for the batch's robots (none of them with
    a mover active, §6.9): the limiter toward each target, the drive of
