@@ -176,3 +176,44 @@ Test (phys_lanes, width_is_the_widest_the_cpu_runs)
 #endif
     cr_assert_eq (w >= 4, phys_lanes_supported ());
 }
+
+/* A wheels-driven robot told to stand still comes to exactly zero on every
+   path: the drive alone would take a fixed fraction off its velocity every
+   substep for ever, into subnormal numbers after ~20 s (each operation on
+   them a slow microcode assist on x86). */
+Test (phys_lanes, a_robot_at_rest_reaches_zero_not_subnormals)
+{
+    static const int widths[] = { -1, 4, 8 };
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+        if (widths[wi] > 0 && phys_lanes_width () < widths[wi])
+            continue;
+        phys_world_def_t def;
+        phys_world_def_default (&def);
+        def.robots_per_team = 11;
+        def.command_timeout = 1000; /* the zero command holds all along */
+        phys_world_t *w = phys_world_new (&def, NULL, 0);
+        cr_assert (w);
+        phys_world_set_scalar_robots (w, widths[wi] < 0);
+        phys_lanes_set_width (widths[wi] > 0 ? widths[wi] : 0);
+        for (unsigned id = 0; id < 11; id++) {
+            phys_command_t go = { .move = PHYS_MOVE_LOCAL, .v = { 1.0 + 0.1 * id, -0.5, 2.0 } };
+            cr_assert_eq (phys_world_command (w, SIM_TEAM_YELLOW, id, &go), PHYS_OK);
+        }
+        for (int k = 0; k < 40000; k++) {
+            if (k == 1000)
+                for (unsigned id = 0; id < 11; id++) {
+                    phys_command_t stop = { .move = PHYS_MOVE_LOCAL };
+                    phys_world_command (w, SIM_TEAM_YELLOW, id, &stop);
+                }
+            phys_world_step (w);
+        }
+        for (unsigned id = 0; id < 11; id++) {
+            sim_robot_state_t s;
+            cr_assert_eq (phys_world_robot (w, SIM_TEAM_YELLOW, id, &s), 0);
+            cr_expect (s.vx == 0 && s.vy == 0 && s.omega == 0, "width %d robot %u: v (%g, %g) omega %g",
+                       widths[wi], id, s.vx, s.vy, s.omega);
+        }
+        phys_lanes_set_width (0);
+        phys_world_destroy (&w);
+    }
+}

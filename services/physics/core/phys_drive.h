@@ -80,6 +80,23 @@ phys_limiter_kernel (const sim_robot_specs_t *s, double sp[3], const double *tar
         sp[2] = -l->vel_angular_max;
 }
 
+/* Below this a wheels-driven velocity (m/s, or rad/s for omega) is zero.
+   With a zero setpoint the wheels drive takes a fixed fraction of the
+   velocity off every substep, so a robot at rest decays geometrically
+   and never reaches zero: after ~20 s its velocities are subnormal, where
+   x86 takes a microcode assist per operation and a substep costs 10x.
+   1e-150 is far below any physical meaning and keeps the squares and
+   products of such velocities (drive, limiter, contacts) normal. */
+#define PHYS_REST 1e-150
+
+/* v, or +0 when v is nonzero and |v| < PHYS_REST (NaN and signed zeros
+   pass through). */
+static inline double
+phys_drive_rest (double v)
+{
+    return v != 0 && fabs (v) < PHYS_REST ? 0.0 : v;
+}
+
 #ifdef __SSE2__
 /* max (-lim, min (lim, x)) per lane: the scalar x > lim ? lim : x < -lim ?
    -lim : x for lim >= 0, NaN passing through (minpd/maxpd return their

@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <stddef.h>
 
+#include "phys_drive.h"
 #include "sim_math.h"
 
 #ifdef SIM_MATH_AVX2

@@ -23,6 +23,14 @@ S_NAME (s_dot) (V a, V b, V c, V d)
     return S_ADD (S_MUL (a, b), S_MUL (c, d));
 }
 
+/* phys_drive_rest per lane. */
+S_T static inline V
+S_NAME (s_rest) (V v)
+{
+    V a = S_ANDNOT (S_SET1 (-0.0), v);
+    return S_SEL (S_MAND (S_GT (S_SET1 (PHYS_REST), a), S_NEQ (v, S_ZERO ())), S_ZERO (), v);
+}
+
 #define s_clamp S_NAME (s_clamp)
 #define s_dot   S_NAME (s_dot)
 
@@ -157,9 +165,9 @@ S_NAME (s_stage_drive) (const phys_lanes_t *b, int j, V dt, S_NAME (s_group_t) *
         V ax = S_SUB (S_MUL (ct, fx), S_MUL (st, fy));
         V ay = s_dot (st, fx, ct, fy);
         /* the ideal lanes take the setpoint below instead */
-        vx = S_ADD (vx, S_MUL (S_MUL (ax, inv[0]), dt));
-        vy = S_ADD (vy, S_MUL (S_MUL (ay, inv[0]), dt));
-        om = S_ADD (om, S_MUL (S_MUL (tq, inv[1]), dt));
+        vx = S_NAME (s_rest) (S_ADD (vx, S_MUL (S_MUL (ax, inv[0]), dt)));
+        vy = S_NAME (s_rest) (S_ADD (vy, S_MUL (S_MUL (ay, inv[0]), dt)));
+        om = S_NAME (s_rest) (S_ADD (om, S_MUL (S_MUL (tq, inv[1]), dt)));
     }
     V ivx = S_SUB (S_MUL (ct, sp[0]), S_MUL (st, sp[1]));
     vx = S_SEL (ideal, ivx, vx);

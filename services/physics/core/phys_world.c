@@ -637,9 +637,9 @@ s_robot_phase (phys_world_t *self)
             double lvy = -r->st * r->vx + r->ct * r->vy;
             double fx, fy, tq;
             phys_drive_kernel (&r->drive_k, &r->wheels, r->sp, lvx, lvy, r->omega, &fx, &fy, &tq);
-            r->vx += (r->ct * fx - r->st * fy) * r->inv_mass * dt;
-            r->vy += (r->st * fx + r->ct * fy) * r->inv_mass * dt;
-            r->omega += tq * r->inv_inertia * dt;
+            r->vx = phys_drive_rest (r->vx + (r->ct * fx - r->st * fy) * r->inv_mass * dt);
+            r->vy = phys_drive_rest (r->vy + (r->st * fx + r->ct * fy) * r->inv_mass * dt);
+            r->omega = phys_drive_rest (r->omega + tq * r->inv_inertia * dt);
         }
         r->x += r->vx * dt;
         r->y += r->vy * dt;
