@@ -543,7 +543,8 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
        time, and the sines of the warps fill their lanes across robots. */
     int seen[SIM_SNAPSHOT_MAX_ROBOTS], m = 0;
     bool twice[SIM_SNAPSHOT_MAX_ROBOTS], in_region[SIM_SNAPSHOT_MAX_ROBOTS];
-    double rx[SIM_SNAPSHOT_MAX_ROBOTS], ry[SIM_SNAPSHOT_MAX_ROBOTS];
+    /* one more point than robots: the ball's (below) */
+    double rx[SIM_SNAPSHOT_MAX_ROBOTS + 1], ry[SIM_SNAPSHOT_MAX_ROBOTS + 1];
     for (int k = 0; k < n; k++) {
         rx[k] = snap->robots[k].x;
         ry[k] = snap->robots[k].y;
@@ -562,8 +563,30 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         ry[m] = rb->y;
         twice[m++] = sim_rng_chance (&rng_d, v->duplicate_robot_rate);
     }
-    double rex[SIM_SNAPSHOT_MAX_ROBOTS], rey[SIM_SNAPSHOT_MAX_ROBOTS], rephi[SIM_SNAPSHOT_MAX_ROBOTS];
-    vis_calib_error_n (cal, r, rx, ry, m, rex, rey, rephi);
+    /* The ball's geometry draws nothing, so it is worked out before the
+       robots' warp, and its warp rides along as one more point: with 11
+       robots seen it fills the last lane of a 4-lane step that was
+       computed anyway, instead of a step of its own with 3 lanes idle.
+       Each lane's error is the same whatever else shares its step. */
+    const sim_ball_state_t *b = &snap->ball;
+    double br = v->ball.radius;
+    bool ball_region = vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov);
+    double vis = 1, bpx = 0, bpy = 0, bzp = 0;
+    bool ball_shown = false;
+    if (ball_region) {
+        double cx = b->x, cy = b->y, cz = b->z;
+        if (r->enable_invisible_ball)
+            vis = vis_ball_visibility (snap, b->x, b->y, b->z, br, cam, &cx, &cy, &cz);
+        if (vis >= r->ball_visibility_threshold) {
+            vis_ball_project (cx, cy, cz, br, cam, &bpx, &bpy, &bzp);
+            ball_shown = true;
+            rx[m] = bpx;
+            ry[m] = bpy;
+        }
+    }
+    double rex[SIM_SNAPSHOT_MAX_ROBOTS + 1], rey[SIM_SNAPSHOT_MAX_ROBOTS + 1];
+    double rephi[SIM_SNAPSHOT_MAX_ROBOTS + 1];
+    vis_calib_error_n (cal, r, rx, ry, m + ball_shown, rex, rey, rephi);
     for (int j = 0; j < m; j++) {
         const sim_robot_state_t *rb = &snap->robots[seen[j]];
         double px = rb->x + rex[j], py = rb->y + rey[j], phi = rb->orientation + rephi[j];
@@ -582,20 +605,13 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
             s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
     }
 
-    /* Ball (§5.2) */
-    const sim_ball_state_t *b = &snap->ball;
-    double br = v->ball.radius;
-    if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
-        && !s_fov_edge_miss (&edge, &rng_d, b->x, b->y)
+    /* Ball (§5.2); its visibility, projection and warp are above */
+    if (ball_region && !s_fov_edge_miss (&edge, &rng_d, b->x, b->y)
         && !s_ball_burst_lost (memo, r, v->schedule.seed, key, frame_number)
         && !sim_rng_chance (&rng_d, s_near_robot_loss (r, snap, n, b->x, b->y))
         && !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
-        double vis = 1, cx = b->x, cy = b->y, cz = b->z;
-        if (r->enable_invisible_ball)
-            vis = vis_ball_visibility (snap, b->x, b->y, b->z, br, cam, &cx, &cy, &cz);
-        if (vis >= r->ball_visibility_threshold) {
-            double px, py, zp;
-            vis_ball_project (cx, cy, cz, br, cam, &px, &py, &zp);
+        if (ball_shown) {
+            double px = bpx, py = bpy, zp = bzp;
             double n_a, n_c, nx, ny;
             sim_rng_normal_pair (&rng_n, r->stddev_ball_area, v->confidence_stddev, &n_a, &n_c);
             double term = r->ball_area_height_gain > 0
@@ -603,8 +619,7 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
                             : vis_ball_area_term (cam->z, zp, v->focal_length_px);
             double area = v->area_at_nadir_px * term + n_a;
             area = vis * (area > 0 ? area : 0);
-            double ex, ey;
-            vis_calib_error (cal, r, px, py, &ex, &ey, NULL);
+            double ex = rex[m], ey = rey[m];
             sim_rng_normal_pair (&rng_n, r->stddev_ball_p, r->stddev_ball_p, &nx, &ny);
             f->balls[f->ball_count++] = (vis_ball_det_t) {
                 .x = px + ex + nx,
