@@ -138,6 +138,31 @@ sim_rng_chance (sim_rng_t *rng, double p)
         return true;
     return sim_rng_uniform01 (rng) < p;
 }
+/* sim_rng_chance (rng, p) for a p drawn against many times, made ready
+   once: u = k 2^-53 with k the draw's top 53 bits, so u < p exactly when
+   k < ceil (p 2^53) (p 2^53 is exact, a power-of-two scale of p < 1).
+   Returns 0 for p <= 0 or NaN (never, no draw), UINT64_MAX for p >= 1
+   (always, no draw), else that bound in [1, 2^53]. */
+static inline uint64_t
+sim_rng_odds (double p)
+{
+    if (!(p > 0))
+        return 0;
+    if (p >= 1)
+        return UINT64_MAX;
+    return (uint64_t) ceil (p * 0x1.0p53);
+}
+/* sim_rng_chance with odds from sim_rng_odds: the same draws, the same
+   answers, an integer compare instead of a conversion. */
+static inline bool
+sim_rng_chance_odds (sim_rng_t *rng, uint64_t odds)
+{
+    if (odds == 0)
+        return false;
+    if (odds == UINT64_MAX)
+        return true;
+    return (sim_rng_next (rng) >> 11) < odds;
+}
 /* Fisher-Yates over n elements of `size` bytes, last index down. */
 void sim_rng_shuffle (sim_rng_t *rng, void *base, size_t n, size_t size);
 

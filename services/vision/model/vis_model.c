@@ -550,18 +550,21 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         ry[k] = snap->robots[k].y;
     }
     vis_region_visible_n (&self->rig, index, rx, ry, n, overlap, fov, in_region);
+    /* the constant chances as integer bounds (sim_rng_odds), once */
+    const uint64_t miss_odds = sim_rng_odds (r->missing_robot_detections);
+    const uint64_t twice_odds = sim_rng_odds (v->duplicate_robot_rate);
     for (int k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
         if (!in_region[k])
             continue;
         if (s_fov_edge_miss (&edge, &rng_d, rb->x, rb->y))
             continue;
-        if (sim_rng_chance (&rng_d, r->missing_robot_detections))
+        if (sim_rng_chance_odds (&rng_d, miss_odds))
             continue;
         seen[m] = k;
         rx[m] = rb->x; /* compacted in place: m <= k */
         ry[m] = rb->y;
-        twice[m++] = sim_rng_chance (&rng_d, v->duplicate_robot_rate);
+        twice[m++] = sim_rng_chance_odds (&rng_d, twice_odds);
     }
     /* The ball's geometry draws nothing, so it is worked out before the
        robots' warp, and its warp rides along as one more point: with 11
@@ -636,9 +639,10 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
     /* Spurious dribbler balls (§5.3) */
     double p_s = r->dribbler_ball_detections * (double) self->period_ns * 1e-9;
     if (p_s > 0) {
+        const uint64_t odds = sim_rng_odds (p_s);
         for (int k = 0; k < n; k++) {
             const sim_robot_state_t *rb = &snap->robots[k];
-            if (!sim_rng_chance (&rng_d, p_s))
+            if (!sim_rng_chance_odds (&rng_d, odds))
                 continue;
             double lateral = sim_rng_normal (&rng_n, v->spurious_ball_lateral_stddev);
             double hx = cos (rb->orientation), hy = sin (rb->orientation);
