@@ -182,26 +182,42 @@ s_confidence (sim_rng_t *rng_n, double mean, double stddev)
     return s_clamp_confidence (mean + sim_rng_normal (rng_n, stddev));
 }
 
-/* One robot detection with fresh noise and confidence (steps 3 of §5.1,
-   draws x, y, phi, confidence). */
+/* The noise of a frame's robot detections (step 3 of §5.1): for each in
+   turn the normal pair (x, y), then (orientation, confidence), the draws
+   and values of a sim_rng_normal_pair each, in that order. All the
+   points are drawn first, then all their logs are taken: the generator
+   stays in registers through the draws, and nothing else is live across
+   the calls to log. */
+typedef struct {
+    double sp, sphi, sc; /* stddev_robot_p, stddev_robot_phi, confidence_stddev */
+    bool pos, ang;       /* does the pair draw (a sigma > 0, as sim_rng_normal_pair) */
+    /* pair i's unit normals u f and v f */
+    double uf[4 * SIM_SNAPSHOT_MAX_ROBOTS], vf[4 * SIM_SNAPSHOT_MAX_ROBOTS];
+} s_noise_t;
+
 static void
-s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t *rb, double px, double py,
-             double phi, vis_robot_det_t *out)
+s_robot_noise (const vis_model_t *self, sim_rng_t *rng_n, int dets, s_noise_t *nz)
 {
-    const sim_realism_t *r = &self->def.realism;
-    /* polar pairs: the four normals of a detection for the price of two
-       logs, the largest cost of the model after the calibration warp */
-    double nx, ny, nphi, nc;
-    sim_rng_normal_pair (rng_n, r->stddev_robot_p, r->stddev_robot_p, &nx, &ny);
-    sim_rng_normal_pair (rng_n, r->stddev_robot_phi, self->def.confidence_stddev, &nphi, &nc);
-    *out = (vis_robot_det_t) {
-        .id = rb->id,
-        .x = px + nx,
-        .y = py + ny,
-        .orientation = phi + nphi,
-        .height = rb->height,
-        .confidence = s_clamp_confidence (self->def.robot_confidence_mean + nc),
-    };
+    nz->sp = self->def.realism.stddev_robot_p;
+    nz->sphi = self->def.realism.stddev_robot_phi;
+    nz->sc = self->def.confidence_stddev;
+    nz->pos = nz->sp > 0;
+    nz->ang = nz->sphi > 0 || nz->sc > 0;
+    double s[4 * SIM_SNAPSHOT_MAX_ROBOTS];
+    int np = 0, per = nz->pos + nz->ang;
+    sim_rng_t g = *rng_n;
+    for (int i = 0; i < dets * per; i++) {
+        do
+            s[np] = sim_rng_polar_try (&g, &nz->uf[np], &nz->vf[np]);
+        while (!sim_rng_polar_kept (s[np]));
+        np++;
+    }
+    *rng_n = g;
+    for (int i = 0; i < np; i++) {
+        double f = sim_rng_polar_scale (s[i]);
+        nz->uf[i] *= f;
+        nz->vf[i] *= f;
+    }
 }
 
 /* t_sent - t_capture of one frame (docs/vision.md, "Latency"): the median
@@ -609,7 +625,13 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
     double rex[SIM_SNAPSHOT_MAX_ROBOTS + 1], rey[SIM_SNAPSHOT_MAX_ROBOTS + 1];
     double rephi[SIM_SNAPSHOT_MAX_ROBOTS + 1];
     vis_calib_error_n (cal, r, rx, ry, m + ball_shown, rex, rey, rephi);
-    for (int j = 0; j < m; j++) {
+    /* a duplicate is a detection of its own, with noise of its own */
+    int dets = 0;
+    for (int j = 0; j < m; j++)
+        dets += 1 + twice[j];
+    s_noise_t nz;
+    s_robot_noise (self, &rng_n, dets, &nz);
+    for (int j = 0, pair = 0; j < m; j++) {
         const sim_robot_state_t *rb = &snap->robots[seen[j]];
         double px = rb->x + rex[j], py = rb->y + rey[j], phi = rb->orientation + rephi[j];
         /* Parallax of a marker-height error: the camera intersects its ray
@@ -622,9 +644,30 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         }
         vis_robot_det_t *list = rb->team == SIM_TEAM_YELLOW ? f->yellow : f->blue;
         int *count = rb->team == SIM_TEAM_YELLOW ? &f->yellow_count : &f->blue_count;
-        /* one call site (the duplicate is a second pass), so it inlines */
-        for (int copy = 0; copy < 1 + twice[j]; copy++)
-            s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
+        for (int copy = 0; copy < 1 + twice[j]; copy++) {
+            /* each side 0 where its sigma is not > 0, u f sigma else */
+            double nx = 0, ny = 0, nphi = 0, nc = 0;
+            if (nz.pos) {
+                nx = nz.uf[pair] * nz.sp;
+                ny = nz.vf[pair] * nz.sp;
+                pair++;
+            }
+            if (nz.ang) {
+                if (nz.sphi > 0)
+                    nphi = nz.uf[pair] * nz.sphi;
+                if (nz.sc > 0)
+                    nc = nz.vf[pair] * nz.sc;
+                pair++;
+            }
+            list[(*count)++] = (vis_robot_det_t) {
+                .id = rb->id,
+                .x = px + nx,
+                .y = py + ny,
+                .orientation = phi + nphi,
+                .height = rb->height,
+                .confidence = s_clamp_confidence (v->robot_confidence_mean + nc),
+            };
+        }
     }
 
     /* Ball (§5.2); its visibility, projection and warp are above */
