@@ -601,17 +601,22 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         ry[m] = rb->y;
         twice[m++] = sim_rng_chance_odds (&rng_d, twice_odds);
     }
-    /* The ball's geometry draws nothing, so it is worked out before the
-       robots' warp, and its warp rides along as one more point: with 11
-       robots seen it fills the last lane of a 4-lane step that was
-       computed anyway, instead of a step of its own with 3 lanes idle.
-       Each lane's error is the same whatever else shares its step. */
+    /* Ball (§5.2), its losses and geometry: the loss draws follow the
+       robots' dropout draws on rng_d, as they always have, and the noise
+       stream is not touched, so they are taken here, before the robots'
+       warp; the ball's warp then rides along as one more point: with 11
+       robots seen it fills the last lane of a 4-lane step computed
+       anyway, instead of a step of its own with 3 lanes idle. Each lane's
+       error is the same whatever else shares its step. */
     const sim_ball_state_t *b = &snap->ball;
     double br = v->ball.radius;
-    bool ball_region = vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov);
     double vis = 1, bpx = 0, bpy = 0, bzp = 0;
     bool ball_shown = false;
-    if (ball_region) {
+    if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
+        && !s_fov_edge_miss (&edge, &rng_d, b->x, b->y)
+        && !s_ball_burst_lost (memo, r, v->schedule.seed, key, frame_number)
+        && !sim_rng_chance (&rng_d, s_near_robot_loss (r, snap, n, b->x, b->y))
+        && !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
         double cx = b->x, cy = b->y, cz = b->z;
         if (r->enable_invisible_ball)
             vis = vis_ball_visibility (snap, b->x, b->y, b->z, br, cam, &cx, &cy, &cz);
@@ -670,32 +675,27 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         }
     }
 
-    /* Ball (§5.2); its visibility, projection and warp are above */
-    if (ball_region && !s_fov_edge_miss (&edge, &rng_d, b->x, b->y)
-        && !s_ball_burst_lost (memo, r, v->schedule.seed, key, frame_number)
-        && !sim_rng_chance (&rng_d, s_near_robot_loss (r, snap, n, b->x, b->y))
-        && !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
-        if (ball_shown) {
-            double px = bpx, py = bpy, zp = bzp;
-            double n_a, n_c, nx, ny;
-            sim_rng_normal_pair (&rng_n, r->stddev_ball_area, v->confidence_stddev, &n_a, &n_c);
-            double term = r->ball_area_height_gain > 0
-                            ? 1 + r->ball_area_height_gain * pow (zp, r->ball_area_height_exponent)
-                            : vis_ball_area_term (cam->z, zp, v->focal_length_px);
-            double area = v->area_at_nadir_px * term + n_a;
-            area = vis * (area > 0 ? area : 0);
-            double ex = rex[m], ey = rey[m];
-            sim_rng_normal_pair (&rng_n, r->stddev_ball_p, r->stddev_ball_p, &nx, &ny);
-            f->balls[f->ball_count++] = (vis_ball_det_t) {
-                .x = px + ex + nx,
-                .y = py + ey + ny,
-                .z = b->z,
-                .has_z = v->report_ball_z,
-                .area = area,
-                .has_area = v->report_area,
-                .confidence = s_clamp_confidence (v->ball_confidence_mean + n_c),
-            };
-        }
+    /* the ball's detection: its losses, geometry and warp are above */
+    if (ball_shown) {
+        double px = bpx, py = bpy, zp = bzp;
+        double n_a, n_c, nx, ny;
+        sim_rng_normal_pair (&rng_n, r->stddev_ball_area, v->confidence_stddev, &n_a, &n_c);
+        double term = r->ball_area_height_gain > 0
+                        ? 1 + r->ball_area_height_gain * pow (zp, r->ball_area_height_exponent)
+                        : vis_ball_area_term (cam->z, zp, v->focal_length_px);
+        double area = v->area_at_nadir_px * term + n_a;
+        area = vis * (area > 0 ? area : 0);
+        double ex = rex[m], ey = rey[m];
+        sim_rng_normal_pair (&rng_n, r->stddev_ball_p, r->stddev_ball_p, &nx, &ny);
+        f->balls[f->ball_count++] = (vis_ball_det_t) {
+            .x = px + ex + nx,
+            .y = py + ey + ny,
+            .z = b->z,
+            .has_z = v->report_ball_z,
+            .area = area,
+            .has_area = v->report_area,
+            .confidence = s_clamp_confidence (v->ball_confidence_mean + n_c),
+        };
     }
 
     /* Spurious dribbler balls (§5.3) */
