@@ -102,13 +102,38 @@ sim_rng_seed_keyed (sim_rng_t *rng, uint64_t seed, uint64_t stream, uint64_t key
 double sim_rng_uniform (sim_rng_t *rng, double lo, double hi);
 /* Box-Muller normal with deviation sigma; no draw and 0 when sigma <= 0. */
 double sim_rng_normal (sim_rng_t *rng, double sigma);
+/* One try of the Marsaglia polar method: u and v uniform in [-1, 1)
+   into *u, *v, two draws; returns s = u^2 + v^2, a point to keep when
+   0 < s < 1 (sim_rng_polar_kept). */
+static inline double
+sim_rng_polar_try (sim_rng_t *rng, double *u, double *v)
+{
+    /* exact: a 53-bit uniform doubled, less one */
+    *u = 2 * sim_rng_uniform01 (rng) - 1;
+    *v = 2 * sim_rng_uniform01 (rng) - 1;
+    return *u * *u + *v * *v;
+}
+static inline bool
+sim_rng_polar_kept (double s)
+{
+    return s < 1 && s != 0;
+}
+/* The factor sqrt (-2 ln s / s) that turns a kept point (u, v) into two
+   unit normals u f and v f. Apart from the draws, so a caller with many
+   points can take all their logs in one tight loop. */
+static inline double
+sim_rng_polar_scale (double s)
+{
+    return sqrt (-2 * log (s) / s);
+}
 /* Two independent normals with deviations sigma_a into *a and sigma_b
    into *b from one Marsaglia polar draw: a point uniform in the unit disc
    (2 uniforms a try, 1.27 tries on average) scaled by
    sqrt (-2 ln s / s), one log and one sqrt for the pair and no
    trigonometry, so about a third of the cost of two sim_rng_normal
    (other numbers). No draw and both 0 when neither sigma is > 0; a side
-   whose sigma is <= 0 gets 0. */
+   whose sigma is <= 0 gets 0 (*a = u f sigma_a, *b = v f sigma_b, each
+   product left to right). */
 static inline void
 sim_rng_normal_pair (sim_rng_t *rng, double sigma_a, double sigma_b, double *a, double *b)
 {
@@ -116,13 +141,10 @@ sim_rng_normal_pair (sim_rng_t *rng, double sigma_a, double sigma_b, double *a, 
     if (!(sigma_a > 0) && !(sigma_b > 0))
         return;
     double u, v, s;
-    do {
-        /* exact: a 53-bit uniform doubled, less one */
-        u = 2 * sim_rng_uniform01 (rng) - 1;
-        v = 2 * sim_rng_uniform01 (rng) - 1;
-        s = u * u + v * v;
-    } while (!(s < 1) || s == 0);
-    double f = sqrt (-2 * log (s) / s);
+    do
+        s = sim_rng_polar_try (rng, &u, &v);
+    while (!sim_rng_polar_kept (s));
+    double f = sim_rng_polar_scale (s);
     if (sigma_a > 0)
         *a = u * f * sigma_a;
     if (sigma_b > 0)
@@ -137,6 +159,35 @@ sim_rng_chance (sim_rng_t *rng, double p)
     if (p >= 1)
         return true;
     return sim_rng_uniform01 (rng) < p;
+}
+/* sim_rng_chance (rng, p) for a p drawn against many times, made ready
+   once: u = k 2^-53 with k the draw's top 53 bits, so u < p exactly when
+   k < ceil (p 2^53) (p 2^53 is exact, a power-of-two scale of p < 1).
+   Returns 0 for p <= 0 or NaN (never, no draw), UINT64_MAX for p >= 1
+   (always, no draw), else that bound in [1, 2^53]. */
+static inline uint64_t
+sim_rng_odds (double p)
+{
+    if (!(p > 0))
+        return 0;
+    if (p >= 1)
+        return UINT64_MAX;
+    /* ceil without libm's call: the scaled p is below 2^53, so its
+       truncation is exact and short of it only by a fraction */
+    double scaled = p * 0x1.0p53;
+    uint64_t bound = (uint64_t) scaled;
+    return (double) bound < scaled ? bound + 1 : bound;
+}
+/* sim_rng_chance with odds from sim_rng_odds: the same draws, the same
+   answers, an integer compare instead of a conversion. */
+static inline bool
+sim_rng_chance_odds (sim_rng_t *rng, uint64_t odds)
+{
+    if (odds == 0)
+        return false;
+    if (odds == UINT64_MAX)
+        return true;
+    return (sim_rng_next (rng) >> 11) < odds;
 }
 /* Fisher-Yates over n elements of `size` bytes, last index down. */
 void sim_rng_shuffle (sim_rng_t *rng, void *base, size_t n, size_t size);

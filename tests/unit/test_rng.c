@@ -137,6 +137,29 @@ Test (rng, chance_edges_draw_nothing)
     cr_assert (hits > 880 && hits < 1120, "%d hits for p = 0.01", hits);
 }
 
+Test (rng, odds_answer_and_draw_as_chance)
+{
+    /* the edges, the smallest numbers, and p exactly at, just below and
+       just above the next draw's own value, where an off-by-one shows */
+    const double fixed[] = { -1, 0, NAN, 5e-324, 1e-300, 3e-5, 0.5, nextafter (1, 0), 1, INFINITY };
+    sim_rng_t a, b;
+    sim_rng_seed (&a, 21, SIM_STREAM_VISION_DROPOUT);
+    b = a;
+    for (int i = 0; i < 4000; i++) {
+        double p;
+        if (i < (int) (sizeof fixed / sizeof fixed[0]))
+            p = fixed[i];
+        else {
+            sim_rng_t peek = a;
+            double u = sim_rng_uniform01 (&peek);
+            p = i % 3 == 0 ? u : i % 3 == 1 ? nextafter (u, 0) : nextafter (u, 1);
+        }
+        bool want = sim_rng_chance (&a, p), got = sim_rng_chance_odds (&b, sim_rng_odds (p));
+        cr_assert_eq (want, got, "p = %a", p);
+        cr_assert_eq (memcmp (&a, &b, sizeof a), 0, "p = %a drew differently", p);
+    }
+}
+
 Test (rng, shuffle_is_a_permutation_and_deterministic)
 {
     sim_rng_t a, b;

@@ -49,6 +49,7 @@ struct vis_model_t {
     s_memo_t memo[SIM_MAX_CAMERAS];
     sim_schedule_t *schedule;
     uint64_t period_ns;
+    uint64_t delay_ns; /* sim_schedule_delay_ns of the def's vision_delay */
     uint64_t last_t;
     bool started;         /* seen a snapshot or been resumed */
     int geometry_count;   /* camera-0 frames since the last geometry */
@@ -123,6 +124,7 @@ vis_model_new (const vis_model_def_t *def)
         return NULL;
     }
     self->period_ns = sim_schedule_period_ns (def->schedule.frame_rate);
+    self->delay_ns = sim_schedule_delay_ns (def->realism.vision_delay);
     s_load_rig (self);
     return self;
 }
@@ -146,6 +148,7 @@ vis_model_set_def (vis_model_t *self, const vis_model_def_t *def)
     assert (self && def);
     bool new_rig = def->schedule.rig_generation != self->def.schedule.rig_generation;
     self->def = *def;
+    self->delay_ns = sim_schedule_delay_ns (def->realism.vision_delay);
     /* the seed or the realism may be new: nothing drawn before is kept */
     memset (self->memo, 0, sizeof self->memo);
     if (new_rig) {
@@ -179,26 +182,42 @@ s_confidence (sim_rng_t *rng_n, double mean, double stddev)
     return s_clamp_confidence (mean + sim_rng_normal (rng_n, stddev));
 }
 
-/* One robot detection with fresh noise and confidence (steps 3 of §5.1,
-   draws x, y, phi, confidence). */
+/* The noise of a frame's robot detections (step 3 of §5.1): for each in
+   turn the normal pair (x, y), then (orientation, confidence), the draws
+   and values of a sim_rng_normal_pair each, in that order. All the
+   points are drawn first, then all their logs are taken: the generator
+   stays in registers through the draws, and nothing else is live across
+   the calls to log. */
+typedef struct {
+    double sp, sphi, sc; /* stddev_robot_p, stddev_robot_phi, confidence_stddev */
+    bool pos, ang;       /* does the pair draw (a sigma > 0, as sim_rng_normal_pair) */
+    /* pair i's unit normals u f and v f */
+    double uf[4 * SIM_SNAPSHOT_MAX_ROBOTS], vf[4 * SIM_SNAPSHOT_MAX_ROBOTS];
+} s_noise_t;
+
 static void
-s_robot_det (const vis_model_t *self, sim_rng_t *rng_n, const sim_robot_state_t *rb, double px, double py,
-             double phi, vis_robot_det_t *out)
+s_robot_noise (const vis_model_t *self, sim_rng_t *rng_n, int dets, s_noise_t *nz)
 {
-    const sim_realism_t *r = &self->def.realism;
-    /* polar pairs: the four normals of a detection for the price of two
-       logs, the largest cost of the model after the calibration warp */
-    double nx, ny, nphi, nc;
-    sim_rng_normal_pair (rng_n, r->stddev_robot_p, r->stddev_robot_p, &nx, &ny);
-    sim_rng_normal_pair (rng_n, r->stddev_robot_phi, self->def.confidence_stddev, &nphi, &nc);
-    *out = (vis_robot_det_t) {
-        .id = rb->id,
-        .x = px + nx,
-        .y = py + ny,
-        .orientation = phi + nphi,
-        .height = rb->height,
-        .confidence = s_clamp_confidence (self->def.robot_confidence_mean + nc),
-    };
+    nz->sp = self->def.realism.stddev_robot_p;
+    nz->sphi = self->def.realism.stddev_robot_phi;
+    nz->sc = self->def.confidence_stddev;
+    nz->pos = nz->sp > 0;
+    nz->ang = nz->sphi > 0 || nz->sc > 0;
+    double s[4 * SIM_SNAPSHOT_MAX_ROBOTS];
+    int np = 0, per = nz->pos + nz->ang;
+    sim_rng_t g = *rng_n;
+    for (int i = 0; i < dets * per; i++) {
+        do
+            s[np] = sim_rng_polar_try (&g, &nz->uf[np], &nz->vf[np]);
+        while (!sim_rng_polar_kept (s[np]));
+        np++;
+    }
+    *rng_n = g;
+    for (int i = 0; i < np; i++) {
+        double f = sim_rng_polar_scale (s[i]);
+        nz->uf[i] *= f;
+        nz->vf[i] *= f;
+    }
 }
 
 /* t_sent - t_capture of one frame (docs/vision.md, "Latency"): the median
@@ -449,7 +468,23 @@ s_rewind (const sim_snapshot_t *snap, uint64_t instant_ns, sim_snapshot_t *out)
     memcpy (out, snap, offsetof (sim_snapshot_t, robots) + (size_t) n * sizeof snap->robots[0]);
     double dt = (double) (snap->time_ns - instant_ns) * 1e-9;
     out->time_ns = instant_ns;
-    for (int k = 0; k < n; k++) {
+    int k = 0;
+#ifdef __SSE2__
+    /* x and y next to each other, vx and vy too: one pair a robot, the
+       same operation per lane */
+    _Static_assert(offsetof (sim_robot_state_t, y) == offsetof (sim_robot_state_t, x) + sizeof (double)
+                       && offsetof (sim_robot_state_t, vy)
+                              == offsetof (sim_robot_state_t, vx) + sizeof (double),
+                   "the rewind's pairs");
+    const __m128d dtv = _mm_set1_pd (dt);
+    for (; k < n; k++) {
+        sim_robot_state_t *rb = &out->robots[k];
+        __m128d p = _mm_loadu_pd (&rb->x), vel = _mm_loadu_pd (&rb->vx);
+        _mm_storeu_pd (&rb->x, _mm_sub_pd (p, _mm_mul_pd (vel, dtv)));
+        rb->orientation -= rb->omega * dt;
+    }
+#endif
+    for (; k < n; k++) {
         sim_robot_state_t *rb = &out->robots[k];
         rb->x -= rb->vx * dt;
         rb->y -= rb->vy * dt;
@@ -543,28 +578,65 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
        time, and the sines of the warps fill their lanes across robots. */
     int seen[SIM_SNAPSHOT_MAX_ROBOTS], m = 0;
     bool twice[SIM_SNAPSHOT_MAX_ROBOTS], in_region[SIM_SNAPSHOT_MAX_ROBOTS];
-    double rx[SIM_SNAPSHOT_MAX_ROBOTS], ry[SIM_SNAPSHOT_MAX_ROBOTS];
+    /* one more point than robots: the ball's (below) */
+    double rx[SIM_SNAPSHOT_MAX_ROBOTS + 1], ry[SIM_SNAPSHOT_MAX_ROBOTS + 1];
     for (int k = 0; k < n; k++) {
         rx[k] = snap->robots[k].x;
         ry[k] = snap->robots[k].y;
     }
     vis_region_visible_n (&self->rig, index, rx, ry, n, overlap, fov, in_region);
+    /* the constant chances as integer bounds (sim_rng_odds), once */
+    const uint64_t miss_odds = sim_rng_odds (r->missing_robot_detections);
+    const uint64_t twice_odds = sim_rng_odds (v->duplicate_robot_rate);
     for (int k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
         if (!in_region[k])
             continue;
         if (s_fov_edge_miss (&edge, &rng_d, rb->x, rb->y))
             continue;
-        if (sim_rng_chance (&rng_d, r->missing_robot_detections))
+        if (sim_rng_chance_odds (&rng_d, miss_odds))
             continue;
         seen[m] = k;
         rx[m] = rb->x; /* compacted in place: m <= k */
         ry[m] = rb->y;
-        twice[m++] = sim_rng_chance (&rng_d, v->duplicate_robot_rate);
+        twice[m++] = sim_rng_chance_odds (&rng_d, twice_odds);
     }
-    double rex[SIM_SNAPSHOT_MAX_ROBOTS], rey[SIM_SNAPSHOT_MAX_ROBOTS], rephi[SIM_SNAPSHOT_MAX_ROBOTS];
-    vis_calib_error_n (cal, r, rx, ry, m, rex, rey, rephi);
-    for (int j = 0; j < m; j++) {
+    /* Ball (§5.2), its losses and geometry: the loss draws follow the
+       robots' dropout draws on rng_d, as they always have, and the noise
+       stream is not touched, so they are taken here, before the robots'
+       warp; the ball's warp then rides along as one more point: with 11
+       robots seen it fills the last lane of a 4-lane step computed
+       anyway, instead of a step of its own with 3 lanes idle. Each lane's
+       error is the same whatever else shares its step. */
+    const sim_ball_state_t *b = &snap->ball;
+    double br = v->ball.radius;
+    double vis = 1, bpx = 0, bpy = 0, bzp = 0;
+    bool ball_shown = false;
+    if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
+        && !s_fov_edge_miss (&edge, &rng_d, b->x, b->y)
+        && !s_ball_burst_lost (memo, r, v->schedule.seed, key, frame_number)
+        && !sim_rng_chance (&rng_d, s_near_robot_loss (r, snap, n, b->x, b->y))
+        && !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
+        double cx = b->x, cy = b->y, cz = b->z;
+        if (r->enable_invisible_ball)
+            vis = vis_ball_visibility (snap, b->x, b->y, b->z, br, cam, &cx, &cy, &cz);
+        if (vis >= r->ball_visibility_threshold) {
+            vis_ball_project (cx, cy, cz, br, cam, &bpx, &bpy, &bzp);
+            ball_shown = true;
+            rx[m] = bpx;
+            ry[m] = bpy;
+        }
+    }
+    double rex[SIM_SNAPSHOT_MAX_ROBOTS + 1], rey[SIM_SNAPSHOT_MAX_ROBOTS + 1];
+    double rephi[SIM_SNAPSHOT_MAX_ROBOTS + 1];
+    vis_calib_error_n (cal, r, rx, ry, m + ball_shown, rex, rey, rephi);
+    /* a duplicate is a detection of its own, with noise of its own */
+    int dets = 0;
+    for (int j = 0; j < m; j++)
+        dets += 1 + twice[j];
+    s_noise_t nz;
+    s_robot_noise (self, &rng_n, dets, &nz);
+    for (int j = 0, pair = 0; j < m; j++) {
         const sim_robot_state_t *rb = &snap->robots[seen[j]];
         double px = rb->x + rex[j], py = rb->y + rey[j], phi = rb->orientation + rephi[j];
         /* Parallax of a marker-height error: the camera intersects its ray
@@ -577,53 +649,62 @@ s_capture (const vis_model_t *self, s_memo_t *memo, int index, uint32_t frame_nu
         }
         vis_robot_det_t *list = rb->team == SIM_TEAM_YELLOW ? f->yellow : f->blue;
         int *count = rb->team == SIM_TEAM_YELLOW ? &f->yellow_count : &f->blue_count;
-        /* one call site (the duplicate is a second pass), so it inlines */
-        for (int copy = 0; copy < 1 + twice[j]; copy++)
-            s_robot_det (self, &rng_n, rb, px, py, phi, &list[(*count)++]);
-    }
-
-    /* Ball (§5.2) */
-    const sim_ball_state_t *b = &snap->ball;
-    double br = v->ball.radius;
-    if (vis_region_visible (&self->rig, index, b->x, b->y, overlap, fov)
-        && !s_fov_edge_miss (&edge, &rng_d, b->x, b->y)
-        && !s_ball_burst_lost (memo, r, v->schedule.seed, key, frame_number)
-        && !sim_rng_chance (&rng_d, s_near_robot_loss (r, snap, n, b->x, b->y))
-        && !sim_rng_chance (&rng_d, r->missing_ball_detections)) {
-        double vis = 1, cx = b->x, cy = b->y, cz = b->z;
-        if (r->enable_invisible_ball)
-            vis = vis_ball_visibility (snap, b->x, b->y, b->z, br, cam, &cx, &cy, &cz);
-        if (vis >= r->ball_visibility_threshold) {
-            double px, py, zp;
-            vis_ball_project (cx, cy, cz, br, cam, &px, &py, &zp);
-            double n_a, n_c, nx, ny;
-            sim_rng_normal_pair (&rng_n, r->stddev_ball_area, v->confidence_stddev, &n_a, &n_c);
-            double term = r->ball_area_height_gain > 0
-                            ? 1 + r->ball_area_height_gain * pow (zp, r->ball_area_height_exponent)
-                            : vis_ball_area_term (cam->z, zp, v->focal_length_px);
-            double area = v->area_at_nadir_px * term + n_a;
-            area = vis * (area > 0 ? area : 0);
-            double ex, ey;
-            vis_calib_error (cal, r, px, py, &ex, &ey, NULL);
-            sim_rng_normal_pair (&rng_n, r->stddev_ball_p, r->stddev_ball_p, &nx, &ny);
-            f->balls[f->ball_count++] = (vis_ball_det_t) {
-                .x = px + ex + nx,
-                .y = py + ey + ny,
-                .z = b->z,
-                .has_z = v->report_ball_z,
-                .area = area,
-                .has_area = v->report_area,
-                .confidence = s_clamp_confidence (v->ball_confidence_mean + n_c),
+        for (int copy = 0; copy < 1 + twice[j]; copy++) {
+            /* each side 0 where its sigma is not > 0, u f sigma else */
+            double nx = 0, ny = 0, nphi = 0, nc = 0;
+            if (nz.pos) {
+                nx = nz.uf[pair] * nz.sp;
+                ny = nz.vf[pair] * nz.sp;
+                pair++;
+            }
+            if (nz.ang) {
+                if (nz.sphi > 0)
+                    nphi = nz.uf[pair] * nz.sphi;
+                if (nz.sc > 0)
+                    nc = nz.vf[pair] * nz.sc;
+                pair++;
+            }
+            list[(*count)++] = (vis_robot_det_t) {
+                .id = rb->id,
+                .x = px + nx,
+                .y = py + ny,
+                .orientation = phi + nphi,
+                .height = rb->height,
+                .confidence = s_clamp_confidence (v->robot_confidence_mean + nc),
             };
         }
+    }
+
+    /* the ball's detection: its losses, geometry and warp are above */
+    if (ball_shown) {
+        double px = bpx, py = bpy, zp = bzp;
+        double n_a, n_c, nx, ny;
+        sim_rng_normal_pair (&rng_n, r->stddev_ball_area, v->confidence_stddev, &n_a, &n_c);
+        double term = r->ball_area_height_gain > 0
+                        ? 1 + r->ball_area_height_gain * pow (zp, r->ball_area_height_exponent)
+                        : vis_ball_area_term (cam->z, zp, v->focal_length_px);
+        double area = v->area_at_nadir_px * term + n_a;
+        area = vis * (area > 0 ? area : 0);
+        double ex = rex[m], ey = rey[m];
+        sim_rng_normal_pair (&rng_n, r->stddev_ball_p, r->stddev_ball_p, &nx, &ny);
+        f->balls[f->ball_count++] = (vis_ball_det_t) {
+            .x = px + ex + nx,
+            .y = py + ey + ny,
+            .z = b->z,
+            .has_z = v->report_ball_z,
+            .area = area,
+            .has_area = v->report_area,
+            .confidence = s_clamp_confidence (v->ball_confidence_mean + n_c),
+        };
     }
 
     /* Spurious dribbler balls (§5.3) */
     double p_s = r->dribbler_ball_detections * (double) self->period_ns * 1e-9;
     if (p_s > 0) {
+        const uint64_t odds = sim_rng_odds (p_s);
         for (int k = 0; k < n; k++) {
             const sim_robot_state_t *rb = &snap->robots[k];
-            if (!sim_rng_chance (&rng_d, p_s))
+            if (!sim_rng_chance_odds (&rng_d, odds))
                 continue;
             double lateral = sim_rng_normal (&rng_n, v->spurious_ball_lateral_stddev);
             double hx = cos (rb->orientation), hy = sin (rb->orientation);
@@ -733,7 +814,7 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
         sim_schedule_skip_to (self->schedule, snap->time_ns);
         self->started = true;
     }
-    uint64_t delay_ns = sim_schedule_delay_ns (self->def.realism.vision_delay);
+    uint64_t delay_ns = self->delay_ns;
     uint32_t mask = 0, frames[SIM_MAX_CAMERAS] = { 0 };
     int released = sim_schedule_advance (self->schedule, snap->time_ns, delay_ns, &mask, frames);
     uint32_t suppressed = sim_schedule_suppressed_mask (self->schedule);
