@@ -517,7 +517,7 @@ s_depenetrate4 (phys_world_t *self, int holder, uint64_t *swept, bool *pushed, d
         __m256d d2 = _mm256_add_pd (_mm256_mul_pd (px, px), _mm256_mul_pd (py, py));
         unsigned bits =
             (unsigned) _mm256_movemask_pd (_mm256_cmp_pd (d2, _mm256_mul_pd (reach, reach), _CMP_NGT_UQ));
-        if (holder >= k && holder < k + 4)
+        if ((unsigned) (holder - k) < 4u) /* the holder is in these four */
             bits &= ~(1u << (holder - k));
         for (; bits; bits &= bits - 1) {
             int j = k + __builtin_ctz (bits);
