@@ -4,7 +4,6 @@
 #include <math.h>
 
 #include "phys_internal.h"
-#include "sim_math.h"
 
 static bool
 s_in_zone (const phys_world_t *self, const phys_robot_t *r)
@@ -59,51 +58,16 @@ s_fire (phys_world_t *self, phys_robot_t *r)
     phys_world_emit (self, PHYS_EVENT_KICK, r->team, r->id, -1, -1, speed, elev);
 }
 
-/* Robot k fires if it is charged and the ball is in its zone; returns
-   whether it fired. */
-static bool
-s_try (phys_world_t *self, int k)
-{
-    phys_robot_t *r = &self->robots[k];
-    if (!r->charged || !s_in_zone (self, r))
-        return false;
-    s_fire (self, r);
-    return true;
-}
-
-#if SIM_MATH_AVX2
-/* The kick commands of four robots a register: only robots with
-   kick_speed > 0 (the scalar test, NaN false) are tried, in order.
-   Returns the first robot it has not visited (the end of the last whole
-   four); *kicker as phys_kicker_run's. */
-SIM_MATH_AVX2_TARGET static int
-s_run4 (phys_world_t *self, int *kicker)
-{
-    const __m256d zero = _mm256_setzero_pd ();
-    int n = self->robot_count, k = 0;
-    for (; k + 4 <= n; k += 4) {
-        const phys_robot_t *r = &self->robots[k];
-        __m256d v = _mm256_set_pd (r[3].cmd.kick_speed, r[2].cmd.kick_speed, r[1].cmd.kick_speed,
-                                   r[0].cmd.kick_speed);
-        for (unsigned bits = (unsigned) _mm256_movemask_pd (_mm256_cmp_pd (v, zero, _CMP_GT_OQ)); bits;
-             bits &= bits - 1)
-            if (s_try (self, k + __builtin_ctz (bits)))
-                *kicker = k + __builtin_ctz (bits);
-    }
-    return k;
-}
-#endif
-
 int
 phys_kicker_run (phys_world_t *self)
 {
-    int kicker = -1, k = 0;
-#if SIM_MATH_AVX2
-    if (sim_math_have_avx2 ())
-        k = s_run4 (self, &kicker);
-#endif
-    for (; k < self->robot_count; k++)
-        if (self->robots[k].cmd.kick_speed > 0 && s_try (self, k))
-            kicker = k;
+    int kicker = -1;
+    for (int k = 0; k < self->robot_count; k++) {
+        phys_robot_t *r = &self->robots[k];
+        if (!(r->cmd.kick_speed > 0) || !r->charged || !s_in_zone (self, r))
+            continue;
+        s_fire (self, r);
+        kicker = k;
+    }
     return kicker;
 }
