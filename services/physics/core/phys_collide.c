@@ -475,7 +475,7 @@ s_push_out (phys_ball_state_t *b, const phys_robot_t *r, double rb, double botto
     return true;
 }
 
-#if SIM_MATH_AVX2
+#ifdef SIM_MATH_AVX2
 /* The depenetration's robot pass four robots at a time, from robot 0
    while nothing pushes the ball: s_in_reach's operations in its order on
    each lane (the same bits), the heights folded into *hmin. Returns the
@@ -555,7 +555,7 @@ s_depenetrate (phys_world_t *self, int holder, uint64_t *swept, double *hmin)
     memset (swept, 0, S_MASK_WORDS * sizeof *swept);
     *hmin = INFINITY;
     int k = 0;
-#if SIM_MATH_AVX2
+#ifdef SIM_MATH_AVX2
     if (!self->exhaustive_contacts && sim_math_have_avx2 ())
         k = s_depenetrate4 (self, holder, swept, &pushed, hmin);
 #endif

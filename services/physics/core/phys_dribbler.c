@@ -114,7 +114,7 @@ s_beam (const phys_robot_t *r, double bx, double by)
     return qx >= c2d && qx <= c2d + 0.0235 && fabs (qy) <= r->half_w;
 }
 
-#if SIM_MATH_AVX2
+#ifdef SIM_MATH_AVX2
 /* s_beam's reach test four robots a register (its operations, its bits),
    the box test only for robots in reach. Returns the first robot it has
    not visited (the end of the last whole four). */
@@ -161,7 +161,7 @@ phys_dribbler_break_beams (phys_world_t *self)
     }
     double bx = b->x, by = b->y;
     int k = 0;
-#if SIM_MATH_AVX2
+#ifdef SIM_MATH_AVX2
     if (!self->exhaustive_contacts && sim_math_have_avx2 ())
         k = s_break_beams4 (self, bx, by);
 #endif
