@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "phys_internal.h"
+#include "sim_math.h"
 
 enum { S_ROBOT = 0, S_WALL, S_ROOM };
 enum { S_HULL = 0, S_FACE, S_RIM, S_TOP };
@@ -441,52 +442,135 @@ s_resolve (phys_world_t *self, const s_contact_t *c)
     r->omega += (rx * J[1] - ry * J[0]) * r->inv_inertia;
 }
 
+/* Pushes the ball (its bottom at `bottom`) out of robot r, which
+   s_in_reach admitted; returns whether it moved the ball. */
+static bool
+s_push_out (phys_ball_state_t *b, const phys_robot_t *r, double rb, double bottom)
+{
+    double h = r->specs.height;
+    if (bottom >= h)
+        return false;
+    double px = b->x - r->x, py = b->y - r->y;
+    double reach = r->specs.radius + rb;
+    if (px * px + py * py > reach * reach)
+        return false;
+    double qx = r->ct * px + r->st * py, qy = -r->st * px + r->ct * py;
+    double nx, ny;
+    bool face;
+    double dist = s_footprint (r, qx, qy, &nx, &ny, &face);
+    double rho = rb;
+    if (b->z >= h) {
+        if (dist <= 0)
+            return false;
+        double dz = b->z - h;
+        rho = sqrt (rb * rb - dz * dz);
+    }
+    if (!(dist < rho - 1e-9))
+        return false;
+    double push = rho - dist;
+    if (push > 0.002)
+        push = 0.002;
+    b->x += (r->ct * nx - r->st * ny) * push;
+    b->y += (r->st * nx + r->ct * ny) * push;
+    return true;
+}
+
+#ifdef SIM_MATH_AVX2
+/* The depenetration's robot pass four robots at a time, from robot 0
+   while nothing pushes the ball: s_in_reach's operations in its order on
+   each lane (the same bits), the heights folded into *hmin. Returns the
+   first robot it has not visited: the end of the last whole four, or the
+   robot after one that pushed the ball (*pushed set), whose reach the
+   caller takes from the ball's new place. */
+SIM_MATH_AVX2_TARGET static int
+s_depenetrate4 (phys_world_t *self, int holder, uint64_t *swept, bool *pushed, double *hmin)
+{
+    phys_ball_state_t *b = &self->ball;
+    double rb = self->ball_cfg.radius, bottom = b->z - rb;
+    const __m256d bx = _mm256_set1_pd (b->x), by = _mm256_set1_pd (b->y);
+    const __m256d bvx = _mm256_set1_pd (b->vx), bvy = _mm256_set1_pd (b->vy);
+    const __m256d rb4 = _mm256_set1_pd (rb), dt = _mm256_set1_pd (self->dt), eps = _mm256_set1_pd (1e-6);
+    __m256d hm = _mm256_set1_pd (INFINITY);
+    int n = self->robot_count, k = 0;
+    for (; k + 4 <= n; k += 4) {
+        const phys_robot_t *r = &self->robots[k];
+        /* (x, y) and (vx, vy) lie side by side: lanes 0 2 | 1 3, unpacked */
+        __m256d p02 =
+            _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[0].x)), _mm_loadu_pd (&r[2].x), 1);
+        __m256d p13 =
+            _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[1].x)), _mm_loadu_pd (&r[3].x), 1);
+        __m256d v02 = _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[0].vx)),
+                                            _mm_loadu_pd (&r[2].vx), 1);
+        __m256d v13 = _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[1].vx)),
+                                            _mm_loadu_pd (&r[3].vx), 1);
+        __m256d px = _mm256_sub_pd (bx, _mm256_unpacklo_pd (p02, p13));
+        __m256d py = _mm256_sub_pd (by, _mm256_unpackhi_pd (p02, p13));
+        __m256d rvx = _mm256_sub_pd (bvx, _mm256_unpacklo_pd (v02, v13));
+        __m256d rvy = _mm256_sub_pd (bvy, _mm256_unpackhi_pd (v02, v13));
+        __m256d R =
+            _mm256_set_pd (r[3].specs.radius, r[2].specs.radius, r[1].specs.radius, r[0].specs.radius);
+        __m256d h =
+            _mm256_set_pd (r[3].specs.height, r[2].specs.height, r[1].specs.height, r[0].specs.height);
+        hm = _mm256_min_pd (h, hm); /* a NaN height keeps hm */
+        __m256d rv = _mm256_sqrt_pd (_mm256_add_pd (_mm256_mul_pd (rvx, rvx), _mm256_mul_pd (rvy, rvy)));
+        __m256d reach = _mm256_add_pd (_mm256_add_pd (_mm256_add_pd (R, rb4), _mm256_mul_pd (rv, dt)), eps);
+        __m256d d2 = _mm256_add_pd (_mm256_mul_pd (px, px), _mm256_mul_pd (py, py));
+        unsigned bits =
+            (unsigned) _mm256_movemask_pd (_mm256_cmp_pd (d2, _mm256_mul_pd (reach, reach), _CMP_NGT_UQ));
+        if ((unsigned) (holder - k) < 4u) /* the holder is in these four */
+            bits &= ~(1u << (holder - k));
+        for (; bits; bits &= bits - 1) {
+            int j = k + __builtin_ctz (bits);
+            swept[j / 64] |= 1ull << (j % 64);
+            if (s_push_out (b, &self->robots[j], rb, bottom)) {
+                *pushed = true;
+                k = j + 1;
+                goto out;
+            }
+        }
+    }
+out:;
+    double m[4];
+    _mm256_storeu_pd (m, hm);
+    for (int i = 0; i < 4; i++)
+        *hmin = m[i] < *hmin ? m[i] : *hmin;
+    return k;
+}
+#endif
+
 /* Pushes the ball out of robots, walls and the room. Fills swept with
    the robots s_in_reach admits for the ball's first sweep (tmax = dt),
    and returns whether that still holds: false when a robot pushed the
    ball (the reach of the robots after it was taken from elsewhere) or
-   the ball ends anywhere but where it started. */
+   the ball ends anywhere but where it started. *hmin gets the lowest
+   robot height (NaN heights left out): a ball below it rests on no
+   robot (phys_collide_support). */
 static bool
-s_depenetrate (phys_world_t *self, int holder, uint64_t *swept)
+s_depenetrate (phys_world_t *self, int holder, uint64_t *swept, double *hmin)
 {
     phys_ball_state_t *b = &self->ball;
     double rb = self->ball_cfg.radius, bottom = b->z - rb;
     double x0 = b->x, y0 = b->y;
-    /* the ball in locals: the loop stores only on a push (rare) */
-    double bx = x0, by = y0, bvx = b->vx, bvy = b->vy, dt = self->dt;
     bool pushed = false;
     memset (swept, 0, S_MASK_WORDS * sizeof *swept);
-    for (int k = 0; k < self->robot_count; k++) {
+    *hmin = INFINITY;
+    int k = 0;
+#ifdef SIM_MATH_AVX2
+    if (!self->exhaustive_contacts && sim_math_have_avx2 ())
+        k = s_depenetrate4 (self, holder, swept, &pushed, hmin);
+#endif
+    /* the ball in locals: the loop stores only on a push (rare) */
+    double bx = b->x, by = b->y, bvx = b->vx, bvy = b->vy, dt = self->dt;
+    for (; k < self->robot_count; k++) {
+        const phys_robot_t *r = &self->robots[k];
+        double h = r->specs.height;
+        *hmin = h < *hmin ? h : *hmin;
         if (k == holder)
             continue;
-        const phys_robot_t *r = &self->robots[k];
         if (!s_in_reach (r, bx, by, bvx, bvy, rb, dt))
             continue;
         swept[k / 64] |= 1ull << (k % 64);
-        double h = r->specs.height;
-        if (bottom >= h)
-            continue;
-        double px = b->x - r->x, py = b->y - r->y;
-        double reach = r->specs.radius + rb;
-        if (px * px + py * py > reach * reach)
-            continue;
-        double qx = r->ct * px + r->st * py, qy = -r->st * px + r->ct * py;
-        double nx, ny;
-        bool face;
-        double dist = s_footprint (r, qx, qy, &nx, &ny, &face);
-        double rho = rb;
-        if (b->z >= h) {
-            if (dist <= 0)
-                continue;
-            double dz = b->z - h;
-            rho = sqrt (rb * rb - dz * dz);
-        }
-        if (dist < rho - 1e-9) {
-            double push = rho - dist;
-            if (push > 0.002)
-                push = 0.002;
-            b->x += (r->ct * nx - r->st * ny) * push;
-            b->y += (r->st * nx + r->ct * ny) * push;
+        if (s_push_out (b, r, rb, bottom)) {
             bx = b->x;
             by = b->y;
             pushed = true; /* later robots' reach was taken from here */
@@ -522,10 +606,12 @@ s_depenetrate (phys_world_t *self, int holder, uint64_t *swept)
     return !pushed && b->x == x0 && b->y == y0;
 }
 
+/* The ball's flight for t; hmin is the lowest robot height (a ball below
+   it has the floor under it: phys_collide_support would return 0). */
 static void
-s_advance (phys_world_t *self, double t)
+s_advance (phys_world_t *self, double t, double hmin)
 {
-    double floor = phys_collide_support (self, &self->ball);
+    double floor = self->ball.z >= hmin ? phys_collide_support (self, &self->ball) : 0;
     phys_ball_advance (&self->ball_cfg, &self->ball, floor, t);
 }
 
@@ -533,20 +619,21 @@ void
 phys_collide_ball (phys_world_t *self, int holder)
 {
     uint64_t swept[S_MASK_WORDS];
-    bool still = s_depenetrate (self, holder, swept);
+    double hmin;
+    bool still = s_depenetrate (self, holder, swept, &hmin);
     double remaining = self->dt;
     for (int it = 0; it < 4; it++) {
         s_contact_t c;
         if (!s_find_contact (self, holder, remaining, it == 0 && still ? swept : NULL, &c))
             break;
         if (c.t > 0) {
-            s_advance (self, c.t);
+            s_advance (self, c.t, hmin);
             remaining -= c.t;
         }
         s_resolve (self, &c);
     }
     if (remaining > 0)
-        s_advance (self, remaining);
+        s_advance (self, remaining, hmin);
 }
 
 /* ---- robot contacts (§7.6) ------------------------------------------ */

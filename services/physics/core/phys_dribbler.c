@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "phys_internal.h"
+#include "sim_math.h"
 
 #define PHYS_DRIBBLE_HORIZON 0.02 /* s, critically damped PD horizon (§9.3) */
 
@@ -98,6 +99,57 @@ phys_dribbler_run (phys_world_t *self, int kicker)
     return holder;
 }
 
+/* The beam of robot r for a ball at (bx, by) low enough for it. */
+static bool
+s_beam (const phys_robot_t *r, double bx, double by)
+{
+    /* The beam's box lies within c2d + 0.0235 + half_w of the centre
+       (plus 1e-6 m against rounding): a ball farther off along x or y
+       cannot be in it, whatever the robot's heading. */
+    double c2d = r->specs.center_to_dribbler, reach = c2d + 0.0235 + r->half_w + 1e-6;
+    if (fabs (bx - r->x) > reach || fabs (by - r->y) > reach)
+        return false;
+    double qx, qy;
+    phys_robot_local (r, bx, by, &qx, &qy);
+    return qx >= c2d && qx <= c2d + 0.0235 && fabs (qy) <= r->half_w;
+}
+
+#ifdef SIM_MATH_AVX2
+/* s_beam's reach test four robots a register (its operations, its bits),
+   the box test only for robots in reach. Returns the first robot it has
+   not visited (the end of the last whole four). */
+SIM_MATH_AVX2_TARGET static int
+s_break_beams4 (phys_world_t *self, double bx, double by)
+{
+    const __m256d bx4 = _mm256_set1_pd (bx), by4 = _mm256_set1_pd (by), sign = _mm256_set1_pd (-0.0);
+    const __m256d mouth = _mm256_set1_pd (0.0235), eps = _mm256_set1_pd (1e-6);
+    int n = self->robot_count, k = 0;
+    for (; k + 4 <= n; k += 4) {
+        phys_robot_t *r = &self->robots[k];
+        /* (x, y) lie side by side: lanes 0 2 | 1 3, unpacked */
+        __m256d p02 =
+            _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[0].x)), _mm_loadu_pd (&r[2].x), 1);
+        __m256d p13 =
+            _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[1].x)), _mm_loadu_pd (&r[3].x), 1);
+        __m256d dx = _mm256_andnot_pd (sign, _mm256_sub_pd (bx4, _mm256_unpacklo_pd (p02, p13)));
+        __m256d dy = _mm256_andnot_pd (sign, _mm256_sub_pd (by4, _mm256_unpackhi_pd (p02, p13)));
+        __m256d c2d = _mm256_set_pd (r[3].specs.center_to_dribbler, r[2].specs.center_to_dribbler,
+                                     r[1].specs.center_to_dribbler, r[0].specs.center_to_dribbler);
+        __m256d hw = _mm256_set_pd (r[3].half_w, r[2].half_w, r[1].half_w, r[0].half_w);
+        __m256d reach = _mm256_add_pd (_mm256_add_pd (_mm256_add_pd (c2d, mouth), hw), eps);
+        __m256d out =
+            _mm256_or_pd (_mm256_cmp_pd (dx, reach, _CMP_GT_OQ), _mm256_cmp_pd (dy, reach, _CMP_GT_OQ));
+        unsigned near = ~(unsigned) _mm256_movemask_pd (out) & 0xfu;
+        r[0].ball_contact = r[1].ball_contact = r[2].ball_contact = r[3].ball_contact = false;
+        for (; near; near &= near - 1) {
+            int i = __builtin_ctz (near);
+            r[i].ball_contact = s_beam (&r[i], bx, by);
+        }
+    }
+    return k;
+}
+#endif
+
 void
 phys_dribbler_break_beams (phys_world_t *self)
 {
@@ -108,18 +160,11 @@ phys_dribbler_break_beams (phys_world_t *self)
         return;
     }
     double bx = b->x, by = b->y;
-    for (int k = 0; k < self->robot_count; k++) {
-        phys_robot_t *r = &self->robots[k];
-        /* The beam's box lies within c2d + 0.0235 + half_w of the centre
-           (plus 1e-6 m against rounding): a ball farther off along x or
-           y cannot be in it, whatever the robot's heading. */
-        double c2d = r->specs.center_to_dribbler, reach = c2d + 0.0235 + r->half_w + 1e-6;
-        if (fabs (bx - r->x) > reach || fabs (by - r->y) > reach) {
-            r->ball_contact = false;
-            continue;
-        }
-        double qx, qy;
-        phys_robot_local (r, bx, by, &qx, &qy);
-        r->ball_contact = qx >= c2d && qx <= c2d + 0.0235 && fabs (qy) <= r->half_w;
-    }
+    int k = 0;
+#ifdef SIM_MATH_AVX2
+    if (!self->exhaustive_contacts && sim_math_have_avx2 ())
+        k = s_break_beams4 (self, bx, by);
+#endif
+    for (; k < self->robot_count; k++)
+        self->robots[k].ball_contact = s_beam (&self->robots[k], bx, by);
 }
