@@ -222,15 +222,15 @@ s_flat_into (const char *topic, const Simbus__Envelope *env, uint8_t *buf, size_
     return SIM_LANE_HEAD (t) + size;
 }
 
-/* Append the record of (topic, env) to buf[cap]; returns its size, or 0
-   when it does not fit. */
+/* Append the record of (topic, env) to buf[cap], a snapshot flat when
+   may_flat; returns its size, or 0 when it does not fit. */
 static size_t
-s_pack_into (const char *topic, Simbus__Envelope *env, uint8_t *buf, size_t cap)
+s_pack_into (const char *topic, Simbus__Envelope *env, uint8_t *buf, size_t cap, bool may_flat)
 {
     size_t t = strlen (topic);
     assert (t < SIM_LANE_TOPIC);
     env->version = SIM_BUS_VERSION;
-    size_t flat = s_flat_into (topic, env, buf, cap);
+    size_t flat = may_flat ? s_flat_into (topic, env, buf, cap) : 0;
     if (flat)
         return flat;
     size_t size = simbus__envelope__get_packed_size (env);
@@ -253,7 +253,7 @@ sim_lane_pack (const char *topic, Simbus__Envelope *env, size_t *len)
         return NULL;
     uint8_t *buf = malloc (cap);
     if (buf)
-        *len = s_pack_into (topic, env, buf, cap);
+        *len = s_pack_into (topic, env, buf, cap, false); /* sim_lane_envelope's packed bytes */
     return buf;
 }
 
@@ -314,10 +314,10 @@ s_queue (sim_lane_t *self, const sim_lane_peer_t *to, const char *topic, Simbus_
     int rc = 0;
     if (self->out_len > 0 && !s_same_peer (&self->out_to, to))
         rc = sim_lane_flush (self, wait_ms);
-    size_t n = s_pack_into (topic, env, self->out + self->out_len, SIM_LANE_MAX - self->out_len);
+    size_t n = s_pack_into (topic, env, self->out + self->out_len, SIM_LANE_MAX - self->out_len, true);
     if (n == 0 && self->out_len > 0) {
         rc = sim_lane_flush (self, wait_ms);
-        n = s_pack_into (topic, env, self->out, SIM_LANE_MAX);
+        n = s_pack_into (topic, env, self->out, SIM_LANE_MAX, true);
     }
     if (n == 0) {
         sim_warn ("a %s message of %zu bytes is too big for a lane; dropped", topic,

@@ -76,7 +76,8 @@ int sim_lane_fd (const sim_lane_t *self);
 
 /* Pack `env` (version set) behind `topic` into a new lane record the
    caller frees; *len gets its size. NULL when it does not fit a lane
-   datagram. */
+   datagram. Always a packed envelope, a snapshot too (never the flat
+   form sim_lane_queue uses), so its bytes may also go over ZeroMQ. */
 void *sim_lane_pack (const char *topic, Simbus__Envelope *env, size_t *len);
 
 /* The packed envelope inside a record made by sim_lane_pack (borrowed);
