@@ -58,12 +58,25 @@ s_world (int per_team, bool ideal, bool scalar)
 {
     phys_world_def_t def;
     phys_world_def_default (&def);
-    def.robots_per_team = per_team;
+    def.robots_per_team = per_team < 16 ? per_team : 16;
     def.team[SIM_TEAM_YELLOW].drive.model = SIM_DRIVE_IDEAL;
     if (ideal)
         def.team[SIM_TEAM_BLUE].drive.model = SIM_DRIVE_IDEAL;
     phys_world_t *w = phys_world_new (&def, NULL, 0);
     cr_assert_not_null (w);
+    /* beyond the formation's 16 a team, placed on a grid */
+    for (int t = 0; t < 2; t++)
+        for (unsigned id = 16; id < (unsigned) per_team; id++) {
+            phys_robot_teleport_t c = { .team = (sim_team_t) t,
+                                        .id = id,
+                                        .has_x = true,
+                                        .has_y = true,
+                                        .has_present = true,
+                                        .present = true };
+            c.x = -4.0 + 0.5 * (id - 16);
+            c.y = t ? 2.5 : -2.5;
+            cr_assert_eq (phys_world_teleport_robot (w, &c), PHYS_OK);
+        }
     phys_world_set_scalar_robots (w, scalar);
     for (unsigned id = 0; id < (unsigned) per_team; id += 3) {
         phys_spec_update_t u = { .mask = PHYS_SPEC_ALL };
@@ -127,9 +140,10 @@ s_script (phys_world_t *w, int per_team, uint64_t seed)
 static void
 s_compare (int width)
 {
-    /* 1 to 32 robots: full registers and short ones of every fill, one
-       batch and (with the scalar movers) robots on both paths */
-    const int per_team[] = { 1, 2, 3, 4, 5, 6, 7, 11, 16 };
+    /* 1 to 42 robots: full registers and short ones of every fill, one
+       batch and (with the scalar movers) robots on both paths, and a full
+       batch of 32 run in the middle of the robots (21 a team) */
+    const int per_team[] = { 1, 2, 3, 4, 5, 6, 7, 11, 16, 21 };
     for (size_t c = 0; c < sizeof per_team / sizeof per_team[0]; c++)
         for (int ideal = 0; ideal < 2; ideal++) {
             phys_world_t *a = s_world (per_team[c], ideal, false);
