@@ -125,6 +125,19 @@ sim_math_have_avx2 (void)
     return __builtin_cpu_supports ("avx2");
 }
 
+/* Four pairs of doubles, (a_i, b_i) at p[i] and p[i] + 1, as the lanes of
+   *a and *b: the transpose of four two-field rows (a robot's x and y, say)
+   with two loads a row, instead of a gather per field. */
+SIM_MATH_AVX2_TARGET static inline void
+sim_load_pairs4 (const double *p0, const double *p1, const double *p2, const double *p3, __m256d *a,
+                 __m256d *b)
+{
+    __m256d r02 = _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (p0)), _mm_loadu_pd (p2), 1);
+    __m256d r13 = _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (p1)), _mm_loadu_pd (p3), 1);
+    *a = _mm256_unpacklo_pd (r02, r13);
+    *b = _mm256_unpackhi_pd (r02, r13);
+}
+
 /* sim_sincos of each of four lanes: sim_sincos2's operations in its order
    (no FMA: AVX2 does not bring it, and -ffp-contract=off forbids it), so
    the very bits of four scalar calls for |x| < 2^31 π/2 and NaN. */

@@ -494,19 +494,14 @@ s_depenetrate4 (phys_world_t *self, int holder, uint64_t *swept, bool *pushed, d
     int n = self->robot_count, k = 0;
     for (; k + 4 <= n; k += 4) {
         const phys_robot_t *r = &self->robots[k];
-        /* (x, y) and (vx, vy) lie side by side: lanes 0 2 | 1 3, unpacked */
-        __m256d p02 =
-            _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[0].x)), _mm_loadu_pd (&r[2].x), 1);
-        __m256d p13 =
-            _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[1].x)), _mm_loadu_pd (&r[3].x), 1);
-        __m256d v02 = _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[0].vx)),
-                                            _mm_loadu_pd (&r[2].vx), 1);
-        __m256d v13 = _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[1].vx)),
-                                            _mm_loadu_pd (&r[3].vx), 1);
-        __m256d px = _mm256_sub_pd (bx, _mm256_unpacklo_pd (p02, p13));
-        __m256d py = _mm256_sub_pd (by, _mm256_unpackhi_pd (p02, p13));
-        __m256d rvx = _mm256_sub_pd (bvx, _mm256_unpacklo_pd (v02, v13));
-        __m256d rvy = _mm256_sub_pd (bvy, _mm256_unpackhi_pd (v02, v13));
+        /* (x, y) and (vx, vy) lie side by side */
+        __m256d rx, ry, rvx0, rvy0;
+        sim_load_pairs4 (&r[0].x, &r[1].x, &r[2].x, &r[3].x, &rx, &ry);
+        sim_load_pairs4 (&r[0].vx, &r[1].vx, &r[2].vx, &r[3].vx, &rvx0, &rvy0);
+        __m256d px = _mm256_sub_pd (bx, rx);
+        __m256d py = _mm256_sub_pd (by, ry);
+        __m256d rvx = _mm256_sub_pd (bvx, rvx0);
+        __m256d rvy = _mm256_sub_pd (bvy, rvy0);
         __m256d R =
             _mm256_set_pd (r[3].specs.radius, r[2].specs.radius, r[1].specs.radius, r[0].specs.radius);
         __m256d h =

@@ -126,13 +126,11 @@ s_break_beams4 (phys_world_t *self, double bx, double by)
     int n = self->robot_count, k = 0;
     for (; k + 4 <= n; k += 4) {
         phys_robot_t *r = &self->robots[k];
-        /* (x, y) lie side by side: lanes 0 2 | 1 3, unpacked */
-        __m256d p02 =
-            _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[0].x)), _mm_loadu_pd (&r[2].x), 1);
-        __m256d p13 =
-            _mm256_insertf128_pd (_mm256_castpd128_pd256 (_mm_loadu_pd (&r[1].x)), _mm_loadu_pd (&r[3].x), 1);
-        __m256d dx = _mm256_andnot_pd (sign, _mm256_sub_pd (bx4, _mm256_unpacklo_pd (p02, p13)));
-        __m256d dy = _mm256_andnot_pd (sign, _mm256_sub_pd (by4, _mm256_unpackhi_pd (p02, p13)));
+        /* (x, y) lie side by side */
+        __m256d rx, ry;
+        sim_load_pairs4 (&r[0].x, &r[1].x, &r[2].x, &r[3].x, &rx, &ry);
+        __m256d dx = _mm256_andnot_pd (sign, _mm256_sub_pd (bx4, rx));
+        __m256d dy = _mm256_andnot_pd (sign, _mm256_sub_pd (by4, ry));
         __m256d c2d = _mm256_set_pd (r[3].specs.center_to_dribbler, r[2].specs.center_to_dribbler,
                                      r[1].specs.center_to_dribbler, r[0].specs.center_to_dribbler);
         __m256d hw = _mm256_set_pd (r[3].half_w, r[2].half_w, r[1].half_w, r[0].half_w);

@@ -92,10 +92,8 @@ s_pair (const char *p, size_t field)
 S_T static inline void
 s_load2_4 (char *const p[4], size_t field, __m256d v[2])
 {
-    __m256d a = _mm256_insertf128_pd (_mm256_castpd128_pd256 (s_pair (p[0], field)), s_pair (p[2], field), 1);
-    __m256d b = _mm256_insertf128_pd (_mm256_castpd128_pd256 (s_pair (p[1], field)), s_pair (p[3], field), 1);
-    v[0] = _mm256_unpacklo_pd (a, b);
-    v[1] = _mm256_unpackhi_pd (a, b);
+    sim_load_pairs4 ((const double *) (p[0] + field), (const double *) (p[1] + field),
+                     (const double *) (p[2] + field), (const double *) (p[3] + field), &v[0], &v[1]);
 }
 
 /* The field at field of the robots p[]. */
