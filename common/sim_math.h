@@ -12,40 +12,48 @@
 #ifndef SIM_MATH_H_INCLUDED
 #define SIM_MATH_H_INCLUDED
 
+/* The kernels' arithmetic, written once with operators for a double and
+   for GCC's vector types alike (__m128d, __m256d, __m512d: an operator
+   between a vector and a scalar applies to every lane), so every width
+   evaluates the same IEEE operations in the same order and gives the
+   scalar kernel's bits. y: the reduced argument; z = y * y. */
+/* clang-format off */
+#define SIM_PIO2_1  1.57079632673412561417e+00 /* the first 33 bits of π/2 */
+#define SIM_PIO2_1T 6.07710050650619224932e-11 /* π/2 - SIM_PIO2_1 */
+#define SIM_SINCOS_REDUCE(x, fn) (((x) - (fn) * SIM_PIO2_1) - (fn) * SIM_PIO2_1T)
+#define SIM_SIN_POLY(y, z)                                                           \
+    ((y) + (z) * (y) * (-1.66666666666666324348e-01 + (z) * (8.33333333332248946124e-03 \
+        + (z) * (-1.98412698298579493134e-04 + (z) * (2.75573137070700676789e-06     \
+        + (z) * (-2.50507602534068634195e-08 + (z) * 1.58969099521155010221e-10))))))
+#define SIM_COS_POLY(z)                                                              \
+    ((1.0 - 0.5 * (z)) + (((1.0 - (1.0 - 0.5 * (z))) - 0.5 * (z))                    \
+        + (z) * ((z) * (4.16666666666666019037e-02 + (z) * (-1.38888888888741095749e-03 \
+        + (z) * (2.48015872894767294178e-05 + (z) * (-2.75573143513906633035e-07     \
+        + (z) * (2.08757232129817482790e-09 + (z) * -1.13596475577881948265e-11))))))))
+/* clang-format on */
+
 static inline double
 sim_sin_kernel (double x)
 {
-    const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
-                 S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
-                 S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
     double z = x * x;
-    double r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
-    return x + z * x * (S1 + z * r);
+    return SIM_SIN_POLY (x, z);
 }
 
 static inline double
 sim_cos_kernel (double x)
 {
-    const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
-                 C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
-                 C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
     double z = x * x;
-    double r = z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
-    double hz = 0.5 * z, w = 1.0 - hz;
-    return w + (((1.0 - w) - hz) + z * r);
+    return SIM_COS_POLY (z);
 }
 
 /* sin and cos of x (|x| <= 4π for full accuracy). */
 static inline void
 sim_sincos (double x, double *s, double *c)
 {
-    const double invpio2 = 6.36619772367581382433e-01;
-    const double pio2_1 = 1.57079632673412561417e+00;  /* first 33 bits of π/2 */
-    const double pio2_1t = 6.07710050650619224932e-11; /* π/2 - pio2_1 */
-    double t = x * invpio2;
+    double t = x * 6.36619772367581382433e-01; /* 2/π */
     long n = (long) (t >= 0 ? t + 0.5 : t - 0.5);
     double fn = (double) n;
-    double y = (x - fn * pio2_1) - fn * pio2_1t;
+    double y = SIM_SINCOS_REDUCE (x, fn);
     double sy = sim_sin_kernel (y), cy = sim_cos_kernel (y);
     /* clang-format off */
     switch (n & 3) {
@@ -66,7 +74,7 @@ sim_sincos (double x, double *s, double *c)
 static inline void
 sim_sincos2 (__m128d x, __m128d *s, __m128d *c)
 {
-    const __m128d zero = _mm_setzero_pd (), half = _mm_set1_pd (0.5), one = _mm_set1_pd (1.0);
+    const __m128d zero = _mm_setzero_pd (), half = _mm_set1_pd (0.5);
     const __m128d sign = _mm_set1_pd (-0.0);
     __m128d t = _mm_mul_pd (x, _mm_set1_pd (6.36619772367581382433e-01));
     /* t >= 0 ? t + 0.5 : t - 0.5, truncated */
@@ -75,27 +83,8 @@ sim_sincos2 (__m128d x, __m128d *s, __m128d *c)
         _mm_or_pd (_mm_and_pd (pos, _mm_add_pd (t, half)), _mm_andnot_pd (pos, _mm_sub_pd (t, half)));
     __m128i n = _mm_cvttpd_epi32 (tr);
     __m128d fn = _mm_cvtepi32_pd (n);
-    __m128d y = _mm_sub_pd (_mm_sub_pd (x, _mm_mul_pd (fn, _mm_set1_pd (1.57079632673412561417e+00))),
-                            _mm_mul_pd (fn, _mm_set1_pd (6.07710050650619224932e-11)));
-    __m128d z = _mm_mul_pd (y, y);
-    /* sim_sin_kernel */
-    __m128d r = _mm_add_pd (_mm_set1_pd (-2.50507602534068634195e-08),
-                            _mm_mul_pd (z, _mm_set1_pd (1.58969099521155010221e-10)));
-    r = _mm_add_pd (_mm_set1_pd (2.75573137070700676789e-06), _mm_mul_pd (z, r));
-    r = _mm_add_pd (_mm_set1_pd (-1.98412698298579493134e-04), _mm_mul_pd (z, r));
-    r = _mm_add_pd (_mm_set1_pd (8.33333333332248946124e-03), _mm_mul_pd (z, r));
-    __m128d sy =
-        _mm_add_pd (y, _mm_mul_pd (_mm_mul_pd (z, y), _mm_add_pd (_mm_set1_pd (-1.66666666666666324348e-01),
-                                                                  _mm_mul_pd (z, r))));
-    /* sim_cos_kernel */
-    __m128d q = _mm_add_pd (_mm_set1_pd (2.08757232129817482790e-09),
-                            _mm_mul_pd (z, _mm_set1_pd (-1.13596475577881948265e-11)));
-    q = _mm_add_pd (_mm_set1_pd (-2.75573143513906633035e-07), _mm_mul_pd (z, q));
-    q = _mm_add_pd (_mm_set1_pd (2.48015872894767294178e-05), _mm_mul_pd (z, q));
-    q = _mm_add_pd (_mm_set1_pd (-1.38888888888741095749e-03), _mm_mul_pd (z, q));
-    q = _mm_mul_pd (z, _mm_add_pd (_mm_set1_pd (4.16666666666666019037e-02), _mm_mul_pd (z, q)));
-    __m128d hz = _mm_mul_pd (half, z), w = _mm_sub_pd (one, hz);
-    __m128d cy = _mm_add_pd (w, _mm_add_pd (_mm_sub_pd (_mm_sub_pd (one, w), hz), _mm_mul_pd (z, q)));
+    __m128d y = SIM_SINCOS_REDUCE (x, fn), z = y * y;
+    __m128d sy = SIM_SIN_POLY (y, z), cy = SIM_COS_POLY (z);
     /* the quadrant n & 3: odd swaps sin and cos; sin is negated in
        quadrants 2 and 3 (bit 1 of n), cos in 1 and 2 (bit 1 of n + 1) */
     __m128i nd = _mm_shuffle_epi32 (n, _MM_SHUFFLE (1, 1, 0, 0));
@@ -144,7 +133,7 @@ sim_load_pairs4 (const double *p0, const double *p1, const double *p2, const dou
 SIM_MATH_AVX2_TARGET static inline void
 sim_sincos4 (__m256d x, __m256d *s, __m256d *c)
 {
-    const __m256d zero = _mm256_setzero_pd (), half = _mm256_set1_pd (0.5), one = _mm256_set1_pd (1.0);
+    const __m256d zero = _mm256_setzero_pd (), half = _mm256_set1_pd (0.5);
     const __m256d sign = _mm256_set1_pd (-0.0);
     __m256d t = _mm256_mul_pd (x, _mm256_set1_pd (6.36619772367581382433e-01));
     /* t >= 0 ? t + 0.5 : t - 0.5, truncated */
@@ -152,29 +141,8 @@ sim_sincos4 (__m256d x, __m256d *s, __m256d *c)
     __m256d tr = _mm256_blendv_pd (_mm256_sub_pd (t, half), _mm256_add_pd (t, half), pos);
     __m128i n = _mm256_cvttpd_epi32 (tr);
     __m256d fn = _mm256_cvtepi32_pd (n);
-    __m256d y =
-        _mm256_sub_pd (_mm256_sub_pd (x, _mm256_mul_pd (fn, _mm256_set1_pd (1.57079632673412561417e+00))),
-                       _mm256_mul_pd (fn, _mm256_set1_pd (6.07710050650619224932e-11)));
-    __m256d z = _mm256_mul_pd (y, y);
-    /* sim_sin_kernel */
-    __m256d r = _mm256_add_pd (_mm256_set1_pd (-2.50507602534068634195e-08),
-                               _mm256_mul_pd (z, _mm256_set1_pd (1.58969099521155010221e-10)));
-    r = _mm256_add_pd (_mm256_set1_pd (2.75573137070700676789e-06), _mm256_mul_pd (z, r));
-    r = _mm256_add_pd (_mm256_set1_pd (-1.98412698298579493134e-04), _mm256_mul_pd (z, r));
-    r = _mm256_add_pd (_mm256_set1_pd (8.33333333332248946124e-03), _mm256_mul_pd (z, r));
-    __m256d sy = _mm256_add_pd (
-        y, _mm256_mul_pd (_mm256_mul_pd (z, y), _mm256_add_pd (_mm256_set1_pd (-1.66666666666666324348e-01),
-                                                               _mm256_mul_pd (z, r))));
-    /* sim_cos_kernel */
-    __m256d q = _mm256_add_pd (_mm256_set1_pd (2.08757232129817482790e-09),
-                               _mm256_mul_pd (z, _mm256_set1_pd (-1.13596475577881948265e-11)));
-    q = _mm256_add_pd (_mm256_set1_pd (-2.75573143513906633035e-07), _mm256_mul_pd (z, q));
-    q = _mm256_add_pd (_mm256_set1_pd (2.48015872894767294178e-05), _mm256_mul_pd (z, q));
-    q = _mm256_add_pd (_mm256_set1_pd (-1.38888888888741095749e-03), _mm256_mul_pd (z, q));
-    q = _mm256_mul_pd (z, _mm256_add_pd (_mm256_set1_pd (4.16666666666666019037e-02), _mm256_mul_pd (z, q)));
-    __m256d hz = _mm256_mul_pd (half, z), w = _mm256_sub_pd (one, hz);
-    __m256d cy =
-        _mm256_add_pd (w, _mm256_add_pd (_mm256_sub_pd (_mm256_sub_pd (one, w), hz), _mm256_mul_pd (z, q)));
+    __m256d y = SIM_SINCOS_REDUCE (x, fn), z = y * y;
+    __m256d sy = SIM_SIN_POLY (y, z), cy = SIM_COS_POLY (z);
     /* the quadrant as in sim_sincos2, on 64-bit lanes */
     __m256i n64 = _mm256_cvtepi32_epi64 (n);
     const __m256i one64 = _mm256_set1_epi64x (1);
@@ -204,7 +172,7 @@ sim_math_have_avx512 (void)
 SIM_MATH_AVX512_TARGET static inline void
 sim_sincos8 (__m512d x, __m512d *s, __m512d *c)
 {
-    const __m512d zero = _mm512_setzero_pd (), half = _mm512_set1_pd (0.5), one = _mm512_set1_pd (1.0);
+    const __m512d zero = _mm512_setzero_pd (), half = _mm512_set1_pd (0.5);
     const __m512i sign = _mm512_set1_epi64 ((long long) 0x8000000000000000ull);
     __m512d t = _mm512_mul_pd (x, _mm512_set1_pd (6.36619772367581382433e-01));
     /* t >= 0 ? t + 0.5 : t - 0.5, truncated */
@@ -212,29 +180,8 @@ sim_sincos8 (__m512d x, __m512d *s, __m512d *c)
     __m512d tr = _mm512_mask_blend_pd (pos, _mm512_sub_pd (t, half), _mm512_add_pd (t, half));
     __m256i n = _mm512_cvttpd_epi32 (tr);
     __m512d fn = _mm512_cvtepi32_pd (n);
-    __m512d y =
-        _mm512_sub_pd (_mm512_sub_pd (x, _mm512_mul_pd (fn, _mm512_set1_pd (1.57079632673412561417e+00))),
-                       _mm512_mul_pd (fn, _mm512_set1_pd (6.07710050650619224932e-11)));
-    __m512d z = _mm512_mul_pd (y, y);
-    /* sim_sin_kernel */
-    __m512d r = _mm512_add_pd (_mm512_set1_pd (-2.50507602534068634195e-08),
-                               _mm512_mul_pd (z, _mm512_set1_pd (1.58969099521155010221e-10)));
-    r = _mm512_add_pd (_mm512_set1_pd (2.75573137070700676789e-06), _mm512_mul_pd (z, r));
-    r = _mm512_add_pd (_mm512_set1_pd (-1.98412698298579493134e-04), _mm512_mul_pd (z, r));
-    r = _mm512_add_pd (_mm512_set1_pd (8.33333333332248946124e-03), _mm512_mul_pd (z, r));
-    __m512d sy = _mm512_add_pd (
-        y, _mm512_mul_pd (_mm512_mul_pd (z, y), _mm512_add_pd (_mm512_set1_pd (-1.66666666666666324348e-01),
-                                                               _mm512_mul_pd (z, r))));
-    /* sim_cos_kernel */
-    __m512d q = _mm512_add_pd (_mm512_set1_pd (2.08757232129817482790e-09),
-                               _mm512_mul_pd (z, _mm512_set1_pd (-1.13596475577881948265e-11)));
-    q = _mm512_add_pd (_mm512_set1_pd (-2.75573143513906633035e-07), _mm512_mul_pd (z, q));
-    q = _mm512_add_pd (_mm512_set1_pd (2.48015872894767294178e-05), _mm512_mul_pd (z, q));
-    q = _mm512_add_pd (_mm512_set1_pd (-1.38888888888741095749e-03), _mm512_mul_pd (z, q));
-    q = _mm512_mul_pd (z, _mm512_add_pd (_mm512_set1_pd (4.16666666666666019037e-02), _mm512_mul_pd (z, q)));
-    __m512d hz = _mm512_mul_pd (half, z), w = _mm512_sub_pd (one, hz);
-    __m512d cy =
-        _mm512_add_pd (w, _mm512_add_pd (_mm512_sub_pd (_mm512_sub_pd (one, w), hz), _mm512_mul_pd (z, q)));
+    __m512d y = SIM_SINCOS_REDUCE (x, fn), z = y * y;
+    __m512d sy = SIM_SIN_POLY (y, z), cy = SIM_COS_POLY (z);
     /* the quadrant as in sim_sincos4 */
     __m512i n64 = _mm512_cvtepi32_epi64 (n);
     const __m512i one64 = _mm512_set1_epi64 (1);
