@@ -79,28 +79,62 @@ Test (sim_math, sincos_is_accurate_over_wide_phases)
 }
 
 #ifdef __SSE2__
+/* A kernel of `width` lanes on width consecutive inputs, stored lane by
+   lane. */
+typedef void (*s_lanes_fn) (const double *x, double *s, double *c);
+
+/* Every window of `width` consecutive inputs of x[n] through the kernel:
+   each lane the bits of sim_sincos. */
+static void
+s_expect_scalar_bits (const double *x, int n, int width, s_lanes_fn kernel)
+{
+    for (int i = 0; i + width <= n; i++) {
+        double sl[8], cl[8];
+        kernel (x + i, sl, cl);
+        for (int lane = 0; lane < width; lane++) {
+            double s, c;
+            sim_sincos (x[i + lane], &s, &c);
+            cr_assert_eq (s_bits (sl[lane]), s_bits (s), "%d lanes: sin %.17g lane %d", width, x[i + lane],
+                          lane);
+            cr_assert_eq (s_bits (cl[lane]), s_bits (c), "%d lanes: cos %.17g lane %d", width, x[i + lane],
+                          lane);
+        }
+    }
+}
+
+#endif
+
+#ifdef SIM_MATH_AVX2
+/* s_inputs, then the wide phases of vision's calibration warp, up to
+   1e6; returns the count (40000). */
+static int
+s_wide_inputs (double *x)
+{
+    int n = s_inputs (x, 20000);
+    for (int i = 0; i < 20000; i++)
+        x[n++] = x[i] * (i % 2 ? 1e5 / M_PI : 30 / M_PI);
+    return n;
+}
+#endif
+
+#ifdef __SSE2__
+static void
+s_two (const double *x, double *s, double *c)
+{
+    __m128d s2, c2;
+    sim_sincos2 (_mm_loadu_pd (x), &s2, &c2);
+    _mm_storeu_pd (s, s2);
+    _mm_storeu_pd (c, c2);
+}
+
 Test (sim_math, two_lanes_give_the_scalar_bits)
 {
     static double x[20000];
-    int n = s_inputs (x, 20000);
-    for (int i = 0; i + 1 < n; i++) {
-        __m128d s2, c2;
-        sim_sincos2 (_mm_set_pd (x[i + 1], x[i]), &s2, &c2);
-        double sl[2], cl[2];
-        _mm_storeu_pd (sl, s2);
-        _mm_storeu_pd (cl, c2);
-        for (int lane = 0; lane < 2; lane++) {
-            double s, c;
-            sim_sincos (x[i + lane], &s, &c);
-            cr_assert_eq (s_bits (sl[lane]), s_bits (s), "sin %.17g lane %d", x[i + lane], lane);
-            cr_assert_eq (s_bits (cl[lane]), s_bits (c), "cos %.17g lane %d", x[i + lane], lane);
-        }
-    }
+    s_expect_scalar_bits (x, s_inputs (x, 20000), 2, s_two);
 }
 #endif
 
 #ifdef SIM_MATH_AVX2
-/* sim_sincos4 on four consecutive inputs, stored lane by lane. */
 SIM_MATH_AVX2_TARGET static void
 s_four (const double *x, double *s, double *c)
 {
@@ -116,25 +150,11 @@ Test (sim_math, four_lanes_give_the_scalar_bits)
     if (!sim_math_have_avx2 ())
         return;
     static double x[40000];
-    int n = s_inputs (x, 20000);
-    /* and the wide phases of vision's calibration warp, up to 1e6 */
-    for (int i = 0; i < 20000; i++)
-        x[n++] = x[i] * (i % 2 ? 1e5 / M_PI : 30 / M_PI);
-    for (int i = 0; i + 3 < n; i++) {
-        double sl[4], cl[4];
-        s_four (x + i, sl, cl);
-        for (int lane = 0; lane < 4; lane++) {
-            double s, c;
-            sim_sincos (x[i + lane], &s, &c);
-            cr_assert_eq (s_bits (sl[lane]), s_bits (s), "sin %.17g lane %d", x[i + lane], lane);
-            cr_assert_eq (s_bits (cl[lane]), s_bits (c), "cos %.17g lane %d", x[i + lane], lane);
-        }
-    }
+    s_expect_scalar_bits (x, s_wide_inputs (x), 4, s_four);
 }
 #endif
 
 #ifdef SIM_MATH_AVX512
-/* sim_sincos8 on eight consecutive inputs, stored lane by lane. */
 SIM_MATH_AVX512_TARGET static void
 s_eight (const double *x, double *s, double *c)
 {
@@ -150,18 +170,6 @@ Test (sim_math, eight_lanes_give_the_scalar_bits)
     if (!sim_math_have_avx512 ())
         return;
     static double x[40000];
-    int n = s_inputs (x, 20000);
-    for (int i = 0; i < 20000; i++)
-        x[n++] = x[i] * (i % 2 ? 1e5 / M_PI : 30 / M_PI);
-    for (int i = 0; i + 7 < n; i++) {
-        double sl[8], cl[8];
-        s_eight (x + i, sl, cl);
-        for (int lane = 0; lane < 8; lane++) {
-            double s, c;
-            sim_sincos (x[i + lane], &s, &c);
-            cr_assert_eq (s_bits (sl[lane]), s_bits (s), "sin %.17g lane %d", x[i + lane], lane);
-            cr_assert_eq (s_bits (cl[lane]), s_bits (c), "cos %.17g lane %d", x[i + lane], lane);
-        }
-    }
+    s_expect_scalar_bits (x, s_wide_inputs (x), 8, s_eight);
 }
 #endif
