@@ -212,6 +212,20 @@ s_existing (const char *path, bool compressed, uint64_t *size, char *err, size_t
     return 1;
 }
 
+/* The file header (magic, version) at the start of a new log; 0, or -1
+   when it could not be written. */
+static int
+s_write_header (sim_logfile_writer_t *self)
+{
+    uint8_t head[SIM_LOGFILE_HEADER];
+    memcpy (head, SIM_LOGFILE_MAGIC, 12);
+    s_put_be (head + 12, SIM_LOGFILE_VERSION, 4);
+    if (gzwrite (self->gz, head, sizeof head) != (int) sizeof head)
+        return -1;
+    self->offset = SIM_LOGFILE_HEADER;
+    return 0;
+}
+
 sim_logfile_writer_t *
 sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
 {
@@ -239,15 +253,11 @@ sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
     }
     gzbuffer (self->gz, S_BUFFER);
     if (existing == 0) {
-        uint8_t head[SIM_LOGFILE_HEADER];
-        memcpy (head, SIM_LOGFILE_MAGIC, 12);
-        s_put_be (head + 12, SIM_LOGFILE_VERSION, 4);
-        if (gzwrite (self->gz, head, sizeof head) != (int) sizeof head) {
+        if (s_write_header (self) < 0) {
             s_err (err, errlen, "cannot write %s", path);
             sim_logfile_writer_destroy (&self);
             return NULL;
         }
-        self->offset = SIM_LOGFILE_HEADER;
     } else
         self->offset = size; /* plain only: a compressed one has no index */
     return self;
@@ -622,15 +632,11 @@ s_writer_fd (int fd, const char *name, char *err, size_t errlen)
     }
     self->compressed = true;
     gzbuffer (self->gz, S_BUFFER);
-    uint8_t head[SIM_LOGFILE_HEADER];
-    memcpy (head, SIM_LOGFILE_MAGIC, 12);
-    s_put_be (head + 12, SIM_LOGFILE_VERSION, 4);
-    if (gzwrite (self->gz, head, sizeof head) != (int) sizeof head) {
+    if (s_write_header (self) < 0) {
         s_err (err, errlen, "cannot write %s", name);
         sim_logfile_writer_destroy (&self);
         return NULL;
     }
-    self->offset = SIM_LOGFILE_HEADER;
     return self;
 }
 
