@@ -39,6 +39,20 @@ s_tmp_done (s_tmp_t *t)
     rmdir (t->dir);
 }
 
+/* The files in dir (not . and ..). */
+static int
+s_files (const char *dir)
+{
+    DIR *d = opendir (dir);
+    cr_assert_not_null (d);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir (d)))
+        files += e->d_name[0] != '.';
+    closedir (d);
+    return files;
+}
+
 static size_t
 s_slurp (const char *path, uint8_t *buf, size_t cap)
 {
@@ -599,13 +613,7 @@ Test (logfile, compress_keeps_a_part_damaged_in_the_middle)
     cr_expect_eq (s_slurp (part, after, sizeof after), len, "the part is kept whole");
     cr_expect_neq (access (t.path, F_OK), 0, "no FILE.gz with a hole in it");
     /* nothing else left in the directory (no temporary file) */
-    DIR *d = opendir (t.dir);
-    cr_assert_not_null (d);
-    struct dirent *e;
-    int files = 0;
-    while ((e = readdir (d)))
-        files += e->d_name[0] != '.';
-    closedir (d);
+    int files = s_files (t.dir);
     cr_expect_eq (files, 1);
     unlink (part);
     s_tmp_done (&t);
@@ -628,13 +636,7 @@ Test (logfile, compress_stops_on_the_flag)
     int rc;
     cr_expect_eq (s_read_n (part, &rc), 50);
     cr_expect_eq (s_read_n (t.path, &rc), 3, "FILE.gz as it was");
-    DIR *d = opendir (t.dir);
-    cr_assert_not_null (d);
-    struct dirent *e;
-    int files = 0;
-    while ((e = readdir (d)))
-        files += e->d_name[0] != '.';
-    closedir (d);
+    int files = s_files (t.dir);
     cr_expect_eq (files, 2, "FILE.gz and the part, no temporary file");
     stop = 0;
     cr_expect_eq (sim_logfile_compress (part, t.path, &stop, &records, err, sizeof err), 0, "%s", err);
