@@ -53,6 +53,16 @@ Test (vis_calib, model_agrees_with_schedule_free_fraction)
     vis_model_destroy (&m);
 }
 
+/* The field of cfg and the calibration its seed and rig draw (3 m warp). */
+static void
+s_calib_of (const sim_config_t *cfg, sim_field_t *field, vis_calib_t *c)
+{
+    sim_field_resolve (&cfg->field, cfg->run.division, field);
+    sim_rng_t rng;
+    sim_schedule_calibration_rng (cfg->sim.seed, cfg->rig_generation, &rng);
+    vis_calib_draw (&rng, field, 3.0, c);
+}
+
 Test (vis_calib, gain_normalises_on_the_grid)
 {
     sim_config_t cfg = s_cfg ();
@@ -126,11 +136,8 @@ Test (vis_calib, live_amplitude_and_offset)
 {
     sim_config_t cfg = s_cfg ();
     sim_field_t field;
-    sim_field_resolve (&cfg.field, cfg.run.division, &field);
-    sim_rng_t rng;
-    sim_schedule_calibration_rng (cfg.sim.seed, cfg.rig_generation, &rng);
     vis_calib_t c;
-    vis_calib_draw (&rng, &field, 3.0, &c);
+    s_calib_of (&cfg, &field, &c);
     sim_realism_t r = cfg.realism;
     r.object_position_offset = 0;
     r.calibration_orientation_offset = 0;
@@ -210,11 +217,8 @@ Test (vis_calib, many_points_at_once_match_one_at_a_time)
 {
     sim_config_t cfg = s_cfg ();
     sim_field_t field;
-    sim_field_resolve (&cfg.field, cfg.run.division, &field);
-    sim_rng_t rng;
-    sim_schedule_calibration_rng (cfg.sim.seed, cfg.rig_generation, &rng);
     vis_calib_t c;
-    vis_calib_draw (&rng, &field, 3.0, &c);
+    s_calib_of (&cfg, &field, &c);
     enum { N = 37 };
     double x[N], y[N], ex[N], ey[N], ep[N], bx[N], by[N];
     for (int i = 0; i < N; i++) {
