@@ -1,6 +1,8 @@
 # ssl-sim - one hand-written Makefile (ARCHITECTURE.md §5).
 #
 #   make            build everything into build/
+#   make check      the developers' fast loop: one build, the layer check, the
+#                   unit and service tests (docs/design.md)
 #   make test       install missing packages, build, run every test (the
 #                   Python module's with /usr/bin/python3 too)
 #   make test-browser  the viewer page in Debian's chromium (tests/browser)
@@ -43,7 +45,11 @@ PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRIT_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 GEN      := $(BUILD)/gen
-INCLUDES := -Icommon -Iservices -Ilauncher -Iembed -I$(GEN) -I$(GEN)/bus
+# every include names its path from the top (`common/base/sim_rng.h`,
+# `engine/physics/phys_world.h`) unless it is in the including file's own
+# folder, so what a file reaches into shows in its includes (docs/design.md,
+# "map of the code"); scripts/check-layers.sh holds the rules
+INCLUDES := -I. -I$(GEN) -I$(GEN)/bus
 CFLAGS   = $(CFLAGS_BASE) $(WARN) $(INCLUDES) $(PKG_CFLAGS)
 LDLIBS   = $(PKG_LIBS) $(EXTRA_LIBS) -lm -lpthread
 
@@ -67,12 +73,15 @@ $(GEN)/.stamp: $(WIRE_PROTOS) $(BUS_PROTOS) | deps
 $(GEN_C) $(GEN_H): $(GEN)/.stamp
 
 # ---- modules ------------------------------------------------------------
-COMMON_SRC  := $(wildcard common/*.c)
-PHYSCORE_SRC:= $(wildcard services/physics/core/*.c)
-VISMODEL_SRC:= $(wildcard services/vision/model/*.c)
-SERVICE_SRC := $(wildcard services/physics/*.c services/vision/*.c \
-                          services/gateway/*.c services/legacy-grsim/*.c \
-                          services/viewer/*.c)
+# common/ by layer (base < config < bus < logs), engine/ (pure, shared by the
+# services, libsslsim and the tools), then the service actors
+BASE_SRC    := $(wildcard common/base/*.c)
+CONFIG_SRC  := $(wildcard common/config/*.c)
+BUS_SRC     := $(wildcard common/bus/*.c)
+LOGS_SRC    := $(wildcard common/logs/*.c)
+COMMON_SRC  := $(BASE_SRC) $(CONFIG_SRC) $(BUS_SRC) $(LOGS_SRC)
+ENGINE_SRC  := $(wildcard engine/*/*.c)
+SERVICE_SRC := $(wildcard services/*/*.c)
 LAUNCH_SRC  := $(wildcard launcher/*.c)
 EMBED_SRC   := $(wildcard embed/*.c)
 
@@ -81,25 +90,18 @@ GEN_OBJ := $(patsubst $(GEN)/%.c,$(BUILD)/obj/gen/%.o,$(GEN_C))
 
 LIB_PROTO   := $(BUILD)/lib/libsimproto.a
 LIB_COMMON  := $(BUILD)/lib/libsimcommon.a
-LIB_PHYS    := $(BUILD)/lib/libphyscore.a
-LIB_VIS     := $(BUILD)/lib/libvismodel.a
+LIB_ENGINE  := $(BUILD)/lib/libsimengine.a
 LIB_SERV    := $(BUILD)/lib/libsimservices.a
 LIB_EMBED   := $(BUILD)/lib/libsimembed.a
-ALL_LIBS    := $(LIB_EMBED) $(LIB_SERV) $(LIB_PHYS) $(LIB_VIS) $(LIB_COMMON) $(LIB_PROTO)
+ALL_LIBS    := $(LIB_EMBED) $(LIB_SERV) $(LIB_ENGINE) $(LIB_COMMON) $(LIB_PROTO)
 
-# libsslsim (embed/, docs/embedding.md): the world without the bus. The
-# installed archive and shared object hold every object a world needs and
-# nothing that talks to the bus or writes log files, so they need only
-# protobuf-c and inih; the shared object exports the sslsim_ names alone
-# (embed/sslsim.map).
+# libsslsim (embed/, docs/embedding.md): the world without the bus, built
+# from embed/, engine/ and the base and config layers of common/. The
+# installed archive and shared object hold nothing that talks to the bus or
+# writes log files, so they need only protobuf-c and inih; the shared object
+# exports the sslsim_ names alone (embed/sslsim.map).
 SSLSIM_SOVER  := 1
-SSLSIM_NOBUS  := common/sim_bus.c common/sim_bus_codec.c common/sim_lane.c common/sim_link.c \
-                 common/sim_link_recv.c common/sim_loop.c common/sim_service.c common/sim_udp.c \
-                 common/sim_curve.c common/sim_logfile.c common/sim_stats.c
-SSLSIM_SRC    := $(EMBED_SRC) $(PHYSCORE_SRC) $(VISMODEL_SRC) $(filter-out $(SSLSIM_NOBUS),$(COMMON_SRC)) \
-                 services/physics/phys_apply.c services/physics/phys_checkpoint.c \
-                 services/physics/phys_def.c services/physics/phys_journal.c \
-                 services/vision/vis_codec.c services/vision/vis_def.c
+SSLSIM_SRC    := $(EMBED_SRC) $(ENGINE_SRC) $(BASE_SRC) $(CONFIG_SRC)
 SSLSIM_PKGS   := libprotobuf-c inih
 SSLSIM_A      := $(BUILD)/lib/libsslsim.a
 SSLSIM_SO     := $(BUILD)/lib/libsslsim.so.$(SSLSIM_SOVER)
@@ -117,16 +119,16 @@ BROWSER_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(BROWSER_SRC))
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 # hand-written C only: generated code lives under $(BUILD)/gen
-FORMAT_SRC = $(shell find common services launcher tests bench -name '*.[ch]' 2>/dev/null | sort)
+FORMAT_SRC = $(shell find common engine services launcher embed tests bench -name '*.[ch]' 2>/dev/null | sort)
 CLANG_FORMAT ?= clang-format
 
 # the manual page and the bash completion, written by the program from its
-# flag table (common/config_man.c)
+# flag table (common/config/config_man.c)
 MAN1     := $(BUILD)/share/man/man1/ssl-sim.1
 BASHCOMP := $(BUILD)/share/bash-completion/ssl-sim
 DOC_GEN  := $(MAN1) $(BASHCOMP)
 
-.PHONY: all deps test test-browser run bench asan install uninstall install-files deb clean wire-check \
+.PHONY: all deps check layers-check test test-browser run bench asan install uninstall install-files deb clean wire-check \
         format format-check FORCE
 all: $(BIN) $(TEST_BIN) $(BROWSER_BIN) $(BENCH_BIN) $(DOC_GEN) $(SSLSIM_A) $(SSLSIM_SO) $(BUILD)/lib/libsslsim.so
 
@@ -163,8 +165,7 @@ $(1): $(2)
 endef
 $(eval $(call make_lib,$(LIB_PROTO),$(GEN_OBJ)))
 $(eval $(call make_lib,$(LIB_COMMON),$(call obj,$(COMMON_SRC))))
-$(eval $(call make_lib,$(LIB_PHYS),$(call obj,$(PHYSCORE_SRC))))
-$(eval $(call make_lib,$(LIB_VIS),$(call obj,$(VISMODEL_SRC))))
+$(eval $(call make_lib,$(LIB_ENGINE),$(call obj,$(ENGINE_SRC))))
 $(eval $(call make_lib,$(LIB_SERV),$(call obj,$(SERVICE_SRC))))
 $(eval $(call make_lib,$(LIB_EMBED),$(call obj,$(EMBED_SRC))))
 $(eval $(call make_lib,$(SSLSIM_A),$(call obj,$(SSLSIM_SRC)) $(GEN_OBJ)))
@@ -240,7 +241,14 @@ format-check: | deps
 	    echo "format-check: these files differ from .clang-format ($$($(CLANG_FORMAT) --version)):"; \
 	    echo "$$bad" | sed 's/^/    /'; echo "format-check: run 'make format'"; exit 1; fi
 
-test: deps all wire-check format-check fuzz-build
+# the fast loop: no system, browser, install or fuzz runs
+check: deps all layers-check
+	@scripts/run-tests.sh $(BUILD) unit service
+
+layers-check:
+	@scripts/check-layers.sh
+
+test: deps all wire-check format-check layers-check fuzz-build
 	@scripts/run-tests.sh $(BUILD)
 	@tests/install/run.sh $(BUILD)
 	@scripts/run-python-tests.sh $(BUILD)

@@ -33,8 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sslsim.h"
-#include "sim_hash.h"
+#include "embed/sslsim.h"
+#include "common/base/sim_hash.h"
 
 #define EB_MAX_RUNS 15
 #define EB_ROBOTS   22

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "physics/core/phys_scene.h"
-#include "physics/core/phys_world.h"
+#include "engine/physics/phys_scene.h"
+#include "engine/physics/phys_world.h"
 
 #define S_RUNS   9
 #define S_STEPS  20000

@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_test.h"
+#include "tests/support/sim_test.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 

@@ -41,9 +41,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_lab.h"
-#include "sim_logfile.h"
-#include "sim_test.h"
+#include "tests/support/sim_lab.h"
+#include "common/logs/sim_logfile.h"
+#include "tests/support/sim_test.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 #define RB_MAX_RUNS 15

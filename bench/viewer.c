@@ -26,9 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_lab.h"
-#include "sim_test.h"
-#include "sim_ws.h"
+#include "tests/support/sim_lab.h"
+#include "tests/support/sim_test.h"
+#include "tests/support/sim_ws.h"
 
 static double
 s_cpu_s (int pid)

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
-#include "vision/vis_codec.h"
-#include "vision/vis_def.h"
+#include "common/config/config.h"
+#include "engine/world/vis_codec.h"
+#include "engine/world/vis_def.h"
 
 #define MS          1000000ull
 #define RUNS_MAX    101

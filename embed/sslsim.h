@@ -118,13 +118,13 @@ const char *sslsim_world_error (const sslsim_world_t *world, int i);
    a MoveLocalVelocity, applied by building that RobotControl message and
    handing it to the same code as sslsim_world_command. */
 typedef struct {
-    int team;         /* 0 blue, 1 yellow */
-    int id;           /* 0..15 */
-    double forward;   /* m/s, robot frame */
-    double left;      /* m/s */
-    double angular;   /* rad/s, counter-clockwise */
-    double kick_speed; /* m/s, 0 none */
-    double kick_angle; /* degrees, 0 flat kick, > 0 chip */
+    int team;              /* 0 blue, 1 yellow */
+    int id;                /* 0..15 */
+    double forward;        /* m/s, robot frame */
+    double left;           /* m/s */
+    double angular;        /* rad/s, counter-clockwise */
+    double kick_speed;     /* m/s, 0 none */
+    double kick_angle;     /* degrees, 0 flat kick, > 0 chip */
     double dribbler_speed; /* rpm, 0 off */
 } sslsim_robot_command_t;
 
@@ -140,8 +140,8 @@ int sslsim_world_robot_commands (sslsim_world_t *world, const sslsim_robot_comma
    rest), applied as sslsim_world_command applies one. Non-finite values:
    SSLSIM_EINVAL, nothing applied; else the protocol error count. */
 int sslsim_world_teleport_ball (sslsim_world_t *world, double x, double y, double vx, double vy);
-int sslsim_world_teleport_robot (sslsim_world_t *world, int team, int id, double x, double y, double orientation,
-                                 int present);
+int sslsim_world_teleport_robot (sslsim_world_t *world, int team, int id, double x, double y,
+                                 double orientation, int present);
 
 /* The vision frames released during the last step, oldest first: count,
    and packet i as packed SSL_WrapperPacket bytes (borrowed). */

@@ -47,8 +47,7 @@ struct sslsim_batch_t {
     char last_error[256];
 };
 
-static void
-s_fail (sslsim_batch_t *self, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static void s_fail (sslsim_batch_t *self, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
 static void
 s_fail (sslsim_batch_t *self, const char *fmt, ...)
@@ -114,8 +113,9 @@ sslsim_batch_new (int n, const sslsim_config_t *config, int threads, const uint6
     }
     *err = '\0';
     if (n < 1 || n > 65536 || !config || threads < 0) {
-        snprintf (err, err_len, "a batch needs 1..65536 worlds, a configuration and threads >= 0 (n %d, threads %d)",
-                  n, threads);
+        snprintf (err, err_len,
+                  "a batch needs 1..65536 worlds, a configuration and threads >= 0 (n %d, threads %d)", n,
+                  threads);
         return NULL;
     }
     sim_config_t cfg;
@@ -156,8 +156,9 @@ sslsim_batch_new (int n, const sslsim_config_t *config, int threads, const uint6
     }
     for (int t = 0; t < threads; t++) {
         sslsim_worker_t *w = &self->workers[t];
-        *w = (sslsim_worker_t) { self, t, (int) ((int64_t) t * n / threads),
-                                 (int) ((int64_t) (t + 1) * n / threads), 0, false };
+        *w = (sslsim_worker_t) {
+            self, t, (int) ((int64_t) t * n / threads), (int) ((int64_t) (t + 1) * n / threads), 0, false
+        };
         if (t > 0) {
             if (pthread_create (&w->thread, NULL, s_worker_main, w) != 0) {
                 snprintf (err, err_len, "cannot start thread %d of %d", t, threads);
@@ -239,7 +240,8 @@ sslsim_batch_robot_commands (sslsim_batch_t *batch, const sslsim_robot_command_t
             q->cmds = c;
             q->cap = cap;
         }
-        memcpy (q->cmds + q->count, cmds + (size_t) k * (size_t) per_world, (size_t) per_world * sizeof *cmds);
+        memcpy (q->cmds + q->count, cmds + (size_t) k * (size_t) per_world,
+                (size_t) per_world * sizeof *cmds);
         q->count += per_world;
     }
     return SSLSIM_OK;

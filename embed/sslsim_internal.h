@@ -7,11 +7,11 @@
 #include <stdbool.h>
 
 #include "sslsim.h"
-#include "sim_config.h"
-#include "sim_schedule.h"
-#include "physics/phys_journal.h"
-#include "physics/core/phys_world.h"
-#include "vision/model/vis_model.h"
+#include "common/config/sim_config.h"
+#include "common/base/sim_schedule.h"
+#include "engine/world/phys_journal.h"
+#include "engine/physics/phys_world.h"
+#include "engine/vision/vis_model.h"
 
 /* One encoded vision packet inside the world's byte buffer. */
 typedef struct {
@@ -32,7 +32,7 @@ struct sslsim_world_t {
     size_t used, cap;
     sslsim_frame_t *frames;
     int frame_count, frame_cap;
-    uint64_t frames_lost; /* out of memory while encoding */
+    uint64_t frames_lost;          /* out of memory while encoding */
     phys_journal_result_t applied; /* the last command's errors */
     char last_error[256];
 };

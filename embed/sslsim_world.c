@@ -16,19 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "physics/phys_checkpoint.h"
-#include "physics/phys_def.h"
-#include "sim_schedule_config.h"
-#include "sim_step.h"
-#include "vision/vis_codec.h"
-#include "vision/vis_def.h"
+#include "common/config/config.h"
+#include "engine/world/phys_checkpoint.h"
+#include "engine/world/phys_def.h"
+#include "common/config/sim_schedule_config.h"
+#include "engine/world/sim_step.h"
+#include "engine/world/vis_codec.h"
+#include "engine/world/vis_def.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-_Static_assert (SSLSIM_MAX_DET_BALLS >= VIS_MAX_BALLS, "sslsim.h holds every ball a vision frame carries");
+_Static_assert(SSLSIM_MAX_DET_BALLS >= VIS_MAX_BALLS, "sslsim.h holds every ball a vision frame carries");
 
-#define SSLSIM_MAX_RELEASED 32    /* frames encoded per instant, as the vision service */
-#define SSLSIM_PACKET_MAX   16384 /* one encoded capture, as the vision service */
+#define SSLSIM_MAX_RELEASED   32    /* frames encoded per instant, as the vision service */
+#define SSLSIM_PACKET_MAX     16384 /* one encoded capture, as the vision service */
 #define SSLSIM_CHECKPOINT_KEY "sslsim"
 
 void
@@ -40,8 +40,7 @@ sslsim_config_init (sslsim_config_t *config)
 
 /* ---- errors ----------------------------------------------------------- */
 
-static sslsim_status_t
-s_fail (sslsim_world_t *self, sslsim_status_t status, const char *fmt, ...)
+static sslsim_status_t s_fail (sslsim_world_t *self, sslsim_status_t status, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 
 static sslsim_status_t
@@ -117,7 +116,8 @@ s_build (sslsim_world_t *self, const sim_config_t *cfg, phys_world_t *phys, char
         model = vis_model_new (&vdef);
     }
     if (!schedule || (self->vision && !model)) {
-        snprintf (err, err_len, "the %s refused the configuration", schedule ? "camera model" : "capture schedule");
+        snprintf (err, err_len, "the %s refused the configuration",
+                  schedule ? "camera model" : "capture schedule");
         phys_world_destroy (&phys);
         sim_schedule_destroy (&schedule);
         vis_model_destroy (&model);
@@ -288,7 +288,8 @@ s_config_changed (sslsim_world_t *self, const phys_changes_t *changes)
 }
 
 int
-sslsim_world_apply_request (sslsim_world_t *self, const SimulatorCommand *cmd, int team, const RobotControl *rc)
+sslsim_world_apply_request (sslsim_world_t *self, const SimulatorCommand *cmd, int team,
+                            const RobotControl *rc)
 {
     Simbus__Request req = SIMBUS__REQUEST__INIT;
     Simbus__TeamControl tc = SIMBUS__TEAM_CONTROL__INIT;
@@ -384,7 +385,8 @@ sslsim_robot_commands_check (const sslsim_robot_command_t *cmds, int n, char *er
         const sslsim_robot_command_t *c = &cmds[i];
         double v[6] = { c->forward, c->left, c->angular, c->kick_speed, c->kick_angle, c->dribbler_speed };
         if (!s_finite (v, 6)) {
-            snprintf (err, err_len, "command %d (team %d id %d): a value is not a finite float", i, c->team, c->id);
+            snprintf (err, err_len, "command %d (team %d id %d): a value is not a finite float", i, c->team,
+                      c->id);
             return -1;
         }
         if (c->team != 0 && c->team != 1) {
@@ -473,7 +475,8 @@ sslsim_world_teleport_ball (sslsim_world_t *world, double x, double y, double vx
         return SSLSIM_EINVAL;
     const double v[4] = { x, y, vx, vy };
     if (!s_finite (v, 4))
-        return s_fail (world, SSLSIM_EINVAL, "teleport_ball (%g, %g, %g, %g): not finite floats", x, y, vx, vy);
+        return s_fail (world, SSLSIM_EINVAL, "teleport_ball (%g, %g, %g, %g): not finite floats", x, y, vx,
+                       vy);
     TeleportBall tb = TELEPORT_BALL__INIT;
     tb.has_x = tb.has_y = tb.has_z = tb.has_vx = tb.has_vy = tb.has_vz = true;
     tb.x = (float) x;
@@ -495,8 +498,9 @@ sslsim_world_teleport_robot (sslsim_world_t *world, int team, int id, double x, 
         return SSLSIM_EINVAL;
     const double v[3] = { x, y, orientation };
     if (!s_finite (v, 3) || (team != 0 && team != 1) || id < 0 || id > 255)
-        return s_fail (world, SSLSIM_EINVAL, "teleport_robot team %d id %d (%g, %g, %g): bad team, id or value",
-                       team, id, x, y, orientation);
+        return s_fail (world, SSLSIM_EINVAL,
+                       "teleport_robot team %d id %d (%g, %g, %g): bad team, id or value", team, id, x, y,
+                       orientation);
     RobotId rid = ROBOT_ID__INIT;
     rid.has_id = rid.has_team = true;
     rid.id = (uint32_t) id;
@@ -621,8 +625,9 @@ sslsim_world_truth (const sslsim_world_t *world, sslsim_truth_t *out)
     out->robot_count = n;
     for (int i = 0; i < n; i++) {
         const sim_robot_state_t *r = &snap.robots[i];
-        out->robots[i] = (sslsim_truth_robot_t) { r->team, r->id, r->x,  r->y, r->orientation,
-                                                  r->vx,   r->vy, r->omega, r->ball_contact, 0 };
+        out->robots[i] =
+            (sslsim_truth_robot_t) { r->team,  r->id,           r->x, r->y, r->orientation, r->vx, r->vy,
+                                     r->omega, r->ball_contact, 0 };
     }
 }
 

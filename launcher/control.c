@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "services.h"
-#include "sim_bus.h"
-#include "sim_link.h"
-#include "sim_log.h"
+#include "common/bus/sim_bus.h"
+#include "common/bus/sim_link.h"
+#include "common/base/sim_log.h"
 
 #define CTL_SAMPLE_MS  1000  /* status: bus and CPU sampling window */
 #define CTL_RESTART_MS 20000 /* restart: how long to wait for the successor */

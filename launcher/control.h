@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "sim_config.h"
+#include "common/config/sim_config.h"
 
 /* Write this process's pid file for service `name` into the runtime
    directory of `cfg`; its path goes to `path` (empty on failure, which is

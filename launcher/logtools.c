@@ -14,15 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "common/config/config.h"
 #include "services.h"
-#include "sim_bus.h"
-#include "sim_log.h"
-#include "sim_logfile.h"
-#include "sim_service.h"
-#include "sim_udp.h"
-#include "physics/phys_journal.h"
-#include "physics/phys_replay.h"
+#include "common/bus/sim_bus.h"
+#include "common/base/sim_log.h"
+#include "common/logs/sim_logfile.h"
+#include "common/bus/sim_service.h"
+#include "common/bus/sim_udp.h"
+#include "engine/world/phys_journal.h"
+#include "engine/world/phys_replay.h"
 
 /* The stop signal of record and play (the only state a handler touches). */
 static volatile sig_atomic_t s_stop;

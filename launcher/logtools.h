@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sim_config.h"
+#include "common/config/sim_config.h"
 
 /* Record what arrives on cfg's vision, truth and referee addresses to
    `path` until SIGINT/SIGTERM or cfg->run.duration. Prints

@@ -10,16 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "config_table.h"
+#include "common/config/config.h"
+#include "common/config/config_table.h"
 #include "control.h"
 #include "logtools.h"
 #include "stats.h"
 #include "services.h"
-#include "sim_bus.h"
-#include "sim_curve.h"
-#include "sim_log.h"
-#include "sim_service.h"
+#include "common/bus/sim_bus.h"
+#include "common/bus/sim_curve.h"
+#include "common/base/sim_log.h"
+#include "common/bus/sim_service.h"
 #include "supervisor.h"
 #include "version.h"
 

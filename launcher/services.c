@@ -3,11 +3,11 @@
 
 #include <string.h>
 
-#include "gateway/gateway.h"
-#include "legacy-grsim/grs_service.h"
-#include "physics/physics.h"
-#include "viewer/viewer.h"
-#include "vision/vision.h"
+#include "services/gateway/gateway.h"
+#include "services/legacy-grsim/grs_service.h"
+#include "services/physics/physics.h"
+#include "services/viewer/viewer.h"
+#include "services/vision/vision.h"
 
 /* Start order matters only for logs: the binders come first. */
 const launch_service_t launch_services[LAUNCH_SERVICE_COUNT] = {

@@ -5,7 +5,7 @@
 #include <czmq.h>
 #include <stdbool.h>
 
-#include "sim_config.h"
+#include "common/config/sim_config.h"
 
 #define LAUNCH_SERVICE_COUNT 5
 

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "logtools.h"
-#include "sim_logfile.h"
-#include "sim_udp.h"
-#include "sim_vstats.h"
+#include "common/logs/sim_logfile.h"
+#include "common/bus/sim_udp.h"
+#include "common/logs/sim_vstats.h"
 
 static volatile sig_atomic_t s_stop;
 

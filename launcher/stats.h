@@ -4,7 +4,7 @@
 #ifndef LAUNCH_STATS_H_INCLUDED
 #define LAUNCH_STATS_H_INCLUDED
 
-#include "sim_config.h"
+#include "common/config/sim_config.h"
 
 /* `ssl-sim stats FILE [--fit]` or `ssl-sim stats --listen ADDR --seconds N
    [--fit]`; optc/optv are those words (the configuration flags taken

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "services.h"
-#include "sim_bus.h"
-#include "sim_log.h"
-#include "sim_service.h"
+#include "common/bus/sim_bus.h"
+#include "common/base/sim_log.h"
+#include "common/bus/sim_service.h"
 
 #define LAUNCH_RESTART_MS       100 /* a crashed service starts again this soon, every time */
 #define LAUNCH_RESTART_CLEAN_MS 20  /* after a requested stop (clean exit) */

@@ -14,7 +14,7 @@
 #ifndef LAUNCH_SUPERVISOR_H_INCLUDED
 #define LAUNCH_SUPERVISOR_H_INCLUDED
 
-#include "sim_config.h"
+#include "common/config/sim_config.h"
 
 /* Run until a stop signal or cfg->run.duration elapses. `exe` is the path
    to re-execute; options are passed to every child unchanged. Returns the

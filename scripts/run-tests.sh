@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# run-tests.sh BUILD - run every Criterion test binary under BUILD/tests and
-# print one closing line "tests: N passed, N failed". Unit tests first, then
-# service tests, then system tests (real processes, real UDP on loopback).
+# run-tests.sh BUILD [KIND...] - run every Criterion test binary under
+# BUILD/tests and print one closing line "tests: N passed, N failed". Unit
+# tests first, then service tests, then system tests (real processes, real
+# UDP on loopback); KIND names a subset (`make check`: unit service).
 set -uo pipefail
 build=${1:-build}
+shift
+kinds=${*:-unit service system}
 pass=0; fail=0; failed_bins=()
-for kind in unit service system; do
+for kind in $kinds; do
     for t in $(find "$build/tests/$kind" -maxdepth 1 -type f -name 'test_*' -perm -u+x 2>/dev/null | sort); do
         out=$("$t" --jobs 2 2>&1); rc=$?
         line=$(printf '%s\n' "$out" | grep -a 'Synthesis:' | tail -1)

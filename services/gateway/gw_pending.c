@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_log.h"
-#include "sim_udp.h"
+#include "common/base/sim_log.h"
+#include "common/bus/sim_udp.h"
 
 /* How many requests one source address holds: a chained hash table with
    at most one entry per slot (no more sources than requests). */

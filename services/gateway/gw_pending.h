@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "gw_wire.h"
-#include "sim_errors.h"
+#include "common/base/sim_errors.h"
 #include "bus/sim_bus.pb-c.h"
 
 #define GW_SYNC_FRAMES 256 /* frames kept per sync step (the newest) */

@@ -6,8 +6,8 @@
 #include <stdio.h>
 
 #include "gw_wire.h"
-#include "sim_log.h"
-#include "sim_step.h"
+#include "common/base/sim_log.h"
+#include "engine/world/sim_step.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 
 /* field numbers of ssl_vision_wrapper.proto and ssl_simulation_synchronous.proto */

@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "gw_pending.h"
-#include "sim_errors.h"
-#include "sim_step.h"
+#include "common/base/sim_errors.h"
+#include "engine/world/sim_step.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
 #define GW_MAX_STEP_S   SIM_STEP_MAX_S /* longest sync step accepted (docs/protocol.md) */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "config.h"
+#include "common/config/config.h"
 
 static const char *const s_port_names[] = { "control", "blue", "yellow" };
 

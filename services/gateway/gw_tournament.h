@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "gw_wire.h"
-#include "sim_config.h"
+#include "common/config/sim_config.h"
 
 /* A role per port, as bits: GW_TOURNAMENT_ROLE (GW_PORT_BLUE) = blue. */
 #define GW_TOURNAMENT_ROLE(port) (1u << (port))

@@ -16,13 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_bus_codec.h"
-#include "sim_link.h"
-#include "sim_log.h"
-#include "sim_service.h"
-#include "sim_stats.h"
-#include "sim_udp.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus_codec.h"
+#include "common/bus/sim_link.h"
+#include "common/base/sim_log.h"
+#include "common/bus/sim_service.h"
+#include "common/logs/sim_stats.h"
+#include "common/bus/sim_udp.h"
 #include "grSim_Packet.pb-c.h"
 #include "grSim_Robotstatus.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"

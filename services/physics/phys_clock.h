@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim_config.h"
+#include "common/config/sim_config.h"
 
 #define PHYS_CLOCK_SYNC_HOLD_US 1000000 /* protocol.md §8.4 */
 #define PHYS_CLOCK_CATCH_UP_S   0.25    /* protocol.md §8.1 */

@@ -3,7 +3,7 @@
     One loop driven by absolute deadlines: wait, run the substeps the clock
     owes (phys_clock), hand the bus messages to their handlers, do what is
     due. Per substep: step the core, publish its events, and publish a
-    snapshot only when the capture/release schedule (common/sim_schedule)
+    snapshot only when the capture/release schedule (common/base/sim_schedule)
     needs one, so bus traffic grows with the camera rate, not the substep
     rate (ARCHITECTURE.md §2).
 
@@ -20,21 +20,21 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
-#include "phys_apply.h"
-#include "phys_checkpoint.h"
+#include "common/config/config.h"
+#include "engine/world/phys_apply.h"
+#include "engine/world/phys_checkpoint.h"
 #include "phys_clock.h"
-#include "phys_def.h"
-#include "phys_journal.h"
-#include "phys_replay.h"
-#include "sim_bus.h"
-#include "sim_bus_codec.h"
-#include "sim_link.h"
-#include "sim_log.h"
-#include "sim_schedule_config.h"
-#include "sim_service.h"
-#include "sim_stats.h"
-#include "physics/core/phys_world.h"
+#include "engine/world/phys_def.h"
+#include "engine/world/phys_journal.h"
+#include "engine/world/phys_replay.h"
+#include "common/bus/sim_bus.h"
+#include "common/bus/sim_bus_codec.h"
+#include "common/bus/sim_link.h"
+#include "common/base/sim_log.h"
+#include "common/config/sim_schedule_config.h"
+#include "common/bus/sim_service.h"
+#include "common/logs/sim_stats.h"
+#include "engine/physics/phys_world.h"
 
 #define PHYS_CLOCK_PERIOD_US      100000  /* Clock heartbeat, while someone reads it */
 #define PHYS_STATUS_PERIOD_US     1000000 /* status line */
@@ -367,7 +367,7 @@ s_replay_finish (phys_service_t *self)
     if (self->have_snapshot && self->last_snapshot_ns != phys_world_time_ns (self->world))
         s_publish_snapshot (self, false, 0);
     Simbus__StepDone done = SIMBUS__STEP_DONE__INIT;
-    done.step_id = PHYS_REPLAY_END_STEP;
+    done.step_id = SIM_BUS_REPLAY_END_STEP;
     done.time_ns = phys_world_time_ns (self->world);
     Simbus__Envelope env;
     sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STEP_DONE, &done);

@@ -15,13 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_bus_codec.h"
-#include "sim_link.h"
-#include "sim_log.h"
-#include "sim_schedule_config.h"
-#include "sim_service.h"
-#include "sim_stats.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus_codec.h"
+#include "common/bus/sim_link.h"
+#include "common/base/sim_log.h"
+#include "common/config/sim_schedule_config.h"
+#include "common/bus/sim_service.h"
+#include "common/logs/sim_stats.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "vw_http.h"
 #include "vw_hub.h"

@@ -16,7 +16,7 @@
 #include <czmq.h>
 #include <stddef.h>
 
-#include "sim_config.h"
+#include "common/config/sim_config.h"
 
 void vw_service_actor (zsock_t *pipe, void *args);
 

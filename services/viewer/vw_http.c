@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_log.h"
+#include "common/base/sim_log.h"
 
 #define VW_OP_TIMEOUT_MS 3000 /* the gateway answers a plain request within 4 s or says UNAVAILABLE */
 #define VW_THREADS       "24" /* each WebSocket page holds one civetweb thread */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "sim_field.h"
-#include "sim_schedule_config.h"
+#include "common/config/config.h"
+#include "common/base/sim_field.h"
+#include "common/config/sim_schedule_config.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 const char *const vw_service_names[VW_SERVICES] = { "physics", "vision", "gateway", "legacy-grsim",
@@ -218,7 +218,7 @@ vw_text_free (vw_text_t *text)
 static void
 s_put (vw_text_t *t, const char *s)
 {
-    sim_cfg_out_len (t, s, strlen (s));
+    sim_out_len (t, s, strlen (s));
 }
 
 /* `"key":` is in `key` (with its punctuation), then the number. */
@@ -227,7 +227,7 @@ s_put_num (vw_text_t *t, const char *key, double v)
 {
     char num[32];
     s_put (t, key);
-    sim_cfg_out_len (t, num, (size_t) s_format_micro (v, num));
+    sim_out_len (t, num, (size_t) s_format_micro (v, num));
 }
 
 static void
@@ -236,7 +236,7 @@ s_put_int (vw_text_t *t, const char *key, long long v)
     char num[24];
     int n = snprintf (num, sizeof num, "%lld", v);
     s_put (t, key);
-    sim_cfg_out_len (t, num, (size_t) n);
+    sim_out_len (t, num, (size_t) n);
 }
 
 static void

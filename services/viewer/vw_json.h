@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config_parts.h"
-#include "sim_bus.h"
-#include "sim_config.h"
-#include "sim_snapshot.h"
+#include "common/base/sim_out.h"
+#include "common/bus/sim_bus.h"
+#include "common/config/sim_config.h"
+#include "common/base/sim_snapshot.h"
 
 #define VW_PROTOCOL_VERSION 1
 #define VW_SOURCES_MAX      8  /* source addresses listed per port */
@@ -125,7 +125,7 @@ char *vw_json_geometry (const sim_config_t *cfg);
 
 /* A text buffer reused from one message to the next (zero it to start;
    vw_text_free frees it): the project's growing buffer. */
-typedef sim_cfg_out_t vw_text_t;
+typedef sim_out_t vw_text_t;
 
 void vw_text_free (vw_text_t *text);
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_parts.h"
-#include "sim_schedule_config.h"
+#include "common/base/sim_out.h"
+#include "common/config/sim_schedule_config.h"
 
 void
 vw_status_from_stats (vw_status_t *out, const sim_config_t *cfg, const Simbus__Stats *physics,
@@ -85,9 +85,9 @@ vw_status_from_stats (vw_status_t *out, const sim_config_t *cfg, const Simbus__S
 /* ---- Prometheus text ---------------------------------------------------- */
 
 static void
-s_head (sim_cfg_out_t *o, const char *name, const char *type, const char *help)
+s_head (sim_out_t *o, const char *name, const char *type, const char *help)
 {
-    sim_cfg_out (o, "# HELP ssl_sim_%s %s\n# TYPE ssl_sim_%s %s\n", name, help, name, type);
+    sim_out (o, "# HELP ssl_sim_%s %s\n# TYPE ssl_sim_%s %s\n", name, help, name, type);
 }
 
 /* A sample value as Prometheus reads it. */
@@ -105,47 +105,47 @@ s_value (double v, char *buf, size_t len)
 char *
 vw_metrics_text (const vw_status_t *st)
 {
-    sim_cfg_out_t o = { 0 };
+    sim_out_t o = { 0 };
     char v[64];
     s_head (&o, "up", "gauge", "1 while the service was heard from in the last 3 s");
     for (int i = 0; i < VW_SERVICES; i++)
-        sim_cfg_out (&o, "ssl_sim_up{service=\"%s\"} %d\n", vw_service_names[i], st->alive[i] ? 1 : 0);
+        sim_out (&o, "ssl_sim_up{service=\"%s\"} %d\n", vw_service_names[i], st->alive[i] ? 1 : 0);
     s_head (&o, "service_restarts_total", "counter", "times the supervisor started the service again");
     for (int i = 0; i < VW_SERVICES; i++)
-        sim_cfg_out (&o, "ssl_sim_service_restarts_total{service=\"%s\"} %u\n", vw_service_names[i],
-                     st->restarts[i]);
+        sim_out (&o, "ssl_sim_service_restarts_total{service=\"%s\"} %u\n", vw_service_names[i],
+                 st->restarts[i]);
     s_head (&o, "uptime_seconds", "gauge", "seconds since the service (process) started");
     for (int i = 0; i < VW_SERVICES; i++)
         if (st->alive[i])
-            sim_cfg_out (&o, "ssl_sim_uptime_seconds{service=\"%s\"} %s\n", vw_service_names[i],
-                         s_value (st->uptime_s[i], v, sizeof v));
+            sim_out (&o, "ssl_sim_uptime_seconds{service=\"%s\"} %s\n", vw_service_names[i],
+                     s_value (st->uptime_s[i], v, sizeof v));
     s_head (&o, "sim_time_seconds", "gauge", "simulation time");
-    sim_cfg_out (&o, "ssl_sim_sim_time_seconds %s\n", s_value (st->t, v, sizeof v));
+    sim_out (&o, "ssl_sim_sim_time_seconds %s\n", s_value (st->t, v, sizeof v));
     s_head (&o, "speed", "gauge", "real-time scaling in force, 0 = paused");
-    sim_cfg_out (&o, "ssl_sim_speed %s\n", s_value (st->speed, v, sizeof v));
+    sim_out (&o, "ssl_sim_speed %s\n", s_value (st->speed, v, sizeof v));
     s_head (&o, "real_time_factor", "gauge", "simulated seconds per wall second over physics' last second");
-    sim_cfg_out (&o, "ssl_sim_real_time_factor %s\n", s_value (st->rtf, v, sizeof v));
+    sim_out (&o, "ssl_sim_real_time_factor %s\n", s_value (st->rtf, v, sizeof v));
     s_head (&o, "substep_seconds", "histogram",
             "CPU time of physics' thread per substep (the mean of each run timed)");
     static const double bounds[] = SIM_STATS_SUBSTEP_BOUNDS_US;
     for (int i = 0; i < SIM_STATS_SUBSTEP_BUCKETS; i++) {
         if (i == SIM_STATS_SUBSTEP_BUCKETS - 1)
-            sim_cfg_out (&o, "ssl_sim_substep_seconds_bucket{le=\"+Inf\"} %llu\n",
-                         (unsigned long long) st->substep_buckets[i]);
+            sim_out (&o, "ssl_sim_substep_seconds_bucket{le=\"+Inf\"} %llu\n",
+                     (unsigned long long) st->substep_buckets[i]);
         else
-            sim_cfg_out (&o, "ssl_sim_substep_seconds_bucket{le=\"%g\"} %llu\n", bounds[i] / 1e6,
-                         (unsigned long long) st->substep_buckets[i]);
+            sim_out (&o, "ssl_sim_substep_seconds_bucket{le=\"%g\"} %llu\n", bounds[i] / 1e6,
+                     (unsigned long long) st->substep_buckets[i]);
     }
-    sim_cfg_out (&o, "ssl_sim_substep_seconds_sum %s\n", s_value (st->substep_sum_us / 1e6, v, sizeof v));
-    sim_cfg_out (&o, "ssl_sim_substep_seconds_count %llu\n", (unsigned long long) st->substeps);
+    sim_out (&o, "ssl_sim_substep_seconds_sum %s\n", s_value (st->substep_sum_us / 1e6, v, sizeof v));
+    sim_out (&o, "ssl_sim_substep_seconds_count %llu\n", (unsigned long long) st->substeps);
     s_head (&o, "vision_packets_sent_total", "counter", "detection packets sent per camera");
     for (int i = 0; i < st->n_cameras; i++)
-        sim_cfg_out (&o, "ssl_sim_vision_packets_sent_total{camera=\"%d\"} %llu\n", st->cameras[i].id,
-                     (unsigned long long) st->cameras[i].packets);
+        sim_out (&o, "ssl_sim_vision_packets_sent_total{camera=\"%d\"} %llu\n", st->cameras[i].id,
+                 (unsigned long long) st->cameras[i].packets);
     s_head (&o, "vision_packets_per_second", "gauge", "detection packets per second per camera");
     for (int i = 0; i < st->n_cameras; i++)
-        sim_cfg_out (&o, "ssl_sim_vision_packets_per_second{camera=\"%d\"} %s\n", st->cameras[i].id,
-                     s_value (st->cameras[i].pps, v, sizeof v));
+        sim_out (&o, "ssl_sim_vision_packets_per_second{camera=\"%d\"} %s\n", st->cameras[i].id,
+                 s_value (st->cameras[i].pps, v, sizeof v));
     static const struct {
         const char *name, *help;
         size_t off;
@@ -161,37 +161,36 @@ vw_metrics_text (const vw_status_t *st)
         s_head (&o, counters[c].name, "counter", counters[c].help);
         for (int i = 0; i < st->n_ports; i++) {
             const uint64_t *n = (const uint64_t *) ((const char *) &st->ports[i] + counters[c].off);
-            sim_cfg_out (&o, "ssl_sim_%s{port=\"%s\",number=\"%u\"} %llu\n", counters[c].name,
-                         st->ports[i].name, st->ports[i].port, (unsigned long long) *n);
+            sim_out (&o, "ssl_sim_%s{port=\"%s\",number=\"%u\"} %llu\n", counters[c].name, st->ports[i].name,
+                     st->ports[i].port, (unsigned long long) *n);
         }
     }
     s_head (&o, "datagrams_per_second", "gauge", "datagrams per second per gateway port");
     for (int i = 0; i < st->n_ports; i++)
-        sim_cfg_out (&o, "ssl_sim_datagrams_per_second{port=\"%s\",number=\"%u\"} %s\n", st->ports[i].name,
-                     st->ports[i].port, s_value (st->ports[i].rate, v, sizeof v));
+        sim_out (&o, "ssl_sim_datagrams_per_second{port=\"%s\",number=\"%u\"} %s\n", st->ports[i].name,
+                 st->ports[i].port, s_value (st->ports[i].rate, v, sizeof v));
     s_head (&o, "port_sources", "gauge", "source addresses heard on the port in the last 10 s");
     for (int i = 0; i < st->n_ports; i++)
-        sim_cfg_out (&o, "ssl_sim_port_sources{port=\"%s\",number=\"%u\"} %d\n", st->ports[i].name,
-                     st->ports[i].port, st->ports[i].n_sources);
+        sim_out (&o, "ssl_sim_port_sources{port=\"%s\",number=\"%u\"} %d\n", st->ports[i].name,
+                 st->ports[i].port, st->ports[i].n_sources);
     s_head (&o, "sync_round_trips_total", "counter", "lock-step sync requests answered");
-    sim_cfg_out (&o, "ssl_sim_sync_round_trips_total %llu\n", (unsigned long long) st->sync_round_trips);
+    sim_out (&o, "ssl_sim_sync_round_trips_total %llu\n", (unsigned long long) st->sync_round_trips);
     /* a summary: quantiles over vision's last second (NaN when it measured
        none), count and sum since vision started */
     s_head (&o, "command_latency_seconds", "summary",
             "team command read by the gateway to the first detection packet sent that shows it");
-    sim_cfg_out (&o, "ssl_sim_command_latency_seconds{quantile=\"0.5\"} %s\n",
-                 s_value (st->has_latency ? st->latency_p50_ms / 1e3 : NAN, v, sizeof v));
-    sim_cfg_out (&o, "ssl_sim_command_latency_seconds{quantile=\"0.9\"} %s\n",
-                 s_value (st->has_latency ? st->latency_p90_ms / 1e3 : NAN, v, sizeof v));
-    sim_cfg_out (&o, "ssl_sim_command_latency_seconds_sum %s\n",
-                 s_value (st->latency_sum_ms / 1e3, v, sizeof v));
-    sim_cfg_out (&o, "ssl_sim_command_latency_seconds_count %llu\n", (unsigned long long) st->latency_count);
+    sim_out (&o, "ssl_sim_command_latency_seconds{quantile=\"0.5\"} %s\n",
+             s_value (st->has_latency ? st->latency_p50_ms / 1e3 : NAN, v, sizeof v));
+    sim_out (&o, "ssl_sim_command_latency_seconds{quantile=\"0.9\"} %s\n",
+             s_value (st->has_latency ? st->latency_p90_ms / 1e3 : NAN, v, sizeof v));
+    sim_out (&o, "ssl_sim_command_latency_seconds_sum %s\n", s_value (st->latency_sum_ms / 1e3, v, sizeof v));
+    sim_out (&o, "ssl_sim_command_latency_seconds_count %llu\n", (unsigned long long) st->latency_count);
     s_head (&o, "command_latency_max_seconds", "gauge",
             "the longest command latency over vision's last second");
-    sim_cfg_out (&o, "ssl_sim_command_latency_max_seconds %s\n",
-                 s_value (st->has_latency ? st->latency_max_ms / 1e3 : NAN, v, sizeof v));
+    sim_out (&o, "ssl_sim_command_latency_max_seconds %s\n",
+             s_value (st->has_latency ? st->latency_max_ms / 1e3 : NAN, v, sizeof v));
     s_head (&o, "robot_command_loss", "gauge", "configured robot command loss, 0..1");
-    sim_cfg_out (&o, "ssl_sim_robot_command_loss %s\n", s_value (st->loss, v, sizeof v));
+    sim_out (&o, "ssl_sim_robot_command_loss %s\n", s_value (st->loss, v, sizeof v));
     if (o.oom) {
         free (o.buf);
         return NULL;

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_field.h"
-#include "sim_schedule.h"
-#include "sim_udp.h"
-#include "physics/core/phys_field.h"
+#include "common/config/config.h"
+#include "common/base/sim_field.h"
+#include "common/base/sim_schedule.h"
+#include "common/bus/sim_udp.h"
+#include "engine/physics/phys_field.h"
 #include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"

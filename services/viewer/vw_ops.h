@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim_config.h"
-#include "sim_snapshot.h"
+#include "common/config/sim_config.h"
+#include "common/base/sim_snapshot.h"
 #include "vw_json.h"
 
 #define VW_OPS_DATAGRAM_MAX 65507

@@ -9,19 +9,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_bus.h"
-#include "sim_bus_codec.h"
-#include "sim_link.h"
-#include "sim_log.h"
-#include "sim_logfile.h"
-#include "sim_service.h"
-#include "sim_stats.h"
-#include "sim_snapshot.h"
-#include "sim_udp.h"
-#include "vis_codec.h"
-#include "vis_def.h"
-#include "vision/model/vis_model.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus.h"
+#include "common/bus/sim_bus_codec.h"
+#include "common/bus/sim_link.h"
+#include "common/base/sim_log.h"
+#include "common/logs/sim_logfile.h"
+#include "common/bus/sim_service.h"
+#include "common/logs/sim_stats.h"
+#include "common/base/sim_snapshot.h"
+#include "common/bus/sim_udp.h"
+#include "engine/world/vis_codec.h"
+#include "engine/world/vis_def.h"
+#include "engine/vision/vis_model.h"
 
 #define VIS_MAX_RELEASED 32           /* frames released at one instant */
 #define VIS_PACKET_MAX   16384        /* one encoded capture, geometry included */

@@ -28,8 +28,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sim_test.h"
-#include "sim_udp.h"
+#include "tests/support/sim_test.h"
+#include "common/bus/sim_udp.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_vision_detection.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"

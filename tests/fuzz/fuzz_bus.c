@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "fuzz_support.h"
-#include "sim_bus.h"
+#include "common/bus/sim_bus.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

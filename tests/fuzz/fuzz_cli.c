@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "common/config/config.h"
 #include "fuzz_support.h"
 
 #define FZ_ARGS_MAX 64

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "common/config/config.h"
 #include "fuzz_support.h"
-#include "sim_schedule_config.h"
-#include "physics/core/phys_world.h"
-#include "physics/phys_def.h"
+#include "common/config/sim_schedule_config.h"
+#include "engine/physics/phys_world.h"
+#include "engine/world/phys_def.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "fuzz_support.h"
-#include "sim_params.h"
+#include "common/base/sim_params.h"
 #include "grSim_Packet.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "common/config/config.h"
 #include "fuzz_support.h"
-#include "sim_bus.h"
-#include "sim_lane.h"
+#include "common/bus/sim_bus.h"
+#include "common/bus/sim_lane.h"
 
 #define FZ_LANE_DATAGRAM_MAX (256 * 1024) /* SIM_LANE_MAX: larger is dropped whole */
 

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "fuzz_support.h"
-#include "sim_logfile.h"
-#include "physics/phys_replay.h"
+#include "common/logs/sim_logfile.h"
+#include "engine/world/phys_replay.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

@@ -16,11 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim_config.h"
-#include "sim_schedule.h"
+#include "common/config/sim_config.h"
+#include "common/base/sim_schedule.h"
 #include "bus/sim_bus.pb-c.h"
-#include "physics/core/phys_world.h"
-#include "physics/phys_apply.h"
+#include "engine/physics/phys_world.h"
+#include "engine/world/phys_apply.h"
 
 /* Substeps a request may run in a harness: a sync request asks for up to
    60 s (60 000 substeps), far too slow per input; a few show what the

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_service_test.h"
-#include "sim_test.h"
-#include "gateway/gateway.h"
+#include "common/config/config.h"
+#include "tests/support/sim_service_test.h"
+#include "tests/support/sim_test.h"
+#include "services/gateway/gateway.h"
 #include "ssl_gc_common.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_error.pb-c.h"

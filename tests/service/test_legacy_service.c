@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_bus_codec.h"
-#include "sim_service_test.h"
-#include "sim_test.h"
-#include "legacy-grsim/grs_service.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus_codec.h"
+#include "tests/support/sim_service_test.h"
+#include "tests/support/sim_test.h"
+#include "services/legacy-grsim/grs_service.h"
 #include "grSim_Packet.pb-c.h"
 #include "grSim_Robotstatus.pb-c.h"
 #include "ssl_gc_common.pb-c.h"

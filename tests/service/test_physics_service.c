@@ -8,12 +8,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "config.h"
-#include "sim_bus.h"
-#include "sim_bus_codec.h"
-#include "sim_lane.h"
-#include "sim_service_test.h"
-#include "physics/physics.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus.h"
+#include "common/bus/sim_bus_codec.h"
+#include "common/bus/sim_lane.h"
+#include "tests/support/sim_service_test.h"
+#include "services/physics/physics.h"
 #include "ssl_gc_common.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_error.pb-c.h"

@@ -11,13 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_bus_codec.h"
-#include "sim_schedule_config.h"
-#include "sim_service_test.h"
-#include "sim_test.h"
-#include "sim_udp.h"
-#include "vision/vision.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus_codec.h"
+#include "common/config/sim_schedule_config.h"
+#include "tests/support/sim_service_test.h"
+#include "tests/support/sim_test.h"
+#include "common/bus/sim_udp.h"
+#include "services/vision/vision.h"
 #include "ssl_vision_detection.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 

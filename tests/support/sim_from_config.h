@@ -7,10 +7,10 @@
 #ifndef SIM_FROM_CONFIG_H_INCLUDED
 #define SIM_FROM_CONFIG_H_INCLUDED
 
-#include "sim_config.h"
-#include "sim_schedule_config.h"
-#include "physics/phys_def.h"
-#include "vision/vis_def.h"
+#include "common/config/sim_config.h"
+#include "common/config/sim_schedule_config.h"
+#include "engine/world/phys_def.h"
+#include "engine/world/vis_def.h"
 
 /* phys_world_new for cfg (no error text); the caller owns the world. */
 static inline phys_world_t *

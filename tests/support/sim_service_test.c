@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_bus.h"
-#include "sim_bus_codec.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus.h"
+#include "common/bus/sim_bus_codec.h"
 #include "sim_test.h"
 #include "ssl_simulation_error.pb-c.h"
 

@@ -14,9 +14,9 @@
 #include <czmq.h>
 #include <stdbool.h>
 
-#include "sim_config.h"
-#include "sim_link.h"
-#include "sim_service.h"
+#include "common/config/sim_config.h"
+#include "common/bus/sim_link.h"
+#include "common/bus/sim_service.h"
 #include "bus/sim_bus.pb-c.h"
 
 /* Defaults for a service test: `mode`, [bus] lanes = `lanes`, sync_timeout

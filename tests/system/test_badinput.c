@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_fixture.h"
+#include "tests/support/sim_fixture.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
@@ -422,7 +422,7 @@ Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
     s_stop (&f);
 }
 
-/* ---- the lanes between the services (common/sim_lane.h) ----------------- */
+/* ---- the lanes between the services (common/bus/sim_lane.h) ----------------- */
 
 /* Anything on the host that may write to the runtime directory can send to
    a lane: garbage there is dropped, and everyone keeps being served. */

@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim_fixture.h"
-#include "sslsim.h"
-#include "gateway/gw_wire.h"
+#include "tests/support/sim_fixture.h"
+#include "embed/sslsim.h"
+#include "services/gateway/gw_wire.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"

@@ -34,10 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_fixture.h"
-#include "sim_frames.h"
-#include "sim_msg.h"
-#include "sim_retry.h"
+#include "tests/support/sim_fixture.h"
+#include "tests/support/sim_frames.h"
+#include "tests/support/sim_msg.h"
+#include "tests/support/sim_retry.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_robot_feedback.pb-c.h"

@@ -46,10 +46,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_fixture.h"
-#include "sim_frames.h"
-#include "sim_msg.h"
-#include "sim_retry.h"
+#include "tests/support/sim_fixture.h"
+#include "tests/support/sim_frames.h"
+#include "tests/support/sim_msg.h"
+#include "tests/support/sim_retry.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_robot_feedback.pb-c.h"

@@ -12,8 +12,8 @@
 #include <signal.h>
 #include <string.h>
 
-#include "sim_fixture.h"
-#include "sim_msg.h"
+#include "tests/support/sim_fixture.h"
+#include "tests/support/sim_msg.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim_lab.h"
-#include "sim_test.h"
+#include "tests/support/sim_lab.h"
+#include "tests/support/sim_test.h"
 
 /* A configuration with free loopback ports at `path`; the ports go to
    *ports when it is not NULL. */

@@ -23,8 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_fixture.h"
-#include "sim_lab.h"
+#include "tests/support/sim_fixture.h"
+#include "tests/support/sim_lab.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"

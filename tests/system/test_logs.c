@@ -27,11 +27,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim_fixture.h"
-#include "sim_lab.h"
-#include "sim_logfile.h"
-#include "sim_msg.h"
-#include "physics/phys_replay.h"
+#include "tests/support/sim_fixture.h"
+#include "tests/support/sim_lab.h"
+#include "common/logs/sim_logfile.h"
+#include "tests/support/sim_msg.h"
+#include "engine/world/phys_replay.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
 #define S_WAIT_MS 10000

@@ -23,10 +23,10 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "sim_curve.h"
-#include "sim_lab.h"
-#include "sim_service.h"
-#include "sim_test.h"
+#include "common/bus/sim_curve.h"
+#include "tests/support/sim_lab.h"
+#include "common/bus/sim_service.h"
+#include "tests/support/sim_test.h"
 
 #define HOST_A_ADDR  "10.231.7.1"
 #define HOST_B_ADDR  "10.231.7.2"

@@ -14,9 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sim_fixture.h"
-#include "sim_lab.h"
-#include "sim_msg.h"
+#include "tests/support/sim_fixture.h"
+#include "tests/support/sim_lab.h"
+#include "tests/support/sim_msg.h"
 #include "ssl_simulation_control.pb-c.h"
 
 /* How many times `needle` occurs in `text`. */

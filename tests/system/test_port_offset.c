@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim_lab.h"
-#include "sim_test.h"
+#include "tests/support/sim_lab.h"
+#include "tests/support/sim_test.h"
 
 /* Base ports free, and free again when shifted by the offset; returns the
    offset or -1. */

@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sim_fixture.h"
-#include "sim_msg.h"
+#include "tests/support/sim_fixture.h"
+#include "tests/support/sim_msg.h"
 #include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"

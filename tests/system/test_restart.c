@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim_fixture.h"
-#include "sim_lab.h"
+#include "tests/support/sim_fixture.h"
+#include "tests/support/sim_lab.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 #define RESTART_WAIT_MS 10000

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim_fixture.h"
+#include "tests/support/sim_fixture.h"
 #include "grSim_Packet.pb-c.h"
 #include "grSim_Robotstatus.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim_lab.h"
-#include "sim_test.h"
+#include "tests/support/sim_lab.h"
+#include "tests/support/sim_test.h"
 
 static const char s_known[] = "[realism]\n"
                               "stddev_robot_p = 0.002\n"

@@ -13,16 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_schedule.h"
-#include "sim_fixture.h"
-#include "sim_lab.h"
+#include "common/config/config.h"
+#include "common/base/sim_schedule.h"
+#include "tests/support/sim_fixture.h"
+#include "tests/support/sim_lab.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
-#include "sim_from_config.h"
-#include "sim_hash.h"
+#include "tests/support/sim_from_config.h"
+#include "common/base/sim_hash.h"
 
 static void
 s_start (sim_fixture_t *f, const char *const *args, const char *ini)

@@ -20,8 +20,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sim_lab.h"
-#include "sim_test.h"
+#include "tests/support/sim_lab.h"
+#include "tests/support/sim_test.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_error.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"

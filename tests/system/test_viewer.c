@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_fixture.h"
-#include "sim_ws.h"
+#include "tests/support/sim_fixture.h"
+#include "tests/support/sim_ws.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 

@@ -1,4 +1,4 @@
-/*  test_bus.c - common/sim_bus.c: endpoint resolution, the envelope codec
+/*  test_bus.c - common/bus/sim_bus.c: endpoint resolution, the envelope codec
     every service shares (version check, topics, ROUTER replies), the XPUB
     subscription set publishers consult before packing, and the runtime
     directory, which is used only when it is private and ours. */
@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_bus.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus.h"
 
 Test (bus, resolves_ipc_endpoints_in_the_runtime_dir)
 {

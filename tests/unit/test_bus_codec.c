@@ -1,4 +1,4 @@
-/*  test_bus_codec.c - common/sim_bus_codec.c: snapshots, events, clock marks
+/*  test_bus_codec.c - common/bus/sim_bus_codec.c: snapshots, events, clock marks
     and the effective configuration, through a real pack and sim_bus_decode
     as on the bus: what is decoded equals what was encoded to the bit, and
     nothing the bus says (counts, teams, ids, kinds, text) is trusted.
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "sim_bus.h"
-#include "sim_bus_codec.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus.h"
+#include "common/bus/sim_bus_codec.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -468,7 +468,7 @@ s_expect_same_event (const sim_event_t *a, const sim_event_t *b, int i)
     S_EXPECT_BITS (a->elevation_deg, b->elevation_deg, "elevation", i);
 }
 
-/* Events as physics makes them (services/physics/core: phys_kicker,
+/* Events as physics makes them (engine/physics: phys_kicker,
    phys_dribbler, phys_collide, phys_world): speed and elevation only for
    kicks, -1 where a robot is not named. */
 Test (bus_codec, events_round_trip)

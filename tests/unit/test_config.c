@@ -1,4 +1,4 @@
-/*  test_config.c - the configuration module (common/config*.c): defaults
+/*  test_config.c - the configuration module (common/config/config*.c): defaults
     with the numbers of spec/config.md, INI files, flags and their
     precedence, error messages naming file, line and key, presets, the
     dump round trip, keys by name, the local keys, and the --help text
@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "config_table.h"
-#include "sim_hash.h"
+#include "common/config/config.h"
+#include "common/config/config_table.h"
+#include "common/base/sim_hash.h"
 
 /* 2.5 degrees as vision.md §11 prints it */
 #define KICK_DIR_2_5_DEG 0.04363323129985824

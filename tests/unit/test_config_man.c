@@ -1,5 +1,5 @@
 /*  test_config_man.c - the ssl-sim(1) man page and the bash completion
-    (common/config_man.c) against the flag and sub-command tables: every
+    (common/config/config_man.c) against the flag and sub-command tables: every
     flag, with its value's name, in the man page and in the completion,
     roff text escaped so that no line of help turns into a request, and
     the values a flag's row names offered after it.
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "config_table.h"
+#include "common/config/config.h"
+#include "common/config/config_table.h"
 
 /* "--port-offset" as roff writes it: "\-\-port\-offset". */
 static void

@@ -1,4 +1,4 @@
-/*  test_curve.c - common/sim_curve: certificates written and loaded, every
+/*  test_curve.c - common/bus/sim_curve: certificates written and loaded, every
     configuration error named by key and file, and on 127.0.0.1 a CURVE
     server that lets the allowed client in and refuses one without a key
     and one with a key it does not know. Waits are on socket events. */
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sim_curve.h"
-#include "sim_link.h"
+#include "common/bus/sim_curve.h"
+#include "common/bus/sim_link.h"
 
 typedef struct {
     char dir[64], allow[96], server[96], client[96], stranger[96];

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "gateway/gw_peers.h"
+#include "services/gateway/gw_peers.h"
 
 static struct sockaddr_in
 s_addr (uint32_t ip, int port)

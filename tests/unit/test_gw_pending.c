@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gateway/gw_pending.h"
-#include "sim_bus.h"
+#include "services/gateway/gw_pending.h"
+#include "common/bus/sim_bus.h"
 
 static struct sockaddr_in
 s_from (int port)

@@ -3,7 +3,7 @@
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 
-#include "gateway/gw_sources.h"
+#include "services/gateway/gw_sources.h"
 
 static struct sockaddr_in
 s_addr (const char *ip, int port)

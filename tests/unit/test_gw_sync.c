@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gateway/gw_sync.h"
-#include "sim_bus.h"
+#include "services/gateway/gw_sync.h"
+#include "common/bus/sim_bus.h"
 #include "ssl_simulation_robot_feedback.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "gateway/gw_tournament.h"
+#include "common/config/config.h"
+#include "services/gateway/gw_tournament.h"
 
 #define BLUE_IP    "10.1.0.2"
 #define YELLOW_IP  "10.2.0.2"

@@ -1,4 +1,4 @@
-/*  test_lane.c - common/sim_lane.c: when lanes apply, the record format
+/*  test_lane.c - common/bus/sim_lane.c: when lanes apply, the record format
     (batches, malformed datagrams), delivery and its failures (absent peer,
     full queue), replies, stale lane files, and inproc lanes kept in the
     private runtime directory. Every test uses its own directory or
@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_bus.h"
-#include "sim_bus_codec.h"
-#include "sim_lane.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus.h"
+#include "common/bus/sim_bus_codec.h"
+#include "common/bus/sim_lane.h"
 
 static void
 s_ipc_cfg (sim_config_t *cfg, const char *dir)

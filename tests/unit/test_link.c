@@ -1,4 +1,4 @@
-/*  test_link.c - common/sim_link.c and common/sim_loop.c: service links in
+/*  test_link.c - common/bus/sim_link.c and common/bus/sim_loop.c: service links in
     one process over inproc endpoints, each test with lanes on and with
     lanes off, so the same dataflow is checked on both carriers: physics to
     vision in publication order, requests and their replies, frames-done to
@@ -19,12 +19,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sim_bus.h"
-#include "sim_bus_codec.h"
-#include "sim_lane.h"
-#include "sim_link.h"
-#include "sim_loop.h"
+#include "common/config/config.h"
+#include "common/bus/sim_bus.h"
+#include "common/bus/sim_bus_codec.h"
+#include "common/bus/sim_lane.h"
+#include "common/bus/sim_link.h"
+#include "common/bus/sim_loop.h"
 
 #define S_POLL_MS 5   /* one wait of one loop */
 #define S_TURNS   600 /* turns before a wait fails: seconds, not luck */

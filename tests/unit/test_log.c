@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sim_log.h"
+#include "common/base/sim_log.h"
 
 Test (log, the_time_of_day_unless_stderr_is_the_journal)
 {

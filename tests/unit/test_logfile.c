@@ -1,4 +1,4 @@
-/*  test_logfile.c - the league's log files (common/sim_logfile.c): every
+/*  test_logfile.c - the league's log files (common/logs/sim_logfile.c): every
     message type written and read back, plain and gzip; the bytes of a
     plain file checked by hand against the format the league's tools read
     (header, big-endian fields, type numbers, the index trailer); a
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "sim_logfile.h"
+#include "common/logs/sim_logfile.h"
 
 typedef struct {
     char dir[64];

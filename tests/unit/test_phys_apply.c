@@ -9,16 +9,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
-#include "physics/phys_apply.h"
-#include "physics/core/phys_world.h"
+#include "common/config/config.h"
+#include "engine/world/phys_apply.h"
+#include "engine/physics/phys_world.h"
 #include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_custom_erforce_realism.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
-#include "sim_from_config.h"
-#include "sim_msg.h"
+#include "tests/support/sim_from_config.h"
+#include "tests/support/sim_msg.h"
 
 /* Wire floats carry about 7 digits: a metre value comes back within this. */
 #define WIRE_EPS 1e-6

@@ -4,9 +4,9 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "config.h"
-#include "physics/core/phys_ball.h"
-#include "physics/core/phys_world.h"
+#include "common/config/config.h"
+#include "engine/physics/phys_ball.h"
+#include "engine/physics/phys_world.h"
 
 static sim_ball_cfg_t
 s_cfg (void)

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "physics/core/phys_world.h"
-#include "physics/phys_checkpoint.h"
-#include "sim_from_config.h"
+#include "common/config/config.h"
+#include "engine/physics/phys_world.h"
+#include "engine/world/phys_checkpoint.h"
+#include "tests/support/sim_from_config.h"
 
 typedef struct {
     char dir[64];

@@ -10,8 +10,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "physics/phys_clock.h"
-#include "sim_service.h"
+#include "services/physics/phys_clock.h"
+#include "common/bus/sim_service.h"
 
 #define S_DT_NS 1000000u     /* 1 ms substeps, the default */
 #define S_T0    5000000000LL /* an arbitrary wall clock origin, us */

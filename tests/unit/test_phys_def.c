@@ -1,5 +1,5 @@
 /*  test_phys_def.c - the world's definition: phys_world_def_default gives
-    the configuration table's defaults (services/physics/phys_def.c fills a
+    the configuration table's defaults (engine/world/phys_def.c fills a
     def from a default configuration, byte for byte the same), the
     schedule's default matches too, and phys_world_new says which value it
     refuses.
@@ -8,10 +8,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "config.h"
-#include "physics/core/phys_robot.h"
-#include "physics/phys_def.h"
-#include "sim_schedule_config.h"
+#include "common/config/config.h"
+#include "engine/physics/phys_robot.h"
+#include "engine/world/phys_def.h"
+#include "common/config/sim_schedule_config.h"
 
 /* Offset of the first differing byte, -1 when equal. */
 static long

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "physics/core/phys_internal.h"
-#include "physics/core/phys_scene.h"
-#include "physics/core/phys_world.h"
+#include "engine/physics/phys_internal.h"
+#include "engine/physics/phys_scene.h"
+#include "engine/physics/phys_world.h"
 
 /* Golden state hash of the canonical scene after PHYS_SCENE_SUBSTEPS
    substeps with the default configuration. A change here means the

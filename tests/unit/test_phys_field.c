@@ -4,11 +4,11 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "config.h"
-#include "physics/core/phys_field.h"
-#include "physics/core/phys_world.h"
-#include "sim_field.h"
-#include "sim_from_config.h"
+#include "common/config/config.h"
+#include "engine/physics/phys_field.h"
+#include "engine/physics/phys_world.h"
+#include "common/base/sim_field.h"
+#include "tests/support/sim_from_config.h"
 
 static phys_geom_t
 s_geom (sim_division_t div)

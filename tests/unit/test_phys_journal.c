@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "physics/core/phys_world.h"
-#include "physics/phys_checkpoint.h"
-#include "physics/phys_journal.h"
-#include "sim_from_config.h"
-#include "sim_msg.h"
+#include "common/config/config.h"
+#include "engine/physics/phys_world.h"
+#include "engine/world/phys_checkpoint.h"
+#include "engine/world/phys_journal.h"
+#include "tests/support/sim_from_config.h"
+#include "tests/support/sim_msg.h"
 
 #define S_KEY        "run-journal-test"
 #define S_SUBSTEPS   3000 /* substeps of a run */

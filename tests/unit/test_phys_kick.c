@@ -5,9 +5,9 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "config.h"
-#include "physics/core/phys_world.h"
-#include "sim_from_config.h"
+#include "common/config/config.h"
+#include "engine/physics/phys_world.h"
+#include "tests/support/sim_from_config.h"
 
 /* One blue robot at the origin facing +x, ball seated in front of it. */
 static phys_world_t *

@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "physics/core/phys_internal.h"
-#include "physics/core/phys_lanes.h"
-#include "physics/core/phys_world.h"
-#include "sim_math.h"
+#include "engine/physics/phys_internal.h"
+#include "engine/physics/phys_lanes.h"
+#include "engine/physics/phys_world.h"
+#include "common/base/sim_math.h"
 
 /* xorshift64: the same script for both worlds */
 static double

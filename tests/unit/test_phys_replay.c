@@ -15,12 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "physics/core/phys_world.h"
-#include "physics/phys_journal.h"
-#include "physics/phys_replay.h"
-#include "sim_from_config.h"
-#include "sim_msg.h"
+#include "common/config/config.h"
+#include "engine/physics/phys_world.h"
+#include "engine/world/phys_journal.h"
+#include "engine/world/phys_replay.h"
+#include "tests/support/sim_from_config.h"
+#include "tests/support/sim_msg.h"
 
 #define S_END 1200 /* substeps of the run */
 

@@ -5,10 +5,10 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "config.h"
-#include "physics/core/phys_robot.h"
-#include "physics/core/phys_world.h"
-#include "sim_from_config.h"
+#include "common/config/config.h"
+#include "engine/physics/phys_robot.h"
+#include "engine/physics/phys_world.h"
+#include "tests/support/sim_from_config.h"
 
 static sim_robot_specs_t
 s_default_specs (void)

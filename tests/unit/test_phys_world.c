@@ -5,10 +5,10 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "config.h"
-#include "physics/core/phys_world.h"
-#include "sim_rng.h"
-#include "sim_from_config.h"
+#include "common/config/config.h"
+#include "engine/physics/phys_world.h"
+#include "common/base/sim_rng.h"
+#include "tests/support/sim_from_config.h"
 
 static phys_world_t *
 s_world (int robots)

@@ -1,10 +1,10 @@
-/*  test_rng.c - common/sim_rng.c: the seeding and draw primitives of
+/*  test_rng.c - common/base/sim_rng.c: the seeding and draw primitives of
     physics.md §11.2 that every service must agree on. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
-#include "sim_rng.h"
+#include "common/base/sim_rng.h"
 
 Test (rng, seeding_lays_out_the_spec_state_words)
 {

@@ -1,12 +1,12 @@
 /*  test_schedule.c - the camera rig and the capture/release schedule
-    (common/sim_schedule.c; spec/vision.md §2, §6, §7).
+    (common/base/sim_schedule.c; spec/vision.md §2, §6, §7).
 */
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "config.h"
-#include "sim_schedule.h"
-#include "sim_from_config.h"
+#include "common/config/config.h"
+#include "common/base/sim_schedule.h"
+#include "tests/support/sim_from_config.h"
 
 /* The defaults with the instants on the grid offset_i + k T (vision.md
    §2.4), which most tests here check; the jittered instants have their

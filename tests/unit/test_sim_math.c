@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sim_math.h"
+#include "common/base/sim_math.h"
 
 static uint64_t
 s_bits (double v)

@@ -1,4 +1,4 @@
-/*  test_sim_stats.c - common/sim_stats's command->vision latency: a command
+/*  test_sim_stats.c - common/logs/sim_stats's command->vision latency: a command
     is measured once, by the first packet captured at or after the snapshot
     that first carried it, never by an earlier capture; a timeline that went
     back or a re-based clock forgets what is pending; a restarted vision
@@ -9,7 +9,7 @@
     run time (a second is far more than it takes). */
 #include <criterion/criterion.h>
 
-#include "sim_stats.h"
+#include "common/logs/sim_stats.h"
 
 #define MS 1000000ull /* sim ns */
 

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sslsim.h"
+#include "embed/sslsim.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
-#include "sim_hash.h"
+#include "common/base/sim_hash.h"
 
 #define TS_STEPS 150
 

@@ -1,14 +1,14 @@
 /*  test_vis_ball.c - ball occlusion, floor projection and the area model
-    (services/vision/model/vis_ball.c; spec/vision.md §5.2).
+    (engine/vision/vis_ball.c; spec/vision.md §5.2).
 */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
 #include "test_vis_support.h"
-#include "vision/model/vis_ball.h"
-#include "vision/model/vis_model.h"
-#include "sim_from_config.h"
+#include "engine/vision/vis_ball.h"
+#include "engine/vision/vis_model.h"
+#include "tests/support/sim_from_config.h"
 
 static const sim_camera_cfg_t s_cam = { .id = 0, .x = 2.4, .y = 0, .z = 6.4 };
 #define R_BALL 0.0215

@@ -1,15 +1,15 @@
 /*  test_vis_calib.c - the static calibration error
-    (services/vision/model/vis_calib.c; spec/vision.md §3) and its
+    (engine/vision/vis_calib.c; spec/vision.md §3) and its
     statistics against the reference tolerances of §12.
 */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
-#include "config.h"
-#include "sim_field.h"
-#include "vision/model/vis_model.h"
-#include "sim_from_config.h"
+#include "common/config/config.h"
+#include "common/base/sim_field.h"
+#include "engine/vision/vis_model.h"
+#include "tests/support/sim_from_config.h"
 
 static sim_config_t
 s_cfg (void)

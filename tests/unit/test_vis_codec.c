@@ -1,5 +1,5 @@
 /*  test_vis_codec.c - SSL_WrapperPacket and TrackerWrapperPacket encoding
-    (services/vision/vis_codec.c; spec/vision.md §8-§10): encode with the
+    (engine/world/vis_codec.c; spec/vision.md §8-§10): encode with the
     codec, decode with protobuf-c, check every field users depend on.
 */
 #include <criterion/criterion.h>
@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "test_vis_support.h"
-#include "vision/vis_codec.h"
+#include "engine/world/vis_codec.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
-#include "sim_from_config.h"
+#include "tests/support/sim_from_config.h"
 
 static sim_snapshot_t
 s_scene (uint64_t t_ns)

@@ -1,5 +1,5 @@
 /*  test_vis_def.c - the camera model's definition: vis_model_def_default
-    gives the configuration table's defaults (services/vision/vis_def.c
+    gives the configuration table's defaults (engine/world/vis_def.c
     fills a def from a default configuration, byte for byte the same), and
     a def from the configuration carries what the model reads.
 */
@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
-#include "vision/vis_def.h"
+#include "common/config/config.h"
+#include "engine/world/vis_def.h"
 
 Test (vis_def, default_is_the_config_tables_default)
 {

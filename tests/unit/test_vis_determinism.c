@@ -6,10 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "config.h"
-#include "vision/vis_codec.h"
-#include "sim_from_config.h"
-#include "sim_hash.h"
+#include "common/config/config.h"
+#include "engine/world/vis_codec.h"
+#include "tests/support/sim_from_config.h"
+#include "common/base/sim_hash.h"
 
 #define MS 1000000ull
 

@@ -1,5 +1,5 @@
 /*  test_vis_model.c - the camera model end to end without noise and its
-    scheduling behaviour (services/vision/model/vis_model.c; spec/vision.md
+    scheduling behaviour (engine/vision/vis_model.c; spec/vision.md
     §2, §5, §6, §7, §8).
 */
 #include <criterion/criterion.h>
@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "test_vis_support.h"
-#include "vision/model/vis_model.h"
-#include "vision/model/vis_region.h"
-#include "sim_from_config.h"
+#include "engine/vision/vis_model.h"
+#include "engine/vision/vis_region.h"
+#include "tests/support/sim_from_config.h"
 
 static sim_snapshot_t
 s_scene (uint64_t t_ns)

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "test_vis_support.h"
-#include "vision/model/vis_model.h"
-#include "sim_from_config.h"
+#include "engine/vision/vis_model.h"
+#include "tests/support/sim_from_config.h"
 
 /* Ten standing robots in camera 0's half, the ball far from them. */
 static sim_snapshot_t

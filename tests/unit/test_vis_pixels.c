@@ -1,4 +1,4 @@
-/*  test_vis_pixels.c - image coordinates (services/vision/model/vis_camera.c,
+/*  test_vis_pixels.c - image coordinates (engine/vision/vis_camera.c,
     vis_codec.c): a client that decodes the geometry packet and the
     detections and un-projects each detection's pixels through the
     advertised calibration at the object's height must land on the
@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "test_vis_support.h"
-#include "vision/vis_codec.h"
-#include "vision/model/vis_camera.h"
+#include "engine/world/vis_codec.h"
+#include "engine/vision/vis_camera.h"
 #include "ssl_vision_wrapper.pb-c.h"
-#include "sim_from_config.h"
+#include "tests/support/sim_from_config.h"
 
 /* A busy scene at time t: a ball rolling, then chipped, across the whole
    field and 22 robots marching over it, so every camera sees objects from

@@ -1,9 +1,9 @@
-/*  test_vis_region.c - the region rule (services/vision/model/vis_region.h)
+/*  test_vis_region.c - the region rule (engine/vision/vis_region.h)
     against the 17 ER-Force vectors and the FOV vectors of spec/vision.md §4.
 */
 #include <criterion/criterion.h>
 
-#include "vision/model/vis_region.h"
+#include "engine/vision/vis_region.h"
 
 static sim_rig_t
 s_four (void)

@@ -10,10 +10,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "config.h"
-#include "vision/model/vis_model.h"
-#include "vision/model/vis_region.h"
-#include "sim_from_config.h"
+#include "common/config/config.h"
+#include "engine/vision/vis_model.h"
+#include "engine/vision/vis_region.h"
+#include "tests/support/sim_from_config.h"
 
 #define DURATION_S 60.0
 #define MS         1000000ull

@@ -8,8 +8,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "config.h"
-#include "sim_snapshot.h"
+#include "common/config/config.h"
+#include "common/base/sim_snapshot.h"
 
 /* The built-in defaults with the whole [realism] table of `realism`. */
 static inline sim_config_t

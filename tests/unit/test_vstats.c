@@ -1,4 +1,4 @@
-/*  test_vstats.c - common/sim_vstats on frames built here with known
+/*  test_vstats.c - common/logs/sim_vstats on frames built here with known
     noise, losses and latency: every estimate lands near what was put in
     (tolerances from the sample sizes: thousands of draws), moving robots
     do not count as noise, and bytes that are no packet are counted and
@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sim_rng.h"
-#include "sim_vstats.h"
+#include "common/base/sim_rng.h"
+#include "common/logs/sim_vstats.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 #define S_FRAMES 6000

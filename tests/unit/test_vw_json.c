@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "viewer/vw_json.h"
+#include "common/config/config.h"
+#include "services/viewer/vw_json.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 static cJSON *

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "config.h"
-#include "viewer/vw_ops.h"
+#include "common/config/config.h"
+#include "services/viewer/vw_ops.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"

@@ -1,0 +1,457 @@
+/*  sim_curve.c - CURVE on the tcp bus: certificates, the process's one
+    authenticator (czmq's zauth) and a guard thread that logs the peers the
+    bound sockets refuse (see sim_curve.h). */
+#include "sim_curve.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/base/sim_log.h"
+
+#define S_WATCH_MAX  8        /* bound sockets of one process: physics 2, vision 1 */
+#define S_LOG_BURST  5        /* refusals logged one by one per window and socket */
+#define S_LOG_WINDOW 10000000 /* us; then the rest are counted in one line */
+#define S_ZAP_DOMAIN "ssl-sim"
+#define S_EVENTS \
+    (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL \
+     | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_MONITOR_STOPPED)
+
+struct sim_curve_t {
+    zcert_t *cert;                /* ours, with the secret key */
+    char physics[41], vision[41]; /* the servers' public keys (Z85), "" = not needed */
+    bool serves;                  /* holds a reference on the guard */
+};
+
+/* ---- the process's guard: zauth and the refusal log -------------------- */
+
+/* libzmq has one ZAP handler per context and czmq one context per
+   process, so this cannot be per link: the links of a process share it. */
+static pthread_mutex_t s_lock = PTHREAD_MUTEX_INITIALIZER;
+static zactor_t *s_auth;  /* czmq's zauth: answers libzmq's ZAP requests */
+static zactor_t *s_guard; /* s_guard_actor: logs what the bound sockets refuse */
+static int s_guard_users;
+static unsigned s_guard_monitors;
+static char s_guard_allow[SIM_STRING_MAX];
+
+typedef struct {
+    const char *service;
+    sim_log_level_t level;
+} s_guard_args_t;
+
+/* One watched bound socket: its monitor and the rate of its log lines. */
+typedef struct {
+    zsock_t *monitor;
+    char *name, *endpoint;
+    int64_t window_us;
+    int lines;
+    uint64_t unlogged;
+} s_watch_t;
+
+/* The lines of a window past its burst, counted in one line at its end. */
+static void
+s_watch_flush (s_watch_t *w, int64_t now)
+{
+    if (now - w->window_us < S_LOG_WINDOW)
+        return;
+    if (w->unlogged)
+        sim_warn ("bus %s %s: %llu more peers refused in %d s", w->name, w->endpoint,
+                  (unsigned long long) w->unlogged, S_LOG_WINDOW / 1000000);
+    w->window_us = now;
+    w->lines = 0;
+    w->unlogged = 0;
+}
+
+static const char *
+s_reason (uint16_t event, uint32_t value, char *buf, size_t len)
+{
+    /* a peer without CURVE may see the mismatch first and hang up: then
+       the server only sees the connection break mid-handshake */
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        snprintf (buf, len, "its handshake broke off (%s): no key, or not ZeroMQ", strerror ((int) value));
+    else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+        snprintf (buf, len, "its certificate is not allowed (ZAP status %u)", value);
+    else if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)
+        snprintf (buf, len, "it does not use CURVE (no key)");
+    else if (value == ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC)
+        snprintf (buf, len, "its handshake does not decrypt (a wrong server key)");
+    else
+        snprintf (buf, len, "handshake protocol error 0x%x", value);
+    return buf;
+}
+
+/* Read one monitor event; returns false when the socket is gone. */
+static bool
+s_watch_read (s_watch_t *w)
+{
+    zmsg_t *msg = zmsg_recv (w->monitor);
+    if (!msg)
+        return true;
+    zframe_t *head = zmsg_first (msg);
+    uint16_t event = 0;
+    uint32_t value = 0;
+    if (head && zframe_size (head) >= 6) {
+        memcpy (&event, zframe_data (head), 2);
+        memcpy (&value, zframe_data (head) + 2, 4);
+    }
+    zmsg_destroy (&msg);
+    if (event == ZMQ_EVENT_MONITOR_STOPPED)
+        return false;
+    int64_t now = zclock_usecs ();
+    s_watch_flush (w, now);
+    char why[96];
+    if (w->lines < S_LOG_BURST) {
+        w->lines++;
+        sim_warn ("bus %s %s: refused a peer: %s", w->name, w->endpoint,
+                  s_reason (event, value, why, sizeof why));
+    } else
+        w->unlogged++;
+    return true;
+}
+
+static void
+s_watch_close (s_watch_t *w, zpoller_t *poller)
+{
+    zpoller_remove (poller, w->monitor);
+    zsock_destroy (&w->monitor);
+    zstr_free (&w->name);
+    zstr_free (&w->endpoint);
+}
+
+/* "WATCH" monitor-endpoint name endpoint: connect to a bound socket's
+   monitor. Returns 0 or -1. */
+static int
+s_guard_watch (s_watch_t *watches, zpoller_t *poller, zmsg_t *msg)
+{
+    char *monitor = zmsg_popstr (msg);
+    s_watch_t *w = NULL;
+    for (int i = 0; i < S_WATCH_MAX && !w; i++)
+        if (!watches[i].monitor)
+            w = &watches[i];
+    int rc = -1;
+    if (monitor && w && (w->monitor = zsock_new_pair (NULL))) {
+        if (zsock_connect (w->monitor, "%s", monitor) == 0) {
+            w->name = zmsg_popstr (msg);
+            w->endpoint = zmsg_popstr (msg);
+            w->window_us = zclock_usecs ();
+            zpoller_add (poller, w->monitor);
+            rc = 0;
+        } else
+            zsock_destroy (&w->monitor);
+    }
+    zstr_free (&monitor);
+    return rc;
+}
+
+static void
+s_guard_actor (zsock_t *pipe, void *arg)
+{
+    s_guard_args_t *args = arg;
+    sim_log_set_service (args->service);
+    sim_log_set_level (args->level);
+    free (args);
+    zpoller_t *poller = zpoller_new (pipe, NULL);
+    zsock_signal (pipe, 0);
+    s_watch_t watches[S_WATCH_MAX];
+    memset (watches, 0, sizeof watches);
+    while (true) {
+        void *which = zpoller_wait (poller, S_LOG_WINDOW / 1000);
+        if (which == pipe) {
+            zmsg_t *msg = zmsg_recv (pipe);
+            char *command = msg ? zmsg_popstr (msg) : NULL;
+            bool term = !command || streq (command, "$TERM");
+            if (command && streq (command, "WATCH"))
+                zsock_signal (pipe, s_guard_watch (watches, poller, msg) ? 1 : 0);
+            zstr_free (&command);
+            zmsg_destroy (&msg);
+            if (term)
+                break;
+        } else if (which) {
+            for (int i = 0; i < S_WATCH_MAX; i++)
+                if (watches[i].monitor == which && !s_watch_read (&watches[i]))
+                    s_watch_close (&watches[i], poller);
+        } else if (zpoller_terminated (poller))
+            break;
+        int64_t now = zclock_usecs ();
+        for (int i = 0; i < S_WATCH_MAX; i++)
+            if (watches[i].monitor)
+                s_watch_flush (&watches[i], now);
+    }
+    for (int i = 0; i < S_WATCH_MAX; i++)
+        if (watches[i].monitor)
+            s_watch_close (&watches[i], poller);
+    zpoller_destroy (&poller);
+}
+
+/* The level this thread logs at, for the guard to log at the same. */
+static sim_log_level_t
+s_log_level (void)
+{
+    sim_log_level_t level = SIM_LOG_ERROR;
+    while (level < SIM_LOG_TRACE && sim_log_enabled ((sim_log_level_t) (level + 1)))
+        level = (sim_log_level_t) (level + 1);
+    return level;
+}
+
+/* Start the guard or take one more reference on it. Returns 0, or -1 with
+   the reason in err. */
+static int
+s_guard_join (const char *allow, const char *service, char *err, size_t len)
+{
+    pthread_mutex_lock (&s_lock);
+    int rc = 0;
+    if (s_guard && strcmp (s_guard_allow, allow) != 0) {
+        snprintf (err, len, "[bus] curve_allow: this process already authenticates peers with %s, not %s",
+                  s_guard_allow, allow);
+        rc = -1;
+    } else if (!s_guard) {
+        /* the authenticator first: a CURVE server without a ZAP handler
+           would let every client in */
+        s_auth = zactor_new (zauth, NULL);
+        if (s_auth) {
+            zstr_sendx (s_auth, "CURVE", allow, NULL);
+            if (zsock_wait (s_auth) != 0)
+                zactor_destroy (&s_auth);
+        }
+        s_guard_args_t *args = s_auth ? calloc (1, sizeof *args) : NULL;
+        if (args) {
+            args->service = service;
+            args->level = s_log_level ();
+            s_guard = zactor_new (s_guard_actor, args); /* it frees args */
+            if (!s_guard)
+                free (args);
+        }
+        if (s_guard)
+            snprintf (s_guard_allow, sizeof s_guard_allow, "%s", allow);
+        else {
+            zactor_destroy (&s_auth);
+            snprintf (err, len, "[bus] curve: cannot start the authenticator (zauth) for %s", allow);
+            rc = -1;
+        }
+    }
+    if (rc == 0)
+        s_guard_users++;
+    pthread_mutex_unlock (&s_lock);
+    return rc;
+}
+
+static void
+s_guard_leave (void)
+{
+    pthread_mutex_lock (&s_lock);
+    assert (s_guard_users > 0);
+    if (--s_guard_users == 0) {
+        zactor_destroy (&s_guard);
+        zactor_destroy (&s_auth);
+    }
+    pthread_mutex_unlock (&s_lock);
+}
+
+/* ---- certificates ---------------------------------------------------- */
+
+static int s_fail (char *err, size_t len, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+
+static int
+s_fail (char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (err, len, fmt, ap);
+    va_end (ap);
+    return -1;
+}
+
+/* A certificate named by [bus] `key`: with its secret (ours) or public
+   only (a server's). NULL with the reason in err. */
+static zcert_t *
+s_load (const char *key, const char *path, bool secret, char *err, size_t len)
+{
+    if (!path[0]) {
+        s_fail (err, len, "[bus] %s is empty: curve = true needs it (ssl-sim keygen FILE makes one)", key);
+        return NULL;
+    }
+    char secret_path[SIM_STRING_MAX + 8];
+    snprintf (secret_path, sizeof secret_path, "%s_secret", path);
+    struct stat st;
+    if (secret) {
+        if (stat (secret_path, &st) != 0) {
+            s_fail (err, len, "[bus] %s: cannot read the secret key %s: %s", key, secret_path,
+                    strerror (errno));
+            return NULL;
+        }
+        /* like ssh: a key others can read is no longer secret */
+        if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+            s_fail (err, len, "[bus] %s: %s is open to other users (mode %04o); chmod 600 it", key,
+                    secret_path, (unsigned) (st.st_mode & 07777));
+            return NULL;
+        }
+    }
+    const char *file = secret ? secret_path : path;
+    if (access (file, R_OK) != 0) {
+        s_fail (err, len, "[bus] %s: cannot read %s: %s", key, file, strerror (errno));
+        return NULL;
+    }
+    zcert_t *cert = zcert_load (path);
+    if (!cert) {
+        s_fail (err, len, "[bus] %s: %s is not a certificate (ssl-sim keygen writes them)", key, file);
+        return NULL;
+    }
+    static const byte s_zero[32] = { 0 };
+    if (secret && memcmp (zcert_secret_key (cert), s_zero, sizeof s_zero) == 0) {
+        s_fail (err, len, "[bus] %s: %s holds no secret key", key, secret_path);
+        zcert_destroy (&cert);
+    }
+    return cert;
+}
+
+/* A server's public key, Z85, into key[41]. Returns 0 or -1. */
+static int
+s_load_public (const char *name, const char *path, char *key, char *err, size_t len)
+{
+    zcert_t *cert = s_load (name, path, false, err, len);
+    if (!cert)
+        return -1;
+    snprintf (key, 41, "%s", zcert_public_txt (cert));
+    zcert_destroy (&cert);
+    return 0;
+}
+
+bool
+sim_curve_applies (const char *endpoint)
+{
+    return endpoint && strncmp (endpoint, "tcp://", 6) == 0;
+}
+
+sim_curve_t *
+sim_curve_new (const sim_bus_cfg_t *bus, unsigned needs, const char *service, char *err, size_t len)
+{
+    assert (bus && service && err);
+    err[0] = '\0';
+    sim_curve_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    if (needs == 0)
+        return self;
+    int rc = 0;
+    if (!zsys_has_curve ())
+        rc = s_fail (err, len, "[bus] curve: this libzmq was built without CURVE");
+    if (rc == 0 && !(self->cert = s_load ("curve_cert", bus->curve_cert, true, err, len)))
+        rc = -1;
+    if (rc == 0 && (needs & SIM_CURVE_PHYSICS))
+        rc = s_load_public ("curve_server", bus->curve_server, self->physics, err, len);
+    if (rc == 0 && (needs & SIM_CURVE_VISION)) {
+        bool own = bus->curve_frames_server[0] != '\0';
+        rc = s_load_public (own ? "curve_frames_server" : "curve_server",
+                            own ? bus->curve_frames_server : bus->curve_server, self->vision, err, len);
+    }
+    if (rc == 0 && (needs & SIM_CURVE_SERVE)) {
+        struct stat st;
+        if (!bus->curve_allow[0])
+            rc = s_fail (err, len,
+                         "[bus] curve_allow is empty: a bound tcp socket needs the directory of "
+                         "the certificates it accepts");
+        else if (stat (bus->curve_allow, &st) != 0 || !S_ISDIR (st.st_mode))
+            rc = s_fail (err, len, "[bus] curve_allow: %s is not a directory", bus->curve_allow);
+        else if ((rc = s_guard_join (bus->curve_allow, service, err, len)) == 0)
+            self->serves = true;
+    }
+    if (rc)
+        sim_curve_destroy (&self);
+    return self;
+}
+
+void
+sim_curve_destroy (sim_curve_t **self_p)
+{
+    sim_curve_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->serves)
+        s_guard_leave ();
+    zcert_destroy (&self->cert);
+    free (self);
+    *self_p = NULL;
+}
+
+int
+sim_curve_serve (sim_curve_t *self, zsock_t *sock, const char *name, const char *endpoint)
+{
+    assert (self && self->serves && sock);
+    zcert_apply (self->cert, sock);
+    zsock_set_curve_server (sock, 1);
+    zsock_set_zap_domain (sock, S_ZAP_DOMAIN);
+    pthread_mutex_lock (&s_lock);
+    char monitor[64];
+    snprintf (monitor, sizeof monitor, "inproc://ssl-sim-curve-monitor-%u", s_guard_monitors++);
+    int rc = zmq_socket_monitor (zsock_resolve (sock), monitor, S_EVENTS);
+    if (rc == 0) {
+        zstr_sendx (s_guard, "WATCH", monitor, name, endpoint, NULL);
+        rc = zsock_wait (s_guard) == 0 ? 0 : -1;
+    }
+    pthread_mutex_unlock (&s_lock);
+    if (rc)
+        sim_error ("bus %s %s: cannot watch its refused peers", name, endpoint);
+    return rc;
+}
+
+void
+sim_curve_client (sim_curve_t *self, zsock_t *sock, bool of_vision)
+{
+    assert (self && sock);
+    const char *server = of_vision ? self->vision : self->physics;
+    assert (self->cert && server[0]);
+    zcert_apply (self->cert, sock);
+    zsock_set_curve_serverkey (sock, server);
+}
+
+/* Create `path` empty with `mode`, refusing one that exists. */
+static int
+s_create (const char *path, mode_t mode, char *err, size_t len)
+{
+    int fd = open (path, O_WRONLY | O_CREAT | O_EXCL, mode);
+    if (fd < 0)
+        return s_fail (err, len, "cannot create %s: %s", path, strerror (errno));
+    /* the umask may have taken bits away, never added them: set exactly */
+    int rc = fchmod (fd, mode);
+    close (fd);
+    return rc ? s_fail (err, len, "cannot set the mode of %s: %s", path, strerror (errno)) : 0;
+}
+
+int
+sim_curve_keygen (const char *path, char *err, size_t len)
+{
+    assert (path && err);
+    if (!zsys_has_curve ())
+        return s_fail (err, len, "this libzmq was built without CURVE");
+    char secret[PATH_MAX];
+    if (!path[0] || snprintf (secret, sizeof secret, "%s_secret", path) >= (int) sizeof secret)
+        return s_fail (err, len, "keygen needs a FILE name");
+    /* created empty and private first, so the secret is never readable by
+       others, not even for a moment, and nothing is overwritten */
+    if (s_create (secret, 0600, err, len))
+        return -1;
+    if (s_create (path, 0644, err, len)) {
+        unlink (secret);
+        return -1;
+    }
+    zcert_t *cert = zcert_new ();
+    int rc = cert ? 0 : -1;
+    if (cert) {
+        zcert_set_meta (cert, "created-by", "ssl-sim keygen");
+        rc = zcert_save_secret (cert, secret) || zcert_save_public (cert, path) ? -1 : 0;
+    }
+    zcert_destroy (&cert);
+    if (rc) {
+        unlink (secret);
+        unlink (path);
+        return s_fail (err, len, "cannot write the certificate %s: %s", path, strerror (errno));
+    }
+    return 0;
+}

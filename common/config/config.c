@@ -1,0 +1,415 @@
+/*  config.c - the configuration engine: finding keys in the tables,
+    defaults, one key by name, the keys a process keeps as its own, and
+    validation of a whole struct (spec/config.md). It walks the tables of config_keys.c; one key's
+    parse and format rules live in config_value.c, so a value the loader
+    refuses is refused here too, with the same words.
+*/
+#include "config_parts.h"
+
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/base/sim_log.h"
+
+/* ---- string checks ------------------------------------------------------ */
+
+int
+sim_cfg_check_log_level (const char *value, char *why, size_t whylen)
+{
+    if (sim_log_level_parse (value) >= 0)
+        return 0;
+    sim_cfg_err (why, whylen, "'%s' is not one of error | warn | info | debug | trace | filter", value);
+    return -1;
+}
+
+int
+sim_cfg_check_addr (const char *value, char *why, size_t whylen)
+{
+    const char *colon = strrchr (value, ':');
+    long port = 0;
+    if (!colon || colon == value || !sim_cfg_parse_long (colon + 1, &port) || port < 1 || port > 65535) {
+        sim_cfg_err (why, whylen, "'%s' is not HOST:PORT (port 1..65535)", value);
+        return -1;
+    }
+    return 0;
+}
+
+int
+sim_cfg_check_ball_preset (const char *value, char *why, size_t whylen)
+{
+    sim_ball_cfg_t ball;
+    if (value[0] == '\0' || sim_config_ball_preset (value, &ball) == 0)
+        return 0;
+    sim_cfg_err (why, whylen, "unknown ball preset '%s' (choices: %s)", value, sim_config_ball_names ());
+    return -1;
+}
+
+int
+sim_cfg_check_limits_preset (const char *value, char *why, size_t whylen)
+{
+    sim_limits_t limits;
+    if (value[0] == '\0' || sim_config_limits_preset (value, &limits) == 0)
+        return 0;
+    sim_cfg_err (why, whylen, "unknown robot limits preset '%s' (choices: %s)", value,
+                 sim_config_limits_names ());
+    return -1;
+}
+
+int
+sim_config_addr_list (const char *text, uint32_t *out, int max, char *why, size_t whylen)
+{
+    int count = 0;
+    const char *p = text;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '\0')
+        return 0;
+    for (;;) {
+        /* one item: up to the next comma, blanks trimmed */
+        const char *end = strchr (p, ',');
+        size_t len = end ? (size_t) (end - p) : strlen (p);
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        char item[INET_ADDRSTRLEN];
+        struct in_addr addr;
+        if (len == 0) {
+            sim_cfg_err (why, whylen, "'%s' has an empty item (IPv4 addresses separated by commas)", text);
+            return -1;
+        }
+        if (len < sizeof item) {
+            memcpy (item, p, len);
+            item[len] = '\0';
+        }
+        if (len >= sizeof item || inet_pton (AF_INET, item, &addr) != 1) {
+            sim_cfg_err (why, whylen, "'%.*s' is not an IPv4 address (a.b.c.d)", (int) len, p);
+            return -1;
+        }
+        if (count == max) {
+            sim_cfg_err (why, whylen, "more than %d addresses", max);
+            return -1;
+        }
+        if (out)
+            out[count] = addr.s_addr;
+        count++;
+        if (!end)
+            return count;
+        p = end + 1;
+        while (*p == ' ' || *p == '\t')
+            p++;
+    }
+}
+
+int
+sim_cfg_check_addr_list (const char *value, char *why, size_t whylen)
+{
+    return sim_config_addr_list (value, NULL, SIM_TOURNAMENT_ADDRS_MAX, why, whylen) < 0 ? -1 : 0;
+}
+
+/* ---- defaults ----------------------------------------------------------- */
+
+void
+sim_config_defaults (sim_config_t *cfg)
+{
+    /* zero first: padding and unused array slots must compare equal */
+    memset (cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < sim_cfg_keys_count; i++)
+        sim_cfg_key_default (&sim_cfg_keys[i], cfg);
+    for (int team = 0; team < 2; team++)
+        for (size_t i = 0; i < sim_cfg_team_keys_count; i++)
+            sim_cfg_key_default (&sim_cfg_team_keys[i], &cfg->team[team]);
+}
+
+/* ---- finding keys ------------------------------------------------------- */
+
+int
+sim_cfg_team_section (const char *section, const char **sub)
+{
+    for (int team = 0; team < 2; team++) {
+        size_t len = strlen (sim_cfg_team_names[team]);
+        if (strncasecmp (section, sim_cfg_team_names[team], len) != 0)
+            continue;
+        if (section[len] == '\0') {
+            *sub = "";
+            return team;
+        }
+        if (section[len] == '.') {
+            *sub = section + len + 1;
+            return team;
+        }
+    }
+    return -1;
+}
+
+const sim_cfg_key_t *
+sim_cfg_find_key (const sim_cfg_key_t *keys, size_t count, const char *section, const char *key,
+                  size_t *index)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcasecmp (keys[i].section, section) == 0 && strcasecmp (keys[i].key, key) == 0) {
+            if (index)
+                *index = i;
+            return &keys[i];
+        }
+    return NULL;
+}
+
+bool
+sim_cfg_section_known (const sim_cfg_key_t *keys, size_t count, const char *section)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcasecmp (keys[i].section, section) == 0)
+            return true;
+    return false;
+}
+
+/* ---- one key by name ---------------------------------------------------- */
+
+/* The table row of [section] key and the struct it lives in: a team
+   section ("blue", "yellow.drive") uses the team table at that team's
+   specs, anything else the global table. NULL when there is no such key. */
+static const sim_cfg_key_t *
+s_resolve (const char *section, const char *key, sim_config_t *cfg, void **base)
+{
+    const char *sub;
+    int team = sim_cfg_team_section (section, &sub);
+    if (team >= 0) {
+        *base = &cfg->team[team];
+        return sim_cfg_find_key (sim_cfg_team_keys, sim_cfg_team_keys_count, sub, key, NULL);
+    }
+    *base = cfg;
+    return sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, section, key, NULL);
+}
+
+int
+sim_config_set (sim_config_t *cfg, const char *section, const char *key, const char *value, char *err,
+                size_t errlen)
+{
+    void *base;
+    const sim_cfg_key_t *row = s_resolve (section, key, cfg, &base);
+    if (!row) {
+        sim_cfg_err (err, errlen, "[%s] %s: unknown key", section, key);
+        return -1;
+    }
+    char why[400];
+    if (sim_cfg_key_parse (row, base, value, why, sizeof why) != 0) {
+        sim_cfg_err (err, errlen, "[%s] %s: %s", section, key, why);
+        return -1;
+    }
+    return 0;
+}
+
+int
+sim_config_get (const sim_config_t *cfg, const char *section, const char *key, char *buf, size_t size)
+{
+    void *base;
+    /* s_resolve only computes an address; nothing is written through it */
+    const sim_cfg_key_t *row = s_resolve (section, key, (sim_config_t *) cfg, &base);
+    if (!row || size == 0)
+        return -1;
+    char value[SIM_STRING_MAX + 512];
+    if (!sim_cfg_key_format (row, base, value, sizeof value)) {
+        buf[0] = '\0';
+        return 1;
+    }
+    if (strlen (value) >= size)
+        return -1;
+    memcpy (buf, value, strlen (value) + 1);
+    return 0;
+}
+
+/* ---- local keys --------------------------------------------------------- */
+
+static void
+s_keep_local (const sim_cfg_key_t *keys, size_t count, void *dst, const void *src)
+{
+    for (size_t i = 0; i < count; i++)
+        if (keys[i].flags & SIM_CFG_LOCAL)
+            sim_cfg_key_copy (&keys[i], dst, src);
+}
+
+void
+sim_config_keep_local (sim_config_t *cfg, const sim_config_t *own)
+{
+    s_keep_local (sim_cfg_keys, sim_cfg_keys_count, cfg, own);
+    for (int team = 0; team < 2; team++)
+        s_keep_local (sim_cfg_team_keys, sim_cfg_team_keys_count, &cfg->team[team], &own->team[team]);
+    /* the [camera N] and [outage N] tables hold no local key (checked by
+       test_config), so their lists are never mixed */
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+/* Every key of `keys` (in `section`, or all when section is NULL) as the
+   loader would check it: the value is written as INI text and parsed into
+   a scratch copy of the base struct, so one set of rules serves both. */
+static int
+s_check_keys (const sim_cfg_key_t *keys, size_t count, const char *section, const void *base,
+              size_t base_size, const char *title, char *err, size_t errlen)
+{
+    char *scratch = (char *) malloc (base_size);
+    if (!scratch) {
+        sim_cfg_err (err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy (scratch, base, base_size);
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        const sim_cfg_key_t *key = &keys[i];
+        if (section && strcmp (key->section, section) != 0)
+            continue;
+        char value[SIM_STRING_MAX + 512];
+        char why[400];
+        const char *field = (const char *) base + key->offset;
+        if (key->type == SIM_CFG_STRING && !memchr (field, '\0', key->size)) {
+            sim_cfg_err (err, errlen, "[%s] %s: not terminated", title, key->key);
+            rc = -1;
+        } else if (key->type == SIM_CFG_LIST
+                   && (*(const int *) ((const char *) base + key->count_offset) < 0
+                       || *(const int *) ((const char *) base + key->count_offset) > (int) key->size)) {
+            sim_cfg_err (err, errlen, "[%s] %s: bad item count", title, key->key);
+            rc = -1;
+        } else if (sim_cfg_key_format (key, base, value, sizeof value)
+                   && sim_cfg_key_parse (key, scratch, value, why, sizeof why) != 0) {
+            sim_cfg_err (err, errlen, "[%s] %s: %s", title, key->key, why);
+            rc = -1;
+        }
+    }
+    free (scratch);
+    return rc;
+}
+
+/* The range and type checks of the loader, applied to a struct. */
+static int
+s_check_all_keys (const sim_config_t *cfg, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sim_cfg_keys_count; i++) {
+        /* one call per section keeps the section name in the message */
+        if (i > 0 && strcmp (sim_cfg_keys[i].section, sim_cfg_keys[i - 1].section) == 0)
+            continue;
+        if (s_check_keys (sim_cfg_keys, sim_cfg_keys_count, sim_cfg_keys[i].section, cfg, sizeof *cfg,
+                          sim_cfg_keys[i].section, err, errlen)
+            != 0)
+            return -1;
+    }
+    char title[64];
+    for (int team = 0; team < 2; team++)
+        for (size_t s = 0; s < sim_cfg_team_subsections_count; s++) {
+            const char *sub = sim_cfg_team_subsections[s];
+            snprintf (title, sizeof title, "%s%s%s", sim_cfg_team_names[team], sub[0] ? "." : "", sub);
+            if (s_check_keys (sim_cfg_team_keys, sim_cfg_team_keys_count, sub, &cfg->team[team],
+                              sizeof cfg->team[team], title, err, errlen)
+                != 0)
+                return -1;
+        }
+    const sim_vision_cfg_t *vision = &cfg->vision;
+    if (vision->camera_count < 0 || vision->camera_count > SIM_MAX_CAMERAS || vision->outage_count < 0
+        || vision->outage_count > SIM_MAX_OUTAGES) {
+        sim_cfg_err (err, errlen, "[vision] camera_count or outage_count out of range");
+        return -1;
+    }
+    for (int i = 0; i < vision->camera_count; i++) {
+        snprintf (title, sizeof title, "camera %d", i);
+        if (s_check_keys (sim_cfg_camera_keys, sim_cfg_camera_keys_count, NULL, &vision->cameras[i],
+                          sizeof vision->cameras[i], title, err, errlen)
+            != 0)
+            return -1;
+    }
+    for (int i = 0; i < vision->outage_count; i++) {
+        snprintf (title, sizeof title, "outage %d", i);
+        if (s_check_keys (sim_cfg_outage_keys, sim_cfg_outage_keys_count, NULL, &vision->outages[i],
+                          sizeof vision->outages[i], title, err, errlen)
+            != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int
+sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
+{
+    if (s_check_all_keys (cfg, err, errlen) != 0)
+        return -1;
+    /* the substep is counted in whole nanoseconds (physics.md §2) */
+    double ns = cfg->sim.substep * 1e9;
+    if (!(ns >= 1) || fabs (ns - round (ns)) > 1e-3) {
+        sim_cfg_err (err, errlen,
+                     "[sim] substep (%.17g s) must be a whole number of "
+                     "nanoseconds, at least 1 ns",
+                     cfg->sim.substep);
+        return -1;
+    }
+    for (int team = 0; team < 2; team++) {
+        const sim_robot_specs_t *specs = &cfg->team[team];
+        const char *name = sim_cfg_team_names[team];
+        if (!(specs->center_to_dribbler < specs->radius)) {
+            sim_cfg_err (err, errlen, "[%s] center_to_dribbler (%g) must be below radius (%g)", name,
+                         specs->center_to_dribbler, specs->radius);
+            return -1;
+        }
+        double seated = specs->center_to_dribbler + cfg->ball.radius - specs->dribbler.seat_depth;
+        /* the default is exactly equal; allow for rounding of the sum */
+        if (specs->shoot_radius < seated - 1e-9) {
+            sim_cfg_err (err, errlen,
+                         "[%s] shoot_radius (%g) must be at least center_to_dribbler "
+                         "+ ball radius - seat_depth (%g)",
+                         name, specs->shoot_radius, seated);
+            return -1;
+        }
+    }
+    const sim_network_cfg_t *net = &cfg->network;
+    const int ports[] = { net->control_port,
+                          net->blue_port,
+                          net->yellow_port,
+                          net->legacy_port,
+                          net->legacy_status_port_blue,
+                          net->legacy_status_port_yellow,
+                          net->truth_port };
+    for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++)
+        if (ports[i] + net->port_offset > 65535 || ports[i] + net->port_offset < 1) {
+            sim_cfg_err (err, errlen, "[network] port_offset %d moves port %d outside 1..65535",
+                         net->port_offset, ports[i]);
+            return -1;
+        }
+    if (cfg->realism.vision_processing_time > cfg->realism.vision_delay)
+        sim_warn ("[realism] vision_processing_time (%g s) exceeds vision_delay (%g s)",
+                  cfg->realism.vision_processing_time, cfg->realism.vision_delay);
+    return 0;
+}
+
+/* ---- small public helpers ----------------------------------------------- */
+
+int
+sim_config_port (const sim_config_t *cfg, int base_port)
+{
+    return base_port + cfg->network.port_offset;
+}
+
+const char *
+sim_config_mode_name (sim_mode_t mode)
+{
+    switch (mode) {
+    case SIM_MODE_REALTIME:
+        return "realtime";
+    case SIM_MODE_FAST:
+        return "fast";
+    case SIM_MODE_SYNC:
+        return "sync";
+    }
+    return "?";
+}
+
+const char *
+sim_config_division_name (sim_division_t division)
+{
+    switch (division) {
+    case SIM_DIVISION_A:
+        return "a";
+    case SIM_DIVISION_B:
+        return "b";
+    }
+    return "?";
+}

@@ -1,0 +1,518 @@
+/*  config_cli.c - the command line: argv to configuration with the
+    precedence of spec/config.md §2 and §3.7, and the `ssl-sim --help`
+    text, both from the flag table of config_flags.c. The defaults the help
+    shows are read from the key table, so they cannot drift from what the
+    simulator does.
+*/
+#include "config_parts.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/base/sim_log.h"
+#include "common/base/sim_rng.h"
+
+/* ---- parsing ------------------------------------------------------------ */
+
+typedef struct {
+    const sim_cfg_flag_t *flag;
+    const char *value;
+} s_option_t;
+
+/* Apply one flag other than --config; 0 or -1 with err. */
+static int
+s_apply_flag (sim_config_t *cfg, const s_option_t *opt, char *err, size_t errlen)
+{
+    const sim_cfg_flag_t *flag = opt->flag;
+    const char *value = flag->arg ? opt->value : flag->fixed;
+    char why[400];
+    switch (flag->kind) {
+    case SIM_CFG_FLAG_KEY: {
+        const sim_cfg_key_t *key =
+            sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, flag->section, flag->key, NULL);
+        /* the flag says "> 0"; only the file keeps 0 = forever */
+        if (flag->flags & SIM_CFG_POSITIVE) {
+            double seconds;
+            if (!sim_cfg_parse_double (value, &seconds) || !(seconds > 0)) {
+                sim_cfg_err (err, errlen, "%s: '%s' must be a number of seconds > 0", flag->name, value);
+                return -1;
+            }
+        }
+        if (sim_cfg_key_parse (key, cfg, value, why, sizeof why) != 0) {
+            sim_cfg_err (err, errlen, "%s: %s", flag->name, why);
+            return -1;
+        }
+        return 0;
+    }
+    case SIM_CFG_FLAG_STEP_MS: {
+        double ms;
+        if (!sim_cfg_parse_double (value, &ms) || !(ms > 0)) {
+            sim_cfg_err (err, errlen, "--step-ms: '%s' must be a finite number > 0", value);
+            return -1;
+        }
+        cfg->sim.substep = ms / 1000.0;
+        return 0;
+    }
+    case SIM_CFG_FLAG_CAMERAS: {
+        long count;
+        if (!sim_cfg_parse_long (value, &count) || (count != 1 && count != 2 && count != 4)) {
+            sim_cfg_err (err, errlen, "--cameras: '%s' must be 1, 2 or 4", value);
+            return -1;
+        }
+        cfg->vision.default_camera_count = (int) count;
+        cfg->vision.camera_count = 0;
+        memset (cfg->vision.cameras, 0, sizeof cfg->vision.cameras);
+        return 0;
+    }
+    case SIM_CFG_FLAG_SEED: {
+        if (strcasecmp (value, "random") == 0) {
+            /* physics.md §11.2: wall-clock nanoseconds through the avalanche */
+            struct timespec now;
+            clock_gettime (CLOCK_REALTIME, &now);
+            uint64_t ns = (uint64_t) now.tv_sec * 1000000000u + (uint64_t) now.tv_nsec;
+            cfg->sim.seed = sim_rng_avalanche (ns);
+            return 0;
+        }
+        uint64_t seed;
+        if (!sim_cfg_parse_u64 (value, &seed)) {
+            sim_cfg_err (err, errlen,
+                         "--seed: '%s' must be an integer within "
+                         "0..18446744073709551615 or 'random'",
+                         value);
+            return -1;
+        }
+        cfg->sim.seed = seed;
+        return 0;
+    }
+    case SIM_CFG_FLAG_CONFIG:
+    case SIM_CFG_FLAG_LAUNCHER:
+        break;
+    }
+    return 0;
+}
+
+/* A realism file named in [run] of a config file is looked up next to
+   that file when it is not found from the current directory. */
+static void
+s_resolve_realism_path (sim_config_t *cfg, const char *config_path)
+{
+    const char *name = cfg->run.realism;
+    sim_realism_t preset;
+    if (name[0] == '\0' || name[0] == '/' || sim_config_realism_preset (name, &preset) == 0
+        || access (name, R_OK) == 0)
+        return;
+    const char *slash = strrchr (config_path, '/');
+    if (!slash)
+        return;
+    char joined[sizeof cfg->run.realism];
+    int n = snprintf (joined, sizeof joined, "%.*s/%s", (int) (slash - config_path), config_path, name);
+    if (n > 0 && (size_t) n < sizeof joined && access (joined, R_OK) == 0)
+        sim_cfg_copy_string (cfg->run.realism, sizeof cfg->run.realism, joined);
+}
+
+/* The preset keys of [run]; each replaces whole tables when applied. */
+static const char *const s_preset_keys[] = { "realism", "ball_preset", "robot_limits" };
+#define S_PRESETS 3
+
+/* Row index in the main table of [run] s_preset_keys[which]. */
+static size_t
+s_preset_index (int which)
+{
+    size_t index = 0;
+    const sim_cfg_key_t *key =
+        sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, "run", s_preset_keys[which], &index);
+    assert (key);
+    return index;
+}
+
+/* Apply the preset named by [run] s_preset_keys[which]; 0 or -1 with why. */
+static int
+s_apply_preset (sim_config_t *cfg, int which, char *why, size_t whylen)
+{
+    switch (which) {
+    case 0:
+        return sim_config_apply_realism (cfg, cfg->run.realism, why, whylen);
+    case 1:
+        return sim_config_apply_ball_preset (cfg, cfg->run.ball_preset, why, whylen);
+    default:
+        return sim_config_apply_robot_limits (cfg, cfg->run.robot_limits, why, whylen);
+    }
+}
+
+/* Put back from `kept` every key `written` notes: values a file writes win
+   over the presets the same file names. */
+static void
+s_restore_written (sim_config_t *cfg, const sim_config_t *kept, const sim_cfg_written_t *written)
+{
+    for (size_t i = 0; i < sim_cfg_keys_count; i++)
+        if (written->main[i].line)
+            sim_cfg_key_copy (&sim_cfg_keys[i], cfg, kept);
+    for (int team = 0; team < 2; team++)
+        for (size_t i = 0; i < sim_cfg_team_keys_count; i++)
+            if (written->team[team][i].line)
+                sim_cfg_key_copy (&sim_cfg_team_keys[i], &cfg->team[team], &kept->team[team]);
+}
+
+/* Load one --config file: its keys, then the presets it names, then its
+   own keys again on top of those presets. The keys it wrote are merged
+   into `all`. 0 or -1 with err. */
+static int
+s_load_config_file (sim_config_t *cfg, const char *path, sim_cfg_written_t *all, char *err, size_t errlen)
+{
+    sim_cfg_written_t *written = sim_cfg_written_new ();
+    sim_config_t *kept = (sim_config_t *) malloc (sizeof (sim_config_t));
+    int rc = -1;
+    if (!written || !kept) {
+        sim_cfg_err (err, errlen, "out of memory");
+        goto done;
+    }
+    if (sim_cfg_load_file (cfg, path, false, written, err, errlen) != 0)
+        goto done;
+    if (written->main[s_preset_index (0)].line)
+        s_resolve_realism_path (cfg, path);
+    *kept = *cfg;
+    bool named = false;
+    for (int which = 0; which < S_PRESETS; which++) {
+        const sim_cfg_where_t *at = &written->main[s_preset_index (which)];
+        char why[1024];
+        if (!at->line || !((const char *) cfg + sim_cfg_keys[s_preset_index (which)].offset)[0])
+            continue;
+        if (s_apply_preset (cfg, which, why, sizeof why) != 0) {
+            sim_cfg_err (err, errlen, "%s:%d: [run] %s: %s", path, at->line, s_preset_keys[which], why);
+            goto done;
+        }
+        named = true;
+    }
+    if (named)
+        s_restore_written (cfg, kept, written);
+    sim_cfg_written_merge (all, written);
+    rc = 0;
+done:
+    free (kept);
+    sim_cfg_written_destroy (&written);
+    return rc;
+}
+
+/* Log each value a file wrote that applying a command-line preset changed
+   (before: the configuration just before it was applied). */
+static void
+s_report_replaced (const sim_config_t *before, const sim_config_t *after, const sim_cfg_written_t *all,
+                   const char *flag, const char *name)
+{
+    char was[256], now[256];
+    for (size_t i = 0; i < sim_cfg_keys_count; i++) {
+        const sim_cfg_key_t *key = &sim_cfg_keys[i];
+        if (!all->main[i].line)
+            continue;
+        bool had = sim_cfg_key_format (key, before, was, sizeof was);
+        bool has = sim_cfg_key_format (key, after, now, sizeof now);
+        if (had != has || (had && strcmp (was, now) != 0))
+            sim_info ("%s %s replaces [%s] %s = %s of %s:%d (now %s)", flag, name, key->section, key->key,
+                      had ? was : "(unset)", all->main[i].file, all->main[i].line, has ? now : "(unset)");
+    }
+    for (int team = 0; team < 2; team++)
+        for (size_t i = 0; i < sim_cfg_team_keys_count; i++) {
+            const sim_cfg_key_t *key = &sim_cfg_team_keys[i];
+            const sim_cfg_where_t *at = &all->team[team][i];
+            if (!at->line)
+                continue;
+            bool had = sim_cfg_key_format (key, &before->team[team], was, sizeof was);
+            bool has = sim_cfg_key_format (key, &after->team[team], now, sizeof now);
+            if (had != has || (had && strcmp (was, now) != 0))
+                sim_info ("%s %s replaces [%s%s%s] %s = %s of %s:%d (now %s)", flag, name,
+                          sim_cfg_team_names[team], key->section[0] ? "." : "", key->section, key->key,
+                          had ? was : "(unset)", at->file, at->line, has ? now : "(unset)");
+        }
+}
+
+int
+sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_t errlen)
+{
+    if (argc < 0 || (argc > 0 && !argv)) {
+        sim_cfg_err (err, errlen, "no arguments");
+        return -1;
+    }
+    s_option_t *options = (s_option_t *) calloc ((size_t) argc + 1, sizeof (s_option_t));
+    if (!options) {
+        sim_cfg_err (err, errlen, "out of memory");
+        return -1;
+    }
+    int count = 0;
+    int rc = -1;
+    sim_cfg_written_t *written = NULL;
+    sim_config_t *before = NULL;
+
+    /* pass 1: recognise every option before acting on any */
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!arg || strncmp (arg, "--", 2) != 0) {
+            sim_cfg_err (err, errlen, "unexpected argument '%s' (options start with --)",
+                         arg ? arg : "(null)");
+            goto done;
+        }
+        const char *equals = strchr (arg, '=');
+        size_t name_len = equals ? (size_t) (equals - arg) : strlen (arg);
+        const sim_cfg_flag_t *flag = NULL;
+        for (size_t f = 0; f < sim_cfg_flags_count; f++)
+            if (sim_cfg_flags[f].kind != SIM_CFG_FLAG_LAUNCHER && strlen (sim_cfg_flags[f].name) == name_len
+                && strncmp (sim_cfg_flags[f].name, arg, name_len) == 0)
+                flag = &sim_cfg_flags[f];
+        if (!flag) {
+            sim_cfg_err (err, errlen, "unknown option '%.*s'", (int) name_len, arg);
+            goto done;
+        }
+        const char *value = NULL;
+        if (flag->arg) {
+            if (equals)
+                value = equals + 1;
+            else if (i + 1 < argc && argv[i + 1] && strncmp (argv[i + 1], "--", 2) != 0)
+                value = argv[++i];
+            else {
+                sim_cfg_err (err, errlen, "option %s needs a value", flag->name);
+                goto done;
+            }
+        } else if (equals) {
+            sim_cfg_err (err, errlen, "option %s takes no value", flag->name);
+            goto done;
+        }
+        options[count].flag = flag;
+        options[count].value = value;
+        count++;
+    }
+
+    /* pass 2: files first, whatever their position among the flags; each
+       applies the presets it names under its own values */
+    written = sim_cfg_written_new ();
+    before = (sim_config_t *) malloc (sizeof (sim_config_t));
+    if (!written || !before) {
+        sim_cfg_err (err, errlen, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < count; i++)
+        if (options[i].flag->kind == SIM_CFG_FLAG_CONFIG
+            && s_load_config_file (cfg, options[i].value, written, err, errlen) != 0)
+            goto done;
+
+    /* pass 3: the flags in order (a later repeat wins) */
+    const char *cli_preset[S_PRESETS] = { NULL };
+    for (int i = 0; i < count; i++) {
+        const sim_cfg_flag_t *flag = options[i].flag;
+        if (flag->kind == SIM_CFG_FLAG_CONFIG)
+            continue;
+        if (s_apply_flag (cfg, &options[i], err, errlen) != 0)
+            goto done;
+        for (int which = 0; which < S_PRESETS; which++)
+            if (flag->kind == SIM_CFG_FLAG_KEY && strcmp (flag->section, "run") == 0
+                && strcmp (flag->key, s_preset_keys[which]) == 0)
+                cli_preset[which] = flag->name;
+    }
+
+    /* the environment wins over file and flag (config.md §4) */
+    const char *env = getenv ("SSL_SIM_LOG");
+    if (env && sim_log_level_parse (env) >= 0 && strlen (env) < sizeof cfg->run.log_level)
+        sim_cfg_copy_string (cfg->run.log_level, sizeof cfg->run.log_level, env);
+
+    /* a preset given on the command line wins over the files: it replaces
+       its whole table last, and says which written values it replaced */
+    for (int which = 0; which < S_PRESETS; which++) {
+        const char *name = (const char *) cfg + sim_cfg_keys[s_preset_index (which)].offset;
+        char why[1024];
+        if (!cli_preset[which] || !name[0])
+            continue;
+        *before = *cfg;
+        if (s_apply_preset (cfg, which, why, sizeof why) != 0) {
+            sim_cfg_err (err, errlen, "%s: %s", cli_preset[which], why);
+            goto done;
+        }
+        s_report_replaced (before, cfg, written, cli_preset[which], name);
+    }
+    /* physics.md §9.8: the glue flag follows realism, at startup too */
+    for (int team = 0; team < 2; team++)
+        cfg->team[team].dribbler.glue = !cfg->realism.simulate_dribbling;
+    if (sim_config_validate (cfg, err, errlen) != 0)
+        goto done;
+    rc = 0;
+done:
+    free (before);
+    sim_cfg_written_destroy (&written);
+    free (options);
+    return rc;
+}
+
+/* ---- the --help text ---------------------------------------------------- */
+
+#define S_WIDTH          80 /* help text is wrapped before this column */
+#define S_COMMAND_COLUMN 45 /* where a sub-command's help starts */
+#define S_FLAG_COLUMN    25 /* where a flag's help starts */
+
+/* Append `text` word-wrapped at S_WIDTH; the caller has written `column`
+   characters of the first line, later lines are indented to `column`. */
+static void
+s_wrap (sim_out_t *out, const char *text, int column)
+{
+    int at = column;
+    bool line_start = true;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        int len = (int) strcspn (p, " ");
+        if (len == 0)
+            break;
+        if (!line_start && at + 1 + len > S_WIDTH) {
+            sim_out (out, "\n%*s", column, "");
+            at = column;
+            line_start = true;
+        }
+        sim_out (out, "%s%.*s", line_start ? "" : " ", len, p);
+        at += len + (line_start ? 0 : 1);
+        line_start = false;
+        p += len;
+    }
+    sim_out (out, "\n");
+}
+
+/* "  LEFT   help": the help in its column, on the next line when LEFT
+   reaches into it. */
+static void
+s_item (sim_out_t *out, const char *left, int column, const char *help)
+{
+    int len = 2 + (int) strlen (left);
+    sim_out (out, "  %s", left);
+    if (!help[0]) {
+        sim_out (out, "\n");
+        return;
+    }
+    if (len + 1 > column)
+        sim_out (out, "\n%*s", column, "");
+    else
+        sim_out (out, "%*s", column - len, "");
+    s_wrap (out, help, column);
+}
+
+/* The default of a key as help text: its INI text, a float scaled (the
+   flag may count in other units than the key) in its shortest form.
+   False when the key is unset by default, so there is none to show. */
+static bool
+s_default_text (const sim_cfg_key_t *key, const sim_config_t *defaults, double scale, char *buf, size_t size)
+{
+    if (!sim_cfg_key_format (key, defaults, buf, size))
+        return false;
+    if (key->type == SIM_CFG_FLOAT) {
+        double value = *(const double *) ((const char *) defaults + key->offset);
+        snprintf (buf, size, "%.15g", value * (scale != 0 ? scale : 1));
+    }
+    return buf[0] != '\0';
+}
+
+/* The global key a flag or a "{section.key}" names; the tables are
+   checked against each other by test_config, so a miss is a bug. */
+static const sim_cfg_key_t *
+s_flag_key (const char *section, const char *key)
+{
+    const sim_cfg_key_t *row = sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, section, key, NULL);
+    assert (row);
+    return row;
+}
+
+void
+sim_cfg_flag_help (const sim_cfg_flag_t *flag, const sim_config_t *defaults, char *buf, size_t size)
+{
+    sim_out_t out = { NULL, 0, 0, false };
+    char value[SIM_STRING_MAX + 512];
+    const char *p = flag->help;
+    while (*p) {
+        const char *open = strchr (p, '{');
+        const char *close = open ? strchr (open, '}') : NULL;
+        if (!close) {
+            sim_out (&out, "%s", p);
+            break;
+        }
+        sim_out (&out, "%.*s", (int) (open - p), p);
+        char name[96];
+        snprintf (name, sizeof name, "%.*s", (int) (close - open - 1), open + 1);
+        if (strcmp (name, "names") == 0) {
+            /* the canonical names; the aliases are for typing, not reading */
+            assert (flag->choices);
+            const char *names = flag->choices ();
+            const char *alias = strstr (names, " (alias");
+            sim_out (&out, "%.*s", alias ? (int) (alias - names) : (int) strlen (names), names);
+        } else {
+            char *dot = strrchr (name, '.');
+            assert (dot);
+            *dot = '\0';
+            if (!s_default_text (s_flag_key (name, dot + 1), defaults, 1, value, sizeof value))
+                value[0] = '\0';
+            sim_out (&out, "%s", value);
+        }
+        p = close + 1;
+    }
+    const sim_cfg_key_t *key = flag->key ? s_flag_key (flag->section, flag->key) : NULL;
+    char range[96] = "";
+    if (key && (flag->flags & SIM_CFG_SHOW_RANGE))
+        sim_cfg_range_text (key, range, sizeof range);
+    bool has_default = key && (flag->flags & SIM_CFG_SHOW_DEFAULT)
+                    && s_default_text (key, defaults, flag->scale, value, sizeof value);
+    if (range[0] || has_default)
+        sim_out (&out, " (%s%s%s%s)", range, range[0] && has_default ? ", " : "",
+                 has_default ? "default " : "", has_default ? value : "");
+    snprintf (buf, size, "%s", out.buf && !out.oom ? out.buf : "");
+    free (out.buf);
+}
+
+void
+sim_cfg_flag_left (const sim_cfg_flag_t *flag, char *buf, size_t size)
+{
+    snprintf (buf, size, "%s", flag->name);
+    if (!flag->arg)
+        return;
+    if (flag->arg[0]) {
+        snprintf (buf + strlen (buf), size - strlen (buf), " %s", flag->arg);
+        return;
+    }
+    const sim_cfg_enum_name_t *names = s_flag_key (flag->section, flag->key)->names;
+    assert (names);
+    for (int i = 0; names[i].name; i++) {
+        bool canonical = true;
+        for (int j = 0; j < i; j++)
+            if (names[j].value == names[i].value)
+                canonical = false;
+        if (canonical)
+            snprintf (buf + strlen (buf), size - strlen (buf), "%s%s", i ? "|" : " ", names[i].name);
+    }
+}
+
+char *
+sim_config_usage (void)
+{
+    sim_config_t *defaults = (sim_config_t *) malloc (sizeof (sim_config_t));
+    if (!defaults)
+        return NULL;
+    sim_config_defaults (defaults);
+    sim_out_t out = { NULL, 0, 0, false };
+    char left[128];
+    char help[1024];
+    sim_out (&out, "usage:\n");
+    for (size_t i = 0; i < sim_cfg_commands_count; i++) {
+        snprintf (left, sizeof left, "ssl-sim %s", sim_cfg_commands[i].synopsis);
+        s_item (&out, left, S_COMMAND_COLUMN, sim_cfg_commands[i].help);
+    }
+    sim_out (&out, "\noptions:\n");
+    for (size_t i = 0; i < sim_cfg_flags_count; i++) {
+        sim_cfg_flag_left (&sim_cfg_flags[i], left, sizeof left);
+        sim_cfg_flag_help (&sim_cfg_flags[i], defaults, help, sizeof help);
+        s_item (&out, left, S_FLAG_COLUMN, help);
+    }
+    free (defaults);
+    if (out.oom) {
+        free (out.buf);
+        return NULL;
+    }
+    return out.buf;
+}

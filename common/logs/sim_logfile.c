@@ -1,0 +1,746 @@
+/*  sim_logfile.c - the league's log files, plain and gzip, through zlib's
+    gz* functions for both: a plain file is written in zlib's transparent
+    mode ("T") and read transparently, so one code path serves both. */
+#include "sim_logfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "common/base/sim_log.h"
+
+#define S_BUFFER (64 * 1024) /* zlib's buffer each way */
+
+static void s_err (char *err, size_t errlen, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+
+static void
+s_err (char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (err, errlen, fmt, ap);
+    va_end (ap);
+}
+
+static void
+s_put_be (uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (uint8_t) (v >> (8 * (bytes - 1 - i)));
+}
+
+static uint64_t
+s_get_be (const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static bool
+s_is_gz_name (const char *path)
+{
+    size_t n = strlen (path);
+    return n >= 3 && strcmp (path + n - 3, ".gz") == 0;
+}
+
+const char *
+sim_logfile_type_name (int32_t type, char *buf, size_t size)
+{
+    switch (type) {
+    case SIM_LOGFILE_BLANK:
+        return "blank";
+    case SIM_LOGFILE_UNKNOWN:
+        return "unknown";
+    case SIM_LOGFILE_VISION_2010:
+        return "vision 2010";
+    case SIM_LOGFILE_REFEREE:
+        return "referee";
+    case SIM_LOGFILE_VISION:
+        return "vision";
+    case SIM_LOGFILE_TRACKER:
+        return "tracker";
+    case SIM_LOGFILE_INDEX:
+        return "index";
+    default:
+        snprintf (buf, size, "type %d", (int) type);
+        return buf;
+    }
+}
+
+int64_t
+sim_logfile_now_ns (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+struct sim_logfile_writer_t {
+    char *path;
+    gzFile gz;
+    bool compressed;
+    bool index;
+    uint64_t offset; /* of the next record in the uncompressed stream */
+    uint64_t *offsets;
+    size_t n_offsets, cap_offsets;
+    uint64_t written, failures;
+};
+
+/* How an existing log ends (s_scan). */
+typedef struct {
+    uint64_t end;  /* of its last whole record, in the uncompressed stream */
+    bool damaged;  /* reading stopped before the end of the file */
+    bool torn;     /* ... because the file ends inside a record or stream */
+    char why[512]; /* the reader's words when damaged */
+} s_scan_t;
+
+static void
+s_scan (sim_logfile_reader_t *r, s_scan_t *out)
+{
+    sim_logfile_msg_t m;
+    int rc;
+    out->end = SIM_LOGFILE_HEADER;
+    while ((rc = sim_logfile_next (r, &m)) == 1)
+        out->end = m.offset + SIM_LOGFILE_RECORD + m.len;
+    out->damaged = rc < 0;
+    out->torn = rc < 0 && sim_logfile_reader_torn (r);
+    snprintf (out->why, sizeof out->why, "%s", sim_logfile_error (r));
+}
+
+/* A compressed log a crash tore (what a vision that systemd restarts
+   finds) moved to path.torn-<unix seconds>, out of the way of a new one:
+   refusing would keep the restarted writer down. Returns 0 (the new log
+   starts empty) or -1 (err says why). */
+static int
+s_set_aside (const char *path, const char *why, char *err, size_t errlen)
+{
+    size_t len = strlen (path) + 40;
+    char *aside = malloc (len);
+    if (!aside) {
+        s_err (err, errlen, "out of memory");
+        return -1;
+    }
+    long long now = (long long) time (NULL);
+    struct stat st;
+    /* a second crash within the same second gets its own name */
+    for (int k = 0; k < 100; k++) {
+        if (k == 0)
+            snprintf (aside, len, "%s.torn-%lld", path, now);
+        else
+            snprintf (aside, len, "%s.torn-%lld-%d", path, now, k);
+        if (lstat (aside, &st) != 0)
+            break;
+    }
+    if (rename (path, aside) != 0) {
+        s_err (err, errlen, "%s does not end cleanly (%s) and cannot be moved aside to %s: %s", path, why,
+               aside, strerror (errno));
+        free (aside);
+        return -1;
+    }
+    sim_warn ("log file %s did not end cleanly (%s): moved it to %s (`zcat %s` reads it up to the tear) and "
+              "starting a new %s",
+              path, why, aside, aside, path);
+    free (aside);
+    return 0;
+}
+
+/* What an existing file holds: 0 nothing (new or empty), 1 a log of
+   version 1 that can be appended to (*size: the byte a plain one goes
+   on at), -1 something else (err says what). A record appended behind
+   damage would never be read, so: a plain log torn by a crash (it ends
+   inside a record) is cut back to its last whole record, which is what
+   a restarted writer needs; a compressed one torn the same way (its gzip
+   stream cut short) is moved aside (s_set_aside), since the tear sits
+   inside compressed data that cannot be cut back cheaply; one damaged
+   elsewhere, plain or compressed, is refused. */
+static int
+s_existing (const char *path, bool compressed, uint64_t *size, char *err, size_t errlen)
+{
+    struct stat st;
+    *size = 0;
+    if (stat (path, &st) != 0 || st.st_size == 0)
+        return 0;
+    char why[SIM_LOGFILE_ERROR_MAX];
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, why, sizeof why);
+    if (!r) {
+        s_err (err, errlen, "%s exists and is not an SSL log file of version 1 (%s); not appending to it",
+               path, why);
+        return -1;
+    }
+    s_scan_t scan;
+    s_scan (r, &scan);
+    sim_logfile_reader_destroy (&r);
+    if (!scan.damaged) {
+        *size = scan.end;
+        return 1;
+    }
+    if (compressed && scan.torn)
+        return s_set_aside (path, scan.why, err, errlen);
+    if (compressed) {
+        s_err (err, errlen,
+               "%s does not end cleanly (%s): records appended to it could never be read. Record to a new "
+               "file; `zcat %s > FILE.log` saves what it holds",
+               path, scan.why, path);
+        return -1;
+    }
+    if (!scan.torn) {
+        s_err (err, errlen, "%s is damaged (%s); not appending to it", path, scan.why);
+        return -1;
+    }
+    if (truncate (path, (off_t) scan.end) != 0) {
+        s_err (err, errlen, "%s ends in a torn record and cannot be cut back to the last whole one: %s", path,
+               strerror (errno));
+        return -1;
+    }
+    sim_warn ("log file %s ended in a record torn by a crash; cut %llu bytes back to the last whole record "
+              "and appending there",
+              path, (unsigned long long) ((uint64_t) st.st_size - scan.end));
+    *size = scan.end;
+    return 1;
+}
+
+/* The file header (magic, version) at the start of a new log; 0, or -1
+   when it could not be written. */
+static int
+s_write_header (sim_logfile_writer_t *self)
+{
+    uint8_t head[SIM_LOGFILE_HEADER];
+    memcpy (head, SIM_LOGFILE_MAGIC, 12);
+    s_put_be (head + 12, SIM_LOGFILE_VERSION, 4);
+    if (gzwrite (self->gz, head, sizeof head) != (int) sizeof head)
+        return -1;
+    self->offset = SIM_LOGFILE_HEADER;
+    return 0;
+}
+
+sim_logfile_writer_t *
+sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
+{
+    uint64_t size = 0;
+    int existing = s_existing (path, s_is_gz_name (path), &size, err, errlen);
+    if (existing < 0)
+        return NULL;
+    sim_logfile_writer_t *self = calloc (1, sizeof *self);
+    if (!self || !(self->path = strdup (path))) {
+        s_err (err, errlen, "out of memory");
+        free (self);
+        return NULL;
+    }
+    self->compressed = s_is_gz_name (path);
+    /* an index needs every offset from the start of the file */
+    self->index = index && !self->compressed && existing == 0;
+    /* level 1: a fast run releases a few MB of packets a second, and
+       vision, which writes them, is part of the pipeline; level 6 would
+       cost it about twice its own CPU for a third smaller file */
+    self->gz = gzopen (path, self->compressed ? "ab1" : "abT");
+    if (!self->gz) {
+        s_err (err, errlen, "cannot write %s: %s", path, errno ? strerror (errno) : "out of memory");
+        sim_logfile_writer_destroy (&self);
+        return NULL;
+    }
+    gzbuffer (self->gz, S_BUFFER);
+    if (existing == 0) {
+        if (s_write_header (self) < 0) {
+            s_err (err, errlen, "cannot write %s", path);
+            sim_logfile_writer_destroy (&self);
+            return NULL;
+        }
+    } else
+        self->offset = size; /* plain only: a compressed one has no index */
+    return self;
+}
+
+/* `refused`: the record itself was refused (NULL: the file failed). */
+static int
+s_write_failed (sim_logfile_writer_t *self, const char *refused)
+{
+    if (self->failures++ == 0) {
+        int code = 0;
+        const char *why = refused ? refused : gzerror (self->gz, &code);
+        sim_warn ("log file %s: cannot write (%s); records are being lost", self->path,
+                  code == Z_ERRNO ? strerror (errno) : why);
+    }
+    return -1;
+}
+
+static int
+s_remember_offset (sim_logfile_writer_t *self)
+{
+    if (self->n_offsets == self->cap_offsets) {
+        size_t cap = self->cap_offsets ? self->cap_offsets * 2 : 1024;
+        uint64_t *grown = realloc (self->offsets, cap * sizeof *grown);
+        if (!grown) {
+            self->index = false; /* an index with holes would mislead */
+            return -1;
+        }
+        self->offsets = grown;
+        self->cap_offsets = cap;
+    }
+    self->offsets[self->n_offsets++] = self->offset;
+    return 0;
+}
+
+int
+sim_logfile_write (sim_logfile_writer_t *self, int64_t time_ns, int32_t type, const void *data, size_t len)
+{
+    if (len > SIM_LOGFILE_MESSAGE_MAX || (len > 0 && !data))
+        return s_write_failed (self, "a record larger than a log may hold, or without its bytes");
+    uint8_t head[SIM_LOGFILE_RECORD];
+    s_put_be (head, (uint64_t) time_ns, 8);
+    s_put_be (head + 8, (uint32_t) type, 4);
+    s_put_be (head + 12, (uint32_t) len, 4);
+    if (gzwrite (self->gz, head, sizeof head) != (int) sizeof head
+        || (len > 0 && gzwrite (self->gz, data, (unsigned) len) != (int) len)) {
+        /* part of the record may be in the stream: the offsets after it
+           are unknown, and an index with a wrong one misleads */
+        self->index = false;
+        return s_write_failed (self, NULL);
+    }
+    /* remembered once written, so a failed write leaves no offset behind */
+    if (self->index)
+        s_remember_offset (self);
+    self->offset += sizeof head + len;
+    self->written++;
+    return 0;
+}
+
+int
+sim_logfile_flush (sim_logfile_writer_t *self)
+{
+    return gzflush (self->gz, self->compressed ? Z_SYNC_FLUSH : Z_NO_FLUSH) == Z_OK ? 0 : -1;
+}
+
+uint64_t
+sim_logfile_written (const sim_logfile_writer_t *self)
+{
+    return self->written;
+}
+
+uint64_t
+sim_logfile_failures (const sim_logfile_writer_t *self)
+{
+    return self->failures;
+}
+
+/* The league's index: a record of type 6 at time 0 whose message is every
+   record's offset (8 bytes each), then the length of this whole record
+   (so a reader finds its start from the end of the file), then
+   "INDEXED". */
+static int
+s_write_index (sim_logfile_writer_t *self)
+{
+    size_t trailer = 8 + strlen (SIM_LOGFILE_INDEXED);
+    size_t len = self->n_offsets * 8 + trailer;
+    if (len > SIM_LOGFILE_MESSAGE_MAX)
+        return -1;
+    uint8_t *msg = malloc (len);
+    if (!msg)
+        return -1;
+    for (size_t i = 0; i < self->n_offsets; i++)
+        s_put_be (msg + 8 * i, self->offsets[i], 8);
+    s_put_be (msg + 8 * self->n_offsets, SIM_LOGFILE_RECORD + len, 8);
+    memcpy (msg + 8 * self->n_offsets + 8, SIM_LOGFILE_INDEXED, strlen (SIM_LOGFILE_INDEXED));
+    self->index = false; /* the index record is in no index */
+    int rc = sim_logfile_write (self, 0, SIM_LOGFILE_INDEX, msg, len);
+    free (msg);
+    return rc;
+}
+
+int
+sim_logfile_writer_destroy (sim_logfile_writer_t **self_p)
+{
+    sim_logfile_writer_t *self = *self_p;
+    if (!self)
+        return 0;
+    int rc = 0;
+    if (self->gz) {
+        if (self->index && s_write_index (self))
+            rc = -1;
+        if (gzclose (self->gz) != Z_OK) {
+            sim_warn ("log file %s: the last records could not be written", self->path);
+            rc = -1;
+        }
+    }
+    free (self->offsets);
+    free (self->path);
+    free (self);
+    *self_p = NULL;
+    return rc;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+struct sim_logfile_reader_t {
+    char *path;
+    gzFile gz;
+    uint8_t *buf;
+    size_t cap;
+    uint64_t offset; /* of the next record */
+    uint64_t file_size;
+    bool damaged;
+    bool torn; /* the damage is the file's end: it was cut short */
+    char error[SIM_LOGFILE_ERROR_MAX];
+};
+
+void
+sim_logfile_reader_destroy (sim_logfile_reader_t **self_p)
+{
+    sim_logfile_reader_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->gz)
+        gzclose (self->gz);
+    free (self->buf);
+    free (self->path);
+    free (self);
+    *self_p = NULL;
+}
+
+/* Read up to len bytes; how many came (short at the end of the data, or
+   -1 when zlib reports damage, in self->error). */
+static long
+s_read (sim_logfile_reader_t *self, void *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        int n = gzread (self->gz, (uint8_t *) buf + got, (unsigned) (len - got));
+        if (n < 0) {
+            int code = 0;
+            const char *why = gzerror (self->gz, &code);
+            snprintf (self->error, sizeof self->error,
+                      "%s: the compressed data is damaged after byte %llu (%s)", self->path,
+                      (unsigned long long) (self->offset + got), code == Z_ERRNO ? strerror (errno) : why);
+            return -1;
+        }
+        if (n == 0)
+            break;
+        got += (size_t) n;
+    }
+    return (long) got;
+}
+
+static int
+s_read_header (sim_logfile_reader_t *self)
+{
+    uint8_t head[SIM_LOGFILE_HEADER];
+    long n = s_read (self, head, sizeof head);
+    if (n < 0)
+        return -1;
+    if (n < 12 || memcmp (head, SIM_LOGFILE_MAGIC, 12) != 0) {
+        snprintf (self->error, sizeof self->error, "%s is not an SSL log file (it does not start with %s)",
+                  self->path, SIM_LOGFILE_MAGIC);
+        return -1;
+    }
+    if (n < (long) sizeof head) {
+        snprintf (self->error, sizeof self->error, "%s ends inside its header", self->path);
+        return -1;
+    }
+    uint64_t version = s_get_be (head + 12, 4);
+    if (version != SIM_LOGFILE_VERSION) {
+        snprintf (self->error, sizeof self->error,
+                  "%s is an SSL log file of version %llu; only version %d is known", self->path,
+                  (unsigned long long) version, SIM_LOGFILE_VERSION);
+        return -1;
+    }
+    self->offset = SIM_LOGFILE_HEADER;
+    return 0;
+}
+
+sim_logfile_reader_t *
+sim_logfile_reader_new (const char *path, char *err, size_t errlen)
+{
+    sim_logfile_reader_t *self = calloc (1, sizeof *self);
+    if (!self || !(self->path = strdup (path))) {
+        s_err (err, errlen, "out of memory");
+        free (self);
+        return NULL;
+    }
+    struct stat st;
+    errno = 0;
+    if (stat (path, &st) != 0 || !S_ISREG (st.st_mode) || !(self->gz = gzopen (path, "rb"))) {
+        s_err (err, errlen, "cannot read %s: %s", path, errno ? strerror (errno) : "not a regular file");
+        sim_logfile_reader_destroy (&self);
+        return NULL;
+    }
+    self->file_size = (uint64_t) st.st_size;
+    gzbuffer (self->gz, S_BUFFER);
+    if (s_read_header (self)) {
+        s_err (err, errlen, "%s", self->error);
+        sim_logfile_reader_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+/* Whether zlib met the end of the file inside a gzip stream (it reads
+   what decodes and then reports Z_BUF_ERROR, not an error gzread
+   returns). */
+static bool
+s_cut_short (sim_logfile_reader_t *self)
+{
+    int code = Z_OK;
+    gzerror (self->gz, &code);
+    return code == Z_BUF_ERROR;
+}
+
+static int
+s_damaged (sim_logfile_reader_t *self)
+{
+    self->damaged = true;
+    return -1;
+}
+
+int
+sim_logfile_next (sim_logfile_reader_t *self, sim_logfile_msg_t *msg)
+{
+    if (self->damaged)
+        return -1;
+    uint8_t head[SIM_LOGFILE_RECORD];
+    long n = s_read (self, head, sizeof head);
+    if (n < 0)
+        return s_damaged (self);
+    if (n == 0 && s_cut_short (self)) {
+        /* every record whole, but the gzip stream has no end: a writer
+           stopped by a crash or kill after a flush point */
+        snprintf (self->error, sizeof self->error,
+                  "%s: the compressed data ends without its gzip trailer after byte %llu (the recording was "
+                  "cut short)",
+                  self->path, (unsigned long long) self->offset);
+        self->torn = true;
+        return s_damaged (self);
+    }
+    if (n == 0)
+        return 0;
+    if (n < (long) sizeof head) {
+        snprintf (self->error, sizeof self->error,
+                  "%s: truncated record at byte %llu (the file ends %ld bytes into its 16-byte head)",
+                  self->path, (unsigned long long) self->offset, n);
+        self->torn = true;
+        return s_damaged (self);
+    }
+    int64_t time_ns = (int64_t) s_get_be (head, 8);
+    int32_t type = (int32_t) (uint32_t) s_get_be (head + 8, 4);
+    int32_t size = (int32_t) (uint32_t) s_get_be (head + 12, 4);
+    if (size < 0 || (uint32_t) size > SIM_LOGFILE_MESSAGE_MAX) {
+        snprintf (self->error, sizeof self->error,
+                  "%s: corrupt record at byte %llu: its size field says %ld bytes (at most %u make sense)",
+                  self->path, (unsigned long long) self->offset, (long) size, SIM_LOGFILE_MESSAGE_MAX);
+        return s_damaged (self);
+    }
+    if ((size_t) size > self->cap) {
+        size_t cap = self->cap ? self->cap : 4096;
+        while (cap < (size_t) size)
+            cap *= 2;
+        uint8_t *grown = realloc (self->buf, cap);
+        if (!grown) {
+            snprintf (self->error, sizeof self->error, "%s: out of memory for a record of %ld bytes",
+                      self->path, (long) size);
+            return s_damaged (self);
+        }
+        self->buf = grown;
+        self->cap = cap;
+    }
+    n = s_read (self, self->buf, (size_t) size);
+    if (n < 0)
+        return s_damaged (self);
+    if (n < size) {
+        snprintf (self->error, sizeof self->error,
+                  "%s: truncated record at byte %llu: %ld of its %ld message bytes are there", self->path,
+                  (unsigned long long) self->offset, n, (long) size);
+        self->torn = true;
+        return s_damaged (self);
+    }
+    msg->time_ns = time_ns;
+    msg->type = type;
+    msg->data = self->buf;
+    msg->len = (size_t) size;
+    msg->offset = self->offset;
+    self->offset += SIM_LOGFILE_RECORD + (uint64_t) size;
+    return 1;
+}
+
+const char *
+sim_logfile_error (const sim_logfile_reader_t *self)
+{
+    return self->error;
+}
+
+bool
+sim_logfile_reader_torn (const sim_logfile_reader_t *self)
+{
+    return self->damaged && self->torn;
+}
+
+int
+sim_logfile_rewind (sim_logfile_reader_t *self)
+{
+    if (gzrewind (self->gz) != 0)
+        return -1;
+    self->damaged = self->torn = false;
+    self->error[0] = '\0';
+    return s_read_header (self);
+}
+
+uint64_t
+sim_logfile_position (const sim_logfile_reader_t *self)
+{
+    long at = gzoffset (self->gz);
+    return at > 0 ? (uint64_t) at : 0;
+}
+
+uint64_t
+sim_logfile_file_size (const sim_logfile_reader_t *self)
+{
+    return self->file_size;
+}
+
+/* ---- a compressed log written plain first ----------------------------- */
+
+int
+sim_logfile_part_path (const char *path, char *buf, size_t size)
+{
+    if (!s_is_gz_name (path))
+        return 0;
+    int n = snprintf (buf, size, "%s%s", path, SIM_LOGFILE_PART);
+    return n >= 0 && (size_t) n < size ? 1 : -1;
+}
+
+/* A gzip writer on the open file fd (it takes fd; the header written). */
+static sim_logfile_writer_t *
+s_writer_fd (int fd, const char *name, char *err, size_t errlen)
+{
+    sim_logfile_writer_t *self = calloc (1, sizeof *self);
+    if (!self || !(self->path = strdup (name)) || !(self->gz = gzdopen (fd, "wb1"))) {
+        s_err (err, errlen, "cannot write %s: out of memory", name);
+        if (!self || !self->gz)
+            close (fd);
+        sim_logfile_writer_destroy (&self);
+        return NULL;
+    }
+    self->compressed = true;
+    gzbuffer (self->gz, S_BUFFER);
+    if (s_write_header (self) < 0) {
+        s_err (err, errlen, "cannot write %s", name);
+        sim_logfile_writer_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+/* fsync the directory `path` is in, so a rename into it lasts a crash.
+   Returns 0 or -1 (errno). */
+static int
+s_sync_dir (const char *path)
+{
+    char *dir = strdup (path);
+    if (!dir)
+        return -1;
+    char *slash = strrchr (dir, '/');
+    const char *name = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    int fd = open (name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = fd >= 0 && (fsync (fd) == 0 || errno == EINVAL) ? 0 : -1;
+    int saved = errno;
+    if (fd >= 0)
+        close (fd);
+    free (dir);
+    errno = saved;
+    return rc;
+}
+
+int
+sim_logfile_compress (const char *part, const char *path, const volatile sig_atomic_t *stop,
+                      uint64_t *records, char *err, size_t errlen)
+{
+    *records = 0;
+    char why[SIM_LOGFILE_ERROR_MAX];
+    sim_logfile_reader_t *r = sim_logfile_reader_new (part, why, sizeof why);
+    if (!r) {
+        s_err (err, errlen, "%s", why);
+        return -1;
+    }
+    /* written under a temporary name beside `path` and renamed over it
+       when whole: a kill at any moment leaves `path` absent or whole */
+    size_t tmp_len = strlen (path) + 8;
+    char *tmp = malloc (tmp_len);
+    int fd = -1;
+    if (tmp) {
+        /* a name the part's 5 more bytes fit may not take 7 more: the
+           name is cut to what a directory entry holds (255 bytes) */
+        const char *slash = strrchr (path, '/');
+        int dir_len = slash ? (int) (slash - path + 1) : 0;
+        int base_len = (int) strlen (path + dir_len);
+        snprintf (tmp, tmp_len, "%.*s%.*s.XXXXXX", dir_len, path, base_len < 248 ? base_len : 248,
+                  path + dir_len);
+        fd = mkstemp (tmp);
+    }
+    if (fd < 0) {
+        s_err (err, errlen, "cannot write beside %s: %s", path, tmp ? strerror (errno) : "out of memory");
+        free (tmp);
+        sim_logfile_reader_destroy (&r);
+        return -1;
+    }
+    struct stat st;
+    if (stat (part, &st) == 0)
+        fchmod (fd, st.st_mode & 0777); /* mkstemp's 0600 is not what vision made */
+    int keep = dup (fd);                /* for fsync once gzclose has closed fd */
+    sim_logfile_writer_t *w = keep >= 0 ? s_writer_fd (fd, tmp, err, errlen) : NULL;
+    if (keep < 0)
+        close (fd);
+    sim_logfile_msg_t m;
+    int rc = 0;
+    bool failed = !w, stopped = false;
+    while (!failed && !(stopped = stop && *stop) && (rc = sim_logfile_next (r, &m)) == 1) {
+        failed = sim_logfile_write (w, m.time_ns, m.type, m.data, m.len) != 0;
+        *records += !failed;
+    }
+    /* the part is the only whole copy until the rename: on any doubt it
+       stays, and the temporary file goes */
+    if (sim_logfile_writer_destroy (&w) || failed || (keep >= 0 && fsync (keep) != 0))
+        s_err (err, errlen, "cannot write %s; the records stay in %s", path, part);
+    else if (stopped)
+        s_err (err, errlen, "interrupted: the records stay in %s", part);
+    else if (rc < 0 && !sim_logfile_reader_torn (r)) {
+        /* damage inside the part: what follows it is in no copy but the
+           part, which a user may repair, so nothing replaces it */
+        s_err (err, errlen, "%s; %s is kept (not compressed: the records after the damage are only there)",
+               sim_logfile_error (r), part);
+    } else if (rename (tmp, path) != 0)
+        s_err (err, errlen, "cannot replace %s: %s; the records stay in %s", path, strerror (errno), part);
+    else if (s_sync_dir (path) != 0)
+        s_err (err, errlen, "cannot sync the directory of %s: %s; the records stay in %s", path,
+               strerror (errno), part);
+    else {
+        free (tmp);
+        tmp = NULL;
+    }
+    if (keep >= 0)
+        close (keep);
+    if (tmp) {
+        unlink (tmp); /* fails harmlessly when it was renamed */
+        free (tmp);
+        sim_logfile_reader_destroy (&r);
+        return -1;
+    }
+    bool torn = rc < 0;
+    if (torn)
+        s_err (err, errlen, "%s", sim_logfile_error (r));
+    sim_logfile_reader_destroy (&r);
+    if (unlink (part) != 0) {
+        s_err (err, errlen, "compressed into %s but cannot remove %s: %s", path, part, strerror (errno));
+        return -1;
+    }
+    return torn ? 1 : 0;
+}

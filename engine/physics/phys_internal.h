@@ -1,0 +1,147 @@
+/*  phys_internal.h - the world's private layout, shared by the core's own
+    files (world, collide, kicker, dribbler). Not for use outside core/.
+*/
+#ifndef PHYS_INTERNAL_H_INCLUDED
+#define PHYS_INTERNAL_H_INCLUDED
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "phys_ball.h"
+#include "phys_drive.h"
+#include "phys_field.h"
+#include "phys_robot.h"
+#include "phys_world.h"
+#include "common/base/sim_rng.h"
+
+#define PHYS_MAX_ROBOTS     (2 * (SIM_MAX_ROBOT_ID + 1))
+#define PHYS_MAX_EVENTS     640
+#define PHYS_CONTACT_ROBOTS 32 /* robot contact solver limit (§7.6) */
+
+typedef struct {
+    int team, id;
+    sim_robot_specs_t specs;
+    /* derived from specs (refreshed whenever specs change) */
+    phys_wheels_t wheels;
+    phys_drive_consts_t drive_k;
+    double inv_mass, inv_inertia;
+    double cos_m;             /* cos θ_m = c2d / R */
+    double half_w;            /* front half-width sqrt(R² - c2d²) */
+    double hold_accel_actual; /* §9.7 */
+    /* state */
+    double x, y, theta, vx, vy, omega;
+    double ct, st; /* cos / sin of theta, kept in step with it */
+    double sp[3];  /* firmware setpoint, robot frame */
+    phys_command_t cmd;
+    double cmd_twist[3]; /* least-squares twist of a wheels command */
+    uint64_t command_time_ns;
+    bool force_active;
+    double force_x, force_y;
+    bool charged;
+    double since_kick;
+    bool drib_active;
+    double drib_fraction;
+    bool holding;
+    bool ball_contact;
+} phys_robot_t;
+
+struct phys_world_t {
+    double command_timeout; /* s */
+    sim_ball_cfg_t ball_cfg;
+    sim_contact_cfg_t contact;
+    phys_realism_def_t realism;
+    sim_robot_specs_t team_specs[2];
+    phys_geom_t geom;
+    uint64_t time_ns, frame, dt_ns;
+    double dt;
+    phys_ball_state_t ball;
+    bool ball_force_active;
+    double ball_force_x, ball_force_y;
+    bool was_outside_field;
+    int in_goal; /* goal region at the end of the last substep, -1 none */
+    sim_rng_t rng;
+    int robot_count;
+    int16_t slot[2][SIM_MAX_ROBOT_ID + 1]; /* index into robots[], -1 absent */
+    int event_count;
+    phys_event_t events[PHYS_MAX_EVENTS];
+    /* robot contact broad phase: robot indices sorted by x at the last
+       substep (a cache; results never depend on it) */
+    int sap_count;
+    uint8_t sap_order[PHYS_CONTACT_ROBOTS];
+    /* and its reference positions and near pairs (phys_collide_robots),
+       kept across substeps while near_valid and sap_count is current */
+    bool near_valid;
+    double near_px[PHYS_CONTACT_ROBOTS], near_py[PHYS_CONTACT_ROBOTS];
+    uint32_t near_bits[PHYS_CONTACT_ROBOTS];
+    uint32_t near_rows;                   /* bit i: near_bits[i] is not empty */
+    uint32_t near_clear;                  /* bit i: robot i clear of the boards (s_clear_of_walls) */
+    bool exhaustive_contacts;             /* tests: robot contacts without broad phase */
+    bool scalar_robots;                   /* tests: robot phase without the lanes (phys_lanes.h) */
+    phys_robot_t robots[PHYS_MAX_ROBOTS]; /* iteration order: blue 0..255, yellow 0..255 */
+};
+
+/* World point (x, y) in robot r's frame. */
+static inline void
+phys_robot_local (const phys_robot_t *r, double x, double y, double *qx, double *qy)
+{
+    double dx = x - r->x, dy = y - r->y;
+    *qx = r->ct * dx + r->st * dy;
+    *qy = -r->st * dx + r->ct * dy;
+}
+
+/* Angle a wrapped to (-π, π]. */
+static inline double
+phys_angle_wrap (double a)
+{
+    if (a > -M_PI && a <= M_PI)
+        return a; /* the usual case, as the loops below would leave it */
+    if (!(fabs (a) <= 64))
+        a = remainder (a, 2 * M_PI);
+    while (a > M_PI)
+        a -= 2 * M_PI;
+    while (a <= -M_PI)
+        a += 2 * M_PI;
+    return a;
+}
+
+/* Tests only: run the robot phase on the scalar path even where the CPU
+   runs the lanes (phys_lanes.h), to check both give the same
+   bits. */
+void phys_world_set_scalar_robots (phys_world_t *self, bool on);
+
+/* Tests only: visit every robot pair and wall in every contact iteration
+   (no broad phase), to check that the broad phase changes no result. */
+void phys_world_set_exhaustive_contacts (phys_world_t *self, bool on);
+
+/* Refresh a robot's derived values after its specs changed. */
+void phys_robot_refresh (phys_robot_t *r);
+
+/* Set a robot's orientation and its cached cos/sin. */
+void phys_robot_set_theta (phys_robot_t *r, double theta);
+
+/* Append an event (dropped silently when the buffer is full). */
+void phys_world_emit (phys_world_t *self, phys_event_kind_t kind, int team, int id, int other_team,
+                      int other_id, double speed, double elevation_deg);
+
+/* Robot phase contacts (§7.6) for all robots. */
+void phys_collide_robots (phys_world_t *self);
+
+/* Ball phase steps 4-6 (§7.1): depenetrate, contact loop, free advance,
+   ignoring robot index `holder` (-1 none). */
+void phys_collide_ball (phys_world_t *self, int holder);
+
+/* Support floor height under the ball (§7.3). */
+double phys_collide_support (const phys_world_t *self, const phys_ball_state_t *b);
+
+/* Kicks (§8, ball phase step 1); returns the index of the last robot that
+   kicked, -1 if none. */
+int phys_kicker_run (phys_world_t *self);
+
+/* Dribblers (§9, ball phase step 2); returns the holder index, -1 if none. */
+int phys_dribbler_run (phys_world_t *self, int kicker);
+
+/* Break-beam test (§9.6) for every robot. */
+void phys_dribbler_break_beams (phys_world_t *self);
+
+#endif

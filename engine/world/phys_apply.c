@@ -1,0 +1,488 @@
+/*  phys_apply.c - league messages to physics core calls (protocol.md §4,
+    §5): wire units and conventions are converted here, never in the core. */
+#include "phys_apply.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/config/config.h"
+#include "common/base/sim_field.h"
+#include "common/base/sim_log.h"
+#include "ssl_simulation_custom_erforce_realism.pb-c.h"
+#include "ssl_simulation_custom_erforce_robot_spec.pb-c.h"
+
+static void
+s_report (sim_errors_t *errors, phys_err_t err, const char *what)
+{
+    if (err != PHYS_OK)
+        sim_errors_add (errors, phys_err_code (err), "%s", what);
+}
+
+/* A RobotId is usable when it names a team and an id <= 255. */
+static bool
+s_robot_id (const RobotId *rid, sim_team_t *team, unsigned *id, sim_errors_t *errors)
+{
+    if (!rid || !rid->has_id || !rid->has_team || rid->id > SIM_MAX_ROBOT_ID
+        || (rid->team != TEAM__BLUE && rid->team != TEAM__YELLOW)) {
+        sim_errors_add (errors, "UNSUPPORTED", "robot id needs a team (BLUE or YELLOW) and an id <= 255");
+        return false;
+    }
+    *team = rid->team == TEAM__BLUE ? SIM_TEAM_BLUE : SIM_TEAM_YELLOW;
+    *id = rid->id;
+    return true;
+}
+
+/* Append `name` to the comma-separated list in buf[len]. */
+static void
+s_list_add (char *buf, size_t len, const char *name)
+{
+    size_t used = strlen (buf);
+    snprintf (buf + used, len - used, "%s%s", used ? ", " : "", name);
+}
+
+/* The coordinates a pair (a, b) and its optional third (c, which needs
+   both) leave out: a given b, b given a, both given c. */
+static void
+s_missing_pair (char *buf, size_t len, bool has_a, bool has_b, bool has_c, const char *a, const char *b)
+{
+    if (!has_a && (has_b || has_c))
+        s_list_add (buf, len, a);
+    if (!has_b && (has_a || has_c))
+        s_list_add (buf, len, b);
+}
+
+static void
+s_teleport_ball (phys_world_t *world, const TeleportBall *tb, sim_errors_t *errors)
+{
+    /* clang-format off */
+    phys_ball_teleport_t t = {
+        .has_x = tb->has_x, .has_y = tb->has_y, .has_z = tb->has_z,
+        .has_vx = tb->has_vx, .has_vy = tb->has_vy, .has_vz = tb->has_vz,
+        .x = tb->x, .y = tb->y, .z = tb->z, .vx = tb->vx, .vy = tb->vy, .vz = tb->vz,
+        .teleport_safely = tb->has_teleport_safely && tb->teleport_safely,
+        .roll = tb->has_roll && tb->roll,
+        .by_force = tb->has_by_force && tb->by_force,
+    };
+    /* clang-format on */
+    phys_err_t err = phys_world_teleport_ball (world, &t);
+    if (err == PHYS_ERR_PARTIAL_COORD) {
+        char missing[64] = "";
+        s_missing_pair (missing, sizeof missing, t.has_x, t.has_y, t.has_z, "x", "y");
+        s_missing_pair (missing, sizeof missing, t.has_vx, t.has_vy, t.has_vz, "vx", "vy");
+        sim_errors_add (errors, phys_err_code (err),
+                        "teleport_ball: %s missing (x and y come together, vx and vy too; z needs x and y, "
+                        "vz needs vx and vy)",
+                        missing);
+    } else
+        s_report (errors, err, "teleport_ball rejected");
+}
+
+static void
+s_teleport_robot (phys_world_t *world, const TeleportRobot *tr, sim_errors_t *errors)
+{
+    /* clang-format off */
+    phys_robot_teleport_t t = {
+        .has_x = tr->has_x, .has_y = tr->has_y, .has_orientation = tr->has_orientation,
+        .has_vx = tr->has_v_x, .has_vy = tr->has_v_y, .has_omega = tr->has_v_angular,
+        .has_present = tr->has_present,
+        .x = tr->x, .y = tr->y, .orientation = tr->orientation,
+        .vx = tr->v_x, .vy = tr->v_y, .omega = tr->v_angular,
+        .present = tr->present,
+        .by_force = tr->has_by_force && tr->by_force,
+    };
+    /* clang-format on */
+    if (!s_robot_id (tr->id, &t.team, &t.id, errors))
+        return;
+    char what[64];
+    snprintf (what, sizeof what, "teleport_robot %s %u", t.team == SIM_TEAM_BLUE ? "blue" : "yellow", t.id);
+    phys_err_t err = phys_world_teleport_robot (world, &t);
+    if (err == PHYS_ERR_PARTIAL_COORD) {
+        char missing[64] = "";
+        s_missing_pair (missing, sizeof missing, t.has_x, t.has_y, false, "x", "y");
+        s_missing_pair (missing, sizeof missing, t.has_vx, t.has_vy, false, "v_x", "v_y");
+        sim_errors_add (errors, phys_err_code (err),
+                        "%s: %s missing (x and y come together, v_x and v_y too)", what, missing);
+    } else
+        s_report (errors, err, what);
+}
+
+/* Field sizes from a geometry message (protocol.md §4.3), mm -> m. */
+static void
+s_geometry_field (const SSLGeometryFieldSize *f, sim_field_t *field)
+{
+    field->length = f->field_length / 1000.0;
+    field->width = f->field_width / 1000.0;
+    field->goal_width = f->goal_width / 1000.0;
+    field->goal_depth = f->goal_depth / 1000.0;
+    field->boundary_width = f->boundary_width / 1000.0;
+    double depth = 0, width = 0;
+    if (f->has_penalty_area_depth && f->has_penalty_area_width) {
+        depth = f->penalty_area_depth / 1000.0;
+        width = f->penalty_area_width / 1000.0;
+    } else {
+        for (size_t i = 0; i < f->n_field_lines; i++) {
+            const SSLFieldLineSegment *l = f->field_lines[i];
+            if (!l->name || !l->p1 || !l->p2)
+                continue;
+            if (strcmp (l->name, "LeftPenaltyStretch") == 0) {
+                depth = (field->length / 2 - fabs (l->p1->x / 1000.0));
+                width = fabs (l->p2->y - l->p1->y) / 1000.0;
+                break;
+            }
+            if (strcmp (l->name, "LeftFieldLeftPenaltyStretch") == 0 && depth <= 0) {
+                depth = fabs (l->p2->x - l->p1->x) / 1000.0;
+                width = 2 * fabs (l->p1->y) / 1000.0;
+            }
+        }
+    }
+    if (depth > 0 && width > 0) {
+        field->penalty_area_depth = depth;
+        field->penalty_area_width = width;
+    }
+    double thickness = 0;
+    for (size_t i = 0; i < f->n_field_lines; i++) {
+        const SSLFieldLineSegment *l = f->field_lines[i];
+        if (l->thickness > 0 && (thickness == 0 || l->thickness / 1000.0 < thickness))
+            thickness = l->thickness / 1000.0;
+    }
+    if (thickness > 0)
+        field->line_thickness = thickness;
+    for (size_t i = 0; i < f->n_field_arcs; i++) {
+        const SSLFieldCircularArc *a = f->field_arcs[i];
+        if (a->name && strcmp (a->name, "CenterCircle") == 0 && a->radius > 0)
+            field->center_circle_radius = a->radius / 1000.0;
+    }
+    /* the sizes only the geometry packet carries: kept when absent or not positive */
+    if (f->has_boundary_width_goal_line && f->boundary_width_goal_line > 0)
+        field->boundary_width_goal_line = f->boundary_width_goal_line / 1000.0;
+    if (f->has_goal_center_to_penalty_mark && f->goal_center_to_penalty_mark > 0)
+        field->goal_center_to_penalty_mark = f->goal_center_to_penalty_mark / 1000.0;
+    if (f->has_goal_substitution_area_width && f->goal_substitution_area_width > 0)
+        field->goal_substitution_area_width = f->goal_substitution_area_width / 1000.0;
+}
+
+static void
+s_geometry (phys_world_t *world, sim_config_t *cfg, const SSLGeometryData *g, sim_errors_t *errors,
+            phys_changes_t *changes)
+{
+    if (g->field) {
+        sim_field_t field;
+        sim_field_resolve (&cfg->field, cfg->run.division, &field);
+        s_geometry_field (g->field, &field);
+        /* the world validates the sizes; only an accepted field enters the
+           configuration, so the two never disagree */
+        if (phys_world_set_field (world, &field) == PHYS_OK) {
+            cfg->field = field;
+            changes->config = true;
+        } else
+            sim_errors_add (errors, "UNSUPPORTED", "geometry with non-positive field sizes ignored");
+    }
+    int count = 0;
+    sim_camera_cfg_t cams[SIM_MAX_CAMERAS];
+    for (size_t i = 0; i < g->n_calib && count < SIM_MAX_CAMERAS; i++) {
+        const SSLGeometryCameraCalibration *c = g->calib[i];
+        if (!c->has_derived_camera_world_tx || !c->has_derived_camera_world_ty
+            || !c->has_derived_camera_world_tz)
+            continue;
+        cams[count++] = (sim_camera_cfg_t) {
+            .id = (int) c->camera_id,
+            .x = c->derived_camera_world_tx / 1000.0,
+            .y = c->derived_camera_world_ty / 1000.0,
+            .z = c->derived_camera_world_tz / 1000.0,
+            /* the sensor rides along; a nonsensical one falls back to the default */
+            .focal_length_px = c->focal_length > 0 && c->focal_length < 1e6 ? c->focal_length : 0,
+            .image_width =
+                c->has_pixel_image_width && c->pixel_image_width <= 100000 ? (int) c->pixel_image_width : 0,
+            .image_height = c->has_pixel_image_height && c->pixel_image_height <= 100000
+                              ? (int) c->pixel_image_height
+                              : 0,
+        };
+    }
+    if (count > 0) {
+        /* the rig enters the configuration only if every other service
+           can load it (a camera below the floor, say, would not) */
+        sim_vision_cfg_t before = cfg->vision;
+        cfg->vision.camera_count = count;
+        memcpy (cfg->vision.cameras, cams, sizeof cams[0] * (size_t) count);
+        char why[256];
+        if (sim_config_validate (cfg, why, sizeof why)) {
+            cfg->vision = before;
+            sim_errors_add (errors, "UNSUPPORTED", "camera geometry ignored: %s", why);
+            return;
+        }
+        cfg->rig_generation++;
+        changes->config = changes->rig = true;
+    }
+}
+
+/* Does an Any type URL name `type` (last '/' segment or last '.' part)? */
+static bool
+s_any_is (const char *url, const char *type)
+{
+    if (!url)
+        return false;
+    const char *slash = strrchr (url, '/');
+    const char *name = slash ? slash + 1 : url;
+    if (strcmp (name, type) == 0)
+        return true;
+    const char *dot = strrchr (name, '.');
+    return dot && strcmp (dot + 1, type) == 0;
+}
+
+/* clang-format off */
+#define SET_IF(has, dst, src) do { if (has) { (dst) = (src); } } while (0)
+/* clang-format on */
+
+static void
+s_spec_update (const RobotSpecs *s, phys_spec_update_t *u)
+{
+    memset (u, 0, sizeof *u);
+    if (s->has_radius) {
+        u->mask |= PHYS_SPEC_RADIUS;
+        u->v.radius = s->radius;
+    }
+    if (s->has_height) {
+        u->mask |= PHYS_SPEC_HEIGHT;
+        u->v.height = s->height;
+    }
+    if (s->has_mass) {
+        u->mask |= PHYS_SPEC_MASS;
+        u->v.mass = s->mass;
+    }
+    if (s->has_center_to_dribbler) {
+        u->mask |= PHYS_SPEC_CENTER_TO_DRIBBLER;
+        u->v.center_to_dribbler = s->center_to_dribbler;
+    }
+    if (s->has_max_linear_kick_speed) {
+        u->mask |= PHYS_SPEC_MAX_LINEAR_KICK_SPEED;
+        u->v.kicker.max_linear_speed = s->max_linear_kick_speed;
+    }
+    if (s->has_max_chip_kick_speed) {
+        u->mask |= PHYS_SPEC_MAX_CHIP_KICK_SPEED;
+        u->v.kicker.max_chip_speed = s->max_chip_kick_speed;
+    }
+    const RobotLimits *l = s->limits;
+    if (l) {
+        sim_limits_t *d = &u->v.limits;
+        if (l->has_acc_speedup_absolute_max) {
+            u->mask |= PHYS_SPEC_ACC_SPEEDUP_ABSOLUTE_MAX;
+            d->acc_speedup_absolute_max = l->acc_speedup_absolute_max;
+        }
+        if (l->has_acc_speedup_angular_max) {
+            u->mask |= PHYS_SPEC_ACC_SPEEDUP_ANGULAR_MAX;
+            d->acc_speedup_angular_max = l->acc_speedup_angular_max;
+        }
+        if (l->has_acc_brake_absolute_max) {
+            u->mask |= PHYS_SPEC_ACC_BRAKE_ABSOLUTE_MAX;
+            d->acc_brake_absolute_max = l->acc_brake_absolute_max;
+        }
+        if (l->has_acc_brake_angular_max) {
+            u->mask |= PHYS_SPEC_ACC_BRAKE_ANGULAR_MAX;
+            d->acc_brake_angular_max = l->acc_brake_angular_max;
+        }
+        if (l->has_vel_absolute_max) {
+            u->mask |= PHYS_SPEC_VEL_ABSOLUTE_MAX;
+            d->vel_absolute_max = l->vel_absolute_max;
+        }
+        if (l->has_vel_angular_max) {
+            u->mask |= PHYS_SPEC_VEL_ANGULAR_MAX;
+            d->vel_angular_max = l->vel_angular_max;
+        }
+    }
+    if (s->wheel_angles) {
+        /* clockwise on the wire, counter-clockwise inside */
+        u->mask |= PHYS_SPEC_WHEEL_FRONT_RIGHT | PHYS_SPEC_WHEEL_BACK_RIGHT | PHYS_SPEC_WHEEL_BACK_LEFT
+                 | PHYS_SPEC_WHEEL_FRONT_LEFT;
+        u->v.wheel_angles =
+            (sim_wheel_angles_t) { -s->wheel_angles->front_right, -s->wheel_angles->back_right,
+                                   -s->wheel_angles->back_left, -s->wheel_angles->front_left };
+    }
+    for (size_t i = 0; i < s->n_custom; i++) {
+        const Google__Protobuf__Any *any = s->custom[i];
+        if (!s_any_is (any->type_url, "RobotSpecErForce"))
+            continue;
+        Sslsim__RobotSpecErForce *er =
+            sslsim__robot_spec_er_force__unpack (NULL, any->value.len, any->value.data);
+        if (!er)
+            continue; /* protocol.md §4.3: ignored silently */
+        if (er->has_shoot_radius) {
+            u->mask |= PHYS_SPEC_SHOOT_RADIUS;
+            u->v.shoot_radius = er->shoot_radius;
+        }
+        if (er->has_dribbler_width) {
+            u->mask |= PHYS_SPEC_DRIBBLER_WIDTH;
+            u->v.dribbler_width = er->dribbler_width;
+        }
+        sslsim__robot_spec_er_force__free_unpacked (er, NULL);
+    }
+}
+
+static void
+s_realism (phys_world_t *world, sim_config_t *cfg, const RealismConfig *rc, sim_errors_t *errors,
+           phys_changes_t *changes)
+{
+    for (size_t i = 0; i < rc->n_custom; i++) {
+        const Google__Protobuf__Any *any = rc->custom[i];
+        RealismConfigErForce *r = NULL;
+        if (s_any_is (any->type_url, "RealismConfigErForce"))
+            r = realism_config_er_force__unpack (NULL, any->value.len, any->value.data);
+        if (!r) {
+            sim_errors_add (errors, "UNSUPPORTED", "realism entry of type %s not understood",
+                            any->type_url ? any->type_url : "(none)");
+            continue;
+        }
+        sim_realism_t before = cfg->realism;
+        sim_realism_t *d = &cfg->realism;
+        SET_IF (r->has_stddev_ball_p, d->stddev_ball_p, r->stddev_ball_p);
+        SET_IF (r->has_stddev_robot_p, d->stddev_robot_p, r->stddev_robot_p);
+        SET_IF (r->has_stddev_robot_phi, d->stddev_robot_phi, r->stddev_robot_phi);
+        SET_IF (r->has_stddev_ball_area, d->stddev_ball_area, r->stddev_ball_area);
+        SET_IF (r->has_enable_invisible_ball, d->enable_invisible_ball, r->enable_invisible_ball);
+        SET_IF (r->has_ball_visibility_threshold, d->ball_visibility_threshold, r->ball_visibility_threshold);
+        SET_IF (r->has_camera_overlap, d->camera_overlap, r->camera_overlap);
+        SET_IF (r->has_dribbler_ball_detections, d->dribbler_ball_detections, r->dribbler_ball_detections);
+        SET_IF (r->has_camera_position_error, d->camera_position_error, r->camera_position_error);
+        SET_IF (r->has_robot_command_loss, d->robot_command_loss, r->robot_command_loss);
+        SET_IF (r->has_robot_response_loss, d->robot_response_loss, r->robot_response_loss);
+        SET_IF (r->has_missing_ball_detections, d->missing_ball_detections, r->missing_ball_detections);
+        SET_IF (r->has_vision_delay, d->vision_delay, fmax (0, (double) r->vision_delay * 1e-9));
+        SET_IF (r->has_vision_processing_time, d->vision_processing_time,
+                fmax (0, (double) r->vision_processing_time * 1e-9));
+        SET_IF (r->has_simulate_dribbling, d->simulate_dribbling, r->simulate_dribbling);
+        SET_IF (r->has_object_position_offset, d->object_position_offset, r->object_position_offset);
+        SET_IF (r->has_missing_robot_detections, d->missing_robot_detections, r->missing_robot_detections);
+        realism_config_er_force__free_unpacked (r, NULL);
+        /* a value out of its range (a loss of 5, a NaN deviation) would make
+           the published configuration unloadable for every other service */
+        char why[192];
+        if (sim_config_validate (cfg, why, sizeof why)) {
+            cfg->realism = before;
+            sim_errors_add (errors, "UNSUPPORTED", "realism rejected, nothing changed: %s", why);
+            continue;
+        }
+        phys_realism_def_t physics_realism;
+        phys_realism_def_pick (&physics_realism, &cfg->realism);
+        phys_world_set_realism (world, &physics_realism);
+        cfg->team[SIM_TEAM_BLUE].dribbler.glue = !cfg->realism.simulate_dribbling;
+        cfg->team[SIM_TEAM_YELLOW].dribbler.glue = !cfg->realism.simulate_dribbling;
+        changes->config = true;
+    }
+}
+
+/* Replace the port of a HOST:PORT string. */
+static void
+s_set_vision_port (sim_config_t *cfg, unsigned port)
+{
+    char host[SIM_STRING_MAX];
+    snprintf (host, sizeof host, "%s", cfg->run.vision_addr);
+    char *colon = strrchr (host, ':');
+    if (colon)
+        *colon = '\0';
+    snprintf (cfg->run.vision_addr, sizeof cfg->run.vision_addr, "%.200s:%u", host, port);
+}
+
+void
+phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorCommand *cmd, sim_errors_t *errors,
+                    phys_changes_t *changes)
+{
+    const SimulatorControl *control = cmd->control;
+    if (control) {
+        if (control->has_simulation_speed) {
+            float speed = control->simulation_speed;
+            if (!isfinite (speed) || speed < 0)
+                sim_errors_add (errors, "UNSUPPORTED", "simulation_speed must be finite and >= 0");
+            else if (cfg->run.speed != speed) {
+                cfg->run.speed = speed;
+                changes->config = true;
+            }
+        }
+        if (control->teleport_ball)
+            s_teleport_ball (world, control->teleport_ball, errors);
+        for (size_t i = 0; i < control->n_teleport_robot; i++)
+            s_teleport_robot (world, control->teleport_robot[i], errors);
+    }
+    const SimulatorConfig *config = cmd->config;
+    if (!config)
+        return;
+    if (config->geometry)
+        s_geometry (world, cfg, config->geometry, errors, changes);
+    for (size_t i = 0; i < config->n_robot_specs; i++) {
+        const RobotSpecs *s = config->robot_specs[i];
+        sim_team_t team;
+        unsigned id;
+        if (!s_robot_id (s->id, &team, &id, errors))
+            continue;
+        phys_spec_update_t u;
+        s_spec_update (s, &u);
+        char why[256] = "";
+        phys_err_t err = phys_world_update_specs (world, team, id, &u, why, sizeof why);
+        char what[320];
+        snprintf (what, sizeof what, "robot specs for %s %u%s%s", team == SIM_TEAM_BLUE ? "blue" : "yellow",
+                  id, why[0] ? ": " : "", why);
+        s_report (errors, err, what);
+        cfg->team[team] = *phys_world_team_specs (world, team);
+        changes->config = true;
+    }
+    if (config->realism_config)
+        s_realism (world, cfg, config->realism_config, errors, changes);
+    if (config->has_vision_port) {
+        if (config->vision_port == 0 || config->vision_port > 65535)
+            sim_errors_add (errors, "UNSUPPORTED", "vision_port %u is not a UDP port (1..65535)",
+                            config->vision_port);
+        else {
+            s_set_vision_port (cfg, config->vision_port);
+            changes->config = true;
+        }
+    }
+}
+
+void
+phys_apply_robot_control (phys_world_t *world, sim_team_t team, const RobotControl *rc, sim_errors_t *errors,
+                          phys_feedback_t *feedback)
+{
+    for (size_t i = 0; i < rc->n_robot_commands; i++) {
+        const RobotCommand *rcmd = rc->robot_commands[i];
+        if (rcmd->id > SIM_MAX_ROBOT_ID) {
+            sim_errors_add (errors, "UNKNOWN_ROBOT", "robot id %u is above 255", rcmd->id);
+            continue;
+        }
+        phys_command_t c = { .move = PHYS_MOVE_NONE };
+        const RobotMoveCommand *m = rcmd->move_command;
+        if (m && m->command_case == ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY) {
+            c.move = PHYS_MOVE_LOCAL;
+            c.v[0] = m->local_velocity->forward;
+            c.v[1] = m->local_velocity->left;
+            c.v[2] = m->local_velocity->angular;
+        } else if (m && m->command_case == ROBOT_MOVE_COMMAND__COMMAND_GLOBAL_VELOCITY) {
+            c.move = PHYS_MOVE_GLOBAL;
+            c.v[0] = m->global_velocity->x;
+            c.v[1] = m->global_velocity->y;
+            c.v[2] = m->global_velocity->angular;
+        } else if (m && m->command_case == ROBOT_MOVE_COMMAND__COMMAND_WHEEL_VELOCITY) {
+            c.move = PHYS_MOVE_WHEELS;
+            c.v[0] = m->wheel_velocity->front_right;
+            c.v[1] = m->wheel_velocity->back_right;
+            c.v[2] = m->wheel_velocity->back_left;
+            c.v[3] = m->wheel_velocity->front_left;
+        }
+        c.kick_speed = rcmd->has_kick_speed ? rcmd->kick_speed : 0;
+        c.kick_angle_deg = rcmd->has_kick_angle ? rcmd->kick_angle : 0;
+        c.dribbler_rpm = rcmd->has_dribbler_speed ? rcmd->dribbler_speed : 0;
+        int contact = phys_world_ball_contact (world, team, rcmd->id);
+        phys_err_t err = phys_world_command (world, team, rcmd->id, &c);
+        if (err != PHYS_OK) {
+            sim_errors_add (errors, phys_err_code (err), "robot %s %u",
+                            team == SIM_TEAM_BLUE ? "blue" : "yellow", rcmd->id);
+            continue;
+        }
+        if (feedback && feedback->count < PHYS_FEEDBACK_MAX) {
+            RobotFeedback *fb = &feedback->items[feedback->count];
+            *fb = (RobotFeedback) ROBOT_FEEDBACK__INIT;
+            fb->id = rcmd->id;
+            fb->has_dribbler_ball_contact = true;
+            fb->dribbler_ball_contact = contact > 0;
+            feedback->ptrs[feedback->count++] = fb;
+        }
+    }
+}

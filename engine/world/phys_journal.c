@@ -1,0 +1,558 @@
+/*  phys_journal.c - the physics input journal: apply, append, read,
+    replay. The layout is in docs/journal.md; every integer is
+    little-endian whatever the host, so tools on another machine can read
+    a journal (the checkpoint it follows is the build's own image, but an
+    input is a portable protobuf message).
+
+        header  "SSLSIMJL"  u32 version  u32 key length
+                u64 base seq  u64 base frame  u64 base time ns
+                u64 substep ns  key bytes  u64 FNV-1a of the above
+        record  u32 length (all of it)  u16 kind  u16 0
+                u64 seq  u64 frame  u64 time ns  i64 wall us
+                payload  u64 FNV-1a of the above
+*/
+#include "common/base/sim_hash.h"
+#include "phys_journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "phys_checkpoint.h"
+#include "common/base/sim_log.h"
+
+#define JL_MAGIC       "SSLSIMJL"
+#define JL_HEADER      48 /* the fixed part of the file header */
+#define JL_RECORD      40 /* the fixed part of a record */
+#define JL_SUM         8  /* the checksum after each */
+#define JL_KEY_MAX     4096
+#define JL_PAYLOAD_MAX (1u << 20) /* a bus message is at most 240 KiB */
+
+/* ---- applying --------------------------------------------------------- */
+
+void
+phys_journal_apply (phys_world_t *world, sim_config_t *cfg, const Simbus__Request *req,
+                    phys_journal_result_t *out)
+{
+    sim_errors_init (&out->errors);
+    sim_errors_init (&out->robot_errors);
+    out->feedback.count = 0;
+    out->changes = (phys_changes_t) { false, false };
+    if (req->simulator_command)
+        phys_apply_command (world, cfg, req->simulator_command, &out->errors, &out->changes);
+    if (req->team_control && req->team_control->control) {
+        sim_team_t team = req->team_control->team == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
+        phys_apply_robot_control (world, team, req->team_control->control, &out->robot_errors,
+                                  &out->feedback);
+    }
+}
+
+/* ---- little-endian fields --------------------------------------------- */
+
+static void
+s_put (uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static uint64_t
+s_get (const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v |= (uint64_t) p[i] << (8 * i);
+    return v;
+}
+
+static void
+s_seal (uint8_t *p, size_t len)
+{
+    s_put (p + len, sim_fnv1a (SIM_FNV1A_BASIS, p, len), 8);
+}
+
+static bool
+s_sealed (const uint8_t *p, size_t len)
+{
+    return s_get (p + len, 8) == sim_fnv1a (SIM_FNV1A_BASIS, p, len);
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+struct phys_journal_t {
+    char *path, *key;
+    int fd;            /* -1 until started */
+    off_t size;        /* the end of the last whole record */
+    uint64_t seq;      /* the next input's number */
+    uint64_t promised; /* nothing after this substep was published */
+    uint8_t *buf;
+    size_t cap;
+    uint64_t failures;
+    bool failing;
+};
+
+phys_journal_t *
+phys_journal_new (const char *path, const char *key, uint64_t seq)
+{
+    phys_journal_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->fd = -1;
+    self->seq = seq;
+    self->path = strdup (path);
+    self->key = strdup (key);
+    self->cap = 4096;
+    self->buf = malloc (self->cap);
+    if (!self->path || !self->key || !self->buf || strlen (key) > JL_KEY_MAX)
+        phys_journal_destroy (&self);
+    return self;
+}
+
+void
+phys_journal_destroy (phys_journal_t **self_p)
+{
+    phys_journal_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->fd >= 0)
+        close (self->fd);
+    free (self->path);
+    free (self->key);
+    free (self->buf);
+    free (self);
+    *self_p = NULL;
+}
+
+uint64_t
+phys_journal_seq (const phys_journal_t *self)
+{
+    return self->seq;
+}
+
+uint64_t
+phys_journal_failures (const phys_journal_t *self)
+{
+    return self->failures;
+}
+
+static int
+s_reserve (phys_journal_t *self, size_t len)
+{
+    if (len <= self->cap)
+        return 0;
+    size_t cap = self->cap;
+    while (cap < len)
+        cap *= 2;
+    uint8_t *buf = realloc (self->buf, cap);
+    if (!buf)
+        return -1;
+    self->buf = buf;
+    self->cap = cap;
+    return 0;
+}
+
+static int64_t
+s_wall_us (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The fixed part of a record at p; the payload follows it. Returns the
+   record's whole length. */
+static size_t
+s_record (uint8_t *p, phys_journal_kind_t kind, uint64_t seq, uint64_t frame, uint64_t time_ns,
+          size_t payload)
+{
+    size_t len = JL_RECORD + payload + JL_SUM;
+    s_put (p, len, 4);
+    s_put (p + 4, (uint64_t) kind, 2);
+    s_put (p + 6, 0, 2);
+    s_put (p + 8, seq, 8);
+    s_put (p + 16, frame, 8);
+    s_put (p + 24, time_ns, 8);
+    s_put (p + 32, (uint64_t) s_wall_us (), 8);
+    s_seal (p, JL_RECORD + payload);
+    return len;
+}
+
+static int
+s_failed (phys_journal_t *self, const char *what)
+{
+    self->failures++;
+    if (!self->failing)
+        sim_warn ("journal %s: %s: %s (inputs from now on may be lost by a crash)", self->path, what,
+                  self->fd < 0 ? "not started" : strerror (errno));
+    self->failing = true;
+    return -1;
+}
+
+/* One write(2) of len bytes at self->buf; a short write is cut off again,
+   so the file always ends with a whole record. */
+static int
+s_append (phys_journal_t *self, size_t len, const char *what)
+{
+    if (self->fd < 0)
+        return s_failed (self, what);
+    ssize_t n;
+    do
+        n = write (self->fd, self->buf, len);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t) len) {
+        if (n >= 0)
+            errno = ENOSPC;
+        int saved = errno;
+        if (n > 0 && ftruncate (self->fd, self->size) != 0)
+            sim_warn ("journal %s: cannot cut off a torn record: %s", self->path, strerror (errno));
+        errno = saved;
+        return s_failed (self, what);
+    }
+    self->size += (off_t) len;
+    if (self->failing)
+        sim_info ("journal %s: writing again", self->path);
+    self->failing = false;
+    return 0;
+}
+
+static uint64_t
+s_lead_frames (const phys_world_t *world)
+{
+    uint64_t dt = phys_world_dt_ns (world);
+    uint64_t n = dt ? PHYS_JOURNAL_LEAD_NS / dt : 1;
+    return n ? n : 1;
+}
+
+/* A mark record for substep `frame` at self->buf + at; returns its length. */
+static size_t
+s_mark_at (phys_journal_t *self, size_t at, const phys_world_t *world, uint64_t frame)
+{
+    uint64_t now = phys_world_frame (world);
+    uint64_t time_ns = phys_world_time_ns (world) + (frame - now) * phys_world_dt_ns (world);
+    return s_record (self->buf + at, PHYS_JOURNAL_MARK, self->seq, frame, time_ns, 0);
+}
+
+int
+phys_journal_start (phys_journal_t *self, uint64_t seq, const phys_world_t *world)
+{
+    size_t key_len = strlen (self->key);
+    size_t head = JL_HEADER + key_len + JL_SUM;
+    if (s_reserve (self, head + JL_RECORD + JL_SUM))
+        return s_failed (self, "out of memory");
+    uint8_t *p = self->buf;
+    memcpy (p, JL_MAGIC, 8);
+    s_put (p + 8, PHYS_JOURNAL_VERSION, 4);
+    s_put (p + 12, key_len, 4);
+    s_put (p + 16, seq, 8);
+    s_put (p + 24, phys_world_frame (world), 8);
+    s_put (p + 32, phys_world_time_ns (world), 8);
+    s_put (p + 40, phys_world_dt_ns (world), 8);
+    memcpy (p + JL_HEADER, self->key, key_len);
+    s_seal (p, JL_HEADER + key_len);
+    self->seq = seq;
+    if (self->promised < phys_world_frame (world))
+        self->promised = phys_world_frame (world);
+    size_t len = head + s_mark_at (self, head, world, self->promised);
+
+    char tmp[SIM_STRING_MAX + 16];
+    snprintf (tmp, sizeof tmp, "%s.tmp", self->path);
+    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        sim_warn ("journal: cannot write %s: %s", tmp, strerror (errno));
+        return -1;
+    }
+    if (write (fd, p, len) != (ssize_t) len || rename (tmp, self->path) != 0) {
+        sim_warn ("journal: cannot write %s: %s", self->path, strerror (errno));
+        close (fd);
+        unlink (tmp);
+        return -1;
+    }
+    if (self->fd >= 0)
+        close (self->fd);
+    self->fd = fd;
+    self->size = (off_t) len;
+    self->failing = false;
+    return 0;
+}
+
+int
+phys_journal_input (phys_journal_t *self, const phys_world_t *world, const Simbus__Request *req)
+{
+    /* unknown fields change nothing physics does; left out, the bytes
+       are those of the message physics understood */
+    Simbus__Request copy = *req;
+    copy.base.n_unknown_fields = 0;
+    copy.base.unknown_fields = NULL;
+    size_t payload = simbus__request__get_packed_size (&copy);
+    uint64_t frame = phys_world_frame (world);
+    uint64_t seq = self->seq++;
+    uint64_t after = frame + (req->has_substeps ? req->substeps : 0);
+    if (after > self->promised)
+        self->promised = after;
+    if (payload > JL_PAYLOAD_MAX || s_reserve (self, JL_RECORD + payload + JL_SUM)) {
+        errno = EMSGSIZE;
+        return s_failed (self, "input too large");
+    }
+    simbus__request__pack (&copy, self->buf + JL_RECORD);
+    size_t len = s_record (self->buf, PHYS_JOURNAL_INPUT, seq, frame, phys_world_time_ns (world), payload);
+    return s_append (self, len, "cannot append an input");
+}
+
+int
+phys_journal_note (phys_journal_t *self, const phys_world_t *world, phys_journal_kind_t kind,
+                   const void *payload, size_t len)
+{
+    if (len > JL_PAYLOAD_MAX || s_reserve (self, JL_RECORD + len + JL_SUM)) {
+        errno = EMSGSIZE;
+        return s_failed (self, "note too large");
+    }
+    if (len)
+        memcpy (self->buf + JL_RECORD, payload, len);
+    size_t rec =
+        s_record (self->buf, kind, self->seq, phys_world_frame (world), phys_world_time_ns (world), len);
+    return s_append (self, rec, "cannot append a note");
+}
+
+int
+phys_journal_reopen (phys_journal_t *self, const phys_world_t *world)
+{
+    int fd = open (self->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat (fd, &st) != 0 || st.st_size < JL_HEADER) {
+        close (fd);
+        return -1;
+    }
+    if (self->fd >= 0)
+        close (self->fd);
+    self->fd = fd;
+    self->size = st.st_size;
+    if (self->promised < phys_world_frame (world))
+        self->promised = phys_world_frame (world);
+    self->failing = false;
+    return 0;
+}
+
+int
+phys_journal_reached (phys_journal_t *self, const phys_world_t *world)
+{
+    uint64_t frame = phys_world_frame (world);
+    if (frame <= self->promised)
+        return 0;
+    self->promised = frame + s_lead_frames (world);
+    return s_append (self, s_mark_at (self, 0, world, self->promised), "cannot append a mark");
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* Read exactly len bytes; false at the end of the file or on an error. */
+static bool
+s_read (FILE *f, void *buf, size_t len)
+{
+    return fread (buf, 1, len, f) == len;
+}
+
+static int
+s_read_header (FILE *f, const char *path, const char *key, phys_journal_header_t *header, uint8_t *buf)
+{
+    if (!s_read (f, buf, JL_HEADER) || memcmp (buf, JL_MAGIC, 8) != 0) {
+        sim_info ("journal %s has no header; not replayed", path);
+        return -1;
+    }
+    uint64_t version = s_get (buf + 8, 4);
+    size_t key_len = (size_t) s_get (buf + 12, 4);
+    if (version != PHYS_JOURNAL_VERSION || key_len > JL_KEY_MAX) {
+        sim_info ("journal %s is of version %llu, not %u; not replayed", path, (unsigned long long) version,
+                  PHYS_JOURNAL_VERSION);
+        return -1;
+    }
+    if (!s_read (f, buf + JL_HEADER, key_len + JL_SUM) || !s_sealed (buf, JL_HEADER + key_len)) {
+        sim_info ("journal %s has a damaged header; not replayed", path);
+        return -1;
+    }
+    if (key && (key_len != strlen (key) || memcmp (buf + JL_HEADER, key, key_len) != 0)) {
+        sim_info ("journal %s belongs to another run; not replayed", path);
+        return -1;
+    }
+    header->base_seq = s_get (buf + 16, 8);
+    header->base_frame = s_get (buf + 24, 8);
+    header->base_time_ns = s_get (buf + 32, 8);
+    header->substep_ns = s_get (buf + 40, 8);
+    header->torn = false;
+    return 0;
+}
+
+int
+phys_journal_read (const char *path, const char *key, phys_journal_header_t *header, phys_journal_fn *fn,
+                   void *arg)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return -1;
+    size_t cap = JL_RECORD + JL_PAYLOAD_MAX + JL_SUM;
+    uint8_t *buf = malloc (cap);
+    int count = -1;
+    if (!buf || s_read_header (f, path, key, header, buf))
+        goto done;
+    count = 0;
+    for (;;) {
+        size_t got = fread (buf, 1, 4, f);
+        if (got == 0 && feof (f))
+            break; /* the end, between records */
+        size_t len = got == 4 ? (size_t) s_get (buf, 4) : 0;
+        if (len < JL_RECORD + JL_SUM || len > cap || !s_read (f, buf + 4, len - 4)
+            || !s_sealed (buf, len - JL_SUM)) {
+            sim_warn ("journal %s: record %d is torn or damaged; read up to it", path, count + 1);
+            header->torn = true;
+            break;
+        }
+        phys_journal_record_t rec = { .kind = (phys_journal_kind_t) s_get (buf + 4, 2),
+                                      .seq = s_get (buf + 8, 8),
+                                      .frame = s_get (buf + 16, 8),
+                                      .time_ns = s_get (buf + 24, 8),
+                                      .wall_us = (int64_t) s_get (buf + 32, 8),
+                                      .payload = buf + JL_RECORD,
+                                      .payload_len = len - JL_RECORD - JL_SUM };
+        count++;
+        if (!fn (arg, &rec))
+            break;
+    }
+done:
+    free (buf);
+    fclose (f);
+    return count;
+}
+
+/* ---- replaying -------------------------------------------------------- */
+
+typedef struct {
+    const char *path;
+    const phys_journal_header_t *header; /* filled before the first record */
+    phys_world_t *world;
+    sim_config_t *cfg;
+    phys_journal_result_t *scratch;
+    phys_journal_replay_t *out;
+    uint64_t first;  /* the checkpoint holds the inputs before this one */
+    uint64_t target; /* run at least up to this substep */
+    bool failed;     /* an input did not fit: apply no more, honour marks */
+    bool checked;    /* the header was compared with the checkpoint */
+    bool foreign;    /* ... and does not follow it */
+} jl_replay_t;
+
+static void
+s_run_to (jl_replay_t *r, uint64_t frame)
+{
+    while (phys_world_frame (r->world) < frame) {
+        phys_world_step (r->world);
+        r->out->substeps++;
+    }
+}
+
+/* A record's substep that a replay can reach from where it is. */
+static bool
+s_reachable (const jl_replay_t *r, uint64_t frame)
+{
+    uint64_t now = phys_world_frame (r->world);
+    return frame >= now && frame - now <= PHYS_JOURNAL_MAX_GAP;
+}
+
+static bool
+s_stop (jl_replay_t *r, const phys_journal_record_t *rec, const char *why)
+{
+    sim_warn ("journal %s: input %llu at substep %llu %s; replayed up to it", r->path,
+              (unsigned long long) rec->seq, (unsigned long long) rec->frame, why);
+    r->failed = true;
+    return true; /* read on for the marks */
+}
+
+static bool
+s_replay_input (jl_replay_t *r, const phys_journal_record_t *rec)
+{
+    if (rec->seq < r->first) {
+        r->out->skipped++; /* a crash came between a checkpoint and its new journal */
+        return true;
+    }
+    if (rec->seq != r->out->seq)
+        return s_stop (r, rec, "is not the next one");
+    if (!s_reachable (r, rec->frame))
+        return s_stop (r, rec, "is out of order");
+    s_run_to (r, rec->frame);
+    if (phys_world_time_ns (r->world) != rec->time_ns)
+        return s_stop (r, rec, "comes at another sim time");
+    Simbus__Request *req = simbus__request__unpack (NULL, rec->payload_len, rec->payload);
+    if (!req)
+        return s_stop (r, rec, "does not decode");
+    if (req->has_substeps && req->substeps > PHYS_JOURNAL_MAX_GAP) {
+        simbus__request__free_unpacked (req, NULL);
+        return s_stop (r, rec, "asks for too many substeps");
+    }
+    phys_journal_apply (r->world, r->cfg, req, r->scratch);
+    r->out->config_changes += r->scratch->changes.config;
+    r->out->rig |= r->scratch->changes.rig;
+    if (req->has_substeps)
+        s_run_to (r, rec->frame + req->substeps);
+    simbus__request__free_unpacked (req, NULL);
+    r->out->seq++;
+    r->out->inputs++;
+    return true;
+}
+
+/* True when the journal follows the checkpoint: it starts at or before
+   the checkpoint's input (a crash between writing a checkpoint and
+   starting its journal leaves the journal before), with its substep. */
+static bool
+s_follows (jl_replay_t *r)
+{
+    if (!r->checked) {
+        r->checked = true;
+        r->foreign = r->header->base_seq > r->first || r->header->substep_ns != phys_world_dt_ns (r->world);
+        if (r->foreign)
+            sim_warn ("journal %s follows another checkpoint (input %llu, substep %llu ns); not replayed",
+                      r->path, (unsigned long long) r->header->base_seq,
+                      (unsigned long long) r->header->substep_ns);
+    }
+    return !r->foreign;
+}
+
+static bool
+s_replay_record (void *arg, const phys_journal_record_t *rec)
+{
+    jl_replay_t *r = arg;
+    if (!s_follows (r))
+        return false;
+    if (rec->kind == PHYS_JOURNAL_INPUT && !r->failed)
+        return s_replay_input (r, rec);
+    /* a mark from before the checkpoint still holds: nothing was applied
+       between the checkpoint and the crash that came before the new
+       journal */
+    if (rec->kind == PHYS_JOURNAL_MARK && rec->frame > r->target && s_reachable (r, rec->frame))
+        r->target = rec->frame;
+    return true; /* kinds this version does not know change nothing */
+}
+
+int
+phys_journal_replay (const char *path, const char *key, phys_world_t *world, sim_config_t *cfg, uint64_t seq,
+                     phys_journal_result_t *scratch, phys_journal_replay_t *out)
+{
+    *out = (phys_journal_replay_t) { .seq = seq, .complete = true };
+    phys_journal_header_t header = { 0 };
+    jl_replay_t r = { .path = path,
+                      .header = &header,
+                      .world = world,
+                      .cfg = cfg,
+                      .scratch = scratch,
+                      .out = out,
+                      .first = seq,
+                      .target = phys_world_frame (world) };
+    if (phys_journal_read (path, key, &header, s_replay_record, &r) < 0)
+        return 0; /* none, or not ours: nothing to replay */
+    s_run_to (&r, r.target);
+    out->complete = !header.torn && !r.failed && !r.foreign;
+    return r.failed ? -1 : 0;
+}
