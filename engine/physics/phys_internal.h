@@ -154,7 +154,7 @@ void phys_world_emit (phys_world_t *self, phys_event_kind_t kind, int team, int 
    them, then their contacts (phys_robot_phase.c). */
 void phys_robot_phase (phys_world_t *self);
 
-/* Robot phase contacts (§7.6) for all robots. */
+/* Robot phase contacts (§7.6) for all robots (phys_collide_robots.c). */
 void phys_collide_robots (phys_world_t *self);
 
 /* Ball phase steps 4-6 (§7.1): depenetrate, contact loop, free advance,
