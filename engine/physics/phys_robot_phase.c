@@ -14,7 +14,7 @@
 #include "common/base/sim_math.h"
 
 /* The robot by_force mover (§6.9). */
-#define S_ROBOT_MOVER_GAIN     ((1.0 / 6.0) / 0.005) /* K, s^-2 (33.33): pull per metre to the target */
+#define S_ROBOT_MOVER_GAIN     ((1.0 / 6.0) / 0.005) /* K, s^-2 (33.33): m/s^2 of pull per metre off the target */
 #define S_ROBOT_MOVER_PULL_MAX 20.0                  /* m/s^2: cap on the pull's magnitude |K (q - p)| */
 
 /* Target twist in the robot frame (§6.4); false for "no target". */

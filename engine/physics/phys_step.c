@@ -10,7 +10,7 @@
 #include "common/base/sim_hash.h"
 
 /* The ball by_force mover (§10.3). */
-#define S_BALL_MOVER_GAIN (0.1 / 0.005) /* K, s^-2 (20): pull per metre to the target */
+#define S_BALL_MOVER_GAIN (0.1 / 0.005) /* K, s^-2 (20): m/s^2 of pull per metre off the target */
 
 /* ---- the substep ------------------------------------------------------ */
 
