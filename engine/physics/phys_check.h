@@ -8,6 +8,7 @@
 #ifndef PHYS_CHECK_H_INCLUDED
 #define PHYS_CHECK_H_INCLUDED
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,6 +16,14 @@
    refused: it is no physical value, and its squares would overflow in the
    contact code. */
 #define PHYS_INPUT_LIMIT 1e6
+
+/* Is v an acceptable input value (a magnitude within PHYS_INPUT_LIMIT)?
+   For commands, teleports and images. */
+static inline bool
+phys_sane (double v)
+{
+    return fabs (v) <= PHYS_INPUT_LIMIT; /* false for NaN and the infinities too */
+}
 
 typedef struct {
     char *err; /* where the first refusal goes; NULL = nowhere */

@@ -1,6 +1,6 @@
 /*  phys_drive.h - the robot phase's per-robot kernels: the firmware
     limiter (physics.md §6.6) and the wheels drive (§6.7). Inline so that
-    the robot phase (phys_world.c) pays no call and takes the drive's
+    the robot phase (phys_robot_phase.c) pays no call and takes the drive's
     constants from the robot, computed once per spec change, instead of
     per substep; phys_robot.c wraps them as phys_limiter_step and
     phys_drive_wheels. Internal to the core.

@@ -1,5 +1,6 @@
 /*  phys_internal.h - the world's private layout, shared by the core's own
-    files (world, collide, kicker, dribbler). Not for use outside core/.
+    files (world, step, robot phase, teleport, collide, kicker, dribbler).
+    Not for use outside engine/physics/.
 */
 #ifndef PHYS_INTERNAL_H_INCLUDED
 #define PHYS_INTERNAL_H_INCLUDED
@@ -105,6 +106,31 @@ phys_angle_wrap (double a)
     return a;
 }
 
+/* The robot of (team, id), NULL for a bad team, an id > SIM_MAX_ROBOT_ID
+   or an absent robot. Borrowed: valid until robots are added or removed. */
+static inline phys_robot_t *
+phys_world_find (phys_world_t *self, int team, unsigned id)
+{
+    if ((team != SIM_TEAM_BLUE && team != SIM_TEAM_YELLOW) || id > SIM_MAX_ROBOT_ID)
+        return NULL;
+    int k = self->slot[team][id];
+    return k < 0 ? NULL : &self->robots[k];
+}
+
+static inline const phys_robot_t *
+phys_world_find_const (const phys_world_t *self, int team, unsigned id)
+{
+    return phys_world_find ((phys_world_t *) self, team, id);
+}
+
+/* Insert a robot with team default specs at rest, drawing its holding
+   budget (§9.7). Returns it, or NULL if it already exists. team and id
+   must be valid. */
+phys_robot_t *phys_world_add_robot (phys_world_t *self, int team, int id, double x, double y, double theta);
+
+/* Remove robot (team, id) if present; team and id must be valid. */
+void phys_world_remove_robot (phys_world_t *self, int team, int id);
+
 /* Tests only: run the robot phase on the scalar path even where the CPU
    runs the lanes (phys_lanes.h), to check both give the same
    bits. */
@@ -124,7 +150,11 @@ void phys_robot_set_theta (phys_robot_t *r, double theta);
 void phys_world_emit (phys_world_t *self, phys_event_kind_t kind, int team, int id, int other_team,
                       int other_id, double speed, double elevation_deg);
 
-/* Robot phase contacts (§7.6) for all robots. */
+/* Robot phase (§6.10) for all robots, on the lanes where the CPU runs
+   them, then their contacts (phys_robot_phase.c). */
+void phys_robot_phase (phys_world_t *self);
+
+/* Robot phase contacts (§7.6) for all robots (phys_collide_robots.c). */
 void phys_collide_robots (phys_world_t *self);
 
 /* Ball phase steps 4-6 (§7.1): depenetrate, contact loop, free advance,

@@ -1,5 +1,5 @@
 /*  phys_lanes.c - the robot phase a register of robots at a time: the
-    scalar path of phys_world.c (phys_limiter_kernel, phys_drive_kernel,
+    scalar path of phys_robot_phase.c (phys_limiter_kernel, phys_drive_kernel,
     the integration and the turn) with one robot per lane, four lanes on
     AVX2, eight on AVX-512 (one body, phys_lanes_kernel.h, compiled for
     each). Where the scalar path branches, both sides are computed and the

@@ -6,7 +6,7 @@
     path's order (branches become selects of both sides), so a robot's
     bits do not depend on the path, the width, the lane or its
     neighbours. Chosen at run time: the widest the CPU runs; CPUs without
-    AVX2 take the scalar path in phys_world.c. Internal to the core.
+    AVX2 take the scalar path in phys_robot_phase.c. Internal to the core.
 */
 #ifndef PHYS_LANES_H_INCLUDED
 #define PHYS_LANES_H_INCLUDED

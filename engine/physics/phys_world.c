@@ -1,9 +1,10 @@
-/*  phys_world.c - world lifecycle, the substep order of physics.md §2, the
-    robot phase (§6.10), commands, teleports (§10), specs, snapshots,
-    events and the state hash (§11). Contacts, kicker and dribbler live in
-    their own files and work on the same private layout.
+/*  phys_world.c - the world's life and definition: definition checks and
+    defaults, the robot table, new/destroy/dup, the saved image, the event
+    buffer, commands, spec updates, field and realism changes. The substep
+    and its read-out (phys_step.c), the robot phase (phys_robot_phase.c),
+    teleports (phys_teleport.c), contacts, kicker and dribbler live in
+    their own files and work on the same private layout (phys_internal.h).
 */
-#include "common/base/sim_hash.h"
 #include "phys_world.h"
 
 #include <math.h>
@@ -13,17 +14,10 @@
 
 #include "phys_check.h"
 #include "phys_internal.h"
-#include "phys_lanes.h"
 #include "common/base/sim_math.h"
 #include "common/base/sim_field.h"
 
 /* ---- definition checks ------------------------------------------------ */
-
-static bool
-s_sane (double v)
-{
-    return fabs (v) <= PHYS_INPUT_LIMIT; /* false for NaN and the infinities too */
-}
 
 static void
 s_check_ball (phys_check_t *c, const sim_ball_cfg_t *b)
@@ -199,21 +193,6 @@ phys_robot_set_theta (phys_robot_t *r, double theta)
     sim_sincos (r->theta, &r->st, &r->ct);
 }
 
-static phys_robot_t *
-s_find (phys_world_t *self, int team, unsigned id)
-{
-    if ((team != SIM_TEAM_BLUE && team != SIM_TEAM_YELLOW) || id > SIM_MAX_ROBOT_ID)
-        return NULL;
-    int k = self->slot[team][id];
-    return k < 0 ? NULL : &self->robots[k];
-}
-
-static const phys_robot_t *
-s_find_const (const phys_world_t *self, int team, unsigned id)
-{
-    return s_find ((phys_world_t *) self, team, id);
-}
-
 static void
 s_reindex (phys_world_t *self)
 {
@@ -223,10 +202,8 @@ s_reindex (phys_world_t *self)
         self->slot[self->robots[k].team][self->robots[k].id] = (int16_t) k;
 }
 
-/* Insert a robot with team default specs at rest, drawing its holding
-   budget (§9.7). Returns it, or NULL if it already exists. */
-static phys_robot_t *
-s_create (phys_world_t *self, int team, int id, double x, double y, double theta)
+phys_robot_t *
+phys_world_add_robot (phys_world_t *self, int team, int id, double x, double y, double theta)
 {
     if (self->slot[team][id] >= 0)
         return NULL;
@@ -257,8 +234,8 @@ s_create (phys_world_t *self, int team, int id, double x, double y, double theta
     return &self->robots[self->slot[team][id]];
 }
 
-static void
-s_remove (phys_world_t *self, int team, int id)
+void
+phys_world_remove_robot (phys_world_t *self, int team, int id)
 {
     int k = self->slot[team][id];
     if (k < 0)
@@ -312,7 +289,7 @@ phys_world_new (const phys_world_def_t *def, char *err, size_t err_len)
         for (int t = 0; t < 2; t++) {
             double x, y, th;
             phys_formation (field, (sim_team_t) t, i, &x, &y, &th);
-            s_create (self, t, i, x, y, th);
+            phys_world_add_robot (self, t, i, x, y, th);
         }
     return self;
 }
@@ -364,7 +341,7 @@ s_finite_all (const double *v, size_t n)
 static bool
 s_image_ok (const phys_world_t *w)
 {
-    if (w->dt_ns == 0 || !(w->dt > 0) || !s_sane (w->geom.wall_height) || w->geom.wall_height < 0
+    if (w->dt_ns == 0 || !(w->dt > 0) || !phys_sane (w->geom.wall_height) || w->geom.wall_height < 0
         || w->robot_count < 0 || w->robot_count > PHYS_MAX_ROBOTS || w->event_count < 0
         || w->event_count > PHYS_MAX_EVENTS || w->sap_count > PHYS_CONTACT_ROBOTS || w->in_goal < -1
         || w->in_goal > 1)
@@ -496,208 +473,6 @@ phys_world_events (const phys_world_t *self, const phys_event_t **events)
     return self->event_count;
 }
 
-/* ---- the substep ------------------------------------------------------ */
-
-/* Target twist in the robot frame (§6.4); false for "no target". */
-static bool
-s_target (const phys_world_t *self, const phys_robot_t *r, bool timed_out, double out[3])
-{
-    if (timed_out || r->force_active)
-        return false;
-    const phys_command_t *c = &r->cmd;
-    switch (c->move) {
-    case PHYS_MOVE_LOCAL:
-        out[0] = c->v[0];
-        out[1] = c->v[1];
-        out[2] = c->v[2];
-        return true;
-    case PHYS_MOVE_GLOBAL:
-        out[0] = r->ct * c->v[0] + r->st * c->v[1];
-        out[1] = -r->st * c->v[0] + r->ct * c->v[1];
-        out[2] = c->v[2];
-        return true;
-    case PHYS_MOVE_WHEELS:
-        /* solved once per command (and per spec change), not per substep */
-        out[0] = r->cmd_twist[0];
-        out[1] = r->cmd_twist[1];
-        out[2] = r->cmd_twist[2];
-        return true;
-    default:
-        (void) self;
-        return false;
-    }
-}
-
-/* Robot by_force mover acceleration (§6.9). */
-static void
-s_robot_mover (const phys_robot_t *r, double *ax, double *ay)
-{
-    const double K = (1.0 / 6.0) / 0.005, damp = 2.0 * sqrt (K);
-    double fx = K * (r->force_x - r->x), fy = K * (r->force_y - r->y);
-    double m = sqrt (fx * fx + fy * fy);
-    if (m > 20.0) {
-        fx *= 20.0 / m;
-        fy *= 20.0 / m;
-    }
-    *ax = fx - damp * r->vx;
-    *ay = fy - damp * r->vy;
-}
-
-/* The cached cos/sin of the robots listed in `turned` (phys_robot_set_theta
-   after their new orientation is in place), two robots at a time where
-   SSE2 is there: sim_sincos2 gives the bits sim_sincos gives. Nothing in
-   the robot phase reads a robot's cos/sin after its turn, so the phase
-   turns them all at its end. */
-static void
-s_turn (phys_world_t *self, const uint16_t *turned, int n)
-{
-    int i = 0;
-#ifdef __SSE2__
-    for (; i + 1 < n; i += 2) {
-        phys_robot_t *a = &self->robots[turned[i]], *b = &self->robots[turned[i + 1]];
-        __m128d st, ct;
-        sim_sincos2 (_mm_set_pd (b->theta, a->theta), &st, &ct);
-        _mm_storel_pd (&a->st, st);
-        _mm_storeh_pd (&b->st, st);
-        _mm_storel_pd (&a->ct, ct);
-        _mm_storeh_pd (&b->ct, ct);
-    }
-#endif
-    for (; i < n; i++) {
-        phys_robot_t *r = &self->robots[turned[i]];
-        sim_sincos (r->theta, &r->st, &r->ct);
-    }
-}
-
-static void
-s_robot_phase (phys_world_t *self)
-{
-    const double dt = self->dt;
-    uint16_t turned[PHYS_MAX_ROBOTS];
-    int nturned = 0;
-    uint64_t timeout_ns = (uint64_t) llround (self->command_timeout * 1e9);
-    bool lanes = !self->scalar_robots && phys_lanes_supported ();
-    phys_lanes_t batch;
-    batch.n = 0;
-    for (int k = 0; k < self->robot_count; k++) {
-        phys_robot_t *r = &self->robots[k];
-        const sim_robot_specs_t *s = &r->specs;
-        if (!r->charged) {
-            r->since_kick += dt;
-            if (r->since_kick >= s->kicker.charge_time)
-                r->charged = true;
-        }
-        bool timed_out = self->time_ns - r->command_time_ns > timeout_ns;
-        double rpm = timed_out ? 0 : r->cmd.dribbler_rpm > 0 ? r->cmd.dribbler_rpm : 0;
-        r->drib_active = rpm > 0;
-        if (r->drib_active) {
-            double f = rpm / s->dribbler.max_speed_rpm;
-            r->drib_fraction = f > 1 ? 1 : f;
-        } else {
-            r->drib_fraction = 0;
-            r->holding = false;
-        }
-        double target[3] = { 0, 0, 0 };
-        bool has_target = s_target (self, r, timed_out, target);
-        if (lanes && !r->force_active) {
-            /* the limiter, drive, integration and turn across robots */
-            int n = batch.n++;
-            batch.k[n] = k;
-            batch.has[n] = has_target ? -1 : 0;
-            batch.ideal[n] = s->drive.model == SIM_DRIVE_IDEAL ? -1 : 0;
-            batch.tx[n] = target[0];
-            batch.ty[n] = target[1];
-            batch.tw[n] = target[2];
-            if (batch.n == PHYS_LANES) {
-                phys_lanes_run (self->robots, &batch, dt);
-                batch.n = 0;
-            }
-            continue;
-        }
-        phys_limiter_kernel (s, r->sp, has_target ? target : NULL, dt);
-
-        double ax = 0, ay = 0;
-        if (r->force_active)
-            s_robot_mover (r, &ax, &ay);
-        if (s->drive.model == SIM_DRIVE_IDEAL) {
-            if (r->force_active) {
-                r->vx += ax * dt;
-                r->vy += ay * dt;
-            } else {
-                r->vx = r->ct * r->sp[0] - r->st * r->sp[1];
-                r->vy = r->st * r->sp[0] + r->ct * r->sp[1];
-                r->omega = r->sp[2];
-            }
-        } else if (r->force_active) {
-            /* motors off: only the mover acts (§6.9) */
-            r->vx += ax * dt;
-            r->vy += ay * dt;
-        } else {
-            double lvx = r->ct * r->vx + r->st * r->vy;
-            double lvy = -r->st * r->vx + r->ct * r->vy;
-            double fx, fy, tq;
-            phys_drive_kernel (&r->drive_k, &r->wheels, r->sp, lvx, lvy, r->omega, &fx, &fy, &tq);
-            r->vx = phys_drive_rest (r->vx + (r->ct * fx - r->st * fy) * r->inv_mass * dt);
-            r->vy = phys_drive_rest (r->vy + (r->st * fx + r->ct * fy) * r->inv_mass * dt);
-            r->omega = phys_drive_rest (r->omega + tq * r->inv_inertia * dt);
-        }
-        r->x += r->vx * dt;
-        r->y += r->vy * dt;
-        if (r->omega != 0) {
-            r->theta = phys_angle_wrap (r->theta + r->omega * dt);
-            turned[nturned++] = (uint16_t) k;
-        }
-    }
-    if (batch.n > 0)
-        phys_lanes_run (self->robots, &batch, dt);
-    s_turn (self, turned, nturned);
-    phys_collide_robots (self);
-}
-
-/* Ball by_force mover (§10.3). */
-static void
-s_ball_mover (phys_world_t *self)
-{
-    const double K = 0.1 / 0.005, damp = 2.0 * sqrt (K);
-    phys_ball_state_t *b = &self->ball;
-    double ax = K * (self->ball_force_x - b->x) - damp * b->vx;
-    double ay = K * (self->ball_force_y - b->y) - damp * b->vy;
-    b->vx += ax * self->dt;
-    b->vy += ay * self->dt;
-    b->sx = b->vx;
-    b->sy = b->vy;
-}
-
-static void
-s_ball_events (phys_world_t *self)
-{
-    const phys_ball_state_t *b = &self->ball;
-    bool outside = phys_geom_outside_field (&self->geom, b->x, b->y);
-    if (outside && !self->was_outside_field)
-        phys_world_emit (self, PHYS_EVENT_BALL_LEFT_FIELD, -1, -1, -1, -1, 0, 0);
-    int goal = phys_geom_goal_region (&self->geom, b->x, b->y);
-    if (goal >= 0 && goal != self->in_goal)
-        phys_world_emit (self, PHYS_EVENT_GOAL, goal, -1, -1, -1, 0, 0);
-    self->was_outside_field = outside;
-    self->in_goal = goal;
-}
-
-void
-phys_world_step (phys_world_t *self)
-{
-    self->event_count = 0;
-    s_robot_phase (self);
-    int kicker = phys_kicker_run (self);
-    int holder = phys_dribbler_run (self, kicker);
-    if (self->ball_force_active)
-        s_ball_mover (self);
-    phys_collide_ball (self, holder);
-    phys_dribbler_break_beams (self);
-    s_ball_events (self);
-    self->time_ns += self->dt_ns;
-    self->frame++;
-}
-
 /* ---- commands --------------------------------------------------------- */
 
 /* Twist of a wheel-speed command by least squares (§6.4). */
@@ -712,7 +487,7 @@ s_solve_wheels (phys_robot_t *r)
 phys_err_t
 phys_world_command (phys_world_t *self, sim_team_t team, unsigned id, const phys_command_t *cmd)
 {
-    phys_robot_t *r = s_find (self, team, id);
+    phys_robot_t *r = phys_world_find (self, team, id);
     if (!r)
         return PHYS_ERR_UNKNOWN_ROBOT;
     if (!cmd)
@@ -722,9 +497,9 @@ phys_world_command (phys_world_t *self, sim_team_t team, unsigned id, const phys
         return PHYS_ERR_UNSUPPORTED;
     int nv = cmd->move == PHYS_MOVE_WHEELS ? 4 : cmd->move == PHYS_MOVE_NONE ? 0 : 3;
     for (int i = 0; i < nv; i++)
-        if (!s_sane (cmd->v[i]))
+        if (!phys_sane (cmd->v[i]))
             return PHYS_ERR_UNSUPPORTED;
-    if (!s_sane (cmd->kick_speed) || !s_sane (cmd->kick_angle_deg) || !s_sane (cmd->dribbler_rpm))
+    if (!phys_sane (cmd->kick_speed) || !phys_sane (cmd->kick_angle_deg) || !phys_sane (cmd->dribbler_rpm))
         return PHYS_ERR_UNSUPPORTED;
     phys_command_t c = { .move = cmd->move };
     for (int i = 0; i < nv; i++)
@@ -741,164 +516,8 @@ phys_world_command (phys_world_t *self, sim_team_t team, unsigned id, const phys
 int
 phys_world_ball_contact (const phys_world_t *self, sim_team_t team, unsigned id)
 {
-    const phys_robot_t *r = s_find_const (self, team, id);
+    const phys_robot_t *r = phys_world_find_const (self, team, id);
     return r ? r->ball_contact : -1;
-}
-
-/* ---- teleports -------------------------------------------------------- */
-
-/* §10.4: stop robots near the target, push overlapping ones away. */
-static void
-s_evict (phys_world_t *self, double tx, double ty)
-{
-    double orig[PHYS_MAX_ROBOTS][2];
-    for (int k = 0; k < self->robot_count; k++) {
-        orig[k][0] = self->robots[k].x;
-        orig[k][1] = self->robots[k].y;
-    }
-    double rb = self->ball_cfg.radius;
-    for (int k = 0; k < self->robot_count; k++) {
-        phys_robot_t *r = &self->robots[k];
-        double dx = r->x - tx, dy = r->y - ty;
-        double d = sqrt (dx * dx + dy * dy);
-        if (d < 1.5) {
-            r->vx = r->vy = r->omega = 0;
-            r->sp[0] = r->sp[1] = r->sp[2] = 0;
-        }
-        double R = r->specs.radius;
-        if (d < R + rb) {
-            double ux = 1, uy = 0;
-            if (d > 0) {
-                ux = dx / d;
-                uy = dy / d;
-            }
-            r->x = tx + ux * (R + rb);
-            r->y = ty + uy * (R + rb);
-            for (int it = 0; it < 32; it++) {
-                bool overlap = false;
-                for (int j = 0; j < self->robot_count && !overlap; j++) {
-                    if (j == k)
-                        continue;
-                    double ex = r->x - orig[j][0], ey = r->y - orig[j][1];
-                    double lim = self->robots[j].specs.radius + R;
-                    overlap = ex * ex + ey * ey < lim * lim;
-                }
-                if (!overlap)
-                    break;
-                r->x += ux * 2 * (R + rb);
-                r->y += uy * 2 * (R + rb);
-            }
-        }
-    }
-}
-
-phys_err_t
-phys_world_teleport_ball (phys_world_t *self, const phys_ball_teleport_t *t)
-{
-    if (!t)
-        return PHYS_ERR_UNSUPPORTED;
-    if (t->has_x != t->has_y || (t->has_z && !t->has_x) || t->has_vx != t->has_vy
-        || (t->has_vz && !t->has_vx))
-        return PHYS_ERR_PARTIAL_COORD;
-    if ((t->has_x && (!s_sane (t->x) || !s_sane (t->y))) || (t->has_z && !s_sane (t->z))
-        || (t->has_vx && (!s_sane (t->vx) || !s_sane (t->vy))) || (t->has_vz && !s_sane (t->vz)))
-        return PHYS_ERR_UNSUPPORTED;
-    double vz = t->has_vz ? t->vz : 0;
-    if (t->by_force) {
-        if (t->has_vx && (t->vx != 0 || t->vy != 0 || vz != 0))
-            return PHYS_ERR_VELOCITY_FORCE;
-        self->ball_force_active = t->has_x;
-        self->ball_force_x = t->has_x ? t->x : 0;
-        self->ball_force_y = t->has_x ? t->y : 0;
-        return PHYS_OK;
-    }
-    if (t->teleport_safely && !t->has_x)
-        return PHYS_ERR_TELEPORT_SAFELY_PARTIAL;
-    self->ball_force_active = false;
-    if (t->teleport_safely)
-        s_evict (self, t->x, t->y);
-    phys_ball_state_t *b = &self->ball;
-    if (t->has_x) {
-        double z = t->has_z ? t->z : 0;
-        b->x = t->x;
-        b->y = t->y;
-        b->z = z > self->ball_cfg.radius ? z : self->ball_cfg.radius;
-    }
-    if (t->has_vx) {
-        b->vx = t->vx;
-        b->vy = t->vy;
-        b->vz = vz;
-        b->sx = b->sy = 0;
-    }
-    if (t->roll) {
-        b->sx = b->vx;
-        b->sy = b->vy;
-    }
-    return PHYS_OK;
-}
-
-phys_err_t
-phys_world_teleport_robot (phys_world_t *self, const phys_robot_teleport_t *t)
-{
-    if (!t || (t->team != SIM_TEAM_BLUE && t->team != SIM_TEAM_YELLOW) || t->id > SIM_MAX_ROBOT_ID)
-        return PHYS_ERR_UNSUPPORTED;
-    if (t->has_x != t->has_y || t->has_vx != t->has_vy)
-        return PHYS_ERR_PARTIAL_COORD;
-    if ((t->has_x && (!s_sane (t->x) || !s_sane (t->y))) || (t->has_orientation && !s_sane (t->orientation))
-        || (t->has_vx && (!s_sane (t->vx) || !s_sane (t->vy))) || (t->has_omega && !s_sane (t->omega)))
-        return PHYS_ERR_UNSUPPORTED;
-    int team = t->team;
-    if (t->has_present && !t->present) {
-        s_remove (self, team, (int) t->id);
-        return PHYS_OK;
-    }
-    phys_robot_t *r = s_find (self, team, t->id);
-    bool velocity_nonzero = (t->has_vx && (t->vx != 0 || t->vy != 0)) || (t->has_omega && t->omega != 0);
-    if (!r) {
-        if (!(t->has_present && t->present))
-            return PHYS_ERR_UNKNOWN_ROBOT;
-        if (!t->has_x)
-            return PHYS_ERR_CREATE_NOPOS_ROBOT;
-        if (t->by_force && velocity_nonzero)
-            return PHYS_ERR_VELOCITY_FORCE;
-        /* Creation consumes a holding-budget draw, so validate before it. */
-        r = s_create (self, team, (int) t->id, t->x, t->y, t->has_orientation ? t->orientation : 0);
-        if (!r)
-            return PHYS_ERR_UNSUPPORTED;
-        if (t->by_force) {
-            r->force_active = true;
-            r->force_x = t->x;
-            r->force_y = t->y;
-            return PHYS_OK;
-        }
-    } else if (t->by_force) {
-        if (velocity_nonzero)
-            return PHYS_ERR_VELOCITY_FORCE;
-        r->force_active = t->has_x;
-        r->force_x = t->has_x ? t->x : 0;
-        r->force_y = t->has_x ? t->y : 0;
-        return PHYS_OK;
-    }
-    r->force_active = false;
-    if (t->has_x) {
-        r->x = t->x;
-        r->y = t->y;
-    }
-    if (t->has_orientation)
-        phys_robot_set_theta (r, t->orientation);
-    if (t->has_vx) {
-        r->vx = t->vx;
-        r->vy = t->vy;
-        r->sp[0] = r->ct * t->vx + r->st * t->vy;
-        r->sp[1] = -r->st * t->vx + r->ct * t->vy;
-        r->sp[2] = r->omega;
-    }
-    if (t->has_omega) {
-        r->omega = t->omega;
-        r->sp[2] = t->omega;
-    }
-    r->holding = false;
-    return PHYS_OK;
 }
 
 /* ---- specs, field, realism ------------------------------------------- */
@@ -946,7 +565,7 @@ phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id, const
 {
     if (!u || (team != SIM_TEAM_BLUE && team != SIM_TEAM_YELLOW) || id > SIM_MAX_ROBOT_ID)
         return PHYS_ERR_UNSUPPORTED;
-    phys_robot_t *r = s_find (self, team, id);
+    phys_robot_t *r = phys_world_find (self, team, id);
     if (r) {
         sim_robot_specs_t s = r->specs;
         s_merge (&s, u);
@@ -971,7 +590,7 @@ phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id, const
 const sim_robot_specs_t *
 phys_world_robot_specs (const phys_world_t *self, sim_team_t team, unsigned id)
 {
-    const phys_robot_t *r = s_find_const (self, team, id);
+    const phys_robot_t *r = phys_world_find_const (self, team, id);
     return r ? &r->specs : NULL;
 }
 
@@ -1008,107 +627,6 @@ const sim_robot_specs_t *
 phys_world_team_specs (const phys_world_t *self, sim_team_t team)
 {
     return &self->team_specs[team == SIM_TEAM_YELLOW ? 1 : 0];
-}
-
-/* ---- read access ------------------------------------------------------ */
-
-void
-phys_world_ball (const phys_world_t *self, sim_ball_state_t *out)
-{
-    const phys_ball_state_t *b = &self->ball;
-    *out = (sim_ball_state_t) { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->sx, b->sy };
-}
-
-static void
-s_robot_state (const phys_robot_t *r, sim_robot_state_t *out)
-{
-    *out = (sim_robot_state_t) {
-        .team = r->team,
-        .id = r->id,
-        .x = r->x,
-        .y = r->y,
-        .orientation = r->theta,
-        .vx = r->vx,
-        .vy = r->vy,
-        .omega = r->omega,
-        .ball_contact = r->ball_contact,
-        .radius = r->specs.radius,
-        .height = r->specs.height,
-    };
-}
-
-int
-phys_world_robot (const phys_world_t *self, sim_team_t team, unsigned id, sim_robot_state_t *out)
-{
-    const phys_robot_t *r = s_find_const (self, team, id);
-    if (!r)
-        return -1;
-    s_robot_state (r, out);
-    return 0;
-}
-
-double
-phys_world_robot_hold_accel (const phys_world_t *self, sim_team_t team, unsigned id)
-{
-    const phys_robot_t *r = s_find_const (self, team, id);
-    return r ? r->hold_accel_actual : NAN;
-}
-
-bool
-phys_world_robot_holding (const phys_world_t *self, sim_team_t team, unsigned id)
-{
-    const phys_robot_t *r = s_find_const (self, team, id);
-    return r && r->holding;
-}
-
-void
-phys_world_snapshot (const phys_world_t *self, sim_snapshot_t *out)
-{
-    out->time_ns = self->time_ns;
-    out->epoch_us = 0; /* the service's business */
-    out->command_us = 0;
-    phys_world_ball (self, &out->ball);
-    int n = self->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? self->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
-    out->robot_count = n;
-    for (int k = 0; k < n; k++)
-        s_robot_state (&self->robots[k], &out->robots[k]);
-}
-
-static uint64_t
-s_fnv_u64 (uint64_t h, uint64_t v)
-{
-    unsigned char b[8]; /* least significant first, whatever the byte order */
-    for (int i = 0; i < 8; i++)
-        b[i] = (unsigned char) (v >> (8 * i));
-    return sim_fnv1a (h, b, sizeof b);
-}
-
-static uint64_t
-s_fnv_f64 (uint64_t h, double v)
-{
-    uint64_t bits;
-    memcpy (&bits, &v, sizeof bits);
-    return s_fnv_u64 (h, bits);
-}
-
-uint64_t
-phys_world_hash (const phys_world_t *self)
-{
-    uint64_t h = SIM_FNV1A_BASIS;
-    const phys_ball_state_t *b = &self->ball;
-    h = s_fnv_u64 (h, self->time_ns);
-    const double bv[8] = { b->x, b->y, b->z, b->vx, b->vy, b->vz, b->sx, b->sy };
-    for (int i = 0; i < 8; i++)
-        h = s_fnv_f64 (h, bv[i]);
-    for (int k = 0; k < self->robot_count; k++) {
-        const phys_robot_t *r = &self->robots[k];
-        h = s_fnv_u64 (h, (uint64_t) r->team);
-        h = s_fnv_u64 (h, (uint64_t) r->id);
-        const double rv[6] = { r->x, r->y, r->theta, r->vx, r->vy, r->omega };
-        for (int i = 0; i < 6; i++)
-            h = s_fnv_f64 (h, rv[i]);
-    }
-    return h;
 }
 
 const char *

@@ -1,6 +1,6 @@
 /*  test_vis_model.c - the camera model end to end without noise and its
-    scheduling behaviour (engine/vision/vis_model.c; spec/vision.md
-    §2, §5, §6, §7, §8).
+    scheduling behaviour (engine/vision/vis_model.c, vis_capture.c;
+    spec/vision.md §2, §5, §6, §7, §8).
 */
 #include <criterion/criterion.h>
 #include <math.h>
