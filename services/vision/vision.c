@@ -7,8 +7,7 @@
 */
 #include "vision.h"
 
-#include <stdio.h>
-#include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "common/base/sim_log.h"
