@@ -6,7 +6,8 @@
     through phys_journal_apply (the function the physics service and its
     replay call), snapshots reach the camera model at exactly the instants
     physics publishes them (every due instant of sim_schedule, and the end
-    of a step), and released frames are encoded by vis_codec_wrapper.
+    of a step), and vision's part of each is vis_step_encode, the function
+    the vision service calls.
 */
 #include "sslsim_internal.h"
 
@@ -21,14 +22,12 @@
 #include "engine/world/phys_def.h"
 #include "common/config/sim_schedule_config.h"
 #include "engine/world/sim_step.h"
-#include "engine/world/vis_codec.h"
 #include "engine/world/vis_def.h"
+#include "engine/world/vis_step.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 _Static_assert(SSLSIM_MAX_DET_BALLS >= VIS_MAX_BALLS, "sslsim.h holds every ball a vision frame carries");
 
-#define SSLSIM_MAX_RELEASED   32    /* frames encoded per instant, as the vision service */
-#define SSLSIM_PACKET_MAX     16384 /* one encoded capture, as the vision service */
 #define SSLSIM_CHECKPOINT_KEY "sslsim"
 
 void
@@ -180,20 +179,21 @@ sslsim_world_free (sslsim_world_t *world)
 
 /* ---- stepping ------------------------------------------------------- */
 
-/* Room for one more encoded packet. Returns 0 or -1. */
+/* Room for every packet of one instant: VIS_STEP_MAX_RELEASED more
+   frames and VIS_STEP_BYTES more bytes. Returns 0 or -1. */
 static int
 s_reserve (sslsim_world_t *self)
 {
-    if (self->frame_count == self->frame_cap) {
-        int cap = self->frame_cap ? 2 * self->frame_cap : 16;
+    if (self->frame_cap - self->frame_count < VIS_STEP_MAX_RELEASED) {
+        int cap = self->frame_cap ? 2 * self->frame_cap : 2 * VIS_STEP_MAX_RELEASED;
         sslsim_frame_t *f = realloc (self->frames, (size_t) cap * sizeof *f);
         if (!f)
             return -1;
         self->frames = f;
         self->frame_cap = cap;
     }
-    if (self->cap - self->used < SSLSIM_PACKET_MAX) {
-        size_t cap = self->cap ? 2 * self->cap : 4 * SSLSIM_PACKET_MAX;
+    if (self->cap - self->used < VIS_STEP_BYTES) {
+        size_t cap = self->cap ? 2 * self->cap : 2 * VIS_STEP_BYTES;
         uint8_t *b = realloc (self->bytes, cap);
         if (!b)
             return -1;
@@ -203,26 +203,19 @@ s_reserve (sslsim_world_t *self)
     return 0;
 }
 
-/* The vision service's s_on_snapshot: advance the model, encode what it
-   releases. */
+/* The vision service's s_on_snapshot: vis_step_encode into the step's
+   list (short of memory, the instant's frames are lost and counted). */
 static void
 s_feed_vision (sslsim_world_t *self, const sim_snapshot_t *snap)
 {
-    int released = vis_model_advance (self->model, snap);
-    if (released > SSLSIM_MAX_RELEASED)
-        released = SSLSIM_MAX_RELEASED;
-    for (int i = 0; i < released; i++) {
-        if (s_reserve (self)) {
-            self->frames_lost++;
-            continue;
-        }
-        size_t len = vis_codec_wrapper (self->model, vis_model_released (self->model, i),
-                                        self->bytes + self->used, SSLSIM_PACKET_MAX);
-        if (len == 0)
-            continue;
-        self->frames[self->frame_count++] = (sslsim_frame_t) { self->used, len };
-        self->used += len;
-    }
+    size_t room = s_reserve (self) ? 0 : self->cap - self->used;
+    vis_step_out_t out;
+    vis_step_encode (self->model, snap, room ? self->bytes + self->used : NULL, room, &out);
+    self->frames_lost += (uint64_t) out.lost;
+    for (int i = 0; i < out.count; i++)
+        self->frames[self->frame_count++] =
+            (sslsim_frame_t) { self->used + out.packet[i].off, out.packet[i].len };
+    self->used += out.used;
 }
 
 /* physics.c s_publish_snapshot, with vision as the only receiver */

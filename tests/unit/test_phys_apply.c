@@ -540,3 +540,249 @@ Test (phys_apply, feedback_reports_the_ball_at_the_dribbler)
     cr_expect (fb.ptrs[0]->has_dribbler_ball_contact && fb.ptrs[0]->dribbler_ball_contact);
     s_teardown (&f);
 }
+
+/* ---- the protocol's error table (protocol.md §6) ------------------------------
+   Every error where the spec raises it, for the messages a client sends:
+   the table that ran through a whole simulator over UDP in tests/system/
+   test_protocol.c (control_port_errors) and test_badinput.c (absurd
+   values), here at the code that raises them. */
+
+/* Apply cmd; expect exactly `codes` (comma separated, "" for none), each
+   message reading "<CODE>: ...". */
+static void
+s_expect_errors (fixture_t *f, const SimulatorCommand *cmd, const char *codes, const char *what)
+{
+    s_command (f, cmd);
+    for (size_t i = 0; i < f->errors.count; i++) {
+        const SimulatorError *e = &f->errors.items[i];
+        size_t n = strlen (e->code);
+        cr_expect (strncmp (e->message, e->code, n) == 0 && e->message[n] == ':',
+                   "%s: message '%s' does not start with '%s:'", what, e->message, e->code);
+    }
+    cr_expect_str_eq (s_codes (&f->errors), codes, "%s: errors '%s', expected '%s'", what,
+                      s_codes (&f->errors), codes);
+}
+
+/* Apply cmd; expect one error `code` whose message says `text`. */
+static void
+s_expect_message (fixture_t *f, const SimulatorCommand *cmd, const char *code, const char *text)
+{
+    s_command (f, cmd);
+    cr_assert_eq (f->errors.count, 1, "expected one %s error, got '%s'", code, s_codes (&f->errors));
+    cr_expect_str_eq (f->errors.items[0].code, code);
+    cr_expect (strstr (f->errors.items[0].message, text), "'%s' does not say '%s'",
+               f->errors.items[0].message, text);
+}
+
+Test (phys_apply, every_teleport_error_where_the_protocol_raises_it)
+{
+    fixture_t f;
+    s_setup (&f);
+    SimulatorCommand empty = SIMULATOR_COMMAND__INIT;
+    s_expect_errors (&f, &empty, "", "empty command");
+
+    sim_msg_ball_tp_t bb;
+    SimulatorCommand *bc = sim_msg_ball_tp (&bb);
+    bb.tb.has_x = true;
+    s_expect_errors (&f, bc, "PARTIAL_COORD", "ball x without y");
+    s_expect_message (&f, bc, "PARTIAL_COORD", "teleport_ball: y missing");
+    sim_msg_ball_tp (&bb);
+    bb.tb.has_z = true;
+    s_expect_errors (&f, bc, "PARTIAL_COORD", "ball z alone");
+    sim_msg_ball_tp (&bb);
+    bb.tb.has_vy = true;
+    s_expect_errors (&f, bc, "PARTIAL_COORD", "ball vy without vx");
+    sim_msg_ball_tp (&bb);
+    bb.tb.has_vz = true;
+    s_expect_errors (&f, bc, "PARTIAL_COORD", "ball vz without vx, vy");
+    /* the message names what is missing */
+    s_expect_message (&f, bc, "PARTIAL_COORD", "teleport_ball: vx, vy missing");
+    sim_msg_ball_tp (&bb);
+    bb.tb.has_x = bb.tb.has_y = bb.tb.has_vx = bb.tb.has_vy = bb.tb.has_by_force = true;
+    bb.tb.by_force = true;
+    bb.tb.vx = 1;
+    s_expect_errors (&f, bc, "VELOCITY_FORCE", "ball by_force with a velocity");
+    sim_msg_ball_tp (&bb);
+    bb.tb.has_teleport_safely = bb.tb.teleport_safely = true;
+    s_expect_errors (&f, bc, "TELEPORT_SAFELY_PARTIAL", "teleport_safely without x, y");
+    sim_msg_ball_tp (&bb);
+    bb.tb.has_x = bb.tb.has_y = true;
+    bb.tb.x = NAN;
+    s_expect_errors (&f, bc, "UNSUPPORTED", "ball at NaN");
+
+    sim_msg_robot_tp_t rb;
+    SimulatorCommand *rc = sim_msg_robot_tp (&rb, SIM_MSG_BLUE, 200);
+    rb.tr.has_present = rb.tr.present = true;
+    s_expect_errors (&f, rc, "CREATE_NOPOS_ROBOT", "create without a position");
+    sim_msg_robot_tp (&rb, SIM_MSG_BLUE, 201);
+    sim_msg_robot_xy (&rb.tr, 1, 1);
+    s_expect_errors (&f, rc, "UNKNOWN_ROBOT", "teleport of a missing robot without present");
+    sim_msg_robot_tp (&rb, SIM_MSG_BLUE, 202);
+    rb.tr.has_present = true;
+    rb.tr.present = false;
+    s_expect_errors (&f, rc, "", "removing a robot that is not there");
+    sim_msg_robot_tp (&rb, SIM_MSG_BLUE, 300);
+    sim_msg_robot_xy (&rb.tr, 1, 1);
+    s_expect_errors (&f, rc, "UNSUPPORTED", "robot id 300");
+    sim_msg_robot_tp (&rb, SIM_MSG_NO_TEAM, 1);
+    sim_msg_robot_xy (&rb.tr, 1, 1);
+    s_expect_errors (&f, rc, "UNSUPPORTED", "robot without a team");
+    sim_msg_robot_tp (&rb, SIM_MSG_BLUE, 0);
+    rb.tr.has_x = true;
+    s_expect_errors (&f, rc, "PARTIAL_COORD", "robot x without y");
+    sim_msg_robot_tp (&rb, SIM_MSG_BLUE, 0);
+    rb.tr.has_v_x = true;
+    s_expect_errors (&f, rc, "PARTIAL_COORD", "robot v_x without v_y");
+    s_expect_message (&f, rc, "PARTIAL_COORD", ": v_y missing");
+    sim_msg_robot_tp (&rb, SIM_MSG_BLUE, 0);
+    sim_msg_robot_xy (&rb.tr, 1, 1);
+    rb.tr.has_v_x = rb.tr.has_v_y = rb.tr.has_by_force = rb.tr.by_force = true;
+    rb.tr.v_y = 0.5f;
+    s_expect_errors (&f, rc, "VELOCITY_FORCE", "robot by_force with a velocity");
+    s_teardown (&f);
+}
+
+Test (phys_apply, every_control_and_config_error_where_the_protocol_raises_it)
+{
+    fixture_t f;
+    s_setup (&f);
+    /* speed and vision_port: simulation_speed_changes_the_configuration_once
+       and vision_port_replaces_the_port_only */
+    sim_msg_config_t cb;
+    SimulatorCommand *ccmd = sim_msg_config (&cb);
+    SimulatorConfig *config = &cb.config;
+    /* realism: unknown types and undecodable entries are UNSUPPORTED each */
+    Google__Protobuf__Any anys[3];
+    Google__Protobuf__Any *aptrs[3] = { &anys[0], &anys[1], &anys[2] };
+    for (int i = 0; i < 3; i++)
+        google__protobuf__any__init (&anys[i]);
+    uint8_t junk[] = { 0xff, 0xff, 0xff };
+    anys[0].type_url = "type.googleapis.com/SomethingElse";
+    anys[1].type_url = "type.googleapis.com/RealismConfigErForce";
+    anys[1].value = (ProtobufCBinaryData) { sizeof junk, junk };
+    RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
+    er.has_stddev_ball_p = true;
+    uint8_t erbuf[64];
+    anys[2].type_url = "type.googleapis.com/sslsim.RealismConfigErForce";
+    anys[2].value = (ProtobufCBinaryData) { realism_config_er_force__pack (&er, erbuf), erbuf };
+    RealismConfig realism = REALISM_CONFIG__INIT;
+    realism.n_custom = 3;
+    realism.custom = aptrs;
+    config->realism_config = &realism;
+    s_expect_errors (&f, ccmd, "UNSUPPORTED,UNSUPPORTED", "unknown and undecodable realism");
+    /* a value outside its range is refused whole, and the configuration
+       stays one every service can load */
+    sim_realism_t before = f.cfg.realism;
+    er.has_robot_command_loss = true;
+    er.robot_command_loss = 5.0f;
+    anys[2].value = (ProtobufCBinaryData) { realism_config_er_force__pack (&er, erbuf), erbuf };
+    realism.n_custom = 1;
+    realism.custom = &aptrs[2];
+    s_expect_errors (&f, ccmd, "UNSUPPORTED", "robot_command_loss 5");
+    er.robot_command_loss = NAN;
+    anys[2].value = (ProtobufCBinaryData) { realism_config_er_force__pack (&er, erbuf), erbuf };
+    s_expect_errors (&f, ccmd, "UNSUPPORTED", "robot_command_loss NaN");
+    cr_expect (memcmp (&before, &f.cfg.realism, sizeof before) == 0, "a refused realism changed the config");
+    SimulatorCommand empty = SIMULATOR_COMMAND__INIT;
+    s_expect_errors (&f, &empty, "", "a command after the refused realism");
+    config->realism_config = NULL;
+
+    /* robot specs: a bad merge is INVALID_SPEC, a bad id UNSUPPORTED */
+    RobotId sid = ROBOT_ID__INIT;
+    sid.has_id = sid.has_team = true;
+    sid.id = 1;
+    sid.team = TEAM__BLUE;
+    RobotSpecs spec = ROBOT_SPECS__INIT;
+    spec.id = &sid;
+    spec.has_center_to_dribbler = true;
+    spec.center_to_dribbler = 0.5f; /* beyond the radius */
+    RobotSpecs *sptr = &spec;
+    config->n_robot_specs = 1;
+    config->robot_specs = &sptr;
+    s_command (&f, ccmd);
+    cr_expect_geq (f.errors.count, 1, "center_to_dribbler beyond the radius accepted");
+    for (size_t i = 0; i < f.errors.count; i++) {
+        cr_expect_str_eq (f.errors.items[i].code, "INVALID_SPEC");
+        /* which field, its value and why */
+        cr_expect (strstr (f.errors.items[i].message, "robot specs for blue 1: center_to_dribbler 0.5")
+                       && strstr (f.errors.items[i].message, "below radius"),
+                   "'%s' does not name the field and why", f.errors.items[i].message);
+    }
+    sid.id = 256;
+    spec.has_center_to_dribbler = false;
+    s_expect_errors (&f, ccmd, "UNSUPPORTED", "specs for id 256");
+    s_teardown (&f);
+}
+
+/* protocol.md §4.1: the order of application, and "each failing item adds
+   an error and processing continues" */
+Test (phys_apply, errors_come_in_protocol_order_and_the_valid_items_apply)
+{
+    fixture_t f;
+    s_setup (&f);
+    sim_msg_ball_tp_t ob;
+    sim_msg_ball_tp (&ob);
+    ob.tb.has_x = true;
+    sim_msg_robot_tp_t r1, r2;
+    sim_msg_robot_tp (&r1, SIM_MSG_BLUE, 210);
+    sim_msg_robot_xy (&r1.tr, 1, 1);
+    sim_msg_robot_tp (&r2, SIM_MSG_BLUE, 3);
+    sim_msg_robot_xy (&r2.tr, 2.0, -1.0);
+    TeleportRobot *trs[] = { &r1.tr, &r2.tr };
+    SimulatorControl oc = SIMULATOR_CONTROL__INIT;
+    oc.has_simulation_speed = true;
+    oc.simulation_speed = -2;
+    oc.teleport_ball = &ob.tb;
+    oc.n_teleport_robot = 2;
+    oc.teleport_robot = trs;
+    SimulatorConfig config = SIMULATOR_CONFIG__INIT;
+    config.has_vision_port = true;
+    config.vision_port = 1u << 20;
+    SimulatorCommand all = SIMULATOR_COMMAND__INIT;
+    all.control = &oc;
+    all.config = &config;
+    s_expect_errors (&f, &all, "UNSUPPORTED,PARTIAL_COORD,UNKNOWN_ROBOT,UNSUPPORTED", "ordered errors");
+    sim_robot_state_t r = s_robot (&f, SIM_TEAM_BLUE, 3);
+    cr_expect (fabs (r.x - 2.0) < WIRE_EPS && fabs (r.y + 1.0) < WIRE_EPS,
+               "the valid teleport after failing items did not apply: blue 3 at (%.3f, %.3f)", r.x, r.y);
+    s_teardown (&f);
+}
+
+/* Valid RobotControl messages with absurd values (test_badinput.c sent
+   them over UDP): the matching error, and a huge repeated field costs a
+   bounded list (sim_errors.h). */
+Test (phys_apply, absurd_robot_commands_get_the_matching_error)
+{
+    fixture_t f;
+    s_setup (&f);
+    sim_msg_robot_cmd_t b;
+    sim_msg_robot_cmd (&b, 0);
+    sim_msg_local (&b, NAN, 0, 0);
+    RobotCommand *one[] = { &b.cmd };
+    s_control (&f, SIM_TEAM_BLUE, one, 1, NULL);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED", "NaN speed");
+    sim_msg_robot_cmd (&b, 0);
+    sim_msg_local (&b, 0, 0, 0);
+    b.cmd.has_kick_speed = true;
+    b.cmd.kick_speed = INFINITY;
+    s_control (&f, SIM_TEAM_YELLOW, one, 1, NULL);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED", "infinite kick speed");
+    b.cmd.has_kick_speed = false;
+    b.cmd.id = 1u << 30;
+    s_control (&f, SIM_TEAM_BLUE, one, 1, NULL);
+    cr_expect_str_eq (s_codes (&f.errors), "UNKNOWN_ROBOT", "id 2^30");
+
+    /* 12 000 commands for id 300 (one message, repeated) */
+    enum { HUGE = 12000 };
+    static RobotCommand *many_ptrs[HUGE];
+    RobotCommand unknown = ROBOT_COMMAND__INIT;
+    unknown.id = 300;
+    for (int i = 0; i < HUGE; i++)
+        many_ptrs[i] = &unknown;
+    s_control (&f, SIM_TEAM_BLUE, many_ptrs, HUGE, NULL);
+    cr_assert_eq (f.errors.count, SIM_ERRORS_MAX, "the list holds %zu errors", f.errors.count);
+    cr_expect_eq (f.errors.dropped, HUGE - SIM_ERRORS_MAX);
+    for (size_t i = 0; i < f.errors.count; i++)
+        cr_expect_str_eq (f.errors.items[i].code, "UNKNOWN_ROBOT");
+    s_teardown (&f);
+}

@@ -1,7 +1,9 @@
-/*  test_vision_service.c - the vision service over real sockets: the camera
-    rate in real time, geometry on camera 0, the ground-truth stream with
-    --truth, and SimulatorConfig.vision_port moving the stream at runtime
-    (vision.md §2, §8, §10; protocol.md §4.5).
+/*  test_vision_stream.c - the vision stream a user receives from a real
+    ssl-sim over UDP (the vision actor alone, in-process, is
+    tests/service/test_vision_service.c): the camera rate in real time,
+    geometry on camera 0, the ground-truth stream with --truth, and
+    SimulatorConfig.vision_port moving the stream at runtime (vision.md
+    §2, §8, §10; protocol.md §4.5).
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -22,7 +24,7 @@ s_start (sim_fixture_t *f, const char *const *args)
     cr_assert_eq (sim_fixture_start (f, args, NULL, SIM_FIXTURE_VISION), 0, "ssl-sim did not come up");
 }
 
-Test (vision_service, realtime_rate_geometry_and_truth, .timeout = 60)
+Test (vision_stream, realtime_rate_geometry_and_truth, .timeout = 60)
 {
     sim_fixture_t f;
     const char *args[] = { "--truth", NULL };
@@ -85,7 +87,7 @@ Test (vision_service, realtime_rate_geometry_and_truth, .timeout = 60)
     cr_expect_eq (sim_fixture_stop (&f), 0);
 }
 
-Test (vision_service, vision_port_moves_at_runtime, .timeout = 60)
+Test (vision_stream, vision_port_moves_at_runtime, .timeout = 60)
 {
     sim_fixture_t f;
     const char *args[] = { "--mode", "fast", NULL };

@@ -1,0 +1,24 @@
+/*  vis_record.h - --record FILE (docs/logs.md) in the vision actor: every
+    packet written to the league log file as it is released, the referee
+    multicast beside it, at sim time from a wall-clock origin taken at the
+    first record (vision_internal.h says why here).
+*/
+#ifndef VIS_RECORD_H_INCLUDED
+#define VIS_RECORD_H_INCLUDED
+
+#include "vision_internal.h"
+
+/* Open self->own.run.record and listen to the referee multicast (its
+   reader added to self->loop). Returns 0, or -1 (logged) when the file
+   cannot be written; a referee that cannot be heard is only logged. */
+int vis_record_open (vis_service_t *self);
+
+/* Write one message of `type` (SIM_LOGFILE_*) made at sim instant
+   `time_ns`; nothing when not recording. */
+void vis_record_write (vis_service_t *self, uint64_t time_ns, int32_t type, const uint8_t *buf, size_t len);
+
+/* Close the log file (logging what it holds) and the referee socket;
+   safe twice and when not recording. */
+void vis_record_close (vis_service_t *self);
+
+#endif
