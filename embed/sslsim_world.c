@@ -5,8 +5,9 @@
     What makes the bytes those of `ssl-sim run --mode sync`: commands go
     through phys_journal_apply (the function the physics service and its
     replay call), snapshots reach the camera model at exactly the instants
-    physics publishes them (every due instant of sim_schedule, and the end
-    of a step), and released frames are encoded by vis_codec_wrapper.
+    physics publishes them (the step policy both call, phys_policy.h: every
+    due instant of sim_schedule, and the end of a step), and released
+    frames are encoded by vis_codec_wrapper.
 */
 #include "sslsim_internal.h"
 
@@ -131,7 +132,7 @@ s_build (sslsim_world_t *self, const sim_config_t *cfg, phys_world_t *phys, char
     self->phys = phys;
     self->schedule = schedule;
     self->model = model;
-    self->have_snapshot = false;
+    self->published = (phys_policy_t) { 0 };
     self->frame_count = 0;
     self->used = 0;
     return 0;
@@ -225,15 +226,15 @@ s_feed_vision (sslsim_world_t *self, const sim_snapshot_t *snap)
     }
 }
 
-/* physics.c s_publish_snapshot, with vision as the only receiver */
+/* A snapshot as the physics service publishes it (phys_publish_snapshot),
+   with vision as the only receiver. */
 static void
 s_publish_snapshot (sslsim_world_t *self)
 {
     sim_snapshot_t snap;
     phys_world_snapshot (self->phys, &snap);
     s_feed_vision (self, &snap);
-    self->last_snapshot_ns = snap.time_ns;
-    self->have_snapshot = true;
+    phys_policy_published (&self->published, snap.time_ns);
 }
 
 sslsim_status_t
@@ -248,21 +249,16 @@ sslsim_world_step (sslsim_world_t *world, double dt)
         return s_fail (self, SSLSIM_EINVAL, "dt %s", why);
     self->frame_count = 0;
     self->used = 0;
+    /* the step policy of the physics service (phys_policy.h): a snapshot
+       at each due instant, then the step's closing one */
     uint64_t delay_ns = sim_schedule_delay_ns (self->cfg.realism.vision_delay);
     for (int64_t i = 0; i < n; i++) {
         phys_world_step (self->phys);
-        if (!self->vision)
-            continue;
-        uint64_t t = phys_world_time_ns (self->phys);
-        if (t >= sim_schedule_next_due (self->schedule)) {
+        if (self->vision && phys_policy_substep (self->schedule, phys_world_time_ns (self->phys), delay_ns))
             s_publish_snapshot (self);
-            uint32_t mask, frames[SIM_MAX_CAMERAS];
-            sim_schedule_advance (self->schedule, t, delay_ns, &mask, frames);
-        }
     }
-    /* the closing snapshot of a sync step (physics.c s_step_done) */
-    if (self->vision && n > 0
-        && (!self->have_snapshot || self->last_snapshot_ns != phys_world_time_ns (self->phys)))
+    if (self->vision
+        && phys_policy_step_closes (&self->published, (uint64_t) n, phys_world_time_ns (self->phys)))
         s_publish_snapshot (self);
     return SSLSIM_OK;
 }
