@@ -54,12 +54,13 @@ s_step_done (phys_service_t *self, uint64_t step_id, uint64_t substeps, Simbus__
 }
 
 void
-phys_answer_request (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from)
+phys_answer_request (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from,
+                     const void *wire, size_t wire_len)
 {
     bool sync = req->has_sync && req->sync;
     if (sync)
         phys_clock_sync_request (&self->clock, zclock_usecs ());
-    phys_recovery_journal (self, req, from); /* on file before anything of it can be seen */
+    phys_recovery_journal (self, req, wire, wire_len); /* on file before anything of it can be seen */
     phys_journal_apply (self->world, &self->cfg, req, &self->applied);
     /* the newest applied, not the largest: a clock stepped back (or one
        absurd stamp from a tcp peer) must not stop the measurement */

@@ -11,7 +11,9 @@
 #include "physics_internal.h"
 
 /* Handle req, which came `from` (NULL: a replayed input, which nobody
-   waits for). */
-void phys_answer_request (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from);
+   waits for) packed in the bus Envelope wire[wire_len] (NULL: none), which
+   the journals take instead of packing req again. */
+void phys_answer_request (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from,
+                          const void *wire, size_t wire_len);
 
 #endif

@@ -2,6 +2,9 @@
     (see phys_hold.h). */
 #include "phys_hold.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "common/base/sim_log.h"
 #include "phys_answer.h"
 #include "phys_epoch.h"
@@ -16,6 +19,15 @@ phys_hold_request (phys_service_t *self, Simbus__Envelope *env, const sim_link_f
     sim_link_from_t *kept = &self->held[self->held_count].from;
     *kept = *from;
     kept->identity = from->identity ? zframe_dup ((zframe_t *) from->identity) : NULL;
+    /* and the bytes it came in, for the journals (without them, or
+       without memory, they pack it again) */
+    size_t len;
+    const uint8_t *wire = sim_link_received (self->link, &len);
+    uint8_t *copy = wire ? malloc (len) : NULL;
+    if (copy)
+        memcpy (copy, wire, len);
+    self->held[self->held_count].wire = copy;
+    self->held[self->held_count].wire_len = copy ? len : 0;
     self->held[self->held_count++].env = env;
     return true;
 }
@@ -43,9 +55,11 @@ phys_hold_flush (phys_service_t *self, bool apply)
 {
     for (int i = 0; i < self->held_count; i++) {
         if (apply)
-            phys_answer_request (self, self->held[i].env->request, &self->held[i].from);
+            phys_answer_request (self, self->held[i].env->request, &self->held[i].from, self->held[i].wire,
+                                 self->held[i].wire_len);
         zframe_t *identity = self->held[i].from.identity;
         zframe_destroy (&identity);
+        free (self->held[i].wire);
         simbus__envelope__free_unpacked (self->held[i].env, NULL);
     }
     self->held_count = 0;

@@ -10,8 +10,8 @@
 
 #include "physics_internal.h"
 
-/* While the clock is held: keep env (a request) with a copy of where it
-   came from, to apply and answer it later. Returns true when kept (the
+/* While the clock is held: keep env (a request) with copies of where it
+   came from and of the bytes it came in, to apply and answer it later. Returns true when kept (the
    caller gives env up), false when not held or full. */
 bool phys_hold_request (phys_service_t *self, Simbus__Envelope *env, const sim_link_from_t *from);
 

@@ -77,7 +77,7 @@ phys_playback_turn (phys_service_t *self, int64_t now)
             self->replay_next = count;
             break;
         }
-        phys_answer_request (self, req, NULL);
+        phys_answer_request (self, req, NULL, NULL, 0);
         self->replay_next++;
         frame = phys_world_frame (self->world);
     }

@@ -102,37 +102,31 @@ phys_recovery_open_journal (phys_service_t *self, bool resumed)
     return rc;
 }
 
-/* Where an input came from: its part of the protocol and the carrier,
-   as a note written only when it changes (a client that keeps sending the
-   same kind costs nothing more); the sender's address is in the Request
-   itself (Request.source: the edges fill it in when the run journals). */
+/* Which part of the protocol an input is, as a note written only when
+   it changes (a client that keeps sending the same kind costs nothing
+   more); the sender's address is in the Request itself (Request.source:
+   the edges fill it in when the run journals). How it reached physics is
+   the bus's business, not the run's: no carrier is named. */
 static void
-s_user_journal_input (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from)
+s_note_source (phys_service_t *self, const Simbus__Request *req)
 {
-    const char *what = req->has_step_id       ? "sync step"
-                     : req->team_control      ? (req->team_control->team == 1 ? "yellow team" : "blue team")
-                     : req->simulator_command ? "control"
-                                              : "request";
-    char source[64];
-    snprintf (source, sizeof source, "%s by %s", what, !from ? "replay" : from->by_lane ? "lane" : "bus");
+    const char *source = req->has_step_id       ? "sync step"
+                       : req->team_control      ? (req->team_control->team == 1 ? "yellow team" : "blue team")
+                       : req->simulator_command ? "control"
+                                                : "request";
     if (strcmp (source, self->last_source) != 0) {
         phys_journal_note (self->user_journal, self->world, PHYS_JOURNAL_SOURCE, source, strlen (source));
         snprintf (self->last_source, sizeof self->last_source, "%s", source);
     }
-    phys_journal_input (self->user_journal, self->world, req);
 }
 
 void
-phys_recovery_journal (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from)
+phys_recovery_journal (phys_service_t *self, const Simbus__Request *req, const void *wire, size_t wire_len)
 {
-    /* the reply comes later; the record goes without the receive time,
-       which is wall time (a journal's inputs are the same bytes every
-       run) */
-    Simbus__Request on_file = *req;
-    on_file.has_received_us = false;
-    on_file.received_us = 0;
     if (self->journal)
-        phys_journal_input (self->journal, self->world, &on_file);
-    if (self->user_journal)
-        s_user_journal_input (self, &on_file, from);
+        phys_journal_input_wire (self->journal, self->world, req, wire, wire_len);
+    if (self->user_journal) {
+        s_note_source (self, req);
+        phys_journal_input_wire (self->user_journal, self->world, req, wire, wire_len);
+    }
 }

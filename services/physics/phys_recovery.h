@@ -35,8 +35,10 @@ void phys_recovery_checkpoint (phys_service_t *self);
    when a new journal cannot be written (logged). */
 int phys_recovery_open_journal (phys_service_t *self, bool resumed);
 
-/* Journal req, about to be applied, which came `from` (NULL: a replayed
-   input), in the restart journal and the --journal file. */
-void phys_recovery_journal (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from);
+/* Journal req, about to be applied, in the restart journal and the
+   --journal file: from wire[wire_len], the bus Envelope it came in, or
+   packed again when wire is NULL (phys_journal_input_wire). */
+void phys_recovery_journal (phys_service_t *self, const Simbus__Request *req, const void *wire,
+                            size_t wire_len);
 
 #endif

@@ -64,6 +64,8 @@ typedef struct {
     struct {
         Simbus__Envelope *env;
         sim_link_from_t from;
+        uint8_t *wire; /* the bytes it came in (sim_link_received), to journal; NULL: none */
+        size_t wire_len;
     } held[PHYS_HELD_MAX];
     int held_count;
     bool replay_done;
