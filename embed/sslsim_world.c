@@ -271,11 +271,8 @@ sslsim_world_step (sslsim_world_t *world, double dt)
 static void
 s_config_changed (sslsim_world_t *self, const phys_changes_t *changes)
 {
-    if (changes->rig) {
-        sim_schedule_def_t def;
-        sim_schedule_def_from_config (&def, &self->cfg);
-        sim_schedule_reset_rig (self->schedule, &def, phys_world_time_ns (self->phys));
-    }
+    if (changes->rig)
+        phys_policy_rig (self->schedule, &self->cfg, phys_world_time_ns (self->phys));
     if (changes->config && self->model) {
         vis_model_def_t def;
         vis_model_def_from_config (&def, &self->cfg);

@@ -12,6 +12,7 @@
       unless one of that instant went out already, so vision can answer
       the step with everything up to its end.
     - At the end of a replay: the same, once anything was published.
+    - After a request that replaced the camera rig: the new rig's instants.
 
     Pure: a schedule, sim times and what was published in, a decision out;
     no clock, no socket. The caller publishes and then records it with
@@ -24,6 +25,7 @@
 #include <stdint.h>
 
 #include "common/base/sim_schedule.h"
+#include "common/config/sim_config.h"
 
 /* What was published so far; all zero before the first snapshot. */
 typedef struct {
@@ -48,5 +50,9 @@ bool phys_policy_replay_closes (const phys_policy_t *self, uint64_t time_ns);
 
 /* A snapshot of time_ns was published. */
 void phys_policy_published (phys_policy_t *self, uint64_t time_ns);
+
+/* A request replaced the camera rig at time_ns (phys_changes_t rig): the
+   schedule takes cfg's new rig, so the snapshot instants follow it. */
+void phys_policy_rig (sim_schedule_t *schedule, const sim_config_t *cfg, uint64_t time_ns);
 
 #endif

@@ -2,7 +2,6 @@
 #include "phys_answer.h"
 
 #include "common/bus/sim_bus.h"
-#include "common/config/sim_schedule_config.h"
 #include "phys_epoch.h"
 #include "phys_publish.h"
 #include "phys_recovery.h"
@@ -14,11 +13,8 @@
 static void
 s_config_changed (phys_service_t *self, const phys_changes_t *changes)
 {
-    if (changes->rig) {
-        sim_schedule_def_t def;
-        sim_schedule_def_from_config (&def, &self->cfg);
-        sim_schedule_reset_rig (self->schedule, &def, phys_world_time_ns (self->world));
-    }
+    if (changes->rig)
+        phys_policy_rig (self->schedule, &self->cfg, phys_world_time_ns (self->world));
     if (changes->config) {
         self->config_serial++;
         self->config_due = true;

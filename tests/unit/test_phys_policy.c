@@ -1,11 +1,12 @@
 /*  test_phys_policy.c - engine/world/phys_policy.c: the step policy the
     physics service and libsslsim share (when a snapshot is due after a
-    substep, when a sync step or a replay closes with one), driven with a
-    default capture schedule and made-up sim times.
+    substep, when a sync step or a replay closes with one, a replaced
+    rig), driven with a default capture schedule and made-up sim times.
 */
 #include <criterion/criterion.h>
 
 #include "common/base/sim_schedule.h"
+#include "common/config/config.h"
 #include "engine/world/phys_policy.h"
 
 #define S_DT_NS    1000000u /* 1 ms substeps, the default */
@@ -92,5 +93,23 @@ Test (phys_policy, a_step_publishes_the_due_instants_then_its_end_once)
         cr_expect_gt (published[i], published[i - 1], "snapshot %d goes forward in sim time", i);
     cr_expect_eq (published[n - 1], 40 * S_DT_NS, "the step ends with a snapshot of its end");
     cr_expect_not (phys_policy_step_closes (&p, 40, 40 * S_DT_NS), "and only one");
+    sim_schedule_destroy (&s);
+}
+
+Test (phys_policy, a_replaced_rig_captures_at_the_next_substep)
+{
+    /* vision.md §2.1: after a runtime rig replacement every camera
+       captures at the first substep after it, whatever the old grid */
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    sim_schedule_t *s = s_schedule ();
+    uint64_t t = 50 * S_DT_NS;
+    for (uint64_t k = 1; k * S_DT_NS <= t; k++)
+        phys_policy_substep (s, k * S_DT_NS, S_DELAY_NS);
+    cr_assert_gt (sim_schedule_next_due (s), t + S_DT_NS, "the old grid has no instant there");
+    cfg.vision.default_camera_count = 4;
+    cfg.rig_generation++;
+    phys_policy_rig (s, &cfg, t);
+    cr_expect (phys_policy_substep (s, t + S_DT_NS, S_DELAY_NS), "a snapshot at the first substep after");
     sim_schedule_destroy (&s);
 }
