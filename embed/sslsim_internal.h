@@ -10,6 +10,7 @@
 #include "common/config/sim_config.h"
 #include "common/base/sim_schedule.h"
 #include "engine/world/phys_journal.h"
+#include "engine/world/phys_policy.h"
 #include "engine/physics/phys_world.h"
 #include "engine/vision/vis_model.h"
 
@@ -24,9 +25,8 @@ struct sslsim_world_t {
     bool vision;
     phys_world_t *phys;
     sim_schedule_t *schedule;
-    vis_model_t *model; /* NULL without vision */
-    bool have_snapshot;
-    uint64_t last_snapshot_ns;
+    vis_model_t *model;      /* NULL without vision */
+    phys_policy_t published; /* the last snapshot the camera model saw */
     /* the last step's packets */
     uint8_t *bytes;
     size_t used, cap;

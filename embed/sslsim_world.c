@@ -5,9 +5,9 @@
     What makes the bytes those of `ssl-sim run --mode sync`: commands go
     through phys_journal_apply (the function the physics service and its
     replay call), snapshots reach the camera model at exactly the instants
-    physics publishes them (every due instant of sim_schedule, and the end
-    of a step), and vision's part of each is vis_step_encode, the function
-    the vision service calls.
+    physics publishes them (the step policy both call, phys_policy.h: every
+    due instant of sim_schedule, and the end of a step), and vision's part
+    of each is vis_step_encode, the function the vision service calls.
 */
 #include "sslsim_internal.h"
 
@@ -130,7 +130,7 @@ s_build (sslsim_world_t *self, const sim_config_t *cfg, phys_world_t *phys, char
     self->phys = phys;
     self->schedule = schedule;
     self->model = model;
-    self->have_snapshot = false;
+    self->published = (phys_policy_t) { 0 };
     self->frame_count = 0;
     self->used = 0;
     return 0;
@@ -218,15 +218,15 @@ s_feed_vision (sslsim_world_t *self, const sim_snapshot_t *snap)
     self->used += out.used;
 }
 
-/* physics.c s_publish_snapshot, with vision as the only receiver */
+/* A snapshot as the physics service publishes it (phys_publish_snapshot),
+   with vision as the only receiver. */
 static void
 s_publish_snapshot (sslsim_world_t *self)
 {
     sim_snapshot_t snap;
     phys_world_snapshot (self->phys, &snap);
     s_feed_vision (self, &snap);
-    self->last_snapshot_ns = snap.time_ns;
-    self->have_snapshot = true;
+    phys_policy_published (&self->published, snap.time_ns);
 }
 
 sslsim_status_t
@@ -241,21 +241,16 @@ sslsim_world_step (sslsim_world_t *world, double dt)
         return s_fail (self, SSLSIM_EINVAL, "dt %s", why);
     self->frame_count = 0;
     self->used = 0;
+    /* the step policy of the physics service (phys_policy.h): a snapshot
+       at each due instant, then the step's closing one */
     uint64_t delay_ns = sim_schedule_delay_ns (self->cfg.realism.vision_delay);
     for (int64_t i = 0; i < n; i++) {
         phys_world_step (self->phys);
-        if (!self->vision)
-            continue;
-        uint64_t t = phys_world_time_ns (self->phys);
-        if (t >= sim_schedule_next_due (self->schedule)) {
+        if (self->vision && phys_policy_substep (self->schedule, phys_world_time_ns (self->phys), delay_ns))
             s_publish_snapshot (self);
-            uint32_t mask, frames[SIM_MAX_CAMERAS];
-            sim_schedule_advance (self->schedule, t, delay_ns, &mask, frames);
-        }
     }
-    /* the closing snapshot of a sync step (physics.c s_step_done) */
-    if (self->vision && n > 0
-        && (!self->have_snapshot || self->last_snapshot_ns != phys_world_time_ns (self->phys)))
+    if (self->vision
+        && phys_policy_step_closes (&self->published, (uint64_t) n, phys_world_time_ns (self->phys)))
         s_publish_snapshot (self);
     return SSLSIM_OK;
 }
@@ -268,11 +263,8 @@ sslsim_world_step (sslsim_world_t *world, double dt)
 static void
 s_config_changed (sslsim_world_t *self, const phys_changes_t *changes)
 {
-    if (changes->rig) {
-        sim_schedule_def_t def;
-        sim_schedule_def_from_config (&def, &self->cfg);
-        sim_schedule_reset_rig (self->schedule, &def, phys_world_time_ns (self->phys));
-    }
+    if (changes->rig)
+        phys_policy_rig (self->schedule, &self->cfg, phys_world_time_ns (self->phys));
     if (changes->config && self->model) {
         vis_model_def_t def;
         vis_model_def_from_config (&def, &self->cfg);

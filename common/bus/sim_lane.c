@@ -43,6 +43,8 @@ struct sim_lane_t {
     uint8_t *in; /* SIM_LANE_MAX */
     size_t in_len, in_pos;
     sim_lane_peer_t in_from;
+    const uint8_t *in_body; /* the last record's envelope bytes (sim_lane_record) */
+    size_t in_body_len;
 };
 
 /* The lane file name part for inproc endpoint `name`: the name itself
@@ -396,6 +398,14 @@ sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t cap
     return sim_lane_recv_in (self, NULL, NULL, env, topic, cap, from, warned);
 }
 
+const uint8_t *
+sim_lane_record (const sim_lane_t *self, size_t *len)
+{
+    assert (self && len);
+    *len = self->in_body ? self->in_body_len : 0;
+    return self->in_body;
+}
+
 int
 sim_lane_recv_in (sim_lane_t *self, ProtobufCAllocator *alloc, const char *alloc_topic,
                   Simbus__Envelope **env, char *topic, size_t cap, sim_lane_peer_t *from, bool *warned)
@@ -403,6 +413,7 @@ sim_lane_recv_in (sim_lane_t *self, ProtobufCAllocator *alloc, const char *alloc
     assert (self && env && topic && cap > 0);
     *env = NULL;
     *topic = 0;
+    self->in_body = NULL;
     if (self->in_pos >= self->in_len) {
         ssize_t n;
         self->in_from.len = sizeof self->in_from.addr;
@@ -443,10 +454,12 @@ sim_lane_recv_in (sim_lane_t *self, ProtobufCAllocator *alloc, const char *alloc
     memcpy (topic, name, copy);
     topic[copy] = 0;
     bool in_alloc = alloc && alloc_topic && strcmp (topic, alloc_topic) == 0;
-    if (!flat)
+    if (!flat) {
+        self->in_body = body;
+        self->in_body_len = size;
         *env = sim_bus_decode_in (body, size, warned, in_alloc ? alloc : NULL);
-    else if (!(*env = sim_bus_snapshot_unflatten (body, size, in_alloc ? alloc : NULL)) && warned
-             && !*warned) {
+    } else if (!(*env = sim_bus_snapshot_unflatten (body, size, in_alloc ? alloc : NULL)) && warned
+               && !*warned) {
         sim_warn ("a flat snapshot of another layout or bus version dropped (mine is version %u)",
                   SIM_BUS_VERSION);
         *warned = true;

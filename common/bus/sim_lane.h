@@ -140,4 +140,9 @@ int sim_lane_recv (sim_lane_t *self, Simbus__Envelope **env, char *topic, size_t
 int sim_lane_recv_in (sim_lane_t *self, ProtobufCAllocator *alloc, const char *alloc_topic,
                       Simbus__Envelope **env, char *topic, size_t cap, sim_lane_peer_t *from, bool *warned);
 
+/* The packed Envelope of the record the last receive read, its length in
+   *len: borrowed, valid until the next receive; NULL when that record held
+   none (a flat snapshot, or nothing was read). */
+const uint8_t *sim_lane_record (const sim_lane_t *self, size_t *len);
+
 #endif

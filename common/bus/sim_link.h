@@ -109,6 +109,12 @@ int sim_link_borrow (sim_link_t *self, Simbus__Envelope__BodyCase kind);
    bus cannot hide $TERM. Returns 0 or -1. */
 int sim_link_attach (sim_link_t *self, sim_loop_t *loop, int burst, sim_link_fn *fn, void *arg);
 
+/* Inside a handler: the packed Envelope it was given, as the carrier
+   delivered it (physics' cmd socket, or a lane), its length in *len, so
+   physics can journal a request without packing it again. Borrowed, valid
+   while the handler runs; NULL from other inputs and outside a handler. */
+const uint8_t *sim_link_received (const sim_link_t *self, size_t *len);
+
 /* Send `env` to the receivers of its kind (version set here). While a
    batch is open (sim_link_batch), messages may be held back and go out
    together at its end. Returns how many carriers took it (0: nobody

@@ -77,6 +77,8 @@ struct sim_link_t {
     sim_link_fn *fn;
     void *arg;
     int burst;
+    const uint8_t *rx; /* the bytes of the message being handled (sim_link_received) */
+    size_t rx_len;
 
     /* backpressure of sends */
     sim_link_pacing_t pacing;

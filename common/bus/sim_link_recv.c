@@ -72,7 +72,10 @@ s_read_router (sim_link_t *self)
         if (!env)
             sim_debug ("dropped a malformed bus request");
         sim_link_from_t from = { identity, { .len = 0 }, false };
+        self->rx = zframe_data (body);
+        self->rx_len = zframe_size (body);
         s_deliver (self, env, &from, true, NULL);
+        self->rx = NULL;
     }
     zframe_destroy (&identity);
     zmsg_destroy (&msg);
@@ -162,12 +165,14 @@ s_read_lane (sim_link_t *self)
         if (!env)
             sim_debug ("dropped a malformed lane message");
         /* requests and replies come to a lane as on cmd */
+        self->rx = sim_lane_record (self->lane, &self->rx_len);
         s_deliver (self, env, &from,
                    env
                        && (env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST
                            || env->body_case == SIMBUS__ENVELOPE__BODY_REPLY
                            || env->body_case == SIMBUS__ENVELOPE__BODY_STATS),
                    alloc);
+        self->rx = NULL;
     }
 }
 
@@ -248,6 +253,14 @@ sim_link_attach (sim_link_t *self, sim_loop_t *loop, int burst, sim_link_fn *fn,
         rc |= sim_loop_add_fd (loop, "bus lane", sim_lane_fd (self->lane), s_on_lane, self);
     rc |= sim_loop_add_tick (loop, "bus", s_tick, self);
     return rc ? -1 : 0;
+}
+
+const uint8_t *
+sim_link_received (const sim_link_t *self, size_t *len)
+{
+    assert (self && len);
+    *len = self->rx ? self->rx_len : 0;
+    return self->rx;
 }
 
 void

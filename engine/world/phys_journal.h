@@ -95,10 +95,24 @@ int phys_journal_start (phys_journal_t *self, uint64_t seq, const phys_world_t *
 
 /* Append `req`, about to be applied to `world` at its current substep,
    as input number phys_journal_seq (which then grows by one), and count
-   its substeps as promised. Returns 0, or -1 when it could not be
-   written (not started, or an I/O error: logged once per run of
-   failures); the input still counts. */
+   its substeps as promised. The record holds req packed without what a
+   replay must not see: received_us (wall time: a journal's inputs are the
+   same bytes every run) and unknown fields (they change nothing physics
+   does). Returns 0, or -1 when it could not be written (not started, or
+   an I/O error: logged once per run of failures); the input still
+   counts. */
 int phys_journal_input (phys_journal_t *self, const phys_world_t *world, const Simbus__Request *req);
+
+/* The same for a req that came packed: `wire` holds the bus Envelope it
+   was decoded from, as received (sim_link_received), and the record is
+   cut from those bytes instead of packing req again: its fields in their
+   order, without received_us and unknown ones. A sender that packs with
+   protobuf-c (every one of this project) gives the bytes
+   phys_journal_input would; any other gives bytes that decode to the same
+   message. When wire is NULL or does not hold one whole request, req is
+   packed as phys_journal_input does. */
+int phys_journal_input_wire (phys_journal_t *self, const phys_world_t *world, const Simbus__Request *req,
+                             const void *wire, size_t wire_len);
 
 /* Call after every substep, before anything about it is published: when
    `world` has passed the promised substep, append a mark

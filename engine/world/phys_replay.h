@@ -36,9 +36,9 @@ uint64_t phys_replay_substep_ns (const phys_replay_t *self);
 size_t phys_replay_count (const phys_replay_t *self);
 
 /* Input i (< count): the decoded Request (borrowed), *frame the substep
-   count it applied at, *source the last SOURCE note before it (its kind
-   and carrier, "" when none); the sender's address, when the edge named
-   it, is the Request's `source`. */
+   count it applied at, *source the last SOURCE note before it (its kind,
+   "" when none; earlier builds added the carrier); the sender's address,
+   when the edge named it, is the Request's `source`. */
 const Simbus__Request *phys_replay_input (const phys_replay_t *self, size_t i, uint64_t *frame,
                                           const char **source);
 

@@ -1,546 +1,49 @@
 /*  physics.c - the physics service actor: world, clock, configuration.
 
     One loop driven by absolute deadlines: wait, run the substeps the clock
-    owes (phys_clock), hand the bus messages to their handlers, do what is
-    due. Per substep: step the core, publish its events, and publish a
-    snapshot only when the capture/release schedule (common/base/sim_schedule)
-    needs one, so bus traffic grows with the camera rate, not the substep
-    rate (ARCHITECTURE.md §2).
+    owes (phys_clock, phys_step), hand the bus messages to their handlers,
+    do what is due. This file is the table of contents: the loop, the
+    handlers, life (start, ready, stop); each feature's glue has its own
+    file, sharing the state in physics_internal.h:
 
-    Separate processes keep a checkpoint and an input journal in the
-    runtime directory (phys_journal.h, docs/journal.md): each request is
-    journaled before it is answered and a mark before any later sim time
-    is published, so a restarted physics replays to the state it had and
-    never publishes an earlier time than before.
+      phys_step      substeps, and what is published after each (the step
+                     policy of engine/world/phys_policy.h)
+      phys_publish   snapshots, events, configuration, clock to the bus
+      phys_answer    a request applied and answered
+      phys_recovery  checkpoints, the restart journal and its replay, the
+                     --journal file (docs/journal.md, docs/logs.md)
+      phys_hold      a --journal run's clock held for vision, with the
+                     requests that came meanwhile
+      phys_playback  `ssl-sim replay` driving
+      phys_epoch     the wire timestamps' Unix base
+      phys_report    the status line, Stats, the pause note
 */
 #include "physics.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "common/config/config.h"
-#include "engine/world/phys_apply.h"
-#include "engine/world/phys_checkpoint.h"
-#include "phys_clock.h"
-#include "engine/world/phys_def.h"
-#include "engine/world/phys_journal.h"
-#include "engine/world/phys_replay.h"
-#include "common/bus/sim_bus.h"
-#include "common/bus/sim_bus_codec.h"
-#include "common/bus/sim_link.h"
 #include "common/base/sim_log.h"
-#include "common/config/sim_schedule_config.h"
 #include "common/bus/sim_service.h"
-#include "common/logs/sim_stats.h"
-#include "engine/physics/phys_world.h"
+#include "common/config/config.h"
+#include "common/config/sim_schedule_config.h"
+#include "engine/world/phys_def.h"
+#include "phys_answer.h"
+#include "phys_epoch.h"
+#include "phys_hold.h"
+#include "phys_playback.h"
+#include "phys_publish.h"
+#include "phys_recovery.h"
+#include "phys_report.h"
+#include "phys_step.h"
 
 #define PHYS_CLOCK_PERIOD_US      100000  /* Clock heartbeat, while someone reads it */
-#define PHYS_STATUS_PERIOD_US     1000000 /* status line */
 #define PHYS_SNAPSHOT_PERIOD_US   1000000 /* snapshot heartbeat */
 #define PHYS_CONFIG_PERIOD_US     1000000 /* configuration re-publish */
-#define PHYS_FAST_CHECK           16      /* fast mode: substeps between looks for a request */
 #define PHYS_CHECKPOINT_PERIOD_US 1000000 /* ARCHITECTURE.md §3: a kill -9 loses at most this */
 #define PHYS_SPIN_POLL_US         1000    /* while spinning, poll every input this often */
-#define PHYS_HELD_MAX             64      /* requests kept while the clock waits for vision */
 
-typedef struct {
-    sim_config_t cfg;
-    phys_world_t *world;
-    sim_schedule_t *schedule;
-    phys_clock_t clock;
-    zsock_t *pipe;
-    sim_link_t *link;
-    sim_loop_t *loop;
-    bool terminated;
-
-    /* checkpoints and the journal: empty path / NULL = off (single
-       process: nothing to restart) */
-    char checkpoint_path[SIM_STRING_MAX];
-    char run_key[80];
-    int64_t next_checkpoint_us;
-    phys_journal_t *journal;
-
-    /* --journal FILE: every input of the run from its first substep, with
-       the configuration; NULL = off. Written beside the restart journal
-       with the same records (docs/logs.md). */
-    phys_journal_t *user_journal;
-    char last_source[64];
-
-    /* `ssl-sim replay`: the inputs come from a journal, not the bus */
-    phys_replay_t *replay;
-    size_t replay_next;
-    uint64_t replay_end; /* substep to stop at */
-    bool replay_started; /* vision listens: the script runs */
-    /* --journal on a fresh world: the clock waits for vision (at most
-       PHYS_HOLD_US), so the run's vision is reproducible from frame one */
-    bool hold_clock;
-    int64_t hold_until_us;
-    /* requests that came while the clock was held: applied, in order,
-       when it starts (a lock-step client's first steps included) */
-    struct {
-        Simbus__Envelope *env;
-        sim_link_from_t from;
-    } held[PHYS_HELD_MAX];
-    int held_count;
-    bool replay_done;
-    uint64_t replay_start_frame;
-    int64_t replay_start_us;
-
-    uint64_t config_serial;
-    bool config_due;
-    int64_t next_config_us, next_clock_us, next_snapshot_us;
-    uint64_t last_snapshot_ns; /* time of the last published snapshot */
-    bool have_snapshot;
-
-    /* what a request collects for its reply; kept here, not allocated per
-       request, because sync clients send thousands a second */
-    phys_journal_result_t applied;
-    sim_bus_snapshot_msg_t snapshot_msg;
-
-    /* the wire timestamps' base (sim_snapshot_t epoch_us): Unix time at
-       sim time 0, 0 when the timestamps count from zero */
-    int64_t epoch_us;
-    /* the newest team command's gateway receive time (sim_snapshot_t) */
-    int64_t command_us;
-    bool was_running; /* the free-running clock advanced at the last tick */
-    bool paused;      /* speed 0 outside sync mode, as last logged */
-
-    /* status line window */
-    int64_t status_wall_us;
-    uint64_t status_sim_ns;
-    uint64_t status_substeps;
-    double status_cost_us; /* this thread's CPU time in substeps (s_thread_cpu_us) */
-    double last_rtf, last_cost_us;
-
-    /* Stats (sim_stats.h): counted since start */
-    int64_t started_us;
-    uint64_t substep_buckets[SIM_STATS_SUBSTEP_BUCKETS];
-    uint64_t substeps_timed;
-    double substep_sum_us;
-} phys_service_t;
-
-/* ---- publishing ------------------------------------------------------- */
-
-static void
-s_publish_snapshot (phys_service_t *self, bool has_step, uint64_t step_id)
-{
-    sim_snapshot_t snap;
-    phys_world_snapshot (self->world, &snap);
-    snap.epoch_us = self->epoch_us;
-    snap.command_us = self->command_us;
-    if (sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT))
-        sim_link_send (self->link, sim_bus_snapshot_encode (&self->snapshot_msg, &snap, has_step, step_id));
-    self->last_snapshot_ns = snap.time_ns;
-    self->have_snapshot = true;
-}
-
-static void
-s_publish_events (phys_service_t *self)
-{
-    const phys_event_t *events;
-    int n = phys_world_events (self->world, &events);
-    if (n <= 0 || !sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_EVENTS))
-        return;
-    sim_event_t items[SIM_BUS_EVENTS_MAX];
-    if (n > SIM_BUS_EVENTS_MAX)
-        n = SIM_BUS_EVENTS_MAX;
-    for (int i = 0; i < n; i++) {
-        const phys_event_t *e = &events[i];
-        items[i] = (sim_event_t) { (sim_event_kind_t) e->kind,
-                                   e->time_ns,
-                                   e->team,
-                                   e->id,
-                                   e->other_team,
-                                   e->other_id,
-                                   e->speed,
-                                   e->elevation_deg };
-    }
-    sim_bus_events_msg_t msg;
-    sim_link_send (self->link, sim_bus_events_encode (&msg, items, n));
-}
-
-static void
-s_publish_config (phys_service_t *self)
-{
-    sim_bus_config_msg_t msg;
-    Simbus__Envelope *env = sim_bus_config_encode (&msg, &self->cfg, self->config_serial);
-    if (env)
-        sim_link_send (self->link, env);
-    sim_bus_config_msg_release (&msg);
-    self->config_due = false;
-}
-
-static void
-s_publish_clock (phys_service_t *self, int64_t now)
-{
-    sim_bus_clock_msg_t msg;
-    sim_link_send (self->link,
-                   sim_bus_clock_encode (&msg, phys_world_time_ns (self->world), self->cfg.run.mode,
-                                         phys_clock_running (&self->clock, now),
-                                         phys_world_robot_count (self->world)));
-}
-
-/* Stats once a second, with the status line (sim_stats.h). */
-static void
-s_publish_stats (phys_service_t *self, int64_t now)
-{
-    if (!sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_STATS))
-        return;
-    Simbus__Stats st;
-    sim_stats_begin (&st, "physics", self->started_us);
-    st.has_time_ns = true;
-    st.time_ns = phys_world_time_ns (self->world);
-    st.has_rtf = true;
-    st.rtf = self->last_rtf;
-    st.has_substep_us = true;
-    st.substep_us = self->last_cost_us;
-    st.n_substep_buckets = SIM_STATS_SUBSTEP_BUCKETS;
-    st.substep_buckets = self->substep_buckets;
-    st.has_substeps = true;
-    st.substeps = self->substeps_timed;
-    st.has_substep_sum_us = true;
-    st.substep_sum_us = self->substep_sum_us;
-    st.has_speed = true;
-    st.speed = self->cfg.run.speed;
-    st.has_running = true;
-    st.running = phys_clock_running (&self->clock, now);
-    st.has_mode = true;
-    st.mode = (uint32_t) self->cfg.run.mode;
-    Simbus__Envelope env;
-    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STATS, &st);
-    sim_link_send (self->link, &env);
-}
-
-/* ---- stepping --------------------------------------------------------- */
-
-/* One substep and what must be published after it. */
-static void
-s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
-{
-    phys_world_step (self->world);
-    if (self->journal)
-        phys_journal_reached (self->journal, self->world); /* before anything of it is published */
-    if (self->user_journal)
-        phys_journal_reached (self->user_journal, self->world);
-    s_publish_events (self);
-    uint64_t t = phys_world_time_ns (self->world);
-    if (t >= sim_schedule_next_due (self->schedule)) {
-        s_publish_snapshot (self, has_step, step_id);
-        uint32_t mask, frames[SIM_MAX_CAMERAS];
-        sim_schedule_advance (self->schedule, t, sim_schedule_delay_ns (self->cfg.realism.vision_delay),
-                              &mask, frames);
-    }
-    self->status_substeps++;
-}
-
-/* The CPU time this thread has used, us. The substep cost is measured in
-   it, not in wall time: a run of substeps ends by handing its snapshots to
-   vision, and in fast mode that send blocks while vision's queue is full;
-   wall time counted that wait, and every moment another process had the
-   core. The CPU
-   clock counts what physics itself spends: the core, the journal marks,
-   encoding and sending the events and snapshots (the kernel's copy of a
-   lane datagram included), and its looks for a request. */
-static double
-s_thread_cpu_us (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
-
-/* Up to n substeps; a free-running clock stops early (every
-   PHYS_FAST_CHECK) when `yield` and a request waits, so that a request
-   applies within a few ms of sim time of its arrival. A free-running
-   clock's messages travel as one batch; a sync step's go one by one, so
-   vision works while physics steps (the answer waits for both). */
-static void
-s_run_substeps (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_id, bool yield)
-{
-    double start = s_thread_cpu_us ();
-    sim_link_batch (self->link, !has_step);
-    uint64_t done = 0;
-    for (uint64_t i = 1; i <= n; i++) {
-        s_substep (self, has_step, step_id);
-        done = i;
-        if (yield && i % PHYS_FAST_CHECK == 0 && sim_link_input_waiting (self->link))
-            break;
-    }
-    sim_link_batch (self->link, false);
-    double cost = s_thread_cpu_us () - start;
-    self->status_cost_us += cost;
-    sim_stats_substeps (self->substep_buckets, done, cost);
-    self->substeps_timed += done;
-    self->substep_sum_us += cost;
-}
-
-/* ---- wire timestamps ------------------------------------------------- */
-
-/* The timestamps follow the wall clock: auto in realtime mode, unix always. */
-static bool
-s_epoch_unix (const sim_config_t *cfg)
-{
-    return cfg->vision.timestamp_base == SIM_TS_UNIX
-        || (cfg->vision.timestamp_base == SIM_TS_AUTO && cfg->run.mode == SIM_MODE_REALTIME);
-}
-
-/* Put sim time now at Unix time now (or the base back to 0). */
-static void
-s_epoch_rebase (phys_service_t *self)
-{
-    self->epoch_us = sim_stats_wall_us () - (int64_t) (phys_world_time_ns (self->world) / 1000);
-    if (!s_epoch_unix (&self->cfg))
-        self->epoch_us = 0;
-}
-
-#define PHYS_HOLD_US 5000000
-
-static void s_held_flush (phys_service_t *self, bool apply);
-
-/* The clock held for vision starts when it joined; true then. */
-static bool
-s_release_clock (phys_service_t *self, int64_t now)
-{
-    bool joined = sim_link_vision_joined (self->link);
-    if (!joined && now < self->hold_until_us)
-        return false;
-    if (!joined)
-        sim_warn ("vision did not join within %d s; the clock starts without it", PHYS_HOLD_US / 1000000);
-    self->hold_clock = false;
-    phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world),
-                     now);
-    s_epoch_rebase (self); /* sim time starts now */
-    self->config_due = true;
-    s_publish_config (self); /* before the first snapshot */
-    s_held_flush (self, true);
-    return true;
-}
-
-static void
-s_advance_clock (phys_service_t *self, int64_t now)
-{
-    uint64_t n = phys_clock_owed (&self->clock, now);
-    bool running = phys_clock_running (&self->clock, now);
-    bool realtime = self->cfg.run.mode == SIM_MODE_REALTIME;
-    if (realtime && self->clock.skipped > 0) {
-        /* the host stalled (or this process was stopped): the clock
-           catches up PHYS_CLOCK_CATCH_UP_S and drops the rest, and the
-           timestamps jump over what was dropped so they stay on the wall
-           clock */
-        sim_warn ("realtime clock fell behind by %.3fs (stall); caught up %.3fs, skipped %.3fs of sim "
-                  "time at sim %.3fs",
-                  self->clock.skipped + PHYS_CLOCK_CATCH_UP_S, PHYS_CLOCK_CATCH_UP_S, self->clock.skipped,
-                  (double) phys_world_time_ns (self->world) / 1e9);
-        if (self->epoch_us)
-            self->epoch_us += (int64_t) (self->clock.skipped * 1e6);
-    }
-    if (realtime && running && !self->was_running && s_epoch_unix (&self->cfg))
-        s_epoch_rebase (self); /* after a pause or a sync hold: sim time was not owed */
-    self->was_running = running;
-    if (n)
-        s_run_substeps (self, n, false, 0, self->cfg.run.mode == SIM_MODE_FAST);
-}
-
-/* Log "paused" once when the free-running clock stops for speed 0. */
-static void
-s_note_pause (phys_service_t *self)
-{
-    bool paused = self->cfg.run.mode != SIM_MODE_SYNC && self->cfg.run.speed <= 0;
-    if (paused != self->paused)
-        sim_info (paused ? "paused (simulation speed 0)" : "running again at speed %.3g",
-                  self->cfg.run.speed);
-    self->paused = paused;
-}
-
-/* ---- requests --------------------------------------------------------- */
-
-static void s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from);
-
-#define PHYS_REPLAY_CHUNK 256 /* fast replay: substeps between looks at the pipe */
-
-/* The end of a replay: vision learns it in order, after every snapshot. */
-static void
-s_replay_finish (phys_service_t *self)
-{
-    if (self->have_snapshot && self->last_snapshot_ns != phys_world_time_ns (self->world))
-        s_publish_snapshot (self, false, 0);
-    Simbus__StepDone done = SIMBUS__STEP_DONE__INIT;
-    done.step_id = SIM_BUS_REPLAY_END_STEP;
-    done.time_ns = phys_world_time_ns (self->world);
-    Simbus__Envelope env;
-    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STEP_DONE, &done);
-    sim_link_send (self->link, &env);
-    self->replay_done = true;
-    sim_info ("replay done: %zu inputs applied, sim %.3fs", self->replay_next,
-              (double) phys_world_time_ns (self->world) / 1e9);
-}
-
-/* One turn of a replay: apply the inputs pinned to this substep, then run
-   towards the next one (fast: a chunk; realtime: what the wall clock
-   owes). Starts once vision listens, so it sees every snapshot. */
-static void
-s_replay_turn (phys_service_t *self, int64_t now)
-{
-    if (self->replay_done)
-        return;
-    if (!self->replay_started) {
-        if (!sim_link_vision_joined (self->link))
-            return;
-        s_publish_config (self);
-        self->replay_started = true;
-        self->replay_start_us = now;
-        self->replay_start_frame = phys_world_frame (self->world);
-    }
-    size_t count = phys_replay_count (self->replay);
-    uint64_t frame = phys_world_frame (self->world);
-    uint64_t at = 0;
-    while (self->replay_next < count && frame < self->replay_end) {
-        const Simbus__Request *req = phys_replay_input (self->replay, self->replay_next, &at, NULL);
-        if (at > frame)
-            break;
-        if (at < frame) {
-            sim_warn ("replay: input %zu is pinned to substep %llu, already past; no more inputs applied",
-                      self->replay_next, (unsigned long long) at);
-            self->replay_next = count;
-            break;
-        }
-        s_handle_request (self, req, NULL);
-        self->replay_next++;
-        frame = phys_world_frame (self->world);
-    }
-    uint64_t target = self->replay_end;
-    if (self->replay_next < count && at > frame && at < target)
-        target = at;
-    if (frame >= self->replay_end) {
-        s_replay_finish (self);
-        return;
-    }
-    uint64_t n = target > frame ? target - frame : 0;
-    if (self->cfg.run.mode == SIM_MODE_FAST || self->cfg.run.mode == SIM_MODE_SYNC) {
-        if (n > PHYS_REPLAY_CHUNK)
-            n = PHYS_REPLAY_CHUNK;
-    } else {
-        double speed = self->cfg.run.speed > 0 ? self->cfg.run.speed : 1.0;
-        uint64_t due = self->replay_start_frame
-                     + (uint64_t) ((double) (now - self->replay_start_us) * 1e3 * speed
-                                   / (double) phys_world_dt_ns (self->world));
-        uint64_t owed = due > frame ? due - frame : 0;
-        if (n > owed)
-            n = owed;
-    }
-    if (n)
-        s_run_substeps (self, n, false, 0, false);
-}
-
-static void
-s_config_changed (phys_service_t *self, const phys_changes_t *changes)
-{
-    if (changes->rig) {
-        sim_schedule_def_t def;
-        sim_schedule_def_from_config (&def, &self->cfg);
-        sim_schedule_reset_rig (self->schedule, &def, phys_world_time_ns (self->world));
-    }
-    if (changes->config) {
-        self->config_serial++;
-        self->config_due = true;
-        bool was_unix = self->epoch_us != 0;
-        phys_clock_configure (&self->clock, self->cfg.run.mode, self->cfg.run.speed);
-        if (was_unix != s_epoch_unix (&self->cfg))
-            s_epoch_rebase (self); /* the mode changed what the timestamps count from */
-        s_note_pause (self);
-    }
-}
-
-/* The end of a sync step: its closing snapshot and the mark, which
-   carries the reply to vision, which hands it on with the step's frames,
-   so the requester gets the whole answer in one message. Returns true
-   when a receiver took the mark; otherwise (no vision) the caller answers
-   itself. */
-static bool
-s_step_done (phys_service_t *self, uint64_t step_id, bool stepped, Simbus__Reply *reply)
-{
-    sim_link_batch (self->link, true);
-    if (stepped && (!self->have_snapshot || self->last_snapshot_ns != phys_world_time_ns (self->world)))
-        s_publish_snapshot (self, true, step_id);
-    Simbus__StepDone done = SIMBUS__STEP_DONE__INIT;
-    done.step_id = step_id;
-    done.time_ns = phys_world_time_ns (self->world);
-    done.reply = reply;
-    Simbus__Envelope env;
-    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STEP_DONE, &done);
-    int taken = sim_link_send (self->link, &env);
-    if (sim_link_batch (self->link, false))
-        taken = 0;
-    return taken > 0;
-}
-
-/* Where an input came from: its part of the protocol and the carrier,
-   as a note written only when it changes (a client that keeps sending the
-   same kind costs nothing more); the sender's address is in the Request
-   itself (Request.source: the edges fill it in when the run journals). */
-static void
-s_user_journal_input (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from)
-{
-    const char *what = req->has_step_id       ? "sync step"
-                     : req->team_control      ? (req->team_control->team == 1 ? "yellow team" : "blue team")
-                     : req->simulator_command ? "control"
-                                              : "request";
-    char source[64];
-    snprintf (source, sizeof source, "%s by %s", what, !from ? "replay" : from->by_lane ? "lane" : "bus");
-    if (strcmp (source, self->last_source) != 0) {
-        phys_journal_note (self->user_journal, self->world, PHYS_JOURNAL_SOURCE, source, strlen (source));
-        snprintf (self->last_source, sizeof self->last_source, "%s", source);
-    }
-    phys_journal_input (self->user_journal, self->world, req);
-}
-
-static void
-s_handle_request (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from)
-{
-    bool sync = req->has_sync && req->sync;
-    if (sync)
-        phys_clock_sync_request (&self->clock, zclock_usecs ());
-    /* on file before anything of it can be seen: the reply comes later;
-       without the receive time, which is wall time (a journal's inputs
-       are the same bytes every run) */
-    Simbus__Request on_file = *req;
-    on_file.has_received_us = false;
-    on_file.received_us = 0;
-    if (self->journal)
-        phys_journal_input (self->journal, self->world, &on_file);
-    if (self->user_journal)
-        s_user_journal_input (self, &on_file, from);
-    phys_journal_apply (self->world, &self->cfg, req, &self->applied);
-    /* the newest applied, not the largest: a clock stepped back (or one
-       absurd stamp from a tcp peer) must not stop the measurement */
-    if (req->team_control && req->has_received_us)
-        self->command_us = req->received_us;
-    s_config_changed (self, &self->applied.changes);
-    if (self->config_due)
-        s_publish_config (self); /* vision must see it before the step's snapshots */
-    bool stepped = req->has_substeps && req->substeps > 0;
-    if (stepped)
-        s_run_substeps (self, req->substeps, req->has_step_id, req->step_id, false);
-    Simbus__Reply reply = SIMBUS__REPLY__INIT;
-    reply.id = req->id;
-    reply.n_errors = self->applied.errors.count;
-    reply.errors = self->applied.errors.ptrs;
-    reply.n_robot_errors = self->applied.robot_errors.count;
-    reply.robot_errors = self->applied.robot_errors.ptrs;
-    reply.n_feedback = self->applied.feedback.count;
-    reply.feedback = self->applied.feedback.ptrs;
-    reply.time_ns = phys_world_time_ns (self->world);
-    if (!(req->has_step_id && s_step_done (self, req->step_id, stepped, &reply))) {
-        Simbus__Envelope env;
-        sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_REPLY, &reply);
-        if (from) /* a replayed input has no one to answer */
-            sim_link_reply (self->link, from, &env);
-    }
-    if (sync)
-        phys_clock_sync_answered (&self->clock, zclock_usecs ());
-}
+/* ---- handlers --------------------------------------------------------- */
 
 static bool
 s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
@@ -553,30 +56,12 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     }
     if (self->terminated || env->body_case != SIMBUS__ENVELOPE__BODY_REQUEST)
         return false;
-    if (self->hold_clock && self->held_count < PHYS_HELD_MAX) {
-        /* kept with a copy of where it came from, to be answered later */
-        sim_link_from_t *kept = &self->held[self->held_count].from;
-        *kept = *from;
-        kept->identity = from->identity ? zframe_dup ((zframe_t *) from->identity) : NULL;
-        self->held[self->held_count++].env = env;
-        return true;
-    }
-    s_handle_request (self, env->request, from);
+    if (phys_hold_request (self, env, from))
+        return true; /* the clock waits for vision: applied when it starts */
+    size_t len;
+    const uint8_t *wire = sim_link_received (self->link, &len);
+    phys_answer_request (self, env->request, from, wire, len);
     return false;
-}
-
-/* The held requests, applied and answered in order (or only freed). */
-static void
-s_held_flush (phys_service_t *self, bool apply)
-{
-    for (int i = 0; i < self->held_count; i++) {
-        if (apply)
-            s_handle_request (self, self->held[i].env->request, &self->held[i].from);
-        zframe_t *identity = self->held[i].from.identity;
-        zframe_destroy (&identity);
-        simbus__envelope__free_unpacked (self->held[i].env, NULL);
-    }
-    self->held_count = 0;
 }
 
 static void
@@ -589,29 +74,6 @@ s_on_pipe (void *arg)
 }
 
 /* ---- periodic duties -------------------------------------------------- */
-
-static void
-s_status (phys_service_t *self, int64_t now)
-{
-    int64_t wall = now - self->status_wall_us;
-    if (wall < PHYS_STATUS_PERIOD_US)
-        return;
-    uint64_t t = phys_world_time_ns (self->world);
-    double rtf = (double) (t - self->status_sim_ns) / 1e3 / (double) wall;
-    double cost = self->status_substeps && self->cfg.run.mode != SIM_MODE_SYNC
-                    ? self->status_cost_us / (double) self->status_substeps
-                    : 0.0;
-    sim_info ("sim %.2fs | rtf %.2fx | substep %.1fus | robots %d | mode %s%s", (double) t / 1e9, rtf, cost,
-              phys_world_robot_count (self->world), sim_config_mode_name (self->cfg.run.mode),
-              self->paused ? " | paused" : "");
-    self->last_rtf = rtf;
-    self->last_cost_us = cost;
-    s_publish_stats (self, now);
-    self->status_wall_us = now;
-    self->status_sim_ns = t;
-    self->status_substeps = 0;
-    self->status_cost_us = 0;
-}
 
 static int64_t
 s_min (int64_t a, int64_t b)
@@ -645,21 +107,6 @@ s_timeout_ms (phys_service_t *self, int64_t now)
     return sim_service_timeout_ms (now, until);
 }
 
-/* A checkpoint, then a new journal after it. A crash between the two
-   leaves the new checkpoint with the old journal, whose inputs all have
-   numbers below the checkpoint's: a replay skips them. */
-static void
-s_checkpoint (phys_service_t *self)
-{
-    if (!*self->checkpoint_path)
-        return;
-    uint64_t seq = self->journal ? phys_journal_seq (self->journal) : 0;
-    phys_checkpoint_meta_t meta = { .serial = self->config_serial, .journal_seq = seq };
-    if (phys_checkpoint_write (self->checkpoint_path, self->run_key, self->world, &self->cfg, &meta) == 0
-        && self->journal)
-        phys_journal_start (self->journal, seq, self->world);
-}
-
 static sim_link_pacing_t
 s_pacing (sim_mode_t mode)
 {
@@ -677,7 +124,7 @@ s_periodic (phys_service_t *self, int64_t now)
     /* the mode can change at runtime; a replay loses nothing, whatever its pace */
     sim_link_set_pacing (self->link, self->replay ? SIM_LINK_WAIT_ALL : s_pacing (self->cfg.run.mode));
     if (now >= self->next_checkpoint_us) {
-        s_checkpoint (self);
+        phys_recovery_checkpoint (self);
         self->next_checkpoint_us = now + PHYS_CHECKPOINT_PERIOD_US;
     }
     if (sim_link_joined (self->link))
@@ -687,16 +134,16 @@ s_periodic (phys_service_t *self, int64_t now)
         self->next_config_us = now + PHYS_CONFIG_PERIOD_US;
     }
     if (self->config_due)
-        s_publish_config (self);
+        phys_publish_config (self);
     if (now >= self->next_clock_us) {
-        s_publish_clock (self, now);
+        phys_publish_clock (self, now);
         self->next_clock_us = now + PHYS_CLOCK_PERIOD_US;
     }
     if (now >= self->next_snapshot_us) {
-        s_publish_snapshot (self, false, 0);
+        phys_publish_snapshot (self, false, 0);
         self->next_snapshot_us = now + PHYS_SNAPSHOT_PERIOD_US;
     }
-    s_status (self, now);
+    phys_report_status (self, now);
 }
 
 /* ---- life ------------------------------------------------------------- */
@@ -707,7 +154,7 @@ s_destroy (phys_service_t **self_p)
     phys_service_t *self = *self_p;
     if (!self)
         return;
-    s_held_flush (self, false);
+    phys_hold_flush (self, false);
     sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     phys_journal_destroy (&self->journal);
@@ -719,115 +166,6 @@ s_destroy (phys_service_t **self_p)
     *self_p = NULL;
 }
 
-/* The inputs the journal holds after the checkpoint, applied again as
-   they were; the configuration serial counts the changes they made, as
-   it did the first time. Returns the number of the next input. */
-static uint64_t
-s_replay (phys_service_t *self, const char *path, uint64_t seq)
-{
-    phys_journal_replay_t r;
-    uint64_t from = phys_world_time_ns (self->world);
-    phys_journal_replay (path, self->run_key, self->world, &self->cfg, seq, &self->applied, &r);
-    self->config_serial += r.config_changes;
-    if (r.inputs || r.substeps)
-        sim_info ("replayed the journal: %llu inputs, sim %.3fs -> %.3fs%s", (unsigned long long) r.inputs,
-                  (double) from / 1e9, (double) phys_world_time_ns (self->world) / 1e9,
-                  r.complete ? "" : " (stopped early, see above)");
-    return r.seq;
-}
-
-/* Separate processes checkpoint into the runtime directory and journal
-   every input beside it; a world saved by an earlier process of the same
-   run is resumed (same robots, ball, clock, random stream and effective
-   configuration) and the journal replayed on it. */
-static void
-s_resume (phys_service_t *self, const sim_config_t *own)
-{
-    self->config_serial = 1;
-    if (strncmp (own->bus.cmd_bind, "inproc://", 9) == 0)
-        return;
-    char dir[SIM_STRING_MAX - 32];
-    if (sim_bus_runtime_dir (own, dir, sizeof dir))
-        return;
-    snprintf (self->checkpoint_path, sizeof self->checkpoint_path, "%s/physics.checkpoint", dir);
-    phys_checkpoint_key (own, self->run_key, sizeof self->run_key);
-    char journal[SIM_STRING_MAX];
-    snprintf (journal, sizeof journal, "%s/physics.journal", dir);
-    sim_config_t saved;
-    phys_checkpoint_meta_t meta;
-    phys_world_t *world = phys_checkpoint_read (self->checkpoint_path, self->run_key, &saved, &meta);
-    if (!world) {
-        self->journal = phys_journal_new (journal, self->run_key, 0);
-        return;
-    }
-    sim_config_keep_local (&saved, own);
-    self->cfg = saved;
-    self->world = world;
-    self->config_serial = meta.serial;
-    sim_info ("resumed from checkpoint: sim %.3fs, %d robots, config serial %llu",
-              (double) phys_world_time_ns (world) / 1e9, phys_world_robot_count (world),
-              (unsigned long long) meta.serial);
-    self->journal = phys_journal_new (journal, self->run_key, s_replay (self, journal, meta.journal_seq));
-}
-
-/* --journal FILE: a new journal from the first substep with the
-   configuration (seed included) first, or, for a physics restarted in
-   the middle of the run, the same file continued. */
-static int
-s_user_journal_open (phys_service_t *self, bool resumed)
-{
-    uint64_t seq = self->journal ? phys_journal_seq (self->journal) : 0;
-    self->user_journal = phys_journal_new (self->cfg.run.journal, PHYS_REPLAY_KEY, resumed ? seq : 0);
-    if (!self->user_journal)
-        return -1;
-    if (resumed) {
-        if (phys_journal_reopen (self->user_journal, self->world) == 0)
-            return 0;
-        sim_warn ("journal %s: cannot continue it after a restart; not journaling", self->cfg.run.journal);
-        phys_journal_destroy (&self->user_journal);
-        return 0;
-    }
-    char *ini = sim_config_dump (&self->cfg, false);
-    int rc =
-        ini && phys_journal_start (self->user_journal, 0, self->world) == 0
-                && phys_journal_note (self->user_journal, self->world, PHYS_JOURNAL_CONFIG, ini, strlen (ini))
-                       == 0
-            ? 0
-            : -1;
-    free (ini);
-    if (rc)
-        sim_error ("cannot write the journal %s", self->cfg.run.journal);
-    else
-        sim_info ("journaling every input to %s", self->cfg.run.journal);
-    return rc;
-}
-
-/* `ssl-sim replay`: the script, cut at --until. */
-static int
-s_replay_open (phys_service_t *self, const char *path, double until_s)
-{
-    char err[SIM_STRING_MAX + 128];
-    self->replay = phys_replay_load (path, err, sizeof err);
-    if (!self->replay) {
-        sim_error ("%s", err);
-        return -1;
-    }
-    uint64_t dt = phys_world_dt_ns (self->world);
-    if (phys_replay_substep_ns (self->replay) != dt) {
-        sim_error ("%s was written with another substep length", path);
-        return -1;
-    }
-    self->replay_end = phys_replay_end_frame (self->replay);
-    /* compared in double: a cast of a frame count beyond uint64_t is undefined */
-    double until_frames = until_s * 1e9 / (double) dt;
-    if (until_s >= 0 && until_frames < (double) self->replay_end)
-        self->replay_end = (uint64_t) until_frames;
-    sim_info ("replaying %zu inputs of %s to sim %.3fs%s", phys_replay_count (self->replay), path,
-              (double) (self->replay_end * dt) / 1e9,
-              phys_replay_torn (self->replay) ? " (its end is damaged)" : "");
-    return 0;
-}
-
 static phys_service_t *
 s_new (zsock_t *pipe, const sim_config_t *cfg, const sim_service_args_t *sargs)
 {
@@ -836,7 +174,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg, const sim_service_args_t *sargs)
         return NULL;
     self->pipe = pipe;
     self->cfg = *cfg;
-    s_resume (self, cfg);
+    phys_recovery_resume (self, cfg);
     char why[192] = "";
     if (!self->world) {
         phys_world_def_t def;
@@ -860,9 +198,9 @@ s_new (zsock_t *pipe, const sim_config_t *cfg, const sim_service_args_t *sargs)
        (fresh, or resumed and replayed), which also covers the time to the
        first periodic one */
     bool resumed = phys_world_frame (self->world) > 0;
-    s_checkpoint (self);
-    if ((sargs->replay && s_replay_open (self, sargs->replay, sargs->replay_until_s))
-        || (!sargs->replay && cfg->run.journal[0] && s_user_journal_open (self, resumed))) {
+    phys_recovery_checkpoint (self);
+    if ((sargs->replay && phys_playback_open (self, sargs->replay, sargs->replay_until_s))
+        || (!sargs->replay && cfg->run.journal[0] && phys_recovery_open_journal (self, resumed))) {
         s_destroy (&self);
         return NULL;
     }
@@ -876,8 +214,8 @@ s_new (zsock_t *pipe, const sim_config_t *cfg, const sim_service_args_t *sargs)
     phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world),
                      now);
     sim_link_set_pacing (self->link, self->replay ? SIM_LINK_WAIT_ALL : s_pacing (self->cfg.run.mode));
-    s_epoch_rebase (self);
-    s_note_pause (self);
+    phys_epoch_rebase (self);
+    phys_report_pause (self);
     self->status_wall_us = now;
     self->started_us = now;
     self->status_sim_ns = phys_world_time_ns (self->world);
@@ -918,9 +256,9 @@ phys_service_actor (zsock_t *pipe, void *args)
         /* substeps owed up to now come first, so a command that woke us
            applies at the sim time matching its arrival */
         if (self->replay)
-            s_replay_turn (self, zclock_usecs ());
-        else if (!self->hold_clock || s_release_clock (self, zclock_usecs ()))
-            s_advance_clock (self, zclock_usecs ());
+            phys_playback_turn (self, zclock_usecs ());
+        else if (!self->hold_clock || phys_hold_release (self, zclock_usecs ()))
+            phys_step_clock (self, zclock_usecs ());
         if (only_spun)
             sim_link_receive_spun (self->link); /* the other inputs wait a little */
         else
@@ -928,6 +266,6 @@ phys_service_actor (zsock_t *pipe, void *args)
         s_periodic (self, zclock_usecs ());
     }
     /* $TERM (SIGTERM of the process, a restart): save the latest state */
-    s_checkpoint (self);
+    phys_recovery_checkpoint (self);
     s_destroy (&self);
 }

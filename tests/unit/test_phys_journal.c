@@ -1,11 +1,12 @@
-/*  test_phys_journal.c - the physics input journal (services/physics/
+/*  test_phys_journal.c - the physics input journal (engine/world/
     phys_journal.c, docs/journal.md): a run with inputs at several
     substeps, checkpointed midway and journaled, replayed from the
     checkpoint into a second world ends with the same world bytes, state
     hash and configuration; a crash between a checkpoint and its new
     journal, a torn or damaged tail, another run's journal and a journal
     that does not follow the checkpoint are each handled without harm; a
-    replay never ends before a substep that was promised.
+    replay never ends before a substep that was promised; an input that
+    came packed is journaled from its bytes, as packing it would.
 */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -118,52 +119,67 @@ s_input (run_t *r, Simbus__Request *req)
 static const int s_at[] = { 10, 10, 400, 900, 1499, 1500, S_CK, 1500, 2000, 2400, 2999 };
 #define S_STEPS_AT (sizeof s_at / sizeof s_at[0])
 
-/* Input number i (one of five kinds). */
-static void
-s_input_number (run_t *r, int i)
-{
-    Simbus__Request req = SIMBUS__REQUEST__INIT;
-    req.id = (uint64_t) i + 1;
+/* A request and the messages it points into. */
+typedef struct {
+    Simbus__Request req;
     sim_msg_robot_tp_t tp;
     sim_msg_ball_tp_t ball;
     sim_msg_specs_t specs;
     sim_msg_robot_cmd_t cmd;
-    Simbus__TeamControl tc = SIMBUS__TEAM_CONTROL__INIT;
+    Simbus__TeamControl tc;
+} s_req_t;
+
+/* Request number i (one of five kinds), built in *m. */
+static Simbus__Request *
+s_request_number (s_req_t *m, int i)
+{
+    Simbus__Request *req = &m->req;
+    *req = (Simbus__Request) SIMBUS__REQUEST__INIT;
+    req->id = (uint64_t) i + 1;
+    m->tc = (Simbus__TeamControl) SIMBUS__TEAM_CONTROL__INIT;
     switch (i % 5) {
     case 0: /* a teleport */
-        req.simulator_command = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
-        sim_msg_robot_xy (&tp.tr, -1.0 + 0.1 * (double) i, 0.5);
+        req->simulator_command = sim_msg_robot_tp (&m->tp, SIM_MSG_BLUE, 0);
+        sim_msg_robot_xy (&m->tp.tr, -1.0 + 0.1 * (double) i, 0.5);
         break;
     case 1: /* a drive with a kick, for the other team */
-        tc.team = 1;
-        tc.control = sim_msg_robot_cmd (&cmd, 2);
-        sim_msg_global (&cmd, 1.2, -0.4, 2.0);
-        cmd.cmd.has_kick_speed = true;
-        cmd.cmd.kick_speed = 3.0f;
-        req.team_control = &tc;
+        m->tc.team = 1;
+        m->tc.control = sim_msg_robot_cmd (&m->cmd, 2);
+        sim_msg_global (&m->cmd, 1.2, -0.4, 2.0);
+        m->cmd.cmd.has_kick_speed = true;
+        m->cmd.cmd.kick_speed = 3.0f;
+        req->team_control = &m->tc;
         break;
     case 2: /* a configuration change: blue 1's mass */
-        req.simulator_command = sim_msg_specs (&specs, SIM_MSG_BLUE, 1);
-        specs.spec.has_mass = true;
-        specs.spec.mass = 2.5f + 0.1f * (float) i;
+        req->simulator_command = sim_msg_specs (&m->specs, SIM_MSG_BLUE, 1);
+        m->specs.spec.has_mass = true;
+        m->specs.spec.mass = 2.5f + 0.1f * (float) i;
         break;
     case 3: /* a ball teleport with velocity, in a sync step */
-        req.simulator_command = sim_msg_ball_tp (&ball);
-        ball.tb.has_x = ball.tb.has_y = ball.tb.has_vx = true;
-        ball.tb.x = 0.3f;
-        ball.tb.y = -0.2f;
-        ball.tb.vx = 2.0f;
-        req.has_substeps = true;
-        req.substeps = 16;
+        req->simulator_command = sim_msg_ball_tp (&m->ball);
+        m->ball.tb.has_x = m->ball.tb.has_y = m->ball.tb.has_vx = true;
+        m->ball.tb.x = 0.3f;
+        m->ball.tb.y = -0.2f;
+        m->ball.tb.vx = 2.0f;
+        req->has_substeps = true;
+        req->substeps = 16;
         break;
     default: /* an input with an error: an unknown robot */
-        tc.team = 0;
-        tc.control = sim_msg_robot_cmd (&cmd, 200);
-        sim_msg_local (&cmd, 1.0, 0.0, 0.0);
-        req.team_control = &tc;
+        m->tc.team = 0;
+        m->tc.control = sim_msg_robot_cmd (&m->cmd, 200);
+        sim_msg_local (&m->cmd, 1.0, 0.0, 0.0);
+        req->team_control = &m->tc;
         break;
     }
-    s_input (r, &req);
+    return req;
+}
+
+/* Journal, apply and run input number i. */
+static void
+s_input_number (run_t *r, int i)
+{
+    s_req_t m;
+    s_input (r, s_request_number (&m, i));
 }
 
 /* The scenario up to substep `until`; with `crash`, a crash comes right
@@ -427,5 +443,134 @@ Test (phys_journal, records_as_documented)
     cr_expect_geq (last[1].frame, S_SUBSTEPS);
     cr_expect_eq (phys_journal_read (d.journal, "run-other", &h, s_collect, last), -1);
     s_run_destroy (&a);
+    s_dir_remove (&d);
+}
+
+/* Every input's payload, in order (copies). */
+typedef struct {
+    uint8_t *payload[16];
+    size_t len[16];
+    int count;
+} s_payloads_t;
+
+static bool
+s_collect_payloads (void *arg, const phys_journal_record_t *rec)
+{
+    s_payloads_t *p = arg;
+    if (rec->kind != PHYS_JOURNAL_INPUT)
+        return true;
+    cr_assert_lt (p->count, 16);
+    p->payload[p->count] = malloc (rec->payload_len + 1);
+    cr_assert_not_null (p->payload[p->count]);
+    memcpy (p->payload[p->count], rec->payload, rec->payload_len);
+    p->len[p->count++] = rec->payload_len;
+    return true;
+}
+
+static void
+s_payloads_read (const char *path, s_payloads_t *p)
+{
+    phys_journal_header_t h;
+    memset (p, 0, sizeof *p);
+    cr_assert_geq (phys_journal_read (path, S_KEY, &h, s_collect_payloads, p), 0);
+}
+
+/* A request that came packed (the link's bytes, sim_link_received) is
+   journaled from those bytes, not packed again, and the record is the one
+   packing the decoded request writes: without the wall-clock receive time
+   and the fields physics does not know, the sender's address kept. Bytes
+   that do not hold one request, or none, fall back to packing. */
+Test (phys_journal, an_input_from_the_bytes_it_came_in_is_the_packed_record)
+{
+    jl_dir_t d;
+    s_dir (&d);
+    char packed_path[160];
+    snprintf (packed_path, sizeof packed_path, "%s.packed", d.journal);
+    run_t *r = s_run_new (&d);
+    phys_journal_t *packed = phys_journal_new (packed_path, S_KEY, 0);
+    cr_assert_not_null (packed);
+    cr_assert_eq (phys_journal_start (r->journal, 0, r->world), 0);
+    cr_assert_eq (phys_journal_start (packed, 0, r->world), 0);
+    uint8_t unknown_value[] = { 0x2a };
+    ProtobufCMessageUnknownField unknown = { 99, PROTOBUF_C_WIRE_TYPE_VARINT, 1, unknown_value };
+    char source[] = "blue port, 127.0.0.1:40001";
+    const int inputs = 12;
+    for (int i = 0; i < inputs; i++) {
+        s_req_t m;
+        Simbus__Request *req = s_request_number (&m, i);
+        req->has_received_us = i % 2 == 0;
+        req->received_us = 1700000000000000 + i;
+        req->source = i % 3 == 0 ? source : NULL;
+        if (i % 4 == 1) {
+            req->base.n_unknown_fields = 1;
+            req->base.unknown_fields = &unknown;
+        }
+        Simbus__Envelope env = SIMBUS__ENVELOPE__INIT;
+        env.version = 1;
+        env.body_case = SIMBUS__ENVELOPE__BODY_REQUEST;
+        env.request = req;
+        size_t len = simbus__envelope__get_packed_size (&env);
+        uint8_t *wire = malloc (len);
+        cr_assert_not_null (wire);
+        simbus__envelope__pack (&env, wire);
+        Simbus__Envelope *got = simbus__envelope__unpack (NULL, len, wire);
+        cr_assert (got && got->request);
+        /* the last two: no bytes, and bytes cut short */
+        size_t given = i == inputs - 1 ? len - 3 : len;
+        cr_assert_eq (phys_journal_input_wire (r->journal, r->world, got->request,
+                                               i == inputs - 2 ? NULL : wire, given),
+                      0);
+        cr_assert_eq (phys_journal_input (packed, r->world, got->request), 0);
+        simbus__envelope__free_unpacked (got, NULL);
+        free (wire);
+    }
+    s_payloads_t a, b;
+    s_payloads_read (d.journal, &a);
+    s_payloads_read (packed_path, &b);
+    cr_assert_eq (a.count, inputs);
+    cr_assert_eq (b.count, inputs);
+    for (int i = 0; i < inputs; i++) {
+        cr_expect (a.len[i] == b.len[i] && memcmp (a.payload[i], b.payload[i], a.len[i]) == 0,
+                   "input %d: %zu bytes cut from the wire, %zu packed again", i, a.len[i], b.len[i]);
+        Simbus__Request *req = simbus__request__unpack (NULL, a.len[i], a.payload[i]);
+        cr_assert_not_null (req);
+        cr_expect_eq (req->id, (uint64_t) i + 1);
+        cr_expect_not (req->has_received_us, "input %d: no wall time on file", i);
+        cr_expect_eq (req->base.n_unknown_fields, 0, "input %d: no unknown field on file", i);
+        cr_expect_eq (req->source != NULL, i % 3 == 0, "input %d: the sender's address kept", i);
+        simbus__request__free_unpacked (req, NULL);
+        free (a.payload[i]);
+        free (b.payload[i]);
+    }
+    phys_journal_destroy (&packed);
+    unlink (packed_path);
+    s_run_destroy (&r);
+    s_dir_remove (&d);
+}
+
+/* The record is cut from the bytes, not packed again: a sender that
+   orders its fields otherwise than protobuf-c keeps its order on file. */
+Test (phys_journal, an_input_keeps_the_order_its_sender_packed)
+{
+    jl_dir_t d;
+    s_dir (&d);
+    run_t *r = s_run_new (&d);
+    cr_assert_eq (phys_journal_start (r->journal, 0, r->world), 0);
+    /* Request: source "x" (7), received_us 5 (40, zigzag), id 77 (1) */
+    const uint8_t request[] = { 0x3a, 0x01, 'x', 0xc0, 0x02, 0x0a, 0x08, 0x4d };
+    uint8_t wire[4 + sizeof request] = { 0x08, 0x01, 0x4a, (uint8_t) sizeof request };
+    memcpy (wire + 4, request, sizeof request);
+    Simbus__Envelope *got = simbus__envelope__unpack (NULL, sizeof wire, wire);
+    cr_assert (got && got->request && got->request->id == 77 && got->request->received_us == 5);
+    cr_assert_eq (phys_journal_input_wire (r->journal, r->world, got->request, wire, sizeof wire), 0);
+    simbus__envelope__free_unpacked (got, NULL);
+    s_payloads_t a;
+    s_payloads_read (d.journal, &a);
+    const uint8_t kept[] = { 0x3a, 0x01, 'x', 0x08, 0x4d };
+    cr_assert_eq (a.count, 1);
+    cr_expect (a.len[0] == sizeof kept && memcmp (a.payload[0], kept, sizeof kept) == 0,
+               "the sender's order without received_us (%zu bytes)", a.len[0]);
+    free (a.payload[0]);
+    s_run_destroy (&r);
     s_dir_remove (&d);
 }

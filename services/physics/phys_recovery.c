@@ -1,0 +1,132 @@
+/*  phys_recovery.c - checkpoints, the restart journal and its replay, the
+    --journal file (see phys_recovery.h). */
+#include "phys_recovery.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/base/sim_log.h"
+#include "common/bus/sim_bus.h"
+#include "common/config/config.h"
+#include "engine/world/phys_checkpoint.h"
+
+/* A checkpoint, then a new journal after it. A crash between the two
+   leaves the new checkpoint with the old journal, whose inputs all have
+   numbers below the checkpoint's: a replay skips them. */
+void
+phys_recovery_checkpoint (phys_service_t *self)
+{
+    if (!*self->checkpoint_path)
+        return;
+    uint64_t seq = self->journal ? phys_journal_seq (self->journal) : 0;
+    phys_checkpoint_meta_t meta = { .serial = self->config_serial, .journal_seq = seq };
+    if (phys_checkpoint_write (self->checkpoint_path, self->run_key, self->world, &self->cfg, &meta) == 0
+        && self->journal)
+        phys_journal_start (self->journal, seq, self->world);
+}
+
+/* The inputs the journal holds after the checkpoint, applied again as
+   they were; the configuration serial counts the changes they made, as
+   it did the first time. Returns the number of the next input. */
+static uint64_t
+s_replay (phys_service_t *self, const char *path, uint64_t seq)
+{
+    phys_journal_replay_t r;
+    uint64_t from = phys_world_time_ns (self->world);
+    phys_journal_replay (path, self->run_key, self->world, &self->cfg, seq, &self->applied, &r);
+    self->config_serial += r.config_changes;
+    if (r.inputs || r.substeps)
+        sim_info ("replayed the journal: %llu inputs, sim %.3fs -> %.3fs%s", (unsigned long long) r.inputs,
+                  (double) from / 1e9, (double) phys_world_time_ns (self->world) / 1e9,
+                  r.complete ? "" : " (stopped early, see above)");
+    return r.seq;
+}
+
+void
+phys_recovery_resume (phys_service_t *self, const sim_config_t *own)
+{
+    self->config_serial = 1;
+    if (strncmp (own->bus.cmd_bind, "inproc://", 9) == 0)
+        return;
+    char dir[SIM_STRING_MAX - 32];
+    if (sim_bus_runtime_dir (own, dir, sizeof dir))
+        return;
+    snprintf (self->checkpoint_path, sizeof self->checkpoint_path, "%s/physics.checkpoint", dir);
+    phys_checkpoint_key (own, self->run_key, sizeof self->run_key);
+    char journal[SIM_STRING_MAX];
+    snprintf (journal, sizeof journal, "%s/physics.journal", dir);
+    sim_config_t saved;
+    phys_checkpoint_meta_t meta;
+    phys_world_t *world = phys_checkpoint_read (self->checkpoint_path, self->run_key, &saved, &meta);
+    if (!world) {
+        self->journal = phys_journal_new (journal, self->run_key, 0);
+        return;
+    }
+    sim_config_keep_local (&saved, own);
+    self->cfg = saved;
+    self->world = world;
+    self->config_serial = meta.serial;
+    sim_info ("resumed from checkpoint: sim %.3fs, %d robots, config serial %llu",
+              (double) phys_world_time_ns (world) / 1e9, phys_world_robot_count (world),
+              (unsigned long long) meta.serial);
+    self->journal = phys_journal_new (journal, self->run_key, s_replay (self, journal, meta.journal_seq));
+}
+
+int
+phys_recovery_open_journal (phys_service_t *self, bool resumed)
+{
+    uint64_t seq = self->journal ? phys_journal_seq (self->journal) : 0;
+    self->user_journal = phys_journal_new (self->cfg.run.journal, PHYS_REPLAY_KEY, resumed ? seq : 0);
+    if (!self->user_journal)
+        return -1;
+    if (resumed) {
+        if (phys_journal_reopen (self->user_journal, self->world) == 0)
+            return 0;
+        sim_warn ("journal %s: cannot continue it after a restart; not journaling", self->cfg.run.journal);
+        phys_journal_destroy (&self->user_journal);
+        return 0;
+    }
+    char *ini = sim_config_dump (&self->cfg, false);
+    int rc =
+        ini && phys_journal_start (self->user_journal, 0, self->world) == 0
+                && phys_journal_note (self->user_journal, self->world, PHYS_JOURNAL_CONFIG, ini, strlen (ini))
+                       == 0
+            ? 0
+            : -1;
+    free (ini);
+    if (rc)
+        sim_error ("cannot write the journal %s", self->cfg.run.journal);
+    else
+        sim_info ("journaling every input to %s", self->cfg.run.journal);
+    return rc;
+}
+
+/* Which part of the protocol an input is, as a note written only when
+   it changes (a client that keeps sending the same kind costs nothing
+   more); the sender's address is in the Request itself (Request.source:
+   the edges fill it in when the run journals). How it reached physics is
+   the bus's business, not the run's: no carrier is named. */
+static void
+s_note_source (phys_service_t *self, const Simbus__Request *req)
+{
+    const char *source = req->has_step_id       ? "sync step"
+                       : req->team_control      ? (req->team_control->team == 1 ? "yellow team" : "blue team")
+                       : req->simulator_command ? "control"
+                                                : "request";
+    if (strcmp (source, self->last_source) != 0) {
+        phys_journal_note (self->user_journal, self->world, PHYS_JOURNAL_SOURCE, source, strlen (source));
+        snprintf (self->last_source, sizeof self->last_source, "%s", source);
+    }
+}
+
+void
+phys_recovery_journal (phys_service_t *self, const Simbus__Request *req, const void *wire, size_t wire_len)
+{
+    if (self->journal)
+        phys_journal_input_wire (self->journal, self->world, req, wire, wire_len);
+    if (self->user_journal) {
+        s_note_source (self, req);
+        phys_journal_input_wire (self->user_journal, self->world, req, wire, wire_len);
+    }
+}

@@ -1,0 +1,44 @@
+/*  phys_recovery.h - what lets a physics process be killed and come back
+    to the state it had (docs/journal.md), and what lets a run be replayed
+    (docs/logs.md):
+
+    - separate processes keep a checkpoint in the runtime directory, once
+      a second and at $TERM, and a journal of every input beside it; a
+      world saved by an earlier process of the same run is resumed (same
+      robots, ball, clock, random stream and effective configuration) and
+      the journal replayed on it;
+    - --journal FILE keeps every input of the run from its first substep,
+      with the configuration first, for `ssl-sim replay`.
+
+    Each input is journaled before it is answered and a mark before any
+    later sim time is published (phys_step.c), so a restarted physics
+    never publishes an earlier time than before.
+*/
+#ifndef PHYS_RECOVERY_H_INCLUDED
+#define PHYS_RECOVERY_H_INCLUDED
+
+#include "physics_internal.h"
+
+/* At the start, with the configuration `own` (the process's): for
+   separate processes, the checkpoint and journal paths, and the world and
+   configuration of an earlier process of the run when there is one
+   (self->world then set, the journal replayed on it). Sets the
+   configuration serial. */
+void phys_recovery_resume (phys_service_t *self, const sim_config_t *own);
+
+/* A checkpoint, then a new journal after it (when checkpoints are on). */
+void phys_recovery_checkpoint (phys_service_t *self);
+
+/* --journal FILE: a new journal from the first substep with the
+   configuration (seed included) first, or, for a physics restarted in the
+   middle of the run (`resumed`), the same file continued. Returns 0, or -1
+   when a new journal cannot be written (logged). */
+int phys_recovery_open_journal (phys_service_t *self, bool resumed);
+
+/* Journal req, about to be applied, in the restart journal and the
+   --journal file: from wire[wire_len], the bus Envelope it came in, or
+   packed again when wire is NULL (phys_journal_input_wire). */
+void phys_recovery_journal (phys_service_t *self, const Simbus__Request *req, const void *wire,
+                            size_t wire_len);
+
+#endif

@@ -1,0 +1,48 @@
+/*  phys_step.c - substeps and what is published after each (see
+    phys_step.h). */
+#include "phys_step.h"
+
+#include "phys_epoch.h"
+#include "phys_publish.h"
+#include "phys_report.h"
+
+/* One substep and what must be published after it. */
+static void
+s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
+{
+    phys_world_step (self->world);
+    if (self->journal)
+        phys_journal_reached (self->journal, self->world); /* before anything of it is published */
+    if (self->user_journal)
+        phys_journal_reached (self->user_journal, self->world);
+    phys_publish_events (self);
+    if (phys_policy_substep (self->schedule, phys_world_time_ns (self->world),
+                             sim_schedule_delay_ns (self->cfg.realism.vision_delay)))
+        phys_publish_snapshot (self, has_step, step_id);
+    self->status_substeps++;
+}
+
+void
+phys_step_run (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_id, bool yield)
+{
+    double start = phys_report_cpu_us ();
+    sim_link_batch (self->link, !has_step);
+    uint64_t done = 0;
+    for (uint64_t i = 1; i <= n; i++) {
+        s_substep (self, has_step, step_id);
+        done = i;
+        if (yield && i % PHYS_FAST_CHECK == 0 && sim_link_input_waiting (self->link))
+            break;
+    }
+    sim_link_batch (self->link, false);
+    phys_report_substeps (self, done, phys_report_cpu_us () - start);
+}
+
+void
+phys_step_clock (phys_service_t *self, int64_t now)
+{
+    uint64_t n = phys_clock_owed (&self->clock, now);
+    phys_epoch_follow (self, phys_clock_running (&self->clock, now));
+    if (n)
+        phys_step_run (self, n, false, 0, self->cfg.run.mode == SIM_MODE_FAST);
+}
