@@ -1,0 +1,30 @@
+/*  vw_pages.h - the viewer's loop feeding the pages (docs/viewer.md, "The
+    WebSocket protocol"): hello, geometry and status to each new page, a
+    "world" (the newest truth, the kicks it has not had, each camera's
+    newest detection) to each page that asked and has not seen the newest
+    state, the status when due; and watching the world (snapshots, events,
+    frames) only while a page is connected.
+
+    Runs on the actor's thread; reaches the server's threads only through
+    the hub (vw_hub.h), locking it where it says so.
+*/
+#ifndef VW_PAGES_H_INCLUDED
+#define VW_PAGES_H_INCLUDED
+
+#include "viewer_internal.h"
+
+/* Subscribe to snapshots, events and frames (on), or stop and forget the
+   truth and the frames kept (off); nothing when already so. The first
+   page makes the viewer watch, the last one leaving stops it, so an
+   unwatched simulator costs the viewer nothing per frame. */
+void vw_pages_watch (vw_service_t *self, bool on);
+
+/* Greet new pages, send a "world" to each that asked and has not seen the
+   newest state, and `status` (borrowed; NULL: none due) to each greeted
+   page that asked for something lately. Locks the hub. */
+void vw_pages_serve (vw_service_t *self, const char *status);
+
+/* Send `text` (borrowed) to every greeted page. With the hub locked. */
+void vw_pages_broadcast (vw_service_t *self, const char *text);
+
+#endif
