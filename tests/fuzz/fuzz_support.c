@@ -11,6 +11,7 @@
 #include "common/bus/sim_bus_codec.h"
 #include "common/bus/sim_lane.h"
 #include "common/base/sim_log.h"
+#include "common/base/sim_team.h"
 #include "common/config/sim_schedule_config.h"
 #include "common/bus/sim_udp.h"
 #include "services/gateway/gw_pending.h"
@@ -121,7 +122,7 @@ fz_physics_request (fz_physics_t *self, const Simbus__Request *req)
     if (req->simulator_command)
         phys_apply_command (self->world, &self->cfg, req->simulator_command, &errors, &changes);
     if (req->team_control && req->team_control->control) {
-        sim_team_t team = req->team_control->team == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
+        sim_team_t team = sim_team_from_number (req->team_control->team);
         phys_apply_robot_control (self->world, team, req->team_control->control, &robot_errors, feedback);
     }
     if (changes.rig) {
