@@ -121,8 +121,6 @@ struct gw_service_t {
     int64_t started_us, next_stats_us, last_stats_us;
 };
 
-static const char *const s_port_names[] = { "control", "blue", "yellow" };
-
 /* Keyed packet-loss draw (ARCHITECTURE.md §4): (seed, port, sim time,
    index of the datagram within that substep). */
 static bool
@@ -154,7 +152,7 @@ s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
 {
     size_t len = protobuf_c_message_get_packed_size (msg);
     if (len > GW_DATAGRAM_MAX) {
-        sim_warn ("%s reply of %zu bytes does not fit a datagram; dropped", s_port_names[port], len);
+        sim_warn ("%s reply of %zu bytes does not fit a datagram; dropped", gw_port_name (port), len);
         return;
     }
     protobuf_c_message_pack (msg, self->buf);
@@ -218,10 +216,10 @@ s_answer_forbidden (gw_service_t *self, gw_port_kind_t port, const struct sockad
     uint64_t report = gw_tournament_refused (self->tournament, port, zclock_usecs ());
     if (report > 1)
         sim_warn ("%s (%" PRIu64 " refused since the last such line, %" PRIu64 " on the %s port in all)", why,
-                  report, gw_tournament_refused_count (self->tournament, port), s_port_names[port]);
+                  report, gw_tournament_refused_count (self->tournament, port), gw_port_name (port));
     else if (report)
         sim_warn ("%s (%" PRIu64 " on the %s port in all)", why,
-                  gw_tournament_refused_count (self->tournament, port), s_port_names[port]);
+                  gw_tournament_refused_count (self->tournament, port), gw_port_name (port));
     sim_errors_t errors;
     sim_errors_init (&errors);
     sim_errors_add (&errors, "FORBIDDEN", "%s", why);
@@ -241,7 +239,7 @@ s_answer_busy (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
                         GW_SOURCE_SHARE);
     else if (why == GW_ADMIT_PORT)
         sim_errors_add (&errors, "BUSY", "%d requests on the %s port already wait for the simulator",
-                        GW_PORT_SHARE, s_port_names[port]);
+                        GW_PORT_SHARE, gw_port_name (port));
     else
         sim_errors_add (&errors, "BUSY", "the gateway cannot take the request now");
     s_answer_errors (self, port, from, sync, &errors);
@@ -284,8 +282,8 @@ s_log_changes (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     self->last_from = *from;
     self->last_change_us = now;
     char a[64];
-    sim_info ("%s on the %s port asks to change %s", sim_udp_addr_str (from, a, sizeof a), s_port_names[port],
-              what + 2);
+    sim_info ("%s on the %s port asks to change %s", sim_udp_addr_str (from, a, sizeof a),
+              gw_port_name (port), what + 2);
 }
 
 /* --journal FILE: the request names its sender, for the journal
@@ -298,7 +296,7 @@ s_set_source (const gw_service_t *self, Simbus__Request *req, gw_port_kind_t por
     if (!self->own.run.journal[0])
         return;
     char addr[32];
-    snprintf (buf, size, "%s port, %s", s_port_names[port], sim_udp_addr_str (from, addr, sizeof addr));
+    snprintf (buf, size, "%s port, %s", gw_port_name (port), sim_udp_addr_str (from, addr, sizeof addr));
     req->source = buf;
 }
 
@@ -354,7 +352,7 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
                             "robot_control in a sync request has no team; "
                             "send it to the blue or yellow port");
         else {
-            team.team = port == GW_PORT_YELLOW ? 1 : 0;
+            team.team = sim_team_number (gw_port_team (port));
             team.control = sync->robot_control;
             req.team_control = &team;
             p->team_robot_control = true;
@@ -388,7 +386,7 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     req.simulator_command = cmd;
     Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
     if (rc) {
-        team.team = port == GW_PORT_YELLOW ? 1 : 0;
+        team.team = sim_team_number (gw_port_team (port));
         team.control = rc;
         req.team_control = &team;
         /* for the command->vision latency (sim_stats.h): the wall
@@ -481,7 +479,7 @@ s_log_new_source (gw_service_t *self, gw_port_kind_t port, const struct sockaddr
     self->news_logged++;
     char a[64];
     sim_info ("first datagram from %s on the %s port", sim_udp_addr_str (from, a, sizeof a),
-              s_port_names[port]);
+              gw_port_name (port));
 }
 
 static void
@@ -677,7 +675,7 @@ s_publish_stats (gw_service_t *self, int64_t now)
     for (int i = 0; i < 3; i++) {
         gw_port_stats_t *s = &self->stats[i];
         simbus__port_stats__init (&ports[i]);
-        ports[i].name = (char *) s_port_names[i];
+        ports[i].name = (char *) gw_port_name ((gw_port_kind_t) i);
         ports[i].port = (uint32_t) (self->fds[i] >= 0 ? sim_udp_local_port (self->fds[i]) : 0);
         ports[i].received = s->received;
         ports[i].refused = s->refused;
@@ -740,14 +738,16 @@ s_bind_ports (gw_service_t *self, const sim_config_t *cfg)
         self->fds[i] = sim_udp_bind (address, port);
         if (self->fds[i] < 0) {
             int why = errno;
-            sim_error ("cannot bind the %s port %s:%d: %s%s", s_port_names[i], address, port, strerror (why),
+            sim_error ("cannot bind the %s port %s:%d: %s%s", gw_port_name ((gw_port_kind_t) i), address,
+                       port, strerror (why),
                        why == EADDRINUSE ? " (another simulator or program has it: stop that, or start this "
                                            "one with --port-offset N, which moves every port by N)"
                                          : "");
             return -1;
         }
         self->ports[i] = (gw_port_t) { self, (gw_port_kind_t) i };
-        if (sim_loop_add_fd (self->loop, s_port_names[i], self->fds[i], s_on_port, &self->ports[i]))
+        if (sim_loop_add_fd (self->loop, gw_port_name ((gw_port_kind_t) i), self->fds[i], s_on_port,
+                             &self->ports[i]))
             return -1;
     }
     sim_info ("control %d, blue %d, yellow %d on %s", sim_udp_local_port (self->fds[0]),
