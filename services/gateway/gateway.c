@@ -30,9 +30,9 @@
 #include "gw_peers.h"
 #include "gw_pending.h"
 #include "gw_sources.h"
-#include "gw_strip.h"
 #include "gw_sync.h"
 #include "gw_tournament.h"
+#include "gw_translate.h"
 #include "gw_wire.h"
 #include "common/bus/sim_bus_codec.h"
 #include "common/base/sim_errors.h"
@@ -199,8 +199,7 @@ s_answer_unreadable (gw_service_t *self, gw_port_kind_t port, const struct socka
     self->unreadable++;
     sim_errors_t errors;
     sim_errors_init (&errors);
-    sim_errors_add (&errors, "UNREADABLE", "the datagram is neither a %s nor a SimulationSyncRequest",
-                    port == GW_PORT_CONTROL ? "SimulatorCommand" : "RobotControl");
+    gw_translate_unreadable (port, &errors);
     s_answer_errors (self, port, from, false, &errors);
 }
 
@@ -339,34 +338,11 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
     p->give_up_us = now + step_us + GW_SYNC_WAIT_US;
     if (!proven)
         p->answer_cap = len * GW_UNPROVEN_RATIO > GW_UNPROVEN_MIN ? len * GW_UNPROVEN_RATIO : GW_UNPROVEN_MIN;
-    Simbus__Request req = SIMBUS__REQUEST__INIT;
-    req.id = p->id;
-    req.has_sync = req.sync = true;
-    req.has_step_id = true;
-    req.step_id = p->id;
-    req.simulator_command = sync->simulator_command;
-    Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
-    if (sync->robot_control) {
-        if (port == GW_PORT_CONTROL)
-            sim_errors_add (p->early, "UNSUPPORTED",
-                            "robot_control in a sync request has no team; "
-                            "send it to the blue or yellow port");
-        else {
-            team.team = sim_team_number (gw_port_team (port));
-            team.control = sync->robot_control;
-            req.team_control = &team;
-            p->team_robot_control = true;
-        }
-    }
-    if (n < 0)
-        sim_errors_add (p->early, "INVALID_STEP", "%s", step_why);
-    else if (n > 0) {
-        req.has_substeps = true;
-        req.substeps = (uint64_t) n;
-    }
+    gw_bus_request_t out;
+    p->team_robot_control = gw_translate_sync (&out, p->id, port, sync, n, step_why, p->early);
     char source[64];
-    s_set_source (self, &req, port, from, source, sizeof source);
-    s_send_request (self, &req);
+    s_set_source (self, &out.req, port, from, source, sizeof source);
+    s_send_request (self, &out.req);
 }
 
 /* A plain request: a SimulatorCommand (control port) or a team's
@@ -381,81 +357,49 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
         s_answer_busy (self, port, from, false);
         return;
     }
-    Simbus__Request req = SIMBUS__REQUEST__INIT;
-    req.id = p->id;
-    req.simulator_command = cmd;
-    Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
+    gw_bus_request_t out;
+    gw_translate_plain (&out, p->id, port, cmd, rc);
     if (rc) {
-        team.team = sim_team_number (gw_port_team (port));
-        team.control = rc;
-        req.team_control = &team;
         /* for the command->vision latency (sim_stats.h): the wall
            clock vision compares with (zclock_usecs is monotonic) */
-        req.has_received_us = true;
-        req.received_us = sim_stats_wall_us ();
+        out.req.has_received_us = true;
+        out.req.received_us = sim_stats_wall_us ();
     }
     char source[64];
-    s_set_source (self, &req, port, from, source, sizeof source);
-    s_send_request (self, &req);
-}
-
-/* Forward only what was decoded (gw_strip.h); msg came from unpack with
-   the default allocator. */
-static void
-s_strip (gw_service_t *self, ProtobufCMessage *msg)
-{
-    size_t n = gw_strip_unknown (msg, NULL);
-    if (n) {
-        self->stripped += n;
-        sim_debug ("%zu unknown fields dropped from a %s", n, msg->descriptor->short_name);
-    }
-}
-
-/* A sync request, tried first where its tags say it may be one
-   (protocol.md §3); the control port tries it last. */
-static bool
-s_try_sync (gw_service_t *self, gw_port_kind_t port, size_t len, const struct sockaddr_in *from, bool proven)
-{
-    SimulationSyncRequest *sync = simulation_sync_request__unpack (NULL, len, self->buf);
-    if (!sync)
-        return false;
-    s_strip (self, &sync->base);
-    s_start_sync (self, port, from, sync, len, proven);
-    simulation_sync_request__free_unpacked (sync, NULL);
-    return true;
+    s_set_source (self, &out.req, port, from, source, sizeof source);
+    s_send_request (self, &out.req);
 }
 
 static void
 s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const struct sockaddr_in *from)
 {
     bool proven = gw_peers_arrived (self->peers, from, self->rx_us);
-    if (gw_wire_sync_candidate (self->buf, len, port) && s_try_sync (self, port, len, from, proven))
-        return;
-    if (port == GW_PORT_CONTROL) {
-        SimulatorCommand *cmd = simulator_command__unpack (NULL, len, self->buf);
-        if (!cmd) {
-            if (!s_try_sync (self, port, len, from, proven))
-                s_answer_unreadable (self, port, from);
-            return;
-        }
-        s_strip (self, &cmd->base);
-        s_log_changes (self, port, from, cmd);
-        s_start_plain (self, port, from, cmd, NULL);
-        simulator_command__free_unpacked (cmd, NULL);
-        return;
+    gw_datagram_t d;
+    gw_translate_decode (&d, port, self->buf, len);
+    if (d.stripped) {
+        self->stripped += d.stripped;
+        sim_debug ("%zu unknown fields dropped from a %s", d.stripped, d.msg->descriptor->short_name);
     }
-    RobotControl *rc = robot_control__unpack (NULL, len, self->buf);
-    if (!rc) {
+    switch (d.kind) {
+    case GW_DATAGRAM_SYNC:
+        s_start_sync (self, port, from, d.sync, len, proven);
+        break;
+    case GW_DATAGRAM_COMMAND:
+        s_log_changes (self, port, from, d.command);
+        s_start_plain (self, port, from, d.command, NULL);
+        break;
+    case GW_DATAGRAM_ROBOTS:
+        if (s_lost (self, port, self->cfg.realism.robot_command_loss)) {
+            self->lost_commands++;
+            self->stats[port].lost++;
+        } else
+            s_start_plain (self, port, from, NULL, d.robots);
+        break;
+    case GW_DATAGRAM_UNREADABLE:
         s_answer_unreadable (self, port, from);
-        return;
+        break;
     }
-    s_strip (self, &rc->base);
-    if (s_lost (self, port, self->cfg.realism.robot_command_loss)) {
-        self->lost_commands++;
-        self->stats[port].lost++;
-    } else
-        s_start_plain (self, port, from, NULL, rc);
-    robot_control__free_unpacked (rc, NULL);
+    gw_translate_release (&d);
 }
 
 /* "first datagram from A on the P port", at most GW_NEWS_PER_WINDOW
