@@ -8,6 +8,7 @@
 #include "common/config/config.h"
 #include "sim_bus.h"
 #include "common/base/sim_log.h"
+#include "common/base/sim_team.h"
 
 static void *
 s_arena_alloc (void *data, size_t size)
@@ -179,7 +180,7 @@ sim_bus_snapshot_decode (const Simbus__Snapshot *msg, sim_snapshot_t *out)
         if (msg->robot_team[i] > 1 || msg->robot_id[i] > SIM_MAX_ROBOT_ID)
             continue;
         out->robots[n++] = (sim_robot_state_t) {
-            .team = msg->robot_team[i] == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE,
+            .team = sim_team_from_number (msg->robot_team[i]),
             .id = (int) msg->robot_id[i],
             .x = msg->robot_x[i],
             .y = msg->robot_y[i],

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base/sim_team.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
 
@@ -378,9 +379,10 @@ sim_vstats_add_truth (sim_vstats_t *self, const void *data, size_t len)
             const TrackedRobot *r = w->tracked_frame->robots[i];
             if (!r->robot_id || !r->robot_id->has_id || r->robot_id->id >= S_IDS || !r->pos)
                 continue;
-            int team = r->robot_id->team == TEAM__YELLOW ? 0 : r->robot_id->team == TEAM__BLUE ? 1 : -1;
-            if (team < 0)
+            int known = sim_team_from_league (r->robot_id->team);
+            if (known < 0)
                 continue;
+            int team = known == SIM_TEAM_YELLOW ? 0 : 1; /* yellow's slots first, as s_detection's */
             s_truth_t *t = &self->truth[team * S_IDS + (int) r->robot_id->id];
             t->valid = true;
             t->x = r->pos->x * 1000;

@@ -150,10 +150,7 @@ s_refuse (gw_pending_t *self, gw_admit_t why, gw_port_kind_t port, const struct 
         sim_warn ("%d requests wait for physics; new ones are refused until it answers", self->capacity);
     else if (why == GW_ADMIT_PORT)
         sim_warn ("the %s port holds %d requests waiting for physics, its share; new ones are refused",
-                  port == GW_PORT_CONTROL ? "control"
-                  : port == GW_PORT_BLUE  ? "blue"
-                                          : "yellow",
-                  self->per_port);
+                  gw_port_name (port), self->per_port);
     else {
         char addr[32];
         sim_udp_addr_str (from, addr, sizeof addr);

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gw_wire.h"
+#include "gw_port.h"
 #include "common/base/sim_errors.h"
 #include "bus/sim_bus.pb-c.h"
 

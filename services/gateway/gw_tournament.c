@@ -9,8 +9,6 @@
 
 #include "common/config/config.h"
 
-static const char *const s_port_names[] = { "control", "blue", "yellow" };
-
 struct gw_tournament_t {
     bool enabled;
     uint32_t addrs[3][SIM_TOURNAMENT_ADDRS_MAX]; /* by gw_port_kind_t, network order */
@@ -36,7 +34,7 @@ gw_tournament_new (const sim_tournament_cfg_t *cfg, char *why, size_t whylen)
         self->count[port] = sim_config_addr_list (lists[port], self->addrs[port], SIM_TOURNAMENT_ADDRS_MAX,
                                                   reason, sizeof reason);
         if (self->count[port] < 0) {
-            snprintf (why, whylen, "[tournament] %s: %s", s_port_names[port], reason);
+            snprintf (why, whylen, "[tournament] %s: %s", gw_port_name (port), reason);
             gw_tournament_destroy (&self);
             return NULL;
         }
@@ -110,18 +108,18 @@ gw_tournament_explain (gw_tournament_verdict_t verdict, gw_port_kind_t port, con
 {
     char addr[INET_ADDRSTRLEN] = "?";
     inet_ntop (AF_INET, &from->sin_addr, addr, sizeof addr);
-    const char *other = port == GW_PORT_BLUE ? "yellow" : "blue";
+    const char *other = sim_team_name (port == GW_PORT_BLUE ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE);
     switch (verdict) {
     case GW_TOURNAMENT_ALLOWED:
-        snprintf (buf, size, "tournament mode: %s may use the %s port", addr, s_port_names[port]);
+        snprintf (buf, size, "tournament mode: %s may use the %s port", addr, gw_port_name (port));
         break;
     case GW_TOURNAMENT_NOT_LISTED:
         snprintf (buf, size, "tournament mode: %s is not in [tournament] %s; the %s port refuses it", addr,
-                  s_port_names[port], s_port_names[port]);
+                  gw_port_name (port), gw_port_name (port));
         break;
     case GW_TOURNAMENT_OTHER_TEAM:
         snprintf (buf, size, "tournament mode: %s is %s's address and may not use the %s port", addr, other,
-                  s_port_names[port]);
+                  gw_port_name (port));
         break;
     case GW_TOURNAMENT_NO_SYNC:
         snprintf (buf, size, "tournament mode: sync requests only from [tournament] control, not from %s",

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gw_wire.h"
+#include "gw_port.h"
 #include "common/config/sim_config.h"
 
 /* A role per port, as bits: GW_TOURNAMENT_ROLE (GW_PORT_BLUE) = blue. */

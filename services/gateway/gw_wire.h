@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { GW_PORT_CONTROL = 0, GW_PORT_BLUE = 1, GW_PORT_YELLOW = 2 } gw_port_kind_t;
+#include "gw_port.h"
 
 /* True when the datagram is a sync candidate on this kind of port. Never
    reads past `len`; stops at the first malformed field. */

@@ -21,6 +21,7 @@
 #include "common/bus/sim_link.h"
 #include "common/base/sim_log.h"
 #include "common/bus/sim_service.h"
+#include "common/base/sim_team.h"
 #include "common/logs/sim_stats.h"
 #include "common/bus/sim_udp.h"
 #include "grSim_Packet.pb-c.h"
@@ -221,7 +222,7 @@ s_replacement (grs_service_t *self, const GrSimReplacement *rep)
         robot_id__init (&ids[i]);
         ids[i].has_id = ids[i].has_team = true;
         ids[i].id = r->id > SIM_MAX_ROBOT_ID ? SIM_MAX_ROBOT_ID : r->id;
-        ids[i].team = r->yellowteam ? TEAM__YELLOW : TEAM__BLUE;
+        ids[i].team = sim_team_league (sim_team_from_yellow (r->yellowteam));
         TeleportRobot *t = &items[i];
         teleport_robot__init (t);
         t->id = &ids[i];

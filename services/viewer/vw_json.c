@@ -10,6 +10,7 @@
 
 #include "common/config/config.h"
 #include "common/base/sim_field.h"
+#include "common/base/sim_team.h"
 #include "common/config/sim_schedule_config.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
@@ -193,7 +194,7 @@ vw_json_geometry (const sim_config_t *cfg)
 static const char *
 s_team (int team)
 {
-    return team == SIM_TEAM_YELLOW ? "yellow" : "blue";
+    return sim_team_name (team);
 }
 
 /* ---- the "world" -----------------------------------------------------
@@ -492,10 +493,10 @@ s_parse_fields (const cJSON *root, vw_op_t *op, char *why, size_t len)
     }
     case VW_OP_TELEPORT_ROBOT: {
         const cJSON *team = cJSON_GetObjectItemCaseSensitive (root, "team");
-        if (!cJSON_IsString (team)
-            || (strcmp (team->valuestring, "blue") != 0 && strcmp (team->valuestring, "yellow") != 0))
+        int named = cJSON_IsString (team) ? sim_team_parse (team->valuestring) : -1;
+        if (named < 0)
             return s_fail (why, len, "%s", "\"team\" must be \"blue\" or \"yellow\"");
-        op->team = team->valuestring[0] == 'y' ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
+        op->team = named;
         const cJSON *robot = cJSON_GetObjectItemCaseSensitive (root, "robot");
         if (!cJSON_IsNumber (robot) || robot->valuedouble < 0 || robot->valuedouble > SIM_MAX_ROBOT_ID
             || robot->valuedouble != floor (robot->valuedouble))

@@ -13,6 +13,7 @@
 #include "common/config/config.h"
 #include "common/base/sim_field.h"
 #include "common/base/sim_schedule.h"
+#include "common/base/sim_team.h"
 #include "common/bus/sim_udp.h"
 #include "engine/physics/phys_field.h"
 #include "google/protobuf/any.pb-c.h"
@@ -58,7 +59,7 @@ s_reset (const vw_ops_ctx_t *ctx, SimulatorControl *control, TeleportRobot *tr, 
             ids[n].has_id = true;
             ids[n].id = (uint32_t) slot;
             ids[n].has_team = true;
-            ids[n].team = team == SIM_TEAM_YELLOW ? TEAM__YELLOW : TEAM__BLUE;
+            ids[n].team = sim_team_league ((sim_team_t) team);
             teleport_robot__init (&tr[n]);
             tr[n].id = &ids[n];
             tr[n].has_x = tr[n].has_y = tr[n].has_orientation = true;
@@ -77,7 +78,7 @@ s_reset (const vw_ops_ctx_t *ctx, SimulatorControl *control, TeleportRobot *tr, 
         ids[n].has_id = true;
         ids[n].id = (uint32_t) ctx->robots[i].id;
         ids[n].has_team = true;
-        ids[n].team = ctx->robots[i].team == SIM_TEAM_YELLOW ? TEAM__YELLOW : TEAM__BLUE;
+        ids[n].team = sim_team_league (ctx->robots[i].team);
         teleport_robot__init (&tr[n]);
         tr[n].id = &ids[n];
         tr[n].has_present = true;
@@ -229,7 +230,7 @@ vw_ops_encode (const vw_op_t *op, const vw_ops_ctx_t *ctx, uint8_t *buf, size_t 
         robot_id__init (&ids[0]);
         ids[0].has_id = ids[0].has_team = true;
         ids[0].id = (uint32_t) op->robot;
-        ids[0].team = op->team == SIM_TEAM_YELLOW ? TEAM__YELLOW : TEAM__BLUE;
+        ids[0].team = sim_team_league (op->team);
         teleport_robot__init (&robots[0]);
         robots[0].id = &ids[0];
         robots[0].has_present = true;

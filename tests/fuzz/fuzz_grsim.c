@@ -11,6 +11,7 @@
 
 #include "fuzz_support.h"
 #include "common/base/sim_params.h"
+#include "common/base/sim_team.h"
 #include "grSim_Packet.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
@@ -113,7 +114,7 @@ s_replacement (fz_physics_t *phys, const GrSimReplacement *rep, s_teleports_t *m
         robot_id__init (id);
         id->has_id = id->has_team = true;
         id->id = r->id > SIM_MAX_ROBOT_ID ? SIM_MAX_ROBOT_ID : r->id;
-        id->team = r->yellowteam ? TEAM__YELLOW : TEAM__BLUE;
+        id->team = sim_team_league (sim_team_from_yellow (r->yellowteam));
         TeleportRobot *t = &m->items[i];
         teleport_robot__init (t);
         t->id = id;

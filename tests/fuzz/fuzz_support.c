@@ -11,11 +11,12 @@
 #include "common/bus/sim_bus_codec.h"
 #include "common/bus/sim_lane.h"
 #include "common/base/sim_log.h"
+#include "common/base/sim_team.h"
 #include "common/config/sim_schedule_config.h"
 #include "common/bus/sim_udp.h"
 #include "services/gateway/gw_pending.h"
-#include "services/gateway/gw_strip.h"
 #include "services/gateway/gw_sync.h"
+#include "services/gateway/gw_translate.h"
 #include "services/gateway/gw_wire.h"
 #include "engine/world/phys_apply.h"
 #include "engine/world/phys_def.h"
@@ -121,7 +122,7 @@ fz_physics_request (fz_physics_t *self, const Simbus__Request *req)
     if (req->simulator_command)
         phys_apply_command (self->world, &self->cfg, req->simulator_command, &errors, &changes);
     if (req->team_control && req->team_control->control) {
-        sim_team_t team = req->team_control->team == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
+        sim_team_t team = sim_team_from_number (req->team_control->team);
         phys_apply_robot_control (self->world, team, req->team_control->control, &robot_errors, feedback);
     }
     if (changes.rig) {
@@ -379,13 +380,13 @@ fz_strict (void)
     return strict && strcmp (strict, "1") == 0;
 }
 
+/* The gateway's UNREADABLE answer (gw_answer_unreadable). */
 static void
 s_unreadable (gw_port_kind_t port, uint8_t *buf)
 {
     sim_errors_t errors;
     sim_errors_init (&errors);
-    sim_errors_add (&errors, "UNREADABLE", "the datagram is neither a %s nor a SimulationSyncRequest",
-                    port == GW_PORT_CONTROL ? "SimulatorCommand" : "RobotControl");
+    gw_translate_unreadable (port, &errors);
     SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
     r.n_errors = errors.count;
     r.errors = errors.ptrs;
@@ -397,7 +398,8 @@ s_unreadable (gw_port_kind_t port, uint8_t *buf)
 static int
 s_sync (fz_physics_t *phys, gw_port_kind_t port, SimulationSyncRequest *sync, uint8_t *buf)
 {
-    int64_t n = gw_sync_substeps (sync, phys->cfg.sim.substep, NULL, 0);
+    char step_why[200] = "";
+    int64_t n = gw_sync_substeps (sync, phys->cfg.sim.substep, step_why, sizeof step_why);
     FZ_CHECK (n >= -1 && (double) n * phys->cfg.sim.substep <= GW_MAX_STEP_S + 1e-9, "%lld substeps",
               (long long) n);
     gw_pending_t *pending = gw_pending_new (1);
@@ -405,30 +407,9 @@ s_sync (fz_physics_t *phys, gw_port_kind_t port, SimulationSyncRequest *sync, ui
     memset (&from, 0, sizeof from);
     gw_request_t *p = gw_pending_add (pending, GW_REQ_SYNC, port, &from, 0);
     FZ_CHECK (p != NULL, "out of memory");
-    Simbus__Request req = SIMBUS__REQUEST__INIT;
-    req.id = p->id;
-    req.has_sync = req.sync = true;
-    req.has_step_id = true;
-    req.step_id = p->id;
-    req.simulator_command = sync->simulator_command;
-    Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
-    if (sync->robot_control) {
-        if (port == GW_PORT_CONTROL)
-            sim_errors_add (p->early, "UNSUPPORTED", "robot_control in a sync request has no team");
-        else {
-            team.team = port == GW_PORT_YELLOW ? 1 : 0;
-            team.control = sync->robot_control;
-            req.team_control = &team;
-            p->team_robot_control = true;
-        }
-    }
-    if (n < 0)
-        sim_errors_add (p->early, "INVALID_STEP", "sim_step %g s", (double) sync->sim_step);
-    else if (n > 0) {
-        req.has_substeps = true;
-        req.substeps = (uint64_t) n;
-    }
-    int rc = fz_forward (phys, &req);
+    gw_bus_request_t out;
+    p->team_robot_control = gw_translate_sync (&out, p->id, port, sync, n, step_why, p->early);
+    int rc = fz_forward (phys, &out.req);
     sim_errors_t errors;
     size_t len = 0, left_out = 0;
     gw_sync_answer (p, &errors, buf, SIM_UDP_MAX, &len, &left_out);
@@ -436,14 +417,13 @@ s_sync (fz_physics_t *phys, gw_port_kind_t port, SimulationSyncRequest *sync, ui
     return rc;
 }
 
-/* The gateway forwards known fields only (gw_strip.h). */
-static SimulationSyncRequest *
-s_try_sync (const uint8_t *data, size_t size)
+/* s_start_plain: the request physics gets. */
+static int
+s_plain (fz_physics_t *phys, gw_port_kind_t port, SimulatorCommand *command, RobotControl *robots)
 {
-    SimulationSyncRequest *sync = simulation_sync_request__unpack (NULL, size, data);
-    if (sync)
-        gw_strip_unknown (&sync->base, NULL);
-    return sync;
+    gw_bus_request_t out;
+    gw_translate_plain (&out, 1, port, command, robots);
+    return fz_forward (phys, &out.req);
 }
 
 int
@@ -455,41 +435,26 @@ fz_datagram (int port_number, const uint8_t *data, size_t size)
     fz_physics_t phys;
     fz_physics_init (&phys);
     int rc = 0;
-    SimulationSyncRequest *sync = NULL;
+    gw_datagram_t d;
+    memset (&d, 0, sizeof d);
     if (size > SIM_UDP_MAX)
         s_unreadable (port, buf); /* truncated by the receive */
-    else if (gw_wire_sync_candidate (data, size, port) && (sync = s_try_sync (data, size)))
-        rc = s_sync (&phys, port, sync, buf);
-    else if (port == GW_PORT_CONTROL) {
-        SimulatorCommand *cmd = simulator_command__unpack (NULL, size, data);
-        if (cmd) {
-            gw_strip_unknown (&cmd->base, NULL);
-            Simbus__Request req = SIMBUS__REQUEST__INIT;
-            req.id = 1;
-            req.simulator_command = cmd;
-            rc = fz_forward (&phys, &req);
-            simulator_command__free_unpacked (cmd, NULL);
-        } else if ((sync = s_try_sync (data, size)))
-            rc = s_sync (&phys, port, sync, buf);
-        else
+    else
+        switch (gw_translate_decode (&d, port, data, size)) {
+        case GW_DATAGRAM_SYNC:
+            rc = s_sync (&phys, port, d.sync, buf);
+            break;
+        case GW_DATAGRAM_COMMAND:
+            rc = s_plain (&phys, port, d.command, NULL);
+            break;
+        case GW_DATAGRAM_ROBOTS:
+            rc = s_plain (&phys, port, NULL, d.robots);
+            break;
+        case GW_DATAGRAM_UNREADABLE:
             s_unreadable (port, buf);
-    } else {
-        RobotControl *rc_msg = robot_control__unpack (NULL, size, data);
-        if (rc_msg) {
-            gw_strip_unknown (&rc_msg->base, NULL);
-            Simbus__Request req = SIMBUS__REQUEST__INIT;
-            req.id = 1;
-            Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
-            team.team = port == GW_PORT_YELLOW ? 1 : 0;
-            team.control = rc_msg;
-            req.team_control = &team;
-            rc = fz_forward (&phys, &req);
-            robot_control__free_unpacked (rc_msg, NULL);
-        } else
-            s_unreadable (port, buf);
-    }
-    if (sync)
-        simulation_sync_request__free_unpacked (sync, NULL);
+            break;
+        }
+    gw_translate_release (&d);
     fz_physics_fini (&phys);
     free (buf);
     FZ_CHECK (rc == 0, "physics cannot decode the request the gateway forwarded: never answered");

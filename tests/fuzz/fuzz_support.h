@@ -3,9 +3,11 @@
     bus request, the gateway's forwarding of a decoded datagram to physics,
     and every receiver's handling of a bus envelope.
 
-    The services' handlers are static functions of their actors, reachable
-    only through sockets, so these helpers make the same library calls in
-    the same order (services/physics/physics.c s_handle_request, the
+    The gateway's decode and request translation are called as the
+    gateway calls them (services/gateway/gw_translate.h). The services'
+    other handlers are static functions of their actors, reachable only
+    through sockets, so these helpers make the same library calls in the
+    same order (services/physics/physics.c s_handle_request, the
     gateway's s_handle_reply, the codecs' decoders). Whatever they
     find wrong aborts: libFuzzer reports an abort as a crash.
 */
@@ -58,9 +60,8 @@ void fz_physics_request (fz_physics_t *self, const Simbus__Request *req);
 int fz_forward (fz_physics_t *self, Simbus__Request *req);
 
 /* The gateway's handling of one datagram on `port` (0 control, 1 blue,
-   2 yellow; gateway.c s_handle_datagram): the sync detection, the
-   port's message or a SimulationSyncRequest unpacked, the bus request
-   built and forwarded to a fresh physics, a sync answer assembled from
+   2 yellow; gateway.c s_handle_datagram): the datagram decoded and its
+   bus request built by gw_translate, forwarded to a fresh physics, a sync answer assembled from
    what the gateway knows alone; an undecodable datagram answered
    UNREADABLE. Returns fz_forward's result (0 when nothing was
    forwarded). */

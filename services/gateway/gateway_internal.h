@@ -1,0 +1,73 @@
+/*  gateway_internal.h - the gateway actor's state, private to
+    services/gateway/: the actor (gateway.c) owns it; the glue of its
+    features (gw_answers, gw_clientlog, gw_fairness, gw_gate, gw_stats)
+    reads and counts in it, on the actor's thread only.
+*/
+#ifndef GATEWAY_INTERNAL_H_INCLUDED
+#define GATEWAY_INTERNAL_H_INCLUDED
+
+#include <czmq.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gw_loss.h"
+#include "gw_peers.h"
+#include "gw_pending.h"
+#include "gw_port.h"
+#include "gw_sources.h"
+#include "gw_stats.h"
+#include "gw_tournament.h"
+#include "common/base/sim_errors.h"
+#include "common/bus/sim_link.h"
+#include "common/bus/sim_loop.h"
+#include "common/config/sim_config.h"
+
+/* a plain request physics did not answer this long is answered
+   UNAVAILABLE: long enough for a crashed physics to be restarted and
+   answer what waited for it (docs/protocol.md) */
+#define GW_PLAIN_TTL_US 4000000
+
+typedef struct gw_service_t gw_service_t;
+
+/* One UDP port: its handler's argument. */
+typedef struct {
+    gw_service_t *service;
+    gw_port_kind_t kind;
+} gw_port_t;
+
+struct gw_service_t {
+    sim_config_t own, cfg;
+    zsock_t *pipe;
+    sim_link_t *link;
+    sim_loop_t *loop;
+    int fds[3];
+    gw_port_t ports[3];
+    uint8_t *buf;
+    gw_pending_t *pending;
+    gw_peers_t *peers;
+    gw_sources_t *sources;        /* clients each port has heard, for the log */
+    char last_change[256];        /* the latest configuration change logged, */
+    struct sockaddr_in last_from; /* its source */
+    int64_t last_change_us;       /* and when */
+    int64_t news_window_us;       /* start of the window of new-source lines */
+    int news_logged;              /* new-source lines in that window */
+    uint64_t news_unlogged;       /* new sources past the window's share */
+    gw_tournament_t *tournament;  /* read at start: [tournament] */
+    uint64_t sim_time_ns;         /* last time physics told us */
+    gw_loss_t loss;               /* the packet-loss draws' position */
+    bool terminated, warned_no_vision;
+    uint64_t unreadable, lost_commands, lost_responses, frames_dropped;
+    uint64_t stripped;          /* unknown fields dropped before forwarding */
+    uint64_t unavailable;       /* plain requests physics did not answer in time */
+    uint64_t sync_refused;      /* sync requests refused ([network] sync_takeover) */
+    uint64_t small_answers;     /* sync answers kept small for an unproven source */
+    int64_t rx_us;              /* zclock_usecs when the datagram being handled was read */
+    sim_errors_t answer_errors; /* a sync answer's errors, reused per answer */
+    uint64_t config_serial;     /* of the configuration from physics; 0: none yet */
+    gw_port_stats_t stats[3];
+    uint64_t sync_answers;
+    int64_t started_us, next_stats_us, last_stats_us;
+};
+
+#endif

@@ -1,0 +1,126 @@
+/*  gw_answers.c - the answers a client gets (see gw_answers.h). */
+#include "gw_answers.h"
+
+#include "gateway_internal.h"
+#include "gw_sync.h"
+#include "gw_translate.h"
+#include "common/base/sim_log.h"
+#include "common/bus/sim_udp.h"
+#include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_robot_control.pb-c.h"
+#include "ssl_simulation_synchronous.pb-c.h"
+
+/* Every answer leaves here: `to` has now been answered (gw_peers). */
+static void
+s_send (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to, size_t len)
+{
+    sim_udp_send (self->fds[port], self->buf, len, to);
+    gw_peers_answered (self->peers, to, zclock_usecs ());
+}
+
+static void
+s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to,
+               const ProtobufCMessage *msg)
+{
+    size_t len = protobuf_c_message_get_packed_size (msg);
+    if (len > GW_DATAGRAM_MAX) {
+        sim_warn ("%s reply of %zu bytes does not fit a datagram; dropped", gw_port_name (port), len);
+        return;
+    }
+    protobuf_c_message_pack (msg, self->buf);
+    s_send (self, port, to, len);
+}
+
+void
+gw_answer_errors (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to, bool sync,
+                  const sim_errors_t *errors)
+{
+    self->stats[port].refused++;
+    RobotControlResponse rr = ROBOT_CONTROL_RESPONSE__INIT;
+    rr.n_errors = errors->count;
+    rr.errors = (SimulatorError **) errors->ptrs;
+    if (sync) {
+        SimulationSyncResponse r = SIMULATION_SYNC_RESPONSE__INIT;
+        r.robot_control_response = &rr;
+        s_send_packed (self, port, to, &r.base);
+    } else if (port == GW_PORT_CONTROL) {
+        SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
+        r.n_errors = errors->count;
+        r.errors = (SimulatorError **) errors->ptrs;
+        s_send_packed (self, port, to, &r.base);
+    } else
+        s_send_packed (self, port, to, &rr.base);
+}
+
+void
+gw_answer_unreadable (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from)
+{
+    self->unreadable++;
+    sim_errors_t errors;
+    sim_errors_init (&errors);
+    gw_translate_unreadable (port, &errors);
+    gw_answer_errors (self, port, from, false, &errors);
+}
+
+void
+gw_answer_refused (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from)
+{
+    self->sync_refused++;
+    sim_errors_t errors;
+    sim_errors_init (&errors);
+    sim_errors_add (&errors, "REFUSED",
+                    "the simulator runs in %s mode and [network] sync_takeover is off: "
+                    "no sync steps",
+                    self->cfg.run.mode == SIM_MODE_FAST ? "fast" : "realtime");
+    gw_answer_errors (self, port, from, true, &errors);
+}
+
+void
+gw_answer_plain (gw_service_t *self, const gw_request_t *p, const Simbus__Reply *reply)
+{
+    if (p->kind == GW_REQ_COMMAND) {
+        SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
+        r.n_errors = reply->n_errors;
+        r.errors = reply->errors;
+        s_send_packed (self, p->port, &p->from, &r.base);
+    } else if (gw_loss_draw (&self->loss, self->cfg.sim.seed, self->sim_time_ns, p->port,
+                             self->cfg.realism.robot_response_loss)) {
+        self->lost_responses++;
+        self->stats[p->port].lost++;
+    } else {
+        RobotControlResponse r = ROBOT_CONTROL_RESPONSE__INIT;
+        r.n_errors = reply->n_robot_errors;
+        r.errors = reply->robot_errors;
+        r.n_feedback = reply->n_feedback;
+        r.feedback = reply->feedback;
+        s_send_packed (self, p->port, &p->from, &r.base);
+    }
+}
+
+void
+gw_answer_unavailable (gw_service_t *self, const gw_request_t *p)
+{
+    self->unavailable++;
+    if (self->unavailable == 1)
+        sim_warn ("physics did not answer a request within %.1f s; answered UNAVAILABLE",
+                  GW_PLAIN_TTL_US / 1e6);
+    sim_errors_t errors;
+    sim_errors_init (&errors);
+    sim_errors_add (&errors, "UNAVAILABLE",
+                    "the simulator did not answer within %.1f s; the request may or may not be applied",
+                    GW_PLAIN_TTL_US / 1e6);
+    gw_answer_errors (self, p->port, &p->from, false, &errors);
+}
+
+void
+gw_answer_sync (gw_service_t *self, gw_request_t *p)
+{
+    size_t len = 0, left_out = 0;
+    if (gw_sync_answer (p, &self->answer_errors, self->buf, SIM_UDP_MAX, &len, &left_out) == 0) {
+        s_send (self, p->port, &p->from, len);
+        self->sync_answers++;
+    }
+    self->frames_dropped += left_out;
+    self->small_answers += p->answer_cap && left_out;
+    gw_pending_release (self->pending, p);
+}
