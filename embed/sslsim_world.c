@@ -21,6 +21,7 @@
 #include "engine/world/phys_checkpoint.h"
 #include "engine/world/phys_def.h"
 #include "common/config/sim_schedule_config.h"
+#include "common/base/sim_team.h"
 #include "engine/world/sim_step.h"
 #include "engine/world/vis_def.h"
 #include "engine/world/vis_step.h"
@@ -280,7 +281,7 @@ sslsim_world_apply_request (sslsim_world_t *self, const SimulatorCommand *cmd, i
     Simbus__TeamControl tc = SIMBUS__TEAM_CONTROL__INIT;
     req.simulator_command = (SimulatorCommand *) cmd;
     if (rc) {
-        tc.team = team == 1 ? 1 : 0;
+        tc.team = sim_team_number (sim_team_from_number ((uint64_t) team));
         tc.control = (RobotControl *) rc;
         req.team_control = &tc;
     }
@@ -489,7 +490,7 @@ sslsim_world_teleport_robot (sslsim_world_t *world, int team, int id, double x, 
     RobotId rid = ROBOT_ID__INIT;
     rid.has_id = rid.has_team = true;
     rid.id = (uint32_t) id;
-    rid.team = team == 1 ? TEAM__YELLOW : TEAM__BLUE;
+    rid.team = sim_team_league (sim_team_from_number ((uint64_t) team));
     TeleportRobot tr = TELEPORT_ROBOT__INIT;
     tr.id = &rid;
     tr.has_present = true;

@@ -9,6 +9,7 @@
 #include "common/config/config.h"
 #include "common/base/sim_field.h"
 #include "common/base/sim_log.h"
+#include "common/base/sim_team.h"
 #include "ssl_simulation_custom_erforce_realism.pb-c.h"
 #include "ssl_simulation_custom_erforce_robot_spec.pb-c.h"
 
@@ -28,7 +29,7 @@ s_robot_id (const RobotId *rid, sim_team_t *team, unsigned *id, sim_errors_t *er
         sim_errors_add (errors, "UNSUPPORTED", "robot id needs a team (BLUE or YELLOW) and an id <= 255");
         return false;
     }
-    *team = rid->team == TEAM__BLUE ? SIM_TEAM_BLUE : SIM_TEAM_YELLOW;
+    *team = (sim_team_t) sim_team_from_league (rid->team);
     *id = rid->id;
     return true;
 }
@@ -95,7 +96,7 @@ s_teleport_robot (phys_world_t *world, const TeleportRobot *tr, sim_errors_t *er
     if (!s_robot_id (tr->id, &t.team, &t.id, errors))
         return;
     char what[64];
-    snprintf (what, sizeof what, "teleport_robot %s %u", t.team == SIM_TEAM_BLUE ? "blue" : "yellow", t.id);
+    snprintf (what, sizeof what, "teleport_robot %s %u", sim_team_name (t.team), t.id);
     phys_err_t err = phys_world_teleport_robot (world, &t);
     if (err == PHYS_ERR_PARTIAL_COORD) {
         char missing[64] = "";
@@ -418,8 +419,8 @@ phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorComma
         char why[256] = "";
         phys_err_t err = phys_world_update_specs (world, team, id, &u, why, sizeof why);
         char what[320];
-        snprintf (what, sizeof what, "robot specs for %s %u%s%s", team == SIM_TEAM_BLUE ? "blue" : "yellow",
-                  id, why[0] ? ": " : "", why);
+        snprintf (what, sizeof what, "robot specs for %s %u%s%s", sim_team_name (team), id,
+                  why[0] ? ": " : "", why);
         s_report (errors, err, what);
         cfg->team[team] = *phys_world_team_specs (world, team);
         changes->config = true;
@@ -472,8 +473,7 @@ phys_apply_robot_control (phys_world_t *world, sim_team_t team, const RobotContr
         int contact = phys_world_ball_contact (world, team, rcmd->id);
         phys_err_t err = phys_world_command (world, team, rcmd->id, &c);
         if (err != PHYS_OK) {
-            sim_errors_add (errors, phys_err_code (err), "robot %s %u",
-                            team == SIM_TEAM_BLUE ? "blue" : "yellow", rcmd->id);
+            sim_errors_add (errors, phys_err_code (err), "robot %s %u", sim_team_name (team), rcmd->id);
             continue;
         }
         if (feedback && feedback->count < PHYS_FEEDBACK_MAX) {

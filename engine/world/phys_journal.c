@@ -25,6 +25,7 @@
 
 #include "phys_checkpoint.h"
 #include "common/base/sim_log.h"
+#include "common/base/sim_team.h"
 
 #define JL_MAGIC       "SSLSIMJL"
 #define JL_HEADER      48 /* the fixed part of the file header */
@@ -46,7 +47,7 @@ phys_journal_apply (phys_world_t *world, sim_config_t *cfg, const Simbus__Reques
     if (req->simulator_command)
         phys_apply_command (world, cfg, req->simulator_command, &out->errors, &out->changes);
     if (req->team_control && req->team_control->control) {
-        sim_team_t team = req->team_control->team == 1 ? SIM_TEAM_YELLOW : SIM_TEAM_BLUE;
+        sim_team_t team = sim_team_from_number (req->team_control->team);
         phys_apply_robot_control (world, team, req->team_control->control, &out->robot_errors,
                                   &out->feedback);
     }

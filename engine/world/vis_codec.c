@@ -5,6 +5,7 @@
 */
 #include "vis_codec.h"
 #include "common/base/sim_field.h"
+#include "common/base/sim_team.h"
 #include "engine/vision/vis_camera.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
@@ -368,7 +369,7 @@ vis_codec_truth (const vis_model_t *model, const sim_snapshot_t *snap, const cha
         ids[i].has_id = true;
         ids[i].id = r->id >= 0 ? (uint32_t) r->id : 0;
         ids[i].has_team = true;
-        ids[i].team = r->team == SIM_TEAM_YELLOW ? TEAM__YELLOW : TEAM__BLUE;
+        ids[i].team = sim_team_league (r->team);
         vector2__init (&pos[i]);
         pos[i].x = (float) r->x;
         pos[i].y = (float) r->y;
