@@ -88,9 +88,8 @@ typedef struct {
 
 struct gw_service_t {
     sim_config_t own, cfg;
-    zsock_t *pipe;
     sim_link_t *link;
-    sim_loop_t *loop;
+    sim_loop_t *loop; /* sim_service_run's */
     int fds[3];
     gw_port_t ports[3];
     uint8_t *buf;
@@ -107,7 +106,7 @@ struct gw_service_t {
     uint64_t sim_time_ns;         /* last time physics told us */
     uint64_t loss_time_ns;
     uint32_t loss_index[3];
-    bool terminated, warned_no_vision;
+    bool warned_no_vision;
     uint64_t unreadable, lost_commands, lost_responses, frames_dropped;
     uint64_t stripped;          /* unknown fields dropped before forwarding */
     uint64_t unavailable;       /* plain requests physics did not answer in time */
@@ -118,7 +117,8 @@ struct gw_service_t {
     uint64_t config_serial;     /* of the configuration from physics; 0: none yet */
     gw_port_stats_t stats[3];
     uint64_t sync_answers;
-    int64_t started_us, next_stats_us, last_stats_us;
+    int64_t started_us, last_stats_us;
+    int64_t expiry_us; /* the earliest deadline of a pending request, or SIM_LOOP_NEVER */
 };
 
 static const char *const s_port_names[] = { "control", "blue", "yellow" };
@@ -656,12 +656,21 @@ s_expired (void *arg, gw_request_t *p)
     s_answer_sync (self, p);
 }
 
+/* Every turn, after the input (a request that came in it may be due
+   already): the requests whose deadline came. */
 static void
-s_on_pipe (void *arg)
+s_on_turn (void *arg)
 {
     gw_service_t *self = arg;
-    if (sim_service_term_requested (self->pipe))
-        self->terminated = true;
+    self->expiry_us = gw_pending_expire (self->pending, zclock_usecs (), s_expired, self);
+}
+
+static int64_t
+s_expiry (void *arg, int64_t now)
+{
+    gw_service_t *self = arg;
+    (void) now;
+    return self->expiry_us;
 }
 
 /* Stats for the bus (physics publishes them): every port's counters and
@@ -719,7 +728,6 @@ s_destroy (gw_service_t **self_p)
     gw_peers_destroy (&self->peers);
     gw_sources_destroy (&self->sources);
     gw_tournament_destroy (&self->tournament);
-    sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     for (int i = 0; i < 3; i++)
         if (self->fds[i] >= 0)
@@ -755,24 +763,30 @@ s_bind_ports (gw_service_t *self, const sim_config_t *cfg)
     return 0;
 }
 
+static int64_t
+s_on_stats_due (void *arg, int64_t deadline, int64_t now)
+{
+    s_publish_stats (arg, now);
+    return sim_loop_period (deadline, GW_STATS_US, now);
+}
+
 static gw_service_t *
-s_new (zsock_t *pipe, const sim_config_t *cfg)
+s_new (sim_loop_t *loop, const sim_config_t *cfg)
 {
     gw_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
-    self->pipe = pipe;
+    self->loop = loop;
     self->own = self->cfg = *cfg;
     self->fds[0] = self->fds[1] = self->fds[2] = -1;
     self->started_us = self->last_stats_us = zclock_usecs ();
-    self->next_stats_us = self->started_us + GW_STATS_US;
+    self->expiry_us = SIM_LOOP_NEVER;
     self->buf = malloc (SIM_UDP_MAX);
     self->pending = gw_pending_new (GW_PENDING_MAX);
     if (self->pending)
         gw_pending_set_quota (self->pending, GW_PORT_SHARE, GW_SOURCE_SHARE);
     self->peers = gw_peers_new (GW_PEERS, GW_PEER_IDLE_US);
     self->sources = gw_sources_new (3, GW_SOURCES);
-    self->loop = sim_loop_new ();
     char why[256] = "";
     self->tournament = gw_tournament_new (&cfg->tournament, why, sizeof why);
     if (!self->tournament)
@@ -783,7 +797,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         if (cfg->run.legacy_grsim)
             sim_warn ("tournament mode does not cover the grSim port; set [run] legacy_grsim = false");
     }
-    if (!self->buf || !self->pending || !self->peers || !self->sources || !self->loop || !self->tournament) {
+    if (!self->buf || !self->pending || !self->peers || !self->sources || !self->tournament) {
         s_destroy (&self);
         return NULL;
     }
@@ -791,38 +805,33 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->link = sim_link_new (cfg, SIM_LINK_GATEWAY);
     if (!self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_FRAMES_DONE)
-        || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
-        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self) || s_bind_ports (self, cfg)) {
+        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self) || s_bind_ports (self, cfg)
+        || sim_loop_add_tick (self->loop, "expiry", s_on_turn, self)
+        || sim_loop_add_wake (self->loop, "expiry", s_expiry, self)
+        || sim_loop_add_timer (self->loop, "stats", self->started_us + GW_STATS_US, s_on_stats_due, self)
+               < 0) {
         s_destroy (&self);
         return NULL;
     }
     return self;
 }
 
+static void *
+s_start (const sim_service_args_t *args, sim_loop_t *loop)
+{
+    return s_new (loop, &args->cfg);
+}
+
+static void
+s_stop (void *arg)
+{
+    gw_service_t *self = arg;
+    s_destroy (&self);
+}
+
 void
 gw_service_actor (zsock_t *pipe, void *args)
 {
-    sim_service_args_t *sargs = args;
-    sim_service_log_setup ("gateway", &sargs->cfg);
-    gw_service_t *self = s_new (pipe, &sargs->cfg);
-    if (!sim_service_ready (pipe, sargs, self != NULL))
-        return;
-    int64_t next_deadline = INT64_MAX;
-    while (!self->terminated) {
-        int64_t now = zclock_usecs ();
-        int64_t until = sim_link_next_us (self->link, now);
-        if (next_deadline < until)
-            until = next_deadline;
-        if (self->next_stats_us < until)
-            until = self->next_stats_us;
-        if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, until)) < 0)
-            break;
-        sim_loop_dispatch (self->loop);
-        next_deadline = gw_pending_expire (self->pending, zclock_usecs (), s_expired, self);
-        if (zclock_usecs () >= self->next_stats_us) {
-            s_publish_stats (self, zclock_usecs ());
-            self->next_stats_us = zclock_usecs () + GW_STATS_US;
-        }
-    }
-    s_destroy (&self);
+    static const sim_service_def_t def = { SIM_SERVICE_GATEWAY, s_start, s_stop };
+    sim_service_run (pipe, args, &def);
 }

@@ -52,12 +52,10 @@ typedef struct {
 typedef struct {
     sim_config_t own, cfg;
     uint64_t config_serial;
-    zsock_t *pipe;
     sim_link_t *link;
-    sim_loop_t *loop;
+    sim_loop_t *loop; /* sim_service_run's */
     vw_hub_t *hub;
     vw_http_t *http;
-    bool terminated;
     bool watching; /* subscribed to snapshots, events and frames */
 
     sim_snapshot_t truth;
@@ -76,7 +74,7 @@ typedef struct {
     vw_text_t world_text; /* the "world" being sent, its buffer reused */
 
     Simbus__Envelope *stats[VW_SERVICES]; /* newest Stats per service, owned */
-    int64_t next_status_us;
+    int status_timer;                     /* armed while pages are connected */
     int64_t started_us;
 } vw_service_t;
 
@@ -304,21 +302,12 @@ s_on_wake (void *arg)
     bool pages = self->hub->client_count > 0;
     pthread_mutex_unlock (&self->hub->lock);
     s_watch (self, pages);
-    if (pages && self->next_status_us == INT64_MAX)
-        self->next_status_us = zclock_usecs () + VW_STATUS_US;
+    if (pages && sim_loop_timer_deadline (self->loop, self->status_timer) == SIM_LOOP_NEVER)
+        sim_loop_timer_set (self->loop, self->status_timer, zclock_usecs () + VW_STATUS_US);
     s_serve_pages (self, NULL);
 }
 
 /* ---- the bus ---------------------------------------------------------------- */
-
-static int
-s_service_index (const char *name)
-{
-    for (int i = 0; i < VW_SERVICES; i++)
-        if (name && strcmp (name, vw_service_names[i]) == 0)
-            return i;
-    return -1;
-}
 
 /* Recompute the status from the newest Stats; with the hub locked. */
 static void
@@ -345,7 +334,7 @@ s_refresh_status (vw_service_t *self)
 static void
 s_on_stats (vw_service_t *self, Simbus__Envelope *env)
 {
-    int i = s_service_index (env->stats->service);
+    int i = sim_service_find (env->stats->service);
     if (i < 0 || i == VW_SERVICES - 1) {
         simbus__envelope__free_unpacked (env, NULL);
         return;
@@ -474,30 +463,21 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     return false;
 }
 
-static void
-s_on_pipe (void *arg)
+/* The status twice a second while pages are connected; then none. */
+static int64_t
+s_on_status_due (void *arg, int64_t deadline, int64_t now)
 {
     vw_service_t *self = arg;
-    if (sim_service_term_requested (self->pipe))
-        self->terminated = true;
-}
-
-/* The status twice a second while pages are connected; then none. */
-static void
-s_status_due (vw_service_t *self, int64_t now)
-{
-    if (now < self->next_status_us)
-        return;
     vw_hub_t *hub = self->hub;
     pthread_mutex_lock (&hub->lock);
     bool pages = hub->client_count > 0;
     s_refresh_status (self);
     char *text = pages ? vw_json_status (&hub->status) : NULL;
     pthread_mutex_unlock (&hub->lock);
-    self->next_status_us = pages ? now + VW_STATUS_US : INT64_MAX;
     if (text)
         s_serve_pages (self, text);
     free (text);
+    return pages ? sim_loop_period (deadline, VW_STATUS_US, now) : SIM_LOOP_NEVER;
 }
 
 /* ---- life ------------------------------------------------------------------- */
@@ -510,7 +490,6 @@ s_destroy (vw_service_t **self_p)
         return;
     /* the server first: its threads read the hub */
     vw_http_destroy (&self->http);
-    sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     s_free_frames (self);
     for (int i = 0; i < SIM_MAX_CAMERAS; i++)
@@ -540,18 +519,16 @@ s_listen_addr (const sim_config_t *cfg, char *host, size_t len, int *port)
 }
 
 static vw_service_t *
-s_new (zsock_t *pipe, const sim_config_t *cfg)
+s_new (sim_loop_t *loop, const sim_config_t *cfg)
 {
     vw_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
-    self->pipe = pipe;
+    self->loop = loop;
     self->own = self->cfg = *cfg;
     self->started_us = zclock_usecs ();
-    self->next_status_us = INT64_MAX;
     self->hub = vw_hub_new ();
-    self->loop = sim_loop_new ();
-    if (!self->hub || !self->loop) {
+    if (!self->hub) {
         s_destroy (&self);
         return NULL;
     }
@@ -579,9 +556,11 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     self->link = sim_link_new (cfg, SIM_LINK_VIEWER);
     if (!self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_STATS)
-        || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
         || sim_loop_add_fd (self->loop, "pages", self->hub->wake[0], s_on_wake, self)
-        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
+        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)
+        || (self->status_timer =
+                sim_loop_add_timer (self->loop, "status", SIM_LOOP_NEVER, s_on_status_due, self))
+               < 0) {
         s_destroy (&self);
         return NULL;
     }
@@ -593,23 +572,22 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     return self;
 }
 
+static void *
+s_start (const sim_service_args_t *args, sim_loop_t *loop)
+{
+    return s_new (loop, &args->cfg);
+}
+
+static void
+s_stop (void *arg)
+{
+    vw_service_t *self = arg;
+    s_destroy (&self);
+}
+
 void
 vw_service_actor (zsock_t *pipe, void *args)
 {
-    sim_service_args_t *sargs = args;
-    sim_service_log_setup ("viewer", &sargs->cfg);
-    vw_service_t *self = s_new (pipe, &sargs->cfg);
-    if (!sim_service_ready (pipe, sargs, self != NULL))
-        return;
-    while (!self->terminated) {
-        int64_t now = zclock_usecs ();
-        int64_t until = sim_link_next_us (self->link, now);
-        if (self->next_status_us < until)
-            until = self->next_status_us;
-        if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, until)) < 0)
-            break;
-        sim_loop_dispatch (self->loop);
-        s_status_due (self, zclock_usecs ());
-    }
-    s_destroy (&self);
+    static const sim_service_def_t def = { SIM_SERVICE_VIEWER, s_start, s_stop };
+    sim_service_run (pipe, args, &def);
 }
