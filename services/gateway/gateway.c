@@ -718,10 +718,11 @@ s_publish_stats (gw_service_t *self, int64_t now)
 
 /* ---- life ------------------------------------------------------------- */
 
+/* sim_service_def_t's stop, and the undoing of a failed s_new. */
 static void
-s_destroy (gw_service_t **self_p)
+s_destroy (void *arg)
 {
-    gw_service_t *self = *self_p;
+    gw_service_t *self = arg;
     if (!self)
         return;
     gw_pending_destroy (&self->pending);
@@ -734,7 +735,6 @@ s_destroy (gw_service_t **self_p)
             close (self->fds[i]);
     free (self->buf);
     free (self);
-    *self_p = NULL;
 }
 
 static int
@@ -770,9 +770,11 @@ s_on_stats_due (void *arg, int64_t deadline, int64_t now)
     return sim_loop_period (deadline, GW_STATS_US, now);
 }
 
-static gw_service_t *
-s_new (sim_loop_t *loop, const sim_config_t *cfg)
+/* sim_service_def_t's start. */
+static void *
+s_new (const sim_service_args_t *args, sim_loop_t *loop)
 {
+    const sim_config_t *cfg = &args->cfg;
     gw_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
@@ -798,7 +800,7 @@ s_new (sim_loop_t *loop, const sim_config_t *cfg)
             sim_warn ("tournament mode does not cover the grSim port; set [run] legacy_grsim = false");
     }
     if (!self->buf || !self->pending || !self->peers || !self->sources || !self->tournament) {
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     /* the sim time for the loss draws comes with every reply */
@@ -810,28 +812,15 @@ s_new (sim_loop_t *loop, const sim_config_t *cfg)
         || sim_loop_add_wake (self->loop, "expiry", s_expiry, self)
         || sim_loop_add_timer (self->loop, "stats", self->started_us + GW_STATS_US, s_on_stats_due, self)
                < 0) {
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     return self;
 }
 
-static void *
-s_start (const sim_service_args_t *args, sim_loop_t *loop)
-{
-    return s_new (loop, &args->cfg);
-}
-
-static void
-s_stop (void *arg)
-{
-    gw_service_t *self = arg;
-    s_destroy (&self);
-}
-
 void
 gw_service_actor (zsock_t *pipe, void *args)
 {
-    static const sim_service_def_t def = { SIM_SERVICE_GATEWAY, s_start, s_stop };
+    static const sim_service_def_t def = { SIM_SERVICE_GATEWAY, s_new, s_destroy };
     sim_service_run (pipe, args, &def);
 }

@@ -420,10 +420,11 @@ s_on_turn (void *arg)
     s_flush_status (arg);
 }
 
+/* sim_service_def_t's stop, and the undoing of a failed s_new. */
 static void
-s_destroy (grs_service_t **self_p)
+s_destroy (void *arg)
 {
-    grs_service_t *self = *self_p;
+    grs_service_t *self = arg;
     if (!self)
         return;
     sim_link_destroy (&self->link);
@@ -431,12 +432,13 @@ s_destroy (grs_service_t **self_p)
         close (self->fd);
     free (self->buf);
     free (self);
-    *self_p = NULL;
 }
 
-static grs_service_t *
-s_new (sim_loop_t *loop, const sim_config_t *cfg)
+/* sim_service_def_t's start. */
+static void *
+s_new (const sim_service_args_t *args, sim_loop_t *loop)
 {
+    const sim_config_t *cfg = &args->cfg;
     grs_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
@@ -449,7 +451,7 @@ s_new (sim_loop_t *loop, const sim_config_t *cfg)
     self->link = sim_link_new (cfg, SIM_LINK_LEGACY);
     if (!self->buf || !self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     int port = sim_config_port (cfg, cfg->network.legacy_port);
@@ -465,34 +467,22 @@ s_new (sim_loop_t *loop, const sim_config_t *cfg)
                    why == EADDRINUSE ? " (another simulator or grSim has it: stop that, start this one with "
                                        "--port-offset N, or without the grSim port: --no-legacy-grsim)"
                                      : "");
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     if (sim_loop_add_fd (self->loop, "grSim", self->fd, s_on_udp, self)
         || sim_loop_add_tick (self->loop, "status", s_on_turn, self)) {
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     sim_info ("grSim packets on %s:%d", address, sim_udp_local_port (self->fd));
     return self;
 }
 
-static void *
-s_start (const sim_service_args_t *args, sim_loop_t *loop)
-{
-    return s_new (loop, &args->cfg); /* everything here follows input: no timer */
-}
-
-static void
-s_stop (void *arg)
-{
-    grs_service_t *self = arg;
-    s_destroy (&self);
-}
-
 void
 grs_service_actor (zsock_t *pipe, void *args)
 {
-    static const sim_service_def_t def = { SIM_SERVICE_LEGACY, s_start, s_stop };
+    /* everything here follows input: no timer */
+    static const sim_service_def_t def = { SIM_SERVICE_LEGACY, s_new, s_destroy };
     sim_service_run (pipe, args, &def);
 }

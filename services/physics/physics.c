@@ -662,13 +662,6 @@ s_on_turn (void *arg)
 }
 
 static int64_t
-s_on_checkpoint_due (void *arg, int64_t deadline, int64_t now)
-{
-    s_checkpoint (arg);
-    return sim_loop_period (deadline, PHYS_CHECKPOINT_PERIOD_US, now);
-}
-
-static int64_t
 s_on_config_due (void *arg, int64_t deadline, int64_t now)
 {
     s_publish_config (arg);
@@ -686,10 +679,15 @@ s_on_clock_due (void *arg, int64_t deadline, int64_t now)
     return sim_loop_period (deadline, PHYS_CLOCK_PERIOD_US, now);
 }
 
+/* The checkpoint and the snapshot heartbeat: the same second. */
+_Static_assert(PHYS_CHECKPOINT_PERIOD_US == PHYS_SNAPSHOT_PERIOD_US, "one timer for both");
+
 static int64_t
-s_on_snapshot_due (void *arg, int64_t deadline, int64_t now)
+s_on_second_due (void *arg, int64_t deadline, int64_t now)
 {
-    s_publish_snapshot (arg, false, 0);
+    phys_service_t *self = arg;
+    s_checkpoint (self); /* when separate processes keep one */
+    s_publish_snapshot (self, false, 0);
     return sim_loop_period (deadline, PHYS_SNAPSHOT_PERIOD_US, now);
 }
 
@@ -737,15 +735,13 @@ static int
 s_add_to_loop (phys_service_t *self, int64_t now)
 {
     sim_loop_t *loop = self->loop;
-    int64_t checkpoint = *self->checkpoint_path ? now + PHYS_CHECKPOINT_PERIOD_US : SIM_LOOP_NEVER;
     sim_loop_set_spin (loop, s_spin, s_read_spun, self);
     if (sim_loop_add_first (loop, "clock", s_on_wake, self)
         || sim_loop_add_wake (loop, "clock", s_clock_wake, self)
         || sim_loop_add_tick (loop, "joiners", s_on_turn, self)
-        || sim_loop_add_timer (loop, "checkpoint", checkpoint, s_on_checkpoint_due, self) < 0
         || (self->config_timer = sim_loop_add_timer (loop, "config", now, s_on_config_due, self)) < 0
         || (self->clock_timer = sim_loop_add_timer (loop, "clock", now, s_on_clock_due, self)) < 0
-        || sim_loop_add_timer (loop, "snapshot", now + PHYS_SNAPSHOT_PERIOD_US, s_on_snapshot_due, self) < 0
+        || sim_loop_add_timer (loop, "second", now + PHYS_SNAPSHOT_PERIOD_US, s_on_second_due, self) < 0
         || sim_loop_add_timer (loop, "status", now + PHYS_STATUS_PERIOD_US, s_on_status_due, self) < 0)
         return -1;
     return 0;
@@ -879,9 +875,11 @@ s_replay_open (phys_service_t *self, const char *path, double until_s)
     return 0;
 }
 
-static phys_service_t *
-s_new (sim_loop_t *loop, const sim_config_t *cfg, const sim_service_args_t *sargs)
+/* sim_service_def_t's start. */
+static void *
+s_new (const sim_service_args_t *args, sim_loop_t *loop)
 {
+    const sim_config_t *cfg = &args->cfg;
     phys_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
@@ -911,8 +909,8 @@ s_new (sim_loop_t *loop, const sim_config_t *cfg, const sim_service_args_t *sarg
        first periodic one */
     bool resumed = phys_world_frame (self->world) > 0;
     s_checkpoint (self);
-    if ((sargs->replay && s_replay_open (self, sargs->replay, sargs->replay_until_s))
-        || (!sargs->replay && cfg->run.journal[0] && s_user_journal_open (self, resumed))) {
+    if ((args->replay && s_replay_open (self, args->replay, args->replay_until_s))
+        || (!args->replay && cfg->run.journal[0] && s_user_journal_open (self, resumed))) {
         s_destroy (&self);
         return NULL;
     }
@@ -933,19 +931,10 @@ s_new (sim_loop_t *loop, const sim_config_t *cfg, const sim_service_args_t *sarg
     self->status_sim_ns = phys_world_time_ns (self->world);
     self->hold_clock = self->user_journal && !resumed;
     self->hold_until_us = now + PHYS_HOLD_US;
-    return self;
-}
-
-static void *
-s_start (const sim_service_args_t *args, sim_loop_t *loop)
-{
-    const sim_config_t *cfg = &args->cfg;
-    phys_service_t *self = s_new (loop, cfg, args);
-    if (self)
-        sim_info ("division %s, %d robots per team, substep %.3f ms, seed %llu, mode %s",
-                  cfg->run.division == SIM_DIVISION_A ? "A" : "B", cfg->sim.initial_robots_per_team,
-                  cfg->sim.substep * 1e3, (unsigned long long) cfg->sim.seed,
-                  sim_config_mode_name (cfg->run.mode));
+    sim_info ("division %s, %d robots per team, substep %.3f ms, seed %llu, mode %s",
+              cfg->run.division == SIM_DIVISION_A ? "A" : "B", cfg->sim.initial_robots_per_team,
+              cfg->sim.substep * 1e3, (unsigned long long) cfg->sim.seed,
+              sim_config_mode_name (cfg->run.mode));
     return self;
 }
 
@@ -961,6 +950,6 @@ s_stop (void *arg)
 void
 phys_service_actor (zsock_t *pipe, void *args)
 {
-    static const sim_service_def_t def = { SIM_SERVICE_PHYSICS, s_start, s_stop };
+    static const sim_service_def_t def = { SIM_SERVICE_PHYSICS, s_new, s_stop };
     sim_service_run (pipe, args, &def);
 }

@@ -482,10 +482,11 @@ s_on_status_due (void *arg, int64_t deadline, int64_t now)
 
 /* ---- life ------------------------------------------------------------------- */
 
+/* sim_service_def_t's stop, and the undoing of a failed s_new. */
 static void
-s_destroy (vw_service_t **self_p)
+s_destroy (void *arg)
 {
-    vw_service_t *self = *self_p;
+    vw_service_t *self = arg;
     if (!self)
         return;
     /* the server first: its threads read the hub */
@@ -503,7 +504,6 @@ s_destroy (vw_service_t **self_p)
             simbus__envelope__free_unpacked (self->stats[i], NULL);
     vw_hub_destroy (&self->hub);
     free (self);
-    *self_p = NULL;
 }
 
 /* [viewer] addr split into host and port, the port moved by the offset. */
@@ -518,9 +518,11 @@ s_listen_addr (const sim_config_t *cfg, char *host, size_t len, int *port)
     return *port > 0 && *port <= 65535 ? 0 : -1;
 }
 
-static vw_service_t *
-s_new (sim_loop_t *loop, const sim_config_t *cfg)
+/* sim_service_def_t's start. */
+static void *
+s_new (const sim_service_args_t *args, sim_loop_t *loop)
 {
+    const sim_config_t *cfg = &args->cfg;
     vw_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
@@ -529,7 +531,7 @@ s_new (sim_loop_t *loop, const sim_config_t *cfg)
     self->started_us = zclock_usecs ();
     self->hub = vw_hub_new ();
     if (!self->hub) {
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     self->hub->started_us = self->started_us;
@@ -545,12 +547,12 @@ s_new (sim_loop_t *loop, const sim_config_t *cfg)
     int port = 0;
     if (vw_www_dir (cfg, www, sizeof www)) {
         sim_error ("no index.html in %s: set [viewer] www_dir or run `make install`", www);
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     if (s_listen_addr (cfg, host, sizeof host, &port)) {
         sim_error ("[viewer] addr '%s' is not HOST:PORT", cfg->viewer.addr);
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     self->link = sim_link_new (cfg, SIM_LINK_VIEWER);
@@ -561,33 +563,20 @@ s_new (sim_loop_t *loop, const sim_config_t *cfg)
         || (self->status_timer =
                 sim_loop_add_timer (self->loop, "status", SIM_LOOP_NEVER, s_on_status_due, self))
                < 0) {
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     self->http = vw_http_new (host, port, www, self->hub);
     if (!self->http) {
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     return self;
 }
 
-static void *
-s_start (const sim_service_args_t *args, sim_loop_t *loop)
-{
-    return s_new (loop, &args->cfg);
-}
-
-static void
-s_stop (void *arg)
-{
-    vw_service_t *self = arg;
-    s_destroy (&self);
-}
-
 void
 vw_service_actor (zsock_t *pipe, void *args)
 {
-    static const sim_service_def_t def = { SIM_SERVICE_VIEWER, s_start, s_stop };
+    static const sim_service_def_t def = { SIM_SERVICE_VIEWER, s_new, s_destroy };
     sim_service_run (pipe, args, &def);
 }

@@ -638,13 +638,16 @@ s_record_open (vis_service_t *self)
     return 0;
 }
 
-static vis_service_t *
-s_new (sim_loop_t *loop, const sim_config_t *cfg)
+/* sim_service_def_t's start. */
+static void *
+s_new (const sim_service_args_t *args, sim_loop_t *loop)
 {
+    const sim_config_t *cfg = &args->cfg;
     vis_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
     self->loop = loop;
+    self->replaying = args->replay != NULL; /* `ssl-sim replay`: end with it */
     self->own = self->cfg = *cfg;
     self->referee = -1;
     self->started_us = self->last_stats_us = zclock_usecs ();
@@ -674,15 +677,6 @@ s_new (sim_loop_t *loop, const sim_config_t *cfg)
     return self;
 }
 
-static void *
-s_start (const sim_service_args_t *args, sim_loop_t *loop)
-{
-    vis_service_t *self = s_new (loop, &args->cfg);
-    if (self)
-        self->replaying = args->replay != NULL;
-    return self;
-}
-
 static void
 s_stop (void *arg)
 {
@@ -695,6 +689,6 @@ s_stop (void *arg)
 void
 vis_service_actor (zsock_t *pipe, void *args)
 {
-    static const sim_service_def_t def = { SIM_SERVICE_VISION, s_start, s_stop };
+    static const sim_service_def_t def = { SIM_SERVICE_VISION, s_new, s_stop };
     sim_service_run (pipe, args, &def);
 }
