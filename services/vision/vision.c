@@ -327,8 +327,8 @@ s_step_keep (vis_service_t *self, uint64_t step_id, const ProtobufCBinaryData *w
     if (step->step_id != step_id) {
         s_step_flush (self); /* the last step's, or one whose end never came */
         step->step_id = step_id;
-        sim_loop_timer_set (self->loop, self->flush_timer,
-                            SIM_LOOP_NEVER); /* kept for the gateway until its end */
+        /* kept for the gateway until its end */
+        sim_loop_timer_set (self->loop, self->flush_timer, SIM_LOOP_NEVER);
     }
     if (w->len > VIS_STEP_BYTES) {
         s_send_packet (self, w->data, w->len);
