@@ -75,7 +75,8 @@ int sim_loop_add_tick (sim_loop_t *self, const char *name, sim_loop_fn *fn, void
 int sim_loop_add_timer (sim_loop_t *self, const char *name, int64_t deadline, sim_loop_timer_fn *fn,
                         void *arg);
 
-/* Arm timer `id` for `deadline` (SIM_LOOP_NEVER: stop it), from any
+/* Arm timer `id` for `deadline` (SIM_LOOP_NEVER: stop it; 0: at once,
+   in this turn when its place in the list is still to come), from any
    handler; inside the timer's own callback its return value wins. */
 void sim_loop_timer_set (sim_loop_t *self, int id, int64_t deadline);
 
