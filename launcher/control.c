@@ -311,10 +311,11 @@ s_on_sample (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
         out->frames++;
         out->packets += (int) env->frames->n_wrapper;
     } else if (env->body_case == SIMBUS__ENVELOPE__BODY_STATS && env->stats->service) {
-        Simbus__Envelope **slot = strcmp (env->stats->service, "gateway") == 0      ? &out->gateway
-                                : strcmp (env->stats->service, "legacy-grsim") == 0 ? &out->legacy
-                                : strcmp (env->stats->service, "vision") == 0       ? &out->vision
-                                                                                    : NULL;
+        int id = sim_service_find (env->stats->service);
+        Simbus__Envelope **slot = id == SIM_SERVICE_GATEWAY ? &out->gateway
+                                : id == SIM_SERVICE_LEGACY  ? &out->legacy
+                                : id == SIM_SERVICE_VISION  ? &out->vision
+                                                            : NULL;
         if (slot) {
             if (*slot)
                 simbus__envelope__free_unpacked (*slot, NULL);
@@ -442,15 +443,15 @@ launch_status (const sim_config_t *cfg)
     ctl_bus_t bus;
     bool gateway_up = false;
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
-        gateway_up |= procs[i].alive && strcmp (launch_services[i].name, "gateway") == 0;
+        gateway_up |= procs[i].alive && i == SIM_SERVICE_GATEWAY;
     s_bus_sample (cfg, gateway_up, &bus);
     double wall = (double) (zclock_mono () - t0) / 1000.0;
 
     /* nothing at all in a second while physics runs: the services use
        another bus (a tcp [bus] from their --config), or it is stuck. Say
        so rather than print rates of zero. */
-    bool blind = bus.clocks == 0 && bus.frames == 0 && bus.snapshots == 0 && procs[0].alive
-              && strcmp (procs[0].supervisor, "single") != 0;
+    bool blind = bus.clocks == 0 && bus.frames == 0 && bus.snapshots == 0 && procs[SIM_SERVICE_PHYSICS].alive
+              && strcmp (procs[SIM_SERVICE_PHYSICS].supervisor, "single") != 0;
     char blind_why[SIM_STRING_MAX + 160] = "";
     if (blind) {
         const char *ep = cfg->bus.world_connect;
@@ -483,10 +484,12 @@ launch_status (const sim_config_t *cfg)
         if (strcmp (p->supervisor, "single") == 0)
             /* its bus is inproc, inside the process: no tool can sample it */
             snprintf (rates, sizeof rates, "%s",
-                      i == 0 ? "single-process: its bus is inside it, the rates are in its log" : "");
-        else if (blind && (strcmp (name, "physics") == 0 || strcmp (name, "vision") == 0))
+                      i == SIM_SERVICE_PHYSICS
+                          ? "single-process: its bus is inside it, the rates are in its log"
+                          : "");
+        else if (blind && (i == SIM_SERVICE_PHYSICS || i == SIM_SERVICE_VISION))
             snprintf (rates, sizeof rates, "cannot see the bus");
-        else if (strcmp (name, "physics") == 0 && bus.clocks >= 2 && bus.last_ms > bus.first_ms)
+        else if (i == SIM_SERVICE_PHYSICS && bus.clocks >= 2 && bus.last_ms > bus.first_ms)
             snprintf (rates, sizeof rates, "sim %.2fs, rtf %.2fx, %.0f snapshots/s, %u robots, %s",
                       (double) bus.last_ns / 1e9,
                       (double) (bus.last_ns - bus.first_ns) / 1e6 / (double) (bus.last_ms - bus.first_ms),
@@ -495,9 +498,9 @@ launch_status (const sim_config_t *cfg)
                       : bus.mode == 2 ? "sync"
                       : bus.running   ? "realtime"
                                       : "paused");
-        else if (strcmp (name, "physics") == 0)
+        else if (i == SIM_SERVICE_PHYSICS)
             snprintf (rates, sizeof rates, "no clock on the bus");
-        else if (strcmp (name, "vision") == 0)
+        else if (i == SIM_SERVICE_VISION)
             s_vision_rates (&bus, wall, rates, sizeof rates);
         /* a single-process simulator runs every service in one process:
            its CPU and memory are shown once, on the first row */

@@ -485,9 +485,9 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     s_catch_signals ();
     /* physics and vision only: nobody else may change the world */
     zactor_t *vision = NULL;
-    zactor_t *physics = sim_service_start (launch_service_find ("physics")->actor, &args);
+    zactor_t *physics = sim_service_start (launch_services[SIM_SERVICE_PHYSICS].actor, &args);
     if (physics)
-        vision = sim_service_start (launch_service_find ("vision")->actor, &args);
+        vision = sim_service_start (launch_services[SIM_SERVICE_VISION].actor, &args);
     rc = physics && vision ? 0 : 1;
     if (rc == 0) {
         zpoller_t *poller = zpoller_new (vision, physics, NULL);

@@ -27,8 +27,6 @@
 #define SIM_LANE_TOPIC    8
 #define SIM_LANE_HELLO_US 1000000 /* see sim_lane_hello */
 
-static const char *const s_names[SIM_LANE_COUNT] = { "physics", "vision", "gateway" };
-
 struct sim_lane_t {
     int fd;
     sim_lane_id_t id;
@@ -103,7 +101,8 @@ s_addresses (const sim_config_t *cfg, sim_lane_peer_t peers[SIM_LANE_COUNT])
         memset (p, 0, sizeof *p);
         p->addr.sun_family = AF_UNIX;
         size_t cap = sizeof p->addr.sun_path;
-        int n = snprintf (p->addr.sun_path, cap, "%s%s%s%s.lane", dir, tag, *tag ? "." : "", s_names[i]);
+        int n = snprintf (p->addr.sun_path, cap, "%s%s%s%s.lane", dir, tag, *tag ? "." : "",
+                          sim_service_names[i]);
         if (n < 0 || (size_t) n >= cap)
             return -1;
         p->len = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + (size_t) n + 1);
@@ -147,7 +146,7 @@ sim_lane_new (const sim_config_t *cfg, sim_lane_id_t id)
     self->in = malloc (SIM_LANE_MAX);
     self->fd = socket (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (!self->out || !self->in || self->fd < 0) {
-        sim_error ("cannot create the %s lane: %s", s_names[id], strerror (errno));
+        sim_error ("cannot create the %s lane: %s", sim_service_names[id], strerror (errno));
         sim_lane_destroy (&self);
         return NULL;
     }
@@ -156,7 +155,8 @@ sim_lane_new (const sim_config_t *cfg, sim_lane_id_t id)
     const sim_lane_peer_t *own = &self->peers[id];
     unlink (own->addr.sun_path); /* left by a killed process */
     if (bind (self->fd, (const struct sockaddr *) &own->addr, own->len) < 0) {
-        sim_error ("cannot bind the %s lane %s: %s", s_names[id], own->addr.sun_path, strerror (errno));
+        sim_error ("cannot bind the %s lane %s: %s", sim_service_names[id], own->addr.sun_path,
+                   strerror (errno));
         sim_lane_destroy (&self);
         return NULL;
     }

@@ -34,12 +34,18 @@
 #include <sys/un.h>
 
 #include "common/config/sim_config.h"
+#include "sim_service.h"
 #include "bus/sim_bus.pb-c.h"
 
 /* Topics only lanes carry (the others are sim_bus.h's). */
 #define SIM_TOPIC_HELLO "H"
 
-typedef enum { SIM_LANE_PHYSICS, SIM_LANE_VISION, SIM_LANE_GATEWAY, SIM_LANE_COUNT } sim_lane_id_t;
+typedef enum {
+    SIM_LANE_PHYSICS = SIM_SERVICE_PHYSICS,
+    SIM_LANE_VISION = SIM_SERVICE_VISION,
+    SIM_LANE_GATEWAY = SIM_SERVICE_GATEWAY,
+    SIM_LANE_COUNT
+} sim_lane_id_t;
 
 /* The address a datagram came from, to answer it. */
 typedef struct {

@@ -48,8 +48,12 @@ const size_t sim_link_lane_route_count = sizeof sim_link_lane_routes / sizeof si
 const int sim_link_role_lane[SIM_LINK_ROLES] = {
     SIM_LANE_PHYSICS, SIM_LANE_VISION, SIM_LANE_GATEWAY, -1, -1, -1
 };
-static const char *const s_role_names[SIM_LINK_ROLES] = { "physics",      "vision", "gateway",
-                                                          "legacy-grsim", "tool",   "viewer" };
+
+static const char *
+s_role_name (sim_link_role_t role)
+{
+    return role < SIM_LINK_TOOL ? sim_service_names[role] : "tool";
+}
 
 /* ---- sending ---------------------------------------------------------- */
 
@@ -219,6 +223,38 @@ sim_link_reply (sim_link_t *self, const sim_link_from_t *from, Simbus__Envelope 
     return sim_bus_send_to (self->cmd, from->identity, env);
 }
 
+sim_link_from_t *
+sim_link_from_dup (const sim_link_from_t *from)
+{
+    assert (from);
+    sim_link_from_t *copy = malloc (sizeof *copy);
+    if (!copy)
+        return NULL;
+    *copy = *from;
+    if (from->identity && !(copy->identity = zframe_dup (from->identity))) {
+        free (copy);
+        return NULL;
+    }
+    return copy;
+}
+
+void
+sim_link_from_destroy (sim_link_from_t **self_p)
+{
+    sim_link_from_t *self = *self_p;
+    if (!self)
+        return;
+    zframe_destroy (&self->identity);
+    free (self);
+    *self_p = NULL;
+}
+
+bool
+sim_link_from_lane (const sim_link_from_t *from)
+{
+    return from->by_lane;
+}
+
 bool
 sim_link_wanted (const sim_link_t *self, Simbus__Envelope__BodyCase kind)
 {
@@ -316,11 +352,12 @@ sim_link_requests_read (const sim_link_t *self)
 }
 
 int64_t
-sim_link_next_us (sim_link_t *self, int64_t now)
+sim_link_wake_us (void *arg, int64_t now)
 {
+    sim_link_t *self = arg;
     if (self->lane && sim_lane_buffered (self->lane))
         return now;
-    int64_t next = INT64_MAX;
+    int64_t next = SIM_LOOP_NEVER;
     /* a datagram socket cannot be polled for room in its peer's queue */
     if (self->backlog_len > 0)
         next = now + 1000;
@@ -439,7 +476,7 @@ sim_link_new (const sim_config_t *cfg, sim_link_role_t role)
     unsigned needs = s_curve_needs (self);
     if (needs) {
         char err[SIM_STRING_MAX + 256];
-        self->curve = sim_curve_new (&self->bus, needs, s_role_names[role], err, sizeof err);
+        self->curve = sim_curve_new (&self->bus, needs, s_role_name (role), err, sizeof err);
         if (!self->curve) {
             sim_error ("%s", err);
             rc = -1;
@@ -451,7 +488,7 @@ sim_link_new (const sim_config_t *cfg, sim_link_role_t role)
         && !(self->lane = sim_lane_new (cfg, (sim_lane_id_t) sim_link_role_lane[role])))
         rc = -1;
     if (rc) {
-        sim_error ("the %s bus endpoint cannot start", s_role_names[role]);
+        sim_error ("the %s bus endpoint cannot start", s_role_name (role));
         sim_link_destroy (&self);
         return NULL;
     }

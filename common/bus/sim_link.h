@@ -45,19 +45,21 @@
 #include "common/config/sim_config.h"
 #include "sim_lane.h"
 #include "sim_loop.h"
+#include "sim_service.h"
 #include "bus/sim_bus.pb-c.h"
 
 /* The largest envelope every carrier takes (a lane datagram is 256 KiB
    with its record headers); a bigger one may be dropped, logged. */
 #define SIM_LINK_MESSAGE_MAX (240 * 1024)
 
+/* A service's role is its id (sim_service.h); a tool comes after them. */
 typedef enum {
-    SIM_LINK_PHYSICS,
-    SIM_LINK_VISION,
-    SIM_LINK_GATEWAY,
-    SIM_LINK_LEGACY,
-    SIM_LINK_TOOL,   /* ssl-sim status, tests, benchmarks: requests and subscriptions */
-    SIM_LINK_VIEWER, /* the browser viewer: subscriptions only */
+    SIM_LINK_PHYSICS = SIM_SERVICE_PHYSICS,
+    SIM_LINK_VISION = SIM_SERVICE_VISION,
+    SIM_LINK_GATEWAY = SIM_SERVICE_GATEWAY,
+    SIM_LINK_LEGACY = SIM_SERVICE_LEGACY,
+    SIM_LINK_VIEWER = SIM_SERVICE_VIEWER, /* the browser viewer: subscriptions only */
+    SIM_LINK_TOOL = SIM_SERVICE_COUNT,    /* ssl-sim status, tests, benchmarks: requests and subscriptions */
     SIM_LINK_ROLES
 } sim_link_role_t;
 
@@ -68,13 +70,10 @@ typedef enum {
     SIM_LINK_WAIT_ALL       /* wait for every receiver (fast: the pipeline runs at its slowest stage) */
 } sim_link_pacing_t;
 
-/* Where a request came from, to answer it: valid only while the handler
-   that got the request runs. Opaque: pass it to sim_link_reply. */
-typedef struct {
-    void *identity; /* a zframe_t, borrowed */
-    sim_lane_peer_t lane;
-    bool by_lane;
-} sim_link_from_t;
+/* Where a request came from, to answer it (sim_link_reply): the one a
+   handler gets is valid only while it runs; a copy (sim_link_from_dup)
+   keeps it for a later answer. Opaque. */
+typedef struct sim_link_from_t sim_link_from_t;
 
 /* A received message: env is the decoded envelope, from where it came.
    Return true to keep env (free it later with
@@ -106,7 +105,9 @@ int sim_link_borrow (sim_link_t *self, Simbus__Envelope__BodyCase kind);
 
 /* Add the link's inputs to `loop`; each message read goes to fn (arg, ...).
    At most `burst` messages per input per turn (0: all waiting), so a busy
-   bus cannot hide $TERM. Returns 0 or -1. */
+   bus cannot hide $TERM. The loop also wakes when the link needs a turn
+   of its own (records read but not handled, requests waiting for room,
+   asking for the configuration). Returns 0 or -1. */
 int sim_link_attach (sim_link_t *self, sim_loop_t *loop, int burst, sim_link_fn *fn, void *arg);
 
 /* Inside a handler: the packed Envelope it was given, as the carrier
@@ -124,6 +125,17 @@ int sim_link_send (sim_link_t *self, Simbus__Envelope *env);
 
 /* Answer a request `from` described. Returns 0 or -1 (dropped). */
 int sim_link_reply (sim_link_t *self, const sim_link_from_t *from, Simbus__Envelope *env);
+
+/* A copy of `from` that stays valid after the handler (physics answers
+   the requests it held while its clock waited); NULL when out of memory.
+   Free it with sim_link_from_destroy. */
+sim_link_from_t *sim_link_from_dup (const sim_link_from_t *from);
+
+/* Free a copy; nulls *self_p. Safe on NULL and twice. */
+void sim_link_from_destroy (sim_link_from_t **self_p);
+
+/* True when the request came by a lane, false by ZeroMQ. */
+bool sim_link_from_lane (const sim_link_from_t *from);
 
 /* True when a receiver would get a message of `kind` now: physics skips
    encoding what nobody reads. */
@@ -164,10 +176,5 @@ void sim_link_receive_spun (sim_link_t *self);
    physics (a starved machine); true when the carrier says they were all
    read. A carrier that cannot tell says false. */
 bool sim_link_requests_read (const sim_link_t *self);
-
-/* The next instant (wall clock, us) the link needs a loop turn of its
-   own: records read but not handled, requests waiting for room, asking
-   for the configuration. INT64_MAX when none. */
-int64_t sim_link_next_us (sim_link_t *self, int64_t now);
 
 #endif

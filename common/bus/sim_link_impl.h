@@ -98,6 +98,13 @@ struct sim_link_t {
     int64_t next_hello_us;
 };
 
+/* Where a request came from (sim_link.h). */
+struct sim_link_from_t {
+    zframe_t *identity; /* ZeroMQ: the sender's routing id; borrowed, owned by a copy */
+    sim_lane_peer_t lane;
+    bool by_lane;
+};
+
 /* The route tables (sim_link.c). */
 extern const s_kind_t sim_link_kinds[S_KINDS];
 extern const s_lane_route_t sim_link_lane_routes[];
@@ -158,6 +165,11 @@ s_by_lane (const sim_link_t *self, Simbus__Envelope__BodyCase kind)
             return true;
     return false;
 }
+
+/* The loop's wake-up for a link (sim_loop_wake_fn, sim_link.c): the
+   next instant (zclock_usecs) it needs a turn of its own, or
+   SIM_LOOP_NEVER. */
+int64_t sim_link_wake_us (void *self, int64_t now);
 
 /* Send the requests waiting for room, in order (sim_link.c). */
 void sim_link_backlog_flush (sim_link_t *self);

@@ -252,6 +252,7 @@ sim_link_attach (sim_link_t *self, sim_loop_t *loop, int burst, sim_link_fn *fn,
     if (self->lane)
         rc |= sim_loop_add_fd (loop, "bus lane", sim_lane_fd (self->lane), s_on_lane, self);
     rc |= sim_loop_add_tick (loop, "bus", s_tick, self);
+    rc |= sim_loop_add_wake (loop, "bus", sim_link_wake_us, self);
     return rc ? -1 : 0;
 }
 

@@ -1,9 +1,24 @@
-/*  sim_service.c - actor start with a status. */
+/*  sim_service.c - the services' names and the actor skeleton (see sim_service.h). */
 #include "sim_service.h"
 
-#include <limits.h>
+#include <assert.h>
+#include <string.h>
 
 #include "common/base/sim_log.h"
+
+const char sim_service_names[SIM_SERVICE_COUNT][SIM_SERVICE_NAME_MAX] = {
+    [SIM_SERVICE_PHYSICS] = "physics",     [SIM_SERVICE_VISION] = "vision", [SIM_SERVICE_GATEWAY] = "gateway",
+    [SIM_SERVICE_LEGACY] = "legacy-grsim", [SIM_SERVICE_VIEWER] = "viewer",
+};
+
+int
+sim_service_find (const char *name)
+{
+    for (int i = 0; name && i < SIM_SERVICE_COUNT; i++)
+        if (strcmp (sim_service_names[i], name) == 0)
+            return i;
+    return -1;
+}
 
 zactor_t *
 sim_service_start (zactor_fn *fn, sim_service_args_t *args)
@@ -15,38 +30,48 @@ sim_service_start (zactor_fn *fn, sim_service_args_t *args)
     return actor;
 }
 
-bool
-sim_service_ready (zsock_t *pipe, sim_service_args_t *args, bool ok)
+/* An actor's pipe and loop, for its pipe handler. */
+typedef struct {
+    zsock_t *pipe;
+    sim_loop_t *loop;
+} s_actor_t;
+
+/* Commands on the pipe: $TERM (or an interrupted pipe) ends the loop. */
+static void
+s_on_pipe (void *arg)
 {
-    args->status = ok ? 0 : -1;
-    zsock_signal (pipe, 0);
-    return ok;
+    s_actor_t *actor = arg;
+    while (!sim_loop_stopped (actor->loop) && (zsock_events (actor->pipe) & ZMQ_POLLIN)) {
+        char *command = zstr_recv (actor->pipe);
+        if (!command || streq (command, "$TERM"))
+            sim_loop_stop (actor->loop);
+        zstr_free (&command);
+    }
 }
 
-bool
-sim_service_term_requested (zsock_t *pipe)
-{
-    char *command = zstr_recv (pipe);
-    bool term = !command || streq (command, "$TERM");
-    zstr_free (&command);
-    return term;
-}
-
-void
-sim_service_log_setup (const char *name, const sim_config_t *cfg)
+static void
+s_log_setup (const char *name, const sim_config_t *cfg)
 {
     sim_log_set_service (name);
     int level = sim_log_level_parse (cfg->run.log_level);
     sim_log_set_level (sim_log_level_from_env (level < 0 ? SIM_LOG_INFO : (sim_log_level_t) level));
 }
 
-int
-sim_service_timeout_ms (int64_t now, int64_t until)
+void
+sim_service_run (zsock_t *pipe, sim_service_args_t *args, const sim_service_def_t *def)
 {
-    if (until == INT64_MAX)
-        return -1;
-    if (until <= now)
-        return 0;
-    int64_t ms = (until - now + 999) / 1000;
-    return ms > INT_MAX ? INT_MAX : (int) ms;
+    assert (def && def->id >= 0 && def->id < SIM_SERVICE_COUNT && def->start && def->stop);
+    s_log_setup (sim_service_names[def->id], &args->cfg);
+    s_actor_t actor = { pipe, sim_loop_new () };
+    void *self = NULL;
+    if (actor.loop && sim_loop_add_sock (actor.loop, "pipe", pipe, s_on_pipe, &actor) == 0)
+        self = def->start (args, actor.loop);
+    /* args is the starter's, gone once signalled */
+    args->status = self ? 0 : -1;
+    zsock_signal (pipe, 0);
+    if (self) {
+        sim_loop_run (actor.loop);
+        def->stop (self);
+    }
+    sim_loop_destroy (&actor.loop);
 }

@@ -1,8 +1,12 @@
-/*  sim_service.h - starting a service actor and learning whether it came up.
+/*  sim_service.h - the services' names, and the one actor skeleton every
+    service runs in.
 
     zactor_new returns once the actor signals, but carries no status; every
     service actor therefore takes a sim_service_args_t, writes `status`
     (0 ready, -1 failed) before it signals, and returns at once on failure.
+    sim_service_run does that for each service: it owns the pipe, $TERM,
+    the ready signal and the loop; the service brings its handlers, ticks
+    and timers (sim_loop.h) and its start and stop.
 */
 #ifndef SIM_SERVICE_H_INCLUDED
 #define SIM_SERVICE_H_INCLUDED
@@ -11,6 +15,7 @@
 #include <stdbool.h>
 
 #include "common/config/sim_config.h"
+#include "sim_loop.h"
 
 /* The exit status of `ssl-sim service NAME` when the service could not
    start (its actor reported a failed start, its runtime directory was
@@ -18,6 +23,26 @@
    instead of restarting, since another try would fail the same way.
    78 is sysexits.h's EX_CONFIG. */
 #define SIM_SERVICE_EXIT_NO_START 78
+
+/* The services, in start order (the binders come first). */
+typedef enum {
+    SIM_SERVICE_PHYSICS,
+    SIM_SERVICE_VISION,
+    SIM_SERVICE_GATEWAY,
+    SIM_SERVICE_LEGACY,
+    SIM_SERVICE_VIEWER,
+    SIM_SERVICE_COUNT
+} sim_service_id_t;
+
+#define SIM_SERVICE_NAME_MAX 16
+
+/* Each service's name: in logs, Stats, pid files, lane paths, the
+   command line (`ssl-sim service NAME`) and the viewer's status. Arrays,
+   so that sim_service_names[i] is a constant other tables may hold. */
+extern const char sim_service_names[SIM_SERVICE_COUNT][SIM_SERVICE_NAME_MAX];
+
+/* The service called `name`, or -1. */
+int sim_service_find (const char *name);
 
 typedef struct {
     sim_config_t cfg; /* resolved: bus endpoints filled */
@@ -33,21 +58,21 @@ typedef struct {
    the actor, or NULL when it reported a failure. */
 zactor_t *sim_service_start (zactor_fn *fn, sim_service_args_t *args);
 
-/* Called by an actor at start: log name and level from its config. */
-void sim_service_log_setup (const char *name, const sim_config_t *cfg);
+/* A service as sim_service_run runs it. */
+typedef struct {
+    sim_service_id_t id;
+    /* Make the service: add its inputs, ticks and timers to `loop` (its
+       pipe is in already) and return it, or NULL (logged). `args` is
+       valid during the call only. */
+    void *(*start) (const sim_service_args_t *args, sim_loop_t *loop);
+    /* After the loop ended ($TERM, or it could not poll): the last work,
+       then free what start made. */
+    void (*stop) (void *self);
+} sim_service_def_t;
 
-/* Report the actor's start-up (`ok`) to sim_service_start and signal the
-   pipe; returns `ok` so the actor can `if (!sim_service_ready (...)) return`. */
-bool sim_service_ready (zsock_t *pipe, sim_service_args_t *args, bool ok);
-
-/* Read one command from the actor pipe; true when it asks the actor to
-   end ($TERM, or the pipe was interrupted). */
-bool sim_service_term_requested (zsock_t *pipe);
-
-/* Poll timeout in ms from now (µs) to the absolute deadline `until`
-   (µs), rounded up: -1 (wait for input only) for INT64_MAX, 0 when it
-   has passed. A service with nothing due sleeps without a timer: on a
-   virtual machine an armed timer costs about as much as a wake-up. */
-int sim_service_timeout_ms (int64_t now, int64_t until);
+/* The body of a service actor: log set-up, the loop with the pipe in it
+   ($TERM stops it), def->start, the ready signal with its status, the
+   loop's turns, def->stop. */
+void sim_service_run (zsock_t *pipe, sim_service_args_t *args, const sim_service_def_t *def);
 
 #endif

@@ -20,8 +20,9 @@
     own addresses, and everyone else hears FORBIDDEN. The log's lines
     about clients: gw_clientlog; Stats: gw_stats.
 
-    This file is the actor: the handlers of the ports, the bus and the
-    pipe, and its life; its state is in gateway_internal.h.
+    This file is the actor: the handlers of the ports and the bus, the
+    loop's timers, and its life (sim_service_run owns the pipe); its state
+    is in gateway_internal.h.
 */
 #include "gateway.h"
 
@@ -277,41 +278,50 @@ s_expired (void *arg, gw_request_t *p)
     gw_answer_sync (self, p);
 }
 
+/* Every turn, after the input (a request that came in it may be due
+   already): the requests whose deadline came. */
 static void
-s_on_pipe (void *arg)
+s_on_turn (void *arg)
 {
     gw_service_t *self = arg;
-    if (sim_service_term_requested (self->pipe))
-        self->terminated = true;
+    self->expiry_us = gw_pending_expire (self->pending, zclock_usecs (), s_expired, self);
+}
+
+static int64_t
+s_expiry (void *arg, int64_t now)
+{
+    gw_service_t *self = arg;
+    (void) now;
+    return self->expiry_us;
 }
 
 /* Stats for the bus (gw_stats). */
-static void
-s_publish_stats (gw_service_t *self, int64_t now)
+static int64_t
+s_on_stats_due (void *arg, int64_t deadline, int64_t now)
 {
-    gw_stats_publish (self, now);
+    gw_stats_publish (arg, now);
+    return sim_loop_period (deadline, GW_STATS_US, now);
 }
 
 /* ---- life ------------------------------------------------------------- */
 
+/* sim_service_def_t's stop, and the undoing of a failed s_new. */
 static void
-s_destroy (gw_service_t **self_p)
+s_destroy (void *arg)
 {
-    gw_service_t *self = *self_p;
+    gw_service_t *self = arg;
     if (!self)
         return;
     gw_pending_destroy (&self->pending);
     gw_peers_destroy (&self->peers);
     gw_sources_destroy (&self->sources);
     gw_tournament_destroy (&self->tournament);
-    sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     for (int i = 0; i < 3; i++)
         if (self->fds[i] >= 0)
             close (self->fds[i]);
     free (self->buf);
     free (self);
-    *self_p = NULL;
 }
 
 static int
@@ -342,34 +352,38 @@ s_bind_ports (gw_service_t *self, const sim_config_t *cfg)
     return 0;
 }
 
-static gw_service_t *
-s_new (zsock_t *pipe, const sim_config_t *cfg)
+/* sim_service_def_t's start. */
+static void *
+s_new (const sim_service_args_t *args, sim_loop_t *loop)
 {
+    const sim_config_t *cfg = &args->cfg;
     gw_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
-    self->pipe = pipe;
+    self->loop = loop;
     self->own = self->cfg = *cfg;
     self->fds[0] = self->fds[1] = self->fds[2] = -1;
     self->started_us = self->last_stats_us = zclock_usecs ();
-    self->next_stats_us = self->started_us + GW_STATS_US;
+    self->expiry_us = SIM_LOOP_NEVER;
     self->buf = malloc (SIM_UDP_MAX);
     self->pending = gw_fairness_pending_new ();
     self->peers = gw_fairness_peers_new ();
     self->sources = gw_sources_new (3, GW_SOURCES);
-    self->loop = sim_loop_new ();
     self->tournament = gw_gate_new (cfg);
-    if (!self->buf || !self->pending || !self->peers || !self->sources || !self->loop || !self->tournament) {
-        s_destroy (&self);
+    if (!self->buf || !self->pending || !self->peers || !self->sources || !self->tournament) {
+        s_destroy (self);
         return NULL;
     }
     /* the sim time for the loss draws comes with every reply */
     self->link = sim_link_new (cfg, SIM_LINK_GATEWAY);
     if (!self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_FRAMES_DONE)
-        || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
-        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self) || s_bind_ports (self, cfg)) {
-        s_destroy (&self);
+        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self) || s_bind_ports (self, cfg)
+        || sim_loop_add_tick (self->loop, "expiry", s_on_turn, self)
+        || sim_loop_add_wake (self->loop, "expiry", s_expiry, self)
+        || sim_loop_add_timer (self->loop, "stats", self->started_us + GW_STATS_US, s_on_stats_due, self)
+               < 0) {
+        s_destroy (self);
         return NULL;
     }
     return self;
@@ -378,27 +392,6 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
 void
 gw_service_actor (zsock_t *pipe, void *args)
 {
-    sim_service_args_t *sargs = args;
-    sim_service_log_setup ("gateway", &sargs->cfg);
-    gw_service_t *self = s_new (pipe, &sargs->cfg);
-    if (!sim_service_ready (pipe, sargs, self != NULL))
-        return;
-    int64_t next_deadline = INT64_MAX;
-    while (!self->terminated) {
-        int64_t now = zclock_usecs ();
-        int64_t until = sim_link_next_us (self->link, now);
-        if (next_deadline < until)
-            until = next_deadline;
-        if (self->next_stats_us < until)
-            until = self->next_stats_us;
-        if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, until)) < 0)
-            break;
-        sim_loop_dispatch (self->loop);
-        next_deadline = gw_pending_expire (self->pending, zclock_usecs (), s_expired, self);
-        if (zclock_usecs () >= self->next_stats_us) {
-            s_publish_stats (self, zclock_usecs ());
-            self->next_stats_us = zclock_usecs () + GW_STATS_US;
-        }
-    }
-    s_destroy (&self);
+    static const sim_service_def_t def = { SIM_SERVICE_GATEWAY, s_new, s_destroy };
+    sim_service_run (pipe, args, &def);
 }

@@ -38,9 +38,8 @@ typedef struct {
 
 struct gw_service_t {
     sim_config_t own, cfg;
-    zsock_t *pipe;
     sim_link_t *link;
-    sim_loop_t *loop;
+    sim_loop_t *loop; /* sim_service_run's */
     int fds[3];
     gw_port_t ports[3];
     uint8_t *buf;
@@ -56,7 +55,7 @@ struct gw_service_t {
     gw_tournament_t *tournament;  /* read at start: [tournament] */
     uint64_t sim_time_ns;         /* last time physics told us */
     gw_loss_t loss;               /* the packet-loss draws' position */
-    bool terminated, warned_no_vision;
+    bool warned_no_vision;
     uint64_t unreadable, lost_commands, lost_responses, frames_dropped;
     uint64_t stripped;          /* unknown fields dropped before forwarding */
     uint64_t unavailable;       /* plain requests physics did not answer in time */
@@ -67,7 +66,8 @@ struct gw_service_t {
     uint64_t config_serial;     /* of the configuration from physics; 0: none yet */
     gw_port_stats_t stats[3];
     uint64_t sync_answers;
-    int64_t started_us, next_stats_us, last_stats_us;
+    int64_t started_us, last_stats_us;
+    int64_t expiry_us; /* the earliest deadline of a pending request, or SIM_LOOP_NEVER */
 };
 
 #endif

@@ -45,9 +45,8 @@ typedef struct {
     sim_config_t own, cfg;
     uint64_t config_serial; /* of cfg, from physics; 0: none yet */
     char source[64];        /* --journal: the sender of the datagram being handled */
-    zsock_t *pipe;
     sim_link_t *link;
-    sim_loop_t *loop;
+    sim_loop_t *loop; /* sim_service_run's */
     int fd;
     uint8_t *buf;
     uint64_t next_id;
@@ -61,7 +60,6 @@ typedef struct {
     bool following; /* subscribed to snapshots, events, frames */
     struct sockaddr_in peer[2];
     grs_robot_t robots[2][SIM_MAX_ROBOT_ID + 1];
-    bool terminated;
     uint64_t dropped; /* undecodable datagrams */
     uint64_t received, last_received;
     int64_t started_us, last_stats_us;
@@ -423,48 +421,38 @@ s_on_turn (void *arg)
     s_flush_status (arg);
 }
 
+/* sim_service_def_t's stop, and the undoing of a failed s_new. */
 static void
-s_on_pipe (void *arg)
+s_destroy (void *arg)
 {
     grs_service_t *self = arg;
-    if (sim_service_term_requested (self->pipe))
-        self->terminated = true;
-}
-
-static void
-s_destroy (grs_service_t **self_p)
-{
-    grs_service_t *self = *self_p;
     if (!self)
         return;
-    sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     if (self->fd >= 0)
         close (self->fd);
     free (self->buf);
     free (self);
-    *self_p = NULL;
 }
 
-static grs_service_t *
-s_new (zsock_t *pipe, const sim_config_t *cfg)
+/* sim_service_def_t's start. */
+static void *
+s_new (const sim_service_args_t *args, sim_loop_t *loop)
 {
+    const sim_config_t *cfg = &args->cfg;
     grs_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
-    self->pipe = pipe;
+    self->loop = loop;
     self->own = self->cfg = *cfg;
     self->next_id = 1;
     self->fd = -1;
     self->started_us = self->last_stats_us = zclock_usecs ();
     self->buf = malloc (SIM_UDP_MAX);
-    self->loop = sim_loop_new ();
     self->link = sim_link_new (cfg, SIM_LINK_LEGACY);
-    if (!self->buf || !self->loop || !self->link
-        || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
-        || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
+    if (!self->buf || !self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     int port = sim_config_port (cfg, cfg->network.legacy_port);
@@ -480,12 +468,12 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
                    why == EADDRINUSE ? " (another simulator or grSim has it: stop that, start this one with "
                                        "--port-offset N, or without the grSim port: --no-legacy-grsim)"
                                      : "");
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     if (sim_loop_add_fd (self->loop, "grSim", self->fd, s_on_udp, self)
         || sim_loop_add_tick (self->loop, "status", s_on_turn, self)) {
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     sim_info ("grSim packets on %s:%d", address, sim_udp_local_port (self->fd));
@@ -495,13 +483,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
 void
 grs_service_actor (zsock_t *pipe, void *args)
 {
-    sim_service_args_t *sargs = args;
-    sim_service_log_setup ("legacy-grsim", &sargs->cfg);
-    grs_service_t *self = s_new (pipe, &sargs->cfg);
-    if (!sim_service_ready (pipe, sargs, self != NULL))
-        return;
     /* everything here follows input: no timer */
-    while (!self->terminated && sim_loop_wait (self->loop, -1) >= 0)
-        sim_loop_dispatch (self->loop);
-    s_destroy (&self);
+    static const sim_service_def_t def = { SIM_SERVICE_LEGACY, s_new, s_destroy };
+    sim_service_run (pipe, args, &def);
 }

@@ -15,10 +15,12 @@ phys_hold_request (phys_service_t *self, Simbus__Envelope *env, const sim_link_f
 {
     if (!self->hold_clock || self->held_count >= PHYS_HELD_MAX)
         return false;
-    /* kept with a copy of where it came from, to be answered later */
-    sim_link_from_t *kept = &self->held[self->held_count].from;
-    *kept = *from;
-    kept->identity = from->identity ? zframe_dup ((zframe_t *) from->identity) : NULL;
+    /* kept with a copy of where it came from, to be answered later
+       (without memory for the copy: applied now) */
+    sim_link_from_t *kept = sim_link_from_dup (from);
+    if (!kept)
+        return false;
+    self->held[self->held_count].from = kept;
     /* and the bytes it came in, for the journals (without them, or
        without memory, they pack it again) */
     size_t len;
@@ -55,10 +57,9 @@ phys_hold_flush (phys_service_t *self, bool apply)
 {
     for (int i = 0; i < self->held_count; i++) {
         if (apply)
-            phys_answer_request (self, self->held[i].env->request, &self->held[i].from, self->held[i].wire,
+            phys_answer_request (self, self->held[i].env->request, self->held[i].from, self->held[i].wire,
                                  self->held[i].wire_len);
-        zframe_t *identity = self->held[i].from.identity;
-        zframe_destroy (&identity);
+        sim_link_from_destroy (&self->held[i].from);
         free (self->held[i].wire);
         simbus__envelope__free_unpacked (self->held[i].env, NULL);
     }

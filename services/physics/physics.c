@@ -41,7 +41,6 @@
 #define PHYS_SNAPSHOT_PERIOD_US   1000000 /* snapshot heartbeat */
 #define PHYS_CONFIG_PERIOD_US     1000000 /* configuration re-publish */
 #define PHYS_CHECKPOINT_PERIOD_US 1000000 /* ARCHITECTURE.md §3: a kill -9 loses at most this */
-#define PHYS_SPIN_POLL_US         1000    /* while spinning, poll every input this often */
 
 /* ---- handlers --------------------------------------------------------- */
 
@@ -54,7 +53,7 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
             sim_link_send (self->link, env); /* the gateway's: physics publishes them */
         return false;
     }
-    if (self->terminated || env->body_case != SIMBUS__ENVELOPE__BODY_REQUEST)
+    if (sim_loop_stopped (self->loop) || env->body_case != SIMBUS__ENVELOPE__BODY_REQUEST)
         return false;
     if (phys_hold_request (self, env, from))
         return true; /* the clock waits for vision: applied when it starts */
@@ -64,47 +63,22 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     return false;
 }
 
-static void
-s_on_pipe (void *arg)
+/* ---- the loop: the clock first, then the input, then what is due ------- */
+
+/* The clock's next instant (sim_loop_wake_fn): a replay's next turn, or
+   phys_clock's wake-up. Realtime: the next instant anyone can observe is
+   a release of a vision packet (captures on the way are snapshot at their
+   own sim times in the same turn): one wake-up per packet, not two. */
+static int64_t
+s_clock_wake (void *arg, int64_t now)
 {
     phys_service_t *self = arg;
-    while (zsock_events (self->pipe) & ZMQ_POLLIN && !self->terminated)
-        if (sim_service_term_requested (self->pipe))
-            self->terminated = true;
-}
-
-/* ---- periodic duties -------------------------------------------------- */
-
-static int64_t
-s_min (int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
-/* The poll timeout: the next periodic duty, the clock's next instant, or
-   what the link needs. */
-static int
-s_timeout_ms (phys_service_t *self, int64_t now)
-{
-    if (self->config_due)
-        return 0;
     if (self->replay && !self->replay_done) /* fast: at once; realtime: the next substep or so */
-        return self->replay_started && self->cfg.run.mode == SIM_MODE_FAST ? 0 : 1;
-    int64_t until = s_min (self->next_config_us, self->next_snapshot_us);
-    until = s_min (until, self->status_wall_us + PHYS_STATUS_PERIOD_US);
-    if (*self->checkpoint_path)
-        until = s_min (until, self->next_checkpoint_us);
-    if (sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_CLOCK))
-        until = s_min (until, self->next_clock_us);
-    until = s_min (until, sim_link_next_us (self->link, now));
-    /* realtime: the next instant anyone can observe is a release of a
-       vision packet (captures on the way are snapshot at their own sim
-       times in the same turn): one wake-up per packet, not two */
+        return self->replay_started && self->cfg.run.mode == SIM_MODE_FAST ? now : now + 1000;
     uint64_t t = phys_world_time_ns (self->world);
     uint64_t due =
         sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (self->cfg.realism.vision_delay));
-    until = phys_clock_next_us (&self->clock, now, due > t ? due - t : 0, until);
-    return sim_service_timeout_ms (now, until);
+    return phys_clock_next_us (&self->clock, now, due > t ? due - t : 0, SIM_LOOP_NEVER);
 }
 
 static sim_link_pacing_t
@@ -118,32 +92,105 @@ s_pacing (sim_mode_t mode)
                                  : SIM_LINK_DROP;
 }
 
+/* Every turn, after the input: the pacing (the mode can change at
+   runtime; a replay loses nothing, whatever its pace), and a joiner gets
+   the configuration at once (and the Clock, if it reads that). */
 static void
-s_periodic (phys_service_t *self, int64_t now)
+s_on_turn (void *arg)
 {
-    /* the mode can change at runtime; a replay loses nothing, whatever its pace */
+    phys_service_t *self = arg;
     sim_link_set_pacing (self->link, self->replay ? SIM_LINK_WAIT_ALL : s_pacing (self->cfg.run.mode));
-    if (now >= self->next_checkpoint_us) {
-        phys_recovery_checkpoint (self);
-        self->next_checkpoint_us = now + PHYS_CHECKPOINT_PERIOD_US;
+    if (sim_link_joined (self->link)) {
+        sim_loop_timer_set (self->loop, self->config_timer, 0);
+        if (sim_loop_timer_deadline (self->loop, self->clock_timer) == SIM_LOOP_NEVER)
+            sim_loop_timer_set (self->loop, self->clock_timer, 0);
     }
-    if (sim_link_joined (self->link))
-        self->config_due = true;
-    if (now >= self->next_config_us) {
-        self->config_due = true;
-        self->next_config_us = now + PHYS_CONFIG_PERIOD_US;
-    }
-    if (self->config_due)
-        phys_publish_config (self);
-    if (now >= self->next_clock_us) {
-        phys_publish_clock (self, now);
-        self->next_clock_us = now + PHYS_CLOCK_PERIOD_US;
-    }
-    if (now >= self->next_snapshot_us) {
-        phys_publish_snapshot (self, false, 0);
-        self->next_snapshot_us = now + PHYS_SNAPSHOT_PERIOD_US;
-    }
+}
+
+static int64_t
+s_on_config_due (void *arg, int64_t deadline, int64_t now)
+{
+    phys_publish_config (arg);
+    return sim_loop_period (deadline, PHYS_CONFIG_PERIOD_US, now);
+}
+
+/* The Clock heartbeat, while someone reads it. */
+static int64_t
+s_on_clock_due (void *arg, int64_t deadline, int64_t now)
+{
+    phys_service_t *self = arg;
+    if (!sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_CLOCK))
+        return SIM_LOOP_NEVER;
+    phys_publish_clock (self, now);
+    return sim_loop_period (deadline, PHYS_CLOCK_PERIOD_US, now);
+}
+
+/* The checkpoint and the snapshot heartbeat: the same second. */
+_Static_assert(PHYS_CHECKPOINT_PERIOD_US == PHYS_SNAPSHOT_PERIOD_US, "one timer for both");
+
+static int64_t
+s_on_second_due (void *arg, int64_t deadline, int64_t now)
+{
+    phys_service_t *self = arg;
+    phys_recovery_checkpoint (self); /* when separate processes keep one */
+    phys_publish_snapshot (self, false, 0);
+    return sim_loop_period (deadline, PHYS_SNAPSHOT_PERIOD_US, now);
+}
+
+static int64_t
+s_on_status_due (void *arg, int64_t deadline, int64_t now)
+{
+    phys_service_t *self = arg;
+    (void) deadline;
     phys_report_status (self, now);
+    return self->status_wall_us + PHYS_STATUS_PERIOD_US;
+}
+
+/* After each wait, before the input: the substeps owed up to now, so a
+   command that woke us applies at the sim time matching its arrival. */
+static void
+s_on_wake (void *arg)
+{
+    phys_service_t *self = arg;
+    if (self->replay)
+        phys_playback_turn (self, zclock_usecs ());
+    else if (!self->hold_clock || phys_hold_release (self, zclock_usecs ()))
+        phys_step_clock (self, zclock_usecs ());
+}
+
+/* Sync mode: a lock-step client sends its next step soon after the
+   answer; watch for it without sleeping (sim_loop_set_spin). */
+static bool
+s_spin (void *arg)
+{
+    phys_service_t *self = arg;
+    int64_t until = phys_clock_spin_until (&self->clock);
+    return until && sim_link_spin (self->link, until);
+}
+
+static void
+s_read_spun (void *arg)
+{
+    phys_service_t *self = arg;
+    sim_link_receive_spun (self->link);
+}
+
+/* The loop's part of a new service: the clock first in every turn, the
+   periodic duties after the input, in this order. */
+static int
+s_add_to_loop (phys_service_t *self, int64_t now)
+{
+    sim_loop_t *loop = self->loop;
+    sim_loop_set_spin (loop, s_spin, s_read_spun, self);
+    if (sim_loop_add_first (loop, "clock", s_on_wake, self)
+        || sim_loop_add_wake (loop, "clock", s_clock_wake, self)
+        || sim_loop_add_tick (loop, "joiners", s_on_turn, self)
+        || (self->config_timer = sim_loop_add_timer (loop, "config", now, s_on_config_due, self)) < 0
+        || (self->clock_timer = sim_loop_add_timer (loop, "clock", now, s_on_clock_due, self)) < 0
+        || sim_loop_add_timer (loop, "second", now + PHYS_SNAPSHOT_PERIOD_US, s_on_second_due, self) < 0
+        || sim_loop_add_timer (loop, "status", now + PHYS_STATUS_PERIOD_US, s_on_status_due, self) < 0)
+        return -1;
+    return 0;
 }
 
 /* ---- life ------------------------------------------------------------- */
@@ -155,7 +202,6 @@ s_destroy (phys_service_t **self_p)
     if (!self)
         return;
     phys_hold_flush (self, false);
-    sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     phys_journal_destroy (&self->journal);
     phys_journal_destroy (&self->user_journal);
@@ -166,13 +212,15 @@ s_destroy (phys_service_t **self_p)
     *self_p = NULL;
 }
 
-static phys_service_t *
-s_new (zsock_t *pipe, const sim_config_t *cfg, const sim_service_args_t *sargs)
+/* sim_service_def_t's start. */
+static void *
+s_new (const sim_service_args_t *args, sim_loop_t *loop)
 {
+    const sim_config_t *cfg = &args->cfg;
     phys_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
-    self->pipe = pipe;
+    self->loop = loop;
     self->cfg = *cfg;
     phys_recovery_resume (self, cfg);
     char why[192] = "";
@@ -188,8 +236,7 @@ s_new (zsock_t *pipe, const sim_config_t *cfg, const sim_service_args_t *sargs)
        vision (same function, so both agree on the next instant) */
     if (self->world && self->schedule)
         sim_schedule_skip_to (self->schedule, phys_world_time_ns (self->world));
-    self->loop = sim_loop_new ();
-    if (!self->world || !self->schedule || !self->loop || (*self->checkpoint_path && !self->journal)) {
+    if (!self->world || !self->schedule || (*self->checkpoint_path && !self->journal)) {
         sim_error ("cannot create the world%s%s", *why ? ": " : "", why);
         s_destroy (&self);
         return NULL;
@@ -199,18 +246,18 @@ s_new (zsock_t *pipe, const sim_config_t *cfg, const sim_service_args_t *sargs)
        first periodic one */
     bool resumed = phys_world_frame (self->world) > 0;
     phys_recovery_checkpoint (self);
-    if ((sargs->replay && phys_playback_open (self, sargs->replay, sargs->replay_until_s))
-        || (!sargs->replay && cfg->run.journal[0] && phys_recovery_open_journal (self, resumed))) {
+    if ((args->replay && phys_playback_open (self, args->replay, args->replay_until_s))
+        || (!args->replay && cfg->run.journal[0] && phys_recovery_open_journal (self, resumed))) {
         s_destroy (&self);
         return NULL;
     }
     self->link = sim_link_new (cfg, SIM_LINK_PHYSICS);
-    if (!self->link || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
-        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
+    int64_t now = zclock_usecs ();
+    if (!self->link || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)
+        || s_add_to_loop (self, now)) {
         s_destroy (&self);
         return NULL;
     }
-    int64_t now = zclock_usecs ();
     phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world),
                      now);
     sim_link_set_pacing (self->link, self->replay ? SIM_LINK_WAIT_ALL : s_pacing (self->cfg.run.mode));
@@ -219,53 +266,27 @@ s_new (zsock_t *pipe, const sim_config_t *cfg, const sim_service_args_t *sargs)
     self->status_wall_us = now;
     self->started_us = now;
     self->status_sim_ns = phys_world_time_ns (self->world);
-    self->next_config_us = now;
-    self->next_clock_us = now;
-    self->next_snapshot_us = now + PHYS_SNAPSHOT_PERIOD_US;
-    self->next_checkpoint_us = now + PHYS_CHECKPOINT_PERIOD_US;
     self->hold_clock = self->user_journal && !resumed;
     self->hold_until_us = now + PHYS_HOLD_US;
+    sim_info ("division %s, %d robots per team, substep %.3f ms, seed %llu, mode %s",
+              cfg->run.division == SIM_DIVISION_A ? "A" : "B", cfg->sim.initial_robots_per_team,
+              cfg->sim.substep * 1e3, (unsigned long long) cfg->sim.seed,
+              sim_config_mode_name (cfg->run.mode));
     return self;
+}
+
+/* $TERM (SIGTERM of the process, a restart): save the latest state */
+static void
+s_stop (void *arg)
+{
+    phys_service_t *self = arg;
+    phys_recovery_checkpoint (self);
+    s_destroy (&self);
 }
 
 void
 phys_service_actor (zsock_t *pipe, void *args)
 {
-    sim_service_args_t *sargs = args;
-    const sim_config_t *cfg = &sargs->cfg;
-    sim_service_log_setup ("physics", cfg);
-    phys_service_t *self = s_new (pipe, cfg, sargs);
-    if (!sim_service_ready (pipe, sargs, self != NULL))
-        return;
-    sim_info ("division %s, %d robots per team, substep %.3f ms, seed %llu, mode %s",
-              cfg->run.division == SIM_DIVISION_A ? "A" : "B", cfg->sim.initial_robots_per_team,
-              cfg->sim.substep * 1e3, (unsigned long long) cfg->sim.seed,
-              sim_config_mode_name (cfg->run.mode));
-    int64_t polled_us = 0;
-    while (!self->terminated) {
-        int timeout = s_timeout_ms (self, zclock_usecs ());
-        /* a lock-step client sends its next step soon after the answer */
-        int64_t spin_until = timeout != 0 ? phys_clock_spin_until (&self->clock) : 0;
-        bool spun = spin_until && sim_link_spin (self->link, spin_until);
-        bool only_spun = spun && zclock_usecs () - polled_us < PHYS_SPIN_POLL_US;
-        if (!only_spun) {
-            if (sim_loop_wait (self->loop, spun ? 0 : timeout) < 0)
-                break;
-            polled_us = zclock_usecs ();
-        }
-        /* substeps owed up to now come first, so a command that woke us
-           applies at the sim time matching its arrival */
-        if (self->replay)
-            phys_playback_turn (self, zclock_usecs ());
-        else if (!self->hold_clock || phys_hold_release (self, zclock_usecs ()))
-            phys_step_clock (self, zclock_usecs ());
-        if (only_spun)
-            sim_link_receive_spun (self->link); /* the other inputs wait a little */
-        else
-            sim_loop_dispatch (self->loop);
-        s_periodic (self, zclock_usecs ());
-    }
-    /* $TERM (SIGTERM of the process, a restart): save the latest state */
-    phys_recovery_checkpoint (self);
-    s_destroy (&self);
+    static const sim_service_def_t def = { SIM_SERVICE_PHYSICS, s_new, s_stop };
+    sim_service_run (pipe, args, &def);
 }

@@ -32,16 +32,13 @@ typedef struct {
     phys_world_t *world;
     sim_schedule_t *schedule;
     phys_clock_t clock;
-    zsock_t *pipe;
     sim_link_t *link;
-    sim_loop_t *loop;
-    bool terminated;
+    sim_loop_t *loop; /* sim_service_run's */
 
     /* checkpoints and the journal: empty path / NULL = off (single
        process: nothing to restart) */
     char checkpoint_path[SIM_STRING_MAX];
     char run_key[80];
-    int64_t next_checkpoint_us;
     phys_journal_t *journal;
 
     /* --journal FILE: every input of the run from its first substep, with
@@ -63,7 +60,7 @@ typedef struct {
        when it starts (a lock-step client's first steps included) */
     struct {
         Simbus__Envelope *env;
-        sim_link_from_t from;
+        sim_link_from_t *from;
         uint8_t *wire; /* the bytes it came in (sim_link_received), to journal; NULL: none */
         size_t wire_len;
     } held[PHYS_HELD_MAX];
@@ -74,8 +71,8 @@ typedef struct {
 
     uint64_t config_serial;
     bool config_due;
-    int64_t next_config_us, next_clock_us, next_snapshot_us;
-    phys_policy_t published; /* the last published snapshot (phys_policy.h) */
+    int config_timer, clock_timer; /* sim_loop timers: a joiner makes them due at once */
+    phys_policy_t published;       /* the last published snapshot (phys_policy.h) */
 
     /* what a request collects for its reply; kept here, not allocated per
        request, because sync clients send thousands a second */

@@ -75,8 +75,8 @@ s_on_wake (void *arg)
     bool pages = self->hub->client_count > 0;
     pthread_mutex_unlock (&self->hub->lock);
     vw_pages_watch (self, pages);
-    if (pages && self->next_status_us == INT64_MAX)
-        self->next_status_us = zclock_usecs () + VW_STATUS_US;
+    if (pages && sim_loop_timer_deadline (self->loop, self->status_timer) == SIM_LOOP_NEVER)
+        sim_loop_timer_set (self->loop, self->status_timer, zclock_usecs () + VW_STATUS_US);
     vw_pages_serve (self, NULL);
 }
 
@@ -185,50 +185,40 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     return false;
 }
 
-static void
-s_on_pipe (void *arg)
+/* The status twice a second while pages are connected; then none. */
+static int64_t
+s_on_status_due (void *arg, int64_t deadline, int64_t now)
 {
     vw_service_t *self = arg;
-    if (sim_service_term_requested (self->pipe))
-        self->terminated = true;
-}
-
-/* The status twice a second while pages are connected; then none. */
-static void
-s_status_due (vw_service_t *self, int64_t now)
-{
-    if (now < self->next_status_us)
-        return;
     vw_hub_t *hub = self->hub;
     pthread_mutex_lock (&hub->lock);
     bool pages = hub->client_count > 0;
     vw_stats_refresh (self);
     char *text = pages ? vw_json_status (&hub->status) : NULL;
     pthread_mutex_unlock (&hub->lock);
-    self->next_status_us = pages ? now + VW_STATUS_US : INT64_MAX;
     if (text)
         vw_pages_serve (self, text);
     free (text);
+    return pages ? sim_loop_period (deadline, VW_STATUS_US, now) : SIM_LOOP_NEVER;
 }
 
 /* ---- life ------------------------------------------------------------------- */
 
+/* sim_service_def_t's stop, and the undoing of a failed s_new. */
 static void
-s_destroy (vw_service_t **self_p)
+s_destroy (void *arg)
 {
-    vw_service_t *self = *self_p;
+    vw_service_t *self = arg;
     if (!self)
         return;
     /* the server first: its threads read the hub */
     vw_http_destroy (&self->http);
-    sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     vw_frames_destroy (&self->frames);
     vw_text_free (&self->world_text);
     vw_stats_release (self);
     vw_hub_destroy (&self->hub);
     free (self);
-    *self_p = NULL;
 }
 
 /* [viewer] addr split into host and port, the port moved by the offset. */
@@ -243,21 +233,21 @@ s_listen_addr (const sim_config_t *cfg, char *host, size_t len, int *port)
     return *port > 0 && *port <= 65535 ? 0 : -1;
 }
 
-static vw_service_t *
-s_new (zsock_t *pipe, const sim_config_t *cfg)
+/* sim_service_def_t's start. */
+static void *
+s_new (const sim_service_args_t *args, sim_loop_t *loop)
 {
+    const sim_config_t *cfg = &args->cfg;
     vw_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
-    self->pipe = pipe;
+    self->loop = loop;
     self->own = self->cfg = *cfg;
     self->started_us = zclock_usecs ();
-    self->next_status_us = INT64_MAX;
     self->frames = vw_frames_new ();
     self->hub = vw_hub_new ();
-    self->loop = sim_loop_new ();
-    if (!self->frames || !self->hub || !self->loop) {
-        s_destroy (&self);
+    if (!self->frames || !self->hub) {
+        s_destroy (self);
         return NULL;
     }
     self->hub->started_us = self->started_us;
@@ -273,26 +263,28 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
     int port = 0;
     if (vw_www_dir (cfg, www, sizeof www)) {
         sim_error ("no index.html in %s: set [viewer] www_dir or run `make install`", www);
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     if (s_listen_addr (cfg, host, sizeof host, &port)) {
         sim_error ("[viewer] addr '%s' is not HOST:PORT", cfg->viewer.addr);
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     self->link = sim_link_new (cfg, SIM_LINK_VIEWER);
     if (!self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_STATS)
-        || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
         || sim_loop_add_fd (self->loop, "pages", self->hub->wake[0], s_on_wake, self)
-        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
-        s_destroy (&self);
+        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)
+        || (self->status_timer =
+                sim_loop_add_timer (self->loop, "status", SIM_LOOP_NEVER, s_on_status_due, self))
+               < 0) {
+        s_destroy (self);
         return NULL;
     }
     self->http = vw_http_new (host, port, www, self->hub);
     if (!self->http) {
-        s_destroy (&self);
+        s_destroy (self);
         return NULL;
     }
     return self;
@@ -301,20 +293,6 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
 void
 vw_service_actor (zsock_t *pipe, void *args)
 {
-    sim_service_args_t *sargs = args;
-    sim_service_log_setup ("viewer", &sargs->cfg);
-    vw_service_t *self = s_new (pipe, &sargs->cfg);
-    if (!sim_service_ready (pipe, sargs, self != NULL))
-        return;
-    while (!self->terminated) {
-        int64_t now = zclock_usecs ();
-        int64_t until = sim_link_next_us (self->link, now);
-        if (self->next_status_us < until)
-            until = self->next_status_us;
-        if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, until)) < 0)
-            break;
-        sim_loop_dispatch (self->loop);
-        s_status_due (self, zclock_usecs ());
-    }
-    s_destroy (&self);
+    static const sim_service_def_t def = { SIM_SERVICE_VIEWER, s_new, s_destroy };
+    sim_service_run (pipe, args, &def);
 }

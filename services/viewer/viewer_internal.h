@@ -28,12 +28,10 @@
 typedef struct {
     sim_config_t own, cfg;
     uint64_t config_serial;
-    zsock_t *pipe;
     sim_link_t *link;
-    sim_loop_t *loop;
+    sim_loop_t *loop; /* sim_service_run's */
     vw_hub_t *hub;
     vw_http_t *http;
-    bool terminated;
     bool watching; /* subscribed to snapshots, events and frames */
 
     sim_snapshot_t truth;
@@ -46,7 +44,7 @@ typedef struct {
     vw_text_t world_text; /* the "world" being sent, its buffer reused */
 
     Simbus__Envelope *stats[VW_SERVICES]; /* newest Stats per service, owned */
-    int64_t next_status_us;
+    int status_timer;                     /* armed while pages are connected */
     int64_t started_us;
 } vw_service_t;
 

@@ -14,9 +14,6 @@
 #include "common/config/sim_schedule_config.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-const char *const vw_service_names[VW_SERVICES] = { "physics", "vision", "gateway", "legacy-grsim",
-                                                    "viewer" };
-
 /* One colour per camera index, distinct on the green field. */
 static const char *const s_camera_colors[] = { "#e6550d", "#3182bd", "#31a354", "#756bb1",
                                                "#de2d26", "#636363", "#fdae6b", "#9ecae1" };
@@ -390,8 +387,8 @@ vw_json_status (const vw_status_t *st)
     cJSON *services = cJSON_AddObjectToObject (root, "services");
     cJSON *restarts = cJSON_AddObjectToObject (root, "restarts");
     for (int i = 0; services && restarts && i < VW_SERVICES; i++) {
-        cJSON_AddBoolToObject (services, vw_service_names[i], st->alive[i]);
-        cJSON_AddNumberToObject (restarts, vw_service_names[i], st->restarts[i]);
+        cJSON_AddBoolToObject (services, sim_service_names[i], st->alive[i]);
+        cJSON_AddNumberToObject (restarts, sim_service_names[i], st->restarts[i]);
     }
     s_num (root, "uptime_s", st->uptime_s[0]);
     if (st->has_latency) {

@@ -14,17 +14,16 @@
 
 #include "common/base/sim_out.h"
 #include "common/bus/sim_bus.h"
+#include "common/bus/sim_service.h"
 #include "common/config/sim_config.h"
 #include "common/base/sim_snapshot.h"
 
 #define VW_PROTOCOL_VERSION 1
 #define VW_SOURCES_MAX      8  /* source addresses listed per port */
 #define VW_KICKS_MAX        32 /* kicks carried by one "world" */
-#define VW_SERVICES         5  /* physics, vision, gateway, legacy-grsim, viewer */
-
-/* The names the status and /metrics use for the services, in the order of
-   vw_status_t.alive and .restarts. */
-extern const char *const vw_service_names[VW_SERVICES];
+/* The services the status and /metrics report, named and ordered as
+   sim_service_names (vw_status_t.alive and .restarts) */
+#define VW_SERVICES SIM_SERVICE_COUNT
 
 typedef struct {
     int id;
@@ -153,7 +152,7 @@ int vw_json_parse_op (const char *text, size_t len, vw_op_t *op, char *why, size
 
 /* Fill *out from the newest Stats of each service (NULL: none yet), the
    configuration in force `cfg` and whether each service was heard from
-   recently (alive, in vw_service_names order). */
+   recently (alive, in sim_service_names order). */
 void vw_status_from_stats (vw_status_t *out, const sim_config_t *cfg, const Simbus__Stats *physics,
                            const Simbus__Stats *vision, const Simbus__Stats *gateway,
                            const Simbus__Stats *legacy, const bool alive[VW_SERVICES],

@@ -109,15 +109,15 @@ vw_metrics_text (const vw_status_t *st)
     char v[64];
     s_head (&o, "up", "gauge", "1 while the service was heard from in the last 3 s");
     for (int i = 0; i < VW_SERVICES; i++)
-        sim_out (&o, "ssl_sim_up{service=\"%s\"} %d\n", vw_service_names[i], st->alive[i] ? 1 : 0);
+        sim_out (&o, "ssl_sim_up{service=\"%s\"} %d\n", sim_service_names[i], st->alive[i] ? 1 : 0);
     s_head (&o, "service_restarts_total", "counter", "times the supervisor started the service again");
     for (int i = 0; i < VW_SERVICES; i++)
-        sim_out (&o, "ssl_sim_service_restarts_total{service=\"%s\"} %u\n", vw_service_names[i],
+        sim_out (&o, "ssl_sim_service_restarts_total{service=\"%s\"} %u\n", sim_service_names[i],
                  st->restarts[i]);
     s_head (&o, "uptime_seconds", "gauge", "seconds since the service (process) started");
     for (int i = 0; i < VW_SERVICES; i++)
         if (st->alive[i])
-            sim_out (&o, "ssl_sim_uptime_seconds{service=\"%s\"} %s\n", vw_service_names[i],
+            sim_out (&o, "ssl_sim_uptime_seconds{service=\"%s\"} %s\n", sim_service_names[i],
                      s_value (st->uptime_s[i], v, sizeof v));
     s_head (&o, "sim_time_seconds", "gauge", "simulation time");
     sim_out (&o, "ssl_sim_sim_time_seconds %s\n", s_value (st->t, v, sizeof v));

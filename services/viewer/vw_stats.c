@@ -6,15 +6,6 @@
 
 #include "common/logs/sim_stats.h"
 
-static int
-s_service_index (const char *name)
-{
-    for (int i = 0; i < VW_SERVICES; i++)
-        if (name && strcmp (name, vw_service_names[i]) == 0)
-            return i;
-    return -1;
-}
-
 void
 vw_stats_refresh (vw_service_t *self)
 {
@@ -39,7 +30,7 @@ vw_stats_refresh (vw_service_t *self)
 void
 vw_stats_keep (vw_service_t *self, Simbus__Envelope *env)
 {
-    int i = s_service_index (env->stats->service);
+    int i = sim_service_find (env->stats->service);
     if (i < 0 || i == VW_SERVICES - 1) {
         simbus__envelope__free_unpacked (env, NULL);
         return;

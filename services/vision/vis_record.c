@@ -51,7 +51,6 @@ vis_record_open (vis_service_t *self)
         sim_error ("--record: %s", err);
         return -1;
     }
-    self->log_flush_us = zclock_usecs () + VIS_LOG_FLUSH_US;
     struct sockaddr_in ref;
     self->referee_buf = malloc (SIM_UDP_MAX);
     if (!self->referee_buf)

@@ -41,7 +41,8 @@ vis_sync_keep (vis_service_t *self, uint64_t step_id, const ProtobufCBinaryData 
     if (step->step_id != step_id) {
         vis_sync_flush (self); /* the last step's, or one whose end never came */
         step->step_id = step_id;
-        self->flush_due_us = INT64_MAX; /* kept for the gateway until its end */
+        /* kept for the gateway until its end */
+        sim_loop_timer_set (self->loop, self->flush_timer, SIM_LOOP_NEVER);
     }
     if (w->len > VIS_HELD_BYTES) {
         vis_send_packet (self, w->data, w->len);
@@ -76,5 +77,5 @@ vis_sync_answer (vis_service_t *self, const Simbus__StepDone *msg)
     /* the UDP sends wait: the gateway is about to answer on this core
        (physics waits for the next step on the other one) and would wait
        for them; they go out with the next step's first packet */
-    self->flush_due_us = zclock_usecs () + VIS_FLUSH_US;
+    sim_loop_timer_set (self->loop, self->flush_timer, zclock_usecs () + VIS_FLUSH_US);
 }

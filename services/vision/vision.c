@@ -48,7 +48,7 @@ s_on_config (vis_service_t *self, const Simbus__Config *msg)
     bool paused = self->cfg.run.mode != SIM_MODE_SYNC && self->cfg.run.speed <= 0;
     if (paused != self->paused) {
         sim_info (paused ? "paused: geometry once a second" : "running: geometry with the frames");
-        self->next_geometry_us = zclock_usecs ();
+        sim_loop_timer_set (self->loop, self->geometry_timer, 0); /* at once */
     }
     self->paused = paused;
     vis_model_def_t def;
@@ -136,8 +136,7 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
 }
 
 /* Paused: nothing is captured, but a program that waits for the geometry
-   before it starts must get it; once a wall-clock second (deadline based,
-   so a busy turn does not shift the rhythm). */
+   before it starts must get it; once a wall-clock second (s_on_geometry_due). */
 static void
 s_send_paused_geometry (vis_service_t *self)
 {
@@ -145,10 +144,6 @@ s_send_paused_geometry (vis_service_t *self)
     size_t len = vis_codec_geometry (self->model, buf, VIS_STEP_PACKET_MAX);
     if (len)
         vis_send_packet (self, buf, len);
-    int64_t now = zclock_usecs ();
-    self->next_geometry_us += VIS_PAUSED_US;
-    if (self->next_geometry_us <= now)
-        self->next_geometry_us = now + VIS_PAUSED_US;
 }
 
 /* The end of a sync step; in `ssl-sim replay`, the end of the replay. */
@@ -156,7 +151,7 @@ static void
 s_on_step_done (vis_service_t *self, const Simbus__StepDone *msg)
 {
     if (self->replaying && msg->step_id == SIM_BUS_REPLAY_END_STEP) {
-        self->terminated = true; /* every snapshot of the replay came before this */
+        sim_loop_stop (self->loop); /* every snapshot of the replay came before this */
         return;
     }
     vis_sync_answer (self, msg);
@@ -183,12 +178,69 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     return false;
 }
 
-static void
-s_on_pipe (void *arg)
+/* ---- the loop's timers: what is due after the turn's input, in order --- */
+
+/* A sync step's kept packets, VIS_FLUSH_US after its end. */
+static int64_t
+s_on_flush_due (void *arg, int64_t deadline, int64_t now)
 {
     vis_service_t *self = arg;
-    if (sim_service_term_requested (self->pipe))
-        self->terminated = true;
+    (void) deadline, (void) now;
+    if (self->step.count > 0)
+        vis_sync_flush (self);
+    return SIM_LOOP_NEVER;
+}
+
+/* Paused: the geometry once a wall-clock second (deadline based, so a
+   busy turn does not shift the rhythm). */
+static int64_t
+s_on_geometry_due (void *arg, int64_t deadline, int64_t now)
+{
+    vis_service_t *self = arg;
+    if (!self->paused)
+        return SIM_LOOP_NEVER;
+    if (self->have_config)
+        s_send_paused_geometry (self);
+    return sim_loop_period (deadline, VIS_PAUSED_US, now);
+}
+
+/* The turn's packets, before anything slower (the log, Stats): their
+   latency was taken as they were built. */
+static void
+s_on_turn (void *arg)
+{
+    vis_send_flush (arg);
+}
+
+static int64_t
+s_on_log_flush_due (void *arg, int64_t deadline, int64_t now)
+{
+    vis_service_t *self = arg;
+    if (!self->log)
+        return SIM_LOOP_NEVER;
+    sim_logfile_flush (self->log);
+    return sim_loop_period (deadline, VIS_LOG_FLUSH_US, now);
+}
+
+static int64_t
+s_on_stats_due (void *arg, int64_t deadline, int64_t now)
+{
+    vis_report_publish (arg);
+    return sim_loop_period (deadline, VIS_STATS_US, now);
+}
+
+static int
+s_add_to_loop (vis_service_t *self)
+{
+    sim_loop_t *loop = self->loop;
+    int64_t log_flush = self->log ? zclock_usecs () + VIS_LOG_FLUSH_US : SIM_LOOP_NEVER;
+    self->flush_timer = sim_loop_add_timer (loop, "step flush", SIM_LOOP_NEVER, s_on_flush_due, self);
+    self->geometry_timer = sim_loop_add_timer (loop, "geometry", SIM_LOOP_NEVER, s_on_geometry_due, self);
+    if (self->flush_timer < 0 || self->geometry_timer < 0 || sim_loop_add_tick (loop, "send", s_on_turn, self)
+        || sim_loop_add_timer (loop, "log flush", log_flush, s_on_log_flush_due, self) < 0
+        || sim_loop_add_timer (loop, "stats", self->started_us + VIS_STATS_US, s_on_stats_due, self) < 0)
+        return -1;
+    return 0;
 }
 
 static void
@@ -197,7 +249,6 @@ s_destroy (vis_service_t **self_p)
     vis_service_t *self = *self_p;
     if (!self)
         return;
-    sim_loop_destroy (&self->loop);
     sim_link_destroy (&self->link);
     vis_model_destroy (&self->model);
     if (self->udp >= 0)
@@ -212,25 +263,26 @@ s_destroy (vis_service_t **self_p)
     *self_p = NULL;
 }
 
-static vis_service_t *
-s_new (zsock_t *pipe, const sim_config_t *cfg)
+/* sim_service_def_t's start. */
+static void *
+s_new (const sim_service_args_t *args, sim_loop_t *loop)
 {
+    const sim_config_t *cfg = &args->cfg;
     vis_service_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
-    self->pipe = pipe;
+    self->loop = loop;
+    self->replaying = args->replay != NULL; /* `ssl-sim replay`: end with it */
     self->own = self->cfg = *cfg;
     self->referee = -1;
     self->started_us = self->last_stats_us = zclock_usecs ();
-    self->next_stats_us = self->started_us + VIS_STATS_US;
     self->udp = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
     self->out = self->udp;
     self->local_udp = -1;
     self->packets = malloc (VIS_STEP_BYTES);
     self->step.bytes = malloc (VIS_HELD_BYTES);
     self->sendq.bytes = malloc (VIS_SENDQ_BYTES);
-    self->loop = sim_loop_new ();
-    if (self->udp < 0 || !self->packets || !self->step.bytes || !self->sendq.bytes || !self->loop) {
+    if (self->udp < 0 || !self->packets || !self->step.bytes || !self->sendq.bytes) {
         sim_error ("cannot create the vision sockets");
         s_destroy (&self);
         return NULL;
@@ -242,56 +294,26 @@ s_new (zsock_t *pipe, const sim_config_t *cfg)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_STEP_DONE)
         || sim_link_borrow (self->link, SIMBUS__ENVELOPE__BODY_SNAPSHOT) /* s_on_bus keeps nothing */
-        || sim_loop_add_sock (self->loop, "pipe", pipe, s_on_pipe, self)
         || sim_link_attach (self->link, self->loop, VIS_TURN_MAX, s_on_bus, self)
-        || (cfg->run.record[0] && vis_record_open (self))) {
+        || (cfg->run.record[0] && vis_record_open (self)) || s_add_to_loop (self)) {
         s_destroy (&self);
         return NULL;
     }
     return self;
 }
 
-void
-vis_service_actor (zsock_t *pipe, void *args)
+static void
+s_stop (void *arg)
 {
-    sim_service_args_t *sargs = args;
-    sim_service_log_setup ("vision", &sargs->cfg);
-    vis_service_t *self = s_new (pipe, &sargs->cfg);
-    if (self)
-        self->replaying = sargs->replay != NULL; /* sargs is gone once ready */
-    if (!sim_service_ready (pipe, sargs, self != NULL))
-        return;
-    while (!self->terminated) {
-        int64_t now = zclock_usecs ();
-        int64_t wake = sim_link_next_us (self->link, now);
-        if (self->step.count > 0 && self->flush_due_us < wake)
-            wake = self->flush_due_us;
-        if (self->paused && self->have_config && self->next_geometry_us < wake)
-            wake = self->next_geometry_us;
-        if (self->log && self->log_flush_us < wake)
-            wake = self->log_flush_us;
-        if (self->next_stats_us < wake)
-            wake = self->next_stats_us;
-        if (sim_loop_wait (self->loop, sim_service_timeout_ms (now, wake)) < 0)
-            break;
-        sim_loop_dispatch (self->loop);
-        if (self->step.count > 0 && zclock_usecs () >= self->flush_due_us)
-            vis_sync_flush (self);
-        if (self->paused && self->have_config && zclock_usecs () >= self->next_geometry_us)
-            s_send_paused_geometry (self);
-        /* the turn's packets, before anything slower (the log, Stats):
-           their latency was taken as they were built */
-        vis_send_flush (self);
-        if (self->log && zclock_usecs () >= self->log_flush_us) {
-            sim_logfile_flush (self->log);
-            self->log_flush_us = zclock_usecs () + VIS_LOG_FLUSH_US;
-        }
-        if (zclock_usecs () >= self->next_stats_us) {
-            vis_report_publish (self);
-            self->next_stats_us = zclock_usecs () + VIS_STATS_US;
-        }
-    }
+    vis_service_t *self = arg;
     vis_sync_flush (self);
     vis_send_flush (self);
     s_destroy (&self);
+}
+
+void
+vis_service_actor (zsock_t *pipe, void *args)
+{
+    static const sim_service_def_t def = { SIM_SERVICE_VISION, s_new, s_stop };
+    sim_service_run (pipe, args, &def);
 }

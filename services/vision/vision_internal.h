@@ -67,21 +67,19 @@ typedef struct {
     bool have_config;
     uint64_t config_serial;
     vis_model_t *model;
-    zsock_t *pipe;
     sim_link_t *link;
     sim_loop_t *loop;
     vis_held_t step;
-    int64_t flush_due_us;       /* the kept packets' UDP sends are due */
+    int flush_timer;            /* the kept packets' UDP sends are due */
     int udp;                    /* multicast by [network] multicast_interface, or unicast */
     int local_udp;              /* --localhost multicast through the loopback interface; -1 = none yet */
     struct in_addr local_group; /* the group local_udp joined on the loopback interface */
     int out;                    /* the socket in use: udp or local_udp */
     struct sockaddr_in dest, truth_dest;
     char truth_uuid[64];
-    int64_t epoch_us;         /* the Unix base physics sends with the snapshots */
-    bool paused;              /* speed 0 outside sync: geometry once a second */
-    int64_t next_geometry_us; /* while paused */
-    bool terminated;
+    int64_t epoch_us;      /* the Unix base physics sends with the snapshots */
+    bool paused;           /* speed 0 outside sync: geometry once a second */
+    int geometry_timer;    /* while paused */
     bool advanced;         /* the model has seen a snapshot */
     uint64_t last_time_ns; /* of the last snapshot fed to the model */
     uint8_t *packets;      /* VIS_STEP_BYTES of engine/world/vis_step.h: one instant's packets */
@@ -97,13 +95,12 @@ typedef struct {
     int referee; /* the referee multicast, -1 when not recording */
     bool log_origin_set;
     int64_t log_origin_ns;
-    int64_t log_flush_us;
     bool replaying; /* `ssl-sim replay`: end with the replay */
     uint8_t *referee_buf;
     /* Stats (sim_stats.h): detection packets made per camera id since start */
     uint64_t camera_packets[SIM_MAX_CAMERAS], camera_last[SIM_MAX_CAMERAS];
     bool camera_seen[SIM_MAX_CAMERAS];
-    int64_t started_us, next_stats_us, last_stats_us;
+    int64_t started_us, last_stats_us;
     sim_latency_t latency; /* command->vision, for Stats only: never on the wire */
 } vis_service_t;
 

@@ -64,8 +64,7 @@ struct sim_svc_peer_t {
 
 typedef struct s_from_t {
     Simbus__Envelope *env; /* the request it belongs to (not owned) */
-    zframe_t *identity;    /* owned copy */
-    sim_link_from_t from;
+    sim_link_from_t *from; /* owned copy */
 } s_from_t;
 
 static void
@@ -74,7 +73,7 @@ s_from_destroy (s_from_t **from_p)
     s_from_t *from = *from_p;
     if (!from)
         return;
-    zframe_destroy (&from->identity);
+    sim_link_from_destroy (&from->from);
     free (from);
     *from_p = NULL;
 }
@@ -92,10 +91,9 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
         if (!copy)
             return false;
         copy->env = env;
-        copy->from = *from;
-        if (from->identity) {
-            copy->identity = zframe_dup ((zframe_t *) from->identity);
-            copy->from.identity = copy->identity;
+        if (!(copy->from = sim_link_from_dup (from))) {
+            free (copy);
+            return false;
         }
         zlist_append (self->froms, copy);
     }
@@ -160,7 +158,7 @@ sim_svc_peer_pump (sim_svc_peer_t *self, int timeout_ms)
     /* the link may need a turn of its own (a hello, the rest of a lane
        datagram): never wait past it */
     int64_t now = zclock_usecs ();
-    int link_ms = sim_service_timeout_ms (now, sim_link_next_us (self->link, now));
+    int link_ms = sim_loop_timeout_ms (now, sim_loop_next (self->loop, now));
     if (link_ms >= 0 && link_ms < timeout_ms)
         timeout_ms = link_ms;
     int ready = sim_loop_wait (self->loop, timeout_ms);
@@ -252,7 +250,7 @@ sim_svc_peer_reply (sim_svc_peer_t *self, Simbus__Reply *reply)
         return -1;
     Simbus__Envelope env;
     sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_REPLY, reply);
-    return sim_link_reply (self->link, &self->current->from, &env);
+    return sim_link_reply (self->link, self->current->from, &env);
 }
 
 bool

@@ -50,7 +50,7 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     cr_assert_not_null (env);
     if (end->answer && env->body_case == SIMBUS__ENVELOPE__BODY_REQUEST) {
         cr_assert_not_null (from, "a request says where it came from");
-        end->last_by_lane = from->by_lane;
+        end->last_by_lane = sim_link_from_lane (from);
         Simbus__Reply reply = SIMBUS__REPLY__INIT;
         reply.id = env->request->id;
         reply.time_ns = 10 * env->request->id;

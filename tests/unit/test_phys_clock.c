@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "services/physics/phys_clock.h"
-#include "common/bus/sim_service.h"
+#include "common/bus/sim_loop.h"
 
 #define S_DT_NS 1000000u     /* 1 ms substeps, the default */
 #define S_T0    5000000000LL /* an arbitrary wall clock origin, us */
@@ -254,7 +254,7 @@ Test (phys_clock, realtime_wakes_when_the_needed_sim_time_has_passed)
                            (unsigned long long) needs_ns[j]);
             cr_expect_leq ((double) (wake - now), exact_us + 1.0, "rounded up by less than a microsecond");
             /* the poll timeout made from it rounds up to whole ms */
-            int ms = sim_service_timeout_ms (now, wake);
+            int ms = sim_loop_timeout_ms (now, wake);
             cr_expect_eq (ms, (int) ceil ((double) (wake - now) / 1000.0));
             cr_expect_geq (ms * 1000.0, exact_us - 1e-6);
             /* and then the clock owes what was needed, to a substep (when
