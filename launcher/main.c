@@ -100,8 +100,10 @@ s_run_service (const char *name, int optc, char **optv)
 {
     const launch_service_t *service = launch_service_find (name);
     if (!service) {
-        fprintf (stderr, "ssl-sim: unknown service '%s' (physics, vision, gateway, legacy-grsim, viewer)\n",
-                 name);
+        fprintf (stderr, "ssl-sim: unknown service '%s' (", name);
+        for (int i = 0; i < SIM_SERVICE_COUNT; i++)
+            fprintf (stderr, "%s%s", i ? ", " : "", sim_service_names[i]);
+        fprintf (stderr, ")\n");
         return 2;
     }
     static sim_service_args_t args; /* outlives the actor thread */

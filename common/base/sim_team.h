@@ -3,9 +3,8 @@
     bus carries that same number (TeamControl.team, Snapshot.robot_team);
     the league's messages carry the Team enum of ssl_gc_common.proto
     (YELLOW = 1, BLUE = 2, UNKNOWN = 0: not the same numbers); grSim says
-    `yellowteam`; people, logs and the viewer's JSON say "blue" and
-    "yellow" (as the config's [blue] and [yellow] sections,
-    sim_cfg_team_names).
+    `yellowteam`; people, logs, the viewer's JSON and the config's team
+    sections ([blue], [yellow.drive]) say "blue" and "yellow".
 
     Every conversion between these forms is one of the functions below, so
     no caller writes `== 1 ? SIM_TEAM_YELLOW` or `? TEAM__YELLOW` again.

@@ -76,7 +76,8 @@ s_lane_failed (sim_link_t *self, const s_lane_route_t *route, int wait_ms)
 {
     if (route->paced && wait_ms >= 0 && errno == EAGAIN) {
         self->lane_retry_us = zclock_usecs () + S_RETRY_US;
-        sim_warn ("vision is not reading its lane; dropping what it cannot take for a while");
+        sim_warn ("%s is not reading its lane; dropping what it cannot take for a while",
+                  sim_service_names[SIM_SERVICE_VISION]);
     }
 }
 

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "common/base/sim_log.h"
+#include "common/base/sim_team.h"
 
 /* ---- string checks ------------------------------------------------------ */
 
@@ -129,8 +130,8 @@ int
 sim_cfg_team_section (const char *section, const char **sub)
 {
     for (int team = 0; team < 2; team++) {
-        size_t len = strlen (sim_cfg_team_names[team]);
-        if (strncasecmp (section, sim_cfg_team_names[team], len) != 0)
+        size_t len = strlen (sim_team_name ((sim_team_t) team));
+        if (strncasecmp (section, sim_team_name ((sim_team_t) team), len) != 0)
             continue;
         if (section[len] == '\0') {
             *sub = "";
@@ -299,7 +300,8 @@ s_check_all_keys (const sim_config_t *cfg, char *err, size_t errlen)
     for (int team = 0; team < 2; team++)
         for (size_t s = 0; s < sim_cfg_team_subsections_count; s++) {
             const char *sub = sim_cfg_team_subsections[s];
-            snprintf (title, sizeof title, "%s%s%s", sim_cfg_team_names[team], sub[0] ? "." : "", sub);
+            snprintf (title, sizeof title, "%s%s%s", sim_team_name ((sim_team_t) team), sub[0] ? "." : "",
+                      sub);
             if (s_check_keys (sim_cfg_team_keys, sim_cfg_team_keys_count, sub, &cfg->team[team],
                               sizeof cfg->team[team], title, err, errlen)
                 != 0)
@@ -344,7 +346,7 @@ sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
     }
     for (int team = 0; team < 2; team++) {
         const sim_robot_specs_t *specs = &cfg->team[team];
-        const char *name = sim_cfg_team_names[team];
+        const char *name = sim_team_name ((sim_team_t) team);
         if (!(specs->center_to_dribbler < specs->radius)) {
             sim_cfg_err (err, errlen, "[%s] center_to_dribbler (%g) must be below radius (%g)", name,
                          specs->center_to_dribbler, specs->radius);

@@ -17,6 +17,7 @@
 
 #include "common/base/sim_log.h"
 #include "common/base/sim_rng.h"
+#include "common/base/sim_team.h"
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -226,8 +227,8 @@ s_report_replaced (const sim_config_t *before, const sim_config_t *after, const 
             bool has = sim_cfg_key_format (key, &after->team[team], now, sizeof now);
             if (had != has || (had && strcmp (was, now) != 0))
                 sim_info ("%s %s replaces [%s%s%s] %s = %s of %s:%d (now %s)", flag, name,
-                          sim_cfg_team_names[team], key->section[0] ? "." : "", key->section, key->key,
-                          had ? was : "(unset)", at->file, at->line, has ? now : "(unset)");
+                          sim_team_name ((sim_team_t) team), key->section[0] ? "." : "", key->section,
+                          key->key, had ? was : "(unset)", at->file, at->line, has ? now : "(unset)");
         }
 }
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base/sim_team.h"
+
 static const char *const s_header =
     "; ssl-sim built-in defaults, printed by `ssl-sim presets`.\n"
     "; Edit a copy and start with `ssl-sim run --config <copy>`.\n"
@@ -133,7 +135,7 @@ s_dump (const sim_config_t *cfg, bool with_header, bool annotated)
             if (strcmp (sub, "wheel_angles") == 0 && team == 0)
                 sim_out (&out, "; CCW from robot +x, protocol order; the wire message is "
                                "clockwise (negated)\n");
-            sim_out (&out, "[%s%s%s]\n", sim_cfg_team_names[team], sub[0] ? "." : "", sub);
+            sim_out (&out, "[%s%s%s]\n", sim_team_name ((sim_team_t) team), sub[0] ? "." : "", sub);
             s_dump_keys (&out, sim_cfg_team_keys, sim_cfg_team_keys_count, sub, &cfg->team[team], annotated);
         }
 

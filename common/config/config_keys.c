@@ -587,7 +587,6 @@ const size_t sim_cfg_team_keys_count = S_COUNT (sim_cfg_team_keys);
 const size_t sim_cfg_camera_keys_count = S_COUNT (sim_cfg_camera_keys);
 const size_t sim_cfg_outage_keys_count = S_COUNT (sim_cfg_outage_keys);
 
-const char *const sim_cfg_team_names[2] = { "blue", "yellow" };
 const char *const sim_cfg_team_subsections[] = {
     "", "limits", "wheel_angles", "drive", "kicker", "dribbler"
 };

@@ -87,9 +87,8 @@ extern const size_t sim_cfg_camera_keys_count;
 extern const sim_cfg_key_t sim_cfg_outage_keys[];
 extern const size_t sim_cfg_outage_keys_count;
 
-/* "blue", "yellow" by sim_team_t, and the team sub-sections in dump order
-   ("" is the team section itself). */
-extern const char *const sim_cfg_team_names[2];
+/* The team sub-sections in dump order ("" is the team section itself);
+   a team's section is its sim_team_name (common/base/sim_team.h). */
 extern const char *const sim_cfg_team_subsections[];
 extern const size_t sim_cfg_team_subsections_count;
 

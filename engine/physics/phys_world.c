@@ -16,6 +16,7 @@
 #include "phys_internal.h"
 #include "common/base/sim_math.h"
 #include "common/base/sim_field.h"
+#include "common/base/sim_team.h"
 
 /* ---- definition checks ------------------------------------------------ */
 
@@ -114,7 +115,7 @@ s_check_def (const phys_world_def_t *def, char *err, size_t err_len)
     s_check_realism (&c, &def->realism);
     for (int t = 0; t < 2 && c.ok; t++) {
         char prefix[16];
-        snprintf (prefix, sizeof prefix, "%s.", t == SIM_TEAM_BLUE ? "blue" : "yellow");
+        snprintf (prefix, sizeof prefix, "%s.", sim_team_name ((sim_team_t) t));
         if (phys_specs_check (&def->team[t], prefix, err, err_len) != 0)
             c.ok = false;
     }

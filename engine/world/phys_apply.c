@@ -24,12 +24,12 @@ s_report (sim_errors_t *errors, phys_err_t err, const char *what)
 static bool
 s_robot_id (const RobotId *rid, sim_team_t *team, unsigned *id, sim_errors_t *errors)
 {
-    if (!rid || !rid->has_id || !rid->has_team || rid->id > SIM_MAX_ROBOT_ID
-        || (rid->team != TEAM__BLUE && rid->team != TEAM__YELLOW)) {
+    int league = rid && rid->has_team ? sim_team_from_league (rid->team) : -1;
+    if (!rid || !rid->has_id || league < 0 || rid->id > SIM_MAX_ROBOT_ID) {
         sim_errors_add (errors, "UNSUPPORTED", "robot id needs a team (BLUE or YELLOW) and an id <= 255");
         return false;
     }
-    *team = (sim_team_t) sim_team_from_league (rid->team);
+    *team = (sim_team_t) league;
     *id = rid->id;
     return true;
 }

@@ -271,8 +271,8 @@ s_expired (void *arg, gw_request_t *p)
         return;
     }
     if (!self->warned_no_vision) {
-        sim_warn ("vision did not report a sync step within %.3f s; answering without frames",
-                  self->cfg.bus.sync_timeout);
+        sim_warn ("%s did not report a sync step within %.3f s; answering without frames",
+                  sim_service_names[SIM_SERVICE_VISION], self->cfg.bus.sync_timeout);
         self->warned_no_vision = true;
     }
     gw_answer_sync (self, p);

@@ -6,6 +6,7 @@
 #include "gw_translate.h"
 #include "common/base/sim_log.h"
 #include "common/bus/sim_udp.h"
+#include "common/bus/sim_service.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
@@ -102,8 +103,8 @@ gw_answer_unavailable (gw_service_t *self, const gw_request_t *p)
 {
     self->unavailable++;
     if (self->unavailable == 1)
-        sim_warn ("physics did not answer a request within %.1f s; answered UNAVAILABLE",
-                  GW_PLAIN_TTL_US / 1e6);
+        sim_warn ("%s did not answer a request within %.1f s; answered UNAVAILABLE",
+                  sim_service_names[SIM_SERVICE_PHYSICS], GW_PLAIN_TTL_US / 1e6);
     sim_errors_t errors;
     sim_errors_init (&errors);
     sim_errors_add (&errors, "UNAVAILABLE",

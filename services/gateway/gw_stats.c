@@ -5,12 +5,13 @@
 #include "common/bus/sim_bus_codec.h"
 #include "common/bus/sim_udp.h"
 #include "common/logs/sim_stats.h"
+#include "common/bus/sim_service.h"
 
 void
 gw_stats_publish (gw_service_t *self, int64_t now)
 {
     Simbus__Stats st;
-    sim_stats_begin (&st, "gateway", self->started_us);
+    sim_stats_begin (&st, sim_service_names[SIM_SERVICE_GATEWAY], self->started_us);
     Simbus__PortStats ports[3], *port_ptrs[3];
     char text[3][GW_STAT_SOURCES][32];
     char *source_ptrs[3][GW_STAT_SOURCES];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/base/sim_log.h"
+#include "common/bus/sim_service.h"
 #include "phys_answer.h"
 #include "phys_epoch.h"
 #include "phys_publish.h"
@@ -41,7 +42,8 @@ phys_hold_release (phys_service_t *self, int64_t now)
     if (!joined && now < self->hold_until_us)
         return false;
     if (!joined)
-        sim_warn ("vision did not join within %d s; the clock starts without it", PHYS_HOLD_US / 1000000);
+        sim_warn ("%s did not join within %d s; the clock starts without it",
+                  sim_service_names[SIM_SERVICE_VISION], PHYS_HOLD_US / 1000000);
     self->hold_clock = false;
     phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world),
                      now);

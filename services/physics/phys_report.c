@@ -7,6 +7,7 @@
 #include "common/base/sim_log.h"
 #include "common/bus/sim_bus.h"
 #include "common/config/config.h"
+#include "common/bus/sim_service.h"
 
 /* The substep cost is measured in this thread's CPU time, not in wall
    time: a run of substeps ends by handing its snapshots to vision, and in
@@ -39,7 +40,7 @@ s_publish_stats (phys_service_t *self, int64_t now)
     if (!sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_STATS))
         return;
     Simbus__Stats st;
-    sim_stats_begin (&st, "physics", self->started_us);
+    sim_stats_begin (&st, sim_service_names[SIM_SERVICE_PHYSICS], self->started_us);
     st.has_time_ns = true;
     st.time_ns = phys_world_time_ns (self->world);
     st.has_rtf = true;

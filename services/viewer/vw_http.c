@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/base/sim_log.h"
+#include "common/bus/sim_service.h"
 
 #define VW_OP_TIMEOUT_MS 3000 /* the gateway answers a plain request within 4 s or says UNAVAILABLE */
 #define VW_THREADS       "24" /* each WebSocket page holds one civetweb thread */
@@ -75,15 +76,21 @@ s_on_healthz (struct mg_connection *conn, void *arg)
 {
     vw_status_t st;
     s_status_now (arg, &st);
-    bool physics = st.alive[0], vision = st.alive[1];
-    if (physics && vision) {
+    /* healthy while the world runs: physics and vision */
+    static const sim_service_id_t needed[] = { SIM_SERVICE_PHYSICS, SIM_SERVICE_VISION };
+    char why[2 * (SIM_SERVICE_NAME_MAX + 16)] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
+        if (!st.alive[needed[i]])
+            used += (size_t) snprintf (why + used, sizeof why - used, "%s is not running\n",
+                                       sim_service_names[needed[i]]);
+    if (used == 0) {
         static const char ok[] = "ok\n";
         mg_send_http_ok (conn, "text/plain; charset=utf-8", (long long) strlen (ok));
         mg_write (conn, ok, strlen (ok));
         return 200;
     }
-    mg_send_http_error (conn, 503, "%s%s", physics ? "" : "physics is not running\n",
-                        vision ? "" : "vision is not running\n");
+    mg_send_http_error (conn, 503, "%s", why);
     return 503;
 }
 

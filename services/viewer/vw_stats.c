@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/logs/sim_stats.h"
+#include "common/bus/sim_service.h"
 
 void
 vw_stats_refresh (vw_service_t *self)
@@ -18,7 +19,7 @@ vw_stats_refresh (vw_service_t *self)
     vw_status_from_stats (&hub->status, &self->cfg, st[0], st[1], st[2], st[3], alive,
                           (double) (zclock_usecs () - self->started_us) / 1e6);
     Simbus__Stats own;
-    sim_stats_begin (&own, "viewer", self->started_us);
+    sim_stats_begin (&own, sim_service_names[SIM_SERVICE_VIEWER], self->started_us);
     hub->status.restarts[VW_SERVICES - 1] = own.restarts;
     if (hub->realism[0])
         snprintf (hub->status.realism, sizeof hub->status.realism, "%s", hub->realism);

@@ -3,6 +3,7 @@
 
 #include "common/bus/sim_bus.h"
 #include "common/bus/sim_bus_codec.h"
+#include "common/bus/sim_service.h"
 
 void
 vis_report_packet (vis_service_t *self, const vis_frame_t *frame)
@@ -19,7 +20,7 @@ vis_report_publish (vis_service_t *self)
 {
     int64_t now = zclock_usecs ();
     Simbus__Stats st;
-    sim_stats_begin (&st, "vision", self->started_us);
+    sim_stats_begin (&st, sim_service_names[SIM_SERVICE_VISION], self->started_us);
     Simbus__CameraStats cams[SIM_MAX_CAMERAS], *ptrs[SIM_MAX_CAMERAS];
     for (int i = 0; i < SIM_MAX_CAMERAS; i++)
         if (self->camera_seen[i]) {

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "common/base/sim_team.h"
+
 /* cmd carries control (both the caller's, initialised here). */
 static SimulatorCommand *
 s_with_control (SimulatorControl *control, SimulatorCommand *cmd)
@@ -42,7 +44,7 @@ s_robot_id (RobotId *rid, int team, unsigned id)
     rid->has_id = true;
     rid->id = id;
     rid->has_team = team != SIM_MSG_NO_TEAM;
-    rid->team = team == SIM_MSG_YELLOW ? TEAM__YELLOW : TEAM__BLUE;
+    rid->team = sim_team_league (sim_team_from_number ((uint64_t) team)); /* SIM_MSG_ are the bus numbers */
 }
 
 SimulatorCommand *
