@@ -22,7 +22,8 @@ What is checked, in Gymnasium's order:
     a finite float reward, bool terminated and truncated, a dict info;
   - step determinism: the same seed and action give equal obs, reward,
     terminated, info, and do not truncate after one step;
-  - render_mode None when metadata["render_modes"] is empty; close twice.
+  - render_mode None when metadata["render_modes"] is empty, else one of
+    them (render() is called only then); close() twice (this closes env).
 """
 import inspect
 import numbers
@@ -169,6 +170,10 @@ def check_env(env):
     assert isinstance(modes, (list, tuple)), "metadata['render_modes'] must be a list"
     if not modes:
         assert env.render_mode is None, "render_mode %r without render_modes" % env.render_mode
-    env.render()
+    else:
+        assert env.render_mode is None or env.render_mode in modes, "render_mode %r not in %s" % (
+            env.render_mode, modes)
+    if env.render_mode is not None:
+        env.render()
     env.close()
     env.close()
