@@ -231,7 +231,7 @@ sslsim_status_t sslsim_world_load (sslsim_world_t *world, const char *path);
 typedef struct {
     double field_length, field_width; /* m, goal line to goal line, touch line to touch line */
     double boundary_width;            /* m, run-off from the field lines to the walls */
-    double goal_depth;                /* m */
+    double goal_width, goal_depth;    /* m, inside the posts; goal line to back wall */
     double wall_height;               /* m, a ball whose bottom is higher passes the walls */
     double robot_speed_max[2];        /* m/s, [TEAM.limits] vel_absolute_max */
     double robot_angular_max[2];      /* rad/s, [TEAM.limits] vel_angular_max */
