@@ -92,7 +92,8 @@ class _EnvBase:
     _np_random = None
 
     def reset(self, *, seed=None, options=None):
-        if seed is not None or self._np_random is None:
+        # as gymnasium.Env.reset: a seed reseeds, no seed keeps the stream
+        if seed is not None:
             self._np_random = np.random.default_rng(seed)
 
     @property
