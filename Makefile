@@ -6,7 +6,8 @@
 #   make test       install missing packages, build, run every test (the
 #                   Python module's with /usr/bin/python3 too)
 #   make test-browser  the viewer page in Debian's chromium (tests/browser)
-#   make run        build and start the simulator with the default config
+#   make run        build the simulator and libsslsim, start the simulator with
+#                   the default config (installs only what running needs)
 #   make bench      build and run the benchmarks, results in bench/results/
 #   make asan       the test suite under AddressSanitizer + UBSan (build-asan/)
 #   make fuzz       every libFuzzer harness for FUZZ_SECONDS each (build-fuzz/,
@@ -132,10 +133,17 @@ DOC_GEN  := $(MAN1) $(BASHCOMP)
         format format-check FORCE
 all: $(BIN) $(TEST_BIN) $(BROWSER_BIN) $(BENCH_BIN) $(DOC_GEN) $(SSLSIM_A) $(SSLSIM_SO) $(BUILD)/lib/libsslsim.so
 
+# scripts/deps.sh installs the missing packages of one set, chosen from the
+# goals: `make run` only what building and running need, `make test` (and
+# the other goals that run the test or packaging tools) everything, any
+# other goal (`make`, `make check`, ...) the build set, which adds
+# Criterion for the test binaries `make` compiles and clang-format.
 # NO_DEPS=1: the packages are there already (a Debian package build has
 # its Build-Depends and must not install anything)
+DEPS_TEST_GOALS := test test-browser fuzz fuzz-build fuzz-bins fuzz-check deb wire-check bench-compare
+DEPS_SET := $(if $(filter $(DEPS_TEST_GOALS),$(MAKECMDGOALS)),test,$(if $(filter-out run,$(MAKECMDGOALS)),build,$(if $(MAKECMDGOALS),run,build)))
 deps:
-	@$(if $(NO_DEPS),true,scripts/deps.sh)
+	@$(if $(NO_DEPS),true,scripts/deps.sh $(DEPS_SET))
 
 # ---- the version: VERSION, and the commit when built from a git checkout --
 # Rewritten only when its text changes, so only main.c is recompiled after
@@ -259,7 +267,8 @@ test: deps all wire-check format-check layers-check fuzz-build
 test-browser: deps $(BIN) $(BROWSER_BIN)
 	@tests/browser/run.sh $(BUILD)
 
-run: deps $(BIN)
+# libsslsim too: the Python module (python/sslsim) loads it from build/lib
+run: deps $(BIN) $(SSLSIM_SO) $(BUILD)/lib/libsslsim.so
 	$(BIN) run $(RUN_ARGS)
 
 bench: deps all

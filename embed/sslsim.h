@@ -225,8 +225,28 @@ sslsim_status_t sslsim_world_save (const sslsim_world_t *world, const char *path
    is then unchanged. */
 sslsim_status_t sslsim_world_load (sslsim_world_t *world, const char *path);
 
+/* The sizes and limits of the configuration in force (after any
+   SimulatorConfig): what a binding needs to bound its observations and
+   actions. Per-team arrays are indexed 0 blue, 1 yellow. */
+typedef struct {
+    double field_length, field_width; /* m, goal line to goal line, touch line to touch line */
+    double boundary_width;            /* m, run-off from the field lines to the walls */
+    double goal_width, goal_depth;    /* m, inside the posts; goal line to back wall */
+    double wall_height;               /* m, a ball whose bottom is higher passes the walls */
+    double robot_speed_max[2];        /* m/s, [TEAM.limits] vel_absolute_max */
+    double robot_angular_max[2];      /* rad/s, [TEAM.limits] vel_angular_max */
+    double kick_speed_max[2];         /* m/s, [TEAM.kicker] max_linear_speed */
+    double chip_speed_max[2];         /* m/s, [TEAM.kicker] max_chip_speed */
+    double dribbler_rpm_max[2];       /* rpm, [TEAM.dribbler] max_speed_rpm */
+} sslsim_limits_t;
+
+/* Fill *out with the world's sizes and limits. Returns SSLSIM_OK, or
+   SSLSIM_EINVAL for a NULL argument. */
+sslsim_status_t sslsim_world_limits (const sslsim_world_t *world, sslsim_limits_t *out);
+
 /* sizeof of the public struct `name` ("sslsim_truth_t",
-   "sslsim_detection_t", "sslsim_robot_command_t", "sslsim_config_t"), 0
+   "sslsim_detection_t", "sslsim_robot_command_t", "sslsim_config_t",
+   "sslsim_limits_t"), 0
    for another name: lets a foreign-function binding check its layout. */
 size_t sslsim_sizeof (const char *name);
 

@@ -21,6 +21,7 @@
 #include "engine/world/phys_checkpoint.h"
 #include "engine/world/phys_def.h"
 #include "common/config/sim_schedule_config.h"
+#include "common/base/sim_field.h"
 #include "common/base/sim_team.h"
 #include "engine/world/sim_step.h"
 #include "engine/world/vis_def.h"
@@ -523,10 +524,37 @@ sslsim_sizeof (const char *name)
         return sizeof (sslsim_robot_command_t);
     if (!strcmp (name, "sslsim_config_t"))
         return sizeof (sslsim_config_t);
+    if (!strcmp (name, "sslsim_limits_t"))
+        return sizeof (sslsim_limits_t);
     return 0;
 }
 
 /* ---- what comes out ------------------------------------------------- */
+
+sslsim_status_t
+sslsim_world_limits (const sslsim_world_t *world, sslsim_limits_t *out)
+{
+    if (!world || !out)
+        return SSLSIM_EINVAL;
+    sim_field_t field;
+    sim_field_resolve (&world->cfg.field, world->cfg.run.division, &field);
+    memset (out, 0, sizeof *out);
+    out->field_length = field.length;
+    out->field_width = field.width;
+    out->boundary_width = field.boundary_width;
+    out->goal_width = field.goal_width;
+    out->goal_depth = field.goal_depth;
+    out->wall_height = world->cfg.sim.wall_height;
+    for (int t = 0; t < 2; t++) {
+        const sim_robot_specs_t *r = &world->cfg.team[t];
+        out->robot_speed_max[t] = r->limits.vel_absolute_max;
+        out->robot_angular_max[t] = r->limits.vel_angular_max;
+        out->kick_speed_max[t] = r->kicker.max_linear_speed;
+        out->chip_speed_max[t] = r->kicker.max_chip_speed;
+        out->dribbler_rpm_max[t] = r->dribbler.max_speed_rpm;
+    }
+    return SSLSIM_OK;
+}
 
 int
 sslsim_world_vision_count (const sslsim_world_t *world)

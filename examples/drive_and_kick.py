@@ -26,19 +26,30 @@ import numpy as np  # noqa: E402
 
 import sslsim  # noqa: E402
 
-FIELD_HALF_LENGTH, FIELD_HALF_WIDTH, GOAL_HALF_WIDTH = 6.0, 4.5, 0.9  # division A, m
-GOAL = np.array([FIELD_HALF_LENGTH, 0.0])
+
+
+class Field:
+    """The field in force (env.world.limits(): division and [field] keys),
+    m; set by main() before the first episode."""
+    half_length = half_width = goal_half_width = run_off = 0.0
+    goal = np.zeros(2)
+
+    @classmethod
+    def read(cls, limits):
+        cls.half_length, cls.half_width = limits["field_length"] / 2, limits["field_width"] / 2
+        cls.goal_half_width, cls.run_off = limits["goal_width"] / 2, limits["boundary_width"]
+        cls.goal = np.array([cls.half_length, 0.0])
 
 
 def in_goal(ball):
-    return ball[0] > FIELD_HALF_LENGTH and abs(ball[1]) < GOAL_HALF_WIDTH
+    return ball[0] > Field.half_length and abs(ball[1]) < Field.goal_half_width
 
 
 def reward_fn(obs, info):
     ball = info["truth"]["ball"][:2]
     before = reward_fn.last if reward_fn.last is not None else ball
     reward_fn.last = ball
-    progress = np.linalg.norm(GOAL - before) - np.linalg.norm(GOAL - ball)
+    progress = np.linalg.norm(Field.goal - before) - np.linalg.norm(Field.goal - ball)
     return float(progress + (10.0 if in_goal(ball) else 0.0))
 
 
@@ -47,7 +58,8 @@ reward_fn.last = None
 
 def termination_fn(obs, info):
     ball = info["truth"]["ball"]
-    return bool(in_goal(ball) or abs(ball[0]) > FIELD_HALF_LENGTH + 0.3 or abs(ball[1]) > FIELD_HALF_WIDTH + 0.3)
+    return bool(in_goal(ball) or abs(ball[0]) > Field.half_length + Field.run_off
+                or abs(ball[1]) > Field.half_width + Field.run_off)
 
 
 def controller(env, info):
@@ -58,7 +70,7 @@ def controller(env, info):
     k = int(np.nonzero((t["team"] == 0) & (t["id"] == 0))[0][0])
     pos, heading = t["pos"][k], t["orientation"][k]
     ball = t["ball"][:2]
-    to_goal = (GOAL - ball) / np.linalg.norm(GOAL - ball)
+    to_goal = (Field.goal - ball) / np.linalg.norm(Field.goal - ball)
     target = ball - 0.11 * to_goal  # the dribbler touching the ball
     err = target - pos
     # world error into the robot's frame (forward = heading)
@@ -90,12 +102,13 @@ def main():
     a = ap.parse_args()
     env = sslsim.SslSimEnv(observation="vision" if a.vision else "truth", max_steps=625,
                            reward_fn=reward_fn, termination_fn=termination_fn)
+    Field.read(env.world.limits())
     goals = 0
     for episode in range(a.episodes):
         rng = np.random.default_rng(episode)
         ball = (rng.uniform(-1.0, 3.0), rng.uniform(-2.5, 2.5))
         robots = {(0, 0): (ball[0] - 1.5, ball[1] - 1.0, 0.0)}
-        robots.update({(1, i): (-5.0 + 0.5 * i, -FIELD_HALF_WIDTH - 0.2, 0.0) for i in range(11)})
+        robots.update({(1, i): (-5.0 + 0.5 * i, -Field.half_width - 0.2, 0.0) for i in range(11)})
         obs, info = env.reset(seed=episode, options={"ball": ball, "robots": robots})
         reward_fn.last = None
         total, steps = 0.0, 0

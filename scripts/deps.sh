@@ -1,52 +1,97 @@
 #!/usr/bin/env bash
-# deps.sh - install the Debian packages the build needs, only when missing.
-# Called by `make`, `make test` and `make run`, so a fresh Debian machine
-# needs nothing by hand. Runs apt-get only if pkg-config or a tool is absent.
+# deps.sh [run|build|test] [--list] - install the Debian packages a set of
+# make targets needs, only those missing, so a fresh Debian machine needs
+# nothing by hand. The sets grow one from the other:
+#   run    build and run the simulator, libsslsim and the Python module
+#          (`make run`): compiler, protobuf-c, zmq, czmq, inih, civetweb,
+#          cJSON, zlib, numpy for /usr/bin/python3;
+#   build  run + what `make`, `make check`, `make bench`, `make asan` and
+#          `make format` compile and call: Criterion (the test binaries are
+#          part of `make`) and clang-format (the default);
+#   test   build + everything `make test` runs: clang with libFuzzer,
+#          protoc (fuzz corpora), chromium, node and npm (the browser test),
+#          debhelper, dpkg-dev and lintian (`make deb`), python3-protobuf
+#          (the wire check).
+# The Makefile's `deps` target picks the set from the goals asked for.
+# --list prints the set's packages, one a line, and installs nothing.
+# Runs apt-get only when something is missing; needs root for that.
 set -euo pipefail
 
+set_name=build
+list=0
+for arg in "$@"; do
+    case "$arg" in
+        run | build | test) set_name=$arg ;;
+        --list) list=1 ;;
+        *) echo "usage: scripts/deps.sh [run|build|test] [--list]" >&2; exit 2 ;;
+    esac
+done
+
 need=()
+want=()
 have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
+# pkg CHECK...: want Debian package pkg; need it when the check fails
+pkg() {
+    local name=$1; shift
+    want+=("$name")
+    "$@" >/dev/null 2>&1 || need+=("$name")
+}
+has() { command -v "$1"; }
+py() { /usr/bin/python3 -c "import $1"; }
 
-command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
-command -v cc >/dev/null 2>&1 || need+=(gcc)
-command -v make >/dev/null 2>&1 || need+=(make)
-command -v protoc-c >/dev/null 2>&1 || need+=(protobuf-c-compiler)
-command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
-command -v clang-format >/dev/null 2>&1 || need+=(clang-format)
-# tests/fuzz: clang with Debian's libFuzzer and sanitizer runtimes
-command -v clang >/dev/null 2>&1 || need+=(clang)
-if command -v clang >/dev/null 2>&1; then
-    [ -f "$(clang -print-file-name=libclang_rt.fuzzer-$(uname -m).a 2>/dev/null)" ] \
-        || [ -f "$(clang --print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$(uname -m).a" ] \
-        || need+=(libclang-rt-dev)
-fi
-[ -f /usr/include/google/protobuf/any.proto ] || need+=(libprotobuf-dev)
-have_pc libprotobuf-c || need+=(libprotobuf-c-dev)
-have_pc libzmq || need+=(libzmq3-dev)
-have_pc libczmq || need+=(libczmq-dev)
-have_pc inih || need+=(libinih-dev)
-have_pc criterion || need+=(libcriterion-dev)
+# ---- run ------------------------------------------------------------------
+pkg pkg-config has pkg-config
+pkg gcc has cc
+pkg make has make
+pkg protobuf-c-compiler has protoc-c
+pkg libprotobuf-dev test -f /usr/include/google/protobuf/any.proto
+pkg libprotobuf-c-dev have_pc libprotobuf-c
+pkg libzmq3-dev have_pc libzmq
+pkg libczmq-dev have_pc libczmq
+pkg libinih-dev have_pc inih
 # services/viewer: HTTP + WebSocket server and JSON (docs/design.md)
-[ -f /usr/include/civetweb.h ] || need+=(libcivetweb-dev)
-have_pc libcjson || need+=(libcjson-dev)
+pkg libcivetweb-dev test -f /usr/include/civetweb.h
+pkg libcjson-dev have_pc libcjson
 # league log files (.gz)
-have_pc zlib || need+=(zlib1g-dev)
-# browser test of the viewer page (tests/browser): Debian's Chromium
-command -v chromium >/dev/null 2>&1 || need+=(chromium)
-# ... driven from node by playwright-core, which npm installs (tests/browser/run.sh)
-command -v node >/dev/null 2>&1 || need+=(nodejs)
-command -v npm >/dev/null 2>&1 || need+=(npm)
-# make deb: Debian's own packaging tools
-command -v dh >/dev/null 2>&1 || need+=(debhelper)
-command -v lintian >/dev/null 2>&1 || need+=(lintian)
-command -v dpkg-buildpackage >/dev/null 2>&1 || need+=(dpkg-dev)
-# python/sslsim: numpy for the system python3
-/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
-# ../shared/tools/check-wire reads descriptors with python3-protobuf
-/usr/bin/python3 -c 'import google.protobuf' >/dev/null 2>&1 || need+=(python3-protobuf)
+pkg zlib1g-dev have_pc zlib
+# python/sslsim: numpy for the system python3 (pulls python3 in)
+pkg python3-numpy py numpy
 
+# ---- build ----------------------------------------------------------------
+if [ "$set_name" != run ]; then
+    pkg libcriterion-dev have_pc criterion
+    pkg clang-format has clang-format
+fi
+
+# ---- test -----------------------------------------------------------------
+fuzz_runtime() {
+    [ -f "$(clang -print-file-name=libclang_rt.fuzzer-"$(uname -m)".a 2>/dev/null)" ] ||
+        [ -f "$(clang --print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$(uname -m).a" ]
+}
+if [ "$set_name" = test ]; then
+    # tests/fuzz: clang with Debian's libFuzzer and sanitizer runtimes
+    pkg clang has clang
+    if command -v clang >/dev/null 2>&1; then pkg libclang-rt-dev fuzz_runtime; else want+=(libclang-rt-dev); fi
+    pkg protobuf-compiler has protoc
+    # browser test of the viewer page (tests/browser): Debian's Chromium,
+    # driven from node by playwright-core, which npm installs (tests/browser/run.sh)
+    pkg chromium has chromium
+    pkg nodejs has node
+    pkg npm has npm
+    # make deb: Debian's own packaging tools
+    pkg debhelper has dh
+    pkg lintian has lintian
+    pkg dpkg-dev has dpkg-buildpackage
+    # ../shared/tools/check-wire reads descriptors with python3-protobuf
+    pkg python3-protobuf py google.protobuf
+fi
+
+if [ "$list" -eq 1 ]; then
+    printf '%s\n' "${want[@]}"
+    exit 0
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
-echo "deps.sh: installing ${need[*]}" >&2
+echo "deps.sh ($set_name): installing ${need[*]}" >&2
 if [ "$(id -u)" -ne 0 ]; then
     echo "deps.sh: missing packages and not root; run: sudo apt-get install -y ${need[*]}" >&2
     exit 1

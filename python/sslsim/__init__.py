@@ -14,10 +14,11 @@ Gymnasium-style environment (registered as "SslSim-v0" when Gymnasium is
 installed). docs/embedding.md of ssl-sim describes all of it.
 """
 from ._native import COMMAND, DETECTION, TRUTH  # noqa: F401
-from .world import ACTION_FIELDS, Batch, SslSimError, World, commands, truth_dict  # noqa: F401
-from .env import Box, SslSimEnv, register  # noqa: F401
+from .world import ACTION_FIELDS, Batch, SslSimError, World, commands, detection_dict, truth_dict  # noqa: F401
+from .env import MAX_AGE, Box, SslSimEnv, observation_bounds, register  # noqa: F401
 
 register()
 
-__all__ = ["World", "Batch", "SslSimEnv", "SslSimError", "Box", "commands", "truth_dict", "register",
+__all__ = ["World", "Batch", "SslSimEnv", "SslSimError", "Box", "commands", "truth_dict", "detection_dict",
+           "observation_bounds", "MAX_AGE", "register",
            "ACTION_FIELDS", "TRUTH", "COMMAND", "DETECTION"]

@@ -59,6 +59,13 @@ class Config(ctypes.Structure):
                 ("seed", ctypes.c_uint64), ("has_seed", ctypes.c_int), ("vision", ctypes.c_int)]
 
 
+class Limits(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_double) for n in ("field_length", "field_width", "boundary_width", "goal_width",
+                                               "goal_depth", "wall_height")] + \
+               [(n, ctypes.c_double * 2) for n in ("robot_speed_max", "robot_angular_max", "kick_speed_max",
+                                                   "chip_speed_max", "dribbler_rpm_max")]
+
+
 def _candidates():
     env = os.environ.get("SSLSIM_LIBRARY")
     if env:
@@ -109,6 +116,7 @@ _SIG = {
     "sslsim_world_truth": (None, [_P, _P]),
     "sslsim_world_time_ns": (ctypes.c_uint64, [_P]),
     "sslsim_world_seed": (ctypes.c_uint64, [_P]),
+    "sslsim_world_limits": (ctypes.c_int, [_P, ctypes.POINTER(Limits)]),
     "sslsim_world_reset": (ctypes.c_int, [_P, ctypes.c_uint64]),
     "sslsim_world_save": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "sslsim_world_load": (ctypes.c_int, [_P, ctypes.c_char_p]),
@@ -131,7 +139,8 @@ for _name, (_res, _args) in _SIG.items():
     _f.argtypes = _args
 
 for _c, _dt in (("sslsim_truth_t", TRUTH), ("sslsim_detection_t", DETECTION),
-                ("sslsim_robot_command_t", COMMAND), ("sslsim_config_t", Config)):
+                ("sslsim_robot_command_t", COMMAND), ("sslsim_config_t", Config),
+                ("sslsim_limits_t", Limits)):
     _size = ctypes.sizeof(_dt) if isinstance(_dt, type) else _dt.itemsize
     if lib.sslsim_sizeof(_c.encode()) != _size:
         raise ImportError("libsslsim's %s is %d bytes, this module expects %d: library and module "

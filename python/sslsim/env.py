@@ -3,28 +3,34 @@
 reset(seed=None, options=None) -> obs, info and step(action) -> obs,
 reward, terminated, truncated, info, whether Gymnasium is installed or not
 (with it the class is a gymnasium.Env, its spaces gymnasium Boxes, and
-importing sslsim registers it as "SslSim-v0").
+importing sslsim registers it as "SslSim-v0"; without it sslsim.Box and
+the small base class below offer the same attributes).
 
-Observations (a float32 vector; env.obs_layout names its parts):
+Observations (a float32 vector; env.obs_layout names its parts; every
+value inside env.observation_space, whose bounds come from the field and
+the robots' limits in force, env.bounds; a value outside is clipped):
   - "truth": ball x y z vx vy vz, then per observed robot present x y
     orientation vx vy omega (m, m/s, rad, rad/s; present 0 and zeros for
     a robot not on the field);
   - "vision": what the cameras reported, with the realism in force: ball
     age x y, then per observed robot age x y orientation, from the newest
     detection of each (age = seconds from that detection's capture to the
-    newest capture of any camera; -1 and zeros before the first one). The ball is the most confident one of the newest
-    frame that has any.
+    newest capture of any camera, at most MAX_AGE; -1 and zeros before the
+    first one). The ball is the most confident one of the newest frame
+    that has any.
 Actions: an array (len(controlled), 6) of forward, left, angular,
 kick_speed, kick_angle, dribbler_speed (m/s, m/s, rad/s, m/s, degrees,
-rpm) for the controlled robots, in the order of env.controlled.
+rpm) for the controlled robots, in the order of env.controlled; the action
+space spans the controlled teams' limits (the robots clamp to their own).
 Reward and termination are the user's: reward_fn(obs, info) -> float and
 termination_fn(obs, info) -> bool (defaults: 0.0 and False); truncated
-after max_steps steps. info holds "truth" (sslsim.truth_dict), "time",
-"errors" (protocol errors of the action) and, for vision, "detections".
+after max_steps steps. info holds plain values only: "truth"
+(sslsim.truth_dict), "time", "errors" (protocol errors of the action)
+and, for vision, "detections" (a list of sslsim.detection_dict).
 """
 import numpy as np
 
-from .world import ACTION_FIELDS, SslSimError, World
+from .world import ACTION_FIELDS, SslSimError, World, detection_dict
 
 try:
     import gymnasium as _gym
@@ -33,41 +39,104 @@ except ImportError:  # the interface without the package
     _gym = None
     _spaces = None
 
+#: the largest age a vision observation reports (s); older detections read this
+MAX_AGE = 10.0
+_G = 9.81  # m/s^2, for the highest a ball at the speed bound can fly
 
 class Box:
-    """The part of gymnasium.spaces.Box this environment needs."""
+    """The part of gymnasium.spaces.Box this environment needs, with the
+    same names and meaning: shape, dtype, low, high, seed(), sample(),
+    contains() and `x in box`, np_random."""
 
-    def __init__(self, low, high, shape, dtype=np.float32, seed=None):
-        self.shape = tuple(shape)
+    def __init__(self, low, high, shape=None, dtype=np.float32, seed=None):
         self.dtype = np.dtype(dtype)
+        self.shape = tuple(shape) if shape is not None else np.shape(low)
         self.low = np.broadcast_to(np.asarray(low, dtype=self.dtype), self.shape).copy()
         self.high = np.broadcast_to(np.asarray(high, dtype=self.dtype), self.shape).copy()
-        self._rng = np.random.default_rng(seed)
+        self.seed(seed)
 
     def seed(self, seed=None):
-        self._rng = np.random.default_rng(seed)
+        self.np_random = np.random.default_rng(seed)
+        return [seed]
+
+    def is_bounded(self, manner="both"):
+        below, above = bool(np.all(np.isfinite(self.low))), bool(np.all(np.isfinite(self.high)))
+        return {"both": below and above, "below": below, "above": above}[manner]
 
     def sample(self):
-        lo = np.where(np.isfinite(self.low), self.low, -1.0)
-        hi = np.where(np.isfinite(self.high), self.high, 1.0)
-        return self._rng.uniform(lo, hi).astype(self.dtype)
+        return self.np_random.uniform(self.low, self.high).astype(self.dtype)
 
     def contains(self, x):
-        x = np.asarray(x)
-        return x.shape == self.shape and bool(np.all(x >= self.low) and np.all(x <= self.high))
+        if not isinstance(x, np.ndarray):
+            try:
+                x = np.asarray(x, dtype=self.dtype)
+            except (ValueError, TypeError):
+                return False
+        return bool(np.can_cast(x.dtype, self.dtype) and x.shape == self.shape
+                    and np.all(x >= self.low) and np.all(x <= self.high))
+
+    def __contains__(self, x):
+        return self.contains(x)
+
+    def __repr__(self):
+        return "Box(%s, %s, %s, %s)" % (self.low.min(), self.high.max(), self.shape, self.dtype)
 
 
-def _box(low, high, shape):
+class _EnvBase:
+    """gymnasium.Env's attributes when Gymnasium is not installed: the
+    episode RNG np_random (seeded by reset(seed=...)), render_mode, spec,
+    unwrapped, render() and close()."""
+    metadata = {"render_modes": []}
+    render_mode = None
+    spec = None
+    _np_random = None
+
+    def reset(self, *, seed=None, options=None):
+        # as gymnasium.Env.reset: a seed reseeds, no seed keeps the stream
+        if seed is not None:
+            self._np_random = np.random.default_rng(seed)
+
+    @property
+    def np_random(self):
+        if self._np_random is None:
+            self._np_random = np.random.default_rng()
+        return self._np_random
+
+    @property
+    def unwrapped(self):
+        return self
+
+    def render(self):
+        return None
+
+    def close(self):
+        pass
+
+
+def _box(low, high):
+    low, high = np.asarray(low, dtype=np.float32), np.asarray(high, dtype=np.float32)
     if _spaces is not None:
-        return _spaces.Box(low=low, high=high, shape=shape, dtype=np.float32)
-    return Box(low, high, shape)
+        return _spaces.Box(low=low, high=high, dtype=np.float32)
+    return Box(low, high)
 
 
-_Base = _gym.Env if _gym is not None else object
+_Base = _gym.Env if _gym is not None else _EnvBase
 
-# action limits: generous physical bounds; the robots' own limits apply inside
-_ACTION_LOW = np.array([-10.0, -10.0, -50.0, 0.0, 0.0, 0.0], dtype=np.float32)
-_ACTION_HIGH = np.array([10.0, 10.0, 50.0, 10.0, 89.0, 2000.0], dtype=np.float32)
+
+def observation_bounds(limits):
+    """The bounds the observations keep, from World.limits(): a dict of
+    (low, high) per quantity. Positions: the field plus its run-off, to the
+    walls; robot speeds: twice the faster team's limit (a robot pushed by
+    another at full speed); ball speed: the fastest kick plus that robot
+    speed; ball height: what a ball thrown up at that speed reaches."""
+    x = limits["field_length"] / 2 + max(limits["boundary_width"], limits["goal_depth"])
+    y = limits["field_width"] / 2 + limits["boundary_width"]
+    robot_v = 2.0 * max(limits["robot_speed_max"])
+    robot_w = 2.0 * max(limits["robot_angular_max"])
+    ball_v = max(limits["kick_speed_max"] + limits["chip_speed_max"]) + robot_v
+    return {"x": (-x, x), "y": (-y, y), "z": (0.0, ball_v * ball_v / (2 * _G)),
+            "ball_v": (-ball_v, ball_v), "robot_v": (-robot_v, robot_v), "omega": (-robot_w, robot_w),
+            "orientation": (-np.pi, np.pi), "present": (0.0, 1.0), "age": (-1.0, MAX_AGE)}
 
 
 class SslSimEnv(_Base):
@@ -83,6 +152,7 @@ class SslSimEnv(_Base):
         self.reward_fn = reward_fn
         self.termination_fn = termination_fn
         self._world = World(ini=ini, args=args, seed=seed, vision=observation == "vision")
+        self._base_seed = self._world.seed  # the configuration's, or `seed`
         self._seed = None
         t = self._world.truth()
         present = list(zip(t["team"].tolist(), t["id"].tolist()))
@@ -97,14 +167,34 @@ class SslSimEnv(_Base):
         per = 7 if observation == "truth" else 4
         head = 6 if observation == "truth" else 3
         self.obs_layout = (["ball"] + ["robot %d/%d" % r for r in self.observed], head, per)
-        n_obs = head + per * len(self.observed)
-        self.observation_space = _box(-np.inf, np.inf, (n_obs,))
-        self.action_space = _box(np.tile(_ACTION_LOW, (len(self.controlled), 1)),
-                                 np.tile(_ACTION_HIGH, (len(self.controlled), 1)),
-                                 (len(self.controlled), len(ACTION_FIELDS)))
+        limits = self._world.limits()
+        self.bounds = observation_bounds(limits)
+        b = self.bounds
+        if observation == "truth":
+            parts = [b["x"], b["y"], b["z"], b["ball_v"], b["ball_v"], b["ball_v"]] + \
+                [b["present"], b["x"], b["y"], b["orientation"], b["robot_v"], b["robot_v"], b["omega"]] \
+                * len(self.observed)
+        else:
+            parts = [b["age"], b["x"], b["y"]] + [b["age"], b["x"], b["y"], b["orientation"]] * len(self.observed)
+        self.observation_space = _box([p[0] for p in parts], [p[1] for p in parts])
+        self._obs_low, self._obs_high = self.observation_space.low, self.observation_space.high
+        self.action_space = _box(*self._action_bounds(limits))
         self._index = {r: i for i, r in enumerate(self.observed)}
         self._steps = 0
         self._seen = None
+        self._newest = -np.inf
+
+    def _action_bounds(self, limits):
+        """Per controlled robot: its team's speed, turn, kick and dribbler
+        limits; kick angle 0..89 degrees (0 = flat)."""
+        low, high = [], []
+        for team in self._teams:
+            v, w = limits["robot_speed_max"][team], limits["robot_angular_max"][team]
+            kick = max(limits["kick_speed_max"][team], limits["chip_speed_max"][team])
+            low.append([-v, -v, -w, 0.0, 0.0, 0.0])
+            high.append([v, v, w, kick, 89.0, limits["dribbler_rpm_max"][team]])
+        shape = (len(self.controlled), len(ACTION_FIELDS))
+        return np.reshape(low, shape), np.reshape(high, shape)
 
     @property
     def world(self):
@@ -129,15 +219,16 @@ class SslSimEnv(_Base):
     def _vision_obs(self, dets, now):
         seen = self._seen  # per entity: t_capture, x, y, orientation
         for d in dets:
-            tc = float(d["t_capture"])
-            if d["ball_count"] > 0 and tc >= seen[0, 0]:
-                balls = d["balls"][:d["ball_count"]]
-                b = balls[int(np.argmax(balls["confidence"]))]
-                seen[0] = (tc, b["x"], b["y"], 0.0)
-            for r in d["robots"][:d["robot_count"]]:
-                i = self._index.get((int(r["team"]), int(r["id"])))
+            tc = d["t_capture"]
+            balls = d["balls"]
+            if len(balls["confidence"]) and tc >= seen[0, 0]:
+                b = balls["pos"][int(np.argmax(balls["confidence"]))]
+                seen[0] = (tc, b[0], b[1], 0.0)
+            r = d["robots"]
+            for k in range(len(r["id"])):
+                i = self._index.get((int(r["team"][k]), int(r["id"][k])))
                 if i is not None and tc >= seen[1 + i, 0]:
-                    seen[1 + i] = (tc, r["x"], r["y"], r["orientation"])
+                    seen[1 + i] = (tc, r["pos"][k, 0], r["pos"][k, 1], r["orientation"][k])
         obs = np.zeros(3 + 4 * len(self.observed), dtype=np.float32)
         never = ~np.isfinite(seen[:, 0])
         age = np.where(never, -1.0, now - np.where(never, 0.0, seen[:, 0]))
@@ -153,31 +244,33 @@ class SslSimEnv(_Base):
         t = self._world.truth()
         info = {"truth": t, "time": t["time"], "errors": errors}
         if self.observation == "truth":
-            return self._truth_obs(t), info
-        dets = self._world.detections()
-        info["detections"] = dets
-        if len(dets):
-            self._newest = max(self._newest, float(np.max(dets["t_capture"])))
-        return self._vision_obs(dets, self._newest), info
+            obs = self._truth_obs(t)
+        else:
+            dets = [detection_dict(rec) for rec in self._world.detections()]
+            info["detections"] = dets
+            if dets:
+                self._newest = max(self._newest, max(d["t_capture"] for d in dets))
+            obs = self._vision_obs(dets, self._newest)
+        # the bounds hold what play produces; a ball over the walls or a
+        # teleport beyond them reads as the nearest bound
+        return np.clip(obs, self._obs_low, self._obs_high), info
 
     # ---- the interface -----------------------------------------------------
-    def reset(self, seed=None, options=None):
-        """Start an episode. seed: the world's seed (None: the configured one
-        first, then one more than the last episode's). options: "ball": (x,
-        y[, vx, vy]) and "robots": {(team, id): (x, y, orientation)} place
-        things before the first observation."""
-        if seed is None:
-            seed = (self._seed + 1) if self._seed is not None else self._base_seed
-        if seed is None:
-            seed = int(self._world.truth_record()["time_ns"]) * 0  # the configuration's seed: reset below
-            self._world.close()
-            self._world = World(vision=self.observation == "vision")
-            self._seed = None
-        else:
+    def reset(self, *, seed=None, options=None):
+        """Start an episode from the configuration. seed: the world's seed
+        (None: the configured one at the first reset, then one more than
+        the last episode's, so reset() after reset(seed=s) is always the
+        same episode). options: "ball": (x, y[, vx, vy]) and "robots":
+        {(team, id): (x, y, orientation)} place things before the first
+        observation."""
+        super().reset(seed=seed)
+        if seed is not None:
             self._seed = int(seed)
-            self._world.reset(self._seed)
-        if _gym is not None:
-            super().reset(seed=self._seed)
+        elif self._seed is None:
+            self._seed = self._base_seed
+        else:
+            self._seed += 1
+        self._world.reset(self._seed)
         options = options or {}
         errors = []
         if "ball" in options:
@@ -195,6 +288,8 @@ class SslSimEnv(_Base):
         action = np.asarray(action, dtype=np.float64)
         if action.shape != self.action_space.shape:
             raise ValueError("action must have shape %s, not %s" % (self.action_space.shape, action.shape))
+        if self._seen is None:
+            raise RuntimeError("call reset() before step()")
         errors = self._world.robot_commands(self._teams, self._ids, action)
         self._world.step(self.dt)
         self._steps += 1
@@ -215,4 +310,4 @@ def register():
     return True
 
 
-__all__ = ["SslSimEnv", "Box", "register", "SslSimError"]
+__all__ = ["SslSimEnv", "Box", "MAX_AGE", "observation_bounds", "register", "SslSimError"]

@@ -78,6 +78,23 @@ def truth_dict(rec):
     }
 
 
+def detection_dict(rec):
+    """One DETECTION record as plain values: camera_id, frame_number,
+    t_capture, t_sent (s), balls {pos (n, 3), confidence, area} and robots
+    {team, id, pos (n, 2), orientation, confidence} of the packet's
+    detections only (m, rad)."""
+    b = rec["balls"][:int(rec["ball_count"])]
+    r = rec["robots"][:int(rec["robot_count"])]
+    return {
+        "camera_id": int(rec["camera_id"]), "frame_number": int(rec["frame_number"]),
+        "t_capture": float(rec["t_capture"]), "t_sent": float(rec["t_sent"]),
+        "balls": {"pos": np.stack([b["x"], b["y"], b["z"]], axis=1), "confidence": b["confidence"].copy(),
+                  "area": b["area"].copy()},
+        "robots": {"team": r["team"].copy(), "id": r["id"].copy(), "pos": np.stack([r["x"], r["y"]], axis=1),
+                   "orientation": r["orientation"].copy(), "confidence": r["confidence"].copy()},
+    }
+
+
 class World:
     """One in-process ssl-sim world (sslsim_world_t).
 
@@ -194,6 +211,18 @@ class World:
     def truth(self):
         """The true state as plain arrays (truth_dict)."""
         return truth_dict(self.truth_record())
+
+    def limits(self):
+        """The field sizes and robot limits in force, as a dict of floats
+        (per-team values as [blue, yellow] lists): field_length,
+        field_width, boundary_width, goal_width, goal_depth, wall_height (m),
+        robot_speed_max (m/s), robot_angular_max (rad/s), kick_speed_max,
+        chip_speed_max (m/s), dribbler_rpm_max (rpm)."""
+        h = self._handle()
+        out = N.Limits()
+        _check(N.lib.sslsim_world_limits(h, ctypes.byref(out)), self._reason)
+        return {name: (list(getattr(out, name)) if isinstance(kind(), ctypes.Array) else float(getattr(out, name)))
+                for name, kind in N.Limits._fields_}
 
     @property
     def seed(self):

@@ -3,7 +3,9 @@
 determinism, the same bytes as the C library (whose bytes
 tests/system/test_embed_sync.c compares with `ssl-sim run --mode sync`),
 batch independence, the environment's interface with and without
-Gymnasium, and bad input raising Python exceptions.
+Gymnasium (env_checker.py: Gymnasium's check_env, also run when
+Gymnasium is importable), the README's Python example as a user runs it,
+and bad input raising Python exceptions.
 """
 import math
 import os
@@ -18,7 +20,9 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 import numpy as np  # noqa: E402
 
 import sslsim  # noqa: E402
+from tests import env_checker  # noqa: E402
 
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 EMBED = os.environ.get("SSLSIM_EMBED_BENCH", os.path.join(HERE, "..", "..", "build", "bench", "embed"))
 
 
@@ -237,6 +241,161 @@ class EnvTest(unittest.TestCase):
         except ImportError:
             have = False
         self.assertEqual(sslsim.register(), have)
+
+
+def readme_python_example():
+    """The README's Python example: the first ```python block of README.md."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("```python\n") + len("```python\n")
+    return text[start:text.index("```", start)]
+
+
+class UserJourneyTest(unittest.TestCase):
+    """What a Gymnasium user meets with the defaults and the docs alone."""
+
+    def test_readme_example_runs_as_written(self):
+        """The README's block, run by /usr/bin/python3 from the source tree
+        as the README says; the module finds the library itself when the
+        tests run against the default build tree."""
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        if os.path.realpath(env.get("SSLSIM_LIBRARY", "")) == os.path.realpath(
+                os.path.join(ROOT, "build", "lib", "libsslsim.so.1")):
+            del env["SSLSIM_LIBRARY"]
+        code = readme_python_example()
+        self.assertIn("SslSimEnv()", code)
+        self.assertIn("env.reset()", code)
+        out = subprocess.run(["/usr/bin/python3", "-c", code], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+
+    def test_default_env_reset_and_step(self):
+        env = sslsim.SslSimEnv()
+        obs, info = env.reset()
+        self.assertIn(obs, env.observation_space)
+        obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        self.assertIn(obs, env.observation_space)
+        self.assertEqual((reward, terminated, truncated), (0.0, False, False))
+
+    def test_make_run_builds_the_library(self):
+        """`make run` builds libsslsim with the binary, so `import sslsim`
+        works after it (a dry run from nothing lists the link)."""
+        with tempfile.TemporaryDirectory() as d:
+            out = subprocess.run(["make", "-n", "-B", "--no-print-directory", "NO_DEPS=1", "BUILD=" + d, "run"],
+                                 cwd=ROOT, capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertTrue("-soname,libsslsim.so.1" in out.stdout, "`make -n run` does not link libsslsim")
+
+    def test_make_run_installs_only_what_running_needs(self):
+        """`make run` asks scripts/deps.sh for the run set, which holds no
+        test or packaging tool; `make test` asks for all of them."""
+        def deps_line(goal):
+            out = subprocess.run(["make", "-n", "--no-print-directory", goal], cwd=ROOT, capture_output=True,
+                                 text=True, timeout=120).stdout
+            return [line for line in out.splitlines() if line.startswith("scripts/deps.sh")]
+
+        def listed(name):
+            return subprocess.run([os.path.join(ROOT, "scripts", "deps.sh"), name, "--list"], check=True,
+                                  capture_output=True, text=True).stdout.split()
+        self.assertEqual(deps_line("run"), ["scripts/deps.sh run"])
+        self.assertEqual(deps_line("test")[:1], ["scripts/deps.sh test"])
+        run, test = listed("run"), listed("test")
+        for tool in ("chromium", "nodejs", "npm", "clang", "lintian", "debhelper", "libcriterion-dev",
+                     "clang-format"):
+            self.assertNotIn(tool, run)
+            self.assertIn(tool, test)
+        for lib in ("gcc", "libprotobuf-c-dev", "libzmq3-dev", "libczmq-dev", "libinih-dev", "libcivetweb-dev",
+                    "libcjson-dev", "zlib1g-dev", "python3-numpy"):
+            self.assertIn(lib, run)
+        self.assertEqual(test[:len(run)], run)
+
+
+class EnvCheckTest(unittest.TestCase):
+    """env_checker.check_env (Gymnasium's checks, warnings as failures,
+    plain info) for both observation kinds with the defaults."""
+
+    def test_truth_passes_the_checker(self):
+        env_checker.check_env(sslsim.SslSimEnv())
+
+    def test_vision_passes_the_checker(self):
+        env_checker.check_env(sslsim.SslSimEnv(observation="vision"))
+
+    def test_gymnasiums_own_checker_when_installed(self):
+        try:
+            from gymnasium.utils.env_checker import check_env
+        except ImportError:
+            self.skipTest("Gymnasium is not installed (not packaged by Debian); env_checker.py stands in")
+        for observation in ("truth", "vision"):
+            check_env(sslsim.SslSimEnv(observation=observation), skip_render_check=True)
+
+    def test_the_checker_fails_what_it_should(self):
+        """The checker is not a test that cannot fail: infinite bounds, a
+        structured array in info, a reset that ignores its seed."""
+        env = sslsim.SslSimEnv()
+        env.observation_space = sslsim.Box(-np.inf, np.inf, env.observation_space.shape)
+        with self.assertRaisesRegex(AssertionError, "infinite"):
+            env_checker.check_env(env)
+        self.assertTrue(env_checker.plain_problems({"d": sslsim.World(seed=1).detections()}))
+        self.assertEqual(env_checker.plain_problems({"a": [1, 2.0, np.zeros(3)], "b": {"c": True}}), [])
+
+        class Unseeded(sslsim.SslSimEnv):
+            def reset(self, *, seed=None, options=None):
+                return super().reset(seed=None, options=options)
+        with self.assertRaisesRegex(AssertionError, "reset"):
+            env_checker.check_env(Unseeded())
+
+    def test_reset_with_a_seed_twice_is_the_same_episode(self):
+        for observation in ("truth", "vision"):
+            env = sslsim.SslSimEnv(observation=observation)
+            runs = []
+            for _ in range(2):
+                obs, _ = env.reset(seed=5)
+                trace = [obs] + [env.step(np.full(env.action_space.shape, 0.5))[0] for _ in range(8)]
+                runs.append(np.array(trace))
+            np.testing.assert_array_equal(runs[0], runs[1])
+
+    def test_reset_without_a_seed_uses_the_configured_one_then_counts(self):
+        env = sslsim.SslSimEnv()
+        env.reset()
+        self.assertEqual(env.world.seed, 0)  # configs/ssl-sim.ini [sim] seed
+        env.reset()
+        self.assertEqual(env.world.seed, 1)
+        env.reset(seed=40)
+        env.reset()
+        self.assertEqual(env.world.seed, 41)
+
+    def test_bounds_come_from_the_field_and_the_limits(self):
+        """Division A: 12 x 9 m, 0.3 m run-off; robots 3 m/s, 12 rad/s;
+        kicks 6.5 m/s (configs/ssl-sim.ini)."""
+        env = sslsim.SslSimEnv()
+        b = env.bounds
+        self.assertEqual(b["x"], (-6.3, 6.3))
+        self.assertEqual(b["y"], (-4.8, 4.8))
+        self.assertEqual(b["robot_v"], (-6.0, 6.0))
+        self.assertEqual(b["ball_v"], (-12.5, 12.5))
+        self.assertTrue(np.all(np.isfinite(env.observation_space.low)))
+        self.assertEqual(env.action_space.high[0].tolist(), [3.0, 3.0, 12.0, 6.5, 89.0, 10000.0])
+        small = sslsim.SslSimEnv(args=["--division", "b"])
+        self.assertEqual(small.bounds["x"], (-4.8, 4.8))
+
+    def test_observations_outside_the_bounds_are_clipped(self):
+        """A ball placed beyond the walls reads as the nearest bound."""
+        for observation in ("truth", "vision"):
+            env = sslsim.SslSimEnv(observation=observation)
+            obs, _ = env.reset(seed=1, options={"ball": (20.0, -20.0)})
+            for _ in range(10):
+                obs = env.step(np.zeros(env.action_space.shape))[0]
+                self.assertIn(obs, env.observation_space)
+
+    def test_info_holds_plain_values(self):
+        env = sslsim.SslSimEnv(observation="vision")
+        env.reset(seed=3)
+        for _ in range(5):
+            info = env.step(env.action_space.sample())[4]
+            self.assertEqual(env_checker.plain_problems(info), [])
+        self.assertGreater(len(info["detections"]), 0)
+        d = info["detections"][-1]
+        self.assertEqual(d["robots"]["pos"].shape, (len(d["robots"]["id"]), 2))
 
 
 if __name__ == "__main__":

@@ -109,6 +109,41 @@ Test (sslsim, reset_is_a_new_world_of_that_seed)
     sslsim_world_free (b);
 }
 
+/* The limits are the configuration's: division A and the default
+   [blue]/[yellow] sections of configs/ssl-sim.ini; flags change them. */
+Test (sslsim, limits_are_those_of_the_configuration_in_force)
+{
+    sslsim_world_t *w = s_world (1);
+    sslsim_limits_t l;
+    cr_assert_eq (sslsim_world_limits (w, &l), SSLSIM_OK);
+    cr_assert_eq (l.field_length, 12.0);
+    cr_assert_eq (l.field_width, 9.0);
+    cr_assert_eq (l.boundary_width, 0.3);
+    cr_assert_eq (l.goal_width, 1.8);
+    for (int t = 0; t < 2; t++) {
+        cr_assert_eq (l.robot_speed_max[t], 3.0);
+        cr_assert_eq (l.robot_angular_max[t], 12.0);
+        cr_assert_eq (l.kick_speed_max[t], 6.5);
+        cr_assert_eq (l.chip_speed_max[t], 5.5);
+        cr_assert_eq (l.dribbler_rpm_max[t], 10000.0);
+    }
+    cr_assert_eq (sslsim_world_limits (w, NULL), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_world_limits (NULL, &l), SSLSIM_EINVAL);
+    sslsim_world_free (w);
+
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    const char *args[] = { "--division", "b", NULL };
+    config.args = args;
+    char err[256];
+    w = sslsim_world_new (&config, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    cr_assert_eq (sslsim_world_limits (w, &l), SSLSIM_OK);
+    cr_assert_eq (l.field_length, 9.0);
+    cr_assert_eq (l.field_width, 6.0);
+    sslsim_world_free (w);
+}
+
 /* Batch sizes and thread counts do not change world k. */
 Test (sslsim, batch_world_k_does_not_depend_on_n_or_threads)
 {
