@@ -10,6 +10,7 @@
 #include "common/bus/sim_bus.h"
 #include "common/config/config.h"
 #include "engine/world/phys_checkpoint.h"
+#include "phys_epoch.h"
 
 /* A checkpoint, then a new journal after it. A crash between the two
    leaves the new checkpoint with the old journal, whose inputs all have
@@ -95,6 +96,8 @@ phys_recovery_open_journal (phys_service_t *self, bool resumed)
             ? 0
             : -1;
     free (ini);
+    if (rc == 0)
+        phys_epoch_journal (self); /* every base from here on is journaled: a replay takes them all */
     if (rc)
         sim_error ("cannot write the journal %s", self->cfg.run.journal);
     else
