@@ -266,26 +266,38 @@ s_replay (const char *dir, const char *journal, const char *out, const char *mod
     cr_assert (WIFEXITED (status) && WEXITSTATUS (status) == 0, "ssl-sim replay %s failed", journal);
 }
 
+/* A run's files in a fresh directory, and its configuration: the
+   fixture's [vision] timestamp_base = zero (set for the tests that compare
+   timestamps across runs) put back to its default, because these tests
+   are about the default a user gets (Unix time in realtime mode), and the
+   recorder's referee multicast kept on loopback (network hygiene). */
+typedef struct {
+    char dir[32];
+    char run[64], replay[64], realtime[64], journal[64];
+    char ini[160];
+} s_files_t;
+
+static void
+s_files (s_files_t *f)
+{
+    snprintf (f->dir, sizeof f->dir, "/tmp/ssl-sim-journal-XXXXXX");
+    cr_assert_not_null (mkdtemp (f->dir));
+    snprintf (f->run, sizeof f->run, "%s/run.log", f->dir);
+    snprintf (f->replay, sizeof f->replay, "%s/replay.log", f->dir);
+    snprintf (f->realtime, sizeof f->realtime, "%s/realtime.log", f->dir);
+    snprintf (f->journal, sizeof f->journal, "%s/run.journal", f->dir);
+    snprintf (f->ini, sizeof f->ini,
+              "[vision]\ntimestamp_base = auto\n[network]\nreferee_addr = 127.0.0.1:%d\n",
+              sim_test_free_port ());
+}
+
 Test (journal, a_default_realtime_run_replays_byte_for_byte, .timeout = 180)
 {
-    char dir[] = "/tmp/ssl-sim-journal-XXXXXX";
-    cr_assert_not_null (mkdtemp (dir));
-    char run[64], fast[64], realtime[64], journal[64];
-    snprintf (run, sizeof run, "%s/run.log", dir);
-    snprintf (fast, sizeof fast, "%s/replay.log", dir);
-    snprintf (realtime, sizeof realtime, "%s/realtime.log", dir);
-    snprintf (journal, sizeof journal, "%s/run.journal", dir);
-    const char *args[] = { "--truth", "--record", run, "--journal", journal, NULL };
-    /* The fixture's configuration sets [vision] timestamp_base = zero for
-       the tests that compare timestamps across runs; this one is about the
-       default a user gets (Unix time in realtime mode), so it puts the key
-       back to its default. The recorder's referee multicast is kept on
-       loopback (network hygiene). */
-    char ini[160];
-    snprintf (ini, sizeof ini, "[vision]\ntimestamp_base = auto\n[network]\nreferee_addr = 127.0.0.1:%d\n",
-              sim_test_free_port ());
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--truth", "--record", files.run, "--journal", files.journal, NULL };
     sim_fixture_t f;
-    cr_assert_eq (sim_fixture_start (&f, args, ini, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION), 0,
+    cr_assert_eq (sim_fixture_start (&f, args, files.ini, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION), 0,
                   "ssl-sim did not come up");
     vision_t seen;
     memset (&seen, 0, sizeof seen);
@@ -304,24 +316,24 @@ Test (journal, a_default_realtime_run_replays_byte_for_byte, .timeout = 180)
     }
     cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
     char err[256];
-    phys_replay_t *script = phys_replay_load (journal, err, sizeof err);
+    phys_replay_t *script = phys_replay_load (files.journal, err, sizeof err);
     cr_assert_not_null (script, "%s", err);
     size_t bases = phys_replay_epoch_count (script);
     phys_replay_destroy (&script);
     /* 0 before the clock starts, Unix time at the start, after each speed change */
     cr_expect_geq (bases, 4, "the journal holds %zu timestamp bases", bases);
 
-    s_replay (dir, journal, fast, NULL);
-    s_replay (dir, journal, realtime, "realtime");
-    const char *replays[] = { fast, realtime };
+    s_replay (files.dir, files.journal, files.replay, NULL);
+    s_replay (files.dir, files.journal, files.realtime, "realtime");
+    const char *replays[] = { files.replay, files.realtime };
     for (int i = 0; i < 2; i++) {
-        size_t vision = s_expect_same_records (run, replays[i], SIM_LOGFILE_VISION, "vision", true);
-        size_t truth = s_expect_same_records (run, replays[i], SIM_LOGFILE_TRACKER, "truth", true);
+        size_t vision = s_expect_same_records (files.run, replays[i], SIM_LOGFILE_VISION, "vision", true);
+        size_t truth = s_expect_same_records (files.run, replays[i], SIM_LOGFILE_TRACKER, "truth", true);
         cr_log_info ("%s: %zu vision and %zu truth packets as in the run", replays[i], vision, truth);
         cr_expect_gt (vision, 100, "the run recorded %zu vision packets", vision);
         cr_expect_gt (truth, 50, "the run recorded %zu truth packets", truth);
     }
-    sim_lab_sh ("rm -rf '%s'", dir);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
 }
 
 /* A default `ssl-sim run --mode MODE --truth --record --journal` with
@@ -330,21 +342,14 @@ Test (journal, a_default_realtime_run_replays_byte_for_byte, .timeout = 180)
 static void
 s_default_mode_replays (const char *mode)
 {
-    char dir[] = "/tmp/ssl-sim-journal-XXXXXX";
-    cr_assert_not_null (mkdtemp (dir));
-    char run[64], replay[64], journal[64];
-    snprintf (run, sizeof run, "%s/run.log", dir);
-    snprintf (replay, sizeof replay, "%s/replay.log", dir);
-    snprintf (journal, sizeof journal, "%s/run.journal", dir);
-    const char *args[] = { "--mode", mode, "--truth", "--record", run, "--journal", journal, NULL };
-    /* the fixture's timestamp_base = zero put back to the default, and the
-       referee multicast on loopback, as above */
-    char ini[160];
-    snprintf (ini, sizeof ini, "[vision]\ntimestamp_base = auto\n[network]\nreferee_addr = 127.0.0.1:%d\n",
-              sim_test_free_port ());
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = {
+        "--mode", mode, "--truth", "--record", files.run, "--journal", files.journal, NULL
+    };
     bool sync = strcmp (mode, "sync") == 0;
     sim_fixture_t f;
-    cr_assert_eq (sim_fixture_start (&f, args, ini, sync ? SIM_FIXTURE_FRAMES : SIM_FIXTURE_GATEWAY), 0,
+    cr_assert_eq (sim_fixture_start (&f, args, files.ini, sync ? SIM_FIXTURE_FRAMES : SIM_FIXTURE_GATEWAY), 0,
                   "ssl-sim did not come up");
     vision_t seen;
     memset (&seen, 0, sizeof seen);
@@ -361,13 +366,13 @@ s_default_mode_replays (const char *mode)
                           "teleport %d not answered", i);
     }
     cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
-    s_replay (dir, journal, replay, NULL);
-    size_t vision = s_expect_same_records (run, replay, SIM_LOGFILE_VISION, "vision", false);
-    size_t truth = s_expect_same_records (run, replay, SIM_LOGFILE_TRACKER, "truth", false);
+    s_replay (files.dir, files.journal, files.replay, NULL);
+    size_t vision = s_expect_same_records (files.run, files.replay, SIM_LOGFILE_VISION, "vision", false);
+    size_t truth = s_expect_same_records (files.run, files.replay, SIM_LOGFILE_TRACKER, "truth", false);
     cr_log_info ("%s run: %zu vision and %zu truth packets as in the run", mode, vision, truth);
     cr_expect_gt (vision, 50, "the run recorded %zu vision packets", vision);
     cr_expect_gt (truth, 25, "the run recorded %zu truth packets", truth);
-    sim_lab_sh ("rm -rf '%s'", dir);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
 }
 
 Test (journal, a_default_fast_run_replays_byte_for_byte, .timeout = 180)
