@@ -3,7 +3,7 @@
     ([vision] timestamp_base: unix, or auto in realtime mode), else 0 so
     they count from zero.
 
-    The rule (docs/vision.md, "Timestamps"): at any speed the timestamps
+    The rule (docs/vision.md, "Timestamps on the wire"): at any speed the timestamps
     advance with sim time, so between two frames they step by exactly the
     sim time between them; they are put back on the wall clock (sim time
     now = Unix time now) at the start, after a pause or a sync hold (no
