@@ -154,6 +154,7 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
 {
     assert (self && snap);
     self->released_count = 0;
+    self->truth_due = false;
     int cams = self->rig.count;
     if (s_reserve (self, cams) != 0)
         return -1;
@@ -199,8 +200,15 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
     self->released_count = released;
     self->head = (self->head + released) % self->cap;
     self->len -= released;
-    if (released > 0)
+    /* the truth stream keeps the camera cadence: cameras whose jittered
+       captures fell on neighbouring substeps release at two instants a
+       substep apart, which is one frame period of the rig, not two */
+    if (released > 0
+        && (self->truth_count == 0 || snap->time_ns >= self->truth_last_ns + self->period_ns / 2)) {
         self->truth_count++;
+        self->truth_due = true;
+        self->truth_last_ns = snap->time_ns;
+    }
     return released;
 }
 
@@ -245,6 +253,13 @@ vis_model_period_ns (const vis_model_t *self)
 {
     assert (self);
     return self->period_ns;
+}
+
+bool
+vis_model_truth_due (const vis_model_t *self)
+{
+    assert (self);
+    return self->truth_due;
 }
 
 uint32_t

@@ -144,9 +144,16 @@ const sim_schedule_t *vis_model_schedule (const vis_model_t *self);
 /* Capture period in ns. */
 uint64_t vis_model_period_ns (const vis_model_t *self);
 
+/* True when a ground-truth packet follows the last advance: it released
+   frames, and it is the first to do so, or comes at least half a frame
+   period of sim time after the last such advance. So the truth stream
+   keeps the cameras' cadence even when jittered captures of one period
+   fall on neighbouring substeps (docs/vision.md). */
+bool vis_model_truth_due (const vis_model_t *self);
+
 /* Frame number for the ground-truth packet that follows the last advance:
-   counts the advances that released at least one frame, from 0 (vision.md
-   §10). Meaningful only after an advance that returned > 0. */
+   counts the packets due (vis_model_truth_due), from 0. Meaningful only
+   after an advance for which one is due. */
 uint32_t vis_model_truth_frame_number (const vis_model_t *self);
 
 #endif

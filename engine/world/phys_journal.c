@@ -71,6 +71,18 @@ s_get (const uint8_t *p, int bytes)
     return v;
 }
 
+void
+phys_journal_epoch_encode (int64_t epoch_us, uint8_t out[PHYS_JOURNAL_EPOCH_BYTES])
+{
+    s_put (out, (uint64_t) epoch_us, PHYS_JOURNAL_EPOCH_BYTES);
+}
+
+int64_t
+phys_journal_epoch_decode (const uint8_t in[PHYS_JOURNAL_EPOCH_BYTES])
+{
+    return (int64_t) s_get (in, PHYS_JOURNAL_EPOCH_BYTES);
+}
+
 static void
 s_seal (uint8_t *p, size_t len)
 {

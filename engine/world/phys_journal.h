@@ -69,7 +69,14 @@ typedef enum {
     PHYS_JOURNAL_MARK = 2,
     PHYS_JOURNAL_CONFIG = 3, /* the effective configuration as INI text (seed included) at the start */
     PHYS_JOURNAL_SOURCE = 4, /* where the next input came from, as text */
+    PHYS_JOURNAL_EPOCH = 5,  /* the wire timestamps' base from this substep on (phys_journal_epoch) */
 } phys_journal_kind_t;
+
+/* An EPOCH record's payload: the Unix time (us) the wire timestamps count
+   sim time from (0: from zero), as 8 bytes little-endian. */
+#define PHYS_JOURNAL_EPOCH_BYTES 8
+void phys_journal_epoch_encode (int64_t epoch_us, uint8_t out[PHYS_JOURNAL_EPOCH_BYTES]);
+int64_t phys_journal_epoch_decode (const uint8_t in[PHYS_JOURNAL_EPOCH_BYTES]);
 
 /* ---- writing ---------------------------------------------------------- */
 
@@ -119,7 +126,7 @@ int phys_journal_input_wire (phys_journal_t *self, const phys_world_t *world, co
    PHYS_JOURNAL_LEAD_NS ahead. Returns 0, or -1 as phys_journal_input. */
 int phys_journal_reached (phys_journal_t *self, const phys_world_t *world);
 
-/* Append a record of `kind` (PHYS_JOURNAL_CONFIG or _SOURCE) holding
+/* Append a record of `kind` (PHYS_JOURNAL_CONFIG, _SOURCE or _EPOCH) holding
    `len` bytes of `payload` at `world`'s current substep. Returns 0, or -1
    as phys_journal_input. */
 int phys_journal_note (phys_journal_t *self, const phys_world_t *world, phys_journal_kind_t kind,

@@ -1,6 +1,7 @@
 /*  phys_replay.c - a --journal file read into a replay script. */
 #include "phys_replay.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +15,44 @@ typedef struct {
     char *source;
 } s_input_t;
 
+typedef struct {
+    uint64_t frame;
+    int64_t epoch_us;
+} s_epoch_t;
+
 struct phys_replay_t {
     char *config;
     phys_journal_header_t header;
     s_input_t *inputs;
     size_t count, cap;
+    s_epoch_t *epochs;
+    size_t epoch_count, epoch_cap;
     uint64_t end_frame;
     char *pending_source; /* the last SOURCE note: it holds for the inputs after it */
     bool bad;             /* an input did not decode: the script ends before it */
 };
+
+/* A base change; one that goes back in substeps ends the script (damage). */
+static bool
+s_add_epoch (phys_replay_t *self, const phys_journal_record_t *rec)
+{
+    if (self->epoch_count > 0 && rec->frame < self->epochs[self->epoch_count - 1].frame) {
+        self->bad = true;
+        return false;
+    }
+    if (self->epoch_count == self->epoch_cap) {
+        size_t cap = self->epoch_cap ? self->epoch_cap * 2 : 16;
+        s_epoch_t *grown = realloc (self->epochs, cap * sizeof *grown);
+        if (!grown) {
+            self->bad = true;
+            return false;
+        }
+        self->epochs = grown;
+        self->epoch_cap = cap;
+    }
+    self->epochs[self->epoch_count++] = (s_epoch_t) { rec->frame, phys_journal_epoch_decode (rec->payload) };
+    return true;
+}
 
 static bool
 s_on_record (void *arg, const phys_journal_record_t *rec)
@@ -42,6 +72,8 @@ s_on_record (void *arg, const phys_journal_record_t *rec)
         free (self->pending_source);
         self->pending_source = strndup ((const char *) rec->payload, rec->payload_len);
         return true;
+    case PHYS_JOURNAL_EPOCH:
+        return rec->payload_len == PHYS_JOURNAL_EPOCH_BYTES ? s_add_epoch (self, rec) : true;
     case PHYS_JOURNAL_MARK:
         if (rec->frame > self->end_frame)
             self->end_frame = rec->frame;
@@ -123,6 +155,7 @@ phys_replay_destroy (phys_replay_t **self_p)
         free (self->inputs[i].source);
     }
     free (self->inputs);
+    free (self->epochs);
     free (self->pending_source);
     free (self->config);
     free (self);
@@ -163,6 +196,20 @@ uint64_t
 phys_replay_end_frame (const phys_replay_t *self)
 {
     return self->end_frame;
+}
+
+size_t
+phys_replay_epoch_count (const phys_replay_t *self)
+{
+    return self->epoch_count;
+}
+
+void
+phys_replay_epoch (const phys_replay_t *self, size_t i, uint64_t *frame, int64_t *epoch_us)
+{
+    assert (i < self->epoch_count);
+    *frame = self->epochs[i].frame;
+    *epoch_us = self->epochs[i].epoch_us;
 }
 
 bool

@@ -46,6 +46,13 @@ const Simbus__Request *phys_replay_input (const phys_replay_t *self, size_t i, u
    last input's substeps). */
 uint64_t phys_replay_end_frame (const phys_replay_t *self);
 
+/* The wire timestamps' bases the run used (EPOCH records): how many
+   (0 for a journal written before they were recorded: the replay then
+   decides the base as a run would), and change i (< count): from substep
+   *frame on, Unix time *epoch_us at sim time 0 (0: from zero). In order. */
+size_t phys_replay_epoch_count (const phys_replay_t *self);
+void phys_replay_epoch (const phys_replay_t *self, size_t i, uint64_t *frame, int64_t *epoch_us);
+
 /* True when the file ended in a torn or damaged record. */
 bool phys_replay_torn (const phys_replay_t *self);
 

@@ -21,7 +21,7 @@ s_config_changed (phys_service_t *self, const phys_changes_t *changes)
         bool was_unix = self->epoch_us != 0;
         phys_clock_configure (&self->clock, self->cfg.run.mode, self->cfg.run.speed);
         if (was_unix != phys_epoch_unix (&self->cfg))
-            phys_epoch_rebase (self); /* the mode changed what the timestamps count from */
+            phys_epoch_rebase (self, "a mode change"); /* the mode changed what the timestamps count from */
         phys_report_pause (self);
     }
 }

@@ -47,7 +47,7 @@ phys_hold_release (phys_service_t *self, int64_t now)
     self->hold_clock = false;
     phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world),
                      now);
-    phys_epoch_rebase (self); /* sim time starts now */
+    phys_epoch_rebase (self, NULL); /* sim time starts now */
     self->config_due = true;
     phys_publish_config (self); /* before the first snapshot */
     phys_hold_flush (self, true);

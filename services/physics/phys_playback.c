@@ -4,6 +4,7 @@
 #include "common/base/sim_log.h"
 #include "common/bus/sim_bus.h"
 #include "phys_answer.h"
+#include "phys_epoch.h"
 #include "phys_publish.h"
 #include "phys_step.h"
 
@@ -68,6 +69,7 @@ phys_playback_turn (phys_service_t *self, int64_t now)
     uint64_t frame = phys_world_frame (self->world);
     uint64_t at = 0;
     while (self->replay_next < count && frame < self->replay_end) {
+        phys_epoch_replay (self); /* an input may run substeps (sync) */
         const Simbus__Request *req = phys_replay_input (self->replay, self->replay_next, &at, NULL);
         if (at > frame)
             break;
@@ -84,6 +86,10 @@ phys_playback_turn (phys_service_t *self, int64_t now)
     uint64_t target = self->replay_end;
     if (self->replay_next < count && at > frame && at < target)
         target = at;
+    /* the run's timestamp bases, each from the substep it changed at */
+    uint64_t epoch_at = phys_epoch_replay (self);
+    if (epoch_at > frame && epoch_at < target)
+        target = epoch_at;
     if (frame >= self->replay_end) {
         s_finish (self);
         return;

@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/base/sim_log.h"
 #include "common/bus/sim_bus.h"
 #include "common/config/config.h"
 #include "engine/world/phys_checkpoint.h"
+#include "engine/world/vis_def.h"
+#include "phys_epoch.h"
 
 /* A checkpoint, then a new journal after it. A crash between the two
    leaves the new checkpoint with the old journal, whose inputs all have
@@ -73,6 +76,28 @@ phys_recovery_resume (phys_service_t *self, const sim_config_t *own)
     self->journal = phys_journal_new (journal, self->run_key, s_replay (self, journal, meta.journal_seq));
 }
 
+/* The configuration a replay starts from: the run's, with the truth
+   stream's uuid written out. It is derived from this instance's host and
+   control port (vis_truth_uuid), which a replay does not share, and a
+   replay's truth packets are the run's byte for byte. Yours to free. */
+static char *
+s_replay_config (const phys_service_t *self)
+{
+    sim_config_t *cfg = malloc (sizeof *cfg);
+    if (!cfg)
+        return NULL;
+    *cfg = self->cfg;
+    if (!*cfg->vision.truth_uuid) {
+        char host[256] = "";
+        if (gethostname (host, sizeof host - 1))
+            host[0] = '\0';
+        vis_truth_uuid (&self->cfg, host, cfg->vision.truth_uuid, sizeof cfg->vision.truth_uuid);
+    }
+    char *ini = sim_config_dump (cfg, false);
+    free (cfg);
+    return ini;
+}
+
 int
 phys_recovery_open_journal (phys_service_t *self, bool resumed)
 {
@@ -87,7 +112,7 @@ phys_recovery_open_journal (phys_service_t *self, bool resumed)
         phys_journal_destroy (&self->user_journal);
         return 0;
     }
-    char *ini = sim_config_dump (&self->cfg, false);
+    char *ini = s_replay_config (self);
     int rc =
         ini && phys_journal_start (self->user_journal, 0, self->world) == 0
                 && phys_journal_note (self->user_journal, self->world, PHYS_JOURNAL_CONFIG, ini, strlen (ini))
@@ -95,6 +120,8 @@ phys_recovery_open_journal (phys_service_t *self, bool resumed)
             ? 0
             : -1;
     free (ini);
+    if (rc == 0)
+        phys_epoch_journal (self); /* every base from here on is journaled: a replay takes them all */
     if (rc)
         sim_error ("cannot write the journal %s", self->cfg.run.journal);
     else

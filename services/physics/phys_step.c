@@ -42,7 +42,7 @@ void
 phys_step_clock (phys_service_t *self, int64_t now)
 {
     uint64_t n = phys_clock_owed (&self->clock, now);
-    phys_epoch_follow (self, phys_clock_running (&self->clock, now));
+    phys_epoch_follow (self, phys_clock_running (&self->clock, now), n);
     if (n)
         phys_step_run (self, n, false, 0, self->cfg.run.mode == SIM_MODE_FAST);
 }

@@ -261,7 +261,7 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     phys_clock_init (&self->clock, self->cfg.run.mode, self->cfg.run.speed, phys_world_dt_ns (self->world),
                      now);
     sim_link_set_pacing (self->link, self->replay ? SIM_LINK_WAIT_ALL : s_pacing (self->cfg.run.mode));
-    phys_epoch_rebase (self);
+    phys_epoch_rebase (self, NULL);
     phys_report_pause (self);
     self->status_wall_us = now;
     self->started_us = now;

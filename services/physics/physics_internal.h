@@ -82,6 +82,8 @@ typedef struct {
     /* the wire timestamps' base (sim_snapshot_t epoch_us): Unix time at
        sim time 0, 0 when the timestamps count from zero */
     int64_t epoch_us;
+    double epoch_speed;       /* the speed at the last re-base */
+    size_t replay_epoch_next; /* a replay: the journal's next base (phys_epoch_replay) */
     /* the newest team command's gateway receive time (sim_snapshot_t) */
     int64_t command_us;
     bool was_running; /* the free-running clock advanced at the last tick */

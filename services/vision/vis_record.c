@@ -2,16 +2,26 @@
     referee multicast (vis_record.h). */
 #include "vis_record.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "common/base/sim_log.h"
 #include "common/bus/sim_udp.h"
 
-/* The log time of sim instant `time_ns`. */
+/* The packets' [vision] timestamp_epoch_offset, ns. */
+static int64_t
+s_offset_ns (const vis_service_t *self)
+{
+    return (int64_t) llround (self->cfg.vision.timestamp_epoch_offset * 1e9);
+}
+
+/* The log time of sim instant `time_ns` (vis_record.h). */
 static int64_t
 s_log_time (vis_service_t *self, uint64_t time_ns)
 {
+    if (self->epoch_us)
+        return self->epoch_us * 1000 + (int64_t) time_ns + s_offset_ns (self);
     if (!self->log_origin_set) {
         self->log_origin_ns = sim_logfile_now_ns () - (int64_t) time_ns;
         self->log_origin_set = true;
@@ -26,6 +36,16 @@ vis_record_write (vis_service_t *self, uint64_t time_ns, int32_t type, const uin
         sim_logfile_write (self->log, s_log_time (self, time_ns), type, buf, len);
 }
 
+void
+vis_record_write_now (vis_service_t *self, int32_t type, const uint8_t *buf, size_t len)
+{
+    if (!self->log)
+        return;
+    int64_t t =
+        self->epoch_us ? sim_logfile_now_ns () + s_offset_ns (self) : s_log_time (self, self->last_time_ns);
+    sim_logfile_write (self->log, t, type, buf, len);
+}
+
 static void
 s_on_referee (void *arg)
 {
@@ -33,7 +53,7 @@ s_on_referee (void *arg)
     struct sockaddr_in from;
     ssize_t n;
     while ((n = sim_udp_recv (self->referee, self->referee_buf, SIM_UDP_MAX, &from)) >= 0)
-        vis_record_write (self, self->last_time_ns, SIM_LOGFILE_REFEREE, self->referee_buf, (size_t) n);
+        vis_record_write_now (self, SIM_LOGFILE_REFEREE, self->referee_buf, (size_t) n);
 }
 
 /* --record: the log file (the launcher made it empty; for FILE.gz it

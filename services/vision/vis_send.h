@@ -13,7 +13,15 @@
 void vis_send_add (vis_service_t *self, const uint8_t *buf, size_t len, const struct sockaddr_in *to,
                    bool counted);
 
-/* Queue one vision packet to the vision destination. */
+/* Queue one vision packet to the vision destination. In a live realtime
+   run whose timestamps follow the wall clock (not `ssl-sim replay`, not
+   fast or sync mode) a detection's t_sent is stamped with the wall clock
+   (plus [vision] timestamp_epoch_offset) when the packet is handed to the
+   kernel, as ssl-vision stamps it just before sending, and never earlier
+   than its t_capture; elsewhere it keeps the model's value
+   (docs/vision.md, "Timestamps"), so sync, fast and library output stay
+   deterministic. Only the wire is stamped: the bus and --record keep the
+   packet as the model made it. */
 void vis_send_packet (vis_service_t *self, const uint8_t *buf, size_t len);
 
 /* Send every queued packet, in order, on self->out. A packet the kernel

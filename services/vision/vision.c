@@ -116,7 +116,7 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
             vis_send_packet (self, wrappers[i].data, wrappers[i].len);
         }
     }
-    if (self->cfg.run.truth) {
+    if (self->cfg.run.truth && vis_model_truth_due (self->model)) {
         uint8_t truth[VIS_STEP_PACKET_MAX];
         size_t len = vis_codec_truth (self->model, &snap, self->truth_uuid, truth, sizeof truth);
         if (len) {
@@ -142,8 +142,10 @@ s_send_paused_geometry (vis_service_t *self)
 {
     uint8_t *buf = self->packets;
     size_t len = vis_codec_geometry (self->model, buf, VIS_STEP_PACKET_MAX);
-    if (len)
+    if (len) {
         vis_send_packet (self, buf, len);
+        vis_record_write_now (self, SIM_LOGFILE_VISION, buf, len);
+    }
 }
 
 /* The end of a sync step; in `ssl-sim replay`, the end of the replay. */

@@ -33,14 +33,18 @@
    end (or when full): in fast mode one lane datagram brings vision dozens
    of snapshots, and a sendto per packet was most of the system calls of
    the whole simulator. The packets keep their order and bytes; only the
-   number of kernel entries changes. */
+   number of kernel entries changes, and, in a realtime run whose
+   timestamps follow the wall clock, each detection's t_sent is written
+   just before the sendmmsg that hands it to the kernel (vis_send.h). */
 typedef struct {
     size_t count, used;
     struct mmsghdr msg[VIS_SENDQ_MAX];
     struct iovec iov[VIS_SENDQ_MAX];
     struct sockaddr_in to[VIS_SENDQ_MAX];
-    bool counted[VIS_SENDQ_MAX]; /* a vision packet (sent/send_failures), not truth */
-    uint8_t *bytes;              /* VIS_SENDQ_BYTES */
+    bool counted[VIS_SENDQ_MAX];     /* a vision packet (sent/send_failures), not truth */
+    size_t stamp[VIS_SENDQ_MAX];     /* where its t_sent's 8 bytes sit, stamped at the send; 0: none */
+    double t_capture[VIS_SENDQ_MAX]; /* of a packet to stamp: t_sent is never before it */
+    uint8_t *bytes;                  /* VIS_SENDQ_BYTES */
 } vis_sendq_t;
 
 /* A sync step's packets, handed to the gateway in one message with the
@@ -89,8 +93,7 @@ typedef struct {
     /* --record FILE (docs/logs.md): every packet as it is released, here
        where it is made, so nothing between release and file can lose one
        (fast mode included); the referee multicast is recorded beside it.
-       Times are sim time from a wall-clock origin taken at the first
-       record, so a log plays at the simulation's pace. */
+       Log times: vis_record.h. */
     sim_logfile_writer_t *log;
     int referee; /* the referee multicast, -1 when not recording */
     bool log_origin_set;

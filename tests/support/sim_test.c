@@ -218,6 +218,18 @@ sim_test_call (int fd, int port, const ProtobufCMessage *msg, void *buf, size_t 
 }
 
 int
+sim_test_speed (int fd, int port, double speed, int timeout_ms)
+{
+    SimulatorControl control = SIMULATOR_CONTROL__INIT;
+    control.has_simulation_speed = true;
+    control.simulation_speed = (float) speed;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.control = &control;
+    uint8_t buf[65536];
+    return sim_test_call (fd, port, &cmd.base, buf, sizeof buf, timeout_ms) >= 0 ? 0 : -1;
+}
+
+int
 sim_test_wait_ready (const sim_proc_t *proc, int fd, int timeout_ms)
 {
     /* an empty SimulatorCommand is the empty datagram */

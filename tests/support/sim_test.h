@@ -102,6 +102,11 @@ void sim_proc_cleanup (sim_proc_t *proc);
    on fd; returns its size or -1. */
 ssize_t sim_test_call (int fd, int port, const ProtobufCMessage *msg, void *buf, size_t cap, int timeout_ms);
 
+/* Set the simulation speed with a SimulatorControl on the control port
+   127.0.0.1:port (what the viewer's slider sends) and wait up to
+   timeout_ms for the answer. Returns 0, or -1 when none came. */
+int sim_test_speed (int fd, int port, double speed, int timeout_ms);
+
 /* Wait until the gateway answers an empty SimulatorCommand on the control
    port (at most timeout_ms). Returns 0 or -1. */
 int sim_test_wait_ready (const sim_proc_t *proc, int fd, int timeout_ms);

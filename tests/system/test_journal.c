@@ -6,13 +6,28 @@
     and every camera's frame numbers after the restart are greater than
     any before it (docs/journal.md). The same for a lock-step client,
     whose sync steps carry the teleports and the frames.
+
+    And the journal a user keeps with `ssl-sim run --journal F`: a default
+    realtime run (timestamps on the wall clock, a speed change in the
+    middle) replayed with `ssl-sim replay F`, at its default pace and in
+    realtime, records every vision and truth packet again byte for byte,
+    timestamps included, at the same log times (docs/logs.md); so do a
+    default fast and a default lock-step run, replayed at the default pace
+    (their log times count from the wall clock of the first record).
 */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "common/logs/sim_logfile.h"
+#include "engine/world/phys_replay.h"
 #include "tests/support/sim_fixture.h"
+#include "tests/support/sim_lab.h"
 #include "tests/support/sim_msg.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
@@ -181,4 +196,191 @@ Test (journal, physics_kill9_after_a_sync_step_loses_nothing, .timeout = 60)
     cr_assert_gt (after.packets, 2, "no frames after physics restarted");
     s_expect_continued (&before, &after, x, y);
     cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+}
+
+/* ---- a --journal file replays the default run byte for byte ------------- */
+
+/* The next message of `type` from r into *m; false at the end. */
+static bool
+s_next_of (sim_logfile_reader_t *r, int32_t type, sim_logfile_msg_t *m)
+{
+    int rc;
+    while ((rc = sim_logfile_next (r, m)) == 1)
+        if (m->type == type)
+            return true;
+    cr_assert_eq (rc, 0, "a log did not read to its end: %s", sim_logfile_error (r));
+    return false;
+}
+
+/* Every `what` message (`type`) of the run's log comes again in the
+   replay's, in order, byte for byte, and with `times` at the same log
+   time. Returns how many the run's holds. */
+static size_t
+s_expect_same_records (const char *run, const char *replay, int32_t type, const char *what, bool times)
+{
+    char err[256];
+    sim_logfile_reader_t *a = sim_logfile_reader_new (run, err, sizeof err);
+    cr_assert_not_null (a, "%s", err);
+    sim_logfile_reader_t *b = sim_logfile_reader_new (replay, err, sizeof err);
+    cr_assert_not_null (b, "%s", err);
+    size_t count = 0, differ = 0, moved = 0, first = 0;
+    sim_logfile_msg_t ma, mb;
+    while (s_next_of (a, type, &ma)) {
+        cr_assert (s_next_of (b, type, &mb), "%s: the replay's log ends after %zu %s packets", replay, count,
+                   what);
+        bool same = ma.len == mb.len && memcmp (ma.data, mb.data, ma.len) == 0;
+        if (!same && differ++ == 0)
+            first = count;
+        moved += ma.time_ns != mb.time_ns;
+        count++;
+    }
+    cr_expect_eq (differ, 0, "%s: %zu of %zu %s packets differ, the first at %zu", replay, differ, count,
+                  what, first);
+    if (times)
+        cr_expect_eq (moved, 0, "%s: %zu of %zu %s packets at another log time", replay, moved, count, what);
+    sim_logfile_reader_destroy (&a);
+    sim_logfile_reader_destroy (&b);
+    return count;
+}
+
+/* `ssl-sim replay JOURNAL --record OUT [--mode MODE]` (vision and truth
+   to free loopback ports); it must exit 0. */
+static void
+s_replay (const char *dir, const char *journal, const char *out, const char *mode)
+{
+    char vision[64], log[300];
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    snprintf (log, sizeof log, "%s/replay.txt", dir);
+    const char *args[] = { "replay",      journal,
+                           "--record",    out,
+                           "--localhost", "--vision-addr",
+                           vision,        "--log-level",
+                           "warn",        mode ? "--mode" : NULL,
+                           mode,          NULL };
+    pid_t pid = sim_lab_spawn (args, dir, log, NULL);
+    cr_assert_gt (pid, 0);
+    int status = 0;
+    cr_assert_eq (waitpid (pid, &status, 0), pid);
+    if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+        sim_lab_dump (log);
+    cr_assert (WIFEXITED (status) && WEXITSTATUS (status) == 0, "ssl-sim replay %s failed", journal);
+}
+
+/* A run's files in a fresh directory, and its configuration: the
+   fixture's [vision] timestamp_base = zero (set for the tests that compare
+   timestamps across runs) put back to its default, because these tests
+   are about the default a user gets (Unix time in realtime mode), and the
+   recorder's referee multicast kept on loopback (network hygiene). */
+typedef struct {
+    char dir[32];
+    char run[64], replay[64], realtime[64], journal[64];
+    char ini[160];
+} s_files_t;
+
+static void
+s_files (s_files_t *f)
+{
+    snprintf (f->dir, sizeof f->dir, "/tmp/ssl-sim-journal-XXXXXX");
+    cr_assert_not_null (mkdtemp (f->dir));
+    snprintf (f->run, sizeof f->run, "%s/run.log", f->dir);
+    snprintf (f->replay, sizeof f->replay, "%s/replay.log", f->dir);
+    snprintf (f->realtime, sizeof f->realtime, "%s/realtime.log", f->dir);
+    snprintf (f->journal, sizeof f->journal, "%s/run.journal", f->dir);
+    snprintf (f->ini, sizeof f->ini,
+              "[vision]\ntimestamp_base = auto\n[network]\nreferee_addr = 127.0.0.1:%d\n",
+              sim_test_free_port ());
+}
+
+Test (journal, a_default_realtime_run_replays_byte_for_byte, .timeout = 180)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--truth", "--record", files.run, "--journal", files.journal, NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, files.ini, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION), 0,
+                  "ssl-sim did not come up");
+    vision_t seen;
+    memset (&seen, 0, sizeof seen);
+    /* inputs at substeps the wall clock picks, and a speed change, which
+       moves the timestamps' base twice */
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq (sim_test_teleport_blue0 (f.fd, f.proc.control_port, -1.5 + 0.8 * i, 0.4 * i, S_WAIT_MS),
+                      1, "teleport %d not answered", i);
+        if (i == 1)
+            cr_assert_eq (sim_test_speed (f.fd, f.proc.control_port, 1.58, S_WAIT_MS), 0);
+        if (i == 2)
+            cr_assert_eq (sim_test_speed (f.fd, f.proc.control_port, 1.0, S_WAIT_MS), 0);
+        int before = seen.packets;
+        while (seen.packets < before + 40)
+            cr_assert (s_take (f.vision, &seen, S_WAIT_MS), "vision stopped");
+    }
+    cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+    char err[256];
+    phys_replay_t *script = phys_replay_load (files.journal, err, sizeof err);
+    cr_assert_not_null (script, "%s", err);
+    size_t bases = phys_replay_epoch_count (script);
+    phys_replay_destroy (&script);
+    /* 0 before the clock starts, Unix time at the start, after each speed change */
+    cr_expect_geq (bases, 4, "the journal holds %zu timestamp bases", bases);
+
+    s_replay (files.dir, files.journal, files.replay, NULL);
+    s_replay (files.dir, files.journal, files.realtime, "realtime");
+    const char *replays[] = { files.replay, files.realtime };
+    for (int i = 0; i < 2; i++) {
+        size_t vision = s_expect_same_records (files.run, replays[i], SIM_LOGFILE_VISION, "vision", true);
+        size_t truth = s_expect_same_records (files.run, replays[i], SIM_LOGFILE_TRACKER, "truth", true);
+        cr_log_info ("%s: %zu vision and %zu truth packets as in the run", replays[i], vision, truth);
+        cr_expect_gt (vision, 100, "the run recorded %zu vision packets", vision);
+        cr_expect_gt (truth, 50, "the run recorded %zu truth packets", truth);
+    }
+    sim_lab_sh ("rm -rf '%s'", files.dir);
+}
+
+/* A default `ssl-sim run --mode MODE --truth --record --journal` with
+   teleports (free-running) or sync steps carrying them (sync), then its
+   default replay: the same vision and truth packets. */
+static void
+s_default_mode_replays (const char *mode)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = {
+        "--mode", mode, "--truth", "--record", files.run, "--journal", files.journal, NULL
+    };
+    bool sync = strcmp (mode, "sync") == 0;
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, files.ini, sync ? SIM_FIXTURE_FRAMES : SIM_FIXTURE_GATEWAY), 0,
+                  "ssl-sim did not come up");
+    vision_t seen;
+    memset (&seen, 0, sizeof seen);
+    for (int i = 0; i < 4; i++) {
+        double x = -1.5 + 0.8 * i, y = 0.4 * i;
+        if (sync) {
+            sim_msg_robot_tp_t tp;
+            SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
+            sim_msg_robot_xy (&tp.tr, x, y);
+            for (int k = 0; k < 20; k++)
+                s_sync_step (&f, &seen, 0.01f, k == 0 ? cmd : NULL, S_WAIT_MS);
+        } else
+            cr_assert_eq (sim_test_teleport_blue0 (f.fd, f.proc.control_port, x, y, S_WAIT_MS), 1,
+                          "teleport %d not answered", i);
+    }
+    cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+    s_replay (files.dir, files.journal, files.replay, NULL);
+    size_t vision = s_expect_same_records (files.run, files.replay, SIM_LOGFILE_VISION, "vision", false);
+    size_t truth = s_expect_same_records (files.run, files.replay, SIM_LOGFILE_TRACKER, "truth", false);
+    cr_log_info ("%s run: %zu vision and %zu truth packets as in the run", mode, vision, truth);
+    cr_expect_gt (vision, 50, "the run recorded %zu vision packets", vision);
+    cr_expect_gt (truth, 25, "the run recorded %zu truth packets", truth);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
+}
+
+Test (journal, a_default_fast_run_replays_byte_for_byte, .timeout = 180)
+{
+    s_default_mode_replays ("fast");
+}
+
+Test (journal, a_default_sync_run_replays_byte_for_byte, .timeout = 180)
+{
+    s_default_mode_replays ("sync");
 }

@@ -427,3 +427,39 @@ Test (vis_model, agrees_with_the_physics_schedule)
     sim_schedule_destroy (&phys);
     vis_model_destroy (&m);
 }
+
+/* The truth stream keeps the rig's cadence (docs/vision.md): with the
+   realistic capture jitter the two cameras' captures of one period often
+   fall on neighbouring substeps and release a substep apart, yet one
+   truth packet is due per period, never two within half a period. */
+Test (vis_model, truth_keeps_the_camera_cadence)
+{
+    sim_config_t cfg = vis_test_cfg ("realistic");
+    vis_model_t *m = sim_fc_model_new (&cfg);
+    cr_assert_not_null (m);
+    uint64_t period = vis_model_period_ns (m), last = 0;
+    int due = 0, split = 0, releases = 0;
+    const int seconds = 20;
+    for (uint64_t k = 1; k <= (uint64_t) seconds * 1000; k++) {
+        sim_snapshot_t s = s_scene (k * 1000000u);
+        int released = vis_model_advance (m, &s);
+        releases += released > 0;
+        split += released == 1;
+        if (!vis_model_truth_due (m))
+            continue;
+        cr_assert_gt (released, 0, "truth due at %llu ns with nothing released",
+                      (unsigned long long) s.time_ns);
+        if (due > 0)
+            cr_assert_geq (s.time_ns - last, period / 2, "two truth packets %llu ns apart",
+                           (unsigned long long) (s.time_ns - last));
+        cr_assert_eq (vis_model_truth_frame_number (m), (uint32_t) due, "truth frame numbers count by one");
+        last = s.time_ns;
+        due++;
+    }
+    double periods = (double) seconds * 1e9 / (double) period;
+    cr_log_info ("%d release instants (%d with one camera), %d truth packets, %.1f periods", releases, split,
+                 due, periods);
+    cr_expect_gt (split, 0, "no capture of the two cameras split over substeps: the test shows nothing");
+    cr_expect (fabs (due - periods) <= 1.0, "%d truth packets in %.1f periods", due, periods);
+    vis_model_destroy (&m);
+}
