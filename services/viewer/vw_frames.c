@@ -65,7 +65,8 @@ vw_frames_keep (vw_frames_t *self, const uint8_t *data, size_t len)
         r->data = grown;
         r->cap = len;
     }
-    memcpy (r->data, data, len);
+    if (len) /* an empty frame may come with no buffer at all */
+        memcpy (r->data, data, len);
     r->len = len;
     self->raw_seq++;
     return 0;
