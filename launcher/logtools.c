@@ -75,11 +75,16 @@ s_addrs (const sim_config_t *cfg, s_addrs_t *out)
 }
 
 /* A socket that sends by `route`: a group through the loopback interface
-   only with --localhost, else on [network] multicast_interface. -1 when
-   none could be made. */
+   only with --localhost (or where no interface routes it), else on
+   [network] multicast_interface. -1 when none could be made. */
 static int
-s_sender (const sim_config_t *cfg, const sim_route_t *route)
+s_sender (const sim_config_t *cfg, sim_route_t *route)
 {
+    if (sim_route_unrouted_to_lo (route)) {
+        char a[64];
+        sim_warn ("no network interface routes %s: sending it through the loopback interface",
+                  sim_udp_addr_str (&route->addr, a, sizeof a));
+    }
     if (route->way == SIM_ROUTE_LOCAL_GROUP)
         return sim_udp_local_sender (route->group);
     return sim_udp_sender (route->way == SIM_ROUTE_NETWORK ? cfg->network.multicast_interface : "",

@@ -61,6 +61,17 @@ sim_route_addr (const sim_config_t *cfg, const char *hostport, sim_route_t *out)
     return s_route (cfg, hostport, s_local_vision (cfg), out);
 }
 
+bool
+sim_route_unrouted_to_lo (sim_route_t *route)
+{
+    if (route->way != SIM_ROUTE_NETWORK || !route->group.s_addr || route->iface[0]
+        || sim_udp_routable (&route->addr))
+        return false;
+    route->way = SIM_ROUTE_LOCAL_GROUP;
+    route->iface = "127.0.0.1";
+    return true;
+}
+
 int
 sim_route_listen (const sim_route_t *route)
 {
@@ -89,8 +100,8 @@ sim_route_receivers (const sim_route_t *route, char *buf, size_t len)
     case SIM_ROUTE_LOCAL_GROUP:
         snprintf (buf, len,
                   "every program on this machine bound to 0.0.0.0:%u or %s:%u receives it, joined to %s or "
-                  "not; one bound to 127.0.0.1:%u does not: for it, run without --local-multicast "
-                  "([network] local_vision = unicast)",
+                  "not; one bound to 127.0.0.1:%u does not (for it: --localhost without "
+                  "--local-multicast)",
                   port, g, port, g, port);
         break;
     case SIM_ROUTE_NETWORK:

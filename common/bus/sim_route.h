@@ -22,6 +22,7 @@
 #define SIM_ROUTE_H_INCLUDED
 
 #include <netinet/in.h>
+#include <stdbool.h>
 
 #include "common/config/sim_config.h"
 
@@ -51,6 +52,13 @@ int sim_route_referee (const sim_config_t *cfg, sim_route_t *out);
 /* Another vision stream's address a command is given (`stats
    --listen`), by vision's rule: 0, or -1 (not HOST:PORT). */
 int sim_route_addr (const sim_config_t *cfg, const char *hostport, sim_route_t *out);
+
+/* For a sender: a group on the network that no interface routes (a host
+   or container with only lo, and no multicast_interface) is sent through
+   the loopback interface instead, where every listener on this machine
+   hears it (sim_udp_listen joins there too). Returns true when the route
+   changed (for the caller to say so). */
+bool sim_route_unrouted_to_lo (sim_route_t *route);
 
 /* A non-blocking listener of the route (sim_udp_listen on its address and
    interface). Returns the fd, or -1 with errno set. */

@@ -115,6 +115,18 @@ sim_udp_listen (const struct sockaddr_in *addr, const char *iface)
     return fd;
 }
 
+bool
+sim_udp_routable (const struct sockaddr_in *addr)
+{
+    int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return true; /* cannot tell: let the sends say */
+    /* a UDP connect only looks the route up: nothing is sent */
+    bool ok = connect (fd, (const struct sockaddr *) addr, sizeof *addr) == 0 || errno != ENETUNREACH;
+    close (fd);
+    return ok;
+}
+
 int
 sim_udp_local_port (int fd)
 {

@@ -29,6 +29,10 @@ int sim_udp_bind (const char *bind_address, int port);
    the fd, or -1 with errno set. */
 int sim_udp_listen (const struct sockaddr_in *addr, const char *iface);
 
+/* Whether the host has a route to `addr` (false on a host or in a
+   container with only lo, for a multicast group). Sends nothing. */
+bool sim_udp_routable (const struct sockaddr_in *addr);
+
 /* Port a socket is bound to, or -1. */
 int sim_udp_local_port (int fd);
 

@@ -84,6 +84,11 @@ vis_send_update_destination (vis_service_t *self)
         return;
     }
     int out = self->udp;
+    if (sim_route_unrouted_to_lo (&vision)) {
+        sim_warn ("no network interface routes %s: sending it through the loopback interface",
+                  self->cfg.run.vision_addr);
+        sim_route_unrouted_to_lo (&truth);
+    }
     if (vision.way == SIM_ROUTE_LOCAL_GROUP) {
         if (s_local_sender (self, vision.group) == 0)
             out = self->local_udp;

@@ -309,6 +309,33 @@ Test (local, every_listener_works_on_a_host_with_only_lo, .timeout = 90)
     s_host_delete (&h);
 }
 
+Test (local, a_run_without_localhost_on_a_host_with_only_lo_reaches_local_listeners, .timeout = 60)
+{
+    /* a container without network: the group is routed nowhere, so
+       vision goes through lo, and the recorder joins there */
+    s_host_t h;
+    char why[200];
+    if (s_host (&h, "n", false, why, sizeof why)) {
+        cr_skip_test ("skipped: %s", why);
+        return;
+    }
+    const char *args[] = { "run", NULL };
+    pid_t pid = sim_lab_spawn (args, h.dir, h.path[0], h.ns);
+    cr_assert_eq (sim_lab_enter_netns (h.ns), 0);
+    int fd = s_client (S_GROUP, 10020, S_GROUP, "127.0.0.1");
+    cr_assert_geq (fd, 0, "%s", strerror (errno));
+    bool seen = s_gets_vision (fd, 15000);
+    cr_expect (seen, "a group member on this host got no vision");
+    cr_expect_eq (sim_lab_wait_text (h.path[0], "no network interface routes 224.5.23.2:10020", 5000), 0,
+                  "the log does not say why vision goes through lo");
+    int code = sim_lab_stop (pid);
+    cr_expect_eq (code, 0, "ssl-sim run exited with %d", code);
+    if (!seen || code)
+        sim_lab_dump (h.path[0]);
+    close (fd);
+    s_host_delete (&h);
+}
+
 /* The datagrams interface d0 of the namespace sent, and whether it holds
    a membership of one of the league's groups. */
 static void
