@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/bus/sim_udp.h"
+#include "sim_udp.h"
 #include "common/config/config.h"
 
 /* `hostport` by the rule; `local_group`: how --localhost carries a group
