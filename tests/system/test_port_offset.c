@@ -41,14 +41,23 @@ s_pick_ports (sim_proc_t *base)
     return -1;
 }
 
+/* The test's runtime directory (made from the template in dir) and its
+   ports; returns the offset (the test fails without one). */
+static int
+s_lab (char *dir, sim_proc_t *base)
+{
+    cr_assert_not_null (mkdtemp (dir));
+    srand ((unsigned) getpid ());
+    int offset = s_pick_ports (base);
+    cr_assert_gt (offset, 0, "no free port pairs");
+    return offset;
+}
+
 Test (port_offset, two_simulators_side_by_side, .timeout = 60)
 {
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
-    cr_assert_not_null (mkdtemp (dir));
-    srand ((unsigned) getpid ());
     sim_proc_t base;
-    int offset = s_pick_ports (&base);
-    cr_assert_gt (offset, 0, "no free port pairs");
+    int offset = s_lab (dir, &base);
     char ini[300], log0[300], log1[300], vision[64], off[16];
     snprintf (ini, sizeof ini, "%s/lab.ini", dir);
     snprintf (log0, sizeof log0, "%s/sim0.log", dir);
@@ -133,11 +142,8 @@ Test (port_offset, moves_every_port_given_or_default_the_referee_and_the_viewer_
        flag moves like a default one, and the referee (the second game
        controller's port) moves with the rest */
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
-    cr_assert_not_null (mkdtemp (dir));
-    srand ((unsigned) getpid ());
     sim_proc_t base;
-    int offset = s_pick_ports (&base);
-    cr_assert_gt (offset, 0, "no free port pairs");
+    int offset = s_lab (dir, &base);
     int referee = s_free_pair (offset), viewer = s_free_pair (offset);
     cr_assert (referee > 0 && viewer > 0, "no free port pairs");
     char ini[300], log[300], rec[300], extra[64], vision[64], off[16], viewer_addr[64];
