@@ -20,6 +20,7 @@
 #include "common/base/sim_log.h"
 #include "common/logs/sim_logfile.h"
 #include "common/bus/sim_service.h"
+#include "common/bus/sim_route.h"
 #include "common/bus/sim_udp.h"
 #include "engine/world/phys_journal.h"
 #include "engine/world/phys_replay.h"
@@ -52,30 +53,42 @@ s_mono_ns (void)
 }
 
 /* The three destinations of a log's messages, as the simulator sends
-   them: vision at vision_addr (127.0.0.1 with --localhost) and the
-   tracker on the same host at truth_port, both shifted by the port
-   offset; the referee at referee_addr as it is. */
+   them (common/bus/sim_route: the port offset, --localhost): vision at
+   vision_addr, the tracker on the same host at truth_port, the referee
+   at referee_addr. */
 typedef struct {
-    struct sockaddr_in vision, tracker, referee;
+    sim_route_t route[3]; /* vision, tracker, referee */
 } s_addrs_t;
 
 static int
 s_addrs (const sim_config_t *cfg, s_addrs_t *out)
 {
-    if (sim_udp_parse_addr (cfg->run.vision_addr, &out->vision)) {
+    if (sim_route_vision (cfg, &out->route[0], &out->route[1])) {
         fprintf (stderr, "ssl-sim: vision address '%s' is not HOST:PORT\n", cfg->run.vision_addr);
         return -1;
     }
-    if (sim_udp_parse_addr (cfg->network.referee_addr, &out->referee)) {
+    if (sim_route_referee (cfg, &out->route[2])) {
         fprintf (stderr, "ssl-sim: referee address '%s' is not HOST:PORT\n", cfg->network.referee_addr);
         return -1;
     }
-    if (cfg->run.localhost)
-        out->vision.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    out->vision.sin_port = htons ((uint16_t) sim_config_port (cfg, ntohs (out->vision.sin_port)));
-    out->tracker = out->vision;
-    out->tracker.sin_port = htons ((uint16_t) sim_config_port (cfg, cfg->network.truth_port));
     return 0;
+}
+
+/* A socket that sends by `route`: a group through the loopback interface
+   only with --localhost (or where no interface routes it), else on
+   [network] multicast_interface. -1 when none could be made. */
+static int
+s_sender (const sim_config_t *cfg, sim_route_t *route)
+{
+    if (sim_route_unrouted_to_lo (route)) {
+        char a[64];
+        sim_warn ("no network interface routes %s: sending it through the loopback interface",
+                  sim_udp_addr_str (&route->addr, a, sizeof a));
+    }
+    if (route->way == SIM_ROUTE_LOCAL_GROUP)
+        return sim_udp_local_sender (route->group);
+    return sim_udp_sender (route->way == SIM_ROUTE_NETWORK ? cfg->network.multicast_interface : "",
+                           cfg->network.multicast_ttl);
 }
 
 /* ---- --record FILE.gz: written plain, compressed at the end ------------- */
@@ -242,13 +255,13 @@ launch_record (const char *path, const sim_config_t *cfg)
     s_addrs_t a;
     if (s_addrs (cfg, &a))
         return 2;
-    const struct sockaddr_in *addrs[3] = { &a.vision, &a.tracker, &a.referee };
+    const struct sockaddr_in *addrs[3] = { &a.route[0].addr, &a.route[1].addr, &a.route[2].addr };
     const int32_t types[3] = { SIM_LOGFILE_VISION, SIM_LOGFILE_TRACKER, SIM_LOGFILE_REFEREE };
     const char *names[3] = { "vision", "tracker", "referee" };
     struct pollfd fds[3];
     char b[64];
     for (int i = 0; i < 3; i++) {
-        fds[i] = (struct pollfd) { sim_udp_listen (addrs[i], cfg->network.multicast_interface), POLLIN, 0 };
+        fds[i] = (struct pollfd) { sim_route_listen (&a.route[i]), POLLIN, 0 };
         if (fds[i].fd < 0) {
             fprintf (stderr, "ssl-sim: record: cannot listen to %s at %s: %s\n", names[i],
                      sim_udp_addr_str (addrs[i], b, sizeof b), strerror (errno));
@@ -266,9 +279,10 @@ launch_record (const char *path, const sim_config_t *cfg)
         return 1;
     }
     s_catch_signals ();
-    printf ("recording %s (vision %s", path, sim_udp_addr_str (&a.vision, b, sizeof b));
-    printf (", tracker %s", sim_udp_addr_str (&a.tracker, b, sizeof b));
-    printf (", referee %s); Ctrl-C stops\n", sim_udp_addr_str (&a.referee, b, sizeof b));
+    printf ("recording %s (vision %s", path, sim_udp_addr_str (addrs[0], b, sizeof b));
+    printf (", tracker %s", sim_udp_addr_str (addrs[1], b, sizeof b));
+    printf (", referee %s%s); Ctrl-C stops\n", sim_udp_addr_str (addrs[2], b, sizeof b),
+            cfg->run.localhost ? "; groups joined on the loopback interface only" : "");
     fflush (stdout);
     uint8_t *buf = malloc (SIM_UDP_MAX);
     uint64_t counts[3] = { 0, 0, 0 };
@@ -336,12 +350,15 @@ launch_play (const char *path, const sim_config_t *cfg, bool loop)
         launch_record_hint (path);
         return 1;
     }
-    int fd = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
-    if (fd < 0) {
-        fprintf (stderr, "ssl-sim: play: cannot open a UDP socket\n");
-        sim_logfile_reader_destroy (&r);
-        return 1;
-    }
+    int fds[3] = { -1, -1, -1 }; /* vision, tracker, referee */
+    for (int i = 0; i < 3; i++)
+        if ((fds[i] = s_sender (cfg, &a.route[i])) < 0) {
+            fprintf (stderr, "ssl-sim: play: cannot open a UDP socket\n");
+            for (int j = 0; j < i; j++)
+                close (fds[j]);
+            sim_logfile_reader_destroy (&r);
+            return 1;
+        }
     s_catch_signals ();
     bool tty = isatty (STDERR_FILENO);
     uint64_t sent[7] = { 0 }, skipped = 0;
@@ -362,11 +379,11 @@ launch_play (const char *path, const sim_config_t *cfg, bool loop)
             rc = got < 0 ? 1 : 0;
             break;
         }
-        const struct sockaddr_in *to = m.type == SIM_LOGFILE_VISION  ? &a.vision
-                                     : m.type == SIM_LOGFILE_TRACKER ? &a.tracker
-                                     : m.type == SIM_LOGFILE_REFEREE ? &a.referee
-                                                                     : NULL;
-        if (!to) {
+        int k = m.type == SIM_LOGFILE_VISION  ? 0
+              : m.type == SIM_LOGFILE_TRACKER ? 1
+              : m.type == SIM_LOGFILE_REFEREE ? 2
+                                              : -1;
+        if (k < 0) {
             skipped++; /* blank, unknown, the 2010 protocol, the index */
             continue;
         }
@@ -384,7 +401,7 @@ launch_play (const char *path, const sim_config_t *cfg, bool loop)
             ;
         if (s_stop)
             break;
-        sim_udp_send (fd, m.data, m.len, to);
+        sim_udp_send (fds[k], m.data, m.len, &a.route[k].addr);
         sent[m.type]++;
         int64_t now = s_mono_ns ();
         if (tty && now - last_bar > 100000000) {
@@ -404,7 +421,8 @@ launch_play (const char *path, const sim_config_t *cfg, bool loop)
     if (skipped)
         fprintf (stderr, "skipped %llu messages of other types (blank, unknown, vision 2010, index)\n",
                  (unsigned long long) skipped);
-    close (fd);
+    for (int i = 0; i < 3; i++)
+        close (fds[i]);
     sim_logfile_reader_destroy (&r);
     return rc;
 }

@@ -15,6 +15,7 @@
 
 #include "logtools.h"
 #include "common/logs/sim_logfile.h"
+#include "common/bus/sim_route.h"
 #include "common/bus/sim_udp.h"
 #include "common/logs/sim_vstats.h"
 
@@ -53,17 +54,22 @@ s_read_log (sim_vstats_t *vs, const char *path)
     return 0;
 }
 
+/* Listen to `addr` by the rule the simulator sends by (common/bus/
+   sim_route): the port moved by the offset, a group joined on the
+   loopback interface only with --localhost. */
 static int
-s_listen (sim_vstats_t *vs, const char *addr, double seconds, const char *iface)
+s_listen (sim_vstats_t *vs, const char *addr, double seconds, const sim_config_t *cfg)
 {
-    struct sockaddr_in a;
-    if (sim_udp_parse_addr (addr, &a)) {
+    sim_route_t route;
+    if (sim_route_addr (cfg, addr, &route)) {
         fprintf (stderr, "ssl-sim: stats: --listen: '%s' is not HOST:PORT\n", addr);
         return 2;
     }
-    int fd = sim_udp_listen (&a, iface);
+    int fd = sim_route_listen (&route);
     if (fd < 0) {
-        fprintf (stderr, "ssl-sim: stats: cannot listen to %s: %s\n", addr, strerror (errno));
+        char a[64];
+        fprintf (stderr, "ssl-sim: stats: cannot listen to %s: %s\n",
+                 sim_udp_addr_str (&route.addr, a, sizeof a), strerror (errno));
         return 1;
     }
     signal (SIGINT, s_on_signal);
@@ -218,7 +224,7 @@ launch_stats (int optc, char **optv, const sim_config_t *cfg)
     sim_vstats_t *vs = sim_vstats_new ();
     if (!vs)
         return 1;
-    int rc = path ? s_read_log (vs, path) : s_listen (vs, listen, seconds, cfg->network.multicast_interface);
+    int rc = path ? s_read_log (vs, path) : s_listen (vs, listen, seconds, cfg);
     sim_vstats_report_t *r = rc == 0 ? malloc (sizeof *r) : NULL;
     if (r) {
         sim_vstats_report (vs, r);

@@ -87,10 +87,24 @@ sim_udp_listen (const struct sockaddr_in *addr, const char *iface)
     if (rc == 0 && group) {
         struct ip_mreq mreq = { .imr_multiaddr = addr->sin_addr };
         mreq.imr_interface.s_addr = htonl (INADDR_ANY);
-        if (iface && *iface && inet_pton (AF_INET, iface, &mreq.imr_interface) != 1)
+        bool chosen = iface && *iface;
+        if (chosen && inet_pton (AF_INET, iface, &mreq.imr_interface) != 1) {
+            errno = EINVAL;
             rc = -1;
+        }
         if (rc == 0)
             rc = setsockopt (fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof mreq);
+        if (rc && !chosen && errno == ENODEV) {
+            /* no route to the group (a host or container with only lo):
+               the loopback interface is the only way anything reaches us */
+            mreq.imr_interface.s_addr = htonl (INADDR_LOOPBACK);
+            rc = setsockopt (fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof mreq);
+            if (rc == 0) {
+                char a[64];
+                sim_info ("no network interface routes %s: joined it on the loopback interface",
+                          sim_udp_addr_str (addr, a, sizeof a));
+            }
+        }
     }
     if (rc || s_nonblocking (fd)) {
         int saved = errno;
@@ -99,6 +113,18 @@ sim_udp_listen (const struct sockaddr_in *addr, const char *iface)
         return -1;
     }
     return fd;
+}
+
+bool
+sim_udp_routable (const struct sockaddr_in *addr)
+{
+    int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return true; /* cannot tell: let the sends say */
+    /* a UDP connect only looks the route up: nothing is sent */
+    bool ok = connect (fd, (const struct sockaddr *) addr, sizeof *addr) == 0 || errno != ENETUNREACH;
+    close (fd);
+    return ok;
 }
 
 int

@@ -22,10 +22,16 @@ int sim_udp_bind (const char *bind_address, int port);
 
 /* A non-blocking receiver of what is sent to `addr`, as the league's
    recorder listens: a multicast group is joined (on interface `iface`,
-   an IPv4 address; NULL or "" = the system's choice) with the port shared
-   (SO_REUSEADDR) with other listeners on the host; a unicast address is
-   bound as it is. Returns the fd, or -1 with errno set. */
+   an IPv4 address; NULL or "" = the system's choice, and the loopback
+   interface when no interface routes the group, as on a host or in a
+   container with only lo) with the port shared (SO_REUSEADDR) with other
+   listeners on the host; a unicast address is bound as it is. Returns
+   the fd, or -1 with errno set. */
 int sim_udp_listen (const struct sockaddr_in *addr, const char *iface);
+
+/* Whether the host has a route to `addr` (false on a host or in a
+   container with only lo, for a multicast group). Sends nothing. */
+bool sim_udp_routable (const struct sockaddr_in *addr);
 
 /* Port a socket is bound to, or -1. */
 int sim_udp_local_port (int fd);

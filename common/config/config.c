@@ -110,6 +110,16 @@ sim_cfg_check_addr_list (const char *value, char *why, size_t whylen)
     return sim_config_addr_list (value, NULL, SIM_TOURNAMENT_ADDRS_MAX, why, whylen) < 0 ? -1 : 0;
 }
 
+/* The port of "HOST:PORT", or 0 when there is none (the key's own check
+   names a bad value). */
+static int
+s_addr_port (const char *hostport)
+{
+    const char *colon = strrchr (hostport, ':');
+    long port = 0;
+    return colon && sim_cfg_parse_long (colon + 1, &port) && port > 0 && port <= 65535 ? (int) port : 0;
+}
+
 /* ---- defaults ----------------------------------------------------------- */
 
 void
@@ -369,9 +379,12 @@ sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
                           net->legacy_port,
                           net->legacy_status_port_blue,
                           net->legacy_status_port_yellow,
-                          net->truth_port };
+                          net->truth_port,
+                          s_addr_port (cfg->run.vision_addr),
+                          s_addr_port (net->referee_addr),
+                          s_addr_port (cfg->viewer.addr) };
     for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++)
-        if (ports[i] + net->port_offset > 65535 || ports[i] + net->port_offset < 1) {
+        if (ports[i] > 0 && (ports[i] + net->port_offset > 65535 || ports[i] + net->port_offset < 1)) {
             sim_cfg_err (err, errlen, "[network] port_offset %d moves port %d outside 1..65535",
                          net->port_offset, ports[i]);
             return -1;
@@ -384,6 +397,8 @@ sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
 
 /* ---- small public helpers ----------------------------------------------- */
 
+/* The one port rule (docs/operations.md, "Several simulators on one
+   computer"): every port, however it was given, moves by the offset. */
 int
 sim_config_port (const sim_config_t *cfg, int base_port)
 {

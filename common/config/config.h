@@ -88,7 +88,7 @@ void sim_config_keep_local (sim_config_t *cfg, const sim_config_t *own);
    and range (as if the dump of cfg were loaded), then the cross-key checks
    a single range cannot express: substep a whole number of nanoseconds,
    center_to_dribbler < radius, shoot_radius >= center_to_dribbler + ball
-   radius - seat_depth, every UDP port + port_offset within 1..65535.
+   radius - seat_depth, every port (UDP, the viewer's HTTP) + port_offset within 1..65535.
    Physics can run it on a candidate before accepting a runtime change, so
    the effective configuration it publishes always loads. Returns 0 or -1
    with "[section] key: reason" in err. Also warns when
@@ -165,7 +165,15 @@ const char *sim_config_limits_names (void);
    max). The key check and the gateway (gw_tournament) both use it. */
 int sim_config_addr_list (const char *text, uint32_t *out, int max, char *why, size_t whylen);
 
-/* A configured UDP port shifted by [network] port_offset. */
+/* A port of the configuration as ssl-sim uses it: moved by [network]
+   port_offset. The one rule for every port, whether it comes from a
+   default, a file, a flag (--vision-addr, --viewer-addr, `stats
+   --listen`) or a SimulatorControl's vision_port, and whether ssl-sim
+   binds it, sends to it or listens on it (the referee's too): one file
+   and one offset make a second complete setup (docs/operations.md,
+   "Several simulators on one computer"). The [bus] tcp endpoints are not
+   ports of this kind (the automatic ipc ones move with the runtime
+   directory). */
 int sim_config_port (const sim_config_t *cfg, int base_port);
 
 /* "realtime", "fast", "sync" (static strings; "?" for a bad value). */

@@ -405,13 +405,15 @@ const sim_cfg_key_t sim_cfg_keys[] = {
                "system's choice)",
                "multicast_interface = 127.0.0.1 ; keep vision on this machine"),
     { .section = "network", .key = "local_vision", .type = SIM_CFG_ENUM,
-      .offset = OFF (network.local_vision), .def = SIM_LOCAL_MULTICAST,
+      .offset = OFF (network.local_vision), .def = SIM_LOCAL_UNICAST,
       .range = R_ANY, .names = s_local_vision_names, .unit = "",
-      .help = "how --localhost sends a multicast vision_addr: through the loopback interface "
-              "(every local listener) or as unicast to 127.0.0.1 (one listener)",
+      .help = "how --localhost sends vision and truth: unicast to 127.0.0.1 (one program bound to "
+              "127.0.0.1 or 0.0.0.0) or multicast through the loopback interface (every program "
+              "bound to 0.0.0.0 or the group); --local-multicast",
       .flags = SIM_CFG_LOCAL },
     S_I_LOCAL ("network", "port_offset", OFF (network.port_offset), 0, R_(0, 65534, 0),
-               "added to every UDP port above; --port-offset"),
+               "added to every port, however given (UDP, vision_addr, referee_addr, the viewer's); "
+               "--port-offset"),
 
     /* [tournament] product addition (docs/protocol.md "Tournament mode"):
        not local, a match's setting that every host reads alike */

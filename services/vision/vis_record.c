@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/base/sim_log.h"
+#include "common/bus/sim_route.h"
 #include "common/bus/sim_udp.h"
 
 /* The packets' [vision] timestamp_epoch_offset, ns. */
@@ -71,12 +72,11 @@ vis_record_open (vis_service_t *self)
         sim_error ("--record: %s", err);
         return -1;
     }
-    struct sockaddr_in ref;
+    sim_route_t ref; /* with --localhost joined on the loopback interface only */
     self->referee_buf = malloc (SIM_UDP_MAX);
     if (!self->referee_buf)
         return -1;
-    if (sim_udp_parse_addr (self->own.network.referee_addr, &ref) == 0
-        && (self->referee = sim_udp_listen (&ref, self->own.network.multicast_interface)) >= 0)
+    if (sim_route_referee (&self->own, &ref) == 0 && (self->referee = sim_route_listen (&ref)) >= 0)
         return sim_loop_add_fd (self->loop, "referee", self->referee, s_on_referee, self);
     sim_warn ("--record: cannot listen to the referee at %s; recording vision only",
               self->own.network.referee_addr);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/base/sim_log.h"
+#include "common/bus/sim_route.h"
 #include "common/bus/sim_udp.h"
 #include "common/logs/sim_logfile.h"
 
@@ -188,49 +189,47 @@ s_local_sender (vis_service_t *self, struct in_addr group)
     return self->local_udp >= 0 ? 0 : -1;
 }
 
-/* With --localhost a multicast group is kept but sent through the
-   loopback interface (every local listener of the port gets a copy,
-   nothing leaves the machine), or with local_vision = unicast (or a
-   unicast vision_addr) 127.0.0.1. */
+/* The route is common/bus/sim_route's rule, which `ssl-sim record` and
+   `play` follow too. A local group the loopback interface cannot carry
+   falls back to unicast to 127.0.0.1, with a warning. */
 void
 vis_send_update_destination (vis_service_t *self)
 {
-    struct sockaddr_in addr;
-    if (sim_udp_parse_addr (self->cfg.run.vision_addr, &addr)) {
+    sim_route_t vision, truth;
+    if (sim_route_vision (&self->cfg, &vision, &truth)) {
         sim_warn ("vision_addr '%s' is not HOST:PORT; keeping the previous destination",
                   self->cfg.run.vision_addr);
         return;
     }
-    const char *how = "";
     int out = self->udp;
-    if (self->cfg.run.localhost) {
-        bool group = IN_MULTICAST (ntohl (addr.sin_addr.s_addr));
-        if (group && self->own.network.local_vision == SIM_LOCAL_MULTICAST
-            && s_local_sender (self, addr.sin_addr) == 0) {
+    if (sim_route_unrouted_to_lo (&vision)) {
+        sim_warn ("no network interface routes %s: sending it through the loopback interface",
+                  self->cfg.run.vision_addr);
+        sim_route_unrouted_to_lo (&truth);
+    }
+    if (vision.way == SIM_ROUTE_LOCAL_GROUP) {
+        if (s_local_sender (self, vision.group) == 0)
             out = self->local_udp;
-            how = " through the loopback interface (local mode: every local listener of the port and "
-                  "every member of the group gets a copy)";
-        } else {
-            if (group && self->own.network.local_vision == SIM_LOCAL_MULTICAST)
-                sim_warn ("multicast through the loopback interface is not possible here; "
-                          "falling back to unicast to 127.0.0.1 (one local listener)");
-            addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-            how = " (local mode: unicast, one local listener)";
+        else {
+            sim_warn ("multicast through the loopback interface is not possible here; "
+                      "falling back to unicast to 127.0.0.1 (one local listener)");
+            vision.way = truth.way = SIM_ROUTE_LOCAL_UNICAST;
+            vision.addr.sin_addr.s_addr = truth.addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
         }
     }
-    addr.sin_port = htons ((uint16_t) sim_config_port (&self->cfg, ntohs (addr.sin_port)));
-    char a[64], b[64];
-    if (memcmp (&addr, &self->dest, sizeof addr) != 0 || out != self->out) {
-        self->truth_dest = addr;
-        self->truth_dest.sin_port =
-            htons ((uint16_t) sim_config_port (&self->cfg, self->cfg.network.truth_port));
-        sim_info ("vision to %s%s%s", sim_udp_addr_str (&addr, a, sizeof a), how,
-                  self->cfg.run.truth ? "" : " (no truth)");
+    static const char *const ways[] = { [SIM_ROUTE_NETWORK] = "",
+                                        [SIM_ROUTE_LOCAL_UNICAST] = " (local: unicast)",
+                                        [SIM_ROUTE_LOCAL_GROUP] =
+                                            " (local: through the loopback interface)" };
+    char a[64], b[64], who[512];
+    if (memcmp (&vision.addr, &self->dest, sizeof vision.addr) != 0 || out != self->out) {
+        sim_info ("vision to %s%s%s: %s", sim_udp_addr_str (&vision.addr, a, sizeof a), ways[vision.way],
+                  self->cfg.run.truth ? "" : " (no truth)", sim_route_receivers (&vision, who, sizeof who));
         if (self->cfg.run.truth)
-            sim_info ("truth to %s, uuid %s", sim_udp_addr_str (&self->truth_dest, b, sizeof b),
-                      self->truth_uuid);
+            sim_info ("truth to %s, uuid %s", sim_udp_addr_str (&truth.addr, b, sizeof b), self->truth_uuid);
     }
-    self->dest = addr;
+    self->dest = vision.addr;
+    self->truth_dest = truth.addr;
     self->out = out;
 }
 

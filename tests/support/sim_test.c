@@ -147,7 +147,7 @@ sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_
              "[vision]\ntimestamp_base = zero\n"
              "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nblue_port = %d\n"
              "yellow_port = %d\nlegacy_port = %d\nlegacy_status_port_blue = %d\n"
-             "legacy_status_port_yellow = %d\ntruth_port = %d\nlocal_vision = unicast\n%s\n",
+             "legacy_status_port_yellow = %d\ntruth_port = %d\n%s\n",
              proc->control_port, proc->blue_port, proc->yellow_port, proc->legacy_port,
              proc->status_blue_port, proc->status_yellow_port, proc->truth_port, extra_ini ? extra_ini : "");
     return fclose (f) ? -1 : 0;

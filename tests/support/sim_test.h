@@ -39,11 +39,11 @@ int sim_proc_pick_ports (sim_proc_t *proc);
 
 /* Write a configuration file at `path`: [vision] timestamp_base = zero
    (the tests read t_capture as sim time), a [viewer] section with proc's
-   viewer port, a [network] section with its UDP ports on 127.0.0.1 and
-   local_vision = unicast (the tests' vision sockets are bound to
-   127.0.0.1, which no multicast datagram reaches), then `extra_ini` (may
-   be NULL; it continues the [network] section, and a later value of a key
-   wins). test_league.c tests both defaults. Returns 0 or -1. */
+   viewer port, a [network] section with its UDP ports on 127.0.0.1 (the
+   tests' vision sockets are bound to 127.0.0.1, which --localhost's
+   default unicast reaches), then `extra_ini` (may be NULL; it continues
+   the [network] section, and a later value of a key wins). test_league.c
+   tests --local-multicast too. Returns 0 or -1. */
 int sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_ini);
 
 /* SIGTERM, wait (5 s, then SIGKILL); returns the exit status or -1. */

@@ -287,9 +287,10 @@ s_group_listener (sim_fixture_t *f, int port, bool join)
 Test (league, localhost_vision_reaches_two_listeners_and_a_group_member, .timeout = 60)
 {
     sim_fixture_t f;
-    const char *args[] = { "--truth", "--realism", "none", NULL };
-    /* continues the fixture's [network]: back to the default */
-    cr_assert_eq (sim_fixture_start (&f, args, "local_vision = multicast\n", SIM_FIXTURE_GATEWAY), 0);
+    /* the documented flag for several local listeners (the default is
+       unicast to 127.0.0.1, one listener) */
+    const char *args[] = { "--truth", "--realism", "none", "--local-multicast", NULL };
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_GATEWAY), 0);
     int fds[4] = { s_group_listener (&f, f.proc.vision_port, false),
                    s_group_listener (&f, f.proc.vision_port, false),
                    s_group_listener (&f, f.proc.vision_port, true),
@@ -376,7 +377,9 @@ Test (league, localhost_vision_reaches_a_member_on_the_default_interface, .timeo
     cr_assert_not_null (file);
     fprintf (file, "[run]\nrealism = none\nlegacy_grsim = false\n[network]\nbind_address = 127.0.0.1\n");
     fclose (file);
-    const char *args[] = { "run", "--config", ini, "--localhost", "--vision-addr", S_GROUP ":10020", NULL };
+    /* --local-multicast: group members are what this test is about */
+    const char *args[] = { "run",           "--config",       ini, "--localhost", "--local-multicast",
+                           "--vision-addr", S_GROUP ":10020", NULL };
     pid_t pid = rc == 0 ? sim_lab_spawn (args, dir, log, ns) : -1;
     bool entered = pid > 0 && sim_lab_enter_netns (ns) == 0;
     cr_expect (entered, "no namespace to test in");

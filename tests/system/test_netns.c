@@ -98,7 +98,7 @@ Test (netns, physics_on_one_host_vision_and_gateway_on_another, .timeout = 60)
            effective configuration, so [run] says where vision goes */
         fprintf (f,
                  "[run]\nlocalhost = true\nvision_addr = %s\nrealism = none\n"
-                 "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nlocal_vision = unicast\n"
+                 "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\n"
                  "[bus]\n"
                  "cmd_bind = tcp://" HOST_A_ADDR ":7301\ncmd_connect = tcp://" HOST_A_ADDR ":7301\n"
                  "world_bind = tcp://" HOST_A_ADDR ":7302\nworld_connect = tcp://" HOST_A_ADDR ":7302\n"
@@ -248,7 +248,7 @@ Test (netns, curve_admits_the_lab_and_refuses_a_peer_without_a_key_or_with_a_wro
     char common[1024], text[2048];
     snprintf (common, sizeof common,
               "[run]\nlocalhost = true\nvision_addr = 224.5.23.2:%d\nrealism = none\n"
-              "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nlocal_vision = unicast\n"
+              "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\n"
               "[bus]\n"
               "cmd_bind = tcp://" HOST_A_ADDR ":7301\ncmd_connect = tcp://" HOST_A_ADDR ":7301\n"
               "world_bind = tcp://" HOST_A_ADDR ":7302\nworld_connect = tcp://" HOST_A_ADDR ":7302\n"

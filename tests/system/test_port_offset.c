@@ -11,8 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/logs/sim_logfile.h"
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_test.h"
+#include "tests/support/sim_ws.h"
 
 /* Base ports free, and free again when shifted by the offset; returns the
    offset or -1. */
@@ -39,14 +41,23 @@ s_pick_ports (sim_proc_t *base)
     return -1;
 }
 
+/* The test's runtime directory (made from the template in dir) and its
+   ports; returns the offset (the test fails without one). */
+static int
+s_lab (char *dir, sim_proc_t *base)
+{
+    cr_assert_not_null (mkdtemp (dir));
+    srand ((unsigned) getpid ());
+    int offset = s_pick_ports (base);
+    cr_assert_gt (offset, 0, "no free port pairs");
+    return offset;
+}
+
 Test (port_offset, two_simulators_side_by_side, .timeout = 60)
 {
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
-    cr_assert_not_null (mkdtemp (dir));
-    srand ((unsigned) getpid ());
     sim_proc_t base;
-    int offset = s_pick_ports (&base);
-    cr_assert_gt (offset, 0, "no free port pairs");
+    int offset = s_lab (dir, &base);
     char ini[300], log0[300], log1[300], vision[64], off[16];
     snprintf (ini, sizeof ini, "%s/lab.ini", dir);
     snprintf (log0, sizeof log0, "%s/sim0.log", dir);
@@ -105,6 +116,87 @@ Test (port_offset, two_simulators_side_by_side, .timeout = 60)
     cr_expect (c0 == 0 && c1 == 0, "exit codes %d and %d", c0, c1);
     close (v0);
     close (v1);
+    close (fd);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* A free port that is free again when moved by `offset`, or -1. */
+static int
+s_free_pair (int offset)
+{
+    for (int attempt = 0; attempt < 50; attempt++) {
+        int port = sim_test_free_port ();
+        int fd = port > 0 && port + offset < 65536 ? sim_test_udp (port + offset) : -1;
+        if (fd >= 0) {
+            close (fd);
+            return port;
+        }
+    }
+    return -1;
+}
+
+Test (port_offset, moves_every_port_given_or_default_the_referee_and_the_viewer_too, .timeout = 60)
+{
+    /* the rule of docs/operations.md section 2: one file and one offset
+       make a second complete setup, so a port given in the file or as a
+       flag moves like a default one, and the referee (the second game
+       controller's port) moves with the rest */
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    sim_proc_t base;
+    int offset = s_lab (dir, &base);
+    int referee = s_free_pair (offset), viewer = s_free_pair (offset);
+    cr_assert (referee > 0 && viewer > 0, "no free port pairs");
+    char ini[300], log[300], rec[300], extra[64], vision[64], off[16], viewer_addr[64];
+    snprintf (ini, sizeof ini, "%s/lab.ini", dir);
+    snprintf (log, sizeof log, "%s/sim.log", dir);
+    snprintf (rec, sizeof rec, "%s/game.log", dir);
+    snprintf (extra, sizeof extra, "referee_addr = 127.0.0.1:%d\n", referee);
+    snprintf (vision, sizeof vision, "224.5.23.2:%d", base.vision_port);
+    snprintf (viewer_addr, sizeof viewer_addr, "127.0.0.1:%d", viewer);
+    snprintf (off, sizeof off, "%d", offset);
+    cr_assert_eq (sim_proc_write_ini (&base, ini, extra), 0);
+    int v = sim_test_udp (base.vision_port + offset), fd = sim_test_udp (0);
+    cr_assert (v >= 0 && fd >= 0);
+    const char *args[] = {
+        "run",  "--config",      ini,         "--realism",     "none", "--localhost", "--vision-addr",
+        vision, "--viewer-addr", viewer_addr, "--port-offset", off,    "--record",    rec,
+        NULL
+    };
+    pid_t pid = sim_lab_spawn (args, dir, log, NULL);
+    cr_assert_gt (pid, 0);
+    bool answered = sim_test_teleport_blue0 (fd, base.control_port + offset, -1.0, 0.5, 10000) >= 0;
+    cr_expect (answered, "no answer on control port + offset");
+    cr_expect (sim_test_sees_blue0 (v, -1.0, 0.5, 5000), "no vision on --vision-addr's port + offset");
+    char said[128];
+    snprintf (said, sizeof said, "viewer on http://127.0.0.1:%d/", viewer + offset);
+    cr_expect_eq (sim_lab_wait_text (log, said, 5000), 0, "the log does not say: %s", said);
+    char *body = NULL;
+    int status = sim_http_get (viewer + offset, "/metrics", &body);
+    cr_expect_eq (status, 200, "the viewer on --viewer-addr's port + offset: %d", status);
+    free (body);
+    /* a game controller publishing on the referee port + offset, paced by
+       the camera frames; vision's recorder listens there */
+    int sent = 0;
+    uint8_t buf[65536];
+    while (sent < 10 && sim_test_recv (v, buf, sizeof buf, 2000) > 0)
+        if (sim_test_send_raw (fd, referee + offset, "referee", 7) == 0)
+            sent++;
+    int code = sim_lab_stop (pid);
+    cr_expect_eq (code, 0, "exit code %d", code);
+    char err[256];
+    int got = 0;
+    sim_logfile_reader_t *r = sim_logfile_reader_new (rec, err, sizeof err);
+    cr_expect_not_null (r, "%s", err);
+    sim_logfile_msg_t m;
+    while (r && sim_logfile_next (r, &m) == 1)
+        got += m.type == SIM_LOGFILE_REFEREE;
+    sim_logfile_reader_destroy (&r);
+    /* the last ones may still be queued when vision stops */
+    cr_expect (got > 0 && got <= sent,
+               "recorded %d of the %d referee messages sent to the referee port + offset", got, sent);
+    if (!answered || code || got == 0)
+        sim_lab_dump (log);
+    close (v);
     close (fd);
     sim_lab_sh ("rm -rf '%s'", dir);
 }
