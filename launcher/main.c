@@ -93,7 +93,7 @@ s_run_service (const char *name, int optc, char **optv)
     static sim_service_args_t args; /* outlives the actor thread */
     /* under the launcher, which parsed the same options first and said
        what it had to say about them (unknown keys, replaced values), each
-       service keeps quiet unless they fail: one warning, not four */
+       service keeps quiet unless they fail: one warning, not five */
     if (getenv ("SSL_SIM_SUPERVISED"))
         sim_log_set_level (SIM_LOG_ERROR);
     if (s_config (&args.cfg, optc, optv))
@@ -277,7 +277,7 @@ s_run (int optc, char **optv)
             else {
                 exe[len] = '\0';
                 /* children parse the same options; checking them here
-                   first gives one clear error instead of four */
+                   first gives one clear error instead of five */
                 if (part > 0) {
                     snprintf (part_opt, sizeof part_opt, "--record=%s", cfg.run.record);
                     opts[n++] = part_opt; /* the last --record wins */

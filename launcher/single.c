@@ -42,7 +42,7 @@ s_start (single_t *self, int i)
 }
 
 /* $TERM to service i's actor and wait for its thread; says so in the
-   words the four-process launcher uses for a child. */
+   words the multi-process launcher uses for a child. */
 static void
 s_stop (single_t *self, int i)
 {
@@ -64,7 +64,7 @@ s_pidfile (single_t *self, int i)
 
 /* `ssl-sim restart NAME` queued service `id`: a new thread for it.
    Returns 0, or -1 when the new one did not start (the run ends, as a
-   four-process run ends on a service that cannot start). */
+   multi-process run ends on a service that cannot start). */
 static int
 s_restart (single_t *self, int id, int from_pid)
 {

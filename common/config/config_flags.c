@@ -101,7 +101,7 @@ const sim_cfg_flag_t sim_cfg_flags[] = {
       .key = "journal", .help = "run: journal every input physics applies, with its substep, for "
       "`ssl-sim replay`" },
     { .name = "--single-process", .kind = SIM_CFG_FLAG_LAUNCHER,
-      .help = "run: the four services as threads of one process" },
+      .help = "run: the five services as threads of one process" },
     { .name = "--loop", .kind = SIM_CFG_FLAG_LAUNCHER,
       .help = "play: start again at the end of the log" },
     { .name = "--until", .arg = "SECS", .kind = SIM_CFG_FLAG_LAUNCHER,
