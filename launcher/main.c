@@ -176,20 +176,6 @@ done:
     return code;
 }
 
-/* Whether the configuration flag `arg` takes its value from the next
-   word, as the flag table (config_flags.c) says: not in "--flag=value"
-   form, and not a flag that takes none. */
-static bool
-s_flag_takes_value (const char *arg)
-{
-    if (strchr (arg, '='))
-        return false;
-    for (size_t f = 0; f < sim_cfg_flags_count; f++)
-        if (strcmp (sim_cfg_flags[f].name, arg) == 0)
-            return sim_cfg_flags[f].arg != NULL;
-    return false; /* unknown: the configuration's parser says so */
-}
-
 /* `ssl-sim stats`: its own words (FILE, --listen ADDR, --seconds N,
    --fit) to launch_stats, the rest configuration (the multicast interface
    a live stream is joined on, --localhost). */
@@ -210,7 +196,7 @@ s_stats_command (int optc, char **optv)
             rest[nrest++] = optv[i];
             /* a configuration flag's value stays with it; a flag without
                one (--localhost) leaves the next word, the FILE perhaps */
-            if (s_flag_takes_value (optv[i]) && i + 1 < optc)
+            if (sim_config_flag_takes_value (optv[i]) && i + 1 < optc)
                 rest[nrest++] = optv[++i];
         }
     }
