@@ -117,7 +117,7 @@ s_run_service (const char *name, int optc, char **optv)
     s_wait (actor);
     zactor_destroy (&actor);
     launch_pidfile_remove (pidfile);
-    return 0;
+    return args.exit_code; /* SIM_SERVICE_EXIT_LOST: vision lost records */
 }
 
 /* `ssl-sim record|play|replay FILE [OPTIONS]`: FILE first, the launcher's

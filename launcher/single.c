@@ -199,5 +199,10 @@ launch_single_run (const sim_config_t *cfg)
     close (self.signals);
     if (code == 0)
         sim_info ("all services stopped");
+    if (self.args.exit_code == SIM_SERVICE_EXIT_LOST) {
+        sim_error ("--record: vision lost records: %s is incomplete (its error above says why)",
+                   self.args.cfg.run.record);
+        code = 1;
+    }
     return code;
 }

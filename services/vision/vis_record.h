@@ -17,6 +17,10 @@ int vis_record_open (vis_service_t *self);
    `time_ns`; nothing when not recording. */
 void vis_record_write (vis_service_t *self, uint64_t time_ns, int32_t type, const uint8_t *buf, size_t len);
 
+/* SIM_SERVICE_EXIT_LOST when records could not be written (pushing what
+   is buffered first, so a full disk shows here), else 0. */
+int vis_record_status (vis_service_t *self);
+
 /* Close the log file (logging what it holds) and the referee socket;
    safe twice and when not recording. */
 void vis_record_close (vis_service_t *self);
