@@ -22,8 +22,10 @@ const sim_cfg_command_t sim_cfg_commands[] = {
     { "service NAME [OPTIONS]",
       "run one service in the foreground (physics, vision, gateway, legacy-grsim, viewer)" },
     { "presets [OPTIONS]", "print the default configuration" },
-    { "status [OPTIONS]", "the running services: pid, uptime, CPU, memory and rates" },
-    { "restart NAME [OPTIONS]", "restart one running service (its supervisor starts it again)" },
+    { "status [OPTIONS]", "the running services: pid, uptime, CPU, memory and rates (exit 0 all up, 1 some, "
+                          "3 none, 4 the bus refused this tool's certificate)" },
+    { "restart NAME [OPTIONS]", "restart one running service (its supervisor starts it again; single-process: "
+                                "gateway, legacy-grsim and viewer only)" },
     { "keygen FILE", "write a new CURVE certificate for the tcp bus: FILE and FILE_secret (0600)" },
     { "record FILE [OPTIONS]",
       "write what arrives on the vision, truth and referee addresses to a league log file (.gz: "
