@@ -122,7 +122,7 @@ s_wait (single_t *self, double duration, int *signal_out)
                 return S_STOP_ACTOR;
         struct signalfd_siginfo si;
         while (self->signals >= 0 && read (self->signals, &si, sizeof si) == (ssize_t) sizeof si) {
-            if (si.ssi_signo != LAUNCH_SINGLE_RESTART_SIGNAL) {
+            if ((int) si.ssi_signo != LAUNCH_SINGLE_RESTART_SIGNAL) {
                 *signal_out = (int) si.ssi_signo;
                 return S_STOP_SIGNAL;
             }

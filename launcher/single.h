@@ -8,8 +8,10 @@
     with "single", so one simulator per runtime directory holds for both
     modes and `ssl-sim status` finds this one.
 
-    `ssl-sim restart NAME` asks this process, by SIGUSR1 queued with the
-    service's id (sigqueue), to restart that service's thread: the actor
+    `ssl-sim restart NAME` asks this process, by a real-time signal queued
+    with the service's id (sigqueue: two requests at once are two
+    signals, where a second SIGUSR1 would merge into the first), to
+    restart that service's thread: the actor
     gets $TERM, then a new one starts, and the service's pid file is
     written again with the next generation ("PID single N"), which is what
     `restart` waits for. Only services that bind nothing other threads
@@ -19,10 +21,13 @@
 #ifndef LAUNCH_SINGLE_H_INCLUDED
 #define LAUNCH_SINGLE_H_INCLUDED
 
+#include <signal.h>
+
 #include "common/config/sim_config.h"
 
-/* The signal `restart` queues, with the service id as its value. */
-#define LAUNCH_SINGLE_RESTART_SIGNAL SIGUSR1
+/* The signal `restart` queues, with the service id as its value (the
+   first real-time signal the C library leaves to programs). */
+#define LAUNCH_SINGLE_RESTART_SIGNAL SIGRTMIN
 
 /* Run until a stop signal, cfg->run.duration or an actor that ended on its
    own. Returns the exit code: 0 after a clean stop, 1 when a service did

@@ -330,6 +330,19 @@ Test (restart, single_process_restart_gateway_is_a_new_thread_and_physics_is_ref
                "no answer from the restarted gateway");
     cr_expect (sim_test_sees_blue0 (vision, -0.8, 0.4, 5000), "the teleport after the restart did not apply");
 
+    /* two operators at once: two requests, two new threads (a second
+       plain signal would merge into the first) */
+    code = sim_lab_capture (out, sizeof out,
+                            "export XDG_RUNTIME_DIR='%s'; (ssl() { '%s' \"$@\" --config '%s/test.ini'; }; "
+                            "ssl restart legacy-grsim & ssl restart viewer & wait %%1; a=$?; wait %%2; b=$?; "
+                            "echo \"codes $a $b\") 2>&1",
+                            f.proc.dir, sim_lab_exe (), f.proc.dir);
+    cr_expect (strstr (out, "codes 0 0") && strstr (out, "legacy-grsim restarted")
+                   && strstr (out, "viewer restarted"),
+               "two restarts at once:\n%s", out);
+    cr_expect (sim_test_teleport_blue0 (fd, f.proc.control_port, 0.6, -0.2, 5000) == 1);
+    cr_expect (sim_test_sees_blue0 (vision, 0.6, -0.2, 5000), "the simulator does not work after them");
+
     static const char *const refused[] = { "physics", "vision" };
     for (int i = 0; i < 2; i++) {
         char cmd[64];
