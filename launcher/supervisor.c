@@ -212,6 +212,19 @@ s_poll_timeout (const launch_child_t *children, int count, int64_t end_ms)
     return next > now ? (int) (next - now) : 0;
 }
 
+/* The line a child's end at the stop of the run gets (the single-process
+   runner says the same of each thread). */
+static void
+s_stopped_line (const launch_child_t *c, int status)
+{
+    double up = (double) (s_now_ms () - c->started_ms) / 1000;
+    if (WIFSIGNALED (status))
+        sim_warn ("%s (pid %d) killed by signal %d after %.1f s", c->service->name, (int) c->pid,
+                  WTERMSIG (status), up);
+    else
+        sim_info ("%s (pid %d) stopped after %.1f s", c->service->name, (int) c->pid, up);
+}
+
 static void
 s_stop_all (launch_child_t *children, int count)
 {
@@ -226,6 +239,7 @@ s_stop_all (launch_child_t *children, int count)
             int status;
             if (c->pid > 0 && waitpid (c->pid, &status, WNOHANG) == c->pid) {
                 c->lost |= WIFEXITED (status) && WEXITSTATUS (status) == SIM_SERVICE_EXIT_LOST;
+                s_stopped_line (c, status);
                 s_reaped (c);
             }
             if (c->out >= 0)
