@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "services.h"
+#include "single.h"
 #include "common/bus/sim_bus.h"
+#include "common/bus/sim_curve.h"
 #include "common/bus/sim_link.h"
 #include "common/base/sim_log.h"
 
@@ -326,12 +328,16 @@ s_on_sample (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     return false;
 }
 
-static void
+/* Sample the bus into *out for CTL_SAMPLE_MS. Returns 0, or -1 when this
+   tool cannot join the bus at all (its CURVE certificate cannot be
+   loaded, say: sim_link_new logged why). */
+static int
 s_bus_sample (const sim_config_t *cfg, bool gateway_up, ctl_bus_t *out)
 {
     memset (out, 0, sizeof *out);
     sim_link_t *link = sim_link_new (cfg, SIM_LINK_TOOL);
     sim_loop_t *loop = sim_loop_new ();
+    int rc = link ? 0 : -1;
     if (link && loop && sim_link_subscribe (link, SIMBUS__ENVELOPE__BODY_CLOCK) == 0
         && sim_link_subscribe (link, SIMBUS__ENVELOPE__BODY_SNAPSHOT) == 0
         && sim_link_subscribe (link, SIMBUS__ENVELOPE__BODY_FRAMES) == 0
@@ -352,6 +358,56 @@ s_bus_sample (const sim_config_t *cfg, bool gateway_up, ctl_bus_t *out)
     }
     sim_loop_destroy (&loop);
     sim_link_destroy (&link);
+    return rc;
+}
+
+/* With a CURVE tcp bus that showed nothing: ask physics' world socket
+   whether it admits this tool's certificate, by one handshake watched on
+   its monitor. Returns true, with the reason in why, when physics
+   refused it (or it broke off the handshake); false when it admitted it
+   or nothing answered (then the bus is elsewhere, not refusing). */
+static bool
+s_curve_refused (const sim_config_t *cfg, char *why, size_t len)
+{
+    const char *endpoint = cfg->bus.world_connect;
+    if (!cfg->bus.curve || !sim_curve_applies (endpoint))
+        return false;
+    char err[SIM_STRING_MAX + 128];
+    sim_curve_t *curve = sim_curve_new (&cfg->bus, SIM_CURVE_PHYSICS, "status", err, sizeof err);
+    if (!curve) {
+        snprintf (why, len, "cannot see the bus: %s", err);
+        return true;
+    }
+    bool refused = false;
+    zsock_t *sub = zsock_new (ZMQ_SUB);
+    zactor_t *monitor = sub ? zactor_new (zmonitor, sub) : NULL;
+    if (monitor) {
+        zstr_sendx (monitor, "LISTEN", "HANDSHAKE_SUCCEEDED", "HANDSHAKE_FAILED_PROTOCOL",
+                    "HANDSHAKE_FAILED_AUTH", "HANDSHAKE_FAILED_NO_DETAIL", NULL);
+        zstr_sendx (monitor, "START", NULL);
+        zsock_wait (monitor);
+        sim_curve_client (curve, sub, false);
+        zsock_set_rcvtimeo (monitor, CTL_SAMPLE_MS);
+        zmsg_t *msg = zsock_connect (sub, "%s", endpoint) == 0 ? zmsg_recv (monitor) : NULL;
+        char *event = msg ? zmsg_popstr (msg) : NULL;
+        if (event && strcmp (event, "HANDSHAKE_SUCCEEDED") != 0) {
+            refused = true;
+            snprintf (
+                why, len,
+                "cannot see the bus: physics at %s refused this tool's CURVE handshake (%s): its [bus] curve_allow must "
+                "hold the public half of [bus] curve_cert %s, and curve_server must be physics' key",
+                endpoint,
+                strcmp (event, "HANDSHAKE_FAILED_AUTH") == 0 ? "certificate not allowed"
+                                                             : "keys do not match",
+                cfg->bus.curve_cert);
+        }
+        zstr_free (&event);
+        zmsg_destroy (&msg);
+    }
+    zactor_destroy (&monitor);
+    zsock_destroy (&sub);
+    sim_curve_destroy (&curve);
+    return refused;
 }
 
 static void
@@ -444,7 +500,7 @@ launch_status (const sim_config_t *cfg)
     bool gateway_up = false;
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
         gateway_up |= procs[i].alive && i == SIM_SERVICE_GATEWAY;
-    s_bus_sample (cfg, gateway_up, &bus);
+    bool joined = s_bus_sample (cfg, gateway_up, &bus) == 0;
     double wall = (double) (zclock_mono () - t0) / 1000.0;
 
     /* nothing at all in a second while physics runs: the services use
@@ -452,11 +508,18 @@ launch_status (const sim_config_t *cfg)
        so rather than print rates of zero. */
     bool blind = bus.clocks == 0 && bus.frames == 0 && bus.snapshots == 0 && procs[SIM_SERVICE_PHYSICS].alive
               && strcmp (procs[SIM_SERVICE_PHYSICS].supervisor, "single") != 0;
-    char blind_why[SIM_STRING_MAX + 160] = "";
+    char blind_why[2 * SIM_STRING_MAX + 256] = "";
+    bool refused = false;
     if (blind) {
         const char *ep = cfg->bus.world_connect;
         struct stat st;
-        if (strncmp (ep, "ipc://", 6) == 0 && stat (ep + 6, &st) != 0)
+        if (!joined) {
+            refused = true;
+            snprintf (blind_why, sizeof blind_why,
+                      "cannot see the bus: cannot join it (the reason is above)");
+        } else if (s_curve_refused (cfg, blind_why, sizeof blind_why))
+            refused = true;
+        else if (strncmp (ep, "ipc://", 6) == 0 && stat (ep + 6, &st) != 0)
             snprintf (blind_why, sizeof blind_why,
                       "cannot see the bus: nothing serves %s, so the services use another [bus] (tcp?); "
                       "run status with their --config",
@@ -522,7 +585,76 @@ launch_status (const sim_config_t *cfg)
         simbus__envelope__free_unpacked (bus.legacy, NULL);
     if (bus.vision)
         simbus__envelope__free_unpacked (bus.vision, NULL);
+    if (refused)
+        return 4; /* the processes run, but this tool may not see them */
     return running >= wanted ? 0 : 1;
+}
+
+/* The generation of a single-process simulator's pid file for `name`
+   ("PID single N": N threads restarted so far), or -1. */
+static long
+s_pidfile_generation (const sim_config_t *cfg, const char *name, int pid)
+{
+    char path[SIM_STRING_MAX + 16];
+    if (s_pidfile_path (cfg, name, path, sizeof path))
+        return -1;
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return -1;
+    int got = 0;
+    unsigned generation = 0;
+    int n = fscanf (f, "%d single %u", &got, &generation);
+    fclose (f);
+    return n == 2 && got == pid ? (long) generation : -1;
+}
+
+/* `restart NAME` of a single-process simulator (single.h): the services
+   that only connect to the bus get a new thread; physics and vision are
+   refused here, before anything is sent, since their restart would stop
+   the others hearing the bus. */
+static int
+s_restart_thread (const sim_config_t *cfg, const launch_service_t *service, const ctl_proc_t *p)
+{
+    if (!launch_service_thread_restart (service)) {
+        fprintf (
+            stderr,
+            "ssl-sim: %s runs inside a single-process simulator (pid %d), where it cannot restart alone: "
+            "the other services' inproc connections to it would not come back. Nothing was stopped. "
+            "Stop and start the whole simulator, or run it without --single-process to restart "
+            "services one by one\n",
+            service->name, p->pid);
+        return 1;
+    }
+    long before = s_pidfile_generation (cfg, service->name, p->pid);
+    if (before < 0) {
+        fprintf (stderr,
+                 "ssl-sim: %s runs inside a single-process simulator (pid %d) too old to restart one "
+                 "service: nothing was sent\n",
+                 service->name, p->pid);
+        return 1;
+    }
+    union sigval value = { .sival_int = (int) (service - launch_services) };
+    if (sigqueue (p->pid, LAUNCH_SINGLE_RESTART_SIGNAL, value)) {
+        fprintf (stderr, "ssl-sim: cannot signal the simulator (pid %d): %s\n", p->pid, strerror (errno));
+        return 1;
+    }
+    int64_t end = zclock_mono () + CTL_RESTART_MS;
+    while (zclock_mono () < end && !zsys_interrupted) {
+        long now = s_pidfile_generation (cfg, service->name, p->pid);
+        if (now > before) {
+            printf ("%s restarted: a new thread in pid %d\n", service->name, p->pid);
+            return 0;
+        }
+        if (!s_is_service (p->pid, service->name)) {
+            fprintf (stderr, "ssl-sim: the simulator (pid %d) ended while restarting %s; see its log\n",
+                     p->pid, service->name);
+            return 1;
+        }
+        zclock_sleep (50); /* a CLI waiting for another process; no loop to block */
+    }
+    fprintf (stderr, "ssl-sim: %s in pid %d did not come back within %d s; see the simulator's log\n",
+             service->name, p->pid, CTL_RESTART_MS / 1000);
+    return 1;
 }
 
 int
@@ -546,6 +678,8 @@ launch_restart (const sim_config_t *cfg, const char *name)
                  name, p.pid);
         return 1;
     }
+    if (strcmp (p.supervisor, "single") == 0)
+        return s_restart_thread (cfg, launch_service_find (name), &p);
     if (kill (p.pid, SIGTERM)) {
         fprintf (stderr, "ssl-sim: cannot signal %s (pid %d): %s\n", name, p.pid, strerror (errno));
         return 1;

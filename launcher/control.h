@@ -49,7 +49,9 @@ void launch_pidfile_remove (const char *path);
 void launch_find_runtime (const sim_config_t *cfg);
 
 /* `ssl-sim status`: print one line per service. Returns the exit code
-   (0 when every wanted service is running, 3 when none is, 1 otherwise). */
+   (0 when every wanted service is running, 3 when none is, 4 when
+   this tool cannot join the bus: its CURVE certificate refused or not
+   loaded; 1 otherwise). */
 int launch_status (const sim_config_t *cfg);
 
 /* The pid of another live service process in cfg's runtime directory,

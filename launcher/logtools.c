@@ -308,11 +308,20 @@ launch_record (const char *path, const sim_config_t *cfg)
     free (buf);
     for (int i = 0; i < 3; i++)
         close (fds[i].fd);
+    sim_logfile_flush (log);
+    uint64_t lost = sim_logfile_failures (log);
     int rc = sim_logfile_writer_destroy (&log);
+    if (lost || rc) {
+        fprintf (
+            stderr,
+            "ssl-sim: record: %s is incomplete: records could not be written (the error above says why)\n",
+            path);
+        return 1;
+    }
     printf ("recorded %llu vision, %llu tracker and %llu referee messages to %s\n",
             (unsigned long long) counts[0], (unsigned long long) counts[1], (unsigned long long) counts[2],
             path);
-    return rc ? 1 : 0;
+    return 0;
 }
 
 /* ---- play -------------------------------------------------------------- */
@@ -520,6 +529,11 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     }
     zactor_destroy (&vision);
     zactor_destroy (&physics);
+    if (args.exit_code == SIM_SERVICE_EXIT_LOST) {
+        sim_error ("--record: vision lost records: %s is incomplete (its error above says why)",
+                   args.cfg.run.record);
+        rc = 1;
+    }
     if (part > 0 && launch_record_finish (args.cfg.run.record, final, lock))
         rc = 1;
     else if (part == 0 && lock >= 0)

@@ -20,6 +20,7 @@
 #include "common/bus/sim_curve.h"
 #include "common/base/sim_log.h"
 #include "common/bus/sim_service.h"
+#include "single.h"
 #include "supervisor.h"
 #include "version.h"
 
@@ -67,29 +68,14 @@ s_config (sim_config_t *cfg, int optc, char **optv)
     return 0;
 }
 
-/* The single-process mode's stop signal (the only state a handler touches). */
-static volatile sig_atomic_t s_single_stop;
-
+/* Wait until a stop signal or the service's actor ending on its own. */
 static void
-s_on_single_signal (int sig)
+s_wait (zactor_t *actor)
 {
-    s_single_stop = sig;
-}
-
-/* Wait until a stop signal, the duration, or an actor ending on its own. */
-static void
-s_wait (zactor_t **actors, int count, double duration)
-{
-    zpoller_t *poller = zpoller_new (NULL);
-    for (int i = 0; i < count; i++)
-        if (actors[i])
-            zpoller_add (poller, actors[i]);
-    int64_t end = duration > 0 ? zclock_mono () + (int64_t) (duration * 1000) : 0;
-    while (!zsys_interrupted && !s_single_stop) {
+    zpoller_t *poller = zpoller_new (actor, NULL);
+    while (poller && !zsys_interrupted) {
         void *which = zpoller_wait (poller, 500);
         if (which || zpoller_terminated (poller))
-            break;
-        if (end && zclock_mono () >= end)
             break;
     }
     zpoller_destroy (&poller);
@@ -109,7 +95,7 @@ s_run_service (const char *name, int optc, char **optv)
     static sim_service_args_t args; /* outlives the actor thread */
     /* under the launcher, which parsed the same options first and said
        what it had to say about them (unknown keys, replaced values), each
-       service keeps quiet unless they fail: one warning, not four */
+       service keeps quiet unless they fail: one warning, not five */
     if (getenv ("SSL_SIM_SUPERVISED"))
         sim_log_set_level (SIM_LOG_ERROR);
     if (s_config (&args.cfg, optc, optv))
@@ -130,60 +116,10 @@ s_run_service (const char *name, int optc, char **optv)
     }
     char pidfile[SIM_STRING_MAX + 16];
     launch_pidfile_write (&args.cfg, name, NULL, pidfile, sizeof pidfile);
-    s_wait (&actor, 1, 0);
+    s_wait (actor);
     zactor_destroy (&actor);
     launch_pidfile_remove (pidfile);
-    return 0;
-}
-
-static int
-s_run_single (const sim_config_t *parsed)
-{
-    static sim_service_args_t args;
-    args.cfg = *parsed;
-    char prefix[32];
-    snprintf (prefix, sizeof prefix, "ssl-sim-%d", (int) getpid ());
-    if (sim_bus_resolve (&args.cfg, prefix))
-        return 1;
-    /* The actors share one process: if CZMQ's handler raised
-       zsys_interrupted, all four would leave at once, and an edge could
-       block forever sending to a physics whose inproc socket is gone. Here
-       the signal only tells us; the actors stop in order, edges first and
-       physics last, each on $TERM. */
-    zsys_handler_set (NULL);
-    struct sigaction sa = { .sa_handler = s_on_single_signal };
-    sigemptyset (&sa.sa_mask);
-    sigaction (SIGINT, &sa, NULL);
-    sigaction (SIGTERM, &sa, NULL);
-    zactor_t *actors[LAUNCH_SERVICE_COUNT] = { NULL };
-    int code = 0;
-    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
-        if (!launch_service_wanted (&launch_services[i], &args.cfg))
-            continue;
-        actors[i] = sim_service_start (launch_services[i].actor, &args);
-        if (!actors[i]) {
-            sim_error ("%s did not start", launch_services[i].name);
-            code = 1;
-            break;
-        }
-    }
-    /* the pid files of a multi-process run, all naming this process: the
-       same check keeps a second simulator of either kind out, and
-       `ssl-sim status` finds this one */
-    char pidfiles[LAUNCH_SERVICE_COUNT][SIM_STRING_MAX + 16] = { { 0 } };
-    if (code == 0) {
-        for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
-            if (actors[i])
-                launch_pidfile_write (&args.cfg, launch_services[i].name, "single", pidfiles[i],
-                                      sizeof pidfiles[i]);
-        sim_info ("running single-process (pid %d)", (int) getpid ());
-        s_wait (actors, LAUNCH_SERVICE_COUNT, args.cfg.run.duration);
-    }
-    for (int i = LAUNCH_SERVICE_COUNT - 1; i >= 0; i--)
-        zactor_destroy (&actors[i]);
-    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
-        launch_pidfile_remove (pidfiles[i]);
-    return code;
+    return args.exit_code; /* SIM_SERVICE_EXIT_LOST: vision lost records */
 }
 
 /* `ssl-sim record|play|replay FILE [OPTIONS]`: FILE first, the launcher's
@@ -242,20 +178,6 @@ done:
     return code;
 }
 
-/* Whether the configuration flag `arg` takes its value from the next
-   word, as the flag table (config_flags.c) says: not in "--flag=value"
-   form, and not a flag that takes none. */
-static bool
-s_flag_takes_value (const char *arg)
-{
-    if (strchr (arg, '='))
-        return false;
-    for (size_t f = 0; f < sim_cfg_flags_count; f++)
-        if (strcmp (sim_cfg_flags[f].name, arg) == 0)
-            return sim_cfg_flags[f].arg != NULL;
-    return false; /* unknown: the configuration's parser says so */
-}
-
 /* `ssl-sim stats`: its own words (FILE, --listen ADDR, --seconds N,
    --fit) to launch_stats, the rest configuration (the multicast interface
    a live stream is joined on, --localhost). */
@@ -276,7 +198,7 @@ s_stats_command (int optc, char **optv)
             rest[nrest++] = optv[i];
             /* a configuration flag's value stays with it; a flag without
                one (--localhost) leaves the next word, the FILE perhaps */
-            if (s_flag_takes_value (optv[i]) && i + 1 < optc)
+            if (sim_config_flag_takes_value (optv[i]) && i + 1 < optc)
                 rest[nrest++] = optv[++i];
         }
     }
@@ -334,7 +256,7 @@ s_run (int optc, char **optv)
         else if ((part = launch_record_begin (&cfg, final, sizeof final, &record_lock)) < 0)
             ; /* said why */
         else if (single)
-            code = s_run_single (&cfg);
+            code = launch_single_run (&cfg);
         else {
             char exe[PATH_MAX];
             ssize_t len = readlink ("/proc/self/exe", exe, sizeof exe - 1);
@@ -343,7 +265,7 @@ s_run (int optc, char **optv)
             else {
                 exe[len] = '\0';
                 /* children parse the same options; checking them here
-                   first gives one clear error instead of four */
+                   first gives one clear error instead of five */
                 if (part > 0) {
                     snprintf (part_opt, sizeof part_opt, "--record=%s", cfg.run.record);
                     opts[n++] = part_opt; /* the last --record wins */

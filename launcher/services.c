@@ -32,3 +32,10 @@ launch_service_wanted (const launch_service_t *service, const sim_config_t *cfg)
         return cfg->viewer.enabled;
     return true;
 }
+
+bool
+launch_service_thread_restart (const launch_service_t *service)
+{
+    return service != &launch_services[SIM_SERVICE_PHYSICS]
+        && service != &launch_services[SIM_SERVICE_VISION];
+}

@@ -25,4 +25,12 @@ const launch_service_t *launch_service_find (const char *name);
    the viewer can be switched off). */
 bool launch_service_wanted (const launch_service_t *service, const sim_config_t *cfg);
 
+/* Whether `ssl-sim restart` may restart this service as a thread of a
+   single-process simulator (single.h): true for the services that only
+   connect to the bus. Physics binds cmd and world and vision binds frames
+   on inproc endpoints, and an inproc connection does not come back to a
+   new binder, so the other threads would go deaf; physics also keeps no
+   checkpoint in that mode, so its world would start again. */
+bool launch_service_thread_restart (const launch_service_t *service);
+
 #endif

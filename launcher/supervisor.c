@@ -35,6 +35,7 @@ typedef struct {
     size_t used;
     int64_t started_ms, restart_at_ms;
     unsigned spawns; /* started so far: the child's SSL_SIM_RESTARTS is this before its start */
+    bool lost;       /* one of its processes exited with SIM_SERVICE_EXIT_LOST */
 } launch_child_t;
 
 /* The only state a signal handler may touch. */
@@ -162,8 +163,15 @@ s_child_exited (launch_child_t *c, int status)
 {
     int64_t now = s_now_ms ();
     int64_t up = now - c->started_ms;
-    bool clean = WIFEXITED (status) && WEXITSTATUS (status) == 0;
-    if (clean)
+    /* one that lost records (--record on a full disk) stopped as asked all
+       the same: the run reports the loss when it ends */
+    bool lost = WIFEXITED (status) && WEXITSTATUS (status) == SIM_SERVICE_EXIT_LOST;
+    bool clean = WIFEXITED (status) && (WEXITSTATUS (status) == 0 || lost);
+    c->lost |= lost;
+    if (lost)
+        sim_warn ("%s (pid %d) stopped after %.1f s and lost records it was to write (see its log)",
+                  c->service->name, (int) c->pid, (double) up / 1000);
+    else if (clean)
         sim_info ("%s (pid %d) stopped after %.1f s", c->service->name, (int) c->pid, (double) up / 1000);
     else if (WIFSIGNALED (status))
         sim_warn ("%s (pid %d) killed by signal %d after %.1f s", c->service->name, (int) c->pid,
@@ -204,6 +212,19 @@ s_poll_timeout (const launch_child_t *children, int count, int64_t end_ms)
     return next > now ? (int) (next - now) : 0;
 }
 
+/* The line a child's end at the stop of the run gets (the single-process
+   runner says the same of each thread). */
+static void
+s_stopped_line (const launch_child_t *c, int status)
+{
+    double up = (double) (s_now_ms () - c->started_ms) / 1000;
+    if (WIFSIGNALED (status))
+        sim_warn ("%s (pid %d) killed by signal %d after %.1f s", c->service->name, (int) c->pid,
+                  WTERMSIG (status), up);
+    else
+        sim_info ("%s (pid %d) stopped after %.1f s", c->service->name, (int) c->pid, up);
+}
+
 static void
 s_stop_all (launch_child_t *children, int count)
 {
@@ -215,8 +236,12 @@ s_stop_all (launch_child_t *children, int count)
         int alive = 0;
         for (int i = 0; i < count; i++) {
             launch_child_t *c = &children[i];
-            if (c->pid > 0 && waitpid (c->pid, NULL, WNOHANG) == c->pid)
+            int status;
+            if (c->pid > 0 && waitpid (c->pid, &status, WNOHANG) == c->pid) {
+                c->lost |= WIFEXITED (status) && WEXITSTATUS (status) == SIM_SERVICE_EXIT_LOST;
+                s_stopped_line (c, status);
                 s_reaped (c);
+            }
             if (c->out >= 0)
                 s_read_output (c);
             alive += c->pid > 0;
@@ -348,5 +373,11 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
     if (own_run_id)
         s_remove_checkpoint (cfg);
     sim_info ("all services stopped");
+    for (int i = 0; i < count; i++)
+        if (children[i].lost) {
+            sim_error ("--record: %s lost records: %s is incomplete (its error above says why)",
+                       children[i].service->name, cfg->run.record);
+            code = 1;
+        }
     return code;
 }

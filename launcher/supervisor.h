@@ -1,4 +1,4 @@
-/*  supervisor.h - `ssl-sim run`: the four services as child processes.
+/*  supervisor.h - `ssl-sim run`: the five services as child processes.
 
     Each child is this same executable run as `service NAME` with the
     launcher's options; its output lines are prefixed with the service name;

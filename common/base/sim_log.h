@@ -2,7 +2,7 @@
     line per event with the service name and level, to stderr (journald and
     the launcher's prefixer read it line by line).
 
-    The level and service name are per thread, so the four actors of the
+    The level and service name are per thread, so the five actors of the
     single-process mode each log under their own name.
 */
 #ifndef SIM_LOG_H_INCLUDED

@@ -58,7 +58,8 @@ s_log_setup (const char *name, const sim_config_t *cfg)
 }
 
 void
-sim_service_run (zsock_t *pipe, sim_service_args_t *args, const sim_service_def_t *def)
+sim_service_run_status (zsock_t *pipe, sim_service_args_t *args, const sim_service_def_t *def,
+                        int (*status) (void *self))
 {
     assert (def && def->id >= 0 && def->id < SIM_SERVICE_COUNT && def->start && def->stop);
     s_log_setup (sim_service_names[def->id], &args->cfg);
@@ -66,12 +67,21 @@ sim_service_run (zsock_t *pipe, sim_service_args_t *args, const sim_service_def_
     void *self = NULL;
     if (actor.loop && sim_loop_add_sock (actor.loop, "pipe", pipe, s_on_pipe, &actor) == 0)
         self = def->start (args, actor.loop);
-    /* args is the starter's, gone once signalled */
+    /* args->status is read by the starter once signalled */
     args->status = self ? 0 : -1;
     zsock_signal (pipe, 0);
     if (self) {
         sim_loop_run (actor.loop);
+        int code = status ? status (self) : 0;
+        if (code && !args->exit_code)
+            args->exit_code = code;
         def->stop (self);
     }
     sim_loop_destroy (&actor.loop);
+}
+
+void
+sim_service_run (zsock_t *pipe, sim_service_args_t *args, const sim_service_def_t *def)
+{
+    sim_service_run_status (pipe, args, def, NULL);
 }

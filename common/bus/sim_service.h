@@ -24,6 +24,11 @@
    78 is sysexits.h's EX_CONFIG. */
 #define SIM_SERVICE_EXIT_NO_START 78
 
+/* The exit status of a service that ran but lost what it was asked to
+   write (--record on a full disk): the run goes on, and reports it when it
+   ends. 74 is sysexits.h's EX_IOERR. */
+#define SIM_SERVICE_EXIT_LOST 74
+
 /* The services, in start order (the binders come first). */
 typedef enum {
     SIM_SERVICE_PHYSICS,
@@ -52,9 +57,14 @@ typedef struct {
        to the end); vision ends when the replay did. NULL otherwise. */
     const char *replay;
     double replay_until_s;
+    /* 0, or the first non-zero status a service gave as its actor ended
+       (sim_service_run_status; SIM_SERVICE_EXIT_LOST): the exit status its
+       process reports. Every runner keeps args until its actors are
+       destroyed. */
+    int exit_code;
 } sim_service_args_t;
 
-/* Start `fn` with `args` (borrowed; must outlive the call only). Returns
+/* Start `fn` with `args` (borrowed; must outlive the actor). Returns
    the actor, or NULL when it reported a failure. */
 zactor_t *sim_service_start (zactor_fn *fn, sim_service_args_t *args);
 
@@ -74,5 +84,11 @@ typedef struct {
    ($TERM stops it), def->start, the ready signal with its status, the
    loop's turns, def->stop. */
 void sim_service_run (zsock_t *pipe, sim_service_args_t *args, const sim_service_def_t *def);
+
+/* sim_service_run for a service that may ask its process to fail:
+   `status`, after the loop ended and before def->stop, gives the exit
+   status (0: nothing to report), kept in args->exit_code. */
+void sim_service_run_status (zsock_t *pipe, sim_service_args_t *args, const sim_service_def_t *def,
+                             int (*status) (void *self));
 
 #endif

@@ -58,6 +58,14 @@ int sim_config_load_string (sim_config_t *cfg, const char *text, const char *ori
    on error cfg may be partly changed. --help is not handled here. */
 int sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_t errlen);
 
+/* Whether the configuration option `arg` takes its value from the next
+   word, as sim_config_from_args reads it: a flag of the table that takes
+   a value, not written "--flag=value". False for a flag that takes none
+   (--localhost) and for an unknown word, so a caller that splits its own
+   words from the configuration's (`ssl-sim stats FILE`) leaves the next
+   word to itself. */
+bool sim_config_flag_takes_value (const char *arg);
+
 /* Apply the preset names stored in [run] realism / ball_preset /
    robot_limits (each replaces its whole table; empty = nothing). Returns 0
    or -1 with err. */

@@ -232,6 +232,27 @@ s_report_replaced (const sim_config_t *before, const sim_config_t *after, const 
         }
 }
 
+/* The configuration flag (not the launcher's own) that `arg` names, as
+   "--name" or "--name=value"; NULL for none. */
+static const sim_cfg_flag_t *
+s_flag_find (const char *arg)
+{
+    const char *equals = strchr (arg, '=');
+    size_t name_len = equals ? (size_t) (equals - arg) : strlen (arg);
+    for (size_t f = 0; f < sim_cfg_flags_count; f++)
+        if (sim_cfg_flags[f].kind != SIM_CFG_FLAG_LAUNCHER && strlen (sim_cfg_flags[f].name) == name_len
+            && strncmp (sim_cfg_flags[f].name, arg, name_len) == 0)
+            return &sim_cfg_flags[f];
+    return NULL;
+}
+
+bool
+sim_config_flag_takes_value (const char *arg)
+{
+    const sim_cfg_flag_t *flag = s_flag_find (arg);
+    return flag && flag->arg && !strchr (arg, '=');
+}
+
 int
 sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_t errlen)
 {
@@ -259,11 +280,7 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
         }
         const char *equals = strchr (arg, '=');
         size_t name_len = equals ? (size_t) (equals - arg) : strlen (arg);
-        const sim_cfg_flag_t *flag = NULL;
-        for (size_t f = 0; f < sim_cfg_flags_count; f++)
-            if (sim_cfg_flags[f].kind != SIM_CFG_FLAG_LAUNCHER && strlen (sim_cfg_flags[f].name) == name_len
-                && strncmp (sim_cfg_flags[f].name, arg, name_len) == 0)
-                flag = &sim_cfg_flags[f];
+        const sim_cfg_flag_t *flag = s_flag_find (arg);
         if (!flag) {
             sim_cfg_err (err, errlen, "unknown option '%.*s'", (int) name_len, arg);
             goto done;

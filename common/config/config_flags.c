@@ -22,8 +22,10 @@ const sim_cfg_command_t sim_cfg_commands[] = {
     { "service NAME [OPTIONS]",
       "run one service in the foreground (physics, vision, gateway, legacy-grsim, viewer)" },
     { "presets [OPTIONS]", "print the default configuration" },
-    { "status [OPTIONS]", "the running services: pid, uptime, CPU, memory and rates" },
-    { "restart NAME [OPTIONS]", "restart one running service (its supervisor starts it again)" },
+    { "status [OPTIONS]", "the running services: pid, uptime, CPU, memory and rates (exit 0 all up, 1 some, "
+                          "3 none, 4 the bus refused this tool's certificate)" },
+    { "restart NAME [OPTIONS]", "restart one running service (its supervisor starts it again; single-process: "
+                                "gateway, legacy-grsim and viewer only)" },
     { "keygen FILE", "write a new CURVE certificate for the tcp bus: FILE and FILE_secret (0600)" },
     { "record FILE [OPTIONS]",
       "write what arrives on the vision, truth and referee addresses to a league log file (.gz: "
@@ -104,7 +106,7 @@ const sim_cfg_flag_t sim_cfg_flags[] = {
       .key = "journal", .help = "run: journal every input physics applies, with its substep, for "
       "`ssl-sim replay`" },
     { .name = "--single-process", .kind = SIM_CFG_FLAG_LAUNCHER,
-      .help = "run: the four services as threads of one process" },
+      .help = "run: the five services as threads of one process" },
     { .name = "--loop", .kind = SIM_CFG_FLAG_LAUNCHER,
       .help = "play: start again at the end of the log" },
     { .name = "--until", .arg = "SECS", .kind = SIM_CFG_FLAG_LAUNCHER,

@@ -72,9 +72,10 @@ static const char *const s_description[] = {
      "SSL-Vision packets (multicast 224.5.23.2:10020 by default), optionally the ground truth as "
      "tracker packets (port 10010), answers the SSL simulation protocol on UDP 10300 (control), "
      "10301 (blue) and 10302 (yellow), and the grSim packet on UDP 20011."),
-    ("It is four services, physics, vision, gateway and legacy-grsim, that talk over an internal "
-     "bus. `ssl-sim run` starts and supervises all four; `ssl-sim service NAME` runs one, for "
-     "example under systemd. With the same seed and inputs it sends the same bytes."),
+    ("It is five services, physics, vision, gateway, legacy-grsim and viewer (the browser page "
+     "and /metrics), that talk over an internal bus. `ssl-sim run` starts and supervises all "
+     "five; `ssl-sim service NAME` runs one, for example under systemd. With the same seed and "
+     "inputs it sends the same bytes."),
     ("Settings come from, in rising order: the built-in defaults (`ssl-sim presets` prints them, "
      "commented), the files given with `--config`, the options, and SSL_SIM_LOG."),
 };

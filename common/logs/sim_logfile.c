@@ -263,15 +263,20 @@ sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
     return self;
 }
 
-/* `refused`: the record itself was refused (NULL: the file failed). */
+/* `refused`: the record itself was refused (NULL: the file failed). zlib
+   keeps the reason of a failed write() in its message ("No space left on
+   device"); errno by now may say anything (a later poll's EAGAIN). */
 static int
 s_write_failed (sim_logfile_writer_t *self, const char *refused)
 {
     if (self->failures++ == 0) {
         int code = 0;
         const char *why = refused ? refused : gzerror (self->gz, &code);
-        sim_warn ("log file %s: cannot write (%s); records are being lost", self->path,
-                  code == Z_ERRNO ? strerror (errno) : why);
+        size_t n = strlen (self->path);
+        if (why && strncmp (why, self->path, n) == 0 && strncmp (why + n, ": ", 2) == 0)
+            why += n + 2; /* zlib's "PATH: reason" */
+        sim_error ("log file %s: cannot write (%s); records are being lost", self->path,
+                   why && *why ? why : "unknown error");
     }
     return -1;
 }
@@ -320,7 +325,12 @@ sim_logfile_write (sim_logfile_writer_t *self, int64_t time_ns, int32_t type, co
 int
 sim_logfile_flush (sim_logfile_writer_t *self)
 {
-    return gzflush (self->gz, self->compressed ? Z_SYNC_FLUSH : Z_NO_FLUSH) == Z_OK ? 0 : -1;
+    if (gzflush (self->gz, self->compressed ? Z_SYNC_FLUSH : Z_NO_FLUSH) == Z_OK)
+        return 0;
+    /* records the buffer held are lost: as for a failed write, the
+       offsets after them are unknown */
+    self->index = false;
+    return s_write_failed (self, NULL);
 }
 
 uint64_t

@@ -25,6 +25,10 @@
    sim_service_names (vw_status_t.alive and .restarts) */
 #define VW_SERVICES SIM_SERVICE_COUNT
 
+/* The protocol ports the status shows: the gateway's three (control,
+   blue, yellow) and legacy-grsim's one (grsim). */
+#define VW_PORTS_MAX 4
+
 typedef struct {
     int id;
     double pps;       /* packets/s over vision's last second */
@@ -54,7 +58,7 @@ typedef struct {
     int n_cameras;
     vw_camera_rate_t cameras[SIM_MAX_CAMERAS];
     int n_ports;
-    vw_port_rate_t ports[3];
+    vw_port_rate_t ports[VW_PORTS_MAX]; /* the gateway's, then legacy-grsim's */
     bool alive[VW_SERVICES];
     uint32_t restarts[VW_SERVICES];
     double uptime_s[VW_SERVICES];

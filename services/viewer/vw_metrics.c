@@ -11,6 +11,25 @@
 #include "common/base/sim_out.h"
 #include "common/config/sim_schedule_config.h"
 
+/* The protocol ports of one service's Stats (NULL: none) after those
+   already in out: the gateway's, then legacy-grsim's grSim port. */
+static void
+s_ports (vw_status_t *out, const Simbus__Stats *st)
+{
+    for (size_t i = 0; st && i < st->n_ports && out->n_ports < VW_PORTS_MAX; i++) {
+        const Simbus__PortStats *p = st->ports[i];
+        vw_port_rate_t *o = &out->ports[out->n_ports++];
+        snprintf (o->name, sizeof o->name, "%s", p->name ? p->name : "?");
+        o->port = p->port;
+        o->rate = p->rate;
+        o->received = p->received;
+        o->refused = p->refused;
+        o->lost = p->lost;
+        for (size_t k = 0; k < p->n_sources && o->n_sources < VW_SOURCES_MAX; k++)
+            snprintf (o->sources[o->n_sources++], sizeof o->sources[0], "%s", p->sources[k]);
+    }
+}
+
 void
 vw_status_from_stats (vw_status_t *out, const sim_config_t *cfg, const Simbus__Stats *physics,
                       const Simbus__Stats *vision, const Simbus__Stats *gateway, const Simbus__Stats *legacy,
@@ -67,19 +86,9 @@ vw_status_from_stats (vw_status_t *out, const sim_config_t *cfg, const Simbus__S
     if (gateway) {
         out->have_gateway = true;
         out->sync_round_trips = gateway->sync_round_trips;
-        for (size_t i = 0; i < gateway->n_ports && out->n_ports < 3; i++) {
-            const Simbus__PortStats *p = gateway->ports[i];
-            vw_port_rate_t *o = &out->ports[out->n_ports++];
-            snprintf (o->name, sizeof o->name, "%s", p->name ? p->name : "?");
-            o->port = p->port;
-            o->rate = p->rate;
-            o->received = p->received;
-            o->refused = p->refused;
-            o->lost = p->lost;
-            for (size_t k = 0; k < p->n_sources && o->n_sources < VW_SOURCES_MAX; k++)
-                snprintf (o->sources[o->n_sources++], sizeof o->sources[0], "%s", p->sources[k]);
-        }
     }
+    s_ports (out, gateway);
+    s_ports (out, legacy);
 }
 
 /* ---- Prometheus text ---------------------------------------------------- */
@@ -150,7 +159,7 @@ vw_metrics_text (const vw_status_t *st)
         const char *name, *help;
         size_t off;
     } counters[] = {
-        { "datagrams_received_total", "datagrams read per gateway port",
+        { "datagrams_received_total", "datagrams read per protocol port (gateway and grSim)",
           offsetof (vw_port_rate_t, received) },
         { "datagrams_refused_total", "datagrams the gateway answered with its own error",
           offsetof (vw_port_rate_t, refused) },
@@ -165,7 +174,8 @@ vw_metrics_text (const vw_status_t *st)
                      st->ports[i].port, (unsigned long long) *n);
         }
     }
-    s_head (&o, "datagrams_per_second", "gauge", "datagrams per second per gateway port");
+    s_head (&o, "datagrams_per_second", "gauge",
+            "datagrams per second per protocol port (gateway and grSim)");
     for (int i = 0; i < st->n_ports; i++)
         sim_out (&o, "ssl_sim_datagrams_per_second{port=\"%s\",number=\"%u\"} %s\n", st->ports[i].name,
                  st->ports[i].port, s_value (st->ports[i].rate, v, sizeof v));

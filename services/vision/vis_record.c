@@ -8,6 +8,7 @@
 
 #include "common/base/sim_log.h"
 #include "common/bus/sim_route.h"
+#include "common/bus/sim_service.h"
 #include "common/bus/sim_udp.h"
 
 /* The packets' [vision] timestamp_epoch_offset, ns. */
@@ -81,6 +82,15 @@ vis_record_open (vis_service_t *self)
     sim_warn ("--record: cannot listen to the referee at %s; recording vision only",
               self->own.network.referee_addr);
     return 0;
+}
+
+int
+vis_record_status (vis_service_t *self)
+{
+    if (!self->log)
+        return 0;
+    sim_logfile_flush (self->log);
+    return sim_logfile_failures (self->log) ? SIM_SERVICE_EXIT_LOST : 0;
 }
 
 void

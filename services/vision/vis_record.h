@@ -30,6 +30,10 @@ void vis_record_write (vis_service_t *self, uint64_t time_ns, int32_t type, cons
    simulation's instants (the referee, the geometry while paused). */
 void vis_record_write_now (vis_service_t *self, int32_t type, const uint8_t *buf, size_t len);
 
+/* SIM_SERVICE_EXIT_LOST when records could not be written (pushing what
+   is buffered first, so a full disk shows here), else 0. */
+int vis_record_status (vis_service_t *self);
+
 /* Close the log file (logging what it holds) and the referee socket;
    safe twice and when not recording. */
 void vis_record_close (vis_service_t *self);

@@ -313,9 +313,16 @@ s_stop (void *arg)
     s_destroy (&self);
 }
 
+/* sim_service_def_t's status: a --record that lost records fails the run. */
+static int
+s_status (void *arg)
+{
+    return vis_record_status (arg);
+}
+
 void
 vis_service_actor (zsock_t *pipe, void *args)
 {
     static const sim_service_def_t def = { SIM_SERVICE_VISION, s_new, s_stop };
-    sim_service_run (pipe, args, &def);
+    sim_service_run_status (pipe, args, &def, s_status);
 }

@@ -366,6 +366,24 @@ async function main () {
                                && document.getElementById('st-vision').textContent.includes('pps'));
     check('the status bar shows RTF and vision rates', true);
 
+    // ---- the protocol ports: the gateway's three and legacy-grsim's grSim port
+    const grsim = ports[3];
+    try {
+        await page.waitForFunction((n) => [...document.querySelectorAll('#ports > div')].some(
+            (d) => d.querySelector('.port-name')?.textContent === 'grsim' && d.textContent.includes(`:${n} `)),
+        grsim, { timeout: WAIT_MS });
+        const names = await page.$$eval('#ports .port-name', (els) => els.map((e) => e.textContent));
+        check(`the port panel shows the grSim port ${grsim} beside the gateway's (${names.join(', ')})`,
+              ['control', 'blue', 'yellow', 'grsim'].every((n) => names.includes(n)));
+    } catch (err) {
+        check(`the port panel shows the grSim port ${grsim}`, false,
+              `${err.message}: ${await page.textContent('#ports')}`);
+    }
+    const metrics = await (await fetch(`${url}metrics`)).text();
+    check(`/metrics counts the grSim port ${grsim}`,
+          metrics.includes(`ssl_sim_datagrams_received_total{port="grsim",number="${grsim}"}`),
+          metrics.split('\n').filter((l) => l.startsWith('ssl_sim_datagrams_received_total')).join(' | '));
+
     // ---- command->vision latency on the plot --------------------------------
     // a team's program: RobotControl to the blue port every 20 ms over UDP
     const team = spawn(PROBE, ['commands', String(ports[1])], { stdio: ['pipe', 'ignore', 'inherit'] });

@@ -37,6 +37,15 @@ for f in usr/local/bin/ssl-sim usr/local/share/man/man1/ssl-sim.1 \
          usr/local/lib/systemd/system/ssl-sim.target; do
     [ -f "$root/$f" ] || bad "make install put /$f"
 done
+# one unit per service the program knows (its own list, so a new service
+# without a unit fails here)
+services=$("$bin" service nosuch 2>&1 | sed -n 's/.*(\(.*\))$/\1/p' | tr -d ',')
+check "the program names five services: $services" test "$(echo $services | wc -w)" -eq 5
+for s in $services; do
+    check "make install put the unit of $s" \
+        grep -q "^ExecStart=/usr/local/bin/ssl-sim service $s \\\$SSL_SIM_OPTS" \
+        "$root/usr/local/lib/systemd/system/ssl-sim-$s.service"
+done
 check "installed program runs: $("$root/usr/local/bin/ssl-sim" --version)" \
     test "$("$root/usr/local/bin/ssl-sim" --version)" = "$("$bin" --version)"
 check "units start /usr/local/bin/ssl-sim and read /etc/default/ssl-sim" \
@@ -60,6 +69,8 @@ LC_ALL=C.UTF-8 MANWIDTH=100 man -l "$man" 2> "$scratch/man.err" | sed 's/\xe2\x8
     > "$scratch/man.txt"
 check "man -l renders ssl-sim.1 without warnings" sh -c "[ -s '$scratch/man.txt' ] && [ ! -s '$scratch/man.err' ]"
 LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$man" 2> "$scratch/groff.err"
+check "the man page counts the services the program has" \
+    sh -c "tr -s ' \n' ' ' < '$scratch/man.txt' | grep -q 'It is five services'"
 check "groff -ww finds nothing to warn about$(head -3 "$scratch/groff.err" | tr '\n' ' ')" test ! -s "$scratch/groff.err"
 missing=$(while read -r f; do grep -q -- "^ *$f\\b" "$scratch/man.txt" || echo "$f"; done < "$scratch/flags")
 check "the man page lists every flag --help lists${missing:+ (missing: $missing)}" test -z "$missing"
@@ -114,6 +125,9 @@ else
             sh -c "MANWIDTH=100 man -l '$pkgroot/usr/share/man/man1/ssl-sim.1.gz' 2>&1 | grep -q -- '--port-offset'"
         check "the package's units start /usr/bin/ssl-sim" \
             grep -q '^ExecStart=/usr/bin/ssl-sim service gateway' "$pkgroot/lib/systemd/system/ssl-sim-gateway.service"
+        for s in $services; do
+            check "the package has the unit of $s" test -f "$pkgroot/lib/systemd/system/ssl-sim-$s.service"
+        done
         conffiles=$(dpkg-deb -I "$deb" conffiles | sort | tr '\n' ' ')
         check "conffiles: $conffiles" test "$conffiles" = "/etc/default/ssl-sim /etc/ssl-sim/realism/noisy-venue.ini /etc/ssl-sim/ssl-sim.ini /etc/ssl-sim/three-hosts.ini /etc/ssl-sim/two-hosts.ini "
         depends=$(dpkg-deb -f "$deb" Depends)

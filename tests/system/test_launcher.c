@@ -6,7 +6,9 @@
     (the man page they name included); a
     service that cannot start (its port taken) ends the run at once with
     the reason (issue 11); `--single-process` holds the same runtime
-    directory lock and shows in `status` (issue 13).
+    directory lock and shows in `status` (issue 13); its log says what the
+    four-process log says: each service started, the stop and its reason,
+    each service stopped, all stopped (issue 23).
 */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -299,4 +301,48 @@ Test (launcher, an_open_runtime_dir_is_refused, .timeout = 30)
         cr_expect_null (strstr (out, "started physics"), "%s: a service was started:\n%s", modes[i], out);
     }
     sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* The two layouts' logs tell the same story of a run stopped by SIGTERM,
+   line for line in the launcher's words. */
+Test (launcher, single_process_log_reads_like_the_multi_process_one, .timeout = 60)
+{
+    static const char *const names[] = { "physics", "vision", "gateway", "legacy-grsim", "viewer" };
+    const char *modes[] = { "--single-process", NULL };
+    for (int m = 0; m < 2; m++) {
+        const char *args[] = { modes[m], NULL };
+        sim_proc_t p;
+        cr_assert_eq (sim_proc_start (&p, m == 0 ? args : args + 1, NULL), 0);
+        for (int i = 0; i < 5; i++)
+            cr_assert_gt (sim_lab_wait_service (p.dir, 0, names[i], 0, 15000), 0, "%s did not come up",
+                          names[i]);
+        cr_expect_eq (sim_proc_stop (&p), 0);
+        char log[65536];
+        FILE *f = fopen (p.log, "r");
+        cr_assert_not_null (f);
+        size_t n = fread (log, 1, sizeof log - 1, f);
+        fclose (f);
+        log[n] = '\0';
+        const char *layout = m == 0 ? "single-process" : "multi-process";
+        for (int i = 0; i < 5; i++) {
+            char want[64];
+            snprintf (want, sizeof want, "info: started %s (%s", names[i], m == 0 ? "thread)" : "pid ");
+            cr_expect (strstr (log, want), "%s: no '%s' line:\n%s", layout, want, log);
+            /* and every service's own lines carry its name */
+            snprintf (want, sizeof want, m == 0 ? "%s info: " : "%s ", names[i]);
+            cr_expect (strstr (log, want), "%s: no line named %s:\n%s", layout, names[i], log);
+        }
+        cr_expect (strstr (log, "info: stopping on signal 15"), "%s: no stop line:\n%s", layout, log);
+        cr_expect (strstr (log, "info: all services stopped"), "%s: no last line:\n%s", layout, log);
+        /* after the stop line, each service's own stop */
+        const char *at = strstr (log, "stopping on signal");
+        for (int i = 0; at && i < 5; i++) {
+            char want[64];
+            snprintf (want, sizeof want, "info: %s (%s", names[i], m == 0 ? "thread) stopped after" : "pid ");
+            const char *line = strstr (at, want);
+            cr_expect (line && strstr (line, "stopped after"), "%s: no line for %s's stop:\n%s", layout,
+                       names[i], log);
+        }
+        sim_proc_cleanup (&p);
+    }
 }

@@ -15,7 +15,11 @@
       vision killed mid-run and restarted appends to the part, so the log
       reads to its end; a --record name too long for its part is refused
       with the old file kept; a second run given the same FILE (.gz or not) is
-      refused and the first records and compresses as if alone.
+      refused and the first records and compresses as if alone;
+    - a full disk (issue 23): `ssl-sim run --record` on a full file system
+      and `ssl-sim record /dev/full` exit 1 naming the file and the
+      reason; `ssl-sim record` given a .gz a crash tore moves it aside and
+      starts a new one instead of appending behind the tear.
 */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -706,5 +710,110 @@ Test (logs, second_run_with_the_same_plain_record_is_refused, .timeout = 120)
     s_files_t files;
     s_files (&files);
     s_second_run_is_refused (files.a, NULL);
+    s_files_done (&files);
+}
+
+/* ---- a full disk, a torn .gz (issue 23) ---------------------------------- */
+
+/* `ssl-sim run --record FILE` with FILE on a 16 KiB tmpfs, mounted in a
+   user and mount namespace of its own (skipped where those are not
+   allowed): the run goes on, vision says at once which file it cannot
+   write and why, and the run exits 1 naming the file. */
+Test (logs, run_record_on_a_full_disk_exits_1_naming_the_file, .timeout = 60)
+{
+    if (sim_lab_sh ("unshare -rm sh -c 'mount -t tmpfs -o size=16k none /mnt' >/dev/null 2>&1") != 0) {
+        cr_skip_test ("skipped: no user and mount namespace to mount a small tmpfs in");
+        return;
+    }
+    s_files_t files;
+    s_files (&files);
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_pick_ports (&p), 0);
+    char ini[160], full[160], log[160], vision[64], out[16384];
+    snprintf (ini, sizeof ini, "%s/test.ini", files.dir);
+    snprintf (full, sizeof full, "%s/full", files.dir);
+    snprintf (log, sizeof log, "%s/full/game.log", files.dir);
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    /* the referee vision records on loopback too: its group would be
+       joined on the default interface */
+    char referee[64];
+    snprintf (referee, sizeof referee, "referee_addr = 127.0.0.1:%d\n", sim_test_free_port ());
+    cr_assert_eq (sim_proc_write_ini (&p, ini, referee), 0);
+    cr_assert_eq (mkdir (full, 0700), 0);
+    for (int single = 0; single < 2; single++) {
+        int code = sim_lab_capture (
+            out, sizeof out,
+            "unshare -rm sh -c \"mount -t tmpfs -o size=16k none '%s' && XDG_RUNTIME_DIR='%s' exec '%s' run "
+            "--config '%s' --localhost --vision-addr %s --duration 3 --record '%s' %s\" 2>&1",
+            full, files.dir, sim_lab_exe (), ini, vision, log, single ? "--single-process" : "");
+        cr_expect_eq (code, 1, "--record on a full disk (%s): exit %d\n%s", single ? "single" : "four", code,
+                      out);
+        char said[256];
+        snprintf (said, sizeof said, "log file %s: cannot write (No space left on device)", log);
+        cr_expect (strstr (out, said), "vision does not say which file it cannot write and why:\n%s", out);
+        snprintf (said, sizeof said, "--record: vision lost records: %s is incomplete", log);
+        cr_expect (strstr (out, said), "the run does not end naming the file:\n%s", out);
+    }
+    rmdir (full);
+    unlink (ini);
+    s_files_done (&files);
+}
+
+/* `ssl-sim record` to a device that is always full. */
+Test (logs, record_to_a_full_device_exits_1_naming_the_file, .timeout = 60)
+{
+    if (access ("/dev/full", W_OK) != 0) {
+        cr_skip_test ("skipped: no /dev/full");
+        return;
+    }
+    s_files_t files;
+    s_files (&files);
+    /* every address on loopback: the referee too (joining its group would
+       leave the machine) */
+    char out[8192], addr[64], ini[160];
+    s_play_ini (&files, ini, sizeof ini, sim_test_free_port (), sim_test_free_port ());
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", sim_test_free_port ());
+    int code = sim_lab_capture (out, sizeof out,
+                                "'%s' record /dev/full --config '%s' --vision-addr %s --duration 1.5 2>&1",
+                                sim_lab_exe (), ini, addr);
+    cr_expect_eq (code, 1, "record to /dev/full: exit %d\n%s", code, out);
+    cr_expect (strstr (out, "log file /dev/full: cannot write (No space left on device)")
+                   && strstr (out, "record: /dev/full is incomplete"),
+               "record does not say which file failed and why:\n%s", out);
+    unlink (ini);
+    s_files_done (&files);
+}
+
+/* A .gz log a crash cut short (a recorder killed mid-stream): recording
+   to it again must not append behind the tear, where nothing could read
+   it; the torn file is moved aside whole and a new log started. */
+Test (logs, record_to_a_torn_gz_starts_a_new_log, .timeout = 60)
+{
+    s_files_t files;
+    s_files (&files);
+    s_write_small_log (files.b);
+    struct stat st;
+    cr_assert_eq (stat (files.b, &st), 0);
+    cr_assert_eq (truncate (files.b, st.st_size - 12), 0, "tearing the gzip stream");
+    char out[8192], addr[64], aside[160], ini[160];
+    s_play_ini (&files, ini, sizeof ini, sim_test_free_port (), sim_test_free_port ());
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", sim_test_free_port ());
+    int code = sim_lab_capture (out, sizeof out,
+                                "'%s' record '%s' --config '%s' --vision-addr %s --duration 0.5 2>&1",
+                                sim_lab_exe (), files.b, ini, addr);
+    unlink (ini);
+    cr_expect_eq (code, 0, "record to a torn .gz: exit %d\n%s", code, out);
+    const char *moved = strstr (out, "moved it to ");
+    cr_assert_not_null (moved, "record does not say it moved the torn log aside:\n%s", out);
+    cr_assert_eq (sscanf (moved, "moved it to %159s", aside), 1);
+    struct stat torn;
+    cr_expect (stat (aside, &torn) == 0 && torn.st_size == st.st_size - 12, "%s is not the torn log, whole",
+               aside);
+    /* the new log reads to a clean end (s_msgs_read asserts it) */
+    s_msgs_t m;
+    s_msgs_read (&m, files.b, SIM_LOGFILE_VISION);
+    cr_expect_eq (m.count, 0, "the new log holds %zu vision messages, none came", m.count);
+    s_msgs_free (&m);
+    unlink (aside);
     s_files_done (&files);
 }

@@ -3,7 +3,8 @@
     config warning shows once per run and not once per service, the
     gateway logs each new client and each configuration change with its
     source and the time of day, and `ssl-sim status` says when it cannot
-    see a tcp bus.
+    see a tcp bus, and exits 4 when the bus refuses its CURVE certificate
+    (issue 23).
 */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -14,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/bus/sim_curve.h"
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_msg.h"
@@ -245,6 +247,60 @@ Test (operator, status_says_when_it_cannot_see_a_tcp_bus, .timeout = 40)
     cr_expect_eq (code, 0, "exit %d:\n%s", code, out);
     cr_expect_null (strstr (out, "cannot see the bus"), "%s", out);
     cr_expect (strstr (out, "rtf"), "no physics rates with the services' own --config:\n%s", out);
+    cr_expect_eq (sim_lab_stop (run), 0);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* A lab's CURVE bus, as docs/operations.md sets it up on one host: `status`
+   run with a certificate the services do not allow says so and exits 4;
+   with theirs it shows the rates and exits 0. */
+Test (operator, status_exits_non_zero_when_its_curve_certificate_is_refused, .timeout = 60)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_pick_ports (&p), 0);
+    int cmd = sim_test_free_port (), world = sim_test_free_port (), frames = sim_test_free_port ();
+    char lab_cert[128], stranger[128], allow[128], err[256];
+    snprintf (lab_cert, sizeof lab_cert, "%s/lab.cert", dir);
+    snprintf (stranger, sizeof stranger, "%s/stranger.cert", dir);
+    snprintf (allow, sizeof allow, "%s/allow", dir);
+    cr_assert_eq (sim_curve_keygen (lab_cert, err, sizeof err), 0, "%s", err);
+    cr_assert_eq (sim_curve_keygen (stranger, err, sizeof err), 0, "%s", err);
+    cr_assert_eq (sim_lab_sh ("mkdir '%s' && cp '%s' '%s/'", allow, lab_cert, allow), 0);
+    char bus[2048], ini[128], bad_ini[128], log[128], vision[64], out[16384];
+    const char *certs[2] = { lab_cert, stranger };
+    const char *paths[2] = { ini, bad_ini };
+    snprintf (ini, sizeof ini, "%s/lab.ini", dir);
+    snprintf (bad_ini, sizeof bad_ini, "%s/stranger.ini", dir);
+    for (int i = 0; i < 2; i++) {
+        snprintf (bus, sizeof bus,
+                  "[bus]\ncmd_bind = tcp://127.0.0.1:%d\ncmd_connect = tcp://127.0.0.1:%d\n"
+                  "world_bind = tcp://127.0.0.1:%d\nworld_connect = tcp://127.0.0.1:%d\n"
+                  "frames_bind = tcp://127.0.0.1:%d\nframes_connect = tcp://127.0.0.1:%d\n"
+                  "curve = true\ncurve_cert = %s\ncurve_allow = %s\ncurve_server = %s\n",
+                  cmd, cmd, world, world, frames, frames, certs[i], allow, lab_cert);
+        cr_assert_eq (sim_proc_write_ini (&p, paths[i], bus), 0);
+    }
+    snprintf (log, sizeof log, "%s/log.txt", dir);
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    const char *args[] = { "run", "--config", ini, "--localhost", "--vision-addr", vision, NULL };
+    pid_t run = sim_lab_spawn (args, dir, log, NULL);
+    cr_assert_gt (run, 0);
+    cr_assert_gt (sim_lab_wait_service (dir, 0, "physics", 0, 10000), 0, "the simulator did not come up");
+    cr_assert_gt (sim_lab_wait_service (dir, 0, "legacy-grsim", 0, 10000), 0);
+
+    int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status --config '%s' 2>&1", dir,
+                                sim_lab_exe (), bad_ini);
+    cr_expect_eq (code, 4, "status with a refused certificate: exit %d:\n%s", code, out);
+    cr_expect (strstr (out, "refused this tool's CURVE handshake (certificate not allowed)")
+                   && strstr (out, stranger),
+               "status does not say its certificate was refused:\n%s", out);
+
+    code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status --config '%s' 2>&1", dir,
+                            sim_lab_exe (), ini);
+    cr_expect_eq (code, 0, "status with the lab's certificate: exit %d:\n%s", code, out);
+    cr_expect (strstr (out, "rtf"), "no physics rates with the lab's certificate:\n%s", out);
     cr_expect_eq (sim_lab_stop (run), 0);
     sim_lab_sh ("rm -rf '%s'", dir);
 }

@@ -7,7 +7,10 @@
     geometry at once; physics resumes from its checkpoint with the robot
     where the client put it; gateway and legacy-grsim answer a client that
     retries its datagram. A service killed again and again comes back
-    within the same short delay every time (issue 11).
+    within the same short delay every time (issue 11). In a single-process
+    simulator `ssl-sim restart` gives gateway, legacy-grsim and the viewer
+    a new thread and refuses physics and vision with a reason and a
+    non-zero exit; the simulator never stops (issue 23).
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -295,5 +298,65 @@ Test (restart, repeated_kill9_is_back_at_once_every_time, .timeout = 120)
     cr_expect (sim_test_teleport_blue0 (fd, f.proc.control_port, 0.4, -0.6, 5000) == 1,
                "no answer after the kills");
     cr_expect (sim_test_sees_blue0 (vision, 0.4, -0.6, 5000), "the teleport after the kills did not show");
+    s_stop (&f);
+}
+
+/* ---- single-process: a new thread, or a clear refusal (issue 23) -------- */
+
+/* A user's single-process simulator: --single-process and nothing else
+   beyond the fixture's private runtime directory and loopback ports (and
+   its unicast vision to the test's 127.0.0.1 socket). */
+static void
+s_start_single (sim_fixture_t *f)
+{
+    static const char *const args[] = { "--single-process", NULL };
+    cr_assert_eq (sim_fixture_start (f, args, NULL, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
+                  "ssl-sim --single-process did not come up");
+}
+
+Test (restart, single_process_restart_gateway_is_a_new_thread_and_physics_is_refused, .timeout = 60)
+{
+    sim_fixture_t f;
+    s_start_single (&f);
+    int vision = f.vision, fd = f.fd;
+    int pid = sim_fixture_service_pid (&f, "gateway");
+    cr_assert_gt (pid, 0);
+    char out[8192];
+    int code = s_cli (&f.proc, "restart gateway", out, sizeof out);
+    cr_expect_eq (code, 0, "ssl-sim restart gateway: exit %d\n%s", code, out);
+    cr_expect (strstr (out, "gateway restarted"), "%s", out);
+    /* the new gateway thread answers and its command reaches physics */
+    cr_expect (sim_test_teleport_blue0 (fd, f.proc.control_port, -0.8, 0.4, 5000) == 1,
+               "no answer from the restarted gateway");
+    cr_expect (sim_test_sees_blue0 (vision, -0.8, 0.4, 5000), "the teleport after the restart did not apply");
+
+    /* two operators at once: two requests, two new threads (a second
+       plain signal would merge into the first) */
+    code = sim_lab_capture (out, sizeof out,
+                            "export XDG_RUNTIME_DIR='%s'; (ssl() { '%s' \"$@\" --config '%s/test.ini'; }; "
+                            "ssl restart legacy-grsim & ssl restart viewer & wait %%1; a=$?; wait %%2; b=$?; "
+                            "echo \"codes $a $b\") 2>&1",
+                            f.proc.dir, sim_lab_exe (), f.proc.dir);
+    cr_expect (strstr (out, "codes 0 0") && strstr (out, "legacy-grsim restarted")
+                   && strstr (out, "viewer restarted"),
+               "two restarts at once:\n%s", out);
+    cr_expect (sim_test_teleport_blue0 (fd, f.proc.control_port, 0.6, -0.2, 5000) == 1);
+    cr_expect (sim_test_sees_blue0 (vision, 0.6, -0.2, 5000), "the simulator does not work after them");
+
+    static const char *const refused[] = { "physics", "vision" };
+    for (int i = 0; i < 2; i++) {
+        char cmd[64];
+        snprintf (cmd, sizeof cmd, "restart %s", refused[i]);
+        code = s_cli (&f.proc, cmd, out, sizeof out);
+        cr_expect_eq (code, 1, "ssl-sim %s on a single-process simulator: exit %d\n%s", cmd, code, out);
+        cr_expect (strstr (out, "cannot restart alone") && strstr (out, "Nothing was stopped"),
+                   "the refusal does not say why:\n%s", out);
+    }
+    /* nothing stopped: the same process serves, vision flows, status is 0 */
+    cr_expect_eq (sim_fixture_service_pid (&f, "physics"), pid, "the simulator was replaced or stopped");
+    seen_t a, b;
+    cr_expect_gt (s_watch (vision, 500, &a, &b), 10, "vision stopped after the refused restarts");
+    code = s_cli (&f.proc, "status", out, sizeof out);
+    cr_expect_eq (code, 0, "ssl-sim status after the restarts: exit %d\n%s", code, out);
     s_stop (&f);
 }

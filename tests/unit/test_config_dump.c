@@ -787,3 +787,38 @@ Test (config, example_configuration_has_every_key_presets_prints)
     free (dump);
     free (text);
 }
+
+/* The example users copy points them only at pages they have: every
+   "NAME.md" its comments name is docs/NAME.md, with no section numbers of
+   a text they do not have (issue 23: stale section references). */
+Test (config, example_configuration_cites_only_the_docs)
+{
+    static const char *const files[] = { "configs/ssl-sim.ini", "configs/realism/noisy-venue.ini",
+                                         "configs/lab/two-hosts.ini", "configs/lab/three-hosts.ini" };
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char path[PATH_MAX];
+        s_repo_path (path, sizeof path, files[f]);
+        FILE *file = fopen (path, "r");
+        if (!file)
+            cr_skip_test ("%s not found (run from the repository root)", path);
+        char line[512];
+        for (int n = 1; fgets (line, sizeof line, file); n++) {
+            cr_expect_null (strstr (line, "\xc2\xa7"), "%s:%d cites a section number: %s", files[f], n, line);
+            for (char *md = strstr (line, ".md"); md; md = strstr (md + 3, ".md")) {
+                char *start = md;
+                while (start > line && (isalnum ((unsigned char) start[-1]) || strchr ("-_/", start[-1])))
+                    start--;
+                char doc[256], rel[300];
+                snprintf (doc, sizeof doc, "%.*s", (int) (md + 3 - start), start);
+                snprintf (rel, sizeof rel, "%s", doc);
+                cr_expect (strncmp (doc, "docs/", 5) == 0 || strcmp (doc, "README.md") == 0,
+                           "%s:%d names %s, not a page of docs/", files[f], n, doc);
+                char full[PATH_MAX];
+                s_repo_path (full, sizeof full, rel);
+                cr_expect_eq (access (full, R_OK), 0, "%s:%d names %s, which does not exist", files[f], n,
+                              doc);
+            }
+        }
+        fclose (file);
+    }
+}

@@ -387,3 +387,19 @@ Test (config, realism_file_partial_keys_are_realistic)
     free (sect);
     free (bad);
 }
+
+/* The words a caller splits from the configuration's: the table says which
+   flags take the next word (issue 23: `ssl-sim stats --localhost FILE`). */
+Test (config, flag_takes_value_follows_the_flag_table)
+{
+    cr_expect (sim_config_flag_takes_value ("--config"));
+    cr_expect (sim_config_flag_takes_value ("--log-level"));
+    cr_expect_not (sim_config_flag_takes_value ("--log-level=warn"), "the value is in the word already");
+    cr_expect_not (sim_config_flag_takes_value ("--localhost"), "--localhost takes no value");
+    cr_expect_not (sim_config_flag_takes_value ("--no-such-flag"));
+    cr_expect_not (sim_config_flag_takes_value ("FILE"));
+    for (size_t f = 0; f < sim_cfg_flags_count; f++)
+        if (sim_cfg_flags[f].kind != SIM_CFG_FLAG_LAUNCHER)
+            cr_expect_eq (sim_config_flag_takes_value (sim_cfg_flags[f].name), sim_cfg_flags[f].arg != NULL,
+                          "%s", sim_cfg_flags[f].name);
+}

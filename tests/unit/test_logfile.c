@@ -665,3 +665,23 @@ Test (logfile, compress_a_part_of_the_longest_name)
     unlink (path);
     s_tmp_done (&t);
 }
+
+/* A device that takes no byte (/dev/full): the writes go to zlib's buffer,
+   the flush that pushes them fails, and that counts as a failed write, so
+   a caller that flushes before it reports sees it (issue 23). */
+Test (logfile, failed_flush_counts_as_a_failure)
+{
+    if (access ("/dev/full", W_OK) != 0) {
+        cr_skip_test ("skipped: no /dev/full");
+        return;
+    }
+    char err[256];
+    sim_logfile_writer_t *w = sim_logfile_writer_new ("/dev/full", true, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    cr_expect_eq (sim_logfile_write (w, 1, SIM_LOGFILE_VISION, "abc", 3), 0, "buffered");
+    cr_expect_eq (sim_logfile_failures (w), 0);
+    cr_expect_eq (sim_logfile_flush (w), -1);
+    cr_expect_eq (sim_logfile_failures (w), 1);
+    cr_expect_eq (sim_logfile_write (w, 2, SIM_LOGFILE_VISION, "abc", 3), -1, "the stream stays failed");
+    cr_expect_eq (sim_logfile_writer_destroy (&w), -1);
+}
