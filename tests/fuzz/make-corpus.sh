@@ -53,6 +53,10 @@ enc SimulationSyncRequest $S udp_control sync <<'T'
 sim_step: 0.016 simulator_command { control { teleport_ball { x: 0 y: 0 } } }
 T
 hex udp_control field0-key 800000
+# what the fuzzers found (fixed): a camera below the floor in a geometry
+# command, and vision_port 0
+hex udp_control camera-z-negative 125d0a5b0a0f08a84610f02e18e80720b40128ac0212480800150000c8431d0000964325000096432d0000000035000000003d0000000045000000004d0000803f55000000005d000000006500007a456d0000000075000000007d00007ac5
+hex udp_control vision-port-0 12022000
 
 # ---- team ports: RobotControl and SimulationSyncRequest ------------------
 R=ssl_simulation_robot_control.proto
@@ -137,6 +141,7 @@ mkdir -p "$out/config" "$out/cli"
 cp configs/ssl-sim.ini "$out/config/ssl-sim.ini"
 printf '[sim]\nseed = 3\nsubstep = 0.002\n[camera 1]\nx = 1\ny = 2\nz = 3\n[outage 0]\nstart = 1\nduration = 2\n[blue.limits]\nvel_absolute_max = 2\n[nosuch]\nkey = 1\n' \
     >"$out/config/sections.ini"
+printf '[sim]\nsubstep = 1.5\n' >"$out/config/substep-above-1s.ini" # found by the fuzzer (fixed)
 printf -- '--mode\nsync\n--seed\n42\n--cameras\n4\n--speed=2.5\n--localhost' >"$out/cli/flags"
 printf -- '--step-ms\n0.5\n--realism\nnone\n--seed\nrandom\n--port-offset\n100' >"$out/cli/presets"
 # ---- league log files and journals (play, replay) --------------------------
