@@ -302,7 +302,7 @@ FUZZ_BIN      = $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 .PHONY: fuzz fuzz-build fuzz-bins fuzz-check
 fuzz-build: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT='-O1 -g -fno-omit-frame-pointer' \
-	    SAN='-fsanitize=fuzzer-no-link $(FUZZ_SAN)' fuzz-bins
+	    SAN='-fsanitize=fuzzer-no-link $(FUZZ_SAN) -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION' fuzz-bins
 
 fuzz-bins: $(FUZZ_BIN)
 

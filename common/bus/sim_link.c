@@ -8,6 +8,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/base/sim_log.h"
 
@@ -413,6 +415,37 @@ sim_link_secure (sim_link_t *self, s_sock_t sock)
     return 0;
 }
 
+/* The socket file of an ipc endpoint, or NULL (inproc, tcp). */
+static const char *
+s_ipc_file (const char *endpoint)
+{
+    return strncmp (endpoint, "ipc://", 6) == 0 ? endpoint + 6 : NULL;
+}
+
+/* Remember the file an ipc endpoint just bound made, so that the link
+   removes it when it stops (libzmq leaves it behind). */
+static void
+s_remember_file (sim_link_t *self, s_sock_t sock)
+{
+    const char *file = s_ipc_file (s_endpoint (self, sock));
+    struct stat st;
+    if (file && stat (file, &st) == 0)
+        self->bound_ino[sock] = (uint64_t) st.st_ino;
+}
+
+/* Remove the file this link's ipc endpoint made, if it is still that
+   one: a service restarted at once may have bound the path again (a
+   crashed one leaves its file, which the next bind replaces). */
+static void
+s_remove_file (sim_link_t *self, s_sock_t sock)
+{
+    const char *file = s_ipc_file (s_endpoint (self, sock));
+    struct stat st;
+    if (file && self->bound_ino[sock] && stat (file, &st) == 0 && S_ISSOCK (st.st_mode)
+        && (uint64_t) st.st_ino == self->bound_ino[sock])
+        unlink (file);
+}
+
 static int
 s_open (sim_link_t *self, s_sock_t sock, int type)
 {
@@ -436,9 +469,11 @@ s_open (sim_link_t *self, s_sock_t sock, int type)
     }
     if (sim_link_secure (self, sock))
         return -1;
-    if (s_binds (self, sock))
+    if (s_binds (self, sock)) {
         rc = zsock_bind (*s, "%s", endpoint) < 0 ? -1 : 0;
-    else
+        if (rc == 0)
+            s_remember_file (self, sock);
+    } else
         rc = zsock_connect (*s, "%s", endpoint);
     if (rc) {
         sim_error ("cannot %s %s: %s", s_binds (self, sock) ? "bind" : "connect", endpoint,
@@ -514,6 +549,7 @@ sim_link_destroy (sim_link_t **self_p)
         if (*sock && s_binds (self, (s_sock_t) s))
             zsock_unbind (*sock, "%s", s_endpoint (self, (s_sock_t) s));
         zsock_destroy (sock);
+        s_remove_file (self, (s_sock_t) s); /* a clean stop leaves no socket file */
     }
     sim_curve_destroy (&self->curve); /* after its sockets: it may stop their monitors' reader */
     free (self);

@@ -55,6 +55,7 @@ struct sim_link_t {
     sim_curve_t *curve;      /* NULL: no CURVE ([bus] curve off, or no tcp endpoint) */
     bool lanes;              /* lanes are on for this configuration */
     sim_bus_subs_t subs[3];  /* a publisher's subscribers, per s_sock_t */
+    uint64_t bound_ino[3];   /* the file an ipc endpoint bound made (its inode; 0: none), per s_sock_t */
     bool subscribed[S_KINDS];
     bool warned;
     bool joined;

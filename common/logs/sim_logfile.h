@@ -105,6 +105,12 @@ typedef struct {
    not a log file of version 1 (err says which). */
 sim_logfile_reader_t *sim_logfile_reader_new (const char *path, char *err, size_t errlen);
 
+/* The same reader over `size` bytes at `data` (borrowed: they must stay
+   until the reader is destroyed), named `name` in its messages (NULL: "the
+   log"). The file reader is this one fed from the file. */
+sim_logfile_reader_t *sim_logfile_reader_mem (const void *data, size_t size, const char *name, char *err,
+                                              size_t errlen);
+
 void sim_logfile_reader_destroy (sim_logfile_reader_t **self_p);
 
 /* The next record into *msg. Returns 1, 0 at the clean end of the file,

@@ -92,7 +92,15 @@ s_seal (uint8_t *p, size_t len)
 static bool
 s_sealed (const uint8_t *p, size_t len)
 {
-    return s_get (p + len, 8) == sim_fnv1a (SIM_FNV1A_BASIS, p, len);
+    uint64_t seal = s_get (p + len, 8);
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    /* a fuzzer cannot forge FNV-1a, so in the fuzzing build only a seal
+       of 0 passes too and what lies behind it is fuzzed as well
+       (tests/fuzz/README.md); any other wrong seal is still damage */
+    if (seal == 0)
+        return true;
+#endif
+    return seal == sim_fnv1a (SIM_FNV1A_BASIS, p, len);
 }
 
 /* ---- writing ---------------------------------------------------------- */
@@ -537,17 +545,32 @@ s_read_header (FILE *f, const char *path, const char *key, phys_journal_header_t
     return 0;
 }
 
-int
-phys_journal_read (const char *path, const char *key, phys_journal_header_t *header, phys_journal_fn *fn,
-                   void *arg)
+/* The record buffer holds `need` bytes (grown to what a record's length
+   asks, up to cap, only once that length was read). */
+static bool
+s_hold (uint8_t **buf, size_t *have, size_t need)
 {
-    FILE *f = fopen (path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = JL_RECORD + JL_PAYLOAD_MAX + JL_SUM;
-    uint8_t *buf = malloc (cap);
+    if (need <= *have)
+        return true;
+    size_t size = *have ? *have : 4096;
+    while (size < need)
+        size *= 2;
+    uint8_t *grown = realloc (*buf, size);
+    if (!grown)
+        return false;
+    *buf = grown;
+    *have = size;
+    return true;
+}
+
+int
+phys_journal_read_stream (FILE *f, const char *name, const char *key, phys_journal_header_t *header,
+                          phys_journal_fn *fn, void *arg)
+{
+    size_t cap = JL_RECORD + JL_PAYLOAD_MAX + JL_SUM, have = 0;
+    uint8_t *buf = NULL;
     int count = -1;
-    if (!buf || s_read_header (f, path, key, header, buf))
+    if (!s_hold (&buf, &have, JL_HEADER + JL_KEY_MAX + JL_SUM) || s_read_header (f, name, key, header, buf))
         goto done;
     count = 0;
     for (;;) {
@@ -555,9 +578,9 @@ phys_journal_read (const char *path, const char *key, phys_journal_header_t *hea
         if (got == 0 && feof (f))
             break; /* the end, between records */
         size_t len = got == 4 ? (size_t) s_get (buf, 4) : 0;
-        if (len < JL_RECORD + JL_SUM || len > cap || !s_read (f, buf + 4, len - 4)
-            || !s_sealed (buf, len - JL_SUM)) {
-            sim_warn ("journal %s: record %d is torn or damaged; read up to it", path, count + 1);
+        if (len < JL_RECORD + JL_SUM || len > cap || !s_hold (&buf, &have, len)
+            || !s_read (f, buf + 4, len - 4) || !s_sealed (buf, len - JL_SUM)) {
+            sim_warn ("journal %s: record %d is torn or damaged; read up to it", name, count + 1);
             header->torn = true;
             break;
         }
@@ -574,6 +597,17 @@ phys_journal_read (const char *path, const char *key, phys_journal_header_t *hea
     }
 done:
     free (buf);
+    return count;
+}
+
+int
+phys_journal_read (const char *path, const char *key, phys_journal_header_t *header, phys_journal_fn *fn,
+                   void *arg)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return -1;
+    int count = phys_journal_read_stream (f, path, key, header, fn, arg);
     fclose (f);
     return count;
 }

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "phys_apply.h"
 #include "common/config/sim_config.h"
@@ -178,6 +179,12 @@ typedef bool (phys_journal_fn) (void *arg, const phys_journal_record_t *rec);
    (logged at INFO, except for no file). */
 int phys_journal_read (const char *path, const char *key, phys_journal_header_t *header, phys_journal_fn *fn,
                        void *arg);
+
+/* The same from an open stream `f` (read from where it stands; not
+   closed), `name` in the log lines: what phys_journal_read does once the
+   file is open, and what reads a journal held in memory (fmemopen). */
+int phys_journal_read_stream (FILE *f, const char *name, const char *key, phys_journal_header_t *header,
+                              phys_journal_fn *fn, void *arg);
 
 /* What a replay did. */
 typedef struct {

@@ -121,27 +121,37 @@ s_err (char *err, size_t errlen, const char *fmt, ...)
 }
 
 phys_replay_t *
-phys_replay_load (const char *path, char *err, size_t errlen)
+phys_replay_load_stream (FILE *f, const char *name, char *err, size_t errlen)
 {
     phys_replay_t *self = calloc (1, sizeof *self);
     if (!self) {
         s_err (err, errlen, "out of memory");
         return NULL;
     }
-    int n = phys_journal_read (path, PHYS_REPLAY_KEY, &self->header, s_on_record, self);
+    int n = f ? phys_journal_read_stream (f, name, PHYS_REPLAY_KEY, &self->header, s_on_record, self) : -1;
     if (n < 0)
         s_err (err, errlen,
                "%s is not a journal written by `ssl-sim run --journal` (missing, or its header "
                "is damaged)",
-               path);
+               name);
     else if (!self->config)
-        s_err (err, errlen, "%s holds no configuration record: not a --journal file", path);
+        s_err (err, errlen, "%s holds no configuration record: not a --journal file", name);
     else if (self->header.base_frame != 0 || self->header.base_seq != 0)
-        s_err (err, errlen, "%s does not start at the first substep of a run", path);
+        s_err (err, errlen, "%s does not start at the first substep of a run", name);
     else
         return self;
     phys_replay_destroy (&self);
     return NULL;
+}
+
+phys_replay_t *
+phys_replay_load (const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen (path, "rb");
+    phys_replay_t *self = phys_replay_load_stream (f, path, err, errlen);
+    if (f)
+        fclose (f);
+    return self;
 }
 
 void

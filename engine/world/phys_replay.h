@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bus/sim_bus.pb-c.h"
 
@@ -23,6 +24,11 @@ typedef struct phys_replay_t phys_replay_t;
    first substep of a run (err says why). A torn or damaged tail ends the
    script there (phys_replay_torn). */
 phys_replay_t *phys_replay_load (const char *path, char *err, size_t errlen);
+
+/* The same from an open stream `f` (not closed), `name` in the messages:
+   what phys_replay_load does once the file is open, and what reads a
+   journal held in memory (fmemopen). */
+phys_replay_t *phys_replay_load_stream (FILE *f, const char *name, char *err, size_t errlen);
 
 void phys_replay_destroy (phys_replay_t **self_p);
 

@@ -1,25 +1,33 @@
-/*  fuzz_logfile.c - libFuzzer harness: a file given to `ssl-sim play` or
-    `ssl-sim replay`. The bytes, as a file, through the league log reader
-    (sim_logfile) to its end or its damage, read a second time after a
-    rewind (the same records must come), each vision record unpacked as
-    play's receivers would; then the same file as a --journal script
-    (phys_replay_load). Nothing may crash, leak or read out of bounds. */
+/*  fuzz_logfile.c - libFuzzer harness: a file given to `ssl-sim play`,
+    `ssl-sim replay` or a physics restart, read from memory by the same
+    readers the files go through (no file per input):
+    - the league log reader (sim_logfile_reader_mem: plain, or gzip
+      through inflate, members one after another, the index record as a
+      record) to its end or its damage, read a second time after a rewind
+      (the same records and bytes must come), each vision record unpacked
+      as play's receivers would;
+    - the same bytes as a journal (phys_journal_read_stream over fmemopen)
+      of any run, and as a --journal script (phys_replay_load_stream), its
+      inputs walked. In this build a journal seal of 0 passes
+      (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, phys_journal.c), so the
+      records behind the checksums are fuzzed too.
+    Nothing may crash, leak or read out of bounds; damage must say what it
+    is. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "fuzz_support.h"
 #include "common/logs/sim_logfile.h"
+#include "engine/world/phys_journal.h"
 #include "engine/world/phys_replay.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
-/* Records read (and bytes), or -1 at damage. */
+/* Records read (and bytes), or -1 - records at damage. */
 static long
-s_read_all (sim_logfile_reader_t *r, uint64_t *bytes)
+s_read_all (sim_logfile_reader_t *r, uint64_t *bytes, size_t size)
 {
     sim_logfile_msg_t m;
     long count = 0;
@@ -28,6 +36,8 @@ s_read_all (sim_logfile_reader_t *r, uint64_t *bytes)
     while ((rc = sim_logfile_next (r, &m)) == 1) {
         count++;
         *bytes += m.len;
+        if (sim_logfile_position (r) > size)
+            abort (); /* progress past the end of what there is */
         if (m.type == SIM_LOGFILE_VISION) {
             SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, m.len, m.data);
             if (w)
@@ -39,6 +49,67 @@ s_read_all (sim_logfile_reader_t *r, uint64_t *bytes)
     return rc < 0 ? -1 - count : count;
 }
 
+static void
+s_log (const uint8_t *data, size_t size)
+{
+    char err[SIM_LOGFILE_ERROR_MAX];
+    err[0] = '\0';
+    sim_logfile_reader_t *r = sim_logfile_reader_mem (data, size, "fuzz.log", err, sizeof err);
+    if (!r) {
+        if (err[0] == '\0')
+            abort ();
+        return;
+    }
+    uint64_t first_bytes, second_bytes;
+    long first = s_read_all (r, &first_bytes, size);
+    if (sim_logfile_rewind (r) == 0) {
+        long second = s_read_all (r, &second_bytes, size);
+        if (second != first || second_bytes != first_bytes)
+            abort (); /* a file reads the same twice */
+    }
+    sim_logfile_reader_destroy (&r);
+}
+
+static bool
+s_count (void *arg, const phys_journal_record_t *rec)
+{
+    size_t *bytes = arg;
+    *bytes += rec->payload_len;
+    return true;
+}
+
+static void
+s_journal (const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return; /* fmemopen wants bytes */
+    FILE *f = fmemopen ((void *) data, size, "rb");
+    if (!f)
+        return;
+    phys_journal_header_t header;
+    size_t bytes = 0;
+    int n = phys_journal_read_stream (f, "fuzz.journal", NULL, &header, s_count, &bytes);
+    if (n > 0 && bytes > size)
+        abort ();
+    rewind (f);
+    char err[512];
+    err[0] = '\0';
+    phys_replay_t *script = phys_replay_load_stream (f, "fuzz.journal", err, sizeof err);
+    if (script) {
+        if (!phys_replay_config (script))
+            abort ();
+        for (size_t i = 0; i < phys_replay_count (script); i++) {
+            uint64_t frame;
+            const char *source;
+            if (!phys_replay_input (script, i, &frame, &source) || !source)
+                abort ();
+        }
+        phys_replay_destroy (&script);
+    } else if (err[0] == '\0')
+        abort ();
+    fclose (f);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -47,38 +118,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         fz_init ();
         ready = true;
     }
-    int fd = memfd_create ("fuzz_logfile", MFD_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    if (write (fd, data, size) != (ssize_t) size) {
-        close (fd);
-        return 0;
-    }
-    char path[64];
-    snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
-    char err[512];
-    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
-    if (r) {
-        uint64_t first_bytes, second_bytes;
-        long first = s_read_all (r, &first_bytes);
-        if (sim_logfile_rewind (r) == 0) {
-            long second = s_read_all (r, &second_bytes);
-            if (second != first || second_bytes != first_bytes)
-                abort (); /* a file reads the same twice */
-        }
-        sim_logfile_reader_destroy (&r);
-    } else if (err[0] == '\0')
-        abort ();
-    phys_replay_t *script = phys_replay_load (path, err, sizeof err);
-    if (script) {
-        for (size_t i = 0; i < phys_replay_count (script); i++) {
-            uint64_t frame;
-            const char *source;
-            if (!phys_replay_input (script, i, &frame, &source) || !source)
-                abort ();
-        }
-        phys_replay_destroy (&script);
-    }
-    close (fd);
+    s_log (data, size);
+    s_journal (data, size);
     return 0;
 }

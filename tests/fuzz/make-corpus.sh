@@ -53,6 +53,10 @@ enc SimulationSyncRequest $S udp_control sync <<'T'
 sim_step: 0.016 simulator_command { control { teleport_ball { x: 0 y: 0 } } }
 T
 hex udp_control field0-key 800000
+# what the fuzzers found (fixed): a camera below the floor in a geometry
+# command, and vision_port 0
+hex udp_control camera-z-negative 125d0a5b0a0f08a84610f02e18e80720b40128ac0212480800150000c8431d0000964325000096432d0000000035000000003d0000000045000000004d0000803f55000000005d000000006500007a456d0000000075000000007d00007ac5
+hex udp_control vision-port-0 12022000
 
 # ---- team ports: RobotControl and SimulationSyncRequest ------------------
 R=ssl_simulation_robot_control.proto
@@ -137,6 +141,7 @@ mkdir -p "$out/config" "$out/cli"
 cp configs/ssl-sim.ini "$out/config/ssl-sim.ini"
 printf '[sim]\nseed = 3\nsubstep = 0.002\n[camera 1]\nx = 1\ny = 2\nz = 3\n[outage 0]\nstart = 1\nduration = 2\n[blue.limits]\nvel_absolute_max = 2\n[nosuch]\nkey = 1\n' \
     >"$out/config/sections.ini"
+printf '[sim]\nsubstep = 1.5\n' >"$out/config/substep-above-1s.ini" # found by the fuzzer (fixed)
 printf -- '--mode\nsync\n--seed\n42\n--cameras\n4\n--speed=2.5\n--localhost' >"$out/cli/flags"
 printf -- '--step-ms\n0.5\n--realism\nnone\n--seed\nrandom\n--port-offset\n100' >"$out/cli/presets"
 # ---- league log files and journals (play, replay) --------------------------
@@ -146,7 +151,37 @@ hex logfile plain 53534c5f4c4f475f46494c4500000001000000000000000100000004000000
 hex logfile truncated 53534c5f4c4f475f46494c4500000001000000000000000100000004000000030a0b
 # a size field no message can have
 hex logfile corrupt-size 53534c5f4c4f475f46494c45000000010000000000000001000000047fffffff0a0b0c
-# gzip of the plain seed
+# gzip of the plain seed; the same cut before its gzip trailer (a writer
+# killed after a flush point); two members (a writer that appended) with
+# bytes after them that are no member (ignored, as zlib's gzread does)
 mkdir -p "$out/logfile"; gzip -9 -n -c "$out/logfile/plain" >"$out/logfile/plain.gz"
+head -c -8 "$out/logfile/plain.gz" >"$out/logfile/torn.gz"
+{ gzip -9 -n -c "$out/logfile/plain"
+  printf '%s' 0000000000000003000000040000000142 | xxd -r -p | gzip -9 -n -c
+  printf 'tail'; } >"$out/logfile/members.gz"
+# journals (docs/journal.md; integers little-endian). The fuzzing build
+# takes a seal of 0 (phys_journal.c), so the seeds carry 0 and the fuzzer
+# reaches the records behind the checksums.
+le() { local v; v=$(printf "%0$(($2 * 2))x" "$1"); printf '%s' "$v" | fold -w2 | tac | tr -d '\n'; }
+asc() { printf '%s' "$1" | xxd -p | tr -d '\n'; }
+# rec KIND SEQ FRAME TIME_NS PAYLOAD_HEX
+rec() { printf '%s' "$(le $((48 + ${#5} / 2)) 4)$(le "$1" 2)0000$(le "$2" 8)$(le "$3" 8)$(le "$4" 8)$(le 1700000000000000 8)$5$(le 0 8)"; }
+jkey='ssl-sim journal'
+jhead="$(asc SSLSIMJL)$(le 1 4)$(le ${#jkey} 4)$(le 0 8)$(le 0 8)$(le 0 8)$(le 1000000 8)$(asc "$jkey")$(le 0 8)"
+req=$(protoc "${protos[@]}" --encode=simbus.Request bus/sim_bus.proto <<'T' | xxd -p | tr -d '\n'
+id: 1 substeps: 5 source: "control port, 127.0.0.1:40000"
+simulator_command { control { teleport_ball { x: 1 y: -0.5 } } }
+T
+)
+team=$(protoc "${protos[@]}" --encode=simbus.Request bus/sim_bus.proto <<'T' | xxd -p | tr -d '\n'
+id: 2 team_control { team: 1 control { robot_commands { id: 0 kick_speed: 3 } } }
+T
+)
+journal="$jhead$(rec 3 0 0 0 "$(asc $'[sim]\nseed = 7\n')")$(rec 4 0 10 10000000 "$(asc 'control port')")"
+journal="$journal$(rec 1 0 10 10000000 "$req")$(rec 1 1 20 20000000 "$team")$(rec 2 2 120 120000000 '')"
+hex logfile journal "$journal"
+# the same cut inside its last record, and with a seal that is wrong
+hex logfile journal-torn "${journal:0:$((${#journal} - 20))}"
+hex logfile journal-bad-seal "${journal:0:$((${#journal} - 2))}01"
 
 echo "corpus: $(find "$out" -type f | wc -l) seeds in $out"

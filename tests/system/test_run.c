@@ -2,14 +2,22 @@
     real UDP on loopback. A client teleports a robot on the control port,
     drives it on its team port (or through the legacy grSim port) and sees
     it move in the vision packets, in the four-process and single-process
-    layouts.
+    layouts. A run that ends by itself leaves no socket file in its
+    runtime directory, and one left by a crash does not stop the next.
 */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/support/sim_fixture.h"
+#include "tests/support/sim_lab.h"
 #include "grSim_Packet.pb-c.h"
 #include "grSim_Robotstatus.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
@@ -201,4 +209,105 @@ Test (run, legacy_grsim_replace_and_drive, .timeout = 60)
 {
     const char *args[] = { "--mode", "fast", "--realism", "none", NULL };
     s_scenario (args, true);
+}
+
+/* The socket files in the runtime directory `dir` (names into
+   names[cap], space-separated); how many. */
+static int
+s_socket_files (const char *dir, char *names, size_t cap)
+{
+    DIR *d = opendir (dir);
+    cr_assert_not_null (d, "no runtime directory %s", dir);
+    int count = 0;
+    size_t at = 0;
+    names[0] = '\0';
+    struct dirent *e;
+    while ((e = readdir (d))) {
+        char path[600];
+        snprintf (path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat (path, &st) == 0 && S_ISSOCK (st.st_mode)) {
+            count++;
+            if (at < cap)
+                at += (size_t) snprintf (names + at, cap - at, "%s ", e->d_name);
+        }
+    }
+    closedir (d);
+    return count;
+}
+
+/* What a crashed service leaves: a socket file nobody listens on. */
+static void
+s_stale_socket (const char *path)
+{
+    int fd = socket (AF_UNIX, SOCK_STREAM, 0);
+    cr_assert_geq (fd, 0);
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    cr_assert_lt (strlen (path), sizeof a.sun_path, "%s", path);
+    memcpy (a.sun_path, path, strlen (path) + 1);
+    cr_assert_eq (bind (fd, (struct sockaddr *) &a, sizeof a), 0, "%s", path);
+    close (fd);
+}
+
+/* Wait until ssl-sim `pid` (our child) ends by itself; its exit status. */
+static int
+s_wait_end (pid_t pid, const char *log)
+{
+    if (sim_lab_wait_exit (pid, 30000) != 0) {
+        sim_lab_dump (log);
+        sim_lab_stop (pid);
+        cr_assert_fail ("ssl-sim run --duration 2 did not end by itself");
+    }
+    int status = -1;
+    cr_assert_eq (waitpid (pid, &status, 0), pid);
+    if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+        sim_lab_dump (log);
+    return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+/* `ssl-sim run --duration 2` runs, ends by itself, and every service has
+   removed the socket files it bound (ipc endpoints and lanes) from the
+   runtime directory (docs/operations.md "The runtime directory"). Then
+   the same run starts among the files a crash leaves (each of those
+   socket files, nobody listening), which must not keep it from starting,
+   and ends as clean. The fixture's free loopback ports keep these runs
+   apart from parallel tests; they do not bear on the runtime directory,
+   which is the default one under XDG_RUNTIME_DIR. */
+Test (run, a_clean_stop_leaves_no_socket_files, .timeout = 90)
+{
+    sim_proc_t proc;
+    const char *args[] = { "--duration", "2", NULL };
+    cr_assert_eq (sim_proc_start (&proc, args, NULL), 0, "ssl-sim did not start");
+    char rt[300], path[400], seen[512], names[512];
+    snprintf (rt, sizeof rt, "%s/ssl-sim", proc.dir);
+    snprintf (path, sizeof path, "%s/frames.sock", rt);
+    /* while it runs, its endpoints are there (so the check below can fail) */
+    cr_expect_gt (sim_lab_wait_service (proc.dir, 0, "vision", 0, 10000), 0, "vision did not start");
+    cr_expect_eq (sim_lab_wait_file (path, 10000), 0, "vision never bound %s", path);
+    int running = s_socket_files (rt, seen, sizeof seen);
+    cr_expect_gt (running, 0);
+    int code = s_wait_end (proc.pid, proc.log);
+    proc.pid = 0;
+    cr_expect_eq (code, 0);
+    cr_expect_eq (s_socket_files (rt, names, sizeof names), 0,
+                  "socket files left in %s after a clean stop: %s", rt, names);
+
+    /* what a crash leaves: the same files, nobody listening */
+    for (char *name = strtok (seen, " "); name; name = strtok (NULL, " ")) {
+        snprintf (path, sizeof path, "%s/%s", rt, name);
+        s_stale_socket (path);
+    }
+    cr_expect_eq (s_socket_files (rt, names, sizeof names), running);
+    char ini[320], vision[64];
+    snprintf (ini, sizeof ini, "%s/test.ini", proc.dir);
+    snprintf (vision, sizeof vision, "224.5.23.2:%d", proc.vision_port);
+    const char *again[] = { "run",         "--duration",    "2",    "--config", ini,
+                            "--localhost", "--vision-addr", vision, NULL };
+    pid_t pid = sim_lab_spawn (again, proc.dir, proc.log, NULL);
+    cr_assert_gt (pid, 0);
+    cr_expect_gt (sim_lab_wait_service (proc.dir, 0, "vision", 0, 10000), 0, "vision did not start again");
+    cr_expect_eq (s_wait_end (pid, proc.log), 0, "a run among a crash's socket files");
+    cr_expect_eq (s_socket_files (rt, names, sizeof names), 0,
+                  "socket files left in %s after a clean stop: %s", rt, names);
+    sim_proc_cleanup (&proc);
 }
