@@ -128,6 +128,7 @@ s_run_service (const char *name, int optc, char **optv)
     }
     char pidfile[SIM_STRING_MAX + 16];
     launch_pidfile_write (&args.cfg, name, NULL, pidfile, sizeof pidfile);
+    launch_supervised_ready ();
     s_wait (&actor, 1, 0);
     zactor_destroy (&actor);
     launch_pidfile_remove (pidfile);

@@ -22,4 +22,9 @@
    start (the reason is in the log, from the service and the launcher). */
 int launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cfg);
 
+/* In a service started by launch_supervise: tell the supervisor that it
+   serves (its actor started: ports bound), if it asked. Call once, after
+   the start. */
+void launch_supervised_ready (void);
+
 #endif
