@@ -294,27 +294,43 @@ launch_supervised_ready (void)
     }
 }
 
-/* Wait (at most LAUNCH_READY_MS) until child c said it serves, exited, or
-   closed the pipe without a word; then close the pipe. Its output waits
-   in its own pipe meanwhile. */
-static void
+/* Wait (at most LAUNCH_READY_MS) until child c says it serves, then close
+   the pipe. A child that ends the pipe without a word has exited (or is
+   exiting): it is reaped here, so a service that could not start ends
+   the run before the others start (a service told to stop while it
+   starts may miss it). Returns -1 then, else 0 (ready, late, or crashed
+   and scheduled for a restart like any crash). Its output waits in its
+   own pipe meanwhile. */
+static int
 s_wait_ready (launch_child_t *c, int ready)
 {
     int64_t deadline = s_now_ms () + LAUNCH_READY_MS;
-    for (;;) {
+    bool said = false; /* a byte or EOF waits */
+    while (!said && !s_stop_signal) {
         int64_t left = deadline - s_now_ms ();
-        if (left <= 0 || s_stop_signal) {
-            if (left <= 0)
-                sim_warn ("%s did not report ready within %d ms; starting the others anyway",
-                          c->service->name, LAUNCH_READY_MS);
+        if (left <= 0) {
+            sim_warn ("%s did not report ready within %d ms; starting the others anyway", c->service->name,
+                      LAUNCH_READY_MS);
             break;
         }
-        struct pollfd p[2] = { { ready, POLLIN, 0 }, { c->exited, POLLIN, 0 } };
-        int n = poll (p, c->exited >= 0 ? 2 : 1, (int) left);
-        if (n > 0 && (p[0].revents || p[1].revents))
-            break; /* a byte, or EOF: it serves or it is gone (the loop reaps it) */
+        struct pollfd p = { ready, POLLIN, 0 };
+        said = poll (&p, 1, (int) left) > 0 && p.revents;
     }
+    char byte;
+    bool gone = said && read (ready, &byte, 1) == 0;
     close (ready);
+    if (!gone)
+        return 0;
+    /* the pipe closes a moment before the child can be reaped */
+    struct pollfd p = { c->exited, POLLIN, 0 };
+    if (c->exited >= 0)
+        poll (&p, 1, LAUNCH_READY_MS);
+    int status;
+    if (waitpid (c->pid, &status, c->exited >= 0 ? WNOHANG : 0) != c->pid)
+        return 0;
+    if (c->out >= 0)
+        s_read_output (c); /* its last words: why it could not start */
+    return s_child_exited (c, status);
 }
 
 int
@@ -347,7 +363,7 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
                                                                   SIM_SERVICE_VISION, SIM_SERVICE_LEGACY,
                                                                   SIM_SERVICE_VIEWER };
     launch_child_t children[LAUNCH_SERVICE_COUNT];
-    int count = 0;
+    int count = 0, code = 0;
     for (int k = 0; k < LAUNCH_SERVICE_COUNT; k++) {
         const launch_service_t *service = &launch_services[order[k]];
         if (!launch_service_wanted (service, cfg))
@@ -359,13 +375,14 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
             s_stop_all (children, count);
             return 1;
         }
-        if (ready >= 0)
-            s_wait_ready (&children[count], ready);
         count++;
+        if (ready >= 0 && s_wait_ready (&children[count - 1], ready)) {
+            code = 1; /* the others are not started: stop what runs */
+            break;
+        }
     }
     int64_t end_ms = cfg->run.duration > 0 ? s_now_ms () + (int64_t) (cfg->run.duration * 1000) : 0;
-    int code = 0;
-    while (!s_stop_signal) {
+    while (code == 0 && !s_stop_signal) {
         /* output and deaths wake us; a restart that is due sets the
            timeout, so it is not late by a poll period */
         struct pollfd fds[2 * LAUNCH_SERVICE_COUNT];
