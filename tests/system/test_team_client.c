@@ -10,8 +10,9 @@
 
     - The page's Python client, taken from the page itself (the fenced
       block marked `python team-client`, and the `sh team-client-protos`
-      block that generates its modules with protoc), drives blue robot 0
-      and sees it move: page and program cannot drift apart.
+      block that generates its modules with protoc, and the `sh
+      team-client-run` line that runs it), drives blue robot 0 and sees
+      it move: page and program cannot drift apart.
     - The first command a client sends right after the first vision
       packet is answered, in each of many starts: vision starts only once
       the gateway serves its ports (launcher/supervisor.c).
@@ -141,6 +142,8 @@ Test (team_client, the_python_client_on_the_page_drives_blue_robot_0, .timeout =
                   "no ```sh team-client-protos block on the page");
     snprintf (path, sizeof path, "%s/client.py", lab.dir);
     cr_assert_eq (s_extract ("python team-client", path), 0, "no ```python team-client block on the page");
+    snprintf (path, sizeof path, "%s/run.sh", lab.dir);
+    cr_assert_eq (s_extract ("sh team-client-run", path), 0, "no ```sh team-client-run block on the page");
     /* the page's commands run from the top of the checkout */
     cr_assert_eq (sim_lab_sh ("cd '%s' && ln -s '%s/proto' proto && sh protos.sh", lab.dir, SSL_SIM_SRC), 0,
                   "the page's protoc lines failed");
@@ -152,10 +155,8 @@ Test (team_client, the_python_client_on_the_page_drives_blue_robot_0, .timeout =
        machine may take longer */
     cr_assert_gt (sim_lab_wait_service (lab.dir, 0, "vision", 0, START_MS), 0, "vision did not start");
     char out[4096];
-    int code = sim_lab_capture (
-        out, sizeof out,
-        "cd '%s' && ip netns exec %s env PYTHONPATH=ssl_protos /usr/bin/python3 client.py 2>&1", lab.dir,
-        lab.ns);
+    int code =
+        sim_lab_capture (out, sizeof out, "cd '%s' && ip netns exec %s sh run.sh 2>&1", lab.dir, lab.ns);
     double moved = -1;
     int answered = -1;
     sscanf (out, "blue 0 moved %lf m; %d commands answered", &moved, &answered);
