@@ -98,7 +98,20 @@ s_spawn (launch_child_t *c, const char *exe, int optc, char **optv, int *ready)
         close (fds[1]);
         return -1;
     }
+    /* a stop signal sent between the fork and the exec would reach our
+       handler, inherited by the fork, and be lost with it: the service
+       would then run on. Held back until the child has the default. */
+    sigset_t stop, old;
+    sigemptyset (&stop);
+    sigaddset (&stop, SIGTERM);
+    sigaddset (&stop, SIGINT);
+    sigprocmask (SIG_BLOCK, &stop, &old);
     pid_t pid = fork ();
+    if (pid == 0) {
+        signal (SIGTERM, SIG_DFL);
+        signal (SIGINT, SIG_DFL);
+    }
+    sigprocmask (SIG_SETMASK, &old, NULL);
     if (pid < 0) {
         close (fds[0]);
         close (fds[1]);
