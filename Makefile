@@ -214,7 +214,7 @@ $(BASHCOMP): $(BIN)
 $(BUILD)/tests/%: tests/%.c $(call obj,$(TEST_HELP)) $(ALL_LIBS) $(GEN)/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(CFLAGS) -Itests/support \
+	$(Q)$(CC) $(CFLAGS) -Itests/support -DSSL_SIM_SRC='"$(abspath .)"' \
 	    -MF $(BUILD)/tests/$*.d -o $@ $< $(call obj,$(TEST_HELP)) \
 	    $(ALL_LIBS) $(LDLIBS) $(CRIT_LIBS)
 

@@ -116,6 +116,7 @@ s_run_service (const char *name, int optc, char **optv)
     }
     char pidfile[SIM_STRING_MAX + 16];
     launch_pidfile_write (&args.cfg, name, NULL, pidfile, sizeof pidfile);
+    launch_supervised_ready ();
     s_wait (actor);
     zactor_destroy (&actor);
     launch_pidfile_remove (pidfile);

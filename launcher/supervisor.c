@@ -23,8 +23,10 @@
 #define LAUNCH_RESTART_CLEAN_MS 20  /* after a requested stop (clean exit) */
 #define LAUNCH_RESPAWN_MS       500 /* fork failed: try again (the system is short of something) */
 #define LAUNCH_STOP_GRACE_MS    5000
-#define LAUNCH_CLEAN_MIN_UP_MS  500 /* a clean exit sooner than this is a fault */
-#define LAUNCH_POLL_MS          100 /* the longest wait; a child's death wakes us at once */
+#define LAUNCH_CLEAN_MIN_UP_MS  500  /* a clean exit sooner than this is a fault */
+#define LAUNCH_POLL_MS          100  /* the longest wait; a child's death wakes us at once */
+#define LAUNCH_READY_MS         5000 /* the longest wait for the gateway's ports before vision starts */
+#define LAUNCH_READY_ENV        "SSL_SIM_READY_FD"
 
 typedef struct {
     const launch_service_t *service;
@@ -84,19 +86,49 @@ s_read_output (launch_child_t *c)
     }
 }
 
+/* `ready`: NULL, or where to put the read end of a pipe the child writes
+   to once it serves (launch_supervised_ready). */
 static int
-s_spawn (launch_child_t *c, const char *exe, int optc, char **optv)
+s_spawn (launch_child_t *c, const char *exe, int optc, char **optv, int *ready)
 {
-    int fds[2];
+    int fds[2], rfds[2] = { -1, -1 };
     if (pipe2 (fds, O_CLOEXEC))
         return -1;
-    pid_t pid = fork ();
-    if (pid < 0) {
+    if (ready && pipe2 (rfds, O_CLOEXEC)) {
         close (fds[0]);
         close (fds[1]);
         return -1;
     }
+    /* a stop signal sent between the fork and the exec would reach our
+       handler, inherited by the fork, and be lost with it: the service
+       would then run on. Held back until the child has the default. */
+    sigset_t stop, old;
+    sigemptyset (&stop);
+    sigaddset (&stop, SIGTERM);
+    sigaddset (&stop, SIGINT);
+    sigprocmask (SIG_BLOCK, &stop, &old);
+    pid_t pid = fork ();
     if (pid == 0) {
+        signal (SIGTERM, SIG_DFL);
+        signal (SIGINT, SIG_DFL);
+    }
+    sigprocmask (SIG_SETMASK, &old, NULL);
+    if (pid < 0) {
+        close (fds[0]);
+        close (fds[1]);
+        if (ready) {
+            close (rfds[0]);
+            close (rfds[1]);
+        }
+        return -1;
+    }
+    if (pid == 0) {
+        if (ready) {
+            /* dup: a copy without close-on-exec, for the service to write */
+            char fd[16];
+            snprintf (fd, sizeof fd, "%d", dup (rfds[1]));
+            setenv (LAUNCH_READY_ENV, fd, 1);
+        }
         /* a launcher killed with -9 must not leave orphans serving ports */
         prctl (PR_SET_PDEATHSIG, SIGTERM);
         dup2 (fds[1], STDOUT_FILENO);
@@ -118,6 +150,10 @@ s_spawn (launch_child_t *c, const char *exe, int optc, char **optv)
         _exit (127);
     }
     close (fds[1]);
+    if (ready) {
+        close (rfds[1]);
+        *ready = rfds[0];
+    }
     c->spawns++;
     c->pid = pid;
     c->out = fds[0];
@@ -281,6 +317,60 @@ s_remove_checkpoint (const sim_config_t *cfg)
     }
 }
 
+void
+launch_supervised_ready (void)
+{
+    const char *fd = getenv (LAUNCH_READY_ENV);
+    if (!fd)
+        return;
+    unsetenv (LAUNCH_READY_ENV);
+    int n = atoi (fd);
+    if (n > STDERR_FILENO) {
+        if (write (n, "1", 1) != 1)
+            sim_debug ("could not tell the supervisor this service is ready: %s", strerror (errno));
+        close (n);
+    }
+}
+
+/* Wait (at most LAUNCH_READY_MS) until child c says it serves, then close
+   the pipe. A child that ends the pipe without a word has exited (or is
+   exiting): it is reaped here, so a service that could not start ends
+   the run before the others start (a service told to stop while it
+   starts may miss it). Returns -1 then, else 0 (ready, late, or crashed
+   and scheduled for a restart like any crash). Its output waits in its
+   own pipe meanwhile. */
+static int
+s_wait_ready (launch_child_t *c, int ready)
+{
+    int64_t deadline = s_now_ms () + LAUNCH_READY_MS;
+    bool said = false; /* a byte or EOF waits */
+    while (!said && !s_stop_signal) {
+        int64_t left = deadline - s_now_ms ();
+        if (left <= 0) {
+            sim_warn ("%s did not report ready within %d ms; starting the others anyway", c->service->name,
+                      LAUNCH_READY_MS);
+            break;
+        }
+        struct pollfd p = { ready, POLLIN, 0 };
+        said = poll (&p, 1, (int) left) > 0 && p.revents;
+    }
+    char byte;
+    bool gone = said && read (ready, &byte, 1) == 0;
+    close (ready);
+    if (!gone)
+        return 0;
+    /* the pipe closes a moment before the child can be reaped */
+    struct pollfd p = { c->exited, POLLIN, 0 };
+    if (c->exited >= 0)
+        poll (&p, 1, LAUNCH_READY_MS);
+    int status;
+    if (waitpid (c->pid, &status, c->exited >= 0 ? WNOHANG : 0) != c->pid)
+        return 0;
+    if (c->out >= 0)
+        s_read_output (c); /* its last words: why it could not start */
+    return s_child_exited (c, status);
+}
+
 int
 launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cfg)
 {
@@ -302,22 +392,35 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
         setenv ("SSL_SIM_RUN_ID", id, 1);
     }
 
+    /* Vision starts once the gateway serves its ports: a client takes the
+       first vision packet as the sign that the simulator is up, and a
+       command it sends then must find the gateway's ports bound (started
+       together, vision's first packet came up to 0.2 s before them on a
+       busy machine, and the command went nowhere). */
+    static const sim_service_id_t order[LAUNCH_SERVICE_COUNT] = { SIM_SERVICE_PHYSICS, SIM_SERVICE_GATEWAY,
+                                                                  SIM_SERVICE_VISION, SIM_SERVICE_LEGACY,
+                                                                  SIM_SERVICE_VIEWER };
     launch_child_t children[LAUNCH_SERVICE_COUNT];
-    int count = 0;
-    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
-        if (!launch_service_wanted (&launch_services[i], cfg))
+    int count = 0, code = 0;
+    for (int k = 0; k < LAUNCH_SERVICE_COUNT; k++) {
+        const launch_service_t *service = &launch_services[order[k]];
+        if (!launch_service_wanted (service, cfg))
             continue;
-        children[count] = (launch_child_t) { .service = &launch_services[i], .out = -1, .exited = -1 };
-        if (s_spawn (&children[count], exe, optc, optv)) {
-            sim_error ("cannot start %s: %s", launch_services[i].name, strerror (errno));
+        children[count] = (launch_child_t) { .service = service, .out = -1, .exited = -1 };
+        int ready = -1;
+        if (s_spawn (&children[count], exe, optc, optv, order[k] == SIM_SERVICE_GATEWAY ? &ready : NULL)) {
+            sim_error ("cannot start %s: %s", service->name, strerror (errno));
             s_stop_all (children, count);
             return 1;
         }
         count++;
+        if (ready >= 0 && s_wait_ready (&children[count - 1], ready)) {
+            code = 1; /* the others are not started: stop what runs */
+            break;
+        }
     }
     int64_t end_ms = cfg->run.duration > 0 ? s_now_ms () + (int64_t) (cfg->run.duration * 1000) : 0;
-    int code = 0;
-    while (!s_stop_signal) {
+    while (code == 0 && !s_stop_signal) {
         /* output and deaths wake us; a restart that is due sets the
            timeout, so it is not late by a poll period */
         struct pollfd fds[2 * LAUNCH_SERVICE_COUNT];
@@ -352,7 +455,7 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
                     close (c->out);
                     c->out = -1;
                 }
-                if (s_spawn (c, exe, optc, optv)) {
+                if (s_spawn (c, exe, optc, optv, NULL)) {
                     sim_warn ("cannot start %s: %s", c->service->name, strerror (errno));
                     c->restart_at_ms = now + LAUNCH_RESPAWN_MS;
                 }

@@ -1,7 +1,10 @@
 /*  supervisor.h - `ssl-sim run`: the five services as child processes.
 
     Each child is this same executable run as `service NAME` with the
-    launcher's options; its output lines are prefixed with the service name;
+    launcher's options, started in the order physics, gateway, vision,
+    legacy-grsim, viewer: vision only once the gateway said it serves its
+    ports (launch_supervised_ready, at most 5 s), so a client that saw
+    vision finds them; its output lines are prefixed with the service name;
     a child that crashes (killed, or exits with an error after it started)
     is restarted after 100 ms, every time; one that exits cleanly (it was
     asked to stop: `ssl-sim restart`) at once. A child that could not start
@@ -21,5 +24,10 @@
    process exit code: 0 after a clean stop, 1 when a service could not
    start (the reason is in the log, from the service and the launcher). */
 int launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cfg);
+
+/* In a service started by launch_supervise: tell the supervisor that it
+   serves (its actor started: ports bound), if it asked. Call once, after
+   the start. */
+void launch_supervised_ready (void);
 
 #endif

@@ -195,7 +195,10 @@ Test (operator, status_finds_the_units_simulator, .timeout = 40)
     cr_assert_gt (run, 0);
     int physics = sim_lab_wait_service (units, 0, "physics", 0, 10000);
     cr_assert_gt (physics, 0, "the simulator did not come up");
+    /* status exits non-zero while any service is missing: wait for the
+       last ones started */
     cr_assert_gt (sim_lab_wait_service (units, 0, "legacy-grsim", 0, 10000), 0);
+    cr_assert_gt (sim_lab_wait_service (units, 0, "viewer", 0, 10000), 0);
     int code =
         sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' SSL_SIM_UNITS_RUNTIME='%s' '%s' status 2>&1",
                          mine, units, sim_lab_exe ());
@@ -234,6 +237,7 @@ Test (operator, status_says_when_it_cannot_see_a_tcp_bus, .timeout = 40)
     cr_assert_gt (run, 0);
     cr_assert_gt (sim_lab_wait_service (dir, 0, "physics", 0, 10000), 0, "the simulator did not come up");
     cr_assert_gt (sim_lab_wait_service (dir, 0, "legacy-grsim", 0, 10000), 0);
+    cr_assert_gt (sim_lab_wait_service (dir, 0, "viewer", 0, 10000), 0);
     int code =
         sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status 2>&1", dir, sim_lab_exe ());
     cr_expect_eq (code, 0, "exit %d:\n%s", code, out);
