@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "services.h"
+#include "services/viewer/viewer.h"
 #include "common/bus/sim_bus.h"
 #include "common/bus/sim_link.h"
 #include "common/base/sim_log.h"
@@ -514,6 +515,9 @@ launch_status (const sim_config_t *cfg)
                     p->rss_mib, rates);
     }
     s_print_ports (&bus);
+    char page[SIM_STRING_MAX + 128];
+    if (procs[SIM_SERVICE_VIEWER].alive && vw_viewer_url (cfg, page, sizeof page) == 0)
+        printf ("viewer page: %s\n", page);
     if (blind)
         printf ("%s\n", blind_why);
     if (bus.gateway)
