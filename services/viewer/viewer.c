@@ -238,15 +238,8 @@ s_listen_addr (const sim_config_t *cfg, char *host, size_t len, int *port)
 int
 vw_viewer_url (const sim_config_t *cfg, char *buf, size_t len)
 {
-    char host[SIM_STRING_MAX], dir[SIM_STRING_MAX], token[VW_DOOR_TOKEN_LEN + 1] = "";
-    int port;
-    if (!cfg->viewer.enabled || s_listen_addr (cfg, host, sizeof host, &port))
-        return -1;
-    if (vw_door_token_needed (cfg, host)
-        && (sim_bus_runtime_dir (cfg, dir, sizeof dir) || vw_door_read_token (dir, token)))
-        return -1;
-    vw_door_url (host, port, token, buf, len);
-    return 0;
+    char dir[SIM_STRING_MAX];
+    return sim_bus_runtime_dir (cfg, dir, sizeof dir) ? -1 : vw_door_read_url (dir, buf, len);
 }
 
 /* sim_service_def_t's start. */

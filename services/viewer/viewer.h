@@ -27,11 +27,10 @@ void vw_service_actor (zsock_t *pipe, void *args);
    none of them has an index.html. */
 int vw_www_dir (const sim_config_t *cfg, char *buf, size_t len);
 
-/* The page's address as the viewer announces it (`ssl-sim status`):
-   http://HOST:PORT/, with #token=... when its actions need the token
-   (docs/viewer.md "The door"), read from the runtime directory. Returns
-   0, or -1 when the viewer is off, its address does not parse, or the
-   token it needs is not there (the viewer has not started). */
+/* The page's address as the running viewer of cfg's runtime directory
+   announced it (for `ssl-sim status`): http://HOST:PORT/, with
+   #token=... when its actions need the token (docs/viewer.md "The
+   door"). Returns 0, or -1 when no viewer wrote one. */
 int vw_viewer_url (const sim_config_t *cfg, char *buf, size_t len);
 
 #endif

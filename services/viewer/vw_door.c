@@ -30,7 +30,8 @@ struct vw_door_t {
     bool needs_token;
     uint32_t control[SIM_TOURNAMENT_ADDRS_MAX];
     int control_count;
-    char token[VW_DOOR_TOKEN_LEN + 1]; /* "" when none is needed */
+    char token[VW_DOOR_TOKEN_LEN + 1];    /* "" when none is needed */
+    char url_path[VW_DOOR_NAME_MAX + 32]; /* the page's address, written by vw_door_new */
 
     pthread_mutex_t lock; /* the refusal counter's */
     int64_t logged_us;
@@ -149,6 +150,19 @@ vw_door_new (const sim_config_t *cfg, const char *listen_host, int port, const c
         vw_door_destroy (&self);
         return NULL;
     }
+    if (token_dir) {
+        /* the address for `ssl-sim status`, which may not know [viewer] addr */
+        char url[VW_DOOR_NAME_MAX + 128];
+        vw_door_url (listen_host, port, self->token, url, sizeof url);
+        snprintf (self->url_path, sizeof self->url_path, "%s/%s", token_dir, VW_DOOR_URL_FILE);
+        unlink (self->url_path);
+        int fd = open (self->url_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 || write (fd, url, strlen (url)) != (ssize_t) strlen (url))
+            sim_warn ("viewer: cannot write %s (%s): `ssl-sim status` will not show the page's address",
+                      self->url_path, strerror (errno));
+        if (fd >= 0)
+            close (fd);
+    }
     return self;
 }
 
@@ -158,6 +172,8 @@ vw_door_destroy (vw_door_t **self_p)
     vw_door_t *self = *self_p;
     if (!self)
         return;
+    if (self->url_path[0])
+        unlink (self->url_path);
     pthread_mutex_destroy (&self->lock);
     free (self);
     *self_p = NULL;
@@ -350,4 +366,20 @@ vw_door_url (const char *listen_host, int port, const char *token, char *buf, si
     bool v6 = strchr (host, ':') != NULL;
     snprintf (buf, len, "http://%s%.200s%s:%d/%s%s", v6 ? "[" : "", host, v6 ? "]" : "", port,
               token && token[0] ? "#token=" : "", token ? token : "");
+}
+
+int
+vw_door_read_url (const char *dir, char *buf, size_t len)
+{
+    char path[VW_DOOR_NAME_MAX + 32];
+    snprintf (path, sizeof path, "%s/%s", dir, VW_DOOR_URL_FILE);
+    int fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || len == 0)
+        return -1;
+    ssize_t n = read (fd, buf, len - 1);
+    close (fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return strncmp (buf, "http://", 7) == 0 ? 0 : -1;
 }

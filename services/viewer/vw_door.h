@@ -32,13 +32,16 @@
 #define VW_DOOR_TOKEN_LEN 64      /* hex characters */
 #define VW_DOOR_LOG_US    1000000 /* refusals logged at most once a second */
 #define VW_DOOR_FILE      "viewer.token"
+#define VW_DOOR_URL_FILE  "viewer.url" /* the page's address while the viewer runs */
 
 typedef struct vw_door_t vw_door_t;
 
 /* The door of a viewer listening on listen_host:port under cfg (copied).
    With `token_dir` (the runtime directory) and a token needed, the token
-   is read from or written to token_dir/viewer.token. NULL (logged) when
-   the token cannot be kept or the tournament list does not parse. */
+   is read from or written to token_dir/viewer.token; with token_dir, the
+   page's address (vw_door_url) is written to token_dir/viewer.url and
+   removed by vw_door_destroy. NULL (logged) when the token cannot be kept
+   or the tournament list does not parse. */
 vw_door_t *vw_door_new (const sim_config_t *cfg, const char *listen_host, int port, const char *token_dir);
 void vw_door_destroy (vw_door_t **self_p);
 
@@ -81,6 +84,10 @@ int vw_door_read_token (const char *dir, char token[VW_DOOR_TOKEN_LEN + 1]);
    when token is not NULL or "" (the page takes it from there): this
    machine's name for 0.0.0.0. */
 void vw_door_url (const char *listen_host, int port, const char *token, char *buf, size_t len);
+
+/* The page's address a running viewer wrote to dir/viewer.url, into
+   buf; 0, or -1 when there is none. */
+int vw_door_read_url (const char *dir, char *buf, size_t len);
 
 /* Whether `host` (a [viewer] addr host part) is on loopback: 127.0.0.0/8,
    ::1 or localhost. */

@@ -110,7 +110,8 @@ s_door (struct mg_connection *conn)
     pthread_mutex_unlock (&self->hub->lock);
     if (all >= VW_CLIENTS_MAX)
         return s_refuse (self, conn, 503, "too many pages are connected");
-    if (mine >= VW_CLIENTS_PER_ADDR)
+    /* every local page comes from loopback: there only the total counts */
+    if (mine >= VW_CLIENTS_PER_ADDR && !vw_door_is_loopback (ri->remote_addr))
         return s_refuse (self, conn, 503, "too many pages from this address");
     mg_set_user_connection_data (conn,
                                  vw_door_token_ok (self->door, ri->query_string) ? (void *) &s_acting : NULL);
