@@ -43,6 +43,13 @@ vw_door_is_loopback (const char *host)
 {
     struct in_addr a4;
     struct in6_addr a6;
+    char bare[64];
+    size_t n = strlen (host);
+    if (n >= 2 && host[0] == '[' && host[n - 1] == ']' && n - 2 < sizeof bare) {
+        memcpy (bare, host + 1, n - 2); /* [::1], as civetweb's listening_ports writes it */
+        bare[n - 2] = '\0';
+        host = bare;
+    }
     if (strcasecmp (host, "localhost") == 0)
         return true;
     if (inet_pton (AF_INET, host, &a4) == 1)

@@ -173,14 +173,6 @@ s_on_healthz (struct mg_connection *conn, void *arg)
 
 /* ---- the WebSocket ------------------------------------------------------ */
 
-static int
-s_ws_connect (const struct mg_connection *conn, void *arg)
-{
-    (void) conn;
-    (void) arg;
-    return 0; /* the door (s_door) let it in */
-}
-
 static void
 s_ws_ready (struct mg_connection *conn, void *arg)
 {
@@ -361,7 +353,8 @@ vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub, vw_
         self->addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
     mg_set_request_handler (self->ctx, "/metrics$", s_on_metrics, hub);
     mg_set_request_handler (self->ctx, "/healthz$", s_on_healthz, hub);
-    mg_set_websocket_handler (self->ctx, "/ws$", s_ws_connect, s_ws_ready, s_ws_data, s_ws_close, hub);
+    /* no connect handler: the door (s_door) decided already */
+    mg_set_websocket_handler (self->ctx, "/ws$", NULL, s_ws_ready, s_ws_data, s_ws_close, hub);
     if (vw_door_needs_token (door)) {
         char url[SIM_STRING_MAX + 128];
         vw_door_url (host, port, vw_door_token (door), url, sizeof url);

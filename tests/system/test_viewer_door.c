@@ -241,8 +241,19 @@ Test (viewer_door, a_rebound_host_name_reads_nothing, .timeout = 90)
                       port);
     cr_expect_eq (s_exchange (port, req, (size_t) n, out, sizeof out, WAIT_MS), 405);
 
-    /* the refusals are in the log, fewer lines than refusals */
+    /* the refusals are in the log, at most a line a second: a flood of
+       them does not fill it */
     cr_expect_eq (sim_lab_wait_text (f.proc.log, "refused GET /metrics from 127.0.0.1", WAIT_MS), 0);
+    snprintf (host, sizeof host, "attacker.example:%d", port);
+    int64_t t0 = sim_test_now_ms ();
+    for (int i = 0; i < 100; i++)
+        cr_assert_eq (s_get (port, "/metrics", host, out, sizeof out), 403);
+    int64_t seconds = (sim_test_now_ms () - t0) / 1000;
+    cr_expect_eq (sim_lab_wait_text (f.proc.log, "refusals since the last such line", WAIT_MS), 0);
+    char count[64];
+    sim_lab_capture (count, sizeof count, "grep -c 'refused GET' '%s'", f.proc.log);
+    cr_expect_leq (atoi (count), seconds + 3, "%d lines for 100 refusals in %lld s", atoi (count),
+                   (long long) seconds);
     cr_expect_eq (sim_fixture_stop (&f), 0);
 }
 
