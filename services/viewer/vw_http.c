@@ -35,12 +35,21 @@
    address only; never written). */
 static const char s_acting = 1;
 
+/* A WebSocket the door let in whose handshake is not done: counted with
+   the pages, so pages racing in cannot pass the limits together. */
+typedef struct {
+    const struct mg_connection *conn; /* NULL: free */
+    char addr[48];
+} vw_pending_t;
+
 struct vw_http_t {
     struct mg_context *ctx;
     struct sockaddr_in addr; /* where it listens, to wake it when it stops */
     vw_hub_t *hub;
     vw_door_t *door; /* borrowed */
     char root[SIM_STRING_MAX];
+    pthread_mutex_t pending_lock; /* taken inside the hub's lock, or alone */
+    vw_pending_t pending[VW_CLIENTS_MAX];
 };
 
 int
@@ -79,14 +88,39 @@ s_refuse (vw_http_t *self, struct mg_connection *conn, int status, const char *w
     return status;
 }
 
-/* Pages from one address at once, and in all, with the lock held. */
+/* Pages (connected or in their handshake) from `addr`, or in all with
+   NULL; with both locks held. */
 static int
-s_pages_from (const vw_hub_t *hub, const char *addr)
+s_pages_from (const vw_http_t *self, const char *addr)
 {
     int n = 0;
-    for (int i = 0; i < VW_CLIENTS_MAX; i++)
-        n += hub->clients[i].conn && strcmp (hub->clients[i].addr, addr) == 0;
+    for (int i = 0; i < VW_CLIENTS_MAX; i++) {
+        const vw_client_t *c = &self->hub->clients[i];
+        const vw_pending_t *p = &self->pending[i];
+        n += c->conn && (!addr || strcmp (c->addr, addr) == 0);
+        n += p->conn && (!addr || strcmp (p->addr, addr) == 0);
+    }
     return n;
+}
+
+/* Forget `conn`'s handshake (done, or the connection closed); with the
+   pending lock held. */
+static void
+s_pending_drop (vw_http_t *self, const struct mg_connection *conn)
+{
+    for (int i = 0; i < VW_CLIENTS_MAX; i++)
+        if (self->pending[i].conn == conn)
+            self->pending[i].conn = NULL;
+}
+
+/* civetweb's connection_close: a handshake that never finished. */
+static void
+s_on_close (const struct mg_connection *conn)
+{
+    vw_http_t *self = mg_get_user_data (mg_get_context (conn));
+    pthread_mutex_lock (&self->pending_lock);
+    s_pending_drop (self, conn);
+    pthread_mutex_unlock (&self->pending_lock);
 }
 
 /* civetweb's begin_request: every request, once its header is read and
@@ -106,13 +140,23 @@ s_door (struct mg_connection *conn)
     if (!vw_door_origin_ok (self->door, mg_get_header (conn, "Origin"), host))
         return s_refuse (self, conn, 403, "a WebSocket from another site's page");
     pthread_mutex_lock (&self->hub->lock);
-    int all = self->hub->client_count, mine = s_pages_from (self->hub, ri->remote_addr);
-    pthread_mutex_unlock (&self->hub->lock);
-    if (all >= VW_CLIENTS_MAX)
-        return s_refuse (self, conn, 503, "too many pages are connected");
+    pthread_mutex_lock (&self->pending_lock);
+    int all = s_pages_from (self, NULL), mine = s_pages_from (self, ri->remote_addr), slot = -1;
     /* every local page comes from loopback: there only the total counts */
-    if (mine >= VW_CLIENTS_PER_ADDR && !vw_door_is_loopback (ri->remote_addr))
+    bool crowded = mine >= VW_CLIENTS_PER_ADDR && !vw_door_is_loopback (ri->remote_addr);
+    for (int i = 0; i < VW_CLIENTS_MAX && slot < 0 && all < VW_CLIENTS_MAX && !crowded; i++)
+        if (!self->pending[i].conn)
+            slot = i;
+    if (slot >= 0) {
+        self->pending[slot].conn = conn;
+        snprintf (self->pending[slot].addr, sizeof self->pending[slot].addr, "%s", ri->remote_addr);
+    }
+    pthread_mutex_unlock (&self->pending_lock);
+    pthread_mutex_unlock (&self->hub->lock);
+    if (crowded)
         return s_refuse (self, conn, 503, "too many pages from this address");
+    if (slot < 0)
+        return s_refuse (self, conn, 503, "too many pages are connected");
     mg_set_user_connection_data (conn,
                                  vw_door_token_ok (self->door, ri->query_string) ? (void *) &s_acting : NULL);
     return 0;
@@ -179,7 +223,11 @@ s_ws_ready (struct mg_connection *conn, void *arg)
     vw_hub_t *hub = arg;
     bool placed = false;
     const struct mg_request_info *ri = mg_get_request_info (conn);
+    vw_http_t *self = mg_get_user_data (mg_get_context (conn));
     pthread_mutex_lock (&hub->lock);
+    pthread_mutex_lock (&self->pending_lock);
+    s_pending_drop (self, conn); /* a page now, in the same breath */
+    pthread_mutex_unlock (&self->pending_lock);
     for (int i = 0; i < VW_CLIENTS_MAX && !placed; i++)
         if (!hub->clients[i].conn) {
             hub->clients[i] = (vw_client_t) { .conn = conn, .asked_us = zclock_usecs () };
@@ -309,6 +357,7 @@ vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub, vw_
         return NULL;
     self->hub = hub;
     self->door = door;
+    pthread_mutex_init (&self->pending_lock, NULL);
     snprintf (self->root, sizeof self->root, "%s", www_dir);
     char listen[SIM_STRING_MAX + 16];
     snprintf (listen, sizeof listen, "%.200s:%d", host, port);
@@ -331,6 +380,7 @@ vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub, vw_
     memset (&callbacks, 0, sizeof callbacks);
     callbacks.log_message = s_log_message;
     callbacks.begin_request = s_door;
+    callbacks.connection_close = s_on_close;
     struct mg_init_data init = { .callbacks = &callbacks,
                                  .user_data = self,
                                  .configuration_options = options };
@@ -343,6 +393,7 @@ vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub, vw_
     if (!self->ctx) {
         sim_error ("cannot serve http://%s/ (%s): use --viewer-addr HOST:PORT or --no-viewer", listen,
                    text[0] ? text : "civetweb did not start");
+        pthread_mutex_destroy (&self->pending_lock);
         free (self);
         return NULL;
     }
@@ -397,6 +448,7 @@ vw_http_destroy (vw_http_t **self_p)
         pthread_join (stopper, NULL);
     } else
         mg_stop (self->ctx);
+    pthread_mutex_destroy (&self->pending_lock);
     free (self);
     *self_p = NULL;
 }

@@ -10,7 +10,9 @@
     beyond loopback (0.0.0.0, inside a network namespace of the test's
     own whose only interface is lo, so nothing leaves the machine) asks
     for the token it keeps in the runtime directory (mode 0600) before any
-    action, and `ssl-sim status` shows the address with it.
+    action, and `ssl-sim status` shows the address with it; from one
+    address beyond loopback (a second address on that lo) it takes 8
+    pages, and the ninth is told why.
 
     Requests with chosen headers are written by hand on a TCP socket to
     127.0.0.1: a browser's headers are what is checked.
@@ -46,18 +48,25 @@ s_start (sim_fixture_t *f)
     cr_assert (sim_fixture_wait_service (f, "viewer", 0, WAIT_MS), "the viewer did not start");
 }
 
-/* A TCP connection to 127.0.0.1:port, or -1. */
+/* A TCP connection to addr:port (dotted quad), or -1. */
 static int
-s_dial (int port)
+s_dial_to (const char *addr, int port)
 {
     int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
-    to.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    if (fd >= 0 && connect (fd, (const struct sockaddr *) &to, sizeof to) != 0) {
-        close (fd);
+    if (inet_pton (AF_INET, addr, &to.sin_addr) != 1 || fd < 0
+        || connect (fd, (const struct sockaddr *) &to, sizeof to) != 0) {
+        if (fd >= 0)
+            close (fd);
         fd = -1;
     }
     return fd;
+}
+
+static int
+s_dial (int port)
+{
+    return s_dial_to ("127.0.0.1", port);
 }
 
 /* Send `req` (len bytes) and read the answer until the server closes or
@@ -409,6 +418,39 @@ Test (viewer_door, beyond_loopback_actions_need_the_token, .timeout = 90)
     double x, y;
     s_ball (owner, &x, &y);
     cr_expect_gt (hypot (x - 2.0, y + 1.5), 0.5, "an op without the token applied");
+
+    /* pages from one address beyond loopback: 8 at once. A second address
+       on the namespace's lo stands for another machine (the viewer counts
+       every address outside 127.0.0.0/8 as one). */
+    cr_assert_eq (sim_lab_sh ("ip -n %s addr add 10.231.9.1/32 dev lo", ns), 0);
+    int held[9];
+    char req[512], answer[512];
+    for (int i = 0; i < 9; i++) {
+        held[i] = s_dial_to ("10.231.9.1", 8082);
+        cr_assert_geq (held[i], 0);
+        int n = snprintf (req, sizeof req,
+                          "GET /ws HTTP/1.1\r\nHost: 10.231.9.1:8082\r\nUpgrade: websocket\r\n"
+                          "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                          "Sec-WebSocket-Version: 13\r\nOrigin: http://10.231.9.1:8082\r\n\r\n");
+        cr_assert_eq (send (held[i], req, (size_t) n, MSG_NOSIGNAL), n);
+        struct pollfd p = { held[i], POLLIN, 0 };
+        cr_assert_eq (poll (&p, 1, WAIT_MS), 1, "page %d got no answer", i + 1);
+        ssize_t got = recv (held[i], answer, sizeof answer - 1, 0);
+        answer[got > 0 ? got : 0] = '\0';
+        int code = -1;
+        sscanf (answer, "HTTP/1.%*d %d", &code);
+        if (i < 8)
+            cr_expect_eq (code, 101, "page %d from 10.231.9.1: %s", i + 1, answer);
+        else {
+            cr_expect_eq (code, 503, "the 9th page from one address: %s", answer);
+            cr_expect_neq (strstr (answer, "from this address"), NULL, "%s", answer);
+        }
+    }
+    sim_ws_t *local = sim_ws_connect (8082, "/ws");
+    cr_expect_not_null (local, "a page on loopback was refused for another address's pages");
+    sim_ws_destroy (&local);
+    for (int i = 0; i < 9; i++)
+        close (held[i]);
 
     sim_ws_destroy (&owner);
     sim_ws_destroy (&guesser);
