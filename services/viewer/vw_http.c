@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/base/sim_log.h"
 #include "common/bus/sim_service.h"
@@ -135,8 +136,10 @@ s_door (struct mg_connection *conn)
         return s_refuse (self, conn, 403, "this viewer is not served under that Host name");
     if (strcmp (ri->request_method, "GET") != 0 && strcmp (ri->request_method, "HEAD") != 0)
         return s_refuse (self, conn, 405, "the viewer takes GET and HEAD only (actions go over /ws)");
-    if (!ri->local_uri || strcmp (ri->local_uri, "/ws") != 0)
-        return 0;
+    const char *upgrade = mg_get_header (conn, "Upgrade");
+    if (!ri->local_uri || strcmp (ri->local_uri, "/ws") != 0 || !upgrade
+        || strcasecmp (upgrade, "websocket") != 0)
+        return 0; /* no handshake: nothing to act with, no page to count */
     if (!vw_door_origin_ok (self->door, mg_get_header (conn, "Origin"), host))
         return s_refuse (self, conn, 403, "a WebSocket from another site's page");
     pthread_mutex_lock (&self->hub->lock);
