@@ -15,6 +15,7 @@
 
 #include "services.h"
 #include "single.h"
+#include "services/viewer/viewer.h"
 #include "common/bus/sim_bus.h"
 #include "common/bus/sim_curve.h"
 #include "common/bus/sim_link.h"
@@ -577,6 +578,9 @@ launch_status (const sim_config_t *cfg)
                     p->rss_mib, rates);
     }
     s_print_ports (&bus);
+    char page[SIM_STRING_MAX + 128];
+    if (procs[SIM_SERVICE_VIEWER].alive && vw_viewer_url (cfg, page, sizeof page) == 0)
+        printf ("viewer page: %s\n", page);
     if (blind)
         printf ("%s\n", blind_why);
     if (bus.gateway)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/config/config.h"
+#include "common/bus/sim_bus.h"
 #include "common/bus/sim_bus_codec.h"
 #include "common/bus/sim_link.h"
 #include "common/base/sim_log.h"
@@ -213,6 +214,7 @@ s_destroy (void *arg)
         return;
     /* the server first: its threads read the hub */
     vw_http_destroy (&self->http);
+    vw_door_destroy (&self->door);
     sim_link_destroy (&self->link);
     vw_frames_destroy (&self->frames);
     vw_text_free (&self->world_text);
@@ -231,6 +233,13 @@ s_listen_addr (const sim_config_t *cfg, char *host, size_t len, int *port)
     snprintf (host, len, "%.*s", (int) (colon - cfg->viewer.addr), cfg->viewer.addr);
     *port = sim_config_port (cfg, atoi (colon + 1));
     return *port > 0 && *port <= 65535 ? 0 : -1;
+}
+
+int
+vw_viewer_url (const sim_config_t *cfg, char *buf, size_t len)
+{
+    char dir[SIM_STRING_MAX];
+    return sim_bus_runtime_dir (cfg, dir, sizeof dir) ? -1 : vw_door_read_url (dir, buf, len);
 }
 
 /* sim_service_def_t's start. */
@@ -282,7 +291,10 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
         s_destroy (self);
         return NULL;
     }
-    self->http = vw_http_new (host, port, www, self->hub);
+    char dir[SIM_STRING_MAX];
+    bool have_dir = sim_bus_runtime_dir (cfg, dir, sizeof dir) == 0;
+    self->door = vw_door_new (cfg, host, port, have_dir ? dir : NULL);
+    self->http = self->door ? vw_http_new (host, port, www, self->hub, self->door) : NULL;
     if (!self->http) {
         s_destroy (self);
         return NULL;

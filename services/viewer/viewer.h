@@ -27,4 +27,10 @@ void vw_service_actor (zsock_t *pipe, void *args);
    none of them has an index.html. */
 int vw_www_dir (const sim_config_t *cfg, char *buf, size_t len);
 
+/* The page's address as the running viewer of cfg's runtime directory
+   announced it (for `ssl-sim status`): http://HOST:PORT/, with
+   #token=... when its actions need the token (docs/viewer.md "The
+   door"). Returns 0, or -1 when no viewer wrote one. */
+int vw_viewer_url (const sim_config_t *cfg, char *buf, size_t len);
+
 #endif

@@ -16,6 +16,7 @@
 #include "common/bus/sim_link.h"
 #include "common/bus/sim_loop.h"
 #include "common/config/sim_config.h"
+#include "vw_door.h"
 #include "vw_frames.h"
 #include "vw_http.h"
 #include "vw_hub.h"
@@ -32,7 +33,8 @@ typedef struct {
     sim_loop_t *loop; /* sim_service_run's */
     vw_hub_t *hub;
     vw_http_t *http;
-    bool watching; /* subscribed to snapshots, events and frames */
+    vw_door_t *door; /* who may come in and act; the server borrows it */
+    bool watching;   /* subscribed to snapshots, events and frames */
 
     sim_snapshot_t truth;
     bool have_truth;

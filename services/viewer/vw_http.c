@@ -11,18 +11,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/base/sim_log.h"
 #include "common/bus/sim_service.h"
+#include "vw_door.h"
 
 #define VW_OP_TIMEOUT_MS 3000 /* the gateway answers a plain request within 4 s or says UNAVAILABLE */
-#define VW_THREADS       "24" /* each WebSocket page holds one civetweb thread */
+
+/* civetweb gives each connection a thread of its own for as long as it
+   lasts (docs/viewer.md "Under load"): the pages take at most
+   VW_CLIENTS_MAX of them, a connection that has not sent its whole
+   request holds one at most VW_REQUEST_MS, an idle keep-alive one at most
+   VW_KEEPALIVE_MS, so the rest answer /healthz, /metrics and files even
+   with that many stalled connections open at once. */
+#define VW_THREADS      "320"
+#define VW_REQUEST_MS   "1000"  /* a whole request header, and any one write to a page */
+#define VW_KEEPALIVE_MS "1000"  /* between two requests on one connection */
+#define VW_WS_IDLE_MS   "10000" /* a silent page is pinged this often; dropped after 6 unanswered */
+#define VW_QUEUE        "256"   /* connections accepted and waiting for a thread */
+#define VW_BACKLOG      "1024"  /* connections the kernel holds before civetweb accepts them */
+
+/* The marker civetweb keeps on a WebSocket that showed the token (its
+   address only; never written). */
+static const char s_acting = 1;
+
+/* A WebSocket the door let in whose handshake is not done: counted with
+   the pages, so pages racing in cannot pass the limits together. */
+typedef struct {
+    const struct mg_connection *conn; /* NULL: free */
+    char addr[48];
+} vw_pending_t;
 
 struct vw_http_t {
     struct mg_context *ctx;
     struct sockaddr_in addr; /* where it listens, to wake it when it stops */
     vw_hub_t *hub;
+    vw_door_t *door; /* borrowed */
     char root[SIM_STRING_MAX];
+    pthread_mutex_t pending_lock; /* taken inside the hub's lock, or alone */
+    vw_pending_t pending[VW_CLIENTS_MAX];
 };
 
 int
@@ -39,6 +67,102 @@ s_log_message (const struct mg_connection *conn, const char *message)
     (void) conn;
     sim_debug ("http: %s", message);
     return 1; /* logged here, not on civetweb's stderr */
+}
+
+/* ---- the door (vw_door.h) ------------------------------------------------- */
+
+/* Answer `status` with a one-line reason, logged at most once a second. */
+static int
+s_refuse (vw_http_t *self, struct mg_connection *conn, int status, const char *why)
+{
+    const struct mg_request_info *ri = mg_get_request_info (conn);
+    uint64_t count = vw_door_refused (self->door, zclock_usecs ());
+    if (count)
+        sim_warn ("refused %s %.64s from %s: %s (%llu refusals since the last such line)", ri->request_method,
+                  ri->local_uri ? ri->local_uri : "?", ri->remote_addr, why, (unsigned long long) count);
+    /* written by hand: civetweb's error page sends no status line for a
+       WebSocket handshake */
+    mg_printf (conn,
+               "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %zu\r\n"
+               "Cache-Control: no-cache\r\nConnection: close\r\n\r\n%s\n",
+               status, mg_get_response_code_text (conn, status), strlen (why) + 1, why);
+    return status;
+}
+
+/* Pages (connected or in their handshake) from `addr`, or in all with
+   NULL; with both locks held. */
+static int
+s_pages_from (const vw_http_t *self, const char *addr)
+{
+    int n = 0;
+    for (int i = 0; i < VW_CLIENTS_MAX; i++) {
+        const vw_client_t *c = &self->hub->clients[i];
+        const vw_pending_t *p = &self->pending[i];
+        n += c->conn && (!addr || strcmp (c->addr, addr) == 0);
+        n += p->conn && (!addr || strcmp (p->addr, addr) == 0);
+    }
+    return n;
+}
+
+/* Forget `conn`'s handshake (done, or the connection closed); with the
+   pending lock held. */
+static void
+s_pending_drop (vw_http_t *self, const struct mg_connection *conn)
+{
+    for (int i = 0; i < VW_CLIENTS_MAX; i++)
+        if (self->pending[i].conn == conn)
+            self->pending[i].conn = NULL;
+}
+
+/* civetweb's connection_close: a handshake that never finished. */
+static void
+s_on_close (const struct mg_connection *conn)
+{
+    vw_http_t *self = mg_get_user_data (mg_get_context (conn));
+    pthread_mutex_lock (&self->pending_lock);
+    s_pending_drop (self, conn);
+    pthread_mutex_unlock (&self->pending_lock);
+}
+
+/* civetweb's begin_request: every request, once its header is read and
+   before anything answers it. 0 lets it in. */
+static int
+s_door (struct mg_connection *conn)
+{
+    vw_http_t *self = mg_get_user_data (mg_get_context (conn));
+    const struct mg_request_info *ri = mg_get_request_info (conn);
+    const char *host = mg_get_header (conn, "Host");
+    if (!vw_door_host_ok (self->door, host))
+        return s_refuse (self, conn, 403, "this viewer is not served under that Host name");
+    if (strcmp (ri->request_method, "GET") != 0 && strcmp (ri->request_method, "HEAD") != 0)
+        return s_refuse (self, conn, 405, "the viewer takes GET and HEAD only (actions go over /ws)");
+    const char *upgrade = mg_get_header (conn, "Upgrade");
+    if (!ri->local_uri || strcmp (ri->local_uri, "/ws") != 0 || !upgrade
+        || strcasecmp (upgrade, "websocket") != 0)
+        return 0; /* no handshake: nothing to act with, no page to count */
+    if (!vw_door_origin_ok (self->door, mg_get_header (conn, "Origin"), host))
+        return s_refuse (self, conn, 403, "a WebSocket from another site's page");
+    pthread_mutex_lock (&self->hub->lock);
+    pthread_mutex_lock (&self->pending_lock);
+    int all = s_pages_from (self, NULL), mine = s_pages_from (self, ri->remote_addr), slot = -1;
+    /* every local page comes from loopback: there only the total counts */
+    bool crowded = mine >= VW_CLIENTS_PER_ADDR && !vw_door_is_loopback (ri->remote_addr);
+    for (int i = 0; i < VW_CLIENTS_MAX && slot < 0 && all < VW_CLIENTS_MAX && !crowded; i++)
+        if (!self->pending[i].conn)
+            slot = i;
+    if (slot >= 0) {
+        self->pending[slot].conn = conn;
+        snprintf (self->pending[slot].addr, sizeof self->pending[slot].addr, "%s", ri->remote_addr);
+    }
+    pthread_mutex_unlock (&self->pending_lock);
+    pthread_mutex_unlock (&self->hub->lock);
+    if (crowded)
+        return s_refuse (self, conn, 503, "too many pages from this address");
+    if (slot < 0)
+        return s_refuse (self, conn, 503, "too many pages are connected");
+    mg_set_user_connection_data (conn,
+                                 vw_door_token_ok (self->door, ri->query_string) ? (void *) &s_acting : NULL);
+    return 0;
 }
 
 /* ---- /metrics and /healthz --------------------------------------------- */
@@ -96,28 +220,21 @@ s_on_healthz (struct mg_connection *conn, void *arg)
 
 /* ---- the WebSocket ------------------------------------------------------ */
 
-static int
-s_ws_connect (const struct mg_connection *conn, void *arg)
-{
-    (void) conn;
-    vw_hub_t *hub = arg;
-    pthread_mutex_lock (&hub->lock);
-    bool room = hub->client_count < VW_CLIENTS_MAX;
-    pthread_mutex_unlock (&hub->lock);
-    if (!room)
-        sim_warn ("a page was refused: %d are connected already", VW_CLIENTS_MAX);
-    return room ? 0 : 1;
-}
-
 static void
 s_ws_ready (struct mg_connection *conn, void *arg)
 {
     vw_hub_t *hub = arg;
     bool placed = false;
+    const struct mg_request_info *ri = mg_get_request_info (conn);
+    vw_http_t *self = mg_get_user_data (mg_get_context (conn));
     pthread_mutex_lock (&hub->lock);
+    pthread_mutex_lock (&self->pending_lock);
+    s_pending_drop (self, conn); /* a page now, in the same breath */
+    pthread_mutex_unlock (&self->pending_lock);
     for (int i = 0; i < VW_CLIENTS_MAX && !placed; i++)
         if (!hub->clients[i].conn) {
             hub->clients[i] = (vw_client_t) { .conn = conn, .asked_us = zclock_usecs () };
+            snprintf (hub->clients[i].addr, sizeof hub->clients[i].addr, "%s", ri->remote_addr);
             hub->client_count++;
             placed = true;
         }
@@ -159,6 +276,13 @@ s_answer (struct mg_connection *conn, int64_t id, const char *code, const char *
 static void
 s_run_op (struct mg_connection *conn, vw_hub_t *hub, const vw_op_t *op)
 {
+    vw_http_t *self = mg_get_user_data (mg_get_context (conn));
+    char refusal[256];
+    if (vw_door_may_act (self->door, mg_get_request_info (conn)->remote_addr,
+                         mg_get_user_connection_data (conn) == &s_acting, refusal, sizeof refusal)) {
+        s_answer (conn, op->id, "FORBIDDEN", refusal);
+        return;
+    }
     vw_ops_ctx_t *ctx = malloc (sizeof *ctx);
     uint8_t *buf = malloc (VW_OPS_DATAGRAM_MAX);
     if (!ctx || !buf) {
@@ -229,20 +353,26 @@ s_ws_data (struct mg_connection *conn, int flags, char *data, size_t len, void *
 /* ---- life --------------------------------------------------------------- */
 
 vw_http_t *
-vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub)
+vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub, vw_door_t *door)
 {
     vw_http_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
     self->hub = hub;
+    self->door = door;
+    pthread_mutex_init (&self->pending_lock, NULL);
     snprintf (self->root, sizeof self->root, "%s", www_dir);
     char listen[SIM_STRING_MAX + 16];
     snprintf (listen, sizeof listen, "%.200s:%d", host, port);
     const char *options[] = { "listening_ports", listen, "document_root", self->root, "num_threads",
-                              VW_THREADS, "enable_directory_listing", "no", "websocket_timeout_ms", "3600000",
-                              /* a send to a page that stopped reading waits at
-                                 most this long (then the page is dropped) */
-                              "request_timeout_ms", "2000", "enable_keep_alive", "yes",
+                              VW_THREADS, "enable_directory_listing", "no", "websocket_timeout_ms",
+                              VW_WS_IDLE_MS, "enable_websocket_ping_pong", "yes",
+                              /* also: a send to a page that stopped reading
+                                 waits at most this long (then the page is
+                                 dropped, and reconnects by itself) */
+                              "request_timeout_ms", VW_REQUEST_MS, "enable_keep_alive", "yes",
+                              "keep_alive_timeout_ms", VW_KEEPALIVE_MS, "connection_queue", VW_QUEUE,
+                              "listen_backlog", VW_BACKLOG,
                               /* a "world" leaves as civetweb's frame header and
                                  payload in two writes: with Nagle the payload
                                  waits for the ACK of the header, which the page
@@ -252,6 +382,8 @@ vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub)
     struct mg_callbacks callbacks;
     memset (&callbacks, 0, sizeof callbacks);
     callbacks.log_message = s_log_message;
+    callbacks.begin_request = s_door;
+    callbacks.connection_close = s_on_close;
     struct mg_init_data init = { .callbacks = &callbacks,
                                  .user_data = self,
                                  .configuration_options = options };
@@ -264,6 +396,7 @@ vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub)
     if (!self->ctx) {
         sim_error ("cannot serve http://%s/ (%s): use --viewer-addr HOST:PORT or --no-viewer", listen,
                    text[0] ? text : "civetweb did not start");
+        pthread_mutex_destroy (&self->pending_lock);
         free (self);
         return NULL;
     }
@@ -274,8 +407,16 @@ vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub)
         self->addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
     mg_set_request_handler (self->ctx, "/metrics$", s_on_metrics, hub);
     mg_set_request_handler (self->ctx, "/healthz$", s_on_healthz, hub);
-    mg_set_websocket_handler (self->ctx, "/ws$", s_ws_connect, s_ws_ready, s_ws_data, s_ws_close, hub);
-    sim_info ("viewer on http://%s/ (files from %s)", listen, self->root);
+    /* no connect handler: the door (s_door) decided already */
+    mg_set_websocket_handler (self->ctx, "/ws$", NULL, s_ws_ready, s_ws_data, s_ws_close, hub);
+    if (vw_door_needs_token (door)) {
+        char url[SIM_STRING_MAX + 128];
+        vw_door_url (host, port, vw_door_token (door), url, sizeof url);
+        sim_info ("viewer on %s (files from %s; the page's actions need the token, which this address "
+                  "carries; `ssl-sim status` shows it again)",
+                  url, self->root);
+    } else
+        sim_info ("viewer on http://%s/ (files from %s)", listen, self->root);
     return self;
 }
 
@@ -310,6 +451,7 @@ vw_http_destroy (vw_http_t **self_p)
         pthread_join (stopper, NULL);
     } else
         mg_stop (self->ctx);
+    pthread_mutex_destroy (&self->pending_lock);
     free (self);
     *self_p = NULL;
 }

@@ -6,14 +6,16 @@
 #ifndef VW_HTTP_H_INCLUDED
 #define VW_HTTP_H_INCLUDED
 
+#include "vw_door.h"
 #include "vw_hub.h"
 
 typedef struct vw_http_t vw_http_t;
 
 /* Listen on `host`:`port` serving `www_dir` (borrowed for the call only);
-   the hub is borrowed and must outlive the server. NULL (logged: which
-   address and why) when the server cannot start. */
-vw_http_t *vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub);
+   the hub and the door (who may come in and act, vw_door.h) are borrowed
+   and must outlive the server. NULL (logged: which address and why) when
+   the server cannot start. */
+vw_http_t *vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub, vw_door_t *door);
 
 /* Stop: close every connection and join the threads. Nulls *self_p. */
 void vw_http_destroy (vw_http_t **self_p);

@@ -19,8 +19,9 @@
 #include "vw_json.h"
 #include "vw_ops.h"
 
-#define VW_CLIENTS_MAX 16      /* WebSocket pages at once; more are refused */
-#define VW_ALIVE_US    3000000 /* a service heard from this recently is alive */
+#define VW_CLIENTS_MAX      32      /* WebSocket pages at once; more are refused (503) */
+#define VW_CLIENTS_PER_ADDR 8       /* of them from one address */
+#define VW_ALIVE_US         3000000 /* a service heard from this recently is alive */
 
 struct mg_connection;
 
@@ -32,6 +33,7 @@ typedef struct {
     uint64_t sent_serial;       /* state serial of the last "world" it got */
     uint64_t kick_seq;          /* kicks up to this one were sent to it */
     int64_t asked_us;           /* its last "next" (or its arrival), zclock_usecs */
+    char addr[48];              /* its remote address, civetweb's text */
 } vw_client_t;
 
 typedef struct {

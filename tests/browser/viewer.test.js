@@ -399,6 +399,21 @@ async function main () {
         check('the plot shows the command->vision latency', false, err.message);
     }
 
+    // ---- the address with the token, as ssl-sim prints it ----------------
+    // A viewer on loopback needs no token (docs/viewer.md "The door"), so
+    // the page must still act with one; what is checked is that the page
+    // takes it off the address bar, keeps it for this origin, and that
+    // the viewer still takes its actions.
+    const token = 'ab'.repeat(32);
+    await page.goto('about:blank'); // else only the fragment changes, and the page is not loaded again
+    await page.goto(`${url}#token=${token}`, { timeout: START_MS });
+    await page.waitForFunction(() => window.sslsimView && window.sslsimView.connected, null, { timeout: START_MS });
+    const kept = await page.evaluate(() => ({ hash: location.hash, stored: localStorage.getItem('sslsim.token') }));
+    check('the page takes the token off the address and keeps it', kept.hash === '' && kept.stored === token,
+          JSON.stringify(kept));
+    const moved = await page.evaluate(() => window.sslsimView.request('teleport_ball', { x: -1, y: 0.5 }));
+    check('the page with a token still acts', moved && moved.ok === true, JSON.stringify(moved));
+
     // a picture of the running simulator, not of the moment after resume
     await page.waitForFunction(() => Number(document.getElementById('st-rtf').textContent) > 0.5, null,
                                { timeout: 10000 }).catch(() => {});

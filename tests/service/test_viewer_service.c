@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -57,16 +58,27 @@ s_wanted_becomes (sim_svc_peer_t *peer, Simbus__Envelope__BodyCase kind, bool wa
     return true;
 }
 
-/* The viewer running, its bus joined; with `config`, physics has sent it
-   the configuration. */
+/* The bench's configuration, nothing started: the viewer on a free port
+   of 127.0.0.1, a runtime directory of this test's own (the viewer keeps
+   its page's address, and a token, there). */
 static void
-s_start (s_bench_t *b, bool lanes, bool config)
+s_setup (s_bench_t *b, bool lanes)
 {
     memset (b, 0, sizeof *b);
+    char dir[] = "/tmp/sslsim-vwsvc-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    setenv ("XDG_RUNTIME_DIR", dir, 1); /* Criterion runs each test in a process of its own */
     cr_assert_eq (sim_svc_config (&b->cfg, "vw", SIM_MODE_REALTIME, lanes), 0);
     b->port = sim_test_free_port ();
     cr_assert_gt (b->port, 0);
     snprintf (b->cfg.viewer.addr, sizeof b->cfg.viewer.addr, "127.0.0.1:%d", b->port);
+}
+
+/* The viewer of the bench's configuration running, its bus joined; with
+   `config`, physics has sent it the configuration. */
+static void
+s_launch (s_bench_t *b, bool config)
+{
     b->gateway = sim_test_udp (b->cfg.network.control_port);
     cr_assert_geq (b->gateway, 0);
     b->physics = sim_svc_peer_new (&b->cfg, SIM_LINK_PHYSICS);
@@ -83,6 +95,13 @@ s_start (s_bench_t *b, bool lanes, bool config)
 }
 
 static void
+s_start (s_bench_t *b, bool lanes, bool config)
+{
+    s_setup (b, lanes);
+    s_launch (b, config);
+}
+
+static void
 s_stop (s_bench_t *b)
 {
     zactor_destroy (&b->viewer); /* first: a page closed first may miss a status, and that is logged */
@@ -90,6 +109,12 @@ s_stop (s_bench_t *b)
     sim_svc_peer_destroy (&b->vision);
     sim_svc_peer_destroy (&b->physics);
     close (b->gateway);
+    const char *dir = getenv ("XDG_RUNTIME_DIR");
+    if (dir && strncmp (dir, "/tmp/sslsim-vwsvc-", 18) == 0) {
+        char cmd[128];
+        snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
+        cr_expect_eq (system (cmd), 0);
+    }
 }
 
 /* A page connects; with `greeted`, it must get hello, geometry and status. */
@@ -359,6 +384,75 @@ Test (viewer_service, an_op_reaches_the_gateway_and_its_answer_is_the_result)
     cr_expect_str_eq (s_str (result, "code"), "PARTIAL_COORD");
     cr_expect_str_eq (s_str (result, "message"), "as the test says");
     cJSON_Delete (result);
+    s_stop (&b);
+}
+
+/* ---- tournament mode: the page acts as the operator does ------------- */
+
+/* Whether the gateway gets a datagram within ms. */
+static bool
+s_gateway_hears (s_bench_t *b, int ms)
+{
+    struct pollfd p = { .fd = b->gateway, .events = POLLIN };
+    return poll (&p, 1, ms) == 1;
+}
+
+/* A tournament with `control` as the operator's list; the page connects
+   with the token or without. */
+static void
+s_tournament (s_bench_t *b, const char *control, bool token)
+{
+    s_setup (b, true);
+    b->cfg.tournament.enabled = true;
+    snprintf (b->cfg.tournament.control, sizeof b->cfg.tournament.control, "%s", control);
+    s_launch (b, true);
+    char url[512], path[600];
+    cr_assert_eq (vw_viewer_url (&b->cfg, url, sizeof url), 0, "the viewer wrote no address");
+    const char *hash = strstr (url, "#token=");
+    cr_assert_not_null (hash, "tournament mode needs a token, and the address has none: %s", url);
+    snprintf (path, sizeof path, "/ws?token=%s", token ? hash + 7 : "");
+    b->ws = sim_ws_connect (b->port, path);
+    cr_assert_not_null (b->ws);
+}
+
+Test (viewer_service, in_a_tournament_a_page_acts_only_with_the_token_from_a_control_address)
+{
+    s_bench_t b;
+    s_tournament (&b, "10.0.0.2, 127.0.0.1", false);
+    cr_assert_eq (sim_ws_send (b.ws, "{\"op\":\"pause\",\"id\":1}"), 0);
+    cJSON *result = s_result (&b, 1);
+    cr_expect_str_eq (s_str (result, "code"), "FORBIDDEN", "a page without the token acted");
+    cJSON_Delete (result);
+    cr_expect_not (s_gateway_hears (&b, 200), "a refused op reached the gateway");
+    s_stop (&b);
+
+    s_tournament (&b, "10.0.0.2, 127.0.0.1", true);
+    cr_assert_eq (sim_ws_send (b.ws, "{\"op\":\"pause\",\"id\":2}"), 0);
+    struct sockaddr_in from;
+    SimulatorCommand *cmd = s_request (&b, &from);
+    simulator_command__free_unpacked (cmd, NULL);
+    s_answer (&b, &from, NULL);
+    result = s_result (&b, 2);
+    cr_expect (cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (result, "ok")));
+    cJSON_Delete (result);
+    s_stop (&b);
+}
+
+Test (viewer_service, in_a_tournament_a_page_not_at_a_control_address_cannot_act)
+{
+    s_bench_t b;
+    s_tournament (&b, "10.0.0.2", true);
+    /* watching stays open */
+    cJSON *hello = sim_ws_wait (b.ws, "hello", S_WAIT_MS);
+    cr_expect_not_null (hello, "the page was not greeted");
+    cJSON_Delete (hello);
+    cr_assert_eq (sim_ws_send (b.ws, "{\"op\":\"teleport_ball\",\"id\":3,\"x\":1,\"y\":1}"), 0);
+    cJSON *result = s_result (&b, 3);
+    cr_expect_str_eq (s_str (result, "code"), "FORBIDDEN");
+    cr_expect_neq (strstr (s_str (result, "message"), "[tournament] control"), NULL, "%s",
+                   s_str (result, "message"));
+    cJSON_Delete (result);
+    cr_expect_not (s_gateway_hears (&b, 200), "a refused op reached the gateway");
     s_stop (&b);
 }
 

@@ -69,10 +69,34 @@ window.sslsimView = view;
 // ---- connection ------------------------------------------------------------
 let conn = null;
 
+// The viewer's token (docs/viewer.md "The door"): the address ssl-sim
+// prints carries it once as #token=HEX; the page keeps it in this
+// origin's localStorage (so reloads and new tabs of the same address act
+// too) and takes it off the address bar, so a shared screenshot or link
+// does not carry it. A viewer on loopback needs none and sends none.
+const TOKEN_KEY = 'sslsim.token';
+
+function pageToken () {
+    const m = /(?:^#|&)token=([0-9a-fA-F]{64})(?:&|$)/.exec(location.hash);
+    let token = null;
+    try {
+        if (m)
+            localStorage.setItem(TOKEN_KEY, m[1].toLowerCase());
+        token = localStorage.getItem(TOKEN_KEY);
+    } catch (err) {
+        token = m ? m[1].toLowerCase() : null; // storage off: this visit only
+    }
+    if (m)
+        history.replaceState(null, '', location.pathname + location.search);
+    return token;
+}
+
 // Opens the WebSocket to the service that served the page; handlers as
 // Conn's: {message(msg), state(up, text), result(result, request)}.
 export function connect (handlers) {
-    const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+    const token = pageToken();
+    const query = token ? `?token=${token}` : '';
+    const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws${query}`;
     conn = new Conn(wsUrl, handlers);
 }
 
