@@ -315,7 +315,7 @@ s_destroy (void *arg)
     gw_pending_destroy (&self->pending);
     gw_peers_destroy (&self->peers);
     gw_sources_destroy (&self->sources);
-    gw_tournament_destroy (&self->tournament);
+    sim_tournament_destroy (&self->tournament);
     sim_link_destroy (&self->link);
     for (int i = 0; i < 3; i++)
         if (self->fds[i] >= 0)

@@ -17,7 +17,7 @@
 #include "gw_port.h"
 #include "gw_sources.h"
 #include "gw_stats.h"
-#include "gw_tournament.h"
+#include "common/bus/sim_tournament.h"
 #include "common/base/sim_errors.h"
 #include "common/bus/sim_link.h"
 #include "common/bus/sim_loop.h"
@@ -52,7 +52,7 @@ struct gw_service_t {
     int64_t news_window_us;       /* start of the window of new-source lines */
     int news_logged;              /* new-source lines in that window */
     uint64_t news_unlogged;       /* new sources past the window's share */
-    gw_tournament_t *tournament;  /* read at start: [tournament] */
+    sim_tournament_t *tournament; /* read at start: [tournament] */
     uint64_t sim_time_ns;         /* last time physics told us */
     gw_loss_t loss;               /* the packet-loss draws' position */
     bool warned_no_vision;
