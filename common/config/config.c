@@ -110,6 +110,12 @@ sim_cfg_check_addr_list (const char *value, char *why, size_t whylen)
     return sim_config_addr_list (value, NULL, SIM_TOURNAMENT_ADDRS_MAX, why, whylen) < 0 ? -1 : 0;
 }
 
+int
+sim_cfg_check_trusted_list (const char *value, char *why, size_t whylen)
+{
+    return sim_config_addr_list (value, NULL, SIM_TRUSTED_ADDRS_MAX, why, whylen) < 0 ? -1 : 0;
+}
+
 /* ---- defaults ----------------------------------------------------------- */
 
 void

@@ -14,9 +14,10 @@
     configured loss, gw_loss): what physics does not answer in time is
     answered with an error, and a late reply then finds nothing. What the
     gateway forwards is what it decoded (gw_strip), each port and source
-    may hold only its share of the pending table, and a source that has
-    not shown it receives what it is sent gets small answers
-    (gw_fairness). In tournament mode (gw_gate) a port answers only its
+    may hold only its share of the pending table (gw_fairness), and a
+    source that is not trusted (not on loopback, in [tournament] or in
+    [network] trusted_sources) gets answers of at most three times its
+    request's bytes (gw_trust, gw_answers). In tournament mode (gw_gate) a port answers only its
     own addresses, and everyone else hears FORBIDDEN. The log's lines
     about clients: gw_clientlog; Stats: gw_stats.
 
@@ -62,7 +63,7 @@ s_send_request (gw_service_t *self, Simbus__Request *req)
 
 static void
 s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from,
-              SimulationSyncRequest *sync, size_t len, bool proven)
+              SimulationSyncRequest *sync)
 {
     if (gw_gate_refuses (self, port, from, true))
         return;
@@ -87,8 +88,7 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
         return;
     }
     p->give_up_us = now + step_us + GW_SYNC_WAIT_US;
-    if (!proven)
-        p->answer_cap = gw_fairness_answer_cap (len);
+    p->answer_cap = self->rx_cap;
     gw_bus_request_t out;
     p->team_robot_control = gw_translate_sync (&out, p->id, port, sync, n, step_why, p->early);
     char source[64];
@@ -108,6 +108,7 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
         gw_fairness_answer_busy (self, port, from, false);
         return;
     }
+    p->answer_cap = self->rx_cap;
     gw_bus_request_t out;
     gw_translate_plain (&out, p->id, port, cmd, rc);
     if (rc) {
@@ -124,7 +125,6 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
 static void
 s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const struct sockaddr_in *from)
 {
-    bool proven = gw_peers_arrived (self->peers, from, self->rx_us);
     gw_datagram_t d;
     gw_translate_decode (&d, port, self->buf, len);
     if (d.stripped) {
@@ -133,7 +133,7 @@ s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const st
     }
     switch (d.kind) {
     case GW_DATAGRAM_SYNC:
-        s_start_sync (self, port, from, d.sync, len, proven);
+        s_start_sync (self, port, from, d.sync);
         break;
     case GW_DATAGRAM_COMMAND:
         gw_clientlog_changes (self, port, from, d.command);
@@ -166,6 +166,7 @@ s_on_port (void *arg)
         if (n < 0)
             break;
         self->rx_us = zclock_usecs (); /* one clock read per datagram */
+        self->rx_cap = gw_trust_cap (self->trust, &from, (size_t) n);
         if (gw_sources_arrived (self->sources, port->kind, &from, self->rx_us))
             gw_clientlog_new_source (self, port->kind, &from);
         self->stats[port->kind].received++;
@@ -313,7 +314,7 @@ s_destroy (void *arg)
     if (!self)
         return;
     gw_pending_destroy (&self->pending);
-    gw_peers_destroy (&self->peers);
+    gw_trust_destroy (&self->trust);
     gw_sources_destroy (&self->sources);
     sim_tournament_destroy (&self->tournament);
     sim_link_destroy (&self->link);
@@ -367,10 +368,13 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     self->expiry_us = SIM_LOOP_NEVER;
     self->buf = malloc (SIM_UDP_MAX);
     self->pending = gw_fairness_pending_new ();
-    self->peers = gw_fairness_peers_new ();
     self->sources = gw_sources_new (3, GW_SOURCES);
     self->tournament = gw_gate_new (cfg);
-    if (!self->buf || !self->pending || !self->peers || !self->sources || !self->tournament) {
+    char why[256] = "";
+    self->trust = gw_trust_new (cfg, why, sizeof why);
+    if (!self->trust)
+        sim_error ("trusted sources: %s", why);
+    if (!self->buf || !self->pending || !self->trust || !self->sources || !self->tournament) {
         s_destroy (self);
         return NULL;
     }

@@ -1,5 +1,5 @@
-/*  gw_fairness.c - the shares of the pending table, the proven sources and
-    the BUSY answer (see gw_fairness.h). */
+/*  gw_fairness.c - the shares of the pending table and the BUSY answer
+    (see gw_fairness.h). */
 #include "gw_fairness.h"
 
 #include "gateway_internal.h"
@@ -12,19 +12,6 @@ gw_fairness_pending_new (void)
     if (pending)
         gw_pending_set_quota (pending, GW_PORT_SHARE, GW_SOURCE_SHARE);
     return pending;
-}
-
-gw_peers_t *
-gw_fairness_peers_new (void)
-{
-    return gw_peers_new (GW_PEERS, GW_PEER_IDLE_US);
-}
-
-size_t
-gw_fairness_answer_cap (size_t request_len)
-{
-    return request_len * GW_UNPROVEN_RATIO > GW_UNPROVEN_MIN ? request_len * GW_UNPROVEN_RATIO
-                                                             : GW_UNPROVEN_MIN;
 }
 
 void
