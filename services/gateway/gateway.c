@@ -89,11 +89,37 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
     }
     p->give_up_us = now + step_us + GW_SYNC_WAIT_US;
     p->answer_cap = self->rx_cap;
+    self->sync_running = p->id;
     gw_bus_request_t out;
     p->team_robot_control = gw_translate_sync (&out, p->id, port, sync, n, step_why, p->early);
     char source[64];
     gw_clientlog_source (self, &out.req, port, from, source, sizeof source);
     s_send_request (self, &out.req);
+}
+
+/* Whether the sync step last sent to physics still waits for its answer. */
+static bool
+s_sync_running (gw_service_t *self)
+{
+    return self->sync_running && gw_pending_find (self->pending, self->sync_running);
+}
+
+/* When no sync step runs, the next waiting one goes (gw_pace): decoded
+   again from its copy, answered within its source's cap. */
+static void
+s_sync_turn (gw_service_t *self)
+{
+    gw_pace_item_t next;
+    while (!s_sync_running (self) && gw_pace_next (self->pace, &next)) {
+        gw_datagram_t d;
+        if (gw_translate_decode (&d, next.port, next.data, next.len) == GW_DATAGRAM_SYNC) {
+            self->rx_us = zclock_usecs ();
+            self->rx_cap = next.cap;
+            s_start_sync (self, next.port, &next.from, d.sync);
+        }
+        gw_translate_release (&d);
+        free (next.data);
+    }
 }
 
 /* A plain request: a SimulatorCommand (control port) or a team's
@@ -133,7 +159,11 @@ s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const st
     }
     switch (d.kind) {
     case GW_DATAGRAM_SYNC:
-        s_start_sync (self, port, from, d.sync);
+        /* one sync step at physics at a time, the others in turn (gw_pace) */
+        if (!s_sync_running (self) && gw_pace_count (self->pace) == 0)
+            s_start_sync (self, port, from, d.sync);
+        else if (gw_pace_wait (self->pace, port, from, self->buf, len, self->rx_cap, self->rx_us))
+            gw_fairness_answer_busy (self, port, from, true);
         break;
     case GW_DATAGRAM_COMMAND:
         gw_clientlog_changes (self, port, from, d.command);
@@ -280,12 +310,20 @@ s_expired (void *arg, gw_request_t *p)
 }
 
 /* Every turn, after the input (a request that came in it may be due
-   already): the requests whose deadline came. */
+   already): the requests whose deadline came, and the next sync step
+   when none runs. */
 static void
 s_on_turn (void *arg)
 {
     gw_service_t *self = arg;
-    self->expiry_us = gw_pending_expire (self->pending, zclock_usecs (), s_expired, self);
+    /* a step answered (or expired) here lets the next waiting one go,
+       whose deadline then counts too */
+    for (;;) {
+        self->expiry_us = gw_pending_expire (self->pending, zclock_usecs (), s_expired, self);
+        if (s_sync_running (self) || gw_pace_count (self->pace) == 0)
+            return;
+        s_sync_turn (self);
+    }
 }
 
 static int64_t
@@ -315,6 +353,7 @@ s_destroy (void *arg)
         return;
     gw_pending_destroy (&self->pending);
     gw_trust_destroy (&self->trust);
+    gw_pace_destroy (&self->pace);
     gw_sources_destroy (&self->sources);
     sim_tournament_destroy (&self->tournament);
     sim_link_destroy (&self->link);
@@ -374,7 +413,8 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     self->trust = gw_trust_new (cfg, why, sizeof why);
     if (!self->trust)
         sim_error ("trusted sources: %s", why);
-    if (!self->buf || !self->pending || !self->trust || !self->sources || !self->tournament) {
+    self->pace = gw_fairness_pace_new ();
+    if (!self->buf || !self->pending || !self->trust || !self->pace || !self->sources || !self->tournament) {
         s_destroy (self);
         return NULL;
     }

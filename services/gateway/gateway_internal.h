@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "gw_loss.h"
+#include "gw_pace.h"
 #include "gw_pending.h"
 #include "gw_port.h"
 #include "gw_sources.h"
@@ -45,6 +46,8 @@ struct gw_service_t {
     uint8_t *buf;
     gw_pending_t *pending;
     gw_trust_t *trust;            /* who gets full answers; read at start */
+    gw_pace_t *pace;              /* sync requests waiting for their turn */
+    uint64_t sync_running;        /* bus id of the sync step physics has (0: none; gw_pace) */
     gw_sources_t *sources;        /* clients each port has heard, for the log */
     char last_change[256];        /* the latest configuration change logged, */
     struct sockaddr_in last_from; /* its source */

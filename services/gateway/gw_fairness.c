@@ -14,13 +14,23 @@ gw_fairness_pending_new (void)
     return pending;
 }
 
+gw_pace_t *
+gw_fairness_pace_new (void)
+{
+    return gw_pace_new (GW_PACE_WAITING, GW_PACE_PER_SOURCE);
+}
+
 void
 gw_fairness_answer_busy (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from, bool sync)
 {
     gw_admit_t why = gw_pending_admit (self->pending, port, from);
     sim_errors_t errors;
     sim_errors_init (&errors);
-    if (why == GW_ADMIT_SOURCE)
+    if (why == GW_ADMIT_OK && sync)
+        sim_errors_add (&errors, "BUSY",
+                        "sync steps run one at a time and %d wait their turn (at most %d from one address)",
+                        gw_pace_count (self->pace), GW_PACE_PER_SOURCE);
+    else if (why == GW_ADMIT_SOURCE)
         sim_errors_add (&errors, "BUSY", "%d requests from this address already wait for the simulator",
                         GW_SOURCE_SHARE);
     else if (why == GW_ADMIT_PORT)
