@@ -234,43 +234,82 @@ s_padded_ping (int fd, const char *ip, int port)
     return s_verdict (port, buf, n);
 }
 
-Test (tournament, each_host_gets_only_what_its_role_allows, .timeout = 60)
-{
+/* A lab with `ssl-sim run --config INI` on the simulator's host, INI
+   holding `ini_text`, and one client socket per host (fds[CLIENTS]: the
+   simulator's own). */
+typedef struct {
     lab_t lab;
+    char log[128];
+    pid_t pid;
+    int fds[CLIENTS + 1];
+} run_t;
+
+/* Build the lab and start the run; false (the test skipped) when the
+   namespaces cannot be made. The calling thread ends in the simulator's
+   namespace. */
+static bool
+s_run_start (run_t *run, const char *ini_text)
+{
     char why[200];
-    if (s_lab_create (&lab, why, sizeof why)) {
+    if (s_lab_create (&run->lab, why, sizeof why)) {
         cr_skip_test ("skipped: %s", why);
-        return;
+        return false;
     }
-    snprintf (lab.dir, sizeof lab.dir, "/tmp/ssl-sim-test-XXXXXX");
-    cr_expect_not_null (mkdtemp (lab.dir));
-    char ini[128], log[128], blue[32], yellow[32];
-    snprintf (ini, sizeof ini, "%s/match.ini", lab.dir);
-    snprintf (log, sizeof log, "%s/sim.log", lab.dir);
-    s_client_addr (BLUE, blue, sizeof blue);
-    s_client_addr (YELLOW, yellow, sizeof yellow);
+    snprintf (run->lab.dir, sizeof run->lab.dir, "/tmp/ssl-sim-test-XXXXXX");
+    cr_expect_not_null (mkdtemp (run->lab.dir));
+    char ini[128];
+    snprintf (ini, sizeof ini, "%s/sim.ini", run->lab.dir);
+    snprintf (run->log, sizeof run->log, "%s/sim.log", run->lab.dir);
     FILE *f = fopen (ini, "w");
     cr_expect_not_null (f);
     if (f) {
-        /* the protocol ports on every address of the simulator's host
-           (no --localhost); vision stays on that host */
-        fprintf (f,
-                 "[run]\nvision_addr = 127.0.0.1:%d\nrealism = none\n"
-                 "[tournament]\nenabled = true\nblue = %s\nyellow = %s\ncontrol = 127.0.0.1\n",
-                 VISION_PORT, blue, yellow);
+        fputs (ini_text, f);
         fclose (f);
     }
     const char *args[] = { "run", "--config", ini, NULL };
-    pid_t pid = sim_lab_spawn (args, lab.dir, log, lab.ns_sim);
-    cr_expect_gt (pid, 0);
-
+    run->pid = sim_lab_spawn (args, run->lab.dir, run->log, run->lab.ns_sim);
+    cr_expect_gt (run->pid, 0);
     /* one socket per host: a socket stays in the namespace it was made in */
-    int fds[CLIENTS + 1];
     for (int c = 0; c <= CLIENTS; c++) {
-        const char *ns = c < CLIENTS ? lab.ns[c] : lab.ns_sim;
-        fds[c] = sim_lab_enter_netns (ns) == 0 ? s_udp () : -1;
-        cr_expect_geq (fds[c], 0, "no socket in %s", ns);
+        const char *ns = c < CLIENTS ? run->lab.ns[c] : run->lab.ns_sim;
+        run->fds[c] = sim_lab_enter_netns (ns) == 0 ? s_udp () : -1;
+        cr_expect_geq (run->fds[c], 0, "no socket in %s", ns);
     }
+    return true;
+}
+
+/* Close the sockets, stop the run (its log printed when it failed or
+   `dump`), delete the lab. */
+static void
+s_run_stop (run_t *run, bool dump)
+{
+    for (int c = 0; c <= CLIENTS; c++)
+        if (run->fds[c] >= 0)
+            close (run->fds[c]);
+    int code = run->pid > 0 ? sim_lab_stop (run->pid) : -1;
+    cr_expect_eq (code, 0, "ssl-sim exited with %d", code);
+    if (dump || code != 0)
+        sim_lab_dump (run->log);
+    s_lab_delete (&run->lab);
+    sim_lab_sh ("rm -rf '%s'", run->lab.dir);
+}
+
+Test (tournament, each_host_gets_only_what_its_role_allows, .timeout = 60)
+{
+    char blue[32], yellow[32], text[512];
+    s_client_addr (BLUE, blue, sizeof blue);
+    s_client_addr (YELLOW, yellow, sizeof yellow);
+    /* the protocol ports on every address of the simulator's host (no
+       --localhost); vision stays on that host */
+    snprintf (text, sizeof text,
+              "[run]\nvision_addr = 127.0.0.1:%d\nrealism = none\n"
+              "[tournament]\nenabled = true\nblue = %s\nyellow = %s\ncontrol = 127.0.0.1\n",
+              VISION_PORT, blue, yellow);
+    run_t run;
+    if (!s_run_start (&run, text))
+        return;
+    int *fds = run.fds;
+    const char *log = run.log;
     int control = fds[CLIENTS];
     int vision = sim_test_udp (VISION_PORT); /* still in the simulator's namespace */
     bool ready = false;
@@ -333,17 +372,9 @@ Test (tournament, each_host_gets_only_what_its_role_allows, .timeout = 60)
         if (r)
             simulation_sync_response__free_unpacked (r, NULL);
     }
-    for (int c = 0; c <= CLIENTS; c++)
-        if (fds[c] >= 0)
-            close (fds[c]);
     if (vision >= 0)
         close (vision);
-    int code = pid > 0 ? sim_lab_stop (pid) : -1;
-    cr_expect_eq (code, 0, "ssl-sim exited with %d", code);
-    if (!ready || code != 0)
-        sim_lab_dump (log);
-    s_lab_delete (&lab);
-    sim_lab_sh ("rm -rf '%s'", lab.dir);
+    s_run_stop (&run, !ready);
 }
 
 /* The codes of a SimulationSyncResponse's errors, and whether one of their
@@ -361,36 +392,16 @@ s_sync_error (const SimulationSyncResponse *r, const char *code, const char *tex
 
 Test (tournament, only_trusted_hosts_get_a_sync_steps_frames, .timeout = 60)
 {
-    lab_t lab;
-    char why[200];
-    if (s_lab_create (&lab, why, sizeof why)) {
-        cr_skip_test ("skipped: %s", why);
-        return;
-    }
-    snprintf (lab.dir, sizeof lab.dir, "/tmp/ssl-sim-test-XXXXXX");
-    cr_expect_not_null (mkdtemp (lab.dir));
-    char ini[128], log[128], trusted[32];
-    snprintf (ini, sizeof ini, "%s/lab.ini", lab.dir);
-    snprintf (log, sizeof log, "%s/sim.log", lab.dir);
+    char trusted[32], text[256];
     s_client_addr (BLUE, trusted, sizeof trusted);
-    FILE *f = fopen (ini, "w");
-    cr_expect_not_null (f);
-    if (f) {
-        /* the defaults, but for the one key under test; vision stays on
-           the simulator's host */
-        fprintf (f, "[run]\nvision_addr = 127.0.0.1:%d\n[network]\ntrusted_sources = %s\n", VISION_PORT,
-                 trusted);
-        fclose (f);
-    }
-    const char *args[] = { "run", "--config", ini, NULL };
-    pid_t pid = sim_lab_spawn (args, lab.dir, log, lab.ns_sim);
-    cr_expect_gt (pid, 0);
-    int fds[CLIENTS + 1];
-    for (int c = 0; c <= CLIENTS; c++) {
-        const char *ns = c < CLIENTS ? lab.ns[c] : lab.ns_sim;
-        fds[c] = sim_lab_enter_netns (ns) == 0 ? s_udp () : -1;
-        cr_expect_geq (fds[c], 0, "no socket in %s", ns);
-    }
+    /* the defaults, but for the one key under test; vision stays on the
+       simulator's host */
+    snprintf (text, sizeof text, "[run]\nvision_addr = 127.0.0.1:%d\n[network]\ntrusted_sources = %s\n",
+              VISION_PORT, trusted);
+    run_t run;
+    if (!s_run_start (&run, text))
+        return;
+    int *fds = run.fds;
     int local = fds[CLIENTS];
     /* loopback: frames, once vision has its configuration */
     bool ready = local >= 0 && sim_test_sync_warm_up (local, CONTROL_PORT, 20000) > 0;
@@ -468,13 +479,5 @@ Test (tournament, only_trusted_hosts_get_a_sync_steps_frames, .timeout = 60)
         }
         cr_expect (named, "no cut answer named the setting");
     }
-    for (int c = 0; c <= CLIENTS; c++)
-        if (fds[c] >= 0)
-            close (fds[c]);
-    int code = pid > 0 ? sim_lab_stop (pid) : -1;
-    cr_expect_eq (code, 0, "ssl-sim exited with %d", code);
-    if (!ready || code != 0)
-        sim_lab_dump (log);
-    s_lab_delete (&lab);
-    sim_lab_sh ("rm -rf '%s'", lab.dir);
+    s_run_stop (&run, !ready);
 }
