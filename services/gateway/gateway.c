@@ -14,11 +14,13 @@
     configured loss, gw_loss): what physics does not answer in time is
     answered with an error, and a late reply then finds nothing. What the
     gateway forwards is what it decoded (gw_strip), each port and source
-    may hold only its share of the pending table (gw_fairness), and a
-    source that is not trusted (not on loopback, in [tournament] or in
-    [network] trusted_sources) gets answers of at most three times its
-    request's bytes (gw_trust, gw_answers). In tournament mode (gw_gate) a port answers only its
-    own addresses, and everyone else hears FORBIDDEN. The log's lines
+    may hold only its share of the pending table (gw_fairness), sync
+    steps go to physics one at a time, the waiting ones in turn by source
+    (gw_pace), and a source that is not trusted (not on loopback, in
+    [tournament] or in [network] trusted_sources) gets answers of at most
+    three times its request's bytes (gw_trust, gw_answers). In tournament
+    mode (gw_gate) a port answers only its own addresses, and everyone
+    else hears FORBIDDEN. The log's lines
     about clients: gw_clientlog; Stats: gw_stats.
 
     This file is the actor: the handlers of the ports and the bus, the
