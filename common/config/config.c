@@ -120,6 +120,12 @@ s_addr_port (const char *hostport)
     return colon && sim_cfg_parse_long (colon + 1, &port) && port > 0 && port <= 65535 ? (int) port : 0;
 }
 
+int
+sim_cfg_check_trusted_list (const char *value, char *why, size_t whylen)
+{
+    return sim_config_addr_list (value, NULL, SIM_TRUSTED_ADDRS_MAX, why, whylen) < 0 ? -1 : 0;
+}
+
 /* ---- defaults ----------------------------------------------------------- */
 
 void

@@ -90,6 +90,7 @@ typedef struct {
 typedef struct {
     char bind_address[SIM_STRING_MAX];        /* gateway ports (control, blue, yellow) */
     char legacy_bind_address[SIM_STRING_MAX]; /* grSim port; "" = bind_address */
+    char trusted_sources[SIM_STRING_MAX];     /* IPv4 list that gets full answers (gw_trust.h) */
     bool sync_takeover;                       /* sync requests accepted in realtime and fast mode */
     int control_port, blue_port, yellow_port;
     int legacy_port, legacy_status_port_blue, legacy_status_port_yellow;
@@ -125,7 +126,13 @@ typedef struct {
 
 /* [tournament]: which source addresses may use which gateway port
    (docs/protocol.md "Tournament mode"); comma-separated IPv4 lists */
-#define SIM_TOURNAMENT_ADDRS_MAX 8 /* addresses per list */
+#define SIM_TOURNAMENT_ADDRS_MAX 8  /* addresses per list */
+#define SIM_TRUSTED_ADDRS_MAX    16 /* [network] trusted_sources */
+
+/* the largest real-time factor: [run] speed and a SimulatorControl's
+   simulation_speed (docs/protocol.md); beyond it realtime pacing means
+   nothing (fast mode runs as fast as it can) */
+#define SIM_SPEED_MAX 1000.0
 typedef struct {
     bool enabled;
     char blue[SIM_STRING_MAX], yellow[SIM_STRING_MAX], control[SIM_STRING_MAX];

@@ -391,8 +391,10 @@ phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorComma
     if (control) {
         if (control->has_simulation_speed) {
             float speed = control->simulation_speed;
-            if (!isfinite (speed) || speed < 0)
-                sim_errors_add (errors, "UNSUPPORTED", "simulation_speed must be finite and >= 0");
+            /* a huge factor would have the clock owe hours at once */
+            if (!isfinite (speed) || speed < 0 || speed > SIM_SPEED_MAX)
+                sim_errors_add (errors, "UNSUPPORTED", "simulation_speed %g is not within 0..%g",
+                                (double) speed, SIM_SPEED_MAX);
             else if (cfg->run.speed != speed) {
                 cfg->run.speed = speed;
                 changes->config = true;

@@ -38,5 +38,13 @@ sim_step_substeps (double seconds, double substep_s, char *why, size_t why_len)
                       SIM_STEP_MAX_S);
         return -1;
     }
+    /* physics answers nobody else while it steps: the wait a step makes
+       others bear is bounded in substeps (docs/protocol.md, "Fair sync") */
+    if (n > SIM_STEP_MAX_SUBSTEPS) {
+        if (why && why_len)
+            snprintf (why, why_len, "%g s is more than the %d substeps of %g s a step may be", seconds,
+                      SIM_STEP_MAX_SUBSTEPS, substep_s);
+        return -1;
+    }
     return (int64_t) n;
 }

@@ -10,10 +10,13 @@
 #include <stdint.h>
 
 #define SIM_STEP_MAX_S 60.0 /* longest step accepted */
+#define SIM_STEP_MAX_SUBSTEPS \
+    60000 /* most substeps in one (60 s of 1 ms): a step's work is bounded whatever [sim] substep */
 
 /* Substeps of substep_s seconds (rounded to whole ns) in `seconds`: 0 for
    0, -1 when it is not a whole number of substeps (within 1 ppm or 1 us),
-   negative, not finite or longer than SIM_STEP_MAX_S, with the reason
+   negative, not finite, longer than SIM_STEP_MAX_S or more than
+   SIM_STEP_MAX_SUBSTEPS substeps, with the reason
    (starting with the step's length) in why[why_len] (may be NULL/0). */
 int64_t sim_step_substeps (double seconds, double substep_s, char *why, size_t why_len);
 

@@ -14,10 +14,13 @@
     configured loss, gw_loss): what physics does not answer in time is
     answered with an error, and a late reply then finds nothing. What the
     gateway forwards is what it decoded (gw_strip), each port and source
-    may hold only its share of the pending table, and a source that has
-    not shown it receives what it is sent gets small answers
-    (gw_fairness). In tournament mode (gw_gate) a port answers only its
-    own addresses, and everyone else hears FORBIDDEN. The log's lines
+    may hold only its share of the pending table (gw_fairness), sync
+    steps go to physics one at a time, the waiting ones in turn by source
+    (gw_pace), and a source that is not trusted (not on loopback, in
+    [tournament] or in [network] trusted_sources) gets answers of at most
+    three times its request's bytes (gw_trust, gw_answers). In tournament
+    mode (gw_gate) a port answers only its own addresses, and everyone
+    else hears FORBIDDEN. The log's lines
     about clients: gw_clientlog; Stats: gw_stats.
 
     This file is the actor: the handlers of the ports and the bus, the
@@ -62,7 +65,7 @@ s_send_request (gw_service_t *self, Simbus__Request *req)
 
 static void
 s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *from,
-              SimulationSyncRequest *sync, size_t len, bool proven)
+              SimulationSyncRequest *sync)
 {
     if (gw_gate_refuses (self, port, from, true))
         return;
@@ -87,13 +90,38 @@ s_start_sync (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in 
         return;
     }
     p->give_up_us = now + step_us + GW_SYNC_WAIT_US;
-    if (!proven)
-        p->answer_cap = gw_fairness_answer_cap (len);
+    p->answer_cap = self->rx_cap;
+    self->sync_running = p->id;
     gw_bus_request_t out;
     p->team_robot_control = gw_translate_sync (&out, p->id, port, sync, n, step_why, p->early);
     char source[64];
     gw_clientlog_source (self, &out.req, port, from, source, sizeof source);
     s_send_request (self, &out.req);
+}
+
+/* Whether the sync step last sent to physics still waits for its answer. */
+static bool
+s_sync_running (gw_service_t *self)
+{
+    return self->sync_running && gw_pending_find (self->pending, self->sync_running);
+}
+
+/* When no sync step runs, the next waiting one goes (gw_pace): decoded
+   again from its copy, answered within its source's cap. */
+static void
+s_sync_turn (gw_service_t *self)
+{
+    gw_pace_item_t next;
+    while (!s_sync_running (self) && gw_pace_next (self->pace, &next)) {
+        gw_datagram_t d;
+        if (gw_translate_decode (&d, next.port, next.data, next.len) == GW_DATAGRAM_SYNC) {
+            self->rx_us = zclock_usecs ();
+            self->rx_cap = next.cap;
+            s_start_sync (self, next.port, &next.from, d.sync);
+        }
+        gw_translate_release (&d);
+        free (next.data);
+    }
 }
 
 /* A plain request: a SimulatorCommand (control port) or a team's
@@ -108,6 +136,7 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
         gw_fairness_answer_busy (self, port, from, false);
         return;
     }
+    p->answer_cap = self->rx_cap;
     gw_bus_request_t out;
     gw_translate_plain (&out, p->id, port, cmd, rc);
     if (rc) {
@@ -124,7 +153,6 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
 static void
 s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const struct sockaddr_in *from)
 {
-    bool proven = gw_peers_arrived (self->peers, from, self->rx_us);
     gw_datagram_t d;
     gw_translate_decode (&d, port, self->buf, len);
     if (d.stripped) {
@@ -133,7 +161,11 @@ s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const st
     }
     switch (d.kind) {
     case GW_DATAGRAM_SYNC:
-        s_start_sync (self, port, from, d.sync, len, proven);
+        /* one sync step at physics at a time, the others in turn (gw_pace) */
+        if (!s_sync_running (self) && gw_pace_count (self->pace) == 0)
+            s_start_sync (self, port, from, d.sync);
+        else if (gw_pace_wait (self->pace, port, from, self->buf, len, self->rx_cap, self->rx_us))
+            gw_fairness_answer_busy (self, port, from, true);
         break;
     case GW_DATAGRAM_COMMAND:
         gw_clientlog_changes (self, port, from, d.command);
@@ -166,6 +198,7 @@ s_on_port (void *arg)
         if (n < 0)
             break;
         self->rx_us = zclock_usecs (); /* one clock read per datagram */
+        self->rx_cap = gw_trust_cap (self->trust, &from, (size_t) n);
         if (gw_sources_arrived (self->sources, port->kind, &from, self->rx_us))
             gw_clientlog_new_source (self, port->kind, &from);
         self->stats[port->kind].received++;
@@ -279,12 +312,20 @@ s_expired (void *arg, gw_request_t *p)
 }
 
 /* Every turn, after the input (a request that came in it may be due
-   already): the requests whose deadline came. */
+   already): the requests whose deadline came, and the next sync step
+   when none runs. */
 static void
 s_on_turn (void *arg)
 {
     gw_service_t *self = arg;
-    self->expiry_us = gw_pending_expire (self->pending, zclock_usecs (), s_expired, self);
+    /* a step answered (or expired) here lets the next waiting one go,
+       whose deadline then counts too */
+    for (;;) {
+        self->expiry_us = gw_pending_expire (self->pending, zclock_usecs (), s_expired, self);
+        if (s_sync_running (self) || gw_pace_count (self->pace) == 0)
+            return;
+        s_sync_turn (self);
+    }
 }
 
 static int64_t
@@ -313,9 +354,10 @@ s_destroy (void *arg)
     if (!self)
         return;
     gw_pending_destroy (&self->pending);
-    gw_peers_destroy (&self->peers);
+    gw_trust_destroy (&self->trust);
+    gw_pace_destroy (&self->pace);
     gw_sources_destroy (&self->sources);
-    gw_tournament_destroy (&self->tournament);
+    sim_tournament_destroy (&self->tournament);
     sim_link_destroy (&self->link);
     for (int i = 0; i < 3; i++)
         if (self->fds[i] >= 0)
@@ -367,10 +409,14 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     self->expiry_us = SIM_LOOP_NEVER;
     self->buf = malloc (SIM_UDP_MAX);
     self->pending = gw_fairness_pending_new ();
-    self->peers = gw_fairness_peers_new ();
     self->sources = gw_sources_new (3, GW_SOURCES);
     self->tournament = gw_gate_new (cfg);
-    if (!self->buf || !self->pending || !self->peers || !self->sources || !self->tournament) {
+    char why[256] = "";
+    self->trust = gw_trust_new (cfg, why, sizeof why);
+    if (!self->trust)
+        sim_error ("trusted sources: %s", why);
+    self->pace = gw_fairness_pace_new ();
+    if (!self->buf || !self->pending || !self->trust || !self->pace || !self->sources || !self->tournament) {
         s_destroy (self);
         return NULL;
     }

@@ -12,12 +12,13 @@
 #include <stdint.h>
 
 #include "gw_loss.h"
-#include "gw_peers.h"
+#include "gw_pace.h"
 #include "gw_pending.h"
 #include "gw_port.h"
 #include "gw_sources.h"
 #include "gw_stats.h"
-#include "gw_tournament.h"
+#include "gw_trust.h"
+#include "common/bus/sim_tournament.h"
 #include "common/base/sim_errors.h"
 #include "common/bus/sim_link.h"
 #include "common/bus/sim_loop.h"
@@ -44,7 +45,9 @@ struct gw_service_t {
     gw_port_t ports[3];
     uint8_t *buf;
     gw_pending_t *pending;
-    gw_peers_t *peers;
+    gw_trust_t *trust;            /* who gets full answers; read at start */
+    gw_pace_t *pace;              /* sync requests waiting for their turn */
+    uint64_t sync_running;        /* bus id of the sync step physics has (0: none; gw_pace) */
     gw_sources_t *sources;        /* clients each port has heard, for the log */
     char last_change[256];        /* the latest configuration change logged, */
     struct sockaddr_in last_from; /* its source */
@@ -52,7 +55,7 @@ struct gw_service_t {
     int64_t news_window_us;       /* start of the window of new-source lines */
     int news_logged;              /* new-source lines in that window */
     uint64_t news_unlogged;       /* new sources past the window's share */
-    gw_tournament_t *tournament;  /* read at start: [tournament] */
+    sim_tournament_t *tournament; /* read at start: [tournament] */
     uint64_t sim_time_ns;         /* last time physics told us */
     gw_loss_t loss;               /* the packet-loss draws' position */
     bool warned_no_vision;
@@ -60,8 +63,11 @@ struct gw_service_t {
     uint64_t stripped;          /* unknown fields dropped before forwarding */
     uint64_t unavailable;       /* plain requests physics did not answer in time */
     uint64_t sync_refused;      /* sync requests refused ([network] sync_takeover) */
-    uint64_t small_answers;     /* sync answers kept small for an unproven source */
+    uint64_t answers_cut;       /* answers cut to an untrusted source's cap (gw_answers) */
+    uint64_t answers_withheld;  /* of those, ones where not even an error's code fitted */
     int64_t rx_us;              /* zclock_usecs when the datagram being handled was read */
+    size_t rx_cap;              /* the largest answer its source may get (gw_trust_cap) */
+    sim_errors_t cut_errors;    /* a cut answer's errors, reused per answer */
     sim_errors_t answer_errors; /* a sync answer's errors, reused per answer */
     uint64_t config_serial;     /* of the configuration from physics; 0: none yet */
     gw_port_stats_t stats[3];

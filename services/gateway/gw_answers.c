@@ -2,7 +2,9 @@
 #include "gw_answers.h"
 
 #include "gateway_internal.h"
+#include "gw_cap.h"
 #include "gw_sync.h"
+#include "gw_trust.h"
 #include "gw_translate.h"
 #include "common/base/sim_log.h"
 #include "common/bus/sim_udp.h"
@@ -11,19 +13,87 @@
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
-/* Every answer leaves here: `to` has now been answered (gw_peers). */
+/* Every answer leaves here. */
 static void
 s_send (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to, size_t len)
 {
     sim_udp_send (self->fds[port], self->buf, len, to);
-    gw_peers_answered (self->peers, to, zclock_usecs ());
 }
 
+/* The errors-only answer of `errors` (gw_cap_errors_size's message) into
+   self->buf; its size. */
+static size_t
+s_pack_errors (gw_service_t *self, gw_port_kind_t port, bool sync, const sim_errors_t *errors)
+{
+    RobotControlResponse rr = ROBOT_CONTROL_RESPONSE__INIT;
+    rr.n_errors = errors->count;
+    rr.errors = (SimulatorError **) errors->ptrs;
+    if (sync) {
+        SimulationSyncResponse r = SIMULATION_SYNC_RESPONSE__INIT;
+        r.robot_control_response = &rr;
+        return simulation_sync_response__pack (&r, self->buf);
+    }
+    if (port == GW_PORT_CONTROL) {
+        SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
+        r.n_errors = errors->count;
+        r.errors = (SimulatorError **) errors->ptrs;
+        return simulator_response__pack (&r, self->buf);
+    }
+    return robot_control_response__pack (&rr, self->buf);
+}
+
+/* An answer of len bytes to an untrusted source, over its cap: its errors
+   and a notice that names the setting, cut to the cap (gw_cap), instead;
+   nothing when not even an error's code fits. */
+static void
+s_send_cut (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to, bool sync,
+            SimulatorError **errors, size_t n, size_t len, size_t cap)
+{
+    sim_errors_t *cut = &self->cut_errors;
+    sim_errors_init (cut);
+    sim_errors_add_wire (cut, errors, n < SIM_ERRORS_MAX ? n : SIM_ERRORS_MAX - 1);
+    sim_errors_add (cut, "UNTRUSTED",
+                    "a %zu-byte answer cut to %zu (%dx the request) for a source not in [network] "
+                    "trusted_sources",
+                    len, cap, GW_UNTRUSTED_RATIO);
+    if (self->answers_cut++ == 0) {
+        char addr[32];
+        sim_warn ("answers to sources not on loopback, in [tournament] or in [network] trusted_sources are "
+                  "cut to %dx their request's bytes (the first: %s)",
+                  GW_UNTRUSTED_RATIO, sim_udp_addr_str (to, addr, sizeof addr));
+    }
+    if (gw_cap_errors (cut, port, sync, cap) < 0) {
+        self->answers_withheld++;
+        return;
+    }
+    s_send (self, port, to, s_pack_errors (self, port, sync, cut));
+}
+
+/* The errors-only answer of `errors`, within cap. */
+static void
+s_answer_errors (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to, bool sync,
+                 const sim_errors_t *errors, size_t cap)
+{
+    size_t len = gw_cap_errors_size (errors, port, sync);
+    if (len > cap)
+        s_send_cut (self, port, to, sync, (SimulatorError **) errors->ptrs, errors->count, len, cap);
+    else if (len > GW_DATAGRAM_MAX)
+        sim_warn ("%s reply of %zu bytes does not fit a datagram; dropped", gw_port_name (port), len);
+    else
+        s_send (self, port, to, s_pack_errors (self, port, sync, errors));
+}
+
+/* Physics' answer `msg` to a plain request, whose errors are errors[n],
+   within cap. */
 static void
 s_send_packed (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to,
-               const ProtobufCMessage *msg)
+               const ProtobufCMessage *msg, SimulatorError **errors, size_t n, size_t cap)
 {
     size_t len = protobuf_c_message_get_packed_size (msg);
+    if (len > cap) {
+        s_send_cut (self, port, to, false, errors, n, len, cap);
+        return;
+    }
     if (len > GW_DATAGRAM_MAX) {
         sim_warn ("%s reply of %zu bytes does not fit a datagram; dropped", gw_port_name (port), len);
         return;
@@ -37,20 +107,7 @@ gw_answer_errors (gw_service_t *self, gw_port_kind_t port, const struct sockaddr
                   const sim_errors_t *errors)
 {
     self->stats[port].refused++;
-    RobotControlResponse rr = ROBOT_CONTROL_RESPONSE__INIT;
-    rr.n_errors = errors->count;
-    rr.errors = (SimulatorError **) errors->ptrs;
-    if (sync) {
-        SimulationSyncResponse r = SIMULATION_SYNC_RESPONSE__INIT;
-        r.robot_control_response = &rr;
-        s_send_packed (self, port, to, &r.base);
-    } else if (port == GW_PORT_CONTROL) {
-        SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
-        r.n_errors = errors->count;
-        r.errors = (SimulatorError **) errors->ptrs;
-        s_send_packed (self, port, to, &r.base);
-    } else
-        s_send_packed (self, port, to, &rr.base);
+    s_answer_errors (self, port, to, sync, errors, self->rx_cap);
 }
 
 void
@@ -83,7 +140,7 @@ gw_answer_plain (gw_service_t *self, const gw_request_t *p, const Simbus__Reply 
         SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
         r.n_errors = reply->n_errors;
         r.errors = reply->errors;
-        s_send_packed (self, p->port, &p->from, &r.base);
+        s_send_packed (self, p->port, &p->from, &r.base, r.errors, r.n_errors, p->answer_cap);
     } else if (gw_loss_draw (&self->loss, self->cfg.sim.seed, self->sim_time_ns, p->port,
                              self->cfg.realism.robot_response_loss)) {
         self->lost_responses++;
@@ -94,7 +151,7 @@ gw_answer_plain (gw_service_t *self, const gw_request_t *p, const Simbus__Reply 
         r.errors = reply->robot_errors;
         r.n_feedback = reply->n_feedback;
         r.feedback = reply->feedback;
-        s_send_packed (self, p->port, &p->from, &r.base);
+        s_send_packed (self, p->port, &p->from, &r.base, r.errors, r.n_errors, p->answer_cap);
     }
 }
 
@@ -110,7 +167,8 @@ gw_answer_unavailable (gw_service_t *self, const gw_request_t *p)
     sim_errors_add (&errors, "UNAVAILABLE",
                     "the simulator did not answer within %.1f s; the request may or may not be applied",
                     GW_PLAIN_TTL_US / 1e6);
-    gw_answer_errors (self, p->port, &p->from, false, &errors);
+    self->stats[p->port].refused++;
+    s_answer_errors (self, p->port, &p->from, false, &errors, p->answer_cap);
 }
 
 void
@@ -118,10 +176,13 @@ gw_answer_sync (gw_service_t *self, gw_request_t *p)
 {
     size_t len = 0, left_out = 0;
     if (gw_sync_answer (p, &self->answer_errors, self->buf, SIM_UDP_MAX, &len, &left_out) == 0) {
-        s_send (self, p->port, &p->from, len);
+        if (len > p->answer_cap)
+            s_send_cut (self, p->port, &p->from, true, self->answer_errors.ptrs, self->answer_errors.count,
+                        len, p->answer_cap);
+        else
+            s_send (self, p->port, &p->from, len);
         self->sync_answers++;
     }
     self->frames_dropped += left_out;
-    self->small_answers += p->answer_cap && left_out;
     gw_pending_release (self->pending, p);
 }

@@ -2,7 +2,9 @@
     (protocol.md §6-§7): physics' replies as the port's response, a sync
     step's SimulationSyncResponse (gw_sync), and the gateway's own errors
     (UNREADABLE, REFUSED, UNAVAILABLE) in the port's response. Each answer
-    is counted, and tells gw_peers that its address has been answered.
+    is counted, and kept within its source's cap (gw_trust): an answer
+    over it goes as its errors and an UNTRUSTED notice cut to the cap
+    (gw_cap), or not at all when not even an error's code fits.
 
     Glue of the actor (gateway_internal.h): what other features answer
     (BUSY in gw_fairness, FORBIDDEN in gw_gate) goes through
@@ -23,8 +25,9 @@ typedef struct gw_service_t gw_service_t;
 
 /* The gateway's own answer to a datagram on `port` from `to`, carrying
    `errors`: the port's response, or for a sync request a
-   SimulationSyncResponse with them in its RobotControlResponse. Counted
-   as refused. */
+   SimulationSyncResponse with them in its RobotControlResponse, within
+   the cap of the datagram being handled (self->rx_cap). Counted as
+   refused. */
 void gw_answer_errors (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *to, bool sync,
                        const sim_errors_t *errors);
 

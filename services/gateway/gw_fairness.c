@@ -1,5 +1,5 @@
-/*  gw_fairness.c - the shares of the pending table, the proven sources and
-    the BUSY answer (see gw_fairness.h). */
+/*  gw_fairness.c - the shares of the pending table and the BUSY answer
+    (see gw_fairness.h). */
 #include "gw_fairness.h"
 
 #include "gateway_internal.h"
@@ -14,17 +14,10 @@ gw_fairness_pending_new (void)
     return pending;
 }
 
-gw_peers_t *
-gw_fairness_peers_new (void)
+gw_pace_t *
+gw_fairness_pace_new (void)
 {
-    return gw_peers_new (GW_PEERS, GW_PEER_IDLE_US);
-}
-
-size_t
-gw_fairness_answer_cap (size_t request_len)
-{
-    return request_len * GW_UNPROVEN_RATIO > GW_UNPROVEN_MIN ? request_len * GW_UNPROVEN_RATIO
-                                                             : GW_UNPROVEN_MIN;
+    return gw_pace_new (GW_PACE_WAITING, GW_PACE_PER_SOURCE);
 }
 
 void
@@ -33,7 +26,11 @@ gw_fairness_answer_busy (gw_service_t *self, gw_port_kind_t port, const struct s
     gw_admit_t why = gw_pending_admit (self->pending, port, from);
     sim_errors_t errors;
     sim_errors_init (&errors);
-    if (why == GW_ADMIT_SOURCE)
+    if (why == GW_ADMIT_OK && sync)
+        sim_errors_add (&errors, "BUSY",
+                        "sync steps run one at a time and %d wait their turn (at most %d from one address)",
+                        gw_pace_count (self->pace), GW_PACE_PER_SOURCE);
+    else if (why == GW_ADMIT_SOURCE)
         sim_errors_add (&errors, "BUSY", "%d requests from this address already wait for the simulator",
                         GW_SOURCE_SHARE);
     else if (why == GW_ADMIT_PORT)

@@ -1,12 +1,12 @@
 /*  gw_fairness.h - the gateway's fairness rules in one place
     (docs/protocol.md, "Fairness" and "Amplification"): how much of the
     pending table each port and each source address may hold (gw_pending),
-    how long a source that has shown it receives what it is sent stays
-    proven (gw_peers), how small an unproven source's sync answer is kept,
-    and what a refused request hears (BUSY).
+    how many sync requests may wait for their turn (gw_pace) and what a
+    refused request hears (BUSY). How large an answer a source
+    may get is gw_trust's.
 
-    The actor makes its table and its peers here, asks here how large an
-    answer may be, and answers a refusal with gw_fairness_answer_busy.
+    The actor makes its table here and answers a refusal with
+    gw_fairness_answer_busy.
 */
 #ifndef GW_FAIRNESS_H_INCLUDED
 #define GW_FAIRNESS_H_INCLUDED
@@ -15,19 +15,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gw_peers.h"
+#include "gw_pace.h"
 #include "gw_pending.h"
 #include "gw_port.h"
 
 #define GW_PORT_SHARE   512                 /* pending requests one port may hold: its reserved third */
 #define GW_PENDING_MAX  (3 * GW_PORT_SHARE) /* the whole table */
 #define GW_SOURCE_SHARE 256                 /* pending requests one source address (ip:port) may hold */
-#define GW_PEERS        256                 /* source addresses remembered (gw_peers) */
-#define GW_PEER_IDLE_US 30000000            /* a proven source idle this long proves itself again */
-/* an unproven source's sync answer: at most this many bytes, or this many
-   times its request's size if that is more (docs/protocol.md) */
-#define GW_UNPROVEN_MIN   1200
-#define GW_UNPROVEN_RATIO 3
+/* sync requests waiting for their turn (gw_pace): in all, from one source */
+#define GW_PACE_WAITING    64
+#define GW_PACE_PER_SOURCE 4
 
 typedef struct gw_service_t gw_service_t;
 
@@ -35,12 +32,9 @@ typedef struct gw_service_t gw_service_t;
    of memory. */
 gw_pending_t *gw_fairness_pending_new (void);
 
-/* The proven sources' table; NULL when out of memory. */
-gw_peers_t *gw_fairness_peers_new (void);
-
-/* The largest sync answer for an unproven source whose request took
-   request_len bytes. */
-size_t gw_fairness_answer_cap (size_t request_len);
+/* The table of sync requests waiting for their turn; NULL when out of
+   memory. */
+gw_pace_t *gw_fairness_pace_new (void);
 
 /* A request the pending table refused (gw_pending_add returned NULL),
    answered at once with BUSY and the share it met, so a client that asks

@@ -1,4 +1,4 @@
-/*  gw_gate.h - tournament mode at the actor's door (gw_tournament.h has
+/*  gw_gate.h - tournament mode at the actor's door (sim_tournament.h has
     the rules): the rules read and told in the log as the gateway starts,
     and every datagram a port may not take answered FORBIDDEN before it is
     decoded, so it takes no pending slot and never reaches physics.
@@ -10,15 +10,14 @@
 #include <stdbool.h>
 
 #include "gw_port.h"
-#include "gw_tournament.h"
+#include "common/bus/sim_tournament.h"
 #include "common/config/sim_config.h"
 
 typedef struct gw_service_t gw_service_t;
 
 /* The rules of cfg's [tournament], and a line that says them when they
-   are on (with a warning when the grSim port, which they do not cover, is
-   open too). NULL, logged, when they do not hold or out of memory. */
-gw_tournament_t *gw_gate_new (const sim_config_t *cfg);
+   are on. NULL, logged, when they do not hold or out of memory. */
+sim_tournament_t *gw_gate_new (const sim_config_t *cfg);
 
 /* Whether tournament mode refuses a datagram from `from` on `port` (a
    sync request when sync). A refused one has been answered FORBIDDEN in

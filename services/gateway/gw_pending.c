@@ -1,6 +1,8 @@
 /*  gw_pending.c - the gateway's pending requests (see gw_pending.h). */
 #include "gw_pending.h"
 
+#include <stdint.h>
+
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +204,7 @@ gw_pending_add (gw_pending_t *self, gw_req_kind_t kind, gw_port_kind_t port, con
         r->port = port;
         r->from = *from;
         r->deadline_us = deadline_us;
+        r->answer_cap = SIZE_MAX;
         if (deadline_us < self->earliest)
             self->earliest = deadline_us;
         self->next_id = id + 1;

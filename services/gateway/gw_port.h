@@ -9,6 +9,8 @@
 
 #include "common/base/sim_team.h"
 
+/* numbered like tournament mode's roles (sim_tournament.h), whose port
+   each is */
 typedef enum { GW_PORT_CONTROL = 0, GW_PORT_BLUE = 1, GW_PORT_YELLOW = 2 } gw_port_kind_t;
 
 /* The team whose port `port` is: yellow for GW_PORT_YELLOW, blue for the

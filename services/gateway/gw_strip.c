@@ -60,3 +60,22 @@ gw_strip_unknown (ProtobufCMessage *msg, ProtobufCAllocator *allocator)
     }
     return dropped;
 }
+
+bool
+gw_strip_field_zero (ProtobufCMessage *msg)
+{
+    if (!msg)
+        return false;
+    for (unsigned i = 0; i < msg->n_unknown_fields; i++)
+        if (msg->unknown_fields[i].tag == 0)
+            return true;
+    const ProtobufCMessageDescriptor *d = msg->descriptor;
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        size_t n;
+        ProtobufCMessage **subs = s_submessages (msg, &d->fields[i], &n);
+        for (size_t k = 0; subs && k < n; k++)
+            if (gw_strip_field_zero (subs[k]))
+                return true;
+    }
+    return false;
+}

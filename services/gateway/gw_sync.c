@@ -62,10 +62,8 @@ gw_sync_answer (const gw_request_t *req, sim_errors_t *errors, uint8_t *buf, siz
         rcr_len = robot_control_response__get_packed_size (&rcr);
     }
     /* a datagram holds about 90 frames of a full field: a longer step
-       keeps its newest frames (docs/protocol.md); so does an answer kept
-       small for a source not proven yet (gw_peers.h), whose errors and
-       feedback are still sent: they grow with the request, not the step */
-    size_t limit = req->answer_cap && req->answer_cap < GW_DATAGRAM_MAX ? req->answer_cap : GW_DATAGRAM_MAX;
+       keeps its newest frames (docs/protocol.md) */
+    size_t limit = GW_DATAGRAM_MAX;
     size_t total = with_rcr ? gw_wire_bytes_size (GW_SYNC_RESPONSE_RCR, rcr_len) : 0;
     size_t first = n;
     while (first > 0 && total + gw_wire_bytes_size (GW_SYNC_RESPONSE_DETECTION, lens[first - 1]) <= limit) {
@@ -78,12 +76,7 @@ gw_sync_answer (const gw_request_t *req, sim_errors_t *errors, uint8_t *buf, siz
     }
     if (first > 0) {
         *left_out = first;
-        if (limit == GW_DATAGRAM_MAX)
-            sim_warn ("sync step of %zu frames does not fit a datagram; the oldest %zu left out", n, first);
-        else
-            sim_debug ("sync answer to an unproven source kept within %zu bytes; the oldest %zu of %zu "
-                       "frames left out",
-                       limit, first, n);
+        sim_warn ("sync step of %zu frames does not fit a datagram; the oldest %zu left out", n, first);
     }
     /* fields in number order, as protobuf-c packs them */
     size_t at = 0;

@@ -29,10 +29,9 @@ int64_t gw_sync_substeps (const SimulationSyncRequest *req, double substep_s, ch
    came on a team port or when there is an error to carry. Errors: the
    team's own (robot_control), then the simulator_command's, then the
    gateway's (UNSUPPORTED, INVALID_STEP), i.e. processing order. A step
-   with more frames than a datagram holds keeps its newest, and so does
-   one whose frames would take the answer past req->answer_cap (when not
-   0; the RobotControlResponse is always sent); *left_out gets how many
-   were left out. `errors` is scratch space. Returns 0 with
+   with more frames than a datagram holds keeps its newest (the
+   RobotControlResponse is always sent); *left_out gets how many were
+   left out. The source's cap (req->answer_cap) is the caller's. `errors` is scratch space. Returns 0 with
    the size in *len (an empty answer has none), or -1 when even the answer
    without frames does not fit (logged). */
 int gw_sync_answer (const gw_request_t *req, sim_errors_t *errors, uint8_t *buf, size_t cap, size_t *len,

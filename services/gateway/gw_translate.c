@@ -7,31 +7,42 @@
 #include "gw_strip.h"
 #include "gw_wire.h"
 
-/* Keep `msg`, decoded as `kind`, with only the fields the gateway knows. */
+/* Keep `msg`, decoded as `kind`, with only the fields the gateway knows;
+   a field number 0 anywhere in it makes it no protobuf: unreadable. */
 static gw_datagram_kind_t
 s_take (gw_datagram_t *self, gw_datagram_kind_t kind, ProtobufCMessage *msg)
 {
+    if (gw_strip_field_zero (msg)) {
+        protobuf_c_message_free_unpacked (msg, NULL);
+        self->sync = NULL;
+        self->command = NULL;
+        self->robots = NULL;
+        self->kind = GW_DATAGRAM_UNREADABLE;
+        return self->kind;
+    }
     self->kind = kind;
     self->msg = msg;
     self->stripped = gw_strip_unknown (msg, NULL);
     return kind;
 }
 
-static bool
+/* 1: the bytes are a sync request, now in self; 0: they do not decode
+   as one; -1: they do, with a field number 0 (then nothing else is
+   tried: the datagram is no protobuf). */
+static int
 s_try_sync (gw_datagram_t *self, const uint8_t *data, size_t len)
 {
     self->sync = simulation_sync_request__unpack (NULL, len, data);
     if (!self->sync)
-        return false;
-    s_take (self, GW_DATAGRAM_SYNC, &self->sync->base);
-    return true;
+        return 0;
+    return s_take (self, GW_DATAGRAM_SYNC, &self->sync->base) == GW_DATAGRAM_SYNC ? 1 : -1;
 }
 
 gw_datagram_kind_t
 gw_translate_decode (gw_datagram_t *self, gw_port_kind_t port, const uint8_t *data, size_t len)
 {
     memset (self, 0, sizeof *self);
-    if (gw_wire_sync_candidate (data, len, port) && s_try_sync (self, data, len))
+    if (gw_wire_sync_candidate (data, len, port) && s_try_sync (self, data, len) != 0)
         return self->kind;
     if (port == GW_PORT_CONTROL) {
         self->command = simulator_command__unpack (NULL, len, data);

@@ -5,8 +5,10 @@
     The decode tries a SimulationSyncRequest first where its tags say it
     may be one (gw_wire_sync_candidate), else the port's own message (a
     SimulatorCommand on the control port, a RobotControl on a team port);
-    the control port tries a sync request last. What is decoded is
-    stripped of the fields the gateway cannot vouch for (gw_strip.h). A
+    the control port tries a sync request last. A message holding a field
+    number 0 (anywhere, nested too) is no protobuf and the datagram is
+    unreadable; what is decoded is stripped of the fields the gateway
+    cannot vouch for (gw_strip.h). A
     sync request becomes a sync step with its command, its robot control
     for the port's team and its substeps, and the errors the gateway finds
     itself; a plain message becomes a request that carries it.

@@ -2,7 +2,8 @@
     loop, the handler table and life.
 
     grSim_Packet datagrams on the legacy port become bus requests, commands
-    first, then replacements (grs_translate); the sender of a team's
+    first, then replacements (grs_translate), each only from the addresses
+    tournament mode allows it (grs_gate); the sender of a team's
     commands becomes that team's peer for Robots_Status, which follows the
     world on the bus (grs_status); Stats go out with each configuration
     physics publishes (grs_stats).
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grs_gate.h"
 #include "grs_service_internal.h"
 #include "grs_stats.h"
 #include "grs_status.h"
@@ -38,11 +40,15 @@ s_send_request (grs_service_t *self, Simbus__Request *req)
 }
 
 /* A team's commands: their sender is the team's peer, and physics gets
-   them as the team's RobotControl. */
+   them as the team's RobotControl (in tournament mode, only from the
+   team's addresses). */
 static void
 s_commands (grs_service_t *self, const GrSimCommands *cmds, const struct sockaddr_in *from)
 {
-    grs_status_peer (self, grs_translate_team (cmds), from);
+    sim_team_t team = grs_translate_team (cmds);
+    if (grs_gate_refuses (self, team == SIM_TEAM_YELLOW ? SIM_ROLE_YELLOW : SIM_ROLE_BLUE, from))
+        return;
+    grs_status_peer (self, team, from);
     grs_translate_commands (&self->commands, cmds, &self->cfg);
     s_send_request (self, &self->commands.req);
 }
@@ -70,7 +76,7 @@ s_on_udp (void *arg)
         }
         if (packet->commands)
             s_commands (self, packet->commands, &from);
-        if (packet->replacement) {
+        if (packet->replacement && !grs_gate_refuses (self, SIM_ROLE_CONTROL, &from)) {
             grs_translate_replacement (&self->replacement, packet->replacement);
             s_send_request (self, &self->replacement.req);
         }
@@ -121,6 +127,7 @@ s_destroy (void *arg)
     if (!self)
         return;
     sim_link_destroy (&self->link);
+    sim_tournament_destroy (&self->tournament);
     if (self->fd >= 0)
         close (self->fd);
     free (self->buf);
@@ -142,7 +149,9 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     self->started_us = self->last_stats_us = zclock_usecs ();
     self->buf = malloc (SIM_UDP_MAX);
     self->link = sim_link_new (cfg, SIM_LINK_LEGACY);
-    if (!self->buf || !self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
+    self->tournament = grs_gate_new (cfg);
+    if (!self->buf || !self->link || !self->tournament
+        || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
         s_destroy (self);
         return NULL;

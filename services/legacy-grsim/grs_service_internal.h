@@ -14,6 +14,7 @@
 #include "grs_translate.h"
 #include "common/bus/sim_link.h"
 #include "common/bus/sim_loop.h"
+#include "common/bus/sim_tournament.h"
 #include "common/config/sim_config.h"
 
 typedef struct grs_service_t grs_service_t;
@@ -37,7 +38,9 @@ struct grs_service_t {
     bool following; /* subscribed to snapshots, events, frames */
     struct sockaddr_in peer[2];
     grs_robot_t robots[2][SIM_MAX_ROBOT_ID + 1];
-    uint64_t dropped; /* undecodable datagrams */
+    uint64_t dropped;             /* undecodable datagrams */
+    uint64_t forbidden;           /* packet parts tournament mode refused (grs_gate) */
+    sim_tournament_t *tournament; /* read at start: [tournament] */
     uint64_t received, last_received;
     int64_t started_us, last_stats_us;
     grs_commands_t commands;       /* the packet's commands, as sent */

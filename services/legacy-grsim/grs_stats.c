@@ -21,7 +21,7 @@ grs_stats_publish (grs_service_t *self)
     port.name = (char *) "grsim";
     port.port = (uint32_t) (self->fd >= 0 ? sim_udp_local_port (self->fd) : 0);
     port.received = self->received;
-    port.refused = self->dropped;
+    port.refused = self->dropped + self->forbidden;
     port.has_rate = true;
     port.rate = now > self->last_stats_us ? (double) (self->received - self->last_received) * 1e6
                                                 / (double) (now - self->last_stats_us)

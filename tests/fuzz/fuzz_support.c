@@ -14,6 +14,7 @@
 #include "common/base/sim_team.h"
 #include "common/config/sim_schedule_config.h"
 #include "common/bus/sim_udp.h"
+#include "services/gateway/gw_cap.h"
 #include "services/gateway/gw_pending.h"
 #include "services/gateway/gw_sync.h"
 #include "services/gateway/gw_translate.h"
@@ -302,6 +303,11 @@ s_gateway (Simbus__Envelope *env)
     size_t len = 0, left_out = 0;
     gw_sync_answer (sync, &errors, buf, SIM_UDP_MAX, &len, &left_out);
     FZ_CHECK (len <= GW_DATAGRAM_MAX, "a sync answer of %zu bytes", len);
+    /* what an untrusted source would get of it (gw_answers): its errors
+       cut to a third of the answer, never over that cap */
+    ssize_t cut_len = gw_cap_errors (&errors, sync->port, true, len / 3);
+    FZ_CHECK (cut_len < 0 || (size_t) cut_len <= len / 3, "a cut answer of %zd bytes over its cap %zu",
+              cut_len, len / 3);
     /* frames are spliced as vision sent them: the answer decodes when
        every frame kept had a detection frame that decodes */
     if (len > 0 && (repacks || fz_strict ()) && s_frames_decode (sync)) {

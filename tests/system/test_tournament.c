@@ -1,12 +1,20 @@
-/*  test_tournament.c - tournament mode across hosts (issue 11).
+/*  test_tournament.c - tournament mode and trusted sources across hosts
+    (issues 11 and 24).
 
     Four network namespaces made by the test: the simulator's host, and
     three client hosts joined to it by a veth pair each, at blue's,
-    yellow's and an outsider's address. A whole `ssl-sim run` on the
-    simulator's host has [tournament] on, with control = 127.0.0.1 (the
-    operator on the simulator's own host). Each client sends to all three
-    ports and gets only what its role allows; everything else is answered
-    FORBIDDEN.
+    yellow's and an outsider's address. In the first test a whole `ssl-sim
+    run` on the simulator's host has [tournament] on, with control =
+    127.0.0.1 (the operator on the simulator's own host). Each client
+    sends to all three ports and gets only what its role allows;
+    everything else is answered FORBIDDEN, to the outsider (no address of
+    the match) within three times its request's bytes.
+
+    The second test runs the defaults plus [network] trusted_sources =
+    blue's host: loopback and the trusted host get a sync step's frames,
+    the outsider at most three times its request's bytes, with an
+    UNTRUSTED error that names the setting when its request leaves room
+    for one (docs/protocol.md, "Amplification").
 
     Needs root and network namespaces (ip netns); skips with a message
     where they are not allowed. All addresses live inside the namespaces
@@ -22,6 +30,7 @@
 
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_test.h"
+#include "grSim_Packet.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_error.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
@@ -31,6 +40,7 @@
 #define BLUE_PORT    10301
 #define YELLOW_PORT  10302
 #define VISION_PORT  10020
+#define LEGACY_PORT  20011
 #define WAIT_MS      3000
 
 /* client hosts by role; the simulator's end of pair i is 10.231.2i.1 */
@@ -111,20 +121,29 @@ s_udp (void)
     return fd;
 }
 
+/* Send len bytes to ip:port and wait up to ms for the answer; its size,
+   or -1. */
+static ssize_t
+s_call_raw (int fd, const char *ip, int port, const uint8_t *out, size_t len, uint8_t *buf, size_t cap,
+            int ms)
+{
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    inet_pton (AF_INET, ip, &to.sin_addr);
+    if (sendto (fd, out, len, 0, (struct sockaddr *) &to, sizeof to) != (ssize_t) len)
+        return -1;
+    return sim_test_recv (fd, buf, cap, ms);
+}
+
 /* Send msg to ip:port and wait for the answer; its size, or -1. */
 static ssize_t
 s_call (int fd, const char *ip, int port, const ProtobufCMessage *msg, uint8_t *buf, size_t cap)
 {
-    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
-    inet_pton (AF_INET, ip, &to.sin_addr);
     size_t len = protobuf_c_message_get_packed_size (msg);
-    uint8_t out[256];
+    uint8_t out[1024];
     if (len > sizeof out)
         return -1;
     protobuf_c_message_pack (msg, out);
-    if (sendto (fd, out, len, 0, (struct sockaddr *) &to, sizeof to) != (ssize_t) len)
-        return -1;
-    return sim_test_recv (fd, buf, cap, WAIT_MS);
+    return s_call_raw (fd, ip, port, out, len, buf, cap, WAIT_MS);
 }
 
 /* What the port answered: 1 a response without errors, 0 one with a
@@ -168,44 +187,131 @@ s_ping (int fd, const char *ip, int port)
     return s_verdict (port, buf, s_call (fd, ip, port, msg, buf, sizeof buf));
 }
 
-Test (tournament, each_host_gets_only_what_its_role_allows, .timeout = 60)
+/* A grSim packet from `fd` to ip's grSim port that commands blue robot 0
+   and puts it at (x, y): what yellow's address did in issue 24. */
+static void
+s_grsim_blue0 (int fd, const char *ip, double x, double y)
 {
+    GrSimRobotReplacement rr = GR_SIM__ROBOT_REPLACEMENT__INIT;
+    rr.x = x;
+    rr.y = y;
+    GrSimRobotReplacement *rrs[] = { &rr };
+    GrSimReplacement rep = GR_SIM__REPLACEMENT__INIT;
+    rep.n_robots = 1;
+    rep.robots = rrs;
+    GrSimRobotCommand rc = GR_SIM__ROBOT__COMMAND__INIT;
+    rc.veltangent = 1.0f;
+    GrSimRobotCommand *rcs[] = { &rc };
+    GrSimCommands cmds = GR_SIM__COMMANDS__INIT;
+    cmds.n_robot_commands = 1;
+    cmds.robot_commands = rcs;
+    GrSimPacket packet = GR_SIM__PACKET__INIT;
+    packet.commands = &cmds;
+    packet.replacement = &rep;
+    uint8_t out[256];
+    size_t len = gr_sim__packet__pack (&packet, out);
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons (LEGACY_PORT) };
+    inet_pton (AF_INET, ip, &to.sin_addr);
+    cr_expect_eq (sendto (fd, out, len, 0, (struct sockaddr *) &to, sizeof to), (ssize_t) len);
+}
+
+#define S_PADDED 40 /* bytes of the outsider's pings: room for FORBIDDEN and its message */
+
+/* The port's normal message, S_PADDED bytes long (an unknown field the
+   gateway drops), and what came back: as s_verdict, -2 for an answer
+   larger than 3x the request. */
+static int
+s_padded_ping (int fd, const char *ip, int port)
+{
+    uint8_t out[S_PADDED], buf[65536];
+    /* field 15, length-delimited: 0x7a, its length, then filler */
+    out[0] = 0x7a;
+    out[1] = S_PADDED - 2;
+    memset (out + 2, 'x', S_PADDED - 2);
+    ssize_t n = s_call_raw (fd, ip, port, out, sizeof out, buf, sizeof buf, WAIT_MS);
+    if (n > 3 * S_PADDED)
+        return -2;
+    return s_verdict (port, buf, n);
+}
+
+/* A lab with `ssl-sim run --config INI` on the simulator's host, INI
+   holding `ini_text`, and one client socket per host (fds[CLIENTS]: the
+   simulator's own). */
+typedef struct {
     lab_t lab;
+    char log[128];
+    pid_t pid;
+    int fds[CLIENTS + 1];
+} run_t;
+
+/* Build the lab and start the run; false (the test skipped) when the
+   namespaces cannot be made. The calling thread ends in the simulator's
+   namespace. */
+static bool
+s_run_start (run_t *run, const char *ini_text)
+{
     char why[200];
-    if (s_lab_create (&lab, why, sizeof why)) {
+    if (s_lab_create (&run->lab, why, sizeof why)) {
         cr_skip_test ("skipped: %s", why);
-        return;
+        return false;
     }
-    snprintf (lab.dir, sizeof lab.dir, "/tmp/ssl-sim-test-XXXXXX");
-    cr_expect_not_null (mkdtemp (lab.dir));
-    char ini[128], log[128], blue[32], yellow[32];
-    snprintf (ini, sizeof ini, "%s/match.ini", lab.dir);
-    snprintf (log, sizeof log, "%s/sim.log", lab.dir);
-    s_client_addr (BLUE, blue, sizeof blue);
-    s_client_addr (YELLOW, yellow, sizeof yellow);
+    snprintf (run->lab.dir, sizeof run->lab.dir, "/tmp/ssl-sim-test-XXXXXX");
+    cr_expect_not_null (mkdtemp (run->lab.dir));
+    char ini[128];
+    snprintf (ini, sizeof ini, "%s/sim.ini", run->lab.dir);
+    snprintf (run->log, sizeof run->log, "%s/sim.log", run->lab.dir);
     FILE *f = fopen (ini, "w");
     cr_expect_not_null (f);
     if (f) {
-        /* the protocol ports on every address of the simulator's host
-           (no --localhost); vision stays on that host */
-        fprintf (f,
-                 "[run]\nvision_addr = 127.0.0.1:%d\nrealism = none\nlegacy_grsim = false\n"
-                 "[tournament]\nenabled = true\nblue = %s\nyellow = %s\ncontrol = 127.0.0.1\n",
-                 VISION_PORT, blue, yellow);
+        fputs (ini_text, f);
         fclose (f);
     }
     const char *args[] = { "run", "--config", ini, NULL };
-    pid_t pid = sim_lab_spawn (args, lab.dir, log, lab.ns_sim);
-    cr_expect_gt (pid, 0);
-
+    run->pid = sim_lab_spawn (args, run->lab.dir, run->log, run->lab.ns_sim);
+    cr_expect_gt (run->pid, 0);
     /* one socket per host: a socket stays in the namespace it was made in */
-    int fds[CLIENTS + 1];
     for (int c = 0; c <= CLIENTS; c++) {
-        const char *ns = c < CLIENTS ? lab.ns[c] : lab.ns_sim;
-        fds[c] = sim_lab_enter_netns (ns) == 0 ? s_udp () : -1;
-        cr_expect_geq (fds[c], 0, "no socket in %s", ns);
+        const char *ns = c < CLIENTS ? run->lab.ns[c] : run->lab.ns_sim;
+        run->fds[c] = sim_lab_enter_netns (ns) == 0 ? s_udp () : -1;
+        cr_expect_geq (run->fds[c], 0, "no socket in %s", ns);
     }
+    return true;
+}
+
+/* Close the sockets, stop the run (its log printed when it failed or
+   `dump`), delete the lab. */
+static void
+s_run_stop (run_t *run, bool dump)
+{
+    for (int c = 0; c <= CLIENTS; c++)
+        if (run->fds[c] >= 0)
+            close (run->fds[c]);
+    int code = run->pid > 0 ? sim_lab_stop (run->pid) : -1;
+    cr_expect_eq (code, 0, "ssl-sim exited with %d", code);
+    if (dump || code != 0)
+        sim_lab_dump (run->log);
+    s_lab_delete (&run->lab);
+    sim_lab_sh ("rm -rf '%s'", run->lab.dir);
+}
+
+Test (tournament, each_host_gets_only_what_its_role_allows, .timeout = 60)
+{
+    char blue[32], yellow[32], text[512];
+    s_client_addr (BLUE, blue, sizeof blue);
+    s_client_addr (YELLOW, yellow, sizeof yellow);
+    /* the protocol ports on every address of the simulator's host (no
+       --localhost); vision stays on that host */
+    snprintf (text, sizeof text,
+              "[run]\nvision_addr = 127.0.0.1:%d\nrealism = none\n"
+              "[tournament]\nenabled = true\nblue = %s\nyellow = %s\ncontrol = 127.0.0.1\n",
+              VISION_PORT, blue, yellow);
+    run_t run;
+    if (!s_run_start (&run, text))
+        return;
+    int *fds = run.fds;
+    const char *log = run.log;
     int control = fds[CLIENTS];
+    int vision = sim_test_udp (VISION_PORT); /* still in the simulator's namespace */
     bool ready = false;
     int64_t end = sim_test_now_ms () + 20000;
     while (control >= 0 && !ready && sim_test_now_ms () < end)
@@ -214,18 +320,43 @@ Test (tournament, each_host_gets_only_what_its_role_allows, .timeout = 60)
 
     if (ready) {
         const int ports[3] = { CONTROL_PORT, BLUE_PORT, YELLOW_PORT };
-        /* expected per (client, port): 1 answered, 0 FORBIDDEN */
+        /* expected per (client, port): 1 answered, 0 FORBIDDEN. The
+           outsider is no address of the match: its empty ping earns no
+           byte (docs/protocol.md, "Amplification"), so its pings are
+           padded to S_PADDED bytes */
         const int allowed[CLIENTS][3] = { { 0, 1, 0 }, { 0, 0, 1 }, { 0, 0, 0 } };
         for (int c = 0; c < CLIENTS; c++)
             for (int p = 0; p < 3; p++) {
                 char sim[32];
                 s_sim_addr (c, sim, sizeof sim);
-                int got = fds[c] >= 0 ? s_ping (fds[c], sim, ports[p]) : -1;
+                int got = fds[c] < 0    ? -1
+                        : c == OUTSIDER ? s_padded_ping (fds[c], sim, ports[p])
+                                        : s_ping (fds[c], sim, ports[p]);
                 cr_expect_eq (got, allowed[c][p], "%s on port %d: %d (1 answered, 0 FORBIDDEN, -1 neither)",
                               s_roles[c], ports[p], got);
             }
+        /* and unpadded, nothing at all */
+        char sim_out[32];
+        s_sim_addr (OUTSIDER, sim_out, sizeof sim_out);
+        uint8_t answer[65536];
+        for (int p = 0; p < 3 && fds[OUTSIDER] >= 0; p++)
+            cr_expect_lt (
+                s_call_raw (fds[OUTSIDER], sim_out, ports[p], answer, 0, answer, sizeof answer, 500), 0,
+                "an empty datagram from the outsider was answered on port %d", ports[p]);
         /* the operator's teleport is applied; blue may not step the simulator */
         cr_expect_eq (sim_test_teleport_blue0 (control, CONTROL_PORT, -1.0, 0.5, 5000), 1);
+        /* the grSim port too (issue 24): yellow's packet that commands and
+           places a blue robot is dropped (the log says so), the
+           operator's placement after it is applied */
+        char sim_yellow[32];
+        s_sim_addr (YELLOW, sim_yellow, sizeof sim_yellow);
+        if (fds[YELLOW] >= 0)
+            s_grsim_blue0 (fds[YELLOW], sim_yellow, 2.0, 2.0);
+        cr_expect_eq (sim_lab_wait_text (log, "grSim port: tournament mode", WAIT_MS), 0,
+                      "yellow's grSim packet was not refused");
+        s_grsim_blue0 (control, "127.0.0.1", 1.5, -1.0);
+        cr_expect (vision >= 0 && sim_test_sees_blue0 (vision, 1.5, -1.0, WAIT_MS),
+                   "the operator's grSim placement was not applied");
         SimulationSyncRequest sync = SIMULATION_SYNC_REQUEST__INIT;
         sync.has_sim_step = true;
         sync.sim_step = 0.01f;
@@ -241,13 +372,112 @@ Test (tournament, each_host_gets_only_what_its_role_allows, .timeout = 60)
         if (r)
             simulation_sync_response__free_unpacked (r, NULL);
     }
-    for (int c = 0; c <= CLIENTS; c++)
-        if (fds[c] >= 0)
-            close (fds[c]);
-    int code = pid > 0 ? sim_lab_stop (pid) : -1;
-    cr_expect_eq (code, 0, "ssl-sim exited with %d", code);
-    if (!ready || code != 0)
-        sim_lab_dump (log);
-    s_lab_delete (&lab);
-    sim_lab_sh ("rm -rf '%s'", lab.dir);
+    if (vision >= 0)
+        close (vision);
+    s_run_stop (&run, !ready);
+}
+
+/* The codes of a SimulationSyncResponse's errors, and whether one of their
+   messages holds `text`. */
+static bool
+s_sync_error (const SimulationSyncResponse *r, const char *code, const char *text)
+{
+    const RobotControlResponse *rr = r->robot_control_response;
+    for (size_t i = 0; rr && i < rr->n_errors; i++)
+        if (strcmp (rr->errors[i]->code, code) == 0
+            && (!text || (rr->errors[i]->message && strstr (rr->errors[i]->message, text))))
+            return true;
+    return false;
+}
+
+Test (tournament, only_trusted_hosts_get_a_sync_steps_frames, .timeout = 60)
+{
+    char trusted[32], text[256];
+    s_client_addr (BLUE, trusted, sizeof trusted);
+    /* the defaults, but for the one key under test; vision stays on the
+       simulator's host */
+    snprintf (text, sizeof text, "[run]\nvision_addr = 127.0.0.1:%d\n[network]\ntrusted_sources = %s\n",
+              VISION_PORT, trusted);
+    run_t run;
+    if (!s_run_start (&run, text))
+        return;
+    int *fds = run.fds;
+    int local = fds[CLIENTS];
+    /* loopback: frames, once vision has its configuration */
+    bool ready = local >= 0 && sim_test_sync_warm_up (local, CONTROL_PORT, 20000) > 0;
+    cr_expect (ready, "loopback got no sync step with frames");
+    if (ready) {
+        SimulationSyncRequest sync = SIMULATION_SYNC_REQUEST__INIT;
+        sync.has_sim_step = true;
+        sync.sim_step = 0.5f; /* about 70 frames: tens of kB */
+        uint8_t req[8], buf[65536];
+        size_t len = simulation_sync_request__pack (&sync, req);
+        cr_assert_eq (len, 5);
+        /* vision may miss sync_timeout on a loaded machine (the answer then
+           has no frames, and nothing to cut): each host asks until an
+           answer shows what it gets, and no answer to the outsider is
+           ever over its cap */
+        for (int c = 0; c < CLIENTS; c += OUTSIDER - BLUE) {
+            char sim[32];
+            s_sim_addr (c, sim, sizeof sim);
+            bool shown = false;
+            int64_t end = sim_test_now_ms () + 15000;
+            while (fds[c] >= 0 && !shown && sim_test_now_ms () < end) {
+                ssize_t n = s_call_raw (fds[c], sim, CONTROL_PORT, req, len, buf, sizeof buf, WAIT_MS);
+                SimulationSyncResponse *r =
+                    n >= 0 ? simulation_sync_response__unpack (NULL, (size_t) n, buf) : NULL;
+                if (c == OUTSIDER && n >= 0)
+                    cr_expect_leq (n, 3 * (ssize_t) len, "%zd bytes for a %zu-byte request", n, len);
+                shown = r && (c == BLUE ? r->n_detection > 10 : s_sync_error (r, "UNTRUSTED", NULL));
+                if (r)
+                    simulation_sync_response__free_unpacked (r, NULL);
+            }
+            cr_expect (shown, "%s",
+                       c == BLUE ? "the trusted host never got the frames of a step"
+                                 : "the outsider's answer was never cut with UNTRUSTED");
+        }
+        /* a longer request leaves room for the message, which names the key */
+        sync.simulator_command = NULL;
+        SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+        SimulatorControl control = SIMULATOR_CONTROL__INIT;
+        TeleportRobot robots[3], *ptrs[3];
+        RobotId ids[3];
+        for (int i = 0; i < 3; i++) {
+            robot_id__init (&ids[i]);
+            ids[i].has_id = ids[i].has_team = true;
+            ids[i].id = (uint32_t) i;
+            ids[i].team = TEAM__BLUE;
+            teleport_robot__init (&robots[i]);
+            robots[i].id = &ids[i];
+            robots[i].has_x = robots[i].has_y = robots[i].has_orientation = true;
+            robots[i].x = -1.0f - (float) i;
+            robots[i].y = 1.0f;
+            robots[i].orientation = 0.5f;
+            ptrs[i] = &robots[i];
+        }
+        control.n_teleport_robot = 3;
+        control.teleport_robot = ptrs;
+        cmd.control = &control;
+        sync.simulator_command = &cmd;
+        uint8_t big[256];
+        len = simulation_sync_request__pack (&sync, big);
+        char sim[32];
+        s_sim_addr (OUTSIDER, sim, sizeof sim);
+        bool named = false;
+        int64_t end = sim_test_now_ms () + 15000;
+        while (fds[OUTSIDER] >= 0 && !named && sim_test_now_ms () < end) {
+            ssize_t n = s_call_raw (fds[OUTSIDER], sim, CONTROL_PORT, big, len, buf, sizeof buf, WAIT_MS);
+            SimulationSyncResponse *r =
+                n >= 0 ? simulation_sync_response__unpack (NULL, (size_t) n, buf) : NULL;
+            if (n >= 0)
+                cr_expect_leq (n, 3 * (ssize_t) len, "%zd bytes for a %zu-byte request", n, len);
+            if (r) {
+                cr_expect_eq (r->n_detection, 0, "an untrusted host got frames");
+                named = s_sync_error (r, "UNTRUSTED", "[network] trusted_sources");
+                simulation_sync_response__free_unpacked (r, NULL);
+            }
+        }
+        cr_expect (named, "no cut answer named the setting");
+    }
+    s_run_stop (&run, !ready);
 }

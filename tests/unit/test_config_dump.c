@@ -453,8 +453,8 @@ Test (config, the_local_keys_are_bus_network_viewer_log_level_and_duration)
     }
     /* issue 12: [viewer] enabled, addr and www_dir; issue 13: [network]
        local_vision; issue 15: [network] referee_addr, [run] record and
-       journal */
-    cr_expect_eq (local, 13 + 14 + 5 + 3,
+       journal; issue 24: [network] trusted_sources */
+    cr_expect_eq (local, 13 + 15 + 5 + 3,
                   "every [bus], [network] and [viewer] key, log_level, duration, record, "
                   "journal");
     const sim_cfg_key_t *tables[] = { sim_cfg_team_keys, sim_cfg_camera_keys, sim_cfg_outage_keys };
@@ -704,11 +704,12 @@ Test (config, presets_output_is_unchanged)
        user starts from like the others', and by issue 14's image
        coordinates: [vision] image_width and image_height, the default
        sensor, and [realism] sensor_mix, the mixed sensors of the go26 and
-       rc26 presets, and by issue 23: [network] local_vision = unicast, the
-       reference simulator's local contract (8092 bytes, 0x1794adb29437ee5d
-       before) */
-    cr_expect_eq (strlen (text), 8090);
-    cr_expect_eq (s_hash (text), 0x6d062f929b8c1b7eu, "presets text changed:\n%s", text);
+       rc26 presets; by issue 23: [network] local_vision = unicast, the
+       reference simulator's local contract; by issue 24: [network]
+       trusted_sources (unset, with its note) and [run] speed's range (8092
+       bytes, 0x1794adb29437ee5d before) */
+    cr_expect_eq (strlen (text), 8158);
+    cr_expect_eq (s_hash (text), 0xc87ec48784bac252u, "presets text changed:\n%s", text);
     free (text);
 }
 

@@ -45,6 +45,21 @@ Test (gw_sync, substeps_for_none_and_exact_multiples)
     cr_expect_eq (s_substeps (30.0f, 0.002), 15000);
 }
 
+/* A step's work is bounded in substeps too (issue 24): with a finer
+   substep the longest step is shorter. */
+Test (gw_sync, substeps_refused_beyond_the_most_a_step_may_have)
+{
+    cr_expect_eq (s_substeps (6.0f, 0.0001), 60000, "6 s of 0.1 ms: the most");
+    cr_expect_eq (s_substeps (6.0001f, 0.0001), -1);
+    cr_expect_eq (s_substeps (60.0f, 0.0001), -1, "60 s of 0.1 ms substeps");
+    char why[200] = "";
+    SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
+    req.has_sim_step = true;
+    req.sim_step = 10.0f;
+    cr_expect_eq (gw_sync_substeps (&req, 0.0001, why, sizeof why), -1);
+    cr_expect (strstr (why, "60000 substeps"), "%s", why);
+}
+
 Test (gw_sync, substeps_refused_when_not_a_whole_number)
 {
     cr_expect_eq (s_substeps (0.0105f, 0.001), -1);

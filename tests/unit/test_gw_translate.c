@@ -247,3 +247,29 @@ Test (gw_translate, an_unreadable_datagram_is_told_what_the_port_takes)
     cr_expect_str_eq (errors.ptrs[1]->message,
                       "UNREADABLE: the datagram is neither a RobotControl nor a SimulationSyncRequest");
 }
+
+/* A field number 0 is no protobuf (issue 24): `80 00 00` alone, nested in
+   a RobotCommand, or after a valid sync request's fields, on any port,
+   decodes as nothing, where protobuf-c alone would take it as an unknown
+   field. */
+Test (gw_translate, a_field_number_zero_is_unreadable_on_every_port)
+{
+    uint8_t buf[64];
+    const uint8_t zero[] = { 0x80, 0x00, 0x00 };
+    const uint8_t nested[] = { 0x0a, 0x05, 0x08, 0x02, 0x80, 0x00, 0x00 };
+    size_t n = s_sync (buf, true, false, false);
+    memcpy (buf + n, zero, sizeof zero);
+    for (int port = GW_PORT_CONTROL; port <= GW_PORT_YELLOW; port++) {
+        gw_datagram_t d;
+        cr_expect_eq (gw_translate_decode (&d, (gw_port_kind_t) port, zero, sizeof zero),
+                      GW_DATAGRAM_UNREADABLE, "80 00 00 on port %d", port);
+        cr_expect_null (d.msg);
+        gw_translate_release (&d);
+        cr_expect_eq (gw_translate_decode (&d, (gw_port_kind_t) port, nested, sizeof nested),
+                      GW_DATAGRAM_UNREADABLE, "nested on port %d", port);
+        gw_translate_release (&d);
+        cr_expect_eq (gw_translate_decode (&d, (gw_port_kind_t) port, buf, n + sizeof zero),
+                      GW_DATAGRAM_UNREADABLE, "after a sync request on port %d", port);
+        gw_translate_release (&d);
+    }
+}

@@ -211,8 +211,20 @@ Test (phys_apply, simulation_speed_changes_the_configuration_once)
     m.control.simulation_speed = NAN;
     s_command (&f, cmd);
     cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    /* beyond SIM_SPEED_MAX (1e30 was taken, issue 24): refused; the
+       limit itself is taken */
+    m.control.simulation_speed = 1e30f;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    m.control.simulation_speed = INFINITY;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
     cr_expect_eq (f.cfg.run.speed, 2.0);
     cr_expect (!f.changes.config);
+    m.control.simulation_speed = (float) SIM_SPEED_MAX;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect_eq (f.cfg.run.speed, SIM_SPEED_MAX);
     s_teardown (&f);
 }
 

@@ -1,4 +1,4 @@
-/*  test_gw_tournament.c - services/gateway/gw_tournament.c and the
+/*  test_sim_tournament.c - common/bus/sim_tournament.c and the
     [tournament] keys: the address lists parse (and a bad one is refused
     with file, line and key), each port takes only its own addresses, a
     team's address never the other team's port, sync requests only from
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/config/config.h"
-#include "services/gateway/gw_tournament.h"
+#include "common/bus/sim_tournament.h"
 
 #define BLUE_IP    "10.1.0.2"
 #define YELLOW_IP  "10.2.0.2"
@@ -41,19 +41,19 @@ s_cfg (bool enabled, const char *blue, const char *yellow, const char *control)
     return cfg;
 }
 
-static gw_tournament_t *
+static sim_tournament_t *
 s_rules (void)
 {
     char why[256] = "";
     sim_tournament_cfg_t cfg = s_cfg (true, BLUE_IP ", 10.1.0.3", YELLOW_IP, CONTROL_IP);
-    gw_tournament_t *t = gw_tournament_new (&cfg, why, sizeof why);
+    sim_tournament_t *t = sim_tournament_new (&cfg, why, sizeof why);
     cr_assert_not_null (t, "%s", why);
     return t;
 }
 
 /* ---- the address lists -------------------------------------------------- */
 
-Test (gw_tournament, address_lists_parse)
+Test (sim_tournament, address_lists_parse)
 {
     uint32_t out[SIM_TOURNAMENT_ADDRS_MAX];
     char why[200] = "";
@@ -67,7 +67,7 @@ Test (gw_tournament, address_lists_parse)
     cr_expect_eq (sim_config_addr_list ("10.0.0.1", NULL, 8, why, sizeof why), 1, "a check needs no output");
 }
 
-Test (gw_tournament, bad_address_lists_are_refused_with_a_reason)
+Test (sim_tournament, bad_address_lists_are_refused_with_a_reason)
 {
     const char *bad[][2] = {
         { "10.0.0.256", "'10.0.0.256' is not an IPv4 address" },
@@ -89,7 +89,7 @@ Test (gw_tournament, bad_address_lists_are_refused_with_a_reason)
     }
 }
 
-Test (gw_tournament, a_bad_address_in_a_file_names_file_line_and_key)
+Test (sim_tournament, a_bad_address_in_a_file_names_file_line_and_key)
 {
     sim_config_t cfg;
     char err[512] = "";
@@ -115,132 +115,133 @@ Test (gw_tournament, a_bad_address_in_a_file_names_file_line_and_key)
     free (dump);
 }
 
-Test (gw_tournament, one_address_for_both_teams_is_refused)
+Test (sim_tournament, one_address_for_both_teams_is_refused)
 {
     char why[256] = "";
     sim_tournament_cfg_t cfg = s_cfg (true, "10.0.0.1, 10.0.0.5", "10.0.0.5", "");
-    cr_expect_null (gw_tournament_new (&cfg, why, sizeof why));
+    cr_expect_null (sim_tournament_new (&cfg, why, sizeof why));
     cr_expect_not_null (strstr (why, "10.0.0.5 is blue's address too"), "%s", why);
     cfg = s_cfg (true, "10.0.0.1", "10.0.0.x", "");
-    cr_expect_null (gw_tournament_new (&cfg, why, sizeof why));
+    cr_expect_null (sim_tournament_new (&cfg, why, sizeof why));
     cr_expect_not_null (strstr (why, "[tournament] yellow: '10.0.0.x' is not an IPv4 address"), "%s", why);
     /* a team's host may also be control (a lab running the game controller) */
     cfg = s_cfg (true, "10.0.0.1", "10.0.0.2", "10.0.0.1");
-    gw_tournament_t *t = gw_tournament_new (&cfg, why, sizeof why);
+    sim_tournament_t *t = sim_tournament_new (&cfg, why, sizeof why);
     cr_expect_not_null (t, "%s", why);
-    gw_tournament_destroy (&t);
-    gw_tournament_destroy (&t);
+    sim_tournament_destroy (&t);
+    sim_tournament_destroy (&t);
     cr_expect_null (t);
 }
 
 /* ---- the decisions ------------------------------------------------------ */
 
-Test (gw_tournament, each_port_takes_only_its_addresses)
+Test (sim_tournament, each_port_takes_only_its_addresses)
 {
-    gw_tournament_t *t = s_rules ();
-    cr_expect (gw_tournament_enabled (t));
+    sim_tournament_t *t = s_rules ();
+    cr_expect (sim_tournament_enabled (t));
     struct sockaddr_in blue = s_addr (BLUE_IP, 4000), blue2 = s_addr ("10.1.0.3", 1);
     struct sockaddr_in yellow = s_addr (YELLOW_IP, 4000), control = s_addr (CONTROL_IP, 4000);
     struct sockaddr_in outsider = s_addr ("10.9.9.9", 4000);
 
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_BLUE, &blue, false), GW_TOURNAMENT_ALLOWED);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_BLUE, &blue2, false), GW_TOURNAMENT_ALLOWED, "a list");
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_YELLOW, &yellow, false), GW_TOURNAMENT_ALLOWED);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_CONTROL, &control, false), GW_TOURNAMENT_ALLOWED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_BLUE, &blue, false), SIM_TOURNAMENT_ALLOWED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_BLUE, &blue2, false), SIM_TOURNAMENT_ALLOWED, "a list");
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_YELLOW, &yellow, false), SIM_TOURNAMENT_ALLOWED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_CONTROL, &control, false), SIM_TOURNAMENT_ALLOWED);
 
     /* a team's address on the other team's port */
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_YELLOW, &blue, false), GW_TOURNAMENT_OTHER_TEAM);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_BLUE, &yellow, false), GW_TOURNAMENT_OTHER_TEAM);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_YELLOW, &blue, false), SIM_TOURNAMENT_OTHER_TEAM);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_BLUE, &yellow, false), SIM_TOURNAMENT_OTHER_TEAM);
     /* the teams on the control port, control on the teams' ports */
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_CONTROL, &blue, false), GW_TOURNAMENT_NOT_LISTED);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_CONTROL, &yellow, false), GW_TOURNAMENT_NOT_LISTED);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_BLUE, &control, false), GW_TOURNAMENT_NOT_LISTED);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_YELLOW, &control, false), GW_TOURNAMENT_NOT_LISTED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_CONTROL, &blue, false), SIM_TOURNAMENT_NOT_LISTED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_CONTROL, &yellow, false), SIM_TOURNAMENT_NOT_LISTED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_BLUE, &control, false), SIM_TOURNAMENT_NOT_LISTED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_YELLOW, &control, false), SIM_TOURNAMENT_NOT_LISTED);
     /* anyone else nowhere */
     for (int port = 0; port < 3; port++)
-        cr_expect_eq (gw_tournament_check (t, (gw_port_kind_t) port, &outsider, false),
-                      GW_TOURNAMENT_NOT_LISTED);
+        cr_expect_eq (sim_tournament_check (t, (sim_role_t) port, &outsider, false),
+                      SIM_TOURNAMENT_NOT_LISTED);
 
-    cr_expect_eq (gw_tournament_roles (t, &blue), GW_TOURNAMENT_ROLE (GW_PORT_BLUE));
-    cr_expect_eq (gw_tournament_roles (t, &outsider), 0);
-    gw_tournament_destroy (&t);
+    cr_expect_eq (sim_tournament_roles (t, &blue), SIM_TOURNAMENT_ROLE (SIM_ROLE_BLUE));
+    cr_expect_eq (sim_tournament_roles (t, &outsider), 0);
+    sim_tournament_destroy (&t);
 }
 
-Test (gw_tournament, sync_requests_only_from_control)
+Test (sim_tournament, sync_requests_only_from_control)
 {
-    gw_tournament_t *t = s_rules ();
+    sim_tournament_t *t = s_rules ();
     struct sockaddr_in blue = s_addr (BLUE_IP, 4000), control = s_addr (CONTROL_IP, 4000);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_CONTROL, &control, true), GW_TOURNAMENT_ALLOWED);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_BLUE, &blue, true), GW_TOURNAMENT_NO_SYNC,
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_CONTROL, &control, true), SIM_TOURNAMENT_ALLOWED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_BLUE, &blue, true), SIM_TOURNAMENT_NO_SYNC,
                   "blue may control its robots, not step the simulator");
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_BLUE, &blue, false), GW_TOURNAMENT_ALLOWED);
-    gw_tournament_destroy (&t);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_BLUE, &blue, false), SIM_TOURNAMENT_ALLOWED);
+    sim_tournament_destroy (&t);
 
     /* a team's host that is also control may step through its own port */
     char why[256] = "";
     sim_tournament_cfg_t cfg = s_cfg (true, BLUE_IP, YELLOW_IP, BLUE_IP);
-    t = gw_tournament_new (&cfg, why, sizeof why);
+    t = sim_tournament_new (&cfg, why, sizeof why);
     cr_assert_not_null (t, "%s", why);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_BLUE, &blue, true), GW_TOURNAMENT_ALLOWED);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_CONTROL, &blue, true), GW_TOURNAMENT_ALLOWED);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_YELLOW, &blue, true), GW_TOURNAMENT_OTHER_TEAM);
-    gw_tournament_destroy (&t);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_BLUE, &blue, true), SIM_TOURNAMENT_ALLOWED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_CONTROL, &blue, true), SIM_TOURNAMENT_ALLOWED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_YELLOW, &blue, true), SIM_TOURNAMENT_OTHER_TEAM);
+    sim_tournament_destroy (&t);
 }
 
-Test (gw_tournament, off_allows_everyone_and_an_empty_list_no_one)
+Test (sim_tournament, off_allows_everyone_and_an_empty_list_no_one)
 {
     char why[256] = "";
     sim_tournament_cfg_t cfg = s_cfg (false, BLUE_IP, YELLOW_IP, CONTROL_IP);
-    gw_tournament_t *t = gw_tournament_new (&cfg, why, sizeof why);
+    sim_tournament_t *t = sim_tournament_new (&cfg, why, sizeof why);
     cr_assert_not_null (t, "%s", why);
-    cr_expect_not (gw_tournament_enabled (t));
+    cr_expect_not (sim_tournament_enabled (t));
     struct sockaddr_in blue = s_addr (BLUE_IP, 1), outsider = s_addr ("10.9.9.9", 1);
     for (int port = 0; port < 3; port++)
         for (int sync = 0; sync < 2; sync++) {
-            cr_expect_eq (gw_tournament_check (t, (gw_port_kind_t) port, &blue, sync), GW_TOURNAMENT_ALLOWED);
-            cr_expect_eq (gw_tournament_check (t, (gw_port_kind_t) port, &outsider, sync),
-                          GW_TOURNAMENT_ALLOWED);
+            cr_expect_eq (sim_tournament_check (t, (sim_role_t) port, &blue, sync), SIM_TOURNAMENT_ALLOWED);
+            cr_expect_eq (sim_tournament_check (t, (sim_role_t) port, &outsider, sync),
+                          SIM_TOURNAMENT_ALLOWED);
         }
-    gw_tournament_destroy (&t);
+    sim_tournament_destroy (&t);
 
     /* on, with no control list: no one controls the simulator */
     cfg = s_cfg (true, BLUE_IP, YELLOW_IP, "");
-    t = gw_tournament_new (&cfg, why, sizeof why);
+    t = sim_tournament_new (&cfg, why, sizeof why);
     cr_assert_not_null (t, "%s", why);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_CONTROL, &blue, false), GW_TOURNAMENT_NOT_LISTED);
-    cr_expect_eq (gw_tournament_check (t, GW_PORT_BLUE, &blue, true), GW_TOURNAMENT_NO_SYNC);
-    gw_tournament_destroy (&t);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_CONTROL, &blue, false), SIM_TOURNAMENT_NOT_LISTED);
+    cr_expect_eq (sim_tournament_check (t, SIM_ROLE_BLUE, &blue, true), SIM_TOURNAMENT_NO_SYNC);
+    sim_tournament_destroy (&t);
 }
 
-Test (gw_tournament, explanations_name_the_address_and_the_port)
+Test (sim_tournament, explanations_name_the_address_and_the_port)
 {
     struct sockaddr_in a = s_addr ("10.1.0.2", 1);
     char buf[160];
-    cr_expect_str_eq (gw_tournament_explain (GW_TOURNAMENT_OTHER_TEAM, GW_PORT_YELLOW, &a, buf, sizeof buf),
-                      "tournament mode: 10.1.0.2 is blue's address and may not use the yellow port");
     cr_expect_str_eq (
-        gw_tournament_explain (GW_TOURNAMENT_NOT_LISTED, GW_PORT_CONTROL, &a, buf, sizeof buf),
+        sim_tournament_explain (SIM_TOURNAMENT_OTHER_TEAM, SIM_ROLE_YELLOW, &a, buf, sizeof buf),
+        "tournament mode: 10.1.0.2 is blue's address and may not use the yellow port");
+    cr_expect_str_eq (
+        sim_tournament_explain (SIM_TOURNAMENT_NOT_LISTED, SIM_ROLE_CONTROL, &a, buf, sizeof buf),
         "tournament mode: 10.1.0.2 is not in [tournament] control; the control port refuses it");
-    cr_expect_str_eq (gw_tournament_explain (GW_TOURNAMENT_NO_SYNC, GW_PORT_BLUE, &a, buf, sizeof buf),
+    cr_expect_str_eq (sim_tournament_explain (SIM_TOURNAMENT_NO_SYNC, SIM_ROLE_BLUE, &a, buf, sizeof buf),
                       "tournament mode: sync requests only from [tournament] control, not from 10.1.0.2");
     char tiny[8];
-    gw_tournament_explain (GW_TOURNAMENT_NOT_LISTED, GW_PORT_BLUE, &a, tiny, sizeof tiny);
+    sim_tournament_explain (SIM_TOURNAMENT_NOT_LISTED, SIM_ROLE_BLUE, &a, tiny, sizeof tiny);
     cr_expect_eq (strlen (tiny), sizeof tiny - 1, "cut, terminated");
 }
 
-Test (gw_tournament, refusals_are_counted_and_reported_once_a_second)
+Test (sim_tournament, refusals_are_counted_and_reported_once_a_second)
 {
-    gw_tournament_t *t = s_rules ();
-    const int64_t s = GW_TOURNAMENT_LOG_US;
-    cr_expect_eq (gw_tournament_refused (t, GW_PORT_BLUE, 1000), 1, "the first is reported at once");
+    sim_tournament_t *t = s_rules ();
+    const int64_t s = SIM_TOURNAMENT_LOG_US;
+    cr_expect_eq (sim_tournament_refused (t, SIM_ROLE_BLUE, 1000), 1, "the first is reported at once");
     for (int i = 0; i < 99; i++)
-        cr_expect_eq (gw_tournament_refused (t, GW_PORT_BLUE, 1000 + i), 0, "then quiet");
-    cr_expect_eq (gw_tournament_refused (t, GW_PORT_CONTROL, 1000 + s - 1), 0);
-    cr_expect_eq (gw_tournament_refused (t, GW_PORT_YELLOW, 1000 + s), 101,
+        cr_expect_eq (sim_tournament_refused (t, SIM_ROLE_BLUE, 1000 + i), 0, "then quiet");
+    cr_expect_eq (sim_tournament_refused (t, SIM_ROLE_CONTROL, 1000 + s - 1), 0);
+    cr_expect_eq (sim_tournament_refused (t, SIM_ROLE_YELLOW, 1000 + s), 101,
                   "a second later: this one and the hundred since");
-    cr_expect_eq (gw_tournament_refused (t, GW_PORT_YELLOW, 1000 + 5 * s), 1);
-    cr_expect_eq (gw_tournament_refused_count (t, GW_PORT_BLUE), 100);
-    cr_expect_eq (gw_tournament_refused_count (t, GW_PORT_CONTROL), 1);
-    cr_expect_eq (gw_tournament_refused_count (t, GW_PORT_YELLOW), 2);
-    gw_tournament_destroy (&t);
+    cr_expect_eq (sim_tournament_refused (t, SIM_ROLE_YELLOW, 1000 + 5 * s), 1);
+    cr_expect_eq (sim_tournament_refused_count (t, SIM_ROLE_BLUE), 100);
+    cr_expect_eq (sim_tournament_refused_count (t, SIM_ROLE_CONTROL), 1);
+    cr_expect_eq (sim_tournament_refused_count (t, SIM_ROLE_YELLOW), 2);
+    sim_tournament_destroy (&t);
 }
