@@ -1,6 +1,7 @@
-/*  sim_logfile.c - the league's log files, plain and gzip. Written
+/*  sim_logfile.c - the league's log files, plain and gzip: writing,
     through zlib's gz* functions (a plain file in their transparent mode,
-    "T"); read by one decoder over a file or memory (inflate for gzip). */
+    "T"), and a compressed log written plain first. Reading is
+    sim_logfile_read.c. */
 #include "sim_logfile.h"
 
 #include <errno.h>
@@ -17,43 +18,7 @@
 
 #include "common/base/sim_log.h"
 
-#define S_BUFFER (64 * 1024) /* zlib's buffer each way */
-
-static void s_err (char *err, size_t errlen, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
-
-static void
-s_err (char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start (ap, fmt);
-    vsnprintf (err, errlen, fmt, ap);
-    va_end (ap);
-}
-
-static void
-s_put_be (uint8_t *p, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++)
-        p[i] = (uint8_t) (v >> (8 * (bytes - 1 - i)));
-}
-
-static uint64_t
-s_get_be (const uint8_t *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static bool
-s_is_gz_name (const char *path)
-{
-    size_t n = strlen (path);
-    return n >= 3 && strcmp (path + n - 3, ".gz") == 0;
-}
+#include "sim_logfile_internal.h"
 
 const char *
 sim_logfile_type_name (int32_t type, char *buf, size_t size)
@@ -131,7 +96,7 @@ s_set_aside (const char *path, const char *why, char *err, size_t errlen)
     size_t len = strlen (path) + 40;
     char *aside = malloc (len);
     if (!aside) {
-        s_err (err, errlen, "out of memory");
+        lf_err (err, errlen, "out of memory");
         return -1;
     }
     long long now = (long long) time (NULL);
@@ -146,8 +111,8 @@ s_set_aside (const char *path, const char *why, char *err, size_t errlen)
             break;
     }
     if (rename (path, aside) != 0) {
-        s_err (err, errlen, "%s does not end cleanly (%s) and cannot be moved aside to %s: %s", path, why,
-               aside, strerror (errno));
+        lf_err (err, errlen, "%s does not end cleanly (%s) and cannot be moved aside to %s: %s", path, why,
+                aside, strerror (errno));
         free (aside);
         return -1;
     }
@@ -177,8 +142,8 @@ s_existing (const char *path, bool compressed, uint64_t *size, char *err, size_t
     char why[SIM_LOGFILE_ERROR_MAX];
     sim_logfile_reader_t *r = sim_logfile_reader_new (path, why, sizeof why);
     if (!r) {
-        s_err (err, errlen, "%s exists and is not an SSL log file of version 1 (%s); not appending to it",
-               path, why);
+        lf_err (err, errlen, "%s exists and is not an SSL log file of version 1 (%s); not appending to it",
+                path, why);
         return -1;
     }
     s_scan_t scan;
@@ -191,19 +156,19 @@ s_existing (const char *path, bool compressed, uint64_t *size, char *err, size_t
     if (compressed && scan.torn)
         return s_set_aside (path, scan.why, err, errlen);
     if (compressed) {
-        s_err (err, errlen,
-               "%s does not end cleanly (%s): records appended to it could never be read. Record to a new "
-               "file; `zcat %s > FILE.log` saves what it holds",
-               path, scan.why, path);
+        lf_err (err, errlen,
+                "%s does not end cleanly (%s): records appended to it could never be read. Record to a new "
+                "file; `zcat %s > FILE.log` saves what it holds",
+                path, scan.why, path);
         return -1;
     }
     if (!scan.torn) {
-        s_err (err, errlen, "%s is damaged (%s); not appending to it", path, scan.why);
+        lf_err (err, errlen, "%s is damaged (%s); not appending to it", path, scan.why);
         return -1;
     }
     if (truncate (path, (off_t) scan.end) != 0) {
-        s_err (err, errlen, "%s ends in a torn record and cannot be cut back to the last whole one: %s", path,
-               strerror (errno));
+        lf_err (err, errlen, "%s ends in a torn record and cannot be cut back to the last whole one: %s",
+                path, strerror (errno));
         return -1;
     }
     sim_warn ("log file %s ended in a record torn by a crash; cut %llu bytes back to the last whole record "
@@ -220,7 +185,7 @@ s_write_header (sim_logfile_writer_t *self)
 {
     uint8_t head[SIM_LOGFILE_HEADER];
     memcpy (head, SIM_LOGFILE_MAGIC, 12);
-    s_put_be (head + 12, SIM_LOGFILE_VERSION, 4);
+    lf_put_be (head + 12, SIM_LOGFILE_VERSION, 4);
     if (gzwrite (self->gz, head, sizeof head) != (int) sizeof head)
         return -1;
     self->offset = SIM_LOGFILE_HEADER;
@@ -231,16 +196,16 @@ sim_logfile_writer_t *
 sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
 {
     uint64_t size = 0;
-    int existing = s_existing (path, s_is_gz_name (path), &size, err, errlen);
+    int existing = s_existing (path, lf_is_gz_name (path), &size, err, errlen);
     if (existing < 0)
         return NULL;
     sim_logfile_writer_t *self = calloc (1, sizeof *self);
     if (!self || !(self->path = strdup (path))) {
-        s_err (err, errlen, "out of memory");
+        lf_err (err, errlen, "out of memory");
         free (self);
         return NULL;
     }
-    self->compressed = s_is_gz_name (path);
+    self->compressed = lf_is_gz_name (path);
     /* an index needs every offset from the start of the file */
     self->index = index && !self->compressed && existing == 0;
     /* level 1: a fast run releases a few MB of packets a second, and
@@ -248,14 +213,14 @@ sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
        cost it about twice its own CPU for a third smaller file */
     self->gz = gzopen (path, self->compressed ? "ab1" : "abT");
     if (!self->gz) {
-        s_err (err, errlen, "cannot write %s: %s", path, errno ? strerror (errno) : "out of memory");
+        lf_err (err, errlen, "cannot write %s: %s", path, errno ? strerror (errno) : "out of memory");
         sim_logfile_writer_destroy (&self);
         return NULL;
     }
-    gzbuffer (self->gz, S_BUFFER);
+    gzbuffer (self->gz, LF_BUFFER);
     if (existing == 0) {
         if (s_write_header (self) < 0) {
-            s_err (err, errlen, "cannot write %s", path);
+            lf_err (err, errlen, "cannot write %s", path);
             sim_logfile_writer_destroy (&self);
             return NULL;
         }
@@ -305,9 +270,9 @@ sim_logfile_write (sim_logfile_writer_t *self, int64_t time_ns, int32_t type, co
     if (len > SIM_LOGFILE_MESSAGE_MAX || (len > 0 && !data))
         return s_write_failed (self, "a record larger than a log may hold, or without its bytes");
     uint8_t head[SIM_LOGFILE_RECORD];
-    s_put_be (head, (uint64_t) time_ns, 8);
-    s_put_be (head + 8, (uint32_t) type, 4);
-    s_put_be (head + 12, (uint32_t) len, 4);
+    lf_put_be (head, (uint64_t) time_ns, 8);
+    lf_put_be (head + 8, (uint32_t) type, 4);
+    lf_put_be (head + 12, (uint32_t) len, 4);
     if (gzwrite (self->gz, head, sizeof head) != (int) sizeof head
         || (len > 0 && gzwrite (self->gz, data, (unsigned) len) != (int) len)) {
         /* part of the record may be in the stream: the offsets after it
@@ -361,8 +326,8 @@ s_write_index (sim_logfile_writer_t *self)
     if (!msg)
         return -1;
     for (size_t i = 0; i < self->n_offsets; i++)
-        s_put_be (msg + 8 * i, self->offsets[i], 8);
-    s_put_be (msg + 8 * self->n_offsets, SIM_LOGFILE_RECORD + len, 8);
+        lf_put_be (msg + 8 * i, self->offsets[i], 8);
+    lf_put_be (msg + 8 * self->n_offsets, SIM_LOGFILE_RECORD + len, 8);
     memcpy (msg + 8 * self->n_offsets + 8, SIM_LOGFILE_INDEXED, strlen (SIM_LOGFILE_INDEXED));
     self->index = false; /* the index record is in no index */
     int rc = sim_logfile_write (self, 0, SIM_LOGFILE_INDEX, msg, len);
@@ -392,428 +357,12 @@ sim_logfile_writer_destroy (sim_logfile_writer_t **self_p)
     return rc;
 }
 
-/* ---- reading ---------------------------------------------------------- */
-
-/* The reader decodes gzip itself with zlib's inflate, over a window of
-   source bytes that is either the caller's memory or a buffer refilled
-   from a file descriptor: the file reader is the memory reader with a
-   different source. It reads as zlib's gzread does: gzip when the data
-   starts with the gzip magic (members one after another, bytes after the
-   last member that are not a member ignored), the bytes as they are
-   otherwise. */
-
-typedef enum {
-    S_UNDECIDED, /* nothing read since the start */
-    S_PLAIN,     /* the bytes as they are */
-    S_GZIP,      /* inside a gzip member */
-    S_GZIP_END,  /* after a member: another may follow */
-} s_mode_t;
-
-struct sim_logfile_reader_t {
-    char *path; /* the file's name, or the name a memory reader was given */
-    int fd;     /* -1: memory */
-    const uint8_t *mem;
-    size_t mem_len;
-    uint8_t *in; /* a file's window */
-    const uint8_t *next;
-    size_t avail;   /* source bytes in the window, from next */
-    uint64_t taken; /* source bytes consumed before next */
-    bool source_end;
-    s_mode_t mode;
-    z_stream z;
-    bool z_ready;
-    bool cut_short; /* the source ended inside a gzip member */
-    uint8_t *buf;
-    size_t cap;
-    uint64_t offset; /* of the next record */
-    uint64_t file_size;
-    bool damaged;
-    bool torn; /* the damage is the file's end: it was cut short */
-    char error[SIM_LOGFILE_ERROR_MAX];
-};
-
-void
-sim_logfile_reader_destroy (sim_logfile_reader_t **self_p)
-{
-    sim_logfile_reader_t *self = *self_p;
-    if (!self)
-        return;
-    if (self->z_ready)
-        inflateEnd (&self->z);
-    if (self->fd >= 0)
-        close (self->fd);
-    free (self->in);
-    free (self->buf);
-    free (self->path);
-    free (self);
-    *self_p = NULL;
-}
-
-/* At least `need` (<= S_BUFFER) source bytes in the window, unless the
-   source ends first. 0, or -1 when the file cannot be read (self->error). */
-static int
-s_want (sim_logfile_reader_t *self, size_t need)
-{
-    if (self->fd < 0 || self->avail >= need || self->source_end)
-        return 0;
-    memmove (self->in, self->next, self->avail);
-    self->next = self->in;
-    while (self->avail < need) {
-        ssize_t n = read (self->fd, self->in + self->avail, S_BUFFER - self->avail);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            snprintf (self->error, sizeof self->error, "%s: cannot read after byte %llu: %s", self->path,
-                      (unsigned long long) self->taken, strerror (errno));
-            return -1;
-        }
-        if (n == 0) {
-            self->source_end = true;
-            break;
-        }
-        self->avail += (size_t) n;
-    }
-    return 0;
-}
-
-static void
-s_take (sim_logfile_reader_t *self, size_t n)
-{
-    self->next += n;
-    self->avail -= n;
-    self->taken += n;
-}
-
-/* The source from its first byte again, decoding undecided. */
-static int
-s_restart (sim_logfile_reader_t *self)
-{
-    if (self->fd >= 0) {
-        if (lseek (self->fd, 0, SEEK_SET) != 0)
-            return -1;
-        self->next = self->in;
-        self->avail = 0;
-        self->source_end = false;
-    } else {
-        self->next = self->mem;
-        self->avail = self->mem_len;
-        self->source_end = true;
-    }
-    self->taken = 0;
-    self->mode = S_UNDECIDED;
-    self->cut_short = false;
-    return 0;
-}
-
-static bool
-s_gzip_magic (const sim_logfile_reader_t *self)
-{
-    return self->avail >= 2 && self->next[0] == 0x1f && self->next[1] == 0x8b;
-}
-
-/* Start decoding a gzip member. 0, or -1 (self->error). */
-static int
-s_member (sim_logfile_reader_t *self)
-{
-    int rc = self->z_ready ? inflateReset (&self->z) : inflateInit2 (&self->z, 15 + 16);
-    if (rc != Z_OK) {
-        snprintf (self->error, sizeof self->error, "%s: cannot start decoding gzip: %s", self->path,
-                  zError (rc));
-        return -1;
-    }
-    self->z_ready = true;
-    self->mode = S_GZIP;
-    return 0;
-}
-
-/* Up to len decoded bytes into buf from a gzip source; how many (short at
-   its end), or -1 at damage (self->error). */
-static long
-s_inflate (sim_logfile_reader_t *self, uint8_t *buf, size_t len)
-{
-    size_t got = 0;
-    while (got < len) {
-        if (self->mode == S_GZIP_END) {
-            if (s_want (self, 2))
-                return -1;
-            if (!s_gzip_magic (self))
-                break; /* the end; what follows is not a member (as gzread) */
-            if (s_member (self))
-                return -1;
-        }
-        if (self->avail == 0 && s_want (self, 1))
-            return -1;
-        if (self->avail == 0) {
-            self->cut_short = true;
-            break;
-        }
-        size_t room = len - got < UINT_MAX ? len - got : UINT_MAX;
-        self->z.next_in = (Bytef *) (uintptr_t) self->next;
-        self->z.avail_in = (uInt) (self->avail < UINT_MAX ? self->avail : UINT_MAX);
-        self->z.next_out = buf + got;
-        self->z.avail_out = (uInt) room;
-        uInt in_before = self->z.avail_in;
-        int rc = inflate (&self->z, Z_NO_FLUSH);
-        size_t used = in_before - self->z.avail_in, made = room - self->z.avail_out;
-        s_take (self, used);
-        got += made;
-        if (rc == Z_STREAM_END)
-            self->mode = S_GZIP_END;
-        else if (rc != Z_OK && !(rc == Z_BUF_ERROR && (used || made))) {
-            snprintf (self->error, sizeof self->error,
-                      "%s: the compressed data is damaged after byte %llu (%s)", self->path,
-                      (unsigned long long) (self->offset + got), self->z.msg ? self->z.msg : zError (rc));
-            return -1;
-        }
-    }
-    return (long) got;
-}
-
-/* Up to len bytes; how many came (short only at the end of the data), or
-   -1 at damage (self->error). */
-static long
-s_read (sim_logfile_reader_t *self, void *buf, size_t len)
-{
-    if (self->mode == S_UNDECIDED) {
-        if (s_want (self, 2))
-            return -1;
-        if (s_gzip_magic (self))
-            return s_member (self) ? -1 : s_inflate (self, buf, len);
-        self->mode = S_PLAIN;
-    }
-    if (self->mode != S_PLAIN)
-        return s_inflate (self, buf, len);
-    size_t got = 0;
-    while (got < len) {
-        if (self->avail == 0 && s_want (self, 1))
-            return -1;
-        if (self->avail == 0)
-            break;
-        size_t n = len - got < self->avail ? len - got : self->avail;
-        memcpy ((uint8_t *) buf + got, self->next, n);
-        s_take (self, n);
-        got += n;
-    }
-    return (long) got;
-}
-
-static int
-s_read_header (sim_logfile_reader_t *self)
-{
-    uint8_t head[SIM_LOGFILE_HEADER];
-    long n = s_read (self, head, sizeof head);
-    if (n < 0)
-        return -1;
-    if (n < 12 || memcmp (head, SIM_LOGFILE_MAGIC, 12) != 0) {
-        snprintf (self->error, sizeof self->error, "%s is not an SSL log file (it does not start with %s)",
-                  self->path, SIM_LOGFILE_MAGIC);
-        return -1;
-    }
-    if (n < (long) sizeof head) {
-        snprintf (self->error, sizeof self->error, "%s ends inside its header", self->path);
-        return -1;
-    }
-    uint64_t version = s_get_be (head + 12, 4);
-    if (version != SIM_LOGFILE_VERSION) {
-        snprintf (self->error, sizeof self->error,
-                  "%s is an SSL log file of version %llu; only version %d is known", self->path,
-                  (unsigned long long) version, SIM_LOGFILE_VERSION);
-        return -1;
-    }
-    self->offset = SIM_LOGFILE_HEADER;
-    return 0;
-}
-
-/* A reader named `name`, its source not yet set. */
-static sim_logfile_reader_t *
-s_reader (const char *name, char *err, size_t errlen)
-{
-    sim_logfile_reader_t *self = calloc (1, sizeof *self);
-    if (!self || !(self->path = strdup (name))) {
-        s_err (err, errlen, "out of memory");
-        free (self);
-        return NULL;
-    }
-    self->fd = -1;
-    return self;
-}
-
-/* The header read from the source set in self; self, or NULL (destroyed,
-   err says why). */
-static sim_logfile_reader_t *
-s_reader_start (sim_logfile_reader_t *self, char *err, size_t errlen)
-{
-    if (s_restart (self) || s_read_header (self)) {
-        s_err (err, errlen, "%s", self->error[0] ? self->error : "cannot read");
-        sim_logfile_reader_destroy (&self);
-        return NULL;
-    }
-    return self;
-}
-
-sim_logfile_reader_t *
-sim_logfile_reader_mem (const void *data, size_t size, const char *name, char *err, size_t errlen)
-{
-    sim_logfile_reader_t *self = s_reader (name ? name : "the log", err, errlen);
-    if (!self)
-        return NULL;
-    self->mem = size ? data : (const uint8_t *) "";
-    self->mem_len = size;
-    self->file_size = size;
-    return s_reader_start (self, err, errlen);
-}
-
-sim_logfile_reader_t *
-sim_logfile_reader_new (const char *path, char *err, size_t errlen)
-{
-    sim_logfile_reader_t *self = s_reader (path, err, errlen);
-    if (!self)
-        return NULL;
-    struct stat st;
-    errno = 0;
-    if (stat (path, &st) != 0 || !S_ISREG (st.st_mode) || (self->fd = open (path, O_RDONLY | O_CLOEXEC)) < 0
-        || !(self->in = malloc (S_BUFFER))) {
-        s_err (err, errlen, "cannot read %s: %s", path, errno ? strerror (errno) : "not a regular file");
-        sim_logfile_reader_destroy (&self);
-        return NULL;
-    }
-    self->file_size = (uint64_t) st.st_size;
-    return s_reader_start (self, err, errlen);
-}
-
-static int
-s_damaged (sim_logfile_reader_t *self)
-{
-    self->damaged = true;
-    return -1;
-}
-
-/* A record's `size` message bytes into self->buf, the buffer grown as
-   they arrive (a size field is not trusted with memory before its bytes
-   are there). How many came, or -1 at damage. */
-static long
-s_read_message (sim_logfile_reader_t *self, size_t size)
-{
-    size_t have = 0;
-    while (have < size) {
-        if (have == self->cap) {
-            size_t cap = self->cap ? self->cap * 2 : 4096;
-            uint8_t *grown = realloc (self->buf, cap);
-            if (!grown) {
-                snprintf (self->error, sizeof self->error, "%s: out of memory for a record of %zu bytes",
-                          self->path, size);
-                return -1;
-            }
-            self->buf = grown;
-            self->cap = cap;
-        }
-        size_t room = (self->cap < size ? self->cap : size) - have;
-        long n = s_read (self, self->buf + have, room);
-        if (n < 0)
-            return -1;
-        have += (size_t) n;
-        if ((size_t) n < room)
-            break;
-    }
-    return (long) have;
-}
-
-int
-sim_logfile_next (sim_logfile_reader_t *self, sim_logfile_msg_t *msg)
-{
-    if (self->damaged)
-        return -1;
-    uint8_t head[SIM_LOGFILE_RECORD];
-    long n = s_read (self, head, sizeof head);
-    if (n < 0)
-        return s_damaged (self);
-    if (n == 0 && self->cut_short) {
-        /* every record whole, but the gzip stream has no end: a writer
-           stopped by a crash or kill after a flush point */
-        snprintf (self->error, sizeof self->error,
-                  "%s: the compressed data ends without its gzip trailer after byte %llu (the recording was "
-                  "cut short)",
-                  self->path, (unsigned long long) self->offset);
-        self->torn = true;
-        return s_damaged (self);
-    }
-    if (n == 0)
-        return 0;
-    if (n < (long) sizeof head) {
-        snprintf (self->error, sizeof self->error,
-                  "%s: truncated record at byte %llu (the file ends %ld bytes into its 16-byte head)",
-                  self->path, (unsigned long long) self->offset, n);
-        self->torn = true;
-        return s_damaged (self);
-    }
-    int64_t time_ns = (int64_t) s_get_be (head, 8);
-    int32_t type = (int32_t) (uint32_t) s_get_be (head + 8, 4);
-    int32_t size = (int32_t) (uint32_t) s_get_be (head + 12, 4);
-    if (size < 0 || (uint32_t) size > SIM_LOGFILE_MESSAGE_MAX) {
-        snprintf (self->error, sizeof self->error,
-                  "%s: corrupt record at byte %llu: its size field says %ld bytes (at most %u make sense)",
-                  self->path, (unsigned long long) self->offset, (long) size, SIM_LOGFILE_MESSAGE_MAX);
-        return s_damaged (self);
-    }
-    n = s_read_message (self, (size_t) size);
-    if (n < 0)
-        return s_damaged (self);
-    if (n < size) {
-        snprintf (self->error, sizeof self->error,
-                  "%s: truncated record at byte %llu: %ld of its %ld message bytes are there", self->path,
-                  (unsigned long long) self->offset, n, (long) size);
-        self->torn = true;
-        return s_damaged (self);
-    }
-    msg->time_ns = time_ns;
-    msg->type = type;
-    msg->data = self->buf;
-    msg->len = (size_t) size;
-    msg->offset = self->offset;
-    self->offset += SIM_LOGFILE_RECORD + (uint64_t) size;
-    return 1;
-}
-
-const char *
-sim_logfile_error (const sim_logfile_reader_t *self)
-{
-    return self->error;
-}
-
-bool
-sim_logfile_reader_torn (const sim_logfile_reader_t *self)
-{
-    return self->damaged && self->torn;
-}
-
-int
-sim_logfile_rewind (sim_logfile_reader_t *self)
-{
-    if (s_restart (self))
-        return -1;
-    self->damaged = self->torn = false;
-    self->error[0] = '\0';
-    return s_read_header (self);
-}
-
-uint64_t
-sim_logfile_position (const sim_logfile_reader_t *self)
-{
-    return self->taken;
-}
-
-uint64_t
-sim_logfile_file_size (const sim_logfile_reader_t *self)
-{
-    return self->file_size;
-}
-
 /* ---- a compressed log written plain first ----------------------------- */
 
 int
 sim_logfile_part_path (const char *path, char *buf, size_t size)
 {
-    if (!s_is_gz_name (path))
+    if (!lf_is_gz_name (path))
         return 0;
     int n = snprintf (buf, size, "%s%s", path, SIM_LOGFILE_PART);
     return n >= 0 && (size_t) n < size ? 1 : -1;
@@ -825,16 +374,16 @@ s_writer_fd (int fd, const char *name, char *err, size_t errlen)
 {
     sim_logfile_writer_t *self = calloc (1, sizeof *self);
     if (!self || !(self->path = strdup (name)) || !(self->gz = gzdopen (fd, "wb1"))) {
-        s_err (err, errlen, "cannot write %s: out of memory", name);
+        lf_err (err, errlen, "cannot write %s: out of memory", name);
         if (!self || !self->gz)
             close (fd);
         sim_logfile_writer_destroy (&self);
         return NULL;
     }
     self->compressed = true;
-    gzbuffer (self->gz, S_BUFFER);
+    gzbuffer (self->gz, LF_BUFFER);
     if (s_write_header (self) < 0) {
-        s_err (err, errlen, "cannot write %s", name);
+        lf_err (err, errlen, "cannot write %s", name);
         sim_logfile_writer_destroy (&self);
         return NULL;
     }
@@ -869,7 +418,7 @@ sim_logfile_compress (const char *part, const char *path, const volatile sig_ato
     char why[SIM_LOGFILE_ERROR_MAX];
     sim_logfile_reader_t *r = sim_logfile_reader_new (part, why, sizeof why);
     if (!r) {
-        s_err (err, errlen, "%s", why);
+        lf_err (err, errlen, "%s", why);
         return -1;
     }
     /* written under a temporary name beside `path` and renamed over it
@@ -888,7 +437,7 @@ sim_logfile_compress (const char *part, const char *path, const volatile sig_ato
         fd = mkstemp (tmp);
     }
     if (fd < 0) {
-        s_err (err, errlen, "cannot write beside %s: %s", path, tmp ? strerror (errno) : "out of memory");
+        lf_err (err, errlen, "cannot write beside %s: %s", path, tmp ? strerror (errno) : "out of memory");
         free (tmp);
         sim_logfile_reader_destroy (&r);
         return -1;
@@ -910,19 +459,19 @@ sim_logfile_compress (const char *part, const char *path, const volatile sig_ato
     /* the part is the only whole copy until the rename: on any doubt it
        stays, and the temporary file goes */
     if (sim_logfile_writer_destroy (&w) || failed || (keep >= 0 && fsync (keep) != 0))
-        s_err (err, errlen, "cannot write %s; the records stay in %s", path, part);
+        lf_err (err, errlen, "cannot write %s; the records stay in %s", path, part);
     else if (stopped)
-        s_err (err, errlen, "interrupted: the records stay in %s", part);
+        lf_err (err, errlen, "interrupted: the records stay in %s", part);
     else if (rc < 0 && !sim_logfile_reader_torn (r)) {
         /* damage inside the part: what follows it is in no copy but the
            part, which a user may repair, so nothing replaces it */
-        s_err (err, errlen, "%s; %s is kept (not compressed: the records after the damage are only there)",
-               sim_logfile_error (r), part);
+        lf_err (err, errlen, "%s; %s is kept (not compressed: the records after the damage are only there)",
+                sim_logfile_error (r), part);
     } else if (rename (tmp, path) != 0)
-        s_err (err, errlen, "cannot replace %s: %s; the records stay in %s", path, strerror (errno), part);
+        lf_err (err, errlen, "cannot replace %s: %s; the records stay in %s", path, strerror (errno), part);
     else if (s_sync_dir (path) != 0)
-        s_err (err, errlen, "cannot sync the directory of %s: %s; the records stay in %s", path,
-               strerror (errno), part);
+        lf_err (err, errlen, "cannot sync the directory of %s: %s; the records stay in %s", path,
+                strerror (errno), part);
     else {
         free (tmp);
         tmp = NULL;
@@ -937,10 +486,10 @@ sim_logfile_compress (const char *part, const char *path, const volatile sig_ato
     }
     bool torn = rc < 0;
     if (torn)
-        s_err (err, errlen, "%s", sim_logfile_error (r));
+        lf_err (err, errlen, "%s", sim_logfile_error (r));
     sim_logfile_reader_destroy (&r);
     if (unlink (part) != 0) {
-        s_err (err, errlen, "compressed into %s but cannot remove %s: %s", path, part, strerror (errno));
+        lf_err (err, errlen, "compressed into %s but cannot remove %s: %s", path, part, strerror (errno));
         return -1;
     }
     return torn ? 1 : 0;
