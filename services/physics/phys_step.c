@@ -6,9 +6,11 @@
 #include "phys_publish.h"
 #include "phys_report.h"
 
-/* One substep and what must be published after it. */
+/* One substep and what must be published after it; delay_ns is vision's
+   delay of the configuration in force (worked out once per run of
+   substeps: no request is applied within one). */
 static void
-s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
+s_substep (phys_service_t *self, bool has_step, uint64_t step_id, uint64_t delay_ns)
 {
     phys_world_step (self->world);
     if (self->journal)
@@ -16,8 +18,7 @@ s_substep (phys_service_t *self, bool has_step, uint64_t step_id)
     if (self->user_journal)
         phys_journal_reached (self->user_journal, self->world);
     phys_publish_events (self);
-    if (phys_policy_substep (self->schedule, phys_world_time_ns (self->world),
-                             sim_schedule_delay_ns (self->cfg.realism.vision_delay)))
+    if (phys_policy_substep (self->schedule, phys_world_time_ns (self->world), delay_ns))
         phys_publish_snapshot (self, has_step, step_id);
     self->status_substeps++;
 }
@@ -28,8 +29,9 @@ phys_step_run (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_id
     double start = phys_report_cpu_us ();
     sim_link_batch (self->link, !has_step);
     uint64_t done = 0;
+    uint64_t delay_ns = sim_schedule_delay_ns (self->cfg.realism.vision_delay);
     for (uint64_t i = 1; i <= n; i++) {
-        s_substep (self, has_step, step_id);
+        s_substep (self, has_step, step_id, delay_ns);
         done = i;
         if (yield && i % PHYS_FAST_CHECK == 0 && sim_link_input_waiting (self->link))
             break;
