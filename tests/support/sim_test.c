@@ -141,10 +141,14 @@ sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_
     FILE *f = fopen (path, "w");
     if (!f)
         return -1;
-    /* first, so an extra_ini that goes on with [network] keys still can */
+    /* Only what parallel tests and network hygiene need steps around a
+       default: free ports (so tests on one machine do not meet) and
+       127.0.0.1 binds (nothing listens beyond loopback). Everything else,
+       timestamps included, is what a user gets; a test that needs another
+       value sets it in its extra_ini and says why. The [viewer] section
+       comes first, so an extra_ini that goes on with [network] keys can. */
     fprintf (f, "[viewer]\naddr = 127.0.0.1:%d\n", proc->viewer_port);
     fprintf (f,
-             "[vision]\ntimestamp_base = zero\n"
              "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nblue_port = %d\n"
              "yellow_port = %d\nlegacy_port = %d\nlegacy_status_port_blue = %d\n"
              "legacy_status_port_yellow = %d\ntruth_port = %d\n%s\n",
