@@ -179,6 +179,9 @@ sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra_ini
         argv[n++] = args[i];
     argv[n++] = "--config";
     argv[n++] = path;
+    /* --localhost keeps every packet on loopback (network hygiene); the
+       vision address is the default group with a free port (parallel
+       tests), which --localhost's default unicast sends to 127.0.0.1 */
     argv[n++] = "--localhost";
     argv[n++] = "--vision-addr";
     argv[n++] = vision;
