@@ -14,6 +14,9 @@
         cost, without 200 command datagrams a second.
     Commands must stay in force between two sends in fast mode, so the run
     sets [sim] command_timeout = 3600 s (a team would send at sim rate).
+    Every other key is the default: realtime runs stamp Unix time, with
+    t_sent stamped at the send (trees before issue 23 ran these benchmarks
+    with timestamp_base = zero, a difference bench/compare includes).
 
     usage: pipeline [RESULTS_FILE] [--runs N] [--seconds S]
     Writes bench/results/pipeline.txt (or RESULTS_FILE) and prints it.

@@ -25,8 +25,6 @@ void
 sim_frames_add (sim_frames_t *self, const SSLDetectionFrame *d)
 {
     self->frames++;
-    if (d->t_capture > self->newest_t)
-        self->newest_t = d->t_capture;
     if (d->camera_id >= SIM_FRAMES_CAMERAS)
         return;
     unsigned c = d->camera_id;

@@ -23,7 +23,6 @@ typedef struct {
     bool seen[SIM_FRAMES_CAMERAS];
     uint32_t first[SIM_FRAMES_CAMERAS], last[SIM_FRAMES_CAMERAS]; /* per camera */
     double last_t[SIM_FRAMES_CAMERAS];                            /* newest t_capture, s */
-    double newest_t;                                              /* over all cameras */
     char first_problem[160]; /* the first back, repeat or skip, for the message */
 } sim_frames_t;
 

@@ -141,10 +141,14 @@ sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_
     FILE *f = fopen (path, "w");
     if (!f)
         return -1;
-    /* first, so an extra_ini that goes on with [network] keys still can */
+    /* Only what parallel tests and network hygiene need steps around a
+       default: free ports (so tests on one machine do not meet) and
+       127.0.0.1 binds (nothing listens beyond loopback). Everything else,
+       timestamps included, is what a user gets; a test that needs another
+       value sets it in its extra_ini and says why. The [viewer] section
+       comes first, so an extra_ini that goes on with [network] keys can. */
     fprintf (f, "[viewer]\naddr = 127.0.0.1:%d\n", proc->viewer_port);
     fprintf (f,
-             "[vision]\ntimestamp_base = zero\n"
              "[network]\nbind_address = 127.0.0.1\ncontrol_port = %d\nblue_port = %d\n"
              "yellow_port = %d\nlegacy_port = %d\nlegacy_status_port_blue = %d\n"
              "legacy_status_port_yellow = %d\ntruth_port = %d\n%s\n",
@@ -175,6 +179,9 @@ sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra_ini
         argv[n++] = args[i];
     argv[n++] = "--config";
     argv[n++] = path;
+    /* --localhost keeps every packet on loopback (network hygiene); the
+       vision address is the default group with a free port (parallel
+       tests), which --localhost's default unicast sends to 127.0.0.1 */
     argv[n++] = "--localhost";
     argv[n++] = "--vision-addr";
     argv[n++] = vision;

@@ -37,13 +37,15 @@ int sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra
    left alone). Returns 0 or -1. */
 int sim_proc_pick_ports (sim_proc_t *proc);
 
-/* Write a configuration file at `path`: [vision] timestamp_base = zero
-   (the tests read t_capture as sim time), a [viewer] section with proc's
+/* Write a configuration file at `path`: a [viewer] section with proc's
    viewer port, a [network] section with its UDP ports on 127.0.0.1 (the
    tests' vision sockets are bound to 127.0.0.1, which --localhost's
    default unicast reaches), then `extra_ini` (may be NULL; it continues
-   the [network] section, and a later value of a key wins). test_league.c
-   tests --local-multicast too. Returns 0 or -1. */
+   the [network] section, and a later value of a key wins). Nothing else:
+   free ports keep parallel tests apart and loopback binds keep the
+   network clean; every other key is the default a user gets, so a test
+   that needs another value sets it in extra_ini and says why.
+   test_league.c tests --local-multicast too. Returns 0 or -1. */
 int sim_proc_write_ini (const sim_proc_t *proc, const char *path, const char *extra_ini);
 
 /* SIGTERM, wait (5 s, then SIGKILL); returns the exit status or -1. */

@@ -52,7 +52,9 @@
 #define S_BACK_MEDIAN_MS 500
 #define S_DOWN_MAX_MS    10000 /* a service not back this long fails the test at once */
 #define S_SETTLE_S       0.4   /* sim time from the answer to a frame that must show it */
-#define S_HOLD_MIN_MS    600   /* how long the teleport client waits before the next */
+#define S_FRAME_RATE     73.3  /* [vision] frame_rate: frame numbers count sim time at this rate */
+#define S_SETTLE_FRAMES  ((uint32_t) (S_SETTLE_S * S_FRAME_RATE) + 2) /* rounded up, +1 for phases */
+#define S_HOLD_MIN_MS    600 /* how long the teleport client waits before the next */
 #define S_HOLD_MAX_MS    1000
 #define S_COMMAND_MS     16 /* a team's command period (60 Hz) */
 #define S_FINAL_FRAMES   5  /* frames checked after the last teleport before the end */
@@ -99,7 +101,7 @@ typedef struct {
     double x, y;             /* the request outstanding, or the last answered */
     bool placed;             /* a teleport was answered */
     double ax, ay;           /* where the last answered one put blue 0 */
-    double check_after;      /* sim time after which frames must show it */
+    uint32_t check_after;    /* the frame number after which frames must show it */
     int64_t next_ms;         /* when the next teleport may be sent */
     int checked, mismatched; /* frames checked since the start, and wrong ones */
     int checked_last;        /* frames checked since the last answer */
@@ -142,7 +144,7 @@ static void
 s_check_frame (void *arg, const SSLDetectionFrame *d)
 {
     teleporter_t *t = arg;
-    if (!t->placed || sim_retry_waiting (&t->client) || d->t_capture <= t->check_after)
+    if (!t->placed || sim_retry_waiting (&t->client) || d->frame_number <= t->check_after)
         return;
     for (size_t i = 0; i < d->n_robots_blue; i++) {
         const SSLDetectionRobot *r = d->robots_blue[i];
@@ -195,7 +197,15 @@ s_teleport_poll (teleporter_t *t, tally_t *tally, uint32_t *rng, const sim_frame
             t->placed = true;
             t->ax = t->x;
             t->ay = t->y;
-            t->check_after = frames->newest_t + S_SETTLE_S;
+            /* sim time in frame numbers, not t_capture: the default Unix
+               stamps jump over the time physics was down at each restart
+               (docs/vision.md), so a frame a few ms of sim time after the
+               answer could look 0.5 s later */
+            uint32_t newest = 0;
+            for (int c = 0; c < SIM_FRAMES_CAMERAS; c++)
+                if (frames->seen[c] && frames->last[c] > newest)
+                    newest = frames->last[c];
+            t->check_after = newest + S_SETTLE_FRAMES;
             t->checked_last = 0;
             t->next_ms = now + (int64_t) s_uniform (rng, S_HOLD_MIN_MS, S_HOLD_MAX_MS);
             return;

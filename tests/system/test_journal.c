@@ -267,10 +267,9 @@ s_replay (const char *dir, const char *journal, const char *out, const char *mod
 }
 
 /* A run's files in a fresh directory, and its configuration: the
-   fixture's [vision] timestamp_base = zero (set for the tests that compare
-   timestamps across runs) put back to its default, because these tests
-   are about the default a user gets (Unix time in realtime mode), and the
-   recorder's referee multicast kept on loopback (network hygiene). */
+   defaults a user gets (Unix timestamps in realtime mode), with only the
+   recorder's referee multicast kept on loopback at a free port (network
+   hygiene, parallel tests). */
 typedef struct {
     char dir[32];
     char run[64], replay[64], realtime[64], journal[64];
@@ -286,9 +285,7 @@ s_files (s_files_t *f)
     snprintf (f->replay, sizeof f->replay, "%s/replay.log", f->dir);
     snprintf (f->realtime, sizeof f->realtime, "%s/realtime.log", f->dir);
     snprintf (f->journal, sizeof f->journal, "%s/run.journal", f->dir);
-    snprintf (f->ini, sizeof f->ini,
-              "[vision]\ntimestamp_base = auto\n[network]\nreferee_addr = 127.0.0.1:%d\n",
-              sim_test_free_port ());
+    snprintf (f->ini, sizeof f->ini, "[network]\nreferee_addr = 127.0.0.1:%d\n", sim_test_free_port ());
 }
 
 Test (journal, a_default_realtime_run_replays_byte_for_byte, .timeout = 180)

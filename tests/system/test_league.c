@@ -5,8 +5,8 @@
     local program gets (two listeners of the port and a group member), and
     geometry while paused.
 
-    The fixture's configuration asks for sim-time stamps and unicast local
-    vision (sim_test.h); these tests ask for the defaults again. The test
+    Every test runs with the defaults a user gets (the fixture sets only
+    free ports and loopback binds, sim_test.h). The test
     of a member joined on the default interface runs in a network
     namespace it makes (root; skipped elsewhere), since such a join
     would otherwise touch the machine's real network card.
@@ -30,9 +30,6 @@
 #include "ssl_vision_wrapper_tracked.pb-c.h"
 
 #define S_GROUP "224.5.23.2"
-
-/* The defaults the fixture's file overrides, back in force. */
-#define S_DEFAULT_STAMPS "[vision]\ntimestamp_base = auto\n"
 
 static double
 s_unix_now (void)
@@ -113,7 +110,7 @@ Test (league, realtime_timestamps_are_unix_time, .timeout = 60)
 {
     sim_fixture_t f;
     const char *args[] = { "--truth", NULL };
-    cr_assert_eq (sim_fixture_start (&f, args, S_DEFAULT_STAMPS, SIM_FIXTURE_VISION), 0);
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_VISION), 0);
     int truth = sim_fixture_socket (&f, f.proc.truth_port);
     cr_assert (truth >= 0);
     int seen = 0;
@@ -149,7 +146,7 @@ Test (league, fast_mode_timestamps_count_from_zero, .timeout = 60)
     /* auto keeps fast and sync runs byte-identical: stamps are sim time */
     sim_fixture_t f;
     const char *args[] = { "--mode", "fast", NULL };
-    cr_assert_eq (sim_fixture_start (&f, args, S_DEFAULT_STAMPS, SIM_FIXTURE_VISION), 0);
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_VISION), 0);
     SSLWrapperPacket *w = NULL;
     for (int i = 0; i < 50 && !(w && w->detection); i++) {
         if (w)
@@ -165,8 +162,7 @@ Test (league, fast_mode_timestamps_count_from_zero, .timeout = 60)
 Test (league, after_a_stall_t_capture_is_back_on_the_clock, .timeout = 90)
 {
     sim_fixture_t f;
-    cr_assert_eq (sim_fixture_start (&f, NULL, S_DEFAULT_STAMPS, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES),
-                  0);
+    cr_assert_eq (sim_fixture_start (&f, NULL, NULL, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0);
     double before = s_median_lag (f.vision, 1000);
     cr_assert (isfinite (before), "no vision before the stall");
     /* the host stalls physics for 2 s (catch-up is capped at 250 ms) */

@@ -89,12 +89,19 @@ s_drain (int fd)
         ;
 }
 
+/* [vision] timestamp_base = zero: t_capture is then sim time. A test
+   that measures the sim time a physics restart lost needs it, since the
+   default Unix stamps are re-based onto the wall clock when physics
+   starts again, which would hide any loss (docs/vision.md). */
+#define S_SIM_TIME_STAMPS "[vision]\ntimestamp_base = zero\n"
+
+/* Start with the defaults a user gets, and `extra_ini` (NULL: none). */
 static void
-s_start (sim_fixture_t *f)
+s_start (sim_fixture_t *f, const char *extra_ini)
 {
     static const char *const args[] = { "--realism", "none", "--cameras", "1", NULL };
     /* vision flowing and every service's pid file written */
-    cr_assert_eq (sim_fixture_start (f, args, NULL, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
+    cr_assert_eq (sim_fixture_start (f, args, extra_ini, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
                   "ssl-sim did not come up");
 }
 
@@ -116,7 +123,7 @@ s_kill9 (sim_fixture_t *f, const char *name)
 Test (restart, vision_kill9_continues_frames_and_resends_geometry, .timeout = 60)
 {
     sim_fixture_t f;
-    s_start (&f);
+    s_start (&f, NULL);
     int vision = f.vision;
     seen_t a, b;
     cr_assert_gt (s_watch (vision, 1000, &a, &b), 10, "vision too slow before the kill");
@@ -147,7 +154,7 @@ Test (restart, vision_kill9_continues_frames_and_resends_geometry, .timeout = 60
 Test (restart, physics_kill9_resumes_from_checkpoint, .timeout = 60)
 {
     sim_fixture_t f;
-    s_start (&f);
+    s_start (&f, S_SIM_TIME_STAMPS); /* it measures the sim time lost */
     int vision = f.vision, fd = f.fd;
     cr_assert (sim_test_teleport_blue0 (fd, f.proc.control_port, -1.0, 0.5, 5000) == 1,
                "no answer to the teleport");
@@ -177,7 +184,7 @@ Test (restart, physics_kill9_resumes_from_checkpoint, .timeout = 60)
 Test (restart, gateway_kill9_retried_datagram_is_answered, .timeout = 60)
 {
     sim_fixture_t f;
-    s_start (&f);
+    s_start (&f, NULL);
     int vision = f.vision, fd = f.fd;
     cr_assert (sim_test_teleport_blue0 (fd, f.proc.control_port, -1.0, 0.5, 5000) == 1,
                "no answer before the kill");
@@ -193,7 +200,7 @@ Test (restart, gateway_kill9_retried_datagram_is_answered, .timeout = 60)
 Test (restart, legacy_kill9_retried_packet_applies, .timeout = 60)
 {
     sim_fixture_t f;
-    s_start (&f);
+    s_start (&f, NULL);
     int vision = f.vision, fd = f.fd;
     int old = s_kill9 (&f, "legacy-grsim");
     bool moved = false;
@@ -219,7 +226,7 @@ s_cli (const sim_proc_t *proc, const char *args, char *out, size_t cap)
 Test (restart, cli_status_and_restart_physics_loses_nothing, .timeout = 60)
 {
     sim_fixture_t f;
-    s_start (&f);
+    s_start (&f, S_SIM_TIME_STAMPS); /* it measures the sim time lost */
     int vision = f.vision, fd = f.fd;
     char out[8192];
     int code = s_cli (&f.proc, "status", out, sizeof out);
@@ -287,7 +294,7 @@ s_kill_loop (sim_fixture_t *f, const char *name, double *ms)
 Test (restart, repeated_kill9_is_back_at_once_every_time, .timeout = 120)
 {
     sim_fixture_t f;
-    s_start (&f);
+    s_start (&f, NULL);
     int vision = f.vision, fd = f.fd;
     static const char *const names[] = { "physics", "vision", "gateway", "legacy-grsim" };
     for (int n = 0; n < 4; n++) {

@@ -11,10 +11,9 @@
     - --record log times are the packets' own times through a pause and a
       stall, and the geometry sent while paused is in the log.
 
-    Every test runs with the defaults a user gets: the fixture's
-    configuration sets [vision] timestamp_base = zero (for the tests that
-    compare timestamps across runs), so each puts the key back to its
-    default, auto (Unix time in realtime mode).
+    Every test runs with the defaults a user gets: [vision]
+    timestamp_base = auto, Unix time in realtime mode (the fixture sets
+    only free ports and loopback binds).
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -31,8 +30,7 @@
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
 
-#define S_WAIT_MS        10000
-#define S_DEFAULT_STAMPS "[vision]\ntimestamp_base = auto\n"
+#define S_WAIT_MS 10000
 /* The realtime clock lags the wall clock by at most its catch-up cap
    before it drops sim time and moves the timestamps over it (protocol.md
    §8.1): a packet's t_capture is at most this, plus the vision delay
@@ -117,7 +115,7 @@ s_log_says (const sim_fixture_t *f, const char *text, int ms)
 Test (timestamps, t_capture_is_back_on_the_wall_clock_after_a_speed_change, .timeout = 90)
 {
     sim_fixture_t f;
-    cr_assert_eq (sim_fixture_start (&f, NULL, S_DEFAULT_STAMPS, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION), 0,
+    cr_assert_eq (sim_fixture_start (&f, NULL, NULL, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION), 0,
                   "ssl-sim did not come up");
     s_lags_t lags;
     s_collect_lags (f.vision, 500, &lags);
@@ -147,8 +145,7 @@ Test (timestamps, t_capture_is_back_on_the_wall_clock_after_a_speed_change, .tim
 Test (timestamps, t_sent_lies_between_t_capture_and_arrival, .timeout = 60)
 {
     sim_fixture_t f;
-    cr_assert_eq (sim_fixture_start (&f, NULL, S_DEFAULT_STAMPS, SIM_FIXTURE_VISION), 0,
-                  "ssl-sim did not come up");
+    cr_assert_eq (sim_fixture_start (&f, NULL, NULL, SIM_FIXTURE_VISION), 0, "ssl-sim did not come up");
     int count = 0, early = 0, late = 0;
     double worst_late = 0;
     int64_t end = sim_test_now_ms () + 2000;
@@ -181,8 +178,7 @@ Test (timestamps, truth_keeps_the_camera_cadence, .timeout = 60)
 {
     const char *args[] = { "--truth", NULL };
     sim_fixture_t f;
-    cr_assert_eq (sim_fixture_start (&f, args, S_DEFAULT_STAMPS, SIM_FIXTURE_VISION), 0,
-                  "ssl-sim did not come up");
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_VISION), 0, "ssl-sim did not come up");
     int truth = sim_fixture_socket (&f, f.proc.truth_port);
     cr_assert (truth >= 0);
     sim_test_drain (truth);
@@ -321,8 +317,7 @@ Test (timestamps, record_log_times_follow_the_packets_through_a_pause_and_a_stal
     const char *args[] = { "--truth", "--record", path, NULL };
     /* the recorder's referee multicast stays on loopback (network hygiene) */
     char ini[160];
-    snprintf (ini, sizeof ini, S_DEFAULT_STAMPS "[network]\nreferee_addr = 127.0.0.1:%d\n",
-              sim_test_free_port ());
+    snprintf (ini, sizeof ini, "[network]\nreferee_addr = 127.0.0.1:%d\n", sim_test_free_port ());
     sim_fixture_t f;
     cr_assert_eq (
         sim_fixture_start (&f, args, ini, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
