@@ -87,8 +87,13 @@ s_sender (const sim_config_t *cfg, sim_route_t *route)
     }
     if (route->way == SIM_ROUTE_LOCAL_GROUP)
         return sim_udp_local_sender (route->group);
-    return sim_udp_sender (route->way == SIM_ROUTE_NETWORK ? cfg->network.multicast_interface : "",
-                           cfg->network.multicast_ttl);
+    int fd = sim_udp_sender (route->way == SIM_ROUTE_NETWORK ? cfg->network.multicast_interface : "",
+                             cfg->network.multicast_ttl);
+    if (fd >= 0 && cfg->run.localhost && sim_udp_keep_local (fd)) {
+        close (fd);
+        return -1;
+    }
+    return fd;
 }
 
 /* ---- --record FILE.gz: written plain, compressed at the end ------------- */

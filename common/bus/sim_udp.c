@@ -164,6 +164,16 @@ sim_udp_sender (const char *iface, int ttl)
 }
 
 int
+sim_udp_keep_local (int fd)
+{
+    struct sockaddr_in lo = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+    if (bind (fd, (const struct sockaddr *) &lo, sizeof lo) == 0)
+        return 0;
+    sim_warn ("cannot bind a sending socket to 127.0.0.1: %s", strerror (errno));
+    return -1;
+}
+
+int
 sim_udp_local_sender (struct in_addr group)
 {
     int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -177,7 +187,8 @@ sim_udp_local_sender (struct in_addr group)
     if (setsockopt (fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof ttl)
         || setsockopt (fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof loop)
         || setsockopt (fd, IPPROTO_IP, IP_MULTICAST_IF, &lo, sizeof lo)
-        || setsockopt (fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof mreq) || s_nonblocking (fd)) {
+        || setsockopt (fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof mreq) || s_nonblocking (fd)
+        || sim_udp_keep_local (fd)) {
         char g[INET_ADDRSTRLEN] = "?";
         inet_ntop (AF_INET, &group, g, sizeof g);
         sim_warn ("cannot multicast to %s through the loopback interface: %s", g, strerror (errno));

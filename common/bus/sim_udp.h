@@ -41,6 +41,11 @@ int sim_udp_local_port (int fd);
    = the system's choice). Returns the fd, or -1. */
 int sim_udp_sender (const char *iface, int ttl);
 
+/* Bind sender `fd` to 127.0.0.1 (an ephemeral port), so the port it sends
+   from is not open on every interface (--localhost: nothing of ours
+   listens beyond this machine). 0, or -1 (logged). */
+int sim_udp_keep_local (int fd);
+
 /* A non-blocking sender for multicast to `group` that stays on this
    machine: outgoing interface the loopback (127.0.0.1), TTL 0, loopback
    on, and a membership of `group` on the loopback interface, without

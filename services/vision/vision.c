@@ -279,6 +279,11 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     self->referee = -1;
     self->started_us = self->last_stats_us = zclock_usecs ();
     self->udp = sim_udp_sender (cfg->network.multicast_interface, cfg->network.multicast_ttl);
+    /* --localhost: the port vision sends from is open on 127.0.0.1 only */
+    if (self->udp >= 0 && cfg->run.localhost && sim_udp_keep_local (self->udp)) {
+        close (self->udp);
+        self->udp = -1;
+    }
     self->out = self->udp;
     self->local_udp = -1;
     self->packets = malloc (VIS_STEP_BYTES);
