@@ -469,30 +469,9 @@ Test (config, the_local_keys_are_bus_network_viewer_log_level_and_duration)
 static void
 s_mark_field (const sim_cfg_key_t *key, size_t base, unsigned char *mask)
 {
-    size_t size = 0;
-    switch (key->type) {
-    case SIM_CFG_FLOAT:
-        size = sizeof (double);
-        break;
-    case SIM_CFG_INT:
-    case SIM_CFG_ENUM:
-        size = sizeof (int);
-        break;
-    case SIM_CFG_U64:
-        size = sizeof (uint64_t);
-        break;
-    case SIM_CFG_BOOL:
-        size = sizeof (bool);
-        break;
-    case SIM_CFG_STRING:
-        size = key->size;
-        break;
-    case SIM_CFG_LIST:
-        size = key->size * sizeof (double);
+    if (key->type == SIM_CFG_LIST)
         memset (mask + base + key->count_offset, 1, sizeof (int));
-        break;
-    }
-    memset (mask + base + key->offset, 1, size);
+    memset (mask + base + key->offset, 1, sim_cfg_key_size (key));
 }
 
 Test (config, keep_local_copies_exactly_the_local_keys)
