@@ -323,6 +323,25 @@ s_repo_path (char *path, size_t size, const char *relative)
     snprintf (path, size, "%.*s/../../%s", dirlen, slash ? file : ".", relative);
 }
 
+/* The text of repository file `relative` (heap, NUL-terminated, at most
+   256 KiB); the test is skipped when it is not there. */
+static char *
+s_repo_text (const char *relative)
+{
+    char path[PATH_MAX];
+    s_repo_path (path, sizeof path, relative);
+    FILE *file = fopen (path, "r");
+    if (!file)
+        cr_skip_test ("%s not found (run from the repository root)", path);
+    size_t size = 256 * 1024;
+    char *text = (char *) malloc (size);
+    cr_assert_not_null (text);
+    size_t len = fread (text, 1, size - 1, file);
+    fclose (file);
+    text[len] = '\0';
+    return text;
+}
+
 Test (config, example_configuration_is_the_defaults)
 {
     char path[PATH_MAX];
@@ -341,17 +360,7 @@ Test (config, example_configuration_is_the_defaults)
 
 Test (config, user_documentation_lists_every_key)
 {
-    char path[PATH_MAX];
-    s_repo_path (path, sizeof path, "docs/config.md");
-    FILE *file = fopen (path, "r");
-    if (!file)
-        cr_skip_test ("%s not found (run from the repository root)", path);
-    size_t size = 256 * 1024;
-    char *text = (char *) malloc (size);
-    cr_assert_not_null (text);
-    size_t len = fread (text, 1, size - 1, file);
-    fclose (file);
-    text[len] = '\0';
+    char *text = s_repo_text ("docs/config.md");
     char *reference = sim_config_doc_markdown ();
     cr_assert_not_null (reference);
     cr_expect_not_null (strstr (text, reference),
@@ -730,17 +739,8 @@ s_ini_keys (const char *text, char *out, size_t cap)
    presets` prints must be in it, with its comment. */
 Test (config, example_configuration_has_every_key_presets_prints)
 {
-    char path[PATH_MAX];
-    s_repo_path (path, sizeof path, "configs/ssl-sim.ini");
-    FILE *file = fopen (path, "r");
-    if (!file)
-        cr_skip_test ("%s not found (run from the repository root)", path);
+    char *text = s_repo_text ("configs/ssl-sim.ini");
     size_t size = 256 * 1024;
-    char *text = (char *) malloc (size);
-    cr_assert_not_null (text);
-    size_t len = fread (text, 1, size - 1, file);
-    fclose (file);
-    text[len] = '\0';
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     char *dump = sim_config_dump (&cfg, true);
