@@ -261,7 +261,10 @@ Test (restart, cli_status_and_restart_physics_loses_nothing, .timeout = 60)
 /* ---- repeated kills: back at once, every time (issue 11) ----------------- */
 
 #define KILL_ROUNDS 10
-#define BACK_MS     1500 /* the target is 500 ms; the bound leaves room for a loaded machine */
+/* The target (docs/operations.md): back within 0.5 s. One kill may meet a
+   loaded machine's scheduling stall (seen: 1.5 s once in CI's share of
+   two cores); the median of ten does not. */
+#define BACK_MS 500
 
 static int
 s_cmp_ms (const void *a, const void *b)
@@ -284,11 +287,13 @@ s_kill_loop (sim_fixture_t *f, const char *name, double *ms)
         if (now <= 0)
             sim_proc_dump_log (&f->proc);
         cr_assert_gt (now, 0, "%s was not restarted after kill %d", name, i + 1);
-        cr_expect_leq (ms[i], BACK_MS, "%s kill %d: back after %.0f ms", name, i + 1, ms[i]);
     }
     qsort (ms, KILL_ROUNDS, sizeof *ms, s_cmp_ms);
+    double median = (ms[KILL_ROUNDS / 2 - 1] + ms[KILL_ROUNDS / 2]) / 2;
     fprintf (stderr, "restart: %s killed %d times: back after median %.0f ms, max %.0f ms\n", name,
-             KILL_ROUNDS, (ms[KILL_ROUNDS / 2 - 1] + ms[KILL_ROUNDS / 2]) / 2, ms[KILL_ROUNDS - 1]);
+             KILL_ROUNDS, median, ms[KILL_ROUNDS - 1]);
+    cr_expect_leq (median, BACK_MS, "%s: back after median %.0f ms of %d kills (max %.0f ms)", name, median,
+                   KILL_ROUNDS, ms[KILL_ROUNDS - 1]);
 }
 
 Test (restart, repeated_kill9_is_back_at_once_every_time, .timeout = 120)
