@@ -117,6 +117,7 @@ s_sync_turn (gw_service_t *self)
         if (gw_translate_decode (&d, next.port, next.data, next.len) == GW_DATAGRAM_SYNC) {
             self->rx_us = zclock_usecs ();
             self->rx_cap = next.cap;
+            self->rx_first = false;
             s_start_sync (self, next.port, &next.from, d.sync);
         }
         gw_translate_release (&d);
@@ -137,6 +138,7 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
         return;
     }
     p->answer_cap = self->rx_cap;
+    p->first = self->rx_first;
     gw_bus_request_t out;
     gw_translate_plain (&out, p->id, port, cmd, rc);
     if (rc) {
@@ -172,8 +174,11 @@ s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const st
         s_start_plain (self, port, from, d.command, NULL);
         break;
     case GW_DATAGRAM_ROBOTS:
-        if (gw_loss_draw (&self->loss, self->cfg.sim.seed, self->sim_time_ns, port,
-                          self->cfg.realism.robot_command_loss)) {
+        /* a client's first command and its answer are never lost: the
+           check a team makes at start meets a working link (docs/protocol.md) */
+        if (!self->rx_first
+            && gw_loss_draw (&self->loss, self->cfg.sim.seed, self->sim_time_ns, port,
+                             self->cfg.realism.robot_command_loss)) {
             self->lost_commands++;
             self->stats[port].lost++;
         } else
@@ -199,7 +204,8 @@ s_on_port (void *arg)
             break;
         self->rx_us = zclock_usecs (); /* one clock read per datagram */
         self->rx_cap = gw_trust_cap (self->trust, &from, (size_t) n);
-        if (gw_sources_arrived (self->sources, port->kind, &from, self->rx_us))
+        self->rx_first = gw_sources_arrived (self->sources, port->kind, &from, self->rx_us);
+        if (self->rx_first)
             gw_clientlog_new_source (self, port->kind, &from);
         self->stats[port->kind].received++;
         /* before anything is decoded: a refused datagram takes no pending

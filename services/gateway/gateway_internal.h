@@ -67,6 +67,7 @@ struct gw_service_t {
     uint64_t answers_withheld;  /* of those, ones where not even an error's code fitted */
     int64_t rx_us;              /* zclock_usecs when the datagram being handled was read */
     size_t rx_cap;              /* the largest answer its source may get (gw_trust_cap) */
+    bool rx_first;              /* the port had not heard from its source before (gw_sources) */
     sim_errors_t cut_errors;    /* a cut answer's errors, reused per answer */
     sim_errors_t answer_errors; /* a sync answer's errors, reused per answer */
     uint64_t config_serial;     /* of the configuration from physics; 0: none yet */

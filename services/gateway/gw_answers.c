@@ -141,8 +141,9 @@ gw_answer_plain (gw_service_t *self, const gw_request_t *p, const Simbus__Reply 
         r.n_errors = reply->n_errors;
         r.errors = reply->errors;
         s_send_packed (self, p->port, &p->from, &r.base, r.errors, r.n_errors, p->answer_cap);
-    } else if (gw_loss_draw (&self->loss, self->cfg.sim.seed, self->sim_time_ns, p->port,
-                             self->cfg.realism.robot_response_loss)) {
+    } else if (!p->first
+               && gw_loss_draw (&self->loss, self->cfg.sim.seed, self->sim_time_ns, p->port,
+                                self->cfg.realism.robot_response_loss)) {
         self->lost_responses++;
         self->stats[p->port].lost++;
     } else {

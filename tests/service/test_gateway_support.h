@@ -33,18 +33,19 @@ typedef struct {
     uint8_t buf[65536];
 } gw_test_bench_t;
 
-/* The bench in `mode`, with [network] sync_takeover = `takeover` and
-   [tournament] = *tournament (NULL: the default, off). */
+/* The bench's configuration in `mode`, to change before gw_test_launch. */
 static inline void
-gw_test_start_with (gw_test_bench_t *b, bool lanes, double sync_timeout, sim_mode_t mode, bool takeover,
-                    const sim_tournament_cfg_t *tournament)
+gw_test_prepare (gw_test_bench_t *b, bool lanes, double sync_timeout, sim_mode_t mode)
 {
     memset (b, 0, sizeof *b);
     cr_assert_eq (sim_svc_config (&b->cfg, "gw", mode, lanes), 0);
     b->cfg.bus.sync_timeout = sync_timeout;
-    b->cfg.network.sync_takeover = takeover;
-    if (tournament)
-        b->cfg.tournament = *tournament;
+}
+
+/* The fake physics and vision, the gateway on b->cfg, and the client. */
+static inline void
+gw_test_launch (gw_test_bench_t *b)
+{
     /* the binders first, as in ssl-sim */
     b->physics = sim_svc_peer_new (&b->cfg, SIM_LINK_PHYSICS);
     b->vision = sim_svc_peer_new (&b->cfg, SIM_LINK_VISION);
@@ -53,6 +54,19 @@ gw_test_start_with (gw_test_bench_t *b, bool lanes, double sync_timeout, sim_mod
     cr_assert_not_null (b->gateway, "the gateway did not start");
     b->fd = sim_test_udp (0);
     cr_assert_geq (b->fd, 0);
+}
+
+/* The bench in `mode`, with [network] sync_takeover = `takeover` and
+   [tournament] = *tournament (NULL: the default, off). */
+static inline void
+gw_test_start_with (gw_test_bench_t *b, bool lanes, double sync_timeout, sim_mode_t mode, bool takeover,
+                    const sim_tournament_cfg_t *tournament)
+{
+    gw_test_prepare (b, lanes, sync_timeout, mode);
+    b->cfg.network.sync_takeover = takeover;
+    if (tournament)
+        b->cfg.tournament = *tournament;
+    gw_test_launch (b);
 }
 
 /* The bench in `mode`, with [network] sync_takeover = `takeover`. */
