@@ -127,6 +127,16 @@ int phys_journal_input_wire (phys_journal_t *self, const phys_world_t *world, co
    PHYS_JOURNAL_LEAD_NS ahead. Returns 0, or -1 as phys_journal_input. */
 int phys_journal_reached (phys_journal_t *self, const phys_world_t *world);
 
+/* Call before running `substeps` substeps of `world`, before anything of
+   them is published: append a mark promising exactly their end (when it
+   is beyond what is promised). A writer given these instead of
+   phys_journal_reached promises no sim time that was not reached: the
+   restart journal, so a physics killed -9 resumes where it was, not up
+   to PHYS_JOURNAL_LEAD_NS ahead (a jump its vision would number as if
+   no time had passed, and a --journal replay does not make). One write
+   per run of substeps. Returns 0, or -1 as phys_journal_input. */
+int phys_journal_promise (phys_journal_t *self, const phys_world_t *world, uint64_t substeps);
+
 /* Append a record of `kind` (PHYS_JOURNAL_CONFIG, _SOURCE or _EPOCH) holding
    `len` bytes of `payload` at `world`'s current substep. Returns 0, or -1
    as phys_journal_input. */

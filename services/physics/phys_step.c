@@ -13,8 +13,8 @@ static void
 s_substep (phys_service_t *self, bool has_step, uint64_t step_id, uint64_t delay_ns)
 {
     phys_world_step (self->world);
-    if (self->journal)
-        phys_journal_reached (self->journal, self->world); /* before anything of it is published */
+    /* before anything of it is published (the restart journal promised
+       it exactly in phys_step_run) */
     if (self->user_journal)
         phys_journal_reached (self->user_journal, self->world);
     phys_publish_events (self);
@@ -31,6 +31,12 @@ phys_step_run (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_id
     uint64_t done = 0;
     uint64_t delay_ns = sim_schedule_delay_ns (self->cfg.realism.vision_delay);
     for (uint64_t i = 1; i <= n; i++) {
+        /* the restart journal promises the substeps about to run, no more
+           than a look for a request may leave unrun: a restarted physics
+           resumes at the last substep reached */
+        if (self->journal && (!yield || (i - 1) % PHYS_FAST_CHECK == 0))
+            phys_journal_promise (self->journal, self->world,
+                                  yield && n - i + 1 > PHYS_FAST_CHECK ? PHYS_FAST_CHECK : n - i + 1);
         s_substep (self, has_step, step_id, delay_ns);
         done = i;
         if (yield && i % PHYS_FAST_CHECK == 0 && sim_link_input_waiting (self->link))

@@ -381,3 +381,119 @@ Test (journal, a_default_sync_run_replays_byte_for_byte, .timeout = 180)
 {
     s_default_mode_replays ("sync");
 }
+
+/* ---- a --journal file replays across a physics kill -9 (issue 24) ------- */
+
+/* One vision packet of a log: its camera and frame number, its bytes. */
+typedef struct {
+    uint32_t camera, frame;
+    uint8_t *data;
+    size_t len;
+} s_packet_t;
+
+/* Every detection packet of the log at `path`; *count set. Caller frees. */
+static s_packet_t *
+s_packets (const char *path, size_t *count)
+{
+    char err[256];
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
+    cr_assert_not_null (r, "%s", err);
+    size_t n = 0, cap = 1024;
+    s_packet_t *p = malloc (cap * sizeof *p);
+    cr_assert_not_null (p);
+    sim_logfile_msg_t m;
+    while (s_next_of (r, SIM_LOGFILE_VISION, &m)) {
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, m.len, m.data);
+        cr_assert_not_null (w);
+        if (w->detection) {
+            if (n == cap) {
+                cap *= 2;
+                p = realloc (p, cap * sizeof *p);
+                cr_assert_not_null (p);
+            }
+            p[n] =
+                (s_packet_t) { w->detection->camera_id, w->detection->frame_number, malloc (m.len), m.len };
+            memcpy (p[n].data, m.data, m.len);
+            n++;
+        }
+        ssl__wrapper_packet__free_unpacked (w, NULL);
+    }
+    sim_logfile_reader_destroy (&r);
+    *count = n;
+    return p;
+}
+
+static void
+s_packets_free (s_packet_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free (p[i].data);
+    free (p);
+}
+
+/* A default realtime run with --journal and a robot sliding (teleports
+   with a velocity, so the substep an input applied at shows in every
+   later frame), physics killed -9 in the middle: its replay shows every
+   frame the run sent, before the kill and after it, with the same bytes
+   (matched by camera and frame number: the run skips the frames of the
+   sim time its restart promised ahead and never published). */
+Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--record", files.run, "--journal", files.journal, NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, files.ini, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
+                  "ssl-sim did not come up");
+    vision_t seen;
+    memset (&seen, 0, sizeof seen);
+    for (int i = 0; i < 10; i++) {
+        sim_msg_robot_tp_t tp;
+        SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
+        sim_msg_robot_xy (&tp.tr, -2.0 + 0.3 * i, 0.5 - 0.1 * i);
+        tp.tr.has_v_x = tp.tr.has_v_y = tp.tr.has_v_angular = true;
+        tp.tr.v_x = 0.8f;
+        tp.tr.v_y = -0.3f;
+        uint8_t buf[4096];
+        cr_assert_geq (sim_test_request (f.fd, f.proc.control_port, &cmd->base, buf, sizeof buf, S_WAIT_MS),
+                       0, "teleport %d not answered", i);
+        if (i == 6) {
+            int old = sim_fixture_signal (&f, "physics", SIGKILL);
+            cr_assert_gt (old, 0, "physics was not running, or did not die");
+            cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, S_WAIT_MS), 0,
+                          "physics not restarted");
+        }
+        int before = seen.packets;
+        while (seen.packets < before + 30)
+            cr_assert (s_take (f.vision, &seen, S_WAIT_MS), "vision stopped");
+    }
+    cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+    s_replay (files.dir, files.journal, files.replay, NULL);
+    size_t na, nb;
+    s_packet_t *a = s_packets (files.run, &na);
+    s_packet_t *b = s_packets (files.replay, &nb);
+    size_t differ = 0, absent = 0, first = SIZE_MAX;
+    for (size_t i = 0; i < na; i++) {
+        size_t j = 0;
+        while (j < nb && !(b[j].camera == a[i].camera && b[j].frame == a[i].frame))
+            j++;
+        if (j == nb) {
+            absent++;
+            continue;
+        }
+        if (a[i].len != b[j].len || memcmp (a[i].data, b[j].data, a[i].len) != 0) {
+            if (first == SIZE_MAX)
+                first = i;
+            differ++;
+        }
+    }
+    cr_log_info ("%zu run packets, %zu replayed: %zu differ (first %zu), %zu absent", na, nb, differ, first,
+                 absent);
+    cr_expect_gt (na, 200, "the run recorded %zu vision packets", na);
+    cr_expect_eq (differ, 0, "%zu of %zu vision packets differ in the replay, the first at %zu (frame %u)",
+                  differ, na, first, first < na ? a[first].frame : 0);
+    cr_expect_eq (absent, 0, "%zu of %zu vision packets never came in the replay", absent, na);
+    s_packets_free (a, na);
+    s_packets_free (b, nb);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
+}
