@@ -13,7 +13,9 @@
     realtime, records every vision and truth packet again byte for byte,
     timestamps included, at the same log times (docs/logs.md); so do a
     default fast and a default lock-step run, replayed at the default pace
-    (their log times count from the wall clock of the first record).
+    (their log times count from the wall clock of the first record). A
+    realtime run whose physics is killed -9 in the middle replays byte for
+    byte too, before the kill and after it (issue 24).
 */
 #include <criterion/criterion.h>
 #include <math.h>

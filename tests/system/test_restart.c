@@ -10,7 +10,9 @@
     within the same short delay every time (issue 11). In a single-process
     simulator `ssl-sim restart` gives gateway, legacy-grsim and the viewer
     a new thread and refuses physics and vision with a reason and a
-    non-zero exit; the simulator never stops (issue 23).
+    non-zero exit; the simulator never stops (issue 23). A command in
+    flight when physics is killed is applied and answered OK by the next
+    physics, sent once by the client (issue 24).
 */
 #include <criterion/criterion.h>
 #include <math.h>
