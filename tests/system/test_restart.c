@@ -348,7 +348,10 @@ s_answer (int fd, int ms, char *code, size_t code_len)
    once: the gateway hands it to the next physics, which applies it
    unless the killed one did (and never twice), and the client gets OK and
    sees the robot there. Every round: one answer, OK, and visible; none
-   UNAVAILABLE though physics was back within [bus] sync_timeout. */
+   UNAVAILABLE though physics was back within [bus] sync_timeout. The
+   defaults but for s_start's --realism none and one camera: the check
+   that the robot is where the teleport put it is within 1 cm, which
+   vision's noise would break. */
 Test (restart, physics_kill9_with_a_command_in_flight_answers_and_applies_it, .timeout = 300)
 {
     sim_fixture_t f;
