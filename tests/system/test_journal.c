@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "common/logs/sim_logfile.h"
+#include "engine/world/phys_journal.h"
 #include "engine/world/phys_replay.h"
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_lab.h"
@@ -497,5 +498,86 @@ Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
     cr_expect_eq (absent, 0, "%zu of %zu vision packets never came in the replay", absent, na);
     s_packets_free (a, na);
     s_packets_free (b, nb);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
+}
+
+/* Every input of the journal at `path` with its bus id: ids[] (up to cap),
+   returns how many. */
+typedef struct {
+    uint64_t *ids;
+    size_t n, cap;
+} s_ids_t;
+
+static bool
+s_collect_id (void *arg, const phys_journal_record_t *rec)
+{
+    s_ids_t *ids = arg;
+    if (rec->kind != PHYS_JOURNAL_INPUT)
+        return true;
+    Simbus__Request *req = simbus__request__unpack (NULL, rec->payload_len, rec->payload);
+    cr_assert_not_null (req, "an input that is not a Request");
+    if (ids->n < ids->cap)
+        ids->ids[ids->n++] = req->id;
+    simbus__request__free_unpacked (req, NULL);
+    return true;
+}
+
+/* A teleport waiting for a stalled physics, or in flight at each of
+   several physics kills, is applied once: the gateway hands it over again
+   while it waits, so physics may get it twice (the stalled one reads
+   every copy; a killed one may have applied it before dying), and answers
+   a copy without applying it again. The --journal file holds every input
+   applied, each bus id at most once. */
+Test (journal, a_command_in_flight_at_a_kill_is_applied_once, .timeout = 180)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--journal", files.journal, NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, files.ini, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
+                  "ssl-sim did not come up");
+    /* physics stalled (SIGSTOP) for 1.2 s with a teleport waiting: the
+       gateway hands it over again meanwhile (0.15, 0.45, 1.05 s), and
+       physics, going on, reads the first and the copies */
+    {
+        sim_msg_robot_tp_t tp;
+        SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
+        sim_msg_robot_xy (&tp.tr, 1.0, -0.2);
+        cr_assert_gt (sim_fixture_signal (&f, "physics", SIGSTOP), 0);
+        cr_assert_eq (sim_test_send (f.fd, f.proc.control_port, &cmd->base), 0);
+        uint8_t buf[4096];
+        cr_assert_lt (sim_test_recv (f.fd, buf, sizeof buf, 1200), 0, "an answer from a stopped physics");
+        cr_assert_gt (sim_fixture_signal (&f, "physics", SIGCONT), 0);
+        ssize_t n = sim_test_recv (f.fd, buf, sizeof buf, S_WAIT_MS);
+        cr_assert_geq (n, 0, "the teleport got no answer after the stall");
+    }
+    enum { KILLS = 6 };
+    for (int i = 0; i < KILLS; i++) {
+        sim_msg_robot_tp_t tp;
+        SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
+        sim_msg_robot_xy (&tp.tr, -1.0 + 0.3 * i, 0.2);
+        cr_assert_eq (sim_test_send (f.fd, f.proc.control_port, &cmd->base), 0);
+        int old = sim_fixture_signal (&f, "physics", SIGKILL);
+        cr_assert_gt (old, 0, "physics was not running, or did not die");
+        cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, S_WAIT_MS), 0, "physics not restarted");
+        uint8_t buf[4096];
+        ssize_t n = sim_test_recv (f.fd, buf, sizeof buf, 8000);
+        cr_assert_geq (n, 0, "kill %d: the teleport got no answer", i + 1);
+        SimulatorResponse *r = simulator_response__unpack (NULL, (size_t) n, buf);
+        cr_assert_not_null (r);
+        cr_expect_eq (r->n_errors, 0, "kill %d: the teleport was answered with an error", i + 1);
+        simulator_response__free_unpacked (r, NULL);
+    }
+    cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+    uint64_t store[4096];
+    s_ids_t ids = { store, 0, 4096 };
+    phys_journal_header_t header;
+    cr_assert_geq (phys_journal_read (files.journal, NULL, &header, s_collect_id, &ids), 0);
+    cr_expect_geq (ids.n, KILLS + 1, "the journal holds %zu inputs for %d teleports", ids.n, KILLS + 1);
+    size_t twice = 0;
+    for (size_t i = 0; i < ids.n; i++)
+        for (size_t j = i + 1; j < ids.n; j++)
+            twice += ids.ids[i] == ids.ids[j];
+    cr_expect_eq (twice, 0, "%zu of %zu inputs were applied twice", twice, ids.n);
     sim_lab_sh ("rm -rf '%s'", files.dir);
 }
