@@ -88,7 +88,7 @@ sslsim_world_t *sslsim_world_new (const sslsim_config_t *config, char *err, size
 void sslsim_world_free (sslsim_world_t *world);
 
 /* Advance by dt seconds, a whole number of substeps ([sim] substep, 1 ms
-   by default) and at most 60 s, the same rule as a SimulationSyncRequest's
+   by default) and at most 10 s, the same rule as a SimulationSyncRequest's
    sim_step; dt = 0 does nothing. The vision frames released during the
    step replace the previous step's. Returns SSLSIM_OK or SSLSIM_EINVAL. */
 sslsim_status_t sslsim_world_step (sslsim_world_t *world, double dt);

@@ -297,6 +297,12 @@ sim_link_set_pacing (sim_link_t *self, sim_link_pacing_t pacing)
         zsock_set_xpub_nodrop (self->world, pacing == SIM_LINK_WAIT_ALL ? 1 : 0);
 }
 
+sim_link_pacing_t
+sim_link_pacing (const sim_link_t *self)
+{
+    return self->pacing;
+}
+
 bool
 sim_link_joined (sim_link_t *self)
 {

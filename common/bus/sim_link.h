@@ -149,6 +149,7 @@ int sim_link_batch (sim_link_t *self, bool open);
 
 /* The backpressure of this link's sends; see sim_link_pacing_t. */
 void sim_link_set_pacing (sim_link_t *self, sim_link_pacing_t pacing);
+sim_link_pacing_t sim_link_pacing (const sim_link_t *self);
 
 /* True once since the last call when a receiver joined (subscribed, or
    asked for the configuration): physics then re-publishes it at once. */

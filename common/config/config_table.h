@@ -77,6 +77,10 @@ typedef struct {
     unsigned flags;         /* SIM_CFG_LOCAL */
 } sim_cfg_key_t;
 
+/* The bytes of a key's field in its base struct (a list's values, not its
+   count at count_offset). */
+size_t sim_cfg_key_size (const sim_cfg_key_t *key);
+
 /* The four key tables (config_keys.c) and their lengths. */
 extern const sim_cfg_key_t sim_cfg_keys[];
 extern const size_t sim_cfg_keys_count;

@@ -420,35 +420,33 @@ sim_cfg_key_format (const sim_cfg_key_t *key, const void *base, char *buf, size_
     return false;
 }
 
+size_t
+sim_cfg_key_size (const sim_cfg_key_t *key)
+{
+    switch (key->type) {
+    case SIM_CFG_FLOAT:
+        return sizeof (double);
+    case SIM_CFG_INT:
+    case SIM_CFG_ENUM:
+        return sizeof (int);
+    case SIM_CFG_U64:
+        return sizeof (uint64_t);
+    case SIM_CFG_BOOL:
+        return sizeof (bool);
+    case SIM_CFG_STRING:
+        return key->size;
+    case SIM_CFG_LIST:
+        return key->size * sizeof (double);
+    }
+    return 0;
+}
+
 /* The field of `key` in src copied into dst (both of the key's base struct
    type), so a string or list keeps its zero tail. */
 void
 sim_cfg_key_copy (const sim_cfg_key_t *key, void *dst, const void *src)
 {
-    size_t size = 0;
-    switch (key->type) {
-    case SIM_CFG_FLOAT:
-        size = sizeof (double);
-        break;
-    case SIM_CFG_INT:
-    case SIM_CFG_ENUM:
-        size = sizeof (int);
-        break;
-    case SIM_CFG_U64:
-        size = sizeof (uint64_t);
-        break;
-    case SIM_CFG_BOOL:
-        size = sizeof (bool);
-        break;
-    case SIM_CFG_STRING:
-        size = key->size;
-        break;
-    case SIM_CFG_LIST:
-        size = key->size * sizeof (double);
+    if (key->type == SIM_CFG_LIST)
         memcpy ((char *) dst + key->count_offset, (const char *) src + key->count_offset, sizeof (int));
-        break;
-    }
-    memcpy ((char *) dst + key->offset, (const char *) src + key->offset, size);
+    memcpy ((char *) dst + key->offset, (const char *) src + key->offset, sim_cfg_key_size (key));
 }
-
-/* ---- output buffer ------------------------------------------------------ */

@@ -1,8 +1,8 @@
-/*  phys_journal.c - the physics input journal: apply, append, read,
-    replay. The layout is in docs/journal.md; every integer is
-    little-endian whatever the host, so tools on another machine can read
-    a journal (the checkpoint it follows is the build's own image, but an
-    input is a portable protobuf message).
+/*  phys_journal.c - the physics input journal: applying an input, and
+    writing the file (reading it is phys_journal_read.c). The layout is in
+    docs/journal.md; every integer is little-endian whatever the host, so
+    tools on another machine can read a journal (the checkpoint it follows
+    is the build's own image, but an input is a portable protobuf message).
 
         header  "SSLSIMJL"  u32 version  u32 key length
                 u64 base seq  u64 base frame  u64 base time ns
@@ -24,15 +24,9 @@
 #include <unistd.h>
 
 #include "phys_checkpoint.h"
+#include "phys_journal_internal.h"
 #include "common/base/sim_log.h"
 #include "common/base/sim_team.h"
-
-#define JL_MAGIC       "SSLSIMJL"
-#define JL_HEADER      48 /* the fixed part of the file header */
-#define JL_RECORD      40 /* the fixed part of a record */
-#define JL_SUM         8  /* the checksum after each */
-#define JL_KEY_MAX     4096
-#define JL_PAYLOAD_MAX (1u << 20) /* a bus message is at most 240 KiB */
 
 /* ---- applying --------------------------------------------------------- */
 
@@ -55,52 +49,16 @@ phys_journal_apply (phys_world_t *world, sim_config_t *cfg, const Simbus__Reques
 
 /* ---- little-endian fields --------------------------------------------- */
 
-static void
-s_put (uint8_t *p, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++)
-        p[i] = (uint8_t) (v >> (8 * i));
-}
-
-static uint64_t
-s_get (const uint8_t *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++)
-        v |= (uint64_t) p[i] << (8 * i);
-    return v;
-}
-
 void
 phys_journal_epoch_encode (int64_t epoch_us, uint8_t out[PHYS_JOURNAL_EPOCH_BYTES])
 {
-    s_put (out, (uint64_t) epoch_us, PHYS_JOURNAL_EPOCH_BYTES);
+    jl_put (out, (uint64_t) epoch_us, PHYS_JOURNAL_EPOCH_BYTES);
 }
 
 int64_t
 phys_journal_epoch_decode (const uint8_t in[PHYS_JOURNAL_EPOCH_BYTES])
 {
-    return (int64_t) s_get (in, PHYS_JOURNAL_EPOCH_BYTES);
-}
-
-static void
-s_seal (uint8_t *p, size_t len)
-{
-    s_put (p + len, sim_fnv1a (SIM_FNV1A_BASIS, p, len), 8);
-}
-
-static bool
-s_sealed (const uint8_t *p, size_t len)
-{
-    uint64_t seal = s_get (p + len, 8);
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-    /* a fuzzer cannot forge FNV-1a, so in the fuzzing build only a seal
-       of 0 passes too and what lies behind it is fuzzed as well
-       (tests/fuzz/README.md); any other wrong seal is still damage */
-    if (seal == 0)
-        return true;
-#endif
-    return seal == sim_fnv1a (SIM_FNV1A_BASIS, p, len);
+    return (int64_t) jl_get (in, PHYS_JOURNAL_EPOCH_BYTES);
 }
 
 /* ---- writing ---------------------------------------------------------- */
@@ -192,14 +150,14 @@ s_record (uint8_t *p, phys_journal_kind_t kind, uint64_t seq, uint64_t frame, ui
           size_t payload)
 {
     size_t len = JL_RECORD + payload + JL_SUM;
-    s_put (p, len, 4);
-    s_put (p + 4, (uint64_t) kind, 2);
-    s_put (p + 6, 0, 2);
-    s_put (p + 8, seq, 8);
-    s_put (p + 16, frame, 8);
-    s_put (p + 24, time_ns, 8);
-    s_put (p + 32, (uint64_t) s_wall_us (), 8);
-    s_seal (p, JL_RECORD + payload);
+    jl_put (p, len, 4);
+    jl_put (p + 4, (uint64_t) kind, 2);
+    jl_put (p + 6, 0, 2);
+    jl_put (p + 8, seq, 8);
+    jl_put (p + 16, frame, 8);
+    jl_put (p + 24, time_ns, 8);
+    jl_put (p + 32, (uint64_t) s_wall_us (), 8);
+    jl_seal (p, JL_RECORD + payload);
     return len;
 }
 
@@ -267,14 +225,14 @@ phys_journal_start (phys_journal_t *self, uint64_t seq, const phys_world_t *worl
         return s_failed (self, "out of memory");
     uint8_t *p = self->buf;
     memcpy (p, JL_MAGIC, 8);
-    s_put (p + 8, PHYS_JOURNAL_VERSION, 4);
-    s_put (p + 12, key_len, 4);
-    s_put (p + 16, seq, 8);
-    s_put (p + 24, phys_world_frame (world), 8);
-    s_put (p + 32, phys_world_time_ns (world), 8);
-    s_put (p + 40, phys_world_dt_ns (world), 8);
+    jl_put (p + 8, PHYS_JOURNAL_VERSION, 4);
+    jl_put (p + 12, key_len, 4);
+    jl_put (p + 16, seq, 8);
+    jl_put (p + 24, phys_world_frame (world), 8);
+    jl_put (p + 32, phys_world_time_ns (world), 8);
+    jl_put (p + 40, phys_world_dt_ns (world), 8);
     memcpy (p + JL_HEADER, self->key, key_len);
-    s_seal (p, JL_HEADER + key_len);
+    jl_seal (p, JL_HEADER + key_len);
     self->seq = seq;
     if (self->promised < phys_world_frame (world))
         self->promised = phys_world_frame (world);
@@ -514,238 +472,4 @@ phys_journal_promise (phys_journal_t *self, const phys_world_t *world, uint64_t 
         return 0;
     self->promised = end;
     return s_append (self, s_mark_at (self, 0, world, end), "cannot append a mark");
-}
-
-/* ---- reading ---------------------------------------------------------- */
-
-/* Read exactly len bytes; false at the end of the file or on an error. */
-static bool
-s_read (FILE *f, void *buf, size_t len)
-{
-    return fread (buf, 1, len, f) == len;
-}
-
-static int
-s_read_header (FILE *f, const char *path, const char *key, phys_journal_header_t *header, uint8_t *buf)
-{
-    if (!s_read (f, buf, JL_HEADER) || memcmp (buf, JL_MAGIC, 8) != 0) {
-        sim_info ("journal %s has no header; not replayed", path);
-        return -1;
-    }
-    uint64_t version = s_get (buf + 8, 4);
-    size_t key_len = (size_t) s_get (buf + 12, 4);
-    if (version != PHYS_JOURNAL_VERSION || key_len > JL_KEY_MAX) {
-        sim_info ("journal %s is of version %llu, not %u; not replayed", path, (unsigned long long) version,
-                  PHYS_JOURNAL_VERSION);
-        return -1;
-    }
-    if (!s_read (f, buf + JL_HEADER, key_len + JL_SUM) || !s_sealed (buf, JL_HEADER + key_len)) {
-        sim_info ("journal %s has a damaged header; not replayed", path);
-        return -1;
-    }
-    if (key && (key_len != strlen (key) || memcmp (buf + JL_HEADER, key, key_len) != 0)) {
-        sim_info ("journal %s belongs to another run; not replayed", path);
-        return -1;
-    }
-    header->base_seq = s_get (buf + 16, 8);
-    header->base_frame = s_get (buf + 24, 8);
-    header->base_time_ns = s_get (buf + 32, 8);
-    header->substep_ns = s_get (buf + 40, 8);
-    header->torn = false;
-    return 0;
-}
-
-/* The record buffer holds `need` bytes (grown to what a record's length
-   asks, up to cap, only once that length was read). */
-static bool
-s_hold (uint8_t **buf, size_t *have, size_t need)
-{
-    if (need <= *have)
-        return true;
-    size_t size = *have ? *have : 4096;
-    while (size < need)
-        size *= 2;
-    uint8_t *grown = realloc (*buf, size);
-    if (!grown)
-        return false;
-    *buf = grown;
-    *have = size;
-    return true;
-}
-
-int
-phys_journal_read_stream (FILE *f, const char *name, const char *key, phys_journal_header_t *header,
-                          phys_journal_fn *fn, void *arg)
-{
-    size_t cap = JL_RECORD + JL_PAYLOAD_MAX + JL_SUM, have = 0;
-    uint8_t *buf = NULL;
-    int count = -1;
-    if (!s_hold (&buf, &have, JL_HEADER + JL_KEY_MAX + JL_SUM) || s_read_header (f, name, key, header, buf))
-        goto done;
-    count = 0;
-    for (;;) {
-        size_t got = fread (buf, 1, 4, f);
-        if (got == 0 && feof (f))
-            break; /* the end, between records */
-        size_t len = got == 4 ? (size_t) s_get (buf, 4) : 0;
-        if (len < JL_RECORD + JL_SUM || len > cap || !s_hold (&buf, &have, len)
-            || !s_read (f, buf + 4, len - 4) || !s_sealed (buf, len - JL_SUM)) {
-            sim_warn ("journal %s: record %d is torn or damaged; read up to it", name, count + 1);
-            header->torn = true;
-            break;
-        }
-        phys_journal_record_t rec = { .kind = (phys_journal_kind_t) s_get (buf + 4, 2),
-                                      .seq = s_get (buf + 8, 8),
-                                      .frame = s_get (buf + 16, 8),
-                                      .time_ns = s_get (buf + 24, 8),
-                                      .wall_us = (int64_t) s_get (buf + 32, 8),
-                                      .payload = buf + JL_RECORD,
-                                      .payload_len = len - JL_RECORD - JL_SUM };
-        count++;
-        if (!fn (arg, &rec))
-            break;
-    }
-done:
-    free (buf);
-    return count;
-}
-
-int
-phys_journal_read (const char *path, const char *key, phys_journal_header_t *header, phys_journal_fn *fn,
-                   void *arg)
-{
-    FILE *f = fopen (path, "rb");
-    if (!f)
-        return -1;
-    int count = phys_journal_read_stream (f, path, key, header, fn, arg);
-    fclose (f);
-    return count;
-}
-
-/* ---- replaying -------------------------------------------------------- */
-
-typedef struct {
-    const char *path;
-    const phys_journal_header_t *header; /* filled before the first record */
-    phys_world_t *world;
-    sim_config_t *cfg;
-    phys_journal_result_t *scratch;
-    phys_journal_replay_t *out;
-    uint64_t first;  /* the checkpoint holds the inputs before this one */
-    uint64_t target; /* run at least up to this substep */
-    bool failed;     /* an input did not fit: apply no more, honour marks */
-    bool checked;    /* the header was compared with the checkpoint */
-    bool foreign;    /* ... and does not follow it */
-} jl_replay_t;
-
-static void
-s_run_to (jl_replay_t *r, uint64_t frame)
-{
-    while (phys_world_frame (r->world) < frame) {
-        phys_world_step (r->world);
-        r->out->substeps++;
-    }
-}
-
-/* A record's substep that a replay can reach from where it is. */
-static bool
-s_reachable (const jl_replay_t *r, uint64_t frame)
-{
-    uint64_t now = phys_world_frame (r->world);
-    return frame >= now && frame - now <= PHYS_JOURNAL_MAX_GAP;
-}
-
-static bool
-s_stop (jl_replay_t *r, const phys_journal_record_t *rec, const char *why)
-{
-    sim_warn ("journal %s: input %llu at substep %llu %s; replayed up to it", r->path,
-              (unsigned long long) rec->seq, (unsigned long long) rec->frame, why);
-    r->failed = true;
-    return true; /* read on for the marks */
-}
-
-static bool
-s_replay_input (jl_replay_t *r, const phys_journal_record_t *rec)
-{
-    if (rec->seq < r->first) {
-        r->out->skipped++; /* a crash came between a checkpoint and its new journal */
-        return true;
-    }
-    if (rec->seq != r->out->seq)
-        return s_stop (r, rec, "is not the next one");
-    if (!s_reachable (r, rec->frame))
-        return s_stop (r, rec, "is out of order");
-    s_run_to (r, rec->frame);
-    if (phys_world_time_ns (r->world) != rec->time_ns)
-        return s_stop (r, rec, "comes at another sim time");
-    Simbus__Request *req = simbus__request__unpack (NULL, rec->payload_len, rec->payload);
-    if (!req)
-        return s_stop (r, rec, "does not decode");
-    if (req->has_substeps && req->substeps > PHYS_JOURNAL_MAX_GAP) {
-        simbus__request__free_unpacked (req, NULL);
-        return s_stop (r, rec, "asks for too many substeps");
-    }
-    phys_journal_apply (r->world, r->cfg, req, r->scratch);
-    r->out->config_changes += r->scratch->changes.config;
-    r->out->rig |= r->scratch->changes.rig;
-    if (req->has_substeps)
-        s_run_to (r, rec->frame + req->substeps);
-    simbus__request__free_unpacked (req, NULL);
-    r->out->seq++;
-    r->out->inputs++;
-    return true;
-}
-
-/* True when the journal follows the checkpoint: it starts at or before
-   the checkpoint's input (a crash between writing a checkpoint and
-   starting its journal leaves the journal before), with its substep. */
-static bool
-s_follows (jl_replay_t *r)
-{
-    if (!r->checked) {
-        r->checked = true;
-        r->foreign = r->header->base_seq > r->first || r->header->substep_ns != phys_world_dt_ns (r->world);
-        if (r->foreign)
-            sim_warn ("journal %s follows another checkpoint (input %llu, substep %llu ns); not replayed",
-                      r->path, (unsigned long long) r->header->base_seq,
-                      (unsigned long long) r->header->substep_ns);
-    }
-    return !r->foreign;
-}
-
-static bool
-s_replay_record (void *arg, const phys_journal_record_t *rec)
-{
-    jl_replay_t *r = arg;
-    if (!s_follows (r))
-        return false;
-    if (rec->kind == PHYS_JOURNAL_INPUT && !r->failed)
-        return s_replay_input (r, rec);
-    /* a mark from before the checkpoint still holds: nothing was applied
-       between the checkpoint and the crash that came before the new
-       journal */
-    if (rec->kind == PHYS_JOURNAL_MARK && rec->frame > r->target && s_reachable (r, rec->frame))
-        r->target = rec->frame;
-    return true; /* kinds this version does not know change nothing */
-}
-
-int
-phys_journal_replay (const char *path, const char *key, phys_world_t *world, sim_config_t *cfg, uint64_t seq,
-                     phys_journal_result_t *scratch, phys_journal_replay_t *out)
-{
-    *out = (phys_journal_replay_t) { .seq = seq, .complete = true };
-    phys_journal_header_t header = { 0 };
-    jl_replay_t r = { .path = path,
-                      .header = &header,
-                      .world = world,
-                      .cfg = cfg,
-                      .scratch = scratch,
-                      .out = out,
-                      .first = seq,
-                      .target = phys_world_frame (world) };
-    if (phys_journal_read (path, key, &header, s_replay_record, &r) < 0)
-        return 0; /* none, or not ours: nothing to replay */
-    s_run_to (&r, r.target);
-    out->complete = !header.torn && !r.failed && !r.foreign;
-    return r.failed ? -1 : 0;
 }

@@ -9,9 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_STEP_MAX_S 60.0 /* longest step accepted */
+/* A step keeps physics busy until it ends, and every other client's
+   request waits behind it (docs/protocol.md, "Fair sync"): 10 000
+   substeps take 15-30 ms on a quiet two-core machine and stay well within
+   the 0.5 s sync timeout at load 8; 60 000 did not. */
+#define SIM_STEP_MAX_S 10.0 /* longest step accepted */
 #define SIM_STEP_MAX_SUBSTEPS \
-    60000 /* most substeps in one (60 s of 1 ms): a step's work is bounded whatever [sim] substep */
+    10000 /* most substeps in one (10 s of 1 ms): a step's work is bounded whatever [sim] substep */
 
 /* Substeps of substep_s seconds (rounded to whole ns) in `seconds`: 0 for
    0, -1 when it is not a whole number of substeps (within 1 ppm or 1 us),

@@ -144,7 +144,7 @@ class World:
 
     # ---- stepping and commands -------------------------------------------
     def step(self, dt=0.016):
-        """Advance dt seconds (a whole number of substeps, at most 60 s)."""
+        """Advance dt seconds (a whole number of substeps, at most 10 s)."""
         h = self._handle()
         _check(N.lib.sslsim_world_step(h, float(dt)), self._reason)
 

@@ -1,7 +1,7 @@
 /*  gw_pace.h - sync steps in turn (docs/protocol.md, "Fair sync").
 
-    A sync step keeps physics busy for as long as its substeps take (a
-    60 s step: tens of milliseconds to a second, by the machine's load),
+    A sync step keeps physics busy for as long as its substeps take (the
+    longest, 10 s: tens of milliseconds, by the machine's load),
     and physics takes requests in order. Four sockets looping long steps
     kept physics' queue full, and a team's RobotControl waited behind
     several steps: seconds. So the gateway lets one sync step at a time

@@ -78,6 +78,14 @@ phys_answer_request (phys_service_t *self, const Simbus__Request *req, const sim
     if (self->config_due)
         phys_publish_config (self); /* vision must see it before the step's snapshots */
     uint64_t substeps = req->has_substeps ? req->substeps : 0;
+    /* a sync step waits for vision whatever the mode: a realtime clock
+       taken over by a sync client would otherwise drop what vision cannot
+       take at once, and with it the step's frames and its end (the
+       answer would come empty, sync_timeout late) */
+    sim_link_pacing_t pacing = sim_link_pacing (self->link);
+    bool paced = req->has_step_id && pacing == SIM_LINK_DROP;
+    if (paced)
+        sim_link_set_pacing (self->link, SIM_LINK_WAIT_PIPELINE);
     if (substeps > 0)
         phys_step_run (self, req->substeps, req->has_step_id, req->step_id, false);
     Simbus__Reply reply = SIMBUS__REPLY__INIT;
@@ -95,6 +103,8 @@ phys_answer_request (phys_service_t *self, const Simbus__Request *req, const sim
         if (from) /* a replayed input has no one to answer */
             sim_link_reply (self->link, from, &env);
     }
+    if (paced)
+        sim_link_set_pacing (self->link, pacing);
     if (sync)
         phys_clock_sync_answered (&self->clock, zclock_usecs ());
 }

@@ -138,8 +138,10 @@ function startSimulator (dir, ports) {
                            '[vision]', 'timestamp_base = zero', ''].join('\n'));
     const log = fs.openSync(path.join(dir, 'log.txt'), 'a');
     // realism none: no calibration offset or noise, so vision shows exactly
-    // where the ball was put
-    const args = ['run', '--config', ini, '--localhost', '--vision-addr', `224.5.23.2:${vision}`,
+    // where the ball was put; --local-multicast: the probe listens as a
+    // league tool does, joined to the group (docs/league-tools.md), which
+    // plain --localhost (unicast to 127.0.0.1) does not reach
+    const args = ['run', '--config', ini, '--localhost', '--local-multicast', '--vision-addr', `224.5.23.2:${vision}`,
                   '--viewer-addr', `127.0.0.1:${viewer}`, '--realism', 'none'];
     const proc = spawn(SIM, args, { stdio: ['ignore', log, log], env: { ...process.env, XDG_RUNTIME_DIR: dir } });
     fs.closeSync(log);

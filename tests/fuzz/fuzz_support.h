@@ -25,7 +25,7 @@
 #include "engine/world/phys_apply.h"
 
 /* Substeps a request may run in a harness: a sync request asks for up to
-   60 s (60 000 substeps), far too slow per input; a few show what the
+   10 s (10 000 substeps), far too slow per input; a few show what the
    applied state does to the core. */
 #define FZ_STEPS_MAX 4
 

@@ -543,7 +543,11 @@ Test (journal, a_command_in_flight_at_a_kill_is_applied_once, .timeout = 180)
         sim_msg_robot_tp_t tp;
         SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
         sim_msg_robot_xy (&tp.tr, 1.0, -0.2);
-        cr_assert_gt (sim_fixture_signal (&f, "physics", SIGSTOP), 0);
+        int stopped = sim_fixture_signal (&f, "physics", SIGSTOP);
+        cr_assert_gt (stopped, 0);
+        /* SIGSTOP takes effect asynchronously: a teleport sent before
+           physics really stopped is answered at once */
+        cr_assert_eq (sim_lab_wait_stopped (stopped, 2000), 0, "physics did not stop");
         cr_assert_eq (sim_test_send (f.fd, f.proc.control_port, &cmd->base), 0);
         uint8_t buf[4096];
         cr_assert_lt (sim_test_recv (f.fd, buf, sizeof buf, 1200), 0, "an answer from a stopped physics");

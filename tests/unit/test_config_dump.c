@@ -323,6 +323,25 @@ s_repo_path (char *path, size_t size, const char *relative)
     snprintf (path, size, "%.*s/../../%s", dirlen, slash ? file : ".", relative);
 }
 
+/* The text of repository file `relative` (heap, NUL-terminated, at most
+   256 KiB); the test is skipped when it is not there. */
+static char *
+s_repo_text (const char *relative)
+{
+    char path[PATH_MAX];
+    s_repo_path (path, sizeof path, relative);
+    FILE *file = fopen (path, "r");
+    if (!file)
+        cr_skip_test ("%s not found (run from the repository root)", path);
+    size_t size = 256 * 1024;
+    char *text = (char *) malloc (size);
+    cr_assert_not_null (text);
+    size_t len = fread (text, 1, size - 1, file);
+    fclose (file);
+    text[len] = '\0';
+    return text;
+}
+
 Test (config, example_configuration_is_the_defaults)
 {
     char path[PATH_MAX];
@@ -341,17 +360,7 @@ Test (config, example_configuration_is_the_defaults)
 
 Test (config, user_documentation_lists_every_key)
 {
-    char path[PATH_MAX];
-    s_repo_path (path, sizeof path, "docs/config.md");
-    FILE *file = fopen (path, "r");
-    if (!file)
-        cr_skip_test ("%s not found (run from the repository root)", path);
-    size_t size = 256 * 1024;
-    char *text = (char *) malloc (size);
-    cr_assert_not_null (text);
-    size_t len = fread (text, 1, size - 1, file);
-    fclose (file);
-    text[len] = '\0';
+    char *text = s_repo_text ("docs/config.md");
     char *reference = sim_config_doc_markdown ();
     cr_assert_not_null (reference);
     cr_expect_not_null (strstr (text, reference),
@@ -469,30 +478,9 @@ Test (config, the_local_keys_are_bus_network_viewer_log_level_and_duration)
 static void
 s_mark_field (const sim_cfg_key_t *key, size_t base, unsigned char *mask)
 {
-    size_t size = 0;
-    switch (key->type) {
-    case SIM_CFG_FLOAT:
-        size = sizeof (double);
-        break;
-    case SIM_CFG_INT:
-    case SIM_CFG_ENUM:
-        size = sizeof (int);
-        break;
-    case SIM_CFG_U64:
-        size = sizeof (uint64_t);
-        break;
-    case SIM_CFG_BOOL:
-        size = sizeof (bool);
-        break;
-    case SIM_CFG_STRING:
-        size = key->size;
-        break;
-    case SIM_CFG_LIST:
-        size = key->size * sizeof (double);
+    if (key->type == SIM_CFG_LIST)
         memset (mask + base + key->count_offset, 1, sizeof (int));
-        break;
-    }
-    memset (mask + base + key->offset, 1, size);
+    memset (mask + base + key->offset, 1, sim_cfg_key_size (key));
 }
 
 Test (config, keep_local_copies_exactly_the_local_keys)
@@ -751,17 +739,8 @@ s_ini_keys (const char *text, char *out, size_t cap)
    presets` prints must be in it, with its comment. */
 Test (config, example_configuration_has_every_key_presets_prints)
 {
-    char path[PATH_MAX];
-    s_repo_path (path, sizeof path, "configs/ssl-sim.ini");
-    FILE *file = fopen (path, "r");
-    if (!file)
-        cr_skip_test ("%s not found (run from the repository root)", path);
+    char *text = s_repo_text ("configs/ssl-sim.ini");
     size_t size = 256 * 1024;
-    char *text = (char *) malloc (size);
-    cr_assert_not_null (text);
-    size_t len = fread (text, 1, size - 1, file);
-    fclose (file);
-    text[len] = '\0';
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     char *dump = sim_config_dump (&cfg, true);
