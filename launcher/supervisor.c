@@ -60,9 +60,9 @@ s_now_ms (void)
 static void
 s_flush_line (launch_child_t *c)
 {
-    char stamp[32];
-    fprintf (stderr, "%s%-12s | %.*s\n", sim_log_time_prefix (stamp, sizeof stamp), c->service->name,
-             (int) c->used, c->line);
+    char prefix[64];
+    fprintf (stderr, "%s%.*s\n", sim_log_line_prefix (prefix, sizeof prefix, c->service->name), (int) c->used,
+             c->line);
     c->used = 0;
 }
 

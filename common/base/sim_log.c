@@ -81,16 +81,24 @@ sim_log_time_prefix (char *buf, size_t len)
     return buf;
 }
 
+const char *
+sim_log_line_prefix (char *buf, size_t len, const char *service)
+{
+    char stamp[32];
+    snprintf (buf, len, "%s%-12s | ", sim_log_time_prefix (stamp, sizeof stamp), service);
+    return buf;
+}
+
 void
 sim_log_write (sim_log_level_t level, const char *fmt, ...)
 {
-    char line[1024], stamp[32];
+    char line[1024], prefix[64];
     /* under the launcher every line is already prefixed with the time and
        the service */
     int n = getenv ("SSL_SIM_SUPERVISED")
               ? snprintf (line, sizeof line, "%s: ", s_names[level])
-              : snprintf (line, sizeof line, "%s%s %s: ", sim_log_time_prefix (stamp, sizeof stamp),
-                          s_service, s_names[level]);
+              : snprintf (line, sizeof line, "%s%s: ", sim_log_line_prefix (prefix, sizeof prefix, s_service),
+                          s_names[level]);
     va_list args;
     va_start (args, fmt);
     if (n >= 0 && (size_t) n < sizeof line)

@@ -38,6 +38,12 @@ bool sim_log_to_journal (void);
    when the lines go to the journal. Returns buf. */
 const char *sim_log_time_prefix (char *buf, size_t len);
 
+/* The start of every line: the time of day (sim_log_time_prefix) and
+   `service` in a column of 12, then " | " ("12:00:01.250 physics      | "),
+   into buf (at least 48 bytes). The launcher's prefixer and the
+   single-process mode's lines use it alike. Returns buf. */
+const char *sim_log_line_prefix (char *buf, size_t len, const char *service);
+
 /* One line to stderr: the time of day (unless the journal or the
    launcher, which prefixes lines itself, reads them), the service name
    (unless under the launcher), the level and the message. */

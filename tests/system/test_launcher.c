@@ -329,7 +329,7 @@ Test (launcher, single_process_log_reads_like_the_multi_process_one, .timeout = 
             snprintf (want, sizeof want, "info: started %s (%s", names[i], m == 0 ? "thread)" : "pid ");
             cr_expect (strstr (log, want), "%s: no '%s' line:\n%s", layout, want, log);
             /* and every service's own lines carry its name */
-            snprintf (want, sizeof want, m == 0 ? "%s info: " : "%s ", names[i]);
+            snprintf (want, sizeof want, "%-12s | info: ", names[i]);
             cr_expect (strstr (log, want), "%s: no line named %s:\n%s", layout, names[i], log);
         }
         cr_expect (strstr (log, "info: stopping on signal 15"), "%s: no stop line:\n%s", layout, log);
