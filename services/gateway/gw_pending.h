@@ -45,7 +45,7 @@ typedef struct {
     struct sockaddr_in from;
     int64_t deadline_us;
     int64_t give_up_us; /* sync: waiting for physics to read ends here */
-    size_t answer_cap;  /* largest answer its source may get (gw_trust_cap; gw_pending_add: SIZE_MAX) */
+    size_t answer_cap;  /* largest answer its source may get (sim_trust_cap; gw_pending_add: SIZE_MAX) */
     /* sync only */
     bool frames_done;
     bool team_robot_control;     /* robot_control on a team port: a response always exists */
