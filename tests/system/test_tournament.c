@@ -193,6 +193,20 @@ s_ping (int fd, const char *ip, int port)
     return s_verdict (port, buf, s_call (fd, ip, port, msg, buf, sizeof buf));
 }
 
+/* Send `packet` from fd to ip's grSim port; its size. */
+static size_t
+s_grsim_send (int fd, const char *ip, const GrSimPacket *packet)
+{
+    uint8_t out[1024];
+    size_t len = gr_sim__packet__get_packed_size (packet);
+    cr_assert_leq (len, sizeof out);
+    gr_sim__packet__pack (packet, out);
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons (LEGACY_PORT) };
+    inet_pton (AF_INET, ip, &to.sin_addr);
+    cr_expect_eq (sendto (fd, out, len, 0, (struct sockaddr *) &to, sizeof to), (ssize_t) len);
+    return len;
+}
+
 /* A grSim packet from `fd` to ip's grSim port that commands blue robot 0
    and puts it at (x, y): what yellow's address did in issue 24. */
 static void
@@ -214,11 +228,7 @@ s_grsim_blue0 (int fd, const char *ip, double x, double y)
     GrSimPacket packet = GR_SIM__PACKET__INIT;
     packet.commands = &cmds;
     packet.replacement = &rep;
-    uint8_t out[256];
-    size_t len = gr_sim__packet__pack (&packet, out);
-    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons (LEGACY_PORT) };
-    inet_pton (AF_INET, ip, &to.sin_addr);
-    cr_expect_eq (sendto (fd, out, len, 0, (struct sockaddr *) &to, sizeof to), (ssize_t) len);
+    s_grsim_send (fd, ip, &packet);
 }
 
 #define S_PADDED 40 /* bytes of the outsider's pings: room for FORBIDDEN and its message */
@@ -396,16 +406,23 @@ s_sync_error (const SimulationSyncResponse *r, const char *code, const char *tex
     return false;
 }
 
-Test (tournament, only_trusted_hosts_get_a_sync_steps_frames, .timeout = 60)
+/* s_run_start with the defaults (tournament mode off) but for the one key
+   under test: [network] trusted_sources = blue's host; vision stays on
+   the simulator's host. */
+static bool
+s_run_start_trusting_blue (run_t *run)
 {
     char trusted[32], text[256];
     s_client_addr (BLUE, trusted, sizeof trusted);
-    /* the defaults, but for the one key under test; vision stays on the
-       simulator's host */
     snprintf (text, sizeof text, "[run]\nvision_addr = 127.0.0.1:%d\n[network]\ntrusted_sources = %s\n",
               VISION_PORT, trusted);
+    return s_run_start (run, text);
+}
+
+Test (tournament, only_trusted_hosts_get_a_sync_steps_frames, .timeout = 60)
+{
     run_t run;
-    if (!s_run_start (&run, text))
+    if (!s_run_start_trusting_blue (&run))
         return;
     int *fds = run.fds;
     int local = fds[CLIENTS];
@@ -521,24 +538,13 @@ s_grsim_commands (int fd, const char *ip, int robots)
     cmds.robot_commands = rcs;
     GrSimPacket packet = GR_SIM__PACKET__INIT;
     packet.commands = &cmds;
-    uint8_t out[1024];
-    size_t len = gr_sim__packet__pack (&packet, out);
-    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons (LEGACY_PORT) };
-    inet_pton (AF_INET, ip, &to.sin_addr);
-    cr_expect_eq (sendto (fd, out, len, 0, (struct sockaddr *) &to, sizeof to), (ssize_t) len);
-    return len;
+    return s_grsim_send (fd, ip, &packet);
 }
 
 Test (tournament, a_grsim_peer_on_another_host_hears_at_most_3x_its_commands, .timeout = 90)
 {
-    char trusted[32], text[256];
-    s_client_addr (BLUE, trusted, sizeof trusted);
-    /* the defaults (tournament mode off), but for the one key under test;
-       vision stays on the simulator's host */
-    snprintf (text, sizeof text, "[run]\nvision_addr = 127.0.0.1:%d\n[network]\ntrusted_sources = %s\n",
-              VISION_PORT, trusted);
     run_t run;
-    if (!s_run_start (&run, text))
+    if (!s_run_start_trusting_blue (&run))
         return;
     int *fds = run.fds;
     int hear[CLIENTS] = { -1, -1, -1 };
