@@ -33,12 +33,25 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 #define FZ_HEAD  8192 /* civetweb's default max_request_size is 16 KB */
 
 static vw_door_t *s_doors[FZ_DOORS];
+static char s_dir[] = "/tmp/fuzz-viewer-door-XXXXXX"; /* the doors' token and page address */
+
+/* At exit: the doors (which remove viewer.url), the token, the folder. */
+static void
+s_doors_fini (void)
+{
+    for (int i = 0; i < FZ_DOORS; i++)
+        vw_door_destroy (&s_doors[i]);
+    char path[sizeof s_dir + 32];
+    snprintf (path, sizeof path, "%s/%s", s_dir, VW_DOOR_FILE);
+    unlink (path);
+    rmdir (s_dir);
+}
 
 static void
 s_doors_init (void)
 {
-    static char dir[] = "/tmp/fuzz-viewer-door-XXXXXX";
-    if (!mkdtemp (dir))
+    char *dir = mkdtemp (s_dir);
+    if (!dir || atexit (s_doors_fini))
         abort ();
     sim_config_t cfg;
     sim_config_defaults (&cfg);
