@@ -292,7 +292,7 @@ asan: deps
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 # each harness's fuzzing in `make test`, two harnesses at a time
-FUZZ_CHECK_SECONDS ?= 15
+FUZZ_CHECK_SECONDS ?= 12
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_HELP    := tests/fuzz/fuzz_support.c

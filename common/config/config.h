@@ -171,7 +171,7 @@ const char *sim_config_limits_names (void);
    addresses (network byte order) to out when out is not NULL. Returns
    how many, or -1 with the reason in why (a bad or empty item, more than
    max). The key checks, tournament mode (sim_tournament) and the
-   gateway's trusted sources (gw_trust) use it. */
+   trusted sources (sim_trust: the gateway's and the grSim port's) use it. */
 int sim_config_addr_list (const char *text, uint32_t *out, int max, char *why, size_t whylen);
 
 /* A port of the configuration as ssl-sim uses it: moved by [network]

@@ -90,7 +90,7 @@ typedef struct {
 typedef struct {
     char bind_address[SIM_STRING_MAX];        /* gateway ports (control, blue, yellow) */
     char legacy_bind_address[SIM_STRING_MAX]; /* grSim port; "" = bind_address */
-    char trusted_sources[SIM_STRING_MAX];     /* IPv4 list that gets full answers (gw_trust.h) */
+    char trusted_sources[SIM_STRING_MAX];     /* IPv4 list that gets full answers (sim_trust.h) */
     bool sync_takeover;                       /* sync requests accepted in realtime and fast mode */
     int control_port, blue_port, yellow_port;
     int legacy_port, legacy_status_port_blue, legacy_status_port_yellow;

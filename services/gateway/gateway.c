@@ -18,7 +18,7 @@
     steps go to physics one at a time, the waiting ones in turn by source
     (gw_pace), and a source that is not trusted (not on loopback, in
     [tournament] or in [network] trusted_sources) gets answers of at most
-    three times its request's bytes (gw_trust, gw_answers). In tournament
+    three times its request's bytes (sim_trust, gw_answers). In tournament
     mode (gw_gate) a port answers only its own addresses, and everyone
     else hears FORBIDDEN. The log's lines
     about clients: gw_clientlog; Stats: gw_stats.
@@ -220,7 +220,7 @@ s_on_port (void *arg)
         if (n < 0)
             break;
         self->rx_us = zclock_usecs (); /* one clock read per datagram */
-        self->rx_cap = gw_trust_cap (self->trust, &from, (size_t) n);
+        self->rx_cap = sim_trust_cap (self->trust, &from, (size_t) n);
         self->rx_first = gw_sources_arrived (self->sources, port->kind, &from, self->rx_us);
         if (self->rx_first)
             gw_clientlog_new_source (self, port->kind, &from);
@@ -381,7 +381,7 @@ s_destroy (void *arg)
     if (!self)
         return;
     gw_pending_destroy (&self->pending);
-    gw_trust_destroy (&self->trust);
+    sim_trust_destroy (&self->trust);
     gw_pace_destroy (&self->pace);
     gw_sources_destroy (&self->sources);
     sim_tournament_destroy (&self->tournament);
@@ -439,7 +439,7 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     self->sources = gw_sources_new (3, GW_SOURCES);
     self->tournament = gw_gate_new (cfg);
     char why[256] = "";
-    self->trust = gw_trust_new (cfg, why, sizeof why);
+    self->trust = sim_trust_new (cfg, why, sizeof why);
     if (!self->trust)
         sim_error ("trusted sources: %s", why);
     self->pace = gw_fairness_pace_new ();

@@ -17,7 +17,7 @@
 #include "gw_port.h"
 #include "gw_sources.h"
 #include "gw_stats.h"
-#include "gw_trust.h"
+#include "common/bus/sim_trust.h"
 #include "common/bus/sim_tournament.h"
 #include "common/base/sim_errors.h"
 #include "common/bus/sim_link.h"
@@ -45,7 +45,7 @@ struct gw_service_t {
     gw_port_t ports[3];
     uint8_t *buf;
     gw_pending_t *pending;
-    gw_trust_t *trust;            /* who gets full answers; read at start */
+    sim_trust_t *trust;           /* who gets full answers; read at start */
     gw_pace_t *pace;              /* sync requests waiting for their turn */
     uint64_t sync_running;        /* bus id of the sync step physics has (0: none; gw_pace) */
     gw_sources_t *sources;        /* clients each port has heard, for the log */
@@ -66,7 +66,7 @@ struct gw_service_t {
     uint64_t answers_cut;       /* answers cut to an untrusted source's cap (gw_answers) */
     uint64_t answers_withheld;  /* of those, ones where not even an error's code fitted */
     int64_t rx_us;              /* zclock_usecs when the datagram being handled was read */
-    size_t rx_cap;              /* the largest answer its source may get (gw_trust_cap) */
+    size_t rx_cap;              /* the largest answer its source may get (sim_trust_cap) */
     bool rx_first;              /* the port had not heard from its source before (gw_sources) */
     sim_errors_t cut_errors;    /* a cut answer's errors, reused per answer */
     sim_errors_t answer_errors; /* a sync answer's errors, reused per answer */

@@ -4,7 +4,7 @@
 #include "gateway_internal.h"
 #include "gw_cap.h"
 #include "gw_sync.h"
-#include "gw_trust.h"
+#include "common/bus/sim_trust.h"
 #include "gw_translate.h"
 #include "common/base/sim_log.h"
 #include "common/bus/sim_udp.h"
@@ -55,12 +55,12 @@ s_send_cut (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in *t
     sim_errors_add (cut, "UNTRUSTED",
                     "a %zu-byte answer cut to %zu (%dx the request) for a source not in [network] "
                     "trusted_sources",
-                    len, cap, GW_UNTRUSTED_RATIO);
+                    len, cap, SIM_TRUST_RATIO);
     if (self->answers_cut++ == 0) {
         char addr[32];
         sim_warn ("answers to sources not on loopback, in [tournament] or in [network] trusted_sources are "
                   "cut to %dx their request's bytes (the first: %s)",
-                  GW_UNTRUSTED_RATIO, sim_udp_addr_str (to, addr, sizeof addr));
+                  SIM_TRUST_RATIO, sim_udp_addr_str (to, addr, sizeof addr));
     }
     if (gw_cap_errors (cut, port, sync, cap) < 0) {
         self->answers_withheld++;

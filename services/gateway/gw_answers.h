@@ -2,7 +2,7 @@
     (protocol.md §6-§7): physics' replies as the port's response, a sync
     step's SimulationSyncResponse (gw_sync), and the gateway's own errors
     (UNREADABLE, REFUSED, UNAVAILABLE) in the port's response. Each answer
-    is counted, and kept within its source's cap (gw_trust): an answer
+    is counted, and kept within its source's cap (sim_trust): an answer
     over it goes as its errors and an UNTRUSTED notice cut to the cap
     (gw_cap), or not at all when not even an error's code fits.
 

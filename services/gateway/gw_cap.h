@@ -1,5 +1,5 @@
 /*  gw_cap.h - an errors-only answer cut to a byte budget (docs/protocol.md,
-    "Amplification"): what an untrusted source (gw_trust.h) gets when its
+    "Amplification"): what an untrusted source (common/bus/sim_trust.h) gets when its
     answer would be larger than its cap.
 
     The errors' messages are shortened first, from the last error on, down

@@ -3,7 +3,7 @@
     pending table each port and each source address may hold (gw_pending),
     how many sync requests may wait for their turn (gw_pace) and what a
     refused request hears (BUSY). How large an answer a source
-    may get is gw_trust's.
+    may get is sim_trust's.
 
     The actor makes its table here and answers a refusal with
     gw_fairness_answer_busy.

@@ -31,7 +31,7 @@ typedef struct {
     struct sockaddr_in from;
     uint8_t *data; /* a copy of the datagram, owned */
     size_t len;
-    size_t cap; /* the largest answer its source may get (gw_trust_cap) */
+    size_t cap; /* the largest answer its source may get (sim_trust_cap) */
     int64_t arrived_us;
 } gw_pace_item_t;
 

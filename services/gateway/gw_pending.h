@@ -54,7 +54,7 @@ typedef struct {
     struct sockaddr_in from;
     int64_t deadline_us;
     int64_t give_up_us; /* sync: waiting for physics to read ends here */
-    size_t answer_cap;  /* largest answer its source may get (gw_trust_cap; gw_pending_add: SIZE_MAX) */
+    size_t answer_cap;  /* largest answer its source may get (sim_trust_cap; gw_pending_add: SIZE_MAX) */
     bool first;         /* its source's first datagram on the port: its answer is never lost */
     /* plain only: the bus Request as sent (owned; NULL: none kept), handed
        to physics again while unanswered (gw_pending_resend_due) */

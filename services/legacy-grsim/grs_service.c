@@ -5,7 +5,8 @@
     first, then replacements (grs_translate), each only from the addresses
     tournament mode allows it (grs_gate); the sender of a team's
     commands becomes that team's peer for Robots_Status, which follows the
-    world on the bus (grs_status); Stats go out with each configuration
+    world on the bus, within 3x the commands' bytes for a peer that is not
+    trusted (grs_status, sim_trust); Stats go out with each configuration
     physics publishes (grs_stats).
 */
 #include "grs_service.h"
@@ -43,12 +44,12 @@ s_send_request (grs_service_t *self, Simbus__Request *req)
    them as the team's RobotControl (in tournament mode, only from the
    team's addresses). */
 static void
-s_commands (grs_service_t *self, const GrSimCommands *cmds, const struct sockaddr_in *from)
+s_commands (grs_service_t *self, const GrSimCommands *cmds, const struct sockaddr_in *from, size_t len)
 {
     sim_team_t team = grs_translate_team (cmds);
     if (grs_gate_refuses (self, team == SIM_TEAM_YELLOW ? SIM_ROLE_YELLOW : SIM_ROLE_BLUE, from))
         return;
-    grs_status_peer (self, team, from);
+    grs_status_peer (self, team, from, len);
     grs_translate_commands (&self->commands, cmds, &self->cfg);
     s_send_request (self, &self->commands.req);
 }
@@ -75,7 +76,7 @@ s_on_udp (void *arg)
             continue;
         }
         if (packet->commands)
-            s_commands (self, packet->commands, &from);
+            s_commands (self, packet->commands, &from, (size_t) n);
         if (packet->replacement && !grs_gate_refuses (self, SIM_ROLE_CONTROL, &from)) {
             grs_translate_replacement (&self->replacement, packet->replacement);
             s_send_request (self, &self->replacement.req);
@@ -128,6 +129,7 @@ s_destroy (void *arg)
         return;
     sim_link_destroy (&self->link);
     sim_tournament_destroy (&self->tournament);
+    sim_trust_destroy (&self->trust);
     if (self->fd >= 0)
         close (self->fd);
     free (self->buf);
@@ -150,7 +152,11 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     self->buf = malloc (SIM_UDP_MAX);
     self->link = sim_link_new (cfg, SIM_LINK_LEGACY);
     self->tournament = grs_gate_new (cfg);
-    if (!self->buf || !self->link || !self->tournament
+    char refusal[256] = "";
+    self->trust = sim_trust_new (cfg, refusal, sizeof refusal);
+    if (!self->trust)
+        sim_error ("%s", refusal);
+    if (!self->buf || !self->link || !self->tournament || !self->trust
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)) {
         s_destroy (self);

@@ -15,6 +15,7 @@
 #include "common/bus/sim_link.h"
 #include "common/bus/sim_loop.h"
 #include "common/bus/sim_tournament.h"
+#include "common/bus/sim_trust.h"
 #include "common/config/sim_config.h"
 
 typedef struct grs_service_t grs_service_t;
@@ -37,6 +38,10 @@ struct grs_service_t {
     bool have_peer[2];
     bool following; /* subscribed to snapshots, events, frames */
     struct sockaddr_in peer[2];
+    sim_trust_t *trust;                  /* who gets all of its status; read at start */
+    sim_trust_budget_t status_budget[2]; /* what each peer may still be sent */
+    uint64_t status_withheld;            /* statuses over an untrusted peer's budget */
+    int64_t withheld_logged_us;          /* the last line about them */
     grs_robot_t robots[2][SIM_MAX_ROBOT_ID + 1];
     uint64_t dropped;             /* undecodable datagrams */
     uint64_t forbidden;           /* packet parts tournament mode refused (grs_gate) */

@@ -2,14 +2,18 @@
     grs_status.h). */
 #include "grs_status.h"
 
+#include <czmq.h>
 #include <string.h>
 
 #include "grs_service_internal.h"
 #include "common/base/sim_log.h"
 #include "common/bus/sim_bus_codec.h"
+#include "common/base/sim_team.h"
 #include "common/bus/sim_udp.h"
 #include "common/config/config.h"
 #include "grSim_Robotstatus.pb-c.h"
+
+#define GRS_WITHHELD_LOG_US 1000000 /* a line about withheld statuses at most once a second */
 
 /* Snapshots, events and frames matter only to a legacy peer's status;
    until the first grSim client speaks, not receiving them saves the cost
@@ -28,15 +32,38 @@ s_follow_world (grs_service_t *self)
 }
 
 void
-grs_status_peer (grs_service_t *self, sim_team_t team, const struct sockaddr_in *from)
+grs_status_peer (grs_service_t *self, sim_team_t team, const struct sockaddr_in *from, size_t len)
 {
-    if (self->have_peer[team] && (self->peer[team].sin_addr.s_addr != from->sin_addr.s_addr))
-        /* a new peer starts with a full status, like the first one did */
+    if (self->have_peer[team] && (self->peer[team].sin_addr.s_addr != from->sin_addr.s_addr)) {
+        /* a new peer starts with a full status, like the first one did,
+           and with nothing earned: the old peer's budget is not its */
         for (int id = 0; id <= SIM_MAX_ROBOT_ID; id++)
             self->robots[team][id].sent = false;
+        self->status_budget[team] = (sim_trust_budget_t) { 0 };
+    }
+    sim_trust_earn (&self->status_budget[team], self->trust, from, len);
     self->peer[team] = *from;
     self->have_peer[team] = true;
     s_follow_world (self);
+}
+
+/* A status over an untrusted peer's budget: counted, and a line at most
+   every GRS_WITHHELD_LOG_US that names the setting to trust it. */
+static void
+s_withheld (grs_service_t *self, sim_team_t team, size_t len)
+{
+    self->status_withheld++;
+    int64_t now = zclock_usecs ();
+    if (self->withheld_logged_us && now - self->withheld_logged_us < GRS_WITHHELD_LOG_US)
+        return;
+    self->withheld_logged_us = now;
+    char addr[32];
+    sim_warn (
+        "grSim port: a %zu-byte Robots_Status for %s's peer %s withheld: an untrusted source is sent at "
+        "most %dx the bytes of its commands (add it to [network] trusted_sources to send it all; "
+        "%llu withheld in all)",
+        len, sim_team_name (team), sim_udp_addr_str (&self->peer[team], addr, sizeof addr), SIM_TRUST_RATIO,
+        (unsigned long long) self->status_withheld);
 }
 
 /* Robots_Status for one team: the robots whose state changed since the
@@ -48,6 +75,7 @@ s_send (grs_service_t *self, sim_team_t team)
         return;
     RobotStatus items[SIM_MAX_ROBOT_ID + 1];
     RobotStatus *ptrs[SIM_MAX_ROBOT_ID + 1];
+    grs_robot_t *changed[SIM_MAX_ROBOT_ID + 1];
     size_t n = 0;
     for (int id = 0; id <= SIM_MAX_ROBOT_ID; id++) {
         grs_robot_t *r = &self->robots[team][id];
@@ -57,16 +85,13 @@ s_send (grs_service_t *self, sim_team_t team)
         bool flat = kick && !r->chip, chip = kick && r->chip;
         if (r->sent && r->sent_infrared == r->infrared && r->sent_flat == flat && r->sent_chip == chip)
             continue;
-        r->sent = true;
-        r->sent_infrared = r->infrared;
-        r->sent_flat = flat;
-        r->sent_chip = chip;
         robot__status__init (&items[n]);
         items[n].robot_id = id;
         items[n].infrared = r->infrared;
         items[n].flat_kick = flat;
         items[n].chip_kick = chip;
         ptrs[n] = &items[n];
+        changed[n] = r;
         n++;
     }
     if (n == 0)
@@ -77,6 +102,16 @@ s_send (grs_service_t *self, sim_team_t team)
     size_t len = robots__status__get_packed_size (&status);
     if (len > SIM_UDP_MAX)
         return;
+    if (!sim_trust_spend (&self->status_budget[team], len)) {
+        s_withheld (self, team, len);
+        return; /* unsent: the changes stay owed until the peer earns them */
+    }
+    for (size_t i = 0; i < n; i++) {
+        changed[i]->sent = true;
+        changed[i]->sent_infrared = items[i].infrared;
+        changed[i]->sent_flat = items[i].flat_kick;
+        changed[i]->sent_chip = items[i].chip_kick;
+    }
     robots__status__pack (&status, self->buf);
     struct sockaddr_in to = self->peer[team];
     int base = team == SIM_TEAM_BLUE ? self->own.network.legacy_status_port_blue

@@ -34,10 +34,14 @@ typedef struct {
 
 typedef struct grs_service_t grs_service_t;
 
-/* `team`'s commands came from `from`: it is the team's peer now (a new
-   address starts with a full status), and the world is followed from
-   here on. */
-void grs_status_peer (grs_service_t *self, sim_team_t team, const struct sockaddr_in *from);
+/* `team`'s commands, in a datagram of len bytes, came from `from`: it is
+   the team's peer now (a new address starts with a full status), and the
+   world is followed from here on. A peer that is not trusted (sim_trust:
+   not loopback, [network] trusted_sources or the match's machines) is
+   sent at most SIM_TRUST_RATIO times the bytes of the commands it sent
+   (a forged source must not make the port a reflector): a status over
+   that budget waits, unsent, for more commands. */
+void grs_status_peer (grs_service_t *self, sim_team_t team, const struct sockaddr_in *from, size_t len);
 
 /* The bus's world, as the status needs it: a snapshot (presence and
    infrared), kick events, released frames and the end of a sync step's

@@ -317,6 +317,29 @@ vw_door_token_ok (const vw_door_t *self, const char *query)
 }
 
 int
+vw_door_admit (const vw_door_t *self, const char *method, const char *path, const char *query,
+               const char *host, const char *origin, const char *upgrade, vw_door_verdict_t *verdict)
+{
+    *verdict = (vw_door_verdict_t) { 0 };
+    if (!vw_door_host_ok (self, host)) {
+        verdict->status = 403;
+        verdict->why = "this viewer is not served under that Host name";
+    } else if (!method || (strcmp (method, "GET") != 0 && strcmp (method, "HEAD") != 0)) {
+        verdict->status = 405;
+        verdict->why = "the viewer takes GET and HEAD only (actions go over /ws)";
+    } else if (!path || strcmp (path, "/ws") != 0 || !upgrade || strcasecmp (upgrade, "websocket") != 0)
+        return 0; /* no handshake: nothing to act with, no page to count */
+    else if (!vw_door_origin_ok (self, origin, host)) {
+        verdict->status = 403;
+        verdict->why = "a WebSocket from another site's page";
+    } else {
+        verdict->handshake = true;
+        verdict->has_token = vw_door_token_ok (self, query);
+    }
+    return verdict->status;
+}
+
+int
 vw_door_may_act (const vw_door_t *self, const char *remote_ip, bool has_token, char *why, size_t whylen)
 {
     if (self->tournament) {

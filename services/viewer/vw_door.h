@@ -71,6 +71,23 @@ bool vw_door_token_ok (const vw_door_t *self, const char *query);
    or not act? 0, or -1 with the FORBIDDEN message in why. */
 int vw_door_may_act (const vw_door_t *self, const char *remote_ip, bool has_token, char *why, size_t whylen);
 
+/* The door's verdict on one request, from what civetweb read of its
+   head: the method, the path (no query), the query string, and the Host,
+   Origin and Upgrade headers (NULL: absent). */
+typedef struct {
+    int status;      /* 0: let in; else the HTTP status to refuse with (403, 405) */
+    const char *why; /* the refusal's sentence (static), NULL when let in */
+    bool handshake;  /* a WebSocket handshake at /ws: a page to count */
+    bool has_token;  /* a handshake whose query carries the token (or none is needed) */
+} vw_door_verdict_t;
+
+/* Decide on a request before anything answers it: a Host this viewer
+   serves, GET or HEAD, and for a handshake the viewer's own Origin (or
+   none) and whether it holds the token. Pure but for reading the door;
+   returns verdict.status. The page limits are the server's (vw_http). */
+int vw_door_admit (const vw_door_t *self, const char *method, const char *path, const char *query,
+                   const char *host, const char *origin, const char *upgrade, vw_door_verdict_t *verdict);
+
 /* Count one refusal at now_us; returns how many to report in a log line
    now (this one and those since the last line), 0 within VW_DOOR_LOG_US of
    the last line. Any thread. */

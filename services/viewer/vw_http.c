@@ -131,17 +131,13 @@ s_door (struct mg_connection *conn)
 {
     vw_http_t *self = mg_get_user_data (mg_get_context (conn));
     const struct mg_request_info *ri = mg_get_request_info (conn);
-    const char *host = mg_get_header (conn, "Host");
-    if (!vw_door_host_ok (self->door, host))
-        return s_refuse (self, conn, 403, "this viewer is not served under that Host name");
-    if (strcmp (ri->request_method, "GET") != 0 && strcmp (ri->request_method, "HEAD") != 0)
-        return s_refuse (self, conn, 405, "the viewer takes GET and HEAD only (actions go over /ws)");
-    const char *upgrade = mg_get_header (conn, "Upgrade");
-    if (!ri->local_uri || strcmp (ri->local_uri, "/ws") != 0 || !upgrade
-        || strcasecmp (upgrade, "websocket") != 0)
-        return 0; /* no handshake: nothing to act with, no page to count */
-    if (!vw_door_origin_ok (self->door, mg_get_header (conn, "Origin"), host))
-        return s_refuse (self, conn, 403, "a WebSocket from another site's page");
+    vw_door_verdict_t verdict;
+    if (vw_door_admit (self->door, ri->request_method, ri->local_uri, ri->query_string,
+                       mg_get_header (conn, "Host"), mg_get_header (conn, "Origin"),
+                       mg_get_header (conn, "Upgrade"), &verdict))
+        return s_refuse (self, conn, verdict.status, verdict.why);
+    if (!verdict.handshake)
+        return 0;
     pthread_mutex_lock (&self->hub->lock);
     pthread_mutex_lock (&self->pending_lock);
     int all = s_pages_from (self, NULL), mine = s_pages_from (self, ri->remote_addr), slot = -1;
@@ -160,8 +156,7 @@ s_door (struct mg_connection *conn)
         return s_refuse (self, conn, 503, "too many pages from this address");
     if (slot < 0)
         return s_refuse (self, conn, 503, "too many pages are connected");
-    mg_set_user_connection_data (conn,
-                                 vw_door_token_ok (self->door, ri->query_string) ? (void *) &s_acting : NULL);
+    mg_set_user_connection_data (conn, verdict.has_token ? (void *) &s_acting : NULL);
     return 0;
 }
 

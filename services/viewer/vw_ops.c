@@ -283,7 +283,10 @@ s_first_error (SimulatorError *const *errors, size_t n, char *code, size_t code_
 {
     if (n == 0)
         return 0;
-    snprintf (code, code_len, "%s", errors[0]->code ? errors[0]->code : "UNKNOWN");
+    /* a code the page could not show (absent, empty, or a NUL first: the
+       wire's strings may hold any byte) is no code at all */
+    const char *c = errors[0]->code;
+    snprintf (code, code_len, "%s", c && c[0] ? c : "UNKNOWN");
     snprintf (message, message_len, "%s", errors[0]->message ? errors[0]->message : "");
     return 1;
 }

@@ -41,8 +41,8 @@ int vw_ops_encode (const vw_op_t *op, const vw_ops_ctx_t *ctx, uint8_t *buf, siz
 
 /* The gateway's answer `buf[len]` to a request (a SimulatorResponse, or a
    SimulationSyncResponse when `sync`): 0 when it carries no error, 1 with
-   the first error's code and message copied out, -1 when it does not
-   parse. */
+   the first error's code (never empty: "UNKNOWN" when it has none) and
+   message copied out, -1 when it does not parse. */
 int vw_ops_decode (const uint8_t *buf, size_t len, bool sync, char *code, size_t code_len, char *message,
                    size_t message_len);
 

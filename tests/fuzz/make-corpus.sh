@@ -136,6 +136,41 @@ hex lane second-reply 01520800000008025204080628000152080000000802520408062800
 # the same two replies for the harness's pending sync request (id 3)
 hex lane second-sync-reply 01520800000008025204080328000152080000000802520408032800
 
+# ---- the viewer: request heads at the door, WebSocket frames ---------------
+# (a `Remote:` line is the harness's: the page's address)
+mkdir -p "$out/viewer_door" "$out/viewer_ws"
+vd() { printf "$2" >"$out/viewer_door/$1"; }
+vd page 'GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n'
+vd metrics-localhost 'GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n'
+vd ws-own-origin 'GET /ws HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nOrigin: http://127.0.0.1:8080\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nRemote: 127.0.0.1\r\n\r\n'
+vd ws-token 'GET /ws?v=1&token=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff HTTP/1.1\r\nHost: [::1]:8080\r\nUpgrade: WebSocket\r\nRemote: 10.0.0.5\r\n\r\n'
+# issue 24's attacks: another site's page, a rebound name, a POST
+vd ws-evil-origin 'GET /ws HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nOrigin: http://evil.example\r\nUpgrade: websocket\r\n\r\n'
+vd rebinding 'GET /metrics HTTP/1.1\r\nHost: attacker.example:8080\r\n\r\n'
+vd post 'POST /ws HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n'
+vw() { printf '%s' "$2" >"$out/viewer_ws/$1"; }
+vw next '{"op":"next"}'
+vw teleport-ball '{"op":"teleport_ball","id":1,"x":1.5,"y":-0.5,"z":0.1,"vx":2,"vy":0,"vz":1}'
+vw teleport-robot '{"op":"teleport_robot","id":2,"team":"yellow","robot":4,"x":-1,"y":1,"o":1.57}'
+vw remove-robot '{"op":"teleport_robot","id":3,"team":"blue","robot":7,"present":false}'
+vw reset '{"op":"reset","id":4}'
+vw pause '{"op":"pause","id":5}'
+vw resume '{"op":"resume","id":6}'
+vw speed '{"op":"speed","id":7,"value":2.5}'
+vw step '{"op":"step","id":8}'
+vw realism '{"op":"realism","id":9,"preset":"realistic"}'
+vw cameras '{"op":"cameras","id":10,"count":4}'
+vw bad-op '{"op":"fly","id":11}'
+# the gateway's answers, which the server reads: an error, and a sync answer's error
+enc SimulatorResponse $C viewer_ws answer-error <<'T'
+errors { code: "CREATE_NOPOS_ROBOT" message: "robot 4 of yellow needs x and y" }
+T
+enc SimulationSyncResponse $S viewer_ws answer-sync <<'T'
+robot_control_response { errors { code: "REFUSED" message: "sync_takeover is off" } }
+T
+# found by the fuzzer (fixed): an error code that begins with NUL bytes
+hex viewer_ws answer-nul-code 0a350a120000003754455f4e4f50226f70223a2273746570222c2269642034206f662079656c6c6f77206e65656473207820656e642079
+
 # ---- INI configuration and command lines ---------------------------------
 mkdir -p "$out/config" "$out/cli"
 cp configs/ssl-sim.ini "$out/config/ssl-sim.ini"

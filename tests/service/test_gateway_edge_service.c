@@ -332,7 +332,7 @@ s_big_frames_done (gw_test_bench_t *b, uint64_t id, uint32_t first)
    first time and every time: a loopback source cannot be forged from
    another host (docs/protocol.md, "Amplification"), and repeating a
    request no longer counts as proof of anything (issue 24). What an
-   untrusted source gets: tests/unit/test_gw_trust.c, and from another
+   untrusted source gets: tests/unit/test_sim_trust.c, and from another
    host tests/system/test_amplification.c. */
 static void
 s_small_first_answer (bool lanes)

@@ -14,7 +14,12 @@
     blue's host: loopback and the trusted host get a sync step's frames,
     the outsider at most three times its request's bytes, with an
     UNTRUSTED error that names the setting when its request leaves room
-    for one (docs/protocol.md, "Amplification").
+    for one (docs/protocol.md, "Amplification"). The third, with the same
+    settings, sends grSim commands from the trusted host and then from
+    the outsider (what a forged source looks like to the simulator): the
+    trusted host hears a full Robots_Status, the outsider never more
+    than three times the bytes of its commands (docs/protocol.md,
+    "Robots_Status and forged sources").
 
     Needs root and network namespaces (ip netns); skips with a message
     where they are not allowed. All addresses live inside the namespaces
@@ -41,6 +46,7 @@
 #define YELLOW_PORT  10302
 #define VISION_PORT  10020
 #define LEGACY_PORT  20011
+#define STATUS_BLUE  30011 /* [network] legacy_status_port_blue */
 #define WAIT_MS      3000
 
 /* client hosts by role; the simulator's end of pair i is 10.231.2i.1 */
@@ -187,6 +193,20 @@ s_ping (int fd, const char *ip, int port)
     return s_verdict (port, buf, s_call (fd, ip, port, msg, buf, sizeof buf));
 }
 
+/* Send `packet` from fd to ip's grSim port; its size. */
+static size_t
+s_grsim_send (int fd, const char *ip, const GrSimPacket *packet)
+{
+    uint8_t out[1024];
+    size_t len = gr_sim__packet__get_packed_size (packet);
+    cr_assert_leq (len, sizeof out);
+    gr_sim__packet__pack (packet, out);
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons (LEGACY_PORT) };
+    inet_pton (AF_INET, ip, &to.sin_addr);
+    cr_expect_eq (sendto (fd, out, len, 0, (struct sockaddr *) &to, sizeof to), (ssize_t) len);
+    return len;
+}
+
 /* A grSim packet from `fd` to ip's grSim port that commands blue robot 0
    and puts it at (x, y): what yellow's address did in issue 24. */
 static void
@@ -208,11 +228,7 @@ s_grsim_blue0 (int fd, const char *ip, double x, double y)
     GrSimPacket packet = GR_SIM__PACKET__INIT;
     packet.commands = &cmds;
     packet.replacement = &rep;
-    uint8_t out[256];
-    size_t len = gr_sim__packet__pack (&packet, out);
-    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons (LEGACY_PORT) };
-    inet_pton (AF_INET, ip, &to.sin_addr);
-    cr_expect_eq (sendto (fd, out, len, 0, (struct sockaddr *) &to, sizeof to), (ssize_t) len);
+    s_grsim_send (fd, ip, &packet);
 }
 
 #define S_PADDED 40 /* bytes of the outsider's pings: room for FORBIDDEN and its message */
@@ -390,16 +406,23 @@ s_sync_error (const SimulationSyncResponse *r, const char *code, const char *tex
     return false;
 }
 
-Test (tournament, only_trusted_hosts_get_a_sync_steps_frames, .timeout = 60)
+/* s_run_start with the defaults (tournament mode off) but for the one key
+   under test: [network] trusted_sources = blue's host; vision stays on
+   the simulator's host. */
+static bool
+s_run_start_trusting_blue (run_t *run)
 {
     char trusted[32], text[256];
     s_client_addr (BLUE, trusted, sizeof trusted);
-    /* the defaults, but for the one key under test; vision stays on the
-       simulator's host */
     snprintf (text, sizeof text, "[run]\nvision_addr = 127.0.0.1:%d\n[network]\ntrusted_sources = %s\n",
               VISION_PORT, trusted);
+    return s_run_start (run, text);
+}
+
+Test (tournament, only_trusted_hosts_get_a_sync_steps_frames, .timeout = 60)
+{
     run_t run;
-    if (!s_run_start (&run, text))
+    if (!s_run_start_trusting_blue (&run))
         return;
     int *fds = run.fds;
     int local = fds[CLIENTS];
@@ -480,4 +503,96 @@ Test (tournament, only_trusted_hosts_get_a_sync_steps_frames, .timeout = 60)
         cr_expect (named, "no cut answer named the setting");
     }
     s_run_stop (&run, !ready);
+}
+
+/* A UDP socket on `port` of any address of namespace `ns` (the calling
+   thread is left there), or -1. */
+static int
+s_udp_in (const char *ns, int port)
+{
+    if (sim_lab_enter_netns (ns))
+        return -1;
+    int fd = socket (AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    if (fd >= 0 && bind (fd, (struct sockaddr *) &any, sizeof any)) {
+        close (fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* grSim commands for `robots` blue robots from fd to ip's grSim port;
+   the datagram's size. */
+static size_t
+s_grsim_commands (int fd, const char *ip, int robots)
+{
+    GrSimRobotCommand rc[16], *rcs[16];
+    for (int i = 0; i < robots && i < 16; i++) {
+        gr_sim__robot__command__init (&rc[i]);
+        rc[i].id = (uint32_t) i;
+        rc[i].veltangent = 0.5f;
+        rcs[i] = &rc[i];
+    }
+    GrSimCommands cmds = GR_SIM__COMMANDS__INIT;
+    cmds.n_robot_commands = (size_t) robots;
+    cmds.robot_commands = rcs;
+    GrSimPacket packet = GR_SIM__PACKET__INIT;
+    packet.commands = &cmds;
+    return s_grsim_send (fd, ip, &packet);
+}
+
+Test (tournament, a_grsim_peer_on_another_host_hears_at_most_3x_its_commands, .timeout = 90)
+{
+    run_t run;
+    if (!s_run_start_trusting_blue (&run))
+        return;
+    int *fds = run.fds;
+    int hear[CLIENTS] = { -1, -1, -1 };
+    for (int c = BLUE; c < CLIENTS; c += OUTSIDER - BLUE) {
+        hear[c] = s_udp_in (run.lab.ns[c], STATUS_BLUE);
+        cr_expect_geq (hear[c], 0, "no socket on blue's status port in %s", run.lab.ns[c]);
+    }
+    char sim_blue[32], sim_out[32];
+    s_sim_addr (BLUE, sim_blue, sizeof sim_blue);
+    s_sim_addr (OUTSIDER, sim_out, sizeof sim_out);
+    uint8_t buf[65536];
+
+    /* the trusted host: its first status is the full one (every robot of
+       the formation), far over 3x a commands packet that moves no robot */
+    ssize_t full = -1;
+    size_t len = 0;
+    int64_t end = sim_test_now_ms () + 20000;
+    while (fds[BLUE] >= 0 && hear[BLUE] >= 0 && full < 0 && sim_test_now_ms () < end) {
+        len = s_grsim_commands (fds[BLUE], sim_blue, 0);
+        full = sim_test_recv (hear[BLUE], buf, sizeof buf, 500);
+    }
+    cr_expect_gt (full, 3 * (ssize_t) len, "the trusted host's first status: %zd bytes for %zu", full, len);
+
+    if (full > 0 && fds[OUTSIDER] >= 0 && hear[OUTSIDER] >= 0) {
+        /* the outsider's same packet: blue's peer now, its status is owed
+           and withheld (the log says so, naming the key); nothing over 3x */
+        size_t sent = s_grsim_commands (fds[OUTSIDER], sim_out, 0);
+        cr_expect_eq (sim_lab_wait_text (run.log, "withheld", WAIT_MS), 0, "no status was withheld");
+        cr_expect_eq (sim_lab_wait_text (run.log, "[network] trusted_sources", WAIT_MS), 0);
+        size_t got = 0;
+        ssize_t n;
+        while ((n = sim_test_recv (hear[OUTSIDER], buf, sizeof buf, 0)) >= 0)
+            got += (size_t) n;
+        cr_expect_leq (got, 3 * sent, "%zu bytes of status for %zu bytes of commands", got, sent);
+        /* a client that keeps commanding its robots earns its status */
+        bool heard = false;
+        for (int i = 0; i < 40 && !heard; i++) {
+            sent += s_grsim_commands (fds[OUTSIDER], sim_out, 6);
+            while ((n = sim_test_recv (hear[OUTSIDER], buf, sizeof buf, heard ? 0 : 100)) >= 0) {
+                got += (size_t) n;
+                heard = true;
+            }
+        }
+        cr_expect (heard, "an outsider that keeps sending commands never heard its status");
+        cr_expect_leq (got, 3 * sent, "%zu bytes of status for %zu bytes of commands", got, sent);
+    }
+    for (int c = 0; c < CLIENTS; c++)
+        if (hear[c] >= 0)
+            close (hear[c]);
+    s_run_stop (&run, full <= 0);
 }

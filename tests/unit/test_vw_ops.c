@@ -179,3 +179,29 @@ Test (vw_ops, answers_decode_to_the_first_error)
     uint8_t junk[] = { 0xff, 0xff, 0xff };
     cr_expect_eq (vw_ops_decode (junk, sizeof junk, false, code, sizeof code, message, sizeof message), -1);
 }
+
+/* found by fuzz_viewer_ws: an error whose code begins with a NUL byte
+   (protobuf strings may hold any byte) decoded to an empty code, and the
+   page got "code":"" */
+Test (vw_ops, an_error_without_a_readable_code_is_unknown)
+{
+    static const uint8_t answer[] = { 0x0a, 0x35, 0x0a, 0x12, 0x00, 0x00, 0x00, 0x37, 0x54, 0x45, 0x5f,
+                                      0x4e, 0x4f, 0x50, 0x22, 0x6f, 0x70, 0x22, 0x3a, 0x22, 0x73, 0x74,
+                                      0x65, 0x70, 0x22, 0x2c, 0x22, 0x69, 0x64, 0x20, 0x34, 0x20, 0x6f,
+                                      0x66, 0x20, 0x79, 0x65, 0x6c, 0x6c, 0x6f, 0x77, 0x20, 0x6e, 0x65,
+                                      0x65, 0x64, 0x73, 0x20, 0x78, 0x20, 0x65, 0x6e, 0x64, 0x20, 0x79 };
+    char code[64] = "", message[256] = "";
+    cr_assert_eq (vw_ops_decode (answer, sizeof answer, false, code, sizeof code, message, sizeof message),
+                  1);
+    cr_expect_str_eq (code, "UNKNOWN");
+    SimulatorError e = SIMULATOR_ERROR__INIT;
+    e.code = (char *) "";
+    SimulatorError *errs[] = { &e };
+    SimulatorResponse r = SIMULATOR_RESPONSE__INIT;
+    r.n_errors = 1;
+    r.errors = errs;
+    uint8_t buf[64];
+    size_t len = simulator_response__pack (&r, buf);
+    cr_assert_eq (vw_ops_decode (buf, len, false, code, sizeof code, message, sizeof message), 1);
+    cr_expect_str_eq (code, "UNKNOWN", "an empty code");
+}

@@ -1,5 +1,5 @@
-/*  gw_trust.c - the sources that get full answers (see gw_trust.h). */
-#include "gw_trust.h"
+/*  sim_trust.c - the sources that get full answers (see sim_trust.h). */
+#include "sim_trust.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -9,14 +9,14 @@
 
 #define S_ADDRS_MAX (SIM_TRUSTED_ADDRS_MAX + 3 * SIM_TOURNAMENT_ADDRS_MAX)
 
-struct gw_trust_t {
+struct sim_trust_t {
     uint32_t addrs[S_ADDRS_MAX]; /* network order */
     int count;
 };
 
 /* Append the addresses of `list` (key `key` in the log). */
 static int
-s_add (gw_trust_t *self, const char *list, int max, const char *key, char *why, size_t whylen)
+s_add (sim_trust_t *self, const char *list, int max, const char *key, char *why, size_t whylen)
 {
     char reason[200];
     int n = sim_config_addr_list (list, self->addrs + self->count, max, reason, sizeof reason);
@@ -28,10 +28,10 @@ s_add (gw_trust_t *self, const char *list, int max, const char *key, char *why, 
     return 0;
 }
 
-gw_trust_t *
-gw_trust_new (const sim_config_t *cfg, char *why, size_t whylen)
+sim_trust_t *
+sim_trust_new (const sim_config_t *cfg, char *why, size_t whylen)
 {
-    gw_trust_t *self = calloc (1, sizeof *self);
+    sim_trust_t *self = calloc (1, sizeof *self);
     if (!self) {
         snprintf (why, whylen, "out of memory");
         return NULL;
@@ -50,12 +50,12 @@ gw_trust_new (const sim_config_t *cfg, char *why, size_t whylen)
                          whylen);
     }
     if (rc)
-        gw_trust_destroy (&self);
+        sim_trust_destroy (&self);
     return self;
 }
 
 void
-gw_trust_destroy (gw_trust_t **self_p)
+sim_trust_destroy (sim_trust_t **self_p)
 {
     if (!*self_p)
         return;
@@ -64,7 +64,7 @@ gw_trust_destroy (gw_trust_t **self_p)
 }
 
 bool
-gw_trust_full (const gw_trust_t *self, const struct sockaddr_in *from)
+sim_trust_full (const sim_trust_t *self, const struct sockaddr_in *from)
 {
     uint32_t addr = from->sin_addr.s_addr;
     if ((ntohl (addr) >> 24) == 127)
@@ -76,7 +76,25 @@ gw_trust_full (const gw_trust_t *self, const struct sockaddr_in *from)
 }
 
 size_t
-gw_trust_cap (const gw_trust_t *self, const struct sockaddr_in *from, size_t request_len)
+sim_trust_cap (const sim_trust_t *self, const struct sockaddr_in *from, size_t request_len)
 {
-    return gw_trust_full (self, from) ? SIZE_MAX : GW_UNTRUSTED_RATIO * request_len;
+    return sim_trust_full (self, from) ? SIZE_MAX : SIM_TRUST_RATIO * request_len;
+}
+
+void
+sim_trust_earn (sim_trust_budget_t *budget, const sim_trust_t *self, const struct sockaddr_in *from,
+                size_t request_len)
+{
+    size_t cap = sim_trust_cap (self, from, request_len);
+    budget->credit = cap > SIZE_MAX - budget->credit ? SIZE_MAX : budget->credit + cap;
+}
+
+bool
+sim_trust_spend (sim_trust_budget_t *budget, size_t len)
+{
+    if (len > budget->credit)
+        return false;
+    if (budget->credit != SIZE_MAX)
+        budget->credit -= len;
+    return true;
 }
