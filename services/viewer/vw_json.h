@@ -17,6 +17,7 @@
 #include "common/bus/sim_service.h"
 #include "common/config/sim_config.h"
 #include "common/base/sim_snapshot.h"
+#include "common/logs/sim_referee.h"
 
 #define VW_PROTOCOL_VERSION 1
 #define VW_SOURCES_MAX      8  /* source addresses listed per port */
@@ -74,6 +75,10 @@ typedef struct {
     uint64_t latency_count;
     double latency_sum_ms;
     bool have_physics, have_gateway, have_vision; /* their Stats arrived at least once */
+    /* the game controller's newest packet, when one came lately */
+    bool has_referee;
+    sim_referee_t referee;
+    double referee_age_s;
 } vw_status_t;
 
 /* A kick since the page's previous "world". */
@@ -82,8 +87,24 @@ typedef struct {
     double speed, t;
 } vw_kick_t;
 
+/* The last command a team sent one robot (vw_commands.c keeps them). */
+typedef enum { VW_MOVE_NONE, VW_MOVE_LOCAL, VW_MOVE_GLOBAL, VW_MOVE_WHEELS } vw_move_t;
+
+typedef struct {
+    int team, id;
+    uint64_t seq;   /* vw_commands' count of Commands messages when it came */
+    uint64_t count; /* commands this robot was sent since the page began watching */
+    double t;       /* sim s it applied at */
+    vw_move_t move;
+    double v[4]; /* local: forward, left, angular; global: x, y, angular; wheels: fr, br, bl, fl */
+    double kick_speed, kick_angle, dribbler;
+    bool has_kick_speed, has_kick_angle, has_dribbler;
+    bool has_contact, contact; /* the feedback sent back: ball at the dribbler */
+} vw_command_t;
+
 /* One "world": the newest truth, its kicks, each camera's newest frame
-   (decoded wrapper packets, borrowed; NULL entries skipped). */
+   (decoded wrapper packets, borrowed; NULL entries skipped), the robot
+   commands that came since the page's previous world. */
 typedef struct {
     const sim_snapshot_t *truth;
     bool paused;
@@ -91,6 +112,8 @@ typedef struct {
     const vw_kick_t *kicks;
     int n_frames;
     const void *const *frames; /* SSLWrapperPacket * */
+    int n_commands;
+    const vw_command_t *const *commands;
 } vw_world_t;
 
 /* The page's requests (docs/viewer.md "Page -> server"). */
