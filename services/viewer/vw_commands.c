@@ -4,31 +4,7 @@
 #include <string.h>
 
 #include "common/base/sim_team.h"
-
-static void
-s_move (vw_command_t *c, const RobotMoveCommand *m)
-{
-    c->move = VW_MOVE_NONE;
-    if (!m)
-        return;
-    if (m->command_case == ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY && m->local_velocity) {
-        c->move = VW_MOVE_LOCAL;
-        c->v[0] = m->local_velocity->forward;
-        c->v[1] = m->local_velocity->left;
-        c->v[2] = m->local_velocity->angular;
-    } else if (m->command_case == ROBOT_MOVE_COMMAND__COMMAND_GLOBAL_VELOCITY && m->global_velocity) {
-        c->move = VW_MOVE_GLOBAL;
-        c->v[0] = m->global_velocity->x;
-        c->v[1] = m->global_velocity->y;
-        c->v[2] = m->global_velocity->angular;
-    } else if (m->command_case == ROBOT_MOVE_COMMAND__COMMAND_WHEEL_VELOCITY && m->wheel_velocity) {
-        c->move = VW_MOVE_WHEELS;
-        c->v[0] = m->wheel_velocity->front_right;
-        c->v[1] = m->wheel_velocity->back_right;
-        c->v[2] = m->wheel_velocity->back_left;
-        c->v[3] = m->wheel_velocity->front_left;
-    }
-}
+#include "engine/world/phys_apply.h"
 
 void
 vw_commands_take (vw_commands_t *self, const Simbus__Commands *msg)
@@ -49,13 +25,10 @@ vw_commands_take (vw_commands_t *self, const Simbus__Commands *msg)
         uint64_t count = c->count + 1;
         *c = (vw_command_t) { .team = team, .id = (int) rc->id, .seq = self->seq, .count = count };
         c->t = (double) msg->time_ns / 1e9;
-        s_move (c, rc->move_command);
+        phys_apply_robot_command_of (rc, &c->cmd);
         c->has_kick_speed = rc->has_kick_speed;
-        c->kick_speed = rc->kick_speed;
         c->has_kick_angle = rc->has_kick_angle;
-        c->kick_angle = rc->kick_angle;
         c->has_dribbler = rc->has_dribbler_speed;
-        c->dribbler = rc->dribbler_speed;
         for (size_t f = 0; f < msg->n_feedback; f++)
             if (msg->feedback[f]->id == rc->id && msg->feedback[f]->has_dribbler_ball_contact) {
                 c->has_contact = true;

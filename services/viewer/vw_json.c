@@ -278,29 +278,33 @@ s_put_vision (vw_text_t *t, const SSLWrapperPacket *w, bool first)
 static void
 s_put_command (vw_text_t *t, const vw_command_t *c, bool first)
 {
-    static const char *const moves[] = { "none", "local", "global", "wheels" };
+    static const char *const moves[] = { [PHYS_MOVE_NONE] = "none",
+                                         [PHYS_MOVE_LOCAL] = "local",
+                                         [PHYS_MOVE_GLOBAL] = "global",
+                                         [PHYS_MOVE_WHEELS] = "wheels" };
+    const phys_command_t *m = &c->cmd;
     s_put (t, first ? "{\"team\":\"" : ",{\"team\":\"");
     s_put (t, s_team (c->team));
     s_put_int (t, "\",\"id\":", c->id);
     s_put_num (t, ",\"t\":", c->t);
     s_put_int (t, ",\"count\":", (long long) c->count);
     s_put (t, ",\"move\":\"");
-    s_put (t, moves[c->move]);
+    s_put (t, moves[m->move]);
     s_put (t, "\"");
-    if (c->move != VW_MOVE_NONE) {
-        s_put_num (t, ",\"v\":[", c->v[0]);
-        s_put_num (t, ",", c->v[1]);
-        s_put_num (t, ",", c->v[2]);
-        if (c->move == VW_MOVE_WHEELS)
-            s_put_num (t, ",", c->v[3]);
+    if (m->move != PHYS_MOVE_NONE) {
+        s_put_num (t, ",\"v\":[", m->v[0]);
+        s_put_num (t, ",", m->v[1]);
+        s_put_num (t, ",", m->v[2]);
+        if (m->move == PHYS_MOVE_WHEELS)
+            s_put_num (t, ",", m->v[3]);
         s_put (t, "]");
     }
     if (c->has_kick_speed)
-        s_put_num (t, ",\"kick_speed\":", c->kick_speed);
+        s_put_num (t, ",\"kick_speed\":", m->kick_speed);
     if (c->has_kick_angle)
-        s_put_num (t, ",\"kick_angle\":", c->kick_angle);
+        s_put_num (t, ",\"kick_angle\":", m->kick_angle_deg);
     if (c->has_dribbler)
-        s_put_num (t, ",\"dribbler\":", c->dribbler);
+        s_put_num (t, ",\"dribbler\":", m->dribbler_rpm);
     if (c->has_contact)
         s_put (t, c->contact ? ",\"contact\":true" : ",\"contact\":false");
     s_put (t, "}");

@@ -18,6 +18,7 @@
 #include "common/config/sim_config.h"
 #include "common/base/sim_snapshot.h"
 #include "common/logs/sim_referee.h"
+#include "engine/physics/phys_world.h"
 
 #define VW_PROTOCOL_VERSION 1
 #define VW_SOURCES_MAX      8  /* source addresses listed per port */
@@ -88,18 +89,14 @@ typedef struct {
 } vw_kick_t;
 
 /* The last command a team sent one robot (vw_commands.c keeps them). */
-typedef enum { VW_MOVE_NONE, VW_MOVE_LOCAL, VW_MOVE_GLOBAL, VW_MOVE_WHEELS } vw_move_t;
-
 typedef struct {
     int team, id;
-    uint64_t seq;   /* vw_commands' count of Commands messages when it came */
-    uint64_t count; /* commands this robot was sent since the page began watching */
-    double t;       /* sim s it applied at */
-    vw_move_t move;
-    double v[4]; /* local: forward, left, angular; global: x, y, angular; wheels: fr, br, bl, fl */
-    double kick_speed, kick_angle, dribbler;
-    bool has_kick_speed, has_kick_angle, has_dribbler;
-    bool has_contact, contact; /* the feedback sent back: ball at the dribbler */
+    uint64_t seq;       /* vw_commands' count of Commands messages when it came */
+    uint64_t count;     /* commands this robot was sent since the page began watching */
+    double t;           /* sim s it applied at */
+    phys_command_t cmd; /* as physics reads it (phys_apply_robot_command_of) */
+    bool has_kick_speed, has_kick_angle, has_dribbler; /* which the team set */
+    bool has_contact, contact;                         /* the feedback sent back: ball at the dribbler */
 } vw_command_t;
 
 /* One "world": the newest truth, its kicks, each camera's newest frame

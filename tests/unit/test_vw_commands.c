@@ -52,13 +52,13 @@ Test (vw_commands, keeps_each_robots_last_command_and_what_is_new)
     cr_assert_eq (n, 2, "robot 300 is no robot");
     cr_expect_eq (got[0]->team, SIM_TEAM_YELLOW);
     cr_expect_eq (got[0]->id, 3);
-    cr_expect_eq (got[0]->move, VW_MOVE_LOCAL);
-    cr_expect_float_eq (got[0]->v[0], 0.5, 1e-9);
-    cr_expect_float_eq (got[0]->v[2], -1.0, 1e-9);
-    cr_expect (got[0]->has_kick_speed && got[0]->kick_speed == 4 && !got[0]->has_dribbler);
+    cr_expect_eq (got[0]->cmd.move, PHYS_MOVE_LOCAL);
+    cr_expect_float_eq (got[0]->cmd.v[0], 0.5, 1e-9);
+    cr_expect_float_eq (got[0]->cmd.v[2], -1.0, 1e-9);
+    cr_expect (got[0]->has_kick_speed && got[0]->cmd.kick_speed == 4 && !got[0]->has_dribbler);
     cr_expect (got[0]->has_contact && got[0]->contact);
     cr_expect_float_eq (got[0]->t, 2.0, 1e-9);
-    cr_expect_eq (got[1]->move, VW_MOVE_NONE);
+    cr_expect_eq (got[1]->cmd.move, PHYS_MOVE_NONE);
     cr_expect (!got[1]->has_contact);
 
     /* a page that has seen everything gets only what changed next */

@@ -471,13 +471,13 @@ Test (vw_json, world_carries_the_robot_commands_given)
 {
     sim_snapshot_t snap;
     memset (&snap, 0, sizeof snap);
-    vw_command_t a = {
-        .team = 0, .id = 4, .count = 7, .t = 1.25, .move = VW_MOVE_LOCAL, .v = { 0.2, 0, 1, 0 }
+    vw_command_t a = { .team = 0, .id = 4, .count = 7, .t = 1.25 };
+    a.cmd = (phys_command_t) {
+        .move = PHYS_MOVE_LOCAL, .v = { 0.2, 0, 1, 0 }, .kick_speed = 3, .dribbler_rpm = 150
     };
     a.has_kick_speed = a.has_dribbler = a.has_contact = true;
-    a.kick_speed = 3;
-    a.dribbler = 150;
-    vw_command_t b = { .team = 1, .id = 2, .count = 1, .move = VW_MOVE_WHEELS, .v = { 1, 2, 3, 4 } };
+    vw_command_t b = { .team = 1, .id = 2, .count = 1 };
+    b.cmd = (phys_command_t) { .move = PHYS_MOVE_WHEELS, .v = { 1, 2, 3, 4 } };
     const vw_command_t *cmds[] = { &a, &b };
     vw_world_t w = { .n_commands = 2, .commands = cmds, .truth = &snap };
     cJSON *j = s_parse (vw_json_world (&w));
