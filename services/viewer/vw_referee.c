@@ -2,6 +2,7 @@
     (vw_referee.h). */
 #include "vw_referee.h"
 
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -38,7 +39,15 @@ vw_referee_open (vw_service_t *self)
     if (!self->referee_buf)
         return -1;
     sim_route_t route;
-    if (sim_route_referee (&self->own, &route) == 0 && (self->referee_fd = sim_route_listen (&route)) >= 0)
+    if (sim_route_referee (&self->own, &route) == 0 && !IN_MULTICAST (ntohl (route.addr.sin_addr.s_addr))) {
+        /* a unicast datagram reaches one socket of those bound to its
+           port: listening would take the packets from the program they
+           were sent to (vision's --record, a team's software) */
+        sim_info ("the referee address %s is not a multicast group: the page shows no game state",
+                  self->own.network.referee_addr);
+        return 0;
+    }
+    if ((self->referee_fd = sim_route_listen (&route)) >= 0)
         return sim_loop_add_fd (self->loop, "referee", self->referee_fd, s_on_referee, self);
     sim_warn ("cannot listen to the referee at %s: the page shows no game state",
               self->own.network.referee_addr);

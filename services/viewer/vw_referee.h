@@ -6,9 +6,13 @@
     the network for anyone, and a viewer run alone on a laptop hears them
     there too.
 
-    While no page watches, packets are read and dropped undecoded; a
-    referee silent for VW_REFEREE_FRESH_US is taken as gone and the status
-    carries none. Runs on the actor's thread.
+    Only a multicast group is joined: every socket joined gets its own
+    copy, while a unicast datagram goes to one of the sockets bound to its
+    port, so listening to a unicast referee address would take the packets
+    from vision's --record or a team's program. While no page watches,
+    packets are read and dropped undecoded; a referee silent for
+    VW_REFEREE_FRESH_US is taken as gone and the status carries none.
+    Runs on the actor's thread.
 */
 #ifndef VW_REFEREE_H_INCLUDED
 #define VW_REFEREE_H_INCLUDED
