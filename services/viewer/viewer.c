@@ -25,6 +25,7 @@
 #include "common/base/sim_log.h"
 #include "common/config/sim_schedule_config.h"
 #include "common/bus/sim_service.h"
+#include "common/bus/sim_udp.h"
 #include "viewer_internal.h"
 #include "vw_pages.h"
 #include "vw_referee.h"
@@ -275,6 +276,10 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     if (vw_ops_control_addr (cfg, &self->hub->control))
         sim_warn ("[network] bind_address '%s' is not an IPv4 address: the page's actions will fail",
                   cfg->network.bind_address);
+    self->hub->ops_fd = vw_ops_socket (&self->hub->control);
+    self->hub->ops_port = self->hub->ops_fd >= 0 ? sim_udp_local_port (self->hub->ops_fd) : 0;
+    if (self->hub->ops_fd < 0)
+        sim_warn ("no UDP socket for the page's actions: each will fail with UNAVAILABLE");
     char www[PATH_MAX], host[SIM_STRING_MAX];
     int port = 0;
     if (vw_www_dir (cfg, www, sizeof www)) {

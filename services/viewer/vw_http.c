@@ -278,8 +278,6 @@ s_call (vw_hub_t *hub, const struct sockaddr_in *to, const uint8_t *req, size_t 
         size_t code_len, char *message, size_t message_len)
 {
     pthread_mutex_lock (&hub->ops_lock);
-    if (hub->ops_fd < 0)
-        hub->ops_fd = vw_ops_socket (to);
     int rc = -1;
     if (hub->ops_fd >= 0)
         rc = vw_ops_call (hub->ops_fd, to, req, len, sync, VW_OP_TIMEOUT_MS, code, code_len, message,

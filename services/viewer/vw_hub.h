@@ -51,10 +51,12 @@ typedef struct {
     int64_t started_us;
     char realism[64]; /* the preset a page's "realism" op set; "" = the configuration's */
 
-    /* the pages' ops, one at a time from one socket (vw_ops_socket, made
-       at the first op), so the gateway counts the viewer as one sender */
+    /* the pages' ops, one at a time (ops_lock) from one socket
+       (vw_ops_socket, made by the loop before the server starts, then
+       never changed), so the gateway counts the viewer as one sender */
     pthread_mutex_t ops_lock;
-    int ops_fd;
+    int ops_fd;   /* -1: none could be made */
+    int ops_port; /* its port, for the status */
 
     /* kept by the server */
     vw_client_t clients[VW_CLIENTS_MAX];

@@ -487,6 +487,8 @@ vw_json_status (const vw_status_t *st)
         s_num (root, "latency_max_ms", st->latency_max_ms);
         cJSON_AddNumberToObject (root, "latency_count", st->latency_period_count);
     }
+    if (st->viewer_port > 0)
+        cJSON_AddNumberToObject (root, "viewer_port", st->viewer_port);
     if (st->has_referee)
         s_referee (root, &st->referee, st->referee_age_s);
     return s_print (root);

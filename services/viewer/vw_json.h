@@ -76,6 +76,7 @@ typedef struct {
     uint64_t latency_count;
     double latency_sum_ms;
     bool have_physics, have_gateway, have_vision; /* their Stats arrived at least once */
+    int viewer_port;                              /* the UDP port the viewer's ops leave from; 0: none */
     /* the game controller's newest packet, when one came lately */
     bool has_referee;
     sim_referee_t referee;

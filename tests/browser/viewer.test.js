@@ -528,6 +528,11 @@ async function main () {
     }
     check('the viewer\'s actions count as one sender on the control port',
           control && control.sources.length === 1, JSON.stringify(control));
+    const vport = await page.evaluate(() => window.sslsimView.viewer_port);
+    check(`and the port table marks it as this viewer (port ${vport})`,
+          control && control.sources.length === 1 && control.sources[0] === `127.0.0.1:${vport}`
+          && (await page.textContent('#ports')).includes(`127.0.0.1:${vport} (this viewer)`),
+          await page.textContent('#ports'));
 
     // ---- the address with the token, as ssl-sim prints it ----------------
     // A viewer on loopback needs no token (docs/viewer.md "The door"), so

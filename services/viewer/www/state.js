@@ -56,6 +56,7 @@ export const view = {
     geometry_count: 0,          // "geometry" messages applied
     status_count: 0,            // "status" messages applied
     status_ports: [],           // the newest status's ports
+    viewer_port: null,          // the UDP port the viewer's actions leave from
     referee: null,              // the game state shown: {stage, command, blue, yellow, placement} or null
     placement_drawn: null,      // {x, y} of the placement target drawn, or null
     trails: null,               // {seconds, points}: the trails drawn, or null when off

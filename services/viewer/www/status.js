@@ -28,6 +28,7 @@ export function applyStatus (s) {
     state.status = s;
     view.status_count++;
     view.status_ports = Array.isArray(s.ports) ? s.ports : [];
+    view.viewer_port = Number.isFinite(s.viewer_port) ? s.viewer_port : null;
     plot.add(performance.now() / 1000, Number(s.rtf), s.latency_ms === undefined ? NaN : Number(s.latency_ms));
     plot.draw(performance.now() / 1000);
     view.plot = plot.model();
@@ -78,7 +79,8 @@ export function applyStatus (s) {
         for (const src of sources.slice(0, 4)) {
             const s2 = document.createElement('span');
             s2.className = 'src';
-            s2.textContent = `from ${src}`;
+            const mine = s.viewer_port && src.endsWith(`:${s.viewer_port}`) && p.name === 'control';
+            s2.textContent = `from ${src}${mine ? ' (this viewer)' : ''}`;
             div.append(s2);
         }
         if (sources.length > 4) {
