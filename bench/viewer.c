@@ -11,7 +11,12 @@
              that asks for the next "world" on a 60 Hz clock, as a page
              drawing at 60 frames a second does;
       slow   a client that asks twice a second: it must get two worlds a
-             second, each the newest state, never a backlog.
+             second, each the newest state, never a backlog;
+      team   a team's program sending a RobotControl for 11 blue robots
+             every 1/60 s to the blue port, first with no page (the
+             viewer and physics must not pay for the inspector then),
+             then with the 60 Hz client (the inspector's commands ride
+             in its worlds); physics' CPU is read too.
 
     usage: viewer [RESULTS_FILE] [--seconds N]
     Writes bench/results/viewer.txt (or RESULTS_FILE) and prints it.
@@ -29,6 +34,7 @@
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_test.h"
 #include "tests/support/sim_ws.h"
+#include "ssl_simulation_robot_control.pb-c.h"
 
 static double
 s_cpu_s (int pid)
@@ -84,12 +90,45 @@ s_nodelay_to (int port)
 
 typedef struct {
     double cores, worlds_per_s, kib_per_s, wall_s;
+    double physics_cores;
     long worlds, asked;
 } vb_phase_t;
 
-/* A client that asks for a world every `period` s (0: none connected). */
+/* What the phase drives besides a page: a team sending to team_port (0:
+   none), and physics' pid to read its CPU (0: not read). */
+typedef struct {
+    int team_port, team_fd, physics_pid;
+} vb_team_t;
+
+/* One RobotControl for blue robots 0..10, each driving slowly forward. */
+static void
+s_team_send (const vb_team_t *team)
+{
+    MoveLocalVelocity local = MOVE_LOCAL_VELOCITY__INIT;
+    local.forward = 0.1f;
+    RobotMoveCommand move = ROBOT_MOVE_COMMAND__INIT;
+    move.command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+    move.local_velocity = &local;
+    RobotCommand cmds[11], *ptrs[11];
+    for (int i = 0; i < 11; i++) {
+        robot_command__init (&cmds[i]);
+        cmds[i].id = (uint32_t) i;
+        cmds[i].move_command = &move;
+        cmds[i].has_dribbler_speed = true;
+        cmds[i].dribbler_speed = 100;
+        ptrs[i] = &cmds[i];
+    }
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    rc.n_robot_commands = 11;
+    rc.robot_commands = ptrs;
+    sim_test_send (team->team_fd, team->team_port, &rc.base);
+    sim_test_drain (team->team_fd); /* the gateway's answers */
+}
+
+/* A client that asks for a world every `period` s (0: none connected);
+   with team->team_port, a team commanding every 1/60 s besides. */
 static int
-s_phase (int pid, int port, double period, double seconds, vb_phase_t *out)
+s_phase (int pid, int port, double period, double seconds, const vb_team_t *team, vb_phase_t *out)
 {
     memset (out, 0, sizeof *out);
     sim_ws_t *ws = NULL;
@@ -110,12 +149,21 @@ s_phase (int pid, int port, double period, double seconds, vb_phase_t *out)
         cJSON_Delete (sim_ws_wait (ws, "world", 10000));
     }
     double c0 = s_cpu_s (pid), t0 = s_now_s ();
+    double p0 = team->physics_pid > 0 ? s_cpu_s (team->physics_pid) : 0;
     long w0 = ws ? sim_ws_count (ws, "world") : 0;
     long long b0 = ws ? sim_ws_bytes (ws) : 0;
     double next = t0;
     while (s_now_s () - t0 < seconds) {
-        if (!ws) {
+        if (!ws && !team->team_port) {
             usleep (200000); /* a benchmark's pacing: nothing to wait for */
+            continue;
+        }
+        if (!ws) {
+            next += 1.0 / 60;
+            double wait = next - s_now_s ();
+            if (wait > 0)
+                usleep ((useconds_t) (wait * 1e6));
+            s_team_send (team);
             continue;
         }
         /* the page's clock: ask on every tick, like requestAnimationFrame
@@ -128,10 +176,14 @@ s_phase (int pid, int port, double period, double seconds, vb_phase_t *out)
         sim_ws_clear (ws);
         sim_ws_send (ws, "{\"op\":\"next\"}");
         out->asked++;
+        if (team->team_port)
+            s_team_send (team);
     }
     double wall = s_now_s () - t0;
     out->wall_s = wall;
     out->cores = (s_cpu_s (pid) - c0) / wall;
+    if (team->physics_pid > 0)
+        out->physics_cores = (s_cpu_s (team->physics_pid) - p0) / wall;
     if (ws) {
         out->worlds = sim_ws_count (ws, "world") - w0;
         out->worlds_per_s = (double) out->worlds / wall;
@@ -159,15 +211,21 @@ main (int argc, char **argv)
         return 1;
     }
     int pid = sim_lab_wait_service (sim.dir, 0, "viewer", 0, 15000);
+    int physics = sim_lab_wait_service (sim.dir, 0, "physics", 0, 15000);
     int rc = 1;
-    vb_phase_t idle, fast, slow;
-    if (pid <= 0)
-        fprintf (stderr, "viewer bench: no viewer\n");
-    else if (s_phase (pid, sim.viewer_port, 0, 3, &idle) == 0 /* warm-up: every service up */
-             && s_phase (pid, sim.viewer_port, 0, seconds, &idle) == 0
-             && s_phase (pid, sim.viewer_port, 1.0 / 60, seconds, &fast) == 0
-             && s_phase (pid, sim.viewer_port, 0.5, seconds / 2, &slow) == 0)
+    vb_phase_t idle, fast, slow, team_alone, team_page;
+    vb_team_t none = { 0, -1, 0 }, team = { sim.blue_port, sim_test_udp (0), physics };
+    if (pid <= 0 || physics <= 0 || team.team_fd < 0)
+        fprintf (stderr, "viewer bench: no viewer, no physics or no UDP socket\n");
+    else if (s_phase (pid, sim.viewer_port, 0, 3, &none, &idle) == 0 /* warm-up: every service up */
+             && s_phase (pid, sim.viewer_port, 0, seconds, &none, &idle) == 0
+             && s_phase (pid, sim.viewer_port, 1.0 / 60, seconds, &none, &fast) == 0
+             && s_phase (pid, sim.viewer_port, 0.5, seconds / 2, &none, &slow) == 0
+             && s_phase (pid, sim.viewer_port, 0, seconds, &team, &team_alone) == 0
+             && s_phase (pid, sim.viewer_port, 1.0 / 60, seconds, &team, &team_page) == 0)
         rc = 0;
+    if (team.team_fd >= 0)
+        close (team.team_fd);
     double load = 0;
     FILE *la = fopen ("/proc/loadavg", "r");
     if (la) {
@@ -181,7 +239,7 @@ main (int argc, char **argv)
         sim_proc_dump_log (&sim);
         return 1;
     }
-    char text[2048];
+    char text[4096];
     snprintf (text, sizeof text,
               "viewer: CPU of the viewer process (utime+stime from /proc), ssl-sim run realtime, 22 robots, "
               "2 cameras; load average %.2f at the end\n"
@@ -189,9 +247,14 @@ main (int argc, char **argv)
               "one page at 60 Hz       %.4f cores over %.0f s   (target <= 0.03); %.1f worlds/s, %.0f KiB/s\n"
               "slow page (2 Hz)        %.4f cores; %ld worlds for %ld asks in %.0f s (coalesced: never more "
               "than asked)\n"
+              "team at 60 Hz, no page  %.4f cores (physics %.4f) over %.0f s: 11 blue robots commanded\n"
+              "team at 60 Hz, 60 Hz page %.4f cores (physics %.4f); %.1f worlds/s, %.0f KiB/s with the "
+              "inspector's commands\n"
               "command: build/bench/viewer [RESULTS_FILE] [--seconds N] (make bench)\n",
               load, idle.cores, idle.wall_s, fast.cores, fast.wall_s, fast.worlds_per_s, fast.kib_per_s,
-              slow.cores, slow.worlds, slow.asked + 1, slow.wall_s);
+              slow.cores, slow.worlds, slow.asked + 1, slow.wall_s, team_alone.cores,
+              team_alone.physics_cores, team_alone.wall_s, team_page.cores, team_page.physics_cores,
+              team_page.worlds_per_s, team_page.kib_per_s);
     fputs (text, stdout);
     FILE *f = fopen (results, "w");
     if (f) {

@@ -33,6 +33,8 @@
 /* A service's Stats, on world (physics, and the gateway's through it) and
    on frames (vision). */
 #define SIM_TOPIC_STATS "T"
+/* The robot commands physics applied (the viewer's inspector). */
+#define SIM_TOPIC_COMMANDS "U"
 
 /* Upper bounds (us) of the substep cost histogram in Stats.substep_buckets;
    the last bucket is everything (+Inf). */

@@ -95,6 +95,9 @@ sim_bus_wrap (Simbus__Envelope *env, Simbus__Envelope__BodyCase kind, void *body
     case SIMBUS__ENVELOPE__BODY_STATS:
         env->stats = body;
         break;
+    case SIMBUS__ENVELOPE__BODY_COMMANDS:
+        env->commands = body;
+        break;
     default:
         assert (body == NULL);
         env->body_case = SIMBUS__ENVELOPE__BODY__NOT_SET;

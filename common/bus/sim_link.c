@@ -26,6 +26,7 @@ const s_kind_t sim_link_kinds[S_KINDS] = {
     /* physics publishes every Stats on world; vision's go on frames, and
        the others' come to physics on cmd for it to publish (sim_link_send) */
     [SIMBUS__ENVELOPE__BODY_STATS] = { SIM_TOPIC_STATS, S_WORLD, SIM_LINK_PHYSICS },
+    [SIMBUS__ENVELOPE__BODY_COMMANDS] = { SIM_TOPIC_COMMANDS, S_WORLD, SIM_LINK_PHYSICS },
 };
 
 /* The routes that take a lane when lanes are on: the hot ones, between

@@ -10,7 +10,7 @@
 #include "sim_curve.h"
 #include "sim_link.h"
 
-#define S_KINDS      12      /* SIMBUS__ENVELOPE__BODY_* cases, 0 (none) to 11 */
+#define S_KINDS      13      /* SIMBUS__ENVELOPE__BODY_* cases, 0 (none) to 12 */
 #define S_WAIT_MS    500     /* longest wait for a receiver that takes its time */
 #define S_RETRY_US   1000000 /* after a wait timed out: drop, don't wait, this long */
 #define S_HELLO_US   1000000 /* a joiner without the configuration asks this often */

@@ -441,6 +441,33 @@ phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorComma
 }
 
 void
+phys_apply_robot_command_of (const RobotCommand *rcmd, phys_command_t *out)
+{
+    *out = (phys_command_t) { .move = PHYS_MOVE_NONE };
+    const RobotMoveCommand *m = rcmd->move_command;
+    if (m && m->command_case == ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY) {
+        out->move = PHYS_MOVE_LOCAL;
+        out->v[0] = m->local_velocity->forward;
+        out->v[1] = m->local_velocity->left;
+        out->v[2] = m->local_velocity->angular;
+    } else if (m && m->command_case == ROBOT_MOVE_COMMAND__COMMAND_GLOBAL_VELOCITY) {
+        out->move = PHYS_MOVE_GLOBAL;
+        out->v[0] = m->global_velocity->x;
+        out->v[1] = m->global_velocity->y;
+        out->v[2] = m->global_velocity->angular;
+    } else if (m && m->command_case == ROBOT_MOVE_COMMAND__COMMAND_WHEEL_VELOCITY) {
+        out->move = PHYS_MOVE_WHEELS;
+        out->v[0] = m->wheel_velocity->front_right;
+        out->v[1] = m->wheel_velocity->back_right;
+        out->v[2] = m->wheel_velocity->back_left;
+        out->v[3] = m->wheel_velocity->front_left;
+    }
+    out->kick_speed = rcmd->has_kick_speed ? rcmd->kick_speed : 0;
+    out->kick_angle_deg = rcmd->has_kick_angle ? rcmd->kick_angle : 0;
+    out->dribbler_rpm = rcmd->has_dribbler_speed ? rcmd->dribbler_speed : 0;
+}
+
+void
 phys_apply_robot_control (phys_world_t *world, sim_team_t team, const RobotControl *rc, sim_errors_t *errors,
                           phys_feedback_t *feedback)
 {
@@ -450,28 +477,8 @@ phys_apply_robot_control (phys_world_t *world, sim_team_t team, const RobotContr
             sim_errors_add (errors, "UNKNOWN_ROBOT", "robot id %u is above 255", rcmd->id);
             continue;
         }
-        phys_command_t c = { .move = PHYS_MOVE_NONE };
-        const RobotMoveCommand *m = rcmd->move_command;
-        if (m && m->command_case == ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY) {
-            c.move = PHYS_MOVE_LOCAL;
-            c.v[0] = m->local_velocity->forward;
-            c.v[1] = m->local_velocity->left;
-            c.v[2] = m->local_velocity->angular;
-        } else if (m && m->command_case == ROBOT_MOVE_COMMAND__COMMAND_GLOBAL_VELOCITY) {
-            c.move = PHYS_MOVE_GLOBAL;
-            c.v[0] = m->global_velocity->x;
-            c.v[1] = m->global_velocity->y;
-            c.v[2] = m->global_velocity->angular;
-        } else if (m && m->command_case == ROBOT_MOVE_COMMAND__COMMAND_WHEEL_VELOCITY) {
-            c.move = PHYS_MOVE_WHEELS;
-            c.v[0] = m->wheel_velocity->front_right;
-            c.v[1] = m->wheel_velocity->back_right;
-            c.v[2] = m->wheel_velocity->back_left;
-            c.v[3] = m->wheel_velocity->front_left;
-        }
-        c.kick_speed = rcmd->has_kick_speed ? rcmd->kick_speed : 0;
-        c.kick_angle_deg = rcmd->has_kick_angle ? rcmd->kick_angle : 0;
-        c.dribbler_rpm = rcmd->has_dribbler_speed ? rcmd->dribbler_speed : 0;
+        phys_command_t c;
+        phys_apply_robot_command_of (rcmd, &c);
         int contact = phys_world_ball_contact (world, team, rcmd->id);
         phys_err_t err = phys_world_command (world, team, rcmd->id, &c);
         if (err != PHYS_OK) {

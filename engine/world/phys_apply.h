@@ -35,6 +35,12 @@ typedef struct {
 void phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorCommand *cmd,
                          sim_errors_t *errors, phys_changes_t *changes);
 
+/* One robot's command from the league's RobotCommand into *out: the one
+   reading of its move (local, global or wheel velocities), kick and
+   dribbler, absent fields as 0 (none). Pure; the viewer's inspector shows
+   the same reading. */
+void phys_apply_robot_command_of (const RobotCommand *rcmd, phys_command_t *out);
+
 /* Apply a RobotControl for `team` (protocol.md §5): each command replaces
    its robot's; unknown ids are reported and the rest applies. Feedback is
    the break-beam state before the new commands act. */

@@ -74,6 +74,8 @@ phys_answer_request (phys_service_t *self, const Simbus__Request *req, const sim
        absurd stamp from a tcp peer) must not stop the measurement */
     if (req->team_control && req->has_received_us)
         self->command_us = req->received_us;
+    if (req->team_control)
+        phys_publish_commands (self, req->team_control);
     s_config_changed (self, &self->applied.changes);
     if (self->config_due)
         phys_publish_config (self); /* vision must see it before the step's snapshots */

@@ -59,3 +59,18 @@ phys_publish_clock (phys_service_t *self, int64_t now)
                                          phys_clock_running (&self->clock, now),
                                          phys_world_robot_count (self->world)));
 }
+
+void
+phys_publish_commands (phys_service_t *self, Simbus__TeamControl *control)
+{
+    if (!sim_link_wanted (self->link, SIMBUS__ENVELOPE__BODY_COMMANDS))
+        return;
+    Simbus__Commands msg = SIMBUS__COMMANDS__INIT;
+    msg.time_ns = phys_world_time_ns (self->world);
+    msg.control = control;
+    msg.n_feedback = self->applied.feedback.count;
+    msg.feedback = self->applied.feedback.ptrs;
+    Simbus__Envelope env;
+    sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_COMMANDS, &msg);
+    sim_link_send (self->link, &env);
+}

@@ -24,4 +24,9 @@ void phys_publish_config (phys_service_t *self);
 /* The clock: sim time, mode, whether it runs at now, the robot count. */
 void phys_publish_clock (phys_service_t *self, int64_t now);
 
+/* A team's commands as just applied, with the feedback of self->applied
+   (Commands on the bus), only while somebody subscribes: the viewer's
+   inspector while a page watches. */
+void phys_publish_commands (phys_service_t *self, Simbus__TeamControl *control);
+
 #endif

@@ -25,8 +25,10 @@
 #include "common/base/sim_log.h"
 #include "common/config/sim_schedule_config.h"
 #include "common/bus/sim_service.h"
+#include "common/bus/sim_udp.h"
 #include "viewer_internal.h"
 #include "vw_pages.h"
+#include "vw_referee.h"
 #include "vw_stats.h"
 
 /* ---- the www directory --------------------------------------------------- */
@@ -180,6 +182,10 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     case SIMBUS__ENVELOPE__BODY_FRAMES:
         s_on_frames (self, env->frames);
         break;
+    case SIMBUS__ENVELOPE__BODY_COMMANDS:
+        if (self->watching)
+            vw_commands_take (&self->commands, env->commands);
+        break;
     default:
         break;
     }
@@ -217,6 +223,7 @@ s_destroy (void *arg)
     vw_door_destroy (&self->door);
     sim_link_destroy (&self->link);
     vw_frames_destroy (&self->frames);
+    vw_referee_close (self);
     vw_text_free (&self->world_text);
     vw_stats_release (self);
     vw_hub_destroy (&self->hub);
@@ -251,6 +258,7 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     if (!self)
         return NULL;
     self->loop = loop;
+    self->referee_fd = -1;
     self->own = self->cfg = *cfg;
     self->started_us = zclock_usecs ();
     self->frames = vw_frames_new ();
@@ -268,6 +276,10 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     if (vw_ops_control_addr (cfg, &self->hub->control))
         sim_warn ("[network] bind_address '%s' is not an IPv4 address: the page's actions will fail",
                   cfg->network.bind_address);
+    self->hub->ops_fd = vw_ops_socket (&self->hub->control);
+    self->hub->ops_port = self->hub->ops_fd >= 0 ? sim_udp_local_port (self->hub->ops_fd) : 0;
+    if (self->hub->ops_fd < 0)
+        sim_warn ("no UDP socket for the page's actions: each will fail with UNAVAILABLE");
     char www[PATH_MAX], host[SIM_STRING_MAX];
     int port = 0;
     if (vw_www_dir (cfg, www, sizeof www)) {
@@ -284,7 +296,7 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     if (!self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_STATS)
         || sim_loop_add_fd (self->loop, "pages", self->hub->wake[0], s_on_wake, self)
-        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)
+        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self) || vw_referee_open (self)
         || (self->status_timer =
                 sim_loop_add_timer (self->loop, "status", SIM_LOOP_NEVER, s_on_status_due, self))
                < 0) {

@@ -16,6 +16,8 @@
 #include "common/bus/sim_link.h"
 #include "common/bus/sim_loop.h"
 #include "common/config/sim_config.h"
+#include "common/logs/sim_referee.h"
+#include "vw_commands.h"
 #include "vw_door.h"
 #include "vw_frames.h"
 #include "vw_http.h"
@@ -42,8 +44,15 @@ typedef struct {
     vw_frames_t *frames; /* the newest vision packets */
     int camera_count;    /* of the rig in force */
     vw_kick_t kicks[VW_KICKS];
-    uint64_t kick_seq;    /* kicks seen in all; the newest is kicks[(kick_seq - 1) % VW_KICKS] */
-    vw_text_t world_text; /* the "world" being sent, its buffer reused */
+    uint64_t kick_seq;      /* kicks seen in all; the newest is kicks[(kick_seq - 1) % VW_KICKS] */
+    vw_text_t world_text;   /* the "world" being sent, its buffer reused */
+    vw_commands_t commands; /* each robot's last command, while pages watch */
+
+    int referee_fd;        /* the referee multicast, or -1 */
+    uint8_t *referee_buf;  /* one datagram */
+    sim_referee_t referee; /* the newest packet, while pages watch */
+    int64_t referee_us;    /* when it came (zclock_usecs); 0: none */
+    uint64_t referee_bad;  /* packets there that were no Referee */
 
     Simbus__Envelope *stats[VW_SERVICES]; /* newest Stats per service, owned */
     int status_timer;                     /* armed while pages are connected */

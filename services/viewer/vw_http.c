@@ -267,6 +267,24 @@ s_answer (struct mg_connection *conn, int64_t id, const char *code, const char *
     free (text);
 }
 
+/* One op through the hub's one socket, one op at a time (vw_ops_call). */
+static int
+s_call (vw_hub_t *hub, const struct sockaddr_in *to, const uint8_t *req, size_t len, bool sync, char *code,
+        size_t code_len, char *message, size_t message_len)
+{
+    pthread_mutex_lock (&hub->ops_lock);
+    int rc = -1;
+    if (hub->ops_fd >= 0)
+        rc = vw_ops_call (hub->ops_fd, to, req, len, sync, VW_OP_TIMEOUT_MS, code, code_len, message,
+                          message_len);
+    else {
+        snprintf (code, code_len, "UNAVAILABLE");
+        snprintf (message, message_len, "no UDP socket to send to the gateway from");
+    }
+    pthread_mutex_unlock (&hub->ops_lock);
+    return rc;
+}
+
 /* An op other than "next": one request to the gateway, one "result". */
 static void
 s_run_op (struct mg_connection *conn, vw_hub_t *hub, const vw_op_t *op)
@@ -298,9 +316,7 @@ s_run_op (struct mg_connection *conn, vw_hub_t *hub, const vw_op_t *op)
         s_answer (conn, op->id, "UNAVAILABLE", "no configuration from physics yet");
     else if (len < 0)
         s_answer (conn, op->id, "BAD_REQUEST", why);
-    else if (vw_ops_call (&to, buf, (size_t) len, sync, VW_OP_TIMEOUT_MS, code, sizeof code, message,
-                          sizeof message)
-             == 0) {
+    else if (s_call (hub, &to, buf, (size_t) len, sync, code, sizeof code, message, sizeof message) == 0) {
         if (op->kind == VW_OP_REALISM) {
             /* the configuration names the preset it started with; the
                status shows the one in force */

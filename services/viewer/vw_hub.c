@@ -12,7 +12,13 @@ vw_hub_new (void)
     if (!self)
         return NULL;
     self->wake[0] = self->wake[1] = -1;
+    self->ops_fd = -1;
     if (pthread_mutex_init (&self->lock, NULL)) {
+        free (self);
+        return NULL;
+    }
+    if (pthread_mutex_init (&self->ops_lock, NULL)) {
+        pthread_mutex_destroy (&self->lock);
         free (self);
         return NULL;
     }
@@ -33,9 +39,12 @@ vw_hub_destroy (vw_hub_t **self_p)
     for (int i = 0; i < 2; i++)
         if (self->wake[i] >= 0)
             close (self->wake[i]);
+    if (self->ops_fd >= 0)
+        close (self->ops_fd);
     free (self->hello);
     free (self->geometry);
     pthread_mutex_destroy (&self->lock);
+    pthread_mutex_destroy (&self->ops_lock);
     free (self);
     *self_p = NULL;
 }

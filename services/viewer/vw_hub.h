@@ -32,6 +32,7 @@ typedef struct {
     bool dead;                  /* a send failed: sent nothing more until it closes */
     uint64_t sent_serial;       /* state serial of the last "world" it got */
     uint64_t kick_seq;          /* kicks up to this one were sent to it */
+    uint64_t command_seq;       /* robot commands up to this one were sent to it */
     int64_t asked_us;           /* its last "next" (or its arrival), zclock_usecs */
     char addr[48];              /* its remote address, civetweb's text */
 } vw_client_t;
@@ -49,6 +50,13 @@ typedef struct {
     bool have_config;
     int64_t started_us;
     char realism[64]; /* the preset a page's "realism" op set; "" = the configuration's */
+
+    /* the pages' ops, one at a time (ops_lock) from one socket
+       (vw_ops_socket, made by the loop before the server starts, then
+       never changed), so the gateway counts the viewer as one sender */
+    pthread_mutex_t ops_lock;
+    int ops_fd;   /* -1: none could be made */
+    int ops_port; /* its port, for the status */
 
     /* kept by the server */
     vw_client_t clients[VW_CLIENTS_MAX];

@@ -275,6 +275,41 @@ s_put_vision (vw_text_t *t, const SSLWrapperPacket *w, bool first)
     s_put (t, "]}");
 }
 
+static void
+s_put_command (vw_text_t *t, const vw_command_t *c, bool first)
+{
+    static const char *const moves[] = { [PHYS_MOVE_NONE] = "none",
+                                         [PHYS_MOVE_LOCAL] = "local",
+                                         [PHYS_MOVE_GLOBAL] = "global",
+                                         [PHYS_MOVE_WHEELS] = "wheels" };
+    const phys_command_t *m = &c->cmd;
+    s_put (t, first ? "{\"team\":\"" : ",{\"team\":\"");
+    s_put (t, s_team (c->team));
+    s_put_int (t, "\",\"id\":", c->id);
+    s_put_num (t, ",\"t\":", c->t);
+    s_put_int (t, ",\"count\":", (long long) c->count);
+    s_put (t, ",\"move\":\"");
+    s_put (t, moves[m->move]);
+    s_put (t, "\"");
+    if (m->move != PHYS_MOVE_NONE) {
+        s_put_num (t, ",\"v\":[", m->v[0]);
+        s_put_num (t, ",", m->v[1]);
+        s_put_num (t, ",", m->v[2]);
+        if (m->move == PHYS_MOVE_WHEELS)
+            s_put_num (t, ",", m->v[3]);
+        s_put (t, "]");
+    }
+    if (c->has_kick_speed)
+        s_put_num (t, ",\"kick_speed\":", m->kick_speed);
+    if (c->has_kick_angle)
+        s_put_num (t, ",\"kick_angle\":", m->kick_angle_deg);
+    if (c->has_dribbler)
+        s_put_num (t, ",\"dribbler\":", m->dribbler_rpm);
+    if (c->has_contact)
+        s_put (t, c->contact ? ",\"contact\":true" : ",\"contact\":false");
+    s_put (t, "}");
+}
+
 const char *
 vw_json_world_into (const vw_world_t *world, vw_text_t *t)
 {
@@ -317,6 +352,9 @@ vw_json_world_into (const vw_world_t *world, vw_text_t *t)
         s_put_num (t, ",\"t\":", world->kicks[i].t);
         s_put (t, "}");
     }
+    s_put (t, "],\"commands\":[");
+    for (int i = 0; i < world->n_commands; i++)
+        s_put_command (t, world->commands[i], i == 0);
     s_put (t, "],\"vision\":[");
     bool first = true;
     for (int i = 0; i < world->n_frames; i++) {
@@ -338,6 +376,57 @@ vw_json_world (const vw_world_t *world)
     char *copy = text ? strdup (text) : NULL;
     vw_text_free (&t);
     return copy;
+}
+
+static void
+s_referee_team (cJSON *parent, const char *key, const sim_referee_team_t *t)
+{
+    cJSON *o = cJSON_AddObjectToObject (parent, key);
+    if (!o)
+        return;
+    cJSON_AddStringToObject (o, "name", t->name);
+    cJSON_AddNumberToObject (o, "score", t->score);
+    cJSON_AddNumberToObject (o, "red_cards", t->red_cards);
+    cJSON_AddNumberToObject (o, "yellow_cards", t->yellow_cards);
+    cJSON *cards = cJSON_AddArrayToObject (o, "yellow_card_times");
+    for (int i = 0; cards && i < t->n_yellow_running; i++)
+        cJSON_AddItemToArray (cards, cJSON_CreateNumber ((double) t->yellow_left_us[i] / 1e6));
+    cJSON_AddNumberToObject (o, "timeouts", t->timeouts);
+    s_num (o, "timeout_time", (double) t->timeout_time_us / 1e6);
+    cJSON_AddNumberToObject (o, "goalkeeper", t->goalkeeper);
+}
+
+/* "referee" of the status: the game controller's newest packet, times in
+   seconds, names as the league spells them (docs/viewer.md). */
+static void
+s_referee (cJSON *root, const sim_referee_t *r, double age_s)
+{
+    cJSON *o = cJSON_AddObjectToObject (root, "referee");
+    if (!o)
+        return;
+    cJSON_AddStringToObject (o, "stage", sim_referee_stage_name (r->stage));
+    cJSON_AddStringToObject (o, "command", sim_referee_command_name (r->command));
+    cJSON_AddNumberToObject (o, "command_counter", r->command_counter);
+    if (r->has_stage_time)
+        s_num (o, "stage_time_left", (double) r->stage_time_left_us / 1e6);
+    if (r->has_action_time)
+        s_num (o, "action_time_left", (double) r->action_time_left_us / 1e6);
+    if (r->has_next_command)
+        cJSON_AddStringToObject (o, "next_command", sim_referee_command_name (r->next_command));
+    s_referee_team (o, "blue", &r->team[0]);
+    s_referee_team (o, "yellow", &r->team[1]);
+    if (r->has_placement) {
+        cJSON *p = cJSON_AddObjectToObject (o, "placement");
+        if (p) {
+            s_num (p, "x", r->placement_x);
+            s_num (p, "y", r->placement_y);
+        }
+    }
+    if (r->has_blue_positive)
+        cJSON_AddBoolToObject (o, "blue_on_positive_half", r->blue_positive);
+    if (r->status_message[0])
+        cJSON_AddStringToObject (o, "message", r->status_message);
+    s_num (o, "age_s", age_s);
 }
 
 char *
@@ -398,6 +487,10 @@ vw_json_status (const vw_status_t *st)
         s_num (root, "latency_max_ms", st->latency_max_ms);
         cJSON_AddNumberToObject (root, "latency_count", st->latency_period_count);
     }
+    if (st->viewer_port > 0)
+        cJSON_AddNumberToObject (root, "viewer_port", st->viewer_port);
+    if (st->has_referee)
+        s_referee (root, &st->referee, st->referee_age_s);
     return s_print (root);
 }
 

@@ -17,6 +17,8 @@
 #include "common/bus/sim_service.h"
 #include "common/config/sim_config.h"
 #include "common/base/sim_snapshot.h"
+#include "common/logs/sim_referee.h"
+#include "engine/physics/phys_world.h"
 
 #define VW_PROTOCOL_VERSION 1
 #define VW_SOURCES_MAX      8  /* source addresses listed per port */
@@ -74,6 +76,11 @@ typedef struct {
     uint64_t latency_count;
     double latency_sum_ms;
     bool have_physics, have_gateway, have_vision; /* their Stats arrived at least once */
+    int viewer_port;                              /* the UDP port the viewer's ops leave from; 0: none */
+    /* the game controller's newest packet, when one came lately */
+    bool has_referee;
+    sim_referee_t referee;
+    double referee_age_s;
 } vw_status_t;
 
 /* A kick since the page's previous "world". */
@@ -82,8 +89,20 @@ typedef struct {
     double speed, t;
 } vw_kick_t;
 
+/* The last command a team sent one robot (vw_commands.c keeps them). */
+typedef struct {
+    int team, id;
+    uint64_t seq;       /* vw_commands' count of Commands messages when it came */
+    uint64_t count;     /* commands this robot was sent since the page began watching */
+    double t;           /* sim s it applied at */
+    phys_command_t cmd; /* as physics reads it (phys_apply_robot_command_of) */
+    bool has_kick_speed, has_kick_angle, has_dribbler; /* which the team set */
+    bool has_contact, contact;                         /* the feedback sent back: ball at the dribbler */
+} vw_command_t;
+
 /* One "world": the newest truth, its kicks, each camera's newest frame
-   (decoded wrapper packets, borrowed; NULL entries skipped). */
+   (decoded wrapper packets, borrowed; NULL entries skipped), the robot
+   commands that came since the page's previous world. */
 typedef struct {
     const sim_snapshot_t *truth;
     bool paused;
@@ -91,6 +110,8 @@ typedef struct {
     const vw_kick_t *kicks;
     int n_frames;
     const void *const *frames; /* SSLWrapperPacket * */
+    int n_commands;
+    const vw_command_t *const *commands;
 } vw_world_t;
 
 /* The page's requests (docs/viewer.md "Page -> server"). */

@@ -70,6 +70,10 @@ vw_status_from_stats (vw_status_t *out, const sim_config_t *cfg, const Simbus__S
     if (vision) {
         out->have_vision = true;
         for (size_t i = 0; i < vision->n_cameras && out->n_cameras < SIM_MAX_CAMERAS; i++) {
+            /* vision counts every camera it ever sent for; a rig of 2
+               after one of 4 has cameras 0 and 1 only */
+            if ((int) vision->cameras[i]->id >= rig.count)
+                continue;
             vw_camera_rate_t *c = &out->cameras[out->n_cameras++];
             c->id = (int) vision->cameras[i]->id;
             c->pps = vision->cameras[i]->pps;

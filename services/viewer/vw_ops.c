@@ -316,28 +316,27 @@ vw_ops_decode (const uint8_t *buf, size_t len, bool sync, char *code, size_t cod
 }
 
 int
-vw_ops_call (const struct sockaddr_in *to, const uint8_t *req, size_t len, bool sync, int timeout_ms,
+vw_ops_call (int fd, const struct sockaddr_in *to, const uint8_t *req, size_t len, bool sync, int timeout_ms,
              char *code, size_t code_len, char *message, size_t message_len)
 {
-    /* a gateway on this host is answered on loopback only */
-    bool local = to->sin_addr.s_addr == htonl (INADDR_LOOPBACK);
-    int fd = sim_udp_bind (local ? "127.0.0.1" : "0.0.0.0", 0);
-    if (fd < 0 || sim_udp_send (fd, req, len, to)) {
-        if (fd >= 0)
-            close (fd);
+    uint8_t *buf = malloc (VW_OPS_DATAGRAM_MAX);
+    struct sockaddr_in from;
+    /* an answer that came after its op gave up must not answer this one */
+    while (buf && sim_udp_recv (fd, buf, VW_OPS_DATAGRAM_MAX, &from) >= 0)
+        ;
+    if (!buf || sim_udp_send (fd, req, len, to)) {
+        free (buf);
         snprintf (code, code_len, "UNAVAILABLE");
         snprintf (message, message_len, "cannot send to the gateway's control port");
         return -1;
     }
-    uint8_t *buf = malloc (VW_OPS_DATAGRAM_MAX);
     int64_t end = zclock_mono () + timeout_ms;
     int rc = -2;
-    while (buf && rc == -2) {
+    while (rc == -2) {
         int64_t left = end - zclock_mono ();
         struct pollfd p = { fd, POLLIN, 0 };
         if (left <= 0 || poll (&p, 1, (int) left) <= 0)
             break;
-        struct sockaddr_in from;
         ssize_t n = sim_udp_recv (fd, buf, VW_OPS_DATAGRAM_MAX, &from);
         if (n < 0 || from.sin_port != to->sin_port || from.sin_addr.s_addr != to->sin_addr.s_addr)
             continue; /* not the gateway's answer */
@@ -348,13 +347,20 @@ vw_ops_call (const struct sockaddr_in *to, const uint8_t *req, size_t len, bool 
         }
     }
     free (buf);
-    close (fd);
     if (rc == -2) {
         snprintf (code, code_len, "UNAVAILABLE");
         snprintf (message, message_len, "the gateway did not answer within %d ms", timeout_ms);
         return -1;
     }
     return rc;
+}
+
+int
+vw_ops_socket (const struct sockaddr_in *to)
+{
+    /* a gateway on this host is answered on loopback only */
+    bool local = to->sin_addr.s_addr == htonl (INADDR_LOOPBACK);
+    return sim_udp_bind (local ? "127.0.0.1" : "0.0.0.0", 0);
 }
 
 int

@@ -46,15 +46,19 @@ int vw_ops_encode (const vw_op_t *op, const vw_ops_ctx_t *ctx, uint8_t *buf, siz
 int vw_ops_decode (const uint8_t *buf, size_t len, bool sync, char *code, size_t code_len, char *message,
                    size_t message_len);
 
-/* Send `req` to `to` from a fresh UDP socket and wait up to timeout_ms for
-   the answer from that address, decoded as vw_ops_decode. Returns 0 / 1
-   like it, or -1 with code "UNAVAILABLE" when no answer came. */
-int vw_ops_call (const struct sockaddr_in *to, const uint8_t *req, size_t len, bool sync, int timeout_ms,
-                 char *code, size_t code_len, char *message, size_t message_len);
+/* Send `req` to `to` from `fd` (vw_ops_socket) and wait up to timeout_ms
+   for the answer from that address, decoded as vw_ops_decode; answers
+   that came late for an earlier op are dropped first. One op at a time
+   per socket (the caller serialises). Returns 0 / 1 like vw_ops_decode,
+   or -1 with code "UNAVAILABLE" when no answer came. */
+int vw_ops_call (int fd, const struct sockaddr_in *to, const uint8_t *req, size_t len, bool sync,
+                 int timeout_ms, char *code, size_t code_len, char *message, size_t message_len);
 
-/* The gateway's control port as seen from this host: [network]
-   bind_address (127.0.0.1 for 0.0.0.0 or --localhost), control_port plus
-   the port offset. Returns 0, or -1 when the address does not parse. */
+/* The non-blocking UDP socket the viewer sends every op from, so the
+   gateway hears the viewer as one sender: bound to 127.0.0.1 when `to` is
+   on loopback. The fd, or -1. */
+int vw_ops_socket (const struct sockaddr_in *to);
+
 int vw_ops_control_addr (const sim_config_t *cfg, struct sockaddr_in *out);
 
 #endif

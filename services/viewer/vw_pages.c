@@ -1,6 +1,7 @@
 /*  vw_pages.c - the viewer's loop feeding the pages (vw_pages.h). */
 #include "vw_pages.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "common/base/sim_log.h"
@@ -12,7 +13,8 @@ vw_pages_watch (vw_service_t *self, bool on)
         return;
     static const Simbus__Envelope__BodyCase kinds[] = { SIMBUS__ENVELOPE__BODY_SNAPSHOT,
                                                         SIMBUS__ENVELOPE__BODY_EVENTS,
-                                                        SIMBUS__ENVELOPE__BODY_FRAMES };
+                                                        SIMBUS__ENVELOPE__BODY_FRAMES,
+                                                        SIMBUS__ENVELOPE__BODY_COMMANDS };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (on)
             sim_link_subscribe (self->link, kinds[i]);
@@ -21,6 +23,7 @@ vw_pages_watch (vw_service_t *self, bool on)
     self->watching = on;
     if (!on) {
         vw_frames_forget (self->frames);
+        vw_commands_forget (&self->commands);
         self->have_truth = false;
     }
     sim_debug ("%s the world", on ? "watching" : "no page: not watching");
@@ -40,7 +43,13 @@ s_world_text (vw_service_t *self, vw_client_t *c)
     c->kick_seq = self->kick_seq;
     const void *frames[SIM_MAX_CAMERAS];
     vw_frames_newest (self->frames, self->camera_count, frames);
-    vw_world_t w = { .truth = &self->truth,
+    static_assert (VW_COMMAND_SLOTS <= 512, "the commands of a world live on the stack");
+    const vw_command_t *commands[VW_COMMAND_SLOTS];
+    int n_commands = vw_commands_since (&self->commands, c->command_seq, commands);
+    c->command_seq = self->commands.seq;
+    vw_world_t w = { .n_commands = n_commands,
+                     .commands = commands,
+                     .truth = &self->truth,
                      .paused = self->hub->status.paused,
                      .n_kicks = n,
                      .kicks = kicks,
@@ -80,6 +89,7 @@ vw_pages_serve (vw_service_t *self, const char *status)
             free (text);
             c->greeted = true;
             c->kick_seq = self->kick_seq;
+            c->command_seq = 0; /* a new page gets every robot's last command */
         } else if (status && c->greeted && zclock_usecs () - c->asked_us < VW_PAGE_IDLE_US)
             s_send (c, status); /* a page that stopped asking is sent nothing more */
         if (c->greeted && c->want && self->have_truth && c->sent_serial != self->serial) {

@@ -6,6 +6,7 @@
 
 #include "common/logs/sim_stats.h"
 #include "common/bus/sim_service.h"
+#include "vw_referee.h"
 
 void
 vw_stats_refresh (vw_service_t *self)
@@ -26,6 +27,8 @@ vw_stats_refresh (vw_service_t *self)
     /* the newest truth is newer than physics' last Stats */
     if (self->have_truth)
         hub->status.t = (double) self->truth.time_ns / 1e9;
+    hub->status.viewer_port = hub->ops_port;
+    vw_referee_status (self, zclock_usecs ());
 }
 
 void

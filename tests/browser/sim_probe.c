@@ -12,8 +12,17 @@
                                until standard input closes
         sim_probe commands PORT
                                send a blue team's RobotControl (robot 0
-                               turning on the spot) to 127.0.0.1:PORT every
+                               driving a small circle: forward 0.2 m/s,
+                               angular 1 rad/s, kick speed 3 m/s at 0°,
+                               dribbler 150 rpm) to 127.0.0.1:PORT every
                                20 ms, as a team's program does, until
+                               standard input closes
+        sim_probe referee PORT a game controller on this machine: a
+                               Referee message (first half, ball
+                               placement by blue at (1.5, -1.0) m, blue 2
+                               : yellow 1, a yellow card for yellow) to
+                               224.5.23.1:PORT through the loopback
+                               interface only (TTL 0) every 100 ms until
                                standard input closes
 
     Exit status 0, 1 when a port could not be had, 2 for bad arguments.
@@ -24,12 +33,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "tests/support/sim_test.h"
 #include "common/bus/sim_udp.h"
+#include "ssl_gc_referee_message.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_vision_detection.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
@@ -115,12 +126,17 @@ s_commands (int port)
     }
     prctl (PR_SET_PDEATHSIG, SIGTERM);
     MoveLocalVelocity local = MOVE_LOCAL_VELOCITY__INIT;
+    local.forward = 0.2f;
     local.angular = 1.0f;
     RobotMoveCommand move = ROBOT_MOVE_COMMAND__INIT;
     move.command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
     move.local_velocity = &local;
     RobotCommand cmd = ROBOT_COMMAND__INIT;
     cmd.move_command = &move;
+    cmd.has_kick_speed = cmd.has_kick_angle = cmd.has_dribbler_speed = true;
+    cmd.kick_speed = 3.0f;
+    cmd.kick_angle = 0.0f;
+    cmd.dribbler_speed = 150.0f;
     RobotCommand *ptr = &cmd;
     RobotControl rc = ROBOT_CONTROL__INIT;
     rc.n_robot_commands = 1;
@@ -150,6 +166,73 @@ s_commands (int port)
     }
 }
 
+/* Wait up to ms for the end of standard input; true when it ended. */
+static bool
+s_stdin_closed (int ms)
+{
+    struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
+    if (poll (&p, 1, ms) <= 0)
+        return false;
+    char junk[256];
+    return read (STDIN_FILENO, junk, sizeof junk) <= 0;
+}
+
+static int
+s_referee (int port)
+{
+    struct in_addr group;
+    inet_pton (AF_INET, "224.5.23.1", &group);
+    int fd = sim_udp_local_sender (group);
+    if (fd < 0) {
+        fprintf (stderr, "sim_probe: no loopback multicast sender\n");
+        return 1;
+    }
+    prctl (PR_SET_PDEATHSIG, SIGTERM);
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port), .sin_addr = group };
+    Referee__TeamInfo blue = REFEREE__TEAM_INFO__INIT, yellow = REFEREE__TEAM_INFO__INIT;
+    blue.name = "Blue Probes";
+    blue.score = 2;
+    blue.goalkeeper = 0;
+    blue.timeouts = 4;
+    blue.timeout_time = 300000000;
+    yellow.name = "Yellow Probes";
+    yellow.score = 1;
+    yellow.yellow_cards = 1;
+    uint32_t card = 90000000;
+    yellow.n_yellow_card_times = 1;
+    yellow.yellow_card_times = &card;
+    yellow.goalkeeper = 1;
+    yellow.timeouts = 4;
+    yellow.timeout_time = 300000000;
+    Referee__Point target = REFEREE__POINT__INIT;
+    target.x = 1500.0f;
+    target.y = -1000.0f;
+    Referee ref = REFEREE__INIT;
+    ref.stage = REFEREE__STAGE__NORMAL_FIRST_HALF;
+    ref.has_stage_time_left = true;
+    ref.stage_time_left = 240000000;
+    ref.command = REFEREE__COMMAND__BALL_PLACEMENT_BLUE;
+    ref.command_counter = 7;
+    ref.blue = &blue;
+    ref.yellow = &yellow;
+    ref.designated_position = &target;
+    ref.has_next_command = true;
+    ref.next_command = REFEREE__COMMAND__DIRECT_FREE_BLUE;
+    uint8_t buf[1024];
+    printf ("{\"sending\":%d}\n", port);
+    fflush (stdout);
+    do {
+        struct timespec now;
+        clock_gettime (CLOCK_REALTIME, &now);
+        ref.packet_timestamp = (uint64_t) now.tv_sec * 1000000u + (uint64_t) now.tv_nsec / 1000u;
+        ref.command_timestamp = ref.packet_timestamp;
+        size_t n = referee__pack (&ref, buf);
+        sim_udp_send (fd, buf, n, &to);
+    } while (!s_stdin_closed (100));
+    close (fd);
+    return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -168,6 +251,11 @@ main (int argc, char **argv)
         if (port > 0 && port < 65536)
             return s_commands (port);
     }
-    fprintf (stderr, "usage: sim_probe ports N | sim_probe vision PORT | sim_probe commands PORT\n");
+    if (argc == 3 && strcmp (argv[1], "referee") == 0) {
+        int port = atoi (argv[2]);
+        if (port > 0 && port < 65536)
+            return s_referee (port);
+    }
+    fprintf (stderr, "usage: sim_probe ports N | vision PORT | commands PORT | referee PORT\n");
     return 2;
 }

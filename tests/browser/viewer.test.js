@@ -26,6 +26,8 @@ const SIM = path.join(BUILD, 'bin', 'ssl-sim');
 const PROBE = path.join(BUILD, 'tests', 'browser', 'sim_probe');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const SCREENSHOT = path.join(BUILD, 'viewer.png');
+const SHOT_GAME = path.join(BUILD, 'viewer-game.png');
+const SHOT_INSPECTOR = path.join(BUILD, 'viewer-inspector.png');
 const START_MS = 60000;      // simulator and browser up, on a loaded machine
 const WAIT_MS = 30000;       // any one thing the test waits for
 const PAUSE_WATCH_MS = 2000; // how long t_capture must stand still
@@ -128,12 +130,16 @@ const ballNear = (x, y) => (f) => f.balls.some((b) => Math.hypot(b[0] - x, b[1] 
 
 // ---- the simulator ---------------------------------------------------------
 function startSimulator (dir, ports) {
-    const [control, blue, yellow, legacy, statusBlue, statusYellow, truth, vision, viewer] = ports;
+    const [control, blue, yellow, legacy, statusBlue, statusYellow, truth, vision, viewer, referee] = ports;
     const ini = path.join(dir, 'test.ini');
     fs.writeFileSync(ini, ['[network]', 'bind_address = 127.0.0.1', `control_port = ${control}`,
                            `blue_port = ${blue}`, `yellow_port = ${yellow}`, `legacy_port = ${legacy}`,
                            `legacy_status_port_blue = ${statusBlue}`,
                            `legacy_status_port_yellow = ${statusYellow}`, `truth_port = ${truth}`,
+                           // the league's referee group on a port of this test's own, so a
+                           // game controller (or another test) elsewhere on the machine is
+                           // not heard; --localhost keeps it on the loopback interface
+                           `referee_addr = 224.5.23.1:${referee}`,
                            // t_capture in sim seconds, comparable with the page's sim time
                            '[vision]', 'timestamp_base = zero', ''].join('\n'));
     const log = fs.openSync(path.join(dir, 'log.txt'), 'a');
@@ -192,8 +198,8 @@ async function main () {
     for (const f of [SIM, PROBE, CHROMIUM])
         must(`${f} exists`, fs.existsSync(f), 'build first (make all) / install chromium (scripts/deps.sh)');
 
-    const ports = execFileSync(PROBE, ['ports', '9'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
-    must('nine free test ports', ports.length === 9 && ports.every((p) => p > 0), ports.join(' '));
+    const ports = execFileSync(PROBE, ['ports', '10'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    must('ten free test ports', ports.length === 10 && ports.every((p) => p > 0), ports.join(' '));
     const viewerPort = ports[8];
     const dir = fs.mkdtempSync('/tmp/ssl-sim-test-');
     const sim = startSimulator(dir, ports);
@@ -258,6 +264,11 @@ async function main () {
     check('the page keeps drawing new worlds', true);
     await page.waitForFunction(() => window.sslsimView.vision_cameras.length >= 1);
     check('camera detections are drawn', true);
+
+    // ---- no game controller: no game state ------------------------------
+    check('without a referee the page shows no game state',
+          await page.evaluate(() => window.sslsimView.referee === null && !window.sslsimView.placement_drawn)
+          && (await page.textContent('#st-referee')) === 'no referee', await page.textContent('#st-referee'));
 
     // ---- drag the ball to (1, 1) m with the mouse -------------------------
     const box = await canvas.boundingBox();
@@ -400,6 +411,128 @@ async function main () {
     } catch (err) {
         check('the plot shows the command->vision latency', false, err.message);
     }
+
+    // ---- the inspector shows what the team sent ----------------------------
+    // the probe above sends blue 0: forward 0.2 m/s, angular 1 rad/s, kick
+    // 3 m/s at 0 degrees, dribbler 150 rpm, every 20 ms (floats on the wire:
+    // compared to 1e-6)
+    await page.evaluate(() => { document.getElementById('trails').click(); });
+    const blue0 = await page.evaluate(() => {
+        const r = window.sslsimView.robots.find((q) => q.team === 'blue' && q.id === 0);
+        return r ? window.sslsimView.toCanvas(r.x, r.y) : null;
+    });
+    if (check('blue 0 is on the field', !!blue0)) {
+        await page.mouse.click(box.x + blue0.x, box.y + blue0.y);
+        try {
+            await page.waitForFunction(() => {
+                const i = window.sslsimView.inspector;
+                return i && i.key === 'blue/0' && i.command && i.plot && i.plot.commanded >= 2 && i.plot.true >= 2
+                    && /commands\/s/.test(i.text) && !/^– commands/m.test(i.text);
+            }, null, { timeout: WAIT_MS });
+            const ins = await page.evaluate(() => window.sslsimView.inspector);
+            const c = ins.command;
+            const near = (a, b) => Math.abs(a - b) <= 1e-6;
+            check('the inspector shows the command blue sent robot 0 (local 0.2, 0, 1; kick 3 m/s at 0°; dribbler 150)',
+                  c.move === 'local' && near(c.v[0], 0.2) && near(c.v[1], 0) && near(c.v[2], 1)
+                  && near(c.kick_speed, 3) && near(c.kick_angle, 0) && near(c.dribbler, 150),
+                  JSON.stringify(c));
+            const rate = Number((/([0-9.]+) commands\/s/.exec(ins.text) || [])[1]);
+            // the probe sends every 20 ms: 50 a second, counted over the page's last 2 s of worlds
+            check(`the inspector counts the commands per second (${rate})`, rate > 25 && rate < 75, ins.text);
+            check('the inspector plots commanded against true velocity', ins.plot.commanded >= 2 && ins.plot.true >= 2,
+                  JSON.stringify(ins.plot));
+            // three seconds of history: a picture with a trail and a plot worth showing
+            await page.waitForFunction(() => window.sslsimView.trails && window.sslsimView.trails.points > 30
+                                       && window.sslsimView.inspector?.plot?.span_s >= 3);
+            check('trails are drawn over the last seconds', true);
+            await page.screenshot({ path: SHOT_INSPECTOR });
+        } catch (err) {
+            check('the inspector shows the command blue sent robot 0', false,
+                  `${err.message}: ${JSON.stringify(await page.evaluate(() => window.sslsimView.inspector))}`);
+        }
+    }
+
+    // ---- the ball can be selected -------------------------------------------
+    const ballAt = await page.evaluate(() => {
+        const b = window.sslsimView.ball;
+        return b ? window.sslsimView.toCanvas(b.x, b.y) : null;
+    });
+    if (check('the ball is drawn', !!ballAt)) {
+        await page.mouse.click(box.x + ballAt.x, box.y + ballAt.y);
+        try {
+            await page.waitForFunction(() => {
+                const i = window.sslsimView.inspector;
+                return i && i.kind === 'ball' && /speed [0-9.]+ m\/s/.test(i.text) && /height/.test(i.text);
+            }, null, { timeout: WAIT_MS });
+            check('a click on the ball shows its position, speed and height', true);
+        } catch (err) {
+            check('a click on the ball shows its position, speed and height', false,
+                  JSON.stringify(await page.evaluate(() => window.sslsimView.inspector)));
+        }
+    }
+
+    // ---- the game state from a game controller on this machine -----------
+    const gc = spawn(PROBE, ['referee', String(ports[9])], { stdio: ['pipe', 'ignore', 'inherit'] });
+    cleanups.push(async () => gc.stdin.end());
+    try {
+        await page.waitForFunction(() => {
+            const r = window.sslsimView.referee;
+            return r && r.stage === 'NORMAL_FIRST_HALF' && r.command === 'BALL_PLACEMENT_BLUE'
+                && r.blue.score === 2 && r.yellow.score === 1 && window.sslsimView.placement_drawn;
+        }, null, { timeout: WAIT_MS });
+        const bar = await page.textContent('#st-referee');
+        check(`the status bar shows stage, command and score (${bar})`,
+              bar.includes('NORMAL_FIRST_HALF') && bar.includes('BALL_PLACEMENT_BLUE') && bar.includes('blue 2 : 1 yellow'));
+        const game = await page.textContent('#game');
+        check('the game panel names the teams and the yellow card', game.includes('Blue Probes')
+              && game.includes('Yellow Probes') && game.includes('yellow card 1:30'), game);
+        const target = await page.evaluate(() => window.sslsimView.placement_drawn);
+        // the target travels as float millimetres: 1500 and -1000 are exact
+        check('the placement target is drawn at (1.5, -1.0) m', target.x === 1.5 && target.y === -1, JSON.stringify(target));
+        await page.screenshot({ path: SHOT_GAME });
+    } catch (err) {
+        check('the page shows the referee\'s stage, command and score', false,
+              `${err.message}: ${JSON.stringify(await page.evaluate(() => window.sslsimView.referee))}`);
+    }
+
+    // ---- 4 cameras, then 2: the old cameras' counts go -------------------
+    const four = await page.evaluate(() => window.sslsimView.request('cameras', { count: 4 }));
+    check('the page switches to 4 cameras', four && four.ok, JSON.stringify(four));
+    try {
+        await page.waitForFunction(() => document.getElementById('st-vision').textContent.includes('cam 3'));
+        const two = await page.evaluate(() => window.sslsimView.request('cameras', { count: 2 }));
+        check('and back to 2', two && two.ok, JSON.stringify(two));
+        await page.waitForFunction(() => {
+            const t = document.getElementById('st-vision').textContent;
+            return t.includes('cam 1') && !t.includes('cam 2') && !t.includes('cam 3');
+        });
+        check('after 4 cameras then 2 the status bar counts cameras 0 and 1 only', true);
+    } catch (err) {
+        check('after 4 cameras then 2 the status bar counts cameras 0 and 1 only', false,
+              `${err.message}: ${await page.textContent('#st-vision')}`);
+    }
+
+    // ---- the viewer is one sender on the control port ----------------------
+    // The gateway lists the senders of its last 10 s; an op every status
+    // keeps the viewer's fresh while the viewer killed above (a sender of
+    // its own) ages out. A viewer sending each op from a new port would
+    // fill the list instead.
+    let control = null;
+    for (let i = 0; i < 40; i++) {
+        const n = await page.evaluate(() => window.sslsimView.status_count);
+        await page.evaluate(() => window.sslsimView.request('teleport_ball', { x: 0, y: 0 }));
+        await page.waitForFunction((k) => window.sslsimView.status_count > k + 1, n);
+        control = (await page.evaluate(() => window.sslsimView.status_ports)).find((p) => p.name === 'control');
+        if (control && control.sources.length === 1 && i >= 3)
+            break;
+    }
+    check('the viewer\'s actions count as one sender on the control port',
+          control && control.sources.length === 1, JSON.stringify(control));
+    const vport = await page.evaluate(() => window.sslsimView.viewer_port);
+    check(`and the port table marks it as this viewer (port ${vport})`,
+          control && control.sources.length === 1 && control.sources[0] === `127.0.0.1:${vport}`
+          && (await page.textContent('#ports')).includes(`127.0.0.1:${vport} (this viewer)`),
+          await page.textContent('#ports'));
 
     // ---- the address with the token, as ssl-sim prints it ----------------
     // A viewer on loopback needs no token (docs/viewer.md "The door"), so

@@ -482,3 +482,68 @@ Test (physics_service, request_after_restart_zmq, .timeout = 10)
 {
     s_request_after_restart (false);
 }
+
+/* ---- the commands a team sent, for the viewer's inspector -------------- */
+
+/* A team's RobotControl reaches a Commands subscriber as applied, with
+   the feedback; the subscription travels to physics on its own time, so
+   the team keeps commanding (each request answered) until one arrives. */
+static void
+s_commands_published (bool lanes)
+{
+    s_bench_t b;
+    s_start (&b, lanes, SIM_LINK_TOOL);
+    sim_svc_peer_t *viewer = sim_svc_peer_new (&b.cfg, SIM_LINK_VIEWER);
+    cr_assert_not_null (viewer);
+    cr_assert_eq (sim_svc_peer_subscribe (viewer, SIMBUS__ENVELOPE__BODY_COMMANDS), 0);
+    MoveLocalVelocity local = MOVE_LOCAL_VELOCITY__INIT;
+    local.forward = 0.5f;
+    local.angular = -2.0f;
+    RobotMoveCommand move = ROBOT_MOVE_COMMAND__INIT;
+    move.command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
+    move.local_velocity = &local;
+    RobotCommand rcmd = ROBOT_COMMAND__INIT;
+    rcmd.id = 0;
+    rcmd.move_command = &move;
+    rcmd.has_kick_speed = true;
+    rcmd.kick_speed = 2.5f;
+    RobotCommand *rcmds[1] = { &rcmd };
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    rc.n_robot_commands = 1;
+    rc.robot_commands = rcmds;
+    Simbus__TeamControl team = SIMBUS__TEAM_CONTROL__INIT;
+    team.team = 0;
+    team.control = &rc;
+    Simbus__Envelope *got = NULL;
+    for (uint64_t id = 10; id < 60 && !got; id++) {
+        Simbus__Request req = SIMBUS__REQUEST__INIT;
+        req.id = id;
+        req.team_control = &team;
+        s_send (b.client, &req);
+        simbus__envelope__free_unpacked (s_reply (b.client, id), NULL);
+        got = sim_svc_peer_wait (viewer, SIMBUS__ENVELOPE__BODY_COMMANDS, 100);
+    }
+    cr_assert_not_null (got, "no Commands within 50 commands");
+    const Simbus__Commands *c = got->commands;
+    cr_assert (c->control && c->control->control && c->control->control->n_robot_commands == 1);
+    cr_expect_eq (c->control->team, 0u);
+    const RobotCommand *seen = c->control->control->robot_commands[0];
+    cr_expect_eq (seen->id, 0u);
+    cr_expect_float_eq (seen->move_command->local_velocity->forward, 0.5f, 1e-9);
+    cr_expect_float_eq (seen->move_command->local_velocity->angular, -2.0f, 1e-9);
+    cr_expect (seen->has_kick_speed && seen->kick_speed == 2.5f);
+    cr_expect_eq (c->n_feedback, 1u, "the feedback the team was sent back");
+    cr_expect_eq (c->feedback[0]->id, 0u);
+    simbus__envelope__free_unpacked (got, NULL);
+    sim_svc_peer_destroy (&viewer);
+    s_stop (&b);
+}
+
+Test (physics_service, commands_published_lanes)
+{
+    s_commands_published (true);
+}
+Test (physics_service, commands_published_zmq)
+{
+    s_commands_published (false);
+}

@@ -121,7 +121,7 @@ Test (vw_json, world_carries_truth_kicks_and_vision_in_metres)
     SSLWrapperPacket w = SSL__WRAPPER_PACKET__INIT;
     w.detection = &det;
     const void *frames[] = { NULL, &w };
-    vw_world_t world = { &snap, true, 1, &kick, 2, frames };
+    vw_world_t world = { &snap, true, 1, &kick, 2, frames, 0, NULL };
     cJSON *j = s_parse (vw_json_world (&world));
     cr_expect_str_eq (s_str (j, "type"), "world");
     cr_expect_float_eq (s_num (j, "t"), 12.345, 1e-9);
@@ -176,7 +176,7 @@ Test (vw_json, world_text_is_json_with_many_of_each_and_reused)
     SSLWrapperPacket w = SSL__WRAPPER_PACKET__INIT, geometry_only = SSL__WRAPPER_PACKET__INIT;
     w.detection = &d;
     const void *frames[] = { &w, &geometry_only, &w };
-    vw_world_t big = { &snap, false, 2, kicks, 3, frames };
+    vw_world_t big = { &snap, false, 2, kicks, 3, frames, 0, NULL };
     vw_text_t text = { 0 };
     cJSON *j = cJSON_Parse (vw_json_world_into (&big, &text));
     cr_assert_not_null (j, "not JSON: %s", text.buf);
@@ -190,7 +190,7 @@ Test (vw_json, world_text_is_json_with_many_of_each_and_reused)
     cr_expect_float_eq (s_num (cJSON_GetArrayItem (s_get (j, "robots"), 2), "x"), -0.000002, 1e-12);
     cr_expect_float_eq (s_num (cJSON_GetArrayItem (s_get (j, "robots"), 2), "y"), 1e6, 1e-6);
     cJSON_Delete (j);
-    vw_world_t empty = { NULL, true, 0, NULL, 0, NULL };
+    vw_world_t empty = { NULL, true, 0, NULL, 0, NULL, 0, NULL };
     j = cJSON_Parse (vw_json_world_into (&empty, &text));
     cr_assert_not_null (j, "not JSON: %s", text.buf);
     cr_expect_eq (cJSON_GetArraySize (s_get (j, "robots")), 0);
@@ -397,4 +397,103 @@ Test (vw_json, status_and_metrics_show_the_same_numbers)
     cr_expect_not_null (strstr (m, "ssl_sim_command_latency_seconds{quantile=\"0.5\"} NaN\n"), "%s", m);
     cr_expect_not_null (strstr (m, "ssl_sim_command_latency_seconds_count 200\n"));
     free (m);
+}
+
+Test (vw_json, status_carries_the_referee_only_when_heard)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    bool alive[VW_SERVICES] = { true, true, true, true, true };
+    vw_status_t st;
+    vw_status_from_stats (&st, &cfg, NULL, NULL, NULL, NULL, alive, 1);
+    cJSON *j = s_parse (vw_json_status (&st));
+    cr_expect_null (cJSON_GetObjectItemCaseSensitive (j, "referee"), "no game controller, no game state");
+    cJSON_Delete (j);
+
+    st.has_referee = true;
+    sim_referee_t *r = &st.referee;
+    memset (r, 0, sizeof *r);
+    r->stage = 1;    /* NORMAL_FIRST_HALF */
+    r->command = 17; /* BALL_PLACEMENT_BLUE */
+    r->command_counter = 9;
+    r->has_stage_time = true;
+    r->stage_time_left_us = 61500000;
+    snprintf (r->team[0].name, sizeof r->team[0].name, "a \"quoted\" team");
+    r->team[0].score = 2;
+    r->team[1].score = 1;
+    r->team[1].n_yellow_running = 1;
+    r->team[1].yellow_left_us[0] = 90000000;
+    r->has_placement = true;
+    r->placement_x = 1.5;
+    r->placement_y = -1;
+    st.referee_age_s = 0.25;
+    j = s_parse (vw_json_status (&st));
+    const cJSON *ref = s_get (j, "referee");
+    cr_expect_str_eq (s_str (ref, "stage"), "NORMAL_FIRST_HALF");
+    cr_expect_str_eq (s_str (ref, "command"), "BALL_PLACEMENT_BLUE");
+    cr_expect_float_eq (s_num (ref, "stage_time_left"), 61.5, 1e-9);
+    cr_expect_str_eq (s_str (s_get (ref, "blue"), "name"), "a \"quoted\" team");
+    cr_expect_float_eq (s_num (s_get (ref, "blue"), "score"), 2, 1e-9);
+    cr_expect_float_eq (
+        cJSON_GetArrayItem (s_get (s_get (ref, "yellow"), "yellow_card_times"), 0)->valuedouble, 90, 1e-9);
+    cr_expect_float_eq (s_num (s_get (ref, "placement"), "x"), 1.5, 1e-9);
+    cr_expect_float_eq (s_num (s_get (ref, "placement"), "y"), -1, 1e-9);
+    cr_expect_null (cJSON_GetObjectItemCaseSensitive (ref, "next_command"),
+                    "absent when the packet had none");
+    cJSON_Delete (j);
+}
+
+Test (vw_json, status_lists_only_the_cameras_of_the_rig_in_force)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cfg.vision.default_camera_count = 2;
+    /* vision counted four cameras before the rig went from 4 to 2 */
+    Simbus__CameraStats cam[4], *cams[4];
+    for (int i = 0; i < 4; i++) {
+        simbus__camera_stats__init (&cam[i]);
+        cam[i].id = (uint32_t) i;
+        cam[i].packets = 100;
+        cams[i] = &cam[i];
+    }
+    Simbus__Stats vision = SIMBUS__STATS__INIT;
+    vision.service = (char *) "vision";
+    vision.n_cameras = 4;
+    vision.cameras = cams;
+    bool alive[VW_SERVICES] = { true, true, true, true, true };
+    vw_status_t st;
+    vw_status_from_stats (&st, &cfg, NULL, &vision, NULL, NULL, alive, 1);
+    cr_expect_eq (st.n_cameras, 2);
+    cr_expect_eq (st.cameras[1].id, 1);
+}
+
+Test (vw_json, world_carries_the_robot_commands_given)
+{
+    sim_snapshot_t snap;
+    memset (&snap, 0, sizeof snap);
+    vw_command_t a = { .team = 0, .id = 4, .count = 7, .t = 1.25 };
+    a.cmd = (phys_command_t) {
+        .move = PHYS_MOVE_LOCAL, .v = { 0.2, 0, 1, 0 }, .kick_speed = 3, .dribbler_rpm = 150
+    };
+    a.has_kick_speed = a.has_dribbler = a.has_contact = true;
+    vw_command_t b = { .team = 1, .id = 2, .count = 1 };
+    b.cmd = (phys_command_t) { .move = PHYS_MOVE_WHEELS, .v = { 1, 2, 3, 4 } };
+    const vw_command_t *cmds[] = { &a, &b };
+    vw_world_t w = { .n_commands = 2, .commands = cmds, .truth = &snap };
+    cJSON *j = s_parse (vw_json_world (&w));
+    const cJSON *list = s_get (j, "commands");
+    cr_assert_eq (cJSON_GetArraySize (list), 2);
+    const cJSON *c = cJSON_GetArrayItem (list, 0);
+    cr_expect_str_eq (s_str (c, "team"), "blue");
+    cr_expect_str_eq (s_str (c, "move"), "local");
+    cr_expect_eq (cJSON_GetArraySize (s_get (c, "v")), 3);
+    cr_expect_float_eq (cJSON_GetArrayItem (s_get (c, "v"), 0)->valuedouble, 0.2, 1e-9);
+    cr_expect_float_eq (s_num (c, "kick_speed"), 3, 1e-9);
+    cr_expect_float_eq (s_num (c, "dribbler"), 150, 1e-9);
+    cr_expect_null (cJSON_GetObjectItemCaseSensitive (c, "kick_angle"), "absent when the team sent none");
+    cr_expect (cJSON_IsFalse (s_get (c, "contact")));
+    c = cJSON_GetArrayItem (list, 1);
+    cr_expect_str_eq (s_str (c, "move"), "wheels");
+    cr_expect_eq (cJSON_GetArraySize (s_get (c, "v")), 4);
+    cJSON_Delete (j);
 }

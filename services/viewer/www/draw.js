@@ -164,6 +164,16 @@ export function drawBall (ctx, tf, ball, radius, opts) {
         ctx.stroke();
         ctx.setLineDash([]);
     }
+    if (opts.selected) {
+        // the selection ring, as a selected robot's
+        ctx.strokeStyle = '#ffffff';
+        ctx.lineWidth = 1.5;
+        ctx.setLineDash([4, 3]);
+        ctx.beginPath();
+        ctx.arc(ground.x, ground.y - up, size + 6, 0, 2 * Math.PI);
+        ctx.stroke();
+        ctx.setLineDash([]);
+    }
     ctx.fillStyle = '#ff8a1c';
     ctx.strokeStyle = '#5a2600';
     ctx.lineWidth = 1.2;

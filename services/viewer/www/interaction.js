@@ -7,6 +7,7 @@
 import { $, canvas, tf, state, send, fit, findRobot, freeId, isPaused, robotKey, MAX_ROBOT_ID } from './state.js';
 import { onResult, updateHint } from './status.js';
 import * as draw from './draw.js';
+import { consoleState } from './console.js';
 
 const SHOT_GAIN = 2.5;         // shot speed, m/s per metre dragged
 const DRAG_SEND_MS = 50;       // while dragging, at most one teleport per this
@@ -129,7 +130,9 @@ function onPointerDown (e) {
     }
     const hit = hitTest(pos.px, pos.py);
     const w = state.world;
+    consoleState.ballSelected = !!(hit && hit.kind === 'ball');
     if (hit && hit.kind === 'ball') {
+        state.selected = null;
         const from = { x: w.ball.x, y: w.ball.y };
         if (e.shiftKey || e.button === 2)
             state.drag = { kind: 'shot', from, to: { x: pos.x, y: pos.y }, moved: false, start: pos };
@@ -402,6 +405,7 @@ function onKey (e) {
         }
         setAddTeam(null);
         state.selected = null;
+        consoleState.ballSelected = false;
         state.dirty = true;
         break;
     default:

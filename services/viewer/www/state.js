@@ -8,6 +8,7 @@
 import { Conn } from './conn.js';
 import { DEFAULT_FIELD, Transform, drawField } from './field.js';
 import * as draw from './draw.js';
+import { consoleState, takeWorld, drawTrails, drawPlacement } from './console.js';
 
 const FLASH_MS = 450;          // kick flash duration
 const CAMERA_PALETTE = ['#e6550d', '#3182bd', '#31a354', '#756bb1', '#e7298a', '#17becf', '#bcbd22', '#8c564b'];
@@ -53,6 +54,13 @@ export const view = {
     results: [],                // the last 50 results
     t: null,                    // sim time of the world drawn
     geometry_count: 0,          // "geometry" messages applied
+    status_count: 0,            // "status" messages applied
+    status_ports: [],           // the newest status's ports
+    viewer_port: null,          // the UDP port the viewer's actions leave from
+    referee: null,              // the game state shown: {stage, command, blue, yellow, placement} or null
+    placement_drawn: null,      // {x, y} of the placement target drawn, or null
+    trails: null,               // {seconds, points}: the trails drawn, or null when off
+    inspector: null,            // {kind: 'robot'|'ball', key, text, command, plot}: the panel shown
     plot: { window_s: 30, rtf: [], latency_ms: [] }, // the series the plot drew
     connected: false,
     toCanvas: (x, y) => {
@@ -117,6 +125,7 @@ export function applyGeometry (msg) {
 
 export function applyWorld (msg) {
     state.world = msg;
+    takeWorld(msg);
     const now = performance.now();
     for (const k of msg.kicks || [])
         state.flashes.set(`${k.team}/${k.id}`, now);
@@ -226,6 +235,12 @@ function render (now) {
         for (const r of robots)
             drawnRobots.push({ team: r.team, id: r.id, x: r.x, y: r.y, o: r.o });
     }
+    const ref = state.status && state.status.referee;
+    drawPlacement(ctx, tf, ref, draw.TEAM_FILL);
+    view.placement_drawn = ref && ref.placement ? { x: ref.placement.x, y: ref.placement.y } : null;
+    drawTrails(ctx, tf, draw.TEAM_FILL);
+    view.trails = consoleState.trails.on
+        ? { seconds: consoleState.trails.seconds, points: consoleState.history.length } : null;
     const drawnCameras = [];
     for (const frameMsg of (w && w.vision) || []) {
         if (!cameraVisible(frameMsg.camera))
@@ -235,7 +250,8 @@ function render (now) {
     }
     // the true ball over the detections: it is small and the rings hide it
     if (state.layers.truth && w && w.ball) {
-        draw.drawBall(ctx, tf, w.ball, f.ball_radius, { velocity: state.layers.velocity });
+        draw.drawBall(ctx, tf, w.ball, f.ball_radius, { velocity: state.layers.velocity,
+                                                        selected: consoleState.ballSelected });
         drawnBall = { x: w.ball.x, y: w.ball.y, z: w.ball.z };
     }
     if (state.layers.nadirs)

@@ -6,6 +6,7 @@
 
 import { $, state, view, findRobot, freeId, isPaused, cameraVisible } from './state.js';
 import { Plot } from './plot.js';
+import { consoleState, refereeText, inspectorText, drawInspectorPlot } from './console.js';
 
 const ERROR_SHOW_MS = 8000;
 
@@ -25,6 +26,9 @@ export function showConnection (up, text) {
 // ---- status ----------------------------------------------------------------
 export function applyStatus (s) {
     state.status = s;
+    view.status_count++;
+    view.status_ports = Array.isArray(s.ports) ? s.ports : [];
+    view.viewer_port = Number.isFinite(s.viewer_port) ? s.viewer_port : null;
     plot.add(performance.now() / 1000, Number(s.rtf), s.latency_ms === undefined ? NaN : Number(s.latency_ms));
     plot.draw(performance.now() / 1000);
     view.plot = plot.model();
@@ -42,6 +46,7 @@ export function applyStatus (s) {
     $('st-latency').textContent = Number.isFinite(s.latency_ms)
         ? `${s.latency_ms.toFixed(1)} ms (p90 ${Number(s.latency_p90_ms).toFixed(1)}, max ${Number(s.latency_max_ms).toFixed(1)})`
         : '–';
+    showReferee(s.referee || null);
     const services = s.services && typeof s.services === 'object' ? Object.entries(s.services) : [];
     const sv = $('st-services');
     sv.classList.toggle('muted', !services.length);
@@ -74,7 +79,8 @@ export function applyStatus (s) {
         for (const src of sources.slice(0, 4)) {
             const s2 = document.createElement('span');
             s2.className = 'src';
-            s2.textContent = `from ${src}`;
+            const mine = s.viewer_port && src.endsWith(`:${s.viewer_port}`) && p.name === 'control';
+            s2.textContent = `from ${src}${mine ? ' (this viewer)' : ''}`;
             div.append(s2);
         }
         if (sources.length > 4) {
@@ -233,6 +239,31 @@ export function installLayers () {
             state.dirty = true;
         });
     }
+    const trails = $('trails');
+    const seconds = $('trail-seconds');
+    const apply = () => {
+        consoleState.trails.on = trails.checked;
+        consoleState.trails.seconds = Number(seconds.value) || 3;
+        state.dirty = true;
+    };
+    trails.addEventListener('change', apply);
+    seconds.addEventListener('change', apply);
+    apply();
+}
+
+// ---- the game state ----------------------------------------------------------
+function showReferee (ref) {
+    const text = refereeText(ref);
+    view.referee = ref ? { stage: ref.stage, command: ref.command, blue: ref.blue, yellow: ref.yellow,
+                           placement: ref.placement || null } : null;
+    const bar = $('st-referee');
+    bar.textContent = text ? text.line : 'no referee';
+    bar.parentElement.classList.toggle('muted', !text);
+    const panel = $('game');
+    panel.classList.toggle('muted', !text);
+    const body = text ? text.panel : 'No game controller heard on the referee address.';
+    if (panel.textContent !== body)
+        panel.textContent = body;
 }
 
 // ---- the mode hint and the selected robot ----------------------------------
@@ -257,16 +288,28 @@ function updateSelected () {
     const r = state.selected ? findRobot(state.selected) : null;
     if (state.selected && !r && state.world)
         state.selected = null;
+    const ball = consoleState.ballSelected && state.world ? state.world.ball : null;
     const el = $('selected');
     $('selected-actions').hidden = !r;
-    el.classList.toggle('muted', !r);
+    el.classList.toggle('muted', !r && !ball);
     const text = r
         ? `${r.team} ${r.id}   x ${r.x.toFixed(3)}  y ${r.y.toFixed(3)} m\n`
           + `facing ${(r.o * 180 / Math.PI).toFixed(1)}°   ${Math.hypot(r.vx || 0, r.vy || 0).toFixed(2)} m/s`
           + (r.contact ? '   ball at dribbler' : '')
-        : 'Click a robot to select it.';
+        : ball ? 'the ball' : 'Click a robot or the ball to select it.';
     if (el.textContent !== text) {
         el.textContent = text;
         el.style.whiteSpace = 'pre-line';
     }
+    const ins = inspectorText(r, ball, state.status && state.status.ports);
+    const box = $('inspector');
+    box.hidden = !ins;
+    if (ins && $('inspector-text').textContent !== ins)
+        $('inspector-text').textContent = ins;
+    const plotBox = $('inspector-plot-box');
+    plotBox.hidden = !r;
+    const drawn = r ? drawInspectorPlot($('inspector-plot'), state.selected) : null;
+    const c = r ? consoleState.commands.get(state.selected) : null;
+    view.inspector = r || ball ? { kind: r ? 'robot' : 'ball', key: r ? state.selected : 'ball', text: ins,
+                                  command: c || null, plot: drawn } : null;
 }
