@@ -341,7 +341,7 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          sim_cfg_check_ball_preset, "ball preset, replaces [ball]; --ball-preset",
          "ball_preset = default   ; replaces [ball]"),
     S_S ("run", "robot_limits", OFF (run.robot_limits), SSIZE (run.robot_limits), "",
-         sim_cfg_check_limits_preset, "limits preset, replaces [*.limits]; --robot-limits",
+         sim_cfg_check_limits_preset, "limits preset, replaces [*.limits] (team sets: kick caps too); --robot-limits",
          "robot_limits = default  ; replaces [blue.limits] and [yellow.limits]"),
     S_S ("run", "vision_addr", OFF (run.vision_addr), SSIZE (run.vision_addr),
          "224.5.23.2:10020", sim_cfg_check_addr, "vision destination HOST:PORT; --vision-addr",
