@@ -65,37 +65,6 @@ Test (field, division_b_keeps_0_3_m_all_round, .timeout = 60)
     s_expect_margins (args, 300, 300, 300);
 }
 
-/* Blue robot 0's newest position on the vision socket within ms (the
-   first detection of it in a packet), with its capture time; false when
-   none came. */
-static bool
-s_blue0 (int fd, int ms, double *x, double *y, double *t)
-{
-    int64_t end = sim_test_now_ms () + ms;
-    while (sim_test_now_ms () < end) {
-        uint8_t buf[65536];
-        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 50);
-        if (n <= 0)
-            continue;
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
-        bool hit = false;
-        for (size_t i = 0; w && w->detection && i < w->detection->n_robots_blue && !hit; i++) {
-            const SSLDetectionRobot *r = w->detection->robots_blue[i];
-            if (r->robot_id != 0)
-                continue;
-            *x = r->x / 1000.0;
-            *y = r->y / 1000.0;
-            *t = w->detection->t_capture;
-            hit = true;
-        }
-        if (w)
-            ssl__wrapper_packet__free_unpacked (w, NULL);
-        if (hit)
-            return true;
-    }
-    return false;
-}
-
 /* A robot put just behind its goal line beside the goal and driven on
    towards its own end: it reaches the goal substitution area (at least
    0.3 m behind the goal line, rules "Robot Substitution") and stops with
@@ -120,7 +89,7 @@ Test (field, a_robot_drives_behind_its_goal_line_to_the_wall, .timeout = 90)
     int64_t end = sim_test_now_ms () + 20000;
     while (sim_test_now_ms () < end && !(t_wall >= 0 && t - t_wall > 1.5)) {
         cr_assert_eq (sim_test_send (f.fd, f.proc.blue_port, &rc->base), 0);
-        if (!s_blue0 (f.vision, 200, &x, &ry, &t))
+        if (!sim_test_blue0 (f.vision, 200, &x, &ry, &t))
             continue;
         if (t_wall < 0 && x < wall + radius + 0.01)
             t_wall = t;

@@ -151,44 +151,51 @@ Test (phys_field, formation_table)
     }
 }
 
-/* A robot driven into a board stops at its radius; one pushed past the
-   boards is held by the room box. */
-Test (phys_field, robot_against_board_and_room)
+/* Blue robot 3 put at (x, y) (created if absent) and driven at (vx, vy)
+   for `substeps`, the command renewed before it times out; its state. */
+static sim_robot_state_t
+s_drive (phys_world_t *w, double x, double y, double vx, double vy, int substeps)
 {
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    cfg.sim.initial_robots_per_team = 0;
-    phys_world_t *w = sim_fc_world_new (&cfg);
     phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE,
                                 .id = 3,
                                 .has_x = true,
                                 .has_y = true,
-                                .x = 1,
-                                .y = 4.0,
+                                .x = x,
+                                .y = y,
                                 .has_present = true,
                                 .present = true };
-    phys_world_teleport_robot (w, &t);
-    phys_command_t c = { .move = PHYS_MOVE_GLOBAL, .v = { 0, 2, 0 } };
-    for (int k = 0; k < 2000; k++) {
+    cr_assert_eq (phys_world_teleport_robot (w, &t), PHYS_OK);
+    phys_command_t c = { .move = PHYS_MOVE_GLOBAL, .v = { vx, vy, 0 } };
+    for (int k = 0; k < substeps; k++) {
         if (k % 50 == 0)
             phys_world_command (w, SIM_TEAM_BLUE, 3, &c);
         phys_world_step (w);
     }
     sim_robot_state_t r;
-    phys_world_robot (w, SIM_TEAM_BLUE, 3, &r);
+    cr_assert_eq (phys_world_robot (w, SIM_TEAM_BLUE, 3, &r), 0);
+    return r;
+}
+
+static phys_world_t *
+s_empty_world (void)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cfg.sim.initial_robots_per_team = 0;
+    phys_world_t *w = sim_fc_world_new (&cfg);
+    cr_assert_not_null (w);
+    return w;
+}
+
+/* A robot driven into a board stops at its radius; one pushed past the
+   boards is held by the room box. */
+Test (phys_field, robot_against_board_and_room)
+{
+    phys_world_t *w = s_empty_world ();
+    sim_robot_state_t r = s_drive (w, 1, 4.0, 0, 2, 2000);
     cr_expect_float_eq (r.y, 4.8 - 0.09, 1e-3, "stopped at %g", r.y);
     /* beyond the goal-line opening: the room clamps it */
-    t = (phys_robot_teleport_t) {
-        .team = SIM_TEAM_BLUE, .id = 3, .has_x = true, .has_y = true, .x = 7.0, .y = 0.0
-    };
-    phys_world_teleport_robot (w, &t);
-    c = (phys_command_t) { .move = PHYS_MOVE_GLOBAL, .v = { 2, 0, 0 } };
-    for (int k = 0; k < 2000; k++) {
-        if (k % 50 == 0)
-            phys_world_command (w, SIM_TEAM_BLUE, 3, &c);
-        phys_world_step (w);
-    }
-    phys_world_robot (w, SIM_TEAM_BLUE, 3, &r);
+    r = s_drive (w, 7.0, 0.0, 2, 0, 2000);
     cr_expect_float_eq (r.x, 7.78 - 0.09, 1e-9);
     phys_world_destroy (&w);
 }
@@ -199,27 +206,8 @@ Test (phys_field, robot_against_board_and_room)
    ends. */
 Test (phys_field, robot_reaches_the_goal_substitution_area)
 {
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    cfg.sim.initial_robots_per_team = 0;
-    phys_world_t *w = sim_fc_world_new (&cfg);
-    phys_robot_teleport_t t = { .team = SIM_TEAM_BLUE,
-                                .id = 3,
-                                .has_x = true,
-                                .has_y = true,
-                                .x = -5.0,
-                                .y = 2.0,
-                                .has_present = true,
-                                .present = true };
-    phys_world_teleport_robot (w, &t);
-    phys_command_t c = { .move = PHYS_MOVE_GLOBAL, .v = { -1.5, 0, 0 } };
-    for (int k = 0; k < 3000; k++) {
-        if (k % 50 == 0)
-            phys_world_command (w, SIM_TEAM_BLUE, 3, &c);
-        phys_world_step (w);
-    }
-    sim_robot_state_t r;
-    phys_world_robot (w, SIM_TEAM_BLUE, 3, &r);
+    phys_world_t *w = s_empty_world ();
+    sim_robot_state_t r = s_drive (w, -5.0, 2.0, -1.5, 0, 3000);
     /* its centre 0.3 m + one radius behind the line is in the area */
     cr_expect_lt (r.x, -6.0 - 0.3 - 0.09, "in the substitution area: x %g", r.x);
     cr_expect_float_eq (r.x, -6.6 + 0.09, 1e-3, "stopped at the wall: x %g", r.x);
