@@ -230,7 +230,7 @@ sslsim_status_t sslsim_world_load (sslsim_world_t *world, const char *path);
    actions. Per-team arrays are indexed 0 blue, 1 yellow. */
 typedef struct {
     double field_length, field_width; /* m, goal line to goal line, touch line to touch line */
-    double boundary_width;            /* m, run-off from the field lines to the walls */
+    double boundary_width;            /* m, run-off from the touch lines to the walls */
     double goal_width, goal_depth;    /* m, inside the posts; goal line to back wall */
     double wall_height;               /* m, a ball whose bottom is higher passes the walls */
     double robot_speed_max[2];        /* m/s, [TEAM.limits] vel_absolute_max */
@@ -238,6 +238,7 @@ typedef struct {
     double kick_speed_max[2];         /* m/s, [TEAM.kicker] max_linear_speed */
     double chip_speed_max[2];         /* m/s, [TEAM.kicker] max_chip_speed */
     double dribbler_rpm_max[2];       /* rpm, [TEAM.dribbler] max_speed_rpm */
+    double boundary_width_goal_line;  /* m, run-off from the goal lines to the walls (0.6 in Division A) */
 } sslsim_limits_t;
 
 /* Fill *out with the world's sizes and limits. Returns SSLSIM_OK, or

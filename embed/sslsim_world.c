@@ -542,6 +542,7 @@ sslsim_world_limits (const sslsim_world_t *world, sslsim_limits_t *out)
     out->field_length = field.length;
     out->field_width = field.width;
     out->boundary_width = field.boundary_width;
+    out->boundary_width_goal_line = sim_field_goal_line_margin (&field);
     out->goal_width = field.goal_width;
     out->goal_depth = field.goal_depth;
     out->wall_height = world->cfg.sim.wall_height;

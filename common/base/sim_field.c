@@ -19,12 +19,15 @@ sim_field_division (sim_division_t division, sim_field_t *out)
         .penalty_area_width = a ? 3.6 : 2.0,
         .center_circle_radius = 0.5,
         .line_thickness = 0.01,
-        /* the SSL rules ("Field Setup"): 0.7 m of carpet beyond the
-           field lines on all sides, whose outer 0.4 m is the referees'
-           walking area behind the wall, so 0.3 m of margin behind the goal
-           lines too; the penalty mark 8 m (A) or 6 m (B) from the goal
-           centre; the substitution area is the whole margin */
-        .boundary_width_goal_line = 0.3,
+        /* the SSL rules, "Field Surface" (changed 2026-02-25, ssl-rules
+           PR #103): the field margin, from the field lines to the walls,
+           is 0.3 m along the touch lines in both divisions and 0.6 m
+           behind the goal lines in Division A (0.3 m in B); a robot at
+           least 0.3 m behind its own goal line is in the goal substitution
+           area, so that area is the outer 0.3 m of the margin (the game
+           controller sends 0.3 m for both divisions); the penalty mark
+           8 m (A) or 6 m (B) from the goal centre */
+        .boundary_width_goal_line = a ? 0.6 : 0.3,
         .goal_center_to_penalty_mark = a ? 8.0 : 6.0,
         .goal_substitution_area_width = 0.3,
     };
@@ -59,6 +62,12 @@ sim_field_resolve (const sim_field_t *configured, sim_division_t division, sim_f
         .goal_substitution_area_width =
             s_pick (f->goal_substitution_area_width, d.goal_substitution_area_width),
     };
+}
+
+double
+sim_field_goal_line_margin (const sim_field_t *field)
+{
+    return field->boundary_width_goal_line > 0 ? field->boundary_width_goal_line : field->boundary_width;
 }
 
 void

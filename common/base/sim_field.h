@@ -29,6 +29,11 @@ void sim_field_division (sim_division_t division, sim_field_t *out);
    division's size where it is 0. */
 void sim_field_resolve (const sim_field_t *configured, sim_division_t division, sim_field_t *out);
 
+/* The margin behind the goal lines, where the goal-line walls stand:
+   boundary_width_goal_line, or boundary_width where that is 0 (a field
+   described without it). */
+double sim_field_goal_line_margin (const sim_field_t *field);
+
 /* The 12 lines in spec order into lines[SIM_FIELD_LINE_COUNT], and the
    centre circle into *arc. Names are static strings. */
 void sim_field_lines (const sim_field_t *field, sim_field_line_t *lines, sim_field_arc_t *arc);

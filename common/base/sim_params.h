@@ -145,10 +145,11 @@ typedef struct {
    a runtime geometry message writes explicit values here. */
 typedef struct {
     double length, width, goal_width, goal_depth, goal_height;
-    double goal_wall_thickness, boundary_width;
+    double goal_wall_thickness, boundary_width; /* boundary_width: margin along the touch lines */
     double penalty_area_depth, penalty_area_width;
     double center_circle_radius, line_thickness;
-    /* geometry packet only (physics keeps its walls at boundary_width) */
+    /* the margin behind the goal lines (the walls stand there too); the
+       last two are for the geometry packet only */
     double boundary_width_goal_line, goal_center_to_penalty_mark, goal_substitution_area_width;
 } sim_field_t;
 

@@ -67,7 +67,7 @@ const sim_cfg_flag_t sim_cfg_flags[] = {
       .help = "{names}; replaces [ball]" },
     { .name = "--robot-limits", .arg = "NAME", .kind = SIM_CFG_FLAG_KEY, .section = "run",
       .key = "robot_limits", .choices = sim_config_limits_names,
-      .help = "{names}; replaces [blue.limits] and [yellow.limits]" },
+      .help = "{names}; replaces [blue.limits] and [yellow.limits] (team sets: the kick caps too)" },
     { .name = "--cameras", .arg = "1|2|4", .kind = SIM_CFG_FLAG_CAMERAS, .section = "vision",
       .key = "default_camera_count",
       .help = "auto-placed cameras; replaces every [camera N]" },

@@ -135,7 +135,9 @@ static const s_ball_preset_t s_ball_presets[] = {
     { { "rc26", { NULL } }, -3.10, -0.26, 0.045, 0.5, 0.67, 0.87, 0.46, 0.40 },
     /* ER-Force advertises k_switch = 0.69, so p = 1/k - 1 */
     { { "erforce", { NULL } }, -3.9, -0.35, 0, 1.0 / 0.69 - 1.0, 0.715, 1.0, 0.566, 0.566 },
-    { { "tigers", { NULL } }, -3.0, -0.26, 0, 0.5, 0.75, 0.95, 0.5, 0.5 },
+    /* TIGERs' BallParameters (Sumatra, docs/config.md "Team presets"):
+       kSwitch 0.64, so p = 1/k - 1; one z damping for every hop */
+    { { "tigers", { NULL } }, -3.0, -0.26, 0, 1.0 / 0.64 - 1.0, 0.8, 0.85, 0.47, 0.47 },
     { { "grsim", { NULL } }, -0.49, -0.49, 0, 0.5, 0.6, 0.96, 0.42, 0.42 },
 };
 
@@ -172,25 +174,40 @@ sim_config_ball_names (void)
 typedef struct {
     s_names_t names;
     sim_limits_t limits;
+    double kick_max, chip_max; /* m/s, [TEAM.kicker] caps; 0 = the preset leaves the kicker */
 } s_limits_preset_t;
 
 /* sim_limits_t order: acc_speedup_absolute_max, acc_speedup_angular_max,
    acc_brake_absolute_max, acc_brake_angular_max, vel_absolute_max,
-   vel_angular_max (the spec's table lists them in another order). */
+   vel_angular_max (the spec's table lists them in another order). The
+   team rows below `kiks` come from TIGERs' per-team bot parameter
+   database (Sumatra config/botParamsDatabase.json, docs/config.md "Team
+   presets"): velMax, accMax, brkMax, velMaxW, accMaxW (also the angular
+   brake: the database has none) and the kicker's straight and chip caps. */
 static const s_limits_preset_t s_limits_presets[] = {
-    { { "default", { "measured", NULL } }, { 3.5, 40, 5.0, 40, 3.0, 12 } },
-    { { "tigers", { NULL } }, { 3.2, 45, 4.2, 45, 3.3, 12 } },
-    { { "erforce", { NULL } }, { 3.7, 45, 5.5, 45, 3.0, 12 } },
-    { { "kiks", { NULL } }, { 4.2, 45, 5.5, 45, 3.4, 12 } },
-    { { "fast", { NULL } }, { 4.5, 50, 6.0, 50, 3.5, 15 } },
-    { { "grsim", { NULL } }, { 4.0, 50, 4.0, 50, 5.0, 20 } },
+    { { "default", { "measured", NULL } }, { 3.5, 40, 5.0, 40, 3.0, 12 }, 0, 0 },
+    { { "tigers", { NULL } }, { 3.0, 50, 6.0, 50, 3.0, 20 }, 7.5, 5.5 },
+    { { "erforce", { NULL } }, { 3.7, 45, 5.5, 45, 3.0, 12 }, 0, 0 },
+    { { "kiks", { NULL } }, { 4.2, 45, 5.5, 45, 3.4, 12 }, 0, 0 },
+    { { "fast", { NULL } }, { 4.5, 50, 6.0, 50, 3.5, 15 }, 0, 0 },
+    { { "grsim", { NULL } }, { 4.0, 50, 4.0, 50, 5.0, 20 }, 0, 0 },
+    { { "zjunlict", { NULL } }, { 3.5, 50, 6.0, 50, 3.0, 20 }, 8.0, 8.0 },
+    { { "immortals", { NULL } }, { 3.3, 50, 5.6, 50, 3.2, 20 }, 8.0, 6.5 },
+    { { "roboteam", { "roboteam_twente", NULL } }, { 2.0, 50, 3.0, 50, 2.2, 20 }, 8.0, 6.5 },
+    { { "luhbots", { NULL } }, { 1.5, 50, 3.0, 50, 2.5, 20 }, 8.0, 6.5 },
 };
+
+static const s_limits_preset_t *
+s_limits_find (const char *name)
+{
+    return (const s_limits_preset_t *) s_find (s_limits_presets, S_COUNT (s_limits_presets),
+                                               sizeof s_limits_presets[0], name);
+}
 
 int
 sim_config_limits_preset (const char *name, sim_limits_t *out)
 {
-    const s_limits_preset_t *p = (const s_limits_preset_t *) s_find (
-        s_limits_presets, S_COUNT (s_limits_presets), sizeof s_limits_presets[0], name);
+    const s_limits_preset_t *p = s_limits_find (name);
     if (!p)
         return -1;
     *out = p->limits;
@@ -200,7 +217,8 @@ sim_config_limits_preset (const char *name, sim_limits_t *out)
 const char *
 sim_config_limits_names (void)
 {
-    return "default, tigers, erforce, kiks, fast, grsim (alias: measured)";
+    return "default, tigers, erforce, kiks, fast, grsim, zjunlict, immortals, roboteam, luhbots "
+           "(aliases: measured, roboteam_twente)";
 }
 
 /* ---- applying presets --------------------------------------------------- */
@@ -261,14 +279,21 @@ sim_config_apply_ball_preset (sim_config_t *cfg, const char *name, char *err, si
 int
 sim_config_apply_robot_limits (sim_config_t *cfg, const char *name, char *err, size_t errlen)
 {
-    sim_limits_t limits;
-    if (sim_config_limits_preset (name, &limits) != 0) {
+    const s_limits_preset_t *p = name ? s_limits_find (name) : NULL;
+    if (!p) {
         sim_cfg_err (err, errlen, "unknown robot limits preset '%s' (choices: %s)", name ? name : "",
                      sim_config_limits_names ());
         return -1;
     }
-    cfg->team[SIM_TEAM_BLUE].limits = limits;
-    cfg->team[SIM_TEAM_YELLOW].limits = limits;
+    for (int team = 0; team < 2; team++) {
+        sim_robot_specs_t *spec = &cfg->team[team];
+        spec->limits = p->limits;
+        /* a team's published set includes its kick caps */
+        if (p->kick_max > 0)
+            spec->kicker.max_linear_speed = p->kick_max;
+        if (p->chip_max > 0)
+            spec->kicker.max_chip_speed = p->chip_max;
+    }
     return 0;
 }
 

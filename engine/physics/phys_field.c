@@ -1,6 +1,8 @@
 /*  phys_field.c - walls, room box, event regions and formations. */
 #include "phys_field.h"
 
+#include "common/base/sim_field.h"
+
 #include <math.h>
 
 static void
@@ -32,31 +34,34 @@ void
 phys_geom_build (phys_geom_t *g, const sim_field_t *f, double wall_height)
 {
     double hl = f->length / 2, hw = f->width / 2, bw = f->boundary_width;
+    double bx = sim_field_goal_line_margin (f);
     double gw2 = f->goal_width / 2, gd = f->goal_depth, th2 = f->goal_wall_thickness / 2;
     double gh = f->goal_height, wh = wall_height;
+    /* the rules (2026): the goal side walls extend to the outside wall */
+    double side = gd > bx ? gd : bx;
     g->field = *f;
     g->wall_height = wall_height;
     int k = 0;
-    s_wall (&g->walls[k++], -(hl + bw), hw + bw, hl + bw, hw + bw, 0, -1, wh, false);
-    s_wall (&g->walls[k++], -(hl + bw), -(hw + bw), hl + bw, -(hw + bw), 0, 1, wh, false);
+    s_wall (&g->walls[k++], -(hl + bx), hw + bw, hl + bx, hw + bw, 0, -1, wh, false);
+    s_wall (&g->walls[k++], -(hl + bx), -(hw + bw), hl + bx, -(hw + bw), 0, 1, wh, false);
     for (int s = -1; s <= 1; s += 2) {
-        double x = s * (hl + bw);
+        double x = s * (hl + bx);
         s_wall (&g->walls[k++], x, -(hw + bw), x, -gw2, -s, 0, wh, false);
         s_wall (&g->walls[k++], x, gw2, x, hw + bw, -s, 0, wh, false);
     }
     for (int s = -1; s <= 1; s += 2) {
         for (int sy = -1; sy <= 1; sy += 2) {
             double y = sy * (gw2 + th2);
-            s_wall (&g->walls[k++], s * hl, y, s * (hl + gd), y, 0, -sy, gh, true);
-            s_wall (&g->walls[k++], s * hl, y, s * (hl + gd), y, 0, sy, gh, true);
+            s_wall (&g->walls[k++], s * hl, y, s * (hl + side), y, 0, -sy, gh, true);
+            s_wall (&g->walls[k++], s * hl, y, s * (hl + side), y, 0, sy, gh, true);
         }
         double x = s * (hl + gd);
         s_wall (&g->walls[k++], x, -(gw2 + th2), x, gw2 + th2, -s, 0, gh, true);
     }
-    g->room_hx = hl + bw + gd + 1.0;
+    g->room_hx = hl + bx + gd + 1.0;
     g->room_hy = hw + bw + 1.0;
-    /* Goal frames start at |x| = hl, the boards are at hl + bw / hw + bw. */
-    g->inner_x = hl < hl + bw ? hl : hl + bw;
+    /* Goal frames start at |x| = hl, the boards are at hl + bx / hw + bw. */
+    g->inner_x = hl < hl + bx ? hl : hl + bx;
     g->inner_y = hw + bw;
 }
 

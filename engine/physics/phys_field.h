@@ -32,7 +32,10 @@ typedef struct {
     double inner_x, inner_y;
 } phys_geom_t;
 
-/* Build the walls and the room box for `field` (resolved sizes). */
+/* Build the walls and the room box for `field` (resolved sizes): the
+   touch-line boards at |y| = hw + boundary_width, the goal-line boards at
+   |x| = hl + the goal-line margin, the goal side walls from the goal line
+   to those boards (the rules since 2026-02-25). */
 void phys_geom_build (phys_geom_t *g, const sim_field_t *field, double wall_height);
 
 /* Ball centre outside the field lines (§3.4). */

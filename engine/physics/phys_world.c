@@ -65,6 +65,7 @@ s_check_field (phys_check_t *c, const sim_field_t *f)
     PHYS_CHECK_POS (c, "field.goal_height", f->goal_height, "m");
     PHYS_CHECK_POS (c, "field.goal_wall_thickness", f->goal_wall_thickness, "m");
     PHYS_CHECK_POS (c, "field.boundary_width", f->boundary_width, "m");
+    PHYS_CHECK_NONNEG (c, "field.boundary_width_goal_line", f->boundary_width_goal_line, "m");
     PHYS_CHECK_POS (c, "field.penalty_area_depth", f->penalty_area_depth, "m");
     PHYS_CHECK_POS (c, "field.penalty_area_width", f->penalty_area_width, "m");
     PHYS_CHECK_POS (c, "field.center_circle_radius", f->center_circle_radius, "m");

@@ -8,6 +8,8 @@
 #include "vis_region.h"
 #include "vis_ball.h"
 
+#include "common/base/sim_field.h"
+
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -446,7 +448,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
         int count = 1;
         while (count < VIS_MAX_GHOSTS && sim_rng_chance (&rng_d, r->ghost_ball_more))
             count++;
-        double hx = v->field.length / 2 + v->field.boundary_width;
+        double hx = v->field.length / 2 + sim_field_goal_line_margin (&v->field);
         double hy = v->field.width / 2 + v->field.boundary_width;
         double reach = soft ? r->fov_edge_radius : fov;
         for (int g = 0; g < count; g++)

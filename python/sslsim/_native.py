@@ -63,7 +63,8 @@ class Limits(ctypes.Structure):
     _fields_ = [(n, ctypes.c_double) for n in ("field_length", "field_width", "boundary_width", "goal_width",
                                                "goal_depth", "wall_height")] + \
                [(n, ctypes.c_double * 2) for n in ("robot_speed_max", "robot_angular_max", "kick_speed_max",
-                                                   "chip_speed_max", "dribbler_rpm_max")]
+                                                   "chip_speed_max", "dribbler_rpm_max")] + \
+               [("boundary_width_goal_line", ctypes.c_double)]
 
 
 def _candidates():

@@ -129,7 +129,7 @@ def observation_bounds(limits):
     walls; robot speeds: twice the faster team's limit (a robot pushed by
     another at full speed); ball speed: the fastest kick plus that robot
     speed; ball height: what a ball thrown up at that speed reaches."""
-    x = limits["field_length"] / 2 + max(limits["boundary_width"], limits["goal_depth"])
+    x = limits["field_length"] / 2 + max(limits["boundary_width_goal_line"], limits["goal_depth"])
     y = limits["field_width"] / 2 + limits["boundary_width"]
     robot_v = 2.0 * max(limits["robot_speed_max"])
     robot_w = 2.0 * max(limits["robot_angular_max"])

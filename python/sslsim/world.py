@@ -215,9 +215,11 @@ class World:
     def limits(self):
         """The field sizes and robot limits in force, as a dict of floats
         (per-team values as [blue, yellow] lists): field_length,
-        field_width, boundary_width, goal_width, goal_depth, wall_height (m),
-        robot_speed_max (m/s), robot_angular_max (rad/s), kick_speed_max,
-        chip_speed_max (m/s), dribbler_rpm_max (rpm)."""
+        field_width, boundary_width (along the touch lines),
+        boundary_width_goal_line (behind the goal lines), goal_width,
+        goal_depth, wall_height (m), robot_speed_max (m/s),
+        robot_angular_max (rad/s), kick_speed_max, chip_speed_max (m/s),
+        dribbler_rpm_max (rpm)."""
         h = self._handle()
         out = N.Limits()
         _check(N.lib.sslsim_world_limits(h, ctypes.byref(out)), self._reason)

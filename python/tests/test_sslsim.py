@@ -365,11 +365,13 @@ class EnvCheckTest(unittest.TestCase):
         self.assertEqual(env.world.seed, 41)
 
     def test_bounds_come_from_the_field_and_the_limits(self):
-        """Division A: 12 x 9 m, 0.3 m run-off; robots 3 m/s, 12 rad/s;
-        kicks 6.5 m/s (configs/ssl-sim.ini)."""
+        """Division A: 12 x 9 m, 0.3 m margin along the touch lines and
+        0.6 m behind the goal lines (the 2026 rules); robots 3 m/s,
+        12 rad/s; kicks 6.5 m/s (configs/ssl-sim.ini)."""
         env = sslsim.SslSimEnv()
+        self.assertEqual(env.world.limits()["boundary_width_goal_line"], 0.6)
         b = env.bounds
-        self.assertEqual(b["x"], (-6.3, 6.3))
+        self.assertEqual(b["x"], (-6.6, 6.6))
         self.assertEqual(b["y"], (-4.8, 4.8))
         self.assertEqual(b["robot_v"], (-6.0, 6.0))
         self.assertEqual(b["ball_v"], (-12.5, 12.5))

@@ -155,6 +155,8 @@ vw_json_geometry (const sim_config_t *cfg)
     s_num (field, "goal_width", f.goal_width);
     s_num (field, "goal_depth", f.goal_depth);
     s_num (field, "boundary_width", f.boundary_width);
+    s_num (field, "boundary_width_goal_line", sim_field_goal_line_margin (&f));
+    s_num (field, "goal_substitution_area_width", f.goal_substitution_area_width);
     s_num (field, "penalty_area_depth", f.penalty_area_depth);
     s_num (field, "penalty_area_width", f.penalty_area_width);
     s_num (field, "center_circle_radius", f.center_circle_radius);
@@ -162,7 +164,7 @@ vw_json_geometry (const sim_config_t *cfg)
     s_num (field, "ball_radius", cfg->ball.radius);
     sim_rig_t rig;
     sim_rig_resolve (cfg, &rig);
-    double ex = f.length / 2 + f.boundary_width, ey = f.width / 2 + f.boundary_width;
+    double ex = f.length / 2 + sim_field_goal_line_margin (&f), ey = f.width / 2 + f.boundary_width;
     for (int i = 0; i < rig.count; i++) {
         cJSON *c = cJSON_CreateObject ();
         if (!c || !cJSON_AddItemToArray (cams, c)) {

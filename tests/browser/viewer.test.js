@@ -252,6 +252,17 @@ async function main () {
     check('data-field is 12x9 (division A)', await canvas.getAttribute('data-field') === '12x9',
           await canvas.getAttribute('data-field'));
     const model = await page.evaluate(() => window.sslsimView);
+    // the 2026 Division A field: walls 0.6 m behind the goal lines and 0.3 m
+    // off the touch lines, a goal substitution area in the outer 0.3 m
+    // behind each goal line
+    const fw = model.field;
+    check('walls at |x| 6.6 and |y| 4.8 (division A, 2026 rules)',
+          Math.abs(fw.walls.x - 6.6) < 1e-9 && Math.abs(fw.walls.y - 4.8) < 1e-9, JSON.stringify(fw.walls));
+    check('a goal substitution area from 6.3 to 6.6 m behind each goal line',
+          fw.substitution_areas.length === 2
+          && fw.substitution_areas.some(([a, b]) => Math.abs(a + 6.6) < 1e-9 && Math.abs(b + 6.3) < 1e-9)
+          && fw.substitution_areas.some(([a, b]) => Math.abs(a - 6.3) < 1e-9 && Math.abs(b - 6.6) < 1e-9),
+          JSON.stringify(fw.substitution_areas));
     check('11 blue and 11 yellow robots', model.robots.filter((r) => r.team === 'blue').length === 11
           && model.robots.filter((r) => r.team === 'yellow').length === 11);
     // the plot has RTF points and, with no team command sent yet, no latency

@@ -442,7 +442,7 @@ sim_test_grsim_place (int fd, int port, bool yellow, unsigned id, double x, doub
 }
 
 bool
-sim_test_sees_blue0 (int fd, double x, double y, int ms)
+sim_test_blue0 (int fd, int ms, double *x, double *y, double *t_capture)
 {
     int64_t end = sim_test_now_ms () + ms;
     while (sim_test_now_ms () < end) {
@@ -452,15 +452,31 @@ sim_test_sees_blue0 (int fd, double x, double y, int ms)
             continue;
         SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
         bool hit = false;
-        for (size_t i = 0; w && w->detection && i < w->detection->n_robots_blue; i++) {
-            SSLDetectionRobot *r = w->detection->robots_blue[i];
-            hit |= r->robot_id == 0 && fabs (r->x / 1000.0 - x) < 0.01 && fabs (r->y / 1000.0 - y) < 0.01;
+        for (size_t i = 0; w && w->detection && i < w->detection->n_robots_blue && !hit; i++) {
+            const SSLDetectionRobot *r = w->detection->robots_blue[i];
+            if (r->robot_id != 0)
+                continue;
+            *x = r->x / 1000.0;
+            *y = r->y / 1000.0;
+            *t_capture = w->detection->t_capture;
+            hit = true;
         }
         if (w)
             ssl__wrapper_packet__free_unpacked (w, NULL);
         if (hit)
             return true;
     }
+    return false;
+}
+
+bool
+sim_test_sees_blue0 (int fd, double x, double y, int ms)
+{
+    int64_t end = sim_test_now_ms () + ms;
+    double rx, ry, t;
+    for (int64_t left = ms; left > 0; left = end - sim_test_now_ms ())
+        if (sim_test_blue0 (fd, (int) left, &rx, &ry, &t) && fabs (rx - x) < 0.01 && fabs (ry - y) < 0.01)
+            return true;
     return false;
 }
 

@@ -91,6 +91,11 @@ int sim_test_grsim_place (int fd, int port, bool yellow, unsigned id, double x, 
    ms (every other datagram read meanwhile is consumed). */
 bool sim_test_sees_blue0 (int fd, double x, double y, int ms);
 
+/* Blue robot 0 in the first vision packet on `fd` within ms that shows
+   it: position (m) and the packet's t_capture (s). Returns false when
+   none came (datagrams without it are consumed). */
+bool sim_test_blue0 (int fd, int ms, double *x, double *y, double *t_capture);
+
 /* The pid in service `name`'s pid file in the runtime directory if that
    process is alive, else 0. */
 int sim_proc_service_pid (const sim_proc_t *proc, const char *name);

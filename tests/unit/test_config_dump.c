@@ -102,7 +102,7 @@ Test (config, ball_presets_and_aliases)
         { "go26", -3.42, -0.19, 0.045, 0.5, 0.73, 0.87, 0.46, 0.40 },
         { "rc26", -3.10, -0.26, 0.045, 0.5, 0.67, 0.87, 0.46, 0.40 },
         { "erforce", -3.9, -0.35, 0, 0.449275, 0.715, 1.0, 0.566, 0.566 },
-        { "Tigers", -3.0, -0.26, 0, 0.5, 0.75, 0.95, 0.5, 0.5 },
+        { "Tigers", -3.0, -0.26, 0, 1.0 / 0.64 - 1.0, 0.8, 0.85, 0.47, 0.47 },
         { "grsim", -0.49, -0.49, 0, 0.5, 0.6, 0.96, 0.42, 0.42 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -139,11 +139,16 @@ Test (config, robot_limit_presets_and_aliases)
     } cases[] = {
         { "default", 3.5, 5.0, 3.0, 40, 40, 12 },
         { "measured", 3.5, 5.0, 3.0, 40, 40, 12 },
-        { "tigers", 3.2, 4.2, 3.3, 45, 45, 12 },
+        { "tigers", 3.0, 6.0, 3.0, 50, 50, 20 },
         { "ERFORCE", 3.7, 5.5, 3.0, 45, 45, 12 },
         { "kiks", 4.2, 5.5, 3.4, 45, 45, 12 },
         { "fast", 4.5, 6.0, 3.5, 50, 50, 15 },
         { "grsim", 4.0, 4.0, 5.0, 50, 50, 20 },
+        { "zjunlict", 3.5, 6.0, 3.0, 50, 50, 20 },
+        { "immortals", 3.3, 5.6, 3.2, 50, 50, 20 },
+        { "roboteam", 2.0, 3.0, 2.2, 50, 50, 20 },
+        { "RoboTeam_Twente", 2.0, 3.0, 2.2, 50, 50, 20 },
+        { "luhbots", 1.5, 3.0, 2.5, 50, 50, 20 },
     };
     /* clang-format on */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -301,14 +306,15 @@ Test (config, dump_of_every_preset_round_trips)
                               "rc26",          "erforce_friendly", "erforce_realistic",
                               "erforce_rc2021" };
     const char *ball[] = { "default", "go26", "rc26", "erforce", "tigers", "grsim" };
-    const char *limits[] = { "default", "tigers", "erforce", "kiks", "fast", "grsim" };
+    const char *limits[] = { "default", "tigers",   "erforce",   "kiks",     "fast",
+                             "grsim",   "zjunlict", "immortals", "roboteam", "luhbots" };
     sim_config_t cfg;
     char err[512] = "";
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 10; i++) {
         sim_config_defaults (&cfg);
-        cr_assert_eq (sim_config_apply_realism (&cfg, realism[i], err, sizeof err), 0);
+        cr_assert_eq (sim_config_apply_realism (&cfg, realism[i % 7], err, sizeof err), 0);
         cr_assert_eq (sim_config_apply_ball_preset (&cfg, ball[i % 6], err, sizeof err), 0);
-        cr_assert_eq (sim_config_apply_robot_limits (&cfg, limits[i % 6], err, sizeof err), 0);
+        cr_assert_eq (sim_config_apply_robot_limits (&cfg, limits[i], err, sizeof err), 0);
         cfg_test_expect_round_trip (&cfg);
     }
 }
@@ -695,9 +701,11 @@ Test (config, presets_output_is_unchanged)
        rc26 presets; by issue 23: [network] local_vision = unicast, the
        reference simulator's local contract; by issue 24: [network]
        trusted_sources (unset, with its note) and [run] speed's range (8092
-       bytes, 0x1794adb29437ee5d before) */
-    cr_expect_eq (strlen (text), 8158);
-    cr_expect_eq (s_hash (text), 0xc87ec48784bac252u, "presets text changed:\n%s", text);
+       bytes, 0x1794adb29437ee5d before); by issue 25: the team presets
+       from TIGERs' published parameters in the preset notes (8158 bytes,
+       0xc87ec48784bac252 before) */
+    cr_expect_eq (strlen (text), 8376);
+    cr_expect_eq (s_hash (text), 0x81b7457fe3b8131eu, "presets text changed:\n%s", text);
     free (text);
 }
 

@@ -14,8 +14,11 @@
 
 /* Golden state hash of the canonical scene after PHYS_SCENE_SUBSTEPS
    substeps with the default configuration. A change here means the
-   simulation's results changed: update it only on purpose. */
-#define S_GOLDEN_HASH 0x56fc252796f4171aull
+   simulation's results changed: update it only on purpose. Last changed
+   by the 2026 Division A field (issue 25: the goal-line walls 0.6 m
+   behind the goal lines; with them at 0.3 m the scene gives the previous
+   0x56fc252796f4171a). */
+#define S_GOLDEN_HASH 0x0f40c8c85010670cull
 
 static phys_world_t *
 s_run (uint64_t seed, int *kicks)

@@ -119,6 +119,7 @@ Test (sslsim, limits_are_those_of_the_configuration_in_force)
     cr_assert_eq (l.field_length, 12.0);
     cr_assert_eq (l.field_width, 9.0);
     cr_assert_eq (l.boundary_width, 0.3);
+    cr_assert_eq (l.boundary_width_goal_line, 0.6); /* the 2026 Division A margin */
     cr_assert_eq (l.goal_width, 1.8);
     for (int t = 0; t < 2; t++) {
         cr_assert_eq (l.robot_speed_max[t], 3.0);

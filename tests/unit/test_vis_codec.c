@@ -109,8 +109,8 @@ Test (vis_codec, detection_and_geometry)
     cr_assert_eq (fs->boundary_width, 300);
     cr_assert (fs->has_penalty_area_depth && fs->penalty_area_depth == 1800);
     cr_assert (fs->has_penalty_area_width && fs->penalty_area_width == 3600);
-    /* the SSL rules' margin and penalty mark for division A */
-    cr_assert (fs->has_boundary_width_goal_line && fs->boundary_width_goal_line == 300);
+    /* the SSL rules' margins (2026-02-25) and penalty mark for division A */
+    cr_assert (fs->has_boundary_width_goal_line && fs->boundary_width_goal_line == 600);
     cr_assert (fs->has_goal_center_to_penalty_mark && fs->goal_center_to_penalty_mark == 8000);
     cr_assert (fs->has_goal_substitution_area_width && fs->goal_substitution_area_width == 300);
     cr_assert_eq (fs->n_field_lines, 12u);

@@ -67,6 +67,10 @@ Test (vw_json, geometry_is_the_division_field_and_its_rig)
     cr_expect_float_eq (s_num (field, "penalty_area_depth"), 1.8, 1e-9);
     cr_expect_float_eq (s_num (field, "center_circle_radius"), 0.5, 1e-9);
     cr_expect_float_eq (s_num (field, "ball_radius"), cfg.ball.radius, 1e-6);
+    /* the 2026 Division A margins and the goal substitution area the page draws */
+    cr_expect_float_eq (s_num (field, "boundary_width"), 0.3, 1e-9);
+    cr_expect_float_eq (s_num (field, "boundary_width_goal_line"), 0.6, 1e-9);
+    cr_expect_float_eq (s_num (field, "goal_substitution_area_width"), 0.3, 1e-9);
     const cJSON *cams = s_get (g, "cameras");
     cr_assert_eq (cJSON_GetArraySize (cams), 2, "division A: two cameras");
     /* the two halves: regions meet at x = 0 and cover the field with its boundary */
@@ -77,8 +81,8 @@ Test (vw_json, geometry_is_the_division_field_and_its_rig)
     cr_expect (s_num (c0, "x") * s_num (c1, "x") < 0, "one camera over each half");
     cr_expect_float_eq (fmin (hi0, hi1), 0.0, 1e-9);
     cr_expect_float_eq (fmax (lo0, lo1), 0.0, 1e-9);
-    cr_expect_float_eq (fmin (lo0, lo1), -6.3, 1e-9);
-    cr_expect_float_eq (fmax (hi0, hi1), 6.3, 1e-9);
+    cr_expect_float_eq (fmin (lo0, lo1), -6.6, 1e-9);
+    cr_expect_float_eq (fmax (hi0, hi1), 6.6, 1e-9);
     cr_expect_float_eq (s_num (r0, "y_min"), -4.8, 1e-9);
     cr_expect_float_eq (s_num (r0, "y_max"), 4.8, 1e-9);
     cr_expect_eq (s_str (c0, "color")[0], '#');

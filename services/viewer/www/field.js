@@ -1,10 +1,12 @@
 // field.js - the mapping between field metres and canvas pixels, and the
 // drawing of the field itself (boundary, lines, goals, penalty areas,
-// centre circle) from the "geometry" in force.
+// goal substitution areas, centre circle) from the "geometry" in force.
 
-// Division A, used until the first "geometry" arrives
+// Division A (the 2026 rules: 0.3 m margin along the touch lines, 0.6 m
+// behind the goal lines), used until the first "geometry" arrives
 export const DEFAULT_FIELD = {
     length: 12.0, width: 9.0, goal_width: 1.8, goal_depth: 0.18, boundary_width: 0.3,
+    boundary_width_goal_line: 0.6, goal_substitution_area_width: 0.3,
     penalty_area_depth: 1.8, penalty_area_width: 3.6, center_circle_radius: 0.5,
     line_thickness: 0.01, ball_radius: 0.0215,
 };
@@ -63,7 +65,9 @@ export class Transform {
     }
 }
 
-// Draw the field into ctx (already scaled to CSS pixels).
+// Draw the field into ctx (already scaled to CSS pixels). Returns what
+// it drew, in field metres, for tests: the walls' half extents and the
+// goal substitution areas as [x_min, x_max] behind each goal line.
 export function drawField (ctx, tf, f) {
     const ext = fieldExtent(f);
     const L = f.length / 2;
@@ -82,6 +86,28 @@ export function drawField (ctx, tf, f) {
     for (let x = -Math.floor(L); x < L; x += 2) {
         const a = tf.toCanvas(x, W);
         ctx.fillRect(a.x, a.y, tf.px(Math.min(1, L - x)), tf.px(2 * W));
+    }
+
+    // the goal substitution areas: the outer part of the margin behind
+    // each goal line (the league's goal_substitution_area_width, measured
+    // from the wall), where a team's robots may wait during play; lighter
+    // turf and a dashed inner edge
+    const subs = [];
+    const sub = Math.min(f.goal_substitution_area_width ?? 0, ext.end);
+    if (sub > 0) {
+        for (const sign of [-1, 1]) {
+            const x0 = sign * (L + ext.end - sub);
+            const x1 = sign * (L + ext.end);
+            const a = tf.toCanvas(Math.min(x0, x1), ext.halfY);
+            ctx.fillStyle = 'rgba(255,255,255,0.07)';
+            ctx.fillRect(a.x, a.y, tf.px(sub), tf.px(2 * ext.halfY));
+            ctx.strokeStyle = 'rgba(255,255,255,0.35)';
+            ctx.lineWidth = 1;
+            ctx.setLineDash([4, 4]);
+            segment(ctx, tf, x0, -ext.halfY, x0, ext.halfY);
+            ctx.setLineDash([]);
+            subs.push([Math.min(x0, x1), Math.max(x0, x1)]);
+        }
     }
 
     // the boundary wall
@@ -137,6 +163,13 @@ export function drawField (ctx, tf, f) {
         lineTo(ctx, tf, gx + sign * gd, -gw);
         lineTo(ctx, tf, gx, -gw);
         ctx.stroke();
+        // the goal's side walls run on to the boundary wall (rules, 2026)
+        if (ext.end > gd) {
+            ctx.strokeStyle = '#0d2616';
+            ctx.lineWidth = Math.max(2, tf.px(0.02));
+            segment(ctx, tf, gx + sign * gd, gw, gx + sign * ext.end, gw);
+            segment(ctx, tf, gx + sign * gd, -gw, gx + sign * ext.end, -gw);
+        }
     }
 
     // axis hint in a corner of the boundary: where +x and +y point
@@ -154,6 +187,7 @@ export function drawField (ctx, tf, f) {
     ctx.fillText('x', ax + 30, ay);
     ctx.textAlign = 'center';
     ctx.fillText('y', ax, ay - 33);
+    return { walls: { x: ext.halfX, y: ext.halfY }, substitution_areas: subs };
 }
 
 function moveTo (ctx, tf, x, y) {

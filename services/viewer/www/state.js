@@ -220,7 +220,7 @@ function render (now) {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, state.cssW, state.cssH);
     const f = state.field;
-    drawField(ctx, tf, f);
+    const drawnField = drawField(ctx, tf, f);
     draw.drawCameraAreas(ctx, tf, state.cameras, state.layers, cameraVisible);
 
     const w = state.world;
@@ -259,7 +259,8 @@ function render (now) {
     hooks.overlay(ctx);
 
     // what was drawn, for tests
-    view.field = { length: f.length, width: f.width };
+    view.field = { length: f.length, width: f.width, walls: drawnField.walls,
+                   substitution_areas: drawnField.substitution_areas };
     view.robots = drawnRobots;
     view.ball = drawnBall;
     view.vision_cameras = drawnCameras;
