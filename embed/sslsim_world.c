@@ -455,6 +455,28 @@ sslsim_world_robot_commands (sslsim_world_t *world, const sslsim_robot_command_t
     return sslsim_world_apply_commands (world, cmds, n);
 }
 
+void
+sslsim_actions_commands (const int *teams, const int *ids, int n, const double *actions,
+                         sslsim_robot_command_t *cmds)
+{
+    for (int j = 0; j < n; j++, actions += 6)
+        cmds[j] = (sslsim_robot_command_t) { teams[j],   ids[j],     actions[0], actions[1],
+                                             actions[2], actions[3], actions[4], actions[5] };
+}
+
+int
+sslsim_world_actions (sslsim_world_t *world, const int *teams, const int *ids, int n, const double *actions)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    if (n < 0 || n > 4 * SSLSIM_MAX_ROBOTS || (n > 0 && (!teams || !ids || !actions)))
+        return s_fail (world, SSLSIM_EINVAL, "%d actions (0..%d) with teams, ids and values", n,
+                       4 * SSLSIM_MAX_ROBOTS);
+    sslsim_robot_command_t cmds[4 * SSLSIM_MAX_ROBOTS];
+    sslsim_actions_commands (teams, ids, n, actions, cmds);
+    return sslsim_world_robot_commands (world, cmds, n);
+}
+
 int
 sslsim_world_teleport_ball (sslsim_world_t *world, double x, double y, double vx, double vy)
 {
@@ -526,6 +548,8 @@ sslsim_sizeof (const char *name)
         return sizeof (sslsim_config_t);
     if (!strcmp (name, "sslsim_limits_t"))
         return sizeof (sslsim_limits_t);
+    if (!strcmp (name, "sslsim_batch_env_t"))
+        return sizeof (sslsim_batch_env_t);
     return 0;
 }
 
@@ -589,15 +613,13 @@ s_det_robots (sslsim_detection_t *out, int team, SSLDetectionRobot **robots, siz
 }
 
 sslsim_status_t
-sslsim_world_detection (const sslsim_world_t *world, int i, sslsim_detection_t *out)
+sslsim_detection_decode (const uint8_t *bytes, size_t len, sslsim_detection_t *out)
 {
-    const uint8_t *bytes;
-    size_t len;
-    if (!out || sslsim_world_vision (world, i, &bytes, &len))
+    if (!out || (!bytes && len > 0))
         return SSLSIM_EINVAL;
     SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, len, bytes);
     if (!w)
-        return SSLSIM_EDECODE; /* our own encoder's bytes: cannot happen */
+        return SSLSIM_EDECODE;
     memset (out, 0, sizeof *out);
     const SSLDetectionFrame *d = w->detection;
     if (d) {
@@ -620,6 +642,32 @@ sslsim_world_detection (const sslsim_world_t *world, int i, sslsim_detection_t *
     }
     ssl__wrapper_packet__free_unpacked (w, NULL);
     return SSLSIM_OK;
+}
+
+sslsim_status_t
+sslsim_world_detection (const sslsim_world_t *world, int i, sslsim_detection_t *out)
+{
+    const uint8_t *bytes;
+    size_t len;
+    if (!out || sslsim_world_vision (world, i, &bytes, &len))
+        return SSLSIM_EINVAL;
+    /* our own encoder's bytes: a decode failure cannot happen */
+    return sslsim_detection_decode (bytes, len, out);
+}
+
+int
+sslsim_world_vision_all (const sslsim_world_t *world, const uint8_t **bytes, size_t *used, size_t *offsets,
+                         size_t *lengths, int max)
+{
+    if (!world || !bytes || !used || max < 0 || (max > 0 && (!offsets || !lengths)))
+        return SSLSIM_EINVAL;
+    *bytes = world->bytes;
+    *used = world->used;
+    for (int i = 0; i < world->frame_count && i < max; i++) {
+        offsets[i] = world->frames[i].off;
+        lengths[i] = world->frames[i].len;
+    }
+    return world->frame_count;
 }
 
 void

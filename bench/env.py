@@ -1,0 +1,131 @@
+"""env.py - what the Python environments cost over the C step they wrap
+(issue 26's speed targets; a benchmark, not a test).
+
+  single: SslSimEnv.step (one world, its robots commanded, the
+          observation written) against the world's own step from Python
+          (World.robot_commands is not timed there: the same work as the
+          env's action, timed as sslsim_world_actions + sslsim_world_step
+          by direct ctypes calls), per observation kind;
+  vector: SslSimVectorEnv(64).step against the same Batch stepped by
+          Batch.step with the same commands, world-steps/s, per kind.
+
+usage: /usr/bin/python3 bench/env.py [--what single|vector|both] [--runs 5]
+       [--steps N] [--threads 2]
+Runs are interleaved (env, base, env, base, ...); medians are printed.
+"""
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import numpy as np  # noqa: E402
+
+import sslsim  # noqa: E402
+from sslsim import _native as N  # noqa: E402
+
+
+def _actions(rng, shape, steps):
+    a = rng.uniform(-1.0, 1.0, size=(steps,) + shape)
+    return np.ascontiguousarray(a)
+
+
+def single_env(kind, steps):
+    env = sslsim.SslSimEnv(observation=kind, max_steps=10 ** 9)
+    env.reset(seed=1)
+    acts = _actions(np.random.default_rng(1), env.action_space.shape, steps)
+    t0 = time.perf_counter()
+    for a in acts:
+        env.step(a)
+    dt = time.perf_counter() - t0
+    env.close()
+    return dt / steps
+
+
+def single_base(kind, steps):
+    """The C world step the env wraps: the same actions and step, by ctypes."""
+    env = sslsim.SslSimEnv(observation=kind, max_steps=10 ** 9)
+    env.reset(seed=1)
+    h = env.world._handle()
+    teams, ids = env._teams, env._ids
+    acts = _actions(np.random.default_rng(1), env.action_space.shape, steps)
+    f_act, f_step, n, tp, ip = N.lib.sslsim_world_actions, N.lib.sslsim_world_step, len(teams), \
+        teams.ctypes.data, ids.ctypes.data
+    t0 = time.perf_counter()
+    for a in acts:
+        f_act(h, tp, ip, n, a.ctypes.data)
+        f_step(h, 0.016)
+    dt = time.perf_counter() - t0
+    env.close()
+    return dt / steps
+
+
+def vector_env(kind, steps, threads, n=64):
+    env = sslsim.SslSimVectorEnv(n, observation=kind, threads=threads, max_steps=10 ** 9)
+    env.reset(seed=1)
+    acts = _actions(np.random.default_rng(1), env.action_space.shape, steps)
+    t0 = time.perf_counter()
+    for a in acts:
+        env.step(a)
+    dt = time.perf_counter() - t0
+    env.close()
+    return n * steps / dt
+
+
+def vector_base(kind, steps, threads, n=64):
+    """The C batch the vector env wraps: one robot per world commanded
+    (as the env's default task), Batch.step, no observation."""
+    env = sslsim.SslSimVectorEnv(n, observation=kind, threads=threads, max_steps=10 ** 9)
+    env.reset(seed=1)
+    b = env.batch
+    acts = _actions(np.random.default_rng(1), env.action_space.shape, steps)
+    cmds = np.zeros((steps, n, acts.shape[2]), dtype=sslsim.COMMAND)
+    for i, f in enumerate(sslsim.ACTION_FIELDS):
+        cmds[f] = acts[..., i]
+    h = b._handle()
+    f_cmd, f_step = N.lib.sslsim_batch_robot_commands, N.lib.sslsim_batch_step
+    per = acts.shape[2]
+    t0 = time.perf_counter()
+    for c in cmds:
+        f_cmd(h, c.ctypes.data, per)
+        f_step(h, 0.016)
+    dt = time.perf_counter() - t0
+    env.close()
+    return n * steps / dt
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--what", default="both", choices=("single", "vector", "both"))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=0, help="0: 3000 single, 300 vector")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    for kind in ("truth", "vision"):
+        if a.what in ("single", "both"):
+            steps = a.steps or 3000
+            env, base = [], []
+            for _ in range(a.runs):
+                env.append(single_env(kind, steps))
+                base.append(single_base(kind, steps))
+            ratio = [e / b for e, b in zip(env, base)]
+            print("single %-6s SslSimEnv.step %6.1f us   world actions+step %6.1f us   ratio %.2fx "
+                  "(median of %d interleaved runs of %d steps; ratios %s)"
+                  % (kind, 1e6 * np.median(env), 1e6 * np.median(base), np.median(ratio), a.runs, steps,
+                     " ".join("%.2f" % r for r in ratio)))
+        if a.what in ("vector", "both"):
+            steps = a.steps or 300
+            env, base = [], []
+            for _ in range(a.runs):
+                env.append(vector_env(kind, steps, a.threads))
+                base.append(vector_base(kind, steps, a.threads))
+            ratio = [e / b for e, b in zip(env, base)]
+            print("vector %-6s batch 64, %d threads: SslSimVectorEnv %8.0f world-steps/s   Batch.step %8.0f   "
+                  "env/batch %.1f%% (median of %d interleaved runs of %d steps; ratios %s)"
+                  % (kind, a.threads, np.median(env), np.median(base), 100 * np.median(ratio), a.runs, steps,
+                     " ".join("%.2f" % r for r in ratio)))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
