@@ -374,6 +374,11 @@ typedef struct sslsim_task_t sslsim_task_t;
 #define SSLSIM_GO_TO_BALL_MARGIN   0.3  /* m, the reset keeps this far inside the field lines */
 #define SSLSIM_GO_TO_BALL_APART    0.5  /* m, the reset's least distance robot to ball */
 
+/* A task's constant by name ("distance", "angle", "bonus", "out", "turn",
+   "margin", "apart" for go_to_ball: the values above), NaN for an unknown
+   task or name: lets a binding read them rather than copy them. */
+double sslsim_task_constant (const char *task, const char *name);
+
 /* Task `name` for the robot (team, id) with `slots` slots. Returns NULL
    with a sentence in err for an unknown name or bad robot. */
 sslsim_task_t *sslsim_task_new (const char *name, int team, int id, int slots, char *err, size_t err_len);

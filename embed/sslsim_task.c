@@ -33,6 +33,25 @@ struct sslsim_task_t {
     s_progress_t *last;
 };
 
+double
+sslsim_task_constant (const char *task, const char *name)
+{
+    static const struct {
+        const char *name;
+        double value;
+    } go_to_ball[] = {
+        { "distance", SSLSIM_GO_TO_BALL_DISTANCE }, { "angle", SSLSIM_GO_TO_BALL_ANGLE },
+        { "bonus", SSLSIM_GO_TO_BALL_BONUS },       { "out", SSLSIM_GO_TO_BALL_OUT },
+        { "turn", SSLSIM_GO_TO_BALL_TURN },         { "margin", SSLSIM_GO_TO_BALL_MARGIN },
+        { "apart", SSLSIM_GO_TO_BALL_APART },
+    };
+    if (task && name && !strcmp (task, "go_to_ball"))
+        for (size_t i = 0; i < sizeof go_to_ball / sizeof go_to_ball[0]; i++)
+            if (!strcmp (go_to_ball[i].name, name))
+                return go_to_ball[i].value;
+    return NAN;
+}
+
 sslsim_task_t *
 sslsim_task_new (const char *name, int team, int id, int slots, char *err, size_t err_len)
 {

@@ -15,12 +15,13 @@ installed) and sslsim.SslSimVectorEnv a vector one over a Batch. docs/embedding.
 """
 from ._native import COMMAND, DETECTION, TRUTH  # noqa: F401
 from .world import ACTION_FIELDS, Batch, SslSimError, World, commands, detection_dict, truth_dict  # noqa: F401
-from .learn import MAX_AGE, TASKS, observation_bounds  # noqa: F401
+from . import learn  # noqa: F401
+from .learn import GO_TO_BALL, MAX_AGE, TASKS, observation_bounds  # noqa: F401
 from .env import Box, SslSimEnv, register  # noqa: F401
 from .vector import SslSimVectorEnv  # noqa: F401
 
 register()
 
-__all__ = ["World", "Batch", "SslSimEnv", "SslSimVectorEnv", "SslSimError", "TASKS", "Box", "commands", "truth_dict", "detection_dict",
+__all__ = ["World", "Batch", "SslSimEnv", "SslSimVectorEnv", "SslSimError", "TASKS", "GO_TO_BALL", "Box", "commands", "truth_dict", "detection_dict",
            "observation_bounds", "MAX_AGE", "register",
            "ACTION_FIELDS", "TRUTH", "COMMAND", "DETECTION"]

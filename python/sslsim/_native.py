@@ -159,6 +159,7 @@ _SIG = {
     "sslsim_task_new": (_P, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
                              ctypes.c_size_t]),
     "sslsim_task_free": (None, [_P]),
+    "sslsim_task_constant": (ctypes.c_double, [ctypes.c_char_p, ctypes.c_char_p]),
     "sslsim_task_reset": (ctypes.c_int, [_P, ctypes.c_int, _P, ctypes.c_uint64]),
     "sslsim_task_evaluate": (None, [_P, ctypes.c_int, _P, _P, _P]),
     "sslsim_batch_env_step": (ctypes.c_int, [_P, _P]),

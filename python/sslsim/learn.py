@@ -15,6 +15,13 @@ MAX_AGE = N.OBS_MAX_AGE
 #: task names libsslsim knows
 TASKS = ("go_to_ball",)
 
+#: go_to_ball's constants, read from libsslsim (docs/embedding.md "Tasks"):
+#: distance (m) and angle (rad) of success, bonus on success, out (the
+#: reward when the ball leaves the field), turn (the heading's weight),
+#: margin (m inside the lines) and apart (m, robot to ball) of the reset
+GO_TO_BALL = {k: N.lib.sslsim_task_constant(b"go_to_ball", k.encode())
+              for k in ("distance", "angle", "bonus", "out", "turn", "margin", "apart")}
+
 
 def limits_struct(limits):
     """A Limits struct from the dict World.limits() returns."""
