@@ -10,15 +10,22 @@
           Batch.step with the same commands, world-steps/s, per kind.
 
 usage: /usr/bin/python3 bench/env.py [--what single|vector|both] [--runs 5]
-       [--steps N] [--threads 2]
+       [--steps N] [--threads 2] [--before DIR]
 Runs are interleaved (env, base, env, base, ...); medians are printed.
+--before DIR also times SslSimEnv.step of the sslsim module in DIR (the
+tree before a change: its python/ directory) against the same library,
+each run in a fresh process, interleaved with the others.
 """
 import argparse
 import os
+import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+if "--module-dir" in sys.argv:
+    sys.path.insert(0, sys.argv[sys.argv.index("--module-dir") + 1])
+else:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import numpy as np  # noqa: E402
 
 import sslsim  # noqa: E402
@@ -94,13 +101,44 @@ def vector_base(kind, steps, threads, n=64):
     return n * steps / dt
 
 
+def _child(what, kind, steps, module_dir):
+    """Seconds per step of `what` in a fresh process with sslsim from module_dir."""
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", what, "--kind", kind,
+                          "--steps", str(steps), "--module-dir", module_dir],
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.split()[-1])
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--before", default=None)
+    ap.add_argument("--one", default=None, choices=("env", "base"))
+    ap.add_argument("--kind", default="truth")
+    ap.add_argument("--module-dir", default=None)
     ap.add_argument("--what", default="both", choices=("single", "vector", "both"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--steps", type=int, default=0, help="0: 3000 single, 300 vector")
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
+    if a.one:
+        f = single_env if a.one == "env" else single_base
+        print("seconds/step %.9f" % f(a.kind, a.steps or 3000))
+        return
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
+    if a.before:
+        steps = a.steps or 3000
+        for kind in ("truth", "vision"):
+            new, old, base = [], [], []
+            for _ in range(a.runs):
+                new.append(_child("env", kind, steps, here))
+                old.append(_child("env", kind, steps, a.before))
+                base.append(_child("base", kind, steps, here))
+            print("single %-6s before: SslSimEnv.step %6.1f us (%.2fx)   after: %6.1f us (%.2fx)   "
+                  "world actions+step %6.1f us (median of %d interleaved runs of %d steps, fresh processes)"
+                  % (kind, 1e6 * np.median(old), np.median(old) / np.median(base), 1e6 * np.median(new),
+                     np.median(new) / np.median(base), 1e6 * np.median(base), a.runs, steps))
+            sys.stdout.flush()
+        return
     for kind in ("truth", "vision"):
         if a.what in ("single", "both"):
             steps = a.steps or 3000

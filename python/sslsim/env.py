@@ -121,16 +121,16 @@ class StepInfo(dict):
     pays for no dicts). It is a plain dict once read: every key, lookup,
     copy, comparison and pickle sees all entries."""
 
-    def __init__(self, time, errors, truth_rec, packets=None):
+    def __init__(self, time, errors, truth_bytes, packets=None):
         super().__init__(time=time, errors=errors)
-        self._lazy = (truth_rec, packets)
+        self._lazy = (truth_bytes, packets)
 
     def _fill(self):
         lazy = self.__dict__.pop("_lazy", None)
         if lazy is None:
             return self
-        truth_rec, packets = lazy
-        dict.__setitem__(self, "truth", truth_dict(truth_rec[0]))
+        truth_bytes, packets = lazy
+        dict.__setitem__(self, "truth", truth_dict(np.frombuffer(truth_bytes, dtype=N.TRUTH)[0]))
         if packets is not None:
             data, offsets, lengths = packets
             rec = np.zeros(1, dtype=N.DETECTION)
@@ -273,7 +273,7 @@ class SslSimEnv(_Base):
             count = min(self._vision_all(h, self._vb, self._vu, self._voff, self._vlen, 64), 64)
             packets = (N.ctypes.string_at(self._vb.value, self._vu.value) if count else b"",
                        self._voff[:count], self._vlen[:count])
-        return self._obs.copy(), StepInfo(self._time_ns(h) / 1e9, errors, self._rec.copy(), packets)
+        return self._obs.copy(), StepInfo(self._time_ns(h) / 1e9, errors, self._rec.tobytes(), packets)
 
     # ---- the interface -----------------------------------------------------
     def reset(self, *, seed=None, options=None):
