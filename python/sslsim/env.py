@@ -307,8 +307,9 @@ class SslSimEnv(_Base):
         return self._observe(errors)
 
     def step(self, action):
-        if np.shape(action) != self._act.shape:
-            raise ValueError("action must have shape %s, not %s" % (self._act.shape, np.shape(action)))
+        shape = action.shape if type(action) is np.ndarray else np.shape(action)
+        if shape != self._act.shape:
+            raise ValueError("action must have shape %s, not %s" % (self._act.shape, shape))
         if not self._started:
             raise RuntimeError("call reset() before step()")
         try:
