@@ -40,15 +40,21 @@ s_job_env (void *arg, int k, sslsim_world_t *world)
         if (e->actions && e->per_world > 0)
             s_act (e, k, world);
         rc = sslsim_world_step (world, e->dt);
-        if (e->task && rc == SSLSIM_OK)
-            sslsim_task_evaluate (e->task, k, world, &reward, &terminated);
     }
+    if (rc != SSLSIM_OK)
+        return rc;
+    /* one snapshot of the truth for the task and the observer */
+    sslsim_truth_t truth;
+    sslsim_world_truth (world, &truth);
+    if (e->task && !(e->reset && e->reset[k]))
+        sslsim_task_evaluate_with (e->task, k, &truth, &reward, &terminated);
     if (e->rewards)
         e->rewards[k] = reward;
     if (e->terminated)
         e->terminated[k] = terminated;
-    if (e->obs && e->obs_out && rc == SSLSIM_OK)
-        sslsim_obs_write (e->obs, k, world, e->obs_out + (size_t) k * (size_t) sslsim_obs_size (e->obs));
+    if (e->obs && e->obs_out)
+        sslsim_obs_write_with (e->obs, k, world, &truth,
+                               e->obs_out + (size_t) k * (size_t) sslsim_obs_size (e->obs));
     return rc;
 }
 

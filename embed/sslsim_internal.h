@@ -71,6 +71,14 @@ sslsim_status_t sslsim_batch_run (sslsim_batch_t *batch, sslsim_batch_job_t job,
 int sslsim_obs_slots (const sslsim_obs_t *obs);
 int sslsim_task_slots (const sslsim_task_t *task);
 
+/* sslsim_obs_write and sslsim_task_evaluate with the world's truth
+   already read (one snapshot serves both in a batch's step); the
+   arguments are the caller's to check. */
+void sslsim_obs_write_with (sslsim_obs_t *obs, int slot, const sslsim_world_t *world,
+                            const sslsim_truth_t *truth, float *out);
+void sslsim_task_evaluate_with (sslsim_task_t *task, int slot, const sslsim_truth_t *truth, float *reward,
+                                uint8_t *terminated);
+
 /* Set the batch's last error to `why`. */
 void sslsim_batch_fail (sslsim_batch_t *batch, const char *why);
 

@@ -184,15 +184,13 @@ sslsim_obs_forget (sslsim_obs_t *obs, int slot)
 }
 
 static void
-s_write_truth (const sslsim_obs_t *self, const sslsim_world_t *world, float *out)
+s_write_truth (const sslsim_obs_t *self, const sslsim_truth_t *truth, float *out)
 {
-    sslsim_truth_t t;
-    sslsim_world_truth (world, &t);
     memset (out, 0, (size_t) self->size * sizeof *out);
     for (int i = 0; i < 6; i++)
-        out[i] = (float) t.ball[i];
-    for (int k = 0; k < t.robot_count; k++) {
-        const sslsim_truth_robot_t *r = &t.robots[k];
+        out[i] = (float) truth->ball[i];
+    for (int k = 0; k < truth->robot_count; k++) {
+        const sslsim_truth_robot_t *r = &truth->robots[k];
         int i =
             (r->team == 0 || r->team == 1) && r->id >= 0 && r->id < 256 ? self->index[r->team][r->id] : -1;
         if (i < 0)
@@ -264,15 +262,25 @@ sslsim_obs_write (sslsim_obs_t *obs, int slot, const sslsim_world_t *world, floa
 {
     if (!obs || !world || !out || slot < 0 || slot >= obs->slots)
         return SSLSIM_EINVAL;
+    sslsim_truth_t t;
     if (obs->kind == SSLSIM_OBS_TRUTH)
-        s_write_truth (obs, world, out);
+        sslsim_world_truth (world, &t);
+    sslsim_obs_write_with (obs, slot, world, &t, out);
+    return SSLSIM_OK;
+}
+
+void
+sslsim_obs_write_with (sslsim_obs_t *obs, int slot, const sslsim_world_t *world, const sslsim_truth_t *truth,
+                       float *out)
+{
+    if (obs->kind == SSLSIM_OBS_TRUTH)
+        s_write_truth (obs, truth, out);
     else
         s_write_vision (obs, slot, world, out);
     /* the bounds hold what play produces; a ball over the walls or a
        teleport beyond them reads as the nearest bound */
     for (int i = 0; i < obs->size; i++)
         out[i] = out[i] < obs->low[i] ? obs->low[i] : out[i] > obs->high[i] ? obs->high[i] : out[i];
-    return SSLSIM_OK;
 }
 
 int

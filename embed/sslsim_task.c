@@ -31,6 +31,7 @@ typedef struct {
 struct sslsim_task_t {
     int team, id, slots;
     s_progress_t *last;
+    double half_length, half_width; /* m, of the field at the last reset */
 };
 
 double
@@ -121,6 +122,8 @@ sslsim_task_reset (sslsim_task_t *task, int slot, sslsim_world_t *world, uint64_
         return rc;
     sslsim_limits_t lim;
     sslsim_world_limits (world, &lim);
+    task->half_length = lim.field_length / 2;
+    task->half_width = lim.field_width / 2;
     sim_rng_t rng;
     /* keyed: nearby seeds (world k's is the batch's plus k) start far apart */
     sim_rng_seed_keyed (&rng, seed, SSLSIM_TASK_STREAM, 0, 0);
@@ -166,20 +169,27 @@ sslsim_task_evaluate (sslsim_task_t *task, int slot, const sslsim_world_t *world
         return;
     sslsim_truth_t t;
     sslsim_world_truth (world, &t);
+    sslsim_task_evaluate_with (task, slot, &t, reward, terminated);
+}
+
+void
+sslsim_task_evaluate_with (sslsim_task_t *task, int slot, const sslsim_truth_t *t, float *reward,
+                           uint8_t *terminated)
+{
+    *reward = 0.0f;
+    *terminated = 0;
     s_progress_t now;
-    if (!s_measure (task, &t, &now)) {
+    if (!s_measure (task, t, &now)) {
         *terminated = 1; /* the robot was taken off the field: nothing left to learn */
         return;
     }
     s_progress_t *last = &task->last[slot];
     double r = (last->distance - now.distance) + SSLSIM_GO_TO_BALL_TURN * (last->heading - now.heading);
     *last = now;
-    sslsim_limits_t lim;
-    sslsim_world_limits (world, &lim);
     if (now.distance <= SSLSIM_GO_TO_BALL_DISTANCE && now.heading <= SSLSIM_GO_TO_BALL_ANGLE) {
         r += SSLSIM_GO_TO_BALL_BONUS;
         *terminated = 1;
-    } else if (fabs (t.ball[0]) > lim.field_length / 2 || fabs (t.ball[1]) > lim.field_width / 2) {
+    } else if (fabs (t->ball[0]) > task->half_length || fabs (t->ball[1]) > task->half_width) {
         r += SSLSIM_GO_TO_BALL_OUT;
         *terminated = 1;
     }

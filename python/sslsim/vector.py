@@ -100,6 +100,9 @@ class SslSimVectorEnv:
         req.rewards, req.terminated = self._rewards.ctypes.data, self._terminated.ctypes.data
         self._req = req
         self._req_ref = N.ctypes.byref(req)
+        self._env_step, self._bh = N.lib.sslsim_batch_env_step, self._batch._handle()
+        self._action_shape = self.action_space.shape
+        self._resetting = False
 
     @property
     def np_random(self):
@@ -117,9 +120,14 @@ class SslSimVectorEnv:
         return self._batch
 
     def _run(self, actions):
+        if self._bh is None:
+            raise ValueError("the vector env is closed")
         self._req.actions = actions.ctypes.data if actions is not None else None
-        status = N.lib.sslsim_batch_env_step(self._batch._handle(), self._req_ref)
+        status = self._env_step(self._bh, self._req_ref)
         if status < 0:
+            if actions is not None and not np.isfinite(actions).all():
+                raise ValueError("actions must be finite (NaN or infinity for world %d)"
+                                 % int(np.argwhere(~np.isfinite(actions))[0][0]))
             raise SslSimError(status, self._batch._reason())
 
     def reset(self, *, seed=None, options=None):
@@ -147,6 +155,7 @@ class SslSimVectorEnv:
             self._episode += np.uint64(1)
         self._seeds[:] = self._base + self._episode * _EPISODE_STRIDE
         self._reset[:] = 1
+        self._resetting = True
         self._run(None)
         self._steps[:] = 0
         self._done[:] = False
@@ -161,25 +170,28 @@ class SslSimVectorEnv:
         by this step shows its new episode's seed)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        a = np.asarray(actions)
+        a = actions if type(actions) is np.ndarray else np.asarray(actions)
         if a.dtype.kind != "f":
             raise TypeError("actions must be a float array, not %s" % a.dtype)
-        if a.shape != self.action_space.shape:
-            raise ValueError("actions must have shape %s, not %s" % (self.action_space.shape, a.shape))
-        finite = np.isfinite(a)
-        if not finite.all():
-            raise ValueError("actions must be finite (NaN or infinity for world %d)"
-                             % int(np.argwhere(~finite)[0][0]))
-        a = np.ascontiguousarray(a, dtype=np.float64)
+        if a.shape != self._action_shape:
+            raise ValueError("actions must have shape %s, not %s" % (self._action_shape, a.shape))
+        if a.dtype != np.float64 or not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a, dtype=np.float64)
         done = self._done
-        self._reset[:] = done
-        if done.any():
-            self._episode[done] += np.uint64(1)
-            self._seeds[done] = self._base[done] + self._episode[done] * _EPISODE_STRIDE
+        any_done = done.any()
+        if any_done or self._resetting:
+            # the NaN check of the C call refuses the whole step, so these
+            # can be set before it: nothing has moved when it raises
+            self._reset[:] = done
+            self._resetting = any_done
+        if any_done:
+            self._seeds[done] = self._base[done] + (self._episode[done] + np.uint64(1)) * _EPISODE_STRIDE
         self._run(a)
         self._steps += 1
-        self._steps[done] = 0
-        terminated = self._terminated.astype(bool)
+        if any_done:  # counted once the step went through
+            self._episode[done] += np.uint64(1)
+            self._steps[done] = 0
+        terminated = self._terminated.view(bool).copy()
         truncated = self._steps >= self.max_steps
         self._done = terminated | truncated
         return (self._obs.copy(), self._rewards.astype(np.float64), terminated, truncated,
@@ -187,6 +199,7 @@ class SslSimVectorEnv:
 
     def close(self):
         """Free the batch, the observer and the task; twice is fine."""
+        self._bh = None
         if self._task is not None:
             self._task.close()
         self._observer.close()

@@ -264,6 +264,25 @@ class BadInputTest(unittest.TestCase):
             # nothing was lost: the env still steps
             obs, *_ = env.step(np.zeros((2, 1, 6)))
             self.assertIn(obs, env.observation_space)
+        env.close()
+        with self.assertRaisesRegex(ValueError, "closed"):
+            env.reset(seed=1)
+
+    def test_a_refused_step_moves_nothing_and_skips_no_episode(self):
+        """A NaN in the step that autoresets world 0 refuses the step; the
+        next good step resets world 0 with the episode's next seed."""
+        with sslsim.SslSimVectorEnv(2, max_steps=2) as env:
+            env.reset(seed=30)
+            env.step(np.zeros((2, 1, 6)))
+            env.step(np.zeros((2, 1, 6)))
+            t = [env.batch.world(k).time for k in range(2)]
+            bad = np.zeros((2, 1, 6))
+            bad[0, 0, 0] = np.nan
+            with self.assertRaisesRegex(ValueError, "actions.*world 0"):
+                env.step(bad)
+            self.assertEqual([env.batch.world(k).time for k in range(2)], t)
+            _, _, _, _, infos = env.step(np.zeros((2, 1, 6)))
+            self.assertEqual(infos["seed"].tolist(), [30 + 2 ** 32, 31 + 2 ** 32])
 
     def test_bad_seeds_options_and_construction_name_the_argument(self):
         with sslsim.SslSimVectorEnv(2) as env:
