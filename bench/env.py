@@ -7,7 +7,9 @@
           env's action, timed as sslsim_world_actions + sslsim_world_step
           by direct ctypes calls), per observation kind;
   vector: SslSimVectorEnv(64).step against the same Batch stepped by
-          Batch.step with the same commands, world-steps/s, per kind.
+          Batch.step with the same commands, world-steps per CPU second
+          of the process (all threads; on a shared machine CPU time
+          holds still where wall time does not), per kind.
 
 usage: /usr/bin/python3 bench/env.py [--what single|vector|both] [--runs 5]
        [--steps N] [--threads 2] [--before DIR]
@@ -71,10 +73,10 @@ def vector_env(kind, steps, threads, n=64):
     env = sslsim.SslSimVectorEnv(n, observation=kind, threads=threads, max_steps=10 ** 9)
     env.reset(seed=1)
     acts = _actions(np.random.default_rng(1), env.action_space.shape, steps)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for a in acts:
         env.step(a)
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     env.close()
     return n * steps / dt
 
@@ -92,11 +94,11 @@ def vector_base(kind, steps, threads, n=64):
     h = b._handle()
     f_cmd, f_step = N.lib.sslsim_batch_robot_commands, N.lib.sslsim_batch_step
     per = acts.shape[2]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for c in cmds:
         f_cmd(h, c.ctypes.data, per)
         f_step(h, 0.016)
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     env.close()
     return n * steps / dt
 
@@ -158,7 +160,7 @@ def main():
                 env.append(vector_env(kind, steps, a.threads))
                 base.append(vector_base(kind, steps, a.threads))
             ratio = [e / b for e, b in zip(env, base)]
-            print("vector %-6s batch 64, %d threads: SslSimVectorEnv %8.0f world-steps/s   Batch.step %8.0f   "
+            print("vector %-6s batch 64, %d threads: SslSimVectorEnv %8.0f world-steps per CPU s   Batch.step %8.0f   "
                   "env/batch %.1f%% (median of %d interleaved runs of %d steps; ratios %s)"
                   % (kind, a.threads, np.median(env), np.median(base), 100 * np.median(ratio), a.runs, steps,
                      " ".join("%.2f" % r for r in ratio)))

@@ -234,17 +234,13 @@ s_write_vision (sslsim_obs_t *self, int slot, const sslsim_world_t *world, float
     s_seen_t *seen = &self->seen[(size_t) slot * (size_t) (1 + self->count)];
     double *newest = &self->newest[slot];
     int frames = sslsim_world_vision_count (world);
-    if (frames > 0) {
-        /* 9 kB: on the heap once per call, not on a worker's stack */
-        sslsim_detection_t *d = malloc (sizeof *d);
-        for (int f = 0; d && f < frames; f++) {
-            if (sslsim_world_detection (world, f, d) != SSLSIM_OK)
-                continue;
-            if (d->t_capture > *newest)
-                *newest = d->t_capture;
-            s_fold (self, seen, d);
-        }
-        free (d);
+    sslsim_detection_t d; /* 9 kB of stack: a worker thread has megabytes */
+    for (int f = 0; f < frames; f++) {
+        if (sslsim_world_detection (world, f, &d) != SSLSIM_OK)
+            continue;
+        if (d.t_capture > *newest)
+            *newest = d.t_capture;
+        s_fold (self, seen, &d);
     }
     for (int i = 0; i <= self->count; i++) {
         float *o = i == 0 ? out : out + 3 + 4 * (i - 1);

@@ -612,12 +612,43 @@ s_det_robots (sslsim_detection_t *out, int team, SSLDetectionRobot **robots, siz
     }
 }
 
+/* Decoding a frame unpacks a submessage per detection, each with its
+   malloc and free; serving them from one block on the stack (the heap
+   past it) spares those. */
+typedef struct {
+    ProtobufCAllocator base;
+    size_t used;
+    _Alignas(16) uint8_t block[16384];
+} s_scratch_t;
+
+static void *
+s_scratch_alloc (void *data, size_t size)
+{
+    s_scratch_t *self = data;
+    size_t at = (self->used + 15) & ~(size_t) 15;
+    if (size > sizeof self->block || at > sizeof self->block - size)
+        return malloc (size);
+    self->used = at + size;
+    return self->block + at;
+}
+
+static void
+s_scratch_free (void *data, void *ptr)
+{
+    s_scratch_t *self = data;
+    if ((uint8_t *) ptr < self->block || (uint8_t *) ptr >= self->block + sizeof self->block)
+        free (ptr);
+}
+
 sslsim_status_t
 sslsim_detection_decode (const uint8_t *bytes, size_t len, sslsim_detection_t *out)
 {
     if (!out || (!bytes && len > 0))
         return SSLSIM_EINVAL;
-    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, len, bytes);
+    s_scratch_t scratch;
+    scratch.base = (ProtobufCAllocator) { s_scratch_alloc, s_scratch_free, &scratch };
+    scratch.used = 0;
+    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (&scratch.base, len, bytes);
     if (!w)
         return SSLSIM_EDECODE;
     memset (out, 0, sizeof *out);
@@ -640,7 +671,7 @@ sslsim_detection_decode (const uint8_t *bytes, size_t len, sslsim_detection_t *o
         s_det_robots (out, 0, d->robots_blue, d->n_robots_blue);
         s_det_robots (out, 1, d->robots_yellow, d->n_robots_yellow);
     }
-    ssl__wrapper_packet__free_unpacked (w, NULL);
+    ssl__wrapper_packet__free_unpacked (w, &scratch.base);
     return SSLSIM_OK;
 }
 
