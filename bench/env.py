@@ -11,7 +11,7 @@
           of the process (all threads; on a shared machine CPU time
           holds still where wall time does not), per kind.
 
-usage: /usr/bin/python3 bench/env.py [--what single|vector|both] [--runs 5]
+usage: /usr/bin/python3 bench/env.py [--what single|vector|both|parts] [--runs 5]
        [--steps N] [--threads 2] [--before DIR]
 Runs are interleaved (env, base, env, base, ...); medians are printed.
 --before DIR also times SslSimEnv.step of the sslsim module in DIR (the
@@ -103,6 +103,40 @@ def vector_base(kind, steps, threads, n=64):
     return n * steps / dt
 
 
+def vector_parts(kind, steps, runs):
+    """CPU us per world-step of SslSimVectorEnv(64, threads=1) with its
+    C step's observer and task switched off in turn (the request's
+    pointers), against Batch.step: where the vector env's time goes."""
+    env = sslsim.SslSimVectorEnv(64, observation=kind, threads=1, max_steps=10 ** 9)
+    env.reset(seed=1)
+    acts = _actions(np.random.default_rng(1), env.action_space.shape, steps)
+    cmds = np.zeros((steps, 64, acts.shape[2]), dtype=sslsim.COMMAND)
+    for i, f in enumerate(sslsim.ACTION_FIELDS):
+        cmds[f] = acts[..., i]
+    h = env.batch._handle()
+    obs, task = env._req.obs, env._req.task
+    out = {}
+    ended = 0  # episodes ended by the task, each reset on the next step
+    for _ in range(runs):
+        for mode in ("full", "no observation", "neither", "Batch.step"):
+            env._req.obs = None if mode in ("no observation", "neither") else obs
+            env._req.task = None if mode == "neither" else task
+            t0 = time.process_time()
+            if mode == "Batch.step":
+                for c in cmds:
+                    N.lib.sslsim_batch_robot_commands(h, c.ctypes.data, acts.shape[2])
+                    N.lib.sslsim_batch_step(h, 0.016)
+            else:
+                for a in acts:
+                    ended += int(env.step(a)[2].sum())
+            out.setdefault(mode, []).append((time.process_time() - t0) / steps / 64 * 1e6)
+    env._req.obs, env._req.task = obs, task
+    env.close()
+    print("parts %-6s CPU us per world-step, batch 64, 1 thread (median of %d runs of %d steps): %s   "
+          "(%d episodes ended in all, each reset once)"
+          % (kind, runs, steps, "   ".join("%s %.2f" % (k, np.median(v)) for k, v in out.items()), ended))
+
+
 def _child(what, kind, steps, module_dir):
     """Seconds per step of `what` in a fresh process with sslsim from module_dir."""
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", what, "--kind", kind,
@@ -117,7 +151,7 @@ def main():
     ap.add_argument("--one", default=None, choices=("env", "base"))
     ap.add_argument("--kind", default="truth")
     ap.add_argument("--module-dir", default=None)
-    ap.add_argument("--what", default="both", choices=("single", "vector", "both"))
+    ap.add_argument("--what", default="both", choices=("single", "vector", "both", "parts"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--steps", type=int, default=0, help="0: 3000 single, 300 vector")
     ap.add_argument("--threads", type=int, default=2)
@@ -127,6 +161,10 @@ def main():
         print("seconds/step %.9f" % f(a.kind, a.steps or 3000))
         return
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
+    if a.what == "parts":
+        for kind in ("vision", "truth"):
+            vector_parts(kind, a.steps or 300, a.runs)
+        return
     if a.before:
         steps = a.steps or 3000
         for kind in ("truth", "vision"):
