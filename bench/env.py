@@ -39,16 +39,20 @@ def _actions(rng, shape, steps):
     return np.ascontiguousarray(a)
 
 
-def single_env(kind, steps):
-    env = sslsim.SslSimEnv(observation=kind, max_steps=10 ** 9)
+def _timed(env, steps, clock):
+    """Seconds (by clock) of `steps` env.step calls with reproducible actions."""
     env.reset(seed=1)
     acts = _actions(np.random.default_rng(1), env.action_space.shape, steps)
-    t0 = time.perf_counter()
+    t0 = clock()
     for a in acts:
         env.step(a)
-    dt = time.perf_counter() - t0
+    dt = clock() - t0
     env.close()
-    return dt / steps
+    return dt
+
+
+def single_env(kind, steps):
+    return _timed(sslsim.SslSimEnv(observation=kind, max_steps=10 ** 9), steps, time.perf_counter) / steps
 
 
 def single_base(kind, steps):
@@ -71,14 +75,7 @@ def single_base(kind, steps):
 
 def vector_env(kind, steps, threads, n=64):
     env = sslsim.SslSimVectorEnv(n, observation=kind, threads=threads, max_steps=10 ** 9)
-    env.reset(seed=1)
-    acts = _actions(np.random.default_rng(1), env.action_space.shape, steps)
-    t0 = time.process_time()
-    for a in acts:
-        env.step(a)
-    dt = time.process_time() - t0
-    env.close()
-    return n * steps / dt
+    return n * steps / _timed(env, steps, time.process_time)
 
 
 def vector_base(kind, steps, threads, n=64):

@@ -22,7 +22,7 @@ the thread count or the other worlds.
 import numpy as np
 
 from . import _native as N
-from .env import _box
+from .env import _box, _EnvBase
 from .learn import Observer, Task, action_bounds
 from .world import Batch, SslSimError
 
@@ -104,15 +104,9 @@ class SslSimVectorEnv:
         self._action_shape = self.action_space.shape
         self._resetting = False
 
-    @property
-    def np_random(self):
-        if self._np_random is None:
-            self._np_random = np.random.default_rng()
-        return self._np_random
-
-    @property
-    def unwrapped(self):
-        return self
+    # the episode RNG (seeded by reset(seed=int)) and unwrapped, as SslSimEnv has them
+    np_random = _EnvBase.np_random
+    unwrapped = _EnvBase.unwrapped
 
     @property
     def batch(self):
