@@ -22,6 +22,6 @@ from .vector import SslSimVectorEnv  # noqa: F401
 
 register()
 
-__all__ = ["World", "Batch", "SslSimEnv", "SslSimVectorEnv", "SslSimError", "TASKS", "GO_TO_BALL", "Box", "commands", "truth_dict", "detection_dict",
-           "observation_bounds", "MAX_AGE", "register",
+__all__ = ["World", "Batch", "SslSimEnv", "SslSimVectorEnv", "SslSimError", "TASKS", "GO_TO_BALL", "Box",
+           "commands", "truth_dict", "detection_dict", "observation_bounds", "MAX_AGE", "register",
            "ACTION_FIELDS", "TRUTH", "COMMAND", "DETECTION"]
