@@ -357,6 +357,16 @@ void sslsim_obs_forget (sslsim_obs_t *obs, int slot);
    SSLSIM_OK, or SSLSIM_EINVAL for a bad slot or NULL. */
 sslsim_status_t sslsim_obs_write (sslsim_obs_t *obs, int slot, const sslsim_world_t *world, float *out);
 
+/* One world's part of a learner's step in one call: robots (teams[j],
+   ids[j]) for j < n take the rows actions[6j .. 6j+6) (sslsim_world_actions),
+   the world steps dt, then, when obs is not NULL, slot's observation goes
+   into obs_out, and when truth is not NULL the true state into *truth.
+   Returns the actions' protocol error count, or SSLSIM_EINVAL (a bad or
+   non-finite argument: nothing applied, nothing stepped). */
+int sslsim_world_env_step (sslsim_world_t *world, const int *teams, const int *ids, int n,
+                           const double *actions, double dt, sslsim_obs_t *obs, int slot, float *obs_out,
+                           sslsim_truth_t *truth);
+
 /* ---- tasks (for learning) ----------------------------------------------- */
 
 /* A task: the reward, termination and reset distribution of one robot's

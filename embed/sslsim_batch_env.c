@@ -1,6 +1,7 @@
-/*  sslsim_batch_env.c - a learner's step over a batch in one call
-    (sslsim.h, sslsim_batch_env_step): actions, step or reset, reward,
-    termination and observation of every world, on the batch's threads.
+/*  sslsim_batch_env.c - a learner's step in one call (sslsim.h): for one
+    world (sslsim_world_env_step: actions, step, observation, truth) and
+    for a batch (sslsim_batch_env_step: the same for every world, or its
+    reset, with reward and termination, on the batch's threads).
 
     Everything is checked before any world moves, so a refused call
     changes nothing. Each world's work touches only that world, its
@@ -15,14 +16,35 @@
 
 #include "engine/world/sim_step.h"
 
-/* The actions of world k's robots as commands, applied at once. */
-static void
-s_act (const sslsim_batch_env_t *e, int k, sslsim_world_t *world)
+int
+sslsim_world_env_step (sslsim_world_t *world, const int *teams, const int *ids, int n, const double *actions,
+                       double dt, sslsim_obs_t *obs, int slot, float *obs_out, sslsim_truth_t *truth)
 {
-    sslsim_robot_command_t cmds[4 * SSLSIM_MAX_ROBOTS];
-    sslsim_actions_commands (e->teams, e->ids, e->per_world,
-                             e->actions + (size_t) k * (size_t) e->per_world * 6, cmds);
-    sslsim_world_apply_commands (world, cmds, e->per_world);
+    if (!world)
+        return SSLSIM_EINVAL;
+    if (obs && (!obs_out || slot < 0 || slot >= sslsim_obs_slots (obs))) {
+        snprintf (world->last_error, sizeof world->last_error, "observation slot %d of %d, or no buffer",
+                  slot, sslsim_obs_slots (obs));
+        return SSLSIM_EINVAL;
+    }
+    char why[160];
+    if (sim_step_substeps (dt, world->cfg.sim.substep, why, sizeof why) < 0) {
+        snprintf (world->last_error, sizeof world->last_error, "dt %s", why);
+        return SSLSIM_EINVAL;
+    }
+    int errors = n != 0 ? sslsim_world_actions (world, teams, ids, n, actions) : 0;
+    if (errors < 0)
+        return errors;
+    sslsim_status_t rc = sslsim_world_step (world, dt);
+    if (rc != SSLSIM_OK)
+        return rc;
+    sslsim_truth_t own;
+    sslsim_truth_t *t = truth ? truth : &own;
+    if (truth || obs)
+        sslsim_world_truth (world, t);
+    if (obs)
+        sslsim_obs_write_with (obs, slot, world, t, obs_out);
+    return errors;
 }
 
 static sslsim_status_t
@@ -31,31 +53,34 @@ s_job_env (void *arg, int k, sslsim_world_t *world)
     const sslsim_batch_env_t *e = arg;
     float reward = 0.0f;
     uint8_t terminated = 0;
-    sslsim_status_t rc = SSLSIM_OK;
-    if (e->reset && e->reset[k]) {
-        rc = e->task ? sslsim_task_reset (e->task, k, world, e->seeds[k])
-                     : sslsim_world_reset (world, e->seeds[k]);
-        sslsim_obs_forget (e->obs, k);
-    } else {
-        if (e->actions && e->per_world > 0)
-            s_act (e, k, world);
-        rc = sslsim_world_step (world, e->dt);
-    }
-    if (rc != SSLSIM_OK)
-        return rc;
-    /* one snapshot of the truth for the task and the observer */
+    float *out = e->obs && e->obs_out ? e->obs_out + (size_t) k * (size_t) sslsim_obs_size (e->obs) : NULL;
+    sslsim_obs_t *obs = out ? e->obs : NULL;
     sslsim_truth_t truth;
-    sslsim_world_truth (world, &truth);
-    if (e->task && !(e->reset && e->reset[k]))
-        sslsim_task_evaluate_with (e->task, k, &truth, &reward, &terminated);
+    if (e->reset && e->reset[k]) {
+        sslsim_status_t rc = e->task ? sslsim_task_reset (e->task, k, world, e->seeds[k])
+                                     : sslsim_world_reset (world, e->seeds[k]);
+        if (rc != SSLSIM_OK)
+            return rc;
+        sslsim_obs_forget (e->obs, k);
+        if (obs) {
+            sslsim_world_truth (world, &truth);
+            sslsim_obs_write_with (obs, k, world, &truth, out);
+        }
+    } else {
+        /* the actions were checked for the whole batch before any world moved */
+        int n = e->actions ? e->per_world : 0;
+        const double *rows = n ? e->actions + (size_t) k * (size_t) n * 6 : NULL;
+        int rc = sslsim_world_env_step (world, e->teams, e->ids, n, rows, e->dt, obs, k, out, &truth);
+        if (rc < 0)
+            return (sslsim_status_t) rc;
+        if (e->task)
+            sslsim_task_evaluate_with (e->task, k, &truth, &reward, &terminated);
+    }
     if (e->rewards)
         e->rewards[k] = reward;
     if (e->terminated)
         e->terminated[k] = terminated;
-    if (e->obs && e->obs_out)
-        sslsim_obs_write_with (e->obs, k, world, &truth,
-                               e->obs_out + (size_t) k * (size_t) sslsim_obs_size (e->obs));
-    return rc;
+    return SSLSIM_OK;
 }
 
 /* Whether the request fits the batch; the reason in why. */

@@ -148,6 +148,8 @@ _SIG = {
     "sslsim_detection_decode": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, _P]),
     "sslsim_world_vision_all": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
                                                _P, _P, ctypes.c_int]),
+    "sslsim_world_env_step": (ctypes.c_int, [_P, _P, _P, ctypes.c_int, _P, ctypes.c_double, _P, ctypes.c_int, _P,
+                                             _P]),
     "sslsim_world_actions": (ctypes.c_int, [_P, _P, _P, ctypes.c_int, _P]),
     "sslsim_obs_new": (_P, [ctypes.c_int, _P, _P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Limits),
                             ctypes.c_char_p, ctypes.c_size_t]),

@@ -248,10 +248,8 @@ class SslSimEnv(_Base):
         self._obs_p, self._rec_p, self._act_p = self._obs.ctypes.data, self._rec.ctypes.data, self._act.ctypes.data
         self._vision = observation == "vision"
         lib = N.lib
-        self._obs_write, self._truth, self._time_ns = lib.sslsim_obs_write, lib.sslsim_world_truth, \
-            lib.sslsim_world_time_ns
-        self._vision_all, self._world_actions, self._world_step = lib.sslsim_world_vision_all, \
-            lib.sslsim_world_actions, lib.sslsim_world_step
+        self._obs_write, self._truth = lib.sslsim_obs_write, lib.sslsim_world_truth
+        self._vision_all, self._env_step = lib.sslsim_world_vision_all, lib.sslsim_world_env_step
         self._vb, self._vu = N.ctypes.c_void_p(), N.ctypes.c_size_t()
         self._voff, self._vlen = (N.ctypes.c_size_t * 64)(), (N.ctypes.c_size_t * 64)()
 
@@ -264,16 +262,23 @@ class SslSimEnv(_Base):
         self._world.close()
 
     # ---- observations ------------------------------------------------------
-    def _observe(self, errors):
-        h = self._h
-        self._obs_write(self._obs_h, 0, h, self._obs_p)
-        self._truth(h, self._rec_p)
+    def _info(self, errors):
+        """The step's StepInfo from the truth in self._rec (and, for vision,
+        the step's packets, copied now)."""
         packets = None
         if self._vision:
+            h = self._h
             count = min(self._vision_all(h, self._vb, self._vu, self._voff, self._vlen, 64), 64)
             packets = (N.ctypes.string_at(self._vb.value, self._vu.value) if count else b"",
                        self._voff[:count], self._vlen[:count])
-        return self._obs.copy(), StepInfo(self._time_ns(h) / 1e9, errors, self._rec.tobytes(), packets)
+        truth = self._rec.tobytes()
+        return StepInfo(int.from_bytes(truth[:8], "little") / 1e9, errors, truth, packets)
+
+    def _observe(self, errors):
+        """Observation and info of the world as it is (after a reset)."""
+        self._obs_write(self._obs_h, 0, self._h, self._obs_p)
+        self._truth(self._h, self._rec_p)
+        return self._obs.copy(), self._info(errors)
 
     # ---- the interface -----------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -316,14 +321,14 @@ class SslSimEnv(_Base):
             self._act[...] = action
         except (TypeError, ValueError) as e:
             raise ValueError("action must be numbers: %s" % e) from None
-        n = self._world_actions(self._h, self._teams_p, self._ids_p, self._n, self._act_p)
+        # actions, step, observation and truth in one call (sslsim_world_env_step)
+        n = self._env_step(self._h, self._teams_p, self._ids_p, self._n, self._act_p, self.dt, self._obs_h, 0,
+                           self._obs_p, self._rec_p)
         if n < 0:
             raise ValueError("action: " + self._world._reason())
         errors = self._world._errors(n) if n else []
-        if self._world_step(self._h, self.dt) < 0:
-            raise SslSimError(N.EINVAL, self._world._reason())
         self._steps += 1
-        obs, info = self._observe(errors)
+        obs, info = self._obs.copy(), self._info(errors)
         if self._task is not None:
             reward, terminated = self._task.evaluate(0, self._world)
         else:
