@@ -14,6 +14,8 @@
 usage: /usr/bin/python3 bench/env.py [--what single|vector|both|parts] [--runs 5]
        [--steps N] [--threads 2] [--before DIR]
 Runs are interleaved (env, base, env, base, ...); medians are printed.
+Times are the process's CPU time (the machine this was written on is
+shared, and its wall time swings by 2x from run to run).
 --before DIR also times SslSimEnv.step of the sslsim module in DIR (the
 tree before a change: its python/ directory) against the same library,
 each run in a fresh process, interleaved with the others.
@@ -52,7 +54,7 @@ def _timed(env, steps, clock):
 
 
 def single_env(kind, steps):
-    return _timed(sslsim.SslSimEnv(observation=kind, max_steps=10 ** 9), steps, time.perf_counter) / steps
+    return _timed(sslsim.SslSimEnv(observation=kind, max_steps=10 ** 9), steps, time.process_time) / steps
 
 
 def single_base(kind, steps):
@@ -64,11 +66,11 @@ def single_base(kind, steps):
     acts = _actions(np.random.default_rng(1), env.action_space.shape, steps)
     f_act, f_step, n, tp, ip = N.lib.sslsim_world_actions, N.lib.sslsim_world_step, len(teams), \
         teams.ctypes.data, ids.ctypes.data
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for a in acts:
         f_act(h, tp, ip, n, a.ctypes.data)
         f_step(h, 0.016)
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     env.close()
     return dt / steps
 

@@ -236,7 +236,10 @@ s_write_vision (sslsim_obs_t *self, int slot, const sslsim_world_t *world, float
     int frames = sslsim_world_vision_count (world);
     sslsim_detection_t d; /* 9 kB of stack: a worker thread has megabytes */
     for (int f = 0; f < frames; f++) {
-        if (sslsim_world_detection (world, f, &d) != SSLSIM_OK)
+        const uint8_t *bytes;
+        size_t len;
+        if (sslsim_world_vision (world, f, &bytes, &len) != SSLSIM_OK
+            || sslsim_detection_read (bytes, len, &d) != SSLSIM_OK)
             continue;
         if (d.t_capture > *newest)
             *newest = d.t_capture;

@@ -26,7 +26,6 @@
 #include "engine/world/sim_step.h"
 #include "engine/world/vis_def.h"
 #include "engine/world/vis_step.h"
-#include "ssl_vision_wrapper.pb-c.h"
 
 _Static_assert(SSLSIM_MAX_DET_BALLS >= VIS_MAX_BALLS, "sslsim.h holds every ball a vision frame carries");
 
@@ -593,85 +592,6 @@ sslsim_world_vision (const sslsim_world_t *world, int i, const uint8_t **bytes, 
         return SSLSIM_EINVAL;
     *bytes = world->bytes + world->frames[i].off;
     *len = world->frames[i].len;
-    return SSLSIM_OK;
-}
-
-static void
-s_det_robots (sslsim_detection_t *out, int team, SSLDetectionRobot **robots, size_t n)
-{
-    for (size_t i = 0; i < n && out->robot_count < SSLSIM_MAX_DET_ROBOTS; i++) {
-        const SSLDetectionRobot *r = robots[i];
-        out->robots[out->robot_count++] = (sslsim_det_robot_t) {
-            .team = team,
-            .id = r->has_robot_id ? (int) r->robot_id : -1,
-            .x = r->x / 1000.0,
-            .y = r->y / 1000.0,
-            .orientation = r->has_orientation ? r->orientation : 0.0,
-            .confidence = r->confidence,
-        };
-    }
-}
-
-/* Decoding a frame unpacks a submessage per detection, each with its
-   malloc and free; serving them from one block on the stack (the heap
-   past it) spares those. */
-typedef struct {
-    ProtobufCAllocator base;
-    size_t used;
-    _Alignas(16) uint8_t block[16384];
-} s_scratch_t;
-
-static void *
-s_scratch_alloc (void *data, size_t size)
-{
-    s_scratch_t *self = data;
-    size_t at = (self->used + 15) & ~(size_t) 15;
-    if (size > sizeof self->block || at > sizeof self->block - size)
-        return malloc (size);
-    self->used = at + size;
-    return self->block + at;
-}
-
-static void
-s_scratch_free (void *data, void *ptr)
-{
-    s_scratch_t *self = data;
-    if ((uint8_t *) ptr < self->block || (uint8_t *) ptr >= self->block + sizeof self->block)
-        free (ptr);
-}
-
-sslsim_status_t
-sslsim_detection_decode (const uint8_t *bytes, size_t len, sslsim_detection_t *out)
-{
-    if (!out || (!bytes && len > 0))
-        return SSLSIM_EINVAL;
-    s_scratch_t scratch;
-    scratch.base = (ProtobufCAllocator) { s_scratch_alloc, s_scratch_free, &scratch };
-    scratch.used = 0;
-    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (&scratch.base, len, bytes);
-    if (!w)
-        return SSLSIM_EDECODE;
-    memset (out, 0, sizeof *out);
-    const SSLDetectionFrame *d = w->detection;
-    if (d) {
-        out->camera_id = (int) d->camera_id;
-        out->frame_number = d->frame_number;
-        out->t_capture = d->t_capture;
-        out->t_sent = d->t_sent;
-        for (size_t k = 0; k < d->n_balls && out->ball_count < SSLSIM_MAX_DET_BALLS; k++) {
-            const SSLDetectionBall *b = d->balls[k];
-            out->balls[out->ball_count++] = (sslsim_det_ball_t) {
-                .x = b->x / 1000.0,
-                .y = b->y / 1000.0,
-                .z = b->has_z ? b->z / 1000.0 : 0.0,
-                .confidence = b->confidence,
-                .area = b->has_area ? b->area : 0.0,
-            };
-        }
-        s_det_robots (out, 0, d->robots_blue, d->n_robots_blue);
-        s_det_robots (out, 1, d->robots_yellow, d->n_robots_yellow);
-    }
-    ssl__wrapper_packet__free_unpacked (w, &scratch.base);
     return SSLSIM_OK;
 }
 
