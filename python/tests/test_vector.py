@@ -242,6 +242,35 @@ class GoToBallTest(unittest.TestCase):
             self.assertLess(rew[0], g["out"] + 1.0)
 
 
+class StepInfoTest(unittest.TestCase):
+    def test_info_read_later_holds_its_own_steps_values(self):
+        """SslSimEnv's info is decoded when first read, from a snapshot of
+        its step: read after more steps it still says what that step saw,
+        and a dict built from it equals it."""
+        for kind in ("truth", "vision"):
+            env = sslsim.SslSimEnv(observation=kind)
+            env.reset(seed=8)
+            a = np.zeros(env.action_space.shape)
+            infos, truths, dets = [], [], []
+            for _ in range(5):
+                _, _, _, _, info = env.step(a + 1.0)
+                infos.append(info)
+                truths.append(env.world.truth_record().tobytes())
+                dets.append([sslsim.detection_dict(r) for r in env.world.detections()])
+            for info, t, d in zip(infos, truths, dets):
+                want = sslsim.truth_dict(np.frombuffer(t, dtype=sslsim.TRUTH)[0])
+                self.assertEqual(sorted(info), sorted(["truth", "time", "errors"]
+                                                      + (["detections"] if kind == "vision" else [])))
+                self.assertEqual(info["time"], want["time"])
+                np.testing.assert_array_equal(info["truth"]["pos"], want["pos"])
+                if kind == "vision":
+                    self.assertEqual(len(info["detections"]), len(d))
+                    for got, exp in zip(info["detections"], d):
+                        self.assertEqual(got["t_capture"], exp["t_capture"])
+                        np.testing.assert_array_equal(got["robots"]["pos"], exp["robots"]["pos"])
+                self.assertTrue(env_checker.equivalent(dict(info), dict(info.items())))
+
+
 class BadInputTest(unittest.TestCase):
     def test_bad_actions_name_the_argument(self):
         with sslsim.SslSimVectorEnv(2) as env:
