@@ -105,50 +105,48 @@ s_sub (s_wire_t *w, s_wire_t *sub)
     return true;
 }
 
-/* Field `field` of wire type `type` is a float (5) / uint32 varint (0). */
-#define S_F32(num, dst, seen) \
-    case num: \
-        if (type != 5 || !s_fixed (&w, &dst, 4)) \
-            return false; \
-        seen |= 1u << num; \
-        break
+/* A ball's or a robot's fields: the floats 1 and 3..last into f[], the
+   uint32 2 into *id, each seen field's bit in *seen; false on bad bytes
+   or a known field of another wire type. */
+static bool
+s_fields (s_wire_t w, uint32_t last, float f[9], uint64_t *id, unsigned *seen)
+{
+    unsigned type;
+    uint32_t field;
+    bool ok = true;
+    while (s_key (&w, &field, &type, &ok)) {
+        if (field == 2) {
+            if (type != 0 || !s_varint (&w, id))
+                return false;
+        } else if (field <= last) {
+            if (type != 5 || !s_fixed (&w, &f[field], 4))
+                return false;
+        } else if (!s_skip (&w, type)) {
+            return false;
+        }
+        if (field <= last)
+            *seen |= 1u << field;
+    }
+    return ok;
+}
+
+/* what SSL_DetectionBall and SSL_DetectionRobot both require:
+   confidence, x, y, pixel_x, pixel_y */
+#define S_REQUIRED (1u << 1 | 1u << 3 | 1u << 4 | 1u << 6 | 1u << 7)
 
 static bool
 s_ball (s_wire_t w, sslsim_det_ball_t *out)
 {
-    float conf = 0, x = 0, y = 0, z = 0, px = 0, py = 0;
+    float f[9] = { 0 };
     uint64_t area = 0;
-    unsigned seen = 0, type;
-    uint32_t field;
-    bool ok = true;
-    while (s_key (&w, &field, &type, &ok)) {
-        switch (field) {
-            S_F32 (1, conf, seen);
-            S_F32 (3, x, seen);
-            S_F32 (4, y, seen);
-            S_F32 (5, z, seen);
-            S_F32 (6, px, seen);
-            S_F32 (7, py, seen);
-        case 2:
-            if (type != 0 || !s_varint (&w, &area))
-                return false;
-            seen |= 1u << 2;
-            break;
-        default:
-            if (!s_skip (&w, type))
-                return false;
-        }
-    }
-    const unsigned required = 1u << 1 | 1u << 3 | 1u << 4 | 1u << 6 | 1u << 7;
-    if (!ok || (seen & required) != required)
+    unsigned seen = 0;
+    if (!s_fields (w, 7, f, &area, &seen) || (seen & S_REQUIRED) != S_REQUIRED)
         return false;
-    (void) px;
-    (void) py;
     *out = (sslsim_det_ball_t) {
-        .x = x / 1000.0,
-        .y = y / 1000.0,
-        .z = seen & 1u << 5 ? z / 1000.0 : 0.0,
-        .confidence = conf,
+        .x = f[3] / 1000.0,
+        .y = f[4] / 1000.0,
+        .z = seen & 1u << 5 ? f[5] / 1000.0 : 0.0,
+        .confidence = f[1],
         .area = seen & 1u << 2 ? (double) (uint32_t) area : 0.0,
     };
     return true;
@@ -157,43 +155,18 @@ s_ball (s_wire_t w, sslsim_det_ball_t *out)
 static bool
 s_robot (s_wire_t w, int team, sslsim_det_robot_t *out)
 {
-    float conf = 0, x = 0, y = 0, o = 0, px = 0, py = 0, h = 0;
+    float f[9] = { 0 };
     uint64_t id = 0;
-    unsigned seen = 0, type;
-    uint32_t field;
-    bool ok = true;
-    while (s_key (&w, &field, &type, &ok)) {
-        switch (field) {
-            S_F32 (1, conf, seen);
-            S_F32 (3, x, seen);
-            S_F32 (4, y, seen);
-            S_F32 (5, o, seen);
-            S_F32 (6, px, seen);
-            S_F32 (7, py, seen);
-            S_F32 (8, h, seen);
-        case 2:
-            if (type != 0 || !s_varint (&w, &id))
-                return false;
-            seen |= 1u << 2;
-            break;
-        default:
-            if (!s_skip (&w, type))
-                return false;
-        }
-    }
-    const unsigned required = 1u << 1 | 1u << 3 | 1u << 4 | 1u << 6 | 1u << 7;
-    if (!ok || (seen & required) != required)
+    unsigned seen = 0;
+    if (!s_fields (w, 8, f, &id, &seen) || (seen & S_REQUIRED) != S_REQUIRED)
         return false;
-    (void) px;
-    (void) py;
-    (void) h;
     *out = (sslsim_det_robot_t) {
         .team = team,
         .id = seen & 1u << 2 ? (int) (uint32_t) id : -1,
-        .x = x / 1000.0,
-        .y = y / 1000.0,
-        .orientation = seen & 1u << 5 ? o : 0.0,
-        .confidence = conf,
+        .x = f[3] / 1000.0,
+        .y = f[4] / 1000.0,
+        .orientation = seen & 1u << 5 ? f[5] : 0.0,
+        .confidence = f[1],
     };
     return true;
 }
