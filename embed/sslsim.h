@@ -134,6 +134,13 @@ typedef struct {
    count as sslsim_world_command does. */
 int sslsim_world_robot_commands (sslsim_world_t *world, const sslsim_robot_command_t *cmds, int n);
 
+/* n robots' actions as commands: robot (teams[j], ids[j]) takes the row
+   actions[6j .. 6j+6) = forward, left, angular, kick_speed, kick_angle,
+   dribbler_speed (the fields of sslsim_robot_command_t, n <= 256).
+   Returns as sslsim_world_robot_commands. */
+int sslsim_world_actions (sslsim_world_t *world, const int *teams, const int *ids, int n,
+                          const double *actions);
+
 /* Teleports without protobuf: a SimulatorCommand with one TeleportBall
    (at rest on the ground at (x, y) with velocity (vx, vy)) or one
    TeleportRobot (present = 0 removes the robot, 1 places or creates it at
@@ -177,6 +184,18 @@ typedef struct {
 /* Decode vision frame i of the last step into *out. Returns SSLSIM_OK,
    SSLSIM_EINVAL for a bad index. */
 sslsim_status_t sslsim_world_detection (const sslsim_world_t *world, int i, sslsim_detection_t *out);
+
+/* Decode one packed SSL_WrapperPacket (from any source) into *out as
+   sslsim_world_detection does. Returns SSLSIM_OK, SSLSIM_EDECODE for
+   bytes that are no such packet, SSLSIM_EINVAL for NULL. */
+sslsim_status_t sslsim_detection_decode (const uint8_t *bytes, size_t len, sslsim_detection_t *out);
+
+/* Every vision frame of the last step in one call: *bytes (borrowed) and
+   *used its bytes, frame i at bytes + offsets[i] of lengths[i] for the
+   first `max` frames. Returns the frame count (may exceed max) or
+   SSLSIM_EINVAL. */
+int sslsim_world_vision_all (const sslsim_world_t *world, const uint8_t **bytes, size_t *used,
+                             size_t *offsets, size_t *lengths, int max);
 
 /* The world's true state after the last step, SI units. */
 typedef struct {
@@ -247,7 +266,7 @@ sslsim_status_t sslsim_world_limits (const sslsim_world_t *world, sslsim_limits_
 
 /* sizeof of the public struct `name` ("sslsim_truth_t",
    "sslsim_detection_t", "sslsim_robot_command_t", "sslsim_config_t",
-   "sslsim_limits_t"), 0
+   "sslsim_limits_t", "sslsim_batch_env_t"), 0
    for another name: lets a foreign-function binding check its layout. */
 size_t sslsim_sizeof (const char *name);
 
@@ -295,6 +314,131 @@ void sslsim_batch_truth (const sslsim_batch_t *batch, sslsim_truth_t *out);
 sslsim_status_t sslsim_batch_reset (sslsim_batch_t *batch, int k, uint64_t seed);
 
 const char *sslsim_batch_last_error (const sslsim_batch_t *batch);
+
+/* ---- observations (for learning) ---------------------------------------- */
+
+/* What an observation holds: the true state, or what the cameras
+   reported (docs/embedding.md, "Observations", gives the layout). */
+typedef enum {
+    SSLSIM_OBS_TRUTH = 0, /* ball x y z vx vy vz, per robot present x y orientation vx vy omega */
+    SSLSIM_OBS_VISION = 1 /* ball age x y, per robot age x y orientation */
+} sslsim_obs_kind_t;
+
+/* The largest age a vision observation reports (s). */
+#define SSLSIM_OBS_MAX_AGE 10.0
+
+/* An observer: the kind, the robots observed (in the order they appear in
+   the vector) and, for vision, each slot's memory of the newest
+   detections. A slot is one world's memory: slot k goes with world k of a
+   batch (or with the one world of an environment). */
+typedef struct sslsim_obs_t sslsim_obs_t;
+
+/* A new observer of `count` robots (teams[i] 0 blue / 1 yellow, ids[i]
+   0..255, no robot twice) with `slots` slots, whose bounds come from
+   *limits (sslsim_world_limits). Returns NULL with a sentence in err for
+   a bad argument. Free with sslsim_obs_free. */
+sslsim_obs_t *sslsim_obs_new (sslsim_obs_kind_t kind, const int *teams, const int *ids, int count, int slots,
+                              const sslsim_limits_t *limits, char *err, size_t err_len);
+
+/* Free the observer; NULL is fine. */
+void sslsim_obs_free (sslsim_obs_t *obs);
+
+/* The length D of one observation vector (floats). */
+int sslsim_obs_size (const sslsim_obs_t *obs);
+
+/* The finite bounds every observation keeps: low[0..D) and high[0..D)
+   (a value beyond them is written as the nearest bound). */
+void sslsim_obs_bounds (const sslsim_obs_t *obs, float *low, float *high);
+
+/* Forget slot k's detections (at the start of an episode). */
+void sslsim_obs_forget (sslsim_obs_t *obs, int slot);
+
+/* Write the observation of `world` after its last step into out[0..D),
+   updating slot k's memory with the step's vision frames. Returns
+   SSLSIM_OK, or SSLSIM_EINVAL for a bad slot or NULL. */
+sslsim_status_t sslsim_obs_write (sslsim_obs_t *obs, int slot, const sslsim_world_t *world, float *out);
+
+/* One world's part of a learner's step in one call: robots (teams[j],
+   ids[j]) for j < n take the rows actions[6j .. 6j+6) (sslsim_world_actions),
+   the world steps dt, then, when obs is not NULL, slot's observation goes
+   into obs_out, and when truth is not NULL the true state into *truth.
+   Returns the actions' protocol error count, or SSLSIM_EINVAL (a bad or
+   non-finite argument: nothing applied, nothing stepped). */
+int sslsim_world_env_step (sslsim_world_t *world, const int *teams, const int *ids, int n,
+                           const double *actions, double dt, sslsim_obs_t *obs, int slot, float *obs_out,
+                           sslsim_truth_t *truth);
+
+/* ---- tasks (for learning) ----------------------------------------------- */
+
+/* A task: the reward, termination and reset distribution of one robot's
+   exercise, computed in C (docs/embedding.md, "Tasks", has the formulas).
+   Like an observer it has one slot per world. Tasks by name:
+     "go_to_ball": reach the ball and face it. */
+typedef struct sslsim_task_t sslsim_task_t;
+
+/* go_to_ball's constants (docs/embedding.md). */
+#define SSLSIM_GO_TO_BALL_DISTANCE 0.15 /* m, robot centre to ball centre for success */
+#define SSLSIM_GO_TO_BALL_ANGLE    0.2  /* rad, heading off the ball's bearing for success */
+#define SSLSIM_GO_TO_BALL_BONUS    10.0 /* reward on success */
+#define SSLSIM_GO_TO_BALL_OUT      -5.0 /* reward when the ball leaves the field */
+#define SSLSIM_GO_TO_BALL_TURN     0.2  /* weight of the heading's progress (per rad) */
+#define SSLSIM_GO_TO_BALL_MARGIN   0.3  /* m, the reset keeps this far inside the field lines */
+#define SSLSIM_GO_TO_BALL_APART    0.5  /* m, the reset's least distance robot to ball */
+
+/* A task's constant by name ("distance", "angle", "bonus", "out", "turn",
+   "margin", "apart" for go_to_ball: the values above), NaN for an unknown
+   task or name: lets a binding read them rather than copy them. */
+double sslsim_task_constant (const char *task, const char *name);
+
+/* Task `name` for the robot (team, id) with `slots` slots. Returns NULL
+   with a sentence in err for an unknown name or bad robot. */
+sslsim_task_t *sslsim_task_new (const char *name, int team, int id, int slots, char *err, size_t err_len);
+
+/* Free the task; NULL is fine. */
+void sslsim_task_free (sslsim_task_t *task);
+
+/* Start an episode in `world`: sslsim_world_reset(seed), then the task's
+   scene drawn from a random stream seeded by `seed` alone. Returns
+   SSLSIM_OK or the reset's failure. */
+sslsim_status_t sslsim_task_reset (sslsim_task_t *task, int slot, sslsim_world_t *world, uint64_t seed);
+
+/* The reward of `world`'s last step and whether the episode ended. */
+void sslsim_task_evaluate (sslsim_task_t *task, int slot, const sslsim_world_t *world, float *reward,
+                           uint8_t *terminated);
+
+/* A learner's step over a whole batch in one call: for every world k, on
+   the batch's threads, either
+     - reset[k] != 0: sslsim_task_reset(task, k, world, seeds[k]) (no task:
+       sslsim_world_reset), sslsim_obs_forget(obs, k); reward 0, not
+       terminated; or
+     - world k's robots (teams[j], ids[j]) for j < per_world take
+       actions[(k * per_world + j) * 6 ...] (forward, left, angular,
+       kick_speed, kick_angle, dribbler_speed, as sslsim_robot_command_t),
+       the world steps dt, and the task says reward and termination;
+   then the observation into obs_out[k * D ...]. Any pointer for a part
+   not wanted may be NULL (no obs, no task, no resets, no actions). */
+typedef struct {
+    double dt;
+    const double *actions;
+    const int *teams, *ids;
+    int per_world;
+    const uint8_t *reset;
+    const uint64_t *seeds;
+    sslsim_obs_t *obs;
+    float *obs_out;
+    sslsim_task_t *task;
+    float *rewards;
+    uint8_t *terminated;
+} sslsim_batch_env_t;
+
+/* Returns SSLSIM_OK, or SSLSIM_EINVAL (non-finite action, bad robot, an
+   observer or task with fewer slots than worlds, a bad dt: nothing
+   stepped) with the reason in sslsim_batch_last_error. */
+sslsim_status_t sslsim_batch_env_step (sslsim_batch_t *batch, const sslsim_batch_env_t *step);
+
+/* Observations of every world after its last step into out[k * D ...],
+   on the batch's threads (sslsim_obs_write per world). */
+sslsim_status_t sslsim_batch_observe (sslsim_batch_t *batch, sslsim_obs_t *obs, float *out);
 
 #ifdef __cplusplus
 }

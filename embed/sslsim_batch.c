@@ -44,6 +44,9 @@ struct sslsim_batch_t {
     int running;         /* workers still stepping */
     bool quit;
     double dt;
+    /* what the workers do to each of their worlds this round */
+    sslsim_batch_job_t job;
+    void *job_arg;
     char last_error[256];
 };
 
@@ -58,18 +61,25 @@ s_fail (sslsim_batch_t *self, const char *fmt, ...)
     va_end (ap);
 }
 
-/* One worker's share of a step: its worlds' queued commands, then dt. */
-static void
-s_step_share (sslsim_batch_t *self, const sslsim_worker_t *w)
+/* A step of world k: its queued commands, then dt. */
+static sslsim_status_t
+s_job_step (void *arg, int k, sslsim_world_t *world)
 {
-    for (int k = w->first; k < w->last; k++) {
-        sslsim_queue_t *q = &self->queues[k];
-        if (q->count > 0) {
-            sslsim_world_apply_commands (self->worlds[k], q->cmds, q->count);
-            q->count = 0;
-        }
-        self->status[k] = sslsim_world_step (self->worlds[k], self->dt);
+    sslsim_batch_t *self = arg;
+    sslsim_queue_t *q = &self->queues[k];
+    if (q->count > 0) {
+        sslsim_world_apply_commands (world, q->cmds, q->count);
+        q->count = 0;
     }
+    return sslsim_world_step (world, self->dt);
+}
+
+/* One worker's share of a round: the job for each of its worlds. */
+static void
+s_run_share (sslsim_batch_t *self, const sslsim_worker_t *w)
+{
+    for (int k = w->first; k < w->last; k++)
+        self->status[k] = self->job (self->job_arg, k, self->worlds[k]);
 }
 
 static void *
@@ -86,7 +96,7 @@ s_worker_main (void *arg)
             break;
         seen = self->generation;
         pthread_mutex_unlock (&self->lock);
-        s_step_share (self, w);
+        s_run_share (self, w);
         pthread_mutex_lock (&self->lock);
         if (--self->running == 0)
             pthread_cond_signal (&self->done);
@@ -247,13 +257,9 @@ sslsim_batch_robot_commands (sslsim_batch_t *batch, const sslsim_robot_command_t
     return SSLSIM_OK;
 }
 
-sslsim_status_t
-sslsim_batch_step (sslsim_batch_t *batch, double dt)
+static void
+s_run (sslsim_batch_t *self)
 {
-    if (!batch)
-        return SSLSIM_EINVAL;
-    sslsim_batch_t *self = batch;
-    self->dt = dt;
     if (self->threads > 1) {
         pthread_mutex_lock (&self->lock);
         self->running = self->threads - 1;
@@ -261,19 +267,43 @@ sslsim_batch_step (sslsim_batch_t *batch, double dt)
         pthread_cond_broadcast (&self->go);
         pthread_mutex_unlock (&self->lock);
     }
-    s_step_share (self, &self->workers[0]);
+    s_run_share (self, &self->workers[0]);
     if (self->threads > 1) {
         pthread_mutex_lock (&self->lock);
         while (self->running > 0)
             pthread_cond_wait (&self->done, &self->lock);
         pthread_mutex_unlock (&self->lock);
     }
+}
+
+sslsim_status_t
+sslsim_batch_run (sslsim_batch_t *self, sslsim_batch_job_t job, void *arg)
+{
+    self->job = job;
+    self->job_arg = arg;
+    s_run (self);
     for (int k = 0; k < self->n; k++)
         if (self->status[k] != SSLSIM_OK) {
             s_fail (self, "world %d: %s", k, sslsim_world_last_error (self->worlds[k]));
             return self->status[k];
         }
     return SSLSIM_OK;
+}
+
+sslsim_status_t
+sslsim_batch_step (sslsim_batch_t *batch, double dt)
+{
+    if (!batch)
+        return SSLSIM_EINVAL;
+    sslsim_batch_t *self = batch;
+    self->dt = dt;
+    return sslsim_batch_run (self, s_job_step, self);
+}
+
+void
+sslsim_batch_fail (sslsim_batch_t *self, const char *why)
+{
+    s_fail (self, "%s", why);
 }
 
 void

@@ -45,6 +45,11 @@ int sslsim_config_resolve (const sslsim_config_t *config, sim_config_t *cfg, cha
    err, else 0. */
 int sslsim_robot_commands_check (const sslsim_robot_command_t *cmds, int n, char *err, size_t err_len);
 
+/* cmds[0..n) from robots (teams[j], ids[j]) and their action rows
+   actions[6j .. 6j+6) (sslsim_world_actions). */
+void sslsim_actions_commands (const int *teams, const int *ids, int n, const double *actions,
+                              sslsim_robot_command_t *cmds);
+
 /* Apply checked commands (per team one RobotControl, blue first).
    Returns the protocol error count. */
 int sslsim_world_apply_commands (sslsim_world_t *self, const sslsim_robot_command_t *cmds, int n);
@@ -53,5 +58,36 @@ int sslsim_world_apply_commands (sslsim_world_t *self, const sslsim_robot_comman
    team's control. Returns the protocol error count. */
 int sslsim_world_apply_request (sslsim_world_t *self, const SimulatorCommand *cmd, int team,
                                 const RobotControl *rc);
+
+/* A batch's work on world k (on world k's thread): its status. */
+typedef sslsim_status_t (*sslsim_batch_job_t) (void *arg, int k, sslsim_world_t *world);
+
+/* Run job on every world of the batch, world k on its own thread, and
+   return when all are done: SSLSIM_OK, or the first failing world's
+   status with "world K: reason" as the batch's last error. */
+sslsim_status_t sslsim_batch_run (sslsim_batch_t *batch, sslsim_batch_job_t job, void *arg);
+
+/* The slots of an observer and of a task. */
+int sslsim_obs_slots (const sslsim_obs_t *obs);
+int sslsim_task_slots (const sslsim_task_t *task);
+
+/* sslsim_obs_write and sslsim_task_evaluate with the world's truth
+   already read (one snapshot serves both in a batch's step); the
+   arguments are the caller's to check. */
+void sslsim_obs_write_with (sslsim_obs_t *obs, int slot, const sslsim_world_t *world,
+                            const sslsim_truth_t *truth, float *out);
+void sslsim_task_evaluate_with (sslsim_task_t *task, int slot, const sslsim_truth_t *truth, float *reward,
+                                uint8_t *terminated);
+
+/* sslsim_detection_decode without zeroing the entries past the counts
+   (what the observer needs, ~9 kB of stores less per frame). */
+sslsim_status_t sslsim_detection_read (const uint8_t *bytes, size_t len, sslsim_detection_t *out);
+
+/* sslsim_detection_decode by protobuf-c's unpack alone (the fast
+   reader's reference, for its test). */
+sslsim_status_t sslsim_detection_decode_general (const uint8_t *bytes, size_t len, sslsim_detection_t *out);
+
+/* Set the batch's last error to `why`. */
+void sslsim_batch_fail (sslsim_batch_t *batch, const char *why);
 
 #endif

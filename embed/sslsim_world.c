@@ -26,7 +26,6 @@
 #include "engine/world/sim_step.h"
 #include "engine/world/vis_def.h"
 #include "engine/world/vis_step.h"
-#include "ssl_vision_wrapper.pb-c.h"
 
 _Static_assert(SSLSIM_MAX_DET_BALLS >= VIS_MAX_BALLS, "sslsim.h holds every ball a vision frame carries");
 
@@ -455,6 +454,28 @@ sslsim_world_robot_commands (sslsim_world_t *world, const sslsim_robot_command_t
     return sslsim_world_apply_commands (world, cmds, n);
 }
 
+void
+sslsim_actions_commands (const int *teams, const int *ids, int n, const double *actions,
+                         sslsim_robot_command_t *cmds)
+{
+    for (int j = 0; j < n; j++, actions += 6)
+        cmds[j] = (sslsim_robot_command_t) { teams[j],   ids[j],     actions[0], actions[1],
+                                             actions[2], actions[3], actions[4], actions[5] };
+}
+
+int
+sslsim_world_actions (sslsim_world_t *world, const int *teams, const int *ids, int n, const double *actions)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    if (n < 0 || n > 4 * SSLSIM_MAX_ROBOTS || (n > 0 && (!teams || !ids || !actions)))
+        return s_fail (world, SSLSIM_EINVAL, "%d actions (0..%d) with teams, ids and values", n,
+                       4 * SSLSIM_MAX_ROBOTS);
+    sslsim_robot_command_t cmds[4 * SSLSIM_MAX_ROBOTS];
+    sslsim_actions_commands (teams, ids, n, actions, cmds);
+    return sslsim_world_robot_commands (world, cmds, n);
+}
+
 int
 sslsim_world_teleport_ball (sslsim_world_t *world, double x, double y, double vx, double vy)
 {
@@ -526,6 +547,8 @@ sslsim_sizeof (const char *name)
         return sizeof (sslsim_config_t);
     if (!strcmp (name, "sslsim_limits_t"))
         return sizeof (sslsim_limits_t);
+    if (!strcmp (name, "sslsim_batch_env_t"))
+        return sizeof (sslsim_batch_env_t);
     return 0;
 }
 
@@ -573,22 +596,6 @@ sslsim_world_vision (const sslsim_world_t *world, int i, const uint8_t **bytes, 
     return SSLSIM_OK;
 }
 
-static void
-s_det_robots (sslsim_detection_t *out, int team, SSLDetectionRobot **robots, size_t n)
-{
-    for (size_t i = 0; i < n && out->robot_count < SSLSIM_MAX_DET_ROBOTS; i++) {
-        const SSLDetectionRobot *r = robots[i];
-        out->robots[out->robot_count++] = (sslsim_det_robot_t) {
-            .team = team,
-            .id = r->has_robot_id ? (int) r->robot_id : -1,
-            .x = r->x / 1000.0,
-            .y = r->y / 1000.0,
-            .orientation = r->has_orientation ? r->orientation : 0.0,
-            .confidence = r->confidence,
-        };
-    }
-}
-
 sslsim_status_t
 sslsim_world_detection (const sslsim_world_t *world, int i, sslsim_detection_t *out)
 {
@@ -596,31 +603,23 @@ sslsim_world_detection (const sslsim_world_t *world, int i, sslsim_detection_t *
     size_t len;
     if (!out || sslsim_world_vision (world, i, &bytes, &len))
         return SSLSIM_EINVAL;
-    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, len, bytes);
-    if (!w)
-        return SSLSIM_EDECODE; /* our own encoder's bytes: cannot happen */
-    memset (out, 0, sizeof *out);
-    const SSLDetectionFrame *d = w->detection;
-    if (d) {
-        out->camera_id = (int) d->camera_id;
-        out->frame_number = d->frame_number;
-        out->t_capture = d->t_capture;
-        out->t_sent = d->t_sent;
-        for (size_t k = 0; k < d->n_balls && out->ball_count < SSLSIM_MAX_DET_BALLS; k++) {
-            const SSLDetectionBall *b = d->balls[k];
-            out->balls[out->ball_count++] = (sslsim_det_ball_t) {
-                .x = b->x / 1000.0,
-                .y = b->y / 1000.0,
-                .z = b->has_z ? b->z / 1000.0 : 0.0,
-                .confidence = b->confidence,
-                .area = b->has_area ? b->area : 0.0,
-            };
-        }
-        s_det_robots (out, 0, d->robots_blue, d->n_robots_blue);
-        s_det_robots (out, 1, d->robots_yellow, d->n_robots_yellow);
+    /* our own encoder's bytes: a decode failure cannot happen */
+    return sslsim_detection_decode (bytes, len, out);
+}
+
+int
+sslsim_world_vision_all (const sslsim_world_t *world, const uint8_t **bytes, size_t *used, size_t *offsets,
+                         size_t *lengths, int max)
+{
+    if (!world || !bytes || !used || max < 0 || (max > 0 && (!offsets || !lengths)))
+        return SSLSIM_EINVAL;
+    *bytes = world->bytes;
+    *used = world->used;
+    for (int i = 0; i < world->frame_count && i < max; i++) {
+        offsets[i] = world->frames[i].off;
+        lengths[i] = world->frames[i].len;
     }
-    ssl__wrapper_packet__free_unpacked (w, NULL);
-    return SSLSIM_OK;
+    return world->frame_count;
 }
 
 void

@@ -67,6 +67,19 @@ class Limits(ctypes.Structure):
                [("boundary_width_goal_line", ctypes.c_double)]
 
 
+class BatchEnv(ctypes.Structure):
+    """sslsim_batch_env_t: one call of sslsim_batch_env_step."""
+    _fields_ = [("dt", ctypes.c_double), ("actions", ctypes.c_void_p), ("teams", ctypes.c_void_p),
+                ("ids", ctypes.c_void_p), ("per_world", ctypes.c_int), ("reset", ctypes.c_void_p),
+                ("seeds", ctypes.c_void_p), ("obs", ctypes.c_void_p), ("obs_out", ctypes.c_void_p),
+                ("task", ctypes.c_void_p), ("rewards", ctypes.c_void_p), ("terminated", ctypes.c_void_p)]
+
+
+OBS_TRUTH, OBS_VISION = 0, 1
+OBS_KINDS = {"truth": OBS_TRUTH, "vision": OBS_VISION}
+OBS_MAX_AGE = 10.0  # sslsim.h SSLSIM_OBS_MAX_AGE
+
+
 def _candidates():
     env = os.environ.get("SSLSIM_LIBRARY")
     if env:
@@ -133,6 +146,27 @@ _SIG = {
     "sslsim_batch_truth": (None, [_P, _P]),
     "sslsim_batch_reset": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_uint64]),
     "sslsim_batch_last_error": (ctypes.c_char_p, [_P]),
+    "sslsim_detection_decode": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, _P]),
+    "sslsim_world_vision_all": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
+                                               _P, _P, ctypes.c_int]),
+    "sslsim_world_env_step": (ctypes.c_int, [_P, _P, _P, ctypes.c_int, _P, ctypes.c_double, _P, ctypes.c_int, _P,
+                                             _P]),
+    "sslsim_world_actions": (ctypes.c_int, [_P, _P, _P, ctypes.c_int, _P]),
+    "sslsim_obs_new": (_P, [ctypes.c_int, _P, _P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Limits),
+                            ctypes.c_char_p, ctypes.c_size_t]),
+    "sslsim_obs_free": (None, [_P]),
+    "sslsim_obs_size": (ctypes.c_int, [_P]),
+    "sslsim_obs_bounds": (None, [_P, _P, _P]),
+    "sslsim_obs_forget": (None, [_P, ctypes.c_int]),
+    "sslsim_obs_write": (ctypes.c_int, [_P, ctypes.c_int, _P, _P]),
+    "sslsim_task_new": (_P, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
+                             ctypes.c_size_t]),
+    "sslsim_task_free": (None, [_P]),
+    "sslsim_task_constant": (ctypes.c_double, [ctypes.c_char_p, ctypes.c_char_p]),
+    "sslsim_task_reset": (ctypes.c_int, [_P, ctypes.c_int, _P, ctypes.c_uint64]),
+    "sslsim_task_evaluate": (None, [_P, ctypes.c_int, _P, _P, _P]),
+    "sslsim_batch_env_step": (ctypes.c_int, [_P, _P]),
+    "sslsim_batch_observe": (ctypes.c_int, [_P, _P, _P]),
 }
 for _name, (_res, _args) in _SIG.items():
     _f = getattr(lib, _name)
@@ -141,7 +175,7 @@ for _name, (_res, _args) in _SIG.items():
 
 for _c, _dt in (("sslsim_truth_t", TRUTH), ("sslsim_detection_t", DETECTION),
                 ("sslsim_robot_command_t", COMMAND), ("sslsim_config_t", Config),
-                ("sslsim_limits_t", Limits)):
+                ("sslsim_limits_t", Limits), ("sslsim_batch_env_t", BatchEnv)):
     _size = ctypes.sizeof(_dt) if isinstance(_dt, type) else _dt.itemsize
     if lib.sslsim_sizeof(_c.encode()) != _size:
         raise ImportError("libsslsim's %s is %d bytes, this module expects %d: library and module "

@@ -22,15 +22,20 @@ Actions: an array (len(controlled), 6) of forward, left, angular,
 kick_speed, kick_angle, dribbler_speed (m/s, m/s, rad/s, m/s, degrees,
 rpm) for the controlled robots, in the order of env.controlled; the action
 space spans the controlled teams' limits (the robots clamp to their own).
-Reward and termination are the user's: reward_fn(obs, info) -> float and
+Reward and termination are a libsslsim task's when task= names one
+(sslsim.TASKS, docs/embedding.md "Tasks"; the task also places the scene
+at reset), else the user's: reward_fn(obs, info) -> float and
 termination_fn(obs, info) -> bool (defaults: 0.0 and False); truncated
-after max_steps steps. info holds plain values only: "truth"
+after max_steps steps. The observation vector is written by libsslsim
+(sslsim_obs_write), the same function the vector env uses. info holds plain values only: "truth"
 (sslsim.truth_dict), "time", "errors" (protocol errors of the action)
 and, for vision, "detections" (a list of sslsim.detection_dict).
 """
 import numpy as np
 
-from .world import ACTION_FIELDS, SslSimError, World, detection_dict
+from . import _native as N
+from .learn import MAX_AGE, Observer, Task, action_bounds, observation_bounds
+from .world import SslSimError, World, detection_dict, truth_dict
 
 try:
     import gymnasium as _gym
@@ -38,10 +43,6 @@ try:
 except ImportError:  # the interface without the package
     _gym = None
     _spaces = None
-
-#: the largest age a vision observation reports (s); older detections read this
-MAX_AGE = 10.0
-_G = 9.81  # m/s^2, for the highest a ball at the speed bound can fly
 
 class Box:
     """The part of gymnasium.spaces.Box this environment needs, with the
@@ -113,6 +114,81 @@ class _EnvBase:
         pass
 
 
+class StepInfo(dict):
+    """The info dict of a step: "time" and "errors" at once; "truth" and
+    (vision) "detections" decoded from a snapshot taken at the step, the
+    first time anything reads them (so a step whose info nobody reads
+    pays for no dicts). It is a plain dict once read: every key, lookup,
+    copy, comparison and pickle sees all entries."""
+
+    def __init__(self, time, errors, truth_bytes, packets=None):
+        super().__init__(time=time, errors=errors)
+        self._lazy = (truth_bytes, packets)
+
+    def _fill(self):
+        lazy = self.__dict__.pop("_lazy", None)
+        if lazy is None:
+            return self
+        truth_bytes, packets = lazy
+        dict.__setitem__(self, "truth", truth_dict(np.frombuffer(truth_bytes, dtype=N.TRUTH)[0]))
+        if packets is not None:
+            data, offsets, lengths = packets
+            rec = np.zeros(1, dtype=N.DETECTION)
+            dets = []
+            for off, n in zip(offsets, lengths):
+                N.lib.sslsim_detection_decode(data[off:off + n], n, N.ptr(rec))
+                dets.append(detection_dict(rec[0]))
+            dict.__setitem__(self, "detections", dets)
+        return self
+
+    def __missing__(self, key):
+        if "_lazy" in self.__dict__:
+            self._fill()
+            if dict.__contains__(self, key):
+                return dict.__getitem__(self, key)
+        raise KeyError(key)
+
+    def __contains__(self, key):
+        return dict.__contains__(self._fill(), key)
+
+    def __iter__(self):
+        return dict.__iter__(self._fill())
+
+    def __len__(self):
+        return dict.__len__(self._fill())
+
+    def __eq__(self, other):
+        if isinstance(other, StepInfo):
+            other._fill()
+        return dict.__eq__(self._fill(), other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = None
+
+    def __repr__(self):
+        return dict.__repr__(self._fill())
+
+    def __reduce_ex__(self, protocol):
+        return (dict, (dict(self._fill().items()),))
+
+    def keys(self):
+        return dict.keys(self._fill())
+
+    def items(self):
+        return dict.items(self._fill())
+
+    def values(self):
+        return dict.values(self._fill())
+
+    def get(self, key, default=None):
+        return dict.get(self._fill(), key, default)
+
+    def copy(self):
+        return dict(self._fill().items())
+
+
 def _box(low, high):
     low, high = np.asarray(low, dtype=np.float32), np.asarray(high, dtype=np.float32)
     if _spaces is not None:
@@ -123,27 +199,11 @@ def _box(low, high):
 _Base = _gym.Env if _gym is not None else _EnvBase
 
 
-def observation_bounds(limits):
-    """The bounds the observations keep, from World.limits(): a dict of
-    (low, high) per quantity. Positions: the field plus its run-off, to the
-    walls; robot speeds: twice the faster team's limit (a robot pushed by
-    another at full speed); ball speed: the fastest kick plus that robot
-    speed; ball height: what a ball thrown up at that speed reaches."""
-    x = limits["field_length"] / 2 + max(limits["boundary_width_goal_line"], limits["goal_depth"])
-    y = limits["field_width"] / 2 + limits["boundary_width"]
-    robot_v = 2.0 * max(limits["robot_speed_max"])
-    robot_w = 2.0 * max(limits["robot_angular_max"])
-    ball_v = max(limits["kick_speed_max"] + limits["chip_speed_max"]) + robot_v
-    return {"x": (-x, x), "y": (-y, y), "z": (0.0, ball_v * ball_v / (2 * _G)),
-            "ball_v": (-ball_v, ball_v), "robot_v": (-robot_v, robot_v), "omega": (-robot_w, robot_w),
-            "orientation": (-np.pi, np.pi), "present": (0.0, 1.0), "age": (-1.0, MAX_AGE)}
-
-
 class SslSimEnv(_Base):
     metadata = {"render_modes": []}
 
     def __init__(self, observation="truth", dt=0.016, max_steps=1000, controlled=None, observed=None,
-                 reward_fn=None, termination_fn=None, ini=None, args=None, seed=None):
+                 reward_fn=None, termination_fn=None, ini=None, args=None, seed=None, task=None):
         if observation not in ("truth", "vision"):
             raise ValueError('observation must be "truth" or "vision", not %r' % (observation,))
         self.observation = observation
@@ -156,45 +216,42 @@ class SslSimEnv(_Base):
         self._seed = None
         t = self._world.truth()
         present = list(zip(t["team"].tolist(), t["id"].tolist()))
-        self.observed = [tuple(r) for r in observed] if observed is not None else present
         self.controlled = ([tuple(r) for r in controlled] if controlled is not None
-                           else [r for r in present if r[0] == 0])
+                           else [(0, 0)] if task is not None else [r for r in present if r[0] == 0])
+        default_observed = self.controlled if task is not None else present
+        self.observed = [tuple(r) for r in observed] if observed is not None else default_observed
         for team, rid in self.controlled + self.observed:
             if team not in (0, 1) or not 0 <= rid <= 255:
                 raise ValueError("robot (%r, %r) is not (team 0/1, id 0..255)" % (team, rid))
         self._teams = np.array([r[0] for r in self.controlled], dtype=np.int32)
         self._ids = np.array([r[1] for r in self.controlled], dtype=np.int32)
+        self._task = Task(task, self.controlled[0], 1) if task is not None else None
         per = 7 if observation == "truth" else 4
         head = 6 if observation == "truth" else 3
         self.obs_layout = (["ball"] + ["robot %d/%d" % r for r in self.observed], head, per)
         limits = self._world.limits()
         self.bounds = observation_bounds(limits)
-        b = self.bounds
-        if observation == "truth":
-            parts = [b["x"], b["y"], b["z"], b["ball_v"], b["ball_v"], b["ball_v"]] + \
-                [b["present"], b["x"], b["y"], b["orientation"], b["robot_v"], b["robot_v"], b["omega"]] \
-                * len(self.observed)
-        else:
-            parts = [b["age"], b["x"], b["y"]] + [b["age"], b["x"], b["y"], b["orientation"]] * len(self.observed)
-        self.observation_space = _box([p[0] for p in parts], [p[1] for p in parts])
-        self._obs_low, self._obs_high = self.observation_space.low, self.observation_space.high
-        self.action_space = _box(*self._action_bounds(limits))
-        self._index = {r: i for i, r in enumerate(self.observed)}
+        self._observer = Observer(observation, self.observed, 1, limits)
+        self.observation_space = _box(self._observer.low, self._observer.high)
+        self.action_space = _box(*action_bounds(limits, self._teams))
         self._steps = 0
-        self._seen = None
-        self._newest = -np.inf
-
-    def _action_bounds(self, limits):
-        """Per controlled robot: its team's speed, turn, kick and dribbler
-        limits; kick angle 0..89 degrees (0 = flat)."""
-        low, high = [], []
-        for team in self._teams:
-            v, w = limits["robot_speed_max"][team], limits["robot_angular_max"][team]
-            kick = max(limits["kick_speed_max"][team], limits["chip_speed_max"][team])
-            low.append([-v, -v, -w, 0.0, 0.0, 0.0])
-            high.append([v, v, w, kick, 89.0, limits["dribbler_rpm_max"][team]])
-        shape = (len(self.controlled), len(ACTION_FIELDS))
-        return np.reshape(low, shape), np.reshape(high, shape)
+        self._started = False
+        # the step path's arguments, made once
+        self._h = self._world._handle()
+        self._obs_h = self._observer._h
+        self._teams_p, self._ids_p = self._teams.ctypes.data, self._ids.ctypes.data
+        self._n = len(self.controlled)
+        # buffers the library writes, copied out per step
+        self._obs = np.zeros(self._observer.size, dtype=np.float32)
+        self._rec = np.zeros(1, dtype=N.TRUTH)
+        self._act = np.zeros(self.action_space.shape, dtype=np.float64)
+        self._obs_p, self._rec_p, self._act_p = self._obs.ctypes.data, self._rec.ctypes.data, self._act.ctypes.data
+        self._vision = observation == "vision"
+        lib = N.lib
+        self._obs_write, self._truth = lib.sslsim_obs_write, lib.sslsim_world_truth
+        self._vision_all, self._env_step = lib.sslsim_world_vision_all, lib.sslsim_world_env_step
+        self._vb, self._vu = N.ctypes.c_void_p(), N.ctypes.c_size_t()
+        self._voff, self._vlen = (N.ctypes.c_size_t * 64)(), (N.ctypes.c_size_t * 64)()
 
     @property
     def world(self):
@@ -205,55 +262,23 @@ class SslSimEnv(_Base):
         self._world.close()
 
     # ---- observations ------------------------------------------------------
-    def _truth_obs(self, t):
-        obs = np.zeros(6 + 7 * len(self.observed), dtype=np.float32)
-        obs[:6] = t["ball"]
-        for k in range(len(t["id"])):
-            i = self._index.get((int(t["team"][k]), int(t["id"][k])))
-            if i is not None:
-                o = 6 + 7 * i
-                obs[o:o + 7] = (1.0, t["pos"][k, 0], t["pos"][k, 1], t["orientation"][k],
-                                t["vel"][k, 0], t["vel"][k, 1], t["omega"][k])
-        return obs
-
-    def _vision_obs(self, dets, now):
-        seen = self._seen  # per entity: t_capture, x, y, orientation
-        for d in dets:
-            tc = d["t_capture"]
-            balls = d["balls"]
-            if len(balls["confidence"]) and tc >= seen[0, 0]:
-                b = balls["pos"][int(np.argmax(balls["confidence"]))]
-                seen[0] = (tc, b[0], b[1], 0.0)
-            r = d["robots"]
-            for k in range(len(r["id"])):
-                i = self._index.get((int(r["team"][k]), int(r["id"][k])))
-                if i is not None and tc >= seen[1 + i, 0]:
-                    seen[1 + i] = (tc, r["pos"][k, 0], r["pos"][k, 1], r["orientation"][k])
-        obs = np.zeros(3 + 4 * len(self.observed), dtype=np.float32)
-        never = ~np.isfinite(seen[:, 0])
-        age = np.where(never, -1.0, now - np.where(never, 0.0, seen[:, 0]))
-        obs[0] = age[0]
-        obs[1:3] = np.where(never[0], 0.0, seen[0, 1:3])
-        for i in range(len(self.observed)):
-            o = 3 + 4 * i
-            obs[o] = age[1 + i]
-            obs[o + 1:o + 4] = np.where(never[1 + i], 0.0, seen[1 + i, 1:4])
-        return obs
+    def _info(self, errors):
+        """The step's StepInfo from the truth in self._rec (and, for vision,
+        the step's packets, copied now)."""
+        packets = None
+        if self._vision:
+            h = self._h
+            count = min(self._vision_all(h, self._vb, self._vu, self._voff, self._vlen, 64), 64)
+            packets = (N.ctypes.string_at(self._vb.value, self._vu.value) if count else b"",
+                       self._voff[:count], self._vlen[:count])
+        truth = self._rec.tobytes()
+        return StepInfo(int.from_bytes(truth[:8], "little") / 1e9, errors, truth, packets)
 
     def _observe(self, errors):
-        t = self._world.truth()
-        info = {"truth": t, "time": t["time"], "errors": errors}
-        if self.observation == "truth":
-            obs = self._truth_obs(t)
-        else:
-            dets = [detection_dict(rec) for rec in self._world.detections()]
-            info["detections"] = dets
-            if dets:
-                self._newest = max(self._newest, max(d["t_capture"] for d in dets))
-            obs = self._vision_obs(dets, self._newest)
-        # the bounds hold what play produces; a ball over the walls or a
-        # teleport beyond them reads as the nearest bound
-        return np.clip(obs, self._obs_low, self._obs_high), info
+        """Observation and info of the world as it is (after a reset)."""
+        self._obs_write(self._obs_h, 0, self._h, self._obs_p)
+        self._truth(self._h, self._rec_p)
+        return self._obs.copy(), self._info(errors)
 
     # ---- the interface -----------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -270,7 +295,11 @@ class SslSimEnv(_Base):
             self._seed = self._base_seed
         else:
             self._seed += 1
-        self._world.reset(self._seed)
+        if self._task is not None:
+            self._task.reset(0, self._world, self._seed)
+        else:
+            self._world.reset(self._seed)
+        self._observer.forget(0)
         options = options or {}
         errors = []
         if "ball" in options:
@@ -279,23 +308,32 @@ class SslSimEnv(_Base):
         for (team, rid), (x, y, o) in dict(options.get("robots", {})).items():
             errors += self._world.teleport_robot(team, rid, float(x), float(y), float(o))
         self._steps = 0
-        self._newest = -np.inf
-        self._seen = np.full((1 + len(self.observed), 4), np.nan)
-        self._seen[:, 0] = -np.inf
+        self._started = True
         return self._observe(errors)
 
     def step(self, action):
-        action = np.asarray(action, dtype=np.float64)
-        if action.shape != self.action_space.shape:
-            raise ValueError("action must have shape %s, not %s" % (self.action_space.shape, action.shape))
-        if self._seen is None:
+        shape = action.shape if type(action) is np.ndarray else np.shape(action)
+        if shape != self._act.shape:
+            raise ValueError("action must have shape %s, not %s" % (self._act.shape, shape))
+        if not self._started:
             raise RuntimeError("call reset() before step()")
-        errors = self._world.robot_commands(self._teams, self._ids, action)
-        self._world.step(self.dt)
+        try:
+            self._act[...] = action
+        except (TypeError, ValueError) as e:
+            raise ValueError("action must be numbers: %s" % e) from None
+        # actions, step, observation and truth in one call (sslsim_world_env_step)
+        n = self._env_step(self._h, self._teams_p, self._ids_p, self._n, self._act_p, self.dt, self._obs_h, 0,
+                           self._obs_p, self._rec_p)
+        if n < 0:
+            raise ValueError("action: " + self._world._reason())
+        errors = self._world._errors(n) if n else []
         self._steps += 1
-        obs, info = self._observe(errors)
-        reward = float(self.reward_fn(obs, info)) if self.reward_fn else 0.0
-        terminated = bool(self.termination_fn(obs, info)) if self.termination_fn else False
+        obs, info = self._obs.copy(), self._info(errors)
+        if self._task is not None:
+            reward, terminated = self._task.evaluate(0, self._world)
+        else:
+            reward = float(self.reward_fn(obs, info)) if self.reward_fn else 0.0
+            terminated = bool(self.termination_fn(obs, info)) if self.termination_fn else False
         truncated = self._steps >= self.max_steps
         return obs, reward, terminated, truncated, info
 

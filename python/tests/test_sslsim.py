@@ -371,14 +371,16 @@ class EnvCheckTest(unittest.TestCase):
         env = sslsim.SslSimEnv()
         self.assertEqual(env.world.limits()["boundary_width_goal_line"], 0.6)
         b = env.bounds
-        self.assertEqual(b["x"], (-6.6, 6.6))
-        self.assertEqual(b["y"], (-4.8, 4.8))
+        # the float32 spaces' own values, as libsslsim's observer holds them
+        f32 = lambda lo, hi: (float(np.float32(lo)), float(np.float32(hi)))  # noqa: E731
+        self.assertEqual(b["x"], f32(-6.6, 6.6))
+        self.assertEqual(b["y"], f32(-4.8, 4.8))
         self.assertEqual(b["robot_v"], (-6.0, 6.0))
         self.assertEqual(b["ball_v"], (-12.5, 12.5))
         self.assertTrue(np.all(np.isfinite(env.observation_space.low)))
         self.assertEqual(env.action_space.high[0].tolist(), [3.0, 3.0, 12.0, 6.5, 89.0, 10000.0])
         small = sslsim.SslSimEnv(args=["--division", "b"])
-        self.assertEqual(small.bounds["x"], (-4.8, 4.8))
+        self.assertEqual(small.bounds["x"], f32(-4.8, 4.8))
 
     def test_observations_outside_the_bounds_are_clipped(self):
         """A ball placed beyond the walls reads as the nearest bound."""

@@ -1,0 +1,135 @@
+"""Observers and tasks of libsslsim (sslsim_obs_t, sslsim_task_t): the
+observation vectors and the task rules, computed in C, that SslSimEnv and
+SslSimVectorEnv share.
+"""
+import ctypes
+
+import numpy as np
+
+from . import _native as N
+from .world import ACTION_FIELDS, SslSimError
+
+#: the largest age a vision observation reports (s); older detections read this
+MAX_AGE = N.OBS_MAX_AGE
+
+#: task names libsslsim knows
+TASKS = ("go_to_ball",)
+
+#: go_to_ball's constants, read from libsslsim (docs/embedding.md "Tasks"):
+#: distance (m) and angle (rad) of success, bonus on success, out (the
+#: reward when the ball leaves the field), turn (the heading's weight),
+#: margin (m inside the lines) and apart (m, robot to ball) of the reset
+GO_TO_BALL = {k: N.lib.sslsim_task_constant(b"go_to_ball", k.encode())
+              for k in ("distance", "angle", "bonus", "out", "turn", "margin", "apart")}
+
+
+def limits_struct(limits):
+    """A Limits struct from the dict World.limits() returns."""
+    out = N.Limits()
+    for name, kind in N.Limits._fields_:
+        value = limits[name]
+        if isinstance(kind(), ctypes.Array):
+            getattr(out, name)[:] = [float(v) for v in value]
+        else:
+            setattr(out, name, float(value))
+    return out
+
+
+class Observer:
+    """Observation vectors of kind "truth" or "vision" for the robots
+    `observed` ([(team, id), ...]) with `slots` slots (one per world),
+    bounded by the limits dict `limits` (World.limits())."""
+
+    def __init__(self, kind, observed, slots, limits):
+        if kind not in N.OBS_KINDS:
+            raise ValueError('observation must be "truth" or "vision", not %r' % (kind,))
+        self.kind = kind
+        self.observed = [tuple(int(v) for v in r) for r in observed]
+        teams = np.ascontiguousarray([r[0] for r in self.observed], dtype=np.int32)
+        ids = np.ascontiguousarray([r[1] for r in self.observed], dtype=np.int32)
+        err = ctypes.create_string_buffer(256)
+        lim = limits_struct(limits)
+        self._h = N.lib.sslsim_obs_new(N.OBS_KINDS[kind], N.ptr(teams), N.ptr(ids), len(self.observed),
+                                       int(slots), ctypes.byref(lim), err, len(err))
+        if not self._h:
+            raise ValueError(err.value.decode(errors="replace"))
+        self.size = N.lib.sslsim_obs_size(self._h)
+        self.low = np.zeros(self.size, dtype=np.float32)
+        self.high = np.zeros(self.size, dtype=np.float32)
+        N.lib.sslsim_obs_bounds(self._h, N.ptr(self.low), N.ptr(self.high))
+
+    def close(self):
+        if getattr(self, "_h", None):
+            N.lib.sslsim_obs_free(self._h)
+        self._h = None
+
+    def __del__(self):
+        self.close()
+
+    def forget(self, slot):
+        N.lib.sslsim_obs_forget(self._h, int(slot))
+
+    def write(self, slot, world, out):
+        """Slot's observation of World `world` into the float32 array out."""
+        if N.lib.sslsim_obs_write(self._h, slot, world._handle(), N.ptr(out)) < 0:
+            raise SslSimError(N.EINVAL, "observation slot %d refused" % slot)
+
+
+class Task:
+    """A task of libsslsim (TASKS) for robot (team, id), with `slots` slots."""
+
+    def __init__(self, name, robot, slots):
+        err = ctypes.create_string_buffer(256)
+        team, rid = (int(v) for v in robot)
+        self.name = name
+        self.robot = (team, rid)
+        self._h = N.lib.sslsim_task_new(str(name).encode(), team, rid, int(slots), err, len(err))
+        if not self._h:
+            raise ValueError(err.value.decode(errors="replace"))
+
+    def close(self):
+        if getattr(self, "_h", None):
+            N.lib.sslsim_task_free(self._h)
+        self._h = None
+
+    def __del__(self):
+        self.close()
+
+    def reset(self, slot, world, seed):
+        """World reset with `seed`, then the task's scene."""
+        status = N.lib.sslsim_task_reset(self._h, int(slot), world._handle(), int(seed) & 0xFFFFFFFFFFFFFFFF)
+        if status < 0:
+            raise SslSimError(status, world._reason())
+
+    def evaluate(self, slot, world):
+        """(reward, terminated) of world's last step."""
+        r = ctypes.c_float()
+        t = ctypes.c_uint8()
+        N.lib.sslsim_task_evaluate(self._h, int(slot), world._handle(), ctypes.byref(r), ctypes.byref(t))
+        return float(r.value), bool(t.value)
+
+
+def observation_bounds(limits):
+    """The bounds the observations keep, from World.limits(): a dict of
+    (low, high) per quantity (x, y, z, ball_v, robot_v, omega, orientation,
+    present, age), read from libsslsim's observer so both agree."""
+    truth = Observer("truth", [(0, 0)], 1, limits)
+    vision = Observer("vision", [], 1, limits)
+    names = ("x", "y", "z", "ball_v", None, None, "present", None, None, "orientation", "robot_v", None, "omega")
+    out = {n: (float(truth.low[i]), float(truth.high[i])) for i, n in enumerate(names) if n}
+    out["age"] = (float(vision.low[0]), float(vision.high[0]))
+    return out
+
+
+def action_bounds(limits, teams):
+    """(low, high), each (len(teams), 6): per controlled robot its team's
+    speed, turn, kick and dribbler limits (World.limits()); kick angle
+    0..89 degrees (0 = flat)."""
+    low, high = [], []
+    for team in teams:
+        v, w = limits["robot_speed_max"][team], limits["robot_angular_max"][team]
+        kick = max(limits["kick_speed_max"][team], limits["chip_speed_max"][team])
+        low.append([-v, -v, -w, 0.0, 0.0, 0.0])
+        high.append([v, v, w, kick, 89.0, limits["dribbler_rpm_max"][team]])
+    shape = (len(teams), len(ACTION_FIELDS))
+    return np.reshape(low, shape), np.reshape(high, shape)
