@@ -92,6 +92,12 @@ sim_udp_listen (const struct sockaddr_in *addr, const char *iface)
             errno = EINVAL;
             rc = -1;
         }
+        /* only this socket's memberships bring it datagrams, not another
+           program's join of the group on another interface (Linux's
+           default): --localhost's listeners hear loopback only */
+        int off = 0;
+        if (rc == 0)
+            rc = setsockopt (fd, IPPROTO_IP, IP_MULTICAST_ALL, &off, sizeof off);
         if (rc == 0)
             rc = setsockopt (fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof mreq);
         if (rc && !chosen && errno == ENODEV) {

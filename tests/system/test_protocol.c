@@ -512,6 +512,11 @@ Test (protocol, command_and_response_loss, .timeout = 60)
     s_start (&f, SYNC_ARGS, NULL, SIM_FIXTURE_FRAMES);
     sim_view_t v;
     uint8_t buf[65536];
+    /* a client's first RobotControl on a port is never lost (docs/protocol.md,
+       "Loss"): this one is, so that what follows meets the configured loss */
+    RobotControl first = ROBOT_CONTROL__INIT;
+    cr_assert_geq (sim_test_call (f.fd, f.proc.blue_port, &first.base, buf, sizeof buf, 2000), 0,
+                   "the first RobotControl was not answered");
     s_place_robot (&f, BLUE, 0, -1.0, 0.0, 0);
     sim_msg_robot_cmd_t b;
     RobotControl *ctl = sim_msg_robot_cmd (&b, 0);

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/bus/sim_route.h"
 #include "common/config/config.h"
@@ -109,4 +110,26 @@ Test (route, an_offset_that_moves_a_given_port_past_65535_is_refused)
                   0, "%s", err);
     cr_assert_eq (sim_config_validate (&cfg, err, sizeof err), -1);
     cr_expect (strstr (err, "port_offset 600 moves port 65000"), "%s", err);
+}
+
+/* A --localhost listener of the referee's group hears only what its own
+   membership, on the loopback interface, brings: not another program's
+   join of the group on another interface (Linux's IP_MULTICAST_ALL). */
+Test (route, a_localhost_group_listener_hears_its_own_membership_only)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cfg.run.localhost = true;
+    snprintf (cfg.network.referee_addr, sizeof cfg.network.referee_addr, "224.5.23.1:%d",
+              20000 + getpid () % 9000);
+    sim_route_t ref;
+    cr_assert_eq (sim_route_referee (&cfg, &ref), 0);
+    cr_assert_str_eq (ref.iface, "127.0.0.1");
+    int fd = sim_route_listen (&ref);
+    cr_assert_geq (fd, 0, "cannot listen to the referee's group on loopback");
+    int all = -1;
+    socklen_t len = sizeof all;
+    cr_assert_eq (getsockopt (fd, IPPROTO_IP, IP_MULTICAST_ALL, &all, &len), 0);
+    cr_expect_eq (all, 0, "IP_MULTICAST_ALL is on: other programs' joins reach the listener");
+    close (fd);
 }
