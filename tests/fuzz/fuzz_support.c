@@ -244,8 +244,18 @@ s_frames_decode (const gw_request_t *req)
     return true;
 }
 
-/* The gateway with one pending request of each kind (ids 1, 2, 3): a
-   reply or a step's end is matched, kept and answered as s_on_bus does. */
+/* The pending table's id of the input's `id`: 1, 2 and 3 name its three
+   requests (the table numbers its ids from the wall clock, so that a
+   restarted gateway never reuses one; the corpus keeps small ids). */
+static uint64_t
+s_ours (const uint64_t ids[3], uint64_t id)
+{
+    return id >= 1 && id <= 3 ? ids[id - 1] : id;
+}
+
+/* The gateway with one pending request of each kind (the input's ids 1, 2,
+   3): a reply or a step's end is matched, kept and answered as s_on_bus
+   does. */
 static void
 s_gateway (Simbus__Envelope *env)
 {
@@ -253,17 +263,18 @@ s_gateway (Simbus__Envelope *env)
     FZ_CHECK (pending != NULL, "out of memory");
     struct sockaddr_in from;
     memset (&from, 0, sizeof from);
-    gw_pending_add (pending, GW_REQ_COMMAND, GW_PORT_CONTROL, &from, 0);
-    gw_pending_add (pending, GW_REQ_ROBOTS, GW_PORT_BLUE, &from, 0);
+    gw_request_t *command = gw_pending_add (pending, GW_REQ_COMMAND, GW_PORT_CONTROL, &from, 0);
+    gw_request_t *robots = gw_pending_add (pending, GW_REQ_ROBOTS, GW_PORT_BLUE, &from, 0);
     gw_request_t *sync = gw_pending_add (pending, GW_REQ_SYNC, GW_PORT_YELLOW, &from, 0);
-    FZ_CHECK (sync && sync->id == 3, "pending ids are not 1, 2, 3");
+    FZ_CHECK (command && robots && sync, "out of memory");
+    const uint64_t ids[3] = { command->id, robots->id, sync->id };
     sync->team_robot_control = true;
     uint8_t *buf = malloc (SIM_UDP_MAX);
     FZ_CHECK (buf != NULL, "out of memory");
 
     if (env->body_case == SIMBUS__ENVELOPE__BODY_FRAMES_DONE) {
         const Simbus__FramesDone *done = env->frames_done;
-        gw_request_t *p = gw_pending_find (pending, done->step_id);
+        gw_request_t *p = gw_pending_find (pending, s_ours (ids, done->step_id));
         if (p && p->kind == GW_REQ_SYNC) {
             gw_pending_keep_frames (p, done->wrapper, done->n_wrapper);
             p->frames_done = true;
@@ -281,7 +292,7 @@ s_gateway (Simbus__Envelope *env)
     }
     bool repacks = again != NULL;
     const Simbus__Reply *reply = s_reply_of (env);
-    gw_request_t *p = reply ? gw_pending_find (pending, reply->id) : NULL;
+    gw_request_t *p = reply ? gw_pending_find (pending, s_ours (ids, reply->id)) : NULL;
     if (p && p->kind != GW_REQ_SYNC) {
         s_gateway_plain_answers (reply, buf);
         simbus__envelope__free_unpacked (env, NULL);
