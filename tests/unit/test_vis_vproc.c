@@ -106,6 +106,8 @@ Test (vis_vproc, ghost_balls_sit_on_line_crossings)
         }
     /* each camera sees crossings, so every drawn ghost is placed */
     s_expect_rate (at_line, frames, cfg.realism.line_ghost_rate, "ghosts at crossings");
+    cr_log_info ("vp26: %d ghosts at line crossings in %d frames (%.2f %%)", at_line, frames,
+                 100.0 * at_line / frames);
     vis_model_destroy (&m);
 
     /* realistic (SSL-Vision) has none at crossings beyond chance */
@@ -154,6 +156,8 @@ Test (vis_vproc, robots_briefly_change_team_or_id)
             }
         }
     cr_assert_gt (dets, FRAMES);
+    cr_log_info ("vp26: %d team and %d id swaps in %d robot detections (%.3f %%, %.3f %%)", team_swaps,
+                 id_swaps, dets, 100.0 * team_swaps / dets, 100.0 * id_swaps / dets);
     s_expect_rate (team_swaps, dets, cfg.realism.robot_identity_swap / 2, "team swaps");
     s_expect_rate (id_swaps, dets, cfg.realism.robot_identity_swap / 2, "id swaps");
     vis_model_destroy (&m);
@@ -193,6 +197,9 @@ Test (vis_vproc, robots_in_contact_lose_one_detection)
         far_both += b1 && y1;
     }
     cr_expect_eq (both, 0, "the pair in contact was seen together in %d frames", both);
+    cr_log_info (
+        "vp26: pair in contact: blue %d, yellow %d, both %d; pair 2 cm beyond reach: both in %d of %d", blue0,
+        yellow0, both, far_both, FRAMES);
     /* each of the pair is the one kept about half the time (a coin) */
     s_expect_rate (blue0, blue0 + yellow0, 0.5, "blue kept of the pair");
     /* the pair apart: both seen unless a random dropout (0.2 % each) or a
