@@ -275,6 +275,24 @@ s_line_crossings (const sim_field_t *fd, double *pts)
     return S_MAX_CROSSINGS;
 }
 
+/* A ghost ball at (x, y): the dribbler balls' area, a confidence drawn
+   from rng_n, no calibration error. */
+static vis_ball_det_t
+s_ghost (const vis_model_def_t *v, sim_rng_t *rng_n, double x, double y)
+{
+    return (vis_ball_det_t) {
+        .x = x,
+        .y = y,
+        .z = v->ball.radius,
+        .has_z = v->report_ball_z,
+        .area = v->spurious_ball_area_px,
+        .has_area = v->report_area,
+        .confidence = s_confidence (rng_n, v->ball_confidence_mean, v->confidence_stddev),
+        .spurious = true,
+        .ghost = true,
+    };
+}
+
 /* t_sent of the frame before, as vis_capture_frame computes it before the
    ordering clamp (docs/vision.md, "Capture timing"). */
 static double
@@ -538,17 +556,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
                 double gy = sim_rng_uniform (&rng_n, -hy, hy);
                 if (!vis_region_visible (&self->rig, index, gx, gy, overlap, reach))
                     continue;
-                f->balls[f->ball_count++] = (vis_ball_det_t) {
-                    .x = gx,
-                    .y = gy,
-                    .z = br,
-                    .has_z = v->report_ball_z,
-                    .area = v->spurious_ball_area_px,
-                    .has_area = v->report_area,
-                    .confidence = s_confidence (&rng_n, v->ball_confidence_mean, v->confidence_stddev),
-                    .spurious = true,
-                    .ghost = true,
-                };
+                f->balls[f->ball_count++] = s_ghost (v, &rng_n, gx, gy);
                 break;
             }
     }
@@ -567,17 +575,9 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
         if (nm > 0) {
             int pick = mine[(int) sim_rng_uniform (&rng_n, 0, nm) % nm];
             double half = v->field.line_thickness / 2;
-            f->balls[f->ball_count++] = (vis_ball_det_t) {
-                .x = pts[2 * pick] + sim_rng_uniform (&rng_n, -half, half),
-                .y = pts[2 * pick + 1] + sim_rng_uniform (&rng_n, -half, half),
-                .z = br,
-                .has_z = v->report_ball_z,
-                .area = v->spurious_ball_area_px,
-                .has_area = v->report_area,
-                .confidence = s_confidence (&rng_n, v->ball_confidence_mean, v->confidence_stddev),
-                .spurious = true,
-                .ghost = true,
-            };
+            double gx = pts[2 * pick] + sim_rng_uniform (&rng_n, -half, half);
+            double gy = pts[2 * pick + 1] + sim_rng_uniform (&rng_n, -half, half);
+            f->balls[f->ball_count++] = s_ghost (v, &rng_n, gx, gy);
         }
     }
 

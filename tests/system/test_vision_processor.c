@@ -16,7 +16,6 @@
 
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_msg.h"
-#include "ssl_simulation_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 #define S_FRAME_RATE 73.3 /* [vision] frame_rate */
@@ -24,6 +23,19 @@
 /* vp26's capture_jitter (s, per instant): the gap between two instants
    differs from whole periods by 6 sigma of a difference of two at most */
 #define S_STEP_TOL (6 * 1.4142 * 0.00014)
+
+/* The next vision packet within 100 ms, unpacked (NULL: none came). */
+static SSLWrapperPacket *
+s_next (int fd)
+{
+    uint8_t buf[65536];
+    ssize_t n = sim_test_recv (fd, buf, sizeof buf, 100);
+    if (n <= 0)
+        return NULL;
+    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
+    cr_assert_not_null (w, "a vision packet that does not unpack");
+    return w;
+}
 
 static void
 s_start (sim_fixture_t *f, const char *const *args)
@@ -42,12 +54,9 @@ Test (vision_processor, source_camera_clock_and_geometry_alone, .timeout = 60)
     uint32_t last_frame[2] = { 0, 0 };
     int64_t start = sim_test_now_ms ();
     while (sim_test_now_ms () - start < 2500) {
-        uint8_t buf[65536];
-        ssize_t n = sim_test_recv (f.vision, buf, sizeof buf, 100);
-        if (n <= 0)
+        SSLWrapperPacket *w = s_next (f.vision);
+        if (!w)
             continue;
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
-        cr_assert_not_null (w);
         cr_expect (w->has_source && w->source == SSL__SOURCE__SSL_SOURCE_VISION_PROCESSOR, "source %d",
                    w->source);
         if (w->geometry) {
@@ -92,25 +101,6 @@ Test (vision_processor, source_camera_clock_and_geometry_alone, .timeout = 60)
     cr_expect_eq (sim_fixture_stop (&f), 0);
 }
 
-/* Teleport robot `id` of `team` to (x, y) on the control port; 1 on an
-   answer without errors. */
-static int
-s_teleport (sim_fixture_t *f, int team, unsigned id, double x, double y)
-{
-    sim_msg_robot_tp_t b;
-    SimulatorCommand *cmd = sim_msg_robot_tp (&b, team, id);
-    sim_msg_robot_xy (&b.tr, x, y);
-    uint8_t buf[65536];
-    ssize_t n = sim_test_request (f->fd, f->proc.control_port, &cmd->base, buf, sizeof buf, 5000);
-    if (n < 0)
-        return -1;
-    SimulatorResponse *resp = simulator_response__unpack (NULL, (size_t) n, buf);
-    int ok = resp && resp->n_errors == 0;
-    if (resp)
-        simulator_response__free_unpacked (resp, NULL);
-    return ok;
-}
-
 /* Whether robot `id` is in `robots` within 5 cm of (x, y). */
 static bool
 s_has (SSLDetectionRobot **robots, size_t n, unsigned id, double x, double y)
@@ -129,17 +119,14 @@ Test (vision_processor, robots_in_contact_lose_one_detection, .timeout = 60)
     /* blue 0 and yellow 0 side by side, 1 mm apart (0.09 m robots), in a
        free part of camera 0's half */
     const double bx = 2.0, yx = 2.181, y = 3.6;
-    cr_assert_eq (s_teleport (&f, SIM_MSG_BLUE, 0, bx, y), 1);
-    cr_assert_eq (s_teleport (&f, SIM_MSG_YELLOW, 0, yx, y), 1);
+    cr_assert_eq (sim_test_teleport (f.fd, f.proc.control_port, SIM_MSG_BLUE, 0, bx, y, 5000), 1);
+    cr_assert_eq (sim_test_teleport (f.fd, f.proc.control_port, SIM_MSG_YELLOW, 0, yx, y, 5000), 1);
     int frames = 0, both = 0, blue = 0, yellow = 0;
     int64_t start = sim_test_now_ms ();
     while (sim_test_now_ms () - start < 2000) {
-        uint8_t buf[65536];
-        ssize_t n = sim_test_recv (f.vision, buf, sizeof buf, 100);
-        if (n <= 0)
+        SSLWrapperPacket *w = s_next (f.vision);
+        if (!w)
             continue;
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
-        cr_assert_not_null (w);
         const SSLDetectionFrame *d = w->detection;
         if (d && d->camera_id == 0) {
             bool b = s_has (d->robots_blue, d->n_robots_blue, 0, bx, y);
@@ -170,12 +157,9 @@ Test (vision_processor, default_realism_is_ssl_vision, .timeout = 60)
     int detections = 0;
     int64_t start = sim_test_now_ms ();
     while (sim_test_now_ms () - start < 1000) {
-        uint8_t buf[65536];
-        ssize_t n = sim_test_recv (f.vision, buf, sizeof buf, 100);
-        if (n <= 0)
+        SSLWrapperPacket *w = s_next (f.vision);
+        if (!w)
             continue;
-        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, (size_t) n, buf);
-        cr_assert_not_null (w);
         cr_expect_eq (w->source, SSL__SOURCE__SSL_SOURCE_OTHER);
         cr_assert_not_null (w->detection, "geometry rides along camera 0's detections");
         cr_expect (!w->detection->has_t_capture_camera);
