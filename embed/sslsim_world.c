@@ -180,13 +180,13 @@ sslsim_world_free (sslsim_world_t *world)
 
 /* ---- stepping ------------------------------------------------------- */
 
-/* Room for every packet of one instant: VIS_STEP_MAX_RELEASED more
+/* Room for every packet of one instant: VIS_STEP_MAX_PACKETS more
    frames and VIS_STEP_BYTES more bytes. Returns 0 or -1. */
 static int
 s_reserve (sslsim_world_t *self)
 {
-    if (self->frame_cap - self->frame_count < VIS_STEP_MAX_RELEASED) {
-        int cap = self->frame_cap ? 2 * self->frame_cap : 2 * VIS_STEP_MAX_RELEASED;
+    if (self->frame_cap - self->frame_count < VIS_STEP_MAX_PACKETS) {
+        int cap = self->frame_cap ? 2 * self->frame_cap : 2 * VIS_STEP_MAX_PACKETS;
         sslsim_frame_t *f = realloc (self->frames, (size_t) cap * sizeof *f);
         if (!f)
             return -1;

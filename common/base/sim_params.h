@@ -139,6 +139,13 @@ typedef struct {
     double capture_jitter;                           /* s, per capture instant */
     double capture_late_rate, capture_late_fraction; /* per frame; periods */
     int sensor_mix; /* camera sensors where [camera N] names none: 0 one, 1 go26, 2 rc26 */
+    /* vision-processor's artefacts (docs/vision.md, "vp26"); each 0 turns its model off */
+    int source;                       /* wrapper source: 0 SSL_SOURCE_OTHER, 1 vision-processor */
+    double line_ghost_rate;           /* per frame: a ghost ball at a field-line crossing */
+    double robot_identity_swap;       /* per robot detection: another team or id this frame */
+    double close_robot_loss_distance; /* m: of two robots closer than this, one is lost */
+    double camera_clock_offset;       /* s: t_capture_camera = capture + this + camera skew; 0 none */
+    bool geometry_alone;              /* geometry in wrappers of its own, never with a detection */
 } sim_realism_t;
 
 /* [field] - product addition: every size 0 means "from the division";

@@ -21,6 +21,8 @@ static const char *const s_header =
     ";   realistic          default; fitted to ten 2026 tournament games\n"
     ";   go26               German Open 2026 venue: many false balls from robot LEDs\n"
     ";   rc26               RoboCup 2026 venue: few false balls, ~2.3 cm camera offset\n"
+    ";   vp26               TIGERs' vision-processor: its source, clocks, geometry and\n"
+    ";                      artefacts (alias: vision_processor)\n"
     ";   erforce_friendly   ER-Force's \"Friendly\" values (alias: friendly)\n"
     ";   erforce_realistic  ER-Force's \"Realistic\" values\n"
     ";   erforce_rc2021     ER-Force's \"RC2021\" values, glued dribbler (alias: rc2021)\n"

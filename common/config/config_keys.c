@@ -301,6 +301,18 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          R_(0, 0.5, 0), "periods", "how late a late capture comes"),
     S_I ("realism", "sensor_mix", OFF (realism.sensor_mix), 0, R_(0, 2, 0),
          "sensors of cameras without their own: 0 = [vision] one, 1 = go26 mix, 2 = rc26 mix"),
+    S_I ("realism", "source", OFF (realism.source), 0, R_(0, 1, 0),
+         "wrapper source: 0 = SSL_SOURCE_OTHER (a simulator), 1 = SSL_SOURCE_VISION_PROCESSOR"),
+    S_F ("realism", "line_ghost_rate", OFF (realism.line_ghost_rate), 0.0, R_UNIT, "",
+         "chance per camera frame of a ghost ball at a field-line crossing it sees"),
+    S_F ("realism", "robot_identity_swap", OFF (realism.robot_identity_swap), 0.0, R_UNIT, "",
+         "chance per robot detection of the other team's colour or another id"),
+    S_F ("realism", "close_robot_loss_distance", OFF (realism.close_robot_loss_distance), 0.0,
+         R_(0, 0.5, 0), "m", "of two robots whose centres are closer, one detection is lost"),
+    S_F ("realism", "camera_clock_offset", OFF (realism.camera_clock_offset), 0.0, R_GE0, "s",
+         "t_capture_camera: camera clock at sim time 0 (0 = field not sent)"),
+    S_B ("realism", "geometry_alone", OFF (realism.geometry_alone), false,
+         "geometry in wrappers of its own, never with a detection"),
 
     /* [field] product addition; 0 = from the division */
     S_F ("field", "length", OFF (field.length), 0, R_GE0, "m", "field length (0 = division)"),

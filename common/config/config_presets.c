@@ -16,7 +16,9 @@
 #define S_KICK_DIR   0.04363323129985824
 #define S_CHIP_ANGLE 0.10471975511965978
 /* the round-2 keys (and sensor_mix) of a row that leaves all their models off */
-#define S_ROUND2_OFF 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+#define S_ROUND2_OFF 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, S_VP_OFF
+/* the vision-processor keys of a row that sends SSL-Vision's kind of packets */
+#define S_VP_OFF 0, 0, 0, 0, 0, false
 
 /* ---- realism ----------------------------------------------------------- */
 
@@ -46,7 +48,10 @@ typedef struct {
    ball_loss_burst_rate, ball_loss_burst_length, near_robot_ball_loss,
    near_robot_ball_loss_length, ghost_ball_rate, ghost_ball_more,
    ball_area_height_gain, ball_area_height_exponent, capture_jitter,
-   capture_late_rate, capture_late_fraction, sensor_mix. */
+   capture_late_rate, capture_late_fraction, sensor_mix, then the
+   vision-processor keys (S_VP_OFF in the rows of SSL-Vision): source,
+   line_ghost_rate, robot_identity_swap, close_robot_loss_distance,
+   camera_clock_offset, geometry_alone. */
 /* clang-format off */
 static const s_realism_preset_t s_realism_presets[] = {
     { { "none", { NULL } },
@@ -57,19 +62,29 @@ static const s_realism_preset_t s_realism_presets[] = {
         0.002, 0.022, 0.00675, true, 0.006, 0, 0.010, 3.0, 0, 0.02, S_KICK_DIR,
         S_CHIP_ANGLE, 0.1,
         0, 0.00894, 0.01048, 0.0004, 6.92, 0.133, 0.0315, 2.02, 0.06, 0.12, 0.025, 0.072,
-        0.60, 0.62, 0.00014, 0, 0.5, 0 } },
+        0.60, 0.62, 0.00014, 0, 0.5, 0, S_VP_OFF } },
     { { "go26", { NULL } },
       { 0.0007, 0.0005, 0.005, 3.3, true, 0.25, 0.8, 0.06, 0.02, 0.01, 0.01, 0,
         0.002, 0.022, 0.00569, true, 0.004, 0, 0.010, 3.0, 0, 0.02, S_KICK_DIR,
         S_CHIP_ANGLE, 0.1,
         0, 0.00788, 0.00942, 0.0004, 6.92, 0.133, 0.0315, 2.02, 0.06, 0.12, 0.025, 0.072,
-        0.60, 0.62, 0.00014, 0, 0.5, 1 } },
+        0.60, 0.62, 0.00014, 0, 0.5, 1, S_VP_OFF } },
     { { "rc26", { NULL } },
       { 0.0007, 0.0005, 0.005, 3.3, true, 0.25, 0.8, 0.0015, 0.02, 0.01, 0.01, 0,
         0.002, 0.022, 0.00829, true, 0, 0, 0.0065, 3.0, 0, 0.02, S_KICK_DIR,
         S_CHIP_ANGLE, 0.1,
         0.030, 0.01048, 0.01202, 0.0004, 6.92, 0.133, 0.0315, 2.02, 0.06, 0.12, 0.025, 0.072,
-        0.60, 0.62, 0.00061, 0.01, 0.5, 2 } },
+        0.60, 0.62, 0.00061, 0.01, 0.5, 2, S_VP_OFF } },
+    /* TIGERs-Mannheim's vision-processor (docs/vision.md "vp26"): the
+       realistic camera and field, its own GPU timing, and its documented
+       artefacts; magnitudes it does not publish are chosen there */
+    { { "vp26", { "vision_processor", NULL } },
+      { 0.0007, 0.0005, 0.005, 3.3, true, 0.25, 0.8, 0.02, 0.02, 0.01, 0.01, 0,
+        0.002, 0.022, 0.005, true, 0.006, 0, 0.010, 3.0, 0, 0.02, S_KICK_DIR,
+        S_CHIP_ANGLE, 0.1,
+        0, 0.007, 0.010, 0.0004, 6.92, 0.133, 0.0315, 2.02, 0.06, 0.12, 0.005, 0.072,
+        0.60, 0.62, 0.00014, 0, 0.5, 0,
+        1, 0.02, 0.001, 0.185, 3600.0, true } },
     { { "erforce_friendly", { "friendly", NULL } },
       { 0.0004, 0.0003, 0.003, 1.0, true, 0.4, 1.0, 0.001, 0.05, 0.01, 0.01, 0.05,
         0.02, 0.035, 0.010, true, 0.02, 0, 0, 3.0, 0, 0, 0, 0, 0, S_ROUND2_OFF } },
@@ -117,8 +132,8 @@ sim_config_realism_preset (const char *name, sim_realism_t *out)
 const char *
 sim_config_realism_names (void)
 {
-    return "none, realistic, go26, rc26, erforce_friendly, erforce_realistic, "
-           "erforce_rc2021 (aliases: measured, default, friendly, rc2021)";
+    return "none, realistic, go26, rc26, vp26, erforce_friendly, erforce_realistic, "
+           "erforce_rc2021 (aliases: measured, default, vision_processor, friendly, rc2021)";
 }
 
 /* ---- ball -------------------------------------------------------------- */

@@ -37,7 +37,7 @@ typedef struct {
     double confidence;
     bool has_z, has_area;
     bool spurious; /* a false ball: dribbler LED or ghost (for tests and tools) */
-    bool ghost;    /* a ghost ball anywhere in the view (spurious too) */
+    bool ghost;    /* a ghost ball anywhere in the view or on a line (spurious too) */
 } vis_ball_det_t;
 
 /* One robot detection. */
@@ -57,7 +57,9 @@ typedef struct {
     uint64_t capture_ns;      /* sim time of the capture */
     uint64_t due_ns;          /* sim time it is released at */
     double t_capture, t_sent; /* s, wire timestamps (vision.md §7) */
-    bool geometry;            /* an SSL_GeometryData rides along */
+    double t_capture_camera;  /* s, the camera's own clock; sent when has_t_capture_camera */
+    bool has_t_capture_camera;
+    bool geometry; /* an SSL_GeometryData rides along */
     int ball_count;
     vis_ball_det_t balls[VIS_MAX_BALLS];
     int blue_count;

@@ -228,6 +228,15 @@ s_pack (const ProtobufCMessage *msg, size_t bound, uint8_t *buf, size_t cap)
 #define S_FRAME_MAX (2 * 6 + 3 * 9) /* frame_number, camera_id, 3 doubles */
 #define S_WRAP_MAX  (1 + 5 + 11)    /* detection tag and length, source */
 
+/* The wrapper's source: a simulator by default, vision-processor where
+   the realism says so (its own programs set it on every wrapper). */
+static SSLSource
+s_source (const vis_model_t *model)
+{
+    return vis_model_def (model)->realism.source == 1 ? SSL__SOURCE__SSL_SOURCE_VISION_PROCESSOR
+                                                      : SSL__SOURCE__SSL_SOURCE_OTHER;
+}
+
 /* A size the detection-only wrapper of these counts cannot exceed. */
 static size_t
 s_detection_bound (int balls, int robots)
@@ -302,6 +311,8 @@ vis_codec_wrapper (const vis_model_t *model, const vis_frame_t *frame, uint8_t *
     det.frame_number = frame->frame_number;
     det.t_capture = frame->t_capture;
     det.t_sent = frame->t_sent;
+    det.has_t_capture_camera = frame->has_t_capture_camera;
+    det.t_capture_camera = frame->t_capture_camera;
     det.camera_id = frame->camera_id >= 0 ? (uint32_t) frame->camera_id : 0;
     det.n_balls = (size_t) nb;
     det.balls = ball_ptrs;
@@ -313,10 +324,10 @@ vis_codec_wrapper (const vis_model_t *model, const vis_frame_t *frame, uint8_t *
     SSLWrapperPacket wrapper = SSL__WRAPPER_PACKET__INIT;
     wrapper.detection = &det;
     wrapper.has_source = true;
-    wrapper.source = SSL__SOURCE__SSL_SOURCE_OTHER;
+    wrapper.source = s_source (model);
     s_geometry_t geometry;
     size_t bound = s_detection_bound (nb, nblue + nyellow);
-    if (frame->geometry) {
+    if (frame->geometry && !def->realism.geometry_alone) {
         s_build_geometry (model, &geometry);
         wrapper.geometry = &geometry.data;
         bound = 0; /* rare: sized exactly */
@@ -333,7 +344,7 @@ vis_codec_geometry (const vis_model_t *model, uint8_t *buf, size_t cap)
     SSLWrapperPacket wrapper = SSL__WRAPPER_PACKET__INIT;
     wrapper.geometry = &geometry.data;
     wrapper.has_source = true;
-    wrapper.source = SSL__SOURCE__SSL_SOURCE_OTHER;
+    wrapper.source = s_source (model);
     return s_pack (&wrapper.base, 0, buf, cap);
 }
 

@@ -21,22 +21,26 @@
 
 #define VIS_STEP_MAX_RELEASED 32    /* frames encoded at one instant; later ones are dropped */
 #define VIS_STEP_PACKET_MAX   16384 /* room for one packet (geometry included); a larger one is dropped */
+/* packets of one instant: the frames and one geometry-only wrapper (realism.geometry_alone) */
+#define VIS_STEP_MAX_PACKETS (VIS_STEP_MAX_RELEASED + 1)
 /* a buffer that holds every packet of one instant */
-#define VIS_STEP_BYTES ((size_t) VIS_STEP_MAX_RELEASED * VIS_STEP_PACKET_MAX)
+#define VIS_STEP_BYTES ((size_t) VIS_STEP_MAX_PACKETS * VIS_STEP_PACKET_MAX)
 
 /* One encoded packet. */
 typedef struct {
-    const vis_frame_t *frame; /* the model's, valid until its next advance or set_def */
+    const vis_frame_t *frame; /* the model's, valid until its next advance or set_def;
+                                 NULL for a geometry-only wrapper */
     size_t off, len;          /* the packet is buf[off .. off + len) */
 } vis_step_packet_t;
 
 /* What one instant released, encoded. */
 typedef struct {
     int released; /* what vis_model_advance returned: frames released, -1 on allocation failure */
-    int count;    /* packets in packet[], oldest frame first */
+    int count;    /* packets in packet[], oldest frame first; a geometry-only wrapper
+                     (realism.geometry_alone) just before the frame whose cadence it keeps */
     int lost;     /* released frames that found no VIS_STEP_PACKET_MAX of buf left */
     size_t used;  /* bytes of buf the packets take, from its start */
-    vis_step_packet_t packet[VIS_STEP_MAX_RELEASED];
+    vis_step_packet_t packet[VIS_STEP_MAX_PACKETS];
 } vis_step_out_t;
 
 /* Advance `model` to `snap` (vis_model_advance), then encode the frames it

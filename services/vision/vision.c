@@ -104,10 +104,11 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
     vis_step_out_t out;
     if (vis_step_encode (self->model, &snap, self->packets, VIS_STEP_BYTES, &out) <= 0)
         return;
-    ProtobufCBinaryData wrappers[VIS_STEP_MAX_RELEASED];
+    ProtobufCBinaryData wrappers[VIS_STEP_MAX_PACKETS];
     for (int i = 0; i < out.count; i++) {
         wrappers[i] = (ProtobufCBinaryData) { out.packet[i].len, self->packets + out.packet[i].off };
-        vis_report_packet (self, out.packet[i].frame);
+        if (out.packet[i].frame) /* not a geometry-only wrapper */
+            vis_report_packet (self, out.packet[i].frame);
         vis_record_write (self, snap.time_ns, SIM_LOGFILE_VISION, wrappers[i].data, wrappers[i].len);
         if (msg->has_step_id)
             vis_sync_keep (self, msg->step_id, &wrappers[i]);

@@ -405,8 +405,14 @@ sim_test_newest_capture (int fd, int ms)
 int
 sim_test_teleport_blue0 (int fd, int port, double x, double y, int ms)
 {
+    return sim_test_teleport (fd, port, SIM_MSG_BLUE, 0, x, y, ms);
+}
+
+int
+sim_test_teleport (int fd, int port, int team, unsigned id, double x, double y, int ms)
+{
     sim_msg_robot_tp_t b;
-    SimulatorCommand *cmd = sim_msg_robot_tp (&b, SIM_MSG_BLUE, 0);
+    SimulatorCommand *cmd = sim_msg_robot_tp (&b, team, id);
     sim_msg_robot_xy (&b.tr, x, y);
     b.tr.has_orientation = b.tr.has_v_x = b.tr.has_v_y = b.tr.has_v_angular = true;
     uint8_t buf[65536];

@@ -80,6 +80,10 @@ ssize_t sim_test_request (int fd, int port, const ProtobufCMessage *msg, void *b
    an answer without errors, 0 for one with errors, -1 for none in ms. */
 int sim_test_teleport_blue0 (int fd, int port, double x, double y, int ms);
 
+/* The same for robot `id` of `team` (SIM_MSG_BLUE or SIM_MSG_YELLOW of
+   sim_msg.h). */
+int sim_test_teleport (int fd, int port, int team, unsigned id, double x, double y, int ms);
+
 /* Send a grSim_Packet to the legacy port `port` that puts robot `id` of
    the blue (or yellow) team at (x, y) m facing dir degrees; turnon < 0
    leaves that field unset (grSim then creates a missing robot). No answer

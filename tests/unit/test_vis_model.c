@@ -249,7 +249,7 @@ Test (vis_model, empty_rig_emits_nothing)
     vis_model_destroy (&m);
 }
 
-Test (vis_model, all_seven_presets)
+Test (vis_model, all_eight_presets)
 {
     static const struct {
         const char *name;
@@ -259,6 +259,7 @@ Test (vis_model, all_seven_presets)
         { "realistic", 0.022, 0.00675, 0.8 },
         { "go26", 0.022, 0.00569, 0.8 },
         { "rc26", 0.022, 0.00829, 0.8 },
+        { "vp26", 0.022, 0.005, 0.8 },
         { "erforce_friendly", 0.035, 0.010, 1.0 },
         { "erforce_realistic", 0.035, 0.010, 1.0 },
         { "erforce_rc2021", 0.035, 0.010, 1.0 },
