@@ -3,19 +3,27 @@
 #include "sim_mfit.h"
 
 #include <math.h>
+#ifdef SIM_MFIT_DEBUG
+#include <stdio.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
 
-#define S_CAMS  16
-#define S_IDS   16
-#define S_G     9.81
-#define S_GAP   0.05 /* s: a longer pause between samples breaks a track */
-#define S_NEAR  0.2  /* m: a ball this close to a robot's centre may touch it */
-#define S_KICKR 0.25 /* m: a robot this close to a run's start kicked it */
-#define S_WIN   0.1  /* s: half width of a robot sample's quadratic */
+#define S_CAMS 16
+#define S_IDS  16
+#define S_G    9.81
+#define S_GAP  0.05 /* s: a longer pause between samples breaks a track */
+/* s: the ball's tracks also bridge a few lost frames (burst losses) */
+#define S_BALL_GAP 0.1
+#define S_NEAR     0.2  /* m: a ball this close to a robot's centre may touch it */
+#define S_KICKR    0.25 /* m: a robot this close to a run's start kicked it */
+#define S_WIN      0.1  /* s: half width of a robot sample's quadratic */
+/* faster than any robot moves or turns between two frames: a teleport */
+#define S_JUMP_V 8.0  /* m/s */
+#define S_JUMP_W 40.0 /* rad/s */
 
 typedef struct {
     double t, x, y, z;
@@ -239,17 +247,10 @@ s_quantile (double *v, size_t n, double q)
     return i + 1 < n ? v[i] * (1 - f) + v[i + 1] * f : v[i];
 }
 
-/* Student's t, two-sided 95 %, for df degrees of freedom. */
-static double
-s_student (int df)
-{
-    static const double t[] = { 12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23,
-                                2.20,  2.18, 2.16, 2.14, 2.13, 2.12, 2.11, 2.10, 2.09, 2.09,
-                                2.08,  2.07, 2.07, 2.06, 2.06, 2.06, 2.05, 2.05, 2.05, 2.04 };
-    return df >= 1 && df <= 30 ? t[df - 1] : 1.96;
-}
-
-/* The mean of n event estimates with its 95 % interval. */
+/* The median of n event estimates with its 95 % interval from the order
+   statistics (the binomial rank interval, normal approximation; [min,
+   max] for a handful): a chip's shadow or a touch that slipped through
+   the checks moves neither. */
 static void
 s_param (const double *v, int n, sim_mfit_param_t *out)
 {
@@ -257,16 +258,16 @@ s_param (const double *v, int n, sim_mfit_param_t *out)
     out->events = n;
     if (n == 0)
         return;
-    double s = 0, s2 = 0;
-    for (int i = 0; i < n; i++)
-        s += v[i];
-    double m = s / n;
-    for (int i = 0; i < n; i++)
-        s2 += (v[i] - m) * (v[i] - m);
-    double h = n > 1 ? s_student (n - 1) * sqrt (s2 / (n - 1) / n) : INFINITY;
-    out->value = m;
-    out->lo = m - h;
-    out->hi = m + h;
+    double *s = malloc ((size_t) n * sizeof *s);
+    if (!s)
+        return;
+    memcpy (s, v, (size_t) n * sizeof *s);
+    out->value = s_quantile (s, (size_t) n, 0.5);
+    double h = 0.98 * sqrt ((double) n);
+    int lo = (int) floor (n / 2.0 - h), hi = (int) ceil (n / 2.0 + h);
+    out->lo = s[lo < 0 ? 0 : lo];
+    out->hi = s[hi > n - 1 ? n - 1 : hi];
+    free (s);
 }
 
 /* A growable list of event estimates. */
@@ -363,6 +364,8 @@ typedef struct {
     s_list_t slide, roll, k, kick[2];
     double period; /* median frame period seen, s */
     int runs;
+    const double *air; /* [take-off, landing] of every flight the heights showed */
+    int n_air;
 } s_ball_acc_t;
 
 /* Velocity of a line fitted to p[a..b] (inclusive); false when too short. */
@@ -415,19 +418,30 @@ s_line_rms (const s_pt_t *p, size_t a, size_t b, double vx, double vy)
     return sqrt (s / (double) n);
 }
 
-static bool
-s_contiguous (const s_pt_t *p, size_t a, size_t b)
+/* The along-track model's columns at time tau for a switch at sw:
+   (1, tau, -slide part, -roll part). */
+static void
+s_columns (double tau, double sw, double *r)
 {
-    for (size_t i = a + 1; i <= b; i++)
-        if (!(p[i].t - p[i - 1].t > 0 && p[i].t - p[i - 1].t <= S_GAP))
-            return false;
-    return true;
+    r[0] = 1;
+    r[1] = tau;
+    r[2] = tau < sw ? -tau * tau / 2 : -(sw * sw / 2 + sw * (tau - sw));
+    r[3] = tau < sw ? 0 : -(tau - sw) * (tau - sw) / 2;
 }
 
-/* Fit the two-phase law to the run p[a..e] along direction (ux, uy). */
+/* Fit the law to the run p[a..e] along direction (ux, uy): slide only,
+   or slide then roll (the switch by search, least squares at each); the
+   two-phase model is taken only when it explains clearly more than the
+   slide alone (an F statistic above 20 for its two extra parameters),
+   so a run cut short before the switch does not invent one. */
 static void
 s_fit_run (const s_pt_t *p, size_t a, size_t e, double ux, double uy, double b, s_ball_acc_t *acc, int kicker)
 {
+    /* the ball in the air: its shadow in the image is no ground run
+       (the two clocks may differ by a frame or two: 0.1 s margins) */
+    for (int f = 0; f < acc->n_air; f++)
+        if (p[a].t < acc->air[2 * f + 1] + 0.1 && p[e].t > acc->air[2 * f] - 0.1)
+            return;
     size_t n = e - a + 1;
     double *x = malloc (n * 4 * sizeof *x), *y = malloc (n * sizeof *y);
     if (!x || !y) {
@@ -438,91 +452,102 @@ s_fit_run (const s_pt_t *p, size_t a, size_t e, double ux, double uy, double b, 
     double T = p[e].t - p[a].t;
     for (size_t i = 0; i < n; i++)
         y[i] = (p[a + i].x - p[a].x) * ux + (p[a + i].y - p[a].y) * uy;
-    /* the switch time by search, two phases linear in (s0, V0, A, a) at
-       each; the ends are the one-phase models */
-    double best = INFINITY, bb[4] = { 0 }, bsw = 0;
-    for (double sw = 0; sw <= T + 1e-9; sw += 0.002) {
-        for (size_t i = 0; i < n; i++) {
-            double tau = p[a + i].t - p[a].t;
-            double *r = &x[i * 4];
-            r[0] = 1;
-            r[1] = tau;
-            r[2] = tau < sw ? -tau * tau / 2 : -(sw * sw / 2 + sw * (tau - sw));
-            r[3] = tau < sw ? 0 : -(tau - sw) * (tau - sw) / 2;
-        }
-        double beta[4];
-        /* one phase: the slide column alone (sw = T) or the roll one (sw = 0) */
-        double sse;
-        if (sw < 1e-9) {
-            for (size_t i = 0; i < n; i++)
-                x[i * 4 + 2] = x[i * 4 + 3];
-            sse = s_lsq (x, y, n, 3, beta);
-            beta[3] = beta[2];
-            beta[2] = NAN;
-        } else
-            sse = s_lsq (x, y, n, 4, beta);
-        if (sse < best) {
-            best = sse;
-            memcpy (bb, beta, sizeof bb);
-            bsw = sw;
+    double one[4] = { 0 }, two[4] = { 0 }, sw2 = 0;
+    for (size_t i = 0; i < n; i++)
+        s_columns (p[a + i].t - p[a].t, INFINITY, &x[i * 4]);
+    double sse1 = s_lsq (x, y, n, 3, one);
+    double sse2 = INFINITY;
+    for (double sw = 0.02; sw <= T - 0.1; sw += 0.002) {
+        for (size_t i = 0; i < n; i++)
+            s_columns (p[a + i].t - p[a].t, sw, &x[i * 4]);
+        double beta[4], sse = s_lsq (x, y, n, 4, beta);
+        if (sse < sse2) {
+            sse2 = sse;
+            memcpy (two, beta, sizeof two);
+            sw2 = sw;
         }
     }
     free (x);
     free (y);
-    if (!isfinite (best) || sqrt (best / (double) n) > 0.01)
+    bool split = isfinite (sse2) && n > 8 && (sse1 - sse2) / 2 > 20 * sse2 / (double) (n - 5);
+    double sse = split ? sse2 : sse1, V0 = split ? two[1] : one[1], A = split ? two[2] : one[2];
+#ifdef SIM_MFIT_DEBUG
+    fprintf (stderr,
+             "run t %.3f..%.3f n %zu at %.2f,%.2f: V0 %.3f A %.3f split %d sw %.3f ar %.3f rms %.4f k %d\n",
+             p[a].t, p[e].t, n, p[a].x, p[a].y, V0, A, split, sw2, two[3], sqrt (sse / (double) n), kicker);
+#endif
+    if (!isfinite (sse) || sqrt (sse / (double) n) > 0.01 || !(A > 0) || !(V0 > 0))
         return; /* not the law: a chip's shadow, a touch the checks missed */
-    double V0 = bb[1], A = bb[2], ar = bb[3];
-    bool slide = bsw > 0.03 && isfinite (A) && A > 0;
-    bool roll = T - bsw >= 0.2 && ar > 0;
-    if (slide && bsw < T - 0.05) {
-        s_list_push (&acc->slide, A);
-        s_list_push (&acc->k, 1 - A * bsw / V0);
-    }
-    if (roll) {
-        double vsw = slide ? V0 - A * bsw : V0;
-        double vend = vsw - ar * (T - bsw);
-        if (vend > 0)
-            s_list_push (&acc->roll, ar - b * (vsw + vend) / 2);
-    }
-    if (kicker >= 0 && V0 > 0)
+    if (kicker >= 0)
         s_list_push (&acc->kick[kicker], V0);
+    /* one phase alone is a slide cut short or a roll (a rebound, a ball
+       that already turned with the carpet): the same parabola, so it
+       tells neither deceleration */
+    if (!split)
+        return;
+    s_list_push (&acc->slide, A);
+    double ar = two[3], vsw = V0 - A * sw2, vend = vsw - ar * (T - sw2);
+    if (vsw > 0 && sw2 > 0.03)
+        s_list_push (&acc->k, vsw / V0);
+    if (T - sw2 >= 0.2 && ar > -0.05 && ar < A && vend > 0)
+        s_list_push (&acc->roll, ar - b * (vsw + vend) / 2);
+}
+
+/* Whether p[a..b] follow each other with no pause above S_BALL_GAP. */
+static bool
+s_ball_contiguous (const s_pt_t *p, size_t a, size_t b)
+{
+    for (size_t i = a + 1; i <= b; i++)
+        if (!(p[i].t - p[i - 1].t > 0 && p[i].t - p[i - 1].t <= S_BALL_GAP))
+            return false;
+    return true;
+}
+
+/* Whether a kick (or a launch) lies just before p[i]: the five samples
+   from i lie on a line at 0.3 m/s or more, and just before them the ball
+   rested, went slower or elsewhere, or stood somewhere else. Where the
+   track begins or breaks off nothing is known, so no run starts there. */
+static bool
+s_kick_before (const s_pt_t *p, size_t n, size_t i, double *vx, double *vy)
+{
+    /* six samples before: the first ones where a ball enters a camera's
+       view are the least certain */
+    if (i < 6 || i + 4 >= n || !s_ball_contiguous (p, i - 6, i + 4) || !s_line_vel (p, i, i + 4, vx, vy))
+        return false;
+    double v = hypot (*vx, *vy);
+    /* a rest sample among the five leaves centimetres off the line */
+    if (v < 0.3 || s_line_rms (p, i, i + 4, *vx, *vy) > 0.005)
+        return false;
+    double dt = p[i].t - p[i - 1].t, px = p[i].x - *vx * dt, py = p[i].y - *vy * dt, bx, by;
+    if (hypot (p[i - 1].x - px, p[i - 1].y - py) > 0.1)
+        return true;
+    if (!s_line_vel (p, i - 3, i - 1, &bx, &by))
+        return false;
+    return hypot (bx, by) < 0.5 * v || (bx * *vx + by * *vy) < cos (20 * M_PI / 180) * hypot (bx, by) * v;
 }
 
 /* Cut one camera's ball track into straight runs and fit each. */
 static void
 s_ball_track (const s_pt_t *p, size_t n, const s_robots_t *rb, double b, s_ball_acc_t *acc)
 {
-    size_t i = 0;
+    size_t i = 6;
     while (i + 5 < n) {
         double vx, vy;
-        /* five samples on a line: the kick lies before the first (a rest
-           sample among them leaves centimetres off the line) */
-        if (!s_contiguous (p, i, i + 4) || !s_line_vel (p, i, i + 4, &vx, &vy) || hypot (vx, vy) < 0.3
-            || s_line_rms (p, i, i + 4, vx, vy) > 0.005) {
+        if (!s_kick_before (p, n, i, &vx, &vy)) {
             i++;
             continue;
         }
-        double v = hypot (vx, vy);
-        /* a start: the track begins, breaks, jumps, or the ball was
-           slower or going elsewhere just before */
-        bool start = i < 3 || !s_contiguous (p, i - 3, i);
-        if (!start) {
-            double bx, by;
-            double px = p[i].x - vx * (p[i].t - p[i - 1].t), py = p[i].y - vy * (p[i].t - p[i - 1].t);
-            bool jump = hypot (p[i - 1].x - px, p[i - 1].y - py) > 0.1;
-            start = jump || !s_line_vel (p, i - 3, i - 1, &bx, &by) || hypot (bx, by) < 0.5 * v
-                 || (bx * vx + by * vy) < cos (20 * M_PI / 180) * hypot (bx, by) * v;
-        }
-        if (!start) {
-            i++;
-            continue;
-        }
-        int kteam = -1;
-        double kd = s_nearest_robot (rb, p[i].t, p[i].x, p[i].y, &kteam);
-        int kicker = kd <= S_KICKR ? kteam : -1;
+        /* the kicker: a robot at the last place the ball rested, unless
+           the ball jumped there (a teleport) */
+        int kteam = -1, kicker = -1;
+        double dt = p[i].t - p[i - 1].t;
+        double jump = hypot (p[i - 1].x - (p[i].x - vx * dt), p[i - 1].y - (p[i].y - vy * dt));
+        if (jump < 0.1 + hypot (vx, vy) * dt
+            && s_nearest_robot (rb, p[i - 1].t, p[i - 1].x, p[i - 1].y, &kteam) <= S_KICKR)
+            kicker = kteam;
         /* the direction from the first ten samples */
         size_t d_end = i + 9 < n ? i + 9 : n - 1;
-        if (!s_contiguous (p, i, d_end) || !s_line_vel (p, i, d_end, &vx, &vy)) {
+        if (!s_ball_contiguous (p, i, d_end) || !s_line_vel (p, i, d_end, &vx, &vy)) {
             i++;
             continue;
         }
@@ -530,25 +555,41 @@ s_ball_track (const s_pt_t *p, size_t n, const s_robots_t *rb, double b, s_ball_
         bool clear = false;
         double last_s = 0;
         size_t j = i + 1;
+        const char *why = "end";
         for (; j < n; j++) {
-            if (!(p[j].t - p[j - 1].t > 0 && p[j].t - p[j - 1].t <= S_GAP))
+            if (!(p[j].t - p[j - 1].t > 0 && p[j].t - p[j - 1].t <= S_BALL_GAP)) {
+                why = "gap";
                 break;
+            }
+            /* a camera's calibration warp bends a straight path by a
+               few centimetres over metres; a wall or a robot turns it */
             double dx = p[j].x - p[i].x, dy = p[j].y - p[i].y;
-            double s = dx * ux + dy * uy, lat = fabs (dx * uy - dy * ux);
-            if (lat > 0.05 || s < last_s - 0.01)
-                break; /* bent or turned back: a wall, a robot */
+            double s = dx * ux + dy * uy, lat = fabs (dx * uy - dy * ux), wx, wy;
+            bool turned = j >= i + 6 && s_line_vel (p, j - 5, j, &wx, &wy) && hypot (wx, wy) > 0.2
+                       && (wx * ux + wy * uy) < cos (10 * M_PI / 180) * hypot (wx, wy);
+            if (turned || lat > 0.02 * s + 0.05 || s < last_s - 0.01) {
+                why = "bent"; /* or turned back: a wall, a robot */
+                break;
+            }
             int tm;
             bool near = s_nearest_robot (rb, p[j].t, p[j].x, p[j].y, &tm) < S_NEAR;
-            if (near && clear)
+            if (near && clear) {
+                why = "robot";
                 break;
+            }
             clear = clear || !near;
             if (j >= i + 6) { /* at rest: nothing more to learn */
-                double wx, wy;
-                if (s_line_vel (p, j - 6, j, &wx, &wy) && hypot (wx, wy) < 0.1)
+                if (s_line_vel (p, j - 6, j, &wx, &wy) && hypot (wx, wy) < 0.1) {
+                    why = "rest";
                     break;
+                }
             }
             last_s = s > last_s ? s : last_s;
         }
+        (void) why;
+#ifdef SIM_MFIT_DEBUG
+        fprintf (stderr, "  cut: %s at %.3f\n", why, j < n ? p[j].t : -1.0);
+#endif
         size_t e = j >= 3 ? j - 3 : 0; /* the last samples may hold the touch already */
         acc->runs++;
         if (e > i + 20 && p[e].t - p[i].t >= 0.3)
@@ -609,6 +650,7 @@ s_flight (const s_pt_t *p, size_t a, size_t e, double r, s_flight_t *out)
 
 typedef struct {
     s_list_t z_first, z_other, xy_first, xy_other, chip[2];
+    s_list_t air; /* take-off and landing of each flight, in turn */
     int flights;
 } s_chip_acc_t;
 
@@ -638,6 +680,8 @@ s_heights (const s_pt_t *p, size_t n, double r, const s_robots_t *rb, s_chip_acc
         s_flight_t f;
         if (s_flight (p, i, e, r, &f)) {
             acc->flights++;
+            s_list_push (&acc->air, f.ta);
+            s_list_push (&acc->air, f.tb);
             /* a bounce: this flight took off where the last one landed */
             bool bounce = have_prev && fabs (f.ta - prev.tb) < 0.03;
             if (bounce && prev.vz_down < 0 && prev.vxy > 0.05) {
@@ -684,9 +728,14 @@ s_kinematics (const s_rs_t *r, const size_t *idx, size_t n, s_kin_t *out)
         size_t m = hi - lo + 1;
         if (m < 7 || c->t - r[idx[lo]].t < 0.7 * S_WIN || r[idx[hi]].t - c->t < 0.7 * S_WIN || m > 128)
             continue;
+        /* a pause, or a jump no robot drives (a teleport, a swapped id) */
         bool gap = false;
-        for (size_t k = lo + 1; k <= hi; k++)
-            gap = gap || r[idx[k]].t - r[idx[k - 1]].t > S_GAP;
+        for (size_t k = lo + 1; k <= hi; k++) {
+            const s_rs_t *a = &r[idx[k - 1]], *b = &r[idx[k]];
+            double dt = b->t - a->t, dphi = b->phi - a->phi;
+            gap = gap || dt > S_GAP || hypot (b->x - a->x, b->y - a->y) > 0.01 + S_JUMP_V * dt
+               || fabs (atan2 (sin (dphi), cos (dphi))) > 0.05 + S_JUMP_W * dt;
+        }
         if (gap)
             continue;
         double x[4 * 128], yx[128], yy[128], yp[128], bx[4], by[4], bp[4];
@@ -861,7 +910,27 @@ sim_mfit_fit (const sim_mfit_t *self, double roll_speed_coefficient, double ball
     s_robots_t rb;
     s_robots_sorted (self, &rb);
 
+    s_chip_acc_t ca = { 0 };
+    const s_arr_t *h = &self->height;
+    out->has_heights = h->n > 0;
+    if (h->n > 0) {
+        s_pt_t *p = malloc (h->n * sizeof *p);
+        if (p) {
+            memcpy (p, h->v, h->n * sizeof *p);
+            qsort (p, h->n, sizeof *p, s_cmp_t);
+            s_heights (p, h->n, ball_radius, &rb, &ca);
+            free (p);
+        }
+    }
+    out->flights = ca.flights;
+    s_param (ca.z_first.v, ca.z_first.n, &out->z_first);
+    s_param (ca.z_other.v, ca.z_other.n, &out->z_other);
+    s_param (ca.xy_first.v, ca.xy_first.n, &out->xy_first);
+    s_param (ca.xy_other.v, ca.xy_other.n, &out->xy_other);
+
     s_ball_acc_t ba = { 0 };
+    ba.air = ca.air.v;
+    ba.n_air = ca.air.n / 2;
     s_list_t periods = { 0 };
     for (int c = 0; c < S_CAMS; c++) {
         const s_arr_t *a = &self->ball[c];
@@ -884,31 +953,13 @@ sim_mfit_fit (const sim_mfit_t *self, double roll_speed_coefficient, double ball
     s_param (ba.roll.v, ba.roll.n, &out->roll);
     s_param (ba.k.v, ba.k.n, &out->k_switch);
 
-    s_chip_acc_t ca = { 0 };
-    const s_arr_t *h = &self->height;
-    out->has_heights = h->n > 0;
-    if (h->n > 0) {
-        s_pt_t *p = malloc (h->n * sizeof *p);
-        if (p) {
-            memcpy (p, h->v, h->n * sizeof *p);
-            qsort (p, h->n, sizeof *p, s_cmp_t);
-            s_heights (p, h->n, ball_radius, &rb, &ca);
-            free (p);
-        }
-    }
-    out->flights = ca.flights;
-    s_param (ca.z_first.v, ca.z_first.n, &out->z_first);
-    s_param (ca.z_other.v, ca.z_other.n, &out->z_other);
-    s_param (ca.xy_first.v, ca.xy_first.n, &out->xy_first);
-    s_param (ca.xy_other.v, ca.xy_other.n, &out->xy_other);
-
     for (int t = 0; t < 2; t++) {
         s_team (&rb, t, &out->team[t]);
         s_cap (&ba.kick[t], out->slide.value, ba.period, &out->team[t].kick);
         s_cap (&ca.chip[t], 0, 0, &out->team[t].chip);
     }
     s_list_t *lists[] = { &ba.slide,   &ba.roll,     &ba.k,        &ba.kick[0], &ba.kick[1], &ca.z_first,
-                          &ca.z_other, &ca.xy_first, &ca.xy_other, &ca.chip[0], &ca.chip[1] };
+                          &ca.z_other, &ca.xy_first, &ca.xy_other, &ca.chip[0], &ca.chip[1], &ca.air };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         free (lists[i]->v);
     s_robots_free (&rb);

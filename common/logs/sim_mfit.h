@@ -13,6 +13,8 @@
       law: slide at A until the speed falls to k V0, then roll at a. For
       a given switch time the model is linear in (s0, V0, A, a), so a
       search over switch times with least squares at each gives all four.
+      Only runs where both phases show count (one phase alone is the same
+      parabola for a slide and a roll); runs during a flight are skipped.
       The rolling law's speed term (roll_speed_coefficient b) is too weak
       to see in a second of noisy positions: it is held at the value the
       caller gives, and acc_roll = a - b * (mean rolling speed).
@@ -26,11 +28,15 @@
       acceleration along the motion, turn rate and its change. A limit is
       a plateau: the runs of consecutive samples above a share of the
       99th percentile are events, each event's median one estimate.
-    - Kick speeds: a run whose start has a robot within 0.25 m is that
-      robot's team's kick; its V0 (or a chip's take-off speed) is one
-      sample, and the cap is the fastest seen (a lower bound of the cap).
-    Every estimate is the mean of its events with a Student-t 95 %
-    interval; fewer than SIM_MFIT_MIN_EVENTS events leave it unfitted.
+    - Kick speeds: a run that starts where the ball rested within 0.25 m
+      of a robot is that robot's team's kick; its V0 (or a chip's
+      take-off speed) is one sample, and the cap is the fastest seen (a
+      lower bound of the cap; a moving kicker adds its own speed).
+    Every estimate is the median of its events, with the 95 % interval
+    of the order statistics (a stray event moves neither); fewer than
+    SIM_MFIT_MIN_EVENTS events leave it unfitted. The interval is the
+    events' scatter only: a camera's calibration warp bends every run
+    through the same place alike (docs/stats.md gives its size).
 */
 #ifndef SIM_MFIT_H_INCLUDED
 #define SIM_MFIT_H_INCLUDED

@@ -107,13 +107,32 @@ Test (sim_mfit, recovers_slide_roll_and_switch_from_flat_kicks)
     sim_mfit_destroy (&f);
 }
 
+/* A kick is found only where the ball was seen before it: a track that
+   begins with the ball already moving tells nothing about a kick. */
+Test (sim_mfit, a_track_that_begins_moving_holds_no_kick)
+{
+    sim_ball_cfg_t b = s_ball_cfg ();
+    sim_mfit_t *f = sim_mfit_new ();
+    s_rng_t rng = { 9 };
+    for (int k = 0; k < 4; k++)
+        s_kick (f, &b, &rng, k * 10.0, -4, -2, 4, 0, 2.5, 0.001);
+    sim_mfit_result_t r;
+    sim_mfit_fit (f, b.roll_speed_coefficient, b.radius, &r);
+    cr_expect_eq (r.slide.events, 0);
+    cr_expect_eq (r.runs, 0);
+    sim_mfit_destroy (&f);
+}
+
 Test (sim_mfit, two_kicks_are_too_few)
 {
     sim_ball_cfg_t b = s_ball_cfg ();
     sim_mfit_t *f = sim_mfit_new ();
     s_rng_t rng = { 7 };
-    for (int k = 0; k < 2; k++)
-        s_kick (f, &b, &rng, k * 10.0, -4, -2, 4, 0, 2.5, 0.001);
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 20; i++)
+            sim_mfit_add_ball (f, 0, k * 10.0 + i / S_FPS, -4, -2, NAN);
+        s_kick (f, &b, &rng, k * 10.0 + 20 / S_FPS, -4, -2, 4, 0, 2.5, 0.001);
+    }
     sim_mfit_result_t r;
     sim_mfit_fit (f, b.roll_speed_coefficient, b.radius, &r);
     cr_expect_eq (r.slide.events, 2);
