@@ -149,8 +149,9 @@ s_print (const sim_vstats_report_t *r)
                 p->mean_mm, p->p50_mm, p->p90_mm, p->p99_mm, p->const_mm, p->spread_mm, p->phi_sigma_mrad);
     }
     if (r->has_truth)
-        printf ("against truth (robots at rest): camera offset %.2f mm, warp %.2f mm per axis\n",
-                r->truth_offset_mm, r->truth_warp_mm);
+        printf ("against truth (robots at rest): camera offset %.2f mm, warp %.2f mm per axis, orientation "
+                "warp %.2f mrad\n",
+                r->truth_offset_mm, r->truth_warp_mm, r->truth_phi_warp_mrad);
     printf ("\nrobot miss rate by distance from the nadir:\n");
     for (int b = 0; b < SIM_VSTATS_FOV_BINS; b++)
         if (r->fov_expected[b])
@@ -164,7 +165,7 @@ s_print_fit (const sim_vstats_report_t *r, const sim_vstats_fit_t *f)
 {
     printf ("; written by ssl-sim stats --fit from %llu detection frames (docs/stats.md)\n",
             (unsigned long long) r->frames);
-    printf ("; camera offset and warp %s\n",
+    printf ("; camera offset and warps %s\n",
             f->offset_from_truth ? "against the log's truth stream" : "from camera-to-camera disagreement");
     printf ("[realism]\n");
     printf ("stddev_robot_p = %.6g\n", f->stddev_robot_p);
@@ -199,8 +200,17 @@ s_key (const char *key, const sim_mfit_param_t *p, double scale, const char *wha
     if (p->events < SIM_MFIT_MIN_EVENTS) {
         printf ("; %s: not fitted, %d %s (%d needed)\n", key, p->events, what, SIM_MFIT_MIN_EVENTS);
         size_t len = strlen (missing);
-        snprintf (missing + len, cap - len, "%s[%s] %s (%d %s)", len ? ", " : "", section, key, p->events,
-                  what);
+        snprintf (missing + len, cap - len, "%s[%s] %s (%d %s, %d needed)", len ? ", " : "", section, key,
+                  p->events, what, SIM_MFIT_MIN_EVENTS);
+        return false;
+    }
+    /* every fitted magnitude is positive; a damping keeps at most all */
+    if (!(p->value > 0) || (strstr (key, "damping") && p->value > 1)) {
+        printf ("; %s: not written, %d %s give %.4g, outside the key's range (a warped camera?)\n", key,
+                p->events, what, p->value * scale);
+        size_t len = strlen (missing);
+        snprintf (missing + len, cap - len, "%s[%s] %s (%d %s, out of range)", len ? ", " : "", section, key,
+                  p->events, what);
         return false;
     }
     double a = p->lo * scale, b = p->hi * scale;
@@ -277,7 +287,9 @@ s_print_motion (const sim_mfit_result_t *m)
         s_cap_key ("max_chip_speed", &tm->chip, "chips", sec, missing, sizeof missing);
     }
     if (missing[0])
-        fprintf (stderr, "ssl-sim: stats: too little in the log to fit: %s; the file leaves them out\n",
+        fprintf (stderr,
+                 "ssl-sim: stats: too little in the log to fit these, so the file leaves them out (their "
+                 "configuration keeps its own values): %s\n",
                  missing);
 }
 

@@ -3,9 +3,6 @@
 #include "sim_mfit.h"
 
 #include <math.h>
-#ifdef SIM_MFIT_DEBUG
-#include <stdio.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -471,11 +468,6 @@ s_fit_run (const s_pt_t *p, size_t a, size_t e, double ux, double uy, double b, 
     free (y);
     bool split = isfinite (sse2) && n > 8 && (sse1 - sse2) / 2 > 20 * sse2 / (double) (n - 5);
     double sse = split ? sse2 : sse1, V0 = split ? two[1] : one[1], A = split ? two[2] : one[2];
-#ifdef SIM_MFIT_DEBUG
-    fprintf (stderr,
-             "run t %.3f..%.3f n %zu at %.2f,%.2f: V0 %.3f A %.3f split %d sw %.3f ar %.3f rms %.4f k %d\n",
-             p[a].t, p[e].t, n, p[a].x, p[a].y, V0, A, split, sw2, two[3], sqrt (sse / (double) n), kicker);
-#endif
     if (!isfinite (sse) || sqrt (sse / (double) n) > 0.01 || !(A > 0) || !(V0 > 0))
         return; /* not the law: a chip's shadow, a touch the checks missed */
     if (kicker >= 0)
@@ -555,41 +547,28 @@ s_ball_track (const s_pt_t *p, size_t n, const s_robots_t *rb, double b, s_ball_
         bool clear = false;
         double last_s = 0;
         size_t j = i + 1;
-        const char *why = "end";
         for (; j < n; j++) {
-            if (!(p[j].t - p[j - 1].t > 0 && p[j].t - p[j - 1].t <= S_BALL_GAP)) {
-                why = "gap";
+            if (!(p[j].t - p[j - 1].t > 0 && p[j].t - p[j - 1].t <= S_BALL_GAP))
                 break;
-            }
             /* a camera's calibration warp bends a straight path by a
-               few centimetres over metres; a wall or a robot turns it */
+               few centimetres over metres; a wall or a robot turns it
+               (or sends it back) */
             double dx = p[j].x - p[i].x, dy = p[j].y - p[i].y;
             double s = dx * ux + dy * uy, lat = fabs (dx * uy - dy * ux), wx, wy;
             bool turned = j >= i + 6 && s_line_vel (p, j - 5, j, &wx, &wy) && hypot (wx, wy) > 0.2
                        && (wx * ux + wy * uy) < cos (10 * M_PI / 180) * hypot (wx, wy);
-            if (turned || lat > 0.02 * s + 0.05 || s < last_s - 0.01) {
-                why = "bent"; /* or turned back: a wall, a robot */
+            if (turned || lat > 0.02 * s + 0.05 || s < last_s - 0.01)
                 break;
-            }
             int tm;
             bool near = s_nearest_robot (rb, p[j].t, p[j].x, p[j].y, &tm) < S_NEAR;
-            if (near && clear) {
-                why = "robot";
+            if (near && clear)
                 break;
-            }
             clear = clear || !near;
-            if (j >= i + 6) { /* at rest: nothing more to learn */
-                if (s_line_vel (p, j - 6, j, &wx, &wy) && hypot (wx, wy) < 0.1) {
-                    why = "rest";
-                    break;
-                }
-            }
+            /* at rest: nothing more to learn */
+            if (j >= i + 6 && s_line_vel (p, j - 6, j, &wx, &wy) && hypot (wx, wy) < 0.1)
+                break;
             last_s = s > last_s ? s : last_s;
         }
-        (void) why;
-#ifdef SIM_MFIT_DEBUG
-        fprintf (stderr, "  cut: %s at %.3f\n", why, j < n ? p[j].t : -1.0);
-#endif
         size_t e = j >= 3 ? j - 3 : 0; /* the last samples may hold the touch already */
         acc->runs++;
         if (e > i + 20 && p[e].t - p[i].t >= 0.3)
