@@ -365,9 +365,10 @@ typedef struct {
     int n_air;
 } s_ball_acc_t;
 
-/* Velocity of a line fitted to p[a..b] (inclusive); false when too short. */
+/* Velocity of a line fitted to p[a..b] (inclusive), and when rms is
+   not NULL the samples' rms distance from it; false when too short. */
 static bool
-s_line_vel (const s_pt_t *p, size_t a, size_t b, double *vx, double *vy)
+s_line (const s_pt_t *p, size_t a, size_t b, double *vx, double *vy, double *rms)
 {
     size_t n = b - a + 1;
     if (b < a || n < 3)
@@ -391,28 +392,21 @@ s_line_vel (const s_pt_t *p, size_t a, size_t b, double *vx, double *vy)
         return false;
     *vx = stx / stt;
     *vy = sty / stt;
+    if (rms) {
+        double s = 0;
+        for (size_t i = a; i <= b; i++) {
+            double ex = p[i].x - (mx + *vx * (p[i].t - mt)), ey = p[i].y - (my + *vy * (p[i].t - mt));
+            s += ex * ex + ey * ey;
+        }
+        *rms = sqrt (s / (double) n);
+    }
     return true;
 }
 
-/* The rms distance of p[a..b] from their fitted constant-velocity line. */
-static double
-s_line_rms (const s_pt_t *p, size_t a, size_t b, double vx, double vy)
+static bool
+s_line_vel (const s_pt_t *p, size_t a, size_t b, double *vx, double *vy)
 {
-    double mt = 0, mx = 0, my = 0, s = 0;
-    size_t n = b - a + 1;
-    for (size_t i = a; i <= b; i++) {
-        mt += p[i].t;
-        mx += p[i].x;
-        my += p[i].y;
-    }
-    mt /= (double) n;
-    mx /= (double) n;
-    my /= (double) n;
-    for (size_t i = a; i <= b; i++) {
-        double ex = p[i].x - (mx + vx * (p[i].t - mt)), ey = p[i].y - (my + vy * (p[i].t - mt));
-        s += ex * ex + ey * ey;
-    }
-    return sqrt (s / (double) n);
+    return s_line (p, a, b, vx, vy, NULL);
 }
 
 /* The along-track model's columns at time tau for a switch at sw:
@@ -504,11 +498,12 @@ s_kick_before (const s_pt_t *p, size_t n, size_t i, double *vx, double *vy)
 {
     /* six samples before: the first ones where a ball enters a camera's
        view are the least certain */
-    if (i < 6 || i + 4 >= n || !s_ball_contiguous (p, i - 6, i + 4) || !s_line_vel (p, i, i + 4, vx, vy))
+    double rms;
+    if (i < 6 || i + 4 >= n || !s_ball_contiguous (p, i - 6, i + 4) || !s_line (p, i, i + 4, vx, vy, &rms))
         return false;
     double v = hypot (*vx, *vy);
     /* a rest sample among the five leaves centimetres off the line */
-    if (v < 0.3 || s_line_rms (p, i, i + 4, *vx, *vy) > 0.005)
+    if (v < 0.3 || rms > 0.005)
         return false;
     double dt = p[i].t - p[i - 1].t, px = p[i].x - *vx * dt, py = p[i].y - *vy * dt, bx, by;
     if (hypot (p[i - 1].x - px, p[i - 1].y - py) > 0.1)

@@ -123,10 +123,7 @@ s_place (sim_fixture_t *f, int team, unsigned id, double x, double y, double dir
 {
     sim_msg_robot_tp_t tp;
     SimulatorCommand *c = sim_msg_robot_tp (&tp, team, id);
-    sim_msg_robot_xy (&tp.tr, x, y);
-    tp.tr.has_orientation = true;
-    tp.tr.orientation = (float) dir;
-    tp.tr.has_v_x = tp.tr.has_v_y = tp.tr.has_v_angular = true;
+    sim_msg_robot_pose (&tp.tr, x, y, dir);
     s_step (f, f->proc.control_port, c, NULL);
 }
 
