@@ -245,6 +245,11 @@ s_print_motion (const sim_mfit_result_t *m)
     printf ("\n; motion (docs/stats.md \"Motion\"): %d straight ball runs, %d chip flights%s\n", m->runs,
             m->flights,
             m->has_heights ? "" : " (the log has no ball heights: no tracker stream, no vision z)");
+    if (m->truncated) {
+        printf ("; fitted from the log's first %zu samples only\n", (size_t) SIM_MFIT_MAX_SAMPLES);
+        fprintf (stderr, "ssl-sim: stats: the motion fit read only the log's first %zu samples\n",
+                 (size_t) SIM_MFIT_MAX_SAMPLES);
+    }
     printf ("[ball]\n");
     s_key ("acc_slide", &m->slide, -1, "flat kicks with a slide", "m/s^2", "ball", missing, sizeof missing);
     s_key ("acc_roll", &m->roll, -1, "rolling runs", "m/s^2", "ball", missing, sizeof missing);

@@ -26,8 +26,10 @@ typedef struct {
     double t, x, y, z;
 } s_pt_t;
 
+/* 24 bytes a robot sighting (floats hold field positions to a micrometre) */
 typedef struct {
-    double t, x, y, phi;
+    double t;
+    float x, y, phi;
     int cam;
 } s_rs_t;
 
@@ -42,11 +44,18 @@ struct sim_mfit_t {
     s_arr_t robot[2][S_IDS]; /* s_rs_t */
     double last_x[S_CAMS], last_y[S_CAMS];
     bool has_last[S_CAMS];
+    size_t samples; /* kept so far, at most SIM_MFIT_MAX_SAMPLES */
+    bool truncated;
 };
 
 static int
-s_append (s_arr_t *a, const void *item, size_t size)
+s_append (sim_mfit_t *self, s_arr_t *a, const void *item, size_t size)
 {
+    if (self->samples >= SIM_MFIT_MAX_SAMPLES) {
+        self->truncated = true;
+        return -1;
+    }
+    self->samples++;
     if (a->n == a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 256;
         void *v = realloc (a->v, cap * size);
@@ -88,7 +97,7 @@ sim_mfit_add_ball (sim_mfit_t *self, int camera, double t, double x, double y, d
     if (camera < 0 || camera >= S_CAMS || !isfinite (t) || !isfinite (x) || !isfinite (y))
         return;
     s_pt_t p = { t, x, y, NAN };
-    s_append (&self->ball[camera], &p, sizeof p);
+    s_append (self, &self->ball[camera], &p, sizeof p);
     if (isfinite (z))
         sim_mfit_add_height (self, t, x, y, z);
 }
@@ -99,7 +108,7 @@ sim_mfit_add_height (sim_mfit_t *self, double t, double x, double y, double z)
     if (!isfinite (t) || !isfinite (x) || !isfinite (y) || !isfinite (z))
         return;
     s_pt_t p = { t, x, y, z };
-    s_append (&self->height, &p, sizeof p);
+    s_append (self, &self->height, &p, sizeof p);
 }
 
 void
@@ -108,8 +117,8 @@ sim_mfit_add_robot (sim_mfit_t *self, int camera, int team, int id, double t, do
     if (team < 0 || team > 1 || id < 0 || id >= S_IDS || !isfinite (t) || !isfinite (x) || !isfinite (y)
         || !isfinite (phi))
         return;
-    s_rs_t r = { t, x, y, phi, camera };
-    s_append (&self->robot[team][id], &r, sizeof r);
+    s_rs_t r = { t, (float) x, (float) y, (float) phi, camera };
+    s_append (self, &self->robot[team][id], &r, sizeof r);
 }
 
 int
@@ -881,6 +890,7 @@ sim_mfit_fit (const sim_mfit_t *self, double roll_speed_coefficient, double ball
 {
     memset (out, 0, sizeof *out);
     out->roll_speed_coefficient = roll_speed_coefficient;
+    out->truncated = self->truncated;
     s_robots_t rb;
     s_robots_sorted (self, &rb);
 

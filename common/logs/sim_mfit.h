@@ -49,6 +49,11 @@
    twelve standard errors wide). */
 #define SIM_MFIT_MIN_EVENTS 3
 
+/* Samples kept (ball, heights and robot sightings; 24 to 40 bytes each,
+   twice that while fitting): about 3 hours of a 4-camera field with 22
+   robots. Later samples are dropped and the result says so. */
+#define SIM_MFIT_MAX_SAMPLES ((size_t) 30000000)
+
 typedef struct sim_mfit_t sim_mfit_t;
 
 /* One fitted parameter: the estimate, its 95 % interval, and how many
@@ -77,6 +82,7 @@ typedef struct {
     sim_mfit_param_t z_first, z_other, xy_first, xy_other;
     int flights;             /* flights seen */
     bool has_heights;        /* the log gave ball heights at all */
+    bool truncated;          /* SIM_MFIT_MAX_SAMPLES reached: the rest was not read */
     sim_mfit_team_t team[2]; /* [0] yellow, [1] blue */
 } sim_mfit_result_t;
 

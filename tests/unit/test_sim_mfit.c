@@ -233,3 +233,26 @@ Test (sim_mfit, recovers_robot_limits_from_driving_and_turning)
     cr_expect_eq (r.team[0].vel.events, 0);
     sim_mfit_destroy (&f);
 }
+
+/* Bytes that are no packet change nothing and say so; values that are no
+   numbers are not kept. */
+Test (sim_mfit, bad_input_is_refused_and_changes_nothing)
+{
+    sim_mfit_t *f = sim_mfit_new ();
+    const uint8_t junk[] = { 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01 };
+    cr_expect_eq (sim_mfit_add_vision (f, junk, sizeof junk), -1);
+    cr_expect_eq (sim_mfit_add_tracker (f, junk, sizeof junk), -1);
+    sim_mfit_add_ball (f, 99, 0, 0, 0, NAN);
+    sim_mfit_add_ball (f, 0, NAN, 0, 0, NAN);
+    sim_mfit_add_robot (f, 0, 2, 0, 0, 0, 0, 0);
+    sim_mfit_add_robot (f, 0, 0, 16, 0, 0, 0, 0);
+    sim_mfit_add_robot (f, 0, 1, 0, 0, INFINITY, 0, 0);
+    sim_mfit_add_height (f, 0, 0, 0, NAN);
+    sim_mfit_result_t r;
+    sim_mfit_fit (f, 0.045, 0.0215, &r);
+    cr_expect_eq (r.runs, 0);
+    cr_expect_eq (r.team[0].robots + r.team[1].robots, 0);
+    cr_expect (!r.has_heights);
+    cr_expect (!r.truncated);
+    sim_mfit_destroy (&f);
+}
