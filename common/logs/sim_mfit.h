@@ -50,8 +50,8 @@
 #define SIM_MFIT_MIN_EVENTS 3
 
 /* Samples kept (ball, heights and robot sightings; 24 to 40 bytes each,
-   twice that while fitting): about 3 hours of a 4-camera field with 22
-   robots. Later samples are dropped and the result says so. */
+   twice that while fitting): about 3.8 hours of a game with 22 robots
+   (docs/stats.md). Later samples are dropped and the result says so. */
 #define SIM_MFIT_MAX_SAMPLES ((size_t) 30000000)
 
 typedef struct sim_mfit_t sim_mfit_t;
