@@ -17,6 +17,7 @@
 #include "common/logs/sim_logfile.h"
 #include "common/bus/sim_route.h"
 #include "common/bus/sim_udp.h"
+#include "common/logs/sim_mfit.h"
 #include "common/logs/sim_vstats.h"
 
 static volatile sig_atomic_t s_stop;
@@ -29,7 +30,7 @@ s_on_signal (int sig)
 }
 
 static int
-s_read_log (sim_vstats_t *vs, const char *path)
+s_read_log (sim_vstats_t *vs, sim_mfit_t *mf, const char *path)
 {
     char err[SIM_LOGFILE_ERROR_MAX + 256] = "";
     sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
@@ -41,10 +42,15 @@ s_read_log (sim_vstats_t *vs, const char *path)
     sim_logfile_msg_t m;
     int rc;
     while ((rc = sim_logfile_next (r, &m)) == 1) {
-        if (m.type == SIM_LOGFILE_VISION)
+        if (m.type == SIM_LOGFILE_VISION) {
             sim_vstats_add_vision (vs, m.time_ns, m.data, m.len);
-        else if (m.type == SIM_LOGFILE_TRACKER)
+            if (mf)
+                sim_mfit_add_vision (mf, m.data, m.len);
+        } else if (m.type == SIM_LOGFILE_TRACKER) {
             sim_vstats_add_truth (vs, m.data, m.len);
+            if (mf)
+                sim_mfit_add_tracker (mf, m.data, m.len);
+        }
     }
     if (rc < 0) { /* what came before the damage still counts */
         fprintf (stderr, "ssl-sim: stats: %s (statistics up to there)\n", sim_logfile_error (r));
@@ -58,7 +64,7 @@ s_read_log (sim_vstats_t *vs, const char *path)
    sim_route): the port moved by the offset, a group joined on the
    loopback interface only with --localhost. */
 static int
-s_listen (sim_vstats_t *vs, const char *addr, double seconds, const sim_config_t *cfg)
+s_listen (sim_vstats_t *vs, sim_mfit_t *mf, const char *addr, double seconds, const sim_config_t *cfg)
 {
     sim_route_t route;
     if (sim_route_addr (cfg, addr, &route)) {
@@ -84,8 +90,11 @@ s_listen (sim_vstats_t *vs, const char *addr, double seconds, const sim_config_t
         if (poll (&p, 1, left_ms < 200 ? (int) left_ms + 1 : 200) <= 0)
             continue;
         ssize_t n;
-        while ((n = sim_udp_recv (fd, buf, sizeof buf, NULL)) >= 0)
+        while ((n = sim_udp_recv (fd, buf, sizeof buf, NULL)) >= 0) {
             sim_vstats_add_vision (vs, sim_logfile_now_ns (), buf, (size_t) n);
+            if (mf)
+                sim_mfit_add_vision (mf, buf, (size_t) n);
+        }
     }
     close (fd);
     return 0;
@@ -140,8 +149,9 @@ s_print (const sim_vstats_report_t *r)
                 p->mean_mm, p->p50_mm, p->p90_mm, p->p99_mm, p->const_mm, p->spread_mm, p->phi_sigma_mrad);
     }
     if (r->has_truth)
-        printf ("against truth (robots at rest): camera offset %.2f mm, warp %.2f mm per axis\n",
-                r->truth_offset_mm, r->truth_warp_mm);
+        printf ("against truth (robots at rest): camera offset %.2f mm, warp %.2f mm per axis, orientation "
+                "warp %.2f mrad\n",
+                r->truth_offset_mm, r->truth_warp_mm, r->truth_phi_warp_mrad);
     printf ("\nrobot miss rate by distance from the nadir:\n");
     for (int b = 0; b < SIM_VSTATS_FOV_BINS; b++)
         if (r->fov_expected[b])
@@ -155,7 +165,7 @@ s_print_fit (const sim_vstats_report_t *r, const sim_vstats_fit_t *f)
 {
     printf ("; written by ssl-sim stats --fit from %llu detection frames (docs/stats.md)\n",
             (unsigned long long) r->frames);
-    printf ("; camera offset and warp %s\n",
+    printf ("; camera offset and warps %s\n",
             f->offset_from_truth ? "against the log's truth stream" : "from camera-to-camera disagreement");
     printf ("[realism]\n");
     printf ("stddev_robot_p = %.6g\n", f->stddev_robot_p);
@@ -176,6 +186,116 @@ s_print_fit (const sim_vstats_report_t *r, const sim_vstats_fit_t *f)
     printf ("capture_late_rate = %.6g\n", fmin (f->capture_late_rate, 0.1));
     printf ("ghost_ball_rate = %.6g\n", f->ghost_ball_rate);
     printf ("ghost_ball_more = %.6g\n", fmin (f->ghost_ball_more, 0.9));
+}
+
+/* One fitted key: a comment with its interval and events, then the
+   key; or, with too few events, a comment that says so and no key (the
+   loading configuration keeps its own value). `scale` turns the
+   magnitude into the key's value (-1: a deceleration). Returns whether
+   the key was written. */
+static bool
+s_key (const char *key, const sim_mfit_param_t *p, double scale, const char *what, const char *unit,
+       const char *section, char *missing, size_t cap)
+{
+    if (p->events < SIM_MFIT_MIN_EVENTS) {
+        printf ("; %s: not fitted, %d %s (%d needed)\n", key, p->events, what, SIM_MFIT_MIN_EVENTS);
+        size_t len = strlen (missing);
+        snprintf (missing + len, cap - len, "%s[%s] %s (%d %s, %d needed)", len ? ", " : "", section, key,
+                  p->events, what, SIM_MFIT_MIN_EVENTS);
+        return false;
+    }
+    /* every fitted magnitude is positive; a damping keeps at most all */
+    if (!(p->value > 0) || (strstr (key, "damping") && p->value > 1)) {
+        printf ("; %s: not written, %d %s give %.4g, outside the key's range (a warped camera?)\n", key,
+                p->events, what, p->value * scale);
+        size_t len = strlen (missing);
+        snprintf (missing + len, cap - len, "%s[%s] %s (%d %s, out of range)", len ? ", " : "", section, key,
+                  p->events, what);
+        return false;
+    }
+    double a = p->lo * scale, b = p->hi * scale;
+    printf ("; 95 %% interval %.4g .. %.4g %s from %d %s\n", a < b ? a : b, a < b ? b : a, unit, p->events,
+            what);
+    printf ("%s = %.6g\n", key, p->value * scale);
+    return true;
+}
+
+/* The cap keys: the fastest kick seen is a lower bound of the cap. */
+static void
+s_cap_key (const char *key, const sim_mfit_param_t *p, const char *what, const char *section, char *missing,
+           size_t cap)
+{
+    if (p->events < 1) {
+        printf ("; %s: not fitted, no %s\n", key, what);
+        size_t len = strlen (missing);
+        snprintf (missing + len, cap - len, "%s[%s] %s (no %s)", len ? ", " : "", section, key, what);
+        return;
+    }
+    printf ("; the fastest of %d %s (the cap is at least this; %.4g .. %.4g m/s)\n", p->events, what, p->lo,
+            p->hi);
+    printf ("%s = %.6g\n", key, p->value);
+}
+
+/* The [ball] and per-team sections sim_mfit found, after the realism
+   ones: one file that --config (and --realism) loads. */
+static void
+s_print_motion (const sim_mfit_result_t *m)
+{
+    char missing[2048] = "";
+    printf ("\n; motion (docs/stats.md \"Motion\"): %d straight ball runs, %d chip flights%s\n", m->runs,
+            m->flights,
+            m->has_heights ? "" : " (the log has no ball heights: no tracker stream, no vision z)");
+    if (m->truncated) {
+        printf ("; fitted from the log's first %zu samples only\n", (size_t) SIM_MFIT_MAX_SAMPLES);
+        fprintf (stderr, "ssl-sim: stats: the motion fit read only the log's first %zu samples\n",
+                 (size_t) SIM_MFIT_MAX_SAMPLES);
+    }
+    printf ("[ball]\n");
+    s_key ("acc_slide", &m->slide, -1, "flat kicks with a slide", "m/s^2", "ball", missing, sizeof missing);
+    s_key ("acc_roll", &m->roll, -1, "rolling runs", "m/s^2", "ball", missing, sizeof missing);
+    printf ("; held, not fitted: too weak to see in a log (acc_roll is read with it)\n");
+    printf ("roll_speed_coefficient = %.6g\n", m->roll_speed_coefficient);
+    if (m->k_switch.events >= SIM_MFIT_MIN_EVENTS && m->k_switch.value > 0) {
+        sim_mfit_param_t p = m->k_switch;
+        /* inertia_distribution p = 1 / k - 1, decreasing in k */
+        double v = 1 / p.value - 1, lo = 1 / p.hi - 1, hi = p.lo > 0 ? 1 / p.lo - 1 : INFINITY;
+        printf ("; switch ratio k %.4f (95 %% %.4f .. %.4f) from %d kicks; p = 1 / k - 1\n", p.value, p.lo,
+                p.hi, p.events);
+        printf ("; 95 %% interval %.4g .. %.4g\n", lo, hi);
+        printf ("inertia_distribution = %.6g\n", v);
+    } else
+        s_key ("inertia_distribution", &m->k_switch, 1, "flat kicks with a switch", "", "ball", missing,
+               sizeof missing);
+    s_key ("chip_damping_xy_first_hop", &m->xy_first, 1, "first bounces", "", "ball", missing,
+           sizeof missing);
+    s_key ("chip_damping_xy_other_hops", &m->xy_other, 1, "later bounces", "", "ball", missing,
+           sizeof missing);
+    s_key ("chip_damping_z", &m->z_first, 1, "first bounces", "", "ball", missing, sizeof missing);
+    s_key ("chip_damping_z_other_hops", &m->z_other, 1, "later bounces", "", "ball", missing, sizeof missing);
+    static const char *const names[2] = { "yellow", "blue" };
+    for (int t = 0; t < 2; t++) {
+        const sim_mfit_team_t *tm = &m->team[t];
+        char sec[32];
+        snprintf (sec, sizeof sec, "%s.limits", names[t]);
+        printf ("\n; %s: %d robots seen\n[%s]\n", names[t], tm->robots, sec);
+        s_key ("acc_speedup_absolute_max", &tm->acc, 1, "speed-ups", "m/s^2", sec, missing, sizeof missing);
+        s_key ("acc_brake_absolute_max", &tm->brake, 1, "brakings", "m/s^2", sec, missing, sizeof missing);
+        s_key ("vel_absolute_max", &tm->vel, 1, "runs at top speed", "m/s", sec, missing, sizeof missing);
+        s_key ("acc_speedup_angular_max", &tm->acc_w, 1, "turn speed-ups", "rad/s^2", sec, missing,
+               sizeof missing);
+        s_key ("acc_brake_angular_max", &tm->brake_w, 1, "turn brakings", "rad/s^2", sec, missing,
+               sizeof missing);
+        s_key ("vel_angular_max", &tm->vel_w, 1, "turns at top rate", "rad/s", sec, missing, sizeof missing);
+        snprintf (sec, sizeof sec, "%s.kicker", names[t]);
+        printf ("[%s]\n", sec);
+        s_cap_key ("max_linear_speed", &tm->kick, "flat kicks", sec, missing, sizeof missing);
+        s_cap_key ("max_chip_speed", &tm->chip, "chips", sec, missing, sizeof missing);
+    }
+    if (missing[0])
+        fprintf (stderr,
+                 "ssl-sim: stats: too little in the log to fit these, so the file leaves them out (their "
+                 "configuration keeps its own values): %s\n",
+                 missing);
 }
 
 int
@@ -222,9 +342,13 @@ launch_stats (int optc, char **optv, const sim_config_t *cfg)
         return 2;
     }
     sim_vstats_t *vs = sim_vstats_new ();
-    if (!vs)
+    sim_mfit_t *mf = fit ? sim_mfit_new () : NULL;
+    if (!vs || (fit && !mf)) {
+        sim_vstats_destroy (&vs);
+        sim_mfit_destroy (&mf);
         return 1;
-    int rc = path ? s_read_log (vs, path) : s_listen (vs, listen, seconds, cfg);
+    }
+    int rc = path ? s_read_log (vs, mf, path) : s_listen (vs, mf, listen, seconds, cfg);
     sim_vstats_report_t *r = rc == 0 ? malloc (sizeof *r) : NULL;
     if (r) {
         sim_vstats_report (vs, r);
@@ -235,11 +359,18 @@ launch_stats (int optc, char **optv, const sim_config_t *cfg)
             sim_vstats_fit_t f;
             sim_vstats_fit (r, &f);
             s_print_fit (r, &f);
+            sim_mfit_result_t *m = malloc (sizeof *m);
+            if (m) {
+                sim_mfit_fit (mf, cfg->ball.roll_speed_coefficient, cfg->ball.radius, m);
+                s_print_motion (m);
+                free (m);
+            }
         } else
             s_print (r);
     } else if (rc == 0)
         rc = 1;
     free (r);
     sim_vstats_destroy (&vs);
+    sim_mfit_destroy (&mf);
     return rc;
 }

@@ -37,7 +37,8 @@ const sim_cfg_command_t sim_cfg_commands[] = {
       "the same vision bytes" },
     { "stats FILE | --listen ADDR --seconds N [--fit]",
       "measure a vision stream (a league log, plain or .gz, or a live address): frame rate, "
-      "jitter, latency, noise, dropouts, camera disagreement; --fit prints a realism file" },
+      "jitter, latency, noise, dropouts, camera disagreement; --fit prints a configuration: the "
+      "realism, ball model and each team's limits that reproduce it" },
     { "--help | --version", "" },
     { "--man | --bash-completion", "print the manual page (roff) or a bash completion script" },
 };

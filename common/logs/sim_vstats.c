@@ -66,8 +66,8 @@ typedef struct {
 typedef struct {
     s_sight_t prev, last;
     uint64_t seen, missed;
-    /* the sum of (detection - truth) for static robots, mm */
-    double ex, ey;
+    /* the sum of (detection - truth) for static robots, mm and rad */
+    double ex, ey, ephi;
     uint64_t en;
 } s_track_t;
 
@@ -96,6 +96,7 @@ typedef struct {
 typedef struct {
     bool valid, moving;
     double x, y; /* mm */
+    double phi;  /* rad */
 } s_truth_t;
 
 struct sim_vstats_t {
@@ -226,6 +227,7 @@ s_robot (sim_vstats_t *self, int cam, const SSLDetectionFrame *f, const SSLDetec
     if (self->truth[slot].valid && !self->truth[slot].moving) {
         tr->ex += r->x - self->truth[slot].x;
         tr->ey += r->y - self->truth[slot].y;
+        tr->ephi += s_wrap (s.phi - self->truth[slot].phi);
         tr->en++;
     }
     /* the same robot in another camera's frame captured within 20 ms */
@@ -387,6 +389,7 @@ sim_vstats_add_truth (sim_vstats_t *self, const void *data, size_t len)
             t->valid = true;
             t->x = r->pos->x * 1000;
             t->y = r->pos->y * 1000;
+            t->phi = r->orientation;
             /* only a robot at rest has a truth that matches every frame */
             t->moving = !r->vel || hypot (r->vel->x, r->vel->y) > 0.01;
         }
@@ -461,7 +464,7 @@ sim_vstats_report (const sim_vstats_t *self, sim_vstats_report_t *out)
     out->ball_conf_min = self->bconf_n ? self->bconf_min : 0;
 
     uint64_t rseen = 0, rmiss = 0, bseen = 0, bmiss = 0;
-    double off_sum = 0, warp_sum = 0;
+    double off_sum = 0, warp_sum = 0, phi_warp_sum = 0;
     int off_n = 0, warp_n = 0;
     for (int i = 0; i < SIM_VSTATS_CAMERAS; i++) {
         const s_cam_t *c = &self->cam[i];
@@ -526,12 +529,28 @@ sim_vstats_report (const sim_vstats_t *self, sim_vstats_report_t *out)
             off_n++;
             warp_sum += v / (2.0 * (nr - 1));
             warp_n++;
+            /* the same for the orientation: a camera sees its robots
+               turned by its offset plus its warp where each stands (the
+               camera pairs see it only where robots stand in an overlap,
+               and the default formation has none there) */
+            double mp = 0, vp = 0;
+            for (int slot = 0; slot < 2 * S_IDS; slot++)
+                if (c->track[slot].en > 0)
+                    mp += c->track[slot].ephi / (double) c->track[slot].en;
+            mp /= nr;
+            for (int slot = 0; slot < 2 * S_IDS; slot++)
+                if (c->track[slot].en > 0) {
+                    double d = c->track[slot].ephi / (double) c->track[slot].en - mp;
+                    vp += d * d;
+                }
+            phi_warp_sum += vp / (nr - 1);
         }
     }
     if (off_n > 0) {
         out->has_truth = true;
         out->truth_offset_mm = off_sum / off_n;
         out->truth_warp_mm = sqrt (warp_sum / warp_n);
+        out->truth_phi_warp_mrad = sqrt (phi_warp_sum / warp_n) * 1000;
     }
     out->robot_missing = rseen + rmiss ? (double) rmiss / (double) (rseen + rmiss) : 0;
     out->ball_missing = bseen + bmiss ? (double) bmiss / (double) (bseen + bmiss) : 0;
@@ -624,9 +643,11 @@ sim_vstats_fit (const sim_vstats_report_t *r, sim_vstats_fit_t *out)
     double phi = 0;
     for (size_t i = 0; i < r->pairs; i++)
         phi += r->pair[i].phi_sigma_mrad * r->pair[i].phi_sigma_mrad;
-    /* per-camera orientation errors differ with variance 2 s^2 (less the
-       two frames' noise) */
-    if (r->pairs > 0) {
+    /* against truth where the log has it; else per-camera orientation
+       errors differ with variance 2 s^2 (less the two frames' noise) */
+    if (r->has_truth)
+        out->calibration_orientation_warp = r->truth_phi_warp_mrad / 1000;
+    else if (r->pairs > 0) {
         double v = phi / (double) r->pairs / 2 - r->robot_phi_noise_mrad * r->robot_phi_noise_mrad;
         out->calibration_orientation_warp = v > 0 ? sqrt (v) / 1000 : 0;
     }

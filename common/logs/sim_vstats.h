@@ -74,6 +74,7 @@ typedef struct {
     /* against truth (static robots, when the log has a truth stream) */
     bool has_truth;
     double truth_offset_mm, truth_warp_mm;
+    double truth_phi_warp_mrad; /* spread of the per-robot mean orientation errors */
     /* robot miss rate by distance from a camera's nadir */
     uint64_t fov_expected[SIM_VSTATS_FOV_BINS], fov_seen[SIM_VSTATS_FOV_BINS];
 } sim_vstats_report_t;

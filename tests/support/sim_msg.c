@@ -68,6 +68,16 @@ sim_msg_robot_xy (TeleportRobot *tr, double x, double y)
     tr->y = (float) y;
 }
 
+void
+sim_msg_robot_pose (TeleportRobot *tr, double x, double y, double orientation)
+{
+    sim_msg_robot_xy (tr, x, y);
+    tr->has_orientation = true;
+    tr->orientation = (float) orientation;
+    tr->has_v_x = tr->has_v_y = tr->has_v_angular = true;
+    tr->v_x = tr->v_y = tr->v_angular = 0;
+}
+
 SimulatorCommand *
 sim_msg_specs (sim_msg_specs_t *b, int team, unsigned id)
 {

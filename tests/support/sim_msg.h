@@ -47,6 +47,9 @@ SimulatorCommand *sim_msg_robot_tp (sim_msg_robot_tp_t *b, int team, unsigned id
 /* Set a teleport's x and y (m). */
 void sim_msg_robot_xy (TeleportRobot *tr, double x, double y);
 
+/* Set a teleport's x, y (m) and orientation (rad), at rest. */
+void sim_msg_robot_pose (TeleportRobot *tr, double x, double y, double orientation);
+
 typedef struct {
     RobotId rid;
     RobotSpecs spec;

@@ -107,10 +107,7 @@ s_place_robot (sim_fixture_t *f, int team, unsigned id, double x, double y, doub
 {
     sim_msg_robot_tp_t b;
     SimulatorCommand *cmd = sim_msg_robot_tp (&b, team, id);
-    sim_msg_robot_xy (&b.tr, x, y);
-    b.tr.has_orientation = true;
-    b.tr.orientation = (float) orientation;
-    b.tr.has_v_x = b.tr.has_v_y = b.tr.has_v_angular = true;
+    sim_msg_robot_pose (&b.tr, x, y, orientation);
     b.tr.has_present = true;
     b.tr.present = true;
     s_expect_errors (f, cmd, "", "placing a robot");
