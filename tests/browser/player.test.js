@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { CHROMIUM, START_MS, WAIT_MS, TOLERANCE_M, results, check, must, writeIni, Vision, ballNear,
-         stopSimulator, waitHttp, launchBrowser } from './support.js';
+         stopSimulator, waitHttp, launchBrowser, runTest } from './support.js';
 
 const BUILD = path.resolve(process.argv[2] || path.join(import.meta.dirname, '..', '..', 'build'));
 const SIM = path.join(BUILD, 'bin', 'ssl-sim');
@@ -246,28 +246,4 @@ async function main () {
     check('no script errors on the page', page.errors.length === 0, page.errors.join(' | '));
 }
 
-async function cleanup () {
-    while (cleanups.length) {
-        try {
-            await cleanups.pop()();
-        } catch (err) {
-            check('clean up', false, err.message);
-        }
-    }
-}
-
-for (const sig of ['SIGINT', 'SIGTERM'])
-    process.on(sig, async () => {
-        results.failed++;
-        await cleanup();
-        process.exit(1);
-    });
-
-try {
-    await main();
-} catch (err) {
-    check('the browser test of the player ran to its end', false, err.stack || err.message);
-}
-await cleanup();
-console.log(`browser: ${results.passed} passed, ${results.failed} failed`);
-process.exit(results.failed ? 1 : 0);
+await runTest(main, cleanups, 'the browser test of the player ran to its end');

@@ -178,3 +178,32 @@ export async function launchBrowser (os) {
     };
     return { browser, close };
 }
+
+// Run main, then every cleanup (last pushed first, also on SIGINT and
+// SIGTERM); print "browser: N passed, N failed" and exit non-zero on any
+// failure.
+export async function runTest (main, cleanups, name) {
+    const cleanup = async () => {
+        while (cleanups.length) {
+            try {
+                await cleanups.pop()();
+            } catch (err) {
+                check('clean up', false, err.message);
+            }
+        }
+    };
+    for (const sig of ['SIGINT', 'SIGTERM'])
+        process.on(sig, async () => {
+            results.failed++;
+            await cleanup();
+            process.exit(1);
+        });
+    try {
+        await main();
+    } catch (err) {
+        check(name, false, err.stack || err.message);
+    }
+    await cleanup();
+    console.log(`browser: ${results.passed} passed, ${results.failed} failed`);
+    process.exit(results.failed ? 1 : 0);
+}
