@@ -3,7 +3,8 @@
 // a page open during a 10x play of a log").
 //
 // Records a log as a user would (`ssl-sim run --mode fast --record LOG
-// --duration N`, N sim seconds, 22 robots, 2 cameras), then plays it
+// --duration N`: N wall seconds of fast mode, a log of some hundred sim
+// seconds; 22 robots, 2 cameras), then plays it
 // at --speed 10 twice on free loopback ports: once with no page, once with
 // Debian's chromium showing the page (headless, through playwright-core
 // from tests/browser), and reads the play process's CPU time (utime +
@@ -22,7 +23,7 @@ const BUILD = path.resolve(args[0] || 'build');
 const RESULTS = args[1] && !args[1].startsWith('--') ? args[1]
     : path.join(import.meta.dirname, 'results', 'player.txt');
 const si = args.indexOf('--seconds');
-const SECONDS = si >= 0 ? Number(args[si + 1]) : 120;
+const SECONDS = si >= 0 ? Number(args[si + 1]) : 0.5;
 const SIM = path.join(BUILD, 'bin', 'ssl-sim');
 const PROBE = path.join(BUILD, 'tests', 'browser', 'sim_probe');
 
@@ -60,7 +61,7 @@ async function play (dir, ini, ports, logFile, withPage) {
         const fT = Date.now();
         // the log's end, then the page's close ends play
         await page.waitForFunction(() => window.sslsimView.player && window.sslsimView.player.ended, null,
-                                   { timeout: SECONDS * 1000 });
+                                   { timeout: 600000 });
         worlds = ((await page.evaluate(() => window.sslsimView.frames_drawn)) - f0) / ((Date.now() - fT) / 1000);
     }
     let cpu = 0;
@@ -96,12 +97,16 @@ const rec = run(dir, 'run', ['run', '--mode', 'fast', '--config', ini, '--localh
 if (await rec.exited !== 0)
     throw new Error(`the recording run failed: ${fs.readFileSync(path.join(dir, 'run.txt'), 'utf8')}`);
 const size = fs.statSync(logFile).size;
+const played = () => {
+    const m = /playing .*: ([0-9.]+) s, ([0-9]+) records/.exec(fs.readFileSync(path.join(dir, 'play.txt'), 'utf8'));
+    return m ? `${m[1]} s of log, ${m[2]} records` : '?';
+};
 const bare = await play(dir, ini, ports, logFile, false);
 const paged = await play(dir, ini, ports, logFile, true);
 const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 const lines = [
     `player: CPU of \`ssl-sim play LOG --speed 10\` (the viewer's process: it sends the log and feeds the page), utime+stime from /proc`,
-    `log: ${SECONDS} sim s of \`ssl-sim run --mode fast --record\` (22 robots, 2 cameras), ${(size / 1048576).toFixed(1)} MiB; load average ${load} at the end`,
+    `log: \`ssl-sim run --mode fast --record LOG --duration ${SECONDS}\` (22 robots, 2 cameras): ${played()}, ${(size / 1048576).toFixed(1)} MiB; load average ${load} at the end`,
     `no page           ${(bare.cpu / bare.wall).toFixed(4)} cores over ${bare.wall.toFixed(1)} s`,
     `one page (chromium) ${(paged.cpu / paged.wall).toFixed(4)} cores over ${paged.wall.toFixed(1)} s; the page drew ${paged.worlds.toFixed(1)} frames/s`,
     `command: node bench/player_cpu.js BUILD [RESULTS_FILE] [--seconds N]  (${new Date().toISOString().slice(0, 10)})`,
