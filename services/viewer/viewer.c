@@ -328,7 +328,9 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
         return NULL;
     }
     char dir[SIM_STRING_MAX];
-    bool have_dir = sim_bus_runtime_dir (cfg, dir, sizeof dir) == 0;
+    /* a played log's page is not the simulator's: `ssl-sim status` keeps
+       showing a running simulator's address, and its token stays its own */
+    bool have_dir = !args->play && sim_bus_runtime_dir (cfg, dir, sizeof dir) == 0;
     self->door = vw_door_new (cfg, host, port, have_dir ? dir : NULL);
     self->http = self->door ? vw_http_new (host, port, www, self->hub, self->door) : NULL;
     if (!self->http) {
