@@ -110,7 +110,6 @@ typedef struct {
    commands that came since the page's previous world. */
 typedef struct {
     const sim_snapshot_t *truth; /* NULL: vision only (a log played) */
-    double t;                    /* the time shown when there is no truth */
     bool paused;
     int n_kicks;
     const vw_kick_t *kicks;
@@ -118,6 +117,7 @@ typedef struct {
     const void *const *frames; /* SSLWrapperPacket * */
     int n_commands;
     const vw_command_t *const *commands;
+    double t; /* the time shown when there is no truth (a log's) */
 } vw_world_t;
 
 /* The page's requests (docs/viewer.md "Page -> server"). */
