@@ -340,10 +340,14 @@ sim_player_seek (sim_player_t *self, double t_s, int64_t now_ns, sim_player_fn *
     self->next = s_find (self, t);
     self->pos_ns = t;
     s_anchor (self, now_ns);
-    if (!fn)
-        return 0;
-    /* what a viewer shows at t: the referee's last word before it, and
-       every camera's newest frame */
+    return fn ? sim_player_prime (self, fn, arg) : 0;
+}
+
+int
+sim_player_prime (sim_player_t *self, sim_player_fn *fn, void *arg)
+{
+    /* what a viewer shows at the position: the referee's last word
+       before it, and every camera's newest frame */
     sim_logfile_msg_t m;
     for (size_t i = self->next; i-- > 0;)
         if (self->entries[i].type == SIM_LOGFILE_REFEREE) {
@@ -352,7 +356,7 @@ sim_player_seek (sim_player_t *self, double t_s, int64_t now_ns, sim_player_fn *
             fn (arg, &m, true);
             break;
         }
-    size_t first = s_find (self, t - S_PRIME_NS);
+    size_t first = s_find (self, self->pos_ns - S_PRIME_NS);
     for (size_t i = first; i < self->next; i++)
         if (self->entries[i].type == SIM_LOGFILE_VISION) {
             if (s_read (self, i, &m) < 0)

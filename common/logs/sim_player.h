@@ -80,6 +80,10 @@ void sim_player_set_speed (sim_player_t *self, double speed, int64_t now_ns);
    primed. Returns 0, or -1 at damage. */
 int sim_player_seek (sim_player_t *self, double t_s, int64_t now_ns, sim_player_fn *fn, void *arg);
 
+/* Hand `fn` what shows the position, primed, as a seek does (for a
+   viewer that starts to watch). Returns 0, or -1 at damage. */
+int sim_player_prime (sim_player_t *self, sim_player_fn *fn, void *arg);
+
 /* When the next record is due (now_ns's clock), INT64_MAX when paused or
    at the end. */
 int64_t sim_player_due (const sim_player_t *self);

@@ -14,6 +14,7 @@ typedef struct vw_player_t {
     int timer;
     bool loop;
     bool damage_said;
+    bool fed; /* the stores hold the log's state: a page watches */
 } vw_player_t;
 
 static int64_t
@@ -28,6 +29,8 @@ s_on_record (void *arg, const sim_logfile_msg_t *msg, bool primed)
 {
     vw_service_t *self = arg;
     (void) primed;
+    if (!self->player->fed)
+        return; /* no page: nothing kept or decoded; a page's first look primes */
     if (msg->type == SIM_LOGFILE_VISION) {
         vw_frames_keep (self->frames, msg->data, msg->len);
         self->player_t = sim_player_time (self->player->log);
@@ -200,10 +203,29 @@ s_apply (vw_service_t *self, const vw_op_t *op)
     }
 }
 
+/* Whether the stores follow the log: only while a page watches (a page
+   that comes is handed the state at the position, as by a seek). */
+static void
+s_feed (vw_service_t *self)
+{
+    vw_player_t *p = self->player;
+    if (p->fed == self->watching)
+        return;
+    p->fed = self->watching;
+    if (!p->fed)
+        return;
+    vw_frames_forget (self->frames);
+    self->referee_us = 0;
+    sim_player_prime (p->log, s_on_record, self);
+    self->player_t = sim_player_time (p->log);
+    self->serial++;
+}
+
 void
 vw_player_wake (vw_service_t *self, bool pages)
 {
     vw_hub_t *hub = self->hub;
+    s_feed (self);
     vw_op_t ops[VW_PLAYER_OPS];
     pthread_mutex_lock (&hub->lock);
     int n = hub->n_player_ops;

@@ -27,6 +27,7 @@ function onMessage (msg) {
     case 'status':
         status.applyStatus(msg);
         applyTimeline(msg.player);
+        state.dirty = true; // the placement target is drawn from it, also while no world comes (a paused log)
         break;
     default:
         break;
