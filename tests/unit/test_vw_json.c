@@ -155,6 +155,17 @@ Test (vw_json, world_carries_truth_kicks_and_vision_in_metres)
     cJSON_Delete (j);
 }
 
+/* The status of the default configuration, every service alive and no
+   Stats yet. */
+static void
+s_status_of_defaults (vw_status_t *st)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    bool alive[VW_SERVICES] = { true, true, true, true, true };
+    vw_status_from_stats (st, &cfg, NULL, NULL, NULL, NULL, alive, 1);
+}
+
 /* A log played (ssl-sim play) has vision and no truth: the world's time
    is the log's, with no ball and no robots of its own. */
 Test (vw_json, a_world_of_a_log_has_its_time_and_no_truth)
@@ -169,11 +180,8 @@ Test (vw_json, a_world_of_a_log_has_its_time_and_no_truth)
 
 Test (vw_json, status_carries_the_timeline_of_a_log)
 {
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    bool alive[VW_SERVICES] = { true, true, true, true, true };
     vw_status_t st;
-    vw_status_from_stats (&st, &cfg, NULL, NULL, NULL, NULL, alive, 1);
+    s_status_of_defaults (&st);
     cJSON *j = s_parse (vw_json_status (&st));
     cr_expect_null (cJSON_GetObjectItemCaseSensitive (j, "player"), "a simulator has no timeline");
     cJSON_Delete (j);
@@ -456,11 +464,8 @@ Test (vw_json, status_and_metrics_show_the_same_numbers)
 
 Test (vw_json, status_carries_the_referee_only_when_heard)
 {
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    bool alive[VW_SERVICES] = { true, true, true, true, true };
     vw_status_t st;
-    vw_status_from_stats (&st, &cfg, NULL, NULL, NULL, NULL, alive, 1);
+    s_status_of_defaults (&st);
     cJSON *j = s_parse (vw_json_status (&st));
     cr_expect_null (cJSON_GetObjectItemCaseSensitive (j, "referee"), "no game controller, no game state");
     cJSON_Delete (j);
