@@ -17,10 +17,13 @@ if [ "$have" != "$want" ]; then
         || { echo "browser: npm ci failed"; echo "browser: 0 passed, 1 failed"; exit 1; }
 fi
 passed=0 failed=0 rc=0
+out=$(mktemp) || exit 1
+trap 'rm -f "$out"' EXIT
 for t in viewer.test.js player.test.js; do
-    out=$(node "$t" "$build" | tee /dev/stderr | tail -1) || rc=1 # pipefail: node's status
-    p=$(sed -n 's/^browser: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"$out")
-    f=$(sed -n 's/^browser: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<<"$out")
+    node "$t" "$build" | tee "$out" || rc=1 # pipefail: node's status
+    last=$(tail -1 "$out")
+    p=$(sed -n 's/^browser: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"$last")
+    f=$(sed -n 's/^browser: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<<"$last")
     passed=$((passed + ${p:-0}))
     failed=$((failed + ${f:-1}))
 done
