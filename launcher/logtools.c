@@ -19,6 +19,7 @@
 #include "common/bus/sim_bus.h"
 #include "common/base/sim_log.h"
 #include "common/logs/sim_logfile.h"
+#include "common/logs/sim_player.h"
 #include "common/bus/sim_service.h"
 #include "common/bus/sim_route.h"
 #include "common/bus/sim_udp.h"
@@ -72,28 +73,6 @@ s_addrs (const sim_config_t *cfg, s_addrs_t *out)
         return -1;
     }
     return 0;
-}
-
-/* A socket that sends by `route`: a group through the loopback interface
-   only with --localhost (or where no interface routes it), else on
-   [network] multicast_interface. -1 when none could be made. */
-static int
-s_sender (const sim_config_t *cfg, sim_route_t *route)
-{
-    if (sim_route_unrouted_to_lo (route)) {
-        char a[64];
-        sim_warn ("no network interface routes %s: sending it through the loopback interface",
-                  sim_udp_addr_str (&route->addr, a, sizeof a));
-    }
-    if (route->way == SIM_ROUTE_LOCAL_GROUP)
-        return sim_udp_local_sender (route->group);
-    int fd = sim_udp_sender (route->way == SIM_ROUTE_NETWORK ? cfg->network.multicast_interface : "",
-                             cfg->network.multicast_ttl);
-    if (fd >= 0 && cfg->run.localhost && sim_udp_keep_local (fd)) {
-        close (fd);
-        return -1;
-    }
-    return fd;
 }
 
 /* ---- --record FILE.gz: written plain, compressed at the end ------------- */
@@ -333,10 +312,10 @@ launch_record (const char *path, const sim_config_t *cfg)
 
 /* "[#####.....]  42%  12.3 s" on one terminal line. */
 static void
-s_progress (const sim_logfile_reader_t *r, double played_s)
+s_progress (const sim_player_t *p)
 {
-    uint64_t size = sim_logfile_file_size (r);
-    double part = size ? (double) sim_logfile_position (r) / (double) size : 0;
+    double length = sim_player_duration (p);
+    double part = length > 0 ? sim_player_time (p) / length : 1;
     if (part > 1)
         part = 1;
     char bar[41];
@@ -344,7 +323,76 @@ s_progress (const sim_logfile_reader_t *r, double played_s)
     for (int i = 0; i < 40; i++)
         bar[i] = i < filled ? '#' : '.';
     bar[40] = '\0';
-    fprintf (stderr, "\r[%s] %3d%%  %.1f s ", bar, (int) (part * 100), played_s);
+    fprintf (stderr, "\r[%s] %3d%%  %.1f s ", bar, (int) (part * 100), sim_player_time (p));
+}
+
+/* The log at the terminal, no page (--no-viewer, or a viewer that could
+   not start): the player's pace, slept to. 0, or 1 at damage. */
+static int
+s_play_here (sim_player_t *p, bool loop)
+{
+    bool tty = isatty (STDERR_FILENO);
+    int64_t last_bar = 0;
+    int rc = 0;
+    sim_player_pause (p, false, s_mono_ns ());
+    while (!s_stop) {
+        if (sim_player_ended (p)) {
+            uint64_t any = sim_player_sent (p, SIM_LOGFILE_VISION) + sim_player_sent (p, SIM_LOGFILE_TRACKER)
+                         + sim_player_sent (p, SIM_LOGFILE_REFEREE);
+            if (!loop || !any)
+                break;
+            sim_player_seek (p, 0, s_mono_ns (), NULL, NULL); /* the start follows the end at once */
+            continue;
+        }
+        int64_t due = sim_player_due (p);
+        struct timespec ts = { (time_t) (due / 1000000000), (long) (due % 1000000000) };
+        while (!s_stop && clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+        if (s_stop)
+            break;
+        if (sim_player_emit (p, s_mono_ns (), 64, NULL, NULL) < 0) {
+            rc = 1;
+            break;
+        }
+        int64_t now = s_mono_ns ();
+        if (tty && now - last_bar > 100000000) {
+            s_progress (p);
+            last_bar = now;
+        }
+    }
+    if (tty)
+        fputc ('\n', stderr);
+    return rc;
+}
+
+/* The log played by the viewer, with its page (docs/viewer.md "Playing a
+   log"). 0, 1 at damage, -1 when the viewer could not start (said). */
+static int
+s_play_page (const char *path, const sim_config_t *cfg, bool loop)
+{
+    static sim_service_args_t args; /* outlives the actor thread */
+    memset (&args, 0, sizeof args);
+    args.cfg = *cfg;
+    args.play = path;
+    args.play_loop = loop;
+    char prefix[40];
+    snprintf (prefix, sizeof prefix, "ssl-sim-play-%d", (int) getpid ());
+    if (sim_bus_resolve (&args.cfg, prefix))
+        return -1;
+    zsys_handler_set (NULL);
+    s_catch_signals ();
+    zactor_t *viewer = sim_service_start (launch_services[SIM_SERVICE_VIEWER].actor, &args);
+    if (!viewer)
+        return -1;
+    zpoller_t *poller = zpoller_new (viewer, NULL);
+    while (!s_stop) {
+        void *which = zpoller_wait (poller, 200);
+        if (which || zpoller_terminated (poller))
+            break;
+    }
+    zpoller_destroy (&poller);
+    zactor_destroy (&viewer);
+    return args.exit_code ? 1 : 0;
 }
 
 int
@@ -354,90 +402,42 @@ launch_play (const char *path, const sim_config_t *cfg, bool loop)
         fprintf (stderr, "ssl-sim: play: --speed must be > 0\n");
         return 2;
     }
-    s_addrs_t a;
-    if (s_addrs (cfg, &a))
-        return 2;
     char err[SIM_STRING_MAX + 256];
-    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
-    if (!r) {
+    sim_player_t *p = sim_player_new (path, err, sizeof err);
+    if (!p) {
         fprintf (stderr, "ssl-sim: play: %s\n", err);
         launch_record_hint (path);
         return 1;
     }
-    int fds[3] = { -1, -1, -1 }; /* vision, tracker, referee */
-    for (int i = 0; i < 3; i++)
-        if ((fds[i] = s_sender (cfg, &a.route[i])) < 0) {
-            fprintf (stderr, "ssl-sim: play: cannot open a UDP socket\n");
-            for (int j = 0; j < i; j++)
-                close (fds[j]);
-            sim_logfile_reader_destroy (&r);
+    int rc = 0;
+    if (cfg->viewer.enabled) {
+        /* the viewer opens the log itself; this reading checked it */
+        sim_player_destroy (&p);
+        rc = s_play_page (path, cfg, loop);
+        if (rc >= 0)
+            return rc;
+        sim_warn ("play: no page (the viewer did not start): playing without it");
+        if (!(p = sim_player_new (path, err, sizeof err))) {
+            fprintf (stderr, "ssl-sim: play: %s\n", err);
             return 1;
         }
+    }
+    sim_player_set_speed (p, cfg->run.speed, s_mono_ns ());
+    if (sim_player_wire (p, cfg, err, sizeof err)) {
+        fprintf (stderr, "ssl-sim: play: %s\n", err);
+        sim_player_destroy (&p);
+        return 2;
+    }
     s_catch_signals ();
-    bool tty = isatty (STDERR_FILENO);
-    uint64_t sent[7] = { 0 }, skipped = 0;
-    bool anchored = false;
-    int64_t log0 = 0, wall0 = 0, last_log = 0, last_bar = 0;
-    int rc = 0;
-    sim_logfile_msg_t m;
-    while (!s_stop) {
-        int got = sim_logfile_next (r, &m);
-        if (got == 0 && loop
-            && sent[SIM_LOGFILE_VISION] + sent[SIM_LOGFILE_TRACKER] + sent[SIM_LOGFILE_REFEREE] > 0) {
-            if (sim_logfile_rewind (r))
-                break;
-            anchored = false; /* the start follows the end at once */
-            continue;
-        }
-        if (got <= 0) {
-            rc = got < 0 ? 1 : 0;
-            break;
-        }
-        int k = m.type == SIM_LOGFILE_VISION  ? 0
-              : m.type == SIM_LOGFILE_TRACKER ? 1
-              : m.type == SIM_LOGFILE_REFEREE ? 2
-                                              : -1;
-        if (k < 0) {
-            skipped++; /* blank, unknown, the 2010 protocol, the index */
-            continue;
-        }
-        /* a log's clock that goes back (two recordings joined) starts the
-           pace again from there */
-        if (!anchored || m.time_ns < last_log) {
-            log0 = m.time_ns;
-            wall0 = s_mono_ns ();
-            anchored = true;
-        }
-        last_log = m.time_ns;
-        int64_t due = wall0 + (int64_t) ((double) (m.time_ns - log0) / cfg->run.speed);
-        struct timespec ts = { (time_t) (due / 1000000000), (long) (due % 1000000000) };
-        while (!s_stop && clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-            ;
-        if (s_stop)
-            break;
-        sim_udp_send (fds[k], m.data, m.len, &a.route[k].addr);
-        sent[m.type]++;
-        int64_t now = s_mono_ns ();
-        if (tty && now - last_bar > 100000000) {
-            s_progress (r, (double) (m.time_ns - log0) / 1e9);
-            last_bar = now;
-        }
-    }
-    if (tty)
-        fputc ('\n', stderr);
-    if (rc) {
-        fprintf (stderr, "ssl-sim: play: %s; played what came before it\n", sim_logfile_error (r));
+    rc = s_play_here (p, loop);
+    if (rc || (sim_player_ended (p) && sim_player_damage (p))) {
+        fprintf (stderr, "ssl-sim: play: %s; played what came before it\n",
+                 sim_player_damage (p) ? sim_player_damage (p) : "the log could not be read again");
         launch_record_hint (path);
+        rc = 1;
     }
-    fprintf (stderr, "played %llu vision, %llu tracker and %llu referee messages%s\n",
-             (unsigned long long) sent[SIM_LOGFILE_VISION], (unsigned long long) sent[SIM_LOGFILE_TRACKER],
-             (unsigned long long) sent[SIM_LOGFILE_REFEREE], s_stop ? " (stopped)" : "");
-    if (skipped)
-        fprintf (stderr, "skipped %llu messages of other types (blank, unknown, vision 2010, index)\n",
-                 (unsigned long long) skipped);
-    for (int i = 0; i < 3; i++)
-        close (fds[i]);
-    sim_logfile_reader_destroy (&r);
+    sim_player_report (p, s_stop != 0);
+    sim_player_destroy (&p);
     return rc;
 }
 

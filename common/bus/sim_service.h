@@ -57,6 +57,12 @@ typedef struct {
        to the end); vision ends when the replay did. NULL otherwise. */
     const char *replay;
     double replay_until_s;
+    /* `ssl-sim play` with its page (docs/viewer.md "Playing a log"): the
+       viewer plays this league log itself (from the start again at its
+       end when play_loop), and ends when the log did with no page open.
+       NULL otherwise. */
+    const char *play;
+    bool play_loop;
     /* 0, or the first non-zero status a service gave as its actor ended
        (sim_service_run_status; SIM_SERVICE_EXIT_LOST): the exit status its
        process reports. Every runner keeps args until its actors are

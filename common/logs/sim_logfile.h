@@ -130,6 +130,13 @@ bool sim_logfile_reader_torn (const sim_logfile_reader_t *self);
 /* Go back to the first record (for a player's --loop). Returns 0 or -1. */
 int sim_logfile_rewind (sim_logfile_reader_t *self);
 
+/* Go to the record at `offset` of the (uncompressed) stream, one an
+   earlier sim_logfile_next gave in msg->offset: a plain file or memory
+   jumps there; a gzip stream has no random access, so it reads on to it
+   (from the start when it lies behind). Returns 0, or -1 (damage or an
+   offset past the end: sim_logfile_error says which). */
+int sim_logfile_seek (sim_logfile_reader_t *self, uint64_t offset);
+
 /* Bytes of the (compressed) file read so far, and its size: a progress
    measure that works for both kinds. */
 uint64_t sim_logfile_position (const sim_logfile_reader_t *self);

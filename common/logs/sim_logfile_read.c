@@ -423,6 +423,49 @@ sim_logfile_rewind (sim_logfile_reader_t *self)
     return s_read_header (self);
 }
 
+int
+sim_logfile_seek (sim_logfile_reader_t *self, uint64_t offset)
+{
+    if (offset < SIM_LOGFILE_HEADER)
+        offset = SIM_LOGFILE_HEADER;
+    if (offset == self->offset && !self->damaged)
+        return 0;
+    if (self->mode == S_PLAIN) {
+        /* the stream is the source: jump */
+        if (self->fd >= 0) {
+            if (lseek (self->fd, (off_t) offset, SEEK_SET) != (off_t) offset) {
+                snprintf (self->error, sizeof self->error, "%s: cannot seek to byte %llu: %s", self->path,
+                          (unsigned long long) offset, strerror (errno));
+                return s_damaged (self);
+            }
+            self->next = self->in;
+            self->avail = 0;
+            self->source_end = false;
+        } else {
+            if (offset > self->mem_len)
+                offset = self->mem_len;
+            self->next = self->mem + offset;
+            self->avail = self->mem_len - offset;
+        }
+        self->taken = offset;
+        self->offset = offset;
+        self->damaged = self->torn = false;
+        self->error[0] = '\0';
+        return 0;
+    }
+    if (offset < self->offset && sim_logfile_rewind (self))
+        return -1;
+    sim_logfile_msg_t m;
+    while (self->offset < offset)
+        if (sim_logfile_next (self, &m) <= 0) {
+            if (!self->damaged)
+                snprintf (self->error, sizeof self->error, "%s: no record at byte %llu", self->path,
+                          (unsigned long long) offset);
+            return s_damaged (self);
+        }
+    return 0;
+}
+
 uint64_t
 sim_logfile_position (const sim_logfile_reader_t *self)
 {

@@ -28,6 +28,7 @@
 #include "common/bus/sim_udp.h"
 #include "viewer_internal.h"
 #include "vw_pages.h"
+#include "vw_player.h"
 #include "vw_referee.h"
 #include "vw_stats.h"
 
@@ -78,6 +79,8 @@ s_on_wake (void *arg)
     bool pages = self->hub->client_count > 0;
     pthread_mutex_unlock (&self->hub->lock);
     vw_pages_watch (self, pages);
+    if (self->player)
+        vw_player_wake (self, pages);
     if (pages && sim_loop_timer_deadline (self->loop, self->status_timer) == SIM_LOOP_NEVER)
         sim_loop_timer_set (self->loop, self->status_timer, zclock_usecs () + VW_STATUS_US);
     vw_pages_serve (self, NULL);
@@ -220,6 +223,7 @@ s_destroy (void *arg)
         return;
     /* the server first: its threads read the hub */
     vw_http_destroy (&self->http);
+    vw_player_close (self);
     vw_door_destroy (&self->door);
     sim_link_destroy (&self->link);
     vw_frames_destroy (&self->frames);
@@ -247,6 +251,25 @@ vw_viewer_url (const sim_config_t *cfg, char *buf, size_t len)
 {
     char dir[SIM_STRING_MAX];
     return sim_bus_runtime_dir (cfg, dir, sizeof dir) ? -1 : vw_door_read_url (dir, buf, len);
+}
+
+/* `ssl-sim play`: the log is the world; the configuration given is the
+   one in force (no physics sends one), and the log's referee records are
+   the game state (the multicast would echo them). 0 or -1. */
+static int
+s_play (vw_service_t *self, const sim_service_args_t *args)
+{
+    if (vw_player_open (self, args->play, args->play_loop))
+        return -1;
+    vw_hub_t *hub = self->hub;
+    pthread_mutex_lock (&hub->lock);
+    hub->player = true;
+    hub->hello = vw_json_hello (self->own.run.mode, self->own.sim.seed);
+    hub->geometry = vw_json_geometry (&self->own);
+    hub->have_config = hub->hello && hub->geometry;
+    vw_stats_refresh (self);
+    pthread_mutex_unlock (&hub->lock);
+    return hub->have_config ? 0 : -1;
 }
 
 /* sim_service_def_t's start. */
@@ -296,7 +319,8 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     if (!self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_STATS)
         || sim_loop_add_fd (self->loop, "pages", self->hub->wake[0], s_on_wake, self)
-        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self) || vw_referee_open (self)
+        || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)
+        || (args->play ? s_play (self, args) : vw_referee_open (self))
         || (self->status_timer =
                 sim_loop_add_timer (self->loop, "status", SIM_LOOP_NEVER, s_on_status_due, self))
                < 0) {
@@ -304,7 +328,9 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
         return NULL;
     }
     char dir[SIM_STRING_MAX];
-    bool have_dir = sim_bus_runtime_dir (cfg, dir, sizeof dir) == 0;
+    /* a played log's page is not the simulator's: `ssl-sim status` keeps
+       showing a running simulator's address, and its token stays its own */
+    bool have_dir = !args->play && sim_bus_runtime_dir (cfg, dir, sizeof dir) == 0;
     self->door = vw_door_new (cfg, host, port, have_dir ? dir : NULL);
     self->http = self->door ? vw_http_new (host, port, www, self->hub, self->door) : NULL;
     if (!self->http) {
@@ -314,9 +340,16 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     return self;
 }
 
+/* sim_service_run_status's status: a played log that ended in damage. */
+static int
+s_exit_code (void *arg)
+{
+    return vw_player_exit_code (arg);
+}
+
 void
 vw_service_actor (zsock_t *pipe, void *args)
 {
     static const sim_service_def_t def = { SIM_SERVICE_VIEWER, s_new, s_destroy };
-    sim_service_run (pipe, args, &def);
+    sim_service_run_status (pipe, args, &def, s_exit_code);
 }

@@ -54,6 +54,9 @@ typedef struct {
     int64_t referee_us;    /* when it came (zclock_usecs); 0: none */
     uint64_t referee_bad;  /* packets there that were no Referee */
 
+    struct vw_player_t *player; /* `ssl-sim play`: the log played (vw_player.h); NULL otherwise */
+    double player_t;            /* the time of the newest vision record it played */
+
     Simbus__Envelope *stats[VW_SERVICES]; /* newest Stats per service, owned */
     int status_timer;                     /* armed while pages are connected */
     int64_t started_us;

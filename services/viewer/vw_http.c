@@ -285,6 +285,48 @@ s_call (vw_hub_t *hub, const struct sockaddr_in *to, const uint8_t *req, size_t 
     return rc;
 }
 
+/* `ssl-sim play`: the timeline's ops go to the player (vw_player.h),
+   queued for the loop and answered here; the others have nothing to
+   change. False when no log is played (the op goes to the gateway). */
+static bool
+s_player_op (vw_hub_t *hub, struct mg_connection *conn, const vw_op_t *op)
+{
+    pthread_mutex_lock (&hub->lock);
+    if (!hub->player) {
+        pthread_mutex_unlock (&hub->lock);
+        return false;
+    }
+    const char *code = NULL, *message = NULL;
+    switch (op->kind) {
+    case VW_OP_PAUSE:
+    case VW_OP_RESUME:
+    case VW_OP_SPEED:
+    case VW_OP_STEP:
+    case VW_OP_SEEK:
+    case VW_OP_JUMP:
+        if (op->kind == VW_OP_JUMP
+            && (op->to_goal ? hub->status.player_next_goal : hub->status.player_next_command) < 0) {
+            code = "NOT_FOUND";
+            message = op->to_goal ? "no goal after this time in the log"
+                                  : "no referee command after this time in the log";
+        } else if (hub->n_player_ops == VW_PLAYER_OPS) {
+            code = "UNAVAILABLE";
+            message = "too many timeline actions waiting; try again";
+        } else
+            hub->player_ops[hub->n_player_ops++] = *op;
+        break;
+    default:
+        code = "UNSUPPORTED";
+        message = "a log being played cannot be changed: only its timeline moves";
+        break;
+    }
+    pthread_mutex_unlock (&hub->lock);
+    if (!code)
+        vw_hub_wake (hub);
+    s_answer (conn, op->id, code, message);
+    return true;
+}
+
 /* An op other than "next": one request to the gateway, one "result". */
 static void
 s_run_op (struct mg_connection *conn, vw_hub_t *hub, const vw_op_t *op)
@@ -296,6 +338,8 @@ s_run_op (struct mg_connection *conn, vw_hub_t *hub, const vw_op_t *op)
         s_answer (conn, op->id, "FORBIDDEN", refusal);
         return;
     }
+    if (s_player_op (hub, conn, op))
+        return;
     vw_ops_ctx_t *ctx = malloc (sizeof *ctx);
     uint8_t *buf = malloc (VW_OPS_DATAGRAM_MAX);
     if (!ctx || !buf) {

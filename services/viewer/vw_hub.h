@@ -22,6 +22,7 @@
 #define VW_CLIENTS_MAX      32      /* WebSocket pages at once; more are refused (503) */
 #define VW_CLIENTS_PER_ADDR 8       /* of them from one address */
 #define VW_ALIVE_US         3000000 /* a service heard from this recently is alive */
+#define VW_PLAYER_OPS       16      /* a log's timeline ops waiting for the loop */
 
 struct mg_connection;
 
@@ -57,6 +58,12 @@ typedef struct {
     pthread_mutex_t ops_lock;
     int ops_fd;   /* -1: none could be made */
     int ops_port; /* its port, for the status */
+
+    /* `ssl-sim play` (vw_player.h): the page's ops go to the player, not
+       the gateway; the server queues them here and wakes the loop */
+    bool player;
+    vw_op_t player_ops[VW_PLAYER_OPS];
+    int n_player_ops;
 
     /* kept by the server */
     vw_client_t clients[VW_CLIENTS_MAX];

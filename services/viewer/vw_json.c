@@ -318,7 +318,7 @@ vw_json_world_into (const vw_world_t *world, vw_text_t *t)
     t->len = 0;
     t->oom = false;
     const sim_snapshot_t *s = world->truth;
-    s_put_num (t, "{\"type\":\"world\",\"t\":", s ? (double) s->time_ns / 1e9 : 0);
+    s_put_num (t, "{\"type\":\"world\",\"t\":", s ? (double) s->time_ns / 1e9 : world->t);
     s_put (t, world->paused ? ",\"paused\":true,\"ball\":{" : ",\"paused\":false,\"ball\":{");
     if (s) {
         s_put_num (t, "\"x\":", s->ball.x);
@@ -493,6 +493,18 @@ vw_json_status (const vw_status_t *st)
         cJSON_AddNumberToObject (root, "viewer_port", st->viewer_port);
     if (st->has_referee)
         s_referee (root, &st->referee, st->referee_age_s);
+    cJSON *player = st->has_player ? cJSON_AddObjectToObject (root, "player") : NULL;
+    if (player) {
+        s_num (player, "t", st->player_t);
+        s_num (player, "duration", st->player_duration);
+        s_num (player, "speed", st->player_speed);
+        cJSON_AddBoolToObject (player, "paused", st->player_paused);
+        cJSON_AddBoolToObject (player, "ended", st->player_ended);
+        if (st->player_next_command >= 0)
+            s_num (player, "next_command", st->player_next_command);
+        if (st->player_next_goal >= 0)
+            s_num (player, "next_goal", st->player_next_goal);
+    }
     return s_print (root);
 }
 
@@ -527,6 +539,8 @@ static const struct {
     { "speed", VW_OP_SPEED },
     { "realism", VW_OP_REALISM },
     { "cameras", VW_OP_CAMERAS },
+    { "seek", VW_OP_SEEK },
+    { "jump", VW_OP_JUMP },
 };
 
 /* A finite number field: 0 when absent (present = false), -1 when it is
@@ -620,6 +634,20 @@ s_parse_fields (const cJSON *root, vw_op_t *op, char *why, size_t len)
         /* it goes out as the protocol's float: beyond FLT_MAX it would be inf */
         if (!(op->value >= 0 && op->value <= FLT_MAX))
             return s_fail (why, len, "%s", "\"value\" must be a speed >= 0");
+        return 0;
+    }
+    case VW_OP_SEEK: {
+        const char *need[] = { "t", NULL };
+        double *need_out[] = { &op->value };
+        if (s_numbers (root, need, need_out, NULL, NULL, NULL, why, len))
+            return -1;
+        return 0;
+    }
+    case VW_OP_JUMP: {
+        const cJSON *to = cJSON_GetObjectItemCaseSensitive (root, "to");
+        if (!cJSON_IsString (to) || (strcmp (to->valuestring, "command") && strcmp (to->valuestring, "goal")))
+            return s_fail (why, len, "%s", "\"to\" must be \"command\" or \"goal\"");
+        op->to_goal = strcmp (to->valuestring, "goal") == 0;
         return 0;
     }
     case VW_OP_REALISM: {

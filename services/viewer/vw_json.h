@@ -81,6 +81,11 @@ typedef struct {
     bool has_referee;
     sim_referee_t referee;
     double referee_age_s;
+    /* `ssl-sim play`: the log's timeline (docs/viewer.md "Playing a log") */
+    bool has_player;
+    double player_t, player_duration, player_speed;
+    bool player_paused, player_ended;
+    double player_next_command, player_next_goal; /* timeline s, or -1: none after t */
 } vw_status_t;
 
 /* A kick since the page's previous "world". */
@@ -104,7 +109,7 @@ typedef struct {
    (decoded wrapper packets, borrowed; NULL entries skipped), the robot
    commands that came since the page's previous world. */
 typedef struct {
-    const sim_snapshot_t *truth;
+    const sim_snapshot_t *truth; /* NULL: vision only (a log played) */
     bool paused;
     int n_kicks;
     const vw_kick_t *kicks;
@@ -112,6 +117,7 @@ typedef struct {
     const void *const *frames; /* SSLWrapperPacket * */
     int n_commands;
     const vw_command_t *const *commands;
+    double t; /* the time shown when there is no truth (a log's) */
 } vw_world_t;
 
 /* The page's requests (docs/viewer.md "Page -> server"). */
@@ -125,7 +131,9 @@ typedef enum {
     VW_OP_STEP,
     VW_OP_SPEED,
     VW_OP_REALISM,
-    VW_OP_CAMERAS
+    VW_OP_CAMERAS,
+    VW_OP_SEEK, /* a log's timeline: to "t" s */
+    VW_OP_JUMP  /* a log's timeline: to the next "to": "command" or "goal" */
 } vw_op_kind_t;
 
 typedef struct {
@@ -138,6 +146,7 @@ typedef struct {
     int robot;
     int count;
     char preset[64];
+    bool to_goal; /* VW_OP_JUMP: the next goal, else the next command */
 } vw_op_t;
 
 /* {"type":"hello",...}: protocol version, mode, seed. */

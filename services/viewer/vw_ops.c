@@ -271,6 +271,9 @@ vw_ops_encode (const vw_op_t *op, const vw_ops_ctx_t *ctx, uint8_t *buf, size_t 
         return s_realism (op, buf, cap, why, whylen);
     case VW_OP_CAMERAS:
         return s_cameras (op, ctx, buf, cap, why, whylen);
+    case VW_OP_SEEK:
+    case VW_OP_JUMP:
+        return s_refuse (why, whylen, "seek and jump move a log's timeline: `ssl-sim play FILE` serves it");
     default:
         return s_refuse (why, whylen, "this op has no request");
     }

@@ -49,7 +49,8 @@ s_world_text (vw_service_t *self, vw_client_t *c)
     c->command_seq = self->commands.seq;
     vw_world_t w = { .n_commands = n_commands,
                      .commands = commands,
-                     .truth = &self->truth,
+                     .truth = self->have_truth ? &self->truth : NULL,
+                     .t = self->player_t,
                      .paused = self->hub->status.paused,
                      .n_kicks = n,
                      .kicks = kicks,
@@ -91,8 +92,9 @@ vw_pages_serve (vw_service_t *self, const char *status)
             c->kick_seq = self->kick_seq;
             c->command_seq = 0; /* a new page gets every robot's last command */
         } else if (status && c->greeted && zclock_usecs () - c->asked_us < VW_PAGE_IDLE_US)
-            s_send (c, status); /* a page that stopped asking is sent nothing more */
-        if (c->greeted && c->want && self->have_truth && c->sent_serial != self->serial) {
+            s_send (c, status);                        /* a page that stopped asking is sent nothing more */
+        bool world = self->have_truth || self->player; /* a log played: vision only */
+        if (c->greeted && c->want && world && c->sent_serial != self->serial) {
             const char *text = s_world_text (self, c);
             c->want = false;
             c->sent_serial = self->serial;

@@ -68,7 +68,8 @@ void
 vw_referee_status (vw_service_t *self, int64_t now_us)
 {
     vw_status_t *st = &self->hub->status;
-    st->has_referee = self->referee_us && now_us - self->referee_us < VW_REFEREE_FRESH_US;
+    /* a log's referee is as old as the log's time says, not the wall's */
+    st->has_referee = self->referee_us && (self->player || now_us - self->referee_us < VW_REFEREE_FRESH_US);
     if (st->has_referee) {
         st->referee = self->referee;
         st->referee_age_s = (double) (now_us - self->referee_us) / 1e6;

@@ -6,6 +6,7 @@
 
 #include "common/logs/sim_stats.h"
 #include "common/bus/sim_service.h"
+#include "vw_player.h"
 #include "vw_referee.h"
 
 void
@@ -29,6 +30,8 @@ vw_stats_refresh (vw_service_t *self)
         hub->status.t = (double) self->truth.time_ns / 1e9;
     hub->status.viewer_port = hub->ops_port;
     vw_referee_status (self, zclock_usecs ());
+    if (self->player)
+        vw_player_status (self);
 }
 
 void

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run.sh BUILD - the browser test of the viewer page (viewer.test.js):
+# run.sh BUILD - the browser tests of the viewer page (viewer.test.js, and
+# player.test.js: `ssl-sim play` with its timeline):
 # installs playwright-core from the committed package-lock.json when
 # node_modules lacks it (npm only; the browser is Debian's /usr/bin/chromium,
 # never a download), then runs the test against BUILD/bin/ssl-sim. Prints
@@ -15,4 +16,16 @@ if [ "$have" != "$want" ]; then
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error \
         || { echo "browser: npm ci failed"; echo "browser: 0 passed, 1 failed"; exit 1; }
 fi
-exec node viewer.test.js "$build"
+passed=0 failed=0 rc=0
+out=$(mktemp) || exit 1
+trap 'rm -f "$out"' EXIT
+for t in viewer.test.js player.test.js; do
+    node "$t" "$build" | tee "$out" || rc=1 # pipefail: node's status
+    last=$(tail -1 "$out")
+    p=$(sed -n 's/^browser: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"$last")
+    f=$(sed -n 's/^browser: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<<"$last")
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-1}))
+done
+echo "browser: $passed passed, $failed failed"
+exit $rc

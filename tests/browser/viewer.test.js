@@ -15,133 +15,29 @@
 
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
-import { chromium } from 'playwright-core';
+import { CHROMIUM, START_MS, WAIT_MS, TOLERANCE_M, results, check, must, writeIni, Vision, ballNear,
+         stopSimulator, waitHttp, launchBrowser, runTest } from './support.js';
 
 const BUILD = path.resolve(process.argv[2] || path.join(import.meta.dirname, '..', '..', 'build'));
 const SIM = path.join(BUILD, 'bin', 'ssl-sim');
 const PROBE = path.join(BUILD, 'tests', 'browser', 'sim_probe');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const SCREENSHOT = path.join(BUILD, 'viewer.png');
 const SHOT_GAME = path.join(BUILD, 'viewer-game.png');
 const SHOT_INSPECTOR = path.join(BUILD, 'viewer-inspector.png');
-const START_MS = 60000;      // simulator and browser up, on a loaded machine
-const WAIT_MS = 30000;       // any one thing the test waits for
 const PAUSE_WATCH_MS = 2000; // how long t_capture must stand still
-const TOLERANCE_M = 0.01;    // the issue's: vision shows the ball within 1 cm
 // command->vision latency: at most the configured vision delay (35 ms with
 // --realism none) plus a frame period (13.6 ms at 73.3 Hz), with generous
 // slack for the bus hops and scheduling of a loaded machine
 const LATENCY_MAX_MS = 35 + 13.6 + 500;
 
-let passed = 0;
-let failed = 0;
 const cleanups = [];
-
-function check (name, ok, detail = '') {
-    if (ok) {
-        passed++;
-        console.log(`ok   ${name}`);
-    } else {
-        failed++;
-        console.log(`FAIL ${name}${detail ? `: ${detail}` : ''}`);
-    }
-    return ok;
-}
-
-// a test step that must hold for the rest to make sense
-function must (name, ok, detail) {
-    if (!check(name, ok, detail))
-        throw new Error(`cannot go on after: ${name}`);
-}
-
-// ---- the simulator's vision, through sim_probe ------------------------------
-class Vision {
-    constructor (port) {
-        this.proc = spawn(PROBE, ['vision', String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
-        this.frames = [];
-        this.waiters = new Set();
-        this.ready = new Promise((resolve, reject) => {
-            this.proc.once('exit', (code) => reject(new Error(`sim_probe exited (${code})`)));
-            readline.createInterface({ input: this.proc.stdout }).on('line', (line) => {
-                let msg;
-                try {
-                    msg = JSON.parse(line);
-                } catch {
-                    return;
-                }
-                if (msg.listening) {
-                    resolve();
-                    return;
-                }
-                this.frames.push(msg);
-                if (this.frames.length > 5000)
-                    this.frames.splice(0, 1000);
-                for (const w of [...this.waiters])
-                    w(msg);
-            });
-        });
-    }
-
-    // the first frame from now on for which pred holds, or an error after ms
-    waitFor (what, pred, ms = WAIT_MS) {
-        return new Promise((resolve, reject) => {
-            const timer = setTimeout(() => {
-                this.waiters.delete(onFrame);
-                reject(new Error(`no vision frame ${what} within ${ms} ms`));
-            }, ms);
-            const onFrame = (f) => {
-                if (!pred(f))
-                    return;
-                clearTimeout(timer);
-                this.waiters.delete(onFrame);
-                resolve(f);
-            };
-            this.waiters.add(onFrame);
-        });
-    }
-
-    // every frame that arrives in the next ms
-    collect (ms) {
-        return new Promise((resolve) => {
-            const got = [];
-            const onFrame = (f) => got.push(f);
-            this.waiters.add(onFrame);
-            setTimeout(() => {
-                this.waiters.delete(onFrame);
-                resolve(got);
-            }, ms);
-        });
-    }
-
-    newestCapture () {
-        return this.frames.reduce((t, f) => Math.max(t, f.t_capture), 0);
-    }
-
-    close () {
-        this.proc.stdin.end();
-    }
-}
-
-const ballNear = (x, y) => (f) => f.balls.some((b) => Math.hypot(b[0] - x, b[1] - y) <= TOLERANCE_M);
 
 // ---- the simulator ---------------------------------------------------------
 function startSimulator (dir, ports) {
-    const [control, blue, yellow, legacy, statusBlue, statusYellow, truth, vision, viewer, referee] = ports;
-    const ini = path.join(dir, 'test.ini');
-    fs.writeFileSync(ini, ['[network]', 'bind_address = 127.0.0.1', `control_port = ${control}`,
-                           `blue_port = ${blue}`, `yellow_port = ${yellow}`, `legacy_port = ${legacy}`,
-                           `legacy_status_port_blue = ${statusBlue}`,
-                           `legacy_status_port_yellow = ${statusYellow}`, `truth_port = ${truth}`,
-                           // the league's referee group on a port of this test's own, so a
-                           // game controller (or another test) elsewhere on the machine is
-                           // not heard; --localhost keeps it on the loopback interface
-                           `referee_addr = 224.5.23.1:${referee}`,
-                           // t_capture in sim seconds, comparable with the page's sim time
-                           '[vision]', 'timestamp_base = zero', ''].join('\n'));
+    const [vision, viewer] = [ports[7], ports[8]];
+    const ini = writeIni(dir, ports);
     const log = fs.openSync(path.join(dir, 'log.txt'), 'a');
     // realism none: no calibration offset or noise, so vision shows exactly
     // where the ball was put; --local-multicast: the probe listens as a
@@ -153,44 +49,6 @@ function startSimulator (dir, ports) {
     fs.closeSync(log);
     proc.exited = new Promise((resolve) => proc.once('exit', (code, sig) => resolve(sig || code)));
     return proc;
-}
-
-async function stopSimulator (proc) {
-    if (proc.exitCode !== null || proc.signalCode !== null)
-        return proc.signalCode || proc.exitCode;
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-    const how = await proc.exited;
-    clearTimeout(timer);
-    return how;
-}
-
-// GET url until it answers 200 or ms pass (the viewer binds a moment after
-// the launcher starts); resolves with the body
-async function waitHttp (url, ms, simExited) {
-    const end = Date.now() + ms;
-    let last = '';
-    while (Date.now() < end) {
-        const got = await new Promise((resolve) => {
-            const req = http.get(url, (res) => {
-                let body = '';
-                res.on('data', (d) => { body += d; });
-                res.on('end', () => resolve({ status: res.statusCode, body }));
-            });
-            req.on('error', (err) => resolve({ error: err.message }));
-            req.setTimeout(5000, () => req.destroy(new Error('timeout')));
-        });
-        if (got.status === 200)
-            return got.body;
-        last = got.error || `HTTP ${got.status}`;
-        // a refused connection answers at once: wait for the simulator to
-        // exit or a short while before asking again
-        const exited = await Promise.race([simExited.then(() => true),
-                                           new Promise((r) => setTimeout(() => r(false), 100))]);
-        if (exited)
-            throw new Error(`ssl-sim exited before the viewer answered (${last})`);
-    }
-    throw new Error(`${url} did not answer within ${ms} ms (${last})`);
 }
 
 // ---- the test --------------------------------------------------------------
@@ -205,12 +63,12 @@ async function main () {
     const sim = startSimulator(dir, ports);
     cleanups.push(async () => {
         const how = await stopSimulator(sim);
-        if (!check('ssl-sim exits cleanly on SIGTERM', how === 0, `exit ${how}`) || failed || process.env.SIM_TEST_LOG)
+        if (!check('ssl-sim exits cleanly on SIGTERM', how === 0, `exit ${how}`) || results.failed || process.env.SIM_TEST_LOG)
             process.stdout.write(`---- ssl-sim log ----\n${fs.readFileSync(path.join(dir, 'log.txt'), 'utf8')}\n`);
         fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    const vision = new Vision(ports[7]);
+    const vision = new Vision(PROBE, ports[7]);
     cleanups.push(async () => vision.close());
     await vision.ready;
 
@@ -218,19 +76,8 @@ async function main () {
     const html = await waitHttp(url, START_MS, sim.exited);
     check('the viewer serves the page', html.includes('id="field"'));
 
-    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'ssl-sim-chromium-'));
-    const browser = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-               '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-        viewport: { width: 1600, height: 1000 },
-        timeout: START_MS,
-    });
-    cleanups.push(async () => {
-        await browser.close();
-        fs.rmSync(profile, { recursive: true, force: true });
-    });
+    const { browser, close: closeBrowser } = await launchBrowser(os);
+    cleanups.push(closeBrowser);
     const page = browser.pages()[0] || await browser.newPage();
     page.setDefaultTimeout(WAIT_MS);
     const scriptErrors = [];
@@ -568,28 +415,4 @@ async function main () {
     check('no script errors on the page', scriptErrors.length === 0, scriptErrors.join(' | '));
 }
 
-async function cleanup () {
-    while (cleanups.length) {
-        try {
-            await cleanups.pop()();
-        } catch (err) {
-            check('clean up', false, err.message);
-        }
-    }
-}
-
-for (const sig of ['SIGINT', 'SIGTERM'])
-    process.on(sig, async () => {
-        failed++;
-        await cleanup();
-        process.exit(1);
-    });
-
-try {
-    await main();
-} catch (err) {
-    check('the browser test ran to its end', false, err.stack || err.message);
-}
-await cleanup();
-console.log(`browser: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runTest(main, cleanups, 'the browser test ran to its end');

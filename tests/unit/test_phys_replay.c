@@ -19,6 +19,7 @@
 #include "engine/physics/phys_world.h"
 #include "engine/world/phys_journal.h"
 #include "engine/world/phys_replay.h"
+#include "engine/world/phys_seek.h"
 #include "tests/support/sim_from_config.h"
 #include "tests/support/sim_msg.h"
 
@@ -123,9 +124,10 @@ s_record (const char *path, sim_config_t *cfg, bool restart_midway)
     return hash;
 }
 
-/* A fresh world of the script's configuration, driven by the script. */
+/* A fresh world of the script's configuration, driven by the script to
+   substep `end`, the inputs pinned to `end` left. */
 static uint64_t
-s_play (const phys_replay_t *script)
+s_play_to (const phys_replay_t *script, uint64_t end)
 {
     sim_config_t cfg;
     sim_config_defaults (&cfg);
@@ -137,7 +139,7 @@ s_play (const phys_replay_t *script)
     phys_journal_result_t *result = malloc (sizeof *result);
     size_t next = 0;
     /* to S_END, where the run stopped (the script goes on to its last mark) */
-    while (phys_world_frame (world) < S_END) {
+    while (phys_world_frame (world) < end) {
         uint64_t at;
         const Simbus__Request *req;
         while ((req = phys_replay_input (script, next, &at, NULL)) && at == phys_world_frame (world)) {
@@ -148,11 +150,18 @@ s_play (const phys_replay_t *script)
         }
         phys_world_step (world);
     }
-    cr_expect_eq (next, S_INPUTS);
+    if (end == S_END)
+        cr_expect_eq (next, S_INPUTS);
     uint64_t hash = phys_world_hash (world);
     free (result);
     phys_world_destroy (&world);
     return hash;
+}
+
+static uint64_t
+s_play (const phys_replay_t *script)
+{
+    return s_play_to (script, S_END);
 }
 
 static void s_check_loaded (phys_replay_t *script);
@@ -328,5 +337,46 @@ Test (phys_replay, a_journal_in_memory_reads_as_the_file)
     cr_expect_null (phys_replay_load_stream (f, "memory", err, sizeof err));
     cr_expect (strstr (err, "memory is not a journal"), "%s", err);
     fclose (f);
+    s_tmp_done (&t);
+}
+
+/* ---- seeking (engine/world/phys_seek: its fixture is this journal) ---- */
+
+Test (phys_replay, a_seek_lands_on_the_world_a_straight_replay_reaches)
+{
+    s_tmp_t t;
+    s_tmp (&t);
+    sim_config_t cfg;
+    s_record (t.path, &cfg, false);
+    char err[256];
+    phys_replay_t *script = phys_replay_load (t.path, err, sizeof err);
+    cr_assert_not_null (script, "%s", err);
+    sim_config_t start_cfg;
+    sim_config_defaults (&start_cfg);
+    cr_assert_eq (
+        sim_config_load_string (&start_cfg, phys_replay_config (script), "journal", err, sizeof err), 0);
+    phys_world_t *start = sim_fc_world_new (&start_cfg);
+    phys_seek_t *seek = phys_seek_new (script, start, &start_cfg, 100);
+    cr_assert_not_null (seek);
+    /* forwards, backwards, onto inputs (the world before them), between */
+    static const uint64_t at[] = { 1200, 0, 150, 777, 151, 600, 1000, 1, 999, 300 };
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        sim_config_t got_cfg;
+        size_t next = 99;
+        phys_world_t *w = phys_seek_world (seek, at[i], &got_cfg, &next);
+        cr_assert_not_null (w);
+        cr_expect_eq (phys_world_frame (w), at[i]);
+        cr_expect_eq (phys_world_hash (w), s_play_to (script, at[i]), "the world at substep %llu differs",
+                      (unsigned long long) at[i]);
+        size_t before = 0;
+        for (uint64_t f; before < S_INPUTS && phys_replay_input (script, before, &f, NULL) && f < at[i];)
+            before++;
+        cr_expect_eq (next, before, "at %llu the next input is %zu", (unsigned long long) at[i], next);
+        phys_world_destroy (&w);
+    }
+    cr_expect_geq (phys_seek_checkpoints (seek), 12, "a checkpoint every 100 substeps to 1200");
+    phys_seek_destroy (&seek);
+    phys_world_destroy (&start);
+    phys_replay_destroy (&script);
     s_tmp_done (&t);
 }

@@ -125,7 +125,7 @@ Test (vw_json, world_carries_truth_kicks_and_vision_in_metres)
     SSLWrapperPacket w = SSL__WRAPPER_PACKET__INIT;
     w.detection = &det;
     const void *frames[] = { NULL, &w };
-    vw_world_t world = { &snap, true, 1, &kick, 2, frames, 0, NULL };
+    vw_world_t world = { &snap, true, 1, &kick, 2, frames, 0, NULL, 0 };
     cJSON *j = s_parse (vw_json_world (&world));
     cr_expect_str_eq (s_str (j, "type"), "world");
     cr_expect_float_eq (s_num (j, "t"), 12.345, 1e-9);
@@ -155,6 +155,55 @@ Test (vw_json, world_carries_truth_kicks_and_vision_in_metres)
     cJSON_Delete (j);
 }
 
+/* The status of the default configuration, every service alive and no
+   Stats yet. */
+static void
+s_status_of_defaults (vw_status_t *st)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    bool alive[VW_SERVICES] = { true, true, true, true, true };
+    vw_status_from_stats (st, &cfg, NULL, NULL, NULL, NULL, alive, 1);
+}
+
+/* A log played (ssl-sim play) has vision and no truth: the world's time
+   is the log's, with no ball and no robots of its own. */
+Test (vw_json, a_world_of_a_log_has_its_time_and_no_truth)
+{
+    vw_world_t world = { .truth = NULL, .paused = true, .t = 12.5 };
+    cJSON *j = s_parse (vw_json_world (&world));
+    cr_expect_float_eq (s_num (j, "t"), 12.5, 1e-12);
+    cr_expect_eq (cJSON_GetArraySize (s_get (j, "robots")), 0);
+    cr_expect_null (cJSON_GetObjectItemCaseSensitive (s_get (j, "ball"), "x"));
+    cJSON_Delete (j);
+}
+
+Test (vw_json, status_carries_the_timeline_of_a_log)
+{
+    vw_status_t st;
+    s_status_of_defaults (&st);
+    cJSON *j = s_parse (vw_json_status (&st));
+    cr_expect_null (cJSON_GetObjectItemCaseSensitive (j, "player"), "a simulator has no timeline");
+    cJSON_Delete (j);
+    st.has_player = true;
+    st.player_t = 3.5;
+    st.player_duration = 600;
+    st.player_speed = 10;
+    st.player_paused = true;
+    st.player_next_command = 4.25;
+    st.player_next_goal = -1;
+    j = s_parse (vw_json_status (&st));
+    const cJSON *p = s_get (j, "player");
+    cr_expect_float_eq (s_num (p, "t"), 3.5, 1e-12);
+    cr_expect_float_eq (s_num (p, "duration"), 600, 1e-12);
+    cr_expect_float_eq (s_num (p, "speed"), 10, 1e-12);
+    cr_expect (cJSON_IsTrue (s_get (p, "paused")));
+    cr_expect (cJSON_IsFalse (s_get (p, "ended")));
+    cr_expect_float_eq (s_num (p, "next_command"), 4.25, 1e-12);
+    cr_expect_null (cJSON_GetObjectItemCaseSensitive (p, "next_goal"), "no goal after t: absent");
+    cJSON_Delete (j);
+}
+
 /* The world is written into a reused buffer, not built as a cJSON tree:
    every separator must still be right with several of each, and a smaller
    world after a bigger one must not keep the bigger one's tail. */
@@ -180,7 +229,7 @@ Test (vw_json, world_text_is_json_with_many_of_each_and_reused)
     SSLWrapperPacket w = SSL__WRAPPER_PACKET__INIT, geometry_only = SSL__WRAPPER_PACKET__INIT;
     w.detection = &d;
     const void *frames[] = { &w, &geometry_only, &w };
-    vw_world_t big = { &snap, false, 2, kicks, 3, frames, 0, NULL };
+    vw_world_t big = { &snap, false, 2, kicks, 3, frames, 0, NULL, 0 };
     vw_text_t text = { 0 };
     cJSON *j = cJSON_Parse (vw_json_world_into (&big, &text));
     cr_assert_not_null (j, "not JSON: %s", text.buf);
@@ -194,7 +243,7 @@ Test (vw_json, world_text_is_json_with_many_of_each_and_reused)
     cr_expect_float_eq (s_num (cJSON_GetArrayItem (s_get (j, "robots"), 2), "x"), -0.000002, 1e-12);
     cr_expect_float_eq (s_num (cJSON_GetArrayItem (s_get (j, "robots"), 2), "y"), 1e6, 1e-6);
     cJSON_Delete (j);
-    vw_world_t empty = { NULL, true, 0, NULL, 0, NULL, 0, NULL };
+    vw_world_t empty = { NULL, true, 0, NULL, 0, NULL, 0, NULL, 0 };
     j = cJSON_Parse (vw_json_world_into (&empty, &text));
     cr_assert_not_null (j, "not JSON: %s", text.buf);
     cr_expect_eq (cJSON_GetArraySize (s_get (j, "robots")), 0);
@@ -253,6 +302,12 @@ Test (vw_json, ops_parse)
     cr_expect_str_eq (op.preset, "none");
     cr_assert_eq (s_op ("{\"op\":\"cameras\",\"id\":9,\"count\":4}", &op), 0);
     cr_expect_eq (op.count, 4);
+    cr_assert_eq (s_op ("{\"op\":\"seek\",\"id\":10,\"t\":12.5}", &op), 0);
+    cr_expect (op.kind == VW_OP_SEEK && op.value == 12.5);
+    cr_assert_eq (s_op ("{\"op\":\"jump\",\"id\":11,\"to\":\"goal\"}", &op), 0);
+    cr_expect (op.kind == VW_OP_JUMP && op.to_goal);
+    cr_assert_eq (s_op ("{\"op\":\"jump\",\"id\":11,\"to\":\"command\"}", &op), 0);
+    cr_expect (!op.to_goal);
     const char *plain[] = { "pause", "resume", "step", "reset" };
     const vw_op_kind_t kinds[] = { VW_OP_PAUSE, VW_OP_RESUME, VW_OP_STEP, VW_OP_RESET };
     for (int i = 0; i < 4; i++) {
@@ -282,6 +337,10 @@ Test (vw_json, bad_ops_are_refused_with_their_id)
         "{\"op\":\"cameras\",\"id\":1,\"count\":3}",
         "{\"op\":\"realism\",\"id\":1,\"preset\":5}",
         "{\"op\":\"teleport_ball\",\"id\":1,\"x\":1e999,\"y\":0}",
+        "{\"op\":\"seek\",\"id\":1}",
+        "{\"op\":\"seek\",\"id\":1,\"t\":\"5\"}",
+        "{\"op\":\"jump\",\"id\":1,\"to\":\"card\"}",
+        "{\"op\":\"jump\",\"id\":1}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         vw_op_t op;
@@ -405,11 +464,8 @@ Test (vw_json, status_and_metrics_show_the_same_numbers)
 
 Test (vw_json, status_carries_the_referee_only_when_heard)
 {
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    bool alive[VW_SERVICES] = { true, true, true, true, true };
     vw_status_t st;
-    vw_status_from_stats (&st, &cfg, NULL, NULL, NULL, NULL, alive, 1);
+    s_status_of_defaults (&st);
     cJSON *j = s_parse (vw_json_status (&st));
     cr_expect_null (cJSON_GetObjectItemCaseSensitive (j, "referee"), "no game controller, no game state");
     cJSON_Delete (j);

@@ -205,3 +205,17 @@ Test (vw_ops, an_error_without_a_readable_code_is_unknown)
     cr_assert_eq (vw_ops_decode (buf, len, false, code, sizeof code, message, sizeof message), 1);
     cr_expect_str_eq (code, "UNKNOWN", "an empty code");
 }
+
+/* seek and jump move a log's timeline (ssl-sim play): a simulator has none,
+   so they are refused with a reason, never sent */
+Test (vw_ops, timeline_ops_have_no_request)
+{
+    const vw_op_kind_t kinds[] = { VW_OP_SEEK, VW_OP_JUMP };
+    for (int i = 0; i < 2; i++) {
+        vw_op_t op = { .kind = kinds[i] };
+        bool sync = false;
+        char why[160] = "";
+        cr_expect_eq (vw_ops_encode (&op, &s_ctx, s_buf, sizeof s_buf, &sync, why, sizeof why), -1);
+        cr_expect (strstr (why, "ssl-sim play") != NULL, "%s", why);
+    }
+}

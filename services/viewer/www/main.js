@@ -9,6 +9,7 @@
 import { state, connect, applyGeometry, applyWorld, startFrames } from './state.js';
 import * as status from './status.js';
 import * as interaction from './interaction.js';
+import { installTimeline, applyTimeline, showTimelineTime } from './timeline.js';
 
 // what the service sends (docs/viewer.md, "Server to page")
 function onMessage (msg) {
@@ -25,6 +26,8 @@ function onMessage (msg) {
         break;
     case 'status':
         status.applyStatus(msg);
+        applyTimeline(msg.player);
+        state.dirty = true; // the placement target is drawn from it, also while no world comes (a paused log)
         break;
     default:
         break;
@@ -37,4 +40,6 @@ interaction.installPointer();
 interaction.installControls();
 interaction.installKeys();
 status.updateHint();
-startFrames({ overlay: interaction.drawInteraction, drawn: status.showDrawn });
+installTimeline();
+startFrames({ overlay: interaction.drawInteraction,
+              drawn: (w) => { status.showDrawn(w); showTimelineTime(w); } });

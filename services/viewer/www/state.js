@@ -47,6 +47,8 @@ export const view = {
     robots: [],
     ball: null,
     vision_cameras: [],
+    vision_balls: [],           // [x, y] of each ball detection drawn
+    player: null,               // the status's "player" while `ssl-sim play` serves the page, or null
     frames_drawn: 0,
     paused: false,
     last_result: null,          // the newest "result" of any op (with its op name)
@@ -242,14 +244,17 @@ function render (now) {
     view.trails = consoleState.trails.on
         ? { seconds: consoleState.trails.seconds, points: consoleState.history.length } : null;
     const drawnCameras = [];
+    const drawnBalls = [];
     for (const frameMsg of (w && w.vision) || []) {
         if (!cameraVisible(frameMsg.camera))
             continue;
         draw.drawDetections(ctx, tf, frameMsg, cameraColour(frameMsg.camera), f.ball_radius);
         drawnCameras.push(frameMsg.camera);
+        for (const b of frameMsg.balls || [])
+            drawnBalls.push([b.x, b.y]);
     }
     // the true ball over the detections: it is small and the rings hide it
-    if (state.layers.truth && w && w.ball) {
+    if (state.layers.truth && w && w.ball && Number.isFinite(w.ball.x)) {
         draw.drawBall(ctx, tf, w.ball, f.ball_radius, { velocity: state.layers.velocity,
                                                         selected: consoleState.ballSelected });
         drawnBall = { x: w.ball.x, y: w.ball.y, z: w.ball.z };
@@ -264,6 +269,7 @@ function render (now) {
     view.robots = drawnRobots;
     view.ball = drawnBall;
     view.vision_cameras = drawnCameras;
+    view.vision_balls = drawnBalls;
     view.paused = !!(w && w.paused);
     view.t = w ? w.t : null;
     view.frames_drawn++;

@@ -1,0 +1,113 @@
+/*  sim_player.h - a league log as a timeline (docs/logs.md "Playing a
+    log"): the one place that decides which record of a log goes out when,
+    for `ssl-sim play` at the terminal and for the viewer's player page.
+
+    Opening reads the log once and keeps an index in memory: each vision,
+    tracker and referee record's offset and its time on the timeline, the
+    log's clock made monotonic (a clock that goes back, two recordings
+    joined, continues from where it was), so a seek is a binary search and
+    one jump of the reader. The same pass notes the referee's marks: each
+    new command (its counter changed) and each goal (a score went up).
+
+    The pace is a pure rule of the caller's clock (monotonic ns passed in,
+    never read here): a record is due at the wall time its timeline time
+    is reached at `speed` since the last anchor (a play, seek or speed
+    change). Records go on the wire as `ssl-sim play` always sent them
+    (common/bus/sim_route: vision, tracker and referee addresses), and to a
+    callback so a viewer can keep what it draws.
+*/
+#ifndef SIM_PLAYER_H_INCLUDED
+#define SIM_PLAYER_H_INCLUDED
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/config/sim_config.h"
+#include "sim_logfile.h"
+
+typedef struct sim_player_t sim_player_t;
+
+typedef enum {
+    SIM_PLAYER_MARK_COMMAND, /* the referee gave a new command */
+    SIM_PLAYER_MARK_GOAL,    /* a team's score went up */
+} sim_player_mark_kind_t;
+
+typedef struct {
+    double t; /* timeline s */
+    sim_player_mark_kind_t kind;
+    int command; /* the league's command value (for a goal: the one in force) */
+} sim_player_mark_t;
+
+/* A record played: `primed` when it is not sent on the wire but handed
+   over so the viewer shows the state at a seek's target (the last
+   referee packet and the vision frames just before it). */
+typedef void (sim_player_fn) (void *arg, const sim_logfile_msg_t *msg, bool primed);
+
+/* Open the log at `path` and index it (paused at its start, speed 1).
+   A log damaged part-way plays up to the damage (sim_player_damage says
+   where). NULL when it cannot be read at all (err says why). */
+sim_player_t *sim_player_new (const char *path, char *err, size_t errlen);
+
+void sim_player_destroy (sim_player_t **self_p);
+
+/* Open the three senders of cfg's addresses (vision, tracker, referee,
+   as `ssl-sim play` always sent them). Returns 0, or -1 (err says why). */
+int sim_player_wire (sim_player_t *self, const sim_config_t *cfg, char *err, size_t errlen);
+
+/* The damage that ended the log early, or NULL when it ends cleanly. */
+const char *sim_player_damage (const sim_player_t *self);
+
+/* The timeline's length and the position (s): the time of the last
+   record played, or a seek's target. */
+double sim_player_duration (const sim_player_t *self);
+double sim_player_time (const sim_player_t *self);
+size_t sim_player_records (const sim_player_t *self);
+
+bool sim_player_paused (const sim_player_t *self);
+double sim_player_speed (const sim_player_t *self);
+bool sim_player_ended (const sim_player_t *self);
+
+/* Pause (true) or play on from the position (false), at now_ns. */
+void sim_player_pause (sim_player_t *self, bool paused, int64_t now_ns);
+
+/* Play at `speed` (> 0; others are ignored) from the position. */
+void sim_player_set_speed (sim_player_t *self, double speed, int64_t now_ns);
+
+/* Go to timeline time t_s (clamped to the log): the next record played is
+   the first at or after it. Hands `fn` (NULL: none) the last referee
+   record and the vision records of the tenth of a second before it,
+   primed. Returns 0, or -1 at damage. */
+int sim_player_seek (sim_player_t *self, double t_s, int64_t now_ns, sim_player_fn *fn, void *arg);
+
+/* Hand `fn` what shows the position, primed, as a seek does (for a
+   viewer that starts to watch). Returns 0, or -1 at damage. */
+int sim_player_prime (sim_player_t *self, sim_player_fn *fn, void *arg);
+
+/* When the next record is due (now_ns's clock), INT64_MAX when paused or
+   at the end. */
+int64_t sim_player_due (const sim_player_t *self);
+
+/* Play every record due at now_ns (at most `max`): on the wire and to
+   `fn`. Returns how many, or -1 at damage (what came before it went). */
+int sim_player_emit (sim_player_t *self, int64_t now_ns, int max, sim_player_fn *fn, void *arg);
+
+/* Play the records up to and including the next vision record, now,
+   whatever the pace (a paused player stays paused). Returns how many, 0
+   at the end, -1 at damage. */
+int sim_player_step (sim_player_t *self, int64_t now_ns, sim_player_fn *fn, void *arg);
+
+/* The referee's marks, in time order; borrowed. */
+const sim_player_mark_t *sim_player_marks (const sim_player_t *self, size_t *count);
+
+/* The time of the first mark of `kind` after the position, or -1. */
+double sim_player_next_mark (const sim_player_t *self, sim_player_mark_kind_t kind);
+
+/* Records sent on the wire, by type (SIM_LOGFILE_VISION, _TRACKER, _REFEREE). */
+uint64_t sim_player_sent (const sim_player_t *self, int32_t type);
+
+/* "played N vision, N tracker and N referee messages" (" (stopped)"
+   when `stopped`) to stderr, as `ssl-sim play` ends. */
+void sim_player_report (const sim_player_t *self, bool stopped);
+
+#endif

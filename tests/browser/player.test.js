@@ -1,0 +1,249 @@
+// player.test.js BUILD - `ssl-sim play FILE` in a real browser, as a user
+// gets there: runs the simulator (BUILD/bin/ssl-sim run) on free loopback
+// ports, records its vision and a game controller's referee packets
+// (sim_probe referee) with `ssl-sim record`, the ball moved by the
+// simulator's page from A to B half-way; then plays the log with
+// `ssl-sim play LOG` and opens the page it serves. Checks that the played
+// packets still go on the wire, that the timeline is there with the log's
+// length, that seeking while paused shows the ball where the log had it at
+// that time (A before the move, B after), that jumping to the referee's
+// next command shows the log's game state, that a step moves one frame,
+// and saves BUILD/viewer-player.png (docs/viewer-player.png).
+//
+// Every wait watches a condition with a bound; none sleeps to let
+// something happen. Exit status 0 when every check passed.
+
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { CHROMIUM, START_MS, WAIT_MS, TOLERANCE_M, results, check, must, writeIni, Vision, ballNear,
+         stopSimulator, waitHttp, launchBrowser, runTest } from './support.js';
+
+const BUILD = path.resolve(process.argv[2] || path.join(import.meta.dirname, '..', '..', 'build'));
+const SIM = path.join(BUILD, 'bin', 'ssl-sim');
+const PROBE = path.join(BUILD, 'tests', 'browser', 'sim_probe');
+const SCREENSHOT = path.join(BUILD, 'viewer-player.png');
+const A = [-2.0, -1.0];
+const B = [2.0, 1.5];
+const HOLD_S = 1.5;        // sim seconds the ball stays at each place while recording
+// where the page's time may be after a seek: a frame period (13.6 ms) and
+// the record's arrival stamps; the ball rests, so its place does not depend on it
+const SEEK_TOLERANCE_S = 0.05;
+
+const cleanups = [];
+
+function spawnLogged (dir, name, args) {
+    const log = fs.openSync(path.join(dir, `${name}.txt`), 'a');
+    const proc = spawn(SIM, args, { stdio: ['ignore', 'pipe', log], env: { ...process.env, XDG_RUNTIME_DIR: dir } });
+    fs.closeSync(log);
+    proc.exited = new Promise((resolve) => proc.once('exit', (code, sig) => resolve(sig || code)));
+    proc.lines = readline.createInterface({ input: proc.stdout });
+    return proc;
+}
+
+// the first line of proc's stdout that matches re, or an error after ms
+function waitLine (proc, re, ms) {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no line ${re} within ${ms} ms`)), ms);
+        proc.lines.on('line', (line) => {
+            if (re.test(line)) {
+                clearTimeout(timer);
+                resolve(line);
+            }
+        });
+        proc.exited.then((how) => reject(new Error(`exited (${how}) before ${re}`)));
+    });
+}
+
+function showLogs (dir) {
+    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.txt')))
+        process.stdout.write(`---- ${f} ----\n${fs.readFileSync(path.join(dir, f), 'utf8')}\n`);
+}
+
+async function openPage (browser, url) {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    page.errors = [];
+    page.on('pageerror', (err) => page.errors.push(err.message));
+    page.on('console', (m) => m.type() === 'error' && page.errors.push(m.text()));
+    await page.goto(url, { timeout: START_MS });
+    return page;
+}
+
+// the simulator's time on its own page
+const simTime = (page) => page.evaluate(() => window.sslsimView.t);
+
+async function waitSimTime (page, t) {
+    await page.waitForFunction((want) => window.sslsimView.t >= want, t, { timeout: WAIT_MS });
+}
+
+// ---- recording ----------------------------------------------------------------
+// Returns {log, moved_s, referee_s}: the log's path and, on its timeline
+// (0 = its first record, about when the recorder said it listens), when
+// the ball was moved to B and when the first referee packet was sent.
+async function recordLog (dir, ports, browser) {
+    const ini = writeIni(dir, ports);
+    const vision = `224.5.23.2:${ports[7]}`;
+    const sim = spawnLogged(dir, 'run', ['run', '--config', ini, '--localhost', '--local-multicast',
+                                         '--vision-addr', vision, '--viewer-addr', `127.0.0.1:${ports[8]}`,
+                                         '--realism', 'none']);
+    cleanups.push(async () => stopSimulator(sim));
+    await waitHttp(`http://127.0.0.1:${ports[8]}/`, START_MS, sim.exited);
+    const page = await openPage(browser, `http://127.0.0.1:${ports[8]}/`);
+    await page.waitForFunction(() => window.sslsimView.robots.length === 22, null, { timeout: START_MS });
+    const toA = await page.evaluate((p) => window.sslsimView.request('teleport_ball', { x: p[0], y: p[1] }), A);
+    must('the ball is put at A before recording', toA && toA.ok, JSON.stringify(toA));
+    await page.waitForFunction((p) => {
+        const b = window.sslsimView.ball;
+        return b && Math.hypot(b.x - p[0], b.y - p[1]) < 0.01;
+    }, A);
+
+    const log = path.join(dir, 'match.log');
+    const rec = spawnLogged(dir, 'record', ['record', log, '--config', ini, '--localhost', '--local-multicast',
+                                            '--vision-addr', vision]);
+    cleanups.push(async () => stopSimulator(rec));
+    await waitLine(rec, /^recording /, START_MS);
+    const t0 = Date.now();
+    await waitSimTime(page, (await simTime(page)) + HOLD_S);
+    const toB = await page.evaluate((p) => window.sslsimView.request('teleport_ball', { x: p[0], y: p[1] }), B);
+    must('the ball is moved to B while recording', toB && toB.ok, JSON.stringify(toB));
+    const movedS = (Date.now() - t0) / 1000;
+    const gc = spawn(PROBE, ['referee', String(ports[9])], { stdio: ['pipe', 'pipe', 'inherit'] });
+    cleanups.push(async () => gc.stdin.end());
+    await new Promise((resolve) => readline.createInterface({ input: gc.stdout }).once('line', resolve));
+    const refereeS = (Date.now() - t0) / 1000;
+    await waitSimTime(page, (await simTime(page)) + HOLD_S);
+    gc.stdin.end();
+    must('ssl-sim record ends cleanly on SIGTERM', await stopSimulator(rec) === 0);
+    must('the simulator ends cleanly on SIGTERM', await stopSimulator(sim) === 0);
+    await page.close();
+    return { log, movedS, refereeS };
+}
+
+// ---- the test ------------------------------------------------------------------
+async function main () {
+    for (const f of [SIM, PROBE, CHROMIUM])
+        must(`${f} exists`, fs.existsSync(f), 'build first (make all) / install chromium (scripts/deps.sh)');
+    const ports = execFileSync(PROBE, ['ports', '11'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    must('eleven free test ports', ports.length === 11 && ports.every((p) => p > 0), ports.join(' '));
+    const dir = fs.mkdtempSync('/tmp/ssl-sim-test-');
+    cleanups.push(async () => {
+        if (results.failed || process.env.SIM_TEST_LOG)
+            showLogs(dir);
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const { browser, close } = await launchBrowser(os);
+    cleanups.push(close);
+
+    const { log, movedS, refereeS } = await recordLog(dir, ports, browser);
+    console.log(`     recorded ${log}: ball moved at ${movedS.toFixed(2)} s, referee from ${refereeS.toFixed(2)} s`);
+
+    // ---- play it as a user does, with its page ---------------------------
+    const vision = new Vision(PROBE, ports[7]);
+    cleanups.push(async () => vision.close());
+    await vision.ready;
+    const ini = path.join(dir, 'test.ini');
+    // --loop: the log is a few seconds long, and the page of a loaded
+    // machine may open after its end (with no page open, play ends there)
+    const play = spawnLogged(dir, 'play', ['play', log, '--loop', '--config', ini, '--localhost', '--local-multicast',
+                                           '--vision-addr', `224.5.23.2:${ports[7]}`,
+                                           '--viewer-addr', `127.0.0.1:${ports[10]}`]);
+    cleanups.push(async () => {
+        check('ssl-sim play ends cleanly on SIGTERM', await stopSimulator(play) === 0);
+    });
+    const wire = vision.waitFor('played from the log', (f) => f.balls.length > 0);
+    await waitHttp(`http://127.0.0.1:${ports[10]}/`, START_MS, play.exited);
+    const got = await wire;
+    check('play sends the log\'s vision on the wire as before', ballNear(...A)(got) || ballNear(...B)(got),
+          JSON.stringify(got.balls));
+
+    const page = await openPage(browser, `http://127.0.0.1:${ports[10]}/`);
+    await page.waitForFunction(() => window.sslsimView.player && window.sslsimView.vision_cameras.length > 0,
+                               null, { timeout: START_MS });
+    const player = await page.evaluate(() => window.sslsimView.player);
+    const total = movedS + HOLD_S; // the ball held at B after the move, then the recorder stopped
+    check('the timeline shows the log\'s length', player.duration > total - 0.5 && player.duration < total + 2,
+          `${player.duration} s, recorded about ${total.toFixed(2)} s`);
+    check('the timeline is shown', await page.isVisible('#timeline'));
+    check('a log shows no truth, only what vision saw',
+          await page.evaluate(() => window.sslsimView.robots.length === 0 && window.sslsimView.ball === null));
+
+    await page.click('#btn-pause');
+    await page.waitForFunction(() => window.sslsimView.player.paused && window.sslsimView.paused);
+    check('pause stops the player', true);
+
+    // seek with the bar, as a user drags it
+    const seek = async (t) => {
+        await page.evaluate((v) => {
+            const bar = document.getElementById('tl-seek');
+            bar.value = String(v);
+            bar.dispatchEvent(new Event('input'));
+            bar.dispatchEvent(new Event('change'));
+        }, t);
+        await page.waitForFunction((v) => Math.abs(window.sslsimView.t - v) <= 0.05
+                                   && window.sslsimView.vision_balls.length > 0, t);
+        return page.evaluate(() => ({ t: window.sslsimView.t, balls: window.sslsimView.vision_balls }));
+    };
+    const near = (balls, p) => balls.some((b) => Math.hypot(b[0] - p[0], b[1] - p[1]) <= TOLERANCE_M);
+    const tA = movedS / 2;
+    const atA = await seek(tA);
+    check(`seeking to ${tA.toFixed(2)} s shows the ball at A, where the log had it`, near(atA.balls, A)
+          && Math.abs(atA.t - tA) <= SEEK_TOLERANCE_S, JSON.stringify(atA));
+    const tB = movedS + HOLD_S / 2;
+    const atB = await seek(tB);
+    check(`seeking to ${tB.toFixed(2)} s shows the ball at B`, near(atB.balls, B) && !near(atB.balls, A),
+          JSON.stringify(atB));
+    const tBack = await seek(tA);
+    check('seeking back shows A again', near(tBack.balls, A), JSON.stringify(tBack));
+
+    // step: one vision frame, still paused
+    const before = await page.evaluate(() => window.sslsimView.t);
+    await page.click('#btn-step');
+    await page.waitForFunction((t) => window.sslsimView.t > t, before);
+    const after = await page.evaluate(() => ({ t: window.sslsimView.t, paused: window.sslsimView.player.paused }));
+    check('step moves one frame and stays paused', after.t - before < 0.05 && after.paused,
+          `${before} -> ${JSON.stringify(after)}`);
+
+    // the referee's next command, and the log's game state
+    check('no game state before the first referee packet',
+          await page.evaluate(() => window.sslsimView.referee === null));
+    const jumped = await page.evaluate(() => window.sslsimView.request('jump', { to: 'command' }));
+    check('jump to the next referee command is answered', jumped && jumped.ok, JSON.stringify(jumped));
+    await page.waitForFunction(() => window.sslsimView.referee !== null);
+    const state = await page.evaluate(() => ({ t: window.sslsimView.t, player: window.sslsimView.player,
+                                               referee: window.sslsimView.referee,
+                                               bar: document.getElementById('st-referee').textContent }));
+    const r = state.referee;
+    check('the log\'s referee state is shown: stage, command, score, placement',
+          r.stage === 'NORMAL_FIRST_HALF' && r.command === 'BALL_PLACEMENT_BLUE' && r.blue.score === 2
+          && r.yellow.score === 1 && r.placement && Math.abs(r.placement.x - 1.5) < 1e-6, JSON.stringify(r));
+    check('the jump lands where the referee began', Math.abs(state.player.t - refereeS) < 1.0,
+          `${state.player.t} s, the probe began at about ${refereeS.toFixed(2)} s`);
+    await page.waitForFunction(() => window.sslsimView.vision_balls.length > 0);
+    await page.screenshot({ path: SCREENSHOT });
+    check(`screenshot saved (${SCREENSHOT})`, fs.existsSync(SCREENSHOT));
+    const noGoal = await page.evaluate(() => window.sslsimView.request('jump', { to: 'goal' }));
+    check('a jump to a goal the log does not have is refused', noGoal && !noGoal.ok && noGoal.code === 'NOT_FOUND',
+          JSON.stringify(noGoal));
+    const teleport = await page.evaluate(() => window.sslsimView.request('teleport_ball', { x: 0, y: 0 }));
+    check('a log cannot be changed', teleport && !teleport.ok && teleport.code === 'UNSUPPORTED',
+          JSON.stringify(teleport));
+
+    // play on at 10x from the start, and see it move
+    await seek(0.1);
+    await page.click('#btn-pause');
+    await page.waitForFunction(() => !window.sslsimView.player.paused);
+    const t1 = await page.evaluate(() => window.sslsimView.t);
+    await page.waitForFunction((t) => window.sslsimView.t > t + 0.5, t1);
+    check('resume plays on', true);
+    await page.click('#btn-pause');
+    await page.waitForFunction(() => window.sslsimView.player.paused);
+    await seek(tB);
+    await page.waitForFunction(() => window.sslsimView.referee !== null);
+    check('a seek shows the referee state at that time', true);
+    check('no script errors on the page', page.errors.length === 0, page.errors.join(' | '));
+}
+
+await runTest(main, cleanups, 'the browser test of the player ran to its end');

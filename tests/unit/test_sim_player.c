@@ -1,0 +1,225 @@
+/*  test_sim_player.c - common/logs/sim_player.c: a league log as a
+    timeline: its index and the referee's marks, the pace at a speed,
+    pause, seek (and what it hands over to show the state there), step,
+    and a clock that goes back. No socket: nothing goes on the wire. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "common/logs/sim_logfile.h"
+#include "common/logs/sim_player.h"
+#include "common/logs/sim_referee.h"
+#include "ssl_gc_referee_message.pb-c.h"
+
+#define MS 1000000LL
+
+typedef struct {
+    char path[64];
+} s_log_t;
+
+/* A referee packet with command counter `counter` and blue's `score`. */
+static size_t
+s_referee (uint8_t *buf, uint32_t counter, int command, uint32_t score)
+{
+    Referee ref = REFEREE__INIT;
+    Referee__TeamInfo blue = REFEREE__TEAM_INFO__INIT, yellow = REFEREE__TEAM_INFO__INIT;
+    blue.name = (char *) "B";
+    blue.score = score;
+    yellow.name = (char *) "Y";
+    ref.blue = &blue;
+    ref.yellow = &yellow;
+    ref.stage = REFEREE__STAGE__NORMAL_FIRST_HALF;
+    ref.command = (Referee__Command) command;
+    ref.command_counter = counter;
+    return referee__pack (&ref, buf);
+}
+
+/* 2 s of log from Unix 1000 s: a vision record every 10 ms (its bytes: its
+   number), the referee every 100 ms: STOP (counter 1) to 0.5 s, then
+   FORCE_START (2); at 1.2 s a goal for blue (counter 3, score 1); one
+   record of another type at 0.3 s; at 1.5 s the clock goes back 40 s
+   (a second recording joined on). */
+static void
+s_write (s_log_t *l)
+{
+    snprintf (l->path, sizeof l->path, "/tmp/ssl-sim-player-XXXXXX");
+    int fd = mkstemp (l->path);
+    cr_assert_geq (fd, 0);
+    close (fd);
+    unlink (l->path);
+    char err[256];
+    sim_logfile_writer_t *w = sim_logfile_writer_new (l->path, false, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    int64_t base = 1000000 * MS;
+    for (int i = 0; i <= 200; i++) {
+        int64_t t = base + i * 10 * MS - (i >= 150 ? 40000 * MS : 0);
+        uint8_t v[4] = { (uint8_t) i, (uint8_t) (i >> 8), 0, 0 };
+        sim_logfile_write (w, t, SIM_LOGFILE_VISION, v, sizeof v);
+        if (i % 10 == 5) {
+            uint8_t buf[256];
+            size_t n = i < 50  ? s_referee (buf, 1, REFEREE__COMMAND__STOP, 0)
+                     : i < 120 ? s_referee (buf, 2, REFEREE__COMMAND__FORCE_START, 0)
+                               : s_referee (buf, 3, REFEREE__COMMAND__STOP, 1);
+            sim_logfile_write (w, t, SIM_LOGFILE_REFEREE, buf, n);
+        }
+        if (i == 30)
+            sim_logfile_write (w, t, SIM_LOGFILE_BLANK, "", 0);
+    }
+    cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+}
+
+typedef struct {
+    int vision, referee, primed;
+    int last_vision; /* its number */
+    sim_referee_t ref;
+} s_seen_t;
+
+static void
+s_on (void *arg, const sim_logfile_msg_t *m, bool primed)
+{
+    s_seen_t *s = arg;
+    s->primed += primed;
+    if (m->type == SIM_LOGFILE_VISION) {
+        s->vision++;
+        s->last_vision = m->data[0] | m->data[1] << 8;
+    } else if (m->type == SIM_LOGFILE_REFEREE) {
+        s->referee++;
+        cr_assert_eq (sim_referee_decode (m->data, m->len, &s->ref), 0);
+    }
+}
+
+static sim_player_t *
+s_open (s_log_t *l)
+{
+    s_write (l);
+    char err[256];
+    sim_player_t *p = sim_player_new (l->path, err, sizeof err);
+    cr_assert_not_null (p, "%s", err);
+    return p;
+}
+
+static void
+s_close (sim_player_t **p, s_log_t *l)
+{
+    sim_player_destroy (p);
+    unlink (l->path);
+}
+
+Test (sim_player, indexes_the_log_on_a_clock_that_only_goes_forward)
+{
+    s_log_t l;
+    sim_player_t *p = s_open (&l);
+    /* 201 vision and 20 referee records; the blank one is skipped */
+    cr_expect_eq (sim_player_records (p), 221);
+    /* 200 gaps of 10 ms, but the one where the clock went back counts 0 */
+    cr_expect_float_eq (sim_player_duration (p), 1.99, 1e-9);
+    cr_expect (sim_player_paused (p), "a player starts paused");
+    cr_expect_null (sim_player_damage (p));
+    s_close (&p, &l);
+}
+
+Test (sim_player, marks_each_new_command_and_each_goal)
+{
+    s_log_t l;
+    sim_player_t *p = s_open (&l);
+    size_t n;
+    const sim_player_mark_t *m = sim_player_marks (p, &n);
+    cr_assert_eq (n, 4, "three commands and a goal");
+    cr_expect (m[0].kind == SIM_PLAYER_MARK_COMMAND && m[0].command == REFEREE__COMMAND__STOP);
+    cr_expect_float_eq (m[0].t, 0.05, 1e-9);
+    cr_expect (m[1].kind == SIM_PLAYER_MARK_COMMAND && m[1].command == REFEREE__COMMAND__FORCE_START);
+    cr_expect_float_eq (m[1].t, 0.55, 1e-9);
+    cr_expect (m[2].kind == SIM_PLAYER_MARK_COMMAND && m[3].kind == SIM_PLAYER_MARK_GOAL);
+    cr_expect_float_eq (m[3].t, 1.25, 1e-9);
+    cr_expect_float_eq (sim_player_next_mark (p, SIM_PLAYER_MARK_COMMAND), 0.05, 1e-9);
+    cr_expect_float_eq (sim_player_next_mark (p, SIM_PLAYER_MARK_GOAL), 1.25, 1e-9);
+    cr_assert_eq (sim_player_seek (p, 1.3, 0, NULL, NULL), 0);
+    cr_expect_lt (sim_player_next_mark (p, SIM_PLAYER_MARK_GOAL), 0, "no goal after 1.3 s");
+    s_close (&p, &l);
+}
+
+Test (sim_player, keeps_the_recorded_pace_times_the_speed)
+{
+    s_log_t l;
+    sim_player_t *p = s_open (&l);
+    s_seen_t s = { 0 };
+    int64_t now = 5000 * MS;
+    cr_expect_eq (sim_player_due (p), INT64_MAX, "paused: nothing is due");
+    sim_player_set_speed (p, 2.0, now);
+    sim_player_pause (p, false, now);
+    cr_expect_eq (sim_player_due (p), now);
+    cr_expect_eq (sim_player_emit (p, now, 100, s_on, &s), 1);
+    /* the next is 10 ms of log later: 5 ms at 2x */
+    cr_expect_eq (sim_player_due (p), now + 5 * MS);
+    cr_expect_eq (sim_player_emit (p, now + 5 * MS - 1, 100, s_on, &s), 0, "never before its time");
+    /* 100 ms of wall at 2x: the records of the log's first 200 ms */
+    cr_expect_gt (sim_player_emit (p, now + 100 * MS, 1000, s_on, &s), 0);
+    cr_expect_eq (s.last_vision, 20);
+    cr_expect_float_eq (sim_player_time (p), 0.2, 1e-9);
+    /* paused, then on from where it was, whenever that is */
+    sim_player_pause (p, true, now + 100 * MS);
+    cr_expect_eq (sim_player_due (p), INT64_MAX);
+    sim_player_pause (p, false, now + 900 * MS);
+    cr_expect_eq (sim_player_due (p), now + 900 * MS + 5 * MS);
+    /* to the end, across the clock that went back */
+    cr_expect_gt (sim_player_emit (p, now + 10000 * MS, 1000, s_on, &s), 0);
+    cr_expect (sim_player_ended (p));
+    cr_expect_eq (s.vision, 201);
+    cr_expect_eq (s.primed, 0);
+    s_close (&p, &l);
+}
+
+Test (sim_player, a_seek_hands_over_the_state_at_its_target)
+{
+    s_log_t l;
+    sim_player_t *p = s_open (&l);
+    s_seen_t s = { 0 };
+    cr_assert_eq (sim_player_seek (p, 0.8, 0, s_on, &s), 0);
+    cr_expect_float_eq (sim_player_time (p), 0.8, 1e-9);
+    /* the referee's last word before 0.8 s (0.75 s: FORCE_START) and the
+       vision of 0.7..0.8 s, none of it played */
+    cr_expect_eq (s.referee, 1);
+    cr_expect_eq (s.ref.command, REFEREE__COMMAND__FORCE_START);
+    cr_expect_eq (s.vision, 10);
+    cr_expect_eq (s.last_vision, 79);
+    cr_expect_eq (s.primed, 11);
+    cr_expect_eq (sim_player_sent (p, SIM_LOGFILE_VISION), 0);
+    /* the next record played is the one at 0.8 s, backwards too */
+    s_seen_t after = { 0 };
+    cr_assert_eq (sim_player_step (p, 0, s_on, &after), 1);
+    cr_expect_eq (after.last_vision, 80);
+    cr_assert_eq (sim_player_seek (p, 0.1, 0, NULL, NULL), 0);
+    cr_assert_eq (sim_player_step (p, 0, s_on, &after), 1);
+    cr_expect_eq (after.last_vision, 10);
+    cr_expect (sim_player_paused (p), "a step leaves it paused");
+    /* beyond either end: clamped */
+    cr_assert_eq (sim_player_seek (p, -5, 0, NULL, NULL), 0);
+    cr_expect_float_eq (sim_player_time (p), 0, 1e-9);
+    cr_assert_eq (sim_player_seek (p, 99, 0, NULL, NULL), 0);
+    cr_expect_float_eq (sim_player_time (p), 1.99, 1e-9);
+    s_close (&p, &l);
+}
+
+Test (sim_player, a_step_plays_up_to_the_next_vision_record)
+{
+    s_log_t l;
+    sim_player_t *p = s_open (&l);
+    s_seen_t s = { 0 };
+    cr_assert_eq (sim_player_seek (p, 0.045, 0, NULL, NULL), 0);
+    /* 0.05 s: vision 5 and then the referee at the same time; a step ends
+       at the vision record */
+    cr_expect_eq (sim_player_step (p, 0, s_on, &s), 1);
+    cr_expect_eq (s.last_vision, 5);
+    cr_expect_eq (sim_player_step (p, 0, s_on, &s), 2, "the referee record, then vision 6");
+    cr_expect_eq (s.referee, 1);
+    cr_expect_eq (s.last_vision, 6);
+    s_close (&p, &l);
+}
+
+Test (sim_player, refuses_what_is_not_a_log)
+{
+    char err[256] = "";
+    cr_expect_null (sim_player_new ("/nonexistent/game.log", err, sizeof err));
+    cr_expect_neq (err[0], '\0');
+}
