@@ -1,0 +1,173 @@
+"""Tests of sslsim.dask on a real Dask cluster: a LocalCluster whose
+workers are separate processes talking TCP on 127.0.0.1, as `dask
+scheduler` and `dask worker` would on lab machines. The cluster env gives
+the same bytes as one SslSimVectorEnv, whatever the number of workers;
+bad input is refused by name and leaves the workers alive; a killed
+worker is an error on the next step, not a hang.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import numpy as np  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+
+import sslsim  # noqa: E402
+from sslsim.dask import DaskVectorEnv, WorkerLost  # noqa: E402
+
+
+def cluster(workers):
+    """A LocalCluster of `workers` worker processes, one thread each, on
+    loopback TCP; no dashboard (it would need Bokeh and opens a port)."""
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        dashboard_address=None, silence_logs=50)
+
+
+def run(env, seeds, actions):
+    """Every step's (obs, rewards, terminated, truncated, seeds) as bytes, after reset(seed=seeds)."""
+    obs, infos = env.reset(seed=seeds)
+    out = [(obs.tobytes(), infos["seed"].tobytes())]
+    for a in actions:
+        obs, rew, term, trunc, infos = env.step(a)
+        out.append((obs.tobytes(), rew.tobytes(), term.tobytes(), trunc.tobytes(), infos["seed"].tobytes()))
+    return out
+
+
+class DaskClusterTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = cluster(2)
+        cls.client = Client(cls.cluster)
+        cls.workers = sorted(cls.client.scheduler_info()["workers"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.cluster.close()
+
+    def test_the_cluster_uses_worker_processes_over_loopback_tcp(self):
+        self.assertEqual(len(self.workers), 2)
+        for address in self.workers:
+            self.assertTrue(address.startswith("tcp://127.0.0.1:"), address)
+        pids = self.client.run(os.getpid)
+        self.assertEqual(len(set(pids.values()) | {os.getpid()}), 3)
+
+    def test_same_seeds_on_one_and_two_workers_give_the_same_bytes(self):
+        """Five worlds (split 5 on one worker, 3 + 2 on two), through
+        autoresets (max_steps 12) and for both kinds: every observation,
+        reward, flag and episode seed is the same, and equals one local
+        SslSimVectorEnv's."""
+        for kind in ("vision", "truth"):
+            one = DaskVectorEnv(self.client, 5, workers=self.workers[:1], observation=kind, max_steps=12)
+            two = DaskVectorEnv(self.client, 5, observation=kind, max_steps=12)
+            local = sslsim.SslSimVectorEnv(5, observation=kind, max_steps=12, threads=1)
+            self.assertEqual([c for _, _, c in one.shards], [5])
+            self.assertEqual([(o, c) for _, o, c in two.shards], [(0, 3), (3, 2)])
+            rng = np.random.default_rng(3)
+            low, high = two.action_space.low, two.action_space.high
+            actions = [rng.uniform(low, high) for _ in range(30)]
+            a, b, c = run(one, 40, actions), run(two, 40, actions), run(local, 40, actions)
+            self.assertEqual(a, b, kind)
+            self.assertEqual(a, c, kind)
+            self.assertIn(b"\x01", b"".join(step[3] for step in a[1:]))  # an episode was truncated
+            one.close()
+            two.close()
+            local.close()
+
+    def test_default_and_listed_seeds_are_global(self):
+        """Without a seed world k has the configuration's seed plus k, as
+        in one SslSimVectorEnv; a list gives each world its own."""
+        with DaskVectorEnv(self.client, 3) as env, sslsim.SslSimVectorEnv(3, threads=1) as local:
+            got, infos = env.reset()
+            want, linfos = local.reset()
+            self.assertEqual(infos["seed"].tolist(), linfos["seed"].tolist())
+            np.testing.assert_array_equal(got, want)
+            _, infos = env.reset(seed=[9, 4, 7])
+            self.assertEqual(infos["seed"].tolist(), [9, 4, 7])
+
+    def test_spaces_and_dtypes_match_the_local_vector_env(self):
+        with DaskVectorEnv(self.client, 3, observation="vision") as env, \
+                sslsim.SslSimVectorEnv(3, observation="vision") as local:
+            for name in ("single_observation_space", "observation_space", "single_action_space",
+                         "action_space"):
+                mine, theirs = getattr(env, name), getattr(local, name)
+                np.testing.assert_array_equal(mine.low, theirs.low)
+                np.testing.assert_array_equal(mine.high, theirs.high)
+            self.assertEqual(env.metadata["autoreset_mode"], "NextStep")
+            obs, _ = env.reset(seed=1)
+            o, r, te, tr, _ = env.step(env.action_space.sample())
+            self.assertEqual((o.dtype, r.dtype, te.dtype, tr.dtype), (np.float32, np.float64, np.bool_, np.bool_))
+            self.assertIn(o, env.observation_space)
+
+    def test_bad_input_names_the_argument_and_the_workers_go_on(self):
+        with DaskVectorEnv(self.client, 4) as env:
+            with self.assertRaisesRegex(RuntimeError, "reset"):
+                env.step(np.zeros((4, 1, 6)))
+            env.reset(seed=2)
+            bad = np.zeros((4, 1, 6))
+            bad[3, 0, 1] = np.nan
+            with self.assertRaisesRegex(ValueError, "actions.*finite.*world 3"):
+                env.step(bad)
+            with self.assertRaisesRegex(ValueError, "actions.*shape"):
+                env.step(np.zeros((3, 1, 6)))
+            with self.assertRaisesRegex(TypeError, "actions.*float"):
+                env.step(np.zeros((4, 1, 6), dtype=np.int32))
+            with self.assertRaisesRegex(ValueError, "seed"):
+                env.reset(seed=[1, 2])
+            with self.assertRaisesRegex(ValueError, "options"):
+                env.reset(options={"reset_mask": None})
+            obs, *_ = env.step(np.zeros((4, 1, 6)))
+            self.assertEqual(obs.shape, (4, 13))
+        with self.assertRaisesRegex(ValueError, "closed"):
+            env.reset()
+        # a shard refusing its construction (an unknown task) answers in the client, by name
+        with self.assertRaisesRegex(ValueError, "task"):
+            DaskVectorEnv(self.client, 2, task="juggle")
+        self.assertEqual(sorted(self.client.scheduler_info()["workers"]), self.workers)
+
+    def test_the_docs_example_runs_as_written(self):
+        """docs/dask.md's first block, run by /usr/bin/python3 from the source tree."""
+        with open(os.path.join(ROOT, "docs", "dask.md"), encoding="utf-8") as f:
+            text = f.read()
+        start = text.index("```python\n") + len("```python\n")
+        code = text[start:text.index("```", start)]
+        self.assertIn("LocalCluster", code)
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        out = subprocess.run(["/usr/bin/python3", "-c", code], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=300)
+        self.assertEqual(out.returncode, 0, out.stderr)
+
+
+class WorkerDeathTest(unittest.TestCase):
+    def test_a_killed_worker_is_an_error_on_the_next_step(self):
+        """SIGKILL to the process of the worker holding worlds 2..3: the
+        next step raises WorkerLost naming it (well before the env's
+        timeout, so it was noticed, not waited out), and so does every
+        later call."""
+        with cluster(2) as c, Client(c) as client:
+            env = DaskVectorEnv(client, 4)
+            env.reset(seed=1)
+            env.step(np.zeros(env.action_space.shape))
+            address = env.shards[1][0]
+            pid = client.run(os.getpid, workers=[address])[address]
+            os.kill(pid, signal.SIGKILL)
+            started = time.monotonic()
+            with self.assertRaisesRegex(WorkerLost, "%s holding worlds 2..3" % address):
+                env.step(np.zeros(env.action_space.shape))
+            self.assertLess(time.monotonic() - started, env.timeout)
+            with self.assertRaisesRegex(WorkerLost, address):
+                env.step(np.zeros(env.action_space.shape))
+            with self.assertRaisesRegex(WorkerLost, address):
+                env.reset(seed=1)
+            env.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
