@@ -241,11 +241,13 @@ s_fold (const sslsim_obs_t *self, s_seen_t *seen, const sslsim_detection_t *d)
     }
 }
 
-/* An orientation turned half a turn, kept in [-pi, pi]. */
+/* An orientation turned half a turn, kept in [-pi, pi] (the float pi of
+   the bounds, so a robot at pi turns to exactly 0 and back). */
 static float
 s_turn_angle (float o)
 {
-    return (float) (o > 0.0f ? (double) o - M_PI : (double) o + M_PI);
+    const float pi = (float) M_PI;
+    return o > 0.0f ? o - pi : o + pi;
 }
 
 /* The vector turned half a turn about the centre (sslsim_obs_set_frame):
@@ -330,12 +332,14 @@ sslsim_obs_write_with (sslsim_obs_t *obs, int slot, const sslsim_world_t *world,
         s_write_truth (obs, truth, out);
     else
         s_write_vision (obs, slot, world, out);
-    if (obs->turned)
-        s_turn (obs, out);
     /* the bounds hold what play produces; a ball over the walls or a
        teleport beyond them reads as the nearest bound */
     for (int i = 0; i < obs->size; i++)
         out[i] = out[i] < obs->low[i] ? obs->low[i] : out[i] > obs->high[i] ? obs->high[i] : out[i];
+    /* after the clip: the bounds are symmetric, so the turned vector keeps
+       them, and yellow's vector is exactly blue's rule turned */
+    if (obs->turned)
+        s_turn (obs, out);
 }
 
 int

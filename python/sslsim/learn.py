@@ -38,9 +38,11 @@ def limits_struct(limits):
 class Observer:
     """Observation vectors of kind "truth" or "vision" for the robots
     `observed` ([(team, id), ...]) with `slots` slots (one per world),
-    bounded by the limits dict `limits` (World.limits())."""
+    bounded by the limits dict `limits` (World.limits()), in the frame of
+    team `frame` (0 blue: the world's; 1 yellow: turned half a turn,
+    sslsim_obs_set_frame)."""
 
-    def __init__(self, kind, observed, slots, limits):
+    def __init__(self, kind, observed, slots, limits, frame=0):
         if kind not in N.OBS_KINDS:
             raise ValueError('observation must be "truth" or "vision", not %r' % (kind,))
         self.kind = kind
@@ -53,6 +55,9 @@ class Observer:
                                        int(slots), ctypes.byref(lim), err, len(err))
         if not self._h:
             raise ValueError(err.value.decode(errors="replace"))
+        if N.lib.sslsim_obs_set_frame(self._h, int(frame)) < 0:
+            raise ValueError("frame must be a team, 0 or 1, not %r" % (frame,))
+        self.frame = int(frame)
         self.size = N.lib.sslsim_obs_size(self._h)
         self.low = np.zeros(self.size, dtype=np.float32)
         self.high = np.zeros(self.size, dtype=np.float32)
