@@ -44,7 +44,7 @@ class DaskClusterTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.cluster = cluster(2)
-        cls.client = Client(cls.cluster)
+        cls.client = Client(cls.cluster, direct_to_workers=True)
         cls.workers = sorted(cls.client.scheduler_info()["workers"])
 
     @classmethod
@@ -151,7 +151,7 @@ class WorkerDeathTest(unittest.TestCase):
         next step raises WorkerLost naming it (well before the env's
         timeout, so it was noticed, not waited out), and so does every
         later call."""
-        with cluster(2) as c, Client(c) as client:
+        with cluster(2) as c, Client(c, direct_to_workers=True) as client:
             env = DaskVectorEnv(client, 4)
             env.reset(seed=1)
             env.step(np.zeros(env.action_space.shape))
