@@ -35,17 +35,28 @@ import sslsim  # noqa: E402
 from sslsim.dask import DaskVectorEnv  # noqa: E402
 
 
-def seconds_per_step(env, steps):
-    """Wall seconds per step over `steps` steps after a reset and a warm-up."""
+def seconds_per_step(env, steps, cpu=None):
+    """Wall seconds per step over `steps` steps after a reset and a
+    warm-up, and the median step's; with cpu (a function returning
+    {process: CPU seconds}), the first and each process's CPU seconds
+    per step over the same steps."""
     env.reset(seed=1)
     rng = np.random.default_rng(0)
     acts = rng.uniform(env.action_space.low, env.action_space.high, size=(8,) + env.action_space.shape)
     for i in range(10):
         env.step(acts[i % 8])
+    before = cpu() if cpu else None
     t0 = time.perf_counter()
+    each = []
     for i in range(steps):
+        t = time.perf_counter()
         env.step(acts[i % 8])
-    return (time.perf_counter() - t0) / steps
+        each.append(time.perf_counter() - t)
+    wall = (time.perf_counter() - t0) / steps
+    if cpu is None:
+        return wall, statistics.median(each)
+    after = cpu()
+    return wall, {k: (after[k] - before[k]) / steps for k in after}
 
 
 def main():
@@ -69,27 +80,45 @@ def main():
         workers = sorted(client.scheduler_info()["workers"])
         one = DaskVectorEnv(client, o.worlds, workers=workers[:1], **kw)
         two = DaskVectorEnv(client, o.worlds, workers=workers, **kw)
-        t1, t2 = [], []
+        def cpu():
+            out = dict(client.run(time.process_time))
+            out["client"] = time.process_time()
+            return out
+
+        t1, t2, c1, c2 = [], [], [], []
         for _ in range(o.runs):
-            t1.append(seconds_per_step(one, o.steps))
-            t2.append(seconds_per_step(two, o.steps))
+            wall, c = seconds_per_step(one, o.steps, cpu)
+            t1.append(wall)
+            c1.append(c)
+            wall, c = seconds_per_step(two, o.steps, cpu)
+            t2.append(wall)
+            c2.append(c)
         one.close()
         two.close()
         s1, s2 = o.worlds / statistics.median(t1), o.worlds / statistics.median(t2)
-        print("scaling, %d worlds: one worker %.0f world-steps/s, two workers %.0f, %.2fx"
+        print("scaling, %d worlds, wall clock: one worker %.0f world-steps/s, two workers %.0f, %.2fx"
               " (runs one %s, two %s)" % (o.worlds, s1, s2, s2 / s1,
                                           " ".join("%.0f" % (o.worlds / t) for t in t1),
                                           " ".join("%.0f" % (o.worlds / t) for t in t2)))
-        print("round trip: n, local ms/step, cluster ms/step, extra ms, extra / cluster step")
+        # CPU seconds per step of each process (medians over runs): what the
+        # wall clock would show with a core per worker and one for the client
+        med = lambda runs, k: statistics.median(r[k] for r in runs)  # noqa: E731
+        w1 = med(c1, workers[0])
+        w2 = max(med(c2, w) for w in workers)
+        print("scaling, CPU ms per step: one worker %.3f (client %.3f); two workers %s (client %.3f);"
+              " one / busiest of two %.2fx"
+              % (w1 * 1e3, med(c1, "client") * 1e3, " ".join("%.3f" % (med(c2, w) * 1e3) for w in workers),
+                 med(c2, "client") * 1e3, w1 / w2))
+        print("round trip (median steps): n, local ms/step, cluster ms/step, extra ms, extra / cluster step")
         under = None
         for n in sizes:
             remote = DaskVectorEnv(client, n, workers=workers[:1], **kw)
             local = sslsim.SslSimVectorEnv(n, threads=1, **kw)
             tl, tr = [], []
             steps = max(o.steps, 2000 // n)
-            for _ in range(o.runs):
-                tl.append(seconds_per_step(local, steps))
-                tr.append(seconds_per_step(remote, steps))
+            for _ in range(o.runs):  # the median step of each run: a step descheduled by the load is no round trip
+                tl.append(seconds_per_step(local, steps)[1])
+                tr.append(seconds_per_step(remote, steps)[1])
             remote.close()
             local.close()
             ml, mr = statistics.median(tl), statistics.median(tr)

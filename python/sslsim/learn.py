@@ -23,6 +23,15 @@ GO_TO_BALL = {k: N.lib.sslsim_task_constant(b"go_to_ball", k.encode())
               for k in ("distance", "angle", "bonus", "out", "turn", "margin", "apart")}
 
 
+def check_env_args(observation, max_steps):
+    """ValueError naming the argument unless observation is a kind
+    ("truth", "vision") and max_steps a positive integer."""
+    if observation not in N.OBS_KINDS:
+        raise ValueError('observation must be "truth" or "vision", not %r' % (observation,))
+    if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+        raise ValueError("max_steps must be a positive integer, not %r" % (max_steps,))
+
+
 def limits_struct(limits):
     """A Limits struct from the dict World.limits() returns."""
     out = N.Limits()

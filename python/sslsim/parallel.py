@@ -24,8 +24,8 @@ ends for both agents at once, after which env.agents is empty.
 import numpy as np
 
 from . import _native as N
-from .env import _box
-from .learn import Observer, action_bounds
+from .env import _box, episode_seed, place
+from .learn import Observer, action_bounds, check_env_args
 from .world import World
 
 AGENTS = ("blue", "yellow")
@@ -50,10 +50,7 @@ class SslSimParallelEnv:
 
     def __init__(self, observation="truth", dt=0.016, max_steps=1000, robots=None, reward_fn=None,
                  termination_fn=None, ini=None, args=None, seed=None):
-        if observation not in N.OBS_KINDS:
-            raise ValueError('observation must be "truth" or "vision", not %r' % (observation,))
-        if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
-            raise ValueError("max_steps must be a positive integer, not %r" % (max_steps,))
+        check_env_args(observation, max_steps)
         self.observation = observation
         self.dt = float(dt)
         self.max_steps = int(max_steps)
@@ -141,12 +138,7 @@ class SslSimParallelEnv:
         then one more per episode); options "ball": (x, y[, vx, vy]) and
         "robots": {(team, id): (x, y, orientation)} in the world's frame.
         Returns (observations, infos), dicts keyed by agent."""
-        if seed is not None:
-            self._seed = int(seed)
-        elif self._seed is None:
-            self._seed = self._base_seed
-        else:
-            self._seed += 1
+        self._seed = episode_seed(seed, self._seed, self._base_seed)
         self._world.reset(self._seed)
         for obs in self._observers.values():
             obs.forget(0)
@@ -154,12 +146,7 @@ class SslSimParallelEnv:
         unknown = sorted(set(options) - {"ball", "robots"})
         if unknown:
             raise ValueError("options: known are ball and robots, not %s" % unknown)
-        errors = []
-        if "ball" in options:
-            b = list(options["ball"]) + [0.0, 0.0]
-            errors += self._world.teleport_ball(*[float(v) for v in b[:4]])
-        for (team, rid), (x, y, o) in dict(options.get("robots", {})).items():
-            errors += self._world.teleport_robot(team, rid, float(x), float(y), float(o))
+        errors = place(self._world, options)
         self._steps = 0
         self.agents = list(AGENTS)
         return self._observe(errors)

@@ -7,19 +7,18 @@ worker is an error on the next step, not a hang.
 """
 import os
 import signal
-import subprocess
 import sys
 import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 import numpy as np  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 
 import sslsim  # noqa: E402
+from tests.docs_example import run_docs_block  # noqa: E402
 from sslsim.dask import DaskVectorEnv, WorkerLost  # noqa: E402
 
 
@@ -134,15 +133,23 @@ class DaskClusterTest(unittest.TestCase):
 
     def test_the_docs_example_runs_as_written(self):
         """docs/dask.md's first block, run by /usr/bin/python3 from the source tree."""
-        with open(os.path.join(ROOT, "docs", "dask.md"), encoding="utf-8") as f:
-            text = f.read()
-        start = text.index("```python\n") + len("```python\n")
-        code = text[start:text.index("```", start)]
-        self.assertIn("LocalCluster", code)
-        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-        out = subprocess.run(["/usr/bin/python3", "-c", code], cwd=ROOT, env=env, capture_output=True,
-                             text=True, timeout=300)
-        self.assertEqual(out.returncode, 0, out.stderr)
+        run_docs_block(self, "dask.md", None, "LocalCluster")
+
+
+class TlsTest(unittest.TestCase):
+    def test_the_env_runs_over_mutual_tls(self):
+        """docs/dask.md's TLS advice on one machine: LocalCluster(security=True)
+        makes throwaway certificates; every address is tls://, and the env
+        steps over it as over tcp://."""
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=None, silence_logs=50, security=True) as c, \
+                Client(c, security=c.security, direct_to_workers=True) as client:
+            self.assertTrue(c.scheduler_address.startswith("tls://127.0.0.1:"))
+            workers = list(client.scheduler_info()["workers"])
+            self.assertTrue(all(w.startswith("tls://127.0.0.1:") for w in workers), workers)
+            with DaskVectorEnv(client, 2) as env, sslsim.SslSimVectorEnv(2, threads=1) as local:
+                a = [np.full(env.action_space.shape, 0.5)] * 5
+                self.assertEqual(run(env, 3, a), run(local, 3, a))
 
 
 class WorkerDeathTest(unittest.TestCase):
@@ -150,7 +157,10 @@ class WorkerDeathTest(unittest.TestCase):
         """SIGKILL to the process of the worker holding worlds 2..3: the
         next step raises WorkerLost naming it (well before the env's
         timeout, so it was noticed, not waited out), and so does every
-        later call."""
+        later call. (Closing the cluster afterwards, Debian's distributed
+        2022.12 prints an AssertionError from the restarted worker's
+        shuffle extension being closed twice: its own noise at shutdown,
+        after the test's checks.)"""
         with cluster(2) as c, Client(c, direct_to_workers=True) as client:
             env = DaskVectorEnv(client, 4)
             env.reset(seed=1)

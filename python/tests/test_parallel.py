@@ -7,17 +7,16 @@ policy plays either side.
 """
 import math
 import os
-import subprocess
 import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 import numpy as np  # noqa: E402
 
 import sslsim  # noqa: E402
+from tests.docs_example import run_docs_block  # noqa: E402
 
 
 def check_parallel_contract(test, env, steps=30, seed=0):
@@ -91,15 +90,7 @@ def symmetric_scene(seed):
 class ParallelApiTest(unittest.TestCase):
     def test_the_docs_example_runs_as_written(self):
         """docs/embedding.md's block under "Both teams as agents", run by /usr/bin/python3."""
-        with open(os.path.join(ROOT, "docs", "embedding.md"), encoding="utf-8") as f:
-            text = f.read()
-        start = text.index("```python\n", text.index("### Both teams as agents")) + len("```python\n")
-        code = text[start:text.index("```", start)]
-        self.assertIn("SslSimParallelEnv(", code)
-        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-        out = subprocess.run(["/usr/bin/python3", "-c", code], cwd=ROOT, env=env, capture_output=True,
-                             text=True, timeout=300)
-        self.assertEqual(out.returncode, 0, out.stderr)
+        run_docs_block(self, "embedding.md", "### Both teams as agents", "SslSimParallelEnv(")
 
     def test_the_contract_holds_for_both_kinds_through_truncation(self):
         for kind, size in (("truth", 6 + 7 * 22), ("vision", 3 + 4 * 22)):
