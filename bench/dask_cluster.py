@@ -74,8 +74,10 @@ def main():
     print("# bench/dask_cluster.py --observation %s --runs %d --steps %d --worlds %d --sizes %s%s"
           % (o.observation, o.runs, o.steps, o.worlds, o.sizes, " --proxy" if o.proxy else ""))
     print("# cores %d, load %.1f %.1f %.1f at start" % ((os.cpu_count(),) + os.getloadavg()))
+    # every port on 127.0.0.1, the HTTP servers' too
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, silence_logs=50) as cluster, \
+                      dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
+                      silence_logs=50) as cluster, \
             Client(cluster, direct_to_workers=not o.proxy) as client:
         workers = sorted(client.scheduler_info()["workers"])
         one = DaskVectorEnv(client, o.worlds, workers=workers[:1], **kw)

@@ -15,6 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 import numpy as np  # noqa: E402
+import psutil  # noqa: E402  (a dependency of distributed)
 from distributed import Client, LocalCluster  # noqa: E402
 
 import sslsim  # noqa: E402
@@ -22,11 +23,15 @@ from tests.docs_example import run_docs_block  # noqa: E402
 from sslsim.dask import DaskVectorEnv, WorkerLost  # noqa: E402
 
 
-def cluster(workers):
-    """A LocalCluster of `workers` worker processes, one thread each, on
-    loopback TCP; no dashboard (it would need Bokeh and opens a port)."""
-    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        dashboard_address=None, silence_logs=50)
+# Every port of the cluster on loopback: host= places the scheduler's and
+# workers' TCP there, but their HTTP servers (health, metrics; the
+# dashboard needs Bokeh) bind every interface unless told otherwise.
+LOOPBACK = dict(host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0")
+
+
+def cluster(workers, **kw):
+    """A LocalCluster of `workers` worker processes, one thread each, every port on 127.0.0.1."""
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, silence_logs=50, **LOOPBACK, **kw)
 
 
 def run(env, seeds, actions):
@@ -57,6 +62,11 @@ class DaskClusterTest(unittest.TestCase):
             self.assertTrue(address.startswith("tcp://127.0.0.1:"), address)
         pids = self.client.run(os.getpid)
         self.assertEqual(len(set(pids.values()) | {os.getpid()}), 3)
+        for pid in list(pids.values()) + [os.getpid()]:
+            listening = [c.laddr for c in psutil.Process(pid).connections(kind="inet")
+                         if c.status == psutil.CONN_LISTEN]
+            self.assertTrue(listening)
+            self.assertEqual({a.ip for a in listening}, {"127.0.0.1"}, (pid, listening))
 
     def test_same_seeds_on_one_and_two_workers_give_the_same_bytes(self):
         """Five worlds (split 5 on one worker, 3 + 2 on two), through
@@ -141,8 +151,7 @@ class TlsTest(unittest.TestCase):
         """docs/dask.md's TLS advice on one machine: LocalCluster(security=True)
         makes throwaway certificates; every address is tls://, and the env
         steps over it as over tcp://."""
-        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                          dashboard_address=None, silence_logs=50, security=True) as c, \
+        with cluster(1, security=True) as c, \
                 Client(c, security=c.security, direct_to_workers=True) as client:
             self.assertTrue(c.scheduler_address.startswith("tls://127.0.0.1:"))
             workers = list(client.scheduler_info()["workers"])
