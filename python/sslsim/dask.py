@@ -34,7 +34,7 @@ try:
 except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError("sslsim.dask needs Dask's distributed package (Debian: python3-distributed)") from e
 
-from .env import _box
+from .env import _box, _EnvBase
 from .vector import SslSimVectorEnv, action_array
 from .world import World
 
@@ -146,10 +146,10 @@ class DaskVectorEnv:
 
     render_mode = None
     spec = None
-
-    @property
-    def unwrapped(self):
-        return self
+    _np_random = None
+    # the episode RNG (seeded by reset(seed=int)) and unwrapped, as SslSimVectorEnv has them
+    np_random = _EnvBase.np_random
+    unwrapped = _EnvBase.unwrapped
 
     def _check_usable(self):
         if self._lost is not None:
@@ -182,6 +182,7 @@ class DaskVectorEnv:
             per = [None] * len(self.shards)
         elif isinstance(seed, (int, np.integer)):
             per = [[(int(seed) + o + i) & 0xFFFFFFFFFFFFFFFF for i in range(c)] for _, o, c in self.shards]
+            self._np_random = np.random.default_rng(int(seed))
         else:
             try:
                 seeds = [int(s) & 0xFFFFFFFFFFFFFFFF for s in seed]

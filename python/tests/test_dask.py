@@ -98,6 +98,9 @@ class DaskClusterTest(unittest.TestCase):
             want, linfos = local.reset()
             self.assertEqual(infos["seed"].tolist(), linfos["seed"].tolist())
             np.testing.assert_array_equal(got, want)
+            env.reset(seed=11)
+            local.reset(seed=11)
+            self.assertEqual(env.np_random.integers(1 << 30), local.np_random.integers(1 << 30))
             _, infos = env.reset(seed=[9, 4, 7])
             self.assertEqual(infos["seed"].tolist(), [9, 4, 7])
 
@@ -110,6 +113,7 @@ class DaskClusterTest(unittest.TestCase):
                 np.testing.assert_array_equal(mine.low, theirs.low)
                 np.testing.assert_array_equal(mine.high, theirs.high)
             self.assertEqual(env.metadata["autoreset_mode"], "NextStep")
+            self.assertIs(env.unwrapped, env)
             obs, _ = env.reset(seed=1)
             o, r, te, tr, _ = env.step(env.action_space.sample())
             self.assertEqual((o.dtype, r.dtype, te.dtype, tr.dtype), (np.float32, np.float64, np.bool_, np.bool_))
