@@ -353,6 +353,18 @@ void sslsim_obs_bounds (const sslsim_obs_t *obs, float *low, float *high);
 /* Forget slot k's detections (at the start of an episode). */
 void sslsim_obs_forget (sslsim_obs_t *obs, int slot);
 
+/* The frame the observer writes in, named by the team it is for: team 0
+   (blue, the default) the world's own frame; team 1 (yellow) the world
+   turned half a turn about the field's centre, so that each team sees
+   its own goal at -x as blue does and one policy can play either side.
+   The turn negates x, y, vx and vy and adds pi to the orientation (z,
+   vz, omega and ages stay); being a rotation, not a reflection, it keeps
+   left and right, so a robot's own action rows (forward, left, angular)
+   need no change. Objects not seen or not present keep their zeros. The
+   bounds are symmetric, so they do not change. Returns SSLSIM_OK or
+   SSLSIM_EINVAL (NULL, or a team other than 0 or 1). */
+sslsim_status_t sslsim_obs_set_frame (sslsim_obs_t *obs, int team);
+
 /* Write the observation of `world` after its last step into out[0..D),
    updating slot k's memory with the step's vision frames. Returns
    SSLSIM_OK, or SSLSIM_EINVAL for a bad slot or NULL. */

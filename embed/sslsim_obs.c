@@ -8,6 +8,9 @@
     of each observed object (capture time and pose) across steps, since a
     frame may miss an object that the previous ones saw; its age is read
     against the newest capture of any camera so far.
+
+    The frame (sslsim_obs_set_frame) is applied here, to the finished
+    vector, so both kinds and every caller get the same turn.
 */
 #include "sslsim_internal.h"
 
@@ -26,6 +29,7 @@ typedef struct {
 struct sslsim_obs_t {
     sslsim_obs_kind_t kind;
     int count, slots, size;
+    int turned;            /* 1: the yellow team's frame, half a turn about the centre */
     int16_t index[2][256]; /* (team, id) -> place among the observed, -1 */
     float *low, *high;
     s_seen_t *seen; /* slots * (1 + count): the ball, then each robot */
@@ -172,6 +176,15 @@ sslsim_obs_bounds (const sslsim_obs_t *obs, float *low, float *high)
     memcpy (high, obs->high, (size_t) obs->size * sizeof *high);
 }
 
+sslsim_status_t
+sslsim_obs_set_frame (sslsim_obs_t *obs, int team)
+{
+    if (!obs || (team != 0 && team != 1))
+        return SSLSIM_EINVAL;
+    obs->turned = team;
+    return SSLSIM_OK;
+}
+
 void
 sslsim_obs_forget (sslsim_obs_t *obs, int slot)
 {
@@ -228,6 +241,49 @@ s_fold (const sslsim_obs_t *self, s_seen_t *seen, const sslsim_detection_t *d)
     }
 }
 
+/* An orientation turned half a turn, kept in [-pi, pi] (the float pi of
+   the bounds, so a robot at pi turns to exactly 0 and back). */
+static float
+s_turn_angle (float o)
+{
+    const float pi = (float) M_PI;
+    return o > 0.0f ? o - pi : o + pi;
+}
+
+/* The vector turned half a turn about the centre (sslsim_obs_set_frame):
+   per object the fields that change sign, and the orientation. An object
+   absent (present 0) or never seen (age -1) keeps its zeros. */
+static void
+s_turn (const sslsim_obs_t *self, float *out)
+{
+    if (self->kind == SSLSIM_OBS_TRUTH) {
+        out[0] = 0.0f - out[0];
+        out[1] = 0.0f - out[1];
+        out[3] = 0.0f - out[3];
+        out[4] = 0.0f - out[4];
+        for (int k = 0; k < self->count; k++) {
+            float *o = out + 6 + 7 * k;
+            if (o[0] == 0.0f)
+                continue;
+            o[1] = 0.0f - o[1];
+            o[2] = 0.0f - o[2];
+            o[3] = s_turn_angle (o[3]);
+            o[4] = 0.0f - o[4];
+            o[5] = 0.0f - o[5];
+        }
+        return;
+    }
+    for (int i = 0; i <= self->count; i++) {
+        float *o = i == 0 ? out : out + 3 + 4 * (i - 1);
+        if (o[0] < 0.0f)
+            continue;
+        o[1] = 0.0f - o[1];
+        o[2] = 0.0f - o[2];
+        if (i > 0)
+            o[3] = s_turn_angle (o[3]);
+    }
+}
+
 static void
 s_write_vision (sslsim_obs_t *self, int slot, const sslsim_world_t *world, float *out)
 {
@@ -280,6 +336,10 @@ sslsim_obs_write_with (sslsim_obs_t *obs, int slot, const sslsim_world_t *world,
        teleport beyond them reads as the nearest bound */
     for (int i = 0; i < obs->size; i++)
         out[i] = out[i] < obs->low[i] ? obs->low[i] : out[i] > obs->high[i] ? obs->high[i] : out[i];
+    /* after the clip: the bounds are symmetric, so the turned vector keeps
+       them, and yellow's vector is exactly blue's rule turned */
+    if (obs->turned)
+        s_turn (obs, out);
 }
 
 int

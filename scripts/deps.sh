@@ -11,7 +11,8 @@
 #   test   build + everything `make test` runs: clang with libFuzzer,
 #          protoc (fuzz corpora), chromium, node and npm (the browser test),
 #          debhelper, dpkg-dev and lintian (`make deb`), python3-protobuf
-#          (the wire check).
+#          (the wire check), python3-distributed and python3-cryptography
+#          (sslsim.dask's tests, TLS included).
 # The Makefile's `deps` target picks the set from the goals asked for.
 # --list prints the set's packages, one a line, and installs nothing.
 # Runs apt-get only when something is missing; needs root for that.
@@ -84,6 +85,11 @@ if [ "$set_name" = test ]; then
     pkg dpkg-dev has dpkg-buildpackage
     # ../shared/tools/check-wire reads descriptors with python3-protobuf
     pkg python3-protobuf py google.protobuf
+    # sslsim.dask and its tests (python/tests/test_dask.py): Dask's
+    # scheduler and workers; optional for users, so not in `run`
+    pkg python3-distributed py distributed
+    # its TLS test makes throwaway certificates (LocalCluster(security=True))
+    pkg python3-cryptography py cryptography
 fi
 
 if [ "$list" -eq 1 ]; then

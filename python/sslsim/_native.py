@@ -158,6 +158,7 @@ _SIG = {
     "sslsim_obs_size": (ctypes.c_int, [_P]),
     "sslsim_obs_bounds": (None, [_P, _P, _P]),
     "sslsim_obs_forget": (None, [_P, ctypes.c_int]),
+    "sslsim_obs_set_frame": (ctypes.c_int, [_P, ctypes.c_int]),
     "sslsim_obs_write": (ctypes.c_int, [_P, ctypes.c_int, _P, _P]),
     "sslsim_task_new": (_P, [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
                              ctypes.c_size_t]),

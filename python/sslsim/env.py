@@ -196,6 +196,27 @@ def _box(low, high):
     return Box(low, high)
 
 
+def episode_seed(seed, last, base):
+    """The seed of the next episode: `seed` when given, else the base
+    (configured) seed at the first episode, else one more than the last."""
+    if seed is not None:
+        return int(seed)
+    return base if last is None else last + 1
+
+
+def place(world, options):
+    """Apply reset options to `world`: "ball": (x, y[, vx, vy]) and
+    "robots": {(team, id): (x, y, orientation)}, in the world's frame.
+    Returns the protocol errors of the teleports."""
+    errors = []
+    if "ball" in options:
+        b = list(options["ball"]) + [0.0, 0.0]
+        errors += world.teleport_ball(*[float(v) for v in b[:4]])
+    for (team, rid), (x, y, o) in dict(options.get("robots", {})).items():
+        errors += world.teleport_robot(team, rid, float(x), float(y), float(o))
+    return errors
+
+
 _Base = _gym.Env if _gym is not None else _EnvBase
 
 
@@ -289,24 +310,13 @@ class SslSimEnv(_Base):
         {(team, id): (x, y, orientation)} place things before the first
         observation."""
         super().reset(seed=seed)
-        if seed is not None:
-            self._seed = int(seed)
-        elif self._seed is None:
-            self._seed = self._base_seed
-        else:
-            self._seed += 1
+        self._seed = episode_seed(seed, self._seed, self._base_seed)
         if self._task is not None:
             self._task.reset(0, self._world, self._seed)
         else:
             self._world.reset(self._seed)
         self._observer.forget(0)
-        options = options or {}
-        errors = []
-        if "ball" in options:
-            b = list(options["ball"]) + [0.0, 0.0]
-            errors += self._world.teleport_ball(*[float(v) for v in b[:4]])
-        for (team, rid), (x, y, o) in dict(options.get("robots", {})).items():
-            errors += self._world.teleport_robot(team, rid, float(x), float(y), float(o))
+        errors = place(self._world, options or {})
         self._steps = 0
         self._started = True
         return self._observe(errors)

@@ -23,6 +23,15 @@ GO_TO_BALL = {k: N.lib.sslsim_task_constant(b"go_to_ball", k.encode())
               for k in ("distance", "angle", "bonus", "out", "turn", "margin", "apart")}
 
 
+def check_env_args(observation, max_steps):
+    """ValueError naming the argument unless observation is a kind
+    ("truth", "vision") and max_steps a positive integer."""
+    if observation not in N.OBS_KINDS:
+        raise ValueError('observation must be "truth" or "vision", not %r' % (observation,))
+    if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+        raise ValueError("max_steps must be a positive integer, not %r" % (max_steps,))
+
+
 def limits_struct(limits):
     """A Limits struct from the dict World.limits() returns."""
     out = N.Limits()
@@ -38,9 +47,11 @@ def limits_struct(limits):
 class Observer:
     """Observation vectors of kind "truth" or "vision" for the robots
     `observed` ([(team, id), ...]) with `slots` slots (one per world),
-    bounded by the limits dict `limits` (World.limits())."""
+    bounded by the limits dict `limits` (World.limits()), in the frame of
+    team `frame` (0 blue: the world's; 1 yellow: turned half a turn,
+    sslsim_obs_set_frame)."""
 
-    def __init__(self, kind, observed, slots, limits):
+    def __init__(self, kind, observed, slots, limits, frame=0):
         if kind not in N.OBS_KINDS:
             raise ValueError('observation must be "truth" or "vision", not %r' % (kind,))
         self.kind = kind
@@ -53,6 +64,9 @@ class Observer:
                                        int(slots), ctypes.byref(lim), err, len(err))
         if not self._h:
             raise ValueError(err.value.decode(errors="replace"))
+        if N.lib.sslsim_obs_set_frame(self._h, int(frame)) < 0:
+            raise ValueError("frame must be a team, 0 or 1, not %r" % (frame,))
+        self.frame = int(frame)
         self.size = N.lib.sslsim_obs_size(self._h)
         self.low = np.zeros(self.size, dtype=np.float32)
         self.high = np.zeros(self.size, dtype=np.float32)

@@ -23,10 +23,23 @@ import numpy as np
 
 from . import _native as N
 from .env import _box, _EnvBase
-from .learn import Observer, Task, action_bounds
+from .learn import Observer, Task, action_bounds, check_env_args
 from .world import Batch, SslSimError
 
 _EPISODE_STRIDE = np.uint64(1 << 32)
+
+
+def action_array(actions, shape):
+    """actions as a C-contiguous float64 array of `shape`, or TypeError
+    (not floats) or ValueError (another shape) naming the argument."""
+    a = actions if type(actions) is np.ndarray else np.asarray(actions)
+    if a.dtype.kind != "f":
+        raise TypeError("actions must be a float array, not %s" % a.dtype)
+    if a.shape != shape:
+        raise ValueError("actions must have shape %s, not %s" % (shape, a.shape))
+    if a.dtype != np.float64 or not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a, dtype=np.float64)
+    return a
 
 
 class SslSimVectorEnv:
@@ -48,10 +61,7 @@ class SslSimVectorEnv:
 
     def __init__(self, num_envs=64, observation="truth", task="go_to_ball", dt=0.016, max_steps=500,
                  controlled=None, observed=None, threads=0, ini=None, args=None, seed=None):
-        if observation not in N.OBS_KINDS:
-            raise ValueError('observation must be "truth" or "vision", not %r' % (observation,))
-        if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
-            raise ValueError("max_steps must be a positive integer, not %r" % (max_steps,))
+        check_env_args(observation, max_steps)
         self.observation = observation
         self.dt = float(dt)
         self.max_steps = int(max_steps)
@@ -164,13 +174,7 @@ class SslSimVectorEnv:
         by this step shows its new episode's seed)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        a = actions if type(actions) is np.ndarray else np.asarray(actions)
-        if a.dtype.kind != "f":
-            raise TypeError("actions must be a float array, not %s" % a.dtype)
-        if a.shape != self._action_shape:
-            raise ValueError("actions must have shape %s, not %s" % (self._action_shape, a.shape))
-        if a.dtype != np.float64 or not a.flags.c_contiguous:
-            a = np.ascontiguousarray(a, dtype=np.float64)
+        a = action_array(actions, self._action_shape)
         done = self._done
         any_done = done.any()
         if any_done or self._resetting:

@@ -8,18 +8,17 @@ vector env, and bad input raising exceptions that name the argument.
 """
 import math
 import os
-import subprocess
 import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 import numpy as np  # noqa: E402
 
 import sslsim  # noqa: E402
 from tests import env_checker  # noqa: E402
+from tests.docs_example import run_docs_block  # noqa: E402
 
 
 def actions_for(env, steps, seed=0):
@@ -49,15 +48,7 @@ class VectorInterfaceTest(unittest.TestCase):
     def test_the_docs_example_runs_as_written(self):
         """docs/embedding.md's block under "The vector environment", run by
         /usr/bin/python3 from the source tree as a user would."""
-        with open(os.path.join(ROOT, "docs", "embedding.md"), encoding="utf-8") as f:
-            text = f.read()
-        start = text.index("```python\n", text.index("### The vector environment")) + len("```python\n")
-        code = text[start:text.index("```", start)]
-        self.assertIn("SslSimVectorEnv(64)", code)
-        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-        out = subprocess.run(["/usr/bin/python3", "-c", code], cwd=ROOT, env=env, capture_output=True,
-                             text=True, timeout=120)
-        self.assertEqual(out.returncode, 0, out.stderr)
+        run_docs_block(self, "embedding.md", "### The vector environment", "SslSimVectorEnv(64)", timeout=120)
 
     def test_shapes_spaces_and_bounds_for_both_kinds(self):
         for kind, d in (("truth", 13), ("vision", 7)):

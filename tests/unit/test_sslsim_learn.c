@@ -163,3 +163,51 @@ Test (sslsim_learn, decoding_bytes_that_are_no_packet_is_refused)
     cr_assert_eq (sslsim_detection_decode (NULL, 3, d), SSLSIM_EINVAL);
     free (d);
 }
+
+/* The yellow frame is the world turned half a turn: yellow's view of a
+   scene equals blue's view of the same scene turned, with the teams'
+   places swapped; and each field follows the documented rule. */
+Test (sslsim_learn, the_yellow_frame_is_the_blue_frame_of_the_scene_turned_half_a_turn)
+{
+    sslsim_batch_t *b = s_batch (1, 1, NULL);
+    sslsim_world_t *w = sslsim_batch_world (b, 0);
+    sslsim_limits_t lim;
+    sslsim_world_limits (w, &lim);
+    int blue_first[2] = { 0, 1 }, yellow_first[2] = { 1, 0 }, ids[2] = { 0, 0 };
+    sslsim_obs_t *as_blue = sslsim_obs_new (SSLSIM_OBS_TRUTH, blue_first, ids, 2, 1, &lim, NULL, 0);
+    sslsim_obs_t *as_yellow = sslsim_obs_new (SSLSIM_OBS_TRUTH, yellow_first, ids, 2, 1, &lim, NULL, 0);
+    cr_assert_eq (sslsim_obs_set_frame (as_yellow, 1), SSLSIM_OK);
+    cr_assert_eq (sslsim_obs_set_frame (as_yellow, 2), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_obs_set_frame (NULL, 0), SSLSIM_EINVAL);
+    float ob[20], oy[20], plain[20];
+
+    /* a scene symmetric under the turn: blue 0 and yellow 0 each other's image, the ball at the centre */
+    sslsim_world_teleport_robot (w, 0, 0, 1.5, 0.7, 0.3, 1);
+    sslsim_world_teleport_robot (w, 1, 0, -1.5, -0.7, 0.3 - M_PI, 1);
+    sslsim_world_teleport_ball (w, 0, 0, 0, 0);
+    cr_assert_eq (sslsim_obs_write (as_blue, 0, w, ob), SSLSIM_OK);
+    cr_assert_eq (sslsim_obs_write (as_yellow, 0, w, oy), SSLSIM_OK);
+    for (int i = 0; i < 20; i++)
+        cr_assert_float_eq (ob[i], oy[i], 1e-6, "%d: blue %g, yellow %g", i, ob[i], oy[i]);
+    cr_assert_eq (oy[7], 1.5f); /* yellow sees itself where blue sees itself */
+
+    /* field by field: x y vx vy negated, z vz kept, orientation + pi */
+    sslsim_world_teleport_ball (w, 1.0, 2.0, 0.5, -0.3);
+    sslsim_world_teleport_robot (w, 1, 0, -2.0, 1.0, -2.5, 1);
+    cr_assert_eq (sslsim_obs_set_frame (as_blue, 1), SSLSIM_OK);
+    sslsim_obs_write (as_blue, 0, w, oy);
+    cr_assert_eq (sslsim_obs_set_frame (as_blue, 0), SSLSIM_OK);
+    sslsim_obs_write (as_blue, 0, w, plain);
+    int sign[6] = { -1, -1, 1, -1, -1, 1 };
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq (oy[i], sign[i] * plain[i] + 0.0f, "ball %d", i);
+    float *r = plain + 13, *t = oy + 13; /* yellow 0 */
+    cr_assert_eq (t[0], 1.0f);
+    cr_assert_eq (t[1], -r[1]);
+    cr_assert_eq (t[2], -r[2]);
+    cr_assert_float_eq (t[3], r[3] + (float) M_PI, 1e-6);
+    cr_assert_eq (t[6], r[6]);
+    sslsim_obs_free (as_blue);
+    sslsim_obs_free (as_yellow);
+    sslsim_batch_free (b);
+}

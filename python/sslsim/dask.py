@@ -1,0 +1,233 @@
+"""sslsim.dask: ssl-sim worlds spread over a Dask cluster (Debian's
+python3-distributed), behind the interface of SslSimVectorEnv.
+
+    from distributed import Client
+    from sslsim.dask import DaskVectorEnv
+
+    client = Client("tcp://scheduler:8786")       # or a LocalCluster
+    env = DaskVectorEnv(client, 256)              # SslSimVectorEnv's arguments
+    obs, infos = env.reset(seed=1)                # obs (256, D), gathered
+    obs, rewards, terminated, truncated, infos = env.step(actions)
+
+Each worker holds a shard: a contiguous run of the worlds in an
+SslSimVectorEnv, as a Dask actor (so the worlds stay in the worker's
+memory between steps and only actions and results cross the network). A
+step sends every shard its slice of the actions at once and gathers the
+numpy arrays back in world order.
+
+Seeds are global: world k of the cluster env gets the seed a single
+SslSimVectorEnv of the same size would give it (the configuration's seed,
+or seed=, plus k; reset(seed=s) s + k; reset(seed=[...]) the listed one),
+and autoreset and episode seeds are SslSimVectorEnv's own, run inside each
+shard. A world's bytes therefore depend only on its seed and actions,
+never on the number of workers or where its shard starts.
+
+A worker that dies (or stops answering within `timeout` seconds) makes the
+next step or reset raise sslsim.dask.WorkerLost naming the worker and its
+worlds; the env is then unusable (its worlds are gone) and says so on
+every later call.
+"""
+import numpy as np
+
+try:
+    import distributed  # noqa: F401
+except ImportError as e:  # pragma: no cover - the message is the point
+    raise ImportError("sslsim.dask needs Dask's distributed package (Debian: python3-distributed)") from e
+
+from .env import _box, _EnvBase
+from .vector import SslSimVectorEnv, action_array
+from .world import World
+
+
+# Actor calls on the step path run in the worker's event loop rather than
+# handed to its actor thread (distributed pops this keyword before the
+# call): one thread hand-off less per call, measured at 0.85-0.9 ms against
+# 1.0 ms and more per round trip on this machine (bench/results/dask.txt).
+# A shard's step is short (milliseconds) and needs nothing from the loop
+# while it runs; the loop's heartbeats wait that long at most.
+_IN_LOOP = {"separate_thread": False}
+
+
+class WorkerLost(RuntimeError):
+    """A worker holding worlds of a DaskVectorEnv died or stopped answering."""
+
+
+class Shard:
+    """The actor on a worker: worlds [offset, offset + num_envs) of a
+    cluster env, as an SslSimVectorEnv whose world i has the seed the
+    cluster's world offset + i would have in one SslSimVectorEnv."""
+
+    def __init__(self, num_envs, offset, kwargs):
+        kwargs = dict(kwargs)
+        seed = kwargs.pop("seed", None)
+        if seed is None:  # the configuration's, as a Batch would take it
+            with World(ini=kwargs.get("ini"), args=kwargs.get("args"), vision=False) as w:
+                seed = w.seed
+        kwargs["seed"] = (int(seed) + int(offset)) & 0xFFFFFFFFFFFFFFFF
+        self.env = SslSimVectorEnv(num_envs, **kwargs)
+
+    def spaces(self):
+        e = self.env
+        return {"low": e.single_observation_space.low, "high": e.single_observation_space.high,
+                "action_low": e.single_action_space.low, "action_high": e.single_action_space.high,
+                "controlled": e.controlled, "observed": e.observed, "metadata": e.metadata}
+
+    def reset(self, seed):
+        obs, infos = self.env.reset(seed=seed)
+        return obs, infos["seed"]
+
+    def step(self, actions):
+        obs, rewards, terminated, truncated, infos = self.env.step(actions)
+        return obs, rewards, terminated, truncated, infos["seed"]
+
+    def close(self):
+        self.env.close()
+
+
+def _split(n, parts):
+    """[(offset, count), ...]: n worlds over `parts` shards, in order, sizes differing by at most one."""
+    out, at = [], 0
+    for j in range(parts):
+        count = n // parts + (1 if j < n % parts else 0)
+        out.append((at, count))
+        at += count
+    return [(o, c) for o, c in out if c > 0]
+
+
+class DaskVectorEnv:
+    """DaskVectorEnv(client, num_envs=64, workers=None, threads=1,
+    timeout=60.0, **kwargs): num_envs worlds over the cluster of
+    `client` (a distributed.Client), split evenly over `workers` (their
+    addresses; default every worker the scheduler knows now, in address
+    order). kwargs are SslSimVectorEnv's (observation, task, dt,
+    max_steps, controlled, observed, ini, args, seed); threads is each
+    shard's Batch threads (1: a Dask worker is the unit of parallelism;
+    give each worker process one thread, `dask worker --nthreads 1`).
+    timeout (s): the longest a step or reset waits for a shard before
+    raising WorkerLost."""
+
+    def __init__(self, client, num_envs=64, workers=None, threads=1, timeout=60.0, **kwargs):
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError("num_envs must be a positive integer, not %r" % (num_envs,))
+        if workers is None:
+            workers = sorted(client.scheduler_info()["workers"])
+        workers = list(workers)
+        if not workers:
+            raise ValueError("workers: the cluster has no worker")
+        self.client = client
+        self.num_envs = int(num_envs)
+        self.timeout = float(timeout)
+        self._lost = None
+        kwargs = dict(kwargs, threads=threads)
+        plan = _split(self.num_envs, len(workers))
+        self.shards = []  # (worker address, offset, count)
+        self._actors = []
+        futures = []
+        for (offset, count), address in zip(plan, workers):
+            futures.append(client.submit(Shard, count, offset, kwargs, actor=True, pure=False,
+                                         workers=[address], allow_other_workers=False))
+            self.shards.append((address, offset, count))
+        self._futures = futures
+        try:
+            self._actors = [f.result(timeout=self.timeout) for f in futures]
+        except Exception:
+            for f in futures:
+                f.cancel()
+            raise
+        sp = self._gather([a.spaces() for a in self._actors])[0]
+        self.controlled, self.observed, self.metadata = sp["controlled"], sp["observed"], sp["metadata"]
+        n = self.num_envs
+        self.single_observation_space = _box(sp["low"], sp["high"])
+        self.observation_space = _box(np.tile(sp["low"], (n, 1)), np.tile(sp["high"], (n, 1)))
+        self.single_action_space = _box(sp["action_low"], sp["action_high"])
+        self.action_space = _box(np.tile(sp["action_low"], (n, 1, 1)), np.tile(sp["action_high"], (n, 1, 1)))
+        self._action_shape = self.action_space.shape
+        self._started = False
+
+    render_mode = None
+    spec = None
+    _np_random = None
+    # the episode RNG (seeded by reset(seed=int)) and unwrapped, as SslSimVectorEnv has them
+    np_random = _EnvBase.np_random
+    unwrapped = _EnvBase.unwrapped
+
+    def _check_usable(self):
+        if self._lost is not None:
+            raise WorkerLost(self._lost)
+        if not self._actors:
+            raise ValueError("the vector env is closed")
+
+    def _gather(self, pending):
+        """Each shard's answer, in order; a shard whose worker is gone or
+        silent past the timeout raises WorkerLost (and breaks the env)."""
+        out = []
+        for (address, offset, count), f in zip(self.shards, pending):
+            try:
+                out.append(f.result(timeout=self.timeout))
+            except (ValueError, TypeError, RuntimeError):
+                raise  # the shard's own answer to bad input: the worker lives on
+            except Exception as e:  # OSError, comm errors, timeouts: the worker is gone
+                self._lost = ("worker %s holding worlds %d..%d is lost (%s: %s); the cluster env cannot go on"
+                              % (address, offset, offset + count - 1, type(e).__name__, e))
+                raise WorkerLost(self._lost) from e
+        return out
+
+    def reset(self, *, seed=None, options=None):
+        """As SslSimVectorEnv.reset, with global seeds: seed s gives world k
+        the seed s + k whichever shard holds it."""
+        self._check_usable()
+        if options:
+            raise ValueError("options: no option is known (got %r)" % (sorted(options),))
+        if seed is None:
+            per = [None] * len(self.shards)
+        elif isinstance(seed, (int, np.integer)):
+            per = [[(int(seed) + o + i) & 0xFFFFFFFFFFFFFFFF for i in range(c)] for _, o, c in self.shards]
+            self._np_random = np.random.default_rng(int(seed))
+        else:
+            try:
+                seeds = [int(s) & 0xFFFFFFFFFFFFFFFF for s in seed]
+            except (TypeError, ValueError):
+                raise ValueError("seed must be None, an int or a list of %d ints, not %r"
+                                 % (self.num_envs, seed)) from None
+            if len(seeds) != self.num_envs:
+                raise ValueError("seed must list %d seeds, not %d" % (self.num_envs, len(seeds)))
+            per = [seeds[o:o + c] for _, o, c in self.shards]
+        parts = self._gather([a.reset(s, **_IN_LOOP) for a, s in zip(self._actors, per)])
+        self._started = True
+        return (np.concatenate([p[0] for p in parts]), {"seed": np.concatenate([p[1] for p in parts])})
+
+    def step(self, actions):
+        """As SslSimVectorEnv.step: actions (num_envs, k, 6) floats; each
+        shard gets its rows. Bad actions are refused here, naming the
+        world by its index in this env, before any shard moves."""
+        self._check_usable()
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        a = action_array(actions, self._action_shape)
+        finite = np.isfinite(a).reshape(self.num_envs, -1).all(axis=1)
+        if not finite.all():
+            raise ValueError("actions must be finite (NaN or infinity for world %d)" % int(np.argmin(finite)))
+        parts = self._gather([actor.step(a[o:o + c], **_IN_LOOP)
+                              for actor, (_, o, c) in zip(self._actors, self.shards)])
+        obs, rew, term, trunc, seeds = (np.concatenate([p[i] for p in parts]) for i in range(5))
+        return obs, rew, term, trunc, {"seed": seeds}
+
+    def close(self):
+        """Free every shard's worlds (those of live workers) and the actors; twice is fine."""
+        actors, self._actors = self._actors, []
+        if actors and self._lost is None:
+            pending = [a.close() for a in actors]
+            for f in pending:
+                try:
+                    f.result(timeout=self.timeout)
+                except Exception:
+                    pass
+        for f in getattr(self, "_futures", []):
+            f.release()
+        self._futures = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,196 @@
+"""Tests of sslsim.dask on a real Dask cluster: a LocalCluster whose
+workers are separate processes talking TCP on 127.0.0.1, as `dask
+scheduler` and `dask worker` would on lab machines. The cluster env gives
+the same bytes as one SslSimVectorEnv, whatever the number of workers;
+bad input is refused by name and leaves the workers alive; a killed
+worker is an error on the next step, not a hang.
+"""
+import os
+import signal
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import numpy as np  # noqa: E402
+import psutil  # noqa: E402  (a dependency of distributed)
+from distributed import Client, LocalCluster  # noqa: E402
+
+import sslsim  # noqa: E402
+from tests.docs_example import run_docs_block  # noqa: E402
+from sslsim.dask import DaskVectorEnv, WorkerLost  # noqa: E402
+
+
+# Every port of the cluster on loopback: host= places the scheduler's and
+# workers' TCP there, but their HTTP servers (health, metrics; the
+# dashboard needs Bokeh) bind every interface unless told otherwise.
+LOOPBACK = dict(host="127.0.0.1", dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0")
+
+
+def cluster(workers, **kw):
+    """A LocalCluster of `workers` worker processes, one thread each, every port on 127.0.0.1."""
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, silence_logs=50, **LOOPBACK, **kw)
+
+
+def run(env, seeds, actions):
+    """Every step's (obs, rewards, terminated, truncated, seeds) as bytes, after reset(seed=seeds)."""
+    obs, infos = env.reset(seed=seeds)
+    out = [(obs.tobytes(), infos["seed"].tobytes())]
+    for a in actions:
+        obs, rew, term, trunc, infos = env.step(a)
+        out.append((obs.tobytes(), rew.tobytes(), term.tobytes(), trunc.tobytes(), infos["seed"].tobytes()))
+    return out
+
+
+class DaskClusterTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = cluster(2)
+        cls.client = Client(cls.cluster, direct_to_workers=True)
+        cls.workers = sorted(cls.client.scheduler_info()["workers"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.cluster.close()
+
+    def test_the_cluster_uses_worker_processes_over_loopback_tcp(self):
+        self.assertEqual(len(self.workers), 2)
+        for address in self.workers:
+            self.assertTrue(address.startswith("tcp://127.0.0.1:"), address)
+        pids = self.client.run(os.getpid)
+        self.assertEqual(len(set(pids.values()) | {os.getpid()}), 3)
+        for pid in list(pids.values()) + [os.getpid()]:
+            listening = [c.laddr for c in psutil.Process(pid).connections(kind="inet")
+                         if c.status == psutil.CONN_LISTEN]
+            self.assertTrue(listening)
+            self.assertEqual({a.ip for a in listening}, {"127.0.0.1"}, (pid, listening))
+
+    def test_same_seeds_on_one_and_two_workers_give_the_same_bytes(self):
+        """Five worlds (split 5 on one worker, 3 + 2 on two), through
+        autoresets (max_steps 12) and for both kinds: every observation,
+        reward, flag and episode seed is the same, and equals one local
+        SslSimVectorEnv's."""
+        for kind in ("vision", "truth"):
+            one = DaskVectorEnv(self.client, 5, workers=self.workers[:1], observation=kind, max_steps=12)
+            two = DaskVectorEnv(self.client, 5, observation=kind, max_steps=12)
+            local = sslsim.SslSimVectorEnv(5, observation=kind, max_steps=12, threads=1)
+            self.assertEqual([c for _, _, c in one.shards], [5])
+            self.assertEqual([(o, c) for _, o, c in two.shards], [(0, 3), (3, 2)])
+            rng = np.random.default_rng(3)
+            low, high = two.action_space.low, two.action_space.high
+            actions = [rng.uniform(low, high) for _ in range(30)]
+            a, b, c = run(one, 40, actions), run(two, 40, actions), run(local, 40, actions)
+            self.assertEqual(a, b, kind)
+            self.assertEqual(a, c, kind)
+            self.assertIn(b"\x01", b"".join(step[3] for step in a[1:]))  # an episode was truncated
+            one.close()
+            two.close()
+            local.close()
+
+    def test_default_and_listed_seeds_are_global(self):
+        """Without a seed world k has the configuration's seed plus k, as
+        in one SslSimVectorEnv; a list gives each world its own."""
+        with DaskVectorEnv(self.client, 3) as env, sslsim.SslSimVectorEnv(3, threads=1) as local:
+            got, infos = env.reset()
+            want, linfos = local.reset()
+            self.assertEqual(infos["seed"].tolist(), linfos["seed"].tolist())
+            np.testing.assert_array_equal(got, want)
+            env.reset(seed=11)
+            local.reset(seed=11)
+            self.assertEqual(env.np_random.integers(1 << 30), local.np_random.integers(1 << 30))
+            _, infos = env.reset(seed=[9, 4, 7])
+            self.assertEqual(infos["seed"].tolist(), [9, 4, 7])
+
+    def test_spaces_and_dtypes_match_the_local_vector_env(self):
+        with DaskVectorEnv(self.client, 3, observation="vision") as env, \
+                sslsim.SslSimVectorEnv(3, observation="vision") as local:
+            for name in ("single_observation_space", "observation_space", "single_action_space",
+                         "action_space"):
+                mine, theirs = getattr(env, name), getattr(local, name)
+                np.testing.assert_array_equal(mine.low, theirs.low)
+                np.testing.assert_array_equal(mine.high, theirs.high)
+            self.assertEqual(env.metadata["autoreset_mode"], "NextStep")
+            self.assertIs(env.unwrapped, env)
+            obs, _ = env.reset(seed=1)
+            o, r, te, tr, _ = env.step(env.action_space.sample())
+            self.assertEqual((o.dtype, r.dtype, te.dtype, tr.dtype), (np.float32, np.float64, np.bool_, np.bool_))
+            self.assertIn(o, env.observation_space)
+
+    def test_bad_input_names_the_argument_and_the_workers_go_on(self):
+        with DaskVectorEnv(self.client, 4) as env:
+            with self.assertRaisesRegex(RuntimeError, "reset"):
+                env.step(np.zeros((4, 1, 6)))
+            env.reset(seed=2)
+            bad = np.zeros((4, 1, 6))
+            bad[3, 0, 1] = np.nan
+            with self.assertRaisesRegex(ValueError, "actions.*finite.*world 3"):
+                env.step(bad)
+            with self.assertRaisesRegex(ValueError, "actions.*shape"):
+                env.step(np.zeros((3, 1, 6)))
+            with self.assertRaisesRegex(TypeError, "actions.*float"):
+                env.step(np.zeros((4, 1, 6), dtype=np.int32))
+            with self.assertRaisesRegex(ValueError, "seed"):
+                env.reset(seed=[1, 2])
+            with self.assertRaisesRegex(ValueError, "options"):
+                env.reset(options={"reset_mask": None})
+            obs, *_ = env.step(np.zeros((4, 1, 6)))
+            self.assertEqual(obs.shape, (4, 13))
+        with self.assertRaisesRegex(ValueError, "closed"):
+            env.reset()
+        # a shard refusing its construction (an unknown task) answers in the client, by name
+        with self.assertRaisesRegex(ValueError, "task"):
+            DaskVectorEnv(self.client, 2, task="juggle")
+        self.assertEqual(sorted(self.client.scheduler_info()["workers"]), self.workers)
+
+    def test_the_docs_example_runs_as_written(self):
+        """docs/dask.md's first block, run by /usr/bin/python3 from the source tree."""
+        run_docs_block(self, "dask.md", None, "LocalCluster")
+
+
+class TlsTest(unittest.TestCase):
+    def test_the_env_runs_over_mutual_tls(self):
+        """docs/dask.md's TLS advice on one machine: LocalCluster(security=True)
+        makes throwaway certificates; every address is tls://, and the env
+        steps over it as over tcp://."""
+        with cluster(1, security=True) as c, \
+                Client(c, security=c.security, direct_to_workers=True) as client:
+            self.assertTrue(c.scheduler_address.startswith("tls://127.0.0.1:"))
+            workers = list(client.scheduler_info()["workers"])
+            self.assertTrue(all(w.startswith("tls://127.0.0.1:") for w in workers), workers)
+            with DaskVectorEnv(client, 2) as env, sslsim.SslSimVectorEnv(2, threads=1) as local:
+                a = [np.full(env.action_space.shape, 0.5)] * 5
+                self.assertEqual(run(env, 3, a), run(local, 3, a))
+
+
+class WorkerDeathTest(unittest.TestCase):
+    def test_a_killed_worker_is_an_error_on_the_next_step(self):
+        """SIGKILL to the process of the worker holding worlds 2..3: the
+        next step raises WorkerLost naming it (well before the env's
+        timeout, so it was noticed, not waited out), and so does every
+        later call. (Closing the cluster afterwards, Debian's distributed
+        2022.12 prints an AssertionError from the restarted worker's
+        shuffle extension being closed twice: its own noise at shutdown,
+        after the test's checks.)"""
+        with cluster(2) as c, Client(c, direct_to_workers=True) as client:
+            env = DaskVectorEnv(client, 4)
+            env.reset(seed=1)
+            env.step(np.zeros(env.action_space.shape))
+            address = env.shards[1][0]
+            pid = client.run(os.getpid, workers=[address])[address]
+            os.kill(pid, signal.SIGKILL)
+            started = time.monotonic()
+            with self.assertRaisesRegex(WorkerLost, "%s holding worlds 2..3" % address):
+                env.step(np.zeros(env.action_space.shape))
+            self.assertLess(time.monotonic() - started, env.timeout)
+            with self.assertRaisesRegex(WorkerLost, address):
+                env.step(np.zeros(env.action_space.shape))
+            with self.assertRaisesRegex(WorkerLost, address):
+                env.reset(seed=1)
+            env.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
