@@ -7,6 +7,7 @@
 #include "vis_model_internal.h"
 #include "vis_region.h"
 #include "vis_ball.h"
+#include "vis_vproc.h"
 
 #include "common/base/sim_field.h"
 
@@ -207,74 +208,6 @@ s_rewind (const sim_snapshot_t *snap, uint64_t instant_ns, sim_snapshot_t *out)
     b->z -= b->vz * dt;
 }
 
-/* Seconds between the power-ups of neighbouring cameras' clocks
-   (t_capture_camera): distinct, and not a round number. */
-#define S_CLOCK_SKEW 61.7
-
-/* vision-processor's loss of robots in close contact (docs/vision.md):
-   of two seen robots whose centres are closer than `d`, the detection of
-   one (a coin of rng_d) is dropped; seen[]/rx/ry/twice are compacted in
-   place. Returns the new count. */
-static int
-s_close_robot_loss (double d, sim_rng_t *rng_d, int *seen, double *rx, double *ry, bool *twice, int m)
-{
-    bool lost[SIM_SNAPSHOT_MAX_ROBOTS] = { false };
-    for (int j = 0; j < m; j++)
-        for (int l = j + 1; l < m; l++) {
-            if (lost[j] || lost[l])
-                continue;
-            double dx = rx[j] - rx[l], dy = ry[j] - ry[l];
-            if (dx * dx + dy * dy < d * d)
-                lost[sim_rng_chance (rng_d, 0.5) ? j : l] = true;
-        }
-    int kept = 0;
-    for (int j = 0; j < m; j++) {
-        if (lost[j])
-            continue;
-        seen[kept] = seen[j];
-        rx[kept] = rx[j];
-        ry[kept] = ry[j];
-        twice[kept++] = twice[j];
-    }
-    return kept;
-}
-
-/* vision-processor's robots that briefly change team or id (its README:
-   overexposed blobs): with chance `p` a detection shows the other team's
-   colour (half the swaps) or another id of 0..15 (the other half). */
-static void
-s_identity_swap (double p, sim_rng_t *rng_d, int *team, int *id)
-{
-    if (!sim_rng_chance (rng_d, p))
-        return;
-    if (sim_rng_chance (rng_d, 0.5)) {
-        *team = *team == SIM_TEAM_YELLOW ? SIM_TEAM_BLUE : SIM_TEAM_YELLOW;
-        return;
-    }
-    int other = (int) sim_rng_uniform (rng_d, 0, 15);
-    *id = other >= *id ? other + 1 : other;
-}
-
-/* The crossings of the field's lines (the markings vision-processor's
-   geometry names: outline, halfway and goal-to-goal lines, penalty areas,
-   centre circle), where its ball filter takes a line's tint for orange.
-   Fills pts (2 per point) and returns the count. */
-#define S_MAX_CROSSINGS 23
-static int
-s_line_crossings (const sim_field_t *fd, double *pts)
-{
-    double hl = fd->length / 2, hw = fd->width / 2, pd = fd->penalty_area_depth;
-    double pw = fd->penalty_area_width / 2, rc = fd->center_circle_radius;
-    const double xy[S_MAX_CROSSINGS][2] = {
-        { hl, hw },     { hl, -hw },     { -hl, hw },      { -hl, -hw },    { 0, hw },        { 0, -hw },
-        { hl, 0 },      { -hl, 0 },      { 0, 0 },         { hl, pw },      { hl, -pw },      { -hl, pw },
-        { -hl, -pw },   { hl - pd, pw }, { hl - pd, -pw }, { pd - hl, pw }, { pd - hl, -pw }, { hl - pd, 0 },
-        { pd - hl, 0 }, { 0, rc },       { 0, -rc },       { rc, 0 },       { -rc, 0 },
-    };
-    memcpy (pts, xy, sizeof xy);
-    return S_MAX_CROSSINGS;
-}
-
 /* A ghost ball at (x, y): the dribbler balls' area, a confidence drawn
    from rng_n, no calibration error. */
 static vis_ball_det_t
@@ -353,14 +286,8 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
         if (!(f->t_sent > before))
             f->t_sent = before + 1e-6;
     }
-    /* vision-processor stamps each frame with the camera's own clock too,
-       counted from the camera's power-up: the true capture instant on a
-       clock that started camera_clock_offset before sim time 0, cameras
-       powered up S_CLOCK_SKEW apart. */
-    f->has_t_capture_camera = r->camera_clock_offset > 0;
-    f->t_capture_camera = f->has_t_capture_camera
-                            ? (double) instant_ns * 1e-9 + r->camera_clock_offset + S_CLOCK_SKEW * index
-                            : 0;
+    /* vision-processor stamps each frame with the camera's own clock too */
+    f->has_t_capture_camera = vis_vproc_camera_clock (r, instant_ns, index, &f->t_capture_camera);
     sim_rng_t rng_n, rng_d, rng_s;
     sim_rng_seed_keyed (&rng_n, v->schedule.seed, SIM_STREAM_VISION_NOISE, key, frame_number);
     sim_rng_seed_keyed (&rng_d, v->schedule.seed, SIM_STREAM_VISION_DROPOUT, key, frame_number);
@@ -407,7 +334,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
         twice[m++] = sim_rng_chance_odds (&rng_d, twice_odds);
     }
     if (r->close_robot_loss_distance > 0)
-        m = s_close_robot_loss (r->close_robot_loss_distance, &rng_d, seen, rx, ry, twice, m);
+        m = vis_vproc_close_robot_loss (r->close_robot_loss_distance, &rng_d, seen, rx, ry, twice, m);
     /* Ball (§5.2), its losses and geometry: the loss draws follow the
        robots' dropout draws on rng_d, as they always have, and the noise
        stream is not touched, so they are taken here, before the robots'
@@ -457,7 +384,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
         for (int copy = 0; copy < 1 + twice[j]; copy++) {
             int team = rb->team, id = rb->id;
             if (r->robot_identity_swap > 0)
-                s_identity_swap (r->robot_identity_swap, &rng_d, &team, &id);
+                vis_vproc_identity_swap (r->robot_identity_swap, &rng_d, &team, &id);
             vis_robot_det_t *list = team == SIM_TEAM_YELLOW ? f->yellow : f->blue;
             int *count = team == SIM_TEAM_YELLOW ? &f->yellow_count : &f->blue_count;
             /* each side 0 where its sigma is not > 0, u f sigma else */
@@ -566,8 +493,8 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
        (picked uniformly), off by the line's own width at most. */
     if (r->line_ghost_rate > 0 && sim_rng_chance (&rng_d, r->line_ghost_rate)
         && f->ball_count < VIS_MAX_BALLS) {
-        double pts[2 * S_MAX_CROSSINGS];
-        int np = s_line_crossings (&v->field, pts), mine[S_MAX_CROSSINGS], nm = 0;
+        double pts[2 * VIS_VPROC_MAX_CROSSINGS];
+        int np = vis_vproc_line_crossings (&v->field, pts), mine[VIS_VPROC_MAX_CROSSINGS], nm = 0;
         for (int i = 0; i < np; i++)
             if (vis_region_visible (&self->rig, index, pts[2 * i], pts[2 * i + 1], overlap,
                                     soft ? r->fov_edge_radius : fov))
