@@ -1,8 +1,8 @@
 /*  fuzz_lane.c - libFuzzer harness: one lane datagram (records behind
     their topics, sim_lane.h) sent to a real physics lane, read back record
     by record with sim_lane_recv, each envelope handed to its receiver
-    (fuzz_support.h). The lanes are abstract AF_UNIX names unique to this
-    process: nothing touches the file system. */
+    (fuzz_support.h). The lanes are socket files in the private runtime
+    directory, named after this process, and removed when it exits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,16 @@ typedef struct {
     sim_lane_t *physics, *gateway;
 } s_lanes_t;
 
+static s_lanes_t s_lanes;
+
+/* libFuzzer ends a run with exit(): the socket files go with it */
+static void
+s_lanes_free (void)
+{
+    sim_lane_destroy (&s_lanes.physics);
+    sim_lane_destroy (&s_lanes.gateway);
+}
+
 static void
 s_lanes_new (s_lanes_t *lanes)
 {
@@ -38,15 +48,17 @@ s_lanes_new (s_lanes_t *lanes)
         fprintf (stderr, "fuzz_lane: cannot make the lanes\n");
         abort ();
     }
+    atexit (s_lanes_free);
 }
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    static s_lanes_t lanes;
+    s_lanes_t lanes = s_lanes;
     if (!lanes.physics) {
         fz_init ();
-        s_lanes_new (&lanes);
+        s_lanes_new (&s_lanes);
+        lanes = s_lanes;
     }
     if (size > FZ_LANE_DATAGRAM_MAX)
         return 0;
