@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ssl_gc_referee_message.pb-c.h"
+#include "common/base/sim_utf8.h"
 
 static void
 s_team (const Referee__TeamInfo *in, sim_referee_team_t *out)
@@ -13,7 +14,7 @@ s_team (const Referee__TeamInfo *in, sim_referee_team_t *out)
     memset (out, 0, sizeof *out);
     if (!in)
         return;
-    snprintf (out->name, sizeof out->name, "%s", in->name ? in->name : "");
+    sim_utf8_copy (out->name, sizeof out->name, in->name ? in->name : "");
     out->score = in->score;
     out->red_cards = in->red_cards;
     out->yellow_cards = in->yellow_cards;
@@ -54,8 +55,8 @@ sim_referee_decode (const uint8_t *buf, size_t len, sim_referee_t *out)
     out->action_time_left_us = r->current_action_time_remaining;
     out->has_blue_positive = r->has_blue_team_on_positive_half;
     out->blue_positive = r->blue_team_on_positive_half;
-    snprintf (out->status_message, sizeof out->status_message, "%s",
-              r->status_message ? r->status_message : "");
+    sim_utf8_copy (out->status_message, sizeof out->status_message,
+                   r->status_message ? r->status_message : "");
     referee__free_unpacked (r, NULL);
     return 0;
 }

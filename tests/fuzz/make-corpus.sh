@@ -136,6 +136,30 @@ hex lane second-reply 01520800000008025204080628000152080000000802520408062800
 # the same two replies for the harness's pending sync request (id 3)
 hex lane second-sync-reply 01520800000008025204080328000152080000000802520408032800
 
+# ---- the referee multicast: the game controller's Referee ----------------
+R=ssl_gc_referee_message.proto
+enc Referee $R referee placement <<'T'
+packet_timestamp: 1700000000000000 stage: NORMAL_SECOND_HALF stage_time_left: -3000000
+command: BALL_PLACEMENT_YELLOW command_counter: 42 command_timestamp: 1699999999000000
+yellow { name: "ER-Force" score: 1 red_cards: 1 yellow_card_times: [20000000, 95000000]
+         yellow_cards: 3 timeouts: 4 timeout_time: 300000000 goalkeeper: 0 }
+blue { name: "TIGERs Mannheim" score: 3 red_cards: 0 yellow_cards: 0 timeouts: 2
+       timeout_time: 150000000 goalkeeper: 1 }
+designated_position { x: 1500 y: -250 } blue_team_on_positive_half: true
+next_command: DIRECT_FREE_YELLOW current_action_time_remaining: 25000000
+status_message: "placing"
+T
+# a name cut inside a character, stray bytes, a target that is no number
+enc Referee $R referee hostile <<'T'
+packet_timestamp: 1 stage: PENALTY_SHOOTOUT command: HALT command_counter: 7 command_timestamp: 2
+yellow { name: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\303\274-team"
+         score: 0 red_cards: 0 yellow_cards: 0 timeouts: 0 timeout_time: 0 goalkeeper: 0 }
+blue { name: "bad\377\300\257name\355\240\200" score: 0 red_cards: 0 yellow_cards: 0
+       timeouts: 0 timeout_time: 0 goalkeeper: 0 }
+designated_position { x: nan y: inf }
+status_message: "\"quoted\" \\ and \001 control"
+T
+
 # ---- the viewer: request heads at the door, WebSocket frames ---------------
 # (a `Remote:` line is the harness's: the page's address)
 mkdir -p "$out/viewer_door" "$out/viewer_ws"

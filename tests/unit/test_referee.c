@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/base/sim_utf8.h"
 #include "common/logs/sim_referee.h"
 #include "ssl_gc_referee_message.pb-c.h"
 
@@ -122,4 +123,42 @@ Test (referee, nothing_from_the_wire_is_trusted)
     const uint8_t junk[] = { 0xff, 0xff, 0xff, 0xff, 0x0f };
     cr_expect_eq (sim_referee_decode (junk, sizeof junk, &r), -1);
     cr_expect_eq (sim_referee_decode (junk, 0, &r), -1, "a Referee has required fields");
+}
+
+/* The page shows names and the message in WebSocket text frames, which a
+   browser drops the connection over if one byte is not UTF-8. */
+Test (referee, names_reach_the_page_as_whole_characters)
+{
+    s_packet_t p;
+    s_packet (&p);
+    /* 62 ASCII bytes and then "\u00fc" (two bytes): the cut falls inside it */
+    char cut[80];
+    memset (cut, 'a', 62);
+    strcpy (cut + 62, "\xc3\xbc-team");
+    p.blue.name = cut;
+    p.yellow.name = (char *) "bad\xff\xc0\xafname\xed\xa0\x80";
+    p.ref.status_message = (char *) "Ballplatzierung \xe2\x9c\x93 ok";
+    sim_referee_t r;
+    cr_assert_eq (s_decode (&p.ref, &r), 0);
+    cr_expect_eq (strlen (r.team[0].name), 62, "the character that does not fit whole is left out");
+    cr_expect (sim_utf8_valid (r.team[0].name, strlen (r.team[0].name)));
+    cr_expect_str_eq (r.team[1].name,
+                      "bad\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdname\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+                      "each stray byte becomes U+FFFD");
+    cr_expect_str_eq (r.status_message, "Ballplatzierung \xe2\x9c\x93 ok",
+                      "well-formed text is kept as it is");
+}
+
+Test (referee, utf8_validity_follows_rfc_3629)
+{
+    cr_expect (sim_utf8_valid ("", 0));
+    cr_expect (sim_utf8_valid ("\xf0\x9f\x98\x80 \xc3\xa9\xe2\x82\xac", 10));
+    cr_expect (!sim_utf8_valid ("\xc0\x80", 2), "overlong NUL");
+    cr_expect (!sim_utf8_valid ("\xe0\x80\xaf", 3), "overlong slash");
+    cr_expect (!sim_utf8_valid ("\xed\xa0\x80", 3), "a surrogate");
+    cr_expect (!sim_utf8_valid ("\xf4\x90\x80\x80", 4), "above U+10FFFF");
+    cr_expect (!sim_utf8_valid ("\xe2\x82", 2), "cut short");
+    char small[4];
+    cr_expect_eq (sim_utf8_copy (small, sizeof small, "ab\xc3\xa9"), 2, "no half character at the end");
+    cr_expect_str_eq (small, "ab");
 }
