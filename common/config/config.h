@@ -67,7 +67,8 @@ int sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, s
 bool sim_config_flag_takes_value (const char *arg);
 
 /* Apply the preset names stored in [run] realism / ball_preset /
-   robot_limits (each replaces its whole table; empty = nothing). Returns 0
+   robot_limits / blue_robot_limits / yellow_robot_limits, in that order
+   (each replaces its whole table; empty = nothing). Returns 0
    or -1 with err. */
 int sim_config_apply_run_presets (sim_config_t *cfg, char *err, size_t errlen);
 
@@ -153,6 +154,11 @@ int sim_config_apply_ball_preset (sim_config_t *cfg, const char *name, char *err
    (default, measured, tigers, erforce, kiks, fast, grsim). Returns 0 or -1
    with err listing the names. */
 int sim_config_apply_robot_limits (sim_config_t *cfg, const char *name, char *err, size_t errlen);
+
+/* The same for one team alone (0 blue, 1 yellow): [run] blue_robot_limits
+   and yellow_robot_limits, applied after robot_limits. */
+int sim_config_apply_team_robot_limits (sim_config_t *cfg, int team, const char *name, char *err,
+                                        size_t errlen);
 
 /* Fill *out with a realism / ball / limits preset by name; 0, or -1 when
    the name is unknown. The realism and ball lookups start from defaults, so

@@ -118,8 +118,9 @@ s_resolve_realism_path (sim_config_t *cfg, const char *config_path)
 }
 
 /* The preset keys of [run]; each replaces whole tables when applied. */
-static const char *const s_preset_keys[] = { "realism", "ball_preset", "robot_limits" };
-#define S_PRESETS 3
+static const char *const s_preset_keys[] = { "realism", "ball_preset", "robot_limits", "blue_robot_limits",
+                                             "yellow_robot_limits" };
+#define S_PRESETS 5
 
 /* Row index in the main table of [run] s_preset_keys[which]. */
 static size_t
@@ -141,8 +142,11 @@ s_apply_preset (sim_config_t *cfg, int which, char *why, size_t whylen)
         return sim_config_apply_realism (cfg, cfg->run.realism, why, whylen);
     case 1:
         return sim_config_apply_ball_preset (cfg, cfg->run.ball_preset, why, whylen);
-    default:
+    case 2:
         return sim_config_apply_robot_limits (cfg, cfg->run.robot_limits, why, whylen);
+    default: /* a team's alone, after both teams' */
+        return sim_config_apply_team_robot_limits (cfg, which - 3, cfg->run.team_robot_limits[which - 3], why,
+                                                   whylen);
     }
 }
 

@@ -6,10 +6,13 @@
 */
 #include "config_parts.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "common/base/sim_team.h"
 
 /* 2.5 and 6 degrees, written as the spec prints them so the default
    column and the [realism] defaults of config_keys.c agree to the last bit */
@@ -292,23 +295,31 @@ sim_config_apply_ball_preset (sim_config_t *cfg, const char *name, char *err, si
 }
 
 int
-sim_config_apply_robot_limits (sim_config_t *cfg, const char *name, char *err, size_t errlen)
+sim_config_apply_team_robot_limits (sim_config_t *cfg, int team, const char *name, char *err, size_t errlen)
 {
+    assert (team == 0 || team == 1);
     const s_limits_preset_t *p = name ? s_limits_find (name) : NULL;
     if (!p) {
         sim_cfg_err (err, errlen, "unknown robot limits preset '%s' (choices: %s)", name ? name : "",
                      sim_config_limits_names ());
         return -1;
     }
-    for (int team = 0; team < 2; team++) {
-        sim_robot_specs_t *spec = &cfg->team[team];
-        spec->limits = p->limits;
-        /* a team's published set includes its kick caps */
-        if (p->kick_max > 0)
-            spec->kicker.max_linear_speed = p->kick_max;
-        if (p->chip_max > 0)
-            spec->kicker.max_chip_speed = p->chip_max;
-    }
+    sim_robot_specs_t *spec = &cfg->team[team];
+    spec->limits = p->limits;
+    /* a team's published set includes its kick caps */
+    if (p->kick_max > 0)
+        spec->kicker.max_linear_speed = p->kick_max;
+    if (p->chip_max > 0)
+        spec->kicker.max_chip_speed = p->chip_max;
+    return 0;
+}
+
+int
+sim_config_apply_robot_limits (sim_config_t *cfg, const char *name, char *err, size_t errlen)
+{
+    for (int team = 0; team < 2; team++)
+        if (sim_config_apply_team_robot_limits (cfg, team, name, err, errlen))
+            return -1;
     return 0;
 }
 
@@ -330,5 +341,12 @@ sim_config_apply_run_presets (sim_config_t *cfg, char *err, size_t errlen)
         sim_cfg_err (err, errlen, "robot limits: %s", why);
         return -1;
     }
+    for (int team = 0; team < 2; team++)
+        if (cfg->run.team_robot_limits[team][0]
+            && sim_config_apply_team_robot_limits (cfg, team, cfg->run.team_robot_limits[team], why,
+                                                   sizeof why)) {
+            sim_cfg_err (err, errlen, "%s robot limits: %s", sim_team_name ((sim_team_t) team), why);
+            return -1;
+        }
     return 0;
 }

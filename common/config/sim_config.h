@@ -76,7 +76,8 @@ typedef struct {
     char realism[SIM_STRING_MAX]; /* "" = unset */
     char ball_preset[SIM_STRING_MAX];
     char robot_limits[SIM_STRING_MAX];
-    char vision_addr[SIM_STRING_MAX]; /* HOST:PORT */
+    char team_robot_limits[2][SIM_STRING_MAX]; /* sim_team_t order; after robot_limits */
+    char vision_addr[SIM_STRING_MAX];          /* HOST:PORT */
     bool localhost;
     bool truth;
     bool legacy_grsim;

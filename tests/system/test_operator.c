@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/bus/sim_curve.h"
+#include "common/config/config.h"
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_msg.h"
@@ -103,6 +104,31 @@ Test (operator, an_edited_preset_dump_counts_and_a_flag_says_what_it_replaced, .
     cr_expect (strstr (out, "replaces [realism] dribbler_ball_detections = 0.06"), "%s", out);
     cr_expect_null (strstr (out, "stddev_robot_p"), "a value rc26 did not change is reported:\n%s", out);
     sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* docs/config.md: one team's robots from its published set, the other's
+   from another; the dump a user checks before a run shows both. */
+Test (operator, each_team_can_take_its_own_limits_preset, .timeout = 30)
+{
+    char out[65536];
+    int code = sim_lab_capture (
+        out, sizeof out, "'%s' presets --robot-limits erforce --blue-robot-limits tigers", sim_lab_exe ());
+    cr_assert_eq (code, 0, "%s", out);
+    const char *blue = strstr (out, "\n[blue.limits]\n"), *yellow = strstr (out, "\n[yellow.limits]\n");
+    const char *blue_kick = strstr (out, "\n[blue.kicker]\n");
+    cr_assert (blue && yellow && blue_kick, "%s", out);
+    cr_expect (strncmp (strstr (blue, "acc_brake_absolute_max = "), "acc_brake_absolute_max = 6.0\n", 29)
+                   == 0,
+               "blue brakes as TIGERs' robots");
+    cr_expect (strstr (blue_kick, "\nmax_linear_speed = 7.5\n") < yellow, "blue kicks at TIGERs' cap");
+    sim_limits_t erforce;
+    cr_assert_eq (sim_config_limits_preset ("erforce", &erforce), 0);
+    char want[80];
+    snprintf (want, sizeof want, "\nvel_absolute_max = %.1f\n", erforce.vel_absolute_max);
+    cr_expect (strstr (yellow, want), "yellow keeps ER-Force's top speed %s", want);
+    code = sim_lab_capture (out, sizeof out, "'%s' presets --yellow-robot-limits snail 2>&1", sim_lab_exe ());
+    cr_expect_neq (code, 0);
+    cr_expect (strstr (out, "--yellow-robot-limits: unknown robot limits preset 'snail'"), "%s", out);
 }
 
 /* A config warning of a real run shows once, from the launcher, though

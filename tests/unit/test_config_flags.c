@@ -403,3 +403,51 @@ Test (config, flag_takes_value_follows_the_flag_table)
             cr_expect_eq (sim_config_flag_takes_value (sim_cfg_flags[f].name), sim_cfg_flags[f].arg != NULL,
                           "%s", sim_cfg_flags[f].name);
 }
+
+/* One team's limits from a preset, the other's from another or the
+   default: a team tries its own robots against an opponent's. */
+Test (config, a_team_takes_a_limits_preset_of_its_own)
+{
+    sim_limits_t tigers, kiks, def;
+    cr_assert_eq (sim_config_limits_preset ("tigers", &tigers), 0);
+    cr_assert_eq (sim_config_limits_preset ("kiks", &kiks), 0);
+    sim_config_t cfg;
+    char err[512] = "";
+    unsetenv ("SSL_SIM_LOG");
+    cr_assert_eq (cfg_test_args (&cfg, err, sizeof err, 0), 0, "%s", err);
+    def = cfg.team[SIM_TEAM_YELLOW].limits;
+    double def_kick = cfg.team[SIM_TEAM_YELLOW].kicker.max_linear_speed;
+
+    cr_assert_eq (cfg_test_args (&cfg, err, sizeof err, 2, "--blue-robot-limits", "tigers"), 0, "%s", err);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.acc_speedup_absolute_max, tigers.acc_speedup_absolute_max);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.acc_brake_absolute_max, tigers.acc_brake_absolute_max);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].kicker.max_linear_speed, 7.5, "TIGERs' published kick cap");
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.acc_speedup_absolute_max, def.acc_speedup_absolute_max);
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].kicker.max_linear_speed, def_kick, "yellow untouched");
+
+    /* after both teams' preset, whatever the order on the command line */
+    cr_assert_eq (
+        cfg_test_args (&cfg, err, sizeof err, 4, "--yellow-robot-limits", "tigers", "--robot-limits", "kiks"),
+        0, "%s", err);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.vel_absolute_max, kiks.vel_absolute_max);
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.acc_brake_absolute_max, tigers.acc_brake_absolute_max);
+
+    /* in a file: the team's preset, then the file's own values on top */
+    CFG_TEST_TMPDIR (dir);
+    char *path = cfg_test_write (dir, "t.ini",
+                                 "[run]\nblue_robot_limits = tigers\n"
+                                 "[blue.limits]\nvel_absolute_max = 2.5\n");
+    cr_assert_eq (cfg_test_args (&cfg, err, sizeof err, 2, "--config", path), 0, "%s", err);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.acc_speedup_absolute_max, tigers.acc_speedup_absolute_max);
+    cr_expect_eq (cfg.team[SIM_TEAM_BLUE].limits.vel_absolute_max, 2.5, "the file's own value");
+    cr_expect_eq (cfg.team[SIM_TEAM_YELLOW].limits.vel_absolute_max, def.vel_absolute_max);
+    free (path);
+
+    /* a wrong name: the flag, or the file, line and key */
+    cr_expect_eq (cfg_test_args (&cfg, err, sizeof err, 2, "--yellow-robot-limits", "snail"), -1);
+    cr_expect (strstr (err, "--yellow-robot-limits: unknown robot limits preset 'snail'"), "%s", err);
+    path = cfg_test_write (dir, "bad.ini", "[run]\n\nyellow_robot_limits = snail\n");
+    cr_expect_eq (cfg_test_args (&cfg, err, sizeof err, 2, "--config", path), -1);
+    cr_expect (strstr (err, "bad.ini:3") && strstr (err, "yellow_robot_limits"), "%s", err);
+    free (path);
+}
