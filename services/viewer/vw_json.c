@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base/sim_utf8.h"
 #include "common/config/config.h"
 #include "common/base/sim_field.h"
 #include "common/base/sim_team.h"
@@ -693,9 +694,11 @@ vw_json_parse_op (const char *text, size_t len, vw_op_t *op, char *why, size_t w
         for (; i < sizeof s_ops / sizeof s_ops[0]; i++)
             if (strcmp (s_ops[i].name, name->valuestring) == 0)
                 break;
-        if (i == sizeof s_ops / sizeof s_ops[0])
-            s_fail (why, whylen, "unknown op \"%.40s\"", name->valuestring);
-        else {
+        if (i == sizeof s_ops / sizeof s_ops[0]) {
+            char shown[41]; /* whole characters: the answer is a WebSocket text frame */
+            sim_utf8_copy (shown, sizeof shown, name->valuestring);
+            s_fail (why, whylen, "unknown op \"%s\"", shown);
+        } else {
             op->kind = s_ops[i].kind;
             if (op->kind != VW_OP_NEXT && !op->has_id)
                 s_fail (why, whylen, "\"%s\" needs an integer \"id\"", s_ops[i].name);

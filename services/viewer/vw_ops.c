@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/base/sim_utf8.h"
 #include "common/config/config.h"
 #include "common/base/sim_field.h"
 #include "common/base/sim_schedule.h"
@@ -161,7 +162,9 @@ s_realism (const vw_op_t *op, uint8_t *buf, size_t cap, char *why, size_t whylen
 {
     sim_realism_t preset;
     if (sim_config_realism_preset (op->preset, &preset)) {
-        snprintf (why, whylen, "unknown realism preset '%.40s' (choices: %s)", op->preset,
+        char shown[41]; /* whole characters: the answer is a WebSocket text frame */
+        sim_utf8_copy (shown, sizeof shown, op->preset);
+        snprintf (why, whylen, "unknown realism preset '%s' (choices: %s)", shown,
                   sim_config_realism_names ());
         return -1;
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base/sim_utf8.h"
 #include "common/config/config.h"
 #include "services/viewer/vw_json.h"
 #include "ssl_vision_wrapper.pb-c.h"
@@ -354,6 +355,13 @@ Test (vw_json, bad_ops_are_refused_with_their_id)
     const char *text = "{\"op\":\"speed\",\"id\":12,\"value\":-1}";
     cr_expect_eq (vw_json_parse_op (text, strlen (text), &op, why, sizeof why), -1);
     cr_expect (op.has_id && op.id == 12, "a refusal can be answered with the op's id");
+
+    /* the refusal quotes the op's name cut between whole characters: the
+       answer goes back in a WebSocket text frame, which must be UTF-8 */
+    text = "{\"op\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\u00e9\u00e9\",\"id\":1}";
+    cr_expect_eq (vw_json_parse_op (text, strlen (text), &op, why, sizeof why), -1);
+    cr_expect (sim_utf8_valid (why, strlen (why)), "a cut character in: %s", why);
+    cr_expect (strstr (why, "aaa\""), "the \u00e9 that does not fit whole is left out: %s", why);
 }
 
 Test (vw_json, status_and_metrics_show_the_same_numbers)
