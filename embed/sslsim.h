@@ -456,6 +456,9 @@ const char *const *sslsim_task_flags (const char *name);
    binding read them rather than copy them. */
 double sslsim_task_constant (const char *task, const char *name);
 
+/* The name of task `task`'s constant i (0, 1, ...), NULL past the last. */
+const char *sslsim_task_constant_name (const char *task, int i);
+
 /* Task `name` for the robot (team, id) with `slots` slots. Returns NULL
    with a sentence in err for an unknown name (listing the tasks) or a bad
    robot. */

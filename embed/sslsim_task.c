@@ -61,6 +61,13 @@ sslsim_task_constant (const char *task, const char *name)
     return NAN;
 }
 
+const char *
+sslsim_task_constant_name (const char *task, int i)
+{
+    const sslsim_task_kind_t *kind = s_kind (task);
+    return kind && i >= 0 && i < 12 ? kind->constants[i].name : NULL;
+}
+
 /* The scene's robots of a task for (team, id): driven first. */
 static int
 s_cast (sslsim_task_t *self, char *err, size_t err_len)
