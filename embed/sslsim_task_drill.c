@@ -116,6 +116,18 @@ s_progress (sslsim_task_slot_t *s, double phi)
     return r;
 }
 
+/* A step's outcome: the potential's progress, plus the bonus and the end
+   on success, else the failure and the end on failure. */
+static void
+s_judge (sslsim_task_slot_t *s, double phi, bool success, bool failure, sslsim_task_score_t *out)
+{
+    out->reward = s_progress (s, phi);
+    if (success || failure) {
+        out->reward += success ? SSLSIM_TASK_BONUS : SSLSIM_TASK_FAIL;
+        out->terminated = true;
+    }
+}
+
 /* The driven robot at (x, y) facing the ball, the ball at rest at (bx, by). */
 static void
 s_place (sslsim_world_t *world, int team, int id, double x, double y, double bx, double by)
@@ -164,14 +176,8 @@ s_shoot_score (const sslsim_task_t *task, sslsim_task_slot_t *s, sslsim_world_t 
         out->terminated = true;
         return false;
     }
-    out->reward = s_progress (s, s_potential (r, t, f->attack * f->hl, 0.0));
-    if (sslsim_task_in_goal (f, t->ball, f->attack)) {
-        out->reward += SSLSIM_TASK_BONUS;
-        out->terminated = true;
-    } else if (sslsim_task_out (f, t->ball)) {
-        out->reward += SSLSIM_TASK_FAIL;
-        out->terminated = true;
-    }
+    s_judge (s, s_potential (r, t, f->attack * f->hl, 0.0), sslsim_task_in_goal (f, t->ball, f->attack),
+             sslsim_task_out (f, t->ball), out);
     return false;
 }
 
@@ -224,14 +230,9 @@ s_dribble_score (const sslsim_task_t *task, sslsim_task_slot_t *s, sslsim_world_
         return false;
     }
     double tx = s->keep[0], ty = s->keep[1];
-    out->reward = s_progress (s, s_potential (r, t, tx, ty));
-    if (r->ball_contact && hypot (tx - t->ball[0], ty - t->ball[1]) <= SSLSIM_DRIBBLE_REACH) {
-        out->reward += SSLSIM_TASK_BONUS;
-        out->terminated = true;
-    } else if (sslsim_task_out (&s->field, t->ball)) {
-        out->reward += SSLSIM_TASK_FAIL;
-        out->terminated = true;
-    }
+    s_judge (s, s_potential (r, t, tx, ty),
+             r->ball_contact && hypot (tx - t->ball[0], ty - t->ball[1]) <= SSLSIM_DRIBBLE_REACH,
+             sslsim_task_out (&s->field, t->ball), out);
     return false;
 }
 
@@ -282,16 +283,11 @@ s_pass_score (const sslsim_task_t *task, sslsim_task_slot_t *s, sslsim_world_t *
         out->terminated = true;
         return false;
     }
-    out->reward = s_progress (s, s_potential (p, t, s->keep[0], s->keep[1]));
     double passer = hypot (t->ball[0] - p->x, t->ball[1] - p->y);
-    if (q->ball_contact && passer >= SSLSIM_PASS_CLEAR
-        && hypot (q->x - s->keep[0], q->y - s->keep[1]) <= SSLSIM_PASS_ZONE) {
-        out->reward += SSLSIM_TASK_BONUS;
-        out->terminated = true;
-    } else if (sslsim_task_out (&s->field, t->ball)) {
-        out->reward += SSLSIM_TASK_FAIL;
-        out->terminated = true;
-    }
+    bool received = q->ball_contact && passer >= SSLSIM_PASS_CLEAR
+                 && hypot (q->x - s->keep[0], q->y - s->keep[1]) <= SSLSIM_PASS_ZONE;
+    s_judge (s, s_potential (p, t, s->keep[0], s->keep[1]), received, sslsim_task_out (&s->field, t->ball),
+             out);
     return false;
 }
 
@@ -345,14 +341,9 @@ s_penalty_score (const sslsim_task_t *task, sslsim_task_slot_t *s, sslsim_world_
         out->terminated = true;
         return false;
     }
-    out->reward = s_progress (s, s_potential (r, t, f->attack * f->hl, 0.0));
-    if (sslsim_task_in_goal (f, t->ball, f->attack)) {
-        out->reward += SSLSIM_TASK_BONUS;
-        out->terminated = true;
-    } else if ((keeper && keeper->ball_contact) || sslsim_task_out (f, t->ball)) {
-        out->reward += SSLSIM_TASK_FAIL;
-        out->terminated = true;
-    }
+    bool saved = keeper && keeper->ball_contact;
+    s_judge (s, s_potential (r, t, f->attack * f->hl, 0.0), sslsim_task_in_goal (f, t->ball, f->attack),
+             saved || sslsim_task_out (f, t->ball), out);
     return false;
 }
 

@@ -99,22 +99,6 @@ class TaskSeedTest(unittest.TestCase):
             a.close()
             b.close()
 
-    def test_sslsimenv_and_the_vector_env_share_a_task_with_its_own_floats(self):
-        single = sslsim.SslSimEnv(observation="vision", task="dribble", seed=12)
-        vec = sslsim.SslSimVectorEnv(2, observation="vision", task="dribble", max_steps=1000)
-        acts = actions_for(vec, 30, seed=1)
-        o1, _ = single.reset()
-        ov, _ = vec.reset(seed=[3, 12])
-        np.testing.assert_array_equal(o1, ov[1])
-        for t in range(30):
-            o1, r1, d1, _, _ = single.step(acts[t])
-            ov, rv, dv, _, _ = vec.step(np.stack([acts[t], acts[t]]))
-            np.testing.assert_array_equal(o1, ov[1])
-            self.assertEqual(np.float32(r1), np.float32(rv[1]))
-            if d1:
-                break
-        vec.close()
-
 
 class ShootTest(unittest.TestCase):
     def test_a_robot_behind_the_ball_kicking_at_the_goal_scores_with_the_bonus(self):
