@@ -171,6 +171,25 @@ class GameTest(unittest.TestCase):
         np.testing.assert_array_equal(obs["blue"][:2], [0.0, 0.0])
         env.close()
 
+    def test_two_team_tasks_in_the_parallel_env_are_zero_sum(self):
+        """penalty and keep-away as matches: blue drives its side, yellow
+        the keeper or the chasers; every step yellow's reward is minus
+        blue's; keep-away pays blue the seconds kept."""
+        for name, blue, yellow in (("penalty", 1, 1), ("keepaway_1v1", 1, 1), ("keepaway_2v2", 2, 2)):
+            env = sslsim.SslSimParallelEnv(task=name, max_steps=40)
+            self.assertEqual((env.action_space("blue").shape[0], env.action_space("yellow").shape[0]),
+                             (blue, yellow), name)
+            env.reset(seed=2)
+            idle = {a: np.zeros(env.action_space(a).shape) for a in env.agents}
+            _, rew, term, _, _ = env.step(idle)
+            self.assertEqual(rew["yellow"], -rew["blue"], name)
+            if name.startswith("keepaway"):
+                self.assertAlmostEqual(rew["blue"], env.dt, places=6)
+            while env.agents:
+                _, rew, _, _, _ = env.step({a: env.action_space(a).sample() for a in env.agents})
+                self.assertEqual(rew["yellow"], -rew["blue"], name)
+            env.close()
+
     def test_a_ball_out_is_put_back_inside(self):
         c = sslsim.TASK_CONSTANTS["game_b"]
         env = sslsim.SslSimEnv(task="game_b")
