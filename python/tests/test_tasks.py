@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 import numpy as np  # noqa: E402
 
 import sslsim  # noqa: E402
+from tests import env_checker  # noqa: E402
 from tests.docs_example import run_docs_block  # noqa: E402
 from tests.test_vector import actions_for, roll  # noqa: E402
 
@@ -62,6 +63,12 @@ class TaskListTest(unittest.TestCase):
             t = env.world.truth()
             self.assertEqual(sorted(zip(t["team"].tolist(), t["id"].tolist())), sorted(env.observed), name)
             env.close()
+
+    def test_sslsimenv_with_a_task_passes_the_projects_checker(self):
+        """dribble (the task's own floats in the space) and game_b (12
+        robots, its rules moving things between steps)."""
+        for name in ("dribble", "game_b"):
+            env_checker.check_env(sslsim.SslSimEnv(observation="vision", task=name))
 
     def test_a_game_of_division_b_gets_its_field(self):
         with sslsim.SslSimVectorEnv(1, task="game_b") as env:
