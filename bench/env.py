@@ -11,7 +11,11 @@
           of the process (all threads; on a shared machine CPU time
           holds still where wall time does not), per kind.
 
-usage: /usr/bin/python3 bench/env.py [--what single|vector|both|parts] [--runs 5]
+  tasks:  SslSimVectorEnv(64, task=name, threads=1) per task of the task
+          library, CPU us per world-step with the task on and with its
+          pointer switched off (the task's own cost in C), truth.
+
+usage: /usr/bin/python3 bench/env.py [--what single|vector|both|parts|tasks] [--runs 5]
        [--steps N] [--threads 2] [--before DIR]
 Runs are interleaved (env, base, env, base, ...); medians are printed.
 Times are the process's CPU time (the machine this was written on is
@@ -136,6 +140,30 @@ def vector_parts(kind, steps, runs):
           % (kind, runs, steps, "   ".join("%s %.2f" % (k, np.median(v)) for k, v in out.items()), ended))
 
 
+def tasks(steps, runs):
+    """Per task: CPU us per world-step of SslSimVectorEnv(64, task,
+    threads=1), with the task and with the request's task pointer off."""
+    for name in sslsim.TASKS:
+        env = sslsim.SslSimVectorEnv(64, task=name, threads=1, max_steps=10 ** 9)
+        env.reset(seed=1)
+        acts = _actions(np.random.default_rng(1), env.action_space.shape, steps)
+        task = env._req.task
+        out = {}
+        for _ in range(runs):
+            for mode in ("task", "no task"):
+                env._req.task = task if mode == "task" else None
+                t0 = time.process_time()
+                for a in acts:
+                    env.step(a)
+                out.setdefault(mode, []).append((time.process_time() - t0) / steps / 64 * 1e6)
+        env._req.task = task
+        env.close()
+        t, n = np.median(out["task"]), np.median(out["no task"])
+        print("tasks %-12s CPU us per world-step, batch 64, 1 thread, truth (median of %d runs of %d steps): "
+              "with the task %.2f   without %.2f   task %+.2f" % (name, runs, steps, t, n, t - n))
+        sys.stdout.flush()
+
+
 def _child(what, kind, steps, module_dir):
     """Seconds per step of `what` in a fresh process with sslsim from module_dir."""
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", what, "--kind", kind,
@@ -150,7 +178,7 @@ def main():
     ap.add_argument("--one", default=None, choices=("env", "base"))
     ap.add_argument("--kind", default="truth")
     ap.add_argument("--module-dir", default=None)
-    ap.add_argument("--what", default="both", choices=("single", "vector", "both", "parts"))
+    ap.add_argument("--what", default="both", choices=("single", "vector", "both", "parts", "tasks"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--steps", type=int, default=0, help="0: 3000 single, 300 vector")
     ap.add_argument("--threads", type=int, default=2)
@@ -160,6 +188,9 @@ def main():
         print("seconds/step %.9f" % f(a.kind, a.steps or 3000))
         return
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
+    if a.what == "tasks":
+        tasks(a.steps or 300, a.runs)
+        return
     if a.what == "parts":
         for kind in ("vision", "truth"):
             vector_parts(kind, a.steps or 300, a.runs)

@@ -53,7 +53,9 @@ s_job_env (void *arg, int k, sslsim_world_t *world)
     const sslsim_batch_env_t *e = arg;
     float reward = 0.0f;
     uint8_t terminated = 0;
-    float *out = e->obs && e->obs_out ? e->obs_out + (size_t) k * (size_t) sslsim_obs_size (e->obs) : NULL;
+    int extras = sslsim_task_obs_size (e->task);
+    float *out =
+        e->obs && e->obs_out ? e->obs_out + (size_t) k * (size_t) (sslsim_obs_size (e->obs) + extras) : NULL;
     sslsim_obs_t *obs = out ? e->obs : NULL;
     sslsim_truth_t truth;
     if (e->reset && e->reset[k]) {
@@ -62,19 +64,23 @@ s_job_env (void *arg, int k, sslsim_world_t *world)
         if (rc != SSLSIM_OK)
             return rc;
         sslsim_obs_forget (e->obs, k);
-        if (obs) {
+        if (obs)
             sslsim_world_truth (world, &truth);
-            sslsim_obs_write_with (obs, k, world, &truth, out);
-        }
     } else {
         /* the actions were checked for the whole batch before any world moved */
         int n = e->actions ? e->per_world : 0;
         const double *rows = n ? e->actions + (size_t) k * (size_t) n * 6 : NULL;
-        int rc = sslsim_world_env_step (world, e->teams, e->ids, n, rows, e->dt, obs, k, out, &truth);
+        int rc = sslsim_world_env_step (world, e->teams, e->ids, n, rows, e->dt, NULL, k, NULL, &truth);
         if (rc < 0)
             return (sslsim_status_t) rc;
-        if (e->task)
-            sslsim_task_evaluate_with (e->task, k, &truth, &reward, &terminated);
+        /* the task's rules before the observation, so it shows what they placed */
+        if (e->task && sslsim_task_evaluate_with (e->task, k, world, &truth, &reward, &terminated) && obs)
+            sslsim_world_truth (world, &truth);
+    }
+    if (obs) {
+        sslsim_obs_write_with (obs, k, world, &truth, out);
+        if (extras)
+            sslsim_task_observe (e->task, k, sslsim_obs_frame (obs), out + sslsim_obs_size (obs));
     }
     if (e->rewards)
         e->rewards[k] = reward;

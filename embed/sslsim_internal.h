@@ -73,11 +73,15 @@ int sslsim_task_slots (const sslsim_task_t *task);
 
 /* sslsim_obs_write and sslsim_task_evaluate with the world's truth
    already read (one snapshot serves both in a batch's step); the
-   arguments are the caller's to check. */
+   arguments are the caller's to check. The task's returns whether its
+   rules moved anything (the truth is then stale). */
 void sslsim_obs_write_with (sslsim_obs_t *obs, int slot, const sslsim_world_t *world,
                             const sslsim_truth_t *truth, float *out);
-void sslsim_task_evaluate_with (sslsim_task_t *task, int slot, const sslsim_truth_t *truth, float *reward,
-                                uint8_t *terminated);
+bool sslsim_task_evaluate_with (sslsim_task_t *task, int slot, sslsim_world_t *world,
+                                const sslsim_truth_t *truth, float *reward, uint8_t *terminated);
+
+/* The frame an observer writes in (sslsim_obs_set_frame). */
+int sslsim_obs_frame (const sslsim_obs_t *obs);
 
 /* sslsim_detection_decode without zeroing the entries past the counts
    (what the observer needs, ~9 kB of stores less per frame). */

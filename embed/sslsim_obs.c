@@ -343,6 +343,12 @@ sslsim_obs_write_with (sslsim_obs_t *obs, int slot, const sslsim_world_t *world,
 }
 
 int
+sslsim_obs_frame (const sslsim_obs_t *obs)
+{
+    return obs ? obs->turned : 0;
+}
+
+int
 sslsim_obs_slots (const sslsim_obs_t *obs)
 {
     return obs ? obs->slots : 0;

@@ -18,13 +18,13 @@ API) and sslsim.dask (with python3-distributed) worlds on a Dask cluster. docs/e
 from ._native import COMMAND, DETECTION, TRUTH  # noqa: F401
 from .world import ACTION_FIELDS, Batch, SslSimError, World, commands, detection_dict, truth_dict  # noqa: F401
 from . import learn  # noqa: F401
-from .learn import GO_TO_BALL, MAX_AGE, TASKS, observation_bounds  # noqa: F401
+from .learn import GO_TO_BALL, MAX_AGE, TASK_CONSTANTS, TASKS, observation_bounds  # noqa: F401
 from .env import Box, SslSimEnv, register  # noqa: F401
 from .vector import SslSimVectorEnv  # noqa: F401
 from .parallel import SslSimParallelEnv  # noqa: F401
 
 register()
 
-__all__ = ["World", "Batch", "SslSimEnv", "SslSimVectorEnv", "SslSimParallelEnv", "SslSimError", "TASKS", "GO_TO_BALL", "Box",
+__all__ = ["World", "Batch", "SslSimEnv", "SslSimVectorEnv", "SslSimParallelEnv", "SslSimError", "TASKS", "TASK_CONSTANTS", "GO_TO_BALL", "Box",
            "commands", "truth_dict", "detection_dict", "observation_bounds", "MAX_AGE", "register",
            "ACTION_FIELDS", "TRUTH", "COMMAND", "DETECTION"]

@@ -24,7 +24,10 @@ rpm) for the controlled robots, in the order of env.controlled; the action
 space spans the controlled teams' limits (the robots clamp to their own).
 Reward and termination are a libsslsim task's when task= names one
 (sslsim.TASKS, docs/embedding.md "Tasks"; the task also places the scene
-at reset), else the user's: reward_fn(obs, info) -> float and
+at reset, applies a game's rules after each step, chooses the default
+controlled and observed robots, and may add its own floats, such as
+dribble's target, at the end of the observation: env.task_size of them),
+else the user's: reward_fn(obs, info) -> float and
 termination_fn(obs, info) -> bool (defaults: 0.0 and False); truncated
 after max_steps steps. The observation vector is written by libsslsim
 (sslsim_obs_write), the same function the vector env uses. info holds plain values only: "truth"
@@ -34,7 +37,7 @@ and, for vision, "detections" (a list of sslsim.detection_dict).
 import numpy as np
 
 from . import _native as N
-from .learn import MAX_AGE, Observer, Task, action_bounds, observation_bounds
+from .learn import MAX_AGE, Observer, action_bounds, cast, check_task, observation_bounds, task_args
 from .world import SslSimError, World, detection_dict, truth_dict
 
 try:
@@ -227,33 +230,35 @@ class SslSimEnv(_Base):
                  reward_fn=None, termination_fn=None, ini=None, args=None, seed=None, task=None):
         if observation not in ("truth", "vision"):
             raise ValueError('observation must be "truth" or "vision", not %r' % (observation,))
+        check_task(task)
         self.observation = observation
         self.dt = float(dt)
         self.max_steps = int(max_steps)
         self.reward_fn = reward_fn
         self.termination_fn = termination_fn
-        self._world = World(ini=ini, args=args, seed=seed, vision=observation == "vision")
+        self._world = World(ini=ini, args=task_args(task, args), seed=seed, vision=observation == "vision")
         self._base_seed = self._world.seed  # the configuration's, or `seed`
         self._seed = None
         t = self._world.truth()
         present = list(zip(t["team"].tolist(), t["id"].tolist()))
-        self.controlled = ([tuple(r) for r in controlled] if controlled is not None
-                           else [(0, 0)] if task is not None else [r for r in present if r[0] == 0])
-        default_observed = self.controlled if task is not None else present
-        self.observed = [tuple(r) for r in observed] if observed is not None else default_observed
+        self._task, self.controlled, self.observed = cast(task, 1, present, controlled, observed)
         for team, rid in self.controlled + self.observed:
             if team not in (0, 1) or not 0 <= rid <= 255:
                 raise ValueError("robot (%r, %r) is not (team 0/1, id 0..255)" % (team, rid))
         self._teams = np.array([r[0] for r in self.controlled], dtype=np.int32)
         self._ids = np.array([r[1] for r in self.controlled], dtype=np.int32)
-        self._task = Task(task, self.controlled[0], 1) if task is not None else None
         per = 7 if observation == "truth" else 4
         head = 6 if observation == "truth" else 3
         self.obs_layout = (["ball"] + ["robot %d/%d" % r for r in self.observed], head, per)
         limits = self._world.limits()
         self.bounds = observation_bounds(limits)
         self._observer = Observer(observation, self.observed, 1, limits)
-        self.observation_space = _box(self._observer.low, self._observer.high)
+        self.task_size = self._task.size if self._task is not None else 0
+        low, high = self._observer.low, self._observer.high
+        if self.task_size:
+            tlow, thigh = self._task.bounds(limits)
+            low, high = np.concatenate([low, tlow]), np.concatenate([high, thigh])
+        self.observation_space = _box(low, high)
         self.action_space = _box(*action_bounds(limits, self._teams))
         self._steps = 0
         self._started = False
@@ -263,7 +268,8 @@ class SslSimEnv(_Base):
         self._teams_p, self._ids_p = self._teams.ctypes.data, self._ids.ctypes.data
         self._n = len(self.controlled)
         # buffers the library writes, copied out per step
-        self._obs = np.zeros(self._observer.size, dtype=np.float32)
+        self._obs = np.zeros(self._observer.size + self.task_size, dtype=np.float32)
+        self._task_out = self._obs[self._observer.size:]
         self._rec = np.zeros(1, dtype=N.TRUTH)
         self._act = np.zeros(self.action_space.shape, dtype=np.float64)
         self._obs_p, self._rec_p, self._act_p = self._obs.ctypes.data, self._rec.ctypes.data, self._act.ctypes.data
@@ -296,8 +302,11 @@ class SslSimEnv(_Base):
         return StepInfo(int.from_bytes(truth[:8], "little") / 1e9, errors, truth, packets)
 
     def _observe(self, errors):
-        """Observation and info of the world as it is (after a reset)."""
+        """Observation and info of the world as it is (after a reset, or a
+        task's step)."""
         self._obs_write(self._obs_h, 0, self._h, self._obs_p)
+        if self.task_size:
+            self._task.observe(0, 0, self._task_out)
         self._truth(self._h, self._rec_p)
         return self._obs.copy(), self._info(errors)
 
@@ -331,17 +340,24 @@ class SslSimEnv(_Base):
             self._act[...] = action
         except (TypeError, ValueError) as e:
             raise ValueError("action must be numbers: %s" % e) from None
-        # actions, step, observation and truth in one call (sslsim_world_env_step)
-        n = self._env_step(self._h, self._teams_p, self._ids_p, self._n, self._act_p, self.dt, self._obs_h, 0,
-                           self._obs_p, self._rec_p)
-        if n < 0:
-            raise ValueError("action: " + self._world._reason())
-        errors = self._world._errors(n) if n else []
-        self._steps += 1
-        obs, info = self._obs.copy(), self._info(errors)
         if self._task is not None:
+            # actions and step; the task's rules (a game's kick-off) before the observation
+            n = self._env_step(self._h, self._teams_p, self._ids_p, self._n, self._act_p, self.dt, None, 0, None,
+                               None)
+            if n < 0:
+                raise ValueError("action: " + self._world._reason())
             reward, terminated = self._task.evaluate(0, self._world)
+            self._steps += 1
+            obs, info = self._observe(self._world._errors(n) if n else [])
         else:
+            # actions, step, observation and truth in one call (sslsim_world_env_step)
+            n = self._env_step(self._h, self._teams_p, self._ids_p, self._n, self._act_p, self.dt, self._obs_h, 0,
+                               self._obs_p, self._rec_p)
+            if n < 0:
+                raise ValueError("action: " + self._world._reason())
+            errors = self._world._errors(n) if n else []
+            self._steps += 1
+            obs, info = self._obs.copy(), self._info(errors)
             reward = float(self.reward_fn(obs, info)) if self.reward_fn else 0.0
             terminated = bool(self.termination_fn(obs, info)) if self.termination_fn else False
         truncated = self._steps >= self.max_steps

@@ -12,15 +12,54 @@ from .world import ACTION_FIELDS, SslSimError
 #: the largest age a vision observation reports (s); older detections read this
 MAX_AGE = N.OBS_MAX_AGE
 
-#: task names libsslsim knows
-TASKS = ("go_to_ball",)
 
-#: go_to_ball's constants, read from libsslsim (docs/embedding.md "Tasks"):
-#: distance (m) and angle (rad) of success, bonus on success, out (the
-#: reward when the ball leaves the field), turn (the heading's weight),
-#: margin (m inside the lines) and apart (m, robot to ball) of the reset
-GO_TO_BALL = {k: N.lib.sslsim_task_constant(b"go_to_ball", k.encode())
-              for k in ("distance", "angle", "bonus", "out", "turn", "margin", "apart")}
+def _task_names():
+    names, i = [], 0
+    while N.lib.sslsim_task_name(i):
+        names.append(N.lib.sslsim_task_name(i).decode())
+        i += 1
+    return tuple(names)
+
+
+#: task names libsslsim knows (docs/embedding.md "Tasks")
+TASKS = _task_names()
+
+
+def _constants(task):
+    out, i = {}, 0
+    while N.lib.sslsim_task_constant_name(task.encode(), i):
+        name = N.lib.sslsim_task_constant_name(task.encode(), i)
+        out[name.decode()] = N.lib.sslsim_task_constant(task.encode(), name)
+        i += 1
+    return out
+
+
+#: every task's constants by name, read from libsslsim (docs/embedding.md "Tasks")
+TASK_CONSTANTS = {name: _constants(name) for name in TASKS}
+
+#: go_to_ball's constants: distance (m) and angle (rad) of success, bonus
+#: on success, out (the reward when the ball leaves the field), turn (the
+#: heading's weight), margin (m inside the lines) and apart (m, robot to
+#: ball) of the reset
+GO_TO_BALL = TASK_CONSTANTS["go_to_ball"]
+
+
+def check_task(task):
+    """ValueError naming the argument unless task is None or a name in TASKS."""
+    if task is not None and task not in TASKS:
+        raise ValueError("task must be None or one of %s, not %r" % (", ".join(TASKS), task))
+
+
+def task_args(task, args):
+    """The world's `ssl-sim run` flags for task: args, then the flags the
+    task needs (sslsim_task_flags: a game's division), which win."""
+    if task is None:
+        return args
+    flags = N.lib.sslsim_task_flags(task.encode())
+    extra = []
+    while flags[len(extra)]:
+        extra.append(flags[len(extra)].decode())
+    return (list(args) if args else []) + extra if extra else args
 
 
 def check_env_args(observation, max_steps):
@@ -90,16 +129,38 @@ class Observer:
 
 
 class Task:
-    """A task of libsslsim (TASKS) for robot (team, id), with `slots` slots."""
+    """A task of libsslsim (TASKS) for robot (team, id), with `slots` slots:
+    robots, the scene's robots (driven first, `driven` of them); size, the
+    task's own observation floats after the observer's."""
 
     def __init__(self, name, robot, slots):
-        err = ctypes.create_string_buffer(256)
+        check_task(name)
+        err = ctypes.create_string_buffer(512)
         team, rid = (int(v) for v in robot)
         self.name = name
         self.robot = (team, rid)
         self._h = N.lib.sslsim_task_new(str(name).encode(), team, rid, int(slots), err, len(err))
         if not self._h:
-            raise ValueError(err.value.decode(errors="replace"))
+            raise ValueError("task %r: %s" % (name, err.value.decode(errors="replace")))
+        teams = np.zeros(32, dtype=np.int32)
+        ids = np.zeros(32, dtype=np.int32)
+        driven = ctypes.c_int()
+        n = N.lib.sslsim_task_robots(self._h, N.ptr(teams), N.ptr(ids), 32, ctypes.byref(driven))
+        self.robots = [(int(teams[i]), int(ids[i])) for i in range(n)]
+        self.driven = driven.value
+        self.size = N.lib.sslsim_task_obs_size(self._h)
+
+    def bounds(self, limits):
+        """(low, high) of the task's own observation floats, float32 (size,)."""
+        low = np.zeros(self.size, dtype=np.float32)
+        high = np.zeros(self.size, dtype=np.float32)
+        lim = limits_struct(limits)
+        N.lib.sslsim_task_obs_bounds(self._h, ctypes.byref(lim), N.ptr(low), N.ptr(high))
+        return low, high
+
+    def observe(self, slot, frame, out):
+        """Slot's own observation floats into the float32 array out."""
+        N.lib.sslsim_task_observe(self._h, int(slot), int(frame), N.ptr(out))
 
     def close(self):
         if getattr(self, "_h", None):
@@ -121,6 +182,22 @@ class Task:
         t = ctypes.c_uint8()
         N.lib.sslsim_task_evaluate(self._h, int(slot), world._handle(), ctypes.byref(r), ctypes.byref(t))
         return float(r.value), bool(t.value)
+
+
+def cast(task, slots, present, controlled, observed):
+    """(Task or None, controlled, observed) of an environment: the Task
+    named `task` (None: none) for the first controlled robot (default
+    blue 0); controlled defaults to the task's driven robots (without a
+    task every blue robot in `present`), observed to the controlled ones
+    then the rest of the task's scene (without a task `present`)."""
+    check_task(task)
+    t = Task(task, tuple(controlled[0]) if controlled else (0, 0), slots) if task is not None else None
+    if controlled is None:
+        controlled = t.robots[:t.driven] if t is not None else [r for r in present if r[0] == 0]
+    controlled = [tuple(int(v) for v in r) for r in controlled]
+    if observed is None:
+        observed = controlled + [r for r in t.robots if r not in controlled] if t is not None else present
+    return t, controlled, [tuple(int(v) for v in r) for r in observed]
 
 
 def observation_bounds(limits):

@@ -16,16 +16,22 @@ blue plays yellow unchanged; actions are per robot (forward, left,
 angular, ...) and need no turning. The layouts are those of SslSimEnv
 ("truth" or "vision").
 
-Rewards are 0 and no episode terminates unless reward_fn / termination_fn
-say otherwise (the task library's game tasks are where match rewards
-belong); both agents are truncated together after max_steps. An episode
-ends for both agents at once, after which env.agents is empty.
+Match rewards come from a task of libsslsim with both teams on the field:
+task="game_a" (11 a side, Division A) or "game_b" (6 a side, Division B)
+gives blue +1 and yellow -1 for a goal of blue, and the other way round,
+applies the game's rules (kick-off after a goal, a ball out put back) and
+places the kick-off at reset; "penalty", "keepaway_1v1" and
+"keepaway_2v2" work the same way, zero-sum, blue the task's side.
+Without a task rewards are 0 and no episode terminates unless reward_fn /
+termination_fn say otherwise; both agents are truncated together after
+max_steps. An episode ends for both agents at once, after which
+env.agents is empty.
 """
 import numpy as np
 
 from . import _native as N
 from .env import _box, episode_seed, place
-from .learn import Observer, action_bounds, check_env_args
+from .learn import TASKS, Observer, Task, action_bounds, check_env_args, check_task, task_args
 from .world import World
 
 AGENTS = ("blue", "yellow")
@@ -34,10 +40,15 @@ AGENTS = ("blue", "yellow")
 class SslSimParallelEnv:
     """SslSimParallelEnv(observation="truth", dt=0.016, max_steps=1000,
     robots=None, reward_fn=None, termination_fn=None, ini=None, args=None,
-    seed=None).
+    seed=None, task=None).
 
+    task: None or a task of both teams (game_a, game_b, penalty,
+    keepaway_1v1, keepaway_2v2): its rewards for blue, their opposite for
+    yellow, its terminations, its scene at reset and its rules after each
+    step (reward_fn and termination_fn must then be None).
     robots: {"blue": [ids], "yellow": [ids]}, the robots each agent drives
-    (default: its team's robots on the field at the start), in the order
+    (default: its team's robots of the task's scene, or on the field at
+    the start), in the order
     of its action rows and of its observation's own robots. An agent's
     observation holds the ball, its robots, then every opponent on the
     field at the start. reward_fn(observations, infos) -> {agent: float}
@@ -49,8 +60,20 @@ class SslSimParallelEnv:
     render_mode = None
 
     def __init__(self, observation="truth", dt=0.016, max_steps=1000, robots=None, reward_fn=None,
-                 termination_fn=None, ini=None, args=None, seed=None):
+                 termination_fn=None, ini=None, args=None, seed=None, task=None):
         check_env_args(observation, max_steps)
+        check_task(task)
+        self._task = None
+        if task is not None:
+            if reward_fn is not None or termination_fn is not None:
+                raise ValueError("reward_fn and termination_fn must be None with a task (task %r gives both)"
+                                 % (task,))
+            self._task = Task(task, (0, 0), 1)
+            if {team for team, _ in self._task.robots} != {0, 1}:
+                both = [n for n in TASKS if {tm for tm, _ in Task(n, (0, 0), 1).robots} == {0, 1}]
+                self._task.close()
+                raise ValueError("task must have both teams on the field (%s), not %r" % (", ".join(both), task))
+        self.task = task
         self.observation = observation
         self.dt = float(dt)
         self.max_steps = int(max_steps)
@@ -58,12 +81,13 @@ class SslSimParallelEnv:
         self.termination_fn = termination_fn
         self.possible_agents = list(AGENTS)
         self.agents = []
-        self._world = World(ini=ini, args=args, seed=seed, vision=observation == "vision")
+        self._world = World(ini=ini, args=task_args(task, args), seed=seed, vision=observation == "vision")
         self._base_seed = self._world.seed
         self._seed = None
         t = self._world.truth()
-        present = {team: [int(i) for tm, i in zip(t["team"].tolist(), t["id"].tolist()) if tm == team]
-                   for team in (0, 1)}
+        cast = self._task.robots if self._task is not None else zip(t["team"].tolist(), t["id"].tolist())
+        cast = list(cast)
+        present = {team: [int(i) for tm, i in cast if tm == team] for team in (0, 1)}
         robots = dict(robots) if robots is not None else {}
         unknown = sorted(set(robots) - set(AGENTS))
         if unknown:
@@ -139,7 +163,10 @@ class SslSimParallelEnv:
         "robots": {(team, id): (x, y, orientation)} in the world's frame.
         Returns (observations, infos), dicts keyed by agent."""
         self._seed = episode_seed(seed, self._seed, self._base_seed)
-        self._world.reset(self._seed)
+        if self._task is not None:
+            self._task.reset(0, self._world, self._seed)
+        else:
+            self._world.reset(self._seed)
         for obs in self._observers.values():
             obs.forget(0)
         options = dict(options or {})
@@ -182,13 +209,19 @@ class SslSimParallelEnv:
             raise ValueError("actions: " + self._world._reason())
         errors = self._world._errors(n) if n else []
         self._steps += 1
+        if self._task is not None:  # its rules before the observation: a kick-off shows at once
+            r, done = self._task.evaluate(0, self._world)
         observations, infos = self._observe(errors)
-        if self.reward_fn is not None:
+        if self._task is not None:
+            rewards = {"blue": r, "yellow": -r}
+            rewards = {a: rewards[a] for a in self.agents}
+        elif self.reward_fn is not None:
             got = self.reward_fn(observations, infos)
             rewards = {a: float(got[a]) for a in self.agents}
         else:
             rewards = {a: 0.0 for a in self.agents}
-        done = bool(self.termination_fn(observations, infos)) if self.termination_fn else False
+        if self._task is None:
+            done = bool(self.termination_fn(observations, infos)) if self.termination_fn else False
         cut = self._steps >= self.max_steps
         terminations = {a: done for a in self.agents}
         truncations = {a: cut for a in self.agents}
@@ -208,6 +241,8 @@ class SslSimParallelEnv:
     def close(self):
         for obs in list(self._observers.values()) + [self._state]:
             obs.close()
+        if self._task is not None:
+            self._task.close()
         self._world.close()
 
     def __enter__(self):

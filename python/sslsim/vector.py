@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _native as N
 from .env import _box, _EnvBase
-from .learn import Observer, Task, action_bounds, check_env_args
+from .learn import Observer, action_bounds, cast, check_env_args, check_task, task_args
 from .world import Batch, SslSimError
 
 _EPISODE_STRIDE = np.uint64(1 << 32)
@@ -47,13 +47,15 @@ class SslSimVectorEnv:
     dt=0.016, max_steps=500, controlled=None, observed=None, threads=0,
     ini=None, args=None, seed=None).
 
-    observation: "truth" or "vision" (the layouts of SslSimEnv); task: a
-    name in sslsim.TASKS or None (reward 0, never terminated, a reset is
-    the configuration's scene); controlled: the robots the actions drive
-    (default the task's robot, blue 0, or every blue robot without a
-    task); observed: the robots in the observation (default the
-    controlled ones with a task, every robot without); threads: the
-    Batch's (0: one per core)."""
+    observation: "truth" or "vision" (the layouts of SslSimEnv, then the
+    task's own floats, if any); task: a name in sslsim.TASKS or None
+    (reward 0, never terminated, a reset is the configuration's scene);
+    controlled: the robots the actions drive (default the task's driven
+    robots, centred on blue 0, or every blue robot without a task; the
+    first one is the task's robot); observed: the robots in the
+    observation (default the controlled ones then the rest of the task's
+    scene, every robot without a task); threads: the Batch's (0: one per
+    core). A game task's division is added to args."""
 
     metadata = {"autoreset_mode": "NextStep", "render_modes": []}
     render_mode = None
@@ -62,28 +64,28 @@ class SslSimVectorEnv:
     def __init__(self, num_envs=64, observation="truth", task="go_to_ball", dt=0.016, max_steps=500,
                  controlled=None, observed=None, threads=0, ini=None, args=None, seed=None):
         check_env_args(observation, max_steps)
+        check_task(task)
         self.observation = observation
         self.dt = float(dt)
         self.max_steps = int(max_steps)
-        self._batch = Batch(num_envs, threads=threads, ini=ini, args=args, seed=seed,
+        self._batch = Batch(num_envs, threads=threads, ini=ini, args=task_args(task, args), seed=seed,
                             vision=observation == "vision")
         self.num_envs = n = self._batch.n
         w0 = self._batch.world(0)
         t = w0.truth()
         present = list(zip(t["team"].tolist(), t["id"].tolist()))
-        if controlled is None:
-            controlled = [(0, 0)] if task is not None else [r for r in present if r[0] == 0]
-        self.controlled = [tuple(int(v) for v in r) for r in controlled]
-        if observed is None:
-            observed = self.controlled if task is not None else present
-        self.observed = [tuple(int(v) for v in r) for r in observed]
+        self._task, self.controlled, self.observed = cast(task, n, present, controlled, observed)
         limits = w0.limits()
         self._observer = Observer(observation, self.observed, n, limits)
-        self._task = Task(task, self.controlled[0], n) if task is not None else None
         self.task = task
-        d = self._observer.size
-        self.single_observation_space = _box(self._observer.low, self._observer.high)
-        self.observation_space = _box(np.tile(self._observer.low, (n, 1)), np.tile(self._observer.high, (n, 1)))
+        self.task_size = self._task.size if self._task is not None else 0
+        d = self._observer.size + self.task_size
+        olow, ohigh = self._observer.low, self._observer.high
+        if self.task_size:
+            tlow, thigh = self._task.bounds(limits)
+            olow, ohigh = np.concatenate([olow, tlow]), np.concatenate([ohigh, thigh])
+        self.single_observation_space = _box(olow, ohigh)
+        self.observation_space = _box(np.tile(olow, (n, 1)), np.tile(ohigh, (n, 1)))
         low, high = action_bounds(limits, [r[0] for r in self.controlled])
         self.single_action_space = _box(low, high)
         self.action_space = _box(np.tile(low, (n, 1, 1)), np.tile(high, (n, 1, 1)))

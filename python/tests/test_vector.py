@@ -156,11 +156,12 @@ class SeedTest(unittest.TestCase):
             np.testing.assert_array_equal(again, first)
 
     def test_the_vector_env_and_sslsimenv_share_task_and_observation(self):
-        """One home: SslSimEnv(task="go_to_ball", seed=s) and world k of
-        the vector env seeded s give the same floats, step by step."""
-        for kind in ("truth", "vision"):
-            single = sslsim.SslSimEnv(observation=kind, task="go_to_ball", seed=12)
-            vec = sslsim.SslSimVectorEnv(2, observation=kind, max_steps=1000)
+        """One home: SslSimEnv(task=name, seed=s) and world k of the vector
+        env seeded s give the same floats, step by step (go_to_ball, and
+        dribble with the task's own floats)."""
+        for kind, task in (("truth", "go_to_ball"), ("vision", "go_to_ball"), ("vision", "dribble")):
+            single = sslsim.SslSimEnv(observation=kind, task=task, seed=12)
+            vec = sslsim.SslSimVectorEnv(2, observation=kind, task=task, max_steps=1000)
             acts = actions_for(vec, 30, seed=1)
             o1, _ = single.reset()
             ov, _ = vec.reset(seed=[3, 12])

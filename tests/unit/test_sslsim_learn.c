@@ -1,8 +1,9 @@
 /*  test_sslsim_learn.c - libsslsim's observers, tasks and learner's step
-    (embed/sslsim_obs.c, sslsim_task.c, sslsim_batch_env.c) from C: world
-    k's outputs do not depend on the batch size or thread count, a refused
-    step moves nothing, observations keep their bounds, and a decode of
-    bytes that are no packet is refused.
+    (embed/sslsim_obs.c, sslsim_task.c, sslsim_batch_env.c) from C: a
+    refused step moves nothing, observations keep their bounds, and a
+    decode of bytes that are no packet is refused. That world k's outputs
+    do not depend on the batch size or thread count is tested for every
+    task in test_sslsim_task.c.
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -10,9 +11,6 @@
 #include <string.h>
 
 #include "embed/sslsim.h"
-#include "common/base/sim_hash.h"
-
-#define TL_STEPS 60
 
 static sslsim_batch_t *
 s_batch (int n, int threads, const uint64_t *seeds)
@@ -23,74 +21,6 @@ s_batch (int n, int threads, const uint64_t *seeds)
     sslsim_batch_t *b = sslsim_batch_new (n, &config, threads, seeds, err, sizeof err);
     cr_assert_not_null (b, "%s", err);
     return b;
-}
-
-/* Per world, the hash of TL_STEPS learner steps (observation, reward,
-   termination) with resets every 25 steps; world k's actions depend on
-   its seed only. */
-static void
-s_roll (int n, int threads, const uint64_t *seeds, uint64_t *hash)
-{
-    sslsim_batch_t *b = s_batch (n, threads, seeds);
-    sslsim_limits_t lim;
-    sslsim_world_limits (sslsim_batch_world (b, 0), &lim);
-    int team = 0, id = 0;
-    char err[256];
-    sslsim_obs_t *obs = sslsim_obs_new (SSLSIM_OBS_VISION, &team, &id, 1, n, &lim, err, sizeof err);
-    sslsim_task_t *task = sslsim_task_new ("go_to_ball", 0, 0, n, err, sizeof err);
-    cr_assert (obs && task, "%s", err);
-    int d = sslsim_obs_size (obs);
-    float *o = calloc ((size_t) (n * d), sizeof *o), *rew = calloc ((size_t) n, sizeof *rew);
-    uint8_t *term = calloc ((size_t) n, 1), *reset = calloc ((size_t) n, 1);
-    double *act = calloc ((size_t) n * 6, sizeof *act);
-    uint64_t *ep = calloc ((size_t) n, sizeof *ep);
-    for (int k = 0; k < n; k++)
-        hash[k] = 0xcbf29ce484222325ull;
-    sslsim_batch_env_t step = { .dt = 0.016,
-                                .actions = act,
-                                .teams = &team,
-                                .ids = &id,
-                                .per_world = 1,
-                                .reset = reset,
-                                .seeds = ep,
-                                .obs = obs,
-                                .obs_out = o,
-                                .task = task,
-                                .rewards = rew,
-                                .terminated = term };
-    for (int t = 0; t < TL_STEPS; t++) {
-        for (int k = 0; k < n; k++) {
-            reset[k] = t % 25 == 0;
-            ep[k] = seeds[k] + (uint64_t) (t / 25);
-            act[6 * k + 0] = 2.0 * sin (0.1 * t + (double) seeds[k]);
-            act[6 * k + 2] = cos (0.07 * t + (double) seeds[k]);
-        }
-        cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_OK, "%s", sslsim_batch_last_error (b));
-        for (int k = 0; k < n; k++) {
-            hash[k] = sim_fnv1a (hash[k], o + k * d, (size_t) d * sizeof *o);
-            hash[k] = sim_fnv1a (hash[k], &rew[k], sizeof rew[k]);
-            hash[k] = sim_fnv1a (hash[k], &term[k], 1);
-        }
-    }
-    free (o);
-    free (rew);
-    free (term);
-    free (reset);
-    free (act);
-    free (ep);
-    sslsim_obs_free (obs);
-    sslsim_task_free (task);
-    sslsim_batch_free (b);
-}
-
-Test (sslsim_learn, world_k_of_a_learner_step_does_not_depend_on_n_or_threads)
-{
-    uint64_t a[2], b[3];
-    s_roll (2, 1, (const uint64_t[]) { 5, 9 }, a);
-    s_roll (3, 2, (const uint64_t[]) { 9, 1, 5 }, b);
-    cr_assert_eq (a[0], b[2]);
-    cr_assert_eq (a[1], b[0]);
-    cr_assert_neq (a[0], a[1]);
 }
 
 Test (sslsim_learn, a_refused_step_moves_nothing)
