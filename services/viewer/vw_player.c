@@ -145,8 +145,11 @@ vw_player_open (vw_service_t *self, const char *path, bool loop)
     p->timer = sim_loop_add_timer (self->loop, "player", 0, s_on_due, self);
     if (p->timer < 0)
         return -1;
-    sim_info ("playing %s: %.1f s, %zu records (docs/viewer.md \"Playing a log\")", path,
-              sim_player_duration (p->log), sim_player_records (p->log));
+    size_t marks;
+    sim_player_marks (p->log, &marks);
+    sim_info ("playing %s: %.1f s, %zu records, %zu referee marks, %s (docs/viewer.md \"Playing a log\")",
+              path, sim_player_duration (p->log), sim_player_records (p->log), marks,
+              sim_player_indexed (p->log) ? "through its index" : "read record by record");
     return 0;
 }
 
@@ -259,6 +262,14 @@ vw_player_status (vw_service_t *self)
     st->player_next_goal = sim_player_next_mark (log, SIM_PLAYER_MARK_GOAL);
     st->t = st->player_t;
     st->speed = st->player_speed;
+}
+
+char *
+vw_player_marks (const vw_service_t *self)
+{
+    size_t n;
+    const sim_player_mark_t *marks = sim_player_marks (self->player->log, &n);
+    return vw_json_marks (marks, n);
 }
 
 int
