@@ -12,7 +12,9 @@
 #include "sim_logfile_internal.h"
 
 #define S_TRAILER (8 + 7) /* the index record's length, then "INDEXED" */
-#define S_WINDOW  (64 * 1024)
+#ifndef S_WINDOW
+#define S_WINDOW (64 * 1024)
+#endif
 
 struct sim_logindex_t {
     char *path;

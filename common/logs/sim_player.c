@@ -144,6 +144,14 @@ s_index_by_league (sim_player_t *self, const char *path, char *why, size_t whyle
     int rc = sim_logindex_open (path, &idx, why, whylen);
     if (rc <= 0)
         return 0;
+    /* the index says how many records there are: room for all at once
+       (a count past what the file can hold was refused by the index) */
+    size_t count = sim_logindex_count (idx);
+    s_entry_t *room = count > self->cap ? realloc (self->entries, count * sizeof *room) : self->entries;
+    if (room && count > self->cap) {
+        self->entries = room;
+        self->cap = count;
+    }
     sim_logfile_msg_t m;
     s_pass_t pass = { 0 };
     int got;
