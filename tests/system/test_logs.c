@@ -6,6 +6,8 @@
     - `ssl-sim play` of a small log over real UDP: a listener gets every
       message at its address, no earlier than the recorded pace allows;
       `ssl-sim record` of what play sent holds the same bytes;
+    - a log whose league index does not match its records is said in a
+      warning and played whole, read record by record;
     - a truncated log plays up to the damage and exits non-zero with a
       clear message;
     - `--record FILE.gz` in fast mode (written plain beside it, compressed
@@ -307,10 +309,10 @@ Test (logs, sync_run_replays_to_the_same_vision_bytes, .timeout = 120)
 /* A log of S_PLAY_COUNT vision messages S_PLAY_GAP apart, one tracker and
    one referee message among them. */
 static void
-s_write_small_log (const char *path)
+s_write_small_log_as (const char *path, bool index)
 {
     char err[256];
-    sim_logfile_writer_t *w = sim_logfile_writer_new (path, false, err, sizeof err);
+    sim_logfile_writer_t *w = sim_logfile_writer_new (path, index, err, sizeof err);
     cr_assert_not_null (w, "%s", err);
     int64_t t0 = 1700000000000000000LL;
     for (int i = 0; i < S_PLAY_COUNT; i++) {
@@ -324,6 +326,12 @@ s_write_small_log (const char *path)
             cr_assert_eq (sim_logfile_write (w, t0 + i * S_PLAY_GAP, SIM_LOGFILE_REFEREE, "referee", 7), 0);
     }
     cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+}
+
+static void
+s_write_small_log (const char *path)
+{
+    s_write_small_log_as (path, false);
 }
 
 static void
@@ -442,6 +450,47 @@ Test (logs, record_keeps_what_play_sent, .timeout = 60)
     cr_expect_eq (b.count, 1);
     s_msgs_free (&b);
     unlink (rec_out);
+    unlink (ini);
+    s_files_done (&files);
+}
+
+Test (logs, a_log_whose_index_does_not_hold_is_said_and_played_whole, .timeout = 60)
+{
+    s_files_t files;
+    s_files (&files);
+    /* the league's index at the end, as `ssl-sim record` writes it, with
+       its third offset one byte off */
+    s_write_small_log_as (files.a, true);
+    FILE *f = fopen (files.a, "r+b");
+    cr_assert_not_null (f);
+    uint8_t tail[8];
+    cr_assert_eq (fseek (f, -15, SEEK_END), 0);
+    cr_assert_eq (fread (tail, 1, 8, f), 8);
+    long len = 0;
+    for (int i = 0; i < 8; i++)
+        len = len << 8 | tail[i];
+    cr_assert_eq (fseek (f, -len + 16 + 2 * 8 + 7, SEEK_END), 0);
+    int low = fgetc (f);
+    cr_assert_eq (fseek (f, -1, SEEK_CUR), 0);
+    fputc (low + 1, f);
+    fclose (f);
+    int vision_port = sim_test_free_port ();
+    int vision = sim_test_udp (vision_port);
+    char addr[64], ini[160];
+    s_play_ini (&files, ini, sizeof ini, sim_test_free_port (), sim_test_free_port ());
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", vision_port);
+    const char *args[] = { "play", files.a, "--config", ini, "--vision-addr", addr, "--speed", "10", NULL };
+    int code = s_wait_exit (s_spawn (args, files.out));
+    cr_expect_eq (code, 0, "the log itself is whole");
+    cr_expect (s_file_has (files.out, "offset 2"), "the warning names the offset");
+    cr_expect (s_file_has (files.out, "reading the whole log instead"), "no word of the index");
+    cr_expect (s_file_has (files.out, "played 20 vision, 1 tracker and 1 referee messages"));
+    int got = 0;
+    uint8_t buf[256];
+    while (sim_test_recv (vision, buf, sizeof buf, 0) > 0)
+        got++;
+    cr_expect_eq (got, S_PLAY_COUNT);
+    close (vision);
     unlink (ini);
     s_files_done (&files);
 }
