@@ -11,7 +11,8 @@
     LOG.indexed ending with the league's index, as `ssl-sim record` and
     the league's indexer write it. Then opens each with sim_player_new (the
     pass that builds the timeline and the referee's marks) --repeat times,
-    alternating, and reports the median and fastest wall time of each:
+    alternating, and reports the median and fastest wall time of each and
+    the median CPU time (user and system) of this process:
       warm   the file in the page cache (a second open of the same file);
       cold   the file's pages dropped first (posix_fadvise DONTNEED on
              this file only), so the disk, or here the storage under it,
@@ -34,10 +35,10 @@
 #include "ssl_gc_referee_message.pb-c.h"
 
 static double
-s_now_s (void)
+s_clock_s (clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
+    clock_gettime (clock, &ts);
     return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
@@ -115,16 +116,20 @@ s_drop (const char *path)
     }
 }
 
-/* One open, timed; the player kept in *keep when keep is not NULL. */
+/* One open, timed (wall clock; *cpu: this process's CPU time, user and
+   system, which a loaded machine disturbs less); the player kept in *keep
+   when keep is not NULL. */
 static double
-s_open (const char *path, bool cold, sim_player_t **keep)
+s_open (const char *path, bool cold, sim_player_t **keep, double *cpu)
 {
     char err[512];
     if (cold)
         s_drop (path);
-    double t0 = s_now_s ();
+    double t0 = s_clock_s (CLOCK_MONOTONIC), c0 = s_clock_s (CLOCK_PROCESS_CPUTIME_ID);
     sim_player_t *p = sim_player_new (path, err, sizeof err);
-    double dt = s_now_s () - t0;
+    double dt = s_clock_s (CLOCK_MONOTONIC) - t0;
+    if (cpu)
+        *cpu = s_clock_s (CLOCK_PROCESS_CPUTIME_ID) - c0;
     if (!p) {
         fprintf (stderr, "player_open: %s\n", err);
         exit (1);
@@ -147,7 +152,7 @@ main (int argc, char **argv)
             repeat = atoi (argv[++i]);
         else if (strcmp (argv[i], "--minutes") == 0 && i + 1 < argc)
             minutes = atof (argv[++i]);
-        else if (!log)
+        else if (!log && argv[i][0] != '-')
             log = argv[i];
         else
             results = argv[i];
@@ -164,8 +169,8 @@ main (int argc, char **argv)
         return 1;
 
     sim_player_t *a = NULL, *b = NULL;
-    s_open (plain, false, &a);
-    s_open (indexed, false, &b);
+    s_open (plain, false, &a, NULL);
+    s_open (indexed, false, &b, NULL);
     size_t na, nb;
     sim_player_marks (a, &na);
     sim_player_marks (b, &nb);
@@ -185,20 +190,22 @@ main (int argc, char **argv)
     sim_player_destroy (&a);
     sim_player_destroy (&b);
 
-    double t[4][100];
+    double t[4][100], c[4][100];
     for (int i = 0; i < repeat; i++) {
-        t[0][i] = s_open (plain, false, NULL);
-        t[1][i] = s_open (indexed, false, NULL);
-        t[2][i] = s_open (plain, true, NULL);
-        t[3][i] = s_open (indexed, true, NULL);
+        t[0][i] = s_open (plain, false, NULL, &c[0][i]);
+        t[1][i] = s_open (indexed, false, NULL, &c[1][i]);
+        t[2][i] = s_open (plain, true, NULL, &c[2][i]);
+        t[3][i] = s_open (indexed, true, NULL, &c[3][i]);
     }
     const char *names[4] = { "warm, read record by record", "warm, through its index     ",
                              "cold, read record by record", "cold, through its index     " };
     char lines[4][256];
     for (int k = 0; k < 4; k++) {
         qsort (t[k], (size_t) repeat, sizeof t[k][0], s_cmp);
-        snprintf (lines[k], sizeof lines[k], "open %s  median %7.1f ms  fastest %7.1f ms  (%d opens)",
-                  names[k], t[k][repeat / 2] * 1e3, t[k][0] * 1e3, repeat);
+        qsort (c[k], (size_t) repeat, sizeof c[k][0], s_cmp);
+        snprintf (lines[k], sizeof lines[k],
+                  "open %s  wall median %6.1f ms, fastest %6.1f ms;  CPU median %6.1f ms  (%d opens)",
+                  names[k], t[k][repeat / 2] * 1e3, t[k][0] * 1e3, c[k][repeat / 2] * 1e3, repeat);
     }
     FILE *out = results ? fopen (results, "a") : NULL;
     for (int pass = 0; pass < (out ? 2 : 1); pass++) {
