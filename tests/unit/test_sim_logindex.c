@@ -14,6 +14,7 @@
 
 #include "common/logs/sim_logfile.h"
 #include "common/logs/sim_logindex.h"
+#include "tests/support/sim_logtest.h"
 
 #define RECORDS 40
 #define BIG     (100 * 1024) /* one record larger than the index reader's window */
@@ -76,14 +77,9 @@ s_poke_be (const s_file_t *f, uint64_t at, uint64_t v, int bytes)
 static uint64_t
 s_index_at (const s_file_t *f)
 {
-    uint8_t b[8];
-    int fd = open (f->path, O_RDONLY);
-    cr_assert_eq (pread (fd, b, 8, (off_t) (s_size (f) - 15)), 8);
-    close (fd);
-    uint64_t len = 0;
-    for (int i = 0; i < 8; i++)
-        len = len << 8 | b[i];
-    return s_size (f) - len;
+    uint64_t at = sim_logtest_index_at (f->path);
+    cr_assert_gt (at, 0);
+    return at;
 }
 
 static bool
@@ -252,15 +248,7 @@ Test (sim_logindex, an_offset_inside_a_record_is_refused)
 {
     s_file_t f;
     s_make (&f, true);
-    uint64_t at = s_index_at (&f);
-    int fd = open (f.path, O_RDONLY);
-    uint8_t b[8];
-    cr_assert_eq (pread (fd, b, 8, (off_t) (at + 16 + 8 * 9)), 8);
-    close (fd);
-    uint64_t off = 0;
-    for (int i = 0; i < 8; i++)
-        off = off << 8 | b[i];
-    s_poke_be (&f, at + 16 + 8 * 9, off + 1, 8);
+    cr_assert_eq (sim_logtest_nudge_offset (f.path, 9), 0);
     char why[256] = "";
     cr_expect_eq (s_walk (&f, why, sizeof why), -1);
     cr_expect (strstr (why, "offset 9") && strstr (why, "where the record before it ends"), "%s", why);

@@ -10,6 +10,7 @@
 #include "common/logs/sim_logfile.h"
 #include "common/logs/sim_player.h"
 #include "common/logs/sim_referee.h"
+#include "tests/support/sim_logtest.h"
 #include "ssl_gc_referee_message.pb-c.h"
 
 #define MS 1000000LL
@@ -275,17 +276,7 @@ Test (sim_player, falls_back_to_one_pass_when_the_index_does_not_hold)
     s_write_as (&plain, false);
     s_write_as (&bad, true);
     /* the first record's offset in the index, one byte off */
-    FILE *fp = fopen (bad.path, "r+b");
-    cr_assert_not_null (fp);
-    uint8_t b[8];
-    cr_assert_eq (fseek (fp, -15, SEEK_END), 0);
-    cr_assert_eq (fread (b, 1, 8, fp), 8);
-    long len = 0;
-    for (int i = 0; i < 8; i++)
-        len = len << 8 | b[i];
-    cr_assert_eq (fseek (fp, -len + 16 + 7, SEEK_END), 0);
-    fputc (SIM_LOGFILE_HEADER + 1, fp); /* the low byte of offset 0 (16) */
-    fclose (fp);
+    cr_assert_eq (sim_logtest_nudge_offset (bad.path, 0), 0);
     char err[256];
     sim_player_t *a = sim_player_new (plain.path, err, sizeof err);
     sim_player_t *p = sim_player_new (bad.path, err, sizeof err);
