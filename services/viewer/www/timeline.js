@@ -72,7 +72,11 @@ function placeMarks () {
         tick.dataset.t = String(m.t);
         // just after the mark, as the jump buttons land (vw_player.c): its
         // referee packet is the one shown; 10 us as the times are rounded to 1 us
-        tick.addEventListener('click', () => send('seek', { t: m.t + 1e-5 }));
+        tick.addEventListener('click', (e) => {
+            send('seek', { t: m.t + 1e-5 });
+            if (e.detail > 0)
+                tick.blur(); // a mouse click: Space goes on pausing, not clicking the tick again
+        });
         box.append(tick);
     }
 }
