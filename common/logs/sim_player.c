@@ -9,6 +9,7 @@
 #include "common/base/sim_log.h"
 #include "common/bus/sim_route.h"
 #include "common/bus/sim_udp.h"
+#include "sim_logindex.h"
 #include "sim_referee.h"
 
 #define S_PRIME_NS 100000000 /* the vision before a seek's target handed over: every camera's newest */
@@ -36,6 +37,7 @@ struct sim_player_t {
     sim_route_t route[3];
     uint64_t sent[3];
     uint64_t skipped; /* records of other types */
+    bool indexed;     /* the league's index served the pass */
 };
 
 static int
@@ -48,7 +50,7 @@ s_slot (int32_t type)
 }
 
 static int
-s_add_mark (sim_player_t *self, double t, sim_player_mark_kind_t kind, int command)
+s_add_mark (sim_player_t *self, double t, sim_player_mark_kind_t kind, const sim_referee_t *r)
 {
     if (self->n_marks == self->marks_cap) {
         size_t cap = self->marks_cap ? self->marks_cap * 2 : 64;
@@ -58,53 +60,113 @@ s_add_mark (sim_player_t *self, double t, sim_player_mark_kind_t kind, int comma
         self->marks = grown;
         self->marks_cap = cap;
     }
-    self->marks[self->n_marks++] = (sim_player_mark_t) { t, kind, command };
+    self->marks[self->n_marks++] = (sim_player_mark_t) {
+        .t = t, .kind = kind, .command = r->command, .blue = r->team[0].score, .yellow = r->team[1].score
+    };
     return 0;
 }
 
-/* One pass over the log: the index and the marks. */
+/* What the pass that indexes the log carries from one record to the next. */
+typedef struct {
+    int64_t last_ns, tl;
+    bool have_ref;
+    sim_referee_t prev;
+} s_pass_t;
+
+/* One record of the pass: into the index when it is played, and the
+   referee's marks from its referee records (m->data: NULL for others). */
+static int
+s_take (sim_player_t *self, s_pass_t *p, const sim_logfile_msg_t *m, char *err, size_t errlen)
+{
+    if (s_slot (m->type) < 0) {
+        self->skipped++; /* blank, unknown, the 2010 protocol, the index */
+        return 0;
+    }
+    if (self->n && m->time_ns > p->last_ns)
+        p->tl += m->time_ns - p->last_ns;
+    p->last_ns = m->time_ns;
+    if (self->n == self->cap) {
+        size_t cap = self->cap ? self->cap * 2 : 4096;
+        s_entry_t *grown = realloc (self->entries, cap * sizeof *grown);
+        if (!grown) {
+            snprintf (err, errlen, "out of memory for the index of the log");
+            return -1;
+        }
+        self->entries = grown;
+        self->cap = cap;
+    }
+    self->entries[self->n++] = (s_entry_t) { p->tl, m->offset, m->type };
+    sim_referee_t r;
+    if (m->type != SIM_LOGFILE_REFEREE || sim_referee_decode (m->data, m->len, &r))
+        return 0;
+    double t = (double) p->tl / 1e9;
+    if ((!p->have_ref || r.command_counter != p->prev.command_counter)
+        && s_add_mark (self, t, SIM_PLAYER_MARK_COMMAND, &r))
+        return -1;
+    if (p->have_ref && r.team[0].score + r.team[1].score > p->prev.team[0].score + p->prev.team[1].score
+        && s_add_mark (self, t, SIM_PLAYER_MARK_GOAL, &r))
+        return -1;
+    p->prev = r;
+    p->have_ref = true;
+    return 0;
+}
+
+/* One pass over the log, record by record: the index and the marks. */
 static int
 s_index (sim_player_t *self, char *err, size_t errlen)
 {
     sim_logfile_msg_t m;
-    int64_t last_ns = 0, tl = 0;
-    bool have_ref = false;
-    sim_referee_t prev = { 0 };
+    s_pass_t pass = { 0 };
     int got;
-    while ((got = sim_logfile_next (self->reader, &m)) > 0) {
-        if (s_slot (m.type) < 0) {
-            self->skipped++; /* blank, unknown, the 2010 protocol, the index */
-            continue;
-        }
-        if (self->n && m.time_ns > last_ns)
-            tl += m.time_ns - last_ns;
-        last_ns = m.time_ns;
-        if (self->n == self->cap) {
-            size_t cap = self->cap ? self->cap * 2 : 4096;
-            s_entry_t *grown = realloc (self->entries, cap * sizeof *grown);
-            if (!grown) {
-                snprintf (err, errlen, "out of memory for the index of the log");
-                return -1;
-            }
-            self->entries = grown;
-            self->cap = cap;
-        }
-        self->entries[self->n++] = (s_entry_t) { tl, m.offset, m.type };
-        sim_referee_t r;
-        if (m.type != SIM_LOGFILE_REFEREE || sim_referee_decode (m.data, m.len, &r))
-            continue;
-        double t = (double) tl / 1e9;
-        if ((!have_ref || r.command_counter != prev.command_counter)
-            && s_add_mark (self, t, SIM_PLAYER_MARK_COMMAND, r.command))
+    while ((got = sim_logfile_next (self->reader, &m)) > 0)
+        if (s_take (self, &pass, &m, err, errlen))
             return -1;
-        if (have_ref && r.team[0].score + r.team[1].score > prev.team[0].score + prev.team[1].score
-            && s_add_mark (self, t, SIM_PLAYER_MARK_GOAL, r.command))
-            return -1;
-        prev = r;
-        have_ref = true;
-    }
     if (got < 0 && !(self->damage = strdup (sim_logfile_error (self->reader))))
         return -1;
+    return 0;
+}
+
+static bool
+s_is_referee (int32_t type)
+{
+    return type == SIM_LOGFILE_REFEREE;
+}
+
+/* The same pass through the league's index at the end of a plain log:
+   each record's header at its offset, the message bytes of the referee
+   records only. 1 when it served; 0 when the log has none or it does not
+   hold (the index and marks found so far dropped, the reason in why);
+   -1 when out of memory. */
+static int
+s_index_by_league (sim_player_t *self, const char *path, char *why, size_t whylen)
+{
+    sim_logindex_t *idx = NULL;
+    int rc = sim_logindex_open (path, &idx, why, whylen);
+    if (rc <= 0)
+        return 0;
+    /* the index says how many records there are: room for all at once
+       (a count past what the file can hold was refused by the index) */
+    size_t count = sim_logindex_count (idx);
+    s_entry_t *room = count > self->cap ? realloc (self->entries, count * sizeof *room) : self->entries;
+    if (room && count > self->cap) {
+        self->entries = room;
+        self->cap = count;
+    }
+    sim_logfile_msg_t m;
+    s_pass_t pass = { 0 };
+    int got;
+    while ((got = sim_logindex_next (idx, &m, s_is_referee)) > 0)
+        if (s_take (self, &pass, &m, why, whylen)) {
+            sim_logindex_destroy (&idx);
+            return -1;
+        }
+    if (got < 0)
+        snprintf (why, whylen, "%s", sim_logindex_error (idx));
+    sim_logindex_destroy (&idx);
+    if (got == 0)
+        return 1;
+    self->n = self->n_marks = 0;
+    self->skipped = 0;
     return 0;
 }
 
@@ -120,7 +182,18 @@ sim_player_new (const char *path, char *err, size_t errlen)
     self->paused = true;
     self->speed = 1.0;
     self->reader = sim_logfile_reader_new (path, err, errlen);
-    if (!self->reader || s_index (self, err, errlen)) {
+    if (!self->reader) {
+        sim_player_destroy (&self);
+        return NULL;
+    }
+    char why[SIM_LOGFILE_ERROR_MAX] = "";
+    int by_index = s_index_by_league (self, path, why, sizeof why);
+    if (by_index == 0 && why[0])
+        sim_warn ("play: %s: %s; reading the whole log instead", path, why);
+    self->indexed = by_index == 1;
+    if (by_index < 0 || (!self->indexed && s_index (self, err, errlen))) {
+        if (by_index < 0)
+            snprintf (err, errlen, "%s", why);
         sim_player_destroy (&self);
         return NULL;
     }
@@ -399,4 +472,10 @@ sim_player_report (const sim_player_t *self, bool stopped)
     if (self->skipped)
         fprintf (stderr, "skipped %llu messages of other types (blank, unknown, vision 2010, index)\n",
                  (unsigned long long) self->skipped);
+}
+
+bool
+sim_player_indexed (const sim_player_t *self)
+{
+    return self->indexed;
 }

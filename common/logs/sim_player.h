@@ -8,6 +8,11 @@
     joined, continues from where it was), so a seek is a binary search and
     one jump of the reader. The same pass notes the referee's marks: each
     new command (its counter changed) and each goal (a score went up).
+    When a plain log ends with the league's index record (sim_logindex.h)
+    the pass goes through it: each record's header at its offset, the
+    message bytes of the referee records only (for the marks). An index
+    that does not hold is said in the log (a warning) and the log is read
+    record by record instead; both passes give the same timeline.
 
     The pace is a pure rule of the caller's clock (monotonic ns passed in,
     never read here): a record is due at the wall time its timeline time
@@ -36,7 +41,8 @@ typedef enum {
 typedef struct {
     double t; /* timeline s */
     sim_player_mark_kind_t kind;
-    int command; /* the league's command value (for a goal: the one in force) */
+    int command;           /* the league's command value (for a goal: the one in force) */
+    uint32_t blue, yellow; /* the score from that referee packet on */
 } sim_player_mark_t;
 
 /* A record played: `primed` when it is not sent on the wire but handed
@@ -102,6 +108,10 @@ const sim_player_mark_t *sim_player_marks (const sim_player_t *self, size_t *cou
 
 /* The time of the first mark of `kind` after the position, or -1. */
 double sim_player_next_mark (const sim_player_t *self, sim_player_mark_kind_t kind);
+
+/* Whether the league's index at the end of the log served the opening
+   pass (false: the log was read record by record). */
+bool sim_player_indexed (const sim_player_t *self);
 
 /* Records sent on the wire, by type (SIM_LOGFILE_VISION, _TRACKER, _REFEREE). */
 uint64_t sim_player_sent (const sim_player_t *self, int32_t type);

@@ -266,7 +266,8 @@ s_play (vw_service_t *self, const sim_service_args_t *args)
     hub->player = true;
     hub->hello = vw_json_hello (self->own.run.mode, self->own.sim.seed);
     hub->geometry = vw_json_geometry (&self->own);
-    hub->have_config = hub->hello && hub->geometry;
+    hub->marks = vw_player_marks (self);
+    hub->have_config = hub->hello && hub->geometry && hub->marks;
     vw_stats_refresh (self);
     pthread_mutex_unlock (&hub->lock);
     return hub->have_config ? 0 : -1;

@@ -43,6 +43,7 @@ vw_hub_destroy (vw_hub_t **self_p)
         close (self->ops_fd);
     free (self->hello);
     free (self->geometry);
+    free (self->marks);
     pthread_mutex_destroy (&self->lock);
     pthread_mutex_destroy (&self->ops_lock);
     free (self);

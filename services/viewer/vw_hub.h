@@ -62,6 +62,7 @@ typedef struct {
     /* `ssl-sim play` (vw_player.h): the page's ops go to the player, not
        the gateway; the server queues them here and wakes the loop */
     bool player;
+    char *marks; /* the log's referee marks for the timeline (JSON, owned; NULL: none) */
     vw_op_t player_ops[VW_PLAYER_OPS];
     int n_player_ops;
 

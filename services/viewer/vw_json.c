@@ -709,3 +709,27 @@ vw_json_parse_op (const char *text, size_t len, vw_op_t *op, char *why, size_t w
     cJSON_Delete (root);
     return rc;
 }
+
+char *
+vw_json_marks (const sim_player_mark_t *marks, size_t count)
+{
+    cJSON *root = s_typed ("marks");
+    cJSON *list = root ? cJSON_AddArrayToObject (root, "marks") : NULL;
+    if (!list) {
+        cJSON_Delete (root);
+        return NULL;
+    }
+    cJSON_AddNumberToObject (root, "total", (double) count);
+    for (size_t i = 0; i < count && i < VW_MARKS_MAX; i++) {
+        cJSON *m = cJSON_CreateObject ();
+        if (!m)
+            break;
+        cJSON_AddItemToArray (list, m);
+        s_num (m, "t", marks[i].t);
+        cJSON_AddStringToObject (m, "kind", marks[i].kind == SIM_PLAYER_MARK_GOAL ? "goal" : "command");
+        cJSON_AddStringToObject (m, "command", sim_referee_command_name (marks[i].command));
+        cJSON_AddNumberToObject (m, "blue", marks[i].blue);
+        cJSON_AddNumberToObject (m, "yellow", marks[i].yellow);
+    }
+    return s_print (root);
+}

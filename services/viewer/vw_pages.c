@@ -85,6 +85,8 @@ vw_pages_serve (vw_service_t *self, const char *status)
         if (!c->greeted && hub->have_config) {
             s_send (c, hub->hello);
             s_send (c, hub->geometry);
+            if (hub->marks)
+                s_send (c, hub->marks); /* a log's ticks: once, they never change */
             char *text = vw_json_status (&hub->status);
             s_send (c, text);
             free (text);

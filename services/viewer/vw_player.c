@@ -6,6 +6,7 @@
 #include "common/base/sim_log.h"
 #include "common/logs/sim_player.h"
 #include "vw_pages.h"
+#include "vw_stats.h"
 
 #define VW_PLAYER_BATCH 256 /* records sent per turn of the loop at most */
 
@@ -61,6 +62,21 @@ s_publish (vw_service_t *self)
     vw_player_status (self);
     pthread_mutex_unlock (&self->hub->lock);
     vw_pages_serve (self, NULL);
+}
+
+/* After a page's op moved the timeline: the status at once, so the game
+   state of the new time reaches the pages before its frames, not up to
+   half a second later with the next periodic status. */
+static void
+s_publish_now (vw_service_t *self)
+{
+    vw_hub_t *hub = self->hub;
+    pthread_mutex_lock (&hub->lock);
+    vw_stats_refresh (self);
+    char *text = vw_json_status (&hub->status);
+    pthread_mutex_unlock (&hub->lock);
+    vw_pages_serve (self, text);
+    free (text);
 }
 
 /* To timeline time t: the stores hold what was shown at t, nothing of
@@ -145,8 +161,11 @@ vw_player_open (vw_service_t *self, const char *path, bool loop)
     p->timer = sim_loop_add_timer (self->loop, "player", 0, s_on_due, self);
     if (p->timer < 0)
         return -1;
-    sim_info ("playing %s: %.1f s, %zu records (docs/viewer.md \"Playing a log\")", path,
-              sim_player_duration (p->log), sim_player_records (p->log));
+    size_t marks;
+    sim_player_marks (p->log, &marks);
+    sim_info ("playing %s: %.1f s, %zu records, %zu referee marks, %s (docs/viewer.md \"Playing a log\")",
+              path, sim_player_duration (p->log), sim_player_records (p->log), marks,
+              sim_player_indexed (p->log) ? "through its index" : "read record by record");
     return 0;
 }
 
@@ -238,7 +257,7 @@ vw_player_wake (vw_service_t *self, bool pages)
     if (n) {
         self->serial++; /* a world that says paused or not, even with no new frame */
         sim_loop_timer_set (self->loop, self->player->timer, s_deadline (self->player));
-        s_publish (self);
+        s_publish_now (self);
     }
     if (!pages && sim_player_ended (self->player->log) && !self->player->loop)
         sim_loop_stop (self->loop);
@@ -259,6 +278,14 @@ vw_player_status (vw_service_t *self)
     st->player_next_goal = sim_player_next_mark (log, SIM_PLAYER_MARK_GOAL);
     st->t = st->player_t;
     st->speed = st->player_speed;
+}
+
+char *
+vw_player_marks (const vw_service_t *self)
+{
+    size_t n;
+    const sim_player_mark_t *marks = sim_player_marks (self->player->log, &n);
+    return vw_json_marks (marks, n);
 }
 
 int

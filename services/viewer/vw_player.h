@@ -34,6 +34,10 @@ void vw_player_wake (vw_service_t *self, bool pages);
 /* With the hub locked: the timeline into hub->status. */
 void vw_player_status (vw_service_t *self);
 
+/* The log's referee marks as the page's "marks" message (yours to
+   free; NULL when out of memory). */
+char *vw_player_marks (const vw_service_t *self);
+
 /* The service's exit status: 1 when the log ended in damage, else 0. */
 int vw_player_exit_code (const vw_service_t *self);
 

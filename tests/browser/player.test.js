@@ -8,7 +8,10 @@
 // length, that seeking while paused shows the ball where the log had it at
 // that time (A before the move, B after), that jumping to the referee's
 // next command shows the log's game state, that a step moves one frame,
-// and saves BUILD/viewer-player.png (docs/viewer-player.png).
+// that the referee's marks (the placement, and the goal the probe is told
+// to score half-way through the hold at B) are ticks under the bar at
+// their fractions of the timeline and a click on one goes there, and
+// saves BUILD/viewer-player.png (docs/viewer-player.png).
 //
 // Every wait watches a condition with a bound; none sleeps to let
 // something happen. Exit status 0 when every check passed.
@@ -80,9 +83,10 @@ async function waitSimTime (page, t) {
 }
 
 // ---- recording ----------------------------------------------------------------
-// Returns {log, moved_s, referee_s}: the log's path and, on its timeline
-// (0 = its first record, about when the recorder said it listens), when
-// the ball was moved to B and when the first referee packet was sent.
+// Returns {log, movedS, refereeS, goalS}: the log's path and, on its
+// timeline (0 = its first record, about when the recorder said it
+// listens), when the ball was moved to B, when the first referee packet
+// was sent and when the game controller said blue scored.
 async function recordLog (dir, ports, browser) {
     const ini = writeIni(dir, ports);
     const vision = `224.5.23.2:${ports[7]}`;
@@ -112,14 +116,23 @@ async function recordLog (dir, ports, browser) {
     const movedS = (Date.now() - t0) / 1000;
     const gc = spawn(PROBE, ['referee', String(ports[9])], { stdio: ['pipe', 'pipe', 'inherit'] });
     cleanups.push(async () => gc.stdin.end());
-    await new Promise((resolve) => readline.createInterface({ input: gc.stdout }).once('line', resolve));
+    const gcLines = readline.createInterface({ input: gc.stdout });
+    await new Promise((resolve) => gcLines.once('line', resolve));
     const refereeS = (Date.now() - t0) / 1000;
-    await waitSimTime(page, (await simTime(page)) + HOLD_S);
+    // half-way through the hold at B, blue scores: the game controller
+    // says STOP with a new command counter and the score 3 : 1
+    await waitSimTime(page, (await simTime(page)) + HOLD_S / 2);
+    const scored = new Promise((resolve) => gcLines.once('line', resolve));
+    gc.stdin.write('goal\n');
+    const said = await scored;
+    must('the game controller sent the goal', JSON.parse(said).goal === 3, said);
+    const goalS = (Date.now() - t0) / 1000;
+    await waitSimTime(page, (await simTime(page)) + HOLD_S / 2);
     gc.stdin.end();
     must('ssl-sim record ends cleanly on SIGTERM', await stopSimulator(rec) === 0);
     must('the simulator ends cleanly on SIGTERM', await stopSimulator(sim) === 0);
     await page.close();
-    return { log, movedS, refereeS };
+    return { log, movedS, refereeS, goalS };
 }
 
 // ---- the test ------------------------------------------------------------------
@@ -137,8 +150,9 @@ async function main () {
     const { browser, close } = await launchBrowser(os);
     cleanups.push(close);
 
-    const { log, movedS, refereeS } = await recordLog(dir, ports, browser);
-    console.log(`     recorded ${log}: ball moved at ${movedS.toFixed(2)} s, referee from ${refereeS.toFixed(2)} s`);
+    const { log, movedS, refereeS, goalS } = await recordLog(dir, ports, browser);
+    console.log(`     recorded ${log}: ball moved at ${movedS.toFixed(2)} s, referee from ${refereeS.toFixed(2)} s, `
+                + `goal at ${goalS.toFixed(2)} s`);
 
     // ---- play it as a user does, with its page ---------------------------
     const vision = new Vision(PROBE, ports[7]);
@@ -167,6 +181,11 @@ async function main () {
     check('the timeline shows the log\'s length', player.duration > total - 0.5 && player.duration < total + 2,
           `${player.duration} s, recorded about ${total.toFixed(2)} s`);
     check('the timeline is shown', await page.isVisible('#timeline'));
+    // ssl-sim record ends a plain log with the league's index: play opens
+    // it through the index (docs/logs.md "Seeking")
+    const said = fs.readFileSync(path.join(dir, 'play.txt'), 'utf8');
+    check('play opened the recorded log through its index', /records, \d+ referee marks, through its index/.test(said),
+          said.split('\n').filter((l) => l.includes('playing')).join(' '));
     check('a log shows no truth, only what vision saw',
           await page.evaluate(() => window.sslsimView.robots.length === 0 && window.sslsimView.ball === null));
 
@@ -224,9 +243,61 @@ async function main () {
     await page.waitForFunction(() => window.sslsimView.vision_balls.length > 0);
     await page.screenshot({ path: SCREENSHOT });
     check(`screenshot saved (${SCREENSHOT})`, fs.existsSync(SCREENSHOT));
+    const toGoal = await page.evaluate(() => window.sslsimView.request('jump', { to: 'goal' }));
+    check('jump to the next goal is answered', toGoal && toGoal.ok, JSON.stringify(toGoal));
+    await page.waitForFunction(() => window.sslsimView.referee && window.sslsimView.referee.blue.score === 3);
+    check('the jump to the goal lands where the game controller said it',
+          Math.abs(await page.evaluate(() => window.sslsimView.player.t) - goalS) < 1.0);
     const noGoal = await page.evaluate(() => window.sslsimView.request('jump', { to: 'goal' }));
     check('a jump to a goal the log does not have is refused', noGoal && !noGoal.ok && noGoal.code === 'NOT_FOUND',
           JSON.stringify(noGoal));
+
+    // the referee's marks as ticks under the bar: where on it, what they
+    // say, and a click goes there
+    await page.waitForFunction(() => document.querySelectorAll('#tl-marks .tl-mark').length >= 3);
+    const ticks = await page.evaluate(() => {
+        const bar = document.getElementById('tl-seek').getBoundingClientRect();
+        return { duration: window.sslsimView.player.duration, bar: { left: bar.left, width: bar.width },
+                 inset: parseFloat(getComputedStyle(document.getElementById('tl-marks')).marginLeft),
+                 marks: [...document.querySelectorAll('#tl-marks .tl-mark')].map((e) => {
+                     const r = e.getBoundingClientRect();
+                     return { t: Number(e.dataset.t), title: e.title, goal: e.classList.contains('goal'),
+                              x: r.left + r.width / 2 };
+                 }) };
+    });
+    const expected = [{ t: refereeS, goal: false, says: 'BALL_PLACEMENT_BLUE' },
+                      { t: goalS, goal: false, says: 'STOP' },
+                      { t: goalS, goal: true, says: 'goal: blue 3 : 1 yellow' }];
+    check('three ticks: the placement, the STOP of the goal and the goal', ticks.marks.length === 3,
+          JSON.stringify(ticks.marks));
+    // a tick sits where the bar's thumb centre is at its time: the track
+    // of the thumb's centre is the bar less the inset at each end
+    const track = ticks.bar.width - 2 * ticks.inset;
+    expected.forEach((want, i) => {
+        const m = ticks.marks[i];
+        if (!m)
+            return;
+        const frac = (m.x - ticks.bar.left - ticks.inset) / track;
+        check(`tick ${i} (${want.says}) is at ${(100 * m.t / ticks.duration).toFixed(1)}% of the timeline, `
+              + `within half a pixel`, Math.abs(frac - m.t / ticks.duration) * track <= 0.5,
+              `${(100 * frac).toFixed(2)}% of a ${track.toFixed(0)} px track`);
+        check(`tick ${i} is when the test saw it happen (${want.t.toFixed(2)} s)`, Math.abs(m.t - want.t) < 1.0,
+              `${m.t} s`);
+        check(`tick ${i} says "${want.says}"`, m.goal === want.goal && m.title.includes(want.says), m.title);
+    });
+    const clickTick = async (sel, score) => {
+        await page.click(sel);
+        await page.waitForFunction((s) => window.sslsimView.referee && window.sslsimView.referee.blue.score === s
+                                   && window.sslsimView.vision_balls.length > 0, score);
+        return page.evaluate(() => ({ t: window.sslsimView.player.t, referee: window.sslsimView.referee }));
+    };
+    // from after the goal back to the placement, then forward to the goal
+    const atPlacement = await clickTick('#tl-marks .tl-mark:first-child', 2);
+    check('clicking the first tick goes to the placement', Math.abs(atPlacement.t - ticks.marks[0].t) <= SEEK_TOLERANCE_S
+          && atPlacement.referee.command === 'BALL_PLACEMENT_BLUE', JSON.stringify(atPlacement));
+    const atGoal = await clickTick('#tl-marks .tl-mark.goal', 3);
+    check('clicking the goal\'s tick goes to the goal', Math.abs(atGoal.t - ticks.marks[2].t) <= SEEK_TOLERANCE_S
+          && atGoal.referee.command === 'STOP', JSON.stringify(atGoal));
     const teleport = await page.evaluate(() => window.sslsimView.request('teleport_ball', { x: 0, y: 0 }));
     check('a log cannot be changed', teleport && !teleport.ok && teleport.code === 'UNSUPPORTED',
           JSON.stringify(teleport));

@@ -23,7 +23,10 @@
                                : yellow 1, a yellow card for yellow) to
                                224.5.23.1:PORT through the loopback
                                interface only (TTL 0) every 100 ms until
-                               standard input closes
+                               standard input closes; each line read
+                               is a goal for blue (STOP, a new command
+                               counter, blue's score up), sent at once
+                               and said as {"goal":SCORE}
 
     Exit status 0, 1 when a port could not be had, 2 for bad arguments.
 */
@@ -166,15 +169,22 @@ s_commands (int port)
     }
 }
 
-/* Wait up to ms for the end of standard input; true when it ended. */
-static bool
-s_stdin_closed (int ms)
+/* Wait up to ms for standard input: -1 when it ended, else the lines that
+   came (0: none within ms). */
+static int
+s_stdin_lines (int ms)
 {
     struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
     if (poll (&p, 1, ms) <= 0)
-        return false;
-    char junk[256];
-    return read (STDIN_FILENO, junk, sizeof junk) <= 0;
+        return 0;
+    char buf[256];
+    ssize_t n = read (STDIN_FILENO, buf, sizeof buf);
+    if (n <= 0)
+        return -1;
+    int lines = 0;
+    for (ssize_t i = 0; i < n; i++)
+        lines += buf[i] == '\n';
+    return lines;
 }
 
 static int
@@ -221,14 +231,35 @@ s_referee (int port)
     uint8_t buf[1024];
     printf ("{\"sending\":%d}\n", port);
     fflush (stdout);
-    do {
+    bool goal = false;
+    int64_t next_ms = 0;
+    for (;;) {
         struct timespec now;
         clock_gettime (CLOCK_REALTIME, &now);
         ref.packet_timestamp = (uint64_t) now.tv_sec * 1000000u + (uint64_t) now.tv_nsec / 1000u;
         ref.command_timestamp = ref.packet_timestamp;
         size_t n = referee__pack (&ref, buf);
         sim_udp_send (fd, buf, n, &to);
-    } while (!s_stdin_closed (100));
+        if (goal) {
+            printf ("{\"goal\":%u}\n", blue.score);
+            fflush (stdout);
+            goal = false;
+        }
+        clock_gettime (CLOCK_MONOTONIC, &now);
+        int64_t now_ms = (int64_t) now.tv_sec * 1000 + now.tv_nsec / 1000000;
+        next_ms = next_ms ? next_ms + 100 : now_ms + 100;
+        int lines = s_stdin_lines (next_ms > now_ms ? (int) (next_ms - now_ms) : 0);
+        if (lines < 0)
+            break;
+        if (lines > 0) {
+            /* a goal for blue, as a game controller says it: STOP, a new
+               command counter, the score up; sent at once */
+            blue.score++;
+            ref.command = REFEREE__COMMAND__STOP;
+            ref.command_counter++;
+            goal = true;
+        }
+    }
     close (fd);
     return 0;
 }

@@ -6,6 +6,8 @@
     - `ssl-sim play` of a small log over real UDP: a listener gets every
       message at its address, no earlier than the recorded pace allows;
       `ssl-sim record` of what play sent holds the same bytes;
+    - a log whose league index does not match its records is said in a
+      warning and played whole, read record by record;
     - a truncated log plays up to the damage and exits non-zero with a
       clear message;
     - `--record FILE.gz` in fast mode (written plain beside it, compressed
@@ -36,6 +38,7 @@
 #include "common/logs/sim_logfile.h"
 #include "tests/support/sim_msg.h"
 #include "engine/world/phys_replay.h"
+#include "tests/support/sim_logtest.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
 #define S_WAIT_MS 10000
@@ -307,10 +310,10 @@ Test (logs, sync_run_replays_to_the_same_vision_bytes, .timeout = 120)
 /* A log of S_PLAY_COUNT vision messages S_PLAY_GAP apart, one tracker and
    one referee message among them. */
 static void
-s_write_small_log (const char *path)
+s_write_small_log_as (const char *path, bool index)
 {
     char err[256];
-    sim_logfile_writer_t *w = sim_logfile_writer_new (path, false, err, sizeof err);
+    sim_logfile_writer_t *w = sim_logfile_writer_new (path, index, err, sizeof err);
     cr_assert_not_null (w, "%s", err);
     int64_t t0 = 1700000000000000000LL;
     for (int i = 0; i < S_PLAY_COUNT; i++) {
@@ -324,6 +327,12 @@ s_write_small_log (const char *path)
             cr_assert_eq (sim_logfile_write (w, t0 + i * S_PLAY_GAP, SIM_LOGFILE_REFEREE, "referee", 7), 0);
     }
     cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+}
+
+static void
+s_write_small_log (const char *path)
+{
+    s_write_small_log_as (path, false);
 }
 
 static void
@@ -446,6 +455,45 @@ Test (logs, record_keeps_what_play_sent, .timeout = 60)
     s_files_done (&files);
 }
 
+/* `ssl-sim play files->a` at 10x to a vision port of its own: its exit
+   status, and in *got the vision datagrams that came. */
+static int
+s_play_fast (const s_files_t *files, int *got)
+{
+    int vision_port = sim_test_free_port ();
+    int vision = sim_test_udp (vision_port);
+    char addr[64], ini[160];
+    s_play_ini (files, ini, sizeof ini, sim_test_free_port (), sim_test_free_port ());
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", vision_port);
+    const char *args[] = { "play", files->a, "--config", ini, "--vision-addr", addr, "--speed", "10", NULL };
+    int code = s_wait_exit (s_spawn (args, files->out));
+    uint8_t buf[256];
+    *got = 0;
+    while (sim_test_recv (vision, buf, sizeof buf, 0) > 0)
+        (*got)++;
+    close (vision);
+    unlink (ini);
+    return code;
+}
+
+Test (logs, a_log_whose_index_does_not_hold_is_said_and_played_whole, .timeout = 60)
+{
+    s_files_t files;
+    s_files (&files);
+    /* the league's index at the end, as `ssl-sim record` writes it, with
+       its third offset one byte off */
+    s_write_small_log_as (files.a, true);
+    cr_assert_eq (sim_logtest_nudge_offset (files.a, 2), 0);
+    int got = 0;
+    int code = s_play_fast (&files, &got);
+    cr_expect_eq (code, 0, "the log itself is whole");
+    cr_expect (s_file_has (files.out, "offset 2"), "the warning names the offset");
+    cr_expect (s_file_has (files.out, "reading the whole log instead"), "no word of the index");
+    cr_expect (s_file_has (files.out, "played 20 vision, 1 tracker and 1 referee messages"));
+    cr_expect_eq (got, S_PLAY_COUNT);
+    s_files_done (&files);
+}
+
 Test (logs, truncated_log_plays_up_to_the_damage, .timeout = 60)
 {
     s_files_t files;
@@ -459,23 +507,12 @@ Test (logs, truncated_log_plays_up_to_the_damage, .timeout = 60)
     f = fopen (files.a, "wb");
     fwrite (whole, 1, len - 10, f);
     fclose (f);
-    int vision_port = sim_test_free_port ();
-    int vision = sim_test_udp (vision_port);
-    char addr[64], ini[160];
-    s_play_ini (&files, ini, sizeof ini, sim_test_free_port (), sim_test_free_port ());
-    snprintf (addr, sizeof addr, "127.0.0.1:%d", vision_port);
-    const char *args[] = { "play", files.a, "--config", ini, "--vision-addr", addr, "--speed", "10", NULL };
-    int code = s_wait_exit (s_spawn (args, files.out));
+    int got = 0;
+    int code = s_play_fast (&files, &got);
     cr_expect_neq (code, 0, "a damaged log ends with a failure");
     cr_expect (s_file_has (files.out, "truncated record"), "no clear message");
     cr_expect (s_file_has (files.out, "played 19 vision"), "the messages before the damage were played");
-    int got = 0;
-    uint8_t buf[256];
-    while (sim_test_recv (vision, buf, sizeof buf, 0) > 0)
-        got++;
     cr_expect_eq (got, 19);
-    close (vision);
-    unlink (ini);
     s_files_done (&files);
 }
 

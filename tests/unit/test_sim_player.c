@@ -10,6 +10,7 @@
 #include "common/logs/sim_logfile.h"
 #include "common/logs/sim_player.h"
 #include "common/logs/sim_referee.h"
+#include "tests/support/sim_logtest.h"
 #include "ssl_gc_referee_message.pb-c.h"
 
 #define MS 1000000LL
@@ -41,7 +42,7 @@ s_referee (uint8_t *buf, uint32_t counter, int command, uint32_t score)
    record of another type at 0.3 s; at 1.5 s the clock goes back 40 s
    (a second recording joined on). */
 static void
-s_write (s_log_t *l)
+s_write_as (s_log_t *l, bool index)
 {
     snprintf (l->path, sizeof l->path, "/tmp/ssl-sim-player-XXXXXX");
     int fd = mkstemp (l->path);
@@ -49,7 +50,7 @@ s_write (s_log_t *l)
     close (fd);
     unlink (l->path);
     char err[256];
-    sim_logfile_writer_t *w = sim_logfile_writer_new (l->path, false, err, sizeof err);
+    sim_logfile_writer_t *w = sim_logfile_writer_new (l->path, index, err, sizeof err);
     cr_assert_not_null (w, "%s", err);
     int64_t base = 1000000 * MS;
     for (int i = 0; i <= 200; i++) {
@@ -67,6 +68,12 @@ s_write (s_log_t *l)
             sim_logfile_write (w, t, SIM_LOGFILE_BLANK, "", 0);
     }
     cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+}
+
+static void
+s_write (s_log_t *l)
+{
+    s_write_as (l, false);
 }
 
 typedef struct {
@@ -222,4 +229,62 @@ Test (sim_player, refuses_what_is_not_a_log)
     char err[256] = "";
     cr_expect_null (sim_player_new ("/nonexistent/game.log", err, sizeof err));
     cr_expect_neq (err[0], '\0');
+}
+
+/* The timeline and marks of a player, to compare two. */
+static void
+s_expect_same (sim_player_t *a, sim_player_t *b)
+{
+    cr_expect_eq (sim_player_records (a), sim_player_records (b));
+    cr_expect_float_eq (sim_player_duration (a), sim_player_duration (b), 1e-12);
+    size_t na, nb;
+    const sim_player_mark_t *ma = sim_player_marks (a, &na), *mb = sim_player_marks (b, &nb);
+    cr_assert_eq (na, nb);
+    for (size_t i = 0; i < na; i++)
+        cr_expect (ma[i].t == mb[i].t && ma[i].kind == mb[i].kind && ma[i].command == mb[i].command
+                       && ma[i].blue == mb[i].blue && ma[i].yellow == mb[i].yellow,
+                   "mark %zu", i);
+    s_seen_t sa = { 0 }, sb = { 0 };
+    cr_assert_eq (sim_player_seek (a, 1.3, 0, s_on, &sa), 0);
+    cr_assert_eq (sim_player_seek (b, 1.3, 0, s_on, &sb), 0);
+    cr_expect (sa.vision == sb.vision && sa.last_vision == sb.last_vision && sa.referee == sb.referee);
+}
+
+Test (sim_player, uses_the_league_index_at_the_end_of_a_plain_log_for_the_same_timeline)
+{
+    s_log_t plain, indexed;
+    s_write_as (&plain, false);
+    s_write_as (&indexed, true);
+    char err[256];
+    sim_player_t *a = sim_player_new (plain.path, err, sizeof err);
+    sim_player_t *b = sim_player_new (indexed.path, err, sizeof err);
+    cr_assert (a && b, "%s", err);
+    cr_expect (!sim_player_indexed (a), "a log without an index is read record by record");
+    cr_expect (sim_player_indexed (b), "the index at the end of the log is used");
+    s_expect_same (a, b);
+    size_t n;
+    sim_player_marks (b, &n);
+    cr_expect_eq (n, 4, "the marks come from the referee records all the same");
+    sim_player_destroy (&b);
+    unlink (indexed.path);
+    s_close (&a, &plain);
+}
+
+Test (sim_player, falls_back_to_one_pass_when_the_index_does_not_hold)
+{
+    s_log_t plain, bad;
+    s_write_as (&plain, false);
+    s_write_as (&bad, true);
+    /* the first record's offset in the index, one byte off */
+    cr_assert_eq (sim_logtest_nudge_offset (bad.path, 0), 0);
+    char err[256];
+    sim_player_t *a = sim_player_new (plain.path, err, sizeof err);
+    sim_player_t *p = sim_player_new (bad.path, err, sizeof err);
+    cr_assert (a && p, "%s", err);
+    cr_expect (!sim_player_indexed (p), "an index that does not match its records is not used");
+    cr_expect_null (sim_player_damage (p), "the log itself is whole");
+    s_expect_same (a, p);
+    sim_player_destroy (&p);
+    unlink (bad.path);
+    s_close (&a, &plain);
 }

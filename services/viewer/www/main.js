@@ -9,7 +9,7 @@
 import { state, connect, applyGeometry, applyWorld, startFrames } from './state.js';
 import * as status from './status.js';
 import * as interaction from './interaction.js';
-import { installTimeline, applyTimeline, showTimelineTime } from './timeline.js';
+import { installTimeline, applyTimeline, applyMarks, showTimelineTime } from './timeline.js';
 
 // what the service sends (docs/viewer.md, "Server to page")
 function onMessage (msg) {
@@ -23,6 +23,9 @@ function onMessage (msg) {
         break;
     case 'world':
         applyWorld(msg);
+        break;
+    case 'marks':
+        applyMarks(msg);
         break;
     case 'status':
         status.applyStatus(msg);
