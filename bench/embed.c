@@ -162,14 +162,15 @@ s_one_world (int steps, double *cpu_rate)
     return rate;
 }
 
-/* A batch of n on `threads`: wall seconds for `steps` of the learner's
-   loop (after 20), world-steps per wall second in *rate, CPU seconds of
-   the process (every thread) in *cpu. */
+/* A batch of n on `threads` (vision on or off): wall seconds for `steps`
+   of the learner's loop (after 20), world-steps per wall second in *rate,
+   CPU seconds of the process (every thread) in *cpu. */
 static double
-s_batch (int n, int threads, int steps, double *rate, double *cpu)
+s_batch (int n, int threads, int vision, int steps, double *rate, double *cpu)
 {
     sslsim_config_t config;
     sslsim_config_init (&config);
+    config.vision = vision;
     char err[256];
     sslsim_batch_t *b = sslsim_batch_new (n, &config, threads, NULL, err, sizeof err);
     if (!b) {
@@ -207,6 +208,34 @@ s_batch (int n, int threads, int steps, double *rate, double *cpu)
     free (truth);
     sslsim_batch_free (b);
     return s;
+}
+
+/* The issue 26 figure: a batch of n on one thread, truth only (vision
+   0) or realistic vision, world-steps per CPU second of the process. */
+static double
+s_core (int n, int vision, int steps)
+{
+    double rate, cpu;
+    s_batch (n, 1, vision, steps, &rate, &cpu);
+    return (double) n * steps / cpu;
+}
+
+/* --core: only the per-core batch figures, truth and vision interleaved
+   `runs` times, each run's pair and the medians on stdout (nothing
+   written to the results file): the quick loop for speed work. */
+static int
+s_core_only (int runs, int steps, int n)
+{
+    double truth[EB_MAX_RUNS], vision[EB_MAX_RUNS];
+    for (int r = 0; r < runs; r++) {
+        truth[r] = s_core (n, 0, steps);
+        vision[r] = s_core (n, 1, steps);
+        printf ("run %d: batch %d, 1 thread: truth %.0f, vision %.0f world-steps per CPU s\n", r + 1, n,
+                truth[r], vision[r]);
+    }
+    printf ("median: truth %.0f, vision %.0f world-steps per CPU s\n", s_median (truth, runs),
+            s_median (vision, runs));
+    return 0;
 }
 
 /* The Python loop's wall seconds for the same work, from bench/embed.py
@@ -276,7 +305,7 @@ main (int argc, char **argv)
 {
     const char *results = "bench/results/embed.txt";
     int runs = 5, steps = 10000;
-    bool sync = true;
+    bool sync = true, core_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp (argv[i], "--dump") && i + 2 < argc)
             return s_dump (atoi (argv[i + 1]), strtoull (argv[i + 2], NULL, 10));
@@ -286,11 +315,14 @@ main (int argc, char **argv)
             steps = atoi (argv[++i]);
         else if (!strcmp (argv[i], "--no-sync"))
             sync = false;
+        else if (!strcmp (argv[i], "--core"))
+            core_only = true;
         else if (argv[i][0] != '-')
             results = argv[i];
         else {
-            fprintf (stderr,
-                     "usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] | --dump STEPS SEED\n");
+            fprintf (
+                stderr,
+                "usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] [--core] | --dump STEPS SEED\n");
             return 2;
         }
     }
@@ -298,6 +330,8 @@ main (int argc, char **argv)
         fprintf (stderr, "embed: --runs 1..%d, --steps >= 10\n", EB_MAX_RUNS);
         return 2;
     }
+    if (core_only)
+        return s_core_only (runs, steps / 10, 64);
     double one[EB_MAX_RUNS], one_cpu[EB_MAX_RUNS], t1[EB_MAX_RUNS], t2[EB_MAX_RUNS], scale[EB_MAX_RUNS];
     double c64[EB_MAX_RUNS], py64[EB_MAX_RUNS], over[EB_MAX_RUNS];
     double c64_cpu[EB_MAX_RUNS], py64_cpu[EB_MAX_RUNS], over_cpu[EB_MAX_RUNS];
@@ -306,10 +340,10 @@ main (int argc, char **argv)
     for (int r = 0; r < runs; r++) {
         double cpu, rate;
         one[r] = s_one_world (steps, &one_cpu[r]);
-        s_batch (16, 1, bsteps, &t1[r], &cpu);
-        s_batch (16, 2, bsteps, &t2[r], &cpu);
+        s_batch (16, 1, 1, bsteps, &t1[r], &cpu);
+        s_batch (16, 2, 1, bsteps, &t2[r], &cpu);
         scale[r] = t2[r] / t1[r];
-        c64[r] = s_batch (64, 2, psteps, &rate, &c64_cpu[r]);
+        c64[r] = s_batch (64, 2, 1, psteps, &rate, &c64_cpu[r]);
         py64[r] = s_python (64, 2, psteps, &py64_cpu[r]);
         have_py &= py64[r] > 0 && py64_cpu[r] > 0;
         over[r] = have_py ? (py64[r] - c64[r]) / c64[r] : 0;
