@@ -9,6 +9,9 @@
       - one world: steps/s of sslsim_world_robot_commands + _step (the
         script's commands worked out beforehand);
       - batch scaling: 16 worlds, 1 thread against 2 threads, world-steps/s;
+      - per core (issue 26): 64 worlds on one thread, truth only (no
+        vision at all) and realistic vision, world-steps per CPU second
+        (--core runs only these);
       - Python overhead: 64 worlds, the learner's loop (commands from a
         numpy array, one batch step, every world's truth into a numpy
         array) from /usr/bin/python3 (bench/embed.py) against the same
@@ -19,7 +22,7 @@
     (5) and each is the median, so a busy moment of the shared machine
     hits both sides of a comparison.
 
-    usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync]
+    usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] [--core]
            embed --dump STEPS SEED   print the FNV-1a hash of the vision
                                      bytes of the scripted run (the Python
                                      tests compare theirs to it)
@@ -335,6 +338,7 @@ main (int argc, char **argv)
     double one[EB_MAX_RUNS], one_cpu[EB_MAX_RUNS], t1[EB_MAX_RUNS], t2[EB_MAX_RUNS], scale[EB_MAX_RUNS];
     double c64[EB_MAX_RUNS], py64[EB_MAX_RUNS], over[EB_MAX_RUNS];
     double c64_cpu[EB_MAX_RUNS], py64_cpu[EB_MAX_RUNS], over_cpu[EB_MAX_RUNS];
+    double core_truth[EB_MAX_RUNS], core_vision[EB_MAX_RUNS];
     int bsteps = steps / 10, psteps = steps / 15;
     bool have_py = true;
     for (int r = 0; r < runs; r++) {
@@ -343,6 +347,8 @@ main (int argc, char **argv)
         s_batch (16, 1, 1, bsteps, &t1[r], &cpu);
         s_batch (16, 2, 1, bsteps, &t2[r], &cpu);
         scale[r] = t2[r] / t1[r];
+        core_truth[r] = s_core (64, 0, bsteps);
+        core_vision[r] = s_core (64, 1, bsteps);
         c64[r] = s_batch (64, 2, 1, psteps, &rate, &c64_cpu[r]);
         py64[r] = s_python (64, 2, psteps, &py64_cpu[r]);
         have_py &= py64[r] > 0 && py64_cpu[r] > 0;
@@ -358,6 +364,7 @@ main (int argc, char **argv)
     double m_c64 = s_median (c64, runs), m_py = s_median (py64, runs), m_over = s_median (over, runs);
     double m_c64_cpu = s_median (c64_cpu, runs), m_py_cpu = s_median (py64_cpu, runs);
     double m_over_cpu = s_median (over_cpu, runs);
+    double m_core_truth = s_median (core_truth, runs), m_core_vision = s_median (core_vision, runs);
     char sync_lines[1024] = "";
     if (sync)
         s_sync (sync_lines, sizeof sync_lines);
@@ -378,7 +385,9 @@ main (int argc, char **argv)
         "batch of 16, 1 thread   %8.0f world-steps/s wall\n"
         "batch of 16, 2 threads  %8.0f world-steps/s wall   scaling %.2fx (median of the runs' ratios)   %s\n"
         "batch of 64, 2 threads  %d steps: C %.3f CPU s, Python %.3f CPU s: overhead %+.1f%% of CPU   %s\n"
-        "                        (wall: C %.3f s, Python %.3f s, %+.1f%%)\n%s",
+        "                        (wall: C %.3f s, Python %.3f s, %+.1f%%)\n"
+        "batch of 64, 1 thread, truth only        %8.0f world-steps per CPU s   target 200000: %s\n"
+        "batch of 64, 1 thread, realistic vision  %8.0f world-steps per CPU s   target  80000: %s\n%s",
         runs, cores, load[0], m_one_cpu, 1e6 / m_one_cpu, m_one, m_one_cpu >= 40000 ? "met" : "NOT met", m_t1,
         m_t2, m_scale,
         m_scale >= 1.8  ? "met"
@@ -388,7 +397,8 @@ main (int argc, char **argv)
         !have_py             ? "python not run"
         : m_over_cpu <= 0.20 ? "met"
                              : "NOT met",
-        m_c64, m_py, 100 * m_over, sync_lines);
+        m_c64, m_py, 100 * m_over, m_core_truth, m_core_truth >= 200000 ? "met" : "NOT met", m_core_vision,
+        m_core_vision >= 80000 ? "met" : "NOT met", sync_lines);
     (void) n;
     fputs (text, stdout);
     FILE *f = fopen (results, "w");
