@@ -6,6 +6,7 @@
 #include "vis_codec.h"
 #include "common/base/sim_field.h"
 #include "common/base/sim_team.h"
+#include "common/base/sim_varint.h"
 #include "engine/vision/vis_camera.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
@@ -255,28 +256,6 @@ s_source (const vis_model_t *model)
 #define S_LEN     2
 #define S_FIXED32 5
 
-static size_t
-s_varint_size (uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static uint8_t *
-s_put_varint (uint8_t *p, uint64_t v)
-{
-    while (v >= 0x80) {
-        *p++ = (uint8_t) (v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (uint8_t) v;
-    return p;
-}
-
 /* every field number of the detection wrapper is below 16: one-byte tags */
 static uint8_t *
 s_put_tag (uint8_t *p, unsigned field, unsigned wire)
@@ -285,15 +264,23 @@ s_put_tag (uint8_t *p, unsigned field, unsigned wire)
     return p;
 }
 
+/* A fixed32 or fixed64 field: the tag, then `bytes` bytes of bits,
+   least significant first. */
+static uint8_t *
+s_put_fixed (uint8_t *p, unsigned field, unsigned wire, uint64_t bits, int bytes)
+{
+    p = s_put_tag (p, field, wire);
+    for (int i = 0; i < bytes; i++)
+        *p++ = (uint8_t) (bits >> (8 * i));
+    return p;
+}
+
 static uint8_t *
 s_put_float (uint8_t *p, unsigned field, float v)
 {
     uint32_t bits;
     memcpy (&bits, &v, sizeof bits);
-    p = s_put_tag (p, field, S_FIXED32);
-    for (int i = 0; i < 4; i++)
-        *p++ = (uint8_t) (bits >> (8 * i));
-    return p;
+    return s_put_fixed (p, field, S_FIXED32, bits, 4);
 }
 
 static uint8_t *
@@ -301,16 +288,13 @@ s_put_double (uint8_t *p, unsigned field, double v)
 {
     uint64_t bits;
     memcpy (&bits, &v, sizeof bits);
-    p = s_put_tag (p, field, S_FIXED64);
-    for (int i = 0; i < 8; i++)
-        *p++ = (uint8_t) (bits >> (8 * i));
-    return p;
+    return s_put_fixed (p, field, S_FIXED64, bits, 8);
 }
 
 static uint8_t *
 s_put_uint32 (uint8_t *p, unsigned field, uint32_t v)
 {
-    return s_put_varint (s_put_tag (p, field, S_VARINT), v);
+    return sim_varint_put (s_put_tag (p, field, S_VARINT), v);
 }
 
 /* An enum is an int32: a negative value goes out sign-extended to ten
@@ -318,13 +302,13 @@ s_put_uint32 (uint8_t *p, unsigned field, uint32_t v)
 static uint8_t *
 s_put_enum (uint8_t *p, unsigned field, int32_t v)
 {
-    return s_put_varint (s_put_tag (p, field, S_VARINT), (uint64_t) (int64_t) v);
+    return sim_varint_put (s_put_tag (p, field, S_VARINT), (uint64_t) (int64_t) v);
 }
 
 static size_t
 s_ball_size (const SSLDetectionBall *b)
 {
-    return 5 * 5 + (b->has_area ? 1 + s_varint_size (b->area) : 0) + (b->has_z ? 5 : 0);
+    return 5 * 5 + (b->has_area ? 1 + sim_varint_size (b->area) : 0) + (b->has_z ? 5 : 0);
 }
 
 static uint8_t *
@@ -344,7 +328,7 @@ s_put_ball (uint8_t *p, const SSLDetectionBall *b)
 static size_t
 s_robot_size (const SSLDetectionRobot *r)
 {
-    return 5 * 5 + (r->has_robot_id ? 1 + s_varint_size (r->robot_id) : 0) + (r->has_orientation ? 5 : 0)
+    return 5 * 5 + (r->has_robot_id ? 1 + sim_varint_size (r->robot_id) : 0) + (r->has_orientation ? 5 : 0)
          + (r->has_height ? 5 : 0);
 }
 
@@ -372,7 +356,7 @@ s_robots_size (SSLDetectionRobot *const *r, size_t n)
     size_t size = 0;
     for (size_t i = 0; i < n; i++) {
         size_t one = s_robot_size (r[i]);
-        size += 1 + s_varint_size (one) + one;
+        size += 1 + sim_varint_size (one) + one;
     }
     return size;
 }
@@ -381,7 +365,7 @@ static uint8_t *
 s_put_robots (uint8_t *p, unsigned field, SSLDetectionRobot *const *r, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        p = s_put_varint (s_put_tag (p, field, S_LEN), s_robot_size (r[i]));
+        p = sim_varint_put (s_put_tag (p, field, S_LEN), s_robot_size (r[i]));
         p = s_put_robot (p, r[i]);
     }
     return p;
@@ -390,11 +374,11 @@ s_put_robots (uint8_t *p, unsigned field, SSLDetectionRobot *const *r, size_t n)
 static size_t
 s_frame_size (const SSLDetectionFrame *f)
 {
-    size_t size = 1 + s_varint_size (f->frame_number) + 2 * 9 + (f->has_t_capture_camera ? 9 : 0) + 1
-                + s_varint_size (f->camera_id);
+    size_t size = 1 + sim_varint_size (f->frame_number) + 2 * 9 + (f->has_t_capture_camera ? 9 : 0) + 1
+                + sim_varint_size (f->camera_id);
     for (size_t i = 0; i < f->n_balls; i++) {
         size_t one = s_ball_size (f->balls[i]);
-        size += 1 + s_varint_size (one) + one;
+        size += 1 + sim_varint_size (one) + one;
     }
     return size + s_robots_size (f->robots_yellow, f->n_robots_yellow)
          + s_robots_size (f->robots_blue, f->n_robots_blue);
@@ -407,18 +391,18 @@ s_pack_detection (const SSLWrapperPacket *w, uint8_t *buf, size_t cap)
 {
     const SSLDetectionFrame *f = w->detection;
     size_t frame = s_frame_size (f);
-    size_t size = 1 + s_varint_size (frame) + frame;
+    size_t size = 1 + sim_varint_size (frame) + frame;
     if (w->has_source)
-        size += 1 + s_varint_size ((uint64_t) (int64_t) w->source);
+        size += 1 + sim_varint_size ((uint64_t) (int64_t) w->source);
     if (!buf || size > cap)
         return 0;
-    uint8_t *p = s_put_varint (s_put_tag (buf, 1, S_LEN), frame);
+    uint8_t *p = sim_varint_put (s_put_tag (buf, 1, S_LEN), frame);
     p = s_put_uint32 (p, 1, f->frame_number);
     p = s_put_double (p, 2, f->t_capture);
     p = s_put_double (p, 3, f->t_sent);
     p = s_put_uint32 (p, 4, f->camera_id);
     for (size_t i = 0; i < f->n_balls; i++) {
-        p = s_put_varint (s_put_tag (p, 5, S_LEN), s_ball_size (f->balls[i]));
+        p = sim_varint_put (s_put_tag (p, 5, S_LEN), s_ball_size (f->balls[i]));
         p = s_put_ball (p, f->balls[i]);
     }
     p = s_put_robots (p, 6, f->robots_yellow, f->n_robots_yellow);
