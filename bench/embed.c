@@ -22,7 +22,8 @@
     (5) and each is the median, so a busy moment of the shared machine
     hits both sides of a comparison.
 
-    usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] [--core]
+    usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync]
+                 [--core [--only truth|vision] [--worlds N]]
            embed --dump STEPS SEED   print the FNV-1a hash of the vision
                                      bytes of the scripted run (the Python
                                      tests compare theirs to it)
@@ -225,14 +226,19 @@ s_core (int n, int vision, int steps)
 
 /* --core: only the per-core batch figures, truth and vision interleaved
    `runs` times, each run's pair and the medians on stdout (nothing
-   written to the results file): the quick loop for speed work. */
+   written to the results file): the quick loop for speed work. only: 0
+   truth alone, 1 vision alone, -1 both (--only truth|vision; with
+   valgrind's instruction counts of two step counts, the instructions a
+   world-step takes). */
 static int
-s_core_only (int runs, int steps, int n)
+s_core_only (int runs, int steps, int n, int only)
 {
-    double truth[EB_MAX_RUNS], vision[EB_MAX_RUNS];
+    double truth[EB_MAX_RUNS] = { 0 }, vision[EB_MAX_RUNS] = { 0 };
     for (int r = 0; r < runs; r++) {
-        truth[r] = s_core (n, 0, steps);
-        vision[r] = s_core (n, 1, steps);
+        if (only != 1)
+            truth[r] = s_core (n, 0, steps);
+        if (only != 0)
+            vision[r] = s_core (n, 1, steps);
         printf ("run %d: batch %d, 1 thread: truth %.0f, vision %.0f world-steps per CPU s\n", r + 1, n,
                 truth[r], vision[r]);
     }
@@ -309,6 +315,7 @@ main (int argc, char **argv)
     const char *results = "bench/results/embed.txt";
     int runs = 5, steps = 10000;
     bool sync = true, core_only = false;
+    int only = -1, worlds = 64;
     for (int i = 1; i < argc; i++) {
         if (!strcmp (argv[i], "--dump") && i + 2 < argc)
             return s_dump (atoi (argv[i + 1]), strtoull (argv[i + 2], NULL, 10));
@@ -320,21 +327,28 @@ main (int argc, char **argv)
             sync = false;
         else if (!strcmp (argv[i], "--core"))
             core_only = true;
+        else if (!strcmp (argv[i], "--only") && i + 1 < argc) {
+            i++;
+            only = !strcmp (argv[i], "truth") ? 0 : !strcmp (argv[i], "vision") ? 1 : -2;
+        } else if (!strcmp (argv[i], "--worlds") && i + 1 < argc)
+            worlds = atoi (argv[++i]);
         else if (argv[i][0] != '-')
             results = argv[i];
         else {
             fprintf (
                 stderr,
-                "usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] [--core] | --dump STEPS SEED\n");
+                "usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] [--core [--only truth|vision] "
+                "[--worlds N]] | --dump STEPS SEED\n");
             return 2;
         }
     }
-    if (runs < 1 || runs > EB_MAX_RUNS || steps < 10) {
-        fprintf (stderr, "embed: --runs 1..%d, --steps >= 10\n", EB_MAX_RUNS);
+    if (runs < 1 || runs > EB_MAX_RUNS || steps < 10 || only == -2 || worlds < 1) {
+        fprintf (stderr, "embed: --runs 1..%d, --steps >= 10, --only truth|vision, --worlds >= 1\n",
+                 EB_MAX_RUNS);
         return 2;
     }
     if (core_only)
-        return s_core_only (runs, steps / 10, 64);
+        return s_core_only (runs, steps / 10, worlds, only);
     double one[EB_MAX_RUNS], one_cpu[EB_MAX_RUNS], t1[EB_MAX_RUNS], t2[EB_MAX_RUNS], scale[EB_MAX_RUNS];
     double c64[EB_MAX_RUNS], py64[EB_MAX_RUNS], over[EB_MAX_RUNS];
     double c64_cpu[EB_MAX_RUNS], py64_cpu[EB_MAX_RUNS], over_cpu[EB_MAX_RUNS];
