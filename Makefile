@@ -38,6 +38,13 @@ PKGS     := libczmq libzmq libprotobuf-c inih zlib libcjson
 # civetweb (HTTP and WebSocket for the viewer) ships no .pc file in Debian
 EXTRA_LIBS := -lcivetweb
 OPT      ?= -O2 -g
+# engine/ steps worlds in hot loops (libsslsim's batches above all): -O3
+# there, some 4 % fewer instructions a world-step (bench/results/embed.txt).
+# The same IEEE operations in the same order: -ffp-contract=off holds and
+# nothing allows reassociation (no -ffast-math), and the golden hashes of
+# tests/unit (test_phys_determinism, test_vis_determinism) check the bits.
+# HOT_OPT= builds engine/ with OPT alone (the asan and fuzz trees do).
+HOT_OPT  ?= -O3
 SAN      ?=
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Werror
@@ -157,6 +164,8 @@ $(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_BASE) -w -I$(GEN) $(PKG_CFLAGS) -c $< -o $@
+
+$(call obj,$(ENGINE_SRC)) $(call pic,$(ENGINE_SRC)): CFLAGS += $(HOT_OPT)
 
 $(BUILD)/obj/%.o: %.c $(GEN)/.stamp
 	@mkdir -p $(dir $@)
@@ -280,7 +289,7 @@ bench-compare: deps
 	@bench/compare $(COMPARE)
 
 asan: deps
-	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \
+	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' HOT_OPT= \
 	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' all
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	    scripts/run-tests.sh build-asan
@@ -301,7 +310,7 @@ FUZZ_BIN      = $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: fuzz fuzz-build fuzz-bins fuzz-check
 fuzz-build: deps
-	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT='-O1 -g -fno-omit-frame-pointer' \
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT='-O1 -g -fno-omit-frame-pointer' HOT_OPT= \
 	    SAN='-fsanitize=fuzzer-no-link $(FUZZ_SAN) -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION' fuzz-bins
 
 fuzz-bins: $(FUZZ_BIN)

@@ -9,6 +9,9 @@
       - one world: steps/s of sslsim_world_robot_commands + _step (the
         script's commands worked out beforehand);
       - batch scaling: 16 worlds, 1 thread against 2 threads, world-steps/s;
+      - per core (issue 26): 64 worlds on one thread, truth only (no
+        vision at all) and realistic vision, world-steps per CPU second
+        (--core runs only these);
       - Python overhead: 64 worlds, the learner's loop (commands from a
         numpy array, one batch step, every world's truth into a numpy
         array) from /usr/bin/python3 (bench/embed.py) against the same
@@ -20,6 +23,7 @@
     hits both sides of a comparison.
 
     usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync]
+                 [--core [--only truth|vision] [--worlds N]]
            embed --dump STEPS SEED   print the FNV-1a hash of the vision
                                      bytes of the scripted run (the Python
                                      tests compare theirs to it)
@@ -162,14 +166,15 @@ s_one_world (int steps, double *cpu_rate)
     return rate;
 }
 
-/* A batch of n on `threads`: wall seconds for `steps` of the learner's
-   loop (after 20), world-steps per wall second in *rate, CPU seconds of
-   the process (every thread) in *cpu. */
+/* A batch of n on `threads` (vision on or off): wall seconds for `steps`
+   of the learner's loop (after 20), world-steps per wall second in *rate,
+   CPU seconds of the process (every thread) in *cpu. */
 static double
-s_batch (int n, int threads, int steps, double *rate, double *cpu)
+s_batch (int n, int threads, int vision, int steps, double *rate, double *cpu)
 {
     sslsim_config_t config;
     sslsim_config_init (&config);
+    config.vision = vision;
     char err[256];
     sslsim_batch_t *b = sslsim_batch_new (n, &config, threads, NULL, err, sizeof err);
     if (!b) {
@@ -207,6 +212,39 @@ s_batch (int n, int threads, int steps, double *rate, double *cpu)
     free (truth);
     sslsim_batch_free (b);
     return s;
+}
+
+/* The issue 26 figure: a batch of n on one thread, truth only (vision
+   0) or realistic vision, world-steps per CPU second of the process. */
+static double
+s_core (int n, int vision, int steps)
+{
+    double rate, cpu;
+    s_batch (n, 1, vision, steps, &rate, &cpu);
+    return (double) n * steps / cpu;
+}
+
+/* --core: only the per-core batch figures, truth and vision interleaved
+   `runs` times, each run's pair and the medians on stdout (nothing
+   written to the results file): the quick loop for speed work. only: 0
+   truth alone, 1 vision alone, -1 both (--only truth|vision; with
+   valgrind's instruction counts of two step counts, the instructions a
+   world-step takes). */
+static int
+s_core_only (int runs, int steps, int n, int only)
+{
+    double truth[EB_MAX_RUNS] = { 0 }, vision[EB_MAX_RUNS] = { 0 };
+    for (int r = 0; r < runs; r++) {
+        if (only != 1)
+            truth[r] = s_core (n, 0, steps);
+        if (only != 0)
+            vision[r] = s_core (n, 1, steps);
+        printf ("run %d: batch %d, 1 thread: truth %.0f, vision %.0f world-steps per CPU s\n", r + 1, n,
+                truth[r], vision[r]);
+    }
+    printf ("median: truth %.0f, vision %.0f world-steps per CPU s\n", s_median (truth, runs),
+            s_median (vision, runs));
+    return 0;
 }
 
 /* The Python loop's wall seconds for the same work, from bench/embed.py
@@ -276,7 +314,8 @@ main (int argc, char **argv)
 {
     const char *results = "bench/results/embed.txt";
     int runs = 5, steps = 10000;
-    bool sync = true;
+    bool sync = true, core_only = false;
+    int only = -1, worlds = 64;
     for (int i = 1; i < argc; i++) {
         if (!strcmp (argv[i], "--dump") && i + 2 < argc)
             return s_dump (atoi (argv[i + 1]), strtoull (argv[i + 2], NULL, 10));
@@ -286,30 +325,45 @@ main (int argc, char **argv)
             steps = atoi (argv[++i]);
         else if (!strcmp (argv[i], "--no-sync"))
             sync = false;
+        else if (!strcmp (argv[i], "--core"))
+            core_only = true;
+        else if (!strcmp (argv[i], "--only") && i + 1 < argc) {
+            i++;
+            only = !strcmp (argv[i], "truth") ? 0 : !strcmp (argv[i], "vision") ? 1 : -2;
+        } else if (!strcmp (argv[i], "--worlds") && i + 1 < argc)
+            worlds = atoi (argv[++i]);
         else if (argv[i][0] != '-')
             results = argv[i];
         else {
-            fprintf (stderr,
-                     "usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] | --dump STEPS SEED\n");
+            fprintf (
+                stderr,
+                "usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] [--core [--only truth|vision] "
+                "[--worlds N]] | --dump STEPS SEED\n");
             return 2;
         }
     }
-    if (runs < 1 || runs > EB_MAX_RUNS || steps < 10) {
-        fprintf (stderr, "embed: --runs 1..%d, --steps >= 10\n", EB_MAX_RUNS);
+    if (runs < 1 || runs > EB_MAX_RUNS || steps < 10 || only == -2 || worlds < 1) {
+        fprintf (stderr, "embed: --runs 1..%d, --steps >= 10, --only truth|vision, --worlds >= 1\n",
+                 EB_MAX_RUNS);
         return 2;
     }
+    if (core_only)
+        return s_core_only (runs, steps / 10, worlds, only);
     double one[EB_MAX_RUNS], one_cpu[EB_MAX_RUNS], t1[EB_MAX_RUNS], t2[EB_MAX_RUNS], scale[EB_MAX_RUNS];
     double c64[EB_MAX_RUNS], py64[EB_MAX_RUNS], over[EB_MAX_RUNS];
     double c64_cpu[EB_MAX_RUNS], py64_cpu[EB_MAX_RUNS], over_cpu[EB_MAX_RUNS];
+    double core_truth[EB_MAX_RUNS], core_vision[EB_MAX_RUNS];
     int bsteps = steps / 10, psteps = steps / 15;
     bool have_py = true;
     for (int r = 0; r < runs; r++) {
         double cpu, rate;
         one[r] = s_one_world (steps, &one_cpu[r]);
-        s_batch (16, 1, bsteps, &t1[r], &cpu);
-        s_batch (16, 2, bsteps, &t2[r], &cpu);
+        s_batch (16, 1, 1, bsteps, &t1[r], &cpu);
+        s_batch (16, 2, 1, bsteps, &t2[r], &cpu);
         scale[r] = t2[r] / t1[r];
-        c64[r] = s_batch (64, 2, psteps, &rate, &c64_cpu[r]);
+        core_truth[r] = s_core (64, 0, bsteps);
+        core_vision[r] = s_core (64, 1, bsteps);
+        c64[r] = s_batch (64, 2, 1, psteps, &rate, &c64_cpu[r]);
         py64[r] = s_python (64, 2, psteps, &py64_cpu[r]);
         have_py &= py64[r] > 0 && py64_cpu[r] > 0;
         over[r] = have_py ? (py64[r] - c64[r]) / c64[r] : 0;
@@ -324,6 +378,7 @@ main (int argc, char **argv)
     double m_c64 = s_median (c64, runs), m_py = s_median (py64, runs), m_over = s_median (over, runs);
     double m_c64_cpu = s_median (c64_cpu, runs), m_py_cpu = s_median (py64_cpu, runs);
     double m_over_cpu = s_median (over_cpu, runs);
+    double m_core_truth = s_median (core_truth, runs), m_core_vision = s_median (core_vision, runs);
     char sync_lines[1024] = "";
     if (sync)
         s_sync (sync_lines, sizeof sync_lines);
@@ -344,7 +399,9 @@ main (int argc, char **argv)
         "batch of 16, 1 thread   %8.0f world-steps/s wall\n"
         "batch of 16, 2 threads  %8.0f world-steps/s wall   scaling %.2fx (median of the runs' ratios)   %s\n"
         "batch of 64, 2 threads  %d steps: C %.3f CPU s, Python %.3f CPU s: overhead %+.1f%% of CPU   %s\n"
-        "                        (wall: C %.3f s, Python %.3f s, %+.1f%%)\n%s",
+        "                        (wall: C %.3f s, Python %.3f s, %+.1f%%)\n"
+        "batch of 64, 1 thread, truth only        %8.0f world-steps per CPU s   target 200000: %s\n"
+        "batch of 64, 1 thread, realistic vision  %8.0f world-steps per CPU s   target  80000: %s\n%s",
         runs, cores, load[0], m_one_cpu, 1e6 / m_one_cpu, m_one, m_one_cpu >= 40000 ? "met" : "NOT met", m_t1,
         m_t2, m_scale,
         m_scale >= 1.8  ? "met"
@@ -354,7 +411,8 @@ main (int argc, char **argv)
         !have_py             ? "python not run"
         : m_over_cpu <= 0.20 ? "met"
                              : "NOT met",
-        m_c64, m_py, 100 * m_over, sync_lines);
+        m_c64, m_py, 100 * m_over, m_core_truth, m_core_truth >= 200000 ? "met" : "NOT met", m_core_vision,
+        m_core_vision >= 80000 ? "met" : "NOT met", sync_lines);
     (void) n;
     fputs (text, stdout);
     FILE *f = fopen (results, "w");

@@ -95,7 +95,12 @@ s_error4 (const vis_warp_basis_t *const *basis, int nb, double k, const double *
 /* raw() of each of the nb bases at the np <= S_CHUNK points (x[i], y[i])
    into out[b * S_CHUNK + i] (length > 0): every wave's phase first, then
    all their sines together, then the sums in the order of one point at a
-   time. */
+   time. GCC 12 at -O3 (the Makefile's HOT_OPT) takes s_sines' reads of
+   a[0..m) for reads of a's unwritten tail and warns; they are not. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 static void
 s_raw (const vis_warp_basis_t *const *basis, int nb, double length, const double *x, const double *y, int np,
        double *out)
@@ -119,6 +124,9 @@ s_raw (const vis_warp_basis_t *const *basis, int nb, double length, const double
             out[b * S_CHUNK + p] = sqrt (2.0 / VIS_WARP_WAVES) * sum;
         }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 static void
 s_draw_basis (sim_rng_t *rng, vis_warp_basis_t *basis)

@@ -23,6 +23,11 @@
    too small. */
 size_t vis_codec_wrapper (const vis_model_t *model, const vis_frame_t *frame, uint8_t *buf, size_t cap);
 
+/* vis_codec_wrapper by protobuf-c's pack alone: the same bytes (the
+   direct writer's reference, for its test). */
+size_t vis_codec_wrapper_general (const vis_model_t *model, const vis_frame_t *frame, uint8_t *buf,
+                                  size_t cap);
+
 /* Encode an SSL_WrapperPacket that carries only the geometry (no
    detection), e.g. for tools. Returns the byte count, 0 if cap is too
    small. */

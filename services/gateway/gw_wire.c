@@ -1,5 +1,6 @@
 /*  gw_wire.c - top-level protobuf wire scans (see gw_wire.h). */
 #include "gw_wire.h"
+#include "common/base/sim_varint.h"
 
 #include <string.h>
 
@@ -101,33 +102,17 @@ gw_wire_bytes_field (const uint8_t *data, size_t len, uint32_t field, const uint
     return found;
 }
 
-static size_t
-s_varint_size (uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
+/* The varint at buf; its byte count. */
 static size_t
 s_put_varint (uint8_t *buf, uint64_t v)
 {
-    size_t n = 0;
-    while (v >= 0x80) {
-        buf[n++] = (uint8_t) (v | 0x80);
-        v >>= 7;
-    }
-    buf[n++] = (uint8_t) v;
-    return n;
+    return (size_t) (sim_varint_put (buf, v) - buf);
 }
 
 size_t
 gw_wire_bytes_size (uint32_t field, size_t n)
 {
-    return s_varint_size ((uint64_t) field << 3 | 2) + s_varint_size (n) + n;
+    return sim_varint_size ((uint64_t) field << 3 | 2) + sim_varint_size (n) + n;
 }
 
 size_t

@@ -193,6 +193,73 @@ Test (sslsim, batch_world_k_does_not_depend_on_n_or_threads)
     }
 }
 
+/* 60 driven steps of world `world` (script `script`) of a batch of n
+   on `threads` threads with seeds[], vision on or off: each world's hash
+   into h[0..n). */
+static void
+s_batch_hashes (int n, int threads, int vision, const uint64_t *seeds, const int *script, uint64_t *h)
+{
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    config.vision = vision;
+    char err[256];
+    sslsim_batch_t *b = sslsim_batch_new (n, &config, threads, seeds, err, sizeof err);
+    cr_assert_not_null (b, "%s", err);
+    sslsim_robot_command_t *c = malloc (sizeof *c * 22 * (size_t) n);
+    cr_assert_not_null (c);
+    for (int k = 0; k < n; k++)
+        h[k] = 0xcbf29ce484222325ull;
+    for (int step = 0; step < 60; step++) {
+        for (int k = 0; k < n; k++)
+            s_commands (c + k * 22, step, script[k]);
+        cr_assert_eq (sslsim_batch_robot_commands (b, c, 22), SSLSIM_OK);
+        cr_assert_eq (sslsim_batch_step (b, 0.016), SSLSIM_OK, "%s", sslsim_batch_last_error (b));
+        for (int k = 0; k < n; k++)
+            h[k] = s_step_hash (h[k], sslsim_batch_world (b, k));
+    }
+    free (c);
+    sslsim_batch_free (b);
+}
+
+/* The learner's sizes (issue 26): one world's bytes, with vision and with
+   truth only, are the same alone, last of a batch of 3 and last of a
+   batch of 64 (its position in the batch and its neighbours changed), on
+   1 and 2 threads; and every world of the 64 is the same on 1 and 2
+   threads. */
+Test (sslsim, a_world_is_the_same_in_batches_of_1_3_and_64_on_1_and_2_threads)
+{
+    enum { N = 64, PROBE_SEED = 900, PROBE_SCRIPT = 7 };
+    uint64_t seeds[N];
+    int script[N];
+    uint64_t h[N], h1[N];
+    for (int vision = 0; vision < 2; vision++) {
+        uint64_t alone;
+        seeds[0] = PROBE_SEED;
+        script[0] = PROBE_SCRIPT;
+        s_batch_hashes (1, 1, vision, seeds, script, &alone);
+        const int sizes[][2] = { { 3, 1 }, { 3, 2 }, { N, 1 }, { N, 2 } };
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            int n = sizes[s][0], threads = sizes[s][1];
+            for (int k = 0; k < n; k++) {
+                seeds[k] = 500 + (uint64_t) k;
+                script[k] = k;
+            }
+            seeds[n - 1] = PROBE_SEED;
+            script[n - 1] = PROBE_SCRIPT;
+            s_batch_hashes (n, threads, vision, seeds, script, h);
+            cr_assert_eq (h[n - 1], alone,
+                          "vision %d: the world at %d of a batch of %d on %d threads differs from it alone",
+                          vision, n - 1, n, threads);
+            if (n == N && threads == 1)
+                memcpy (h1, h, sizeof h1);
+            if (n == N && threads == 2)
+                for (int k = 0; k < N; k++)
+                    cr_assert_eq (h[k], h1[k], "vision %d: world %d of %d differs on 1 and 2 threads", vision,
+                                  k, N);
+        }
+    }
+}
+
 Test (sslsim, given_seeds_are_used)
 {
     uint64_t seeds[2] = { 42, 42 };
