@@ -262,7 +262,7 @@ Test (config, file_sets_every_kind_of_key)
     cr_expect_eq (cfg.vision.phase_offsets[2], -0.5);
     cr_expect_not (cfg.vision.report_area);
     cr_expect_eq (cfg.realism.stddev_ball_p, 0.001);
-    cr_expect_eq (cfg.realism.stddev_robot_p, 0.0005, "partial [realism] stays realistic");
+    cr_expect_eq (cfg.realism.stddev_robot_p, 0.00042, "partial [realism] stays realistic");
     cr_expect_eq (cfg.field.length, 10.4);
     cr_expect_eq (cfg.run.division, SIM_DIVISION_B);
     cr_expect_eq (cfg.run.mode, SIM_MODE_REALTIME);

@@ -295,8 +295,9 @@ Test (vis_stats, realistic_stream_matches_2026_table, .timeout = 30)
     cr_assert_float_eq (s_mean (&st.latency), 0.00726, 0.0002);
     cr_assert (!st.t_sent_back, "t_sent goes back in a camera's stream");
 
-    /* per-frame noise of standing robots, per camera: 0.5 mm, 5 mrad
-       (measured 0.42 static - 0.67 slow; 4.3 - 6.3 mrad) */
+    /* per-frame noise of standing robots, per camera: 0.42 mm, 4.3 mrad
+       (measured 0.42 static - 0.67 slow; 4.29 - 6.3 mrad); each robot's
+       sigma from ~4000 frames is good to ~1.1 %, so 7 % is many sigmas */
     s_acc_t noise_p = { 0 }, noise_th = { 0 };
     for (int c = 0; c < 2; c++)
         for (int team = 0; team < 2; team++)
@@ -307,8 +308,8 @@ Test (vis_stats, realistic_stream_matches_2026_table, .timeout = 30)
                     s_add (&noise_th, s_sd (&st.th[c][team][id]));
                 }
     cr_assert (noise_p.n >= 30);
-    cr_assert_float_eq (s_mean (&noise_p), 0.0005, 0.00003, "robot noise %g", s_mean (&noise_p));
-    cr_assert_float_eq (s_mean (&noise_th), 0.005, 0.0003, "robot phi noise %g", s_mean (&noise_th));
+    cr_assert_float_eq (s_mean (&noise_p), 0.00042, 0.00003, "robot noise %g", s_mean (&noise_p));
+    cr_assert_float_eq (s_mean (&noise_th), 0.0043, 0.0003, "robot phi noise %g", s_mean (&noise_th));
     /* ball at rest: 0.7 mm (measured 0.71, 0.53-0.96) */
     cr_assert (st.ball_x[1].n > 1000);
     cr_assert_float_eq (s_sd (&st.ball_x[1]), 0.0007, 0.00005);
@@ -328,6 +329,16 @@ Test (vis_stats, realistic_stream_matches_2026_table, .timeout = 30)
             double e0[3], e1[3];
             vis_calib_error (vis_model_calib (m, 0), r, p.x, p.y, &e0[0], &e0[1], &e0[2]);
             vis_calib_error (vis_model_calib (m, 1), r, p.x, p.y, &e1[0], &e1[1], &e1[2]);
+            /* and each camera's parallax of the marker-height error, away
+               from its nadir (docs/vision.md, "Camera disagreement") */
+            const sim_rig_t *rig = vis_model_rig (m);
+            for (int c = 0; c < 2; c++) {
+                const sim_camera_cfg_t *cam = &rig->cams[c];
+                double k = r->robot_marker_height_error / (cam->z - 0.15);
+                double *e = c ? e1 : e0;
+                e[0] += (p.x - cam->x) * k;
+                e[1] += (p.y - cam->y) * k;
+            }
             double dx = s_mean (&st.x[0][team][id]) - s_mean (&st.x[1][team][id]);
             double dy = s_mean (&st.y[0][team][id]) - s_mean (&st.y[1][team][id]);
             double dth = s_mean (&st.th[0][team][id]) - s_mean (&st.th[1][team][id]);
@@ -348,14 +359,16 @@ Test (vis_stats, realistic_stream_matches_2026_table, .timeout = 30)
     cr_assert_float_eq (s_sd (&st.robot_conf), 0.05, 0.005);
     cr_assert_float_eq (s_mean (&st.ball_conf), 0.9, 0.01);
 
-    /* single-frame dropouts: robots 0.2 % (measured 0.169 %); balls far from
-       robots: the loss bursts, 6.21 % of frames with multi-frame gaps */
+    /* single-frame dropouts: robots 0.17 % (measured 0.169 %): ~140 losses
+       in 80 000, so +-35 % is 4 sigma; balls far from robots: the loss
+       bursts, 4 % of frames lost (in bursts of 2.6 frames: ~50 bursts in
+       3000 frames, +-50 % is 3.5 sigma) */
     double robot_drop = st.robot_missing / st.robot_expected;
     cr_assert (st.robot_expected > 80000);
-    cr_assert (robot_drop > 0.0014 && robot_drop < 0.0026, "robot dropout %g", robot_drop);
+    cr_assert (robot_drop > 0.0011 && robot_drop < 0.0023, "robot dropout %g", robot_drop);
     double ball_drop = st.ball_missing / st.ball_expected;
     cr_assert (st.ball_expected > 3000);
-    cr_assert (ball_drop > 0.045 && ball_drop < 0.08, "ball dropout %g", ball_drop);
+    cr_assert (ball_drop > 0.02 && ball_drop < 0.06, "ball dropout %g", ball_drop);
 
     /* duplicates: 3e-5 per robot detection (measured 932 in 31.4 M) */
     cr_assert (st.duplicates <= 15, "duplicates %g", st.duplicates);
@@ -476,8 +489,8 @@ Test (vis_stats, camera_disagreement_in_band_for_nine_of_ten_seeds, .timeout = 6
             s_disagree_t d = s_disagreement (s_presets[p], seed);
             bool in;
             if (p == 0)
-                /* pooled: |d| mean 20.3 mm, orientation sigma 28.9 mrad (25-32 per log) */
-                in = d.abs_mean > 0.013 && d.abs_mean < 0.028 && d.phi_sd > 0.020 && d.phi_sd < 0.038;
+                /* pooled: |d| mean 20.3 mm (+-20 %), orientation sigma 28.9 mrad (25-32 per log) */
+                in = d.abs_mean > 0.0162 && d.abs_mean < 0.0244 && d.phi_sd > 0.020 && d.phi_sd < 0.038;
             else if (p == 1)
                 /* GO: no constant part (+-7 mm), 13-15 mm spatial sigma */
                 in = fabs (d.dx_mean) < 0.010 && fabs (d.dy_mean) < 0.010 && d.dx_sd > 0.008
@@ -605,8 +618,11 @@ Test (vis_stats, ball_losses_are_bursty_and_grow_near_robots, .timeout = 60)
     for (int p = 0; p < 3; p++) {
         sim_config_t cfg = s_preset_cfg (s_presets[p], 7);
         vis_model_t *m = sim_fc_model_new (&cfg);
-        /* far from robots: 6.21 % of frames lost counting multi-frame gaps,
-           1.43 % in single-frame gaps */
+        /* far from robots: 0.5-0.7 % of frames in single-frame gaps (the
+           games' 1.43 % is every ball, near robots too); with bursts of
+           2.6 frames 4 % lost, the 0.96-0.97 detection of a ball 0.45 m
+           from a robot. 60 000 frames: ~360 single gaps, +-0.15 % is 4
+           sigma; ~900 bursts, +-0.6 % is about 4 sigma */
         sim_snapshot_t s;
         memset (&s, 0, sizeof s);
         s.time_ns = MS;
@@ -615,8 +631,8 @@ Test (vis_stats, ball_losses_are_bursty_and_grow_near_robots, .timeout = 60)
         double far = s_ball_seen (m, &s, -2.4, -1, 0, 60000, &single);
         cr_log_info ("%s ball far: lost %.2f %%, single-frame %.2f %%", s_presets[p], (1 - far) * 100,
                      single * 100);
-        cr_expect_float_eq (1 - far, 0.0621, 0.006, "%s far loss %g", s_presets[p], 1 - far);
-        cr_expect_float_eq (single, 0.0143, 0.0025, "%s single-frame gaps %g", s_presets[p], single);
+        cr_expect_float_eq (1 - far, 0.040, 0.006, "%s far loss %g", s_presets[p], 1 - far);
+        cr_expect_float_eq (single, 0.006, 0.0015, "%s single-frame gaps %g", s_presets[p], single);
 
         /* the measured detection curve vs distance to the nearest robot
            centre, the robot on every side of the ball and anywhere in the
