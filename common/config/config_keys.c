@@ -185,7 +185,7 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "mean robot detection confidence"),
     S_F ("vision", "ball_confidence_mean", OFF (vision.ball_confidence_mean), 0.9, R_UNIT, "",
          "mean ball detection confidence"),
-    S_F ("vision", "confidence_stddev", OFF (vision.confidence_stddev), 0.05, R_GE0, "",
+    S_F ("vision", "confidence_stddev", OFF (vision.confidence_stddev), 0.09, R_GE0, "",
          "confidence spread"),
     S_F ("vision", "duplicate_robot_rate", OFF (vision.duplicate_robot_rate), 3e-5, R_UNIT,
          "per detection", "chance of a duplicated robot detection"),
@@ -313,6 +313,8 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "t_capture_camera: camera clock at sim time 0 (0 = field not sent)"),
     S_B ("realism", "geometry_alone", OFF (realism.geometry_alone), false,
          "geometry in wrappers of its own, never with a detection"),
+    S_F ("realism", "venue_ball_confidence", OFF (realism.venue_ball_confidence), 0.0, R_UNIT, "",
+         "mean ball confidence at this venue (0 = [vision] ball_confidence_mean)"),
 
     /* [field] product addition; 0 = from the division */
     S_F ("field", "length", OFF (field.length), 0, R_GE0, "m", "field length (0 = division)"),

@@ -110,7 +110,7 @@ Test (config, defaults_match_the_spec)
     cr_expect_eq (cfg.vision.spurious_ball_forward, 0.13);
     cr_expect_eq (cfg.vision.spurious_ball_lateral_stddev, 0.07);
     cr_expect_eq (cfg.vision.robot_confidence_mean, 0.9);
-    cr_expect_eq (cfg.vision.confidence_stddev, 0.05);
+    cr_expect_eq (cfg.vision.confidence_stddev, 0.09);
     cr_expect_eq (cfg.vision.duplicate_robot_rate, 3e-5);
     cr_expect_eq (cfg.vision.frame_rate, 73.3);
     cr_expect_eq (cfg.vision.geometry_every_n_frames, 73);
