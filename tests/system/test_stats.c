@@ -5,7 +5,8 @@
     The known values are chosen so each is measurable: the default
     formation's robots stand still (their truth matches every frame), the
     soft FOV edge, ghost and dribbler balls are off so the losses are the
-    dropout keys alone, and the offset (20 mm) is larger than the warp
+    dropout keys alone (and the marker-height parallax, which the fit does
+    not read, is off), and the offset (20 mm) is larger than the warp
     (6 mm) that a dozen robot positions per camera sample. Also: `stats`
     prints the measured table, and bad arguments or a file that is no log
     get a clear message and exit 1 or 2; a live multicast stream is
@@ -40,7 +41,10 @@ static const char s_known[] = "[realism]\n"
                               "fov_edge_radius = 0\n"
                               "fov_edge_width = 0\n"
                               "ghost_ball_rate = 0\n"
-                              "dribbler_ball_detections = 0\n";
+                              "dribbler_ball_detections = 0\n"
+                              /* realistic's parallax moves each robot off by its own
+                                 amount, which the fit would read as warp */
+                              "robot_marker_height_error = 0\n";
 
 /* The value of `key = value` in an INI text, NAN when absent. */
 static double
