@@ -422,6 +422,18 @@ s_add_robot (sim_snapshot_t *s, int team, int id, double x, double y, double th)
     };
 }
 
+/* Preset p's camera model at `seed`, and an empty scene at 1 ms in *s. */
+static vis_model_t *
+s_preset_scene (int p, uint64_t seed, sim_snapshot_t *s)
+{
+    sim_config_t cfg = s_preset_cfg (s_presets[p], seed);
+    vis_model_t *m = sim_fc_model_new (&cfg);
+    cr_assert_not_null (m);
+    memset (s, 0, sizeof *s);
+    s->time_ns = MS;
+    return m;
+}
+
 static int
 s_cmp_double (const void *a, const void *b)
 {
@@ -522,11 +534,8 @@ Test (vis_stats, processing_time_is_skewed_like_the_logs, .timeout = 30)
     enum { N = 20000 };
     static double lat[N];
     for (int p = 0; p < 3; p++) {
-        sim_config_t cfg = s_preset_cfg (s_presets[p], 3);
-        vis_model_t *m = sim_fc_model_new (&cfg);
         sim_snapshot_t s;
-        memset (&s, 0, sizeof s);
-        s.time_ns = MS;
+        vis_model_t *m = s_preset_scene (p, 3, &s);
         static vis_frame_t f;
         s_acc_t acc = { 0 };
         for (int i = 0; i < N; i++) {
@@ -848,11 +857,8 @@ Test (vis_stats, confidences_like_the_venues, .timeout = 30)
        0.08 is good to 0.002 */
     static const double ball_lo[] = { 0.913 * 0.8, 0.65, 0.90 }, ball_hi[] = { 0.913 * 1.2, 0.75, 1.00 };
     for (int p = 0; p < 3; p++) {
-        sim_config_t cfg = s_preset_cfg (s_presets[p], 19);
-        vis_model_t *m = sim_fc_model_new (&cfg);
         sim_snapshot_t s;
-        memset (&s, 0, sizeof s);
-        s.time_ns = MS;
+        vis_model_t *m = s_preset_scene (p, 19, &s);
         for (int i = 0; i < 12; i++)
             s_add_robot (&s, i / 6, i % 6, -4 + 0.6 * i, 2.5, 0);
         s.ball = (sim_ball_state_t) { .x = -2.4, .y = -1, .z = 0.0215 };
