@@ -177,6 +177,8 @@ s_print_fit (const sim_vstats_report_t *r, const sim_vstats_fit_t *f)
     printf ("ball_loss_burst_length = %.6g\n", f->ball_loss_burst_length < 1 ? 1 : f->ball_loss_burst_length);
     printf ("object_position_offset = %.6g\n", f->object_position_offset);
     printf ("calibration_warp_stddev = %.6g\n", f->calibration_warp_stddev);
+    /* the offset and warp above hold what a marker-height error shows */
+    printf ("robot_marker_height_error = 0\n");
     printf ("calibration_orientation_warp = %.6g\n", f->calibration_orientation_warp);
     printf ("vision_processing_time = %.6g\n", f->vision_processing_time);
     printf ("vision_processing_p90 = %.6g\n", f->vision_processing_p90);

@@ -146,6 +146,8 @@ typedef struct {
     double close_robot_loss_distance; /* m: of two robots closer than this, one is lost */
     double camera_clock_offset;       /* s: t_capture_camera = capture + this + camera skew; 0 none */
     bool geometry_alone;              /* geometry in wrappers of its own, never with a detection */
+    /* a venue's ball confidence (docs/vision.md "Confidence"); 0: [vision] ball_confidence_mean */
+    double venue_ball_confidence;
 } sim_realism_t;
 
 /* [field] - product addition: every size 0 means "from the division";

@@ -35,6 +35,15 @@ s_confidence (sim_rng_t *rng_n, double mean, double stddev)
     return s_clamp_confidence (mean + sim_rng_normal (rng_n, stddev));
 }
 
+/* The mean confidence of every ball: the venue's when its realism names
+   one, else the [vision] key's. */
+static double
+s_ball_confidence_mean (const vis_model_def_t *v)
+{
+    double venue = v->realism.venue_ball_confidence;
+    return venue > 0 ? venue : v->ball_confidence_mean;
+}
+
 /* The noise of a frame's robot detections (step 3 of §5.1): for each in
    turn the normal pair (x, y), then (orientation, confidence), the draws
    and values of a sim_rng_normal_pair each, in that order. All the
@@ -220,7 +229,7 @@ s_ghost (const vis_model_def_t *v, sim_rng_t *rng_n, double x, double y)
         .has_z = v->report_ball_z,
         .area = v->spurious_ball_area_px,
         .has_area = v->report_area,
-        .confidence = s_confidence (rng_n, v->ball_confidence_mean, v->confidence_stddev),
+        .confidence = s_confidence (rng_n, s_ball_confidence_mean (v), v->confidence_stddev),
         .spurious = true,
         .ghost = true,
     };
@@ -431,7 +440,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
             .has_z = v->report_ball_z,
             .area = area,
             .has_area = v->report_area,
-            .confidence = s_clamp_confidence (v->ball_confidence_mean + n_c),
+            .confidence = s_clamp_confidence (s_ball_confidence_mean (v) + n_c),
         };
     }
 
@@ -460,7 +469,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
                 .has_z = v->report_ball_z,
                 .area = v->spurious_ball_area_px,
                 .has_area = v->report_area,
-                .confidence = s_confidence (&rng_n, v->ball_confidence_mean, v->confidence_stddev),
+                .confidence = s_confidence (&rng_n, s_ball_confidence_mean (v), v->confidence_stddev),
                 .spurious = true,
             };
         }

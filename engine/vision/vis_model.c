@@ -50,7 +50,7 @@ vis_model_def_default (vis_model_def_t *def)
     def->spurious_ball_lateral_stddev = 0.07;
     def->robot_confidence_mean = 0.9;
     def->ball_confidence_mean = 0.9;
-    def->confidence_stddev = 0.05;
+    def->confidence_stddev = 0.09;
     def->duplicate_robot_rate = 3e-5;
     def->geometry_every_n_frames = 73;
     def->report_ball_z = false;

@@ -110,7 +110,7 @@ Test (config, defaults_match_the_spec)
     cr_expect_eq (cfg.vision.spurious_ball_forward, 0.13);
     cr_expect_eq (cfg.vision.spurious_ball_lateral_stddev, 0.07);
     cr_expect_eq (cfg.vision.robot_confidence_mean, 0.9);
-    cr_expect_eq (cfg.vision.confidence_stddev, 0.05);
+    cr_expect_eq (cfg.vision.confidence_stddev, 0.09);
     cr_expect_eq (cfg.vision.duplicate_robot_rate, 3e-5);
     cr_expect_eq (cfg.vision.frame_rate, 73.3);
     cr_expect_eq (cfg.vision.geometry_every_n_frames, 73);
@@ -262,7 +262,7 @@ Test (config, file_sets_every_kind_of_key)
     cr_expect_eq (cfg.vision.phase_offsets[2], -0.5);
     cr_expect_not (cfg.vision.report_area);
     cr_expect_eq (cfg.realism.stddev_ball_p, 0.001);
-    cr_expect_eq (cfg.realism.stddev_robot_p, 0.0005, "partial [realism] stays realistic");
+    cr_expect_eq (cfg.realism.stddev_robot_p, 0.00042, "partial [realism] stays realistic");
     cr_expect_eq (cfg.field.length, 10.4);
     cr_expect_eq (cfg.run.division, SIM_DIVISION_B);
     cr_expect_eq (cfg.run.mode, SIM_MODE_REALTIME);

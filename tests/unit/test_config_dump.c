@@ -32,11 +32,11 @@ Test (config, realism_presets_and_aliases)
         bool simulate_dribbling;
     } cases[] = {
         { "none", 0, 0.3, 0, 0.035, 0, 0, true },
-        { "realistic", 0.0007, 0.8, 0.02, 0.022, 0.006, KICK_DIR_2_5_DEG, true },
-        { "Measured", 0.0007, 0.8, 0.02, 0.022, 0.006, KICK_DIR_2_5_DEG, true },
-        { "default", 0.0007, 0.8, 0.02, 0.022, 0.006, KICK_DIR_2_5_DEG, true },
-        { "go26", 0.0007, 0.8, 0.06, 0.022, 0.004, KICK_DIR_2_5_DEG, true },
-        { "RC26", 0.0007, 0.8, 0.0015, 0.022, 0, KICK_DIR_2_5_DEG, true },
+        { "realistic", 0.0007, 0.8, 0.03, 0.022, 0, KICK_DIR_2_5_DEG, true },
+        { "Measured", 0.0007, 0.8, 0.03, 0.022, 0, KICK_DIR_2_5_DEG, true },
+        { "default", 0.0007, 0.8, 0.03, 0.022, 0, KICK_DIR_2_5_DEG, true },
+        { "go26", 0.0007, 0.8, 0.06, 0.022, 0, KICK_DIR_2_5_DEG, true },
+        { "RC26", 0.0007, 0.8, 0.0027, 0.022, 0, KICK_DIR_2_5_DEG, true },
         { "erforce_friendly", 0.0004, 1.0, 0.001, 0.035, 0.02, 0, true },
         { "friendly", 0.0004, 1.0, 0.001, 0.035, 0.02, 0, true },
         { "erforce_realistic", 0.0014, 1.0, 0.05, 0.035, 0.02, 0, true },
@@ -80,7 +80,7 @@ Test (config, realism_presets_and_aliases)
     cr_expect_eq (cfg.realism.chip_angle_stddev, 0);
     sim_config_apply_realism (&cfg, "realistic", err, sizeof err);
     cr_expect_eq (cfg.realism.chip_angle_stddev, 0.10471975511965978);
-    cr_expect_eq (cfg.realism.missing_robot_detections, 0.002);
+    cr_expect_eq (cfg.realism.missing_robot_detections, 0.0017);
     sim_config_apply_realism (&cfg, "rc2021", err, sizeof err);
     cr_expect_eq (cfg.realism.missing_robot_detections, 0);
     cr_expect_eq (cfg.realism.camera_position_error, 0);
@@ -705,11 +705,16 @@ Test (config, presets_output_is_unchanged)
        from TIGERs' published parameters in the preset notes (8158 bytes,
        0xc87ec48784bac252 before); by issue 25's vision-processor flavour:
        the vp26 preset's note and the six [realism] keys of its models
-       (8376 bytes, 0x81b7457fe3b8131e before); by issue 25's team presets
-       applied to one team: [run] blue_robot_limits and yellow_robot_limits
-       (8657 bytes, 0x167c0dc93064fff1 before) */
-    cr_expect_eq (strlen (text), 8780, "%zu bytes, %#llx", strlen (text), (unsigned long long) s_hash (text));
-    cr_expect_eq (s_hash (text), 0xac3c3f20b33225ceu, "presets text changed:\n%s", text);
+       (8376 bytes, 0x81b7457fe3b8131e before); by issue 25's closer
+       calibration: the realistic preset's noise, dropouts, false balls,
+       camera disagreement and ball-loss bursts moved to the 2026 logs'
+       values (8657 bytes, 0x167c0dc93064fff1 before), then the confidence
+       spread 0.09 and the [realism] key venue_ball_confidence (8661 bytes,
+       0xa1548afa385e046 before); by issue 25's team presets applied to one
+       team: [run] blue_robot_limits and yellow_robot_limits (8689 bytes,
+       0x4504487b6f952889 before) */
+    cr_expect_eq (strlen (text), 8812, "%zu bytes, %#llx", strlen (text), (unsigned long long) s_hash (text));
+    cr_expect_eq (s_hash (text), 0x9236dfee309d1316u, "presets text changed:\n%s", text);
     free (text);
 }
 

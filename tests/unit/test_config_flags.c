@@ -372,7 +372,7 @@ Test (config, realism_file_partial_keys_are_realistic)
     cr_assert_eq (sim_config_apply_realism (&cfg, bare, err, sizeof err), 0, "%s", err);
     cr_expect_eq (cfg.realism.stddev_ball_p, 0.003);
     cr_expect_eq (cfg.realism.missing_ball_detections, 0.1);
-    cr_expect_eq (cfg.realism.stddev_robot_p, 0.0005, "missing keys are realistic, not none");
+    cr_expect_eq (cfg.realism.stddev_robot_p, 0.00042, "missing keys are realistic, not none");
     cr_expect_eq (cfg.realism.vision_delay, 0.022);
     cr_assert_eq (sim_config_apply_realism (&cfg, sect, err, sizeof err), 0, "%s", err);
     cr_expect_eq (cfg.realism.vision_delay, 0.05);

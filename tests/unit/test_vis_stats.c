@@ -295,8 +295,9 @@ Test (vis_stats, realistic_stream_matches_2026_table, .timeout = 30)
     cr_assert_float_eq (s_mean (&st.latency), 0.00726, 0.0002);
     cr_assert (!st.t_sent_back, "t_sent goes back in a camera's stream");
 
-    /* per-frame noise of standing robots, per camera: 0.5 mm, 5 mrad
-       (measured 0.42 static - 0.67 slow; 4.3 - 6.3 mrad) */
+    /* per-frame noise of standing robots, per camera: 0.42 mm, 4.3 mrad
+       (measured 0.42 static - 0.67 slow; 4.29 - 6.3 mrad); each robot's
+       sigma from ~4000 frames is good to ~1.1 %, so 7 % is many sigmas */
     s_acc_t noise_p = { 0 }, noise_th = { 0 };
     for (int c = 0; c < 2; c++)
         for (int team = 0; team < 2; team++)
@@ -307,8 +308,8 @@ Test (vis_stats, realistic_stream_matches_2026_table, .timeout = 30)
                     s_add (&noise_th, s_sd (&st.th[c][team][id]));
                 }
     cr_assert (noise_p.n >= 30);
-    cr_assert_float_eq (s_mean (&noise_p), 0.0005, 0.00003, "robot noise %g", s_mean (&noise_p));
-    cr_assert_float_eq (s_mean (&noise_th), 0.005, 0.0003, "robot phi noise %g", s_mean (&noise_th));
+    cr_assert_float_eq (s_mean (&noise_p), 0.00042, 0.00003, "robot noise %g", s_mean (&noise_p));
+    cr_assert_float_eq (s_mean (&noise_th), 0.0043, 0.0003, "robot phi noise %g", s_mean (&noise_th));
     /* ball at rest: 0.7 mm (measured 0.71, 0.53-0.96) */
     cr_assert (st.ball_x[1].n > 1000);
     cr_assert_float_eq (s_sd (&st.ball_x[1]), 0.0007, 0.00005);
@@ -328,6 +329,16 @@ Test (vis_stats, realistic_stream_matches_2026_table, .timeout = 30)
             double e0[3], e1[3];
             vis_calib_error (vis_model_calib (m, 0), r, p.x, p.y, &e0[0], &e0[1], &e0[2]);
             vis_calib_error (vis_model_calib (m, 1), r, p.x, p.y, &e1[0], &e1[1], &e1[2]);
+            /* and each camera's parallax of the marker-height error, away
+               from its nadir (docs/vision.md, "Camera disagreement") */
+            const sim_rig_t *rig = vis_model_rig (m);
+            for (int c = 0; c < 2; c++) {
+                const sim_camera_cfg_t *cam = &rig->cams[c];
+                double k = r->robot_marker_height_error / (cam->z - 0.15);
+                double *e = c ? e1 : e0;
+                e[0] += (p.x - cam->x) * k;
+                e[1] += (p.y - cam->y) * k;
+            }
             double dx = s_mean (&st.x[0][team][id]) - s_mean (&st.x[1][team][id]);
             double dy = s_mean (&st.y[0][team][id]) - s_mean (&st.y[1][team][id]);
             double dth = s_mean (&st.th[0][team][id]) - s_mean (&st.th[1][team][id]);
@@ -343,25 +354,33 @@ Test (vis_stats, realistic_stream_matches_2026_table, .timeout = 30)
     cr_assert (both >= 3, "robots in the overlap band: %d", both);
     cr_assert (dsum / both > 0.002, "the two cameras disagree (mean %g m)", dsum / both);
 
-    /* confidences: N(0.9, 0.05) clamped (measured robot mean 0.896) */
-    cr_assert_float_eq (s_mean (&st.robot_conf), 0.9, 0.01);
-    cr_assert_float_eq (s_sd (&st.robot_conf), 0.05, 0.005);
-    cr_assert_float_eq (s_mean (&st.ball_conf), 0.9, 0.01);
+    /* confidences: N(0.9, 0.09) clamped to 1 (measured robot mean 0.896,
+       sigma 0.080; clamped, the model's are 0.894 and 0.080; ~10^5
+       detections put both within 0.001) */
+    cr_assert_float_eq (s_mean (&st.robot_conf), 0.896, 0.005);
+    cr_assert_float_eq (s_sd (&st.robot_conf), 0.080, 0.005);
+    cr_assert_float_eq (s_mean (&st.ball_conf), 0.896, 0.01);
 
-    /* single-frame dropouts: robots 0.2 % (measured 0.169 %); balls far from
-       robots: the loss bursts, 6.21 % of frames with multi-frame gaps */
+    /* single-frame dropouts: robots 0.17 % (measured 0.169 %): ~140 losses
+       in 80 000, so +-35 % is 4 sigma; balls far from robots: the loss
+       bursts, 4 % of frames lost (in bursts of 2.6 frames: ~50 bursts in
+       3000 frames, +-50 % is 3.5 sigma) */
     double robot_drop = st.robot_missing / st.robot_expected;
     cr_assert (st.robot_expected > 80000);
-    cr_assert (robot_drop > 0.0014 && robot_drop < 0.0026, "robot dropout %g", robot_drop);
+    cr_assert (robot_drop > 0.0011 && robot_drop < 0.0023, "robot dropout %g", robot_drop);
     double ball_drop = st.ball_missing / st.ball_expected;
     cr_assert (st.ball_expected > 3000);
-    cr_assert (ball_drop > 0.045 && ball_drop < 0.08, "ball dropout %g", ball_drop);
+    cr_assert (ball_drop > 0.02 && ball_drop < 0.06, "ball dropout %g", ball_drop);
 
     /* duplicates: 3e-5 per robot detection (measured 932 in 31.4 M) */
     cr_assert (st.duplicates <= 15, "duplicates %g", st.duplicates);
 
     /* spurious balls: 0.02 per robot per second per camera seeing the point */
     cr_assert (st.spurious_expected > 20);
+    /* per robot per second over every camera: measured 0.0343 pooled */
+    cr_log_info ("false dribbler balls: %g per robot per second expected, %g seen (%g in %g s, %d robots)",
+                 st.spurious_expected / (2 * NTEAM * DURATION_S), st.spurious / (2 * NTEAM * DURATION_S),
+                 st.spurious, DURATION_S, 2 * NTEAM);
     double ratio = st.spurious / st.spurious_expected;
     cr_assert (ratio > 0.5 && ratio < 1.5, "spurious %g of %g expected", st.spurious, st.spurious_expected);
 
@@ -401,6 +420,18 @@ s_add_robot (sim_snapshot_t *s, int team, int id, double x, double y, double th)
         .radius = 0.09,
         .height = 0.15,
     };
+}
+
+/* Preset p's camera model at `seed`, and an empty scene at 1 ms in *s. */
+static vis_model_t *
+s_preset_scene (int p, uint64_t seed, sim_snapshot_t *s)
+{
+    sim_config_t cfg = s_preset_cfg (s_presets[p], seed);
+    vis_model_t *m = sim_fc_model_new (&cfg);
+    cr_assert_not_null (m);
+    memset (s, 0, sizeof *s);
+    s->time_ns = MS;
+    return m;
 }
 
 static int
@@ -476,8 +507,8 @@ Test (vis_stats, camera_disagreement_in_band_for_nine_of_ten_seeds, .timeout = 6
             s_disagree_t d = s_disagreement (s_presets[p], seed);
             bool in;
             if (p == 0)
-                /* pooled: |d| mean 20.3 mm, orientation sigma 28.9 mrad (25-32 per log) */
-                in = d.abs_mean > 0.013 && d.abs_mean < 0.028 && d.phi_sd > 0.020 && d.phi_sd < 0.038;
+                /* pooled: |d| mean 20.3 mm (+-20 %), orientation sigma 28.9 mrad (25-32 per log) */
+                in = d.abs_mean > 0.0162 && d.abs_mean < 0.0244 && d.phi_sd > 0.020 && d.phi_sd < 0.038;
             else if (p == 1)
                 /* GO: no constant part (+-7 mm), 13-15 mm spatial sigma */
                 in = fabs (d.dx_mean) < 0.010 && fabs (d.dy_mean) < 0.010 && d.dx_sd > 0.008
@@ -503,11 +534,8 @@ Test (vis_stats, processing_time_is_skewed_like_the_logs, .timeout = 30)
     enum { N = 20000 };
     static double lat[N];
     for (int p = 0; p < 3; p++) {
-        sim_config_t cfg = s_preset_cfg (s_presets[p], 3);
-        vis_model_t *m = sim_fc_model_new (&cfg);
         sim_snapshot_t s;
-        memset (&s, 0, sizeof s);
-        s.time_ns = MS;
+        vis_model_t *m = s_preset_scene (p, 3, &s);
         static vis_frame_t f;
         s_acc_t acc = { 0 };
         for (int i = 0; i < N; i++) {
@@ -605,8 +633,11 @@ Test (vis_stats, ball_losses_are_bursty_and_grow_near_robots, .timeout = 60)
     for (int p = 0; p < 3; p++) {
         sim_config_t cfg = s_preset_cfg (s_presets[p], 7);
         vis_model_t *m = sim_fc_model_new (&cfg);
-        /* far from robots: 6.21 % of frames lost counting multi-frame gaps,
-           1.43 % in single-frame gaps */
+        /* far from robots: 0.5-0.7 % of frames in single-frame gaps (the
+           games' 1.43 % is every ball, near robots too); with bursts of
+           2.6 frames 4 % lost, the 0.96-0.97 detection of a ball 0.45 m
+           from a robot. 60 000 frames: ~360 single gaps, +-0.15 % is 4
+           sigma; ~900 bursts, +-0.6 % is about 4 sigma */
         sim_snapshot_t s;
         memset (&s, 0, sizeof s);
         s.time_ns = MS;
@@ -615,8 +646,8 @@ Test (vis_stats, ball_losses_are_bursty_and_grow_near_robots, .timeout = 60)
         double far = s_ball_seen (m, &s, -2.4, -1, 0, 60000, &single);
         cr_log_info ("%s ball far: lost %.2f %%, single-frame %.2f %%", s_presets[p], (1 - far) * 100,
                      single * 100);
-        cr_expect_float_eq (1 - far, 0.0621, 0.006, "%s far loss %g", s_presets[p], 1 - far);
-        cr_expect_float_eq (single, 0.0143, 0.0025, "%s single-frame gaps %g", s_presets[p], single);
+        cr_expect_float_eq (1 - far, 0.040, 0.006, "%s far loss %g", s_presets[p], 1 - far);
+        cr_expect_float_eq (single, 0.006, 0.0015, "%s single-frame gaps %g", s_presets[p], single);
 
         /* the measured detection curve vs distance to the nearest robot
            centre, the robot on every side of the ball and anywhere in the
@@ -815,5 +846,42 @@ Test (vis_stats, capture_instants_jitter_like_the_venues, .timeout = 60)
         /* positions are the world's at the true instant (2 m/s: a whole
            substep off would be 2 mm); orientation noise is the rest */
         cr_expect (tm.worst_moving < 0.0002, "%s moving robot off by %g m", s_presets[p], tm.worst_moving);
+    }
+}
+
+Test (vis_stats, confidences_like_the_venues, .timeout = 30)
+{
+    /* robot confidence: mean 0.896, sigma 0.080 (pooled); ball confidence:
+       mean 0.913 pooled, GO 0.65-0.75, RC 0.90-1.00. 2000 frames of 12
+       robots and a ball in camera 1's view: a mean of 2000 values of sigma
+       0.08 is good to 0.002 */
+    static const double ball_lo[] = { 0.913 * 0.8, 0.65, 0.90 }, ball_hi[] = { 0.913 * 1.2, 0.75, 1.00 };
+    for (int p = 0; p < 3; p++) {
+        sim_snapshot_t s;
+        vis_model_t *m = s_preset_scene (p, 19, &s);
+        for (int i = 0; i < 12; i++)
+            s_add_robot (&s, i / 6, i % 6, -4 + 0.6 * i, 2.5, 0);
+        s.ball = (sim_ball_state_t) { .x = -2.4, .y = -1, .z = 0.0215 };
+        s_acc_t robot = { 0 }, ball = { 0 };
+        static vis_frame_t f;
+        for (uint32_t frame = 0; frame < 2000; frame++) {
+            vis_model_capture (m, 1, frame, &s, &f);
+            for (int i = 0; i < f.blue_count; i++)
+                s_add (&robot, f.blue[i].confidence);
+            for (int i = 0; i < f.yellow_count; i++)
+                s_add (&robot, f.yellow[i].confidence);
+            for (int b = 0; b < f.ball_count; b++)
+                if (!f.balls[b].spurious)
+                    s_add (&ball, f.balls[b].confidence);
+        }
+        cr_log_info ("%s confidence: robots mean %.3f sigma %.3f (%g); ball mean %.3f (%g)", s_presets[p],
+                     s_mean (&robot), s_sd (&robot), robot.n, s_mean (&ball), ball.n);
+        cr_assert (robot.n > 10000 && ball.n > 1800);
+        cr_expect (s_mean (&robot) > 0.896 * 0.8 && s_mean (&robot) < 0.896 * 1.2);
+        cr_expect (s_sd (&robot) > 0.080 * 0.8 && s_sd (&robot) < 0.080 * 1.2, "%s robot confidence sigma %g",
+                   s_presets[p], s_sd (&robot));
+        cr_expect (s_mean (&ball) > ball_lo[p] && s_mean (&ball) < ball_hi[p], "%s ball confidence %g",
+                   s_presets[p], s_mean (&ball));
+        vis_model_destroy (&m);
     }
 }
