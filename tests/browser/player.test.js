@@ -18,8 +18,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { CHROMIUM, START_MS, WAIT_MS, TOLERANCE_M, results, check, must, writeIni, Vision, ballNear,
-         stopSimulator, waitHttp, launchBrowser, runTest } from './support.js';
+import { CHROMIUM, START_MS, TOLERANCE_M, results, check, must, writeIni, Vision, ballNear,
+         stopSimulator, waitHttp, launchBrowser, runTest, spawnLogged as spawnSim, waitLine, showLogs,
+         openPage, simTime, waitSimTime } from './support.js';
 
 const BUILD = path.resolve(process.argv[2] || path.join(import.meta.dirname, '..', '..', 'build'));
 const SIM = path.join(BUILD, 'bin', 'ssl-sim');
@@ -34,50 +35,8 @@ const SEEK_TOLERANCE_S = 0.05;
 
 const cleanups = [];
 
-function spawnLogged (dir, name, args) {
-    const log = fs.openSync(path.join(dir, `${name}.txt`), 'a');
-    const proc = spawn(SIM, args, { stdio: ['ignore', 'pipe', log], env: { ...process.env, XDG_RUNTIME_DIR: dir } });
-    fs.closeSync(log);
-    proc.exited = new Promise((resolve) => proc.once('exit', (code, sig) => resolve(sig || code)));
-    proc.lines = readline.createInterface({ input: proc.stdout });
-    return proc;
-}
-
-// the first line of proc's stdout that matches re, or an error after ms
-function waitLine (proc, re, ms) {
-    return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no line ${re} within ${ms} ms`)), ms);
-        proc.lines.on('line', (line) => {
-            if (re.test(line)) {
-                clearTimeout(timer);
-                resolve(line);
-            }
-        });
-        proc.exited.then((how) => reject(new Error(`exited (${how}) before ${re}`)));
-    });
-}
-
-function showLogs (dir) {
-    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.txt')))
-        process.stdout.write(`---- ${f} ----\n${fs.readFileSync(path.join(dir, f), 'utf8')}\n`);
-}
-
-async function openPage (browser, url) {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(WAIT_MS);
-    page.errors = [];
-    page.on('pageerror', (err) => page.errors.push(err.message));
-    page.on('console', (m) => m.type() === 'error' && page.errors.push(m.text()));
-    await page.goto(url, { timeout: START_MS });
-    return page;
-}
-
-// the simulator's time on its own page
-const simTime = (page) => page.evaluate(() => window.sslsimView.t);
-
-async function waitSimTime (page, t) {
-    await page.waitForFunction((want) => window.sslsimView.t >= want, t, { timeout: WAIT_MS });
-}
+// ssl-sim with its log in the test's directory (support.js)
+const spawnLogged = (dir, name, args) => spawnSim(SIM, dir, name, args);
 
 // ---- recording ----------------------------------------------------------------
 // Returns {log, moved_s, referee_s}: the log's path and, on its timeline

@@ -1,7 +1,9 @@
-// support.js - what the browser tests share (viewer.test.js, player.test.js):
-// the ok/FAIL lines and their count, the simulator's test configuration on
-// free loopback ports, vision over UDP through sim_probe, a process stopped
-// by SIGTERM, an HTTP wait, and Debian's chromium through playwright-core.
+// support.js - what the browser tests share (viewer.test.js, player.test.js,
+// replay.test.js): the ok/FAIL lines and their count, the simulator's test
+// configuration on free loopback ports, vision over UDP through sim_probe,
+// ssl-sim started with its log in the test's directory, a process stopped
+// by SIGTERM, an HTTP wait, Debian's chromium through playwright-core and
+// a page opened in it.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -121,6 +123,56 @@ export class Vision {
 }
 
 export const ballNear = (x, y) => (f) => f.balls.some((b) => Math.hypot(b[0] - x, b[1] - y) <= TOLERANCE_M);
+
+// ---- ssl-sim and its pages ---------------------------------------------------
+// `sim ARGS` with its stderr in DIR/NAME.txt and the runtime directory in
+// DIR; proc.exited resolves with its signal or status, proc.lines reads stdout.
+export function spawnLogged (sim, dir, name, args) {
+    const log = fs.openSync(path.join(dir, `${name}.txt`), 'a');
+    const proc = spawn(sim, args, { stdio: ['ignore', 'pipe', log], env: { ...process.env, XDG_RUNTIME_DIR: dir } });
+    fs.closeSync(log);
+    proc.exited = new Promise((resolve) => proc.once('exit', (code, sig) => resolve(sig || code)));
+    proc.lines = readline.createInterface({ input: proc.stdout });
+    return proc;
+}
+
+// the first line of proc's stdout that matches re, or an error after ms
+export function waitLine (proc, re, ms) {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no line ${re} within ${ms} ms`)), ms);
+        proc.lines.on('line', (line) => {
+            if (re.test(line)) {
+                clearTimeout(timer);
+                resolve(line);
+            }
+        });
+        proc.exited.then((how) => reject(new Error(`exited (${how}) before ${re}`)));
+    });
+}
+
+// every DIR/*.txt (the logs spawnLogged wrote) on stdout
+export function showLogs (dir) {
+    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.txt')))
+        process.stdout.write(`---- ${f} ----\n${fs.readFileSync(path.join(dir, f), 'utf8')}\n`);
+}
+
+// a new page at url, its script errors collected in page.errors
+export async function openPage (browser, url) {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    page.errors = [];
+    page.on('pageerror', (err) => page.errors.push(err.message));
+    page.on('console', (m) => m.type() === 'error' && page.errors.push(m.text()));
+    await page.goto(url, { timeout: START_MS });
+    return page;
+}
+
+// the time of the world the page drew, and a wait until it reaches t
+export const simTime = (page) => page.evaluate(() => window.sslsimView.t);
+
+export async function waitSimTime (page, t) {
+    await page.waitForFunction((want) => window.sslsimView.t >= want, t, { timeout: WAIT_MS });
+}
 
 export async function stopSimulator (proc) {
     if (proc.exitCode !== null || proc.signalCode !== null)
