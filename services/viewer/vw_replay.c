@@ -79,14 +79,8 @@ s_send (vw_service_t *self, const Simbus__ReplayControl *c)
 void
 vw_replay_wake (vw_service_t *self, bool pages)
 {
-    vw_hub_t *hub = self->hub;
     vw_op_t ops[VW_PLAYER_OPS];
-    pthread_mutex_lock (&hub->lock);
-    int n = hub->n_player_ops;
-    for (int i = 0; i < n; i++)
-        ops[i] = hub->player_ops[i];
-    hub->n_player_ops = 0;
-    pthread_mutex_unlock (&hub->lock);
+    int n = vw_hub_take_player_ops (self->hub, ops);
     for (int i = 0; i < n; i++) {
         Simbus__ReplayControl c;
         if (!s_control (&ops[i], &c))

@@ -13,14 +13,12 @@
 // Every wait watches a condition with a bound; none sleeps to let
 // something happen. Exit status 0 when every check passed.
 
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { CHROMIUM, START_MS, TOLERANCE_M, results, check, must, writeIni, Vision, ballNear,
-         stopSimulator, waitHttp, launchBrowser, runTest, spawnLogged as spawnSim, waitLine, showLogs,
-         openPage, simTime, waitSimTime } from './support.js';
+import { START_MS, TOLERANCE_M, check, must, writeIni, Vision, ballNear, stopSimulator, waitHttp, runTest,
+         spawnLogged as spawnSim, waitLine, openPage, simTime, waitSimTime, setUp } from './support.js';
 
 const BUILD = path.resolve(process.argv[2] || path.join(import.meta.dirname, '..', '..', 'build'));
 const SIM = path.join(BUILD, 'bin', 'ssl-sim');
@@ -83,18 +81,7 @@ async function recordLog (dir, ports, browser) {
 
 // ---- the test ------------------------------------------------------------------
 async function main () {
-    for (const f of [SIM, PROBE, CHROMIUM])
-        must(`${f} exists`, fs.existsSync(f), 'build first (make all) / install chromium (scripts/deps.sh)');
-    const ports = execFileSync(PROBE, ['ports', '11'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
-    must('eleven free test ports', ports.length === 11 && ports.every((p) => p > 0), ports.join(' '));
-    const dir = fs.mkdtempSync('/tmp/ssl-sim-test-');
-    cleanups.push(async () => {
-        if (results.failed || process.env.SIM_TEST_LOG)
-            showLogs(dir);
-        fs.rmSync(dir, { recursive: true, force: true });
-    });
-    const { browser, close } = await launchBrowser(os);
-    cleanups.push(close);
+    const { ports, dir, browser } = await setUp(SIM, PROBE, cleanups);
 
     const { log, movedS, refereeS } = await recordLog(dir, ports, browser);
     console.log(`     recorded ${log}: ball moved at ${movedS.toFixed(2)} s, referee from ${refereeS.toFixed(2)} s`);

@@ -14,13 +14,10 @@
 // Every wait watches a condition with a bound; none sleeps to let
 // something happen. Exit status 0 when every check passed.
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { CHROMIUM, START_MS, WAIT_MS, TOLERANCE_M, results, check, must, writeIni, Vision,
-         stopSimulator, waitHttp, launchBrowser, runTest, spawnLogged, showLogs, openPage, simTime,
-         waitSimTime } from './support.js';
+import { START_MS, TOLERANCE_M, check, must, writeIni, Vision, stopSimulator, waitHttp, runTest, spawnLogged,
+         openPage, simTime, waitSimTime, seekBar, setUp } from './support.js';
 
 const BUILD = path.resolve(process.argv[2] || path.join(import.meta.dirname, '..', '..', 'build'));
 const SIM = path.join(BUILD, 'bin', 'ssl-sim');
@@ -87,18 +84,7 @@ async function recordJournal (dir, ports, browser) {
 
 // ---- the test ------------------------------------------------------------------
 async function main () {
-    for (const f of [SIM, PROBE, CHROMIUM])
-        must(`${f} exists`, fs.existsSync(f), 'build first (make all) / install chromium (scripts/deps.sh)');
-    const ports = execFileSync(PROBE, ['ports', '11'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
-    must('eleven free test ports', ports.length === 11 && ports.every((p) => p > 0), ports.join(' '));
-    const dir = fs.mkdtempSync('/tmp/ssl-sim-test-');
-    cleanups.push(async () => {
-        if (results.failed || process.env.SIM_TEST_LOG)
-            showLogs(dir);
-        fs.rmSync(dir, { recursive: true, force: true });
-    });
-    const { browser, close } = await launchBrowser(os);
-    cleanups.push(close);
+    const { ports, dir, browser } = await setUp(SIM, PROBE, cleanups);
 
     const { journal, atA, atB } = await recordJournal(dir, ports, browser);
     console.log(`     recorded ${journal}: the ball at A from ${atA.toFixed(3)} s, at B from ${atB.toFixed(3)} s`);
@@ -136,25 +122,7 @@ async function main () {
 
     // seek with the bar, as a user drags it: the op, then the world of that time drawn
     const seek = async (t) => {
-        const took = await page.evaluate(async ([v, tolerance, ms]) => {
-            const bar = document.getElementById('tl-seek');
-            const t0 = performance.now();
-            bar.value = String(v);
-            bar.dispatchEvent(new Event('input'));
-            bar.dispatchEvent(new Event('change'));
-            await new Promise((resolve, reject) => {
-                const look = () => {
-                    if (Math.abs(window.sslsimView.t - v) <= tolerance)
-                        resolve();
-                    else if (performance.now() - t0 > ms)
-                        reject(new Error(`the page shows ${window.sslsimView.t} s ${ms} ms after a seek to ${v} s`));
-                    else
-                        requestAnimationFrame(look);
-                };
-                look();
-            });
-            return performance.now() - t0;
-        }, [t, SEEK_TOLERANCE_S, WAIT_MS]);
+        const took = await seekBar(page, t, SEEK_TOLERANCE_S);
         // the cameras' frames of that time: the seek runs up to it as the replay does
         await page.waitForFunction(() => window.sslsimView.vision_balls.length > 0);
         const w = await page.evaluate(() => ({ t: window.sslsimView.t, ball: window.sslsimView.ball,

@@ -5,9 +5,10 @@
 // by SIGTERM, an HTTP wait, Debian's chromium through playwright-core and
 // a page opened in it.
 
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { chromium } from 'playwright-core';
@@ -174,6 +175,31 @@ export async function waitSimTime (page, t) {
     await page.waitForFunction((want) => window.sslsimView.t >= want, t, { timeout: WAIT_MS });
 }
 
+// Seek with the timeline's bar as a user drags it, then wait in the page
+// until a world within `tolerance` s of t is drawn (at most ms); resolves
+// with the milliseconds from the op to that frame (the page's clock).
+export async function seekBar (page, t, tolerance, ms = WAIT_MS) {
+    return page.evaluate(async ([v, tol, limit]) => {
+        const bar = document.getElementById('tl-seek');
+        const t0 = performance.now();
+        bar.value = String(v);
+        bar.dispatchEvent(new Event('input'));
+        bar.dispatchEvent(new Event('change'));
+        await new Promise((resolve, reject) => {
+            const look = () => {
+                if (Math.abs(window.sslsimView.t - v) <= tol)
+                    resolve();
+                else if (performance.now() - t0 > limit)
+                    reject(new Error(`the page shows ${window.sslsimView.t} s ${limit} ms after a seek to ${v} s`));
+                else
+                    requestAnimationFrame(look);
+            };
+            look();
+        });
+        return performance.now() - t0;
+    }, [t, tolerance, ms]);
+}
+
 export async function stopSimulator (proc) {
     if (proc.exitCode !== null || proc.signalCode !== null)
         return proc.signalCode || proc.exitCode;
@@ -229,6 +255,26 @@ export async function launchBrowser (os) {
         fs.rmSync(profile, { recursive: true, force: true });
     };
     return { browser, close };
+}
+
+// What a test that records and plays something needs first: the
+// programs (sim, probe, the browser), eleven free test ports, a fresh
+// directory (its logs shown at a failure or with SIM_TEST_LOG=1, then
+// removed) and the browser, their cleanups pushed on `cleanups`.
+export async function setUp (sim, probe, cleanups) {
+    for (const f of [sim, probe, CHROMIUM])
+        must(`${f} exists`, fs.existsSync(f), 'build first (make all) / install chromium (scripts/deps.sh)');
+    const ports = execFileSync(probe, ['ports', '11'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    must('eleven free test ports', ports.length === 11 && ports.every((p) => p > 0), ports.join(' '));
+    const dir = fs.mkdtempSync('/tmp/ssl-sim-test-');
+    cleanups.push(async () => {
+        if (results.failed || process.env.SIM_TEST_LOG)
+            showLogs(dir);
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const { browser, close } = await launchBrowser(os);
+    cleanups.push(close);
+    return { ports, dir, browser };
 }
 
 // Run main, then every cleanup (last pushed first, also on SIGINT and
