@@ -5,7 +5,8 @@
 // `ssl-sim replay JOURNAL` and opens the page it serves. Checks that the
 // replay's vision goes on the wire, that the timeline is there with the
 // run's length, that seeking while paused shows the field at that time
-// (the ball at A, then at B, then at A again, the same world both times),
+// (the ball at A, then at B, then at A again, the same world and the same
+// packets on the wire both times),
 // that a step moves one frame, that the replay cannot be changed, and
 // that after the seeks the packets on the wire show the field of the new
 // time; saves BUILD/viewer-replay.png (docs/viewer-replay.png) and prints
@@ -132,7 +133,18 @@ async function main () {
     };
     const tA = onBar((atA + atB) / 2);
     const tB = onBar(atB + HOLD_S / 2);
+    // the first packet on the wire after a seek with the ball in it,
+    // captured in the 100 ms before the time sought: the seek's pre-roll
+    // sends it (the pre-roll is longer than vision's delay), and the same
+    // one each time
+    const preroll = async (from, t) => {
+        const inWindow = (f) => f.t_capture <= t && f.t_capture > t - 0.1 && f.balls.length > 0;
+        const seen = vision.frames.slice(from).find(inWindow);
+        return seen || vision.waitFor('of the pre-roll', inWindow);
+    };
+    let mark = vision.frames.length;
     const first = await seek(tA);
+    const firstWire = await preroll(mark, tA);
     const sees = (w, p) => seenAt(w.seen, p);
     check(`seeking to ${tA.toFixed(2)} s shows the field then: the ball at A, as the cameras saw it`,
           Math.abs(first.t - tA) <= SEEK_TOLERANCE_S && near([first.ball.x, first.ball.y], A) && sees(first, A),
@@ -141,7 +153,12 @@ async function main () {
     check(`seeking on to ${tB.toFixed(2)} s shows the ball at B, as the cameras saw it`,
           Math.abs(second.t - tB) <= SEEK_TOLERANCE_S && near([second.ball.x, second.ball.y], B)
           && sees(second, B) && !sees(second, A), JSON.stringify(second));
+    mark = vision.frames.length;
     const again = await seek(tA);
+    const againWire = await preroll(mark, tA);
+    check('seeking back sends the same packets on the wire as the first time',
+          JSON.stringify(againWire) === JSON.stringify(firstWire) && seenAt(firstWire.balls, A),
+          `${JSON.stringify(firstWire)} then ${JSON.stringify(againWire)}`);
     check('seeking back shows A again, the same world as the first time',
           again.t === first.t && JSON.stringify(again.ball) === JSON.stringify(first.ball)
           && JSON.stringify(again.robots) === JSON.stringify(first.robots)
