@@ -515,23 +515,32 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     }
     zsys_handler_set (NULL);
     s_catch_signals ();
-    /* physics and vision only: nobody else may change the world */
-    zactor_t *vision = NULL;
+    /* physics and vision, and the viewer for the page (docs/viewer.md
+       "Replaying a journal"), whose timeline is the only thing besides
+       the journal that moves the world; no gateway: nobody else may */
+    zactor_t *viewer = NULL, *vision = NULL;
+    if (args.cfg.viewer.enabled) {
+        viewer = sim_service_start (launch_services[SIM_SERVICE_VIEWER].actor, &args);
+        if (!viewer)
+            sim_warn ("replay: no page (the viewer did not start): replaying without it");
+    }
+    args.replay_page = viewer != NULL;
     zactor_t *physics = sim_service_start (launch_services[SIM_SERVICE_PHYSICS].actor, &args);
     if (physics)
         vision = sim_service_start (launch_services[SIM_SERVICE_VISION].actor, &args);
     rc = physics && vision ? 0 : 1;
     if (rc == 0) {
-        zpoller_t *poller = zpoller_new (vision, physics, NULL);
+        zpoller_t *poller = zpoller_new (vision, physics, viewer, NULL);
         while (!s_stop) {
             void *which = zpoller_wait (poller, 200);
             if (which || zpoller_terminated (poller))
                 break;
         }
         zpoller_destroy (&poller);
-        if (s_stop)
-            rc = 1;
+        if (s_stop && !viewer)
+            rc = 1; /* cut short; with the page, the user ends it when done watching */
     }
+    zactor_destroy (&viewer); /* first: its pages see the end, not a silent bus */
     zactor_destroy (&vision);
     zactor_destroy (&physics);
     if (args.exit_code == SIM_SERVICE_EXIT_LOST) {

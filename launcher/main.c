@@ -170,8 +170,10 @@ s_log_command (const char *command, int optc, char **optv)
             fprintf (stderr, "ssl-sim: replay: --mode is fast or realtime\n");
             goto done;
         }
+        /* with the page the replay is watched, at the run's pace;
+           without it, it runs flat out to check a run quickly */
         if (!mode_given)
-            cfg.run.mode = SIM_MODE_FAST;
+            cfg.run.mode = cfg.viewer.enabled ? SIM_MODE_REALTIME : SIM_MODE_FAST;
         code = launch_replay (path, &cfg, until);
     }
 done:

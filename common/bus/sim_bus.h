@@ -48,6 +48,12 @@
    to its end (docs/logs.md): vision, replaying, closes its log and ends. */
 #define SIM_BUS_REPLAY_END_STEP UINT64_MAX
 
+/* The step id of the StepDone physics sends when a replay with its page
+   jumped to another time (docs/viewer.md "Replaying a journal"): its
+   time_ns is the new time. Vision starts its camera model again there, as
+   a vision that had only ever seen the new timeline would. */
+#define SIM_BUS_REPLAY_SEEK_STEP (UINT64_MAX - 1)
+
 /* The per-user runtime directory ($XDG_RUNTIME_DIR/ssl-sim or
    /tmp/ssl-sim-UID, plus /N with a port offset N), created mode 0700.
    One that exists already is used only when it is a directory (not a

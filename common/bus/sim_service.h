@@ -57,6 +57,11 @@ typedef struct {
        to the end); vision ends when the replay did. NULL otherwise. */
     const char *replay;
     double replay_until_s;
+    /* `ssl-sim replay` with its page (docs/viewer.md "Replaying a
+       journal"): physics keeps checkpoints to seek in, obeys the
+       viewer's timeline and pauses at the end instead of ending; the
+       viewer ends the run when the replay is over and no page watches. */
+    bool replay_page;
     /* `ssl-sim play` with its page (docs/viewer.md "Playing a log"): the
        viewer plays this league log itself (from the start again at its
        end when play_loop), and ends when the log did with no page open.

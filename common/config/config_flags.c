@@ -34,7 +34,7 @@ const sim_cfg_command_t sim_cfg_commands[] = {
       "send a league log's vision, tracker and referee messages to their addresses at the recorded pace" },
     { "replay FILE [--mode fast|realtime] [--until SECS] [--record OUT]",
       "run the world again from a journal (--journal): the same inputs at the same substeps, "
-      "the same vision bytes" },
+      "the same vision bytes; the viewer's page seeks in it (--no-viewer: none, flat out)" },
     { "stats FILE | --listen ADDR --seconds N [--fit]",
       "measure a vision stream (a league log, plain or .gz, or a live address): frame rate, "
       "jitter, latency, noise, dropouts, camera disagreement; --fit prints a configuration: the "

@@ -1,5 +1,5 @@
-/*  phys_seek.h - a journal's world at any substep, fast (docs/logs.md
-    "Seeking in a replay"): the replay script (phys_replay) run once with a
+/*  phys_seek.h - a journal's world at any substep, fast (docs/journal.md
+    "Seeking in a --journal file"): the replay script (phys_replay) run once with a
     copy of the world kept in memory every `every` substeps; the world at
     substep F is then the newest copy at or before F, run forward by the
     script to F, so a jump anywhere in a 30-minute journal runs at most

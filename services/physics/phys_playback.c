@@ -35,12 +35,20 @@ phys_playback_open (phys_service_t *self, const char *path, double until_s)
     return 0;
 }
 
-/* The end of a replay: vision learns it in order, after every snapshot. */
+/* The end of a replay: vision learns it in order, after every snapshot.
+   With the page the replay only pauses there (a seek goes on), and the
+   viewer ends the run when no page watches. */
 static void
 s_finish (phys_service_t *self)
 {
     if (phys_policy_replay_closes (&self->published, phys_world_time_ns (self->world)))
         phys_publish_snapshot (self, false, 0);
+    if (self->seeking) {
+        self->replay_done = true;
+        sim_info ("replay at its end: sim %.3fs (paused; the page may seek)",
+                  (double) phys_world_time_ns (self->world) / 1e9);
+        return;
+    }
     Simbus__StepDone done = SIMBUS__STEP_DONE__INIT;
     done.step_id = SIM_BUS_REPLAY_END_STEP;
     done.time_ns = phys_world_time_ns (self->world);
@@ -67,8 +75,13 @@ phys_playback_turn (phys_service_t *self, int64_t now)
     }
     size_t count = phys_replay_count (self->replay);
     uint64_t frame = phys_world_frame (self->world);
+    /* paused (the page): nothing moves but a step, to replay_step_to */
+    bool stepping = self->replay_paused && frame < self->replay_step_to;
+    if (self->replay_paused && !stepping && frame < self->replay_end)
+        return;
+    uint64_t limit = stepping ? self->replay_step_to : self->replay_end;
     uint64_t at = 0;
-    while (self->replay_next < count && frame < self->replay_end) {
+    while (self->replay_next < count && frame < limit) {
         phys_epoch_replay (self); /* an input may run substeps (sync) */
         const Simbus__Request *req = phys_replay_input (self->replay, self->replay_next, &at, NULL);
         if (at > frame)
@@ -83,7 +96,7 @@ phys_playback_turn (phys_service_t *self, int64_t now)
         self->replay_next++;
         frame = phys_world_frame (self->world);
     }
-    uint64_t target = self->replay_end;
+    uint64_t target = limit;
     if (self->replay_next < count && at > frame && at < target)
         target = at;
     /* the run's timestamp bases, each from the substep it changed at */
@@ -95,11 +108,13 @@ phys_playback_turn (phys_service_t *self, int64_t now)
         return;
     }
     uint64_t n = target > frame ? target - frame : 0;
-    if (self->cfg.run.mode == SIM_MODE_FAST || self->cfg.run.mode == SIM_MODE_SYNC) {
+    if (self->cfg.run.mode == SIM_MODE_FAST || self->cfg.run.mode == SIM_MODE_SYNC || stepping) {
         if (n > PHYS_REPLAY_CHUNK)
             n = PHYS_REPLAY_CHUNK;
     } else {
-        double speed = self->cfg.run.speed > 0 ? self->cfg.run.speed : 1.0;
+        double speed = self->seeking           ? self->replay_speed
+                     : self->cfg.run.speed > 0 ? self->cfg.run.speed
+                                               : 1.0;
         uint64_t due = self->replay_start_frame
                      + (uint64_t) ((double) (now - self->replay_start_us) * 1e3 * speed
                                    / (double) phys_world_dt_ns (self->world));

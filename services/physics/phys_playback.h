@@ -17,7 +17,9 @@ int phys_playback_open (phys_service_t *self, const char *path, double until_s);
 
 /* One turn at now: apply the inputs pinned to this substep, then run
    towards the next one (fast: a chunk; realtime: what the wall clock
-   owes); at the end, tell vision (SIM_BUS_REPLAY_END_STEP). */
+   owes at the speed); at the end, tell vision (SIM_BUS_REPLAY_END_STEP).
+   With the page (phys_seeking.h): paused, nothing moves but a step, run
+   in chunks to replay_step_to; at the end it only pauses. */
 void phys_playback_turn (phys_service_t *self, int64_t now);
 
 #endif

@@ -8,6 +8,7 @@
 #include "common/bus/sim_bus.h"
 #include "common/config/config.h"
 #include "common/bus/sim_service.h"
+#include "phys_seeking.h"
 
 /* The substep cost is measured in this thread's CPU time, not in wall
    time: a run of substeps ends by handing its snapshots to vision, and in
@@ -59,6 +60,11 @@ s_publish_stats (phys_service_t *self, int64_t now)
     st.running = phys_clock_running (&self->clock, now);
     st.has_mode = true;
     st.mode = (uint32_t) self->cfg.run.mode;
+    Simbus__ReplayState replay;
+    if (self->seeking) {
+        phys_seeking_state (self, &replay);
+        st.replay = &replay;
+    }
     Simbus__Envelope env;
     sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_STATS, &st);
     sim_link_send (self->link, &env);

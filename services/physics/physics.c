@@ -15,6 +15,7 @@
       phys_hold      a --journal run's clock held for vision, with the
                      requests that came meanwhile
       phys_playback  `ssl-sim replay` driving
+      phys_seeking   its timeline when the page moves it (seek, pause, step)
       phys_epoch     the wire timestamps' Unix base
       phys_report    the status line, Stats, the pause note
 */
@@ -35,6 +36,7 @@
 #include "phys_publish.h"
 #include "phys_recovery.h"
 #include "phys_report.h"
+#include "phys_seeking.h"
 #include "phys_step.h"
 
 #define PHYS_CLOCK_PERIOD_US      100000  /* Clock heartbeat, while someone reads it */
@@ -55,6 +57,8 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     }
     if (sim_loop_stopped (self->loop) || env->body_case != SIMBUS__ENVELOPE__BODY_REQUEST)
         return false;
+    if (self->replay && phys_seeking_request (self, env->request, from))
+        return false; /* the page's timeline; nothing else changes a replay */
     if (phys_hold_request (self, env, from))
         return true; /* the clock waits for vision: applied when it starts */
     size_t len;
@@ -73,6 +77,8 @@ static int64_t
 s_clock_wake (void *arg, int64_t now)
 {
     phys_service_t *self = arg;
+    if (self->replay && self->replay_paused && phys_world_frame (self->world) >= self->replay_step_to)
+        return SIM_LOOP_NEVER;              /* the page paused it: a request wakes the loop */
     if (self->replay && !self->replay_done) /* fast: at once; realtime: the next substep or so */
         return self->replay_started && self->cfg.run.mode == SIM_MODE_FAST ? now : now + 1000;
     uint64_t t = phys_world_time_ns (self->world);
@@ -202,6 +208,7 @@ s_destroy (phys_service_t **self_p)
     if (!self)
         return;
     phys_hold_flush (self, false);
+    phys_seeking_close (self); /* its thread reads the replay */
     sim_link_destroy (&self->link);
     phys_journal_destroy (&self->journal);
     phys_journal_destroy (&self->user_journal);
@@ -247,6 +254,7 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     bool resumed = phys_world_frame (self->world) > 0;
     phys_recovery_checkpoint (self);
     if ((args->replay && phys_playback_open (self, args->replay, args->replay_until_s))
+        || (args->replay && args->replay_page && phys_seeking_open (self))
         || (!args->replay && cfg->run.journal[0] && phys_recovery_open_journal (self, resumed))) {
         s_destroy (&self);
         return NULL;

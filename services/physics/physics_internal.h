@@ -68,6 +68,11 @@ typedef struct {
     bool replay_done;
     uint64_t replay_start_frame;
     int64_t replay_start_us;
+    /* a replay with its page (phys_seeking.h); NULL and unused otherwise */
+    struct phys_seeking_t *seeking;
+    bool replay_paused;
+    uint64_t replay_step_to; /* paused: run on to this substep (a step) */
+    double replay_speed;     /* realtime pace, > 0 */
 
     uint64_t config_serial;
     bool config_due;

@@ -30,6 +30,7 @@
 #include "vw_pages.h"
 #include "vw_player.h"
 #include "vw_referee.h"
+#include "vw_replay.h"
 #include "vw_stats.h"
 
 /* ---- the www directory --------------------------------------------------- */
@@ -81,6 +82,8 @@ s_on_wake (void *arg)
     vw_pages_watch (self, pages);
     if (self->player)
         vw_player_wake (self, pages);
+    if (self->replay)
+        vw_replay_wake (self, pages);
     if (pages && sim_loop_timer_deadline (self->loop, self->status_timer) == SIM_LOOP_NEVER)
         sim_loop_timer_set (self->loop, self->status_timer, zclock_usecs () + VW_STATUS_US);
     vw_pages_serve (self, NULL);
@@ -171,6 +174,8 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
     (void) from;
     switch (env->body_case) {
     case SIMBUS__ENVELOPE__BODY_STATS:
+        if (self->replay && env->stats->replay)
+            vw_replay_take (self, env->stats->replay); /* physics' own, once a second */
         vw_stats_keep (self, env);
         return true; /* kept (or freed) there */
     case SIMBUS__ENVELOPE__BODY_CONFIG:
@@ -184,6 +189,11 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
         break;
     case SIMBUS__ENVELOPE__BODY_FRAMES:
         s_on_frames (self, env->frames);
+        break;
+    case SIMBUS__ENVELOPE__BODY_REPLY: /* to a timeline op of the replay's page */
+        if (env->reply->n_errors && env->reply->errors[0]->message)
+            sim_warn ("replay: %s", env->reply->errors[0]->message);
+        vw_replay_take (self, env->reply->replay);
         break;
     case SIMBUS__ENVELOPE__BODY_COMMANDS:
         if (self->watching)
@@ -224,6 +234,7 @@ s_destroy (void *arg)
     /* the server first: its threads read the hub */
     vw_http_destroy (&self->http);
     vw_player_close (self);
+    vw_replay_close (self);
     vw_door_destroy (&self->door);
     sim_link_destroy (&self->link);
     vw_frames_destroy (&self->frames);
@@ -321,7 +332,9 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_STATS)
         || sim_loop_add_fd (self->loop, "pages", self->hub->wake[0], s_on_wake, self)
         || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)
-        || (args->play ? s_play (self, args) : vw_referee_open (self))
+        || (args->play     ? s_play (self, args)
+            : args->replay ? vw_replay_open (self) /* a journal has no referee; the network's is not its */
+                           : vw_referee_open (self))
         || (self->status_timer =
                 sim_loop_add_timer (self->loop, "status", SIM_LOOP_NEVER, s_on_status_due, self))
                < 0) {
@@ -329,9 +342,10 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
         return NULL;
     }
     char dir[SIM_STRING_MAX];
-    /* a played log's page is not the simulator's: `ssl-sim status` keeps
-       showing a running simulator's address, and its token stays its own */
-    bool have_dir = !args->play && sim_bus_runtime_dir (cfg, dir, sizeof dir) == 0;
+    /* a played log's or journal's page is not the simulator's: `ssl-sim
+       status` keeps showing a running simulator's address, and its token
+       stays its own */
+    bool have_dir = !args->play && !args->replay && sim_bus_runtime_dir (cfg, dir, sizeof dir) == 0;
     self->door = vw_door_new (cfg, host, port, have_dir ? dir : NULL);
     self->http = self->door ? vw_http_new (host, port, www, self->hub, self->door) : NULL;
     if (!self->http) {

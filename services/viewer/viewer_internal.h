@@ -56,6 +56,7 @@ typedef struct {
 
     struct vw_player_t *player; /* `ssl-sim play`: the log played (vw_player.h); NULL otherwise */
     double player_t;            /* the time of the newest vision record it played */
+    struct vw_replay_t *replay; /* `ssl-sim replay`: its timeline (vw_replay.h); NULL otherwise */
 
     Simbus__Envelope *stats[VW_SERVICES]; /* newest Stats per service, owned */
     int status_timer;                     /* armed while pages are connected */

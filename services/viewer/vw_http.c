@@ -285,7 +285,8 @@ s_call (vw_hub_t *hub, const struct sockaddr_in *to, const uint8_t *req, size_t 
     return rc;
 }
 
-/* `ssl-sim play`: the timeline's ops go to the player (vw_player.h),
+/* `ssl-sim play` and `replay`: the timeline's ops go to the player
+   (vw_player.h) or to the replay's physics (vw_replay.h),
    queued for the loop and answered here; the others have nothing to
    change. False when no log is played (the op goes to the gateway). */
 static bool
@@ -307,8 +308,9 @@ s_player_op (vw_hub_t *hub, struct mg_connection *conn, const vw_op_t *op)
         if (op->kind == VW_OP_JUMP
             && (op->to_goal ? hub->status.player_next_goal : hub->status.player_next_command) < 0) {
             code = "NOT_FOUND";
-            message = op->to_goal ? "no goal after this time in the log"
-                                  : "no referee command after this time in the log";
+            message = hub->status.player_journal ? "a journal holds no referee commands or goals"
+                    : op->to_goal                ? "no goal after this time in the log"
+                                                 : "no referee command after this time in the log";
         } else if (hub->n_player_ops == VW_PLAYER_OPS) {
             code = "UNAVAILABLE";
             message = "too many timeline actions waiting; try again";
@@ -317,7 +319,7 @@ s_player_op (vw_hub_t *hub, struct mg_connection *conn, const vw_op_t *op)
         break;
     default:
         code = "UNSUPPORTED";
-        message = "a log being played cannot be changed: only its timeline moves";
+        message = "a log or journal being played cannot be changed: only its timeline moves";
         break;
     }
     pthread_mutex_unlock (&hub->lock);

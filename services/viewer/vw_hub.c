@@ -50,6 +50,18 @@ vw_hub_destroy (vw_hub_t **self_p)
     *self_p = NULL;
 }
 
+int
+vw_hub_take_player_ops (vw_hub_t *self, vw_op_t ops[VW_PLAYER_OPS])
+{
+    pthread_mutex_lock (&self->lock);
+    int n = self->n_player_ops;
+    for (int i = 0; i < n; i++)
+        ops[i] = self->player_ops[i];
+    self->n_player_ops = 0;
+    pthread_mutex_unlock (&self->lock);
+    return n;
+}
+
 void
 vw_hub_wake (vw_hub_t *self)
 {

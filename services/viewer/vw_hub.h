@@ -76,6 +76,11 @@ typedef struct {
 vw_hub_t *vw_hub_new (void);
 void vw_hub_destroy (vw_hub_t **self_p);
 
+/* The timeline ops the pages queued (`ssl-sim play` and `replay`), in
+   order, moved into ops (the loop's thread; takes the lock). Returns how
+   many. */
+int vw_hub_take_player_ops (vw_hub_t *self, vw_op_t ops[VW_PLAYER_OPS]);
+
 /* Wake the loop (any thread). */
 void vw_hub_wake (vw_hub_t *self);
 

@@ -505,6 +505,10 @@ vw_json_status (const vw_status_t *st)
             s_num (player, "next_command", st->player_next_command);
         if (st->player_next_goal >= 0)
             s_num (player, "next_goal", st->player_next_goal);
+        if (st->player_journal) {
+            cJSON_AddBoolToObject (player, "journal", true);
+            s_num (player, "built", st->player_built);
+        }
     }
     return s_print (root);
 }

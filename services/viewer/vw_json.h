@@ -87,6 +87,8 @@ typedef struct {
     double player_t, player_duration, player_speed;
     bool player_paused, player_ended;
     double player_next_command, player_next_goal; /* timeline s, or -1: none after t */
+    bool player_journal;                          /* `ssl-sim replay`: a journal, not a log */
+    double player_built;                          /* a journal: seeking up to here is fast (s) */
 } vw_status_t;
 
 /* A kick since the page's previous "world". */

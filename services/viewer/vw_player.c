@@ -243,15 +243,9 @@ s_feed (vw_service_t *self)
 void
 vw_player_wake (vw_service_t *self, bool pages)
 {
-    vw_hub_t *hub = self->hub;
     s_feed (self);
     vw_op_t ops[VW_PLAYER_OPS];
-    pthread_mutex_lock (&hub->lock);
-    int n = hub->n_player_ops;
-    for (int i = 0; i < n; i++)
-        ops[i] = hub->player_ops[i];
-    hub->n_player_ops = 0;
-    pthread_mutex_unlock (&hub->lock);
+    int n = vw_hub_take_player_ops (self->hub, ops);
     for (int i = 0; i < n; i++)
         s_apply (self, &ops[i]);
     if (n) {

@@ -7,6 +7,7 @@
 #include "common/logs/sim_stats.h"
 #include "common/bus/sim_service.h"
 #include "vw_player.h"
+#include "vw_replay.h"
 #include "vw_referee.h"
 
 void
@@ -32,6 +33,8 @@ vw_stats_refresh (vw_service_t *self)
     vw_referee_status (self, zclock_usecs ());
     if (self->player)
         vw_player_status (self);
+    if (self->replay)
+        vw_replay_status (self);
 }
 
 void

@@ -63,6 +63,24 @@ s_on_config (vis_service_t *self, const Simbus__Config *msg)
     vis_send_update_destination (self);
 }
 
+/* Start the model again from the keyed state at the next snapshot's
+   time, which repeats exactly what a vision that had only ever seen that
+   timeline would send. 0, or -1 (no model: nothing is sent). */
+static int
+s_restart_model (vis_service_t *self)
+{
+    vis_model_destroy (&self->model);
+    vis_model_def_t def;
+    s_model_def (self, &def);
+    self->model = vis_model_new (&def);
+    self->advanced = false;
+    if (!self->model) {
+        self->have_config = false;
+        return -1;
+    }
+    return 0;
+}
+
 static void
 s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
 {
@@ -70,21 +88,12 @@ s_on_snapshot (vis_service_t *self, const Simbus__Snapshot *msg)
     if (!self->have_config || sim_bus_snapshot_decode (msg, &snap))
         return;
     if (self->advanced && snap.time_ns < self->last_time_ns) {
-        /* physics went back to its checkpoint (it was killed): start the
-           model again from the keyed state, which repeats exactly what a
-           vision that had only ever seen this timeline would send */
+        /* physics went back to its checkpoint (it was killed) */
         sim_info ("simulation time went back from %.3fs to %.3fs (physics resumed); resuming",
                   (double) self->last_time_ns / 1e9, (double) snap.time_ns / 1e9);
-        vis_model_destroy (&self->model);
         self->epoch_us = snap.epoch_us;
-        vis_model_def_t def;
-        s_model_def (self, &def);
-        self->model = vis_model_new (&def);
-        self->advanced = false;
-        if (!self->model) {
-            self->have_config = false;
+        if (s_restart_model (self))
             return;
-        }
     }
     if (snap.epoch_us != self->epoch_us) {
         /* physics re-based the timestamps (start, a stall, a pause, a mode
@@ -149,12 +158,21 @@ s_send_paused_geometry (vis_service_t *self)
     }
 }
 
-/* The end of a sync step; in `ssl-sim replay`, the end of the replay. */
+/* The end of a sync step; in `ssl-sim replay`, the end of the replay or
+   a jump of its page's timeline. */
 static void
 s_on_step_done (vis_service_t *self, const Simbus__StepDone *msg)
 {
     if (self->replaying && msg->step_id == SIM_BUS_REPLAY_END_STEP) {
         sim_loop_stop (self->loop); /* every snapshot of the replay came before this */
+        return;
+    }
+    if (self->replaying && msg->step_id == SIM_BUS_REPLAY_SEEK_STEP) {
+        /* the page moved the replay (forward or back): the frames of the
+           new time are those of a vision that joined there */
+        vis_send_flush (self);
+        if (self->have_config)
+            s_restart_model (self);
         return;
     }
     vis_sync_answer (self, msg);

@@ -16,13 +16,12 @@
 // Every wait watches a condition with a bound; none sleeps to let
 // something happen. Exit status 0 when every check passed.
 
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { CHROMIUM, START_MS, WAIT_MS, TOLERANCE_M, results, check, must, writeIni, Vision, ballNear,
-         stopSimulator, waitHttp, launchBrowser, runTest } from './support.js';
+import { START_MS, TOLERANCE_M, check, must, writeIni, Vision, ballNear, stopSimulator, waitHttp, runTest,
+         spawnLogged as spawnSim, waitLine, openPage, simTime, waitSimTime, setUp } from './support.js';
 
 const BUILD = path.resolve(process.argv[2] || path.join(import.meta.dirname, '..', '..', 'build'));
 const SIM = path.join(BUILD, 'bin', 'ssl-sim');
@@ -37,50 +36,8 @@ const SEEK_TOLERANCE_S = 0.05;
 
 const cleanups = [];
 
-function spawnLogged (dir, name, args) {
-    const log = fs.openSync(path.join(dir, `${name}.txt`), 'a');
-    const proc = spawn(SIM, args, { stdio: ['ignore', 'pipe', log], env: { ...process.env, XDG_RUNTIME_DIR: dir } });
-    fs.closeSync(log);
-    proc.exited = new Promise((resolve) => proc.once('exit', (code, sig) => resolve(sig || code)));
-    proc.lines = readline.createInterface({ input: proc.stdout });
-    return proc;
-}
-
-// the first line of proc's stdout that matches re, or an error after ms
-function waitLine (proc, re, ms) {
-    return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no line ${re} within ${ms} ms`)), ms);
-        proc.lines.on('line', (line) => {
-            if (re.test(line)) {
-                clearTimeout(timer);
-                resolve(line);
-            }
-        });
-        proc.exited.then((how) => reject(new Error(`exited (${how}) before ${re}`)));
-    });
-}
-
-function showLogs (dir) {
-    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.txt')))
-        process.stdout.write(`---- ${f} ----\n${fs.readFileSync(path.join(dir, f), 'utf8')}\n`);
-}
-
-async function openPage (browser, url) {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(WAIT_MS);
-    page.errors = [];
-    page.on('pageerror', (err) => page.errors.push(err.message));
-    page.on('console', (m) => m.type() === 'error' && page.errors.push(m.text()));
-    await page.goto(url, { timeout: START_MS });
-    return page;
-}
-
-// the simulator's time on its own page
-const simTime = (page) => page.evaluate(() => window.sslsimView.t);
-
-async function waitSimTime (page, t) {
-    await page.waitForFunction((want) => window.sslsimView.t >= want, t, { timeout: WAIT_MS });
-}
+// ssl-sim with its log in the test's directory (support.js)
+const spawnLogged = (dir, name, args) => spawnSim(SIM, dir, name, args);
 
 // ---- recording ----------------------------------------------------------------
 // Returns {log, movedS, refereeS, goalS}: the log's path and, on its
@@ -137,18 +94,7 @@ async function recordLog (dir, ports, browser) {
 
 // ---- the test ------------------------------------------------------------------
 async function main () {
-    for (const f of [SIM, PROBE, CHROMIUM])
-        must(`${f} exists`, fs.existsSync(f), 'build first (make all) / install chromium (scripts/deps.sh)');
-    const ports = execFileSync(PROBE, ['ports', '11'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
-    must('eleven free test ports', ports.length === 11 && ports.every((p) => p > 0), ports.join(' '));
-    const dir = fs.mkdtempSync('/tmp/ssl-sim-test-');
-    cleanups.push(async () => {
-        if (results.failed || process.env.SIM_TEST_LOG)
-            showLogs(dir);
-        fs.rmSync(dir, { recursive: true, force: true });
-    });
-    const { browser, close } = await launchBrowser(os);
-    cleanups.push(close);
+    const { ports, dir, browser } = await setUp(SIM, PROBE, cleanups);
 
     const { log, movedS, refereeS, goalS } = await recordLog(dir, ports, browser);
     console.log(`     recorded ${log}: ball moved at ${movedS.toFixed(2)} s, referee from ${refereeS.toFixed(2)} s, `

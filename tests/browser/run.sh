@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh BUILD - the browser tests of the viewer page (viewer.test.js, and
-# player.test.js: `ssl-sim play` with its timeline):
+# player.test.js: `ssl-sim play` with its timeline; replay.test.js: `ssl-sim
+# replay` with the same timeline):
 # installs playwright-core from the committed package-lock.json when
 # node_modules lacks it (npm only; the browser is Debian's /usr/bin/chromium,
 # never a download), then runs the test against BUILD/bin/ssl-sim. Prints
@@ -19,7 +20,7 @@ fi
 passed=0 failed=0 rc=0
 out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT
-for t in viewer.test.js player.test.js; do
+for t in viewer.test.js player.test.js replay.test.js; do
     node "$t" "$build" | tee "$out" || rc=1 # pipefail: node's status
     last=$(tail -1 "$out")
     p=$(sed -n 's/^browser: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"$last")

@@ -1,11 +1,14 @@
-// support.js - what the browser tests share (viewer.test.js, player.test.js):
-// the ok/FAIL lines and their count, the simulator's test configuration on
-// free loopback ports, vision over UDP through sim_probe, a process stopped
-// by SIGTERM, an HTTP wait, and Debian's chromium through playwright-core.
+// support.js - what the browser tests share (viewer.test.js, player.test.js,
+// replay.test.js): the ok/FAIL lines and their count, the simulator's test
+// configuration on free loopback ports, vision over UDP through sim_probe,
+// ssl-sim started with its log in the test's directory, a process stopped
+// by SIGTERM, an HTTP wait, Debian's chromium through playwright-core and
+// a page opened in it.
 
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { chromium } from 'playwright-core';
@@ -122,6 +125,81 @@ export class Vision {
 
 export const ballNear = (x, y) => (f) => f.balls.some((b) => Math.hypot(b[0] - x, b[1] - y) <= TOLERANCE_M);
 
+// ---- ssl-sim and its pages ---------------------------------------------------
+// `sim ARGS` with its stderr in DIR/NAME.txt and the runtime directory in
+// DIR; proc.exited resolves with its signal or status, proc.lines reads stdout.
+export function spawnLogged (sim, dir, name, args) {
+    const log = fs.openSync(path.join(dir, `${name}.txt`), 'a');
+    const proc = spawn(sim, args, { stdio: ['ignore', 'pipe', log], env: { ...process.env, XDG_RUNTIME_DIR: dir } });
+    fs.closeSync(log);
+    proc.exited = new Promise((resolve) => proc.once('exit', (code, sig) => resolve(sig || code)));
+    proc.lines = readline.createInterface({ input: proc.stdout });
+    return proc;
+}
+
+// the first line of proc's stdout that matches re, or an error after ms
+export function waitLine (proc, re, ms) {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no line ${re} within ${ms} ms`)), ms);
+        proc.lines.on('line', (line) => {
+            if (re.test(line)) {
+                clearTimeout(timer);
+                resolve(line);
+            }
+        });
+        proc.exited.then((how) => reject(new Error(`exited (${how}) before ${re}`)));
+    });
+}
+
+// every DIR/*.txt (the logs spawnLogged wrote) on stdout
+export function showLogs (dir) {
+    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.txt')))
+        process.stdout.write(`---- ${f} ----\n${fs.readFileSync(path.join(dir, f), 'utf8')}\n`);
+}
+
+// a new page at url, its script errors collected in page.errors
+export async function openPage (browser, url) {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    page.errors = [];
+    page.on('pageerror', (err) => page.errors.push(err.message));
+    page.on('console', (m) => m.type() === 'error' && page.errors.push(m.text()));
+    await page.goto(url, { timeout: START_MS });
+    return page;
+}
+
+// the time of the world the page drew, and a wait until it reaches t
+export const simTime = (page) => page.evaluate(() => window.sslsimView.t);
+
+export async function waitSimTime (page, t) {
+    await page.waitForFunction((want) => window.sslsimView.t >= want, t, { timeout: WAIT_MS });
+}
+
+// Seek with the timeline's bar as a user drags it, then wait in the page
+// until a world within `tolerance` s of t is drawn (at most ms); resolves
+// with the milliseconds from the op to that frame (the page's clock).
+export async function seekBar (page, t, tolerance, ms = WAIT_MS) {
+    return page.evaluate(async ([v, tol, limit]) => {
+        const bar = document.getElementById('tl-seek');
+        const t0 = performance.now();
+        bar.value = String(v);
+        bar.dispatchEvent(new Event('input'));
+        bar.dispatchEvent(new Event('change'));
+        await new Promise((resolve, reject) => {
+            const look = () => {
+                if (Math.abs(window.sslsimView.t - v) <= tol)
+                    resolve();
+                else if (performance.now() - t0 > limit)
+                    reject(new Error(`the page shows ${window.sslsimView.t} s ${limit} ms after a seek to ${v} s`));
+                else
+                    requestAnimationFrame(look);
+            };
+            look();
+        });
+        return performance.now() - t0;
+    }, [t, tolerance, ms]);
+}
+
 export async function stopSimulator (proc) {
     if (proc.exitCode !== null || proc.signalCode !== null)
         return proc.signalCode || proc.exitCode;
@@ -177,6 +255,26 @@ export async function launchBrowser (os) {
         fs.rmSync(profile, { recursive: true, force: true });
     };
     return { browser, close };
+}
+
+// What a test that records and plays something needs first: the
+// programs (sim, probe, the browser), eleven free test ports, a fresh
+// directory (its logs shown at a failure or with SIM_TEST_LOG=1, then
+// removed) and the browser, their cleanups pushed on `cleanups`.
+export async function setUp (sim, probe, cleanups) {
+    for (const f of [sim, probe, CHROMIUM])
+        must(`${f} exists`, fs.existsSync(f), 'build first (make all) / install chromium (scripts/deps.sh)');
+    const ports = execFileSync(probe, ['ports', '11'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    must('eleven free test ports', ports.length === 11 && ports.every((p) => p > 0), ports.join(' '));
+    const dir = fs.mkdtempSync('/tmp/ssl-sim-test-');
+    cleanups.push(async () => {
+        if (results.failed || process.env.SIM_TEST_LOG)
+            showLogs(dir);
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const { browser, close } = await launchBrowser(os);
+    cleanups.push(close);
+    return { ports, dir, browser };
 }
 
 // Run main, then every cleanup (last pushed first, also on SIGINT and

@@ -9,11 +9,12 @@
 
     And the journal a user keeps with `ssl-sim run --journal F`: a default
     realtime run (timestamps on the wall clock, a speed change in the
-    middle) replayed with `ssl-sim replay F`, at its default pace and in
-    realtime, records every vision and truth packet again byte for byte,
-    timestamps included, at the same log times (docs/logs.md); so do a
-    default fast and a default lock-step run, replayed at the default pace
-    (their log times count from the wall clock of the first record).
+    middle) replayed with `ssl-sim replay F --no-viewer` (flat out, no
+    page) and with its page in realtime, records every vision and truth
+    packet again byte for byte, timestamps included, at the same log times
+    (docs/logs.md); so do a default fast and a default lock-step run,
+    replayed as a user does, with the page (their log times count from the
+    wall clock of the first record).
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -244,19 +245,31 @@ s_expect_same_records (const char *run, const char *replay, int32_t type, const 
 }
 
 /* `ssl-sim replay JOURNAL --record OUT [--mode MODE]` (vision and truth
-   to free loopback ports); it must exit 0. */
+   to free loopback ports); it must exit 0. `page`: as a user runs it,
+   with the page it serves (docs/viewer.md "Replaying a journal"; no page
+   opens, so it ends with the journal), its viewer on a free loopback port
+   so parallel tests do not share one; else with --no-viewer, the replay
+   that runs flat out with no viewer at all. */
 static void
-s_replay (const char *dir, const char *journal, const char *out, const char *mode)
+s_replay (const char *dir, const char *journal, const char *out, const char *mode, bool page)
 {
-    char vision[64], log[300];
+    char vision[64], viewer[64], log[300];
     snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    snprintf (viewer, sizeof viewer, "127.0.0.1:%d", sim_test_free_port ());
     snprintf (log, sizeof log, "%s/replay.txt", dir);
-    const char *args[] = { "replay",      journal,
-                           "--record",    out,
-                           "--localhost", "--vision-addr",
-                           vision,        "--log-level",
-                           "warn",        mode ? "--mode" : NULL,
-                           mode,          NULL };
+    const char *args[16] = { "replay",        journal, "--record",    out,   "--localhost",
+                             "--vision-addr", vision,  "--log-level", "warn" };
+    int n = 9;
+    if (page) {
+        args[n++] = "--viewer-addr";
+        args[n++] = viewer;
+    } else
+        args[n++] = "--no-viewer";
+    if (mode) {
+        args[n++] = "--mode";
+        args[n++] = mode;
+    }
+    args[n] = NULL;
     pid_t pid = sim_lab_spawn (args, dir, log, NULL);
     cr_assert_gt (pid, 0);
     int status = 0;
@@ -320,8 +333,8 @@ Test (journal, a_default_realtime_run_replays_byte_for_byte, .timeout = 180)
     /* 0 before the clock starts, Unix time at the start, after each speed change */
     cr_expect_geq (bases, 4, "the journal holds %zu timestamp bases", bases);
 
-    s_replay (files.dir, files.journal, files.replay, NULL);
-    s_replay (files.dir, files.journal, files.realtime, "realtime");
+    s_replay (files.dir, files.journal, files.replay, NULL, false);
+    s_replay (files.dir, files.journal, files.realtime, "realtime", true);
     const char *replays[] = { files.replay, files.realtime };
     for (int i = 0; i < 2; i++) {
         size_t vision = s_expect_same_records (files.run, replays[i], SIM_LOGFILE_VISION, "vision", true);
@@ -363,7 +376,7 @@ s_default_mode_replays (const char *mode)
                           "teleport %d not answered", i);
     }
     cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
-    s_replay (files.dir, files.journal, files.replay, NULL);
+    s_replay (files.dir, files.journal, files.replay, NULL, true);
     size_t vision = s_expect_same_records (files.run, files.replay, SIM_LOGFILE_VISION, "vision", false);
     size_t truth = s_expect_same_records (files.run, files.replay, SIM_LOGFILE_TRACKER, "truth", false);
     cr_log_info ("%s run: %zu vision and %zu truth packets as in the run", mode, vision, truth);

@@ -1,5 +1,6 @@
-// timeline.js - the timeline of a log `ssl-sim play` serves (docs/viewer.md,
-// "Playing a log"): shown only when the status carries "player"; the seek
+// timeline.js - the timeline of a log `ssl-sim play` serves, or of a journal
+// `ssl-sim replay` serves (docs/viewer.md, "Playing a log", "Replaying a
+// journal"): shown only when the status carries "player"; the seek
 // bar follows the time of the world drawn, dragging it seeks, and the two
 // jump buttons go to the next referee command or goal. Play, pause, step
 // and speed are the toolbar's own controls: the service hands their ops
@@ -39,6 +40,7 @@ export function applyTimeline (player) {
     document.body.classList.toggle('playing-log', !!player);
     if (!player)
         return;
+    $('tl-label').textContent = player.journal ? 'Replay' : 'Log';
     const length = Number(player.duration) || 0;
     if (length !== duration) {
         duration = length;

@@ -1,0 +1,206 @@
+// replay.test.js BUILD - `ssl-sim replay JOURNAL` in a real browser, as a
+// user gets there: runs the simulator (BUILD/bin/ssl-sim run --journal,
+// docs/logs.md) on free loopback ports and, with its page, puts the ball
+// at A and later moves it to B; then replays the journal with
+// `ssl-sim replay JOURNAL` and opens the page it serves. Checks that the
+// replay's vision goes on the wire, that the timeline is there with the
+// run's length, that seeking while paused shows the field at that time
+// (the ball at A, then at B, then at A again, the same world and the same
+// packets on the wire both times),
+// that a step moves one frame, that the replay cannot be changed, and
+// that after the seeks the packets on the wire show the field of the new
+// time; saves BUILD/viewer-replay.png (docs/viewer-replay.png) and prints
+// how long each seek took from the op to the frame drawn.
+//
+// Every wait watches a condition with a bound; none sleeps to let
+// something happen. Exit status 0 when every check passed.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { START_MS, TOLERANCE_M, check, must, writeIni, Vision, stopSimulator, waitHttp, runTest, spawnLogged,
+         openPage, simTime, waitSimTime, seekBar, setUp } from './support.js';
+
+const BUILD = path.resolve(process.argv[2] || path.join(import.meta.dirname, '..', '..', 'build'));
+const SIM = path.join(BUILD, 'bin', 'ssl-sim');
+const PROBE = path.join(BUILD, 'tests', 'browser', 'sim_probe');
+const SCREENSHOT = path.join(BUILD, 'viewer-replay.png');
+const A = [-2.0, -1.0];
+const B = [2.0, 1.5];
+const HOLD_S = 1.5;        // sim seconds the ball stays at each place while recording
+// where the page's time may be after a seek: the snapshot published at the
+// seek is of the substep asked for (1 ms); the bar moves in steps of 10 ms,
+// so the times sought are on that grid
+const SEEK_TOLERANCE_S = 0.001;
+const onBar = (t) => Math.round(t * 100) / 100;
+// The replay's pace while the test opens its page: a quarter of the run's,
+// so a loaded machine's browser connects long before the end (a replay
+// with no page open ends at its end, as `ssl-sim replay` always did)
+const SPEED = 0.25;
+
+const cleanups = [];
+
+const dist = (p, q) => Math.hypot(p[0] - q[0], p[1] - q[1]);
+const near = (p, q) => p && dist(p, q) <= TOLERANCE_M;
+// A camera's ball is where it should be when it is nearer that place than
+// the other: the run keeps the default realism, whose calibration error
+// (camera_position_error, 2 cm) and noise move detections by centimetres,
+// while A and B are 4.7 m apart. The truth is checked to 1 cm.
+const other = (p) => (p === A ? B : A);
+const seenAt = (balls, p) => balls.some((b) => dist(b, p) < dist(b, other(p)));
+const ballOf = (page) => page.evaluate(() => {
+    const b = window.sslsimView.ball;
+    return b ? [b.x, b.y] : null;
+});
+
+// ---- recording ----------------------------------------------------------------
+// Returns {journal, atA, atB}: the journal's path and the sim times at
+// which the page saw the ball at A and at B.
+async function recordJournal (dir, ports, browser) {
+    const ini = writeIni(dir, ports);
+    const journal = path.join(dir, 'match.journal');
+    const sim = spawnLogged(SIM, dir, 'run', ['run', '--config', ini, '--localhost', '--local-multicast',
+                                              '--vision-addr', `224.5.23.2:${ports[7]}`,
+                                              '--viewer-addr', `127.0.0.1:${ports[8]}`, '--journal', journal]);
+    cleanups.push(async () => stopSimulator(sim));
+    await waitHttp(`http://127.0.0.1:${ports[8]}/`, START_MS, sim.exited);
+    const page = await openPage(browser, `http://127.0.0.1:${ports[8]}/`);
+    await page.waitForFunction(() => window.sslsimView.robots.length === 22, null, { timeout: START_MS });
+    const place = async (p, name) => {
+        const r = await page.evaluate((q) => window.sslsimView.request('teleport_ball', { x: q[0], y: q[1] }), p);
+        must(`the ball is put at ${name} while the journal is kept`, r && r.ok, JSON.stringify(r));
+        await page.waitForFunction((q) => {
+            const b = window.sslsimView.ball;
+            return b && Math.hypot(b.x - q[0], b.y - q[1]) < 0.001;
+        }, p);
+        return simTime(page);
+    };
+    const atA = await place(A, 'A');
+    await waitSimTime(page, atA + HOLD_S);
+    const atB = await place(B, 'B');
+    await waitSimTime(page, atB + HOLD_S);
+    await page.close();
+    must('the simulator ends cleanly on SIGTERM', await stopSimulator(sim) === 0);
+    return { journal, atA, atB };
+}
+
+// ---- the test ------------------------------------------------------------------
+async function main () {
+    const { ports, dir, browser } = await setUp(SIM, PROBE, cleanups);
+
+    const { journal, atA, atB } = await recordJournal(dir, ports, browser);
+    console.log(`     recorded ${journal}: the ball at A from ${atA.toFixed(3)} s, at B from ${atB.toFixed(3)} s`);
+
+    // ---- replay it as a user does, with its page --------------------------
+    const vision = new Vision(PROBE, ports[7]);
+    cleanups.push(async () => vision.close());
+    await vision.ready;
+    const ini = path.join(dir, 'test.ini');
+    const replay = spawnLogged(SIM, dir, 'replay', ['replay', journal, '--config', ini, '--localhost',
+                                                    '--local-multicast', '--vision-addr', `224.5.23.2:${ports[7]}`,
+                                                    '--viewer-addr', `127.0.0.1:${ports[10]}`,
+                                                    '--speed', String(SPEED)]);
+    cleanups.push(async () => {
+        check('ssl-sim replay ends cleanly on SIGTERM', await stopSimulator(replay) === 0);
+    });
+    const wire = vision.waitFor('replayed', (f) => f.balls.length > 0);
+    await waitHttp(`http://127.0.0.1:${ports[10]}/`, START_MS, replay.exited);
+    const page = await openPage(browser, `http://127.0.0.1:${ports[10]}/`);
+    await page.waitForFunction(() => window.sslsimView.player && window.sslsimView.robots.length === 22,
+                               null, { timeout: START_MS });
+    await page.click('#btn-pause');
+    await page.waitForFunction(() => window.sslsimView.player.paused && window.sslsimView.paused);
+    check('pause stops the replay', true);
+    const got = await wire;
+    check('the replay sends its vision on the wire, as without the page', got.balls.length > 0,
+          JSON.stringify(got.balls));
+    const player = await page.evaluate(() => window.sslsimView.player);
+    const total = atB + HOLD_S;
+    check('the timeline shows the run\'s length', player.duration >= total - 0.2 && player.duration < total + 2,
+          `${player.duration} s, the run went to about ${total.toFixed(2)} s`);
+    check('the timeline is shown', await page.isVisible('#timeline'));
+    check('a journal has no referee command or goal to jump to',
+          await page.isDisabled('#tl-next-command') && await page.isDisabled('#tl-next-goal'));
+
+    // seek with the bar, as a user drags it: the op, then the world of that time drawn
+    const seek = async (t) => {
+        const took = await seekBar(page, t, SEEK_TOLERANCE_S);
+        // the cameras' frames of that time: the seek runs up to it as the replay does
+        await page.waitForFunction(() => window.sslsimView.vision_balls.length > 0);
+        const w = await page.evaluate(() => ({ t: window.sslsimView.t, ball: window.sslsimView.ball,
+                                               seen: window.sslsimView.vision_balls,
+                                               robots: window.sslsimView.robots.map((r) => [r.x, r.y]) }));
+        return { ...w, took };
+    };
+    const tA = onBar((atA + atB) / 2);
+    const tB = onBar(atB + HOLD_S / 2);
+    // the first packet on the wire after a seek with the ball in it,
+    // captured in the 100 ms before the time sought: the seek's pre-roll
+    // sends it (the pre-roll is longer than vision's delay), and the same
+    // one each time
+    const preroll = async (from, t) => {
+        const inWindow = (f) => f.t_capture <= t && f.t_capture > t - 0.1 && f.balls.length > 0;
+        const seen = vision.frames.slice(from).find(inWindow);
+        return seen || vision.waitFor('of the pre-roll', inWindow);
+    };
+    let mark = vision.frames.length;
+    const first = await seek(tA);
+    const firstWire = await preroll(mark, tA);
+    const sees = (w, p) => seenAt(w.seen, p);
+    check(`seeking to ${tA.toFixed(2)} s shows the field then: the ball at A, as the cameras saw it`,
+          Math.abs(first.t - tA) <= SEEK_TOLERANCE_S && near([first.ball.x, first.ball.y], A) && sees(first, A),
+          JSON.stringify(first));
+    const second = await seek(tB);
+    check(`seeking on to ${tB.toFixed(2)} s shows the ball at B, as the cameras saw it`,
+          Math.abs(second.t - tB) <= SEEK_TOLERANCE_S && near([second.ball.x, second.ball.y], B)
+          && sees(second, B) && !sees(second, A), JSON.stringify(second));
+    mark = vision.frames.length;
+    const again = await seek(tA);
+    const againWire = await preroll(mark, tA);
+    check('seeking back sends the same packets on the wire as the first time',
+          JSON.stringify(againWire) === JSON.stringify(firstWire) && seenAt(firstWire.balls, A),
+          `${JSON.stringify(firstWire)} then ${JSON.stringify(againWire)}`);
+    check('seeking back shows A again, the same world as the first time',
+          again.t === first.t && JSON.stringify(again.ball) === JSON.stringify(first.ball)
+          && JSON.stringify(again.robots) === JSON.stringify(first.robots)
+          && JSON.stringify(again.seen) === JSON.stringify(first.seen), `${JSON.stringify(again)}`);
+    console.log(`     seek, op to frame drawn: ${[first, second, again].map((s) => s.took.toFixed(0)).join(', ')} ms`);
+    const early = await seek(onBar(atA / 2));
+    check('before the ball was put at A, it is not there', !near([early.ball.x, early.ball.y], A),
+          JSON.stringify(early.ball));
+    await seek(tA);
+
+    // step: one camera frame, still paused
+    const before = await simTime(page);
+    await page.click('#btn-step');
+    await page.waitForFunction((t) => window.sslsimView.t > t, before);
+    const after = await page.evaluate(() => ({ t: window.sslsimView.t, paused: window.sslsimView.player.paused }));
+    check('step moves one frame and stays paused', after.t - before < 0.05 && after.paused,
+          `${before} -> ${JSON.stringify(after)}`);
+
+    const teleport = await page.evaluate(() => window.sslsimView.request('teleport_ball', { x: 0, y: 0 }));
+    check('a replay cannot be changed', teleport && !teleport.ok && teleport.code === 'UNSUPPORTED',
+          JSON.stringify(teleport));
+    const jump = await page.evaluate(() => window.sslsimView.request('jump', { to: 'command' }));
+    check('a jump to a referee command is refused', jump && !jump.ok && jump.code === 'NOT_FOUND',
+          JSON.stringify(jump));
+    await page.waitForFunction(() => window.sslsimView.vision_balls.length > 0);
+    await page.screenshot({ path: SCREENSHOT });
+    check(`screenshot saved (${SCREENSHOT})`, fs.existsSync(SCREENSHOT));
+
+    // play on from A at twice the run's pace: the wire shows A at the new time
+    const speed = await page.evaluate(() => window.sslsimView.request('speed', { value: 2 }));
+    check('the speed is set', speed && speed.ok, JSON.stringify(speed));
+    const fromT = await simTime(page);
+    const onWire = vision.waitFor('of the time sought', (f) => f.t_capture >= fromT && seenAt(f.balls, A));
+    await page.click('#btn-pause');
+    await page.waitForFunction(() => !window.sslsimView.player.paused);
+    const sent = await onWire;
+    check('after the seeks the wire carries the field of the time sought', sent.t_capture < fromT + 1,
+          `t_capture ${sent.t_capture}, resumed at ${fromT}`);
+    await page.waitForFunction((t) => window.sslsimView.t > t + 0.2, fromT);
+    const state = await page.evaluate(() => window.sslsimView.player);
+    check('resume plays on at the speed set', !state.paused && state.speed === 2, JSON.stringify(state));
+    check('no script errors on the page', page.errors.length === 0, page.errors.join(' | '));
+}
+
+await runTest(main, cleanups, 'the browser test of the replay ran to its end');
