@@ -387,8 +387,11 @@ sim_mfit_fit (const sim_mfit_t *self, double roll_speed_coefficient, double ball
     }
 
     mfit_ball_acc_t ba = { 0 };
-    ba.air = ca.air.v;
-    ba.n_air = ca.air.n / 2;
+    /* no flat run during a flight: the heights show them, or vision's
+       chip flights where the log has no heights */
+    const mfit_list_t *air = out->has_heights ? &ca.air : &va.air;
+    ba.air = air->v;
+    ba.n_air = air->n / 2;
     mfit_list_t periods = { 0 };
     for (int c = 0; c < MFIT_CAMS; c++) {
         const mfit_arr_t *a = &self->ball[c];

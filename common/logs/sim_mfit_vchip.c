@@ -44,11 +44,13 @@
 /* m: detections this far off a flight's model are no flight (a camera's
    calibration warp, 10 mm by default, bends the ground line a little) */
 #define S_MAX_RMS 0.02
-#define S_NMS     3 /* samples either side a kink must stand out of */
+#define S_STRAY   0.2 /* m: farther from a camera's samples either side is a ghost */
+#define S_NMS     3   /* samples either side a kink must stand out of */
 
 /* One detection with its camera. */
 typedef struct {
     double t, x, y, cx, cy, h;
+    int cam;
 } s_det_t;
 
 static int
@@ -95,6 +97,36 @@ s_side (const mfit_pt_t *p, size_t a, double tm, double *bx, double *by, double 
     return isfinite (sx) && isfinite (sy);
 }
 
+/* Where exactly the kink found between p[i - 1] and p[i] lies: the
+   samples around it fitted with one quadratic plus a break in slope and
+   in curvature at t* (a bounce changes both), t* searched 0.5 ms at a
+   time from three samples before to two after (the two-sided
+   quadratics place a weak kink a sample or two off). `guess` when nothing fits. */
+static double
+s_kink_at (const mfit_pt_t *p, size_t i, double guess)
+{
+    enum { W = 2 * S_SIDE };
+    double x[W * MFIT_LSQ_MAX], yx[W], yy[W], beta[MFIT_LSQ_MAX], best = INFINITY, at = guess;
+    size_t a = i - S_SIDE;
+    double lo = p[i - 3].t, hi = p[i + 2].t;
+    for (double ts = lo; ts <= hi; ts += 0.0005) {
+        for (size_t k = 0; k < W; k++) {
+            double tau = p[a + k].t - ts, h = tau > 0 ? tau : 0;
+            double row[5] = { 1, tau, tau * tau, h, h * h };
+            memcpy (&x[k * MFIT_LSQ_MAX], row, sizeof row);
+            yx[k] = p[a + k].x;
+            yy[k] = p[a + k].y;
+        }
+        double sse =
+            mfit_lsq_wide (x, yx, W, 4, MFIT_LSQ_MAX, beta) + mfit_lsq_wide (x, yy, W, 4, MFIT_LSQ_MAX, beta);
+        if (sse < best) {
+            best = sse;
+            at = ts;
+        }
+    }
+    return at;
+}
+
 /* The kinks of one camera's track: where the quadratics fitted to the
    samples either side differ in velocity by S_KINK_DV or more, most in
    their neighbourhood; each at the instant between the two samples where
@@ -138,65 +170,119 @@ s_kinks (const mfit_pt_t *p, size_t n, mfit_list_t *out)
         for (size_t j = i - S_NMS; top && j <= i + S_NMS && j < n; j++)
             top = j == i || (j < i ? dv[j] <= dv[i] : dv[j] < dv[i]);
         if (top)
-            mfit_list_push (out, at[i]);
+            mfit_list_push (out, s_kink_at (p, i, at[i]));
     }
     free (dv);
     free (at);
 }
 
+/* The detections d[a..e) with the heights of a flight from ta to tb
+   (a parabola under gravity, 0 at both), each moved back along its
+   camera's ray to the ground: the residual sum of squares of their
+   ground line (its origin at ta and velocity into line[0..3]). Each
+   camera but the first has an offset of its own (two cameras' ground
+   positions differ by a centimetre or two: their calibrations); a
+   fifth camera's detections are left out. *flat gets the same for the
+   plain image, *reach the largest |p - c| / H. */
+static double
+s_hop (const s_det_t *d, size_t a, size_t e, double ta, double tb, double *line, double *flat, double *reach)
+{
+    enum { K = MFIT_LSQ_MAX };
+    size_t m = 0;
+    double T = tb - ta, r = 0;
+    double *x = malloc ((e - a) * K * sizeof *x), *v = malloc (4 * (e - a) * sizeof *v);
+    if (!x || !v) {
+        free (x);
+        free (v);
+        return INFINITY;
+    }
+    int cams[K - 2], nc = 0;
+    double *gx = v, *gy = v + (e - a), *fx = v + 2 * (e - a), *fy = v + 3 * (e - a);
+    for (size_t i = a; i < e; i++) {
+        const s_det_t *s = &d[i];
+        int c = 0;
+        while (c < nc && cams[c] != s->cam)
+            c++;
+        if (c == nc && nc == K - 2)
+            continue;
+        if (c == nc)
+            cams[nc++] = s->cam;
+        double tau = s->t - ta, h = MFIT_G * tau * (T - tau) / 2;
+        double ex = (s->x - s->cx) / s->h, ey = (s->y - s->cy) / s->h;
+        double *row = &x[m * K];
+        memset (row, 0, K * sizeof *row);
+        row[0] = 1;
+        row[1] = tau;
+        if (c > 0)
+            row[1 + c] = 1;
+        gx[m] = s->x - ex * h;
+        gy[m] = s->y - ey * h;
+        fx[m] = s->x;
+        fy[m] = s->y;
+        r = fmax (r, hypot (ex, ey));
+        m++;
+    }
+    double bx[K], by[K];
+    int k = 1 + nc;
+    double sse = mfit_lsq_wide (x, gx, m, k, K, bx) + mfit_lsq_wide (x, gy, m, k, K, by);
+    line[0] = bx[0];
+    line[1] = by[0];
+    line[2] = bx[1];
+    line[3] = by[1];
+    *flat = mfit_lsq_wide (x, fx, m, k, K, bx) + mfit_lsq_wide (x, fy, m, k, K, by);
+    *reach = r;
+    free (x);
+    free (v);
+    return sse;
+}
+
 /* Whether the detections between take-off ta and landing tb are one
-   flight: with the heights of a parabola under gravity from ta to tb,
-   each detection moved back along its camera's ray to the ground lies
-   on a line; its speed and take-off point into *out. */
+   flight: moved back to the ground with the flight's heights they lie
+   on a line, to S_MAX_RMS and four times closer than the image does;
+   the apex is 2 cm or more and shows (near a camera's nadir a flight
+   does not). *rms_out gets the line's rms distance. */
 static bool
 s_flight (const s_det_t *d, size_t n, double ta, double tb, mfit_flight_t *out, double *rms_out)
 {
     double T = tb - ta, apex = MFIT_G * T * T / 8;
     if (!(T > 0) || T > 2.5 || apex < 0.02)
         return false; /* the heights path's threshold: the last rattles */
-    size_t a = s_at (d, n, ta + S_MARGIN), e = s_at (d, n, tb - S_MARGIN), m = e > a ? e - a : 0;
-    if (m < S_MIN_N)
+    size_t a = s_at (d, n, ta + S_MARGIN), e = s_at (d, n, tb - S_MARGIN);
+    if (e < a + S_MIN_N)
         return false;
-    double *x = malloc (m * 4 * sizeof *x), *gx = malloc (m * sizeof *gx), *gy = malloc (m * sizeof *gy);
-    double *fx = malloc (m * sizeof *fx), *fy = malloc (m * sizeof *fy);
-    bool ok = false;
-    if (x && gx && gy && fx && fy) {
-        double reach = 0;
-        for (size_t i = 0; i < m; i++) {
-            const s_det_t *s = &d[a + i];
-            double tau = s->t - ta, h = MFIT_G * tau * (T - tau) / 2;
-            double ex = (s->x - s->cx) / s->h, ey = (s->y - s->cy) / s->h;
-            x[i * 4] = 1;
-            x[i * 4 + 1] = tau;
-            gx[i] = s->x - ex * h;
-            gy[i] = s->y - ey * h;
-            fx[i] = s->x;
-            fy[i] = s->y;
-            reach = fmax (reach, hypot (ex, ey));
-        }
-        double bx[4], by[4], fbx[4], fby[4];
-        double sse = mfit_lsq (x, gx, m, 2, bx) + mfit_lsq (x, gy, m, 2, by);
-        double flat = mfit_lsq (x, fx, m, 2, fbx) + mfit_lsq (x, fy, m, 2, fby);
-        double rms = sqrt (sse / (double) m);
-        /* near a camera's nadir a flight does not show: no evidence */
-        ok = isfinite (sse) && rms < S_MAX_RMS && 4 * sse < flat && apex * reach >= 0.01;
-        *rms_out = rms;
-        if (ok) {
-            out->ta = ta;
-            out->tb = tb;
-            out->vz_up = MFIT_G * T / 2;
-            out->vz_down = -out->vz_up;
-            out->vxy = hypot (bx[1], by[1]);
-            out->x = bx[0];
-            out->y = by[0];
-        }
+    double line[4] = { 0 }, flat = 0, reach = 0;
+    double sse = s_hop (d, a, e, ta, tb, line, &flat, &reach);
+    *rms_out = sqrt (sse / (double) (e - a));
+    if (!isfinite (sse) || *rms_out > S_MAX_RMS || !(4 * sse < flat) || apex * reach < 0.01)
+        return false;
+    out->ta = ta;
+    out->tb = tb;
+    out->vz_up = MFIT_G * T / 2;
+    out->vz_down = -out->vz_up;
+    out->vxy = hypot (line[2], line[3]);
+    out->x = line[0];
+    out->y = line[1];
+    return true;
+}
+
+/* Keep the samples of one camera's track that lie within S_STRAY of
+   the sample before or after (a frame or two away): a camera that does
+   not see the ball reports what it takes for one, a ghost somewhere
+   else, one frame here and one there. Returns how many are kept (in
+   place, in order). */
+static size_t
+s_drop_strays (mfit_pt_t *p, size_t n)
+{
+    size_t m = 0;
+    bool prev_near = false;
+    for (size_t i = 0; i < n; i++) {
+        bool next_near = i + 1 < n && p[i + 1].t - p[i].t <= MFIT_GAP
+                      && hypot (p[i + 1].x - p[i].x, p[i + 1].y - p[i].y) < S_STRAY;
+        if (prev_near || next_near)
+            p[m++] = p[i];
+        prev_near = next_near;
     }
-    free (x);
-    free (gx);
-    free (gy);
-    free (fx);
-    free (fy);
-    return ok;
+    return m;
 }
 
 /* Whether the ball's image moved at less than half the flight's ground
@@ -243,9 +329,10 @@ mfit_vision_chips (const sim_mfit_t *self, const mfit_robots_t *rb, mfit_chip_ac
             continue;
         memcpy (p, a->v, a->n * sizeof *p);
         qsort (p, a->n, sizeof *p, s_cmp_t);
-        s_kinks (p, a->n, &kinks);
-        for (size_t i = 0; i < a->n; i++)
-            d[n++] = (s_det_t) { p[i].t, p[i].x, p[i].y, self->cam_x[c], self->cam_y[c], self->cam_z[c] };
+        size_t kept = s_drop_strays (p, a->n);
+        s_kinks (p, kept, &kinks);
+        for (size_t i = 0; i < kept; i++)
+            d[n++] = (s_det_t) { p[i].t, p[i].x, p[i].y, self->cam_x[c], self->cam_y[c], self->cam_z[c], c };
         free (p);
     }
     qsort (d, n, sizeof *d, s_cmp_t);
@@ -256,10 +343,10 @@ mfit_vision_chips (const sim_mfit_t *self, const mfit_robots_t *rb, mfit_chip_ac
     for (int i = 0; i < kinks.n; i++)
         if (m == 0 || kinks.v[i] - kinks.v[m - 1] > S_MERGE)
             kinks.v[m++] = kinks.v[i];
-    /* from each kink, the first later one that makes a flight with it
-       (a kink that a camera's noise made inside a flight leaves
-       heights that do not fit); a flight's landing is where the next
-       one is sought from */
+    /* from each kink, the later one that makes the best flight with it
+       (a kink that a camera's noise made inside a flight leaves heights
+       that do not fit); a flight's landing is where the next one is
+       sought from */
     mfit_chain_t ch = { 0 };
     for (int k = 0; k + 1 < m;) {
         mfit_flight_t f, g;

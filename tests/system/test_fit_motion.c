@@ -267,3 +267,100 @@ Test (fit_motion, recovers_ball_and_team_limits_from_a_recorded_run, .timeout = 
     cr_expect (fabs (s_value (dump, "ball", "acc_slide") - slide) < 1e-4, "%s", dump);
     sim_lab_sh ("rm -rf '%s'", dir);
 }
+
+/* Chips as a real field's log shows them: `ssl-sim run --record`
+   without --truth writes vision alone (as a league recorder's log holds
+   vision and the referee, and no ball heights), so the fit reads chip
+   hops from the ball's image against the cameras' positions in the
+   geometry. Robot 2 of each team chips from rest eight times,
+   commanded at 8 m/s at 45 degrees, above each team's max_chip_speed,
+   so the chips leave at the cap (times the default kick speed spread,
+   itself capped) and the fastest one seen reads the cap.
+
+   The realism is the default but for calibration_warp_stddev = 0, for
+   the flat kicks' reason at the head of the file: a chip's hops are
+   read from centimetres of apparent displacement, and the default warp
+   (10 mm in waves 3 m long) moves every chip along this one lane alike;
+   docs/stats.md gives what the default warp does to the same run.
+
+   Tolerances: a hop's take-off and landing are kinks of the image, each
+   placed to a few milliseconds (1 mm of noise on a velocity jump of 1
+   to 3 m/s); a first hop lasts about 0.65 s and a later one 0.15 to
+   0.35 s, so one bounce's vertical ratio is good to about 0.02 and the
+   median of a dozen to better than 0.01; the horizontal ratio comes from
+   two ground lines fitted over 10 to 50 detections each, a few mm/s on
+   3 m/s. Each is allowed 0.03, as the heights path is. The chip cap: the
+   fastest chip's speed from its take-off vz (the hop's length, a few ms
+   in 0.65 s: 0.5 %) and ground speed, within 0.1 m/s of the cap. */
+static const char s_chips[] = "[ball]\n"
+                              "chip_damping_xy_first_hop = 0.78\n"
+                              "chip_damping_xy_other_hops = 0.9\n"
+                              "chip_damping_z = 0.52\n"
+                              "chip_damping_z_other_hops = 0.45\n"
+                              "[blue.kicker]\n"
+                              "max_chip_speed = 5.6\n"
+                              "[yellow.kicker]\n"
+                              "max_chip_speed = 6.0\n"
+                              "[realism]\n"
+                              "calibration_warp_stddev = 0\n";
+
+Test (fit_motion, reads_chip_hops_and_caps_from_vision_alone, .timeout = 300)
+{
+    char dir[] = "/tmp/ssl-sim-fitchip-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char log[256];
+    snprintf (log, sizeof log, "%s/run.log", dir);
+    const char *args[] = { "--mode", "sync", "--record", log, NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, s_chips, SIM_FIXTURE_GATEWAY), 0);
+    const int blue = 0, yellow = 1; /* sim_msg's team numbers */
+    double t = 0;
+    for (int ev = 0; ev < 16; ev++) {
+        /* the kicker at its mark, blue's at x = -4 facing +x and
+           yellow's at x = 4 facing -x, each turned a little more to +y
+           each time; the ball resting before it; the other kicker out
+           of the way */
+        int kicker = ev % 2 ? yellow : blue;
+        double kx = kicker == blue ? -4.0 : 4.0, ky = -3.3, turn = 0.05 * (ev / 2);
+        double dir_k = kicker == blue ? turn : M_PI - turn;
+        s_place (&f, kicker, 2, kx, ky, dir_k);
+        s_place (&f, kicker == blue ? yellow : blue, 2, -kx, -4.3, 0);
+        sim_msg_ball_tp_t bt;
+        SimulatorCommand *rest = s_ball (&bt, kx + 0.099 * cos (dir_k), ky + 0.099 * sin (dir_k), 0, 0, 0);
+        double start = t;
+        for (bool first = true; t < start + 2.5; t += 2 * S_STEP, first = false) {
+            /* the ball rests 0.3 s first, as it would after a pass */
+            bool armed = t - start > 0.3;
+            s_team_cmd_t c[2];
+            RobotControl *rc[2];
+            for (int team = 0; team < 2; team++) {
+                rc[team] = s_team_cmd (&c[team], 0, 0, armed && team == kicker ? 8 : 0);
+                c[team].rc.n_robot_commands = 1; /* robot 0 only: the others stand */
+                c[team].ptr[0] = &c[team].cmd[2].cmd;
+                c[team].cmd[2].cmd.has_kick_angle = true;
+                c[team].cmd[2].cmd.kick_angle = 45;
+            }
+            s_step (&f, f.proc.blue_port, first ? rest : NULL, rc[blue]);
+            s_step (&f, f.proc.yellow_port, NULL, rc[yellow]);
+        }
+    }
+    cr_assert_eq (sim_fixture_stop (&f), 0);
+
+    char ini[300], err_path[300];
+    snprintf (ini, sizeof ini, "%s/fit.ini", dir);
+    snprintf (err_path, sizeof err_path, "%s/fit.err", dir);
+    int rc = sim_lab_sh ("'%s' stats --fit '%s' > '%s' 2> '%s'", sim_lab_exe (), log, ini, err_path);
+    static char fit[32768], err[4096];
+    s_slurp (ini, fit, sizeof fit);
+    s_slurp (err_path, err, sizeof err);
+    cr_log_info ("%s\n%s", fit, err);
+    cr_assert_eq (rc, 0, "%s\n%s", fit, err);
+    cr_expect (strstr (fit, "(from vision alone"), "%s", fit);
+    s_near (fit, "ball", "chip_damping_z", 0.52, 0.03);
+    s_near (fit, "ball", "chip_damping_z_other_hops", 0.45, 0.03);
+    s_near (fit, "ball", "chip_damping_xy_first_hop", 0.78, 0.03);
+    s_near (fit, "ball", "chip_damping_xy_other_hops", 0.9, 0.03);
+    s_near (fit, "blue.kicker", "max_chip_speed", 5.6, 0.1);
+    s_near (fit, "yellow.kicker", "max_chip_speed", 6.0, 0.1);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
