@@ -219,11 +219,22 @@ s_cmp_d (const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int
-s_cmp_t (const void *a, const void *b)
+int
+mfit_cmp_t (const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b; /* t is every sample's first field */
     return x < y ? -1 : x > y;
+}
+
+mfit_pt_t *
+mfit_sorted (const mfit_arr_t *a)
+{
+    mfit_pt_t *p = a->n ? malloc (a->n * sizeof *p) : NULL;
+    if (!p)
+        return NULL;
+    memcpy (p, a->v, a->n * sizeof *p);
+    qsort (p, a->n, sizeof *p, mfit_cmp_t);
+    return p;
 }
 
 /* Quantile q of v (n values, sorted in place). */
@@ -293,7 +304,7 @@ s_robots_sorted (const sim_mfit_t *self, mfit_robots_t *out)
             if (!out->r[t][i])
                 continue;
             memcpy (out->r[t][i], a->v, a->n * sizeof (mfit_rs_t));
-            qsort (out->r[t][i], a->n, sizeof (mfit_rs_t), s_cmp_t);
+            qsort (out->r[t][i], a->n, sizeof (mfit_rs_t), mfit_cmp_t);
             out->n[t][i] = a->n;
         }
 }
@@ -351,15 +362,10 @@ sim_mfit_fit (const sim_mfit_t *self, double roll_speed_coefficient, double ball
     mfit_chip_acc_t ca = { 0 };
     const mfit_arr_t *h = &self->height;
     out->has_heights = h->n > 0;
-    if (h->n > 0) {
-        mfit_pt_t *p = malloc (h->n * sizeof *p);
-        if (p) {
-            memcpy (p, h->v, h->n * sizeof *p);
-            qsort (p, h->n, sizeof *p, s_cmp_t);
-            mfit_heights (p, h->n, ball_radius, &rb, &ca);
-            free (p);
-        }
-    }
+    mfit_pt_t *hp = mfit_sorted (h);
+    if (hp)
+        mfit_heights (hp, h->n, ball_radius, &rb, &ca);
+    free (hp);
     out->flights = ca.flights;
     mfit_param (ca.z_first.v, ca.z_first.n, &out->z_first);
     mfit_param (ca.z_other.v, ca.z_other.n, &out->z_other);
@@ -395,13 +401,9 @@ sim_mfit_fit (const sim_mfit_t *self, double roll_speed_coefficient, double ball
     mfit_list_t periods = { 0 };
     for (int c = 0; c < MFIT_CAMS; c++) {
         const mfit_arr_t *a = &self->ball[c];
-        if (a->n == 0)
-            continue;
-        mfit_pt_t *p = malloc (a->n * sizeof *p);
+        mfit_pt_t *p = mfit_sorted (a);
         if (!p)
             continue;
-        memcpy (p, a->v, a->n * sizeof *p);
-        qsort (p, a->n, sizeof *p, s_cmp_t);
         for (size_t i = 1; i < a->n && i < 200; i++)
             mfit_list_push (&periods, p[i].t - p[i - 1].t);
         mfit_ball_track (p, a->n, &rb, roll_speed_coefficient, &ba);

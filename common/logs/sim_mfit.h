@@ -26,14 +26,16 @@
     - Chip hops from vision alone (sim_mfit_vchip.c). A camera sees a
       ball at height h above its rest along its ray, on the floor at
       p = g + (p - c) h / H (g the ground point under the ball, c the
-      camera's nadir, H its height, from the log's geometry). In a
-      flight g is a line and h a parabola under gravity, so per flight
-      the model is linear in (g0, v, and h's two free coefficients):
-      least squares over the flight's detections, each with its own
-      camera, give take-off, landing and vz. Flights are cut where a
-      camera's track kinks (a bounce); they feed the same bounce chain
-      as the heights. When the log has heights, those set the keys and
-      the vision-only result is reported beside them.
+      camera's nadir, H its height, from the log's geometry). Take-off
+      and landing are kinks of a camera's track (a bounce breaks the
+      image's path); between two, h is a known parabola under gravity,
+      so the detections moved back along their own cameras' rays must
+      lie on one ground line: least squares over the flight's
+      detections tells a flight (and its ground speed) from a stretch
+      that is none, and vz = G (landing - take-off) / 2. The flights
+      feed the same bounce chain as the heights. When the log has
+      heights, those set the keys and the vision-only result is
+      reported beside them.
     - Robot limits. Each robot's position and orientation are fitted with
       a quadratic over +-0.1 s around every sample, giving speed,
       acceleration along the motion, turn rate and its change. A limit is

@@ -94,6 +94,8 @@ typedef struct {
 
 /* ---- sim_mfit.c: numerics and the robots near the ball ---- */
 void mfit_list_push (mfit_list_t *l, double x);
+int mfit_cmp_t (const void *a, const void *b); /* qsort by a leading double (time) */
+mfit_pt_t *mfit_sorted (const mfit_arr_t *a);  /* a sorted copy to free; NULL when empty or no memory */
 double mfit_lsq (const double *x, const double *y, size_t n, int k, double *beta);
 double mfit_lsq_wide (const double *x, const double *y, size_t n, int k, int stride, double *beta);
 double mfit_nearest_robot (const mfit_robots_t *rb, double t, double x, double y, int *team);

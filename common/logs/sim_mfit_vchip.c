@@ -17,7 +17,11 @@
     vz_out) / H and its ground speed by the damping; a kick is a kink
     too. A kink is where the quadratics fitted to five samples either
     side differ in velocity by 0.3 m/s or more, more than at the three
-    samples around, placed where the two quadratics meet. From each kink
+    samples around, placed by one quadratic with a break in slope fitted
+    over the ten samples. Ghosts (a camera's lone sample far from its
+    neighbours) are dropped first, and each camera but the first in a
+    flight gets a ground offset of its own (calibrations differ by a
+    centimetre or two). From each kink
     the later kink (within 2.5 s) that makes the best flight is taken: a
     flight's ground line must explain its detections to 2 cm and four
     times better than the plain image line (near a camera's nadir a
@@ -52,13 +56,6 @@ typedef struct {
     double t, x, y, cx, cy, h;
     int cam;
 } s_det_t;
-
-static int
-s_cmp_t (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b; /* t first in both */
-    return x < y ? -1 : x > y;
-}
 
 /* The first detection at or after t. */
 static size_t
@@ -97,28 +94,27 @@ s_side (const mfit_pt_t *p, size_t a, double tm, double *bx, double *by, double 
     return isfinite (sx) && isfinite (sy);
 }
 
-/* Where exactly the kink found between p[i - 1] and p[i] lies: the
-   samples around it fitted with one quadratic plus a break in slope and
-   in curvature at t* (a bounce changes both), t* searched 0.5 ms at a
-   time from three samples before to two after (the two-sided
-   quadratics place a weak kink a sample or two off). `guess` when nothing fits. */
+/* Where exactly the kink found between p[i - 1] and p[i] lies: the ten
+   samples around it fitted with one quadratic plus a break in slope at
+   t*, t* searched 0.5 ms at a time from three samples before to two
+   after (the velocity jump is largest a sample or two off a weak kink).
+   A break in curvature too was tried: it placed the kinks no better. */
 static double
-s_kink_at (const mfit_pt_t *p, size_t i, double guess)
+s_kink_at (const mfit_pt_t *p, size_t i)
 {
     enum { W = 2 * S_SIDE };
-    double x[W * MFIT_LSQ_MAX], yx[W], yy[W], beta[MFIT_LSQ_MAX], best = INFINITY, at = guess;
+    double x[W * 4], yx[W], yy[W], beta[4], best = INFINITY, at = (p[i - 1].t + p[i].t) / 2;
     size_t a = i - S_SIDE;
     double lo = p[i - 3].t, hi = p[i + 2].t;
     for (double ts = lo; ts <= hi; ts += 0.0005) {
         for (size_t k = 0; k < W; k++) {
             double tau = p[a + k].t - ts, h = tau > 0 ? tau : 0;
-            double row[5] = { 1, tau, tau * tau, h, h * h };
-            memcpy (&x[k * MFIT_LSQ_MAX], row, sizeof row);
+            double row[4] = { 1, tau, tau * tau, h };
+            memcpy (&x[k * 4], row, sizeof row);
             yx[k] = p[a + k].x;
             yy[k] = p[a + k].y;
         }
-        double sse =
-            mfit_lsq_wide (x, yx, W, 4, MFIT_LSQ_MAX, beta) + mfit_lsq_wide (x, yy, W, 4, MFIT_LSQ_MAX, beta);
+        double sse = mfit_lsq (x, yx, W, 4, beta) + mfit_lsq (x, yy, W, 4, beta);
         if (sse < best) {
             best = sse;
             at = ts;
@@ -129,19 +125,16 @@ s_kink_at (const mfit_pt_t *p, size_t i, double guess)
 
 /* The kinks of one camera's track: where the quadratics fitted to the
    samples either side differ in velocity by S_KINK_DV or more, most in
-   their neighbourhood; each at the instant between the two samples where
-   the two quadratics meet (a bounce is where the image's path breaks). */
+   their neighbourhood (a bounce is where the image's path breaks), each
+   placed by s_kink_at. */
 static void
 s_kinks (const mfit_pt_t *p, size_t n, mfit_list_t *out)
 {
     if (n < 2 * S_SIDE + 2)
         return;
-    double *dv = calloc (n, sizeof *dv), *at = calloc (n, sizeof *at);
-    if (!dv || !at) {
-        free (dv);
-        free (at);
+    double *dv = calloc (n, sizeof *dv);
+    if (!dv)
         return;
-    }
     for (size_t i = S_SIDE; i + S_SIDE <= n; i++) {
         double tm = (p[i - 1].t + p[i].t) / 2, l[2][3], r[2][3], lr, rr;
         if (!(p[i].t - p[i - 1].t > 0 && p[i].t - p[i - 1].t <= MFIT_BALL_GAP))
@@ -152,28 +145,15 @@ s_kinks (const mfit_pt_t *p, size_t n, mfit_list_t *out)
             || lr > S_SIDE_RMS || rr > S_SIDE_RMS)
             continue;
         dv[i] = hypot (r[0][1] - l[0][1], r[1][1] - l[1][1]);
-        double half = (p[i].t - p[i - 1].t) / 2, best = INFINITY;
-        at[i] = tm;
-        for (double tau = -half; tau <= half; tau += 0.0005) {
-            double ex = (l[0][0] + l[0][1] * tau + l[0][2] * tau * tau)
-                      - (r[0][0] + r[0][1] * tau + r[0][2] * tau * tau);
-            double ey = (l[1][0] + l[1][1] * tau + l[1][2] * tau * tau)
-                      - (r[1][0] + r[1][1] * tau + r[1][2] * tau * tau);
-            if (hypot (ex, ey) < best) {
-                best = hypot (ex, ey);
-                at[i] = tm + tau;
-            }
-        }
     }
     for (size_t i = S_SIDE; i + S_SIDE <= n; i++) {
         bool top = dv[i] > S_KINK_DV;
         for (size_t j = i - S_NMS; top && j <= i + S_NMS && j < n; j++)
             top = j == i || (j < i ? dv[j] <= dv[i] : dv[j] < dv[i]);
         if (top)
-            mfit_list_push (out, s_kink_at (p, i, at[i]));
+            mfit_list_push (out, s_kink_at (p, i));
     }
     free (dv);
-    free (at);
 }
 
 /* The detections d[a..e) with the heights of a flight from ta to tb
@@ -322,22 +302,18 @@ mfit_vision_chips (const sim_mfit_t *self, const mfit_robots_t *rb, mfit_chip_ac
     size_t n = 0;
     for (int c = 0; c < MFIT_CAMS; c++) {
         const mfit_arr_t *a = &self->ball[c];
-        if (!self->has_cam[c] || a->n == 0)
-            continue;
-        mfit_pt_t *p = malloc (a->n * sizeof *p);
+        mfit_pt_t *p = self->has_cam[c] ? mfit_sorted (a) : NULL;
         if (!p)
             continue;
-        memcpy (p, a->v, a->n * sizeof *p);
-        qsort (p, a->n, sizeof *p, s_cmp_t);
         size_t kept = s_drop_strays (p, a->n);
         s_kinks (p, kept, &kinks);
         for (size_t i = 0; i < kept; i++)
             d[n++] = (s_det_t) { p[i].t, p[i].x, p[i].y, self->cam_x[c], self->cam_y[c], self->cam_z[c], c };
         free (p);
     }
-    qsort (d, n, sizeof *d, s_cmp_t);
+    qsort (d, n, sizeof *d, mfit_cmp_t);
     if (kinks.n > 1)
-        qsort (kinks.v, (size_t) kinks.n, sizeof *kinks.v, s_cmp_t);
+        qsort (kinks.v, (size_t) kinks.n, sizeof *kinks.v, mfit_cmp_t);
     /* two cameras in an overlap see one bounce: keep the first */
     int m = 0;
     for (int i = 0; i < kinks.n; i++)

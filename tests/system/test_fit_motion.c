@@ -107,6 +107,22 @@ s_slurp (const char *path, char *buf, size_t cap)
     fclose (in);
 }
 
+/* `ssl-sim stats --fit LOG` as a user runs it: the file to dir/fit.ini
+   (its path into ini), its text into fit and stderr into err. */
+static void
+s_fit (const char *dir, const char *log, char *ini, size_t ini_cap, char *fit, size_t fit_cap, char *err,
+       size_t err_cap)
+{
+    char err_path[300];
+    snprintf (ini, ini_cap, "%s/fit.ini", dir);
+    snprintf (err_path, sizeof err_path, "%s/fit.err", dir);
+    int rc = sim_lab_sh ("'%s' stats --fit '%s' > '%s' 2> '%s'", sim_lab_exe (), log, ini, err_path);
+    s_slurp (ini, fit, fit_cap);
+    s_slurp (err_path, err, err_cap);
+    cr_log_info ("%s\n%s", fit, err);
+    cr_assert_eq (rc, 0, "%s\n%s", fit, err);
+}
+
 /* One sync step on a team's port with its robots' commands. */
 static void
 s_step (sim_fixture_t *f, int port, SimulatorCommand *cmd, RobotControl *rc)
@@ -226,15 +242,9 @@ Test (fit_motion, recovers_ball_and_team_limits_from_a_recorded_run, .timeout = 
     }
     cr_assert_eq (sim_fixture_stop (&f), 0);
 
-    char ini[300], err_path[300];
-    snprintf (ini, sizeof ini, "%s/fit.ini", dir);
-    snprintf (err_path, sizeof err_path, "%s/fit.err", dir);
-    int rc = sim_lab_sh ("'%s' stats --fit '%s' > '%s' 2> '%s'", sim_lab_exe (), log, ini, err_path);
     static char fit[32768], err[4096];
-    s_slurp (ini, fit, sizeof fit);
-    s_slurp (err_path, err, sizeof err);
-    cr_log_info ("%s\n%s", fit, err);
-    cr_assert_eq (rc, 0, "%s\n%s", fit, err);
+    char ini[300];
+    s_fit (dir, log, ini, sizeof ini, fit, sizeof fit, err, sizeof err);
     s_near (fit, "ball", "acc_slide", -3.9, 0.08 * 3.9);
     s_near (fit, "ball", "acc_roll", -0.3, 0.08 * 0.3);
     /* k = 1 / (1 + p) = 0.625 within 0.03, so p within about 0.08 */
@@ -350,15 +360,9 @@ Test (fit_motion, reads_chip_hops_and_caps_from_vision_alone, .timeout = 300)
     }
     cr_assert_eq (sim_fixture_stop (&f), 0);
 
-    char ini[300], err_path[300];
-    snprintf (ini, sizeof ini, "%s/fit.ini", dir);
-    snprintf (err_path, sizeof err_path, "%s/fit.err", dir);
-    int rc = sim_lab_sh ("'%s' stats --fit '%s' > '%s' 2> '%s'", sim_lab_exe (), log, ini, err_path);
     static char fit[32768], err[4096];
-    s_slurp (ini, fit, sizeof fit);
-    s_slurp (err_path, err, sizeof err);
-    cr_log_info ("%s\n%s", fit, err);
-    cr_assert_eq (rc, 0, "%s\n%s", fit, err);
+    char ini[300];
+    s_fit (dir, log, ini, sizeof ini, fit, sizeof fit, err, sizeof err);
     cr_expect (strstr (fit, "(from vision alone"), "%s", fit);
     s_near (fit, "ball", "chip_damping_z", 0.52, 0.03);
     s_near (fit, "ball", "chip_damping_z_other_hops", 0.45, 0.03);
