@@ -300,11 +300,19 @@ Test (sim_mfit, bad_input_is_refused_and_changes_nothing)
     sim_mfit_add_robot (f, 0, 0, 16, 0, 0, 0, 0);
     sim_mfit_add_robot (f, 0, 1, 0, 0, INFINITY, 0, 0);
     sim_mfit_add_height (f, 0, 0, 0, NAN);
+    /* a camera out of range, below the floor, or not a number */
+    sim_mfit_add_camera (f, 16, 0, 0, 4);
+    sim_mfit_add_camera (f, -1, 0, 0, 4);
+    sim_mfit_add_camera (f, 0, 0, 0, 0);
+    sim_mfit_add_camera (f, 1, NAN, 0, 4);
+    sim_mfit_add_camera (f, 2, 0, 0, INFINITY);
     sim_mfit_result_t r;
     sim_mfit_fit (f, 0.045, 0.0215, &r);
     cr_expect_eq (r.runs, 0);
     cr_expect_eq (r.team[0].robots + r.team[1].robots, 0);
     cr_expect (!r.has_heights);
     cr_expect (!r.truncated);
+    cr_expect_eq (r.vision.cameras, 0);
+    cr_expect_eq (r.vision.flights, 0);
     sim_mfit_destroy (&f);
 }
