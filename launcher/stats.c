@@ -238,15 +238,44 @@ s_cap_key (const char *key, const sim_mfit_param_t *p, const char *what, const c
     printf ("%s = %.6g\n", key, p->value);
 }
 
+/* Where the heights set the chip keys, what vision alone gave, so the
+   two can be compared. */
+static void
+s_print_vision_chips (const sim_mfit_result_t *m)
+{
+    printf ("; from vision alone, for comparison (%d flights, %d cameras' positions):\n", m->vision.flights,
+            m->vision.cameras);
+    const struct {
+        const char *key;
+        const sim_mfit_param_t *p;
+    } rows[] = { { "chip_damping_xy_first_hop", &m->vision.xy_first },
+                 { "chip_damping_xy_other_hops", &m->vision.xy_other },
+                 { "chip_damping_z", &m->vision.z_first },
+                 { "chip_damping_z_other_hops", &m->vision.z_other },
+                 { "yellow max_chip_speed", &m->vision.chip[0] },
+                 { "blue max_chip_speed", &m->vision.chip[1] } };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (rows[i].p->events > 0)
+            printf (";   %s %.4g (%.4g .. %.4g) from %d\n", rows[i].key, rows[i].p->value, rows[i].p->lo,
+                    rows[i].p->hi, rows[i].p->events);
+        else
+            printf (";   %s: nothing seen\n", rows[i].key);
+}
+
 /* The [ball] and per-team sections sim_mfit found, after the realism
    ones: one file that --config (and --realism) loads. */
 static void
 s_print_motion (const sim_mfit_result_t *m)
 {
     char missing[2048] = "";
-    printf ("\n; motion (docs/stats.md \"Motion\"): %d straight ball runs, %d chip flights%s\n", m->runs,
-            m->flights,
-            m->has_heights ? "" : " (the log has no ball heights: no tracker stream, no vision z)");
+    printf (
+        "\n; motion (docs/stats.md \"Motion\"): %d straight ball runs, %d chip flights%s\n", m->runs,
+        m->has_heights ? m->flights : m->vision.flights,
+        m->has_heights ? " (from the ball heights)"
+        : m->vision.cameras
+            ? " (from vision alone: the log has no ball heights, so chip hops are read from the ball's image "
+              "against the cameras' positions)"
+            : " (the log has no ball heights and no camera geometry: no chip hops)");
     if (m->truncated) {
         printf ("; fitted from the log's first %zu samples only\n", (size_t) SIM_MFIT_MAX_SAMPLES);
         fprintf (stderr, "ssl-sim: stats: the motion fit read only the log's first %zu samples\n",
@@ -274,6 +303,13 @@ s_print_motion (const sim_mfit_result_t *m)
            sizeof missing);
     s_key ("chip_damping_z", &m->z_first, 1, "first bounces", "", "ball", missing, sizeof missing);
     s_key ("chip_damping_z_other_hops", &m->z_other, 1, "later bounces", "", "ball", missing, sizeof missing);
+    if (m->z_first.events < SIM_MFIT_MIN_EVENTS || m->z_other.events < SIM_MFIT_MIN_EVENTS)
+        printf ("; too few chips in the log for the chip dampings: %d flights gave %d first and %d later "
+                "bounces (%d of each needed)\n",
+                m->has_heights ? m->flights : m->vision.flights, m->z_first.events, m->z_other.events,
+                SIM_MFIT_MIN_EVENTS);
+    if (m->has_heights)
+        s_print_vision_chips (m);
     static const char *const names[2] = { "yellow", "blue" };
     for (int t = 0; t < 2; t++) {
         const sim_mfit_team_t *tm = &m->team[t];

@@ -82,12 +82,31 @@ sim_mfit_add_robot (sim_mfit_t *self, int camera, int team, int id, double t, do
     s_append (self, &self->robot[team][id], &r, sizeof r);
 }
 
+void
+sim_mfit_add_camera (sim_mfit_t *self, int camera, double x, double y, double z)
+{
+    if (camera < 0 || camera >= MFIT_CAMS || !isfinite (x) || !isfinite (y) || !(z > 0) || !isfinite (z))
+        return;
+    self->cam_x[camera] = x;
+    self->cam_y[camera] = y;
+    self->cam_z[camera] = z;
+    self->has_cam[camera] = true;
+}
+
 int
 sim_mfit_add_vision (sim_mfit_t *self, const void *data, size_t len)
 {
     SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, len, data);
     if (!w)
         return -1;
+    if (w->geometry)
+        for (size_t i = 0; i < w->geometry->n_calib; i++) {
+            const SSLGeometryCameraCalibration *k = w->geometry->calib[i];
+            if (k->camera_id < MFIT_CAMS && k->has_derived_camera_world_tx && k->has_derived_camera_world_ty
+                && k->has_derived_camera_world_tz)
+                sim_mfit_add_camera (self, (int) k->camera_id, k->derived_camera_world_tx / 1000,
+                                     k->derived_camera_world_ty / 1000, k->derived_camera_world_tz / 1000);
+        }
     const SSLDetectionFrame *f = w->detection;
     if (f && f->camera_id < MFIT_CAMS) {
         int cam = (int) f->camera_id;
@@ -143,18 +162,18 @@ sim_mfit_add_tracker (sim_mfit_t *self, const void *data, size_t len)
 
 /* ---- small numerics ------------------------------------------------------ */
 
-/* Least squares of y on the columns of x (n rows of k <= 4 values):
-   solves the normal equations in place. Returns the residual sum of
-   squares, or INFINITY when singular. */
+/* Least squares of y on the columns of x (n rows of k <= MFIT_LSQ_MAX
+   values, row i at x[i * stride]): solves the normal equations in place.
+   Returns the residual sum of squares, or INFINITY when singular. */
 double
-mfit_lsq (const double *x, const double *y, size_t n, int k, double *beta)
+mfit_lsq_wide (const double *x, const double *y, size_t n, int k, int stride, double *beta)
 {
-    double m[4][5] = { { 0 } };
+    double m[MFIT_LSQ_MAX][MFIT_LSQ_MAX + 1] = { { 0 } };
     for (size_t i = 0; i < n; i++)
         for (int a = 0; a < k; a++) {
             for (int b = 0; b < k; b++)
-                m[a][b] += x[i * 4 + a] * x[i * 4 + b];
-            m[a][k] += x[i * 4 + a] * y[i];
+                m[a][b] += x[i * (size_t) stride + (size_t) a] * x[i * (size_t) stride + (size_t) b];
+            m[a][k] += x[i * (size_t) stride + (size_t) a] * y[i];
         }
     for (int c = 0; c < k; c++) {
         int piv = c;
@@ -181,10 +200,16 @@ mfit_lsq (const double *x, const double *y, size_t n, int k, double *beta)
     for (size_t i = 0; i < n; i++) {
         double e = y[i];
         for (int a = 0; a < k; a++)
-            e -= beta[a] * x[i * 4 + a];
+            e -= beta[a] * x[i * (size_t) stride + (size_t) a];
         sse += e * e;
     }
     return sse;
+}
+
+double
+mfit_lsq (const double *x, const double *y, size_t n, int k, double *beta)
+{
+    return mfit_lsq_wide (x, y, n, k, 4, beta);
 }
 
 static int
@@ -194,11 +219,22 @@ s_cmp_d (const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int
-s_cmp_t (const void *a, const void *b)
+int
+mfit_cmp_t (const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b; /* t is every sample's first field */
     return x < y ? -1 : x > y;
+}
+
+mfit_pt_t *
+mfit_sorted (const mfit_arr_t *a)
+{
+    mfit_pt_t *p = a->n ? malloc (a->n * sizeof *p) : NULL;
+    if (!p)
+        return NULL;
+    memcpy (p, a->v, a->n * sizeof *p);
+    qsort (p, a->n, sizeof *p, mfit_cmp_t);
+    return p;
 }
 
 /* Quantile q of v (n values, sorted in place). */
@@ -268,7 +304,7 @@ s_robots_sorted (const sim_mfit_t *self, mfit_robots_t *out)
             if (!out->r[t][i])
                 continue;
             memcpy (out->r[t][i], a->v, a->n * sizeof (mfit_rs_t));
-            qsort (out->r[t][i], a->n, sizeof (mfit_rs_t), s_cmp_t);
+            qsort (out->r[t][i], a->n, sizeof (mfit_rs_t), mfit_cmp_t);
             out->n[t][i] = a->n;
         }
 }
@@ -326,34 +362,48 @@ sim_mfit_fit (const sim_mfit_t *self, double roll_speed_coefficient, double ball
     mfit_chip_acc_t ca = { 0 };
     const mfit_arr_t *h = &self->height;
     out->has_heights = h->n > 0;
-    if (h->n > 0) {
-        mfit_pt_t *p = malloc (h->n * sizeof *p);
-        if (p) {
-            memcpy (p, h->v, h->n * sizeof *p);
-            qsort (p, h->n, sizeof *p, s_cmp_t);
-            mfit_heights (p, h->n, ball_radius, &rb, &ca);
-            free (p);
-        }
-    }
+    mfit_pt_t *hp = mfit_sorted (h);
+    if (hp)
+        mfit_heights (hp, h->n, ball_radius, &rb, &ca);
+    free (hp);
     out->flights = ca.flights;
     mfit_param (ca.z_first.v, ca.z_first.n, &out->z_first);
     mfit_param (ca.z_other.v, ca.z_other.n, &out->z_other);
     mfit_param (ca.xy_first.v, ca.xy_first.n, &out->xy_first);
     mfit_param (ca.xy_other.v, ca.xy_other.n, &out->xy_other);
 
+    /* the same from vision alone: beside the heights when there are
+       any, in their place when not */
+    mfit_chip_acc_t va = { 0 };
+    mfit_vision_chips (self, &rb, &va);
+    for (int c = 0; c < MFIT_CAMS; c++)
+        out->vision.cameras += self->has_cam[c];
+    out->vision.flights = va.flights;
+    mfit_param (va.z_first.v, va.z_first.n, &out->vision.z_first);
+    mfit_param (va.z_other.v, va.z_other.n, &out->vision.z_other);
+    mfit_param (va.xy_first.v, va.xy_first.n, &out->vision.xy_first);
+    mfit_param (va.xy_other.v, va.xy_other.n, &out->vision.xy_other);
+    for (int t = 0; t < 2; t++)
+        mfit_cap (&va.chip[t], 0, 0, &out->vision.chip[t]);
+    if (!out->has_heights) {
+        out->z_first = out->vision.z_first;
+        out->z_other = out->vision.z_other;
+        out->xy_first = out->vision.xy_first;
+        out->xy_other = out->vision.xy_other;
+    }
+
     mfit_ball_acc_t ba = { 0 };
-    ba.air = ca.air.v;
-    ba.n_air = ca.air.n / 2;
+    /* no flat run during a flight: the heights show them, or vision's
+       chip flights where the log has no heights */
+    const mfit_list_t *air = out->has_heights ? &ca.air : &va.air;
+    ba.air = air->v;
+    ba.n_air = air->n / 2;
     mfit_list_t periods = { 0 };
     for (int c = 0; c < MFIT_CAMS; c++) {
         const mfit_arr_t *a = &self->ball[c];
-        if (a->n == 0)
-            continue;
-        mfit_pt_t *p = malloc (a->n * sizeof *p);
+        mfit_pt_t *p = mfit_sorted (a);
         if (!p)
             continue;
-        memcpy (p, a->v, a->n * sizeof *p);
-        qsort (p, a->n, sizeof *p, s_cmp_t);
         for (size_t i = 1; i < a->n && i < 200; i++)
             mfit_list_push (&periods, p[i].t - p[i - 1].t);
         mfit_ball_track (p, a->n, &rb, roll_speed_coefficient, &ba);
@@ -369,10 +419,15 @@ sim_mfit_fit (const sim_mfit_t *self, double roll_speed_coefficient, double ball
     for (int t = 0; t < 2; t++) {
         mfit_team (&rb, t, &out->team[t]);
         mfit_cap (&ba.kick[t], out->slide.value, ba.period, &out->team[t].kick);
-        mfit_cap (&ca.chip[t], 0, 0, &out->team[t].chip);
+        if (out->has_heights)
+            mfit_cap (&ca.chip[t], 0, 0, &out->team[t].chip);
+        else
+            out->team[t].chip = out->vision.chip[t];
     }
-    mfit_list_t *lists[] = { &ba.slide,   &ba.roll,     &ba.k,        &ba.kick[0], &ba.kick[1], &ca.z_first,
-                             &ca.z_other, &ca.xy_first, &ca.xy_other, &ca.chip[0], &ca.chip[1], &ca.air };
+    mfit_list_t *lists[] = { &ba.slide,    &ba.roll,    &ba.k,        &ba.kick[0],  &ba.kick[1],
+                             &ca.z_first,  &ca.z_other, &ca.xy_first, &ca.xy_other, &ca.chip[0],
+                             &ca.chip[1],  &ca.air,     &va.z_first,  &va.z_other,  &va.xy_first,
+                             &va.xy_other, &va.chip[0], &va.chip[1],  &va.air };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         free (lists[i]->v);
     s_robots_free (&rb);

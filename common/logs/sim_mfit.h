@@ -23,6 +23,19 @@
       fitted for its take-off speed; the next flight's starts at the
       landing, so the vertical damping is vz_out / vz_in and the
       horizontal one the ratio of the flights' ground speeds.
+    - Chip hops from vision alone (sim_mfit_vchip.c). A camera sees a
+      ball at height h above its rest along its ray, on the floor at
+      p = g + (p - c) h / H (g the ground point under the ball, c the
+      camera's nadir, H its height, from the log's geometry). Take-off
+      and landing are kinks of a camera's track (a bounce breaks the
+      image's path); between two, h is a known parabola under gravity,
+      so the detections moved back along their own cameras' rays must
+      lie on one ground line: least squares over the flight's
+      detections tells a flight (and its ground speed) from a stretch
+      that is none, and vz = G (landing - take-off) / 2. The flights
+      feed the same bounce chain as the heights. When the log has
+      heights, those set the keys and the vision-only result is
+      reported beside them.
     - Robot limits. Each robot's position and orientation are fitted with
       a quadratic over +-0.1 s around every sample, giving speed,
       acceleration along the motion, turn rate and its change. A limit is
@@ -80,8 +93,16 @@ typedef struct {
     /* chip hops: kept share of the vertical and horizontal speed at the
        first bounce after a kick and at later ones */
     sim_mfit_param_t z_first, z_other, xy_first, xy_other;
-    int flights;             /* flights seen */
-    bool has_heights;        /* the log gave ball heights at all */
+    int flights;      /* flights seen */
+    bool has_heights; /* the log gave ball heights at all */
+    /* the same from vision alone (sim_mfit_vchip.c), whether or not the
+       log had heights; without heights the keys above are these */
+    struct {
+        sim_mfit_param_t z_first, z_other, xy_first, xy_other;
+        sim_mfit_param_t chip[2]; /* fastest chip seen, [0] yellow, [1] blue */
+        int flights;              /* flights fitted */
+        int cameras;              /* cameras whose position the geometry gave */
+    } vision;
     bool truncated;          /* SIM_MFIT_MAX_SAMPLES reached: the rest was not read */
     sim_mfit_team_t team[2]; /* [0] yellow, [1] blue */
 } sim_mfit_result_t;
@@ -106,6 +127,9 @@ void sim_mfit_add_ball (sim_mfit_t *self, int camera, double t, double x, double
 void sim_mfit_add_height (sim_mfit_t *self, double t, double x, double y, double z);
 void sim_mfit_add_robot (sim_mfit_t *self, int camera, int team, int id, double t, double x, double y,
                          double phi);
+/* A camera's position (m; z its height above the floor), as a geometry
+   packet's derived_camera_world_t* gives it; the latest one counts. */
+void sim_mfit_add_camera (sim_mfit_t *self, int camera, double x, double y, double z);
 
 /* Fit everything so far into *out (self is not changed), holding the
    rolling speed term at `roll_speed_coefficient` (1/s) and taking the

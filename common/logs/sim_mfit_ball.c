@@ -218,12 +218,8 @@ mfit_ball_track (const mfit_pt_t *p, size_t n, const mfit_robots_t *rb, double b
 
 /* ---- chip flights ---------------------------------------------------------- */
 
-typedef struct {
-    double ta, tb, vz_up, vz_down, vxy, x, y; /* take-off, landing; ground speed; take-off point */
-} s_flight_t;
-
 static bool
-s_flight (const mfit_pt_t *p, size_t a, size_t e, double r, s_flight_t *out)
+s_flight (const mfit_pt_t *p, size_t a, size_t e, double r, mfit_flight_t *out)
 {
     size_t n = e - a + 1;
     if (n < 4)
@@ -266,13 +262,36 @@ s_flight (const mfit_pt_t *p, size_t a, size_t e, double r, s_flight_t *out)
     return true;
 }
 
+/* One more flight: a bounce when it takes off where the last one
+   landed (the dampings), else a kick's first flight (a chip's speed
+   when a robot stood at its take-off). */
+void
+mfit_chain_add (mfit_chain_t *ch, const mfit_flight_t *f, const mfit_robots_t *rb, mfit_chip_acc_t *acc)
+{
+    acc->flights++;
+    mfit_list_push (&acc->air, f->ta);
+    mfit_list_push (&acc->air, f->tb);
+    bool bounce = ch->have_prev && fabs (f->ta - ch->prev.tb) < 0.03;
+    if (bounce && ch->prev.vz_down < 0 && ch->prev.vxy > 0.05) {
+        double dz = f->vz_up / -ch->prev.vz_down, dxy = f->vxy / ch->prev.vxy;
+        mfit_list_push (ch->prev_first ? &acc->z_first : &acc->z_other, dz);
+        mfit_list_push (ch->prev_first ? &acc->xy_first : &acc->xy_other, dxy);
+    }
+    if (!bounce) {
+        int tm;
+        if (mfit_nearest_robot (rb, f->ta, f->x, f->y, &tm) <= MFIT_KICKR + 0.05 && tm >= 0)
+            mfit_list_push (&acc->chip[tm], hypot (f->vxy, f->vz_up));
+    }
+    ch->prev_first = !bounce;
+    ch->prev = *f;
+    ch->have_prev = true;
+}
+
 void
 mfit_heights (const mfit_pt_t *p, size_t n, double r, const mfit_robots_t *rb, mfit_chip_acc_t *acc)
 {
     const double air = r + 0.005;
-    bool have_prev = false;
-    bool prev_first = false;
-    s_flight_t prev = { 0 };
+    mfit_chain_t ch = { 0 };
     size_t i = 0;
     while (i < n) {
         if (!(p[i].z > air)) {
@@ -289,28 +308,11 @@ mfit_heights (const mfit_pt_t *p, size_t n, double r, const mfit_robots_t *rb, m
         next = e + 1;
         if (e + 2 < n && p[e + 1].z > air && p[e + 1].z < p[e].z && p[e + 1].z < p[e + 2].z)
             next = e + 2;
-        s_flight_t f;
-        if (s_flight (p, i, e, r, &f)) {
-            acc->flights++;
-            mfit_list_push (&acc->air, f.ta);
-            mfit_list_push (&acc->air, f.tb);
-            /* a bounce: this flight took off where the last one landed */
-            bool bounce = have_prev && fabs (f.ta - prev.tb) < 0.03;
-            if (bounce && prev.vz_down < 0 && prev.vxy > 0.05) {
-                double dz = f.vz_up / -prev.vz_down, dxy = f.vxy / prev.vxy;
-                mfit_list_push (prev_first ? &acc->z_first : &acc->z_other, dz);
-                mfit_list_push (prev_first ? &acc->xy_first : &acc->xy_other, dxy);
-            }
-            if (!bounce) {
-                int tm;
-                if (mfit_nearest_robot (rb, f.ta, f.x, f.y, &tm) <= MFIT_KICKR + 0.05 && tm >= 0)
-                    mfit_list_push (&acc->chip[tm], hypot (f.vxy, f.vz_up));
-            }
-            prev_first = !bounce;
-            prev = f;
-            have_prev = true;
-        } else
-            have_prev = false;
+        mfit_flight_t f;
+        if (s_flight (p, i, e, r, &f))
+            mfit_chain_add (&ch, &f, rb, acc);
+        else
+            ch.have_prev = false;
         i = next;
     }
 }

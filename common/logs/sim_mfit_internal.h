@@ -1,6 +1,7 @@
-/*  sim_mfit_internal.h - what the motion fitter's three files share
-    (private to common/logs/sim_mfit.c: the samples, the numerics and the
-    fit; sim_mfit_ball.c: flat kicks and chip flights; sim_mfit_robot.c:
+/*  sim_mfit_internal.h - what the motion fitter's files share (private
+    to common/logs/sim_mfit.c: the samples, the numerics and the fit;
+    sim_mfit_ball.c: flat kicks and chip flights from heights;
+    sim_mfit_vchip.c: chip flights from vision alone; sim_mfit_robot.c:
     the robots' limits and the kick caps). See sim_mfit.h.
 */
 #ifndef SIM_MFIT_INTERNAL_H_INCLUDED
@@ -21,8 +22,9 @@
 #define MFIT_KICKR    0.25 /* m: a robot this close to a run's start kicked it */
 #define MFIT_WIN      0.1  /* s: half width of a robot sample's quadratic */
 /* faster than any robot moves or turns between two frames: a teleport */
-#define MFIT_JUMP_V 8.0  /* m/s */
-#define MFIT_JUMP_W 40.0 /* rad/s */
+#define MFIT_JUMP_V  8.0  /* m/s */
+#define MFIT_JUMP_W  40.0 /* rad/s */
+#define MFIT_LSQ_MAX 6    /* columns mfit_lsq_wide solves for */
 
 typedef struct {
     double t, x, y, z;
@@ -46,6 +48,9 @@ struct sim_mfit_t {
     mfit_arr_t robot[2][MFIT_IDS]; /* mfit_rs_t */
     double last_x[MFIT_CAMS], last_y[MFIT_CAMS];
     bool has_last[MFIT_CAMS];
+    /* each camera's position from the geometry (m; z its height) */
+    double cam_x[MFIT_CAMS], cam_y[MFIT_CAMS], cam_z[MFIT_CAMS];
+    bool has_cam[MFIT_CAMS];
     size_t samples; /* kept so far, at most SIM_MFIT_MAX_SAMPLES */
     bool truncated;
 };
@@ -76,9 +81,23 @@ typedef struct {
     int flights;
 } mfit_chip_acc_t;
 
+/* One flight between two ground contacts, however it was measured. */
+typedef struct {
+    double ta, tb, vz_up, vz_down, vxy, x, y; /* take-off, landing; ground speed; take-off point */
+} mfit_flight_t;
+
+/* Flights in time order make bounces: the state between two. */
+typedef struct {
+    mfit_flight_t prev;
+    bool have_prev, prev_first;
+} mfit_chain_t;
+
 /* ---- sim_mfit.c: numerics and the robots near the ball ---- */
 void mfit_list_push (mfit_list_t *l, double x);
+int mfit_cmp_t (const void *a, const void *b); /* qsort by a leading double (time) */
+mfit_pt_t *mfit_sorted (const mfit_arr_t *a);  /* a sorted copy to free; NULL when empty or no memory */
 double mfit_lsq (const double *x, const double *y, size_t n, int k, double *beta);
+double mfit_lsq_wide (const double *x, const double *y, size_t n, int k, int stride, double *beta);
 double mfit_nearest_robot (const mfit_robots_t *rb, double t, double x, double y, int *team);
 void mfit_param (const double *v, int n, sim_mfit_param_t *out);
 double mfit_quantile (double *v, size_t n, double q);
@@ -86,6 +105,10 @@ double mfit_quantile (double *v, size_t n, double q);
 /* ---- sim_mfit_ball.c ---- */
 void mfit_ball_track (const mfit_pt_t *p, size_t n, const mfit_robots_t *rb, double b, mfit_ball_acc_t *acc);
 void mfit_heights (const mfit_pt_t *p, size_t n, double r, const mfit_robots_t *rb, mfit_chip_acc_t *acc);
+void mfit_chain_add (mfit_chain_t *ch, const mfit_flight_t *f, const mfit_robots_t *rb, mfit_chip_acc_t *acc);
+
+/* ---- sim_mfit_vchip.c ---- */
+void mfit_vision_chips (const sim_mfit_t *self, const mfit_robots_t *rb, mfit_chip_acc_t *acc);
 
 /* ---- sim_mfit_robot.c ---- */
 void mfit_cap (const mfit_list_t *l, double slide, double period, sim_mfit_param_t *out);

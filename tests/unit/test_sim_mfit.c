@@ -18,6 +18,7 @@
 #include "common/logs/sim_mfit.h"
 #include "engine/physics/phys_ball.h"
 #include "engine/physics/phys_world.h"
+#include "engine/vision/vis_ball.h"
 #include "tests/support/sim_from_config.h"
 
 #define S_FPS 73.3
@@ -165,6 +166,57 @@ Test (sim_mfit, recovers_chip_dampings_from_heights)
     sim_mfit_destroy (&f);
 }
 
+/* Chips seen as a league vision sees them: no heights, each camera
+   putting the ball where its ray meets the floor (the camera model's own
+   projection), two cameras 4 m up at x = -3 and +3 m, each seeing its
+   half of the field, 1 mm of noise. Eight chips at 5 to 6.75 m/s, 46
+   degrees up, across camera 0's half, 1 to 2.5 m from its nadir. */
+Test (sim_mfit, recovers_chip_dampings_from_vision_alone)
+{
+    sim_ball_cfg_t b = s_ball_cfg ();
+    sim_camera_cfg_t cams[2] = { { .id = 0, .x = -3, .y = 0, .z = 4 }, { .id = 1, .x = 3, .y = 0, .z = 4 } };
+    sim_mfit_t *f = sim_mfit_new ();
+    for (int c = 0; c < 2; c++)
+        sim_mfit_add_camera (f, c, cams[c].x, cams[c].y, cams[c].z);
+    s_rng_t rng = { 99 };
+    for (int k = 0; k < 8; k++) {
+        double v = 5 + 0.25 * k, th = 0.8, dir = 1.2 + 0.1 * k;
+        phys_ball_state_t st = { -5 + 0.2 * k,
+                                 -3 + 0.3 * k,
+                                 b.radius,
+                                 v * cos (th) * cos (dir),
+                                 v * cos (th) * sin (dir),
+                                 v * sin (th),
+                                 0,
+                                 0 };
+        /* the ball rests 0.3 s first (the kick is a kink of its image) */
+        double t0 = k * 10.0, lag = 0.4 / S_FPS;
+        for (double t = 0; t < 0.3; t += 1 / S_FPS) {
+            int c = st.x < 0 ? 0 : 1;
+            sim_mfit_add_ball (f, c, t0 + t, st.x + s_gauss (&rng, 0.001), st.y + s_gauss (&rng, 0.001), NAN);
+        }
+        phys_ball_advance (&b, &st, 0, lag);
+        for (double t = 0.3 + lag; t < 3.3; t += 1 / S_FPS) {
+            int c = st.x < 0 ? 0 : 1;
+            double px, py, zp;
+            vis_ball_project (st.x, st.y, st.z, b.radius, &cams[c], &px, &py, &zp);
+            sim_mfit_add_ball (f, c, t0 + t, px + s_gauss (&rng, 0.001), py + s_gauss (&rng, 0.001), NAN);
+            phys_ball_advance (&b, &st, 0, 1 / S_FPS);
+        }
+    }
+    sim_mfit_result_t r;
+    sim_mfit_fit (f, b.roll_speed_coefficient, b.radius, &r);
+    cr_expect (!r.has_heights);
+    cr_expect_eq (r.vision.cameras, 2);
+    cr_log_info ("vision: %d flights; z %g %g xy %g %g (%d %d)", r.vision.flights, r.z_first.value,
+                 r.z_other.value, r.xy_first.value, r.xy_other.value, r.z_first.events, r.z_other.events);
+    s_expect ("z first", &r.z_first, 0.52, 0.02);
+    s_expect ("z other", &r.z_other, 0.45, 0.02);
+    s_expect ("xy first", &r.xy_first, 0.78, 0.02);
+    s_expect ("xy other", &r.xy_other, 0.9, 0.02);
+    sim_mfit_destroy (&f);
+}
+
 /* Blue 0 drives to and fro and blue 1 turns, each at its limits, in the
    physics core with the ideal drive; their poses seen at the vision rate. */
 Test (sim_mfit, recovers_robot_limits_from_driving_and_turning)
@@ -248,11 +300,19 @@ Test (sim_mfit, bad_input_is_refused_and_changes_nothing)
     sim_mfit_add_robot (f, 0, 0, 16, 0, 0, 0, 0);
     sim_mfit_add_robot (f, 0, 1, 0, 0, INFINITY, 0, 0);
     sim_mfit_add_height (f, 0, 0, 0, NAN);
+    /* a camera out of range, below the floor, or not a number */
+    sim_mfit_add_camera (f, 16, 0, 0, 4);
+    sim_mfit_add_camera (f, -1, 0, 0, 4);
+    sim_mfit_add_camera (f, 0, 0, 0, 0);
+    sim_mfit_add_camera (f, 1, NAN, 0, 4);
+    sim_mfit_add_camera (f, 2, 0, 0, INFINITY);
     sim_mfit_result_t r;
     sim_mfit_fit (f, 0.045, 0.0215, &r);
     cr_expect_eq (r.runs, 0);
     cr_expect_eq (r.team[0].robots + r.team[1].robots, 0);
     cr_expect (!r.has_heights);
     cr_expect (!r.truncated);
+    cr_expect_eq (r.vision.cameras, 0);
+    cr_expect_eq (r.vision.flights, 0);
     sim_mfit_destroy (&f);
 }
