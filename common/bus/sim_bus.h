@@ -48,6 +48,13 @@
    to its end (docs/logs.md): vision, replaying, closes its log and ends. */
 #define SIM_BUS_REPLAY_END_STEP UINT64_MAX
 
+/* A Request id with this bit set asks to be applied at most once: physics
+   remembers the newest such ids (the restart journal's included, so a
+   restarted physics remembers what its predecessor applied) and answers a
+   repeat without applying it again. The gateway's ids carry it, so it can
+   hand what a killed physics left unanswered to the next one. */
+#define SIM_BUS_ID_ONCE (1ull << 63)
+
 /* The per-user runtime directory ($XDG_RUNTIME_DIR/ssl-sim or
    /tmp/ssl-sim-UID, plus /N with a port offset N), created mode 0700.
    One that exists already is used only when it is a directory (not a

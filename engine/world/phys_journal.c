@@ -463,3 +463,13 @@ phys_journal_reached (phys_journal_t *self, const phys_world_t *world)
     self->promised = frame + s_lead_frames (world);
     return s_append (self, s_mark_at (self, 0, world, self->promised), "cannot append a mark");
 }
+
+int
+phys_journal_promise (phys_journal_t *self, const phys_world_t *world, uint64_t substeps)
+{
+    uint64_t end = phys_world_frame (world) + substeps;
+    if (end <= self->promised)
+        return 0;
+    self->promised = end;
+    return s_append (self, s_mark_at (self, 0, world, end), "cannot append a mark");
+}

@@ -127,6 +127,16 @@ int phys_journal_input_wire (phys_journal_t *self, const phys_world_t *world, co
    PHYS_JOURNAL_LEAD_NS ahead. Returns 0, or -1 as phys_journal_input. */
 int phys_journal_reached (phys_journal_t *self, const phys_world_t *world);
 
+/* Append a mark promising exactly `substeps` past `world`'s current
+   substep (0: that substep), when it is beyond what is promised: call it
+   before anything about those substeps is published. A writer given
+   these instead of phys_journal_reached promises no sim time that was not
+   published: the restart journal, so a physics killed -9 resumes where
+   its vision last saw it, not up to PHYS_JOURNAL_LEAD_NS ahead (a jump
+   vision numbers as if no time had passed, and a --journal replay does
+   not make). Returns 0, or -1 as phys_journal_input. */
+int phys_journal_promise (phys_journal_t *self, const phys_world_t *world, uint64_t substeps);
+
 /* Append a record of `kind` (PHYS_JOURNAL_CONFIG, _SOURCE or _EPOCH) holding
    `len` bytes of `payload` at `world`'s current substep. Returns 0, or -1
    as phys_journal_input. */

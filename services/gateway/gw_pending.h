@@ -2,6 +2,15 @@
     for a sync step, for vision): what each datagram asked, where its
     answer goes, until when to wait, and what has come back so far.
 
+    A request's bus id carries SIM_BUS_ID_ONCE (physics applies it at most
+    once) and starts, per table, from the wall clock, so a restarted
+    gateway never reuses an id physics still remembers.
+
+    A plain request (a command or a RobotControl) keeps its bus Request
+    and is handed to physics again while it waits for an answer: a
+    physics killed before it answered leaves it to its successor, which
+    applies it unless its predecessor did (SIM_BUS_ID_ONCE), and answers.
+
     A request's bus id is chosen so that id % capacity is its slot: finding
     the request of a reply costs one lookup, and an id that is no longer
     pending (answered, forgotten, or never ours) finds nothing.
@@ -47,6 +56,12 @@ typedef struct {
     int64_t give_up_us; /* sync: waiting for physics to read ends here */
     size_t answer_cap;  /* largest answer its source may get (sim_trust_cap; gw_pending_add: SIZE_MAX) */
     bool first;         /* its source's first datagram on the port: its answer is never lost */
+    /* plain only: the bus Request as sent (owned; NULL: none kept), handed
+       to physics again while unanswered (gw_pending_resend_due) */
+    uint8_t *resend;
+    size_t resend_len;
+    int64_t resend_gap_us; /* until the next hand-over */
+    int64_t final_us;      /* answered UNAVAILABLE then */
     /* sync only */
     bool frames_done;
     bool team_robot_control;     /* robot_control on a team port: a response always exists */
@@ -80,6 +95,20 @@ gw_admit_t gw_pending_admit (const gw_pending_t *self, gw_port_kind_t port, cons
    (counted by reason) or out of memory. */
 gw_request_t *gw_pending_add (gw_pending_t *self, gw_req_kind_t kind, gw_port_kind_t port,
                               const struct sockaddr_in *from, int64_t deadline_us);
+
+/* Plain request req keeps `bus` (packed) to hand it to physics again,
+   first after GW_RESEND_FIRST_US from `now_us`, then at twice the
+   interval each time, answered UNAVAILABLE at `final_us`: its deadline is
+   the nearer one. Returns 0, or -1 when out of memory (then it is only
+   answered UNAVAILABLE at final_us). */
+#define GW_RESEND_FIRST_US 150000
+int gw_pending_keep_request (gw_pending_t *self, gw_request_t *req, const Simbus__Request *bus,
+                             int64_t now_us, int64_t final_us);
+
+/* Inside gw_pending_expire's callback, for a plain request whose deadline
+   came: true when it is to be handed to physics again now (its deadline
+   moved to the next hand-over or final_us), false when its time is up. */
+bool gw_pending_resend_due (gw_request_t *req, int64_t now_us);
 
 /* The pending request with bus id `id`, or NULL. */
 gw_request_t *gw_pending_find (gw_pending_t *self, uint64_t id);

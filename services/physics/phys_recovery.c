@@ -29,6 +29,57 @@ phys_recovery_checkpoint (phys_service_t *self)
         phys_journal_start (self->journal, seq, self->world);
 }
 
+static void
+s_once_add (phys_service_t *self, uint64_t id)
+{
+    self->once_ids[self->once_next] = id;
+    self->once_next = (self->once_next + 1) % PHYS_ONCE_KEEP;
+}
+
+bool
+phys_recovery_repeat (phys_service_t *self, const Simbus__Request *req)
+{
+    if (!(req->id & SIM_BUS_ID_ONCE))
+        return false;
+    for (size_t i = 0; i < PHYS_ONCE_KEEP; i++)
+        if (self->once_ids[i] == req->id)
+            return true;
+    s_once_add (self, req->id);
+    return false;
+}
+
+typedef struct {
+    phys_service_t *self;
+    uint64_t seq; /* inputs before it are in the checkpoint */
+} s_once_read_t;
+
+static bool
+s_once_record (void *arg, const phys_journal_record_t *rec)
+{
+    s_once_read_t *r = arg;
+    if (rec->kind != PHYS_JOURNAL_INPUT || rec->seq < r->seq)
+        return true;
+    Simbus__Request *req = simbus__request__unpack (NULL, rec->payload_len, rec->payload);
+    if (req) {
+        if (req->id & SIM_BUS_ID_ONCE)
+            s_once_add (r->self, req->id);
+        simbus__request__free_unpacked (req, NULL);
+    }
+    return true;
+}
+
+/* The ids the replayed inputs asked to be applied once under: a request
+   the predecessor applied but died before answering is then answered,
+   not applied again, when its sender hands it over once more. The
+   inputs before the checkpoint were answered before it was written. */
+static void
+s_once_resume (phys_service_t *self, const char *path, uint64_t seq)
+{
+    s_once_read_t r = { self, seq };
+    phys_journal_header_t header;
+    phys_journal_read (path, self->run_key, &header, s_once_record, &r);
+}
+
 /* The inputs the journal holds after the checkpoint, applied again as
    they were; the configuration serial counts the changes they made, as
    it did the first time. Returns the number of the next input. */
@@ -73,6 +124,7 @@ phys_recovery_resume (phys_service_t *self, const sim_config_t *own)
     sim_info ("resumed from checkpoint: sim %.3fs, %d robots, config serial %llu",
               (double) phys_world_time_ns (world) / 1e9, phys_world_robot_count (world),
               (unsigned long long) meta.serial);
+    s_once_resume (self, journal, meta.journal_seq);
     self->journal = phys_journal_new (journal, self->run_key, s_replay (self, journal, meta.journal_seq));
 }
 

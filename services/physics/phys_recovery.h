@@ -41,4 +41,11 @@ int phys_recovery_open_journal (phys_service_t *self, bool resumed);
 void phys_recovery_journal (phys_service_t *self, const Simbus__Request *req, const void *wire,
                             size_t wire_len);
 
+/* Whether req is a repeat of one already applied: its id asks to be
+   applied once (SIM_BUS_ID_ONCE) and is among the newest PHYS_ONCE_KEEP
+   such ids applied, by this process or (read back from the restart
+   journal at resume) by the one before it. Otherwise its id, if it asks,
+   is remembered from now on. A repeat is answered, not applied. */
+bool phys_recovery_repeat (phys_service_t *self, const Simbus__Request *req);
+
 #endif

@@ -26,6 +26,7 @@
 #define PHYS_STATUS_PERIOD_US 1000000 /* status line */
 #define PHYS_HOLD_US          5000000 /* --journal: the clock waits this long for vision */
 #define PHYS_HELD_MAX         64      /* requests kept while the clock waits for vision */
+#define PHYS_ONCE_KEEP        4096    /* request ids remembered for SIM_BUS_ID_ONCE */
 
 typedef struct {
     sim_config_t cfg;
@@ -46,6 +47,11 @@ typedef struct {
        with the same records (docs/logs.md). */
     phys_journal_t *user_journal;
     char last_source[64];
+
+    /* the newest request ids applied that asked to be applied once
+       (SIM_BUS_ID_ONCE; phys_recovery_repeat): a ring, 0 = empty */
+    uint64_t once_ids[PHYS_ONCE_KEEP];
+    size_t once_next;
 
     /* `ssl-sim replay`: the inputs come from a journal, not the bus */
     phys_replay_t *replay;
