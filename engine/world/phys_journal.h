@@ -145,9 +145,14 @@ int phys_journal_note (phys_journal_t *self, const phys_world_t *world, phys_jou
 
 /* Go on appending to the journal already at the writer's path (a
    restarted physics continuing a --journal file) instead of starting a
-   new one; what `world` has reached counts as promised. Returns 0, or -1
-   when there is no such file (then call phys_journal_start). */
-int phys_journal_reopen (phys_journal_t *self, const phys_world_t *world);
+   new one; what `world` has reached counts as promised. A torn record at
+   its end (a process killed in the middle of a write) is cut off. The
+   number the file's next input takes (past its last one) goes to
+   *next_seq (NULL: not wanted): below the writer's, the file lacks
+   inputs the run applied (phys_journal_copy_input). Returns 0, or -1 when
+   there is no such file or it cannot be written (then call
+   phys_journal_start). */
+int phys_journal_reopen (phys_journal_t *self, const phys_world_t *world, uint64_t *next_seq);
 
 /* The number of the next input (inputs recorded so far, counting from
    the first journal of the run). */
@@ -195,6 +200,22 @@ int phys_journal_read (const char *path, const char *key, phys_journal_header_t 
    file is open, and what reads a journal held in memory (fmemopen). */
 int phys_journal_read_stream (FILE *f, const char *name, const char *key, phys_journal_header_t *header,
                               phys_journal_fn *fn, void *arg);
+
+/* Append the input record `rec`, read from another journal of the run
+   (the restart journal), as it is there: its number, substep, sim and
+   wall time and bytes. What a continued --journal file lacks of what the
+   restart journal holds (a physics killed between the two writes of an
+   input), taken in order before anything else is appended. Returns 0, or
+   -1 as phys_journal_input (also for a record that is not an input). */
+int phys_journal_copy_input (phys_journal_t *self, const phys_journal_record_t *rec);
+
+/* The end of the last whole record of the journal at `path` (key NULL:
+   of any run) into *end, and the number its next input takes into
+   *next_seq (past its last input, or the header's base when it holds
+   none). Cheap for a file of any length that ends with a whole record
+   (read from the end); a torn end is read from the front. Returns 0, or
+   -1 as phys_journal_read. */
+int phys_journal_tail (const char *path, const char *key, uint64_t *end, uint64_t *next_seq);
 
 /* What a replay did. */
 typedef struct {

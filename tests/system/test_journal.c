@@ -501,11 +501,14 @@ Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
     sim_lab_sh ("rm -rf '%s'", files.dir);
 }
 
-/* Every input of the journal at `path` with its bus id: ids[] (up to cap),
-   returns how many. */
+/* Every input of a journal with its bus id (ids[], up to cap; n of
+   them), and how many inputs are not numbered one past the one before
+   (gaps): a --journal file that lacks an input the run applied. */
 typedef struct {
     uint64_t *ids;
     size_t n, cap;
+    uint64_t next_seq;
+    size_t gaps;
 } s_ids_t;
 
 static bool
@@ -516,6 +519,12 @@ s_collect_id (void *arg, const phys_journal_record_t *rec)
         return true;
     Simbus__Request *req = simbus__request__unpack (NULL, rec->payload_len, rec->payload);
     cr_assert_not_null (req, "an input that is not a Request");
+    if (rec->seq != ids->next_seq) {
+        cr_log_warn ("input %llu follows input %llu", (unsigned long long) rec->seq,
+                     (unsigned long long) ids->next_seq - 1);
+        ids->gaps++;
+    }
+    ids->next_seq = rec->seq + 1;
     if (ids->n < ids->cap)
         ids->ids[ids->n++] = req->id;
     simbus__request__free_unpacked (req, NULL);
@@ -560,24 +569,30 @@ Test (journal, a_command_in_flight_at_a_kill_is_applied_once, .timeout = 180)
         sim_msg_robot_tp_t tp;
         SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
         sim_msg_robot_xy (&tp.tr, -1.0 + 0.3 * i, 0.2);
+        int64_t sent = sim_test_now_ms ();
         cr_assert_eq (sim_test_send (f.fd, f.proc.control_port, &cmd->base), 0);
         int old = sim_fixture_signal (&f, "physics", SIGKILL);
         cr_assert_gt (old, 0, "physics was not running, or did not die");
         cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, S_WAIT_MS), 0, "physics not restarted");
+        int64_t back = sim_test_now_ms () - sent;
         uint8_t buf[4096];
         ssize_t n = sim_test_recv (f.fd, buf, sizeof buf, 8000);
         cr_assert_geq (n, 0, "kill %d: the teleport got no answer", i + 1);
         SimulatorResponse *r = simulator_response__unpack (NULL, (size_t) n, buf);
         cr_assert_not_null (r);
-        cr_expect_eq (r->n_errors, 0, "kill %d: the teleport was answered with an error", i + 1);
+        cr_expect_eq (r->n_errors, 0,
+                      "kill %d: the teleport was answered %s after %lld ms, physics back after %lld ms",
+                      i + 1, r->n_errors && r->errors[0]->code ? r->errors[0]->code : "with an error",
+                      (long long) (sim_test_now_ms () - sent), (long long) back);
         simulator_response__free_unpacked (r, NULL);
     }
     cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
     uint64_t store[4096];
-    s_ids_t ids = { store, 0, 4096 };
+    s_ids_t ids = { store, 0, 4096, 0, 0 };
     phys_journal_header_t header;
     cr_assert_geq (phys_journal_read (files.journal, NULL, &header, s_collect_id, &ids), 0);
     cr_expect_geq (ids.n, KILLS + 1, "the journal holds %zu inputs for %d teleports", ids.n, KILLS + 1);
+    cr_expect_eq (ids.gaps, 0, "the journal lacks inputs the run applied at %zu places", ids.gaps);
     size_t twice = 0;
     for (size_t i = 0; i < ids.n; i++)
         for (size_t j = i + 1; j < ids.n; j++)
