@@ -170,6 +170,12 @@ s_resend (gw_service_t *self, const gw_request_t *p)
 }
 
 static void
+s_resend_kept (void *arg, gw_request_t *p)
+{
+    s_resend (arg, p);
+}
+
+static void
 s_handle_datagram (gw_service_t *self, gw_port_kind_t port, size_t len, const struct sockaddr_in *from)
 {
     gw_datagram_t d;
@@ -301,6 +307,10 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
         return true;
     case SIMBUS__ENVELOPE__BODY_CONFIG:
         sim_bus_config_decode (env->config, &self->own, &self->cfg, &self->config_serial);
+        /* physics speaks (a restarted one first of all): the commands a
+           killed one left unanswered go to it now, not at the next
+           hand-over, which may come after the last (gw_pending.h) */
+        gw_pending_each_kept (self->pending, zclock_usecs () - GW_RESEND_FIRST_US, s_resend_kept, self);
         return false;
     default:
         return false;

@@ -254,6 +254,7 @@ gw_pending_keep_request (gw_pending_t *self, gw_request_t *req, const Simbus__Re
                          int64_t final_us)
 {
     req->final_us = final_us;
+    req->kept_us = now_us;
     int64_t first = now_us + GW_RESEND_FIRST_US;
     gw_pending_set_deadline (self, req, first < final_us ? first : final_us);
     size_t len = simbus__request__get_packed_size (bus);
@@ -274,6 +275,17 @@ gw_pending_resend_due (gw_request_t *req, int64_t now_us)
     int64_t next = now_us + req->resend_gap_us;
     req->deadline_us = next < req->final_us ? next : req->final_us;
     return true;
+}
+
+void
+gw_pending_each_kept (gw_pending_t *self, int64_t before_us, gw_pending_fn *fn, void *arg)
+{
+    for (int i = 0, seen = 0; i < self->capacity && seen < self->count; i++) {
+        gw_request_t *r = &self->slots[i];
+        seen += r->used;
+        if (r->used && r->resend && r->kept_us < before_us)
+            fn (arg, r);
+    }
 }
 
 void

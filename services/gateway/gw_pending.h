@@ -6,10 +6,14 @@
     once) and starts, per table, from the wall clock, so a restarted
     gateway never reuses an id physics still remembers.
 
-    A plain request (a command or a RobotControl) keeps its bus Request
-    and is handed to physics again while it waits for an answer: a
-    physics killed before it answered leaves it to its successor, which
-    applies it unless its predecessor did (SIM_BUS_ID_ONCE), and answers.
+    A plain command keeps its bus Request and is handed to physics again
+    while it waits for an answer: a physics killed before it answered
+    leaves it to its successor, which applies it unless its predecessor
+    did (SIM_BUS_ID_ONCE), and answers. It goes again on a schedule (for a
+    physics that is slow, or whose copy was lost with it) and at once when
+    physics speaks after the first hand-over was due (a restarted one
+    publishes its configuration as soon as the gateway is subscribed), so
+    a physics back at any time before the answer's limit gets it.
 
     A request's bus id is chosen so that id % capacity is its slot: finding
     the request of a reply costs one lookup, and an id that is no longer
@@ -62,6 +66,7 @@ typedef struct {
     size_t resend_len;
     int64_t resend_gap_us; /* until the next hand-over */
     int64_t final_us;      /* answered UNAVAILABLE then */
+    int64_t kept_us;       /* when it came in */
     /* sync only */
     bool frames_done;
     bool team_robot_control;     /* robot_control on a team port: a response always exists */
@@ -134,6 +139,12 @@ typedef void (gw_pending_fn) (void *arg, gw_request_t *req);
    setting req->deadline_us is enough). */
 void gw_pending_set_deadline (gw_pending_t *self, gw_request_t *req, int64_t deadline_us);
 int64_t gw_pending_expire (gw_pending_t *self, int64_t now_us, gw_pending_fn *fn, void *arg);
+
+/* Call fn (arg, req) for every plain request kept for a hand-over that
+   came in before `before_us` (fn must not release it): what a physics
+   that just spoke (a restarted one's first configuration) gets at once,
+   not at the next hand-over, which may come after the last one. */
+void gw_pending_each_kept (gw_pending_t *self, int64_t before_us, gw_pending_fn *fn, void *arg);
 
 /* Requests pending, and adds refused (for any reason). */
 int gw_pending_count (const gw_pending_t *self);

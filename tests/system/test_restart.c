@@ -397,6 +397,38 @@ Test (restart, physics_kill9_with_a_command_in_flight_answers_and_applies_it, .t
     s_stop (&f);
 }
 
+/* A teleport sent to a physics that hangs (SIGSTOP) and is then killed
+   -9 after the gateway's last scheduled hand-over (2.25 s after it came
+   in): every copy went to the hung process and died with it. The new
+   physics is back well before the gateway's 4 s limit, and the gateway
+   hands the command over when it hears from it (its configuration), so
+   the client gets OK and the robot moves, not UNAVAILABLE. */
+Test (restart, physics_back_after_the_last_hand_over_still_gets_the_command, .timeout = 120)
+{
+    sim_fixture_t f;
+    s_start (&f, NULL);
+    int stopped = sim_fixture_signal (&f, "physics", SIGSTOP);
+    cr_assert_gt (stopped, 0);
+    cr_assert_eq (sim_lab_wait_stopped (stopped, 2000), 0, "physics did not stop");
+    int64_t t0 = sim_test_now_ms ();
+    s_send_teleport (f.fd, f.proc.control_port, 1.3, -0.7);
+    char code[64] = "";
+    /* past the last hand-over: nothing can answer a hung physics' command */
+    cr_assert_eq (s_answer (f.fd, 2400, code, sizeof code), -1, "an answer (%s) from a hung physics", code);
+    s_kill9 (&f, "physics");
+    int now = sim_fixture_wait_service (&f, "physics", stopped, RESTART_WAIT_MS);
+    int64_t back_ms = sim_test_now_ms () - t0;
+    cr_assert_gt (now, 0, "physics was not restarted");
+    int answer = s_answer (f.fd, 8000, code, sizeof code);
+    cr_expect_eq (answer, 1, "answer %d (%s) after %lld ms, physics back after %lld ms", answer, code,
+                  (long long) (sim_test_now_ms () - t0), (long long) back_ms);
+    if (answer == 1) {
+        s_drain (f.vision);
+        cr_expect (sim_test_sees_blue0 (f.vision, 1.3, -0.7, 5000), "answered OK, but blue 0 never moved");
+    }
+    s_stop (&f);
+}
+
 /* ---- single-process: a new thread, or a clear refusal (issue 23) -------- */
 
 /* A user's single-process simulator: --single-process and nothing else
