@@ -49,9 +49,10 @@
 #define SIM_BUS_REPLAY_END_STEP UINT64_MAX
 
 /* A Request id with this bit set asks to be applied at most once: physics
-   remembers the newest such ids (the restart journal's included, so a
-   restarted physics remembers what its predecessor applied) and answers a
-   repeat without applying it again. The gateway's ids carry it, so it can
+   remembers the newest such ids, keeps them in its checkpoint and reads
+   them back with the restart journal's (so every later physics of the run
+   remembers what an earlier one applied), and answers a repeat without
+   applying it again. The gateway's ids carry it, so it can
    hand what a killed physics left unanswered to the next one. */
 #define SIM_BUS_ID_ONCE (1ull << 63)
 
