@@ -54,6 +54,14 @@
    a vision that had only ever seen the new timeline would. */
 #define SIM_BUS_REPLAY_SEEK_STEP (UINT64_MAX - 1)
 
+/* A Request id with this bit set asks to be applied at most once: physics
+   remembers the newest such ids, keeps them in its checkpoint and reads
+   them back with the restart journal's (so every later physics of the run
+   remembers what an earlier one applied), and answers a repeat without
+   applying it again. The gateway's ids carry it, so it can
+   hand what a killed physics left unanswered to the next one. */
+#define SIM_BUS_ID_ONCE (1ull << 63)
+
 /* The per-user runtime directory ($XDG_RUNTIME_DIR/ssl-sim or
    /tmp/ssl-sim-UID, plus /N with a port offset N), created mode 0700.
    One that exists already is used only when it is a directory (not a

@@ -3,12 +3,13 @@
     File layout (host byte order; the image is only meaningful to the same
     build anyway):
         "SSLSIMCK"  u32 format  u32 image size  u64 config serial
-        u32 rig generation  u32 key length  u32 ini length  u32 0
+        u32 rig generation  u32 key length  u32 ini length  u32 id count
         u64 journal sequence
-        key bytes  ini bytes  world image  u64 FNV-1a of all the above
+        key bytes  ini bytes  world image  u64 ids[id count]
+        u64 FNV-1a of all the above
 
-    Format 2 added the journal sequence (format 1 files are refused as
-    from another build, which they are).
+    Format 2 added the journal sequence, format 3 the once-only request
+    ids (older files are refused as from another build, which they are).
 
     The world image is the core's own (phys_world_save / phys_world_load,
     which also checks the image's consistency); this file adds the run key,
@@ -28,14 +29,14 @@
 #include "common/base/sim_log.h"
 
 #define CK_MAGIC     "SSLSIMCK"
-#define CK_FORMAT    2u
+#define CK_FORMAT    3u
 #define CK_MAX_BYTES (64u << 20)
 
 typedef struct {
     char magic[8];
     uint32_t format, image_size;
     uint64_t serial;
-    uint32_t rig_generation, key_len, ini_len, pad;
+    uint32_t rig_generation, key_len, ini_len, once_count;
     uint64_t journal_seq;
 } ck_header_t;
 
@@ -64,7 +65,7 @@ int
 phys_checkpoint_save (const char *path, const char *key, const phys_world_t *world, const sim_config_t *cfg,
                       uint64_t serial)
 {
-    phys_checkpoint_meta_t meta = { .serial = serial, .journal_seq = 0 };
+    phys_checkpoint_meta_t meta = { .serial = serial };
     return phys_checkpoint_write (path, key, world, cfg, &meta);
 }
 
@@ -72,6 +73,10 @@ int
 phys_checkpoint_write (const char *path, const char *key, const phys_world_t *world, const sim_config_t *cfg,
                        const phys_checkpoint_meta_t *meta)
 {
+    if (meta->once_count > PHYS_CHECKPOINT_ONCE_MAX || (meta->once_count && !meta->once_ids)) {
+        sim_warn ("checkpoint: %zu once-only ids, more than %u", meta->once_count, PHYS_CHECKPOINT_ONCE_MAX);
+        return -1;
+    }
     char *ini = sim_config_dump (cfg, false);
     size_t image_size = phys_world_image_size ();
     void *image = malloc (image_size);
@@ -87,6 +92,7 @@ phys_checkpoint_write (const char *path, const char *key, const phys_world_t *wo
                       .rig_generation = cfg->rig_generation,
                       .key_len = (uint32_t) strlen (key),
                       .ini_len = (uint32_t) strlen (ini),
+                      .once_count = (uint32_t) meta->once_count,
                       .journal_seq = meta->journal_seq };
     memcpy (h.magic, CK_MAGIC, sizeof h.magic);
 
@@ -104,6 +110,8 @@ phys_checkpoint_write (const char *path, const char *key, const phys_world_t *wo
     rc |= s_write_all (f, key, h.key_len, &hash);
     rc |= s_write_all (f, ini, h.ini_len, &hash);
     rc |= s_write_all (f, image, image_size, &hash);
+    if (h.once_count)
+        rc |= s_write_all (f, meta->once_ids, h.once_count * sizeof *meta->once_ids, &hash);
     rc |= fwrite (&hash, sizeof hash, 1, f) == 1 ? 0 : -1;
     /* the data must be on disk before the rename makes it the checkpoint */
     rc |= fflush (f);
@@ -122,7 +130,7 @@ phys_checkpoint_write (const char *path, const char *key, const phys_world_t *wo
 phys_world_t *
 phys_checkpoint_load (const char *path, const char *key, sim_config_t *cfg, uint64_t *serial)
 {
-    phys_checkpoint_meta_t meta;
+    phys_checkpoint_meta_t meta = { .once_ids = NULL };
     phys_world_t *world = phys_checkpoint_read (path, key, cfg, &meta);
     if (world)
         *serial = meta.serial;
@@ -154,8 +162,10 @@ phys_checkpoint_read (const char *path, const char *key, sim_config_t *cfg, phys
         why = "from another build";
         goto done;
     }
-    size_t body = sizeof h + (size_t) h.key_len + (size_t) h.ini_len + h.image_size;
-    if (h.key_len > 4096 || h.ini_len > CK_MAX_BYTES || body + 8 != size)
+    size_t ids_len = (size_t) h.once_count * sizeof (uint64_t);
+    size_t body = sizeof h + (size_t) h.key_len + (size_t) h.ini_len + h.image_size + ids_len;
+    if (h.key_len > 4096 || h.ini_len > CK_MAX_BYTES || h.once_count > PHYS_CHECKPOINT_ONCE_MAX
+        || body + 8 != size)
         goto done;
     uint64_t want;
     memcpy (&want, data + body, sizeof want);
@@ -189,6 +199,9 @@ phys_checkpoint_read (const char *path, const char *key, sim_config_t *cfg, phys
     *cfg = loaded;
     meta->serial = h.serial;
     meta->journal_seq = h.journal_seq;
+    meta->once_count = meta->once_ids ? h.once_count : 0;
+    if (meta->once_count)
+        memcpy (meta->once_ids, image + h.image_size, ids_len);
     world = copy;
     why = NULL;
 done:

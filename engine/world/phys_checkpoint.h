@@ -13,7 +13,11 @@
 
     A checkpoint also says how many inputs were journaled before it
     (phys_journal.h): the journal beside it replays the inputs from that
-    number on.
+    number on. It also keeps the ids of the newest requests applied that
+    asked to be applied at most once (SIM_BUS_ID_ONCE): the journal after
+    it names only those applied since, and every later physics of the run
+    must still know the earlier ones to answer a repeat without applying
+    it.
 */
 #ifndef PHYS_CHECKPOINT_H_INCLUDED
 #define PHYS_CHECKPOINT_H_INCLUDED
@@ -24,10 +28,19 @@
 #include "common/config/sim_config.h"
 #include "engine/physics/phys_world.h"
 
+/* The most once-only request ids a checkpoint holds. */
+#define PHYS_CHECKPOINT_ONCE_MAX 4096u
+
 /* What a checkpoint carries besides the world and the configuration. */
 typedef struct {
     uint64_t serial;      /* of the effective configuration */
     uint64_t journal_seq; /* inputs journaled before it: the first one a replay applies */
+    /* the once-only request ids applied so far, oldest first: written
+       from once_ids[once_count] (borrowed; NULL with a count of 0: none);
+       read into once_ids (room for PHYS_CHECKPOINT_ONCE_MAX, NULL: not
+       wanted), once_count set */
+    uint64_t *once_ids;
+    size_t once_count;
 } phys_checkpoint_meta_t;
 
 /* Write `world` with its effective configuration `cfg` and `serial` to
@@ -38,7 +51,8 @@ int phys_checkpoint_save (const char *path, const char *key, const phys_world_t 
                           const sim_config_t *cfg, uint64_t serial);
 
 /* phys_checkpoint_save with the whole *meta (save is this with a journal
-   sequence of 0). Returns 0 or -1 (logged). */
+   sequence of 0 and no ids). Returns 0, or -1 (logged; also for more than
+   PHYS_CHECKPOINT_ONCE_MAX ids). */
 int phys_checkpoint_write (const char *path, const char *key, const phys_world_t *world,
                            const sim_config_t *cfg, const phys_checkpoint_meta_t *meta);
 
@@ -50,7 +64,8 @@ int phys_checkpoint_write (const char *path, const char *key, const phys_world_t
    corrupt or from another build (the reason logged at INFO/WARN). */
 phys_world_t *phys_checkpoint_load (const char *path, const char *key, sim_config_t *cfg, uint64_t *serial);
 
-/* phys_checkpoint_load that fills the whole *meta. */
+/* phys_checkpoint_load that fills the whole *meta (its once_ids as the
+   caller set it, see phys_checkpoint_meta_t). */
 phys_world_t *phys_checkpoint_read (const char *path, const char *key, sim_config_t *cfg,
                                     phys_checkpoint_meta_t *meta);
 

@@ -434,24 +434,49 @@ phys_journal_note (phys_journal_t *self, const phys_world_t *world, phys_journal
 }
 
 int
-phys_journal_reopen (phys_journal_t *self, const phys_world_t *world)
+phys_journal_reopen (phys_journal_t *self, const phys_world_t *world, uint64_t *next_seq)
 {
+    uint64_t end, next;
+    if (phys_journal_tail (self->path, NULL, &end, &next) != 0)
+        return -1;
     int fd = open (self->path, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd < 0)
         return -1;
     struct stat st;
-    if (fstat (fd, &st) != 0 || st.st_size < JL_HEADER) {
+    if (fstat (fd, &st) != 0 || (uint64_t) st.st_size < end
+        || ((uint64_t) st.st_size > end && ftruncate (fd, (off_t) end) != 0)) {
         close (fd);
         return -1;
     }
+    if ((uint64_t) st.st_size > end)
+        sim_warn ("journal %s: cut off a torn record at its end (%llu bytes)", self->path,
+                  (unsigned long long) ((uint64_t) st.st_size - end));
     if (self->fd >= 0)
         close (self->fd);
     self->fd = fd;
-    self->size = st.st_size;
+    self->size = (off_t) end;
     if (self->promised < phys_world_frame (world))
         self->promised = phys_world_frame (world);
     self->failing = false;
+    if (next_seq)
+        *next_seq = next;
     return 0;
+}
+
+int
+phys_journal_copy_input (phys_journal_t *self, const phys_journal_record_t *rec)
+{
+    if (rec->kind != PHYS_JOURNAL_INPUT || rec->payload_len > JL_PAYLOAD_MAX
+        || s_reserve (self, JL_RECORD + rec->payload_len + JL_SUM)) {
+        errno = EMSGSIZE;
+        return s_failed (self, "cannot copy an input");
+    }
+    memcpy (self->buf + JL_RECORD, rec->payload, rec->payload_len);
+    size_t len =
+        s_record (self->buf, PHYS_JOURNAL_INPUT, rec->seq, rec->frame, rec->time_ns, rec->payload_len);
+    jl_put (self->buf + 32, (uint64_t) rec->wall_us, 8); /* when it was written first */
+    jl_seal (self->buf, len - JL_SUM);
+    return s_append (self, len, "cannot copy an input");
 }
 
 int
@@ -462,4 +487,14 @@ phys_journal_reached (phys_journal_t *self, const phys_world_t *world)
         return 0;
     self->promised = frame + s_lead_frames (world);
     return s_append (self, s_mark_at (self, 0, world, self->promised), "cannot append a mark");
+}
+
+int
+phys_journal_promise (phys_journal_t *self, const phys_world_t *world, uint64_t substeps)
+{
+    uint64_t end = phys_world_frame (world) + substeps;
+    if (end <= self->promised)
+        return 0;
+    self->promised = end;
+    return s_append (self, s_mark_at (self, 0, world, end), "cannot append a mark");
 }

@@ -127,6 +127,16 @@ int phys_journal_input_wire (phys_journal_t *self, const phys_world_t *world, co
    PHYS_JOURNAL_LEAD_NS ahead. Returns 0, or -1 as phys_journal_input. */
 int phys_journal_reached (phys_journal_t *self, const phys_world_t *world);
 
+/* Append a mark promising exactly `substeps` past `world`'s current
+   substep (0: that substep), when it is beyond what is promised: call it
+   before anything about those substeps is published. A writer given
+   these instead of phys_journal_reached promises no sim time that was not
+   published: the restart journal, so a physics killed -9 resumes where
+   its vision last saw it, not up to PHYS_JOURNAL_LEAD_NS ahead (a jump
+   vision numbers as if no time had passed, and a --journal replay does
+   not make). Returns 0, or -1 as phys_journal_input. */
+int phys_journal_promise (phys_journal_t *self, const phys_world_t *world, uint64_t substeps);
+
 /* Append a record of `kind` (PHYS_JOURNAL_CONFIG, _SOURCE or _EPOCH) holding
    `len` bytes of `payload` at `world`'s current substep. Returns 0, or -1
    as phys_journal_input. */
@@ -135,9 +145,14 @@ int phys_journal_note (phys_journal_t *self, const phys_world_t *world, phys_jou
 
 /* Go on appending to the journal already at the writer's path (a
    restarted physics continuing a --journal file) instead of starting a
-   new one; what `world` has reached counts as promised. Returns 0, or -1
-   when there is no such file (then call phys_journal_start). */
-int phys_journal_reopen (phys_journal_t *self, const phys_world_t *world);
+   new one; what `world` has reached counts as promised. A torn record at
+   its end (a process killed in the middle of a write) is cut off. The
+   number the file's next input takes (past its last one) goes to
+   *next_seq (NULL: not wanted): below the writer's, the file lacks
+   inputs the run applied (phys_journal_copy_input). Returns 0, or -1 when
+   there is no such file or it cannot be written (then call
+   phys_journal_start). */
+int phys_journal_reopen (phys_journal_t *self, const phys_world_t *world, uint64_t *next_seq);
 
 /* The number of the next input (inputs recorded so far, counting from
    the first journal of the run). */
@@ -185,6 +200,22 @@ int phys_journal_read (const char *path, const char *key, phys_journal_header_t 
    file is open, and what reads a journal held in memory (fmemopen). */
 int phys_journal_read_stream (FILE *f, const char *name, const char *key, phys_journal_header_t *header,
                               phys_journal_fn *fn, void *arg);
+
+/* Append the input record `rec`, read from another journal of the run
+   (the restart journal), as it is there: its number, substep, sim and
+   wall time and bytes. What a continued --journal file lacks of what the
+   restart journal holds (a physics killed between the two writes of an
+   input), taken in order before anything else is appended. Returns 0, or
+   -1 as phys_journal_input (also for a record that is not an input). */
+int phys_journal_copy_input (phys_journal_t *self, const phys_journal_record_t *rec);
+
+/* The end of the last whole record of the journal at `path` (key NULL:
+   of any run) into *end, and the number its next input takes into
+   *next_seq (past its last input, or the header's base when it holds
+   none). Cheap for a file of any length that ends with a whole record
+   (read from the end); a torn end is read from the front. Returns 0, or
+   -1 as phys_journal_read. */
+int phys_journal_tail (const char *path, const char *key, uint64_t *end, uint64_t *next_seq);
 
 /* What a replay did. */
 typedef struct {

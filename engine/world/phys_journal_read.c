@@ -124,6 +124,84 @@ phys_journal_read (const char *path, const char *key, phys_journal_header_t *hea
     return count;
 }
 
+/* ---- the end of a journal --------------------------------------------- */
+
+typedef struct {
+    uint64_t end, next_seq;
+} jl_tail_t;
+
+static void
+s_tail_take (jl_tail_t *t, phys_journal_kind_t kind, uint64_t seq, size_t len)
+{
+    t->end += len;
+    t->next_seq = kind == PHYS_JOURNAL_INPUT ? seq + 1 : seq;
+}
+
+static bool
+s_tail_record (void *arg, const phys_journal_record_t *rec)
+{
+    s_tail_take (arg, rec->kind, rec->seq, JL_RECORD + rec->payload_len + JL_SUM);
+    return true;
+}
+
+/* The last whole record of f (of `size` bytes), found from the end: the
+   shortest sealed record that ends where the file does, within the
+   largest a record can be. True when found (*t taken from it). */
+static bool
+s_tail_backward (FILE *f, uint64_t head, uint64_t size, jl_tail_t *t)
+{
+    uint64_t window = size - head;
+    if (window > JL_RECORD + JL_PAYLOAD_MAX + JL_SUM)
+        window = JL_RECORD + JL_PAYLOAD_MAX + JL_SUM;
+    uint8_t *buf = malloc (window ? window : 1);
+    bool found = false;
+    if (!buf || fseeko (f, (off_t) (size - window), SEEK_SET) != 0 || !s_read (f, buf, window)) {
+        free (buf);
+        return false;
+    }
+    for (uint64_t len = JL_RECORD + JL_SUM; len <= window && !found; len++) {
+        const uint8_t *p = buf + window - len;
+        if (jl_get (p, 4) == len && jl_sealed (p, len - JL_SUM)) {
+            t->end = size - len;
+            s_tail_take (t, (phys_journal_kind_t) jl_get (p + 4, 2), jl_get (p + 8, 8), len);
+            found = true;
+        }
+    }
+    free (buf);
+    return found;
+}
+
+int
+phys_journal_tail (const char *path, const char *key, uint64_t *end, uint64_t *next_seq)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return -1;
+    uint8_t *buf = malloc (JL_HEADER + JL_KEY_MAX + JL_SUM);
+    phys_journal_header_t header;
+    struct stat st;
+    int rc = -1;
+    if (!buf || fstat (fileno (f), &st) != 0 || s_read_header (f, path, key, &header, buf) != 0)
+        goto done;
+    uint64_t head = JL_HEADER + jl_get (buf + 12, 4) + JL_SUM, size = (uint64_t) st.st_size;
+    jl_tail_t t = { head, header.base_seq };
+    /* usually the file ends with a whole record, found in a few bytes; a
+       torn end (a write cut short) is found reading it all from the front */
+    if (size > head && !s_tail_backward (f, head, size, &t)) {
+        t = (jl_tail_t) { head, header.base_seq };
+        if (fseeko (f, 0, SEEK_SET) != 0
+            || phys_journal_read_stream (f, path, key, &header, s_tail_record, &t) < 0)
+            goto done;
+    }
+    *end = t.end;
+    *next_seq = t.next_seq;
+    rc = 0;
+done:
+    free (buf);
+    fclose (f);
+    return rc;
+}
+
 /* ---- replaying -------------------------------------------------------- */
 
 typedef struct {

@@ -149,7 +149,30 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     }
     char source[64];
     gw_clientlog_source (self, &out.req, port, from, source, sizeof source);
+    /* a command is handed to physics again until answered (gw_pending.h);
+       a RobotControl is not: the team's next one supersedes it, and an
+       old one handed over late would undo it */
+    if (cmd)
+        gw_pending_keep_request (self->pending, p, &out.req, self->rx_us, self->rx_us + GW_PLAIN_TTL_US);
     s_send_request (self, &out.req);
+}
+
+/* A command still unanswered: to physics again (a killed physics' successor
+   applies it unless its predecessor did, SIM_BUS_ID_ONCE). */
+static void
+s_resend (gw_service_t *self, const gw_request_t *p)
+{
+    Simbus__Request *req = simbus__request__unpack (NULL, p->resend_len, p->resend);
+    if (!req)
+        return;
+    s_send_request (self, req);
+    simbus__request__free_unpacked (req, NULL);
+}
+
+static void
+s_resend_kept (void *arg, gw_request_t *p)
+{
+    s_resend (arg, p);
 }
 
 static void
@@ -284,6 +307,10 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
         return true;
     case SIMBUS__ENVELOPE__BODY_CONFIG:
         sim_bus_config_decode (env->config, &self->own, &self->cfg, &self->config_serial);
+        /* physics speaks (a restarted one first of all): the commands a
+           killed one left unanswered go to it now, not at the next
+           hand-over, which may come after the last (gw_pending.h) */
+        gw_pending_each_kept (self->pending, zclock_usecs () - GW_RESEND_FIRST_US, s_resend_kept, self);
         return false;
     default:
         return false;
@@ -299,6 +326,10 @@ s_expired (void *arg, gw_request_t *p)
     gw_service_t *self = arg;
     int64_t now = zclock_usecs ();
     if (p->kind != GW_REQ_SYNC) {
+        if (gw_pending_resend_due (p, now)) {
+            s_resend (self, p);
+            return;
+        }
         gw_answer_unavailable (self, p);
         gw_pending_release (self->pending, p);
         return;

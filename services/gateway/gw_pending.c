@@ -6,8 +6,10 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/base/sim_log.h"
+#include "common/bus/sim_bus.h"
 #include "common/bus/sim_udp.h"
 
 /* How many requests one source address holds: a chained hash table with
@@ -113,7 +115,12 @@ gw_pending_new (int capacity)
         self->sources[i].next = i + 1 < capacity ? i + 1 : -1;
     self->bucket_mask = buckets - 1;
     self->capacity = capacity;
-    self->next_id = 1;
+    /* from the wall clock (us, ~2^51 now), 256 ids a microsecond: a
+       restarted gateway starts past every id its predecessor used */
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    uint64_t now_us = (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+    self->next_id = SIM_BUS_ID_ONCE | ((now_us << 8) & ~SIM_BUS_ID_ONCE);
     self->earliest = INT64_MAX;
     return self;
 }
@@ -235,10 +242,50 @@ gw_pending_release (gw_pending_t *self, gw_request_t *req)
     if (req->reply_env)
         simbus__envelope__free_unpacked (req->reply_env, NULL);
     free (req->early);
+    free (req->resend);
     for (size_t i = 0; i < req->frame_count; i++)
         zchunk_destroy (&req->frames[i]);
     memset (req, 0, sizeof *req);
     self->count--;
+}
+
+int
+gw_pending_keep_request (gw_pending_t *self, gw_request_t *req, const Simbus__Request *bus, int64_t now_us,
+                         int64_t final_us)
+{
+    req->final_us = final_us;
+    req->kept_us = now_us;
+    int64_t first = now_us + GW_RESEND_FIRST_US;
+    gw_pending_set_deadline (self, req, first < final_us ? first : final_us);
+    size_t len = simbus__request__get_packed_size (bus);
+    req->resend = malloc (len ? len : 1);
+    if (!req->resend)
+        return -1;
+    req->resend_len = simbus__request__pack (bus, req->resend);
+    req->resend_gap_us = GW_RESEND_FIRST_US;
+    return 0;
+}
+
+bool
+gw_pending_resend_due (gw_request_t *req, int64_t now_us)
+{
+    if (!req->resend || now_us >= req->final_us)
+        return false;
+    req->resend_gap_us *= 2;
+    int64_t next = now_us + req->resend_gap_us;
+    req->deadline_us = next < req->final_us ? next : req->final_us;
+    return true;
+}
+
+void
+gw_pending_each_kept (gw_pending_t *self, int64_t before_us, gw_pending_fn *fn, void *arg)
+{
+    for (int i = 0, seen = 0; i < self->capacity && seen < self->count; i++) {
+        gw_request_t *r = &self->slots[i];
+        seen += r->used;
+        if (r->used && r->resend && r->kept_us < before_us)
+            fn (arg, r);
+    }
 }
 
 void

@@ -2,6 +2,19 @@
     for a sync step, for vision): what each datagram asked, where its
     answer goes, until when to wait, and what has come back so far.
 
+    A request's bus id carries SIM_BUS_ID_ONCE (physics applies it at most
+    once) and starts, per table, from the wall clock, so a restarted
+    gateway never reuses an id physics still remembers.
+
+    A plain command keeps its bus Request and is handed to physics again
+    while it waits for an answer: a physics killed before it answered
+    leaves it to its successor, which applies it unless its predecessor
+    did (SIM_BUS_ID_ONCE), and answers. It goes again on a schedule (for a
+    physics that is slow, or whose copy was lost with it) and at once when
+    physics speaks after the first hand-over was due (a restarted one
+    publishes its configuration as soon as the gateway is subscribed), so
+    a physics back at any time before the answer's limit gets it.
+
     A request's bus id is chosen so that id % capacity is its slot: finding
     the request of a reply costs one lookup, and an id that is no longer
     pending (answered, forgotten, or never ours) finds nothing.
@@ -47,6 +60,13 @@ typedef struct {
     int64_t give_up_us; /* sync: waiting for physics to read ends here */
     size_t answer_cap;  /* largest answer its source may get (sim_trust_cap; gw_pending_add: SIZE_MAX) */
     bool first;         /* its source's first datagram on the port: its answer is never lost */
+    /* plain only: the bus Request as sent (owned; NULL: none kept), handed
+       to physics again while unanswered (gw_pending_resend_due) */
+    uint8_t *resend;
+    size_t resend_len;
+    int64_t resend_gap_us; /* until the next hand-over */
+    int64_t final_us;      /* answered UNAVAILABLE then */
+    int64_t kept_us;       /* when it came in */
     /* sync only */
     bool frames_done;
     bool team_robot_control;     /* robot_control on a team port: a response always exists */
@@ -81,6 +101,20 @@ gw_admit_t gw_pending_admit (const gw_pending_t *self, gw_port_kind_t port, cons
 gw_request_t *gw_pending_add (gw_pending_t *self, gw_req_kind_t kind, gw_port_kind_t port,
                               const struct sockaddr_in *from, int64_t deadline_us);
 
+/* Plain request req keeps `bus` (packed) to hand it to physics again,
+   first after GW_RESEND_FIRST_US from `now_us`, then at twice the
+   interval each time, answered UNAVAILABLE at `final_us`: its deadline is
+   the nearer one. Returns 0, or -1 when out of memory (then it is only
+   answered UNAVAILABLE at final_us). */
+#define GW_RESEND_FIRST_US 150000
+int gw_pending_keep_request (gw_pending_t *self, gw_request_t *req, const Simbus__Request *bus,
+                             int64_t now_us, int64_t final_us);
+
+/* Inside gw_pending_expire's callback, for a plain request whose deadline
+   came: true when it is to be handed to physics again now (its deadline
+   moved to the next hand-over or final_us), false when its time is up. */
+bool gw_pending_resend_due (gw_request_t *req, int64_t now_us);
+
 /* The pending request with bus id `id`, or NULL. */
 gw_request_t *gw_pending_find (gw_pending_t *self, uint64_t id);
 
@@ -105,6 +139,12 @@ typedef void (gw_pending_fn) (void *arg, gw_request_t *req);
    setting req->deadline_us is enough). */
 void gw_pending_set_deadline (gw_pending_t *self, gw_request_t *req, int64_t deadline_us);
 int64_t gw_pending_expire (gw_pending_t *self, int64_t now_us, gw_pending_fn *fn, void *arg);
+
+/* Call fn (arg, req) for every plain request kept for a hand-over that
+   came in before `before_us` (fn must not release it): what a physics
+   that just spoke (a restarted one's first configuration) gets at once,
+   not at the next hand-over, which may come after the last one. */
+void gw_pending_each_kept (gw_pending_t *self, int64_t before_us, gw_pending_fn *fn, void *arg);
 
 /* Requests pending, and adds refused (for any reason). */
 int gw_pending_count (const gw_pending_t *self);

@@ -53,6 +53,18 @@ void
 phys_answer_request (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from,
                      const void *wire, size_t wire_len)
 {
+    if (phys_recovery_repeat (self, req)) {
+        /* applied already (before a restart, or a copy crossed its
+           answer): answered with the time, changing nothing */
+        Simbus__Reply reply = SIMBUS__REPLY__INIT;
+        reply.id = req->id;
+        reply.time_ns = phys_world_time_ns (self->world);
+        Simbus__Envelope env;
+        sim_bus_wrap (&env, SIMBUS__ENVELOPE__BODY_REPLY, &reply);
+        if (from)
+            sim_link_reply (self->link, from, &env);
+        return;
+    }
     bool sync = req->has_sync && req->sync;
     if (sync)
         phys_clock_sync_request (&self->clock, zclock_usecs ());

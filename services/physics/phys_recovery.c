@@ -14,9 +14,33 @@
 #include "engine/world/vis_def.h"
 #include "phys_epoch.h"
 
+static void
+s_once_add (phys_service_t *self, uint64_t id)
+{
+    self->once_ids[self->once_next] = id;
+    self->once_next = (self->once_next + 1) % PHYS_ONCE_KEEP;
+}
+
+/* The once-only ids remembered, oldest first, into out (room for
+   PHYS_ONCE_KEEP); returns how many. */
+static size_t
+s_once_list (const phys_service_t *self, uint64_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < PHYS_ONCE_KEEP; i++) {
+        uint64_t id = self->once_ids[(self->once_next + i) % PHYS_ONCE_KEEP];
+        if (id)
+            out[n++] = id;
+    }
+    return n;
+}
+
 /* A checkpoint, then a new journal after it. A crash between the two
    leaves the new checkpoint with the old journal, whose inputs all have
-   numbers below the checkpoint's: a replay skips them. */
+   numbers below the checkpoint's: a replay skips them. The checkpoint
+   keeps the once-only ids applied so far: its new journal names only
+   those applied after it, and a physics resumed from it, or from any
+   later one, must still answer a repeat of an earlier one unapplied. */
 void
 phys_recovery_checkpoint (phys_service_t *self)
 {
@@ -24,9 +48,57 @@ phys_recovery_checkpoint (phys_service_t *self)
         return;
     uint64_t seq = self->journal ? phys_journal_seq (self->journal) : 0;
     phys_checkpoint_meta_t meta = { .serial = self->config_serial, .journal_seq = seq };
+    meta.once_ids = self->once_scratch;
+    meta.once_count = s_once_list (self, self->once_scratch);
     if (phys_checkpoint_write (self->checkpoint_path, self->run_key, self->world, &self->cfg, &meta) == 0
         && self->journal)
         phys_journal_start (self->journal, seq, self->world);
+}
+
+bool
+phys_recovery_repeat (phys_service_t *self, const Simbus__Request *req)
+{
+    if (!(req->id & SIM_BUS_ID_ONCE))
+        return false;
+    for (size_t i = 0; i < PHYS_ONCE_KEEP; i++)
+        if (self->once_ids[i] == req->id)
+            return true;
+    s_once_add (self, req->id);
+    return false;
+}
+
+typedef struct {
+    phys_service_t *self;
+    uint64_t seq; /* inputs before it are in the checkpoint */
+} s_once_read_t;
+
+static bool
+s_once_record (void *arg, const phys_journal_record_t *rec)
+{
+    s_once_read_t *r = arg;
+    if (rec->kind != PHYS_JOURNAL_INPUT || rec->seq < r->seq)
+        return true;
+    Simbus__Request *req = simbus__request__unpack (NULL, rec->payload_len, rec->payload);
+    if (req) {
+        if (req->id & SIM_BUS_ID_ONCE)
+            s_once_add (r->self, req->id);
+        simbus__request__free_unpacked (req, NULL);
+    }
+    return true;
+}
+
+/* The ids the applied inputs asked to be applied once under, as the
+   checkpoint's `meta` keeps them, then those of the journal's inputs after
+   it: a request a predecessor applied but did not answer is then
+   answered, not applied again, when its sender hands it over once more. */
+static void
+s_once_resume (phys_service_t *self, const char *path, const phys_checkpoint_meta_t *meta)
+{
+    for (size_t i = 0; i < meta->once_count; i++)
+        s_once_add (self, meta->once_ids[i]);
+    s_once_read_t r = { self, meta->journal_seq };
+    phys_journal_header_t header;
+    phys_journal_read (path, self->run_key, &header, s_once_record, &r);
 }
 
 /* The inputs the journal holds after the checkpoint, applied again as
@@ -57,10 +129,10 @@ phys_recovery_resume (phys_service_t *self, const sim_config_t *own)
         return;
     snprintf (self->checkpoint_path, sizeof self->checkpoint_path, "%s/physics.checkpoint", dir);
     phys_checkpoint_key (own, self->run_key, sizeof self->run_key);
-    char journal[SIM_STRING_MAX];
-    snprintf (journal, sizeof journal, "%s/physics.journal", dir);
+    char *journal = self->journal_path;
+    snprintf (journal, sizeof self->journal_path, "%s/physics.journal", dir);
     sim_config_t saved;
-    phys_checkpoint_meta_t meta;
+    phys_checkpoint_meta_t meta = { .once_ids = self->once_scratch };
     phys_world_t *world = phys_checkpoint_read (self->checkpoint_path, self->run_key, &saved, &meta);
     if (!world) {
         self->journal = phys_journal_new (journal, self->run_key, 0);
@@ -73,6 +145,7 @@ phys_recovery_resume (phys_service_t *self, const sim_config_t *own)
     sim_info ("resumed from checkpoint: sim %.3fs, %d robots, config serial %llu",
               (double) phys_world_time_ns (world) / 1e9, phys_world_robot_count (world),
               (unsigned long long) meta.serial);
+    s_once_resume (self, journal, &meta);
     self->journal = phys_journal_new (journal, self->run_key, s_replay (self, journal, meta.journal_seq));
 }
 
@@ -98,6 +171,55 @@ s_replay_config (const phys_service_t *self)
     return ini;
 }
 
+static void s_note_source (phys_service_t *self, const Simbus__Request *req);
+
+/* Catching a continued --journal file up with the restart journal: its
+   inputs from `next` up to (not including) `until`, each with its source
+   noted first, as physics journaled them. */
+typedef struct {
+    phys_service_t *self;
+    uint64_t next, until;
+} s_catch_up_t;
+
+static bool
+s_catch_up_input (void *arg, const phys_journal_record_t *rec)
+{
+    s_catch_up_t *c = arg;
+    if (rec->kind != PHYS_JOURNAL_INPUT || rec->seq < c->next || rec->seq >= c->until)
+        return true;
+    Simbus__Request *req =
+        rec->seq == c->next ? simbus__request__unpack (NULL, rec->payload_len, rec->payload) : NULL;
+    if (!req)
+        return false; /* a gap, or bytes that do not decode: what is missing is not there */
+    s_note_source (c->self, req);
+    simbus__request__free_unpacked (req, NULL);
+    if (phys_journal_copy_input (c->self->user_journal, rec))
+        return false;
+    c->next++;
+    return true;
+}
+
+/* A physics killed after journaling an input in the restart journal and
+   before the --journal file took it leaves the file without an input the
+   run applied (its successor knows its id and answers a copy of it
+   without applying it again): the file takes it, and any other it lacks,
+   from the restart journal, which holds every input since the last
+   checkpoint. */
+static void
+s_catch_up (phys_service_t *self, uint64_t next, uint64_t until)
+{
+    s_catch_up_t c = { self, next, until };
+    phys_journal_header_t header;
+    phys_journal_read (self->journal_path, self->run_key, &header, s_catch_up_input, &c);
+    if (c.next == until)
+        sim_info ("journal %s: took inputs %llu to %llu from the restart journal (journaled there before a "
+                  "crash)",
+                  self->cfg.run.journal, (unsigned long long) next, (unsigned long long) (until - 1));
+    else
+        sim_warn ("journal %s: lacks inputs %llu to %llu, applied by the run (not in the restart journal)",
+                  self->cfg.run.journal, (unsigned long long) c.next, (unsigned long long) (until - 1));
+}
+
 int
 phys_recovery_open_journal (phys_service_t *self, bool resumed)
 {
@@ -106,8 +228,12 @@ phys_recovery_open_journal (phys_service_t *self, bool resumed)
     if (!self->user_journal)
         return -1;
     if (resumed) {
-        if (phys_journal_reopen (self->user_journal, self->world) == 0)
+        uint64_t next;
+        if (phys_journal_reopen (self->user_journal, self->world, &next) == 0) {
+            if (next < seq && self->journal)
+                s_catch_up (self, next, seq);
             return 0;
+        }
         sim_warn ("journal %s: cannot continue it after a restart; not journaling", self->cfg.run.journal);
         phys_journal_destroy (&self->user_journal);
         return 0;

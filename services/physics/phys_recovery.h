@@ -31,8 +31,11 @@ void phys_recovery_checkpoint (phys_service_t *self);
 
 /* --journal FILE: a new journal from the first substep with the
    configuration (seed included) first, or, for a physics restarted in the
-   middle of the run (`resumed`), the same file continued. Returns 0, or -1
-   when a new journal cannot be written (logged). */
+   middle of the run (`resumed`), the same file continued, after the inputs
+   the restart journal holds and it lacks (a kill between the two writes
+   of an input): call it before the restart journal starts again after a
+   checkpoint. Returns 0, or -1 when a new journal cannot be written
+   (logged). */
 int phys_recovery_open_journal (phys_service_t *self, bool resumed);
 
 /* Journal req, about to be applied, in the restart journal and the
@@ -40,5 +43,13 @@ int phys_recovery_open_journal (phys_service_t *self, bool resumed);
    packed again when wire is NULL (phys_journal_input_wire). */
 void phys_recovery_journal (phys_service_t *self, const Simbus__Request *req, const void *wire,
                             size_t wire_len);
+
+/* Whether req is a repeat of one already applied: its id asks to be
+   applied once (SIM_BUS_ID_ONCE) and is among the newest PHYS_ONCE_KEEP
+   such ids applied in the run: by this process, or by an earlier one
+   (read back at resume from the checkpoint, which keeps them, and from
+   the restart journal after it). Otherwise its id, if it asks,
+   is remembered from now on. A repeat is answered, not applied. */
+bool phys_recovery_repeat (phys_service_t *self, const Simbus__Request *req);
 
 #endif

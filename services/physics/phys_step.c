@@ -13,12 +13,17 @@ static void
 s_substep (phys_service_t *self, bool has_step, uint64_t step_id, uint64_t delay_ns)
 {
     phys_world_step (self->world);
-    if (self->journal)
-        phys_journal_reached (self->journal, self->world); /* before anything of it is published */
+    /* before anything of it is published; the restart journal promises
+       exactly this substep, and only when something of it goes out, so a
+       physics killed -9 resumes where its vision last saw it */
     if (self->user_journal)
         phys_journal_reached (self->user_journal, self->world);
+    bool snapshot = phys_policy_substep (self->schedule, phys_world_time_ns (self->world), delay_ns);
+    const phys_event_t *events;
+    if (self->journal && (snapshot || phys_world_events (self->world, &events) > 0))
+        phys_journal_promise (self->journal, self->world, 0);
     phys_publish_events (self);
-    if (phys_policy_substep (self->schedule, phys_world_time_ns (self->world), delay_ns))
+    if (snapshot)
         phys_publish_snapshot (self, has_step, step_id);
     self->status_substeps++;
 }
@@ -36,6 +41,9 @@ phys_step_run (phys_service_t *self, uint64_t n, bool has_step, uint64_t step_id
         if (yield && i % PHYS_FAST_CHECK == 0 && sim_link_input_waiting (self->link))
             break;
     }
+    /* what comes after the run (a reply, the clock) tells its end */
+    if (self->journal)
+        phys_journal_promise (self->journal, self->world, 0);
     sim_link_batch (self->link, false);
     phys_report_substeps (self, done, phys_report_cpu_us () - start);
 }

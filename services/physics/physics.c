@@ -248,17 +248,19 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
         s_destroy (&self);
         return NULL;
     }
-    /* the journal starts after a checkpoint of the world as it is now
+    /* a continued --journal file first takes what the restart journal
+       holds and it lacks (phys_recovery_open_journal); then the restart
+       journal starts again after a checkpoint of the world as it is now
        (fresh, or resumed and replayed), which also covers the time to the
        first periodic one */
     bool resumed = phys_world_frame (self->world) > 0;
-    phys_recovery_checkpoint (self);
     if ((args->replay && phys_playback_open (self, args->replay, args->replay_until_s))
         || (args->replay && args->replay_page && phys_seeking_open (self))
         || (!args->replay && cfg->run.journal[0] && phys_recovery_open_journal (self, resumed))) {
         s_destroy (&self);
         return NULL;
     }
+    phys_recovery_checkpoint (self);
     self->link = sim_link_new (cfg, SIM_LINK_PHYSICS);
     int64_t now = zclock_usecs ();
     if (!self->link || sim_link_attach (self->link, self->loop, 0, s_on_bus, self)

@@ -18,14 +18,16 @@
 #include "common/config/sim_config.h"
 #include "common/logs/sim_stats.h"
 #include "engine/physics/phys_world.h"
+#include "engine/world/phys_checkpoint.h"
 #include "engine/world/phys_journal.h"
 #include "engine/world/phys_policy.h"
 #include "engine/world/phys_replay.h"
 #include "phys_clock.h"
 
-#define PHYS_STATUS_PERIOD_US 1000000 /* status line */
-#define PHYS_HOLD_US          5000000 /* --journal: the clock waits this long for vision */
-#define PHYS_HELD_MAX         64      /* requests kept while the clock waits for vision */
+#define PHYS_STATUS_PERIOD_US 1000000                  /* status line */
+#define PHYS_HOLD_US          5000000                  /* --journal: the clock waits this long for vision */
+#define PHYS_HELD_MAX         64                       /* requests kept while the clock waits for vision */
+#define PHYS_ONCE_KEEP        PHYS_CHECKPOINT_ONCE_MAX /* request ids remembered for SIM_BUS_ID_ONCE */
 
 typedef struct {
     sim_config_t cfg;
@@ -38,6 +40,7 @@ typedef struct {
     /* checkpoints and the journal: empty path / NULL = off (single
        process: nothing to restart) */
     char checkpoint_path[SIM_STRING_MAX];
+    char journal_path[SIM_STRING_MAX];
     char run_key[80];
     phys_journal_t *journal;
 
@@ -46,6 +49,12 @@ typedef struct {
        with the same records (docs/logs.md). */
     phys_journal_t *user_journal;
     char last_source[64];
+
+    /* the newest request ids applied that asked to be applied once
+       (SIM_BUS_ID_ONCE; phys_recovery_repeat): a ring, 0 = empty */
+    uint64_t once_ids[PHYS_ONCE_KEEP];
+    size_t once_next;
+    uint64_t once_scratch[PHYS_ONCE_KEEP]; /* their list for a checkpoint */
 
     /* `ssl-sim replay`: the inputs come from a journal, not the bus */
     phys_replay_t *replay;

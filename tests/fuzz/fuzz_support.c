@@ -245,8 +245,8 @@ s_frames_decode (const gw_request_t *req)
 }
 
 /* The pending table's id of the input's `id`: 1, 2 and 3 name its three
-   requests, whatever ids the table gives them (the corpus keeps small
-   ids). */
+   requests (the table numbers its ids from the wall clock, so that a
+   restarted gateway never reuses one; the corpus keeps small ids). */
 static uint64_t
 s_ours (const uint64_t ids[3], uint64_t id)
 {

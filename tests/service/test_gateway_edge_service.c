@@ -162,7 +162,8 @@ Test (gateway_service, unknown_field_zero_zmq)
 /* Regression: a plain request physics never answered (physics down
    longer than the gateway waited) was forgotten in silence. Now the
    client gets UNAVAILABLE when the wait is over, not before, and a reply
-   that comes after that is dropped: one answer. */
+   that comes after that is dropped: one answer. While it waits, the
+   command is handed to physics again (issue 24). */
 static void
 s_unanswered (bool lanes)
 {
@@ -192,6 +193,17 @@ s_unanswered (bool lanes)
     cr_assert_not_null (rr, "the answer is not a RobotControlResponse");
     cr_expect (sim_svc_has_error (rr->errors, rr->n_errors, "UNAVAILABLE"));
     robot_control_response__free_unpacked (rr, NULL);
+    /* meanwhile the command was handed to physics again, under its id, at
+       0.15, 0.45, 1.05 and 2.25 s (a restarted physics gets it); the
+       team's RobotControl was not (its next one supersedes it) */
+    int again = 0;
+    Simbus__Envelope *copy;
+    while ((copy = sim_svc_peer_wait (b.physics, SIMBUS__ENVELOPE__BODY_REQUEST, 200))) {
+        cr_expect_eq (copy->request->id, first->request->id, "a request other than the command came again");
+        again++;
+        simbus__envelope__free_unpacked (copy, NULL);
+    }
+    cr_expect_eq (again, 4, "the unanswered command was handed over %d more times", again);
 
     /* physics is back and answers late: nothing more reaches the clients */
     gw_test_reply (&b, first->request->id, "LATE");

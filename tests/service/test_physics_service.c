@@ -222,6 +222,48 @@ Test (physics_service, step_without_vision_zmq)
     s_step_without_vision (false);
 }
 
+/* A request whose id asks to be applied once (SIM_BUS_ID_ONCE: the
+   gateway hands what a killed physics left unanswered to the next one)
+   is answered again but applied once: its 25 substeps run one time. An
+   id without the bit is applied as often as it comes. */
+static uint64_t
+s_step_ns (sim_svc_peer_t *peer, uint64_t id)
+{
+    Simbus__Request req = SIMBUS__REQUEST__INIT;
+    req.id = id;
+    req.has_substeps = true;
+    req.substeps = 25;
+    s_send (peer, &req);
+    Simbus__Envelope *env = s_reply (peer, id);
+    uint64_t t = env->reply->time_ns;
+    simbus__envelope__free_unpacked (env, NULL);
+    return t;
+}
+
+static void
+s_once (bool lanes)
+{
+    s_bench_t b;
+    s_start (&b, lanes, SIM_LINK_GATEWAY);
+    uint64_t t0 = s_time_ns (b.client, 1);
+    uint64_t step = 25 * (uint64_t) llround (b.cfg.sim.substep * 1e9);
+    cr_expect_eq (s_step_ns (b.client, SIM_BUS_ID_ONCE | 7), t0 + step);
+    cr_expect_eq (s_step_ns (b.client, SIM_BUS_ID_ONCE | 7), t0 + step, "a repeat ran its substeps again");
+    cr_expect_eq (s_step_ns (b.client, SIM_BUS_ID_ONCE | 8), t0 + 2 * step);
+    cr_expect_eq (s_step_ns (b.client, 9), t0 + 3 * step);
+    cr_expect_eq (s_step_ns (b.client, 9), t0 + 4 * step, "an id without the bit is applied each time");
+    s_stop (&b);
+}
+
+Test (physics_service, a_request_asking_once_is_applied_once_lanes)
+{
+    s_once (true);
+}
+Test (physics_service, a_request_asking_once_is_applied_once_zmq)
+{
+    s_once (false);
+}
+
 static void
 s_step_with_vision (bool lanes)
 {

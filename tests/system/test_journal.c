@@ -14,7 +14,9 @@
     packet again byte for byte, timestamps included, at the same log times
     (docs/logs.md); so do a default fast and a default lock-step run,
     replayed as a user does, with the page (their log times count from the
-    wall clock of the first record).
+    wall clock of the first record). A realtime run whose physics is
+    killed -9 in the middle replays byte for byte too, before the kill and
+    after it (issue 24).
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -26,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/logs/sim_logfile.h"
+#include "engine/world/phys_journal.h"
 #include "engine/world/phys_replay.h"
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_lab.h"
@@ -393,4 +396,220 @@ Test (journal, a_default_fast_run_replays_byte_for_byte, .timeout = 180)
 Test (journal, a_default_sync_run_replays_byte_for_byte, .timeout = 180)
 {
     s_default_mode_replays ("sync");
+}
+
+/* ---- a --journal file replays across a physics kill -9 (issue 24) ------- */
+
+/* One vision packet of a log: its camera and frame number, its bytes. */
+typedef struct {
+    uint32_t camera, frame;
+    uint8_t *data;
+    size_t len;
+} s_packet_t;
+
+/* Every detection packet of the log at `path`; *count set. Caller frees. */
+static s_packet_t *
+s_packets (const char *path, size_t *count)
+{
+    char err[256];
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
+    cr_assert_not_null (r, "%s", err);
+    size_t n = 0, cap = 1024;
+    s_packet_t *p = malloc (cap * sizeof *p);
+    cr_assert_not_null (p);
+    sim_logfile_msg_t m;
+    while (s_next_of (r, SIM_LOGFILE_VISION, &m)) {
+        SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, m.len, m.data);
+        cr_assert_not_null (w);
+        if (w->detection) {
+            if (n == cap) {
+                cap *= 2;
+                p = realloc (p, cap * sizeof *p);
+                cr_assert_not_null (p);
+            }
+            p[n] =
+                (s_packet_t) { w->detection->camera_id, w->detection->frame_number, malloc (m.len), m.len };
+            memcpy (p[n].data, m.data, m.len);
+            n++;
+        }
+        ssl__wrapper_packet__free_unpacked (w, NULL);
+    }
+    sim_logfile_reader_destroy (&r);
+    *count = n;
+    return p;
+}
+
+static void
+s_packets_free (s_packet_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free (p[i].data);
+    free (p);
+}
+
+/* A default realtime run with --journal and a robot sliding (teleports
+   with a velocity, so the substep an input applied at shows in every
+   later frame), physics killed -9 in the middle: its replay shows every
+   frame the run sent, before the kill and after it, with the same bytes
+   (matched by camera and frame number: the run skips the frames of the
+   sim time its restart promised ahead and never published). */
+Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--record", files.run, "--journal", files.journal, NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, files.ini, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
+                  "ssl-sim did not come up");
+    vision_t seen;
+    memset (&seen, 0, sizeof seen);
+    for (int i = 0; i < 10; i++) {
+        sim_msg_robot_tp_t tp;
+        SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
+        sim_msg_robot_xy (&tp.tr, -2.0 + 0.3 * i, 0.5 - 0.1 * i);
+        tp.tr.has_v_x = tp.tr.has_v_y = tp.tr.has_v_angular = true;
+        tp.tr.v_x = 0.8f;
+        tp.tr.v_y = -0.3f;
+        uint8_t buf[4096];
+        cr_assert_geq (sim_test_request (f.fd, f.proc.control_port, &cmd->base, buf, sizeof buf, S_WAIT_MS),
+                       0, "teleport %d not answered", i);
+        if (i == 6) {
+            int old = sim_fixture_signal (&f, "physics", SIGKILL);
+            cr_assert_gt (old, 0, "physics was not running, or did not die");
+            cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, S_WAIT_MS), 0,
+                          "physics not restarted");
+        }
+        int before = seen.packets;
+        while (seen.packets < before + 30)
+            cr_assert (s_take (f.vision, &seen, S_WAIT_MS), "vision stopped");
+    }
+    cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+    s_replay (files.dir, files.journal, files.replay, NULL, true);
+    size_t na, nb;
+    s_packet_t *a = s_packets (files.run, &na);
+    s_packet_t *b = s_packets (files.replay, &nb);
+    size_t differ = 0, absent = 0, first = SIZE_MAX;
+    for (size_t i = 0; i < na; i++) {
+        size_t j = 0;
+        while (j < nb && !(b[j].camera == a[i].camera && b[j].frame == a[i].frame))
+            j++;
+        if (j == nb) {
+            absent++;
+            continue;
+        }
+        if (a[i].len != b[j].len || memcmp (a[i].data, b[j].data, a[i].len) != 0) {
+            if (first == SIZE_MAX)
+                first = i;
+            differ++;
+        }
+    }
+    cr_log_info ("%zu run packets, %zu replayed: %zu differ (first %zu), %zu absent", na, nb, differ, first,
+                 absent);
+    cr_expect_gt (na, 200, "the run recorded %zu vision packets", na);
+    cr_expect_eq (differ, 0, "%zu of %zu vision packets differ in the replay, the first at %zu (frame %u)",
+                  differ, na, first, first < na ? a[first].frame : 0);
+    cr_expect_eq (absent, 0, "%zu of %zu vision packets never came in the replay", absent, na);
+    s_packets_free (a, na);
+    s_packets_free (b, nb);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
+}
+
+/* Every input of a journal with its bus id (ids[], up to cap; n of
+   them), and how many inputs are not numbered one past the one before
+   (gaps): a --journal file that lacks an input the run applied. */
+typedef struct {
+    uint64_t *ids;
+    size_t n, cap;
+    uint64_t next_seq;
+    size_t gaps;
+} s_ids_t;
+
+static bool
+s_collect_id (void *arg, const phys_journal_record_t *rec)
+{
+    s_ids_t *ids = arg;
+    if (rec->kind != PHYS_JOURNAL_INPUT)
+        return true;
+    Simbus__Request *req = simbus__request__unpack (NULL, rec->payload_len, rec->payload);
+    cr_assert_not_null (req, "an input that is not a Request");
+    if (rec->seq != ids->next_seq) {
+        cr_log_warn ("input %llu follows input %llu", (unsigned long long) rec->seq,
+                     (unsigned long long) ids->next_seq - 1);
+        ids->gaps++;
+    }
+    ids->next_seq = rec->seq + 1;
+    if (ids->n < ids->cap)
+        ids->ids[ids->n++] = req->id;
+    simbus__request__free_unpacked (req, NULL);
+    return true;
+}
+
+/* A teleport waiting for a stalled physics, or in flight at each of
+   several physics kills, is applied once: the gateway hands it over again
+   while it waits, so physics may get it twice (the stalled one reads
+   every copy; a killed one may have applied it before dying), and answers
+   a copy without applying it again. The --journal file holds every input
+   applied, each bus id at most once. */
+Test (journal, a_command_in_flight_at_a_kill_is_applied_once, .timeout = 180)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--journal", files.journal, NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, files.ini, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
+                  "ssl-sim did not come up");
+    /* physics stalled (SIGSTOP) for 1.2 s with a teleport waiting: the
+       gateway hands it over again meanwhile (0.15, 0.45, 1.05 s), and
+       physics, going on, reads the first and the copies */
+    {
+        sim_msg_robot_tp_t tp;
+        SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
+        sim_msg_robot_xy (&tp.tr, 1.0, -0.2);
+        int stopped = sim_fixture_signal (&f, "physics", SIGSTOP);
+        cr_assert_gt (stopped, 0);
+        /* SIGSTOP takes effect asynchronously: a teleport sent before
+           physics really stopped is answered at once */
+        cr_assert_eq (sim_lab_wait_stopped (stopped, 2000), 0, "physics did not stop");
+        cr_assert_eq (sim_test_send (f.fd, f.proc.control_port, &cmd->base), 0);
+        uint8_t buf[4096];
+        cr_assert_lt (sim_test_recv (f.fd, buf, sizeof buf, 1200), 0, "an answer from a stopped physics");
+        cr_assert_gt (sim_fixture_signal (&f, "physics", SIGCONT), 0);
+        ssize_t n = sim_test_recv (f.fd, buf, sizeof buf, S_WAIT_MS);
+        cr_assert_geq (n, 0, "the teleport got no answer after the stall");
+    }
+    enum { KILLS = 6 };
+    for (int i = 0; i < KILLS; i++) {
+        sim_msg_robot_tp_t tp;
+        SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
+        sim_msg_robot_xy (&tp.tr, -1.0 + 0.3 * i, 0.2);
+        int64_t sent = sim_test_now_ms ();
+        cr_assert_eq (sim_test_send (f.fd, f.proc.control_port, &cmd->base), 0);
+        int old = sim_fixture_signal (&f, "physics", SIGKILL);
+        cr_assert_gt (old, 0, "physics was not running, or did not die");
+        cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, S_WAIT_MS), 0, "physics not restarted");
+        int64_t back = sim_test_now_ms () - sent;
+        uint8_t buf[4096];
+        ssize_t n = sim_test_recv (f.fd, buf, sizeof buf, 8000);
+        cr_assert_geq (n, 0, "kill %d: the teleport got no answer", i + 1);
+        SimulatorResponse *r = simulator_response__unpack (NULL, (size_t) n, buf);
+        cr_assert_not_null (r);
+        cr_expect_eq (r->n_errors, 0,
+                      "kill %d: the teleport was answered %s after %lld ms, physics back after %lld ms",
+                      i + 1, r->n_errors && r->errors[0]->code ? r->errors[0]->code : "with an error",
+                      (long long) (sim_test_now_ms () - sent), (long long) back);
+        simulator_response__free_unpacked (r, NULL);
+    }
+    cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+    uint64_t store[4096];
+    s_ids_t ids = { store, 0, 4096, 0, 0 };
+    phys_journal_header_t header;
+    cr_assert_geq (phys_journal_read (files.journal, NULL, &header, s_collect_id, &ids), 0);
+    cr_expect_geq (ids.n, KILLS + 1, "the journal holds %zu inputs for %d teleports", ids.n, KILLS + 1);
+    cr_expect_eq (ids.gaps, 0, "the journal lacks inputs the run applied at %zu places", ids.gaps);
+    size_t twice = 0;
+    for (size_t i = 0; i < ids.n; i++)
+        for (size_t j = i + 1; j < ids.n; j++)
+            twice += ids.ids[i] == ids.ids[j];
+    cr_expect_eq (twice, 0, "%zu of %zu inputs were applied twice", twice, ids.n);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
 }

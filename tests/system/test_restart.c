@@ -10,7 +10,9 @@
     within the same short delay every time (issue 11). In a single-process
     simulator `ssl-sim restart` gives gateway, legacy-grsim and the viewer
     a new thread and refuses physics and vision with a reason and a
-    non-zero exit; the simulator never stops (issue 23).
+    non-zero exit; the simulator never stops (issue 23). A command in
+    flight when physics is killed is applied and answered OK by the next
+    physics, sent once by the client (issue 24).
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -22,6 +24,8 @@
 
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_lab.h"
+#include "tests/support/sim_msg.h"
+#include "ssl_simulation_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 #define RESTART_WAIT_MS 10000
@@ -310,6 +314,118 @@ Test (restart, repeated_kill9_is_back_at_once_every_time, .timeout = 120)
     cr_expect (sim_test_teleport_blue0 (fd, f.proc.control_port, 0.4, -0.6, 5000) == 1,
                "no answer after the kills");
     cr_expect (sim_test_sees_blue0 (vision, 0.4, -0.6, 5000), "the teleport after the kills did not show");
+    s_stop (&f);
+}
+
+/* ---- a command in flight when physics dies (issue 24) ------------------- */
+
+#define INFLIGHT_ROUNDS 20
+
+/* Teleport blue 0 to (x, y) with one datagram: no retry. */
+static void
+s_send_teleport (int fd, int port, double x, double y)
+{
+    sim_msg_robot_tp_t tp;
+    SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
+    sim_msg_robot_xy (&tp.tr, x, y);
+    tp.tr.has_orientation = tp.tr.has_v_x = tp.tr.has_v_y = tp.tr.has_v_angular = true;
+    cr_assert_eq (sim_test_send (fd, port, &cmd->base), 0);
+}
+
+/* The one answer to it within ms: 1 for OK, 0 for an error (its code in
+   code), -1 for none. */
+static int
+s_answer (int fd, int ms, char *code, size_t code_len)
+{
+    uint8_t buf[65536];
+    ssize_t n = sim_test_recv (fd, buf, sizeof buf, ms);
+    if (n < 0)
+        return -1;
+    SimulatorResponse *resp = simulator_response__unpack (NULL, (size_t) n, buf);
+    cr_assert_not_null (resp, "an answer that is not a SimulatorResponse");
+    int ok = resp->n_errors == 0;
+    snprintf (code, code_len, "%s", ok || !resp->errors[0]->code ? "" : resp->errors[0]->code);
+    simulator_response__free_unpacked (resp, NULL);
+    return ok;
+}
+
+/* A teleport sent just before physics is killed -9, its datagram sent
+   once: the gateway hands it to the next physics, which applies it
+   unless the killed one did (and never twice), and the client gets OK and
+   sees the robot there. Every round: one answer, OK, and visible; none
+   UNAVAILABLE though physics was back within [bus] sync_timeout. The
+   defaults but for s_start's --realism none and one camera: the check
+   that the robot is where the teleport put it is within 1 cm, which
+   vision's noise would break. */
+Test (restart, physics_kill9_with_a_command_in_flight_answers_and_applies_it, .timeout = 300)
+{
+    sim_fixture_t f;
+    s_start (&f, NULL);
+    int vision = f.vision, fd = f.fd;
+    int ok = 0, missing = 0, unavailable = 0;
+    for (int i = 0; i < INFLIGHT_ROUNDS; i++) {
+        double x = -2.0 + 0.2 * i, y = (i % 2 ? 0.5 : -0.5);
+        /* the answer to the round before is in: nothing else is on its way */
+        int64_t t0 = sim_test_now_ms ();
+        int old = sim_fixture_service_pid (&f, "physics");
+        cr_assert_gt (old, 0);
+        s_send_teleport (fd, f.proc.control_port, x, y);
+        s_kill9 (&f, "physics");
+        int64_t killed = sim_test_now_ms ();
+        int now = sim_fixture_wait_service (&f, "physics", old, RESTART_WAIT_MS);
+        int64_t back_ms = sim_test_now_ms () - killed;
+        cr_assert_gt (now, 0, "physics was not restarted after kill %d", i + 1);
+        /* the gateway gives up after 4 s (UNAVAILABLE): wait longer */
+        char code[64] = "";
+        int answer = s_answer (fd, 8000, code, sizeof code);
+        int64_t answered_ms = sim_test_now_ms () - t0;
+        cr_expect_eq (answer, 1, "kill %d: answer %d (%s) after %lld ms, physics back after %lld ms", i + 1,
+                      answer, code, (long long) answered_ms, (long long) back_ms);
+        if (answer == 0 && strcmp (code, "UNAVAILABLE") == 0)
+            unavailable++;
+        if (answer == 1) {
+            ok++;
+            s_drain (vision);
+            bool seen = sim_test_sees_blue0 (vision, x, y, 5000);
+            cr_expect (seen, "kill %d: answered OK, but blue 0 never showed at (%.1f, %.1f)", i + 1, x, y);
+            missing += !seen;
+        }
+    }
+    fprintf (stderr,
+             "restart: %d commands in flight at a physics kill: %d OK, %d UNAVAILABLE, %d OK but missing\n",
+             INFLIGHT_ROUNDS, ok, unavailable, missing);
+    s_stop (&f);
+}
+
+/* A teleport sent to a physics that hangs (SIGSTOP) and is then killed
+   -9 after the gateway's last scheduled hand-over (2.25 s after it came
+   in): every copy went to the hung process and died with it. The new
+   physics is back well before the gateway's 4 s limit, and the gateway
+   hands the command over when it hears from it (its configuration), so
+   the client gets OK and the robot moves, not UNAVAILABLE. */
+Test (restart, physics_back_after_the_last_hand_over_still_gets_the_command, .timeout = 120)
+{
+    sim_fixture_t f;
+    s_start (&f, NULL);
+    int stopped = sim_fixture_signal (&f, "physics", SIGSTOP);
+    cr_assert_gt (stopped, 0);
+    cr_assert_eq (sim_lab_wait_stopped (stopped, 2000), 0, "physics did not stop");
+    int64_t t0 = sim_test_now_ms ();
+    s_send_teleport (f.fd, f.proc.control_port, 1.3, -0.7);
+    char code[64] = "";
+    /* past the last hand-over: nothing can answer a hung physics' command */
+    cr_assert_eq (s_answer (f.fd, 2400, code, sizeof code), -1, "an answer (%s) from a hung physics", code);
+    s_kill9 (&f, "physics");
+    int now = sim_fixture_wait_service (&f, "physics", stopped, RESTART_WAIT_MS);
+    int64_t back_ms = sim_test_now_ms () - t0;
+    cr_assert_gt (now, 0, "physics was not restarted");
+    int answer = s_answer (f.fd, 8000, code, sizeof code);
+    cr_expect_eq (answer, 1, "answer %d (%s) after %lld ms, physics back after %lld ms", answer, code,
+                  (long long) (sim_test_now_ms () - t0), (long long) back_ms);
+    if (answer == 1) {
+        s_drain (f.vision);
+        cr_expect (sim_test_sees_blue0 (f.vision, 1.3, -0.7, 5000), "answered OK, but blue 0 never moved");
+    }
     s_stop (&f);
 }
 

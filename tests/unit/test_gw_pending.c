@@ -203,6 +203,47 @@ Test (gw_pending, expire_calls_back_only_what_is_due)
     gw_pending_destroy (&p);
 }
 
+/* ---- commands handed to physics again ------------------------------------ */
+
+static void
+s_count_kept (void *arg, gw_request_t *req)
+{
+    (void) req;
+    (*(int *) arg)++;
+}
+
+/* A kept command is handed over 0.15, 0.45, 1.05 and 2.25 s after it came
+   in and answered UNAVAILABLE at its limit; one kept before a physics
+   spoke is handed over then too, one that came in later is not (its
+   first hand-over is still to come), nor is one that keeps nothing. */
+Test (gw_pending, a_kept_command_is_handed_over_on_a_doubling_schedule_and_when_physics_speaks)
+{
+    gw_pending_t *p = gw_pending_new (8);
+    Simbus__Request bus = SIMBUS__REQUEST__INIT;
+    bus.id = 42;
+    gw_request_t *r = s_add (p, GW_REQ_COMMAND, 4000000);
+    cr_assert_eq (gw_pending_keep_request (p, r, &bus, 0, 4000000), 0);
+    cr_expect_eq (r->deadline_us, GW_RESEND_FIRST_US);
+    const int64_t at[] = { 150000, 450000, 1050000, 2250000 };
+    for (int i = 0; i < 4; i++) {
+        cr_expect_eq (r->deadline_us, at[i], "hand-over %d", i + 1);
+        cr_expect (gw_pending_resend_due (r, r->deadline_us), "hand-over %d", i + 1);
+    }
+    cr_expect_eq (r->deadline_us, 4000000, "after the last hand-over, the limit");
+    cr_expect_not (gw_pending_resend_due (r, 4000000), "its time is up");
+
+    gw_request_t *later = s_add (p, GW_REQ_COMMAND, 4500000);
+    cr_assert_eq (gw_pending_keep_request (p, later, &bus, 500000, 4500000), 0);
+    s_add (p, GW_REQ_ROBOTS, 4000000); /* a RobotControl: nothing kept */
+    int n = 0;
+    gw_pending_each_kept (p, 500000 - GW_RESEND_FIRST_US + 1, s_count_kept, &n);
+    cr_expect_eq (n, 1, "only the command kept before");
+    n = 0;
+    gw_pending_each_kept (p, 4000000, s_count_kept, &n);
+    cr_expect_eq (n, 2);
+    gw_pending_destroy (&p);
+}
+
 /* ---- what a sync request owns -------------------------------------------- */
 
 Test (gw_pending, a_sync_request_has_an_empty_error_list)

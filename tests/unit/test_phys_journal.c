@@ -221,7 +221,7 @@ s_recorded (jl_dir_t *d, uint64_t until, bool crash)
 static phys_world_t *
 s_restart (const jl_dir_t *d, sim_config_t *cfg, phys_journal_replay_t *rep, int *rc)
 {
-    phys_checkpoint_meta_t meta;
+    phys_checkpoint_meta_t meta = { .once_ids = NULL };
     phys_world_t *w = phys_checkpoint_read (d->ck, S_KEY, cfg, &meta);
     cr_assert_not_null (w);
     static phys_journal_result_t scratch;
@@ -378,7 +378,7 @@ Test (phys_journal, foreign_journal_changes_nothing)
     jl_dir_t d;
     run_t *a = s_recorded (&d, S_SUBSTEPS, false);
     sim_config_t cfg;
-    phys_checkpoint_meta_t meta;
+    phys_checkpoint_meta_t meta = { .once_ids = NULL };
     phys_world_t *w = phys_checkpoint_read (d.ck, S_KEY, &cfg, &meta);
     cr_assert_not_null (w);
     uint64_t hash = phys_world_hash (w);

@@ -75,16 +75,64 @@ s_make (int i, Simbus__Request *req, sim_msg_robot_tp_t *tp, sim_msg_robot_cmd_t
     }
 }
 
-/* The run as physics journals it; returns the world's final hash. */
-static uint64_t
-s_record (const char *path, sim_config_t *cfg, bool restart_midway)
+/* What physics does for a --journal file continued at input `next` when
+   the restart journal at `from` is at input `until`: each input the file
+   lacks, with its source noted first, copied in order. */
+typedef struct {
+    phys_journal_t *to;
+    const phys_world_t *world;
+    uint64_t next, until;
+} s_catch_up_t;
+
+static bool
+s_catch_up_one (void *arg, const phys_journal_record_t *rec)
 {
+    s_catch_up_t *c = arg;
+    if (rec->kind != PHYS_JOURNAL_INPUT || rec->seq < c->next || rec->seq >= c->until)
+        return true;
+    cr_assert_eq (rec->seq, c->next);
+    Simbus__Request *req = simbus__request__unpack (NULL, rec->payload_len, rec->payload);
+    cr_assert_not_null (req);
+    const char *source = req->simulator_command ? "control by lane" : "blue team by lane";
+    simbus__request__free_unpacked (req, NULL);
+    cr_assert_eq (phys_journal_note (c->to, c->world, PHYS_JOURNAL_SOURCE, source, strlen (source)), 0);
+    cr_assert_eq (phys_journal_copy_input (c->to, rec), 0);
+    c->next++;
+    return true;
+}
+
+static void
+s_catch_up (phys_journal_t *to, const phys_world_t *world, const char *from, uint64_t next, uint64_t until)
+{
+    s_catch_up_t c = { to, world, next, until };
+    phys_journal_header_t header;
+    cr_assert_geq (phys_journal_read (from, PHYS_REPLAY_KEY, &header, s_catch_up_one, &c), 0);
+    cr_assert_eq (c.next, until, "the restart journal lacks inputs %llu to %llu", (unsigned long long) c.next,
+                  (unsigned long long) until);
+}
+
+/* How the run's physics lives: one process; restarted at S_END / 2; or
+   killed there between journaling its input of that substep in the restart
+   journal and in the file, in the middle of a write to the file (a torn
+   record at its end), and restarted. */
+typedef enum { S_ONE_PROCESS, S_RESTART, S_KILLED_BETWEEN } s_life_t;
+
+/* The run as physics journals it (in the file at path and, as the
+   restart journal, beside it); returns the world's final hash. */
+static uint64_t
+s_record (const char *path, sim_config_t *cfg, s_life_t life)
+{
+    bool restart_midway = life != S_ONE_PROCESS;
+    char restart_path[160];
+    snprintf (restart_path, sizeof restart_path, "%s.restart", path);
+    phys_journal_t *rj = phys_journal_new (restart_path, PHYS_REPLAY_KEY, 0);
     sim_config_defaults (cfg);
     cfg->sim.seed = 99;
     phys_world_t *world = sim_fc_world_new (cfg);
     cr_assert_not_null (world);
     phys_journal_t *j = phys_journal_new (path, PHYS_REPLAY_KEY, 0);
     cr_assert_eq (phys_journal_start (j, 0, world), 0);
+    cr_assert_eq (phys_journal_start (rj, 0, world), 0);
     char *ini = sim_config_dump (cfg, false);
     cr_assert_eq (phys_journal_note (j, world, PHYS_JOURNAL_CONFIG, ini, strlen (ini)), 0);
     free (ini);
@@ -98,8 +146,17 @@ s_record (const char *path, sim_config_t *cfg, bool restart_midway)
             Simbus__TeamControl tc;
             s_make ((int) next, &req, &tp, &cmd, &tc);
             const char *source = next % 3 == 0 ? "control by lane" : "blue team by lane";
-            cr_assert_eq (phys_journal_note (j, world, PHYS_JOURNAL_SOURCE, source, strlen (source)), 0);
-            cr_assert_eq (phys_journal_input (j, world, &req), 0);
+            cr_assert_eq (phys_journal_input (rj, world, &req), 0);
+            bool killed = life == S_KILLED_BETWEEN && phys_world_frame (world) == S_END / 2;
+            if (killed) {
+                /* the file gets only the start of the input's record */
+                int fd = open (path, O_WRONLY | O_APPEND);
+                cr_assert_eq (write (fd, "\x70\x00\x00\x00\x01\x00", 6), 6);
+                close (fd);
+            } else {
+                cr_assert_eq (phys_journal_note (j, world, PHYS_JOURNAL_SOURCE, source, strlen (source)), 0);
+                cr_assert_eq (phys_journal_input (j, world, &req), 0);
+            }
             phys_journal_apply (world, cfg, &req, result);
             for (uint64_t k = 0; req.has_substeps && k < req.substeps; k++) {
                 phys_world_step (world);
@@ -108,11 +165,15 @@ s_record (const char *path, sim_config_t *cfg, bool restart_midway)
             next++;
         }
         if (restart_midway && phys_world_frame (world) == S_END / 2) {
-            /* a restarted physics continues the same file */
-            uint64_t seq = phys_journal_seq (j);
+            /* a restarted physics continues the same file, numbering
+               its inputs after the restart journal's */
+            uint64_t seq = phys_journal_seq (rj);
             phys_journal_destroy (&j);
             j = phys_journal_new (path, PHYS_REPLAY_KEY, seq);
-            cr_assert_eq (phys_journal_reopen (j, world), 0);
+            uint64_t file_next;
+            cr_assert_eq (phys_journal_reopen (j, world, &file_next), 0);
+            cr_expect_eq (file_next, life == S_KILLED_BETWEEN ? seq - 1 : seq, "the file's next input");
+            s_catch_up (j, world, restart_path, file_next, seq);
         }
         phys_world_step (world);
         phys_journal_reached (j, world);
@@ -120,6 +181,8 @@ s_record (const char *path, sim_config_t *cfg, bool restart_midway)
     uint64_t hash = phys_world_hash (world);
     free (result);
     phys_journal_destroy (&j);
+    phys_journal_destroy (&rj);
+    unlink (restart_path);
     phys_world_destroy (&world);
     return hash;
 }
@@ -206,7 +269,7 @@ Test (phys_replay, a_journaled_run_reads_back_as_written)
     s_tmp_t t;
     s_tmp (&t);
     sim_config_t cfg;
-    s_record (t.path, &cfg, false);
+    s_record (t.path, &cfg, S_ONE_PROCESS);
     s_check_script (t.path);
     s_tmp_done (&t);
 }
@@ -216,7 +279,7 @@ Test (phys_replay, the_script_drives_a_world_to_the_same_state)
     s_tmp_t t;
     s_tmp (&t);
     sim_config_t cfg;
-    uint64_t hash = s_record (t.path, &cfg, false);
+    uint64_t hash = s_record (t.path, &cfg, S_ONE_PROCESS);
     char err[256];
     phys_replay_t *script = phys_replay_load (t.path, err, sizeof err);
     cr_assert_not_null (script, "%s", err);
@@ -230,12 +293,32 @@ Test (phys_replay, a_restarted_writer_continues_the_file)
     s_tmp_t t;
     s_tmp (&t);
     sim_config_t cfg;
-    uint64_t hash = s_record (t.path, &cfg, true);
+    uint64_t hash = s_record (t.path, &cfg, S_RESTART);
     s_check_script (t.path);
     char err[256];
     phys_replay_t *script = phys_replay_load (t.path, err, sizeof err);
     cr_assert_not_null (script);
     cr_expect_eq (s_play (script), hash);
+    phys_replay_destroy (&script);
+    s_tmp_done (&t);
+}
+
+/* A physics killed after journaling an input in the restart journal and
+   in the middle of writing it to the file: the next one cuts the torn
+   record off and takes the input from the restart journal, so the file
+   still holds every input the run applied, at its substep. */
+Test (phys_replay, a_file_continued_after_a_kill_between_the_journals_lacks_nothing)
+{
+    s_tmp_t t;
+    s_tmp (&t);
+    sim_config_t cfg;
+    uint64_t hash = s_record (t.path, &cfg, S_KILLED_BETWEEN);
+    s_check_script (t.path);
+    char err[256];
+    phys_replay_t *script = phys_replay_load (t.path, err, sizeof err);
+    cr_assert_not_null (script, "%s", err);
+    cr_expect_not (phys_replay_torn (script));
+    cr_expect_eq (s_play (script), hash, "the replayed world differs from the run");
     phys_replay_destroy (&script);
     s_tmp_done (&t);
 }
@@ -246,7 +329,7 @@ Test (phys_replay, the_restart_replay_passes_over_the_notes)
     s_tmp_t t;
     s_tmp (&t);
     sim_config_t cfg;
-    s_record (t.path, &cfg, false);
+    s_record (t.path, &cfg, S_ONE_PROCESS);
     sim_config_t fresh;
     sim_config_defaults (&fresh);
     fresh.sim.seed = 99;
@@ -288,7 +371,7 @@ Test (phys_replay, a_damaged_tail_ends_the_script)
     s_tmp_t t;
     s_tmp (&t);
     sim_config_t cfg;
-    s_record (t.path, &cfg, false);
+    s_record (t.path, &cfg, S_ONE_PROCESS);
     /* flip a byte in the last record (a mark): the inputs before stay */
     int fd = open (t.path, O_RDWR);
     off_t end = lseek (fd, 0, SEEK_END);
@@ -315,7 +398,7 @@ Test (phys_replay, a_journal_in_memory_reads_as_the_file)
     s_tmp_t t;
     s_tmp (&t);
     sim_config_t cfg;
-    s_record (t.path, &cfg, false);
+    s_record (t.path, &cfg, S_ONE_PROCESS);
     FILE *file = fopen (t.path, "rb");
     cr_assert_not_null (file);
     static uint8_t bytes[1 << 20];
@@ -347,7 +430,7 @@ Test (phys_replay, a_seek_lands_on_the_world_a_straight_replay_reaches)
     s_tmp_t t;
     s_tmp (&t);
     sim_config_t cfg;
-    s_record (t.path, &cfg, false);
+    s_record (t.path, &cfg, S_ONE_PROCESS);
     char err[256];
     phys_replay_t *script = phys_replay_load (t.path, err, sizeof err);
     cr_assert_not_null (script, "%s", err);
