@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/config/config.h"
 #include "grSim_Packet.pb-c.h"
 #include "sim_lab.h"
 #include "sim_msg.h"
@@ -475,13 +476,27 @@ sim_test_blue0 (int fd, int ms, double *x, double *y, double *t_capture)
     return false;
 }
 
+double
+sim_test_vision_tolerance (void)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    const sim_realism_t *r = &cfg.realism;
+    const double gain_max = 1.5, robot_height = 0.15;
+    double warp = 3 * sqrt (2.0 / 3.0) * gain_max * r->calibration_warp_stddev;
+    double parallax = r->robot_marker_height_error * cfg.vision.fov_radius
+                    / (cfg.vision.default_camera_height - robot_height);
+    double noise = 5 * fmax (r->stddev_robot_p, r->stddev_ball_p);
+    return fabs (r->object_position_offset) + warp + fabs (parallax) + noise;
+}
+
 bool
 sim_test_sees_blue0 (int fd, double x, double y, int ms)
 {
     int64_t end = sim_test_now_ms () + ms;
-    double rx, ry, t;
+    double rx, ry, t, tol = sim_test_vision_tolerance ();
     for (int64_t left = ms; left > 0; left = end - sim_test_now_ms ())
-        if (sim_test_blue0 (fd, (int) left, &rx, &ry, &t) && fabs (rx - x) < 0.01 && fabs (ry - y) < 0.01)
+        if (sim_test_blue0 (fd, (int) left, &rx, &ry, &t) && fabs (rx - x) < tol && fabs (ry - y) < tol)
             return true;
     return false;
 }

@@ -95,6 +95,23 @@ int sim_test_grsim_place (int fd, int port, bool yellow, unsigned id, double x, 
    ms (every other datagram read meanwhile is consumed). */
 bool sim_test_sees_blue0 (int fd, double x, double y, int ms);
 
+/* How far, per axis, a default simulator's vision may show an object from
+   where it is (m): the realistic preset's calibration error bounded from
+   its own numbers (docs/vision.md "Calibration error"), not a tolerance
+   that happened to hold for one seed's cameras. The sum of
+     - the constant offset, object_position_offset;
+     - the warp: three plane waves of amplitude sqrt(2/3), so at most
+       3 sqrt(2/3) = 2.45 times the normalised field, whose gain brings the
+       field's spread to calibration_warp_stddev; the gain is taken as at
+       most 1.5 (the spread over the field of three waves of random phase
+       is near 1, so the gain near 1);
+     - the parallax of robot_marker_height_error, at most
+       error * reach / (camera height - marker height) within the field of
+       view's reach of a nadir;
+     - five standard deviations of the per-frame noise.
+   With the realistic preset's numbers this is 0.054 m. */
+double sim_test_vision_tolerance (void);
+
 /* Blue robot 0 in the first vision packet on `fd` within ms that shows
    it: position (m) and the packet's t_capture (s). Returns false when
    none came (datagrams without it are consumed). */
