@@ -17,9 +17,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 EXAMPLE = os.path.join(ROOT, "examples", "learn_go_to_ball.py")
 
-#: the short run docs/learning.md shows: 10 generations of 64 worlds,
-#: 4 s episodes, 64 evaluation scenes per policy
-SHORT = ["--generations", "10", "--max-steps", "250", "--episodes", "64", "--seed", "1"]
+#: the short run docs/learning.md shows: 20 generations of 64 worlds,
+#: 4 s episodes, 64 evaluation scenes per policy. 10 generations passed
+#: for seeds 1-7 until issue 25 recalibrated the realistic vision, then
+#: seed 1 learned nothing in 10 (0/64): too few to hold whatever the
+#: scene draws. 20 gave 46-54 of 64 for seeds 1-5 after it (random 0),
+#: where the check passes from about 10.
+SHORT = ["--generations", "20", "--max-steps", "250", "--episodes", "64", "--seed", "1"]
 #: chance explains a difference this unlikely (or likelier) under no difference
 ALPHA = 1e-3
 
