@@ -31,7 +31,7 @@ const sim_cfg_command_t sim_cfg_commands[] = {
       "write what arrives on the vision, truth and referee addresses to a league log file (.gz: "
       "compressed) until Ctrl-C or --duration" },
     { "play FILE [--speed X] [--loop] [OPTIONS]",
-      "send a league log's vision, tracker and referee messages to their addresses at the recorded pace" },
+      "send a league log's vision, tracker and referee messages to their addresses at the recorded pace; the viewer's page shows it with a timeline (--no-viewer: none)" },
     { "replay FILE [--mode fast|realtime] [--until SECS] [--record OUT]",
       "run the world again from a journal (--journal): the same inputs at the same substeps, "
       "the same vision bytes; the viewer's page seeks in it (--no-viewer: none, flat out)" },
