@@ -141,12 +141,11 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     p->first = self->rx_first;
     gw_bus_request_t out;
     gw_translate_plain (&out, p->id, port, cmd, rc);
-    if (rc) {
-        /* for the command->vision latency (sim_stats.h): the wall
-           clock vision compares with (zclock_usecs is monotonic) */
-        out.req.has_received_us = true;
-        out.req.received_us = sim_stats_wall_us ();
-    }
+    /* the wall clock vision compares with for the command->vision latency
+       (sim_stats.h; zclock_usecs is monotonic), and the arrival at which
+       physics applies a request it reads later (phys_defer.h) */
+    out.req.has_received_us = true;
+    out.req.received_us = sim_stats_wall_us ();
     char source[64];
     gw_clientlog_source (self, &out.req, port, from, source, sizeof source);
     s_send_request (self, &out.req);

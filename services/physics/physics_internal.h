@@ -87,6 +87,8 @@ typedef struct {
     /* the newest team command's gateway receive time (sim_snapshot_t) */
     int64_t command_us;
     bool was_running; /* the free-running clock advanced at the last tick */
+    bool lane_deferred; /* the last wait left the lane's requests for its end (phys_defer) */
+    bool catching_up;   /* reading them: each applied at its arrival */
     bool paused;      /* speed 0 outside sync mode, as last logged */
 
     /* status line window */
