@@ -26,8 +26,13 @@
    camera frame at 73 Hz). */
 #define PHYS_DEFER_US 15000
 
+/* Deferring stops when no request came on the lane for this long (vision
+   only, or a team that stopped): an empty read per wake-up is not free. */
+#define PHYS_DEFER_IDLE_US 1000000
+
 /* Before the wait (from the clock's wake function): defer the lane when
-   the clock runs in realtime and its next wake-up, `at`, is at most
+   the clock runs in realtime, a request came on the lane within
+   PHYS_DEFER_IDLE_US, and the clock's next wake-up, `at`, is at most
    PHYS_DEFER_US after now. */
 void phys_defer_plan (phys_service_t *self, int64_t now, int64_t at);
 
@@ -38,7 +43,8 @@ void phys_defer_catch_up (phys_service_t *self);
 
 /* In the bus handler, before a request is applied: while catching up,
    the clock steps to the request's arrival (never back, never past now;
-   a request without a receive time, or a sync step, at now). */
-void phys_defer_arrival (phys_service_t *self, const Simbus__Request *req);
+   a request without a receive time, or a sync step, at now). Notes when
+   a request came on the lane. */
+void phys_defer_arrival (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from);
 
 #endif

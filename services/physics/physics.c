@@ -60,7 +60,7 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
         return false;
     if (phys_hold_request (self, env, from))
         return true; /* the clock waits for vision: applied when it starts */
-    phys_defer_arrival (self, env->request);
+    phys_defer_arrival (self, env->request, from);
     size_t len;
     const uint8_t *wire = sim_link_received (self->link, &len);
     phys_answer_request (self, env->request, from, wire, len);
