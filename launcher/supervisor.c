@@ -24,7 +24,8 @@
 #define LAUNCH_RESPAWN_MS       500 /* fork failed: try again (the system is short of something) */
 #define LAUNCH_STOP_GRACE_MS    5000
 #define LAUNCH_CLEAN_MIN_UP_MS  500  /* a clean exit sooner than this is a fault */
-#define LAUNCH_POLL_MS          100  /* the longest wait; a child's death wakes us at once */
+#define LAUNCH_POLL_MS          100  /* the longest wait without pidfds (a kernel before 5.3) */
+#define LAUNCH_IDLE_MS          1000 /* with them: a death, output and signals wake us at once */
 #define LAUNCH_READY_MS         5000 /* the longest wait for the gateway's ports before vision starts */
 #define LAUNCH_READY_ENV        "SSL_SIM_READY_FD"
 
@@ -234,12 +235,17 @@ s_child_exited (launch_child_t *c, int status)
 }
 
 /* Milliseconds until the next due restart or the end of the run, at most
-   LAUNCH_POLL_MS. */
+   LAUNCH_IDLE_MS (LAUNCH_POLL_MS while a child has no pidfd). */
 static int
 s_poll_timeout (const launch_child_t *children, int count, int64_t end_ms)
 {
     int64_t now = s_now_ms ();
-    int64_t next = now + LAUNCH_POLL_MS;
+    /* each wake-up costs the run CPU (docs/operations.md): without a
+       pidfd to tell us, a death is noticed by looking */
+    int64_t next = now + LAUNCH_IDLE_MS;
+    for (int i = 0; i < count; i++)
+        if (children[i].pid > 0 && children[i].exited < 0)
+            next = now + LAUNCH_POLL_MS;
     for (int i = 0; i < count; i++)
         if (children[i].pid == 0 && children[i].restart_at_ms && children[i].restart_at_ms < next)
             next = children[i].restart_at_ms;

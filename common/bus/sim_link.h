@@ -170,8 +170,16 @@ bool sim_link_input_waiting (sim_link_t *self);
    machine. Read it with sim_link_receive_spun. */
 bool sim_link_spin (sim_link_t *self, int64_t until_us);
 
-/* Read what sim_link_spin saw, as the attached handlers would. */
+/* Read what sim_link_spin saw, or what waits on a deferred lane, as the
+   attached handlers would. */
 void sim_link_receive_spun (sim_link_t *self);
+
+/* Deferred (true): what comes on this service's lane no longer wakes it;
+   it waits, in order, until sim_link_receive_spun reads it. For a service
+   that wakes soon anyway and would rather take a burst of messages in
+   that one turn than be woken for each. Returns whether the link has a
+   lane (false: nothing is deferred, every message wakes it as before). */
+bool sim_link_defer_lane (sim_link_t *self, bool defer);
 
 /* False while requests this link sent may still wait, unread, for
    physics (a starved machine); true when the carrier says they were all

@@ -271,6 +271,16 @@ sim_link_receive_spun (sim_link_t *self)
         s_read_lane (self);
 }
 
+bool
+sim_link_defer_lane (sim_link_t *self, bool defer)
+{
+    assert (self && self->loop);
+    if (!self->lane)
+        return false;
+    sim_loop_set_quiet (self->loop, "bus lane", defer);
+    return true;
+}
+
 /* ---- subscriptions ---------------------------------------------------- */
 
 /* A receiver's SUB socket, made and connected on first use. */

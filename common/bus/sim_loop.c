@@ -86,6 +86,17 @@ sim_loop_add_fd (sim_loop_t *self, const char *name, int fd, sim_loop_fn *fn, vo
     return s_add (self, name, NULL, fd, fn, arg);
 }
 
+void
+sim_loop_set_quiet (sim_loop_t *self, const char *name, bool quiet)
+{
+    assert (self && name);
+    for (int i = 0; i < self->count; i++)
+        if (strcmp (self->inputs[i].name, name) == 0) {
+            self->items[i].events = quiet ? 0 : ZMQ_POLLIN;
+            self->items[i].revents = 0;
+        }
+}
+
 static int
 s_add_after (sim_loop_t *self, s_after_t after)
 {

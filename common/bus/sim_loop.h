@@ -65,6 +65,13 @@ int sim_loop_add_sock (sim_loop_t *self, const char *name, zsock_t *sock, sim_lo
 /* Same for a file descriptor readable without blocking. */
 int sim_loop_add_fd (sim_loop_t *self, const char *name, int fd, sim_loop_fn *fn, void *arg);
 
+/* Quiet (true): the input named `name` no longer ends a wait nor runs its
+   handler; what comes on it waits in its queue until its owner reads it
+   (a service that will wake soon anyway and reads it then, saving a
+   wake-up), or until it is loud again (false, the state of a new input).
+   Unknown names are ignored. */
+void sim_loop_set_quiet (sim_loop_t *self, const char *name, bool quiet);
+
 /* Call fn (arg) in every turn, after the handlers of ready inputs, in
    order with the timers. Returns 0, or -1 when full. */
 int sim_loop_add_tick (sim_loop_t *self, const char *name, sim_loop_fn *fn, void *arg);

@@ -20,7 +20,8 @@
     [tournament] or in [network] trusted_sources) gets answers of at most
     three times its request's bytes (sim_trust, gw_answers). In tournament
     mode (gw_gate) a port answers only its own addresses, and everyone
-    else hears FORBIDDEN. The log's lines
+    else hears FORBIDDEN. In realtime the replies to RobotControls may
+    wait for the next turn instead of waking the gateway (gw_defer). The log's lines
     about clients: gw_clientlog; Stats: gw_stats.
 
     This file is the actor: the handlers of the ports and the bus, the
@@ -38,6 +39,7 @@
 #include "gateway_internal.h"
 #include "gw_answers.h"
 #include "gw_clientlog.h"
+#include "gw_defer.h"
 #include "gw_fairness.h"
 #include "gw_gate.h"
 #include "gw_sync.h"
@@ -141,12 +143,11 @@ s_start_plain (gw_service_t *self, gw_port_kind_t port, const struct sockaddr_in
     p->first = self->rx_first;
     gw_bus_request_t out;
     gw_translate_plain (&out, p->id, port, cmd, rc);
-    if (rc) {
-        /* for the command->vision latency (sim_stats.h): the wall
-           clock vision compares with (zclock_usecs is monotonic) */
-        out.req.has_received_us = true;
-        out.req.received_us = sim_stats_wall_us ();
-    }
+    /* the wall clock vision compares with for the command->vision latency
+       (sim_stats.h; zclock_usecs is monotonic), and the arrival at which
+       physics applies a request it reads later (phys_defer.h) */
+    out.req.has_received_us = true;
+    out.req.received_us = sim_stats_wall_us ();
     char source[64];
     gw_clientlog_source (self, &out.req, port, from, source, sizeof source);
     /* a command is handed to physics again until answered (gw_pending.h);
@@ -365,12 +366,21 @@ s_on_turn (void *arg)
     }
 }
 
+/* The next wait ends at the earliest deadline, or sooner for replies
+   left on a quiet lane (gw_defer). */
 static int64_t
 s_expiry (void *arg, int64_t now)
 {
     gw_service_t *self = arg;
-    (void) now;
-    return self->expiry_us;
+    int64_t until = gw_defer_plan (self, now);
+    return until < self->expiry_us ? until : self->expiry_us;
+}
+
+/* After each wait, before the ports: the replies a quiet lane kept. */
+static void
+s_on_wake (void *arg)
+{
+    gw_defer_catch_up (arg);
 }
 
 /* Stats for the bus (gw_stats). */
@@ -461,6 +471,7 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     self->link = sim_link_new (cfg, SIM_LINK_GATEWAY);
     if (!self->link || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_CONFIG)
         || sim_link_subscribe (self->link, SIMBUS__ENVELOPE__BODY_FRAMES_DONE)
+        || sim_loop_add_first (self->loop, "replies", s_on_wake, self)
         || sim_link_attach (self->link, self->loop, 0, s_on_bus, self) || s_bind_ports (self, cfg)
         || sim_loop_add_tick (self->loop, "expiry", s_on_turn, self)
         || sim_loop_add_wake (self->loop, "expiry", s_expiry, self)

@@ -74,7 +74,8 @@ struct gw_service_t {
     gw_port_stats_t stats[3];
     uint64_t sync_answers;
     int64_t started_us, last_stats_us;
-    int64_t expiry_us; /* the earliest deadline of a pending request, or SIM_LOOP_NEVER */
+    int64_t expiry_us;  /* the earliest deadline of a pending request, or SIM_LOOP_NEVER */
+    bool lane_deferred; /* the lane's replies wait for the next turn (gw_defer) */
 };
 
 #endif

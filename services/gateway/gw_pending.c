@@ -32,8 +32,10 @@ struct gw_pending_t {
     bool warned[GW_ADMIT_REASONS];
     int per_port, per_source; /* 0: no bound */
     int port_count[3];
-    s_source_t *sources; /* capacity of them */
-    int *buckets;        /* bucket_mask + 1 heads */
+    int kind_count[3];     /* per gw_req_kind_t */
+    uint64_t oldest_id[3]; /* per kind: no smaller id of it is pending (gw_pending_oldest_of) */
+    s_source_t *sources;   /* capacity of them */
+    int *buckets;          /* bucket_mask + 1 heads */
     uint32_t bucket_mask;
     int free_source;
 };
@@ -217,6 +219,7 @@ gw_pending_add (gw_pending_t *self, gw_req_kind_t kind, gw_port_kind_t port, con
         self->next_id = id + 1;
         self->count++;
         self->port_count[port]++;
+        self->kind_count[kind]++;
         s_source_take (self, from);
         memset (self->warned, 0, sizeof self->warned);
         return r;
@@ -238,6 +241,7 @@ gw_pending_release (gw_pending_t *self, gw_request_t *req)
 {
     assert (req->used);
     self->port_count[req->port]--;
+    self->kind_count[req->kind]--;
     s_source_give (self, &req->from);
     if (req->reply_env)
         simbus__envelope__free_unpacked (req->reply_env, NULL);
@@ -353,6 +357,28 @@ uint64_t
 gw_pending_refused (const gw_pending_t *self)
 {
     return self->refused;
+}
+
+int
+gw_pending_kind_count (const gw_pending_t *self, gw_req_kind_t kind)
+{
+    return self->kind_count[kind];
+}
+
+const gw_request_t *
+gw_pending_oldest_of (gw_pending_t *self, gw_req_kind_t kind)
+{
+    /* ids grow with time, so the oldest of a kind has its smallest
+       pending id; the mark only moves forward, each id passed once */
+    uint64_t *id = &self->oldest_id[kind];
+    if (self->kind_count[kind] == 0)
+        *id = self->next_id;
+    for (; *id < self->next_id; (*id)++) {
+        const gw_request_t *r = gw_pending_find (self, *id);
+        if (r && r->kind == kind)
+            return r;
+    }
+    return NULL;
 }
 
 int

@@ -150,6 +150,12 @@ void gw_pending_each_kept (gw_pending_t *self, int64_t before_us, gw_pending_fn 
 int gw_pending_count (const gw_pending_t *self);
 uint64_t gw_pending_refused (const gw_pending_t *self);
 
+/* Requests of `kind` pending, and the oldest of them (the first added
+   that is still pending; NULL when none). Borrowed, valid until the table
+   changes. */
+int gw_pending_kind_count (const gw_pending_t *self, gw_req_kind_t kind);
+const gw_request_t *gw_pending_oldest_of (gw_pending_t *self, gw_req_kind_t kind);
+
 /* Requests pending on `port`, and from `from` (ip:port). */
 int gw_pending_port_count (const gw_pending_t *self, gw_port_kind_t port);
 int gw_pending_source_count (const gw_pending_t *self, const struct sockaddr_in *from);

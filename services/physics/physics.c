@@ -14,6 +14,8 @@
                      --journal file (docs/journal.md, docs/logs.md)
       phys_hold      a --journal run's clock held for vision, with the
                      requests that came meanwhile
+      phys_defer     realtime: the gateway's requests read at the clock's
+                     own wake-ups, each applied at its arrival
       phys_playback  `ssl-sim replay` driving
       phys_seeking   its timeline when the page moves it (seek, pause, step)
       phys_epoch     the wire timestamps' Unix base
@@ -30,6 +32,7 @@
 #include "common/config/sim_schedule_config.h"
 #include "engine/world/phys_def.h"
 #include "phys_answer.h"
+#include "phys_defer.h"
 #include "phys_epoch.h"
 #include "phys_hold.h"
 #include "phys_playback.h"
@@ -61,6 +64,7 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
         return false; /* the page's timeline; nothing else changes a replay */
     if (phys_hold_request (self, env, from))
         return true; /* the clock waits for vision: applied when it starts */
+    phys_defer_arrival (self, env->request, from);
     size_t len;
     const uint8_t *wire = sim_link_received (self->link, &len);
     phys_answer_request (self, env->request, from, wire, len);
@@ -72,19 +76,25 @@ s_on_bus (void *arg, Simbus__Envelope *env, const sim_link_from_t *from)
 /* The clock's next instant (sim_loop_wake_fn): a replay's next turn, or
    phys_clock's wake-up. Realtime: the next instant anyone can observe is
    a release of a vision packet (captures on the way are snapshot at their
-   own sim times in the same turn): one wake-up per packet, not two. */
+   own sim times in the same turn): one wake-up per packet, not two. The
+   gateway's requests wait for it when it is near (phys_defer). */
 static int64_t
 s_clock_wake (void *arg, int64_t now)
 {
     phys_service_t *self = arg;
     if (self->replay && self->replay_paused && phys_world_frame (self->world) >= self->replay_step_to)
-        return SIM_LOOP_NEVER;              /* the page paused it: a request wakes the loop */
+        return SIM_LOOP_NEVER; /* the page paused it: a request wakes the loop */
+    int64_t at;
     if (self->replay && !self->replay_done) /* fast: at once; realtime: the next substep or so */
-        return self->replay_started && self->cfg.run.mode == SIM_MODE_FAST ? now : now + 1000;
-    uint64_t t = phys_world_time_ns (self->world);
-    uint64_t due =
-        sim_schedule_next_release (self->schedule, sim_schedule_delay_ns (self->cfg.realism.vision_delay));
-    return phys_clock_next_us (&self->clock, now, due > t ? due - t : 0, SIM_LOOP_NEVER);
+        at = self->replay_started && self->cfg.run.mode == SIM_MODE_FAST ? now : now + 1000;
+    else {
+        uint64_t t = phys_world_time_ns (self->world);
+        uint64_t due = sim_schedule_next_release (self->schedule,
+                                                  sim_schedule_delay_ns (self->cfg.realism.vision_delay));
+        at = phys_clock_next_us (&self->clock, now, due > t ? due - t : 0, SIM_LOOP_NEVER);
+    }
+    phys_defer_plan (self, now, at);
+    return at;
 }
 
 static sim_link_pacing_t
@@ -152,12 +162,14 @@ s_on_status_due (void *arg, int64_t deadline, int64_t now)
     return self->status_wall_us + PHYS_STATUS_PERIOD_US;
 }
 
-/* After each wait, before the input: the substeps owed up to now, so a
-   command that woke us applies at the sim time matching its arrival. */
+/* After each wait, before the input: the requests the wait deferred, each
+   at its arrival, then the substeps owed up to now, so a command that
+   woke us applies at the sim time matching its arrival. */
 static void
 s_on_wake (void *arg)
 {
     phys_service_t *self = arg;
+    phys_defer_catch_up (self);
     if (self->replay)
         phys_playback_turn (self, zclock_usecs ());
     else if (!self->hold_clock || phys_hold_release (self, zclock_usecs ()))

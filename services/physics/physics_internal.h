@@ -100,8 +100,11 @@ typedef struct {
     size_t replay_epoch_next; /* a replay: the journal's next base (phys_epoch_replay) */
     /* the newest team command's gateway receive time (sim_snapshot_t) */
     int64_t command_us;
-    bool was_running; /* the free-running clock advanced at the last tick */
-    bool paused;      /* speed 0 outside sync mode, as last logged */
+    bool was_running;        /* the free-running clock advanced at the last tick */
+    bool lane_deferred;      /* the last wait left the lane's requests for its end (phys_defer) */
+    bool catching_up;        /* reading them: each applied at its arrival */
+    int64_t lane_request_us; /* the last request from the lane came (phys_defer) */
+    bool paused;             /* speed 0 outside sync mode, as last logged */
 
     /* status line window */
     int64_t status_wall_us;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/support/sim_fixture.h"
@@ -501,6 +502,80 @@ s_set_loss (sim_fixture_t *f, double command_loss, double response_loss)
     SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
     cmd.config = &config;
     s_expect_errors (f, &cmd, "", "loss realism");
+}
+
+/* ---- realtime: the answers a team commanding at 100 Hz gets --------------
+   In realtime physics reads the gateway's requests at its own wake-ups
+   and the gateway reads physics' replies at its next turn
+   (docs/protocol.md, "Answer timing in realtime"): every command still
+   gets exactly one answer, in its order, each a real RobotControlResponse
+   (not the UNAVAILABLE of one physics never answered). The number of
+   robots in command k (k % 5 + 1) is the number of feedback entries its
+   answer must carry, which tells the answers apart. */
+
+static int64_t
+s_mono_us (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+Test (protocol, realtime_answers_every_command_once_and_in_order_at_100_hz, .timeout = 60)
+{
+    /* the default mode; --realism none because the default realism loses
+       1 % of the commands and of the answers, and this test counts them */
+    static const char *const args[] = { "--realism", "none", NULL };
+    sim_fixture_t f;
+    s_start (&f, args, NULL, SIM_FIXTURE_GATEWAY);
+    enum { N = 200 };
+    RobotCommand cmds[5], *ptrs[5];
+    for (int i = 0; i < 5; i++) {
+        cmds[i] = (RobotCommand) ROBOT_COMMAND__INIT;
+        cmds[i].id = (uint32_t) i;
+        ptrs[i] = &cmds[i];
+    }
+    RobotControl rc = ROBOT_CONTROL__INIT;
+    rc.robot_commands = ptrs;
+    static int64_t sent_us[N];
+    int sent = 0, got = 0;
+    int64_t worst_us = 0, next = s_mono_us (), give_up = 0;
+    uint8_t buf[65536];
+    while (got < N && (!give_up || s_mono_us () < give_up)) {
+        int64_t now = s_mono_us ();
+        if (sent < N && now >= next) {
+            rc.n_robot_commands = (size_t) (sent % 5 + 1);
+            cr_assert_eq (sim_test_send (f.fd, f.proc.blue_port, &rc.base), 0);
+            sent_us[sent++] = now;
+            next += 10000; /* a team's 100 Hz */
+            if (sent == N)
+                give_up = now + 5000000; /* past the gateway's 4 s for physics to answer */
+            continue;
+        }
+        int wait_ms = sent < N ? (int) ((next - now + 999) / 1000) : 100;
+        int from = 0;
+        ssize_t n = s_recv_from (f.fd, buf, sizeof buf, wait_ms, &from);
+        if (n < 0)
+            continue;
+        cr_assert_lt (got, sent, "an answer before its command");
+        RobotControlResponse *resp = robot_control_response__unpack (NULL, (size_t) n, buf);
+        cr_assert_not_null (resp, "answer %d is not a RobotControlResponse", got);
+        cr_expect_eq (from, f.proc.blue_port);
+        cr_expect_eq (resp->n_errors, 0, "answer %d carries errors (%s)", got,
+                      resp->n_errors ? resp->errors[0]->code : "");
+        cr_expect_eq ((int) resp->n_feedback, got % 5 + 1, "answer %d is another command's (order)", got);
+        robot_control_response__free_unpacked (resp, NULL);
+        int64_t delay = s_mono_us () - sent_us[got];
+        if (delay > worst_us)
+            worst_us = delay;
+        got++;
+    }
+    cr_expect_eq (got, N, "%d of %d commands answered", got, N);
+    int from = 0;
+    cr_expect_lt (s_recv_from (f.fd, buf, sizeof buf, 200, &from), 0, "one answer each, no more");
+    cr_log_info ("%d commands at 100 Hz: the longest wait for an answer %.1f ms", N,
+                 (double) worst_us / 1000);
+    s_stop (&f);
 }
 
 Test (protocol, command_and_response_loss, .timeout = 60)

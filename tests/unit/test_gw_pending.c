@@ -440,3 +440,42 @@ Test (gw_pending, every_slot_from_another_source)
     cr_expect_eq (gw_pending_source_count (p, &again), 0);
     gw_pending_destroy (&p);
 }
+
+/* ---- the oldest of a kind (gw_defer's bound) ---------------------------- */
+
+Test (gw_pending, the_oldest_of_a_kind_is_the_first_added_still_pending)
+{
+    gw_pending_t *p = gw_pending_new (8);
+    cr_assert_not_null (p);
+    cr_expect_null (gw_pending_oldest_of (p, GW_REQ_ROBOTS), "none pending");
+    gw_request_t *c = s_add (p, GW_REQ_COMMAND, 100);
+    gw_request_t *r1 = s_add (p, GW_REQ_ROBOTS, 200);
+    gw_request_t *r2 = s_add (p, GW_REQ_ROBOTS, 300);
+    cr_assert (c && r1 && r2);
+    uint64_t id1 = r1->id, id2 = r2->id;
+    cr_expect_eq (gw_pending_kind_count (p, GW_REQ_ROBOTS), 2);
+    cr_expect_eq (gw_pending_kind_count (p, GW_REQ_COMMAND), 1);
+    const gw_request_t *o = gw_pending_oldest_of (p, GW_REQ_ROBOTS);
+    cr_assert_not_null (o);
+    cr_expect_eq (o->id, id1, "the command before it is another kind");
+    gw_pending_release (p, r1);
+    o = gw_pending_oldest_of (p, GW_REQ_ROBOTS);
+    cr_assert_not_null (o);
+    cr_expect_eq (o->id, id2);
+    /* slots are reused as the table turns over: the answer follows ids */
+    gw_request_t *r3 = s_add (p, GW_REQ_ROBOTS, 400);
+    cr_assert_not_null (r3);
+    uint64_t id3 = r3->id;
+    gw_pending_release (p, r2);
+    o = gw_pending_oldest_of (p, GW_REQ_ROBOTS);
+    cr_assert_not_null (o);
+    cr_expect_eq (o->id, id3);
+    gw_pending_release (p, r3);
+    cr_expect_null (gw_pending_oldest_of (p, GW_REQ_ROBOTS));
+    cr_expect_eq (gw_pending_kind_count (p, GW_REQ_ROBOTS), 0);
+    gw_request_t *r4 = s_add (p, GW_REQ_ROBOTS, 500);
+    cr_assert_not_null (r4);
+    o = gw_pending_oldest_of (p, GW_REQ_ROBOTS);
+    cr_expect (o && o->id == r4->id, "a new one after an empty spell");
+    gw_pending_destroy (&p);
+}

@@ -1,6 +1,6 @@
 /*  test_link_loop.c - a link on its sim_loop (common/bus/sim_loop.c,
     common/bus/sim_link.c): handlers run by name in the order they were
-    added, the link's inputs named on both carriers, and requests seen
+    added, a quiet input waits, the link's inputs named on both carriers, and requests seen
     while physics steps. The loop's timers and the actor skeleton are
     test_loop.c.
 */
@@ -82,6 +82,19 @@ Test (link, loop_dispatches_named_handlers_in_order)
     sim_loop_dispatch (loop);
     cr_expect_str_eq (log, "asc12", "inputs in the order added, then ticks");
     cr_expect_not (sim_loop_ready (loop, "fd a"), "dispatch clears the marks");
+
+    /* a quiet input ends no wait and runs no handler; what came waits */
+    log[0] = 0;
+    sim_loop_set_quiet (loop, "fd a", true);
+    cr_assert_eq (write (pa[1], "x", 1), 1);
+    cr_expect_eq (sim_loop_wait (loop, 0), 0, "a quiet input does not wake the loop");
+    sim_loop_dispatch (loop);
+    cr_expect_str_eq (log, "12", "nor does its handler run");
+    sim_loop_set_quiet (loop, "fd a", false);
+    cr_expect_eq (sim_loop_wait (loop, 0), 1, "loud again, what waited is there");
+    log[0] = 0;
+    sim_loop_dispatch (loop);
+    cr_expect_str_eq (log, "a12");
 
     /* a full loop refuses */
     int added = 0;
