@@ -123,6 +123,9 @@ gw_pending_new (int capacity)
     clock_gettime (CLOCK_REALTIME, &ts);
     uint64_t now_us = (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
     self->next_id = SIM_BUS_ID_ONCE | ((now_us << 8) & ~SIM_BUS_ID_ONCE);
+    /* no id below the first is pending: gw_pending_oldest_of starts there */
+    for (size_t k = 0; k < sizeof self->oldest_id / sizeof self->oldest_id[0]; k++)
+        self->oldest_id[k] = self->next_id;
     self->earliest = INT64_MAX;
     return self;
 }

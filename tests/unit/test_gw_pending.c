@@ -443,6 +443,22 @@ Test (gw_pending, every_slot_from_another_source)
 
 /* ---- the oldest of a kind (gw_defer's bound) ---------------------------- */
 
+/* The first question may come with a request already pending: the ids
+   start from the wall clock (a restarted gateway starts past its
+   predecessor's), so a mark starting from 0 would step through ~2^59 ids
+   (the gateway hung, every team answer lost). */
+Test (gw_pending, the_oldest_is_found_when_first_asked_with_one_pending, .timeout = 5)
+{
+    gw_pending_t *p = gw_pending_new (8);
+    cr_assert_not_null (p);
+    gw_request_t *r = s_add (p, GW_REQ_ROBOTS, 100);
+    cr_assert_not_null (r);
+    const gw_request_t *o = gw_pending_oldest_of (p, GW_REQ_ROBOTS);
+    cr_assert_not_null (o);
+    cr_expect_eq (o->id, r->id);
+    gw_pending_destroy (&p);
+}
+
 Test (gw_pending, the_oldest_of_a_kind_is_the_first_added_still_pending)
 {
     gw_pending_t *p = gw_pending_new (8);
