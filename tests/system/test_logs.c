@@ -597,7 +597,9 @@ Test (logs, killed_gz_run_leaves_a_readable_part, .timeout = 120)
     for (int i = 0; i < 50; i++)
         cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d", i);
     close (fd);
-    int vision = sim_proc_service_pid (&p, "vision");
+    /* a service writes its pid file once its actor runs, which in fast
+       mode can be after the 50 packets: wait for it */
+    int vision = sim_lab_wait_service (p.dir, 0, "vision", 0, S_WAIT_MS);
     cr_assert_gt (vision, 0);
     cr_assert_eq (sim_lab_wait_file (part, S_WAIT_MS), 0);
     /* the launcher dies at once; its children get SIGTERM and stop */
@@ -635,7 +637,9 @@ Test (logs, restarted_vision_appends_to_the_part, .timeout = 120)
        on disk when vision dies, likely with a record torn */
     for (int i = 0; i < 400; i++)
         cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d", i);
-    int vision = sim_proc_service_pid (&p, "vision");
+    /* a service writes its pid file once its actor runs, which in fast
+       mode can be after the 50 packets: wait for it */
+    int vision = sim_lab_wait_service (p.dir, 0, "vision", 0, S_WAIT_MS);
     cr_assert_gt (vision, 0);
     kill (vision, SIGKILL);
     cr_assert_gt (sim_lab_wait_service (p.dir, 0, "vision", vision, 20000), 0, "vision was not restarted");
