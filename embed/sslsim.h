@@ -498,9 +498,12 @@ void sslsim_task_evaluate (sslsim_task_t *task, int slot, sslsim_world_t *world,
 
 /* A learner's step over a whole batch in one call: for every world k, on
    the batch's threads, either
-     - reset[k] != 0: sslsim_task_reset(task, k, world, seeds[k]) (no task:
-       sslsim_world_reset), sslsim_obs_forget(obs, k); reward 0, not
-       terminated; or
+     - reset[k] == SSLSIM_ENV_HOLD: nothing; world k, its observation row,
+       reward and termination are left as they are (a reset of some
+       worlds only: Gymnasium's reset_mask); or
+     - reset[k] != 0 (SSLSIM_ENV_RESET): sslsim_task_reset(task, k, world,
+       seeds[k]) (no task: sslsim_world_reset), sslsim_obs_forget(obs, k);
+       reward 0, not terminated; or
      - world k's robots (teams[j], ids[j]) for j < per_world take
        actions[(k * per_world + j) * 6 ...] (forward, left, angular,
        kick_speed, kick_angle, dribbler_speed, as sslsim_robot_command_t),
@@ -510,6 +513,9 @@ void sslsim_task_evaluate (sslsim_task_t *task, int slot, sslsim_world_t *world,
    floats, then the task's E (sslsim_task_obs_size) in the observer's
    frame. Any pointer for a part not wanted may be NULL (no obs, no task,
    no resets, no actions). */
+#define SSLSIM_ENV_STEP  0 /* reset[k]: step world k */
+#define SSLSIM_ENV_RESET 1 /* reset[k]: start its next episode (any value but 0 and 2 too) */
+#define SSLSIM_ENV_HOLD  2 /* reset[k]: leave world k and its outputs alone */
 typedef struct {
     double dt;
     const double *actions;

@@ -58,6 +58,8 @@ s_job_env (void *arg, int k, sslsim_world_t *world)
         e->obs && e->obs_out ? e->obs_out + (size_t) k * (size_t) (sslsim_obs_size (e->obs) + extras) : NULL;
     sslsim_obs_t *obs = out ? e->obs : NULL;
     sslsim_truth_t truth;
+    if (e->reset && e->reset[k] == SSLSIM_ENV_HOLD)
+        return SSLSIM_OK;
     if (e->reset && e->reset[k]) {
         sslsim_status_t rc = e->task ? sslsim_task_reset (e->task, k, world, e->seeds[k])
                                      : sslsim_world_reset (world, e->seeds[k]);

@@ -76,6 +76,7 @@ class BatchEnv(ctypes.Structure):
 
 
 OBS_TRUTH, OBS_VISION = 0, 1
+ENV_STEP, ENV_RESET, ENV_HOLD = 0, 1, 2  # sslsim.h SSLSIM_ENV_*: sslsim_batch_env_t.reset
 OBS_KINDS = {"truth": OBS_TRUTH, "vision": OBS_VISION}
 OBS_MAX_AGE = 10.0  # sslsim.h SSLSIM_OBS_MAX_AGE
 

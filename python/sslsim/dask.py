@@ -35,7 +35,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError("sslsim.dask needs Dask's distributed package (Debian: python3-distributed)") from e
 
 from .env import _box, _EnvBase
-from .vector import SslSimVectorEnv, action_array
+from .vector import SslSimVectorEnv, action_array, reset_mask
 from .world import World
 
 
@@ -72,8 +72,8 @@ class Shard:
                 "action_low": e.single_action_space.low, "action_high": e.single_action_space.high,
                 "controlled": e.controlled, "observed": e.observed, "metadata": e.metadata}
 
-    def reset(self, seed):
-        obs, infos = self.env.reset(seed=seed)
+    def reset(self, seed, mask):
+        obs, infos = self.env.reset(seed=seed, options={"reset_mask": mask})
         return obs, infos["seed"]
 
     def step(self, actions):
@@ -143,6 +143,9 @@ class DaskVectorEnv:
         self.action_space = _box(np.tile(sp["action_low"], (n, 1, 1)), np.tile(sp["action_high"], (n, 1, 1)))
         self._action_shape = self.action_space.shape
         self._started = False
+        # the last rows returned: a reset with a mask asks only the shards it names
+        self._obs = np.zeros((n, len(sp["low"])), dtype=np.float32)
+        self._seeds = np.zeros(n, dtype=np.uint64)
 
     render_mode = None
     spec = None
@@ -173,11 +176,11 @@ class DaskVectorEnv:
         return out
 
     def reset(self, *, seed=None, options=None):
-        """As SslSimVectorEnv.reset, with global seeds: seed s gives world k
-        the seed s + k whichever shard holds it."""
+        """As SslSimVectorEnv.reset (options={"reset_mask": m} too), with
+        global seeds: seed s gives world k the seed s + k whichever shard
+        holds it."""
         self._check_usable()
-        if options:
-            raise ValueError("options: no option is known (got %r)" % (sorted(options),))
+        mask = reset_mask(options, self.num_envs, self._started)
         if seed is None:
             per = [None] * len(self.shards)
         elif isinstance(seed, (int, np.integer)):
@@ -192,9 +195,15 @@ class DaskVectorEnv:
             if len(seeds) != self.num_envs:
                 raise ValueError("seed must list %d seeds, not %d" % (self.num_envs, len(seeds)))
             per = [seeds[o:o + c] for _, o, c in self.shards]
-        parts = self._gather([a.reset(s, **_IN_LOOP) for a, s in zip(self._actors, per)])
+        # a shard none of whose worlds the mask names is not asked: its rows stay as last returned
+        asked = [j for j, (_, o, c) in enumerate(self.shards) if mask[o:o + c].any()]
+        parts = self._gather([self._actors[j].reset(per[j], mask[o:o + c], **_IN_LOOP)
+                              for j, (_, o, c) in ((j, self.shards[j]) for j in asked)])
+        for j, (obs, seeds) in zip(asked, parts):
+            _, o, c = self.shards[j]
+            self._obs[o:o + c], self._seeds[o:o + c] = obs, seeds
         self._started = True
-        return (np.concatenate([p[0] for p in parts]), {"seed": np.concatenate([p[1] for p in parts])})
+        return self._obs.copy(), {"seed": self._seeds.copy()}
 
     def step(self, actions):
         """As SslSimVectorEnv.step: actions (num_envs, k, 6) floats; each
@@ -210,7 +219,8 @@ class DaskVectorEnv:
         parts = self._gather([actor.step(a[o:o + c], **_IN_LOOP)
                               for actor, (_, o, c) in zip(self._actors, self.shards)])
         obs, rew, term, trunc, seeds = (np.concatenate([p[i] for p in parts]) for i in range(5))
-        return obs, rew, term, trunc, {"seed": seeds}
+        self._obs, self._seeds = obs, seeds
+        return obs.copy(), rew, term, trunc, {"seed": seeds.copy()}
 
     def close(self):
         """Free every shard's worlds (those of live workers) and the actors; twice is fine."""

@@ -42,6 +42,29 @@ def action_array(actions, shape):
     return a
 
 
+def reset_mask(options, n, started):
+    """The worlds a reset(options=...) resets, a bool array of n: all of
+    them without options, or options["reset_mask"] (Gymnasium 1.x's
+    option; the only one known). ValueError naming the option otherwise:
+    another option, a mask that is not a bool array of n, one with no True,
+    or one that leaves a world out before the first reset."""
+    options = dict(options or {})
+    m = options.pop("reset_mask", None)
+    if options:
+        raise ValueError("options: only reset_mask is known (got %r)" % (sorted(options),))
+    if m is None:
+        return np.ones(n, dtype=bool)
+    a = m if type(m) is np.ndarray else np.asarray(m)
+    if a.dtype != np.bool_ or a.shape != (n,):
+        raise ValueError("options['reset_mask'] must be a bool array of shape (%d,), not %s %s"
+                         % (n, a.dtype, a.shape))
+    if not a.any():
+        raise ValueError("options['reset_mask'] resets no world")
+    if not started and not a.all():
+        raise ValueError("options['reset_mask'] leaves worlds out before the first reset")
+    return a.copy()
+
+
 class SslSimVectorEnv:
     """SslSimVectorEnv(num_envs=64, observation="truth", task="go_to_ball",
     dt=0.016, max_steps=500, controlled=None, observed=None, threads=0,
@@ -137,12 +160,14 @@ class SslSimVectorEnv:
             raise SslSimError(status, self._batch._reason())
 
     def reset(self, *, seed=None, options=None):
-        """Reset every world: seed None, an int or a list of num_envs ints
-        (see the module's text); options: None or {} (no option is
-        known). Returns obs (num_envs, D) and infos {"seed": (num_envs,)
-        the episodes' seeds}."""
-        if options:
-            raise ValueError("options: no option is known (got %r)" % (sorted(options),))
+        """Reset every world, or with options={"reset_mask": m} (a bool
+        array of num_envs, at least one True) only the worlds where m is
+        True, as Gymnasium 1.x's reset_mask: the others keep their
+        episode, step count and observation row. seed: None, an int or a
+        list of num_envs ints (see the module's text); with a mask only
+        the masked worlds take theirs. Returns obs (num_envs, D) and infos
+        {"seed": (num_envs,) the episodes' seeds}."""
+        mask = reset_mask(options, self.num_envs, self._started)
         if seed is not None:
             if isinstance(seed, (int, np.integer)):
                 base = (np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF) + np.arange(self.num_envs, dtype=np.uint64))
@@ -155,16 +180,16 @@ class SslSimVectorEnv:
                                      % (self.num_envs, seed)) from None
                 if base.shape != (self.num_envs,):
                     raise ValueError("seed must list %d seeds, not %d" % (self.num_envs, len(base)))
-            self._base[:] = base
-            self._episode[:] = 0
+            self._base[mask] = base[mask]
+            self._episode[mask] = 0
         elif self._started:
-            self._episode += np.uint64(1)
-        self._seeds[:] = self._base + self._episode * _EPISODE_STRIDE
-        self._reset[:] = 1
+            self._episode[mask] += np.uint64(1)
+        self._seeds[mask] = self._base[mask] + self._episode[mask] * _EPISODE_STRIDE
+        self._reset[:] = np.where(mask, N.ENV_RESET, N.ENV_HOLD)
         self._resetting = True
         self._run(None)
-        self._steps[:] = 0
-        self._done[:] = False
+        self._steps[mask] = 0
+        self._done[mask] = False
         self._started = True
         return self._obs.copy(), {"seed": self._seeds.copy()}
 

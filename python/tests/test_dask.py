@@ -104,6 +104,26 @@ class DaskClusterTest(unittest.TestCase):
             _, infos = env.reset(seed=[9, 4, 7])
             self.assertEqual(infos["seed"].tolist(), [9, 4, 7])
 
+    def test_a_reset_mask_over_shards_matches_the_local_vector_env(self):
+        """reset_mask split over the shards; a shard whose worlds the mask
+        leaves out is not asked, and its rows are the last returned."""
+        with DaskVectorEnv(self.client, 4) as env, sslsim.SslSimVectorEnv(4, threads=1) as local:
+            self.assertEqual(len({a for a, _, _ in env.shards}), 2)
+            env.reset(seed=3)
+            local.reset(seed=3)
+            for _ in range(3):
+                a = np.full(env.action_space.shape, 0.5)
+                env.step(a)
+                local.step(a)
+            mask = np.array([False, False, True, False])  # the first shard's worlds held
+            got, infos = env.reset(options={"reset_mask": mask})
+            want, linfos = local.reset(options={"reset_mask": mask})
+            np.testing.assert_array_equal(got, want)
+            self.assertEqual(infos["seed"].tolist(), linfos["seed"].tolist())
+            got, *_ = env.step(np.zeros(env.action_space.shape))
+            want, *_ = local.step(np.zeros(env.action_space.shape))
+            np.testing.assert_array_equal(got, want)
+
     def test_spaces_and_dtypes_match_the_local_vector_env(self):
         with DaskVectorEnv(self.client, 3, observation="vision") as env, \
                 sslsim.SslSimVectorEnv(3, observation="vision") as local:
@@ -135,7 +155,7 @@ class DaskClusterTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "seed"):
                 env.reset(seed=[1, 2])
             with self.assertRaisesRegex(ValueError, "options"):
-                env.reset(options={"reset_mask": None})
+                env.reset(options={"reset_mask": np.zeros(4, dtype=bool)})
             obs, *_ = env.step(np.zeros((4, 1, 6)))
             self.assertEqual(obs.shape, (4, 13))
         with self.assertRaisesRegex(ValueError, "closed"):

@@ -127,6 +127,73 @@ class AutoresetTest(unittest.TestCase):
             self.assertEqual(infos["seed"].tolist(), [4 + 2 ** 32, 5])
 
 
+class ResetMaskTest(unittest.TestCase):
+    """Gymnasium 1.x's reset(options={"reset_mask": m}): the masked worlds
+    start their next episode, the others go on as if nothing happened."""
+
+    def test_masked_worlds_reset_and_the_others_go_on_unchanged(self):
+        for kind in ("truth", "vision"):
+            with self.subTest(kind=kind), sslsim.SslSimVectorEnv(4, observation=kind) as env, \
+                    sslsim.SslSimVectorEnv(4, observation=kind) as ref:
+                rng = np.random.default_rng(3)
+                env.reset(seed=20)
+                ref.reset(seed=20)
+                for _ in range(5):
+                    a = rng.uniform(-1, 1, env.action_space.shape)
+                    before, *_ = env.step(a)
+                    ref.step(a)
+                mask = np.array([True, False, True, False])
+                obs, infos = env.reset(options={"reset_mask": mask})
+                # the held rows are the last step's; the reset ones the next episode's first
+                np.testing.assert_array_equal(obs[~mask], before[~mask])
+                self.assertEqual(infos["seed"].tolist(), [20 + 2 ** 32, 21, 22 + 2 ** 32, 23])
+                with sslsim.SslSimVectorEnv(4, observation=kind) as fresh:
+                    first, _ = fresh.reset(seed=[20 + 2 ** 32, 21, 22 + 2 ** 32, 23])
+                np.testing.assert_array_equal(obs[mask], first[mask])
+                # the held worlds' episodes go on byte for byte as in a run without the reset
+                for _ in range(5):
+                    a = rng.uniform(-1, 1, env.action_space.shape)
+                    o1, r1, te1, tr1, _ = env.step(a)
+                    o2, r2, te2, tr2, _ = ref.step(a)
+                    np.testing.assert_array_equal(o1[~mask], o2[~mask])
+                    np.testing.assert_array_equal(r1[~mask], r2[~mask])
+                self.assertEqual(env.batch.world(0).time, env.batch.world(2).time)
+                self.assertGreater(env.batch.world(1).time, env.batch.world(0).time)
+
+    def test_a_seed_with_a_mask_seeds_only_the_masked_worlds(self):
+        with sslsim.SslSimVectorEnv(3) as env:
+            env.reset(seed=7)
+            _, infos = env.reset(seed=100, options={"reset_mask": np.array([False, True, False])})
+            self.assertEqual(infos["seed"].tolist(), [7, 101, 9])
+
+    def test_a_held_world_that_ended_still_autoresets_on_the_next_step(self):
+        with sslsim.SslSimVectorEnv(2, max_steps=2) as env:
+            env.reset(seed=40)
+            for _ in range(2):
+                _, _, _, trunc, _ = env.step(np.zeros(env.action_space.shape))
+            self.assertEqual(trunc.tolist(), [True, True])
+            env.reset(options={"reset_mask": np.array([True, False])})
+            _, rew, term, trunc, infos = env.step(np.zeros(env.action_space.shape))
+            # world 0 was reset by the mask and steps; world 1 autoresets now
+            self.assertEqual(infos["seed"].tolist(), [40 + 2 ** 32, 41 + 2 ** 32])
+            self.assertEqual(env.batch.world(1).time, 0.0)
+            self.assertGreater(env.batch.world(0).time, 0.0)
+
+    def test_bad_masks_name_the_option_and_change_nothing(self):
+        with sslsim.SslSimVectorEnv(2) as env:
+            with self.assertRaisesRegex(ValueError, "reset_mask.*before the first reset"):
+                env.reset(options={"reset_mask": np.array([True, False])})
+            obs, _ = env.reset(seed=1)
+            t = env.batch.world(0).time
+            for bad, why in (([1, 0], "bool array"), (np.array([True]), "shape"),
+                             (np.array([False, False]), "no world")):
+                with self.assertRaisesRegex(ValueError, "reset_mask.*" + why):
+                    env.reset(options={"reset_mask": bad})
+            with self.assertRaisesRegex(ValueError, "only reset_mask is known"):
+                env.reset(options={"autoreset": True})
+            self.assertEqual(env.batch.world(0).time, t)
+
+
 class SeedTest(unittest.TestCase):
     def test_a_worlds_bytes_depend_only_on_its_seed(self):
         """World seeded 5 gives the same observations, rewards and flags
@@ -312,7 +379,7 @@ class BadInputTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "seed"):
                 env.reset(seed=["x", 1])
             with self.assertRaisesRegex(ValueError, "options"):
-                env.reset(options={"reset_mask": [True, False]})
+                env.reset(options={"unknown": 1})
         with self.assertRaisesRegex(ValueError, "observation"):
             sslsim.SslSimVectorEnv(2, observation="radar")
         with self.assertRaisesRegex(ValueError, "task"):

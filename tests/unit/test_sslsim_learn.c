@@ -43,6 +43,32 @@ Test (sslsim_learn, a_refused_step_moves_nothing)
     sslsim_batch_free (b);
 }
 
+/* reset[k]: step, reset or hold, per world in one call (Gymnasium's
+   reset_mask is built on the hold) */
+Test (sslsim_learn, a_held_world_is_neither_stepped_nor_reset_nor_written)
+{
+    sslsim_batch_t *b = s_batch (3, 2, NULL);
+    sslsim_batch_env_t step = { .dt = 0.016 };
+    cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_OK); /* every world at 16 ms */
+    uint8_t reset[3] = { SSLSIM_ENV_RESET, SSLSIM_ENV_HOLD, SSLSIM_ENV_STEP };
+    uint64_t seeds[3] = { 5, 6, 7 };
+    float rewards[3] = { -1, -1, -1 };
+    uint8_t terminated[3] = { 9, 9, 9 };
+    step.reset = reset;
+    step.seeds = seeds;
+    step.rewards = rewards;
+    step.terminated = terminated;
+    cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_OK);
+    cr_expect_eq (sslsim_world_time_ns (sslsim_batch_world (b, 0)), 0);
+    cr_expect_eq (sslsim_world_seed (sslsim_batch_world (b, 0)), 5);
+    cr_expect_eq (sslsim_world_time_ns (sslsim_batch_world (b, 1)), 16000000);
+    cr_expect_eq (sslsim_world_time_ns (sslsim_batch_world (b, 2)), 32000000);
+    cr_expect (rewards[0] == 0 && terminated[0] == 0);
+    cr_expect (rewards[1] == -1 && terminated[1] == 9, "the held world's outputs were written");
+    cr_expect (rewards[2] == 0 && terminated[2] == 0);
+    sslsim_batch_free (b);
+}
+
 Test (sslsim_learn, observations_keep_their_bounds)
 {
     sslsim_batch_t *b = s_batch (1, 1, NULL);
