@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "tests/support/sim_fixture.h"
+#include "tests/support/sim_lab.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
@@ -95,8 +96,9 @@ Test (fair_sync, commands_are_answered_while_another_client_loops_long_steps, .t
                "no long step was answered");
 
     SimulatorCommand empty = SIMULATOR_COMMAND__INIT;
-    int sent = 0, late = 0;
-    int64_t worst = 0, end = sim_test_now_ms () + S_RUN_MS;
+    int sent = 0, late = 0, unanswered = 0;
+    char lates[256] = ""; /* the first late ones: which, when, how long */
+    int64_t start = sim_test_now_ms (), worst = 0, end = start + S_RUN_MS;
     uint8_t buf[65536];
     while (sim_test_now_ms () < end) {
         int64_t t0 = sim_test_now_ms ();
@@ -104,9 +106,13 @@ Test (fair_sync, commands_are_answered_while_another_client_loops_long_steps, .t
         sent++;
         ssize_t n = sim_test_recv (f.fd, buf, sizeof buf, 4 * S_TIMEOUT_MS);
         int64_t took = sim_test_now_ms () - t0;
-        cr_expect_geq (n, 0, "command %d was not answered", sent);
+        unanswered += n < 0;
         worst = took > worst ? took : worst;
-        late += took > S_TIMEOUT_MS;
+        if (took > S_TIMEOUT_MS && late++ < 4) {
+            size_t used = strlen (lates);
+            snprintf (lates + used, sizeof lates - used, " #%d at %.2f s: %lld ms%s;", sent,
+                      (double) (t0 - start) / 1000.0, (long long) took, n < 0 ? " (no answer)" : "");
+        }
     }
     kill (child, SIGTERM);
     int steps = 0;
@@ -118,8 +124,12 @@ Test (fair_sync, commands_are_answered_while_another_client_loops_long_steps, .t
     close (pipefd[0]);
     cr_log_info ("%d commands, the slowest answered in %lld ms; %d long steps answered", sent,
                  (long long) worst, steps);
-    cr_expect_eq (late, 0, "%d of %d commands waited longer than %d ms (the slowest %lld ms)", late, sent,
-                  S_TIMEOUT_MS, (long long) worst);
+    if (late) /* what the services said (the step-size warnings left out), for a failure to be read */
+        sim_lab_sh ("grep -a -v ' info: \\|does not fit' '%s' | tail -12 >&2", f.proc.log);
+    cr_expect_eq (unanswered, 0, "%d of %d commands were not answered within %d ms", unanswered, sent,
+                  4 * S_TIMEOUT_MS);
+    cr_expect_eq (late, 0, "%d of %d commands waited longer than %d ms (the slowest %lld ms):%s", late, sent,
+                  S_TIMEOUT_MS, (long long) worst, lates);
     cr_expect (counted && steps > S_LOOPERS, "the steppers were starved: %d steps answered", steps);
     cr_expect (WIFEXITED (status) && WEXITSTATUS (status) == 0);
     cr_expect_eq (sim_fixture_stop (&f), 0);
