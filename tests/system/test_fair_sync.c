@@ -42,15 +42,15 @@
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
-#define S_LOOPERS      4
-#define S_STEP_S       10.0f /* the longest sync step (docs/protocol.md) */
-#define S_RUN_MS       6000  /* how long the control client measures */
-#define S_TIMEOUT_MS   500   /* [bus] sync_timeout's default, for the report */
-#define S_ANSWER_MS    10000 /* a command not answered by then is lost */
-#define S_STEP_MAX_MS  5000  /* a stepper's answer: a turn behind the others, on a loaded machine */
-#define S_STAMPS       4096  /* step answers the child reports (~100-600 in a run) */
-#define S_COMMANDS     8192
-#define S_STEPS_ALLOWED 2    /* step answers while a command waits (above) */
+#define S_LOOPERS       4
+#define S_STEP_S        10.0f /* the longest sync step (docs/protocol.md) */
+#define S_RUN_MS        6000  /* how long the control client measures */
+#define S_TIMEOUT_MS    500   /* [bus] sync_timeout's default, for the report */
+#define S_ANSWER_MS     10000 /* a command not answered by then is lost */
+#define S_STEP_MAX_MS   5000  /* a stepper's answer: a turn behind the others, on a loaded machine */
+#define S_STAMPS        4096  /* step answers the child reports (~100-600 in a run) */
+#define S_COMMANDS      8192
+#define S_STEPS_ALLOWED 2 /* step answers while a command waits (above) */
 
 static int64_t
 s_now_us (void)
@@ -82,8 +82,9 @@ s_recv_stamped (int fd, void *buf, size_t cap, int timeout_ms, int64_t *at_us)
         return -1;
     struct iovec iov = { buf, cap };
     char control[CMSG_SPACE (sizeof (struct timespec))];
-    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-                          .msg_controllen = sizeof control };
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control
+    };
     ssize_t n = recvmsg (fd, &msg, 0);
     *at_us = s_now_us ();
     for (struct cmsghdr *c = CMSG_FIRSTHDR (&msg); n >= 0 && c; c = CMSG_NXTHDR (&msg, c))
