@@ -15,8 +15,9 @@
 #   make format     reformat the C sources in place with .clang-format
 #   make format-check  list the C sources clang-format would change (part of test)
 #   make install    PREFIX=/usr/local DESTDIR=: ssl-sim, its man page, completion,
-#                   configs, units, libsslsim, sslsim.h, sslsim.pc and the Python
-#                   module (docs/embedding.md); `make uninstall` removes the same
+#                   configs, units, libsslsim, sslsim.h (and sslsim_task.h, which it
+#                   includes), sslsim.pc and the Python module (docs/embedding.md);
+#                   `make uninstall` removes the same
 #   make deb        a Debian package with debhelper, in build/deb/ (checked by lintian)
 #   make clean
 #
@@ -382,7 +383,7 @@ inst_lib_mode     := 644
 inst_lib_files     = $(SSLSIM_A) $(SSLSIM_SO)
 inst_include_dir   = $(INCLUDEDIR)
 inst_include_mode := 644
-inst_include_files:= embed/sslsim.h
+inst_include_files:= embed/sslsim.h embed/sslsim_task.h
 inst_python_dir    = $(PYTHON_SITE)/sslsim
 inst_python_mode  := 644
 inst_python_files := $(wildcard python/sslsim/*.py)

@@ -354,3 +354,9 @@ sslsim_task_bearing (double x, double y, double tx, double ty)
 {
     return atan2 (ty - y, tx - x);
 }
+
+void
+sslsim_task_place (sslsim_world_t *world, int team, int id, double x, double y, double bx, double by)
+{
+    sslsim_world_teleport_robot (world, team, id, x, y, sslsim_task_bearing (x, y, bx, by), 1);
+}

@@ -128,13 +128,6 @@ s_judge (sslsim_task_slot_t *s, double phi, bool success, bool failure, sslsim_t
     }
 }
 
-/* The driven robot at (x, y) facing the ball, the ball at rest at (bx, by). */
-static void
-s_place (sslsim_world_t *world, int team, int id, double x, double y, double bx, double by)
-{
-    sslsim_world_teleport_robot (world, team, id, x, y, sslsim_task_bearing (x, y, bx, by), 1);
-}
-
 /* The first potential of the episode, after the scene is placed. */
 static void
 s_start (const sslsim_task_t *task, sslsim_task_slot_t *s, sslsim_world_t *world, double gx, double gy)
@@ -263,8 +256,8 @@ s_pass_scene (const sslsim_task_t *task, sslsim_task_slot_t *s, sslsim_world_t *
     s->keep[0] = qx;
     s->keep[1] = qy;
     sslsim_task_clear (task, world);
-    s_place (world, task->team, task->id, px, py, bx, by);
-    s_place (world, task->team, task->id + 1, qx, qy, bx, by);
+    sslsim_task_place (world, task->team, task->id, px, py, bx, by);
+    sslsim_task_place (world, task->team, task->id + 1, qx, qy, bx, by);
     sslsim_world_teleport_ball (world, bx, by, 0, 0);
     s_start (task, s, world, qx, qy);
 }
@@ -319,7 +312,7 @@ s_penalty_scene (const sslsim_task_t *task, sslsim_task_slot_t *s, sslsim_world_
     double gy =
         sim_rng_uniform (rng, -(f->goal_w / 2 - SSLSIM_PENALTY_POST), f->goal_w / 2 - SSLSIM_PENALTY_POST);
     sslsim_task_clear (task, world);
-    s_place (world, task->team, task->id, kx, ky, bx, by);
+    sslsim_task_place (world, task->team, task->id, kx, ky, bx, by);
     /* the keeper on its goal line, facing the field */
     sslsim_world_teleport_robot (world, 1 - task->team, 0, a * (f->hl - SSLSIM_PENALTY_LINE), gy,
                                  a > 0 ? M_PI : 0.0, 1);

@@ -34,8 +34,7 @@ s_keepaway_scene (const sslsim_task_t *task, sslsim_task_slot_t *s, sslsim_world
             sslsim_task_draw_near (rng, bx, by, SSLSIM_KEEPAWAY_MIN, SSLSIM_KEEPAWAY_MAX, f->hl - 0.3,
                                    f->hw - 0.3, &x, &y);
         }
-        sslsim_world_teleport_robot (world, task->teams[i], task->ids[i], x, y,
-                                     sslsim_task_bearing (x, y, bx, by), 1);
+        sslsim_task_place (world, task->teams[i], task->ids[i], x, y, bx, by);
     }
     sslsim_world_teleport_ball (world, bx, by, 0, 0);
 }

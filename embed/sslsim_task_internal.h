@@ -112,4 +112,8 @@ bool sslsim_task_out (const sslsim_task_field_t *f, const double *ball);
 /* Heading from (x, y) towards (tx, ty). */
 double sslsim_task_bearing (double x, double y, double tx, double ty);
 
+/* Robot (team, id) put on the field at rest at (x, y), facing the ball
+   at (bx, by): how the drills and keep-away place a scene's robots. */
+void sslsim_task_place (sslsim_world_t *world, int team, int id, double x, double y, double bx, double by);
+
 #endif

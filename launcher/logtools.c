@@ -1,4 +1,5 @@
-/*  logtools.c - `ssl-sim record`, `play` and `replay` (docs/logs.md). */
+/*  logtools.c - `ssl-sim record`, `play` and `replay` (docs/logs.md); the
+    threads that show a log are in logview.c. */
 #include "logtools.h"
 
 #include <czmq.h>
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/config/config.h"
-#include "services.h"
+#include "logview.h"
 #include "common/bus/sim_bus.h"
 #include "common/base/sim_log.h"
 #include "common/logs/sim_logfile.h"
@@ -381,18 +382,7 @@ s_play_page (const char *path, const sim_config_t *cfg, bool loop)
         return -1;
     zsys_handler_set (NULL);
     s_catch_signals ();
-    zactor_t *viewer = sim_service_start (launch_services[SIM_SERVICE_VIEWER].actor, &args);
-    if (!viewer)
-        return -1;
-    zpoller_t *poller = zpoller_new (viewer, NULL);
-    while (!s_stop) {
-        void *which = zpoller_wait (poller, 200);
-        if (which || zpoller_terminated (poller))
-            break;
-    }
-    zpoller_destroy (&poller);
-    zactor_destroy (&viewer);
-    return args.exit_code ? 1 : 0;
+    return launch_logview_play (&args, &s_stop);
 }
 
 int
@@ -515,34 +505,7 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     }
     zsys_handler_set (NULL);
     s_catch_signals ();
-    /* physics and vision, and the viewer for the page (docs/viewer.md
-       "Replaying a journal"), whose timeline is the only thing besides
-       the journal that moves the world; no gateway: nobody else may */
-    zactor_t *viewer = NULL, *vision = NULL;
-    if (args.cfg.viewer.enabled) {
-        viewer = sim_service_start (launch_services[SIM_SERVICE_VIEWER].actor, &args);
-        if (!viewer)
-            sim_warn ("replay: no page (the viewer did not start): replaying without it");
-    }
-    args.replay_page = viewer != NULL;
-    zactor_t *physics = sim_service_start (launch_services[SIM_SERVICE_PHYSICS].actor, &args);
-    if (physics)
-        vision = sim_service_start (launch_services[SIM_SERVICE_VISION].actor, &args);
-    rc = physics && vision ? 0 : 1;
-    if (rc == 0) {
-        zpoller_t *poller = zpoller_new (vision, physics, viewer, NULL);
-        while (!s_stop) {
-            void *which = zpoller_wait (poller, 200);
-            if (which || zpoller_terminated (poller))
-                break;
-        }
-        zpoller_destroy (&poller);
-        if (s_stop && !viewer)
-            rc = 1; /* cut short; with the page, the user ends it when done watching */
-    }
-    zactor_destroy (&viewer); /* first: its pages see the end, not a silent bus */
-    zactor_destroy (&vision);
-    zactor_destroy (&physics);
+    rc = launch_logview_replay (&args, &s_stop);
     if (args.exit_code == SIM_SERVICE_EXIT_LOST) {
         sim_error ("--record: vision lost records: %s is incomplete (its error above says why)",
                    args.cfg.run.record);

@@ -1,5 +1,7 @@
 /*  vw_json.c - the viewer's JSON messages and the page's ops (vw_json.h). */
 #include "vw_json.h"
+#include "vw_json_internal.h"
+#include "vw_json_game.h"
 
 #include <cjson/cJSON.h>
 #include <float.h>
@@ -28,9 +30,8 @@ s_add (cJSON *obj, const char *key, cJSON *item)
         cJSON_Delete (item);
 }
 
-/* Print and free `root`: the one exit of every encoder. */
-static char *
-s_print (cJSON *root)
+char *
+vw_json_print (cJSON *root)
 {
     /* a "world" is a few KiB: one buffer of that size, not a dozen reallocs */
     char *text = root ? cJSON_PrintBuffered (root, 8192, 0) : NULL;
@@ -38,8 +39,8 @@ s_print (cJSON *root)
     return text;
 }
 
-static cJSON *
-s_typed (const char *type)
+cJSON *
+vw_json_typed (const char *type)
 {
     cJSON *root = cJSON_CreateObject ();
     if (root)
@@ -99,9 +100,8 @@ s_format_micro (double v, char *text)
     return n;
 }
 
-/* A number as the page needs it, to a micrometre, as cJSON raw text. */
-static void
-s_num (cJSON *obj, const char *key, double v)
+void
+vw_json_num (cJSON *obj, const char *key, double v)
 {
     char text[32];
     s_format_micro (v, text);
@@ -111,14 +111,14 @@ s_num (cJSON *obj, const char *key, double v)
 char *
 vw_json_hello (sim_mode_t mode, uint64_t seed)
 {
-    cJSON *root = s_typed ("hello");
+    cJSON *root = vw_json_typed ("hello");
     if (!root)
         return NULL;
     cJSON_AddNumberToObject (root, "version", VW_PROTOCOL_VERSION);
     cJSON_AddStringToObject (root, "mode", sim_config_mode_name (mode));
     /* a seed above 2^53 would lose digits as a JSON number */
     cJSON_AddNumberToObject (root, "seed", (double) seed);
-    return s_print (root);
+    return vw_json_print (root);
 }
 
 /* The half-open extent of camera i's region along one axis: halfway to
@@ -144,25 +144,25 @@ vw_json_geometry (const sim_config_t *cfg)
 {
     sim_field_t f;
     sim_field_resolve (&cfg->field, cfg->run.division, &f);
-    cJSON *root = s_typed ("geometry");
+    cJSON *root = vw_json_typed ("geometry");
     cJSON *field = cJSON_AddObjectToObject (root, "field");
     cJSON *cams = cJSON_AddArrayToObject (root, "cameras");
     if (!field || !cams) {
         cJSON_Delete (root);
         return NULL;
     }
-    s_num (field, "length", f.length);
-    s_num (field, "width", f.width);
-    s_num (field, "goal_width", f.goal_width);
-    s_num (field, "goal_depth", f.goal_depth);
-    s_num (field, "boundary_width", f.boundary_width);
-    s_num (field, "boundary_width_goal_line", sim_field_goal_line_margin (&f));
-    s_num (field, "goal_substitution_area_width", f.goal_substitution_area_width);
-    s_num (field, "penalty_area_depth", f.penalty_area_depth);
-    s_num (field, "penalty_area_width", f.penalty_area_width);
-    s_num (field, "center_circle_radius", f.center_circle_radius);
-    s_num (field, "line_thickness", f.line_thickness);
-    s_num (field, "ball_radius", cfg->ball.radius);
+    vw_json_num (field, "length", f.length);
+    vw_json_num (field, "width", f.width);
+    vw_json_num (field, "goal_width", f.goal_width);
+    vw_json_num (field, "goal_depth", f.goal_depth);
+    vw_json_num (field, "boundary_width", f.boundary_width);
+    vw_json_num (field, "boundary_width_goal_line", sim_field_goal_line_margin (&f));
+    vw_json_num (field, "goal_substitution_area_width", f.goal_substitution_area_width);
+    vw_json_num (field, "penalty_area_depth", f.penalty_area_depth);
+    vw_json_num (field, "penalty_area_width", f.penalty_area_width);
+    vw_json_num (field, "center_circle_radius", f.center_circle_radius);
+    vw_json_num (field, "line_thickness", f.line_thickness);
+    vw_json_num (field, "ball_radius", cfg->ball.radius);
     sim_rig_t rig;
     sim_rig_resolve (cfg, &rig);
     double ex = f.length / 2 + sim_field_goal_line_margin (&f), ey = f.width / 2 + f.boundary_width;
@@ -174,21 +174,21 @@ vw_json_geometry (const sim_config_t *cfg)
         }
         const sim_camera_cfg_t *cam = &rig.cams[i];
         cJSON_AddNumberToObject (c, "id", cam->id);
-        s_num (c, "x", cam->x);
-        s_num (c, "y", cam->y);
-        s_num (c, "z", cam->z);
-        s_num (c, "fov_radius", cfg->vision.fov_radius);
+        vw_json_num (c, "x", cam->x);
+        vw_json_num (c, "y", cam->y);
+        vw_json_num (c, "z", cam->z);
+        vw_json_num (c, "fov_radius", cfg->vision.fov_radius);
         cJSON *region = cJSON_AddObjectToObject (c, "region");
         double lo, hi;
         s_region_axis (&rig, i, true, ex, &lo, &hi);
-        s_num (region, "x_min", lo);
-        s_num (region, "x_max", hi);
+        vw_json_num (region, "x_min", lo);
+        vw_json_num (region, "x_max", hi);
         s_region_axis (&rig, i, false, ey, &lo, &hi);
-        s_num (region, "y_min", lo);
-        s_num (region, "y_max", hi);
+        vw_json_num (region, "y_min", lo);
+        vw_json_num (region, "y_max", hi);
         cJSON_AddStringToObject (c, "color", s_camera_colors[(unsigned) cam->id % 8]);
     }
-    return s_print (root);
+    return vw_json_print (root);
 }
 
 static const char *
@@ -381,69 +381,18 @@ vw_json_world (const vw_world_t *world)
     return copy;
 }
 
-static void
-s_referee_team (cJSON *parent, const char *key, const sim_referee_team_t *t)
-{
-    cJSON *o = cJSON_AddObjectToObject (parent, key);
-    if (!o)
-        return;
-    cJSON_AddStringToObject (o, "name", t->name);
-    cJSON_AddNumberToObject (o, "score", t->score);
-    cJSON_AddNumberToObject (o, "red_cards", t->red_cards);
-    cJSON_AddNumberToObject (o, "yellow_cards", t->yellow_cards);
-    cJSON *cards = cJSON_AddArrayToObject (o, "yellow_card_times");
-    for (int i = 0; cards && i < t->n_yellow_running; i++)
-        cJSON_AddItemToArray (cards, cJSON_CreateNumber ((double) t->yellow_left_us[i] / 1e6));
-    cJSON_AddNumberToObject (o, "timeouts", t->timeouts);
-    s_num (o, "timeout_time", (double) t->timeout_time_us / 1e6);
-    cJSON_AddNumberToObject (o, "goalkeeper", t->goalkeeper);
-}
-
-/* "referee" of the status: the game controller's newest packet, times in
-   seconds, names as the league spells them (docs/viewer.md). */
-static void
-s_referee (cJSON *root, const sim_referee_t *r, double age_s)
-{
-    cJSON *o = cJSON_AddObjectToObject (root, "referee");
-    if (!o)
-        return;
-    cJSON_AddStringToObject (o, "stage", sim_referee_stage_name (r->stage));
-    cJSON_AddStringToObject (o, "command", sim_referee_command_name (r->command));
-    cJSON_AddNumberToObject (o, "command_counter", r->command_counter);
-    if (r->has_stage_time)
-        s_num (o, "stage_time_left", (double) r->stage_time_left_us / 1e6);
-    if (r->has_action_time)
-        s_num (o, "action_time_left", (double) r->action_time_left_us / 1e6);
-    if (r->has_next_command)
-        cJSON_AddStringToObject (o, "next_command", sim_referee_command_name (r->next_command));
-    s_referee_team (o, "blue", &r->team[0]);
-    s_referee_team (o, "yellow", &r->team[1]);
-    if (r->has_placement) {
-        cJSON *p = cJSON_AddObjectToObject (o, "placement");
-        if (p) {
-            s_num (p, "x", r->placement_x);
-            s_num (p, "y", r->placement_y);
-        }
-    }
-    if (r->has_blue_positive)
-        cJSON_AddBoolToObject (o, "blue_on_positive_half", r->blue_positive);
-    if (r->status_message[0])
-        cJSON_AddStringToObject (o, "message", r->status_message);
-    s_num (o, "age_s", age_s);
-}
-
 char *
 vw_json_status (const vw_status_t *st)
 {
-    cJSON *root = s_typed ("status");
+    cJSON *root = vw_json_typed ("status");
     if (!root)
         return NULL;
-    s_num (root, "t", st->t);
+    vw_json_num (root, "t", st->t);
     cJSON_AddStringToObject (root, "mode", sim_config_mode_name (st->mode));
-    s_num (root, "speed", st->speed);
+    vw_json_num (root, "speed", st->speed);
     cJSON_AddBoolToObject (root, "paused", st->paused);
-    s_num (root, "rtf", st->rtf);
-    s_num (root, "substep_us", st->substep_us);
+    vw_json_num (root, "rtf", st->rtf);
+    vw_json_num (root, "substep_us", st->substep_us);
     cJSON *cams = cJSON_AddArrayToObject (root, "cameras");
     for (int i = 0; cams && i < st->n_cameras; i++) {
         cJSON *c = cJSON_CreateObject ();
@@ -452,7 +401,7 @@ vw_json_status (const vw_status_t *st)
             break;
         }
         cJSON_AddNumberToObject (c, "id", st->cameras[i].id);
-        s_num (c, "pps", st->cameras[i].pps);
+        vw_json_num (c, "pps", st->cameras[i].pps);
         cJSON_AddNumberToObject (c, "packets", (double) st->cameras[i].packets);
     }
     cJSON *ports = cJSON_AddArrayToObject (root, "ports");
@@ -465,7 +414,7 @@ vw_json_status (const vw_status_t *st)
         }
         cJSON_AddStringToObject (o, "name", p->name);
         cJSON_AddNumberToObject (o, "port", p->port);
-        s_num (o, "rate", p->rate);
+        vw_json_num (o, "rate", p->rate);
         cJSON_AddNumberToObject (o, "received", (double) p->received);
         cJSON_AddNumberToObject (o, "refused", (double) p->refused);
         cJSON_AddNumberToObject (o, "lost", (double) p->lost);
@@ -473,7 +422,7 @@ vw_json_status (const vw_status_t *st)
         for (int k = 0; src && k < p->n_sources; k++)
             cJSON_AddItemToArray (src, cJSON_CreateString (p->sources[k]));
     }
-    s_num (root, "loss", st->loss);
+    vw_json_num (root, "loss", st->loss);
     cJSON_AddStringToObject (root, "realism", st->realism);
     cJSON_AddNumberToObject (root, "camera_count", st->camera_count);
     cJSON *services = cJSON_AddObjectToObject (root, "services");
@@ -482,41 +431,41 @@ vw_json_status (const vw_status_t *st)
         cJSON_AddBoolToObject (services, sim_service_names[i], st->alive[i]);
         cJSON_AddNumberToObject (restarts, sim_service_names[i], st->restarts[i]);
     }
-    s_num (root, "uptime_s", st->uptime_s[0]);
+    vw_json_num (root, "uptime_s", st->uptime_s[0]);
     if (st->has_latency) {
         /* absent when vision measured none in its last second: a gap on the plot */
-        s_num (root, "latency_ms", st->latency_p50_ms);
-        s_num (root, "latency_p90_ms", st->latency_p90_ms);
-        s_num (root, "latency_max_ms", st->latency_max_ms);
+        vw_json_num (root, "latency_ms", st->latency_p50_ms);
+        vw_json_num (root, "latency_p90_ms", st->latency_p90_ms);
+        vw_json_num (root, "latency_max_ms", st->latency_max_ms);
         cJSON_AddNumberToObject (root, "latency_count", st->latency_period_count);
     }
     if (st->viewer_port > 0)
         cJSON_AddNumberToObject (root, "viewer_port", st->viewer_port);
     if (st->has_referee)
-        s_referee (root, &st->referee, st->referee_age_s);
+        vw_json_referee (root, &st->referee, st->referee_age_s);
     cJSON *player = st->has_player ? cJSON_AddObjectToObject (root, "player") : NULL;
     if (player) {
-        s_num (player, "t", st->player_t);
-        s_num (player, "duration", st->player_duration);
-        s_num (player, "speed", st->player_speed);
+        vw_json_num (player, "t", st->player_t);
+        vw_json_num (player, "duration", st->player_duration);
+        vw_json_num (player, "speed", st->player_speed);
         cJSON_AddBoolToObject (player, "paused", st->player_paused);
         cJSON_AddBoolToObject (player, "ended", st->player_ended);
         if (st->player_next_command >= 0)
-            s_num (player, "next_command", st->player_next_command);
+            vw_json_num (player, "next_command", st->player_next_command);
         if (st->player_next_goal >= 0)
-            s_num (player, "next_goal", st->player_next_goal);
+            vw_json_num (player, "next_goal", st->player_next_goal);
         if (st->player_journal) {
             cJSON_AddBoolToObject (player, "journal", true);
-            s_num (player, "built", st->player_built);
+            vw_json_num (player, "built", st->player_built);
         }
     }
-    return s_print (root);
+    return vw_json_print (root);
 }
 
 char *
 vw_json_result (int64_t id, const char *code, const char *message)
 {
-    cJSON *root = s_typed ("result");
+    cJSON *root = vw_json_typed ("result");
     if (!root)
         return NULL;
     cJSON_AddNumberToObject (root, "id", (double) id);
@@ -525,7 +474,7 @@ vw_json_result (int64_t id, const char *code, const char *message)
         cJSON_AddStringToObject (root, "code", code);
         cJSON_AddStringToObject (root, "message", message ? message : "");
     }
-    return s_print (root);
+    return vw_json_print (root);
 }
 
 /* ---- the page's ops ---------------------------------------------------- */
@@ -712,28 +661,4 @@ vw_json_parse_op (const char *text, size_t len, vw_op_t *op, char *why, size_t w
     }
     cJSON_Delete (root);
     return rc;
-}
-
-char *
-vw_json_marks (const sim_player_mark_t *marks, size_t count)
-{
-    cJSON *root = s_typed ("marks");
-    cJSON *list = root ? cJSON_AddArrayToObject (root, "marks") : NULL;
-    if (!list) {
-        cJSON_Delete (root);
-        return NULL;
-    }
-    cJSON_AddNumberToObject (root, "total", (double) count);
-    for (size_t i = 0; i < count && i < VW_MARKS_MAX; i++) {
-        cJSON *m = cJSON_CreateObject ();
-        if (!m)
-            break;
-        cJSON_AddItemToArray (list, m);
-        s_num (m, "t", marks[i].t);
-        cJSON_AddStringToObject (m, "kind", marks[i].kind == SIM_PLAYER_MARK_GOAL ? "goal" : "command");
-        cJSON_AddStringToObject (m, "command", sim_referee_command_name (marks[i].command));
-        cJSON_AddNumberToObject (m, "blue", marks[i].blue);
-        cJSON_AddNumberToObject (m, "yellow", marks[i].yellow);
-    }
-    return s_print (root);
 }

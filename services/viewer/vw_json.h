@@ -17,7 +17,6 @@
 #include "common/bus/sim_service.h"
 #include "common/config/sim_config.h"
 #include "common/base/sim_snapshot.h"
-#include "common/logs/sim_player.h"
 #include "common/logs/sim_referee.h"
 #include "engine/physics/phys_world.h"
 
@@ -176,11 +175,7 @@ char *vw_json_world (const vw_world_t *world);
 /* {"type":"status",...}. */
 char *vw_json_status (const vw_status_t *status);
 
-/* {"type":"marks",...}: the referee's marks of a log played (its
-   commands and goals, at most VW_MARKS_MAX, the first ones, with the
-   total), sent once to each page for the ticks on its timeline. */
-#define VW_MARKS_MAX 2000
-char *vw_json_marks (const sim_player_mark_t *marks, size_t count);
+/* The "marks" of a log played: vw_json_game.h. */
 
 /* {"type":"result",...}: ok when code is NULL, else the error's code and
    message. */

@@ -5,6 +5,7 @@
 
 #include "common/base/sim_log.h"
 #include "common/logs/sim_player.h"
+#include "vw_json_game.h"
 #include "vw_pages.h"
 #include "vw_stats.h"
 

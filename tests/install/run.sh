@@ -54,6 +54,14 @@ check "units start /usr/local/bin/ssl-sim and read /etc/default/ssl-sim" \
 check "/etc/default/ssl-sim names a configuration that loads" \
     sh -c ". '$root/etc/default/ssl-sim' && set -- \$SSL_SIM_OPTS && [ \"\$2\" = /etc/ssl-sim/ssl-sim.ini ] \
         && '$bin' presets --config '$root/etc/ssl-sim/ssl-sim.ini' >/dev/null"
+# libsslsim's headers: sslsim.h includes sslsim_task.h, so a program that
+# names only <sslsim.h> (or only <sslsim_task.h>) sees the whole API
+for h in sslsim.h sslsim_task.h; do
+    printf '#include <%s>\nint main (void) { sslsim_batch_env_t s = { 0 }; (void) s; return sslsim_task_name (0) == 0; }\n' \
+        "$h" > "$scratch/api.c"
+    check "a program with only #include <$h> compiles against the installed headers" \
+        cc -std=c11 -Wall -Wpedantic -Werror -fsyntax-only -I"$root/usr/local/include" "$scratch/api.c"
+done
 mk uninstall DESTDIR="$root" > "$scratch/uninstall.log" 2>&1 || { cat "$scratch/uninstall.log"; bad "make uninstall"; }
 left=$(find "$root" ! -type d)
 check "make uninstall leaves only empty directories${left:+ (left: $left)}" test -z "$left"
@@ -137,8 +145,9 @@ else
             dpkg -x "$(ls "$build"/deb/${p}_*.deb)" "$pkgroot"
         done
         multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-        check "libsslsim-dev: sslsim.h, sslsim.pc and libsslsim.so -> libsslsim.so.1" sh -c \
-            "[ -f '$pkgroot/usr/include/sslsim.h' ] && [ -f '$pkgroot/usr/lib/$multiarch/pkgconfig/sslsim.pc' ] \
+        check "libsslsim-dev: sslsim.h, sslsim_task.h, sslsim.pc and libsslsim.so -> libsslsim.so.1" sh -c \
+            "[ -f '$pkgroot/usr/include/sslsim.h' ] && [ -f '$pkgroot/usr/include/sslsim_task.h' ] \
+             && [ -f '$pkgroot/usr/lib/$multiarch/pkgconfig/sslsim.pc' ] \
              && [ \"\$(readlink '$pkgroot/usr/lib/$multiarch/libsslsim.so')\" = libsslsim.so.1 ]"
         check "python3-sslsim imports with the packaged library and steps a world" \
             env SSLSIM_LIBRARY="$pkgroot/usr/lib/$multiarch/libsslsim.so.1" \
