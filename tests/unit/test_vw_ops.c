@@ -9,6 +9,8 @@
 #include "services/viewer/vw_ops.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_custom_sslsim_realism_preset.pb-c.h"
+#include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
 static vw_ops_ctx_t s_ctx;
@@ -135,7 +137,14 @@ Test (vw_ops, realism_and_cameras_are_simulator_config)
     SimulatorCommand *cmd = s_command (&op);
     cr_assert (cmd->config && cmd->config->realism_config);
     cr_assert_eq (cmd->config->realism_config->n_custom, 1);
-    cr_expect_not_null (strstr (cmd->config->realism_config->custom[0]->type_url, "RealismConfigErForce"));
+    /* the preset by name, so physics sets every key of it (the ones
+       ErForce's RealismConfig has no field for too) */
+    const Google__Protobuf__Any *any = cmd->config->realism_config->custom[0];
+    cr_expect_str_eq (any->type_url, "type.googleapis.com/sslsim.RealismPreset");
+    Sslsim__RealismPreset *p = sslsim__realism_preset__unpack (NULL, any->value.len, any->value.data);
+    cr_assert_not_null (p);
+    cr_expect_str_eq (p->name, "none");
+    sslsim__realism_preset__free_unpacked (p, NULL);
     simulator_command__free_unpacked (cmd, NULL);
     snprintf (op.preset, sizeof op.preset, "no-such-preset");
     bool sync;
