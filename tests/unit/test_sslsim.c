@@ -141,7 +141,9 @@ s_switch_realism (sslsim_world_t *w, const char *name)
    keyed or runs from the same start, so nothing else can differ. */
 Test (sslsim, a_realism_switched_to_at_start_sends_the_bytes_of_a_start_with_it)
 {
-    static const char *const presets[] = { "none", "go26", "vp26", "rc26" };
+    static const char *const presets[] = {
+        "none", "go26", "rc26", "vp26", "erforce_friendly", "erforce_realistic", "erforce_rc2021"
+    };
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
         const char *const args[] = { "--realism", presets[i], NULL };
         sslsim_world_t *started = s_world_args (5, args), *switched = s_world (5);
