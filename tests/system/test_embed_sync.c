@@ -4,6 +4,10 @@
     configuration gets the same messages and steps; every detection frame
     of every step must be byte for byte the one the process answered.
 
+    A realism preset switched to mid-run (capture jitter included) must
+    keep them equal: the physics and vision services apply it where the
+    library does.
+
     The process's vision may join a few steps late (it waits for the
     configuration on the bus), so both sides first run the same 1 s of 1 ms
     steps; from there on every frame must match, count and bytes.
@@ -17,6 +21,8 @@
 #include "embed/sslsim.h"
 #include "services/gateway/gw_wire.h"
 #include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_custom_sslsim_realism_preset.pb-c.h"
+#include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
@@ -212,6 +218,56 @@ Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
     }
     /* two cameras at the default rate release about 2.4 frames per 16 ms */
     cr_expect_gt (compared, 300 * 2, "only %zu frames compared in 300 steps", compared);
+    sslsim_world_free (w);
+    cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+}
+
+/* A realism preset switched to in the middle of a run (the page's op, here
+   in a sync request): the services apply it where the library does, so
+   the frames stay the library's, byte for byte, across a change of the
+   capture jitter (rc26) and back to none. */
+Test (embed_sync, a_realism_switched_mid_run_keeps_the_library_bytes, .timeout = 180)
+{
+    const char *args[] = { "--mode", "sync", NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_GATEWAY), 0, "ssl-sim did not come up");
+    char path[320];
+    snprintf (path, sizeof path, "%s/test.ini", f.proc.dir);
+    const char *lib_args[] = { "--mode", "sync", "--config", path, NULL };
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    config.args = lib_args;
+    char err[256];
+    sslsim_world_t *w = sslsim_world_new (&config, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    for (int i = 0; i < 1000; i++)
+        s_step_both (&f, w, f.proc.control_port, 0.001f, NULL, NULL, i, false);
+
+    static const char *const presets[] = { "rc26", "none", "realistic" };
+    es_team_t blue;
+    size_t compared = 0;
+    for (int step = 0; step < 240; step++) {
+        Sslsim__RealismPreset preset = SSLSIM__REALISM_PRESET__INIT;
+        uint8_t inner[64];
+        Google__Protobuf__Any any = GOOGLE__PROTOBUF__ANY__INIT, *anys[1] = { &any };
+        RealismConfig rc = REALISM_CONFIG__INIT;
+        SimulatorConfig sc = SIMULATOR_CONFIG__INIT;
+        SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+        bool switch_now = step % 80 == 0;
+        if (switch_now) {
+            preset.name = (char *) presets[step / 80];
+            any.type_url = "type.googleapis.com/sslsim.RealismPreset";
+            any.value = (ProtobufCBinaryData) { sslsim__realism_preset__pack (&preset, inner), inner };
+            rc.n_custom = 1;
+            rc.custom = anys;
+            sc.realism_config = &rc;
+            cmd.config = &sc;
+        }
+        s_team_control (&blue, step);
+        compared +=
+            s_step_both (&f, w, f.proc.blue_port, 0.016f, switch_now ? &cmd : NULL, &blue.rc, step, true);
+    }
+    cr_expect_gt (compared, 240 * 2, "only %zu frames compared in 240 steps", compared);
     sslsim_world_free (w);
     cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
 }

@@ -8,7 +8,8 @@
     of each robot (offset, warp, parallax) must be the one it had before
     the switch. Byte sameness of a switch at time 0 and a start with the
     preset: tests/unit/test_sslsim.c (libsslsim is the services' engine,
-    test_embed_sync holds it equal to `--mode sync`).
+    test_embed_sync holds it equal to `--mode sync`, a switch mid-run
+    included).
 */
 #include <criterion/criterion.h>
 #include <math.h>
