@@ -18,11 +18,10 @@
 #include <string.h>
 
 #include "tests/support/sim_fixture.h"
+#include "tests/support/sim_msg.h"
 #include "embed/sslsim.h"
 #include "services/gateway/gw_wire.h"
 #include "ssl_simulation_control.pb-c.h"
-#include "ssl_simulation_custom_sslsim_realism_preset.pb-c.h"
-#include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
@@ -166,16 +165,16 @@ s_step_both (sim_fixture_t *f, sslsim_world_t *w, int port, float dt, SimulatorC
     return a.count;
 }
 
-Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
+/* `ssl-sim run --mode sync` in *f and a library world of the very
+   configuration the process was started with (the fixture's file: ports,
+   loopback). */
+static sslsim_world_t *
+s_start_both (sim_fixture_t *f)
 {
-    const char *args[] = { "--mode", "sync", NULL };
-    sim_fixture_t f;
-    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_GATEWAY), 0, "ssl-sim did not come up");
-
-    /* the library reads the very configuration the process was started
-       with (the fixture's file: ports, loopback) */
+    static const char *const args[] = { "--mode", "sync", NULL };
+    cr_assert_eq (sim_fixture_start (f, args, NULL, SIM_FIXTURE_GATEWAY), 0, "ssl-sim did not come up");
     char path[320];
-    snprintf (path, sizeof path, "%s/test.ini", f.proc.dir);
+    snprintf (path, sizeof path, "%s/test.ini", f->proc.dir);
     const char *lib_args[] = { "--mode", "sync", "--config", path, NULL };
     sslsim_config_t config;
     sslsim_config_init (&config);
@@ -183,6 +182,13 @@ Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
     char err[256];
     sslsim_world_t *w = sslsim_world_new (&config, err, sizeof err);
     cr_assert_not_null (w, "%s", err);
+    return w;
+}
+
+Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
+{
+    sim_fixture_t f;
+    sslsim_world_t *w = s_start_both (&f);
 
     bool seen = false;
     for (int i = 0; i < 1000; i++) {
@@ -228,18 +234,8 @@ Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
    capture jitter (rc26) and back to none. */
 Test (embed_sync, a_realism_switched_mid_run_keeps_the_library_bytes, .timeout = 180)
 {
-    const char *args[] = { "--mode", "sync", NULL };
     sim_fixture_t f;
-    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_GATEWAY), 0, "ssl-sim did not come up");
-    char path[320];
-    snprintf (path, sizeof path, "%s/test.ini", f.proc.dir);
-    const char *lib_args[] = { "--mode", "sync", "--config", path, NULL };
-    sslsim_config_t config;
-    sslsim_config_init (&config);
-    config.args = lib_args;
-    char err[256];
-    sslsim_world_t *w = sslsim_world_new (&config, err, sizeof err);
-    cr_assert_not_null (w, "%s", err);
+    sslsim_world_t *w = s_start_both (&f);
     for (int i = 0; i < 1000; i++)
         s_step_both (&f, w, f.proc.control_port, 0.001f, NULL, NULL, i, false);
 
@@ -247,25 +243,11 @@ Test (embed_sync, a_realism_switched_mid_run_keeps_the_library_bytes, .timeout =
     es_team_t blue;
     size_t compared = 0;
     for (int step = 0; step < 240; step++) {
-        Sslsim__RealismPreset preset = SSLSIM__REALISM_PRESET__INIT;
-        uint8_t inner[64];
-        Google__Protobuf__Any any = GOOGLE__PROTOBUF__ANY__INIT, *anys[1] = { &any };
-        RealismConfig rc = REALISM_CONFIG__INIT;
-        SimulatorConfig sc = SIMULATOR_CONFIG__INIT;
-        SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+        sim_msg_preset_t m;
         bool switch_now = step % 80 == 0;
-        if (switch_now) {
-            preset.name = (char *) presets[step / 80];
-            any.type_url = "type.googleapis.com/sslsim.RealismPreset";
-            any.value = (ProtobufCBinaryData) { sslsim__realism_preset__pack (&preset, inner), inner };
-            rc.n_custom = 1;
-            rc.custom = anys;
-            sc.realism_config = &rc;
-            cmd.config = &sc;
-        }
+        SimulatorCommand *cmd = switch_now ? sim_msg_realism_preset (&m, presets[step / 80]) : NULL;
         s_team_control (&blue, step);
-        compared +=
-            s_step_both (&f, w, f.proc.blue_port, 0.016f, switch_now ? &cmd : NULL, &blue.rc, step, true);
+        compared += s_step_both (&f, w, f.proc.blue_port, 0.016f, cmd, &blue.rc, step, true);
     }
     cr_expect_gt (compared, 240 * 2, "only %zu frames compared in 240 steps", compared);
     sslsim_world_free (w);

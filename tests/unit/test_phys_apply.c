@@ -410,34 +410,22 @@ Test (phys_apply, realism_applies_whole_or_not_at_all)
 /* A RealismConfig of ssl-sim's RealismPreset `name` (NULL: no name),
    followed by `er` when it is not NULL. */
 typedef struct {
-    uint8_t buf[2][256];
-    Google__Protobuf__Any any[2];
-    Google__Protobuf__Any *anys[2];
-    RealismConfig realism;
-    sim_msg_config_t config;
+    sim_msg_preset_t preset;
+    uint8_t buf[256];
+    Google__Protobuf__Any er;
 } preset_cmd_t;
 
 static SimulatorCommand *
 s_preset_cmd (preset_cmd_t *m, const char *name, const RealismConfigErForce *er)
 {
-    Sslsim__RealismPreset p = SSLSIM__REALISM_PRESET__INIT;
-    p.name = (char *) name;
-    google__protobuf__any__init (&m->any[0]);
-    m->any[0].type_url = "type.googleapis.com/sslsim.RealismPreset";
-    cr_assert_leq (sslsim__realism_preset__get_packed_size (&p), sizeof m->buf[0]);
-    m->any[0].value = (ProtobufCBinaryData) { sslsim__realism_preset__pack (&p, m->buf[0]), m->buf[0] };
-    google__protobuf__any__init (&m->any[1]);
+    SimulatorCommand *cmd = sim_msg_realism_preset (&m->preset, name);
     if (er) {
-        m->any[1].type_url = "type.googleapis.com/sslsim.RealismConfigErForce";
-        m->any[1].value = (ProtobufCBinaryData) { realism_config_er_force__pack (er, m->buf[1]), m->buf[1] };
+        google__protobuf__any__init (&m->er);
+        m->er.type_url = "type.googleapis.com/sslsim.RealismConfigErForce";
+        m->er.value = (ProtobufCBinaryData) { realism_config_er_force__pack (er, m->buf), m->buf };
+        m->preset.anys[1] = &m->er;
+        m->preset.realism.n_custom = 2;
     }
-    m->anys[0] = &m->any[0];
-    m->anys[1] = &m->any[1];
-    realism_config__init (&m->realism);
-    m->realism.n_custom = er ? 2 : 1;
-    m->realism.custom = m->anys;
-    SimulatorCommand *cmd = sim_msg_config (&m->config);
-    m->config.config.realism_config = &m->realism;
     return cmd;
 }
 

@@ -14,9 +14,8 @@
 #include "embed/sslsim.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
-#include "ssl_simulation_custom_sslsim_realism_preset.pb-c.h"
-#include "google/protobuf/any.pb-c.h"
 #include "common/base/sim_hash.h"
+#include "tests/support/sim_msg.h"
 
 #define TS_STEPS 150
 
@@ -119,20 +118,12 @@ s_world_args (uint64_t seed, const char *const *args)
 static void
 s_switch_realism (sslsim_world_t *w, const char *name)
 {
-    Sslsim__RealismPreset p = SSLSIM__REALISM_PRESET__INIT;
-    p.name = (char *) name;
-    uint8_t inner[64], buf[128];
-    Google__Protobuf__Any any = GOOGLE__PROTOBUF__ANY__INIT;
-    any.type_url = "type.googleapis.com/sslsim.RealismPreset";
-    any.value = (ProtobufCBinaryData) { sslsim__realism_preset__pack (&p, inner), inner };
-    Google__Protobuf__Any *anys[1] = { &any };
-    RealismConfig rc = REALISM_CONFIG__INIT;
-    rc.n_custom = 1;
-    rc.custom = anys;
-    SimulatorConfig sc = SIMULATOR_CONFIG__INIT;
-    sc.realism_config = &rc;
-    size_t len = simulator_config__pack (&sc, buf);
-    cr_assert_eq (sslsim_world_command (w, SSLSIM_MSG_SIMULATOR_CONFIG, buf, len), 0, "%s",
+    sim_msg_preset_t m;
+    SimulatorCommand *cmd = sim_msg_realism_preset (&m, name);
+    uint8_t buf[256];
+    cr_assert_leq (simulator_command__get_packed_size (cmd), sizeof buf);
+    size_t len = simulator_command__pack (cmd, buf);
+    cr_assert_eq (sslsim_world_command (w, SSLSIM_MSG_SIMULATOR_COMMAND, buf, len), 0, "%s",
                   sslsim_world_error (w, 0));
 }
 
