@@ -145,6 +145,12 @@ char *sim_config_bash_completion (const char *const *services);
    with err listing the preset names. */
 int sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err, size_t errlen);
 
+/* Set the whole [realism] table to *realism and what follows from it:
+   both teams' dribbler.glue = !simulate_dribbling (physics.md §9.8).
+   Every way the realism changes (a start, a preset switch, a client's
+   single keys) goes through here. */
+void sim_config_set_realism (sim_config_t *cfg, const sim_realism_t *realism);
+
 /* A runtime switch to the realism preset `name` (a preset name or alias,
    case-insensitive; never a file): the whole [realism] table and both
    glue flags as sim_config_apply_realism sets them, and [run] realism =

@@ -244,10 +244,8 @@ sim_config_limits_names (void)
 
 /* ---- applying presets --------------------------------------------------- */
 
-/* The whole [realism] table and what follows from it: physics.md §9.8's
-   glue flag follows simulate_dribbling. */
-static void
-s_set_realism (sim_config_t *cfg, const sim_realism_t *realism)
+void
+sim_config_set_realism (sim_config_t *cfg, const sim_realism_t *realism)
 {
     cfg->realism = *realism;
     for (int team = 0; team < 2; team++)
@@ -263,7 +261,7 @@ sim_config_switch_realism (sim_config_t *cfg, const char *name, char *err, size_
                      sim_config_realism_names ());
         return -1;
     }
-    s_set_realism (cfg, &realism);
+    sim_config_set_realism (cfg, &realism);
     snprintf (cfg->run.realism, sizeof cfg->run.realism, "%s", name);
     return 0;
 }
@@ -301,7 +299,7 @@ sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err
         if (rc != 0)
             return -1;
     }
-    s_set_realism (cfg, &realism);
+    sim_config_set_realism (cfg, &realism);
     return 0;
 }
 

@@ -371,10 +371,10 @@ s_realism_entry (sim_config_t *cfg, const Google__Protobuf__Any *any, char *why,
                   any->type_url ? any->type_url : "(none)");
         return -1;
     }
-    s_realism_erforce (&cfg->realism, r);
+    sim_realism_t realism = cfg->realism;
+    s_realism_erforce (&realism, r);
     realism_config_er_force__free_unpacked (r, NULL);
-    for (int team = 0; team < 2; team++)
-        cfg->team[team].dribbler.glue = !cfg->realism.simulate_dribbling;
+    sim_config_set_realism (cfg, &realism);
     return 0;
 }
 
