@@ -258,7 +258,8 @@ sslsim_world_step (sslsim_world_t *world, double dt)
 
 /* ---- commands ------------------------------------------------------- */
 
-/* What a request changed beyond the world: the schedule's rig (physics)
+/* What a request changed beyond the world: the schedule's rig or capture
+   jitter (physics)
    and the camera model's definition (vision, from the configuration
    physics publishes). */
 static void
@@ -266,6 +267,8 @@ s_config_changed (sslsim_world_t *self, const phys_changes_t *changes)
 {
     if (changes->rig)
         phys_policy_rig (self->schedule, &self->cfg, phys_world_time_ns (self->phys));
+    else if (changes->config)
+        phys_policy_config (self->schedule, &self->cfg);
     if (changes->config && self->model) {
         vis_model_def_t def;
         vis_model_def_from_config (&def, &self->cfg);

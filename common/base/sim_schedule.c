@@ -406,6 +406,20 @@ sim_schedule_reset_rig (sim_schedule_t *self, const sim_schedule_def_t *def, uin
 }
 
 void
+sim_schedule_set_jitter (sim_schedule_t *self, const sim_schedule_def_t *def)
+{
+    assert (self && def);
+    self->def.capture_jitter = def->capture_jitter;
+    self->def.capture_late_rate = def->capture_late_rate;
+    self->def.capture_late_fraction = def->capture_late_fraction;
+    for (int i = 0; i < self->count; i++) {
+        for (int m = 0; m < S_MEMO; m++)
+            self->memo_k[i][m] = UINT64_MAX;
+        self->next[i] = s_instant (self, i, self->grid[i]);
+    }
+}
+
+void
 sim_schedule_skip_to (sim_schedule_t *self, uint64_t t_ns)
 {
     assert (self);

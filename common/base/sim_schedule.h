@@ -140,6 +140,16 @@ uint32_t sim_schedule_suppressed_mask (const sim_schedule_t *self);
    kept. */
 void sim_schedule_reset_rig (sim_schedule_t *self, const sim_schedule_def_t *def, uint64_t t_ns);
 
+/* Take def's capture jitter (capture_jitter, capture_late_rate,
+   capture_late_fraction; nothing else of it) from the next instant of
+   each camera on: frame numbers, captures taken and the queue stay. On a
+   schedule not yet advanced it is the schedule sim_schedule_new(def)
+   makes; later, a next instant the new jitter moves before the time
+   already reached is captured at the next advance. Physics and vision
+   call it at the same point of the timeline (a realism change), so they
+   still agree. */
+void sim_schedule_set_jitter (sim_schedule_t *self, const sim_schedule_def_t *def);
+
 /* Position a freshly made schedule as if it had been advanced at every
    substep end before t_ns (substep from the def): used by a restarted consumer
    so its frame numbers continue where the old one's were (ARCHITECTURE.md

@@ -145,6 +145,20 @@ char *sim_config_bash_completion (const char *const *services);
    with err listing the preset names. */
 int sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err, size_t errlen);
 
+/* Set the whole [realism] table to *realism and what follows from it:
+   both teams' dribbler.glue = !simulate_dribbling (physics.md §9.8).
+   Every way the realism changes (a start, a preset switch, a client's
+   single keys) goes through here. */
+void sim_config_set_realism (sim_config_t *cfg, const sim_realism_t *realism);
+
+/* A runtime switch to the realism preset `name` (a preset name or alias,
+   case-insensitive; never a file): the whole [realism] table and both
+   glue flags as sim_config_apply_realism sets them, and [run] realism =
+   name, so the configuration holds what a start with `--realism NAME`
+   holds in every key a preset decides. Returns 0, or -1 with err
+   listing the preset names (cfg unchanged). */
+int sim_config_switch_realism (sim_config_t *cfg, const char *name, char *err, size_t errlen);
+
 /* Replace the whole [ball] table by a preset of physics.md §5.6 (default,
    measured, go26, rc26, erforce, tigers, grsim; case-insensitive). Returns 0
    or -1 with err listing the names. */

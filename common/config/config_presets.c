@@ -244,6 +244,28 @@ sim_config_limits_names (void)
 
 /* ---- applying presets --------------------------------------------------- */
 
+void
+sim_config_set_realism (sim_config_t *cfg, const sim_realism_t *realism)
+{
+    cfg->realism = *realism;
+    for (int team = 0; team < 2; team++)
+        cfg->team[team].dribbler.glue = !realism->simulate_dribbling;
+}
+
+int
+sim_config_switch_realism (sim_config_t *cfg, const char *name, char *err, size_t errlen)
+{
+    sim_realism_t realism;
+    if (sim_config_realism_preset (name, &realism) != 0) {
+        sim_cfg_err (err, errlen, "unknown realism preset '%.40s' (choices: %s)", name ? name : "",
+                     sim_config_realism_names ());
+        return -1;
+    }
+    sim_config_set_realism (cfg, &realism);
+    snprintf (cfg->run.realism, sizeof cfg->run.realism, "%s", name);
+    return 0;
+}
+
 int
 sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err, size_t errlen)
 {
@@ -277,10 +299,7 @@ sim_config_apply_realism (sim_config_t *cfg, const char *name_or_file, char *err
         if (rc != 0)
             return -1;
     }
-    cfg->realism = realism;
-    /* physics.md §9.8: the glue flag follows simulate_dribbling */
-    for (int team = 0; team < 2; team++)
-        cfg->team[team].dribbler.glue = !realism.simulate_dribbling;
+    sim_config_set_realism (cfg, &realism);
     return 0;
 }
 

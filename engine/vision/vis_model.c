@@ -12,6 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every camera's calibration state from the keyed generator of (seed,
+   rig generation): the same draws whenever it is called again. */
+static void
+s_draw_calibration (vis_model_t *self)
+{
+    const vis_model_def_t *d = &self->def;
+    sim_rng_t rng;
+    sim_schedule_calibration_rng (d->schedule.seed, d->schedule.rig_generation, &rng);
+    for (int i = 0; i < self->rig.count; i++)
+        vis_calib_draw (&rng, &d->field, d->realism.calibration_warp_length, &self->calib[i]);
+}
+
 /* (Re)build everything that depends on the rig: positions and the static
    calibration state, drawn from (seed, rig_generation) over the field in
    force now. */
@@ -24,10 +36,7 @@ s_load_rig (vis_model_t *self)
         self->rig.count = 0;
     if (self->rig.count > SIM_MAX_CAMERAS)
         self->rig.count = SIM_MAX_CAMERAS;
-    sim_rng_t rng;
-    sim_schedule_calibration_rng (d->schedule.seed, d->schedule.rig_generation, &rng);
-    for (int i = 0; i < self->rig.count; i++)
-        vis_calib_draw (&rng, &d->field, d->realism.calibration_warp_length, &self->calib[i]);
+    s_draw_calibration (self);
     memset (self->memo, 0, sizeof self->memo);
     self->geometry_count = INT_MAX;
 }
@@ -99,6 +108,16 @@ vis_model_set_def (vis_model_t *self, const vis_model_def_t *def)
 {
     assert (self && def);
     bool new_rig = def->schedule.rig_generation != self->def.schedule.rig_generation;
+    /* the warp's gains are fitted to its wavelength: a realism switched
+       at runtime to another length draws the same keyed state again, as a
+       model started with that realism has it */
+    bool refit = def->realism.calibration_warp_length != self->def.realism.calibration_warp_length;
+    /* the capture jitter moves the instants physics publishes at too: both
+       take it at the same point (phys_policy_config) */
+    const sim_schedule_def_t *was = &self->def.schedule, *now = &def->schedule;
+    bool jitter = was->capture_jitter != now->capture_jitter
+               || was->capture_late_rate != now->capture_late_rate
+               || was->capture_late_fraction != now->capture_late_fraction;
     self->def = *def;
     self->delay_ns = sim_schedule_delay_ns (def->realism.vision_delay);
     /* the seed or the realism may be new: nothing drawn before is kept */
@@ -107,6 +126,11 @@ vis_model_set_def (vis_model_t *self, const vis_model_def_t *def)
         sim_schedule_reset_rig (self->schedule, &def->schedule, self->last_t);
         self->period_ns = sim_schedule_period_ns (def->schedule.frame_rate);
         s_load_rig (self);
+    } else {
+        if (refit)
+            s_draw_calibration (self);
+        if (jitter)
+            sim_schedule_set_jitter (self->schedule, &def->schedule);
     }
 }
 

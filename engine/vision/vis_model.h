@@ -107,7 +107,11 @@ void vis_model_destroy (vis_model_t **self_p);
    the rig is replaced at the last advanced time (vision.md §2.1): frame
    numbers restart, calibration is re-drawn, geometry is forced on the
    next camera-0 capture, queued frames are kept; otherwise the rig and
-   the capture timing stay. */
+   the capture grid stay: a new capture jitter applies from each camera's
+   next instant (sim_schedule_set_jitter, as physics does), a new
+   calibration_warp_length draws the calibration state again from the
+   same key. Before the first advance the model then equals one made with
+   the new definition. */
 void vis_model_set_def (vis_model_t *self, const vis_model_def_t *def);
 
 /* For a service that joins a running simulation (restart): continue frame

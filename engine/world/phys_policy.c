@@ -39,3 +39,11 @@ phys_policy_rig (sim_schedule_t *schedule, const sim_config_t *cfg, uint64_t tim
     sim_schedule_def_from_config (&def, cfg);
     sim_schedule_reset_rig (schedule, &def, time_ns);
 }
+
+void
+phys_policy_config (sim_schedule_t *schedule, const sim_config_t *cfg)
+{
+    sim_schedule_def_t def;
+    sim_schedule_def_from_config (&def, cfg);
+    sim_schedule_set_jitter (schedule, &def);
+}

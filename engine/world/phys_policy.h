@@ -12,7 +12,8 @@
       unless one of that instant went out already, so vision can answer
       the step with everything up to its end.
     - At the end of a replay: the same, once anything was published.
-    - After a request that replaced the camera rig: the new rig's instants.
+    - After a request that replaced the camera rig: the new rig's instants;
+      after one that changed the realism: its capture jitter.
 
     Pure: a schedule, sim times and what was published in, a decision out;
     no clock, no socket. The caller publishes and then records it with
@@ -54,5 +55,11 @@ void phys_policy_published (phys_policy_t *self, uint64_t time_ns);
 /* A request replaced the camera rig at time_ns (phys_changes_t rig): the
    schedule takes cfg's new rig, so the snapshot instants follow it. */
 void phys_policy_rig (sim_schedule_t *schedule, const sim_config_t *cfg, uint64_t time_ns);
+
+/* A request changed the configuration without replacing the rig (a
+   realism preset): the schedule takes cfg's capture jitter from its next
+   instants on (sim_schedule_set_jitter), as the camera model's does when
+   the configuration reaches vision. */
+void phys_policy_config (sim_schedule_t *schedule, const sim_config_t *cfg);
 
 #endif

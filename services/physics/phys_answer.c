@@ -8,13 +8,15 @@
 #include "phys_report.h"
 #include "phys_step.h"
 
-/* What a request changed beyond the world: the schedule's rig, and the
-   configuration (its serial, the clock, the timestamps' base). */
+/* What a request changed beyond the world: the schedule's rig or its
+   capture jitter, and the configuration (its serial, the clock, the timestamps' base). */
 static void
 s_config_changed (phys_service_t *self, const phys_changes_t *changes)
 {
     if (changes->rig)
         phys_policy_rig (self->schedule, &self->cfg, phys_world_time_ns (self->world));
+    else if (changes->config)
+        phys_policy_config (self->schedule, &self->cfg);
     if (changes->config) {
         self->config_serial++;
         self->config_due = true;

@@ -362,16 +362,9 @@ s_run_op (struct mg_connection *conn, vw_hub_t *hub, const vw_op_t *op)
         s_answer (conn, op->id, "UNAVAILABLE", "no configuration from physics yet");
     else if (len < 0)
         s_answer (conn, op->id, "BAD_REQUEST", why);
-    else if (s_call (hub, &to, buf, (size_t) len, sync, code, sizeof code, message, sizeof message) == 0) {
-        if (op->kind == VW_OP_REALISM) {
-            /* the configuration names the preset it started with; the
-               status shows the one in force */
-            pthread_mutex_lock (&hub->lock);
-            snprintf (hub->realism, sizeof hub->realism, "%s", op->preset);
-            pthread_mutex_unlock (&hub->lock);
-        }
+    else if (s_call (hub, &to, buf, (size_t) len, sync, code, sizeof code, message, sizeof message) == 0)
         s_answer (conn, op->id, NULL, NULL);
-    } else
+    else
         s_answer (conn, op->id, code, message);
     free (ctx);
     free (buf);

@@ -50,7 +50,6 @@ typedef struct {
     struct sockaddr_in control;
     bool have_config;
     int64_t started_us;
-    char realism[64]; /* the preset a page's "realism" op set; "" = the configuration's */
 
     /* the pages' ops, one at a time (ops_lock) from one socket
        (vw_ops_socket, made by the loop before the server starts, then

@@ -20,11 +20,11 @@
 #include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
-#include "ssl_simulation_custom_erforce_realism.pb-c.h"
+#include "ssl_simulation_custom_sslsim_realism_preset.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_geometry.pb-c.h"
 
-#define VW_REALISM_TYPE_URL "type.googleapis.com/sslsim.RealismConfigErForce"
+#define VW_REALISM_TYPE_URL "type.googleapis.com/sslsim.RealismPreset"
 
 static int
 s_refuse (char *why, size_t len, const char *text)
@@ -90,32 +90,6 @@ s_reset (const vw_ops_ctx_t *ctx, SimulatorControl *control, TeleportRobot *tr, 
     return n;
 }
 
-/* The preset's values, as RealismConfigErForce carries them. */
-static void
-s_realism_fill (RealismConfigErForce *r, const sim_realism_t *d)
-{
-    realism_config_er_force__init (r);
-#define S_SET(field, value) (r->has_##field = true, r->field = (value))
-    S_SET (stddev_ball_p, (float) d->stddev_ball_p);
-    S_SET (stddev_robot_p, (float) d->stddev_robot_p);
-    S_SET (stddev_robot_phi, (float) d->stddev_robot_phi);
-    S_SET (stddev_ball_area, (float) d->stddev_ball_area);
-    S_SET (enable_invisible_ball, d->enable_invisible_ball);
-    S_SET (ball_visibility_threshold, (float) d->ball_visibility_threshold);
-    S_SET (camera_overlap, (float) d->camera_overlap);
-    S_SET (dribbler_ball_detections, (float) d->dribbler_ball_detections);
-    S_SET (camera_position_error, (float) d->camera_position_error);
-    S_SET (robot_command_loss, (float) d->robot_command_loss);
-    S_SET (robot_response_loss, (float) d->robot_response_loss);
-    S_SET (missing_ball_detections, (float) d->missing_ball_detections);
-    S_SET (vision_delay, (int64_t) llround (d->vision_delay * 1e9));
-    S_SET (vision_processing_time, (int64_t) llround (d->vision_processing_time * 1e9));
-    S_SET (simulate_dribbling, d->simulate_dribbling);
-    S_SET (object_position_offset, (float) d->object_position_offset);
-    S_SET (missing_robot_detections, (float) d->missing_robot_detections);
-#undef S_SET
-}
-
 /* cameras: the auto-placed rig of `count` over the field in force, as a
    geometry message (the field goes along: the message requires it). */
 static int
@@ -157,6 +131,9 @@ s_cameras (const vw_op_t *op, const vw_ops_ctx_t *ctx, uint8_t *buf, size_t cap,
     return s_pack (&cmd.base, buf, cap, why, whylen);
 }
 
+/* realism: the preset by name (ssl-sim's RealismPreset), so physics
+   replaces every key of [realism], the ones ErForce's RealismConfig has
+   no field for too, as a start with that preset does. */
 static int
 s_realism (const vw_op_t *op, uint8_t *buf, size_t cap, char *why, size_t whylen)
 {
@@ -168,13 +145,13 @@ s_realism (const vw_op_t *op, uint8_t *buf, size_t cap, char *why, size_t whylen
                   sim_config_realism_names ());
         return -1;
     }
-    RealismConfigErForce r;
-    s_realism_fill (&r, &preset);
-    uint8_t inner[512];
-    size_t inner_len = realism_config_er_force__get_packed_size (&r);
+    Sslsim__RealismPreset p = SSLSIM__REALISM_PRESET__INIT;
+    p.name = (char *) op->preset;
+    uint8_t inner[128];
+    size_t inner_len = sslsim__realism_preset__get_packed_size (&p);
     if (inner_len > sizeof inner)
-        return s_refuse (why, whylen, "the realism preset does not fit");
-    realism_config_er_force__pack (&r, inner);
+        return s_refuse (why, whylen, "the realism preset's name does not fit");
+    sslsim__realism_preset__pack (&p, inner);
     Google__Protobuf__Any any = GOOGLE__PROTOBUF__ANY__INIT;
     any.type_url = (char *) VW_REALISM_TYPE_URL;
     any.value.data = inner;

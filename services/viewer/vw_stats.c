@@ -24,8 +24,6 @@ vw_stats_refresh (vw_service_t *self)
     Simbus__Stats own;
     sim_stats_begin (&own, sim_service_names[SIM_SERVICE_VIEWER], self->started_us);
     hub->status.restarts[VW_SERVICES - 1] = own.restarts;
-    if (hub->realism[0])
-        snprintf (hub->status.realism, sizeof hub->status.realism, "%s", hub->realism);
     /* the newest truth is newer than physics' last Stats */
     if (self->have_truth)
         hub->status.t = (double) self->truth.time_ns / 1e9;

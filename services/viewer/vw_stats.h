@@ -1,8 +1,10 @@
 /*  vw_stats.h - the services' Stats on the bus into the status the pages,
     /metrics and /healthz show (vw_status_from_stats in vw_metrics.c does
     the arithmetic; this is the actor's glue): the newest Stats of each
-    service kept, when each was heard, the viewer's own restarts, the
-    realism preset a page set and the newest truth's time laid over it.
+    service kept, when each was heard, the viewer's own restarts and the
+    newest truth's time laid over it (the realism preset in force is the
+    effective configuration's [run] realism, which physics sets when a
+    preset is switched to).
 
     Runs on the actor's thread; the status lives in the hub (vw_hub.h).
 */

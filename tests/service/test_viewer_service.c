@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/bus/sim_bus_codec.h"
+#include "common/config/config.h"
 #include "common/config/sim_schedule_config.h"
 #include "common/logs/sim_stats.h"
 #include "services/viewer/viewer.h"
@@ -528,6 +529,8 @@ Test (viewer_service, physics_stats_show_in_the_status_and_metrics)
     s_stop (&b);
 }
 
+/* The status shows the preset in force: the effective configuration's
+   [run] realism, which physics sets when it applies a preset by name. */
 Test (viewer_service, a_realism_the_page_set_shows_in_the_status)
 {
     s_bench_t b;
@@ -538,7 +541,10 @@ Test (viewer_service, a_realism_the_page_set_shows_in_the_status)
     SimulatorCommand *cmd = s_request (&b, &from);
     cr_expect (cmd->config && cmd->config->realism_config, "a realism op is no realism_config");
     simulator_command__free_unpacked (cmd, NULL);
+    char err[256];
+    cr_assert_eq (sim_config_switch_realism (&b.cfg, "go26", err, sizeof err), 0, "%s", err);
     s_answer (&b, &from, NULL);
+    cr_assert_gt (sim_svc_peer_send_config (b.physics, &b.cfg, 2), 0, "the viewer took no configuration");
     cJSON_Delete (s_result (&b, 5));
     cJSON *status = s_status_where (&b, s_realism_is_go26, NULL);
     cr_expect_not_null (status, "the status never showed the preset the page set");

@@ -1,10 +1,12 @@
 /*  sim_msg.c - league message builders for tests. */
 #include "sim_msg.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "common/base/sim_team.h"
+#include "ssl_simulation_custom_sslsim_realism_preset.pb-c.h"
 
 /* cmd carries control (both the caller's, initialised here). */
 static SimulatorCommand *
@@ -35,6 +37,24 @@ SimulatorCommand *
 sim_msg_config (sim_msg_config_t *b)
 {
     return s_with_config (&b->config, &b->cmd);
+}
+
+SimulatorCommand *
+sim_msg_realism_preset (sim_msg_preset_t *b, const char *name)
+{
+    Sslsim__RealismPreset p = SSLSIM__REALISM_PRESET__INIT;
+    p.name = (char *) name;
+    assert (sslsim__realism_preset__get_packed_size (&p) <= sizeof b->inner);
+    google__protobuf__any__init (&b->any);
+    b->any.type_url = "type.googleapis.com/sslsim.RealismPreset";
+    b->any.value = (ProtobufCBinaryData) { sslsim__realism_preset__pack (&p, b->inner), b->inner };
+    b->anys[0] = &b->any;
+    realism_config__init (&b->realism);
+    b->realism.n_custom = 1;
+    b->realism.custom = b->anys;
+    SimulatorCommand *cmd = sim_msg_config (&b->config);
+    b->config.config.realism_config = &b->realism;
+    return cmd;
 }
 
 static void

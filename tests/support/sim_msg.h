@@ -7,6 +7,9 @@
 #ifndef SIM_MSG_H_INCLUDED
 #define SIM_MSG_H_INCLUDED
 
+#include <stdint.h>
+
+#include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
@@ -31,6 +34,20 @@ typedef struct {
 
 /* A SimulatorCommand with an empty b->config. Returns &b->cmd. */
 SimulatorCommand *sim_msg_config (sim_msg_config_t *b);
+
+typedef struct {
+    uint8_t inner[128];
+    Google__Protobuf__Any any;
+    Google__Protobuf__Any *anys[2];
+    RealismConfig realism;
+    sim_msg_config_t config;
+} sim_msg_preset_t;
+
+/* A SimulatorCommand whose config.realism_config holds one entry:
+   ssl-sim's RealismPreset `name` (NULL: no name), what the viewer's
+   realism op sends. A second entry goes in b->anys[1] (the caller's,
+   with b->realism.n_custom = 2). Returns &b->config.cmd. */
+SimulatorCommand *sim_msg_realism_preset (sim_msg_preset_t *b, const char *name);
 
 typedef struct {
     RobotId rid;

@@ -2,7 +2,9 @@
 #include "sim_test.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/base/sim_field.h"
 #include "common/config/config.h"
 #include "grSim_Packet.pb-c.h"
 #include "sim_lab.h"
@@ -477,17 +480,33 @@ sim_test_blue0 (int fd, int ms, double *x, double *y, double *t_capture)
 }
 
 double
-sim_test_vision_tolerance (void)
+sim_test_vision_tolerance_of (const char *preset)
 {
     sim_config_t cfg;
     sim_config_defaults (&cfg);
+    int known = preset ? sim_config_realism_preset (preset, &cfg.realism) : 0;
+    assert (known == 0);
+    (void) known;
     const sim_realism_t *r = &cfg.realism;
     const double gain_max = 1.5, robot_height = 0.15;
     double warp = 3 * sqrt (2.0 / 3.0) * gain_max * r->calibration_warp_stddev;
     double parallax = r->robot_marker_height_error * cfg.vision.fov_radius
                     / (cfg.vision.default_camera_height - robot_height);
     double noise = 5 * fmax (r->stddev_robot_p, r->stddev_ball_p);
-    return fabs (r->object_position_offset) + warp + fabs (parallax) + noise;
+    /* the wire's floats: half a float's spacing at the reach of the
+       field (the field's half length plus its run-off), once for the
+       detection (mm) and once for the ground truth (m) */
+    sim_field_t field;
+    sim_field_resolve (&cfg.field, cfg.run.division, &field);
+    double reach = field.length / 2 + field.boundary_width;
+    double wire = 2 * 0.5 * FLT_EPSILON * reach;
+    return fabs (r->object_position_offset) + warp + fabs (parallax) + noise + wire;
+}
+
+double
+sim_test_vision_tolerance (void)
+{
+    return sim_test_vision_tolerance_of (NULL);
 }
 
 bool

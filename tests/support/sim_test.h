@@ -109,8 +109,13 @@ bool sim_test_sees_blue0 (int fd, double x, double y, int ms);
        error * reach / (camera height - marker height) within the field of
        view's reach of a nadir;
      - five standard deviations of the per-frame noise.
+     - the wire's float rounding (a micrometre at most).
    With the realistic preset's numbers this is 0.054 m. */
 double sim_test_vision_tolerance (void);
+
+/* The same bound for the realism preset `preset` (a name `ssl-sim
+   presets` knows); for `none` only the wire's rounding is left. */
+double sim_test_vision_tolerance_of (const char *preset);
 
 /* Blue robot 0 in the first vision packet on `fd` within ms that shows
    it: position (m) and the packet's t_capture (s). Returns false when

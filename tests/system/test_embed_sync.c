@@ -4,6 +4,10 @@
     configuration gets the same messages and steps; every detection frame
     of every step must be byte for byte the one the process answered.
 
+    A realism preset switched to mid-run (capture jitter included) must
+    keep them equal: the physics and vision services apply it where the
+    library does.
+
     The process's vision may join a few steps late (it waits for the
     configuration on the bus), so both sides first run the same 1 s of 1 ms
     steps; from there on every frame must match, count and bytes.
@@ -14,6 +18,7 @@
 #include <string.h>
 
 #include "tests/support/sim_fixture.h"
+#include "tests/support/sim_msg.h"
 #include "embed/sslsim.h"
 #include "services/gateway/gw_wire.h"
 #include "ssl_simulation_control.pb-c.h"
@@ -160,16 +165,16 @@ s_step_both (sim_fixture_t *f, sslsim_world_t *w, int port, float dt, SimulatorC
     return a.count;
 }
 
-Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
+/* `ssl-sim run --mode sync` in *f and a library world of the very
+   configuration the process was started with (the fixture's file: ports,
+   loopback). */
+static sslsim_world_t *
+s_start_both (sim_fixture_t *f)
 {
-    const char *args[] = { "--mode", "sync", NULL };
-    sim_fixture_t f;
-    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_GATEWAY), 0, "ssl-sim did not come up");
-
-    /* the library reads the very configuration the process was started
-       with (the fixture's file: ports, loopback) */
+    static const char *const args[] = { "--mode", "sync", NULL };
+    cr_assert_eq (sim_fixture_start (f, args, NULL, SIM_FIXTURE_GATEWAY), 0, "ssl-sim did not come up");
     char path[320];
-    snprintf (path, sizeof path, "%s/test.ini", f.proc.dir);
+    snprintf (path, sizeof path, "%s/test.ini", f->proc.dir);
     const char *lib_args[] = { "--mode", "sync", "--config", path, NULL };
     sslsim_config_t config;
     sslsim_config_init (&config);
@@ -177,6 +182,13 @@ Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
     char err[256];
     sslsim_world_t *w = sslsim_world_new (&config, err, sizeof err);
     cr_assert_not_null (w, "%s", err);
+    return w;
+}
+
+Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
+{
+    sim_fixture_t f;
+    sslsim_world_t *w = s_start_both (&f);
 
     bool seen = false;
     for (int i = 0; i < 1000; i++) {
@@ -212,6 +224,32 @@ Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
     }
     /* two cameras at the default rate release about 2.4 frames per 16 ms */
     cr_expect_gt (compared, 300 * 2, "only %zu frames compared in 300 steps", compared);
+    sslsim_world_free (w);
+    cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+}
+
+/* A realism preset switched to in the middle of a run (the page's op, here
+   in a sync request): the services apply it where the library does, so
+   the frames stay the library's, byte for byte, across a change of the
+   capture jitter (rc26) and back to none. */
+Test (embed_sync, a_realism_switched_mid_run_keeps_the_library_bytes, .timeout = 180)
+{
+    sim_fixture_t f;
+    sslsim_world_t *w = s_start_both (&f);
+    for (int i = 0; i < 1000; i++)
+        s_step_both (&f, w, f.proc.control_port, 0.001f, NULL, NULL, i, false);
+
+    static const char *const presets[] = { "rc26", "none", "realistic" };
+    es_team_t blue;
+    size_t compared = 0;
+    for (int step = 0; step < 240; step++) {
+        sim_msg_preset_t m;
+        bool switch_now = step % 80 == 0;
+        SimulatorCommand *cmd = switch_now ? sim_msg_realism_preset (&m, presets[step / 80]) : NULL;
+        s_team_control (&blue, step);
+        compared += s_step_both (&f, w, f.proc.blue_port, 0.016f, cmd, &blue.rc, step, true);
+    }
+    cr_expect_gt (compared, 240 * 2, "only %zu frames compared in 240 steps", compared);
     sslsim_world_free (w);
     cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
 }

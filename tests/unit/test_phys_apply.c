@@ -16,6 +16,7 @@
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_simulation_custom_erforce_realism.pb-c.h"
+#include "ssl_simulation_custom_sslsim_realism_preset.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "tests/support/sim_from_config.h"
 #include "tests/support/sim_msg.h"
@@ -403,6 +404,114 @@ Test (phys_apply, realism_applies_whole_or_not_at_all)
     cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
     cr_expect (strstr (f.errors.items[0].message, "other.Realism"), "message '%s'",
                f.errors.items[0].message);
+    s_teardown (&f);
+}
+
+/* A RealismConfig of ssl-sim's RealismPreset `name` (NULL: no name),
+   followed by `er` when it is not NULL. */
+typedef struct {
+    sim_msg_preset_t preset;
+    uint8_t buf[256];
+    Google__Protobuf__Any er;
+} preset_cmd_t;
+
+static SimulatorCommand *
+s_preset_cmd (preset_cmd_t *m, const char *name, const RealismConfigErForce *er)
+{
+    SimulatorCommand *cmd = sim_msg_realism_preset (&m->preset, name);
+    if (er) {
+        google__protobuf__any__init (&m->er);
+        m->er.type_url = "type.googleapis.com/sslsim.RealismConfigErForce";
+        m->er.value = (ProtobufCBinaryData) { realism_config_er_force__pack (er, m->buf), m->buf };
+        m->preset.anys[1] = &m->er;
+        m->preset.realism.n_custom = 2;
+    }
+    return cmd;
+}
+
+/* What `ssl-sim run --realism NAME` starts with, in the keys a realism
+   preset decides, equals f's. */
+static void
+s_expect_started_with (const fixture_t *f, const char *name)
+{
+    sim_config_t start;
+    sim_config_defaults (&start);
+    char *argv[] = { "--realism", (char *) name };
+    char err[512];
+    cr_assert_eq (sim_config_from_args (&start, 2, argv, err, sizeof err), 0, "%s", err);
+    cr_expect (memcmp (&start.realism, &f->cfg.realism, sizeof start.realism) == 0,
+               "[realism] after the switch to %s is not the one a start with it has", name);
+    cr_expect_str_eq (f->cfg.run.realism, start.run.realism);
+    for (int team = 0; team < 2; team++)
+        cr_expect_eq (f->cfg.team[team].dribbler.glue, start.team[team].dribbler.glue);
+}
+
+/* A named preset replaces every key of [realism], the ones ErForce's
+   message has no field for too (docs/vision.md "Realism at runtime"). */
+Test (phys_apply, a_realism_preset_replaces_every_key_as_a_start_with_it)
+{
+    fixture_t f;
+    s_setup (&f);
+    cr_assert_gt (f.cfg.realism.robot_marker_height_error, 0, "the default has a parallax");
+    preset_cmd_t m;
+    s_command (&f, s_preset_cmd (&m, "none", NULL));
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect (f.changes.config && !f.changes.rig);
+    s_expect_started_with (&f, "none");
+    cr_expect_eq (f.cfg.realism.robot_marker_height_error, 0);
+    cr_expect_eq (f.cfg.realism.ball_loss_burst_rate, 0);
+    cr_expect_eq (f.cfg.realism.calibration_warp_stddev, 0);
+
+    /* every preset, by name or alias, case-insensitive */
+    const char *names[] = { "go26", "rc26", "vp26", "ERFORCE_rc2021", "friendly", "Default", "realistic" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        s_command (&f, s_preset_cmd (&m, names[i], NULL));
+        cr_expect_str_eq (s_codes (&f.errors), "", "%s", names[i]);
+        s_expect_started_with (&f, names[i]);
+    }
+
+    /* an unknown name, no name, or a file name: refused, nothing changed */
+    sim_config_t before = f.cfg;
+    const char *bad[] = { "fog", NULL, "configs/realism/noisy-venue.ini", "" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s_command (&f, s_preset_cmd (&m, bad[i], NULL));
+        cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED", "%s", bad[i] ? bad[i] : "(no name)");
+        cr_expect (!f.changes.config);
+        cr_expect (memcmp (&before, &f.cfg, sizeof before) == 0, "a refused preset changed the config");
+    }
+    cr_expect (strstr (f.errors.items[0].message, "unknown realism preset"), "message '%s'",
+               f.errors.items[0].message);
+
+    /* a preset, then ErForce's keys on top of it in the same message */
+    RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
+    er.has_stddev_ball_p = true;
+    er.stddev_ball_p = 0.002f;
+    s_command (&f, s_preset_cmd (&m, "none", &er));
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect (fabs (f.cfg.realism.stddev_ball_p - 0.002) < WIRE_EPS);
+    cr_expect_eq (f.cfg.realism.stddev_robot_p, 0);
+    s_teardown (&f);
+}
+
+/* ErForce's keys change only themselves: the keys only a file (or a
+   preset) sets keep their values. */
+Test (phys_apply, erforce_realism_keys_leave_the_file_only_keys)
+{
+    fixture_t f;
+    s_setup (&f);
+    sim_realism_t before = f.cfg.realism;
+    RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
+    er.has_stddev_robot_p = er.has_object_position_offset = true;
+    er.stddev_robot_p = 0;
+    er.object_position_offset = 0;
+    realism_cmd_t m;
+    s_command (&f, s_realism_cmd (&m, &er, "type.googleapis.com/RealismConfigErForce"));
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    sim_realism_t want = before;
+    want.stddev_robot_p = 0;
+    want.object_position_offset = 0;
+    cr_expect (memcmp (&want, &f.cfg.realism, sizeof want) == 0, "a key ErForce did not set changed");
+    cr_expect_eq (f.cfg.realism.robot_marker_height_error, before.robot_marker_height_error);
     s_teardown (&f);
 }
 

@@ -467,3 +467,46 @@ Test (schedule, stepped_instants_are_the_pure_ones)
     cr_assert (checked > 5000, "%d captures checked", checked);
     sim_schedule_destroy (&s);
 }
+
+/* A realism switched at runtime brings its capture jitter: taken before
+   the first advance, the schedule is the one made with it; taken later,
+   frame numbers go on and the instants from the next one on are the new
+   jitter's pure ones. */
+Test (schedule, set_jitter_is_a_schedule_made_with_it)
+{
+    sim_config_t cfg = s_jitter_cfg (), plain;
+    sim_config_defaults (&plain);
+    plain.sim.seed = cfg.sim.seed;
+    plain.realism.capture_jitter = plain.realism.capture_late_rate = 0;
+    sim_schedule_def_t jittered;
+    sim_schedule_def_from_config (&jittered, &cfg);
+    sim_schedule_t *made = sim_fc_schedule_new (&cfg), *switched = sim_fc_schedule_new (&plain);
+    sim_schedule_set_jitter (switched, &jittered);
+    uint32_t ma, mb, fa[SIM_MAX_CAMERAS], fb[SIM_MAX_CAMERAS];
+    for (uint64_t t = 1000000; t < 3000000000u; t += 1000000) {
+        cr_assert_eq (sim_schedule_next_due (switched), sim_schedule_next_due (made));
+        sim_schedule_advance (made, t, 0, &ma, fa);
+        sim_schedule_advance (switched, t, 0, &mb, fb);
+        cr_assert_eq (ma, mb, "same captures at %lu", (unsigned long) t);
+        for (int i = 0; i < 2; i++)
+            if (ma & (1u << i))
+                cr_assert_eq (fa[i], fb[i]);
+    }
+    /* back to no jitter at 3 s: the next instants are on the grid again */
+    sim_schedule_def_t grid;
+    sim_schedule_def_from_config (&grid, &plain);
+    sim_schedule_set_jitter (switched, &grid);
+    uint64_t period = sim_schedule_period_ns (grid.frame_rate);
+    uint32_t before = fa[0];
+    for (uint64_t t = 3000000000u; t < 4000000000u; t += 1000000) {
+        sim_schedule_advance (switched, t, 0, &mb, fb);
+        if (mb & 1u) {
+            cr_assert_eq (sim_schedule_capture_ns (switched, 0) % period,
+                          sim_schedule_offset_ns (&grid, 0) % period, "camera 0 off the grid at %lu",
+                          (unsigned long) t);
+            cr_assert_gt (fb[0], before, "frame numbers go on");
+        }
+    }
+    sim_schedule_destroy (&made);
+    sim_schedule_destroy (&switched);
+}

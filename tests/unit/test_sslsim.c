@@ -15,6 +15,7 @@
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "common/base/sim_hash.h"
+#include "tests/support/sim_msg.h"
 
 #define TS_STEPS 150
 
@@ -95,6 +96,65 @@ Test (sslsim, same_seed_same_bytes_other_seed_other_bytes)
     sslsim_world_free (a);
     sslsim_world_free (b);
     sslsim_world_free (c);
+}
+
+/* A world of `seed` started with `args` (NULL-terminated flags). */
+static sslsim_world_t *
+s_world_args (uint64_t seed, const char *const *args)
+{
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    config.has_seed = 1;
+    config.seed = seed;
+    config.args = args;
+    char err[256];
+    sslsim_world_t *w = sslsim_world_new (&config, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    return w;
+}
+
+/* Switch w to the realism preset `name` with the SimulatorConfig the
+   viewer's realism op sends (ssl-sim's RealismPreset). */
+static void
+s_switch_realism (sslsim_world_t *w, const char *name)
+{
+    sim_msg_preset_t m;
+    SimulatorCommand *cmd = sim_msg_realism_preset (&m, name);
+    uint8_t buf[256];
+    cr_assert_leq (simulator_command__get_packed_size (cmd), sizeof buf);
+    size_t len = simulator_command__pack (cmd, buf);
+    cr_assert_eq (sslsim_world_command (w, SSLSIM_MSG_SIMULATOR_COMMAND, buf, len), 0, "%s",
+                  sslsim_world_error (w, 0));
+}
+
+/* A preset switched to at time 0 gives the bytes a start with it gives:
+   the switch sets every key of the preset, and every random draw is
+   keyed or runs from the same start, so nothing else can differ. */
+Test (sslsim, a_realism_switched_to_at_start_sends_the_bytes_of_a_start_with_it)
+{
+    static const char *const presets[] = {
+        "none", "go26", "rc26", "vp26", "erforce_friendly", "erforce_realistic", "erforce_rc2021"
+    };
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+        const char *const args[] = { "--realism", presets[i], NULL };
+        sslsim_world_t *started = s_world_args (5, args), *switched = s_world (5);
+        s_switch_realism (switched, presets[i]);
+        int fa, fb;
+        uint64_t ha = s_run (started, 1, &fa), hb = s_run (switched, 1, &fb);
+        cr_expect_eq (ha, hb, "%s: switched at 0 differs from started with it (%d, %d frames)", presets[i],
+                      fa, fb);
+        sslsim_world_free (started);
+        sslsim_world_free (switched);
+    }
+    /* and back: a world started with none, switched to realistic */
+    const char *const none[] = { "--realism", "none", NULL };
+    sslsim_world_t *started = s_world (5), *switched = s_world_args (5, none);
+    s_switch_realism (switched, "realistic");
+    int fa, fb;
+    cr_expect_eq (s_run (started, 1, &fa), s_run (switched, 1, &fb),
+                  "none -> realistic differs from the default");
+    sslsim_world_free (started);
+    sslsim_world_free (switched);
 }
 
 Test (sslsim, reset_is_a_new_world_of_that_seed)

@@ -217,6 +217,25 @@ Test (vis_model, realism_change_at_runtime)
     vis_model_destroy (&m);
 }
 
+/* A warp wavelength switched at runtime refits the warp's gains: the
+   calibration state is the one a model started with it draws. */
+Test (vis_model, warp_length_change_draws_the_calibration_again)
+{
+    sim_config_t cfg = vis_test_cfg ("realistic"), longer = cfg;
+    longer.realism.calibration_warp_length = 5.0;
+    vis_model_t *switched = sim_fc_model_new (&cfg), *started = sim_fc_model_new (&longer);
+    cr_assert (memcmp (vis_model_calib (switched, 0), vis_model_calib (started, 0), sizeof (vis_calib_t))
+                   != 0,
+               "the wavelength changes the gains");
+    sim_fc_model_set (switched, &longer);
+    for (int i = 0; i < vis_model_rig (started)->count; i++)
+        cr_expect (memcmp (vis_model_calib (switched, i), vis_model_calib (started, i), sizeof (vis_calib_t))
+                       == 0,
+                   "camera %d", i);
+    vis_model_destroy (&switched);
+    vis_model_destroy (&started);
+}
+
 Test (vis_model, report_keys)
 {
     sim_config_t cfg = vis_test_cfg ("none");

@@ -3,12 +3,15 @@
     answers decode to the first error. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/config/config.h"
 #include "services/viewer/vw_ops.h"
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_custom_sslsim_realism_preset.pb-c.h"
+#include "google/protobuf/any.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
 static vw_ops_ctx_t s_ctx;
@@ -135,7 +138,14 @@ Test (vw_ops, realism_and_cameras_are_simulator_config)
     SimulatorCommand *cmd = s_command (&op);
     cr_assert (cmd->config && cmd->config->realism_config);
     cr_assert_eq (cmd->config->realism_config->n_custom, 1);
-    cr_expect_not_null (strstr (cmd->config->realism_config->custom[0]->type_url, "RealismConfigErForce"));
+    /* the preset by name, so physics sets every key of it (the ones
+       ErForce's RealismConfig has no field for too) */
+    const Google__Protobuf__Any *any = cmd->config->realism_config->custom[0];
+    cr_expect_str_eq (any->type_url, "type.googleapis.com/sslsim.RealismPreset");
+    Sslsim__RealismPreset *p = sslsim__realism_preset__unpack (NULL, any->value.len, any->value.data);
+    cr_assert_not_null (p);
+    cr_expect_str_eq (p->name, "none");
+    sslsim__realism_preset__free_unpacked (p, NULL);
     simulator_command__free_unpacked (cmd, NULL);
     snprintf (op.preset, sizeof op.preset, "no-such-preset");
     bool sync;
@@ -149,6 +159,51 @@ Test (vw_ops, realism_and_cameras_are_simulator_config)
     cr_expect_eq (cmd->config->geometry->field->field_length, 12000);
     cr_expect (cmd->config->geometry->calib[0]->has_derived_camera_world_tz);
     simulator_command__free_unpacked (cmd, NULL);
+}
+
+/* The page's realism list offers every preset and nothing else: each
+   canonical name of the configuration's preset table (the names before
+   its aliases) is an option of <select id="realism">, and each option a
+   preset. */
+Test (vw_ops, the_page_offers_every_realism_preset)
+{
+    FILE *f = fopen (SSL_SIM_SRC "/services/viewer/www/index.html", "r");
+    cr_assert_not_null (f, "no page in %s", SSL_SIM_SRC);
+    static char page[1 << 16];
+    size_t n = fread (page, 1, sizeof page - 1, f);
+    fclose (f);
+    page[n] = '\0';
+    char *select = strstr (page, "<select id=\"realism\"");
+    cr_assert_not_null (select);
+    char *end = strstr (select, "</select>");
+    cr_assert_not_null (end);
+    *end = '\0';
+    int options = 0;
+    for (char *o = strstr (select, "value=\""); o; o = strstr (o, "value=\"")) {
+        o += strlen ("value=\"");
+        char name[64];
+        size_t len = strcspn (o, "\"");
+        cr_assert_lt (len, sizeof name);
+        memcpy (name, o, len);
+        name[len] = '\0';
+        sim_realism_t r;
+        cr_expect_eq (sim_config_realism_preset (name, &r), 0, "option %s is no preset", name);
+        options++;
+    }
+    char names[512];
+    snprintf (names, sizeof names, "%s", sim_config_realism_names ());
+    char *aliases = strstr (names, " (aliases");
+    if (aliases)
+        *aliases = '\0';
+    int presets = 0;
+    for (char *save = NULL, *name = strtok_r (names, ", ", &save); name;
+         name = strtok_r (NULL, ", ", &save)) {
+        char want[80];
+        snprintf (want, sizeof want, "value=\"%s\"", name);
+        cr_expect_not_null (strstr (select, want), "the page does not offer %s", name);
+        presets++;
+    }
+    cr_expect_eq (options, presets);
 }
 
 Test (vw_ops, answers_decode_to_the_first_error)
