@@ -112,8 +112,9 @@ s_dump (const char *path)
         fclose (f);
 }
 
-static bool
-s_file_has (const char *path, const char *needle)
+/* How often `needle` is in the first 16 KiB of the file at path. */
+static int
+s_file_count (const char *path, const char *needle)
 {
     FILE *f = fopen (path, "r");
     char text[16384];
@@ -121,7 +122,16 @@ s_file_has (const char *path, const char *needle)
     if (f)
         fclose (f);
     text[n] = '\0';
-    return strstr (text, needle) != NULL;
+    int count = 0;
+    for (const char *at = text; (at = strstr (at, needle)); at += strlen (needle))
+        count++;
+    return count;
+}
+
+static bool
+s_file_has (const char *path, const char *needle)
+{
+    return s_file_count (path, needle) > 0;
 }
 
 /* Every vision message of a log, in order. */
@@ -488,7 +498,8 @@ Test (logs, a_log_whose_index_does_not_hold_is_said_and_played_whole, .timeout =
     int code = s_play_fast (&files, &got);
     cr_expect_eq (code, 0, "the log itself is whole");
     cr_expect (s_file_has (files.out, "offset 2"), "the warning names the offset");
-    cr_expect (s_file_has (files.out, "reading the whole log instead"), "no word of the index");
+    cr_expect_eq (s_file_count (files.out, "reading the whole log instead"), 1,
+                  "the index's trouble is said once (the check and the page's player each open the log)");
     cr_expect (s_file_has (files.out, "played 20 vision, 1 tracker and 1 referee messages"));
     cr_expect_eq (got, S_PLAY_COUNT);
     s_files_done (&files);
