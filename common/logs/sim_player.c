@@ -38,7 +38,8 @@ struct sim_player_t {
     uint64_t sent[3];
     uint64_t skipped; /* records of other types */
     bool indexed;     /* the league's index served the pass */
-    char index_trouble[SIM_LOGFILE_ERROR_MAX + SIM_STRING_MAX + 64]; /* why it did not, or "" */
+    /* why it did not, or "" (sim_player_index_trouble) */
+    char index_trouble[SIM_LOGFILE_ERROR_MAX + SIM_STRING_MAX + 64];
 };
 
 static int
