@@ -62,6 +62,7 @@ struct sim_logfile_writer_t {
     uint64_t offset; /* of the next record in the uncompressed stream */
     uint64_t *offsets;
     size_t n_offsets, cap_offsets;
+    bool index_full; /* more records than one index may list: none */
     uint64_t written, failures;
 };
 
@@ -241,6 +242,7 @@ sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
         sim_logfile_writer_destroy (&self);
         return NULL;
     }
+    self->index_full = self->index_full && (index || had_index);
     if (!(self->index = self->index && (index || had_index))) {
         free (self->offsets);
         self->offsets = NULL;
@@ -285,8 +287,19 @@ s_write_failed (sim_logfile_writer_t *self, const char *refused)
 static int
 s_remember_offset (sim_logfile_writer_t *self)
 {
+    if (self->n_offsets == SIM_LOGFILE_INDEX_MAX) {
+        /* said when the writer closes; the memory goes now */
+        self->index = false;
+        self->index_full = true;
+        free (self->offsets);
+        self->offsets = NULL;
+        self->n_offsets = self->cap_offsets = 0;
+        return -1;
+    }
     if (self->n_offsets == self->cap_offsets) {
         size_t cap = self->cap_offsets ? self->cap_offsets * 2 : 1024;
+        if (cap > SIM_LOGFILE_INDEX_MAX)
+            cap = SIM_LOGFILE_INDEX_MAX;
         uint64_t *grown = realloc (self->offsets, cap * sizeof *grown);
         if (!grown) {
             self->index = false; /* an index with holes would mislead */
@@ -380,6 +393,10 @@ sim_logfile_writer_destroy (sim_logfile_writer_t **self_p)
     if (self->gz) {
         if (self->index && s_write_index (self))
             rc = -1;
+        if (self->index_full)
+            sim_warn ("log file %s: more records than one index may list (%zu): it ends without one, and "
+                      "readers read it record by record",
+                      self->path, (size_t) SIM_LOGFILE_INDEX_MAX);
         if (gzclose (self->gz) != Z_OK) {
             sim_warn ("log file %s: the last records could not be written", self->path);
             rc = -1;

@@ -34,6 +34,14 @@
    field is damage. */
 #define SIM_LOGFILE_MESSAGE_MAX (64u * 1024 * 1024)
 
+/* The most records one index lists: its message (8 bytes each, then the
+   15-byte trailer) is a record like any other, no larger than
+   SIM_LOGFILE_MESSAGE_MAX, or readers refuse it. About 8.4 million: some
+   seven hours of a realtime run's vision, under a minute of a fast run's
+   (which records some 190 000 a wall second). A writer with more ends
+   the log without an index, with a warning. */
+#define SIM_LOGFILE_INDEX_MAX ((SIM_LOGFILE_MESSAGE_MAX - 8 - 7) / 8)
+
 /* The longest message a reader's error (sim_logfile_error) has. */
 #define SIM_LOGFILE_ERROR_MAX 512
 

@@ -1009,3 +1009,23 @@ Test (logfile, compressing_a_part_leaves_its_index_out)
     cr_expect_eq (s_scan_indexed (t.path, false, offsets, 16), 10);
     s_tmp_done (&t);
 }
+
+/* One record more than an index may list (empty ones: a 134 MB file for
+   half a second): the log ends without an index rather than with one
+   readers refuse, and reads to its end. */
+Test (logfile, a_log_with_more_records_than_an_index_lists_ends_without_one, .timeout = 60)
+{
+    s_tmp_t t;
+    s_tmp (&t, "h.log");
+    char err[256] = "";
+    sim_logfile_writer_t *w = sim_logfile_writer_new (t.path, true, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    for (size_t i = 0; i <= SIM_LOGFILE_INDEX_MAX; i++)
+        cr_assert_eq (sim_logfile_write (w, (int64_t) i, SIM_LOGFILE_VISION, NULL, 0), 0);
+    cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+    cr_expect_eq (s_size (t.path), SIM_LOGFILE_HEADER + (SIM_LOGFILE_INDEX_MAX + 1) * SIM_LOGFILE_RECORD,
+                  "the records and nothing after them");
+    sim_logindex_t *idx = NULL;
+    cr_expect_eq (sim_logindex_open (t.path, &idx, err, sizeof err), 0, "%s", err);
+    s_tmp_done (&t);
+}
