@@ -62,25 +62,42 @@ struct sim_logfile_writer_t {
     uint64_t offset; /* of the next record in the uncompressed stream */
     uint64_t *offsets;
     size_t n_offsets, cap_offsets;
+    bool index_full; /* more records than one index may list: none */
     uint64_t written, failures;
 };
 
 /* How an existing log ends (s_scan). */
 typedef struct {
-    uint64_t end;  /* of its last whole record, in the uncompressed stream */
-    bool damaged;  /* reading stopped before the end of the file */
-    bool torn;     /* ... because the file ends inside a record or stream */
-    char why[512]; /* the reader's words when damaged */
+    uint64_t end;      /* of its last whole record, in the uncompressed stream */
+    uint64_t last_at;  /* where that record starts */
+    int32_t last_type; /* and its type (-1: no record) */
+    bool damaged;      /* reading stopped before the end of the file */
+    bool torn;         /* ... because the file ends inside a record or stream */
+    char why[512];     /* the reader's words when damaged */
 } s_scan_t;
 
+static int s_remember_offset (sim_logfile_writer_t *self);
+
+/* Read the log r to its end; each whole record's offset into `into`'s
+   list when given (a plain log appended to: the index written at the end
+   covers the records of earlier writers too). */
 static void
-s_scan (sim_logfile_reader_t *r, s_scan_t *out)
+s_scan (sim_logfile_reader_t *r, sim_logfile_writer_t *into, s_scan_t *out)
 {
     sim_logfile_msg_t m;
     int rc;
     out->end = SIM_LOGFILE_HEADER;
-    while ((rc = sim_logfile_next (r, &m)) == 1)
+    out->last_at = 0;
+    out->last_type = -1;
+    while ((rc = sim_logfile_next (r, &m)) == 1) {
+        if (into && into->index) {
+            into->offset = m.offset;
+            s_remember_offset (into);
+        }
         out->end = m.offset + SIM_LOGFILE_RECORD + m.len;
+        out->last_at = m.offset;
+        out->last_type = m.type;
+    }
     out->damaged = rc < 0;
     out->torn = rc < 0 && sim_logfile_reader_torn (r);
     snprintf (out->why, sizeof out->why, "%s", sim_logfile_error (r));
@@ -124,19 +141,25 @@ s_set_aside (const char *path, const char *why, char *err, size_t errlen)
 }
 
 /* What an existing file holds: 0 nothing (new or empty), 1 a log of
-   version 1 that can be appended to (*size: the byte a plain one goes
-   on at), -1 something else (err says what). A record appended behind
-   damage would never be read, so: a plain log torn by a crash (it ends
-   inside a record) is cut back to its last whole record, which is what
-   a restarted writer needs; a compressed one torn the same way (its gzip
-   stream cut short) is moved aside (s_set_aside), since the tear sits
-   inside compressed data that cannot be cut back cheaply; one damaged
-   elsewhere, plain or compressed, is refused. */
+   version 1 that can be appended to (self->offset: the byte a plain one
+   goes on at), -1 something else (err says what). A record appended
+   behind damage would never be read, so: a plain log torn by a crash (it
+   ends inside a record) is cut back to its last whole record, which is
+   what a restarted writer needs; a compressed one torn the same way (its
+   gzip stream cut short) is moved aside (s_set_aside), since the tear
+   sits inside compressed data that cannot be cut back cheaply; one
+   damaged elsewhere, plain or compressed, is refused. A plain log whose
+   last whole record is the league's index (an earlier writer stopped
+   cleanly) is cut back to where the index starts: records behind it
+   would leave the file's end pointing at an index that misses them, so
+   the new ones go in its place, and the writer ends the file with an
+   index again (*had_index). The offsets of the records kept go into
+   self's list (plain logs only). */
 static int
-s_existing (const char *path, bool compressed, uint64_t *size, char *err, size_t errlen)
+s_existing (sim_logfile_writer_t *self, const char *path, bool *had_index, char *err, size_t errlen)
 {
     struct stat st;
-    *size = 0;
+    *had_index = false;
     if (stat (path, &st) != 0 || st.st_size == 0)
         return 0;
     char why[SIM_LOGFILE_ERROR_MAX];
@@ -147,34 +170,42 @@ s_existing (const char *path, bool compressed, uint64_t *size, char *err, size_t
         return -1;
     }
     s_scan_t scan;
-    s_scan (r, &scan);
+    s_scan (r, self->compressed ? NULL : self, &scan);
     sim_logfile_reader_destroy (&r);
-    if (!scan.damaged) {
-        *size = scan.end;
+    if (self->compressed && !scan.damaged) {
+        self->offset = scan.end;
         return 1;
     }
-    if (compressed && scan.torn)
+    if (self->compressed && scan.torn)
         return s_set_aside (path, scan.why, err, errlen);
-    if (compressed) {
+    if (self->compressed) {
         lf_err (err, errlen,
                 "%s does not end cleanly (%s): records appended to it could never be read. Record to a new "
                 "file; `zcat %s > FILE.log` saves what it holds",
                 path, scan.why, path);
         return -1;
     }
-    if (!scan.torn) {
+    if (scan.damaged && !scan.torn) {
         lf_err (err, errlen, "%s is damaged (%s); not appending to it", path, scan.why);
         return -1;
     }
-    if (truncate (path, (off_t) scan.end) != 0) {
-        lf_err (err, errlen, "%s ends in a torn record and cannot be cut back to the last whole one: %s",
-                path, strerror (errno));
+    uint64_t keep = scan.end;
+    if (scan.last_type == SIM_LOGFILE_INDEX) {
+        keep = scan.last_at; /* the index is no record of the log: not in the new one */
+        if (self->n_offsets)
+            self->n_offsets--;
+        *had_index = true;
+    }
+    if (keep < (uint64_t) st.st_size && truncate (path, (off_t) keep) != 0) {
+        lf_err (err, errlen, "%s cannot be cut back to its last whole record (byte %llu): %s", path,
+                (unsigned long long) keep, strerror (errno));
         return -1;
     }
-    sim_warn ("log file %s ended in a record torn by a crash; cut %llu bytes back to the last whole record "
-              "and appending there",
-              path, (unsigned long long) ((uint64_t) st.st_size - scan.end));
-    *size = scan.end;
+    if (scan.torn)
+        sim_warn ("log file %s ended in a record torn by a crash; cut %llu bytes back to the last whole "
+                  "record and appending there",
+                  path, (unsigned long long) ((uint64_t) st.st_size - scan.end));
+    self->offset = keep;
     return 1;
 }
 
@@ -195,10 +226,6 @@ s_write_header (sim_logfile_writer_t *self)
 sim_logfile_writer_t *
 sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
 {
-    uint64_t size = 0;
-    int existing = s_existing (path, lf_is_gz_name (path), &size, err, errlen);
-    if (existing < 0)
-        return NULL;
     sim_logfile_writer_t *self = calloc (1, sizeof *self);
     if (!self || !(self->path = strdup (path))) {
         lf_err (err, errlen, "out of memory");
@@ -206,8 +233,21 @@ sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
         return NULL;
     }
     self->compressed = lf_is_gz_name (path);
-    /* an index needs every offset from the start of the file */
-    self->index = index && !self->compressed && existing == 0;
+    /* the offsets of the records already there are learnt whatever
+       `index` says: an indexed log stays indexed */
+    self->index = !self->compressed;
+    bool had_index = false;
+    int existing = s_existing (self, path, &had_index, err, errlen);
+    if (existing < 0) {
+        sim_logfile_writer_destroy (&self);
+        return NULL;
+    }
+    self->index_full = self->index_full && (index || had_index);
+    if (!(self->index = self->index && (index || had_index))) {
+        free (self->offsets);
+        self->offsets = NULL;
+        self->n_offsets = self->cap_offsets = 0;
+    }
     /* level 1: a fast run releases a few MB of packets a second, and
        vision, which writes them, is part of the pipeline; level 6 would
        cost it about twice its own CPU for a third smaller file */
@@ -218,14 +258,11 @@ sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen)
         return NULL;
     }
     gzbuffer (self->gz, LF_BUFFER);
-    if (existing == 0) {
-        if (s_write_header (self) < 0) {
-            lf_err (err, errlen, "cannot write %s", path);
-            sim_logfile_writer_destroy (&self);
-            return NULL;
-        }
-    } else
-        self->offset = size; /* plain only: a compressed one has no index */
+    if (existing == 0 && s_write_header (self) < 0) {
+        lf_err (err, errlen, "cannot write %s", path);
+        sim_logfile_writer_destroy (&self);
+        return NULL;
+    }
     return self;
 }
 
@@ -250,8 +287,19 @@ s_write_failed (sim_logfile_writer_t *self, const char *refused)
 static int
 s_remember_offset (sim_logfile_writer_t *self)
 {
+    if (self->n_offsets == SIM_LOGFILE_INDEX_MAX) {
+        /* said when the writer closes; the memory goes now */
+        self->index = false;
+        self->index_full = true;
+        free (self->offsets);
+        self->offsets = NULL;
+        self->n_offsets = self->cap_offsets = 0;
+        return -1;
+    }
     if (self->n_offsets == self->cap_offsets) {
         size_t cap = self->cap_offsets ? self->cap_offsets * 2 : 1024;
+        if (cap > SIM_LOGFILE_INDEX_MAX)
+            cap = SIM_LOGFILE_INDEX_MAX;
         uint64_t *grown = realloc (self->offsets, cap * sizeof *grown);
         if (!grown) {
             self->index = false; /* an index with holes would mislead */
@@ -345,6 +393,10 @@ sim_logfile_writer_destroy (sim_logfile_writer_t **self_p)
     if (self->gz) {
         if (self->index && s_write_index (self))
             rc = -1;
+        if (self->index_full)
+            sim_warn ("log file %s: more records than one index may list (%zu): it ends without one, and "
+                      "readers read it record by record",
+                      self->path, (size_t) SIM_LOGFILE_INDEX_MAX);
         if (gzclose (self->gz) != Z_OK) {
             sim_warn ("log file %s: the last records could not be written", self->path);
             rc = -1;
@@ -453,6 +505,8 @@ sim_logfile_compress (const char *part, const char *path, const volatile sig_ato
     int rc = 0;
     bool failed = !w, stopped = false;
     while (!failed && !(stopped = stop && *stop) && (rc = sim_logfile_next (r, &m)) == 1) {
+        if (m.type == SIM_LOGFILE_INDEX)
+            continue; /* offsets into the plain part: a gzip log has no index */
         failed = sim_logfile_write (w, m.time_ns, m.type, m.data, m.len) != 0;
         *records += !failed;
     }

@@ -7,6 +7,7 @@
     The writer appends (a file that already holds a log gets no second
     header, so a restarted writer goes on where the last one stopped; a
     plain log torn by a crash is cut back to its last whole record first,
+    one ending with the league's index has the index cut off first,
     a compressed one torn by a crash is renamed FILE.gz.torn-<unix
     seconds> and a new one started, one damaged otherwise is refused); the
     reader checks the header and returns records one by one, and says
@@ -32,6 +33,14 @@
    record, so this also takes the index of a day-long log. A larger size
    field is damage. */
 #define SIM_LOGFILE_MESSAGE_MAX (64u * 1024 * 1024)
+
+/* The most records one index lists: its message (8 bytes each, then the
+   15-byte trailer) is a record like any other, no larger than
+   SIM_LOGFILE_MESSAGE_MAX, or readers refuse it. About 8.4 million: some
+   seven hours of a realtime run's vision, under a minute of a fast run's
+   (which records some 190 000 a wall second). A writer with more ends
+   the log without an index, with a warning. */
+#define SIM_LOGFILE_INDEX_MAX ((SIM_LOGFILE_MESSAGE_MAX - 8 - 7) / 8)
 
 /* The longest message a reader's error (sim_logfile_error) has. */
 #define SIM_LOGFILE_ERROR_MAX 512
@@ -65,8 +74,12 @@ typedef struct sim_logfile_writer_t sim_logfile_writer_t;
 /* A writer appending to `path` (".gz": compressed), with the header first
    when the file is new or empty. `index`: remember each record's offset
    and end a plain file with an index record when destroyed (ignored for
-   ".gz", which has no random access). NULL when the file cannot be opened
-   or holds something else (err says which). */
+   ".gz", which has no random access). Appending to a plain log, it learns
+   the offsets of the records already there, so the index covers them
+   too; a plain log that ends with an index (an earlier writer's clean
+   stop) has it cut off, the new records go in its place, and the file
+   ends with an index again whatever `index` says. NULL when the file
+   cannot be opened or holds something else (err says which). */
 sim_logfile_writer_t *sim_logfile_writer_new (const char *path, bool index, char *err, size_t errlen);
 
 /* Append one record. Returns 0, or -1 (the first failure is logged; the
@@ -157,7 +170,9 @@ uint64_t sim_logfile_file_size (const sim_logfile_reader_t *self);
 int sim_logfile_part_path (const char *path, char *buf, size_t size);
 
 /* Compress the plain log `part` into a gzip log at `path`, record by
-   record: written to a temporary name beside `path` (path.XXXXXX), synced,
+   record (the part's index record left out: a gzip log has no random
+   access, and `ssl-sim record FILE.gz` writes none either): written to a
+   temporary name beside `path` (path.XXXXXX), synced,
    renamed over `path` and the directory synced, and only then `part`
    removed, so a kill at any moment leaves `path` absent or whole and the
    records in `part`. `stop` (NULL: none), when it becomes non-zero (a

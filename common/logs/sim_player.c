@@ -38,6 +38,8 @@ struct sim_player_t {
     uint64_t sent[3];
     uint64_t skipped; /* records of other types */
     bool indexed;     /* the league's index served the pass */
+    /* why it did not, or "" (sim_player_index_trouble) */
+    char index_trouble[SIM_LOGFILE_ERROR_MAX + SIM_STRING_MAX + 64];
 };
 
 static int
@@ -189,7 +191,8 @@ sim_player_new (const char *path, char *err, size_t errlen)
     char why[SIM_LOGFILE_ERROR_MAX] = "";
     int by_index = s_index_by_league (self, path, why, sizeof why);
     if (by_index == 0 && why[0])
-        sim_warn ("play: %s: %s; reading the whole log instead", path, why);
+        snprintf (self->index_trouble, sizeof self->index_trouble, "%s: %s; reading the whole log instead",
+                  path, why);
     self->indexed = by_index == 1;
     if (by_index < 0 || (!self->indexed && s_index (self, err, errlen))) {
         if (by_index < 0)
@@ -478,4 +481,17 @@ bool
 sim_player_indexed (const sim_player_t *self)
 {
     return self->indexed;
+}
+
+const char *
+sim_player_index_trouble (const sim_player_t *self)
+{
+    return self->index_trouble;
+}
+
+void
+sim_player_say_index (const sim_player_t *self)
+{
+    if (self->index_trouble[0])
+        sim_warn ("play: %s", self->index_trouble);
 }

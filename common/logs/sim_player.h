@@ -11,8 +11,9 @@
     When a plain log ends with the league's index record (sim_logindex.h)
     the pass goes through it: each record's header at its offset, the
     message bytes of the referee records only (for the marks). An index
-    that does not hold is said in the log (a warning) and the log is read
-    record by record instead; both passes give the same timeline.
+    that does not hold is said in the log (a warning, by
+    sim_player_say_index) and the log is read record by record instead;
+    both passes give the same timeline.
 
     The pace is a pure rule of the caller's clock (monotonic ns passed in,
     never read here): a record is due at the wall time its timeline time
@@ -112,6 +113,15 @@ double sim_player_next_mark (const sim_player_t *self, sim_player_mark_kind_t ki
 /* Whether the league's index at the end of the log served the opening
    pass (false: the log was read record by record). */
 bool sim_player_indexed (const sim_player_t *self);
+
+/* Why the league's index at the end of the log did not serve (it is
+   there but does not hold), or "": "PATH: what is off; reading the whole
+   log instead". Borrowed. Opening says nothing, so a log opened twice
+   (`ssl-sim play` checks it, then the viewer's player opens it) is not
+   warned about twice: the one that plays it calls sim_player_say_index,
+   which logs it as a warning when there is one. */
+const char *sim_player_index_trouble (const sim_player_t *self);
+void sim_player_say_index (const sim_player_t *self);
 
 /* Records sent on the wire, by type (SIM_LOGFILE_VISION, _TRACKER, _REFEREE). */
 uint64_t sim_player_sent (const sim_player_t *self, int32_t type);

@@ -60,15 +60,16 @@ s_on_referee (void *arg)
 
 /* --record: the log file (the launcher made it empty; for FILE.gz it
    hands over FILE.gz.part, written plain and compressed after the run,
-   docs/logs.md; a restarted vision appends behind the last whole record)
-   and the referee multicast. A referee that cannot be heard
-   (the port taken by a game controller on this host is shared, so this
-   is rare) is logged and not recorded. */
+   docs/logs.md; a restarted vision appends behind the last whole record,
+   and a clean close ends the file with the league's index of every
+   record in it, those of earlier visions too) and the referee multicast.
+   A referee that cannot be heard (the port taken by a game controller on
+   this host is shared, so this is rare) is logged and not recorded. */
 int
 vis_record_open (vis_service_t *self)
 {
     char err[SIM_STRING_MAX + 128];
-    self->log = sim_logfile_writer_new (self->own.run.record, false, err, sizeof err);
+    self->log = sim_logfile_writer_new (self->own.run.record, true, err, sizeof err);
     if (!self->log) {
         sim_error ("--record: %s", err);
         return -1;

@@ -6,6 +6,12 @@
       record) to its end or its damage, read a second time after a rewind
       (the same records and bytes must come), each vision record unpacked
       as play's receivers would;
+    - a plain log that ends with "INDEXED" through the league's index too
+      (sim_logindex, which `ssl-sim play` opens a log with first): it
+      reads a file, so those inputs alone go to a memfd. An index it
+      accepts must give what the reader gives, record for record (time,
+      type, size, offset, bytes), and end where the index record starts;
+      one it refuses must say why;
     - the same bytes as a journal (phys_journal_read_stream over fmemopen)
       of any run, and as a --journal script (phys_replay_load_stream), its
       inputs walked. In this build a journal seal of 0 passes
@@ -16,9 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fuzz_support.h"
 #include "common/logs/sim_logfile.h"
+#include "common/logs/sim_logindex.h"
 #include "engine/world/phys_journal.h"
 #include "engine/world/phys_replay.h"
 #include "ssl_vision_wrapper.pb-c.h"
@@ -71,6 +80,71 @@ s_log (const uint8_t *data, size_t size)
 }
 
 static bool
+s_every_type (int32_t type)
+{
+    (void) type;
+    return true;
+}
+
+/* The records sim_logindex walks, checked against the reader's. */
+static void
+s_walk_index (sim_logindex_t *idx, const uint8_t *data, size_t size)
+{
+    char err[SIM_LOGFILE_ERROR_MAX];
+    sim_logfile_reader_t *r = sim_logfile_reader_mem (data, size, "fuzz.log", err, sizeof err);
+    sim_logfile_msg_t m, rm;
+    int got;
+    while ((got = sim_logindex_next (idx, &m, s_every_type)) == 1) {
+        if (!m.data && m.len)
+            abort (); /* asked for every record's bytes */
+        /* play's reader opened the file first (a version it refuses never
+           gets here): it must read the same record at the same place */
+        if (r
+            && (sim_logfile_next (r, &rm) != 1 || rm.offset != m.offset || rm.time_ns != m.time_ns
+                || rm.type != m.type || rm.len != m.len || (m.len && memcmp (rm.data, m.data, m.len) != 0)))
+            abort ();
+    }
+    if (got < 0 && sim_logindex_error (idx)[0] == '\0')
+        abort (); /* a refusal must say why */
+    /* the index held: what follows the listed records is the index record,
+       the file's last */
+    if (got == 0 && r
+        && (sim_logfile_next (r, &rm) != 1 || rm.type != SIM_LOGFILE_INDEX || sim_logfile_next (r, &rm) != 0))
+        abort ();
+    if (sim_logindex_next (idx, &m, NULL) != got)
+        abort (); /* the walk's end stays its end */
+    sim_logfile_reader_destroy (&r);
+}
+
+static void
+s_index (const uint8_t *data, size_t size)
+{
+    if (size < 7 || memcmp (data + size - 7, SIM_LOGFILE_INDEXED, 7) != 0)
+        return;
+    int fd = memfd_create ("fuzz.log", MFD_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write (fd, data + done, size - done);
+        if (n <= 0)
+            break;
+        done += (size_t) n;
+    }
+    char path[64], why[SIM_LOGFILE_ERROR_MAX];
+    snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+    why[0] = '\0';
+    sim_logindex_t *idx = NULL;
+    int rc = done == size ? sim_logindex_open (path, &idx, why, sizeof why) : 0;
+    if (rc < 0 && why[0] == '\0')
+        abort ();
+    if (rc == 1)
+        s_walk_index (idx, data, size);
+    sim_logindex_destroy (&idx);
+    close (fd);
+}
+
+static bool
 s_count (void *arg, const phys_journal_record_t *rec)
 {
     size_t *bytes = arg;
@@ -119,6 +193,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         ready = true;
     }
     s_log (data, size);
+    s_index (data, size);
     s_journal (data, size);
     return 0;
 }

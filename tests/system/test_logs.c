@@ -15,7 +15,13 @@
       plain run of the same seed, its part gone; a launcher killed mid-run
       leaves the plain part, readable, and `play` says what it is; a
       vision killed mid-run and restarted appends to the part, so the log
-      reads to its end; a --record name too long for its part is refused
+      reads to its end; the gzip log holds no index record;
+    - the league's index (issue 27): a plain `ssl-sim run --mode fast
+      --record LOG --duration 2` ends LOG with an index sim_logindex
+      accepts, listing the offset of every record; so does a run whose
+      vision was killed (-9) mid-recording and restarted, then stopped
+      cleanly: the index covers the killed vision's records too; play
+      warns once about an index that does not hold; a --record name too long for its part is refused
       with the old file kept; a second run given the same FILE (.gz or not) is
       refused and the first records and compresses as if alone;
     - a full disk (issue 23): `ssl-sim run --record` on a full file system
@@ -36,6 +42,7 @@
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_lab.h"
 #include "common/logs/sim_logfile.h"
+#include "common/logs/sim_logindex.h"
 #include "tests/support/sim_msg.h"
 #include "engine/world/phys_replay.h"
 #include "tests/support/sim_logtest.h"
@@ -112,8 +119,9 @@ s_dump (const char *path)
         fclose (f);
 }
 
-static bool
-s_file_has (const char *path, const char *needle)
+/* How often `needle` is in the first 16 KiB of the file at path. */
+static int
+s_file_count (const char *path, const char *needle)
 {
     FILE *f = fopen (path, "r");
     char text[16384];
@@ -121,7 +129,16 @@ s_file_has (const char *path, const char *needle)
     if (f)
         fclose (f);
     text[n] = '\0';
-    return strstr (text, needle) != NULL;
+    int count = 0;
+    for (const char *at = text; (at = strstr (at, needle)); at += strlen (needle))
+        count++;
+    return count;
+}
+
+static bool
+s_file_has (const char *path, const char *needle)
+{
+    return s_file_count (path, needle) > 0;
 }
 
 /* Every vision message of a log, in order. */
@@ -179,6 +196,61 @@ static bool
 s_msg_eq (const s_msgs_t *a, size_t i, const s_msgs_t *b, size_t j)
 {
     return a->len[i] == b->len[j] && memcmp (a->bytes + a->off[i], b->bytes + b->off[j], a->len[i]) == 0;
+}
+
+/* The plain log at `path` ends with the league's index, which
+   sim_logindex (what `ssl-sim play` trusts) accepts and which lists the
+   offset of every record a record-by-record scan finds before it, and no
+   other index record is in the file. Returns the records listed. */
+static size_t
+s_expect_indexed (const char *path)
+{
+    char err[SIM_LOGFILE_ERROR_MAX] = "";
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
+    cr_assert_not_null (r, "%s", err);
+    uint64_t *offsets = NULL;
+    size_t n = 0, cap = 0, indexes = 0;
+    sim_logfile_msg_t m;
+    int rc;
+    while ((rc = sim_logfile_next (r, &m)) == 1) {
+        if (m.type == SIM_LOGFILE_INDEX) {
+            indexes++;
+            continue;
+        }
+        cr_expect_eq (indexes, 0, "a record after an index (byte %llu)", (unsigned long long) m.offset);
+        if (n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            offsets = realloc (offsets, cap * sizeof *offsets);
+            cr_assert_not_null (offsets);
+        }
+        offsets[n++] = m.offset;
+    }
+    cr_assert_eq (rc, 0, "%s: %s", path, sim_logfile_error (r));
+    sim_logfile_reader_destroy (&r);
+    cr_expect_eq (indexes, 1, "%s holds %zu index records", path, indexes);
+    sim_logindex_t *idx = NULL;
+    cr_assert_eq (sim_logindex_open (path, &idx, err, sizeof err), 1, "%s: %s", path, err);
+    cr_expect_eq (sim_logindex_count (idx), n, "the index lists %zu records, the file holds %zu",
+                  sim_logindex_count (idx), n);
+    size_t i = 0;
+    while ((rc = sim_logindex_next (idx, &m, NULL)) == 1 && i < n) {
+        cr_expect_eq (m.offset, offsets[i], "index entry %zu", i);
+        i++;
+    }
+    cr_expect_eq (rc, 0, "%s", sim_logindex_error (idx));
+    sim_logindex_destroy (&idx);
+    free (offsets);
+    return n;
+}
+
+/* No index record in the log at `path` (a gzip log has none). */
+static void
+s_expect_no_index (const char *path)
+{
+    s_msgs_t m;
+    s_msgs_read (&m, path, SIM_LOGFILE_INDEX);
+    cr_expect_eq (m.count, 0, "%s holds an index record", path);
+    s_msgs_free (&m);
 }
 
 /* The replay's vision (B) starts with every packet of the run's (A). */
@@ -488,7 +560,8 @@ Test (logs, a_log_whose_index_does_not_hold_is_said_and_played_whole, .timeout =
     int code = s_play_fast (&files, &got);
     cr_expect_eq (code, 0, "the log itself is whole");
     cr_expect (s_file_has (files.out, "offset 2"), "the warning names the offset");
-    cr_expect (s_file_has (files.out, "reading the whole log instead"), "no word of the index");
+    cr_expect_eq (s_file_count (files.out, "reading the whole log instead"), 1,
+                  "the index's trouble is said once (the check and the page's player each open the log)");
     cr_expect (s_file_has (files.out, "played 20 vision, 1 tracker and 1 referee messages"));
     cr_expect_eq (got, S_PLAY_COUNT);
     s_files_done (&files);
@@ -564,6 +637,7 @@ Test (logs, fast_gz_record_holds_the_plain_runs_records, .timeout = 240)
     cr_assert_eq (fread (head, 1, 2, f), 2);
     fclose (f);
     cr_expect (head[0] == 0x1f && head[1] == 0x8b, "%s is a gzip stream", files.b);
+    s_expect_no_index (files.b);
     /* same seed, same packets: the runs end after two wall seconds each,
        so one holds a prefix of the other (s_msgs_read: each reads to a
        clean end) */
@@ -623,43 +697,6 @@ Test (logs, killed_gz_run_leaves_a_readable_part, .timeout = 120)
     s_files_done (&files);
 }
 
-Test (logs, restarted_vision_appends_to_the_part, .timeout = 120)
-{
-    s_files_t files;
-    s_files (&files);
-    const char *args[] = { "--mode", "realtime", "--record", files.b, NULL };
-    sim_proc_t p;
-    cr_assert_eq (sim_proc_start (&p, args, NULL), 0);
-    int fd = sim_test_udp (p.vision_port);
-    cr_assert_geq (fd, 0);
-    uint8_t buf[65536];
-    /* 400 packets, some 200 KB: more than the writer buffers, so some are
-       on disk when vision dies, likely with a record torn */
-    for (int i = 0; i < 400; i++)
-        cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d", i);
-    /* a service writes its pid file once its actor runs, which in fast
-       mode can be after the 50 packets: wait for it */
-    int vision = sim_lab_wait_service (p.dir, 0, "vision", 0, S_WAIT_MS);
-    cr_assert_gt (vision, 0);
-    kill (vision, SIGKILL);
-    cr_assert_gt (sim_lab_wait_service (p.dir, 0, "vision", vision, 20000), 0, "vision was not restarted");
-    sim_test_drain (fd);
-    for (int i = 0; i < 100; i++)
-        cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d after the restart",
-                      i);
-    close (fd);
-    int code = sim_proc_stop (&p);
-    if (code != 0)
-        sim_proc_dump_log (&p);
-    cr_assert_eq (code, 0);
-    s_msgs_t m;
-    s_msgs_read (&m, files.b, SIM_LOGFILE_VISION); /* asserts a clean end: no tear inside */
-    cr_expect_geq (m.count, 150, "%zu vision packets recorded", m.count);
-    s_msgs_free (&m);
-    sim_proc_cleanup (&p);
-    s_files_done (&files);
-}
-
 /* `ssl-sim run ARGS` to its end; *said: whether its log has `needle`.
    Returns the exit code. */
 static int
@@ -676,6 +713,89 @@ s_run_to_end (const char *const *args, const char *needle, bool *said)
         sim_proc_dump_log (&p);
     sim_proc_cleanup (&p);
     return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+/* `ssl-sim run --mode realtime --record record`: vision killed (-9) after
+   400 packets, restarted by the launcher, 100 packets more, then the run
+   stopped cleanly. The log (its part compressed, for a .gz) reads to a
+   clean end with all of them. Returns the size of the file vision writes
+   (`writes`) once the killed one is gone: what it left. */
+static uint64_t
+s_kill_vision_mid_recording (const char *record, const char *writes)
+{
+    const char *args[] = { "--mode", "realtime", "--record", record, NULL };
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_start (&p, args, NULL), 0);
+    int fd = sim_test_udp (p.vision_port);
+    cr_assert_geq (fd, 0);
+    uint8_t buf[65536];
+    /* 400 packets, some 200 KB: more than the writer buffers, so some are
+       on disk when vision dies, likely with a record torn */
+    for (int i = 0; i < 400; i++)
+        cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d", i);
+    /* a service writes its pid file once its actor runs: wait for it */
+    int vision = sim_lab_wait_service (p.dir, 0, "vision", 0, S_WAIT_MS);
+    cr_assert_gt (vision, 0);
+    kill (vision, SIGKILL);
+    cr_assert_eq (sim_lab_wait_exit (vision, 10000), 0, "vision did not die");
+    struct stat st;
+    cr_assert_eq (stat (writes, &st), 0);
+    cr_assert_gt (sim_lab_wait_service (p.dir, 0, "vision", vision, 20000), 0, "vision was not restarted");
+    sim_test_drain (fd);
+    for (int i = 0; i < 100; i++)
+        cr_assert_gt (sim_test_recv (fd, buf, sizeof buf, S_WAIT_MS), 0, "vision packet %d after the restart",
+                      i);
+    close (fd);
+    int code = sim_proc_stop (&p);
+    if (code != 0)
+        sim_proc_dump_log (&p);
+    cr_assert_eq (code, 0);
+    s_msgs_t m;
+    s_msgs_read (&m, record, SIM_LOGFILE_VISION); /* asserts a clean end: no tear inside */
+    cr_expect_geq (m.count, 150, "%zu vision packets recorded", m.count);
+    s_msgs_free (&m);
+    sim_proc_cleanup (&p);
+    return (uint64_t) st.st_size;
+}
+
+Test (logs, restarted_vision_appends_to_the_part, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    char part[160];
+    snprintf (part, sizeof part, "%s.part", files.b);
+    s_kill_vision_mid_recording (files.b, part);
+    s_expect_no_index (files.b);
+    s_files_done (&files);
+}
+
+/* The same with a plain log: the restarted vision learnt the offsets of
+   the first one's records, so the index its clean stop writes covers
+   every record of the file. */
+Test (logs, restarted_vision_indexes_every_record_at_a_clean_stop, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    uint64_t left = s_kill_vision_mid_recording (files.a, files.a);
+    cr_expect_gt (left, SIM_LOGFILE_HEADER, "the killed vision left records");
+    /* sim_logindex checked that the listed records follow each other from
+       the file's header on: the killed vision's among them */
+    s_expect_indexed (files.a);
+    s_files_done (&files);
+}
+
+/* `ssl-sim run --mode fast --record LOG --duration 2` as a user types it:
+   the run ends by itself and LOG ends with the league's index. */
+Test (logs, a_plain_run_record_ends_with_the_leagues_index, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--mode", "fast", "--record", files.a, "--duration", "2", NULL };
+    bool said = false;
+    cr_assert_eq (s_run_to_end (args, "recorded ", &said), 0);
+    cr_expect (said, "the run says what it recorded");
+    cr_expect_geq (s_expect_indexed (files.a), 200);
+    s_files_done (&files);
 }
 
 /* A --record name whose part would not fit is refused before anything is

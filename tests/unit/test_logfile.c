@@ -6,7 +6,8 @@
     of another kind each end reading with a clear error, never a crash.
     A run's plain part compresses into FILE.gz only when it reads to its
     end or to a torn last record, and a stop flag ends that with the part
-    kept; a torn gzip log is set aside for a new one.
+    kept; a torn gzip log is set aside for a new one. A writer continuing
+    a plain log indexes every record in it at its clean stop.
 */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -14,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "common/logs/sim_logfile.h"
+#include "common/logs/sim_logindex.h"
 
 typedef struct {
     char dir[64];
@@ -377,11 +380,13 @@ Test (logfile, damaged_gzip)
 
 /* n vision records of 300 bytes each, record i filled with i, from time
    t0 on (a writer appending to `path`). */
+/* Records t0 .. t0+n-1 (record i: time i, 300 bytes of value i)
+   appended to `path`, by a writer asked for an index when `index`. */
 static void
-s_write_n (const char *path, int t0, int n)
+s_write_n_as (const char *path, bool index, int t0, int n)
 {
     char err[512] = "";
-    sim_logfile_writer_t *w = sim_logfile_writer_new (path, false, err, sizeof err);
+    sim_logfile_writer_t *w = sim_logfile_writer_new (path, index, err, sizeof err);
     cr_assert_not_null (w, "%s", err);
     uint8_t msg[300];
     for (int i = t0; i < t0 + n; i++) {
@@ -389,6 +394,12 @@ s_write_n (const char *path, int t0, int n)
         cr_assert_eq (sim_logfile_write (w, i, SIM_LOGFILE_VISION, msg, sizeof msg), 0);
     }
     cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+}
+
+static void
+s_write_n (const char *path, int t0, int n)
+{
+    s_write_n_as (path, false, t0, n);
 }
 
 /* Records 0.. of `path` read back in order: returns how many, *rc the
@@ -810,4 +821,211 @@ Test (logfile, a_large_size_field_takes_no_memory_before_its_bytes)
     cr_expect (strstr (sim_logfile_error (r), "big.log: truncated record at byte 16: 3 of its 67108864"),
                "%s", sim_logfile_error (r));
     sim_logfile_reader_destroy (&r);
+}
+
+/* ---- the league's index across appends ---------------------------------- */
+
+/* What a vision restarted during `ssl-sim run --record` does to a plain
+   log: the index covers the records of earlier writers; an index an
+   earlier writer ended the file with is cut off and the new records go
+   in its place; a torn record is cut before the index is learnt; a log
+   that was indexed stays indexed; a gzip log gets none, and compressing
+   a plain part leaves the part's index out. Every index is checked by
+   sim_logindex (the strict reader `ssl-sim play` uses) and against a
+   record-by-record scan. */
+
+static uint64_t
+s_size (const char *path)
+{
+    struct stat st;
+    cr_assert_eq (stat (path, &st), 0);
+    return (uint64_t) st.st_size;
+}
+
+/* Read `path` record by record: the records 0..n-1 in order, then, when
+   `indexed`, one index record ending the file (and no other). The
+   offsets of the records into offsets[]. Returns n. */
+static size_t
+s_scan_indexed (const char *path, bool indexed, uint64_t *offsets, size_t cap)
+{
+    char err[512] = "";
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
+    cr_assert_not_null (r, "%s", err);
+    sim_logfile_msg_t m;
+    size_t n = 0;
+    int rc;
+    bool index_seen = false;
+    while ((rc = sim_logfile_next (r, &m)) == 1) {
+        cr_assert (!index_seen, "a record after the index (byte %llu)", (unsigned long long) m.offset);
+        if (m.type == SIM_LOGFILE_INDEX) {
+            index_seen = true;
+            cr_expect_eq (m.offset + SIM_LOGFILE_RECORD + m.len, s_size (path), "the index ends the file");
+            continue;
+        }
+        cr_assert_lt (n, cap);
+        cr_expect_eq (m.time_ns, (int64_t) n, "record %zu", n);
+        cr_expect (m.len == 300 && m.data[0] == (uint8_t) n, "record %zu", n);
+        offsets[n++] = m.offset;
+    }
+    cr_expect_eq (rc, 0, "%s", sim_logfile_error (r));
+    cr_expect_eq (index_seen, indexed);
+    sim_logfile_reader_destroy (&r);
+    return n;
+}
+
+/* `path` reads to its end with records 0..n-1, and ends with an index
+   sim_logindex accepts, listing exactly their offsets. */
+static void
+s_expect_indexed (const char *path, size_t n)
+{
+    uint64_t offsets[256];
+    cr_assert_eq (s_scan_indexed (path, true, offsets, 256), n);
+    char why[512] = "";
+    sim_logindex_t *idx = NULL;
+    cr_assert_eq (sim_logindex_open (path, &idx, why, sizeof why), 1, "%s", why);
+    cr_expect_eq (sim_logindex_count (idx), n);
+    sim_logfile_msg_t m;
+    size_t i = 0;
+    int rc;
+    while ((rc = sim_logindex_next (idx, &m, NULL)) == 1) {
+        cr_assert_lt (i, n);
+        cr_expect_eq (m.offset, offsets[i], "index entry %zu", i);
+        i++;
+    }
+    cr_expect_eq (rc, 0, "%s", sim_logindex_error (idx));
+    cr_expect_eq (i, n);
+    sim_logindex_destroy (&idx);
+}
+
+Test (logfile, an_append_indexes_the_records_already_there)
+{
+    s_tmp_t t;
+    s_tmp (&t, "a.log");
+    s_write_n_as (t.path, false, 0, 10); /* a writer killed: no index */
+    uint64_t offsets[16];
+    cr_assert_eq (s_scan_indexed (t.path, false, offsets, 16), 10);
+    s_write_n_as (t.path, true, 10, 5);
+    s_expect_indexed (t.path, 15);
+    s_tmp_done (&t);
+}
+
+Test (logfile, an_append_to_an_indexed_log_goes_where_its_index_was)
+{
+    s_tmp_t t;
+    s_tmp (&t, "b.log");
+    s_write_n_as (t.path, true, 0, 10);
+    s_expect_indexed (t.path, 10);
+    uint64_t offsets[16];
+    s_scan_indexed (t.path, true, offsets, 16);
+    uint64_t index_at = offsets[9] + SIM_LOGFILE_RECORD + 300;
+    s_write_n_as (t.path, true, 10, 5);
+    uint64_t after[16];
+    cr_assert_eq (s_scan_indexed (t.path, true, after, 16), 15);
+    cr_expect_eq (after[10], index_at, "the first new record starts where the old index did");
+    s_expect_indexed (t.path, 15);
+    /* and once more: each clean stop leaves one index, at the end */
+    s_write_n_as (t.path, true, 15, 3);
+    s_expect_indexed (t.path, 18);
+    s_tmp_done (&t);
+}
+
+Test (logfile, an_indexed_log_stays_indexed)
+{
+    s_tmp_t t;
+    s_tmp (&t, "c.log");
+    s_write_n_as (t.path, true, 0, 10);
+    s_write_n_as (t.path, false, 10, 5); /* a writer not asked for an index */
+    s_expect_indexed (t.path, 15);
+    s_tmp_done (&t);
+}
+
+Test (logfile, a_writer_that_writes_nothing_leaves_the_same_bytes)
+{
+    s_tmp_t t;
+    s_tmp (&t, "d.log");
+    s_write_n_as (t.path, true, 0, 10);
+    static uint8_t before[8192], after[8192];
+    FILE *f = fopen (t.path, "rb");
+    size_t n = fread (before, 1, sizeof before, f);
+    fclose (f);
+    s_write_n_as (t.path, true, 10, 0);
+    f = fopen (t.path, "rb");
+    cr_assert_eq (fread (after, 1, sizeof after, f), n);
+    fclose (f);
+    cr_expect_eq (memcmp (before, after, n), 0);
+    s_tmp_done (&t);
+}
+
+/* A writer killed mid-record after an earlier one stopped cleanly: it
+   had cut the old index off, so the file holds records, then a torn one.
+   The next writer cuts the torn record, and its clean stop indexes every
+   whole record. */
+Test (logfile, a_torn_tail_is_cut_and_every_whole_record_indexed)
+{
+    s_tmp_t t;
+    s_tmp (&t, "e.log");
+    s_write_n_as (t.path, true, 0, 10);
+    s_write_n_as (t.path, true, 10, 5);
+    /* what a kill mid-write leaves: the index gone (cut by that writer)
+       and its last record torn */
+    uint64_t offsets[16];
+    s_scan_indexed (t.path, true, offsets, 16);
+    uint64_t torn_at = offsets[14] + 100; /* record 14 cut inside */
+    cr_assert_eq (truncate (t.path, (off_t) torn_at), 0);
+    s_write_n_as (t.path, true, 14, 4);
+    s_expect_indexed (t.path, 18);
+    s_tmp_done (&t);
+}
+
+Test (logfile, a_gzip_log_has_none)
+{
+    s_tmp_t t;
+    s_tmp (&t, "f.log.gz");
+    s_write_n_as (t.path, true, 0, 10);
+    s_write_n_as (t.path, true, 10, 5);
+    uint64_t offsets[16];
+    cr_expect_eq (s_scan_indexed (t.path, false, offsets, 16), 15);
+    char why[256] = "";
+    sim_logindex_t *idx = NULL;
+    cr_expect_eq (sim_logindex_open (t.path, &idx, why, sizeof why), 0, "%s", why);
+    s_tmp_done (&t);
+}
+
+/* `ssl-sim run --record FILE.gz`: vision indexes the plain part at its
+   clean stop; the gzip log the launcher makes of it has no index, as
+   `ssl-sim record FILE.gz` writes none. */
+Test (logfile, compressing_a_part_leaves_its_index_out)
+{
+    s_tmp_t t;
+    s_tmp (&t, "g.log.gz");
+    char part[160], err[1024] = "";
+    cr_assert_eq (sim_logfile_part_path (t.path, part, sizeof part), 1);
+    s_write_n_as (part, true, 0, 10);
+    s_expect_indexed (part, 10);
+    uint64_t records = 0;
+    cr_assert_eq (sim_logfile_compress (part, t.path, NULL, &records, err, sizeof err), 0, "%s", err);
+    cr_expect_eq (records, 10, "the records, not the index");
+    uint64_t offsets[16];
+    cr_expect_eq (s_scan_indexed (t.path, false, offsets, 16), 10);
+    s_tmp_done (&t);
+}
+
+/* One record more than an index may list (empty ones: a 134 MB file for
+   half a second): the log ends without an index rather than with one
+   readers refuse, and reads to its end. */
+Test (logfile, a_log_with_more_records_than_an_index_lists_ends_without_one, .timeout = 60)
+{
+    s_tmp_t t;
+    s_tmp (&t, "h.log");
+    char err[256] = "";
+    sim_logfile_writer_t *w = sim_logfile_writer_new (t.path, true, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    for (size_t i = 0; i <= SIM_LOGFILE_INDEX_MAX; i++)
+        cr_assert_eq (sim_logfile_write (w, (int64_t) i, SIM_LOGFILE_VISION, NULL, 0), 0);
+    cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+    cr_expect_eq (s_size (t.path), SIM_LOGFILE_HEADER + (SIM_LOGFILE_INDEX_MAX + 1) * SIM_LOGFILE_RECORD,
+                  "the records and nothing after them");
+    sim_logindex_t *idx = NULL;
+    cr_expect_eq (sim_logindex_open (t.path, &idx, err, sizeof err), 0, "%s", err);
+    s_tmp_done (&t);
 }

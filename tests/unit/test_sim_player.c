@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/logs/sim_logfile.h"
@@ -282,6 +283,8 @@ Test (sim_player, falls_back_to_one_pass_when_the_index_does_not_hold)
     sim_player_t *p = sim_player_new (bad.path, err, sizeof err);
     cr_assert (a && p, "%s", err);
     cr_expect (!sim_player_indexed (p), "an index that does not match its records is not used");
+    cr_expect (strstr (sim_player_index_trouble (p), "offset 0"), "%s", sim_player_index_trouble (p));
+    cr_expect_str_empty (sim_player_index_trouble (a), "a log without an index has no trouble with it");
     cr_expect_null (sim_player_damage (p), "the log itself is whole");
     s_expect_same (a, p);
     sim_player_destroy (&p);
