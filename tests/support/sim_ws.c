@@ -185,6 +185,22 @@ sim_ws_result (sim_ws_t *self, double id, int ms)
     return s_take (self, "result", true, id, ms);
 }
 
+cJSON *
+sim_ws_op (sim_ws_t *self, int id, const char *fields, int ms)
+{
+    char text[1024];
+    int len = snprintf (text, sizeof text, "{\"id\":%d,%s}", id, fields);
+    if (len < 0 || (size_t) len >= sizeof text || sim_ws_send (self, text) != 0)
+        return NULL;
+    return sim_ws_result (self, id, ms);
+}
+
+bool
+sim_ws_ok (const cJSON *result)
+{
+    return cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (result, "ok"));
+}
+
 long
 sim_ws_count (sim_ws_t *self, const char *type)
 {

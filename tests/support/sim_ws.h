@@ -32,6 +32,14 @@ cJSON *sim_ws_wait (sim_ws_t *self, const char *type, int ms);
 /* The "result" with this id, within ms (other messages dropped). */
 cJSON *sim_ws_result (sim_ws_t *self, double id, int ms);
 
+/* An op as a page sends it: {"id":id,<fields>} (fields: the op's other
+   members, e.g. "\"op\":\"pause\""), then its result within ms. Yours to
+   cJSON_Delete; NULL when it could not be sent or no result came. */
+cJSON *sim_ws_op (sim_ws_t *self, int id, const char *fields, int ms);
+
+/* Whether a result says "ok": true. */
+bool sim_ws_ok (const cJSON *result);
+
 /* Messages of `type` received so far (taken or not), and bytes in all. */
 long sim_ws_count (sim_ws_t *self, const char *type);
 long long sim_ws_bytes (sim_ws_t *self);

@@ -168,12 +168,11 @@ s_median (float *v, int n)
 static void
 s_switch (sim_ws_t *ws, int id, const char *preset)
 {
-    char text[128];
-    snprintf (text, sizeof text, "{\"op\":\"realism\",\"id\":%d,\"preset\":\"%s\"}", id, preset);
-    cr_assert_eq (sim_ws_send (ws, text), 0);
-    cJSON *result = sim_ws_result (ws, id, WAIT_MS);
+    char fields[96];
+    snprintf (fields, sizeof fields, "\"op\":\"realism\",\"preset\":\"%s\"", preset);
+    cJSON *result = sim_ws_op (ws, id, fields, WAIT_MS);
     cr_assert_not_null (result, "no result for realism %s", preset);
-    cr_assert (cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (result, "ok")), "realism %s refused", preset);
+    cr_assert (sim_ws_ok (result), "realism %s refused", preset);
     cJSON_Delete (result);
 }
 

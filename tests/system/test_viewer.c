@@ -159,12 +159,11 @@ s_world_t (sim_ws_t *ws)
 static void
 s_expect_ok (sim_ws_t *ws, int id, const char *op)
 {
-    char text[96];
-    snprintf (text, sizeof text, "{\"op\":\"%s\",\"id\":%d}", op, id);
-    cr_assert_eq (sim_ws_send (ws, text), 0);
-    cJSON *result = sim_ws_result (ws, id, WAIT_MS);
+    char fields[64];
+    snprintf (fields, sizeof fields, "\"op\":\"%s\"", op);
+    cJSON *result = sim_ws_op (ws, id, fields, WAIT_MS);
     cr_assert_not_null (result, "no result for %s", op);
-    cr_expect (cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (result, "ok")), "%s refused", op);
+    cr_expect (sim_ws_ok (result), "%s refused", op);
     cJSON_Delete (result);
 }
 

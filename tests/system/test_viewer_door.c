@@ -162,18 +162,9 @@ s_ball (sim_ws_t *ws, double *x, double *y)
 static cJSON *
 s_op (sim_ws_t *ws, int id, const char *body)
 {
-    char text[256];
-    snprintf (text, sizeof text, "{\"id\":%d,%s}", id, body);
-    cr_assert_eq (sim_ws_send (ws, text), 0);
-    cJSON *result = sim_ws_result (ws, id, WAIT_MS);
-    cr_assert_not_null (result, "no result for %s", text);
+    cJSON *result = sim_ws_op (ws, id, body, WAIT_MS);
+    cr_assert_not_null (result, "no result for %s", body);
     return result;
-}
-
-static bool
-s_ok (const cJSON *result)
-{
-    return cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (result, "ok"));
 }
 
 static const char *
@@ -211,7 +202,7 @@ Test (viewer_door, another_sites_page_is_refused_and_its_teleport_never_applies,
     cr_assert_not_null (ws);
     cJSON *r =
         s_op (ws, 7, "\"op\":\"teleport_robot\",\"team\":\"blue\",\"robot\":0,\"x\":-1,\"y\":-1,\"o\":0");
-    cr_expect (s_ok (r), "an honest page's op was refused: %s", s_code (r));
+    cr_expect (sim_ws_ok (r), "an honest page's op was refused: %s", s_code (r));
     cJSON_Delete (r);
     double x, y;
     s_ball (ws, &x, &y);
@@ -318,7 +309,7 @@ Test (viewer_door, idle_pages_and_stalled_requests_leave_healthz_and_ops_answeri
     sim_ws_t *ws = sim_ws_connect (port, "/ws");
     cr_assert_not_null (ws, "a page was refused with %d pages open", IDLE_PAGES);
     cJSON *r = s_op (ws, 1, "\"op\":\"teleport_ball\",\"x\":0.5,\"y\":0.5");
-    cr_expect (s_ok (r), "the op was refused under load: %s", s_code (r));
+    cr_expect (sim_ws_ok (r), "the op was refused under load: %s", s_code (r));
     cJSON_Delete (r);
 
     /* past the pages' limit the page is told, not left with nothing */
@@ -397,7 +388,7 @@ Test (viewer_door, beyond_loopback_actions_need_the_token, .timeout = 90)
     cr_expect_not_null (hello, "a page without the token cannot watch");
     cJSON_Delete (hello);
     cJSON *r = s_op (watcher, 1, "\"op\":\"teleport_ball\",\"x\":2.0,\"y\":-1.5");
-    cr_expect_not (s_ok (r), "an op without the token was taken");
+    cr_expect_not (sim_ws_ok (r), "an op without the token was taken");
     cr_expect_str_eq (s_code (r), "FORBIDDEN");
     cJSON_Delete (r);
     char wrong[128];
@@ -413,7 +404,7 @@ Test (viewer_door, beyond_loopback_actions_need_the_token, .timeout = 90)
     sim_ws_t *owner = sim_ws_connect (8082, with);
     cr_assert_not_null (owner);
     r = s_op (owner, 3, "\"op\":\"teleport_ball\",\"x\":1.0,\"y\":1.0");
-    cr_expect (s_ok (r), "the token's op was refused: %s", s_code (r));
+    cr_expect (sim_ws_ok (r), "the token's op was refused: %s", s_code (r));
     cJSON_Delete (r);
     double x, y;
     s_ball (owner, &x, &y);
