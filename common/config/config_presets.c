@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "common/base/sim_team.h"
+#include "common/base/sim_utf8.h"
 
 /* 2.5 and 6 degrees, written as the spec prints them so the default
    column and the [realism] defaults of config_keys.c agree to the last bit */
@@ -257,8 +258,11 @@ sim_config_switch_realism (sim_config_t *cfg, const char *name, char *err, size_
 {
     sim_realism_t realism;
     if (sim_config_realism_preset (name, &realism) != 0) {
-        sim_cfg_err (err, errlen, "unknown realism preset '%.40s' (choices: %s)", name ? name : "",
-                     sim_config_realism_names ());
+        /* the name comes from a client: quoted as whole characters, for the
+           answer and the page (sim_utf8.h) */
+        char shown[41];
+        sim_utf8_copy (shown, sizeof shown, name ? name : "");
+        sim_cfg_err (err, errlen, "unknown realism preset '%s' (choices: %s)", shown, sim_config_realism_names ());
         return -1;
     }
     sim_config_set_realism (cfg, &realism);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/base/sim_utf8.h"
 #include "common/config/config.h"
 #include "engine/world/phys_apply.h"
 #include "engine/physics/phys_world.h"
@@ -481,6 +482,12 @@ Test (phys_apply, a_realism_preset_replaces_every_key_as_a_start_with_it)
     }
     cr_expect (strstr (f.errors.items[0].message, "unknown realism preset"), "message '%s'",
                f.errors.items[0].message);
+    /* the name is the client's: quoted cut between whole characters, so the
+       answer (and a page showing it) stays UTF-8; 39 ASCII bytes then a
+       two-byte character would be cut inside it at 40 */
+    s_command (&f, s_preset_cmd (&m, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9", NULL));
+    const char *msg = f.errors.items[0].message;
+    cr_expect (sim_utf8_valid (msg, strlen (msg)), "the refusal is not UTF-8: '%s'", msg);
 
     /* a preset, then ErForce's keys on top of it in the same message */
     RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
