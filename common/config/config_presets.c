@@ -262,7 +262,8 @@ sim_config_switch_realism (sim_config_t *cfg, const char *name, char *err, size_
            answer and the page (sim_utf8.h) */
         char shown[41];
         sim_utf8_copy (shown, sizeof shown, name ? name : "");
-        sim_cfg_err (err, errlen, "unknown realism preset '%s' (choices: %s)", shown, sim_config_realism_names ());
+        sim_cfg_err (err, errlen, "unknown realism preset '%s' (choices: %s)", shown,
+                     sim_config_realism_names ());
         return -1;
     }
     sim_config_set_realism (cfg, &realism);
