@@ -1,6 +1,7 @@
 /*  sim_logfile_internal.h - what the writing (sim_logfile.c) and the
     reading (sim_logfile_read.c) halves of the league's log files share:
-    error text, big-endian fields, the ".gz" name rule. Private to
+    error text, big-endian fields, the ".gz" name rule, and the gzip
+    writer that compressing a part (sim_logfile_part.c) starts. Private to
     common/logs/.
 */
 #ifndef SIM_LOGFILE_INTERNAL_H_INCLUDED
@@ -11,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "sim_logfile.h"
 
 #define LF_BUFFER (64 * 1024) /* zlib's buffer each way */
 
@@ -43,6 +46,11 @@ lf_get_be (const uint8_t *p, int bytes)
         v = (v << 8) | p[i];
     return v;
 }
+
+/* A gzip log writer on the open file fd (it takes fd), its header
+   written; NULL with err filled otherwise (sim_logfile.c, for
+   sim_logfile_part.c's compression). */
+sim_logfile_writer_t *lf_writer_gz_fd (int fd, const char *name, char *err, size_t errlen);
 
 static inline bool
 lf_is_gz_name (const char *path)
