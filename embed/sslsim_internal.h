@@ -1,5 +1,7 @@
-/*  sslsim_internal.h - what the world and the batch of libsslsim share
-    (not installed): the world's struct and the steps of a command.
+/*  sslsim_internal.h - what the world (sslsim_world.c and its request
+    handling, sslsim_world_request.c) and the batch of libsslsim share
+    (not installed): the world's struct, its last error and the steps of
+    a command.
 */
 #ifndef SSLSIM_INTERNAL_H_INCLUDED
 #define SSLSIM_INTERNAL_H_INCLUDED
@@ -36,6 +38,10 @@ struct sslsim_world_t {
     phys_journal_result_t applied; /* the last command's errors */
     char last_error[256];
 };
+
+/* The world's last error from fmt, and `status` to return with it. */
+sslsim_status_t sslsim_world_fail (sslsim_world_t *self, sslsim_status_t status, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
 
 /* *cfg from *config: defaults, INI text, flags (with presets and checks),
    seed. Returns 0 or -1 with the reason in err. */

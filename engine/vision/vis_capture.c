@@ -1,6 +1,6 @@
 /*  vis_capture.c - one camera capture (vision.md §5): the world moved back
-    to the capture instant, the frame's timestamps, which robots and balls
-    the camera sees (its region, the soft edge of its view, dropouts and
+    to the capture instant and the frame's timestamps (vis_timing.c),
+    which robots and balls the camera sees (its region, the soft edge of its view, dropouts and
     the ball's losses), their calibration errors and noise, duplicates,
     spurious and ghost balls, and the shuffle.
 */
@@ -13,12 +13,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stddef.h>
-#include <string.h>
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 /* A confidence: c clamped to [DBL_MIN, 1]. */
 static double
@@ -82,53 +76,6 @@ s_robot_noise (const vis_model_t *self, sim_rng_t *rng_n, int dets, s_noise_t *n
     }
 }
 
-/* t_sent - t_capture of one frame (docs/vision.md, "Latency"): the median
-   vision_processing_time, spread by a normal score z of the frame's own
-   keyed generator: below the median with low_stddev, up to p90 on the
-   slope that puts z = 1.2816 there, beyond it on the slope that puts
-   z = 2.3263 at p99. z is clamped to +-4 so the spread stays shorter
-   than a frame period and t_sent keeps increasing. Constant (no draw)
-   when neither side is spread. */
-static double
-s_processing_time_draw (const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
-{
-    double med = r->vision_processing_time;
-    double p90 = r->vision_processing_p90, p99 = r->vision_processing_p99;
-    bool upper = p90 > med, lower = r->vision_processing_low_stddev > 0;
-    if (!upper && !lower)
-        return med;
-    sim_rng_t rng;
-    sim_rng_seed_keyed (&rng, seed, SIM_STREAM_VISION_TIMING, key, frame);
-    double z = sim_rng_normal (&rng, 1.0);
-    z = z < -4 ? -4 : z > 4 ? 4 : z;
-    const double z90 = 1.2815515655446004, z99 = 2.3263478740408408;
-    double t;
-    if (z < 0)
-        t = med + z * r->vision_processing_low_stddev;
-    else if (!upper)
-        t = med;
-    else if (z <= z90)
-        t = med + z * (p90 - med) / z90;
-    else
-        t = p90 + (z - z90) * (p99 > p90 ? (p99 - p90) / (z99 - z90) : 0);
-    return t > 0 ? t : 0;
-}
-
-/* s_processing_time_draw through the camera's memo (NULL: none). */
-static double
-s_processing_time (vis_memo_t *memo, const sim_realism_t *r, uint64_t seed, uint64_t key, uint32_t frame)
-{
-    if (!memo)
-        return s_processing_time_draw (r, seed, key, frame);
-    int slot = (int) (frame & 1);
-    if (!memo->processing_valid[slot] || memo->processing_frame[slot] != frame) {
-        memo->processing[slot] = s_processing_time_draw (r, seed, key, frame);
-        memo->processing_frame[slot] = frame;
-        memo->processing_valid[slot] = true;
-    }
-    return memo->processing[slot];
-}
-
 /* The soft edge of the field of view (docs/vision.md): an object at
    nadir distance d is missed with the logistic chance
    1 / (1 + exp (-(d - fov_edge_radius) / fov_edge_width)). No draw where
@@ -175,48 +122,6 @@ s_fov_edge_miss (const s_edge_t *e, sim_rng_t *rng_d, double x, double y)
     return sim_rng_chance (rng_d, 1 / (1 + exp (-u)));
 }
 
-/* The world at the true capture instant: every object moved back along
-   its velocity by the time between the instant and the snapshot (at most
-   a substep, so straight lines are exact enough). */
-static void
-s_rewind (const sim_snapshot_t *snap, uint64_t instant_ns, sim_snapshot_t *out)
-{
-    /* the robots past robot_count are never read: copying the whole
-       snapshot would cost more than the rest of the rewind */
-    int n = snap->robot_count < SIM_SNAPSHOT_MAX_ROBOTS ? snap->robot_count : SIM_SNAPSHOT_MAX_ROBOTS;
-    if (n < 0)
-        n = 0;
-    memcpy (out, snap, offsetof (sim_snapshot_t, robots) + (size_t) n * sizeof snap->robots[0]);
-    double dt = (double) (snap->time_ns - instant_ns) * 1e-9;
-    out->time_ns = instant_ns;
-    int k = 0;
-#ifdef __SSE2__
-    /* x and y next to each other, vx and vy too: one pair a robot, the
-       same operation per lane */
-    _Static_assert(offsetof (sim_robot_state_t, y) == offsetof (sim_robot_state_t, x) + sizeof (double)
-                       && offsetof (sim_robot_state_t, vy)
-                              == offsetof (sim_robot_state_t, vx) + sizeof (double),
-                   "the rewind's pairs");
-    const __m128d dtv = _mm_set1_pd (dt);
-    for (; k < n; k++) {
-        sim_robot_state_t *rb = &out->robots[k];
-        __m128d p = _mm_loadu_pd (&rb->x), vel = _mm_loadu_pd (&rb->vx);
-        _mm_storeu_pd (&rb->x, _mm_sub_pd (p, _mm_mul_pd (vel, dtv)));
-        rb->orientation -= rb->omega * dt;
-    }
-#endif
-    for (; k < n; k++) {
-        sim_robot_state_t *rb = &out->robots[k];
-        rb->x -= rb->vx * dt;
-        rb->y -= rb->vy * dt;
-        rb->orientation -= rb->omega * dt;
-    }
-    sim_ball_state_t *b = &out->ball;
-    b->x -= b->vx * dt;
-    b->y -= b->vy * dt;
-    b->z -= b->vz * dt;
-}
-
 /* A ghost ball at (x, y): the dribbler balls' area, a confidence drawn
    from rng_n, no calibration error. */
 static vis_ball_det_t
@@ -233,20 +138,6 @@ s_ghost (const vis_model_def_t *v, sim_rng_t *rng_n, double x, double y)
         .spurious = true,
         .ghost = true,
     };
-}
-
-/* t_sent of the frame before, as vis_capture_frame computes it before the
-   ordering clamp (docs/vision.md, "Capture timing"). */
-static double
-s_previous_t_sent (const vis_model_t *self, vis_memo_t *memo, uint64_t key, uint32_t frame_number,
-                   uint64_t previous_ns)
-{
-    const vis_model_def_t *v = &self->def;
-    const sim_realism_t *r = &v->realism;
-    double delay = r->vision_delay > 0 ? r->vision_delay : 0;
-    double leave = (double) previous_ns * 1e-9 + delay + v->timestamp_epoch_offset;
-    return leave - r->vision_processing_time
-         + s_processing_time (memo, r, v->schedule.seed, key, frame_number - 1);
 }
 
 /* Capture frame `frame_number` of camera `index` into f; memo is the
@@ -266,7 +157,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
     bool jittered = sim_schedule_def_jittered (&v->schedule) && instant_ns < world->time_ns;
     sim_snapshot_t rewound;
     if (jittered)
-        s_rewind (world, instant_ns, &rewound);
+        vis_timing_rewind (world, instant_ns, &rewound);
     const sim_snapshot_t *snap = jittered ? &rewound : world;
 
     f->camera_index = index;
@@ -280,21 +171,8 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
     /* Per-capture generators keyed by (rig generation, camera, frame). */
     uint64_t key = ((uint64_t) v->schedule.rig_generation << 32) | (uint64_t) index;
 
-    /* The frame leaves at capture + vision_delay; t_capture sits the median
-       processing time before that, t_sent one drawn processing time after
-       t_capture (the same instant when the time is constant). */
-    double delay = r->vision_delay > 0 ? r->vision_delay : 0;
-    double leave = (double) snap->time_ns * 1e-9 + delay + v->timestamp_epoch_offset;
-    f->t_capture = leave - r->vision_processing_time;
-    double processing = s_processing_time (memo, r, v->schedule.seed, key, frame_number);
-    f->t_sent = processing == r->vision_processing_time ? leave : f->t_capture + processing;
-    /* A capture right after a late one may come less than the processing
-       spread later; its t_sent must still follow the one before. */
-    if (jittered && previous_ns > 0 && frame_number > 0) {
-        double before = s_previous_t_sent (self, memo, key, frame_number, previous_ns);
-        if (!(f->t_sent > before))
-            f->t_sent = before + 1e-6;
-    }
+    /* the frame's timestamps (vis_timing.c) */
+    vis_timing_stamps (self, memo, key, frame_number, snap->time_ns, jittered, previous_ns, f);
     /* vision-processor stamps each frame with the camera's own clock too */
     f->has_t_capture_camera = vis_vproc_camera_clock (r, instant_ns, index, &f->t_capture_camera);
     sim_rng_t rng_n, rng_d, rng_s;

@@ -1,8 +1,8 @@
 /*  vis_model_internal.h - the camera model's private layout, shared by its
     own files: vis_model.c (life, the frame queue that mirrors the
-    schedule's release queue), vis_capture.c (one capture's detections)
-    and vis_loss.c (the ball's losses: bursts, next to robots). Not for
-    use outside engine/vision/.
+    schedule's release queue), vis_capture.c (one capture's detections),
+    vis_timing.c (its instant and timestamps) and vis_loss.c (the ball's
+    losses: bursts, next to robots). Not for use outside engine/vision/.
 */
 #ifndef VIS_MODEL_INTERNAL_H_INCLUDED
 #define VIS_MODEL_INTERNAL_H_INCLUDED
@@ -65,6 +65,21 @@ struct vis_model_t {
 void vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_t frame_number,
                         const sim_snapshot_t *world, uint64_t instant_ns, uint64_t previous_ns,
                         vis_frame_t *f);
+
+/* The world at the true capture instant instant_ns into out: every object
+   of snap moved back along its velocity by the time between the instant
+   and the snapshot (at most a substep, so straight lines are exact
+   enough). */
+void vis_timing_rewind (const sim_snapshot_t *snap, uint64_t instant_ns, sim_snapshot_t *out);
+
+/* f's t_capture and t_sent for capture `frame_number` of the camera keyed
+   `key` (docs/vision.md, "Latency" and "Capture timing"), the capture
+   reporting the world at capture_ns: the frame leaves at capture_ns +
+   vision_delay, t_sent one drawn processing time after t_capture; a
+   jittered capture's t_sent follows that of the camera's capture before
+   at previous_ns (0: none). memo is the camera's (NULL: none). */
+void vis_timing_stamps (const vis_model_t *self, vis_memo_t *memo, uint64_t key, uint32_t frame_number,
+                        uint64_t capture_ns, bool jittered, uint64_t previous_ns, vis_frame_t *f);
 
 /* Is the ball lost in a loss burst at `frame` of the camera keyed `key`
    (docs/vision.md, "Ball losses")? memo is the camera's (NULL: none). */

@@ -1,9 +1,10 @@
 /*  phys_policy.h - the step policy: at which sim times physics publishes
     a snapshot of the world. The physics service and libsslsim
-    (embed/sslsim_world.c) both call these functions, so the camera model
-    sees snapshots at the same instants in both, and the library's vision
-    bytes equal those of `ssl-sim run --mode sync` by construction (the
-    system test test_embed_sync checks it).
+    (embed/sslsim_world.c, sslsim_world_request.c) both call these
+    functions, so the camera model sees snapshots at the same instants in
+    both, and the library's vision bytes equal those of `ssl-sim run
+    --mode sync` by construction (the system test test_embed_sync checks
+    it).
 
     - After a substep: a snapshot when the capture schedule (sim_schedule)
       has an instant due, so what is published grows with the camera rate,
