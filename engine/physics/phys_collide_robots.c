@@ -6,7 +6,6 @@
 */
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "phys_internal.h"
 
@@ -142,18 +141,30 @@ s_robot_walls (phys_world_t *self, phys_robot_t *r, double k, double ew)
     return changed;
 }
 
+/* The pairs whose collision event fired this substep: bit j of bits[i]
+   (i < j), bits[i] valid only where bit i of rows is set (the substep
+   clears no row it does not use). */
+typedef struct {
+    uint32_t rows;
+    uint32_t bits[PHYS_CONTACT_ROBOTS];
+} s_fired_t;
+
 /* One pair (i < j): test, event, positional correction, impulse. Returns
    whether they touched. */
 static bool
-s_robot_pair (phys_world_t *self, int i, int j, double e, double k, uint32_t *fired)
+s_robot_pair (phys_world_t *self, int i, int j, double e, double k, s_fired_t *fired)
 {
     phys_robot_t *a = &self->robots[i], *b = &self->robots[j];
     double nx = 0, ny = 0, pen = 0;
     if (!s_pair_test (self, a, b, &nx, &ny, &pen))
         return false;
     double vn = (b->vx - a->vx) * nx + (b->vy - a->vy) * ny;
-    if (vn < -0.02 && !(fired[i] & (1u << j))) {
-        fired[i] |= 1u << j;
+    if (vn < -0.02 && !(fired->rows & (1u << i))) {
+        fired->rows |= 1u << i;
+        fired->bits[i] = 0;
+    }
+    if (vn < -0.02 && !(fired->bits[i] & (1u << j))) {
+        fired->bits[i] |= 1u << j;
         phys_world_emit (self, PHYS_EVENT_ROBOT_COLLISION, a->team, a->id, b->team, b->id, -vn, 0);
     }
     double wsum = a->inv_mass + b->inv_mass;
@@ -240,8 +251,8 @@ void
 phys_collide_robots (phys_world_t *self)
 {
     int n = self->robot_count < PHYS_CONTACT_ROBOTS ? self->robot_count : PHYS_CONTACT_ROBOTS;
-    uint32_t fired[PHYS_CONTACT_ROBOTS];
-    memset (fired, 0, sizeof fired);
+    s_fired_t fired;
+    fired.rows = 0;
     /* Broad phase that changes no result: every iteration visits pairs in
        the spec's order (i < j), but only pairs that can touch. Near pairs
        are those closer than their radii plus a margin at reference
@@ -310,7 +321,7 @@ phys_collide_robots (phys_world_t *self)
                 if (!fresh && !full && mv[i] <= tested[i][j] && mv[j] <= tested[i][j])
                     continue;
                 tested[i][j] = clock;
-                if (!s_robot_pair (self, i, j, e, k, fired))
+                if (!s_robot_pair (self, i, j, e, k, &fired))
                     continue;
                 mv[i] = mv[j] = ++clock;
                 moved = true;
