@@ -311,6 +311,14 @@ phys_lanes_run (phys_world_t *w, phys_lanes_t *batch, double dt)
     /* a short register repeats the batch's last robot: the same inputs,
        the same results, stored twice */
     int n = (batch->n + width - 1) / width * width;
+    /* the lane constants serve the batch when its robots are columns
+       k0 .. k0 + n - 1: consecutive (the phase appends them in increasing
+       order, so first and last tell) and the padding (which repeats the
+       batch's last robot) past the world's last robot, whose copy the
+       columns past it hold */
+    int k0 = batch->k[0], kl = batch->k[batch->n - 1];
+    bool cols =
+        kl - k0 == batch->n - 1 && k0 + n <= PHYS_LANE_ROBOTS && (n == batch->n || kl == w->robot_count - 1);
     for (int i = batch->n; i < n; i++) {
         int j = batch->n - 1;
         batch->k[i] = batch->k[j];
@@ -321,9 +329,9 @@ phys_lanes_run (phys_world_t *w, phys_lanes_t *batch, double dt)
         batch->tw[i] = batch->tw[j];
     }
     if (width == 8)
-        s_run_8 (w, batch, n, dt);
+        s_run_8 (cols, w, batch, n, dt);
     else
-        s_run_4 (w, batch, n, dt);
+        s_run_4 (cols, w, batch, n, dt);
 }
 
 #else

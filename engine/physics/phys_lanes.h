@@ -46,11 +46,12 @@ void phys_lanes_set_width (int width);
    of them with a mover active, §6.9): the limiter toward each target, the
    drive of each robot's specs, x, y, theta and the velocities advanced,
    cos/sin of a turned robot refreshed. The same bits as the scalar path.
-   A register of robots that follow each other in w->robots[] (the usual
+   A batch of robots that follow each other in w->robots[] (the usual
    case) takes its constants from w->lane_consts, a field at once,
-   rebuilding them first where they are not valid; any other register
-   from the robots' own rows. Call only where phys_lanes_supported;
-   batch->n must be 1..PHYS_LANES (the batch is padded in place). */
+   rebuilding them first where they are not valid; any other batch from
+   the robots' own rows. Call only where phys_lanes_supported;
+   batch->n must be 1..PHYS_LANES and batch->k increasing (the batch is
+   padded in place). */
 void phys_lanes_run (phys_world_t *w, phys_lanes_t *batch, double dt);
 
 #endif

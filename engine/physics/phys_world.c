@@ -334,6 +334,11 @@ void
 phys_world_save (const phys_world_t *self, void *buf)
 {
     memcpy (buf, self, sizeof *self);
+    /* the lanes' constants are a copy the loader rebuilds: left out, so
+       the image is the same whichever path stepped the world */
+    char *image = buf; /* any alignment */
+    memset (image + offsetof (phys_world_t, lane_consts_valid), 0, sizeof self->lane_consts_valid);
+    memset (image + offsetof (phys_world_t, lane_consts), 0, sizeof self->lane_consts);
 }
 
 static bool
