@@ -5,7 +5,11 @@
     across substeps).
 */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "phys_internal.h"
 
@@ -247,6 +251,34 @@ s_clear_of_walls (const phys_world_t *self, int n, const double *px, const doubl
     return clear;
 }
 
+/* Whether any of robots rs[0..n) lies keep2 or more (4 d², d its
+   distance) from its reference (px, py), NaN counting as more: two robots
+   a time where SSE2 is there, each lane the scalar path's operations. */
+static bool
+s_left_margin (const phys_robot_t *rs, const double *px, const double *py, int n, double keep2)
+{
+    int i = 0;
+#ifdef __SSE2__
+    _Static_assert(offsetof (phys_robot_t, y) == offsetof (phys_robot_t, x) + sizeof (double),
+                   "x, y in a row");
+    const __m128d four = _mm_set1_pd (4), k2 = _mm_set1_pd (keep2);
+    for (; i + 1 < n; i += 2) {
+        __m128d a = _mm_loadu_pd (&rs[i].x), b = _mm_loadu_pd (&rs[i + 1].x);
+        __m128d dx = _mm_sub_pd (_mm_unpacklo_pd (a, b), _mm_loadu_pd (px + i));
+        __m128d dy = _mm_sub_pd (_mm_unpackhi_pd (a, b), _mm_loadu_pd (py + i));
+        __m128d d2 = _mm_mul_pd (four, _mm_add_pd (_mm_mul_pd (dx, dx), _mm_mul_pd (dy, dy)));
+        if (_mm_movemask_pd (_mm_cmplt_pd (d2, k2)) != 3)
+            return true;
+    }
+#endif
+    for (; i < n; i++) {
+        double dx = rs[i].x - px[i], dy = rs[i].y - py[i];
+        if (!(4 * (dx * dx + dy * dy) < keep2))
+            return true;
+    }
+    return false;
+}
+
 void
 phys_collide_robots (phys_world_t *self)
 {
@@ -282,11 +314,8 @@ phys_collide_robots (phys_world_t *self)
     /* 4 d² < (margin - 1e-9)² less a relative 1e-9 keeps 2 |d| below
        margin - 1e-9, the test the iterations make, whatever the rounding */
     const double keep2 = (S_NEAR_MARGIN - 1e-9) * (S_NEAR_MARGIN - 1e-9) * (1 - 1e-9);
-    for (int i = 0; i < n && !stale; i++) {
-        double dx = rs[i].x - px[i], dy = rs[i].y - py[i];
-        if (!(4 * (dx * dx + dy * dy) < keep2))
-            stale = true;
-    }
+    if (!stale)
+        stale = s_left_margin (rs, px, py, n, keep2);
     for (int i = 0; i < n; i++)
         mv[i] = 0;
     double e = self->contact.robot_robot_restitution;
