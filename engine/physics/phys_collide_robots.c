@@ -5,8 +5,11 @@
     across substeps).
 */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "phys_internal.h"
 
@@ -142,18 +145,30 @@ s_robot_walls (phys_world_t *self, phys_robot_t *r, double k, double ew)
     return changed;
 }
 
+/* The pairs whose collision event fired this substep: bit j of bits[i]
+   (i < j), bits[i] valid only where bit i of rows is set (the substep
+   clears no row it does not use). */
+typedef struct {
+    uint32_t rows;
+    uint32_t bits[PHYS_CONTACT_ROBOTS];
+} s_fired_t;
+
 /* One pair (i < j): test, event, positional correction, impulse. Returns
    whether they touched. */
 static bool
-s_robot_pair (phys_world_t *self, int i, int j, double e, double k, uint32_t *fired)
+s_robot_pair (phys_world_t *self, int i, int j, double e, double k, s_fired_t *fired)
 {
     phys_robot_t *a = &self->robots[i], *b = &self->robots[j];
     double nx = 0, ny = 0, pen = 0;
     if (!s_pair_test (self, a, b, &nx, &ny, &pen))
         return false;
     double vn = (b->vx - a->vx) * nx + (b->vy - a->vy) * ny;
-    if (vn < -0.02 && !(fired[i] & (1u << j))) {
-        fired[i] |= 1u << j;
+    if (vn < -0.02 && !(fired->rows & (1u << i))) {
+        fired->rows |= 1u << i;
+        fired->bits[i] = 0;
+    }
+    if (vn < -0.02 && !(fired->bits[i] & (1u << j))) {
+        fired->bits[i] |= 1u << j;
         phys_world_emit (self, PHYS_EVENT_ROBOT_COLLISION, a->team, a->id, b->team, b->id, -vn, 0);
     }
     double wsum = a->inv_mass + b->inv_mass;
@@ -236,12 +251,40 @@ s_clear_of_walls (const phys_world_t *self, int n, const double *px, const doubl
     return clear;
 }
 
+/* Whether any of robots rs[0..n) lies keep2 or more (4 d², d its
+   distance) from its reference (px, py), NaN counting as more: two robots
+   a time where SSE2 is there, each lane the scalar path's operations. */
+static bool
+s_left_margin (const phys_robot_t *rs, const double *px, const double *py, int n, double keep2)
+{
+    int i = 0;
+#ifdef __SSE2__
+    _Static_assert(offsetof (phys_robot_t, y) == offsetof (phys_robot_t, x) + sizeof (double),
+                   "x, y in a row");
+    const __m128d four = _mm_set1_pd (4), k2 = _mm_set1_pd (keep2);
+    for (; i + 1 < n; i += 2) {
+        __m128d a = _mm_loadu_pd (&rs[i].x), b = _mm_loadu_pd (&rs[i + 1].x);
+        __m128d dx = _mm_sub_pd (_mm_unpacklo_pd (a, b), _mm_loadu_pd (px + i));
+        __m128d dy = _mm_sub_pd (_mm_unpackhi_pd (a, b), _mm_loadu_pd (py + i));
+        __m128d d2 = _mm_mul_pd (four, _mm_add_pd (_mm_mul_pd (dx, dx), _mm_mul_pd (dy, dy)));
+        if (_mm_movemask_pd (_mm_cmplt_pd (d2, k2)) != 3)
+            return true;
+    }
+#endif
+    for (; i < n; i++) {
+        double dx = rs[i].x - px[i], dy = rs[i].y - py[i];
+        if (!(4 * (dx * dx + dy * dy) < keep2))
+            return true;
+    }
+    return false;
+}
+
 void
 phys_collide_robots (phys_world_t *self)
 {
     int n = self->robot_count < PHYS_CONTACT_ROBOTS ? self->robot_count : PHYS_CONTACT_ROBOTS;
-    uint32_t fired[PHYS_CONTACT_ROBOTS];
-    memset (fired, 0, sizeof fired);
+    s_fired_t fired;
+    fired.rows = 0;
     /* Broad phase that changes no result: every iteration visits pairs in
        the spec's order (i < j), but only pairs that can touch. Near pairs
        are those closer than their radii plus a margin at reference
@@ -271,11 +314,8 @@ phys_collide_robots (phys_world_t *self)
     /* 4 d² < (margin - 1e-9)² less a relative 1e-9 keeps 2 |d| below
        margin - 1e-9, the test the iterations make, whatever the rounding */
     const double keep2 = (S_NEAR_MARGIN - 1e-9) * (S_NEAR_MARGIN - 1e-9) * (1 - 1e-9);
-    for (int i = 0; i < n && !stale; i++) {
-        double dx = rs[i].x - px[i], dy = rs[i].y - py[i];
-        if (!(4 * (dx * dx + dy * dy) < keep2))
-            stale = true;
-    }
+    if (!stale)
+        stale = s_left_margin (rs, px, py, n, keep2);
     for (int i = 0; i < n; i++)
         mv[i] = 0;
     double e = self->contact.robot_robot_restitution;
@@ -310,7 +350,7 @@ phys_collide_robots (phys_world_t *self)
                 if (!fresh && !full && mv[i] <= tested[i][j] && mv[j] <= tested[i][j])
                     continue;
                 tested[i][j] = clock;
-                if (!s_robot_pair (self, i, j, e, k, fired))
+                if (!s_robot_pair (self, i, j, e, k, &fired))
                     continue;
                 mv[i] = mv[j] = ++clock;
                 moved = true;

@@ -19,32 +19,44 @@
 #define PHYS_MAX_ROBOTS     (2 * (SIM_MAX_ROBOT_ID + 1))
 #define PHYS_MAX_EVENTS     640
 #define PHYS_CONTACT_ROBOTS 32 /* robot contact solver limit (§7.6) */
+#define PHYS_LANE_ROBOTS    32 /* robots 0..31 have their lane constants by field (phys_lanes.c) */
+#define PHYS_LANE_CONSTS    23 /* the constants the lanes read per robot (phys_lanes.c) */
 
 typedef struct {
+    /* Laid out by use: what a substep reads or writes for every robot (the
+       robot phase, the lanes, the contacts) comes first and together, the
+       specs' head (radius .. limits) right after it, and what a substep
+       reads rarely (the specs' tail, the by_force target) last, so that a
+       robot's substep touches as few cache lines as it can. */
     int team, id;
-    sim_robot_specs_t specs;
-    /* derived from specs (refreshed whenever specs change) */
-    phys_wheels_t wheels;
-    phys_drive_consts_t drive_k;
-    double inv_mass, inv_inertia;
-    double cos_m;             /* cos θ_m = c2d / R */
-    double half_w;            /* front half-width sqrt(R² - c2d²) */
-    double hold_accel_actual; /* §9.7 */
     /* state */
     double x, y, theta, vx, vy, omega;
     double ct, st; /* cos / sin of theta, kept in step with it */
     double sp[3];  /* firmware setpoint, robot frame */
+    /* derived from specs (refreshed whenever specs change, phys_robot_refresh) */
+    phys_wheels_t wheels;
+    phys_drive_consts_t drive_k;
+    double inv_mass, inv_inertia;
+    double cos_m;        /* cos θ_m = c2d / R */
+    double half_w;       /* front half-width sqrt(R² - c2d²) */
+    double coast[2];     /* specs.drive.coast_decel, coast_angular_decel */
+    double charge_time;  /* specs.kicker.charge_time */
+    double drib_max_rpm; /* specs.dribbler.max_speed_rpm */
+    /* state */
     phys_command_t cmd;
     double cmd_twist[3]; /* least-squares twist of a wheels command */
     uint64_t command_time_ns;
-    bool force_active;
-    double force_x, force_y;
-    bool charged;
     double since_kick;
-    bool drib_active;
     double drib_fraction;
+    bool force_active;
+    bool charged;
+    bool drib_active;
     bool holding;
     bool ball_contact;
+    bool ideal; /* derived: specs.drive.model == SIM_DRIVE_IDEAL */
+    sim_robot_specs_t specs;
+    double hold_accel_actual; /* §9.7 */
+    double force_x, force_y;
 } phys_robot_t;
 
 struct phys_world_t {
@@ -75,8 +87,14 @@ struct phys_world_t {
     bool near_valid;
     double near_px[PHYS_CONTACT_ROBOTS], near_py[PHYS_CONTACT_ROBOTS];
     uint32_t near_bits[PHYS_CONTACT_ROBOTS];
-    uint32_t near_rows;                   /* bit i: near_bits[i] is not empty */
-    uint32_t near_clear;                  /* bit i: robot i clear of the boards (s_clear_of_walls) */
+    uint32_t near_rows;  /* bit i: near_bits[i] is not empty */
+    uint32_t near_clear; /* bit i: robot i clear of the boards (s_clear_of_walls) */
+    /* the robot lanes' constants of robots 0..PHYS_LANE_ROBOTS-1 by field
+       (phys_lanes_consts; rows past the last robot repeat it), a copy of
+       the robots' own values so that a register loads a field at once;
+       rebuilt on the next robot phase once robots or their specs change */
+    bool lane_consts_valid;
+    double lane_consts[PHYS_LANE_CONSTS][PHYS_LANE_ROBOTS];
     bool exhaustive_contacts;             /* tests: robot contacts without broad phase */
     bool scalar_robots;                   /* tests: robot phase without the lanes (phys_lanes.h) */
     phys_robot_t robots[PHYS_MAX_ROBOTS]; /* iteration order: blue 0..255, yellow 0..255 */

@@ -26,7 +26,7 @@
     _Static_assert(offsetof (phys_robot_t, b) == offsetof (phys_robot_t, a) + (n) * sizeof (double), \
                    #a " .. " #b " in a row")
 S_ROW (specs.limits.acc_speedup_absolute_max, specs.limits.vel_angular_max, 5);
-S_ROW (specs.drive.coast_decel, specs.drive.coast_angular_decel, 1);
+S_ROW (coast[0], coast[1], 1);
 S_ROW (wheels.s, wheels.c, 4);
 S_ROW (wheels.c, wheels.mount, 4);
 S_ROW (wheels.mount, drive_k.Fl, 1);
@@ -36,6 +36,44 @@ S_ROW (x, st, 7);
 S_ROW (st, sp, 1);
 
 enum { S_X, S_Y, S_THETA, S_VX, S_VY, S_OMEGA, S_CT, S_ST };
+
+/* The rows of phys_world_t.lane_consts: the fields of the robot rows above
+   in their order (limits: speedup absolute, angular, brake absolute,
+   angular, velocity absolute, angular; coast linear, angular; wheels s[4],
+   c[4], mount; drive_k Fl, fmax, umax, kv; inv_mass, inv_inertia). */
+enum {
+    S_C_LIMITS = 0,
+    S_C_COAST = 6,
+    S_C_WS = 8,
+    S_C_WC = 12,
+    S_C_MOUNT = 16, /* mount, Fl */
+    S_C_FMAX = 18,  /* fmax, umax */
+    S_C_KV = 20,
+    S_C_INV = 21, /* inv_mass, inv_inertia */
+    S_C_COUNT = 23
+};
+_Static_assert(S_C_COUNT == PHYS_LANE_CONSTS, "the lane constants' rows");
+
+/* w->lane_consts from its robots: column r robot r, or the last robot
+   past it. */
+static void
+s_consts (phys_world_t *w)
+{
+    int n = w->robot_count < PHYS_LANE_ROBOTS ? w->robot_count : PHYS_LANE_ROBOTS;
+    for (int r = 0; r < PHYS_LANE_ROBOTS && n > 0; r++) {
+        const char *p = (const char *) &w->robots[r < n ? r : n - 1];
+        const double *lim = (const double *) (p + S_OFF (specs.limits.acc_speedup_absolute_max));
+        const double *coast = (const double *) (p + S_OFF (coast[0]));
+        const double *wheels = (const double *) (p + S_OFF (wheels.s));
+        for (int f = 0; f < 6; f++)
+            w->lane_consts[S_C_LIMITS + f][r] = lim[f];
+        for (int f = 0; f < 2; f++)
+            w->lane_consts[S_C_COAST + f][r] = coast[f];
+        for (int f = 0; f < S_C_COUNT - S_C_WS; f++)
+            w->lane_consts[S_C_WS + f][r] = wheels[f];
+    }
+    w->lane_consts_valid = true;
+}
 
 /* the most lanes a register phys_lanes_set_width allows, 0 for no limit */
 static int s_width;
@@ -263,14 +301,24 @@ phys_lanes_width (void)
 }
 
 void
-phys_lanes_run (phys_robot_t *robots, phys_lanes_t *batch, double dt)
+phys_lanes_run (phys_world_t *w, phys_lanes_t *batch, double dt)
 {
     assert (batch->n >= 1 && batch->n <= PHYS_LANES);
-    int w = phys_lanes_width ();
-    assert (w == 4 || w == 8);
+    if (!w->lane_consts_valid)
+        s_consts (w);
+    int width = phys_lanes_width ();
+    assert (width == 4 || width == 8);
     /* a short register repeats the batch's last robot: the same inputs,
        the same results, stored twice */
-    int n = (batch->n + w - 1) / w * w;
+    int n = (batch->n + width - 1) / width * width;
+    /* the lane constants serve the batch when its robots are columns
+       k0 .. k0 + n - 1: consecutive (the phase appends them in increasing
+       order, so first and last tell) and the padding (which repeats the
+       batch's last robot) past the world's last robot, whose copy the
+       columns past it hold */
+    int k0 = batch->k[0], kl = batch->k[batch->n - 1];
+    bool cols =
+        kl - k0 == batch->n - 1 && k0 + n <= PHYS_LANE_ROBOTS && (n == batch->n || kl == w->robot_count - 1);
     for (int i = batch->n; i < n; i++) {
         int j = batch->n - 1;
         batch->k[i] = batch->k[j];
@@ -280,10 +328,10 @@ phys_lanes_run (phys_robot_t *robots, phys_lanes_t *batch, double dt)
         batch->ty[i] = batch->ty[j];
         batch->tw[i] = batch->tw[j];
     }
-    if (w == 8)
-        s_run_8 (robots, batch, n, dt);
+    if (width == 8)
+        s_run_8 (cols, w, batch, n, dt);
     else
-        s_run_4 (robots, batch, n, dt);
+        s_run_4 (cols, w, batch, n, dt);
 }
 
 #else
@@ -307,9 +355,9 @@ phys_lanes_width (void)
 }
 
 void
-phys_lanes_run (phys_robot_t *robots, phys_lanes_t *batch, double dt)
+phys_lanes_run (phys_world_t *w, phys_lanes_t *batch, double dt)
 {
-    (void) robots;
+    (void) w;
     (void) batch;
     (void) dt;
     assert (!"phys_lanes_run without phys_lanes_supported");

@@ -42,12 +42,16 @@ int phys_lanes_width (void);
    gives the same bits. Not to be changed while a world steps. */
 void phys_lanes_set_width (int width);
 
-/* One robot phase substep of dt for the batch's robots (none of them with
-   a mover active, §6.9): the limiter toward each target, the drive of
-   each robot's specs, x, y, theta and the velocities advanced, cos/sin of
-   a turned robot refreshed. The same bits as the scalar path. Call only
-   where phys_lanes_supported; batch->n must be 1..PHYS_LANES (the batch
-   is padded in place). */
-void phys_lanes_run (phys_robot_t *robots, phys_lanes_t *batch, double dt);
+/* One robot phase substep of dt for the batch's robots of world w (none
+   of them with a mover active, §6.9): the limiter toward each target, the
+   drive of each robot's specs, x, y, theta and the velocities advanced,
+   cos/sin of a turned robot refreshed. The same bits as the scalar path.
+   A batch of robots that follow each other in w->robots[] (the usual
+   case) takes its constants from w->lane_consts, a field at once,
+   rebuilding them first where they are not valid; any other batch from
+   the robots' own rows. Call only where phys_lanes_supported;
+   batch->n must be 1..PHYS_LANES and batch->k increasing (the batch is
+   padded in place). */
+void phys_lanes_run (phys_world_t *w, phys_lanes_t *batch, double dt);
 
 #endif

@@ -34,24 +34,38 @@ S_NAME (s_rest) (V v)
 #define s_clamp S_NAME (s_clamp)
 #define s_dot   S_NAME (s_dot)
 
+/* Constants idx and idx + 1 of the register's robots p[] into v[0], v[1]:
+   from the world's lane constants at cs (their first robot's column)
+   where cols, else from the robots' rows at field off. The same values.
+   cols is a constant of each of s_run's two bodies. */
+#define S_CONST2(cols, cs, p, off, idx, v) \
+    do { \
+        if (cols) { \
+            (v)[0] = S_LOADU ((cs) + (idx) *PHYS_LANE_ROBOTS); \
+            (v)[1] = S_LOADU ((cs) + ((idx) + 1) * PHYS_LANE_ROBOTS); \
+        } else \
+            S_LOAD2 (p, off, v); \
+    } while (0)
+
 /* The wheels drive (phys_drive_kernel) of the robots p[]: body force
    (fx, fy) and torque in the robot frame for setpoint sp and local
    velocity (lvx, lvy, om). */
-S_T static void
-S_NAME (s_drive) (char *const p[S_W], const V sp[3], V lvx, V lvy, V om, V *fx, V *fy, V *torque)
+S_T static inline __attribute__ ((always_inline)) void
+S_NAME (s_drive) (bool cols, char *const p[S_W], const double *cs, const V sp[3], V lvx, V lvy, V om, V *fx,
+                  V *fy, V *torque)
 {
     const V sign = S_SET1 (-0.0), one = S_SET1 (1.0), none = S_SET1 (-1.0), slip = S_SET1 (0.05);
     V ws[4], wc[4], k[4];
-    S_LOAD2 (p, S_OFF (wheels.s), ws);
-    S_LOAD2 (p, S_OFF (wheels.s) + 2 * sizeof (double), ws + 2);
-    S_LOAD2 (p, S_OFF (wheels.c), wc);
-    S_LOAD2 (p, S_OFF (wheels.c) + 2 * sizeof (double), wc + 2);
-    S_LOAD2 (p, S_OFF (wheels.mount), k);     /* mount, Fl */
-    S_LOAD2 (p, S_OFF (drive_k.fmax), k + 2); /* fmax, umax */
+    S_CONST2 (cols, cs, p, S_OFF (wheels.s), S_C_WS, ws);
+    S_CONST2 (cols, cs, p, S_OFF (wheels.s) + 2 * sizeof (double), S_C_WS + 2, ws + 2);
+    S_CONST2 (cols, cs, p, S_OFF (wheels.c), S_C_WC, wc);
+    S_CONST2 (cols, cs, p, S_OFF (wheels.c) + 2 * sizeof (double), S_C_WC + 2, wc + 2);
+    S_CONST2 (cols, cs, p, S_OFF (wheels.mount), S_C_MOUNT, k);    /* mount, Fl */
+    S_CONST2 (cols, cs, p, S_OFF (drive_k.fmax), S_C_FMAX, k + 2); /* fmax, umax */
     V mount = k[0], nfl = S_XOR (k[1], sign);
     V fm = k[2], nfm = S_XOR (fm, sign);
     V um = k[3], num = S_XOR (um, sign);
-    V kv = S_LOAD1 (p, S_OFF (drive_k.kv));
+    V kv = cols ? S_LOADU (cs + S_C_KV * PHYS_LANE_ROBOTS) : S_LOAD1 (p, S_OFF (drive_k.kv));
     V nsp0 = S_XOR (sp[0], sign), nlvx = S_XOR (lvx, sign);
     V rw_sp = S_MUL (mount, sp[2]), rw = S_MUL (mount, om);
     V bx = S_ZERO (), by = bx, sum = bx;
@@ -74,15 +88,17 @@ S_NAME (s_drive) (char *const p[S_W], const V sp[3], V lvx, V lvy, V om, V *fx, 
 
 /* The limiter (phys_limiter_kernel) of the robots p[], the batch's j on:
    sp[] stepped toward their targets, or coasting where a lane has none. */
-S_T static void
-S_NAME (s_limit) (char *const p[S_W], const phys_lanes_t *b, int j, V dt, V sp[3])
+S_T static inline __attribute__ ((always_inline)) void
+S_NAME (s_limit) (bool cols, char *const p[S_W], const double *cs, const phys_lanes_t *b, int j, V dt,
+                  V sp[3])
 {
     const V zero = S_ZERO (), sign = S_SET1 (-0.0);
     V lim[4], vel[2], coast[2];
-    S_LOAD2 (p, S_OFF (specs.limits.acc_speedup_absolute_max), lim);   /* speedup abs, angular */
-    S_LOAD2 (p, S_OFF (specs.limits.acc_brake_absolute_max), lim + 2); /* brake abs, angular */
-    S_LOAD2 (p, S_OFF (specs.limits.vel_absolute_max), vel);
-    S_LOAD2 (p, S_OFF (specs.drive.coast_decel), coast);
+    S_CONST2 (cols, cs, p, S_OFF (specs.limits.acc_speedup_absolute_max), S_C_LIMITS,
+              lim); /* speedup abs, angular */
+    S_CONST2 (cols, cs, p, S_OFF (specs.limits.acc_brake_absolute_max), S_C_LIMITS + 2, lim + 2); /* brake */
+    S_CONST2 (cols, cs, p, S_OFF (specs.limits.vel_absolute_max), S_C_LIMITS + 4, vel);
+    S_CONST2 (cols, cs, p, S_OFF (coast[0]), S_C_COAST, coast);
     M has = S_MASK64 (b->has + j);
     V tx = S_LOADU (b->tx + j), ty = S_LOADU (b->ty + j), tw = S_LOADU (b->tw + j);
     V s0 = sp[0], s1 = sp[1], s2 = sp[2];
@@ -130,27 +146,30 @@ S_NAME (s_advance_theta) (V th, V om, V dt, M turned)
    (x, y, theta, vx, vy, omega, ct, st) and setpoints, stored back at the
    end. */
 typedef struct {
-    char *p[S_W]; /* the robots */
-    V s[8];       /* x, y, theta, vx, vy, omega, ct, st */
-    V sp[3];      /* setpoints after the limiter */
+    char *p[S_W];     /* the robots */
+    const double *cs; /* their constants' column in the world's lane constants (where cols) */
+    V s[8];           /* x, y, theta, vx, vy, omega, ct, st */
+    V sp[3];          /* setpoints after the limiter */
 } S_NAME (s_group_t);
 
 /* Stage 1: the rows loaded, the limiter. */
-S_T static inline void
-S_NAME (s_stage_limit) (phys_robot_t *robots, const phys_lanes_t *b, int j, V dt, S_NAME (s_group_t) * g)
+S_T static inline __attribute__ ((always_inline)) void
+S_NAME (s_stage_limit) (bool cols, phys_world_t *w, const phys_lanes_t *b, int j, V dt,
+                        S_NAME (s_group_t) * g)
 {
     for (int i = 0; i < S_W; i++)
-        g->p[i] = (char *) &robots[b->k[j + i]];
+        g->p[i] = (char *) &w->robots[b->k[j + i]];
+    g->cs = cols ? &w->lane_consts[0][b->k[0] + j] : NULL;
     for (int i = 0; i < 8; i += 2)
         S_LOAD2 (g->p, S_OFF (x) + (size_t) i * sizeof (double), g->s + i);
     S_LOAD2 (g->p, S_OFF (sp[0]), g->sp);
     g->sp[2] = S_LOAD1 (g->p, S_OFF (sp[2]));
-    S_NAME (s_limit) (g->p, b, j, dt, g->sp);
+    S_NAME (s_limit) (cols, g->p, g->cs, b, j, dt, g->sp);
 }
 
 /* Stage 2: the drive (wheels or ideal), velocities and positions. */
-S_T static inline void
-S_NAME (s_stage_drive) (const phys_lanes_t *b, int j, V dt, S_NAME (s_group_t) * g)
+S_T static inline __attribute__ ((always_inline)) void
+S_NAME (s_stage_drive) (bool cols, const phys_lanes_t *b, int j, V dt, S_NAME (s_group_t) * g)
 {
     const V sign = S_SET1 (-0.0);
     const V *sp = g->sp;
@@ -160,8 +179,8 @@ S_NAME (s_stage_drive) (const phys_lanes_t *b, int j, V dt, S_NAME (s_group_t) *
     if (!S_ALL (ideal)) {
         V lvx = s_dot (ct, vx, st, vy), lvy = s_dot (S_XOR (st, sign), vx, ct, vy);
         V fx, fy, tq, inv[2];
-        S_NAME (s_drive) (g->p, sp, lvx, lvy, om, &fx, &fy, &tq);
-        S_LOAD2 (g->p, S_OFF (inv_mass), inv); /* inv_mass, inv_inertia */
+        S_NAME (s_drive) (cols, g->p, g->cs, sp, lvx, lvy, om, &fx, &fy, &tq);
+        S_CONST2 (cols, g->cs, g->p, S_OFF (inv_mass), S_C_INV, inv); /* inv_mass, inv_inertia */
         V ax = S_SUB (S_MUL (ct, fx), S_MUL (st, fy));
         V ay = s_dot (st, fx, ct, fy);
         /* the ideal lanes take the setpoint below instead */
@@ -206,20 +225,33 @@ S_NAME (s_stage_turn) (V dt, S_NAME (s_group_t) * g)
    running stage 1 of every register before stage 2 of any lets the CPU
    overlap them (one register's chain alone, some 300 cycles long, would
    leave the units idle most of the time). */
-S_T static void
-S_NAME (s_run) (phys_robot_t *robots, const phys_lanes_t *b, int n, double dt_s)
+S_T static inline __attribute__ ((always_inline)) void
+S_NAME (s_run_body) (bool cols, phys_world_t *w, const phys_lanes_t *b, int n, double dt_s)
 {
     const V dt = S_SET1 (dt_s);
     S_NAME (s_group_t) g[PHYS_LANES / S_W];
     int groups = n / S_W;
     for (int i = 0; i < groups; i++)
-        S_NAME (s_stage_limit) (robots, b, i * S_W, dt, &g[i]);
+        S_NAME (s_stage_limit) (cols, w, b, i * S_W, dt, &g[i]);
     for (int i = 0; i < groups; i++)
-        S_NAME (s_stage_drive) (b, i * S_W, dt, &g[i]);
+        S_NAME (s_stage_drive) (cols, b, i * S_W, dt, &g[i]);
     for (int i = 0; i < groups; i++)
         S_NAME (s_stage_turn) (dt, &g[i]);
 }
 
+/* cols: the batch's constants from the world's lane constants (lane i
+   of the batch is column b->k[0] + i), else from the robots' rows; a
+   body compiled for each. */
+S_T static void
+S_NAME (s_run) (bool cols, phys_world_t *w, const phys_lanes_t *b, int n, double dt_s)
+{
+    if (cols)
+        S_NAME (s_run_body) (true, w, b, n, dt_s);
+    else
+        S_NAME (s_run_body) (false, w, b, n, dt_s);
+}
+
+#undef S_CONST2
 #undef s_clamp
 #undef s_dot
 #undef S_SEL

@@ -104,14 +104,14 @@ phys_robot_phase (phys_world_t *self)
         const sim_robot_specs_t *s = &r->specs;
         if (!r->charged) {
             r->since_kick += dt;
-            if (r->since_kick >= s->kicker.charge_time)
+            if (r->since_kick >= r->charge_time)
                 r->charged = true;
         }
         bool timed_out = self->time_ns - r->command_time_ns > timeout_ns;
         double rpm = timed_out ? 0 : r->cmd.dribbler_rpm > 0 ? r->cmd.dribbler_rpm : 0;
         r->drib_active = rpm > 0;
         if (r->drib_active) {
-            double f = rpm / s->dribbler.max_speed_rpm;
+            double f = rpm / r->drib_max_rpm;
             r->drib_fraction = f > 1 ? 1 : f;
         } else {
             r->drib_fraction = 0;
@@ -124,12 +124,12 @@ phys_robot_phase (phys_world_t *self)
             int n = batch.n++;
             batch.k[n] = k;
             batch.has[n] = has_target ? -1 : 0;
-            batch.ideal[n] = s->drive.model == SIM_DRIVE_IDEAL ? -1 : 0;
+            batch.ideal[n] = r->ideal ? -1 : 0;
             batch.tx[n] = target[0];
             batch.ty[n] = target[1];
             batch.tw[n] = target[2];
             if (batch.n == PHYS_LANES) {
-                phys_lanes_run (self->robots, &batch, dt);
+                phys_lanes_run (self, &batch, dt);
                 batch.n = 0;
             }
             continue;
@@ -139,7 +139,7 @@ phys_robot_phase (phys_world_t *self)
         double ax = 0, ay = 0;
         if (r->force_active)
             s_robot_mover (r, &ax, &ay);
-        if (s->drive.model == SIM_DRIVE_IDEAL) {
+        if (r->ideal) {
             if (r->force_active) {
                 r->vx += ax * dt;
                 r->vy += ay * dt;
@@ -169,7 +169,7 @@ phys_robot_phase (phys_world_t *self)
         }
     }
     if (batch.n > 0)
-        phys_lanes_run (self->robots, &batch, dt);
+        phys_lanes_run (self, &batch, dt);
     s_turn (self, turned, nturned);
     phys_collide_robots (self);
 }

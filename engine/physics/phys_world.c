@@ -186,6 +186,11 @@ phys_robot_refresh (phys_robot_t *r)
     r->inv_inertia = 1.0 / phys_specs_inertia (s);
     r->cos_m = s->center_to_dribbler / s->radius;
     r->half_w = sqrt (s->radius * s->radius - s->center_to_dribbler * s->center_to_dribbler);
+    r->coast[0] = s->drive.coast_decel;
+    r->coast[1] = s->drive.coast_angular_decel;
+    r->charge_time = s->kicker.charge_time;
+    r->drib_max_rpm = s->dribbler.max_speed_rpm;
+    r->ideal = s->drive.model == SIM_DRIVE_IDEAL;
 }
 
 void
@@ -198,7 +203,8 @@ phys_robot_set_theta (phys_robot_t *r, double theta)
 static void
 s_reindex (phys_world_t *self)
 {
-    self->sap_count = -1; /* indices changed: rebuild the sort cache */
+    self->sap_count = -1;            /* indices changed: rebuild the sort cache */
+    self->lane_consts_valid = false; /* and the lanes' constants */
     memset (self->slot, 0xff, sizeof self->slot);
     for (int k = 0; k < self->robot_count; k++)
         self->slot[self->robots[k].team][self->robots[k].id] = (int16_t) k;
@@ -328,6 +334,11 @@ void
 phys_world_save (const phys_world_t *self, void *buf)
 {
     memcpy (buf, self, sizeof *self);
+    /* the lanes' constants are a copy the loader rebuilds: left out, so
+       the image is the same whichever path stepped the world */
+    char *image = buf; /* any alignment */
+    memset (image + offsetof (phys_world_t, lane_consts_valid), 0, sizeof self->lane_consts_valid);
+    memset (image + offsetof (phys_world_t, lane_consts), 0, sizeof self->lane_consts);
 }
 
 static bool
@@ -409,6 +420,7 @@ phys_world_load (const void *buf, size_t len)
         s_solve_wheels (r);
     }
     self->sap_count = -1;
+    self->lane_consts_valid = false;
     phys_geom_build (&self->geom, &self->geom.field, self->geom.wall_height);
     return self;
 }
@@ -580,6 +592,7 @@ phys_world_update_specs (phys_world_t *self, sim_team_t team, unsigned id, const
         phys_robot_refresh (r);
         s_solve_wheels (r);
         self->near_valid = false; /* the radius may differ: new broad-phase references */
+        self->lane_consts_valid = false;
     }
     sim_robot_specs_t d = self->team_specs[team];
     s_merge (&d, u);
