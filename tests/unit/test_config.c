@@ -104,7 +104,7 @@ Test (config, defaults_match_the_spec)
     cr_expect_eq (cfg.vision.fov_radius, 6.6);
     cr_expect_eq (cfg.vision.camera_phase, SIM_PHASE_LOCKED);
     cr_expect_eq (cfg.vision.phase_offset_count, 0);
-    cr_expect (cfg.vision.report_area);
+    cr_expect (cfg.realism.report_ball_area);
     cr_expect_eq (cfg.vision.area_at_nadir_px, 63.0);
     cr_expect_eq (cfg.vision.spurious_ball_area_px, 32.0);
     cr_expect_eq (cfg.vision.spurious_ball_forward, 0.13);
@@ -222,9 +222,9 @@ Test (config, file_sets_every_kind_of_key)
                                  "[vision]\n"
                                  "camera_phase = free_running\n"
                                  "phase_offsets = 0.0, 0.00136 ,-0.5\n"
-                                 "report_area = no\n"
                                  "[realism]\n"
                                  "stddev_ball_p = 0.001\n"
+                                 "report_ball_area = no\n"
                                  "[field]\n"
                                  "length = 10.4\n"
                                  "[run]\n"
@@ -260,7 +260,7 @@ Test (config, file_sets_every_kind_of_key)
     cr_expect_eq (cfg.vision.phase_offset_count, 3);
     cr_expect_eq (cfg.vision.phase_offsets[1], 0.00136);
     cr_expect_eq (cfg.vision.phase_offsets[2], -0.5);
-    cr_expect_not (cfg.vision.report_area);
+    cr_expect_not (cfg.realism.report_ball_area);
     cr_expect_eq (cfg.realism.stddev_ball_p, 0.001);
     cr_expect_eq (cfg.realism.stddev_robot_p, 0.00042, "partial [realism] stays realistic");
     cr_expect_eq (cfg.field.length, 10.4);

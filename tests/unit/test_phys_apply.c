@@ -470,6 +470,12 @@ Test (phys_apply, a_realism_preset_replaces_every_key_as_a_start_with_it)
         cr_expect_str_eq (s_codes (&f.errors), "", "%s", names[i]);
         s_expect_started_with (&f, names[i]);
     }
+    /* the ball area goes with the preset: go26 sends none (SSL-Vision at
+       GO 2026 did not), the others do */
+    s_command (&f, s_preset_cmd (&m, "go26", NULL));
+    cr_expect_not (f.cfg.realism.report_ball_area);
+    s_command (&f, s_preset_cmd (&m, "realistic", NULL));
+    cr_expect (f.cfg.realism.report_ball_area);
 
     /* an unknown name, no name, or a file name: refused, nothing changed */
     sim_config_t before = f.cfg;
