@@ -148,6 +148,8 @@ typedef struct {
     bool geometry_alone;              /* geometry in wrappers of its own, never with a detection */
     /* a venue's ball confidence (docs/vision.md "Confidence"); 0: [vision] ball_confidence_mean */
     double venue_ball_confidence;
+    /* SSL_DetectionBall.area sent (false: the vision program sends none, as SSL-Vision at GO 2026) */
+    bool report_ball_area;
 } sim_realism_t;
 
 /* [field] - product addition: every size 0 means "from the division";

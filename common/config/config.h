@@ -159,6 +159,15 @@ void sim_config_set_realism (sim_config_t *cfg, const sim_realism_t *realism);
    listing the preset names (cfg unchanged). */
 int sim_config_switch_realism (sim_config_t *cfg, const char *name, char *err, size_t errlen);
 
+/* The realism the run reports (the viewer's status): [run] realism (empty:
+   realistic) while the [realism] table equals that preset's in every key;
+   "NAME+custom" once single keys changed it (a file's [realism] keys over
+   its preset, a client's ER-Force keys at runtime); "custom" when [run]
+   realism names a realism file. [run] realism itself keeps the preset the
+   table started from, so a published configuration loads back to the same
+   table. Writes at most outlen bytes, NUL-terminated. */
+void sim_config_realism_label (const sim_config_t *cfg, char *out, size_t outlen);
+
 /* Replace the whole [ball] table by a preset of physics.md §5.6 (default,
    measured, go26, rc26, erforce, tigers, grsim; case-insensitive). Returns 0
    or -1 with err listing the names. */

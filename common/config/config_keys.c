@@ -172,7 +172,6 @@ const sim_cfg_key_t sim_cfg_keys[] = {
       .count_offset = OFF (vision.phase_offset_count), .range = R_ANY, .unit = "s",
       .help = "per-camera capture offsets, comma-separated (locked phase only)",
       .unset_note = "phase_offsets = 0.0, 0.00136" },
-    S_B ("vision", "report_area", OFF (vision.report_area), true, "emit SSL_DetectionBall.area"),
     S_F ("vision", "area_at_nadir_px", OFF (vision.area_at_nadir_px), 63.0, R_GE0, "px",
          "ball area straight below a camera"),
     S_F ("vision", "spurious_ball_area_px", OFF (vision.spurious_ball_area_px), 32.0, R_GE0,
@@ -315,6 +314,8 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "geometry in wrappers of its own, never with a detection"),
     S_F ("realism", "venue_ball_confidence", OFF (realism.venue_ball_confidence), 0.0, R_UNIT, "",
          "mean ball confidence at this venue (0 = [vision] ball_confidence_mean)"),
+    S_B ("realism", "report_ball_area", OFF (realism.report_ball_area), true,
+         "emit SSL_DetectionBall.area (false: the vision program sends none)"),
 
     /* [field] product addition; 0 = from the division */
     S_F ("field", "length", OFF (field.length), 0, R_GE0, "m", "field length (0 = division)"),

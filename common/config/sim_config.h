@@ -49,7 +49,6 @@ typedef struct {
     sim_camera_phase_t camera_phase;
     int phase_offset_count;
     double phase_offsets[SIM_MAX_PHASE_OFFSETS];
-    bool report_area;
     double area_at_nadir_px, spurious_ball_area_px;
     double spurious_ball_forward, spurious_ball_lateral_stddev;
     double robot_confidence_mean, ball_confidence_mean, confidence_stddev;

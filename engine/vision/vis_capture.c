@@ -133,7 +133,7 @@ s_ghost (const vis_model_def_t *v, sim_rng_t *rng_n, double x, double y)
         .z = v->ball.radius,
         .has_z = v->report_ball_z,
         .area = v->spurious_ball_area_px,
-        .has_area = v->report_area,
+        .has_area = v->realism.report_ball_area,
         .confidence = s_confidence (rng_n, s_ball_confidence_mean (v), v->confidence_stddev),
         .spurious = true,
         .ghost = true,
@@ -317,7 +317,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
             .z = b->z,
             .has_z = v->report_ball_z,
             .area = area,
-            .has_area = v->report_area,
+            .has_area = v->realism.report_ball_area,
             .confidence = s_clamp_confidence (s_ball_confidence_mean (v) + n_c),
         };
     }
@@ -346,7 +346,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
                 .z = br,
                 .has_z = v->report_ball_z,
                 .area = v->spurious_ball_area_px,
-                .has_area = v->report_area,
+                .has_area = v->realism.report_ball_area,
                 .confidence = s_confidence (&rng_n, s_ball_confidence_mean (v), v->confidence_stddev),
                 .spurious = true,
             };

@@ -52,7 +52,6 @@ vis_model_def_default (vis_model_def_t *def)
     def->max_robot_radius = 0.09;
     sim_realism_default (&def->realism);
     def->fov_radius = 6.6;
-    def->report_area = true;
     def->area_at_nadir_px = 63.0;
     def->spurious_ball_area_px = 32.0;
     def->spurious_ball_forward = 0.13;

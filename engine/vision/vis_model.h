@@ -77,7 +77,6 @@ typedef struct {
     sim_realism_t realism;       /* noise, dropouts, delay, calibration error */
     /* the camera-model keys of [vision] (vision.md §4-§10) */
     double fov_radius; /* m, 0 = unlimited */
-    bool report_area;
     double area_at_nadir_px, spurious_ball_area_px;
     double spurious_ball_forward, spurious_ball_lateral_stddev; /* m */
     double robot_confidence_mean, ball_confidence_mean, confidence_stddev;

@@ -20,7 +20,6 @@ vis_model_def_from_config (vis_model_def_t *def, const sim_config_t *cfg)
     def->max_robot_radius = r0 > r1 ? r0 : r1;
     def->realism = cfg->realism;
     def->fov_radius = v->fov_radius;
-    def->report_area = v->report_area;
     def->area_at_nadir_px = v->area_at_nadir_px;
     def->spurious_ball_area_px = v->spurious_ball_area_px;
     def->spurious_ball_forward = v->spurious_ball_forward;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/base/sim_out.h"
+#include "common/config/config.h"
 #include "common/config/sim_schedule_config.h"
 
 /* The protocol ports of one service's Stats (NULL: none) after those
@@ -40,8 +41,7 @@ vw_status_from_stats (vw_status_t *out, const sim_config_t *cfg, const Simbus__S
     out->speed = cfg->run.speed;
     out->paused = cfg->run.mode == SIM_MODE_REALTIME && !(cfg->run.speed > 0);
     out->loss = cfg->realism.robot_command_loss;
-    snprintf (out->realism, sizeof out->realism, "%.63s",
-              cfg->run.realism[0] ? cfg->run.realism : "realistic");
+    sim_config_realism_label (cfg, out->realism, sizeof out->realism);
     sim_rig_t rig;
     sim_rig_resolve (cfg, &rig);
     out->camera_count = rig.count;

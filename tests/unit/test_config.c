@@ -104,7 +104,7 @@ Test (config, defaults_match_the_spec)
     cr_expect_eq (cfg.vision.fov_radius, 6.6);
     cr_expect_eq (cfg.vision.camera_phase, SIM_PHASE_LOCKED);
     cr_expect_eq (cfg.vision.phase_offset_count, 0);
-    cr_expect (cfg.vision.report_area);
+    cr_expect (cfg.realism.report_ball_area);
     cr_expect_eq (cfg.vision.area_at_nadir_px, 63.0);
     cr_expect_eq (cfg.vision.spurious_ball_area_px, 32.0);
     cr_expect_eq (cfg.vision.spurious_ball_forward, 0.13);
@@ -199,6 +199,48 @@ Test (config, defaults_pass_validation_and_empty_args)
 
 /* ---- file loading ------------------------------------------------------- */
 
+/* The realism a run reports: a preset's name while the table is that
+   preset's, NAME+custom after a file's single keys, custom for a realism
+   file (docs/config.md, docs/vision.md "Realism at runtime"). */
+Test (config, realism_label_says_when_single_keys_changed_the_preset)
+{
+    CFG_TEST_TMPDIR (dir);
+    struct {
+        const char *text, *label;
+    } cases[] = {
+        { "", "realistic" },
+        { "[realism]\nstddev_ball_p = 0.001\n", "realistic+custom" },
+        { "[run]\nrealism = go26\n", "go26" },
+        { "[run]\nrealism = go26\n[realism]\nstddev_ball_p = 0.001\n", "go26+custom" },
+        /* the value the preset has already */
+        { "[run]\nrealism = go26\n[realism]\nstddev_ball_p = 0.0007\n", "go26" },
+        { "[run]\nrealism = Friendly\n", "Friendly" },
+        { "[run]\nrealism = rc26\n[realism]\nreport_ball_area = false\n", "rc26+custom" },
+    };
+    char err[512], label[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[32];
+        snprintf (name, sizeof name, "r%zu.ini", i);
+        char *path = cfg_test_write (dir, name, cases[i].text);
+        sim_config_t cfg;
+        sim_config_defaults (&cfg);
+        char *argv[] = { "--config", path };
+        cr_assert_eq (sim_config_from_args (&cfg, 2, argv, err, sizeof err), 0, "%s", err);
+        sim_config_realism_label (&cfg, label, sizeof label);
+        cr_expect_str_eq (label, cases[i].label, "%s: %s", cases[i].text, label);
+        free (path);
+    }
+    /* a realism file: ssl-sim keeps no preset to compare with */
+    char *file = cfg_test_write (dir, "venue.ini", "[realism]\nstddev_ball_p = 0.001\n");
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    char *argv[] = { "--realism", file };
+    cr_assert_eq (sim_config_from_args (&cfg, 2, argv, err, sizeof err), 0, "%s", err);
+    sim_config_realism_label (&cfg, label, sizeof label);
+    cr_expect_str_eq (label, "custom");
+    free (file);
+}
+
 Test (config, file_sets_every_kind_of_key)
 {
     CFG_TEST_TMPDIR (dir);
@@ -222,9 +264,9 @@ Test (config, file_sets_every_kind_of_key)
                                  "[vision]\n"
                                  "camera_phase = free_running\n"
                                  "phase_offsets = 0.0, 0.00136 ,-0.5\n"
-                                 "report_area = no\n"
                                  "[realism]\n"
                                  "stddev_ball_p = 0.001\n"
+                                 "report_ball_area = no\n"
                                  "[field]\n"
                                  "length = 10.4\n"
                                  "[run]\n"
@@ -260,7 +302,7 @@ Test (config, file_sets_every_kind_of_key)
     cr_expect_eq (cfg.vision.phase_offset_count, 3);
     cr_expect_eq (cfg.vision.phase_offsets[1], 0.00136);
     cr_expect_eq (cfg.vision.phase_offsets[2], -0.5);
-    cr_expect_not (cfg.vision.report_area);
+    cr_expect_not (cfg.realism.report_ball_area);
     cr_expect_eq (cfg.realism.stddev_ball_p, 0.001);
     cr_expect_eq (cfg.realism.stddev_robot_p, 0.00042, "partial [realism] stays realistic");
     cr_expect_eq (cfg.field.length, 10.4);

@@ -470,6 +470,12 @@ Test (phys_apply, a_realism_preset_replaces_every_key_as_a_start_with_it)
         cr_expect_str_eq (s_codes (&f.errors), "", "%s", names[i]);
         s_expect_started_with (&f, names[i]);
     }
+    /* the ball area goes with the preset: go26 sends none (SSL-Vision at
+       GO 2026 did not), the others do */
+    s_command (&f, s_preset_cmd (&m, "go26", NULL));
+    cr_expect_not (f.cfg.realism.report_ball_area);
+    s_command (&f, s_preset_cmd (&m, "realistic", NULL));
+    cr_expect (f.cfg.realism.report_ball_area);
 
     /* an unknown name, no name, or a file name: refused, nothing changed */
     sim_config_t before = f.cfg;
@@ -519,6 +525,46 @@ Test (phys_apply, erforce_realism_keys_leave_the_file_only_keys)
     want.object_position_offset = 0;
     cr_expect (memcmp (&want, &f.cfg.realism, sizeof want) == 0, "a key ErForce did not set changed");
     cr_expect_eq (f.cfg.realism.robot_marker_height_error, before.robot_marker_height_error);
+    s_teardown (&f);
+}
+
+/* What the run reports as its realism stays a preset's name only while the
+   table is that preset's (docs/vision.md "Realism at runtime"). */
+Test (phys_apply, the_realism_name_says_when_erforce_keys_changed_the_preset)
+{
+    fixture_t f;
+    s_setup (&f);
+    char label[64];
+    sim_config_realism_label (&f.cfg, label, sizeof label);
+    cr_expect_str_eq (label, "realistic");
+    RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
+    er.has_stddev_robot_p = true;
+    er.stddev_robot_p = 0.002f;
+    realism_cmd_t m;
+    s_command (&f, s_realism_cmd (&m, &er, "type.googleapis.com/RealismConfigErForce"));
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    sim_config_realism_label (&f.cfg, label, sizeof label);
+    cr_expect_str_eq (label, "realistic+custom");
+
+    preset_cmd_t p;
+    s_command (&f, s_preset_cmd (&p, "go26", NULL));
+    sim_config_realism_label (&f.cfg, label, sizeof label);
+    cr_expect_str_eq (label, "go26", "a preset switch gives the whole table back");
+    /* a preset with keys on top in the same message, and keys alone */
+    s_command (&f, s_preset_cmd (&p, "rc26", &er));
+    sim_config_realism_label (&f.cfg, label, sizeof label);
+    cr_expect_str_eq (label, "rc26+custom");
+    cr_expect_str_eq (f.cfg.run.realism, "rc26", "[run] realism keeps the preset the table started from");
+    s_command (&f, s_preset_cmd (&p, "rc26", NULL));
+    sim_config_realism_label (&f.cfg, label, sizeof label);
+    cr_expect_str_eq (label, "rc26");
+    /* a key set to the value the preset has already: still the preset */
+    er.has_stddev_robot_p = false;
+    er.has_object_position_offset = true;
+    er.object_position_offset = 0;
+    s_command (&f, s_realism_cmd (&m, &er, "type.googleapis.com/RealismConfigErForce"));
+    sim_config_realism_label (&f.cfg, label, sizeof label);
+    cr_expect_str_eq (label, "rc26");
     s_teardown (&f);
 }
 

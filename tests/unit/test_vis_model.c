@@ -239,7 +239,7 @@ Test (vis_model, warp_length_change_draws_the_calibration_again)
 Test (vis_model, report_keys)
 {
     sim_config_t cfg = vis_test_cfg ("none");
-    cfg.vision.report_area = false;
+    cfg.realism.report_ball_area = false;
     cfg.vision.report_ball_z = true;
     vis_model_t *m = sim_fc_model_new (&cfg);
     sim_snapshot_t s = s_scene (1000000);
@@ -249,6 +249,60 @@ Test (vis_model, report_keys)
     cr_assert (!f.balls[0].has_area);
     cr_assert (f.balls[0].has_z);
     cr_assert_float_eq (f.balls[0].z, 0.0215, 1e-12);
+    vis_model_destroy (&m);
+}
+
+/* Balls of `frames` captures of s_scene by camera 0 of m: how many, and
+   how many carry an area. */
+static void
+s_count_areas (vis_model_t *m, uint32_t first, uint32_t frames, int *balls, int *with_area)
+{
+    *balls = *with_area = 0;
+    sim_snapshot_t s = s_scene (1000000);
+    vis_frame_t f;
+    for (uint32_t k = first; k < first + frames; k++) {
+        vis_model_capture (m, 0, k, &s, &f);
+        for (int i = 0; i < f.ball_count; i++) {
+            (*balls)++;
+            *with_area += f.balls[i].has_area;
+        }
+    }
+}
+
+/* SSL-Vision at GO 2026 sent no ball area: go26 reports none on any ball
+   (the real one, dribbler and ghost balls), realistic on every one, and a
+   preset switched at runtime takes its report_ball_area along
+   (docs/vision.md "Realism at runtime"). */
+Test (vis_model, go26_balls_have_no_area_and_realistic_balls_do)
+{
+    char err[256];
+    sim_config_t cfg = vis_test_cfg ("realistic");
+    cr_assert (cfg.realism.report_ball_area);
+    vis_model_t *m = sim_fc_model_new (&cfg);
+    int balls, with_area;
+    s_count_areas (m, 0, 500, &balls, &with_area);
+    cr_assert_gt (balls, 400);
+    cr_expect_eq (with_area, balls, "realistic: %d of %d balls with an area", with_area, balls);
+
+    cr_assert_eq (sim_config_switch_realism (&cfg, "go26", err, sizeof err), 0, "%s", err);
+    cr_assert_not (cfg.realism.report_ball_area);
+    sim_fc_model_set (m, &cfg);
+    s_count_areas (m, 500, 500, &balls, &with_area);
+    cr_assert_gt (balls, 400);
+    cr_expect_eq (with_area, 0, "go26 after a switch: %d of %d balls with an area", with_area, balls);
+
+    cr_assert_eq (sim_config_switch_realism (&cfg, "realistic", err, sizeof err), 0, "%s", err);
+    sim_fc_model_set (m, &cfg);
+    s_count_areas (m, 1000, 500, &balls, &with_area);
+    cr_expect_eq (with_area, balls, "realistic again: %d of %d balls with an area", with_area, balls);
+    vis_model_destroy (&m);
+
+    /* started with go26 */
+    cfg = vis_test_cfg ("go26");
+    m = sim_fc_model_new (&cfg);
+    s_count_areas (m, 0, 500, &balls, &with_area);
+    cr_assert_gt (balls, 400);
+    cr_expect_eq (with_area, 0, "go26: %d of %d balls with an area", with_area, balls);
     vis_model_destroy (&m);
 }
 
