@@ -28,7 +28,7 @@ const SHOT_GAME = path.join(BUILD, 'viewer-game.png');
 const SHOT_INSPECTOR = path.join(BUILD, 'viewer-inspector.png');
 const PAUSE_WATCH_MS = 2000; // how long t_capture must stand still
 // command->vision latency: at most the configured vision delay (35 ms with
-// --realism none) plus a frame period (13.6 ms at 73.3 Hz), with generous
+// realism none) plus a frame period (13.6 ms at 73.3 Hz), with generous
 // slack for the bus hops and scheduling of a loaded machine
 const LATENCY_MAX_MS = 35 + 13.6 + 500;
 
@@ -38,13 +38,18 @@ const cleanups = [];
 function startSimulator (dir, ports) {
     const [vision, viewer] = [ports[7], ports[8]];
     const ini = writeIni(dir, ports);
+    // realism none (in the file, since --realism would replace the file's
+    // realism keys), one key away from the preset (a key that moves no
+    // position): the page must say the run is "none+custom" and not offer
+    // that as a choice (below)
+    fs.appendFileSync(ini, '[run]\nrealism = none\n[realism]\nreport_ball_area = false\n');
     const log = fs.openSync(path.join(dir, 'log.txt'), 'a');
     // realism none: no calibration offset or noise, so vision shows exactly
     // where the ball was put; --local-multicast: the probe listens as a
     // league tool does, joined to the group (docs/league-tools.md), which
     // plain --localhost (unicast to 127.0.0.1) does not reach
     const args = ['run', '--config', ini, '--localhost', '--local-multicast', '--vision-addr', `224.5.23.2:${vision}`,
-                  '--viewer-addr', `127.0.0.1:${viewer}`, '--realism', 'none'];
+                  '--viewer-addr', `127.0.0.1:${viewer}`];
     const proc = spawn(SIM, args, { stdio: ['ignore', log, log], env: { ...process.env, XDG_RUNTIME_DIR: dir } });
     fs.closeSync(log);
     proc.exited = new Promise((resolve) => proc.once('exit', (code, sig) => resolve(sig || code)));
@@ -122,6 +127,21 @@ async function main () {
     check('the page keeps drawing new worlds', true);
     await page.waitForFunction(() => window.sslsimView.vision_cameras.length >= 1);
     check('camera detections are drawn', true);
+
+    // ---- a preset changed by single keys: shown, not offered ---------------
+    await page.waitForFunction(() => document.getElementById('realism').value === 'none+custom', null,
+                               { timeout: START_MS });
+    const shown = await page.evaluate(() => [...document.getElementById('realism').options]
+        .filter((o) => o.value.includes('+')).map((o) => ({ value: o.value, disabled: o.disabled })));
+    check('a preset changed by single keys is shown as "none+custom" and cannot be chosen',
+          shown.length === 1 && shown[0].disabled, JSON.stringify(shown));
+    // choosing the preset applies all of it: the label is the name again
+    // and the entry that was only shown is gone
+    await page.selectOption('#realism', 'none');
+    await page.evaluate(() => document.activeElement.blur()); // the page follows the simulator again
+    await page.waitForFunction(() => ![...document.getElementById('realism').options].some((o) => o.value.includes('+'))
+                               && document.getElementById('realism').value === 'none');
+    check('choosing the preset applies it whole: the label is its name again', true);
 
     // ---- no game controller: no game state ------------------------------
     check('without a referee the page shows no game state',

@@ -118,11 +118,21 @@ export function applyStatus (s) {
         updatePaused();
 }
 
+// Shows a value the select does not offer (a preset changed by single keys,
+// "realistic+custom", or a camera count the page has no entry for) as a
+// disabled entry: it says what runs, but choosing it would send a value the
+// simulator refuses. The entry goes once the value is one the page offers.
 function setSelect (sel, value) {
+    for (const o of [...sel.options]) {
+        if (o.dataset.shown && o.value !== value)
+            o.remove();
+    }
     if (![...sel.options].some((o) => o.value === value)) {
         const o = document.createElement('option');
         o.value = value;
         o.textContent = value;
+        o.disabled = true;
+        o.dataset.shown = '1';
         sel.append(o);
     }
     sel.value = value;
