@@ -16,16 +16,13 @@
 /* ---- commands ------------------------------------------------------- */
 
 /* What a request changed beyond the world: the schedule's rig or capture
-   jitter (physics)
-   and the camera model's definition (vision, from the configuration
-   physics publishes). */
+   jitter (as physics does) and the camera model's definition (as vision
+   does, from the configuration physics publishes). */
 static void
 s_config_changed (sslsim_world_t *self, const phys_changes_t *changes)
 {
-    if (changes->rig)
-        phys_policy_rig (self->schedule, &self->cfg, phys_world_time_ns (self->phys));
-    else if (changes->config)
-        phys_policy_config (self->schedule, &self->cfg);
+    phys_policy_changed (self->schedule, &self->cfg, changes->rig, changes->config,
+                         phys_world_time_ns (self->phys));
     if (changes->config && self->model) {
         vis_model_def_t def;
         vis_model_def_from_config (&def, &self->cfg);

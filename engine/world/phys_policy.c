@@ -47,3 +47,13 @@ phys_policy_config (sim_schedule_t *schedule, const sim_config_t *cfg)
     sim_schedule_def_from_config (&def, cfg);
     sim_schedule_set_jitter (schedule, &def);
 }
+
+void
+phys_policy_changed (sim_schedule_t *schedule, const sim_config_t *cfg, bool rig, bool config,
+                     uint64_t time_ns)
+{
+    if (rig)
+        phys_policy_rig (schedule, cfg, time_ns);
+    else if (config)
+        phys_policy_config (schedule, cfg);
+}

@@ -63,4 +63,11 @@ void phys_policy_rig (sim_schedule_t *schedule, const sim_config_t *cfg, uint64_
    the configuration reaches vision. */
 void phys_policy_config (sim_schedule_t *schedule, const sim_config_t *cfg);
 
+/* What a request changed, for the schedule (phys_changes_t's two flags):
+   a replaced rig is taken whole at time_ns (phys_policy_rig), else a
+   changed configuration gives its capture jitter (phys_policy_config),
+   else nothing. The one rule the physics service and libsslsim share. */
+void phys_policy_changed (sim_schedule_t *schedule, const sim_config_t *cfg, bool rig, bool config,
+                          uint64_t time_ns);
+
 #endif

@@ -13,10 +13,8 @@
 static void
 s_config_changed (phys_service_t *self, const phys_changes_t *changes)
 {
-    if (changes->rig)
-        phys_policy_rig (self->schedule, &self->cfg, phys_world_time_ns (self->world));
-    else if (changes->config)
-        phys_policy_config (self->schedule, &self->cfg);
+    phys_policy_changed (self->schedule, &self->cfg, changes->rig, changes->config,
+                         phys_world_time_ns (self->world));
     if (changes->config) {
         self->config_serial++;
         self->config_due = true;

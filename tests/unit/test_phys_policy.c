@@ -109,7 +109,27 @@ Test (phys_policy, a_replaced_rig_captures_at_the_next_substep)
     cr_assert_gt (sim_schedule_next_due (s), t + S_DT_NS, "the old grid has no instant there");
     cfg.vision.default_camera_count = 4;
     cfg.rig_generation++;
-    phys_policy_rig (s, &cfg, t);
+    phys_policy_changed (s, &cfg, true, true, t);
     cr_expect (phys_policy_substep (s, t + S_DT_NS, S_DELAY_NS), "a snapshot at the first substep after");
+    sim_schedule_destroy (&s);
+}
+
+Test (phys_policy, a_configuration_change_without_a_new_rig_keeps_the_grid)
+{
+    /* a realism change (phys_changes_t config, not rig) takes the capture
+       jitter only: the instants stay on the old grid */
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    sim_schedule_t *s = s_schedule ();
+    uint64_t t = 50 * S_DT_NS;
+    for (uint64_t k = 1; k * S_DT_NS <= t; k++)
+        phys_policy_substep (s, k * S_DT_NS, S_DELAY_NS);
+    uint64_t next = sim_schedule_next_due (s);
+    cr_assert_gt (next, t + S_DT_NS, "the old grid has no instant at the next substep");
+    cfg.vision.default_camera_count = 4;
+    phys_policy_changed (s, &cfg, false, true, t);
+    cr_expect_eq (sim_schedule_next_due (s), next, "the next instant is the old grid's");
+    phys_policy_changed (s, &cfg, false, false, t);
+    cr_expect_eq (sim_schedule_next_due (s), next, "nothing changed, nothing moves");
     sim_schedule_destroy (&s);
 }
