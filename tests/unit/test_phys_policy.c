@@ -96,17 +96,27 @@ Test (phys_policy, a_step_publishes_the_due_instants_then_its_end_once)
     sim_schedule_destroy (&s);
 }
 
+/* The default schedule with every substep up to t run, for the tests of a
+   change at t; its grid has no capture instant at the substep after t, so
+   a capture there comes from the change. */
+static sim_schedule_t *
+s_schedule_stepped_to (uint64_t t)
+{
+    sim_schedule_t *s = s_schedule ();
+    for (uint64_t k = 1; k * S_DT_NS <= t; k++)
+        phys_policy_substep (s, k * S_DT_NS, S_DELAY_NS);
+    cr_assert_gt (sim_schedule_next_due (s), t + S_DT_NS, "the old grid has no instant at the next substep");
+    return s;
+}
+
 Test (phys_policy, a_replaced_rig_captures_at_the_next_substep)
 {
     /* vision.md §2.1: after a runtime rig replacement every camera
        captures at the first substep after it, whatever the old grid */
     sim_config_t cfg;
     sim_config_defaults (&cfg);
-    sim_schedule_t *s = s_schedule ();
     uint64_t t = 50 * S_DT_NS;
-    for (uint64_t k = 1; k * S_DT_NS <= t; k++)
-        phys_policy_substep (s, k * S_DT_NS, S_DELAY_NS);
-    cr_assert_gt (sim_schedule_next_due (s), t + S_DT_NS, "the old grid has no instant there");
+    sim_schedule_t *s = s_schedule_stepped_to (t);
     cfg.vision.default_camera_count = 4;
     cfg.rig_generation++;
     phys_policy_changed (s, &cfg, true, true, t);
@@ -120,12 +130,9 @@ Test (phys_policy, a_configuration_change_without_a_new_rig_keeps_the_grid)
        jitter only: the instants stay on the old grid */
     sim_config_t cfg;
     sim_config_defaults (&cfg);
-    sim_schedule_t *s = s_schedule ();
     uint64_t t = 50 * S_DT_NS;
-    for (uint64_t k = 1; k * S_DT_NS <= t; k++)
-        phys_policy_substep (s, k * S_DT_NS, S_DELAY_NS);
+    sim_schedule_t *s = s_schedule_stepped_to (t);
     uint64_t next = sim_schedule_next_due (s);
-    cr_assert_gt (next, t + S_DT_NS, "the old grid has no instant at the next substep");
     cfg.vision.default_camera_count = 4;
     phys_policy_changed (s, &cfg, false, true, t);
     cr_expect_eq (sim_schedule_next_due (s), next, "the next instant is the old grid's");
