@@ -8,9 +8,47 @@
 #include <unistd.h>
 
 #include "sim_lab.h"
+#include "common/base/sim_log.h"
+#include "common/config/config.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
-static const char *const s_services[] = { "physics", "vision", "gateway", "legacy-grsim" };
+/* The services `ssl-sim run ARGS --config DIR/test.ini` starts, read from
+   that same configuration the way the launcher reads it: legacy-grsim
+   and the viewer are on by default and a test may switch either off.
+   Writes up to 5 names into out; returns how many, or -1 when the
+   configuration does not load. */
+static int
+s_wanted_services (const sim_fixture_t *self, const char *out[5])
+{
+    char path[320], err[512];
+    snprintf (path, sizeof path, "%s/test.ini", self->proc.dir);
+    char *argv[64];
+    int argc = 0;
+    for (int i = 0; self->args && self->args[i] && argc < 60; i++)
+        if (strcmp (self->args[i], "--single-process") != 0) /* run's own flag; it starts the same set */
+            argv[argc++] = (char *) self->args[i];
+    argv[argc++] = "--config";
+    argv[argc++] = path;
+    static sim_config_t cfg; /* large; the fixture runs on one thread */
+    sim_config_defaults (&cfg);
+    sim_log_level_t level = SIM_LOG_ERROR;
+    while (level < SIM_LOG_DEBUG && sim_log_enabled (level + 1))
+        level++;
+    sim_log_set_level (SIM_LOG_ERROR); /* ssl-sim itself already said what it had to */
+    int rc = sim_config_from_args (&cfg, argc, argv, err, sizeof err);
+    sim_log_set_level (level);
+    if (rc)
+        return -1;
+    int n = 0;
+    out[n++] = "physics";
+    out[n++] = "gateway";
+    out[n++] = "vision";
+    if (cfg.run.legacy_grsim)
+        out[n++] = "legacy-grsim";
+    if (cfg.viewer.enabled)
+        out[n++] = "viewer";
+    return n;
+}
 
 /* Read vision until a packet with a detection frame comes (at most ms). */
 static bool
@@ -66,10 +104,15 @@ sim_fixture_start (sim_fixture_t *self, const char *const *args, const char *ext
         return s_fail (self, "no detection frames in sync steps");
     if ((wait & SIM_FIXTURE_VISION) && !s_wait_detection (self->vision, SIM_FIXTURE_START_MS))
         return s_fail (self, "no vision packet with a detection frame");
-    if (wait & SIM_FIXTURE_SERVICES)
-        for (size_t i = 0; i < sizeof s_services / sizeof s_services[0]; i++)
-            if (!sim_fixture_wait_service (self, s_services[i], 0, SIM_FIXTURE_START_MS))
+    if (wait & SIM_FIXTURE_SERVICES) {
+        const char *names[5];
+        int n = s_wanted_services (self, names);
+        if (n < 0)
+            return s_fail (self, "the test's configuration does not load");
+        for (int i = 0; i < n; i++)
+            if (!sim_fixture_wait_service (self, names[i], 0, SIM_FIXTURE_START_MS))
                 return s_fail (self, "a service wrote no pid file");
+    }
     return 0;
 }
 

@@ -21,7 +21,7 @@ enum {
     SIM_FIXTURE_GATEWAY = 1 << 0,  /* the control port answers an empty SimulatorCommand */
     SIM_FIXTURE_FRAMES = 1 << 1,   /* sync steps carry detection frames (sync mode; implies GATEWAY) */
     SIM_FIXTURE_VISION = 1 << 2,   /* `vision` receives the vision port, and a detection arrived */
-    SIM_FIXTURE_SERVICES = 1 << 3, /* all four services wrote their pid files */
+    SIM_FIXTURE_SERVICES = 1 << 3, /* every service the run starts (the viewer too) wrote its pid file */
 };
 
 /* How long sim_fixture_start waits for each step, ms. */

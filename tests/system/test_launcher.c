@@ -208,6 +208,9 @@ Test (launcher, a_single_process_run_holds_the_directory, .timeout = 40)
     cr_assert_eq (sim_lab_wait_service (dir, 0, "physics", 0, 5000), first,
                   "the single-process simulator wrote no pid file naming itself");
     cr_assert_eq (sim_lab_wait_service (dir, 0, "gateway", 0, 5000), first);
+    /* status (below) exits 1 while a service the run starts is not up; the
+       viewer starts last */
+    cr_assert_eq (sim_lab_wait_service (dir, 0, "viewer", 0, 5000), first);
 
     char out[8192];
     const char *modes[] = { "run --single-process", "run" };

@@ -321,6 +321,9 @@ Test (operator, status_exits_non_zero_when_its_curve_certificate_is_refused, .ti
     cr_assert_gt (run, 0);
     cr_assert_gt (sim_lab_wait_service (dir, 0, "physics", 0, 10000), 0, "the simulator did not come up");
     cr_assert_gt (sim_lab_wait_service (dir, 0, "legacy-grsim", 0, 10000), 0);
+    /* status exits 1 while a service the run starts is not up yet; the
+       viewer starts last */
+    cr_assert_gt (sim_lab_wait_service (dir, 0, "viewer", 0, 10000), 0);
 
     int code = sim_lab_capture (out, sizeof out, "XDG_RUNTIME_DIR='%s' '%s' status --config '%s' 2>&1", dir,
                                 sim_lab_exe (), bad_ini);
