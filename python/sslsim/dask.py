@@ -35,6 +35,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError("sslsim.dask needs Dask's distributed package (Debian: python3-distributed)") from e
 
 from .env import _box, _EnvBase
+from .rollout import join
 from .vector import SslSimVectorEnv, action_array, reset_mask
 from .world import World
 
@@ -65,6 +66,7 @@ class Shard:
                 seed = w.seed
         kwargs["seed"] = (int(seed) + int(offset)) & 0xFFFFFFFFFFFFFFFF
         self.env = SslSimVectorEnv(num_envs, **kwargs)
+        self.worlds = np.arange(offset, offset + num_envs, dtype=np.int64)
 
     def spaces(self):
         e = self.env
@@ -79,6 +81,14 @@ class Shard:
     def step(self, actions):
         obs, rewards, terminated, truncated, infos = self.env.step(actions)
         return obs, rewards, terminated, truncated, infos["seed"]
+
+    def rollout(self, policy, steps):
+        try:
+            return self.env.rollout(policy, steps, self.worlds)
+        except (ValueError, TypeError, RuntimeError):
+            raise
+        except Exception as e:  # the policy's own error: an answer, not a lost worker (see _gather)
+            raise RuntimeError("the policy raised %s in the worker: %s" % (type(e).__name__, e)) from e
 
     def close(self):
         self.env.close()
@@ -221,6 +231,24 @@ class DaskVectorEnv:
         obs, rew, term, trunc, seeds = (np.concatenate([p[i] for p in parts]) for i in range(5))
         self._obs, self._seeds = obs, seeds
         return obs.copy(), rew, term, trunc, {"seed": seeds.copy()}
+
+    def rollout(self, policy, steps):
+        """`steps` steps in one call: every worker steps its shard with
+        actions = policy(obs, worlds) for its own worlds (sslsim.rollout's
+        text; the policy is pickled to the workers) and sends the whole
+        trajectory back, so the cluster's round trip is paid once, not
+        once a step. Returns the trajectory's arrays in world order,
+        (steps, num_envs, ...), the same as a local SslSimVectorEnv's
+        rollout with that policy; the env goes on from its last step."""
+        self._check_usable()
+        if not self._started:
+            raise RuntimeError("call reset() before rollout()")
+        # a rollout is long (a whole trajectory): it runs on the actor's
+        # thread, not in the worker's event loop, which keeps answering
+        # heartbeats meanwhile
+        traj = join(self._gather([actor.rollout(policy, steps) for actor in self._actors]))
+        self._obs, self._seeds = traj["last_obs"].copy(), traj["seeds"][-1].copy()
+        return traj
 
     def close(self):
         """Free every shard's worlds (those of live workers) and the actors; twice is fine."""

@@ -24,6 +24,7 @@ import numpy as np
 from . import _native as N
 from .env import _box, _EnvBase
 from .learn import Observer, action_bounds, cast, check_env_args, check_task, task_args
+from .rollout import rollout
 from .world import Batch, SslSimError
 
 _EPISODE_STRIDE = np.uint64(1 << 32)
@@ -221,6 +222,16 @@ class SslSimVectorEnv:
         self._done = terminated | truncated
         return (self._obs.copy(), self._rewards.astype(np.float64), terminated, truncated,
                 {"seed": self._seeds.copy()})
+
+    def rollout(self, policy, steps, worlds=None):
+        """`steps` steps in one call with actions = policy(obs, worlds)
+        (sslsim.rollout's text): the same as calling step that often.
+        worlds: the indices the policy is told (default 0..num_envs-1; a
+        cluster env's shard passes its worlds' indices in the whole env).
+        Returns the trajectory's arrays, (steps, num_envs, ...)."""
+        if not self._started:
+            raise RuntimeError("call reset() before rollout()")
+        return rollout(self, policy, steps, self._obs.copy(), worlds)
 
     def close(self):
         """Free the batch, the observer and the task; twice is fine."""

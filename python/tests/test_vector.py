@@ -356,6 +356,41 @@ class BadInputTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "closed"):
             env.reset(seed=1)
 
+    def test_a_rollout_is_the_same_steps_and_refuses_a_bad_policy(self):
+        """rollout(policy, 20) over an autoreset (max_steps 8) returns what
+        20 steps with the policy's actions return, in one call; a policy
+        that answers with the wrong shape or dtype is named."""
+        def policy(obs, worlds):  # forward at 0.4 + 0.1 * world, the rest still
+            a = np.zeros((len(obs), 1, 6))
+            a[:, 0, 0] = 0.4 + 0.1 * worlds
+            return a
+
+        with sslsim.SslSimVectorEnv(3, max_steps=8, threads=1) as env, \
+                sslsim.SslSimVectorEnv(3, max_steps=8, threads=1) as plain:
+            with self.assertRaisesRegex(RuntimeError, "reset"):
+                env.rollout(policy, 2)
+            env.reset(seed=5)
+            obs, _ = plain.reset(seed=5)
+            traj = env.rollout(policy, 20)
+            for t in range(20):
+                np.testing.assert_array_equal(traj["obs"][t], obs)
+                np.testing.assert_array_equal(traj["actions"][t], policy(obs, np.arange(3)))
+                obs, rew, term, trunc, infos = plain.step(policy(obs, np.arange(3)))
+                np.testing.assert_array_equal(traj["rewards"][t], rew)
+                np.testing.assert_array_equal(traj["terminated"][t], term)
+                np.testing.assert_array_equal(traj["truncated"][t], trunc)
+                np.testing.assert_array_equal(traj["seeds"][t], infos["seed"])
+            np.testing.assert_array_equal(traj["last_obs"], obs)
+            self.assertTrue(traj["truncated"][7].all())
+            with self.assertRaisesRegex(ValueError, "steps"):
+                env.rollout(policy, 0)
+            with self.assertRaisesRegex(ValueError, "policy.*shape"):
+                env.rollout(lambda o, w: np.zeros((3, 6)), 1)
+            with self.assertRaisesRegex(TypeError, "policy.*float"):
+                env.rollout(lambda o, w: np.zeros((3, 1, 6), dtype=int), 1)
+            with self.assertRaisesRegex(TypeError, "policy"):
+                env.rollout(None, 1)
+
     def test_a_refused_step_moves_nothing_and_skips_no_episode(self):
         """A NaN in the step that autoresets world 0 refuses the step; the
         next good step resets world 0 with the episode's next seed."""
