@@ -44,6 +44,39 @@ def run(env, seeds, actions):
     return out
 
 
+class LinearPolicy:
+    """A rollout policy (module level, so workers import it by name): each
+    world's action from its own observation row and its index in the env,
+    so the bytes cannot depend on which worker holds it."""
+
+    def __init__(self, dim, k, seed):
+        rng = np.random.default_rng(seed)
+        self.w = rng.normal(0, 0.2, size=(dim, k * 6))
+        self.k = k
+
+    def __call__(self, obs, worlds):
+        a = np.tanh(obs.astype(np.float64) @ self.w) + 0.05 * (worlds % 7)[:, None]
+        return a.reshape(len(obs), self.k, 6)
+
+
+def stepped(env, policy, steps):
+    """What a rollout must equal: `steps` plain steps with the policy's actions, as bytes."""
+    obs, out = env._obs.copy(), []
+    for _ in range(steps):
+        a = policy(obs.copy(), np.arange(env.num_envs))
+        o, rew, term, trunc, infos = env.step(a)
+        out.append((obs.tobytes(), np.asarray(a, dtype=np.float64).tobytes(), rew.tobytes(), term.tobytes(),
+                    trunc.tobytes(), infos["seed"].tobytes()))
+        obs = o
+    return out, obs
+
+
+def as_steps(traj):
+    """A trajectory's arrays as stepped()'s per-step bytes."""
+    rows = zip(traj["obs"], traj["actions"], traj["rewards"], traj["terminated"], traj["truncated"], traj["seeds"])
+    return [tuple(x.tobytes() for x in row) for row in rows], traj["last_obs"]
+
+
 class DaskClusterTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -89,6 +122,48 @@ class DaskClusterTest(unittest.TestCase):
             one.close()
             two.close()
             local.close()
+
+    def test_a_rollout_is_its_steps_on_one_and_two_workers(self):
+        """rollout(policy, 30) over autoresets (max_steps 12), both kinds:
+        one worker, two workers (the policy runs in each worker for its
+        shard, told the worlds' global indices) and a local env's rollout
+        all give the bytes of 30 plain steps with that policy; the env
+        then goes on stepping where the rollout left it."""
+        for kind in ("vision", "truth"):
+            one = DaskVectorEnv(self.client, 5, workers=self.workers[:1], observation=kind, max_steps=12)
+            two = DaskVectorEnv(self.client, 5, observation=kind, max_steps=12)
+            local = sslsim.SslSimVectorEnv(5, observation=kind, max_steps=12, threads=1)
+            plain = sslsim.SslSimVectorEnv(5, observation=kind, max_steps=12, threads=1)
+            policy = LinearPolicy(plain.single_observation_space.shape[0], len(plain.controlled), 4)
+            for env in (one, two, local, plain):
+                env.reset(seed=21)
+            want, want_last = stepped(plain, policy, 30)
+            self.assertIn(b"\x01", b"".join(step[4] for step in want))  # an episode was truncated
+            for env in (one, two, local):
+                got, last = as_steps(env.rollout(policy, 30))
+                self.assertEqual(got, want, kind)
+                np.testing.assert_array_equal(last, want_last)
+            a = np.full(plain.action_space.shape, 0.3)
+            after = plain.step(a)[0]
+            for env in (one, two, local):
+                np.testing.assert_array_equal(env.step(a)[0], after)
+            for env in (one, two, local, plain):
+                env.close()
+
+    def test_a_bad_policy_is_refused_by_name_and_the_workers_go_on(self):
+        with DaskVectorEnv(self.client, 4) as env:
+            with self.assertRaisesRegex(RuntimeError, "reset"):
+                env.rollout(LinearPolicy(13, 1, 0), 3)
+            env.reset(seed=2)
+            with self.assertRaisesRegex(ValueError, "steps"):
+                env.rollout(LinearPolicy(13, 1, 0), 0)
+            with self.assertRaisesRegex(ValueError, "policy.*shape"):
+                env.rollout(lambda obs, worlds: np.ones_like(obs), 3)  # (m, D) is not (m, k, 6)
+            with self.assertRaisesRegex(RuntimeError, "policy raised KeyError"):
+                env.rollout(lambda obs, worlds: {}["no such key"], 3)
+            traj = env.rollout(LinearPolicy(13, 1, 0), 3)
+            self.assertEqual(traj["obs"].shape, (3, 4, 13))
+        self.assertEqual(sorted(self.client.scheduler_info()["workers"]), self.workers)
 
     def test_default_and_listed_seeds_are_global(self):
         """Without a seed world k has the configuration's seed plus k, as
@@ -168,6 +243,11 @@ class DaskClusterTest(unittest.TestCase):
     def test_the_docs_example_runs_as_written(self):
         """docs/dask.md's first block, run by /usr/bin/python3 from the source tree."""
         run_docs_block(self, "dask.md", None, "LocalCluster")
+
+    def test_the_docs_rollout_example_runs_as_written(self):
+        """docs/dask.md's rollout block: its policy class is defined in the
+        script (__main__), so it reaches the workers by value."""
+        run_docs_block(self, "dask.md", "## Rollouts", "env.rollout(")
 
 
 class TlsTest(unittest.TestCase):
