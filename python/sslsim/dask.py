@@ -35,7 +35,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError("sslsim.dask needs Dask's distributed package (Debian: python3-distributed)") from e
 
 from .env import _box, _EnvBase
-from .rollout import join
+from .rollout import check_steps, join
 from .vector import SslSimVectorEnv, action_array, reset_mask
 from .world import World
 
@@ -114,7 +114,7 @@ class DaskVectorEnv:
     shard's Batch threads (1: a Dask worker is the unit of parallelism;
     give each worker process one thread, `dask worker --nthreads 1`).
     timeout (s): the longest a step or reset waits for a shard before
-    raising WorkerLost."""
+    raising WorkerLost (a rollout: that per step)."""
 
     def __init__(self, client, num_envs=64, workers=None, threads=1, timeout=60.0, **kwargs):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -170,13 +170,14 @@ class DaskVectorEnv:
         if not self._actors:
             raise ValueError("the vector env is closed")
 
-    def _gather(self, pending):
+    def _gather(self, pending, steps=1):
         """Each shard's answer, in order; a shard whose worker is gone or
-        silent past the timeout raises WorkerLost (and breaks the env)."""
+        silent past the timeout (per step: `steps` of them) raises
+        WorkerLost (and breaks the env)."""
         out = []
         for (address, offset, count), f in zip(self.shards, pending):
             try:
-                out.append(f.result(timeout=self.timeout))
+                out.append(f.result(timeout=self.timeout * steps))
             except (ValueError, TypeError, RuntimeError):
                 raise  # the shard's own answer to bad input: the worker lives on
             except Exception as e:  # OSError, comm errors, timeouts: the worker is gone
@@ -243,10 +244,11 @@ class DaskVectorEnv:
         self._check_usable()
         if not self._started:
             raise RuntimeError("call reset() before rollout()")
+        check_steps(steps)
         # a rollout is long (a whole trajectory): it runs on the actor's
         # thread, not in the worker's event loop, which keeps answering
         # heartbeats meanwhile
-        traj = join(self._gather([actor.rollout(policy, steps) for actor in self._actors]))
+        traj = join(self._gather([actor.rollout(policy, steps) for actor in self._actors], int(steps)))
         self._obs, self._seeds = traj["last_obs"].copy(), traj["seeds"][-1].copy()
         return traj
 

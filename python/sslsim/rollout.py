@@ -22,12 +22,17 @@ a rollout is exactly `steps` calls of env.step with the policy's actions.
 import numpy as np
 
 
+def check_steps(steps):
+    """ValueError naming the argument unless steps is a positive integer."""
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 1:
+        raise ValueError("steps must be a positive integer, not %r" % (steps,))
+
+
 def rollout(env, policy, steps, obs, worlds=None):
     """Step `env` (a vector env whose last observation is `obs`) `steps`
     times with actions = policy(obs, worlds); worlds defaults to
     arange(num_envs). Returns the dict of arrays the module's text lists."""
-    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 1:
-        raise ValueError("steps must be a positive integer, not %r" % (steps,))
+    check_steps(steps)
     if not callable(policy):
         raise TypeError("policy must be callable as policy(obs, worlds), not %r" % (policy,))
     n = env.num_envs

@@ -292,5 +292,22 @@ class WorkerDeathTest(unittest.TestCase):
             env.close()
 
 
+    def test_a_killed_worker_is_an_error_on_the_next_rollout(self):
+        """The same kill before a rollout of 1000 steps: WorkerLost as soon
+        as the connection drops, not after the rollout's longer wait
+        (1000 times the timeout)."""
+        with cluster(2) as c, Client(c, direct_to_workers=True) as client:
+            env = DaskVectorEnv(client, 4, timeout=5.0)
+            env.reset(seed=1)
+            policy = LinearPolicy(env.single_observation_space.shape[0], 1, 0)
+            env.rollout(policy, 2)
+            address = env.shards[1][0]
+            os.kill(client.run(os.getpid, workers=[address])[address], signal.SIGKILL)
+            started = time.monotonic()
+            with self.assertRaisesRegex(WorkerLost, "%s holding worlds 2..3" % address):
+                env.rollout(policy, 1000)
+            self.assertLess(time.monotonic() - started, 60)
+            env.close()
+
 if __name__ == "__main__":
     unittest.main()
