@@ -158,6 +158,16 @@ void phys_world_set_scalar_robots (phys_world_t *self, bool on);
    (no broad phase), to check that the broad phase changes no result. */
 void phys_world_set_exhaustive_contacts (phys_world_t *self, bool on);
 
+/* The definition's checks (phys_world_def.c). phys_def_check: every
+   value of a definition, the first refusal described in err; the others
+   the same checks of a part without a message, for loaded images and
+   runtime changes of field and realism. */
+bool phys_def_check (const phys_world_def_t *def, char *err, size_t err_len);
+bool phys_def_field_ok (const sim_field_t *f);
+bool phys_def_realism_ok (const phys_realism_def_t *r);
+bool phys_def_parts_ok (const sim_ball_cfg_t *ball, const sim_contact_cfg_t *contact,
+                        const phys_realism_def_t *realism, const sim_field_t *field);
+
 /* Refresh a robot's derived values after its specs changed. */
 void phys_robot_refresh (phys_robot_t *r);
 
