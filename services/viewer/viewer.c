@@ -165,6 +165,11 @@ s_on_frames (vw_service_t *self, const Simbus__Frames *msg)
         return;
     for (size_t i = 0; i < msg->n_wrapper; i++)
         vw_frames_keep (self->frames, msg->wrapper[i].data, msg->wrapper[i].len);
+    /* a page asking sees these frames now, not with the next snapshot:
+       vision releases a capture after physics published it, and a paused
+       world (a replay's seek or step) publishes nothing more after it */
+    self->serial++;
+    vw_pages_serve (self, NULL);
 }
 
 static bool

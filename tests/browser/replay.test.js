@@ -6,7 +6,8 @@
 // replay's vision goes on the wire, that the timeline is there with the
 // run's length, that seeking while paused shows the field at that time
 // (the ball at A, then at B, then at A again, the same world and the same
-// packets on the wire both times),
+// packets on the wire both times; the page draws the frames the wire
+// carried, whether the newest of them caught the ball or lost it),
 // that a step moves one frame, that the replay cannot be changed, and
 // that after the seeks the packets on the wire show the field of the new
 // time; saves BUILD/viewer-replay.png (docs/viewer-replay.png) and prints
@@ -15,9 +16,10 @@
 // Every wait watches a condition with a bound; none sleeps to let
 // something happen. Exit status 0 when every check passed.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { START_MS, TOLERANCE_M, check, must, writeIni, Vision, stopSimulator, waitHttp, runTest, spawnLogged,
+import { START_MS, TOLERANCE_M, WAIT_MS, check, must, writeIni, Vision, stopSimulator, waitHttp, runTest, spawnLogged,
          openPage, simTime, waitSimTime, seekBar, setUp } from './support.js';
 
 const BUILD = path.resolve(process.argv[2] || path.join(import.meta.dirname, '..', '..', 'build'));
@@ -36,17 +38,16 @@ const onBar = (t) => Math.round(t * 100) / 100;
 // so a loaded machine's browser connects long before the end (a replay
 // with no page open ends at its end, as `ssl-sim replay` always did)
 const SPEED = 0.25;
+// how far the default realism's cameras may put the ball from the truth
+// (calibration warp, marker parallax, noise): the system tests' bound
+const CAMERA_TOLERANCE_M = Number(execFileSync(PROBE, ['tolerance'], { encoding: 'utf8' }));
 
 const cleanups = [];
 
 const dist = (p, q) => Math.hypot(p[0] - q[0], p[1] - q[1]);
+// the truth is checked to 1 cm; a camera's ball to CAMERA_TOLERANCE_M
 const near = (p, q) => p && dist(p, q) <= TOLERANCE_M;
-// A camera's ball is where it should be when it is nearer that place than
-// the other: the run keeps the default realism, whose calibration error
-// (camera_position_error, 2 cm) and noise move detections by centimetres,
-// while A and B are 4.7 m apart. The truth is checked to 1 cm.
-const other = (p) => (p === A ? B : A);
-const seenAt = (balls, p) => balls.some((b) => dist(b, p) < dist(b, other(p)));
+const seenAt = (balls, p) => balls.some((b) => dist(b, p) <= CAMERA_TOLERANCE_M);
 const ballOf = (page) => page.evaluate(() => {
     const b = window.sslsimView.ball;
     return b ? [b.x, b.y] : null;
@@ -121,48 +122,86 @@ async function main () {
     check('a journal has no referee command or goal to jump to',
           await page.isDisabled('#tl-next-command') && await page.isDisabled('#tl-next-goal'));
 
-    // seek with the bar, as a user drags it: the op, then the world of that time drawn
+    // seek with the bar, as a user drags it: the op, then the world of
+    // that time drawn with the cameras' frames of that time. `mark` is
+    // where the wire's frames of this seek begin (the replay is paused, so
+    // nothing else is sent meanwhile); the page is done when it draws, for
+    // every camera that sent something since, a frame the wire carried too,
+    // captured no later than the time sought.
     const seek = async (t) => {
+        const mark = vision.frames.length;
         const took = await seekBar(page, t, SEEK_TOLERANCE_S);
-        // the cameras' frames of that time: the seek runs up to it as the replay does
-        await page.waitForFunction(() => window.sslsimView.vision_balls.length > 0);
+        const wire = () => vision.frames.slice(mark).filter((f) => f.t_capture <= t + SEEK_TOLERANCE_S);
+        const end = Date.now() + WAIT_MS;
+        for (;;) {
+            const drawn = await page.evaluate(() => window.sslsimView.vision_frames);
+            const sent = wire();
+            const cameras = new Set(sent.map((f) => f.camera));
+            const onWire = (d) => sent.find((f) => f.camera === d.camera && f.frame === d.frame);
+            if (sent.length && drawn.length === cameras.size && drawn.every(onWire))
+                break;
+            if (Date.now() > end)
+                throw new Error(`the page draws ${JSON.stringify(drawn)} ${WAIT_MS} ms after a seek to ${t} s, `
+                                + `the wire carried ${JSON.stringify(sent.map((f) => [f.camera, f.frame]))}`);
+            await page.waitForTimeout(10); // a poll of the condition above, bounded by WAIT_MS
+        }
         const w = await page.evaluate(() => ({ t: window.sslsimView.t, ball: window.sslsimView.ball,
                                                seen: window.sslsimView.vision_balls,
+                                               drawn: window.sslsimView.vision_frames,
                                                robots: window.sslsimView.robots.map((r) => [r.x, r.y]) }));
-        return { ...w, took };
+        return { ...w, took, wire: wire() };
     };
-    const tA = onBar((atA + atB) / 2);
-    const tB = onBar(atB + HOLD_S / 2);
-    // the first packet on the wire after a seek with the ball in it,
-    // captured in the 100 ms before the time sought: the seek's pre-roll
-    // sends it (the pre-roll is longer than vision's delay), and the same
-    // one each time
-    const preroll = async (from, t) => {
-        const inWindow = (f) => f.t_capture <= t && f.t_capture > t - 0.1 && f.balls.length > 0;
-        const seen = vision.frames.slice(from).find(inWindow);
-        return seen || vision.waitFor('of the pre-roll', inWindow);
+    // the cameras saw the ball at p: a detection within the default
+    // realism's calibration bound of it in a frame of the seek's pre-roll
+    // (a ghost ball lands uniformly anywhere on the field)
+    const camerasSaw = (s, p) => s.wire.some((f) => seenAt(f.balls, p));
+    // the page draws what the cameras sent: each frame's balls as on the wire
+    const drawsTheWire = (s) => {
+        const sent = s.drawn.flatMap((d) => s.wire.find((f) => f.camera === d.camera && f.frame === d.frame).balls);
+        return sent.length === s.seen.length && sent.every((b, i) => dist(b, s.seen[i]) < 1e-4);
     };
-    let mark = vision.frames.length;
-    const first = await seek(tA);
-    const firstWire = await preroll(mark, tA);
-    const sees = (w, p) => seenAt(w.seen, p);
+    // A seek near t0 whose pre-roll the cameras saw the ball in: the
+    // default realism loses the ball in bursts (mean 2.6 frames, starting
+    // at 1.55 % of frames), and the pre-roll's six or seven frames of the
+    // camera over p are all lost about once in a thousand seeks. Each seek
+    // restarts the cameras, so the next candidate, 50 ms on, is a fresh
+    // draw; five misses in a row is a broken replay, not bad luck.
+    const seekSeeing = async (t0, p) => {
+        let s;
+        for (let k = 0; k < 5; k++) {
+            const t = onBar(t0 + 0.05 * k);
+            s = { ...(await seek(t)), sought: t };
+            if (camerasSaw(s, p))
+                return s;
+        }
+        return s;
+    };
+    const firstSeek = await seekSeeing((atA + atB) / 2, A);
+    const tA = firstSeek.sought;
+    const first = firstSeek;
     check(`seeking to ${tA.toFixed(2)} s shows the field then: the ball at A, as the cameras saw it`,
-          Math.abs(first.t - tA) <= SEEK_TOLERANCE_S && near([first.ball.x, first.ball.y], A) && sees(first, A),
-          JSON.stringify(first));
-    const second = await seek(tB);
+          Math.abs(first.t - tA) <= SEEK_TOLERANCE_S && near([first.ball.x, first.ball.y], A)
+          && camerasSaw(first, A) && drawsTheWire(first), JSON.stringify(first));
+    const second = await seekSeeing(atB + HOLD_S / 2, B);
+    const tB = second.sought;
     check(`seeking on to ${tB.toFixed(2)} s shows the ball at B, as the cameras saw it`,
           Math.abs(second.t - tB) <= SEEK_TOLERANCE_S && near([second.ball.x, second.ball.y], B)
-          && sees(second, B) && !sees(second, A), JSON.stringify(second));
-    mark = vision.frames.length;
+          && camerasSaw(second, B) && drawsTheWire(second), JSON.stringify(second));
     const again = await seek(tA);
-    const againWire = await preroll(mark, tA);
+    // every frame both seeks' pre-rolls carried, the same packet both times
+    // (the page may be done a frame earlier one time than the other)
+    const both = first.wire.filter((f) => again.wire.some((g) => g.camera === f.camera && g.frame === f.frame));
+    const same = both.every((f) => JSON.stringify(f) === JSON.stringify(
+        again.wire.find((g) => g.camera === f.camera && g.frame === f.frame)));
     check('seeking back sends the same packets on the wire as the first time',
-          JSON.stringify(againWire) === JSON.stringify(firstWire) && seenAt(firstWire.balls, A),
-          `${JSON.stringify(firstWire)} then ${JSON.stringify(againWire)}`);
+          same && both.length >= 4 && camerasSaw(again, A),
+          `${both.length} frames in both: ${JSON.stringify(first.wire)} then ${JSON.stringify(again.wire)}`);
+    const sameFrames = JSON.stringify(again.drawn) === JSON.stringify(first.drawn);
     check('seeking back shows A again, the same world as the first time',
           again.t === first.t && JSON.stringify(again.ball) === JSON.stringify(first.ball)
           && JSON.stringify(again.robots) === JSON.stringify(first.robots)
-          && JSON.stringify(again.seen) === JSON.stringify(first.seen), `${JSON.stringify(again)}`);
+          && (!sameFrames || JSON.stringify(again.seen) === JSON.stringify(first.seen)) && drawsTheWire(again),
+          `${JSON.stringify(again)}`);
     console.log(`     seek, op to frame drawn: ${[first, second, again].map((s) => s.took.toFixed(0)).join(', ')} ms`);
     const early = await seek(onBar(atA / 2));
     check('before the ball was put at A, it is not there', !near([early.ball.x, early.ball.y], A),
@@ -183,7 +222,7 @@ async function main () {
     const jump = await page.evaluate(() => window.sslsimView.request('jump', { to: 'command' }));
     check('a jump to a referee command is refused', jump && !jump.ok && jump.code === 'NOT_FOUND',
           JSON.stringify(jump));
-    await page.waitForFunction(() => window.sslsimView.vision_balls.length > 0);
+    await page.waitForFunction(() => window.sslsimView.vision_cameras.length > 0);
     await page.screenshot({ path: SCREENSHOT });
     check(`screenshot saved (${SCREENSHOT})`, fs.existsSync(SCREENSHOT));
 

@@ -5,6 +5,10 @@
         sim_probe ports N      N free loopback ports from the counter the
                                system tests share (sim_test_free_port), one
                                line, separated by spaces
+        sim_probe tolerance    how far the default realism's vision may
+                               put a detection from the truth, in metres
+                               (sim_test_vision_tolerance: the system
+                               tests' bound), one line
         sim_probe vision PORT  join 224.5.23.2:PORT on lo and print one JSON line
                                per SSL_WrapperPacket detection frame:
                                {"camera":C,"frame":F,"t_capture":T,
@@ -272,6 +276,10 @@ main (int argc, char **argv)
         if (count > 0 && count <= 64)
             return s_ports (count);
     }
+    if (argc == 2 && strcmp (argv[1], "tolerance") == 0) {
+        printf ("%.6f\n", sim_test_vision_tolerance ());
+        return 0;
+    }
     if (argc == 3 && strcmp (argv[1], "vision") == 0) {
         int port = atoi (argv[2]);
         if (port > 0 && port < 65536)
@@ -287,6 +295,6 @@ main (int argc, char **argv)
         if (port > 0 && port < 65536)
             return s_referee (port);
     }
-    fprintf (stderr, "usage: sim_probe ports N | vision PORT | commands PORT | referee PORT\n");
+    fprintf (stderr, "usage: sim_probe ports N | tolerance | vision PORT | commands PORT | referee PORT\n");
     return 2;
 }

@@ -307,6 +307,33 @@ Test (viewer_service, a_snapshot_reaches_a_page_that_asked_as_a_world)
     s_stop (&b);
 }
 
+/* A paused world (a replay after a seek or a step) publishes no snapshot
+   after its last one, and vision releases that instant's frames after it:
+   the frames alone make a new world for a page that asked, so the page
+   draws the cameras of the time it shows at once. Vision learns of the
+   viewer's subscription when it publishes: its frame goes again until one
+   was taken. */
+Test (viewer_service, camera_frames_alone_reach_a_page_that_asked)
+{
+    s_bench_t b;
+    s_start (&b, false, true);
+    s_connect (&b, true);
+    cr_assert (s_wanted_becomes (b.physics, SIMBUS__ENVELOPE__BODY_SNAPSHOT, true, S_WAIT_MS));
+    cr_assert_gt (s_snapshot (&b, 0.5), 0);
+    cJSON *world = s_next (&b);
+    cJSON_Delete (world);
+
+    cr_assert_eq (sim_ws_send (b.ws, "{\"op\":\"next\"}"), 0);
+    world = NULL;
+    for (int k = 0; k < S_ROUNDS && !world; k++)
+        world = sim_ws_wait (b.ws, "world", s_frame (&b) > 0 ? S_WAIT_MS : 100);
+    cr_assert_not_null (world, "camera 0's frame came and the page that asked got no world");
+    cr_expect (s_has_frame (world), "the world after the frame does not carry it");
+    s_expect_truth (world, 0.5); /* the same instant: no snapshot came */
+    cJSON_Delete (world);
+    s_stop (&b);
+}
+
 /* ---- the page's ops ---------------------------------------------------------- */
 
 /* The request the gateway gets within S_WAIT_MS, as a SimulatorCommand

@@ -48,6 +48,7 @@ export const view = {
     ball: null,
     vision_cameras: [],
     vision_balls: [],           // [x, y] of each ball detection drawn
+    vision_frames: [],          // {camera, frame, t_capture} of each camera frame drawn
     player: null,               // the status's "player" while `ssl-sim play` serves the page, or null
     frames_drawn: 0,
     paused: false,
@@ -245,11 +246,13 @@ function render (now) {
         ? { seconds: consoleState.trails.seconds, points: consoleState.history.length } : null;
     const drawnCameras = [];
     const drawnBalls = [];
+    const drawnFrames = [];
     for (const frameMsg of (w && w.vision) || []) {
         if (!cameraVisible(frameMsg.camera))
             continue;
         draw.drawDetections(ctx, tf, frameMsg, cameraColour(frameMsg.camera), f.ball_radius);
         drawnCameras.push(frameMsg.camera);
+        drawnFrames.push({ camera: frameMsg.camera, frame: frameMsg.frame, t_capture: frameMsg.t_capture });
         for (const b of frameMsg.balls || [])
             drawnBalls.push([b.x, b.y]);
     }
@@ -270,6 +273,7 @@ function render (now) {
     view.ball = drawnBall;
     view.vision_cameras = drawnCameras;
     view.vision_balls = drawnBalls;
+    view.vision_frames = drawnFrames;
     view.paused = !!(w && w.paused);
     view.t = w ? w.t : null;
     view.frames_drawn++;
