@@ -176,9 +176,8 @@ async function main () {
         }
         return s;
     };
-    const firstSeek = await seekSeeing((atA + atB) / 2, A);
-    const tA = firstSeek.sought;
-    const first = firstSeek;
+    const first = await seekSeeing((atA + atB) / 2, A);
+    const tA = first.sought;
     check(`seeking to ${tA.toFixed(2)} s shows the field then: the ball at A, as the cameras saw it`,
           Math.abs(first.t - tA) <= SEEK_TOLERANCE_S && near([first.ball.x, first.ball.y], A)
           && camerasSaw(first, A) && drawsTheWire(first), JSON.stringify(first));
