@@ -28,17 +28,37 @@ run_one () {
     echo $(( ($(date +%s%N) - t0) / 100000000 )) > "$tmp/$1.time"
 }
 
+# report N BINARY: its line, its counts added, its output when it failed
+report () {
+    local t=$2 out rc secs line p f c
+    out=$(cat "$tmp/$1.out"); rc=$(cat "$tmp/$1.rc"); secs=$(cat "$tmp/$1.time")
+    line=$(printf '%s\n' "$out" | grep -a 'Synthesis:' | tail -1)
+    p=$(printf '%s' "$line" | sed -n 's/.*Passing: \([0-9]*\).*/\1/p')
+    f=$(printf '%s' "$line" | sed -n 's/.*Failing: \([0-9]*\).*/\1/p')
+    c=$(printf '%s' "$line" | sed -n 's/.*Crashing: \([0-9]*\).*/\1/p')
+    p=${p:-0}; f=${f:-0}; c=${c:-0}
+    if [ -z "$line" ] || [ "$rc" -ne 0 ]; then
+        printf '%s\n' "$out" | tail -40
+        [ "$f" -eq 0 ] && [ "$c" -eq 0 ] && f=1
+        failed_bins+=("$t")
+    fi
+    printf '%-40s %6s s  %s\n' "$(basename "$t")" "$((secs / 10)).$((secs % 10))" "${line:-no synthesis (exit $rc)}"
+    pass=$((pass + p)); fail=$((fail + f + c))
+}
+
 for kind in $kinds; do
     bins=($(find "$build/tests/$kind" -maxdepth 1 -type f -name 'test_*' -perm -u+x 2>/dev/null | sort))
-    at_once=1
-    [ "$kind" = system ] && at_once=$par
+    if [ "$kind" != system ] || [ "$par" -le 1 ]; then
+        for i in "${!bins[@]}"; do
+            run_one "$i" "${bins[$i]}"
+            report "$i" "${bins[$i]}"
+        done
+        continue
+    fi
+    # par at a time; the lines in name order once all are done
     running=0
     for i in "${!bins[@]}"; do
-        if [ "$at_once" -le 1 ]; then
-            run_one "$i" "${bins[$i]}"
-            continue
-        fi
-        if [ "$running" -ge "$at_once" ]; then
+        if [ "$running" -ge "$par" ]; then
             wait -n
             running=$((running - 1))
         fi
@@ -47,20 +67,7 @@ for kind in $kinds; do
     done
     wait
     for i in "${!bins[@]}"; do
-        t=${bins[$i]}
-        out=$(cat "$tmp/$i.out"); rc=$(cat "$tmp/$i.rc"); secs=$(cat "$tmp/$i.time")
-        line=$(printf '%s\n' "$out" | grep -a 'Synthesis:' | tail -1)
-        p=$(printf '%s' "$line" | sed -n 's/.*Passing: \([0-9]*\).*/\1/p')
-        f=$(printf '%s' "$line" | sed -n 's/.*Failing: \([0-9]*\).*/\1/p')
-        c=$(printf '%s' "$line" | sed -n 's/.*Crashing: \([0-9]*\).*/\1/p')
-        p=${p:-0}; f=${f:-0}; c=${c:-0}
-        if [ -z "$line" ] || [ "$rc" -ne 0 ]; then
-            printf '%s\n' "$out" | tail -40
-            [ "$f" -eq 0 ] && [ "$c" -eq 0 ] && f=1
-            failed_bins+=("$t")
-        fi
-        printf '%-40s %6s s  %s\n' "$(basename "$t")" "$((secs / 10)).$((secs % 10))" "${line:-no synthesis (exit $rc)}"
-        pass=$((pass + p)); fail=$((fail + f + c))
+        report "$i" "${bins[$i]}"
     done
 done
 [ ${#failed_bins[@]} -gt 0 ] && echo "failing binaries: ${failed_bins[*]}"
