@@ -473,25 +473,32 @@ Test (sync, free_running_clock_pauses_while_sync_requests_arrive, .timeout = 60)
 }
 
 /* The default realtime clock taken over by a client stepping the longest
-   steps: each answer carries its step's frames, within sync_timeout.
-   Physics once sent a taken-over step's snapshots without waiting for
-   vision, as the realtime clock does; what vision could not take at once
-   was dropped, with the step's end among it, and one answer in ten came
-   empty after the 0.5 s timeout. */
+   steps: each answer carries its step's frames. Physics once sent a
+   taken-over step's snapshots without waiting for vision, as the realtime
+   clock does; what vision could not take at once was dropped, with the
+   step's end among it, and one answer in ten came empty, at the gateway's
+   deadline. The answers' wall time is only logged: that deadline is
+   [bus] sync_timeout plus an allowance for the step's substeps (0.7 s for
+   these), and computing ten seconds of sim time takes its own share of it
+   (523 ms for one step under ASan with other tests running), so a bound
+   on it would test the machine; an answer at the deadline comes without
+   the frames this test asks for. */
 Test (sync, the_longest_steps_from_realtime_carry_their_frames, .timeout = 60)
 {
     sim_fixture_t f;
     s_start (&f, NULL, NULL);
     s_warm_up (&f, 0.3);
+    int64_t slowest = 0;
     for (int i = 0; i < 30; i++) {
         int64_t t0 = sim_test_now_ms ();
         SimulationSyncResponse *resp = s_sync (&f, f.proc.control_port, 10.0f, NULL, NULL);
         int64_t waited = sim_test_now_ms () - t0;
-        cr_expect_gt (resp->n_detection, 0, "step %d was answered without frames", i);
-        cr_expect_lt (waited, 500, "step %d was answered after %lld ms, beyond [bus] sync_timeout", i,
+        slowest = waited > slowest ? waited : slowest;
+        cr_expect_gt (resp->n_detection, 0, "step %d was answered without frames (after %lld ms)", i,
                       (long long) waited);
         simulation_sync_response__free_unpacked (resp, NULL);
     }
+    cr_log_info ("the slowest of 30 ten-second steps was answered after %lld ms", (long long) slowest);
     s_stop (&f);
 }
 
