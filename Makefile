@@ -289,11 +289,13 @@ bench: deps all
 bench-compare: deps
 	@bench/compare $(COMPARE)
 
+# system binaries one at a time here: instrumented, two at a time load two
+# cores enough to stretch a real-time run's timing (scripts/run-tests.sh)
 asan: deps
 	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' HOT_OPT= \
 	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' all
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
-	    scripts/run-tests.sh build-asan
+	    SIM_SYSTEM_BINARIES=1 scripts/run-tests.sh build-asan
 
 # ---- fuzzing (tests/fuzz/README.md) ---------------------------------------
 # The harnesses and every library they link are built with clang and
