@@ -454,6 +454,36 @@ s_packets_free (s_packet_t *p, size_t n)
     free (p);
 }
 
+/* What differs between run packet p and its replay among b[] (CI prints
+   only a failure's tail: this line is what there is to go on). */
+static void
+s_say_how_they_differ (const s_packet_t *p, const s_packet_t *b, size_t nb)
+{
+    size_t j = 0;
+    while (j < nb && !(b[j].camera == p->camera && b[j].frame == p->frame))
+        j++;
+    if (j == nb)
+        return;
+    SSLWrapperPacket *x = ssl__wrapper_packet__unpack (NULL, p->len, p->data);
+    SSLWrapperPacket *y = ssl__wrapper_packet__unpack (NULL, b[j].len, b[j].data);
+    if (x && y && x->detection && y->detection) {
+        const SSLDetectionFrame *u = x->detection, *v = y->detection;
+        const SSLDetectionRobot *ru = u->n_robots_blue ? u->robots_blue[0] : NULL;
+        const SSLDetectionRobot *rv = v->n_robots_blue ? v->robots_blue[0] : NULL;
+        cr_log_warn (
+            "camera %u frame %u: run t_capture %.6f t_sent %.6f, %zu blue, %zu yellow, %zu balls, "
+            "blue[0] (%.2f, %.2f); replay t_capture %.6f t_sent %.6f, %zu blue, %zu yellow, %zu balls, "
+            "blue[0] (%.2f, %.2f)",
+            p->camera, p->frame, u->t_capture, u->t_sent, u->n_robots_blue, u->n_robots_yellow, u->n_balls,
+            ru ? ru->x : 0.0, ru ? ru->y : 0.0, v->t_capture, v->t_sent, v->n_robots_blue, v->n_robots_yellow,
+            v->n_balls, rv ? rv->x : 0.0, rv ? rv->y : 0.0);
+    }
+    if (x)
+        ssl__wrapper_packet__free_unpacked (x, NULL);
+    if (y)
+        ssl__wrapper_packet__free_unpacked (y, NULL);
+}
+
 /* A default realtime run with --journal and a robot sliding (teleports
    with a velocity, so the substep an input applied at shows in every
    later frame), physics killed -9 in the middle: its replay shows every
@@ -512,6 +542,8 @@ Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
     }
     cr_log_info ("%zu run packets, %zu replayed: %zu differ (first %zu), %zu absent", na, nb, differ, first,
                  absent);
+    if (first != SIZE_MAX)
+        s_say_how_they_differ (&a[first], b, nb);
     cr_expect_gt (na, 200, "the run recorded %zu vision packets", na);
     cr_expect_eq (differ, 0, "%zu of %zu vision packets differ in the replay, the first at %zu (frame %u)",
                   differ, na, first, first < na ? a[first].frame : 0);
