@@ -22,7 +22,13 @@ s_config_changed (phys_service_t *self, const phys_changes_t *changes)
         phys_clock_configure (&self->clock, self->cfg.run.mode, self->cfg.run.speed);
         if (was_unix != phys_epoch_unix (&self->cfg))
             phys_epoch_rebase (self, "a mode change"); /* the mode changed what the timestamps count from */
+        bool was_paused = self->paused;
         phys_report_pause (self);
+        /* the world where it stopped, at once: the last snapshot out was a
+           capture's, up to a frame period of substeps older, and the
+           heartbeat would tell the pages a second later */
+        if (self->paused && !was_paused)
+            phys_publish_snapshot (self, false, 0);
     }
 }
 
