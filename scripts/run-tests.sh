@@ -10,11 +10,13 @@
 # is idle ~80 % of it), and every one picks free loopback ports, its own
 # runtime directory and network namespaces of its own, as their tests do
 # under Criterion's --jobs 2. SIM_SYSTEM_BINARIES=1 runs them one by one.
+# Unit and service binaries run SIM_UNIT_BINARIES (default 2) at a time:
+# most of a small binary's wall time is process start and Criterion's
+# forks, not CPU, and none of them times anything (speed lives in bench/).
 set -uo pipefail
 build=${1:-build}
 shift
 kinds=${*:-unit service system}
-par=${SIM_SYSTEM_BINARIES:-2}
 pass=0; fail=0; failed_bins=()
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -48,7 +50,8 @@ report () {
 
 for kind in $kinds; do
     bins=($(find "$build/tests/$kind" -maxdepth 1 -type f -name 'test_*' -perm -u+x 2>/dev/null | sort))
-    if [ "$kind" != system ] || [ "$par" -le 1 ]; then
+    if [ "$kind" = system ]; then par=${SIM_SYSTEM_BINARIES:-2}; else par=${SIM_UNIT_BINARIES:-2}; fi
+    if [ "$par" -le 1 ]; then
         for i in "${!bins[@]}"; do
             run_one "$i" "${bins[$i]}"
             report "$i" "${bins[$i]}"
