@@ -347,11 +347,23 @@ sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns, ui
             if (t_ns < self->next[i])
                 continue;
             /* skip every instant up to t: one capture however many passed,
-               taken at the latest of them */
+               taken at the latest of them, numbered by it */
             uint64_t k = s_count_until (self, i, t_ns);
             if (k <= self->grid[i])
                 k = self->grid[i] + 1;
+            /* instants a substep end before t passed unseen (a consumer that
+               missed snapshots: vision behind a realtime clock) keep their
+               frame numbers, as skip_to gives them, so the frames after
+               are numbered as for a consumer that saw every snapshot (a
+               replay); those of t's own substep are one capture, as ever */
+            uint64_t seen = t_ns > self->substep ? s_count_until (self, i, t_ns - self->substep) : 0;
+            if (seen > k - 1)
+                seen = k - 1;
             self->before[i] = self->taken[i];
+            if (self->frame[i] > 0 && seen > self->grid[i]) {
+                self->frame[i] += (uint32_t) (seen - self->grid[i]);
+                self->before[i] = s_instant (self, i, k - 2);
+            }
             self->taken[i] = s_instant (self, i, k - 1);
             self->grid[i] = k;
             self->next[i] = s_instant (self, i, k);

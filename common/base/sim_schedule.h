@@ -105,7 +105,10 @@ uint64_t sim_schedule_next_release (const sim_schedule_t *self, uint64_t delay_n
    handles them all). Sets *capture_mask (bit i = camera index i captures at
    t and is not in an outage) and, when frame_numbers is not NULL,
    frame_numbers[i] for every camera whose instant came (including
-   suppressed ones); queues each emitted capture for
+   suppressed ones): the number of the latest instant up to t, counting
+   the instants passed before t's own substep as frames too (a consumer
+   that missed snapshots numbers as one that saw them all); queues each
+   emitted capture for
    release at t + delay_ns (FIFO, vision.md §7); returns how many queued
    captures are released at t, oldest first. A time <= the start of the rig
    (0, or the time of the last rig reset) captures nothing. */

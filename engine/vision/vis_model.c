@@ -199,6 +199,14 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
         uint32_t bit = 1u << i;
         bool geometry = false;
         if (i == 0 && ((mask | suppressed) & bit)) {
+            /* Frames the schedule numbered without a snapshot (missed:
+               vision behind a realtime clock) count as a model that saw
+               them counted them, so geometry goes with the frames a
+               replay's goes with. */
+            if (self->geometry_count < INT_MAX)
+                for (uint32_t f = self->geometry_frame + 1; f < frames[0]; f++)
+                    self->geometry_count = self->geometry_count >= every ? 1 : self->geometry_count + 1;
+            self->geometry_frame = frames[0];
             /* A suppressed frame only counts, so geometry comes right after
                an outage at least one interval long (vision.md §6). */
             if ((mask & bit) && self->geometry_count >= every) {

@@ -47,11 +47,12 @@ struct vis_model_t {
     uint64_t period_ns;
     uint64_t delay_ns; /* sim_schedule_delay_ns of the def's vision_delay */
     uint64_t last_t;
-    bool started;           /* seen a snapshot or been resumed */
-    int geometry_count;     /* camera-0 frames since the last geometry */
-    uint32_t truth_count;   /* ground-truth packets due so far (vis_model_truth_due) */
-    bool truth_due;         /* the last advance is one */
-    uint64_t truth_last_ns; /* sim time of the last one */
+    bool started;            /* seen a snapshot or been resumed */
+    int geometry_count;      /* camera-0 frames since the last geometry */
+    uint32_t geometry_frame; /* the last camera-0 frame it counted */
+    uint32_t truth_count;    /* ground-truth packets due so far (vis_model_truth_due) */
+    bool truth_due;          /* the last advance is one */
+    uint64_t truth_last_ns;  /* sim time of the last one */
     /* frames waiting for release, a ring in capture order */
     vis_frame_t *ring;
     int cap, head, len;

@@ -407,11 +407,14 @@ Test (journal, a_default_sync_run_replays_byte_for_byte, .timeout = 180)
 
 /* ---- a --journal file replays across a physics kill -9 (issue 24) ------- */
 
-/* One vision packet of a log: its camera and frame number, its bytes. */
+/* One vision packet of a log: its camera and frame number, its bytes,
+   its log time (the sim time of the snapshot it left on, on the run's
+   timestamp base). */
 typedef struct {
     uint32_t camera, frame;
     uint8_t *data;
     size_t len;
+    int64_t time_ns;
 } s_packet_t;
 
 /* Every detection packet of the log at `path`; *count set. Caller frees. */
@@ -434,8 +437,8 @@ s_packets (const char *path, size_t *count)
                 p = realloc (p, cap * sizeof *p);
                 cr_assert_not_null (p);
             }
-            p[n] =
-                (s_packet_t) { w->detection->camera_id, w->detection->frame_number, malloc (m.len), m.len };
+            p[n] = (s_packet_t) { w->detection->camera_id, w->detection->frame_number, malloc (m.len), m.len,
+                                  m.time_ns };
             memcpy (p[n].data, m.data, m.len);
             n++;
         }
@@ -479,12 +482,37 @@ s_say_how_they_differ (const s_packet_t *p, const s_packet_t *q)
         ssl__wrapper_packet__free_unpacked (y, NULL);
 }
 
+/* Run packet p was captured from a later snapshot than its replay q:
+   the same frame of the same instant (its timestamps), sent on a later
+   snapshot. In realtime physics does not wait for vision, and a vision
+   held up on a loaded machine loses snapshots; it captures the frame at
+   the next one it gets, moving the world back to the instant along each
+   velocity (docs/vision.md, "Capture timing"), and releases it a delay
+   after that one. Such a packet is what a replay cannot reproduce, "a
+   snapshot a stalled vision dropped" (docs/logs.md, "Replaying"); every
+   other packet must be the same bytes. */
+static bool
+s_captured_late (const s_packet_t *p, const s_packet_t *q)
+{
+    SSLWrapperPacket *x = ssl__wrapper_packet__unpack (NULL, p->len, p->data);
+    SSLWrapperPacket *y = ssl__wrapper_packet__unpack (NULL, q->len, q->data);
+    bool late = x && y && x->detection && y->detection && x->detection->t_capture == y->detection->t_capture
+             && x->detection->t_sent == y->detection->t_sent && p->time_ns > q->time_ns;
+    if (x)
+        ssl__wrapper_packet__free_unpacked (x, NULL);
+    if (y)
+        ssl__wrapper_packet__free_unpacked (y, NULL);
+    return late;
+}
+
 /* A default realtime run with --journal and a robot sliding (teleports
    with a velocity, so the substep an input applied at shows in every
    later frame), physics killed -9 in the middle: its replay shows every
    frame the run sent, before the kill and after it, with the same bytes
    (matched by camera and frame number: the run skips the frames of the
-   sim time its restart promised ahead and never published). */
+   sim time its restart promised ahead and never published, and those of
+   snapshots a held-up vision missed), but for a frame the run captured
+   from a later snapshot (s_captured_late). */
 Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
 {
     s_files_t files;
@@ -520,8 +548,19 @@ Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
     size_t na, nb;
     s_packet_t *a = s_packets (files.run, &na);
     s_packet_t *b = s_packets (files.replay, &nb);
-    size_t differ = 0, absent = 0, first = SIZE_MAX, first_b = 0;
+    size_t differ = 0, absent = 0, late = 0, first = SIZE_MAX, first_b = 0;
+    /* frames the run's vision numbered past (snapshots it missed, or sim
+       time a restart skipped): what a loaded machine did to this run */
+    size_t missed = 0;
+    uint32_t last[S_CAMERAS] = { 0 };
+    bool counted[S_CAMERAS] = { false };
     for (size_t i = 0; i < na; i++) {
+        if (a[i].camera < S_CAMERAS) {
+            if (counted[a[i].camera] && a[i].frame > last[a[i].camera] + 1)
+                missed += a[i].frame - last[a[i].camera] - 1;
+            counted[a[i].camera] = true;
+            last[a[i].camera] = a[i].frame;
+        }
         size_t j = 0;
         while (j < nb && !(b[j].camera == a[i].camera && b[j].frame == a[i].frame))
             j++;
@@ -530,6 +569,10 @@ Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
             continue;
         }
         if (a[i].len != b[j].len || memcmp (a[i].data, b[j].data, a[i].len) != 0) {
+            if (s_captured_late (&a[i], &b[j])) {
+                late++;
+                continue;
+            }
             if (first == SIZE_MAX) {
                 first = i;
                 first_b = j;
@@ -537,8 +580,9 @@ Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
             differ++;
         }
     }
-    cr_log_info ("%zu run packets, %zu replayed: %zu differ (first %zu), %zu absent", na, nb, differ, first,
-                 absent);
+    cr_log_info ("%zu run packets (%zu frames missed), %zu replayed: %zu differ (first %zu), %zu absent, %zu "
+                 "captured late",
+                 na, missed, nb, differ, first, absent, late);
     if (first != SIZE_MAX)
         s_say_how_they_differ (&a[first], &b[first_b]);
     cr_expect_gt (na, 200, "the run recorded %zu vision packets", na);
@@ -547,7 +591,11 @@ Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
     cr_expect_eq (absent, 0, "%zu of %zu vision packets never came in the replay", absent, na);
     s_packets_free (a, na);
     s_packets_free (b, nb);
-    sim_lab_sh ("rm -rf '%s'", files.dir);
+    /* a difference is studied in the run's files: its journal, both logs */
+    if (differ || absent)
+        cr_log_warn ("the run's journal and logs are kept in %s", files.dir);
+    else
+        sim_lab_sh ("rm -rf '%s'", files.dir);
 }
 
 /* Every input of a journal with its bus id (ids[], up to cap; n of
