@@ -356,13 +356,17 @@ sim_schedule_advance (sim_schedule_t *self, uint64_t t_ns, uint64_t delay_ns, ui
                frame numbers, as skip_to gives them, so the frames after
                are numbered as for a consumer that saw every snapshot (a
                replay); those of t's own substep are one capture, as ever */
-            uint64_t seen = t_ns > self->substep ? s_count_until (self, i, t_ns - self->substep) : 0;
-            if (seen > k - 1)
-                seen = k - 1;
             self->before[i] = self->taken[i];
-            if (self->frame[i] > 0 && seen > self->grid[i]) {
-                self->frame[i] += (uint32_t) (seen - self->grid[i]);
-                self->before[i] = s_instant (self, i, k - 2);
+            /* next[i] is instant grid[i]: none passed unseen unless it lies
+               before t's own substep (the common case counts nothing) */
+            if (self->frame[i] > 0 && t_ns > self->substep && self->next[i] <= t_ns - self->substep) {
+                uint64_t seen = s_count_until (self, i, t_ns - self->substep);
+                if (seen > k - 1)
+                    seen = k - 1;
+                if (seen > self->grid[i]) {
+                    self->frame[i] += (uint32_t) (seen - self->grid[i]);
+                    self->before[i] = s_instant (self, i, k - 2);
+                }
             }
             self->taken[i] = s_instant (self, i, k - 1);
             self->grid[i] = k;
