@@ -233,7 +233,6 @@ Test (vis_determinism, a_model_that_missed_snapshots_numbers_as_one_that_did_not
     enum { S_FRAMES = 400 };
     sim_config_t cfg;
     sim_config_defaults (&cfg);
-    cfg.sim.seed = 41;
     vis_model_t *all = sim_fc_model_new (&cfg);
     vis_model_t *gap = sim_fc_model_new (&cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
