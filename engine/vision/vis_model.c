@@ -24,6 +24,19 @@ s_draw_calibration (vis_model_t *self)
         vis_calib_draw (&rng, &d->field, d->realism.calibration_warp_length, &self->calib[i]);
 }
 
+/* Where the truth stream's periods begin: the earliest capture offset of
+   the rig's cameras, so period k holds every camera's instant k. */
+static void
+s_truth_grid (vis_model_t *self)
+{
+    uint64_t grid = UINT64_MAX;
+    for (int i = 0; i < self->rig.count; i++) {
+        uint64_t off = sim_schedule_offset_ns (&self->def.schedule, i);
+        grid = off < grid ? off : grid;
+    }
+    self->truth_grid_ns = grid == UINT64_MAX ? 0 : grid;
+}
+
 /* (Re)build everything that depends on the rig: positions and the static
    calibration state, drawn from (seed, rig_generation) over the field in
    force now. */
@@ -39,6 +52,7 @@ s_load_rig (vis_model_t *self)
     s_draw_calibration (self);
     memset (self->memo, 0, sizeof self->memo);
     self->geometry_count = INT_MAX;
+    s_truth_grid (self);
 }
 
 void
@@ -172,6 +186,26 @@ s_reserve (vis_model_t *self, int more)
     return 0;
 }
 
+/* The number of the period the released frames' earliest capture lies
+   in (the nearest period start: jitter and late captures stay within half
+   a period), so the truth stream is numbered by instants, as the cameras
+   are: a vision that missed snapshots, a restarted one and a replay give
+   a packet the same number. */
+static uint32_t
+s_truth_number (const vis_model_t *self, int released)
+{
+    uint64_t first = UINT64_MAX;
+    for (int i = 0; i < released; i++) {
+        uint64_t c = self->ring[(self->released_start + i) % self->cap].capture_ns;
+        first = c < first ? c : first;
+    }
+    uint64_t grid = self->truth_grid_ns, half = self->period_ns / 2;
+    if (first + half < grid)
+        return 0;
+    uint64_t k = (first + half - grid) / self->period_ns;
+    return k > UINT32_MAX ? UINT32_MAX : (uint32_t) k;
+}
+
 int
 vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
 {
@@ -234,9 +268,10 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
     /* the truth stream keeps the camera cadence: cameras whose jittered
        captures fell on neighbouring substeps release at two instants a
        substep apart, which is one frame period of the rig, not two */
-    if (released > 0
-        && (self->truth_count == 0 || snap->time_ns >= self->truth_last_ns + self->period_ns / 2)) {
-        self->truth_count++;
+    if (released > 0 && (!self->truth_sent || snap->time_ns >= self->truth_last_ns + self->period_ns / 2)) {
+        uint32_t number = s_truth_number (self, released);
+        self->truth_frame = !self->truth_sent || number > self->truth_frame ? number : self->truth_frame + 1;
+        self->truth_sent = true;
         self->truth_due = true;
         self->truth_last_ns = snap->time_ns;
     }
@@ -297,5 +332,5 @@ uint32_t
 vis_model_truth_frame_number (const vis_model_t *self)
 {
     assert (self);
-    return self->truth_count > 0 ? self->truth_count - 1 : 0;
+    return self->truth_frame;
 }

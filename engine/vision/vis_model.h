@@ -157,8 +157,10 @@ uint64_t vis_model_period_ns (const vis_model_t *self);
 bool vis_model_truth_due (const vis_model_t *self);
 
 /* Frame number for the ground-truth packet that follows the last advance:
-   counts the packets due (vis_model_truth_due), from 0. Meaningful only
-   after an advance for which one is due. */
+   the rig's frame period its earliest released capture lies in, so a
+   restarted or stalled model numbers as one that saw every snapshot; one
+   more than the last where that would not grow (docs/vision.md).
+   Meaningful only after an advance for which one is due. */
 uint32_t vis_model_truth_frame_number (const vis_model_t *self);
 
 #endif

@@ -50,9 +50,11 @@ struct vis_model_t {
     bool started;            /* seen a snapshot or been resumed */
     int geometry_count;      /* camera-0 frames since the last geometry */
     uint32_t geometry_frame; /* the last camera-0 frame it counted */
-    uint32_t truth_count;    /* ground-truth packets due so far (vis_model_truth_due) */
+    bool truth_sent;         /* a ground-truth packet was due before (vis_model_truth_due) */
     bool truth_due;          /* the last advance is one */
     uint64_t truth_last_ns;  /* sim time of the last one */
+    uint32_t truth_frame;    /* its frame number (vis_model_truth_frame_number) */
+    uint64_t truth_grid_ns;  /* the rig's earliest capture offset: where truth periods begin */
     /* frames waiting for release, a ring in capture order */
     vis_frame_t *ring;
     int cap, head, len;
