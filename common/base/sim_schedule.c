@@ -407,6 +407,18 @@ sim_schedule_previous_capture_ns (const sim_schedule_t *self, int index)
     return self->before[index];
 }
 
+bool
+sim_schedule_missed_in_outage (sim_schedule_t *self, int index, uint32_t back)
+{
+    assert (self && index >= 0 && index < self->count && back >= 1);
+    if (self->outage_count == 0 || self->grid[index] < 1 + (uint64_t) back)
+        return false;
+    uint64_t at = s_instant (self, index, self->grid[index] - 1 - back);
+    /* captured at the first substep end at or after the instant */
+    uint64_t t = (at + self->substep - 1) / self->substep * self->substep;
+    return s_in_outages (self->outages, self->outage_count, t);
+}
+
 uint32_t
 sim_schedule_suppressed_mask (const sim_schedule_t *self)
 {

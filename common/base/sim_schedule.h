@@ -137,6 +137,13 @@ uint64_t sim_schedule_previous_capture_ns (const sim_schedule_t *self, int index
    (their frame numbers still advanced). */
 uint32_t sim_schedule_suppressed_mask (const sim_schedule_t *self);
 
+/* Was camera i's instant `back` instants before the one its last capture
+   took (back >= 1: an instant a consumer that missed snapshots passed
+   unseen) inside a scripted outage at the substep end that would have
+   captured it? Then a consumer that saw every snapshot had it
+   suppressed. */
+bool sim_schedule_missed_in_outage (sim_schedule_t *self, int index, uint32_t back);
+
 /* Rebuild for a runtime rig replacement at sim time t_ns (vision.md §2.1):
    frame numbers restart at 0, each camera captures at the first advance
    after t_ns and then on its grid offset_i + k*T; the release queue is

@@ -237,9 +237,13 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
                vision behind a realtime clock) count as a model that saw
                them counted them, so geometry goes with the frames a
                replay's goes with. */
-            if (self->geometry_count < INT_MAX)
-                for (uint32_t f = self->geometry_frame + 1; f < frames[0]; f++)
+            for (uint32_t f = self->geometry_frame + 1; f < frames[0] && self->geometry_count < INT_MAX;
+                 f++) {
+                if (sim_schedule_missed_in_outage (self->schedule, 0, frames[0] - f))
+                    self->geometry_count++; /* suppressed: it only counts */
+                else
                     self->geometry_count = self->geometry_count >= every ? 1 : self->geometry_count + 1;
+            }
             self->geometry_frame = frames[0];
             /* A suppressed frame only counts, so geometry comes right after
                an outage at least one interval long (vision.md §6). */

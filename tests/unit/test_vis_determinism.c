@@ -228,13 +228,12 @@ Test (vis_determinism, scheduled_captures_draw_what_fresh_ones_do)
    capture alike and send it with the same bytes, geometry included; only
    each camera's first capture after the gap, taken from a later
    snapshot, may differ (docs/logs.md: what never reached vision). */
-Test (vis_determinism, a_model_that_missed_snapshots_numbers_as_one_that_did_not)
+static void
+s_missed_snapshots (const sim_config_t *cfg)
 {
     enum { S_FRAMES = 400 };
-    sim_config_t cfg;
-    sim_config_defaults (&cfg);
-    vis_model_t *all = sim_fc_model_new (&cfg);
-    vis_model_t *gap = sim_fc_model_new (&cfg);
+    vis_model_t *all = sim_fc_model_new (cfg);
+    vis_model_t *gap = sim_fc_model_new (cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
     static uint64_t sent[2][S_FRAMES], capture[2][S_FRAMES];
     /* camera 0's frame 73, which carries the geometry, falls in the gap */
@@ -276,6 +275,27 @@ Test (vis_determinism, a_model_that_missed_snapshots_numbers_as_one_that_did_not
     cr_assert_geq (geometry, 3, "%d frames with geometry compared", geometry);
     vis_model_destroy (&all);
     vis_model_destroy (&gap);
+}
+
+Test (vis_determinism, a_model_that_missed_snapshots_numbers_as_one_that_did_not)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    s_missed_snapshots (&cfg);
+}
+
+/* The same where the missed snapshots hold a scripted outage that
+   suppressed camera 0's geometry frame: an outage's frames only count
+   towards the next geometry, which comes right after it (a frame the
+   stalled model never sees), and later geometry goes with the same
+   frames as in the model that saw every snapshot. */
+Test (vis_determinism, a_stall_over_an_outage_sends_geometry_with_the_same_frames)
+{
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    cfg.vision.outage_count = 1;
+    cfg.vision.outages[0] = (sim_outage_cfg_t) { 0.97, 0.1 };
+    s_missed_snapshots (&cfg);
 }
 
 /* The truth stream is numbered by the cameras' periods, not by the
