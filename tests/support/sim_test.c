@@ -21,6 +21,7 @@
 #include "sim_lab.h"
 #include "sim_msg.h"
 #include "ssl_simulation_control.pb-c.h"
+#include "ssl_vision_wrapper_tracked.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_detection.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
@@ -449,6 +450,24 @@ sim_test_grsim_place (int fd, int port, bool yellow, unsigned id, double x, doub
     GrSimPacket packet = GR_SIM__PACKET__INIT;
     packet.replacement = &rep;
     return sim_test_send (fd, port, &packet.base);
+}
+
+int
+sim_test_truth (int fd, int ms, uint32_t *frame, double *timestamp)
+{
+    uint8_t buf[65536];
+    ssize_t n = sim_test_recv (fd, buf, sizeof buf, ms);
+    if (n <= 0)
+        return 0;
+    TrackerWrapperPacket *t = tracker_wrapper_packet__unpack (NULL, (size_t) n, buf);
+    int rc = t && t->tracked_frame ? 1 : -1;
+    if (rc > 0) {
+        *frame = t->tracked_frame->frame_number;
+        *timestamp = t->tracked_frame->timestamp;
+    }
+    if (t)
+        tracker_wrapper_packet__free_unpacked (t, NULL);
+    return rc;
 }
 
 bool

@@ -122,6 +122,11 @@ double sim_test_vision_tolerance_of (const char *preset);
    none came (datagrams without it are consumed). */
 bool sim_test_blue0 (int fd, int ms, double *x, double *y, double *t_capture);
 
+/* The next datagram on `fd` within ms as a ground-truth packet: its
+   frame number and timestamp (s). Returns 1, 0 when none came, -1 when
+   one came that is not a TrackerWrapperPacket with a tracked frame. */
+int sim_test_truth (int fd, int ms, uint32_t *frame, double *timestamp);
+
 /* The pid in service `name`'s pid file in the runtime directory if that
    process is alive, else 0. */
 int sim_proc_service_pid (const sim_proc_t *proc, const char *name);

@@ -27,7 +27,6 @@
 #include "tests/support/sim_msg.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
-#include "ssl_vision_wrapper_tracked.pb-c.h"
 
 #define RESTART_WAIT_MS 10000
 
@@ -164,18 +163,15 @@ s_watch_truth (int fd, int ms, uint32_t *frame, double *t)
     bool any = false;
     int64_t end = sim_test_now_ms () + ms;
     while (sim_test_now_ms () < end) {
-        uint8_t buf[65536];
-        ssize_t n = sim_test_recv (fd, buf, sizeof buf, 20);
-        if (n <= 0)
+        uint32_t f;
+        double at;
+        int rc = sim_test_truth (fd, 20, &f, &at);
+        cr_assert_geq (rc, 0, "the truth port got something that is not a TrackerWrapperPacket");
+        if (rc == 0 || (any && f <= *frame))
             continue;
-        TrackerWrapperPacket *p = tracker_wrapper_packet__unpack (NULL, (size_t) n, buf);
-        cr_assert (p && p->tracked_frame, "the truth port got something that is not a TrackerWrapperPacket");
-        if (!any || p->tracked_frame->frame_number > *frame) {
-            *frame = p->tracked_frame->frame_number;
-            *t = p->tracked_frame->timestamp;
-        }
+        *frame = f;
+        *t = at;
         any = true;
-        tracker_wrapper_packet__free_unpacked (p, NULL);
     }
     return any;
 }
