@@ -24,17 +24,19 @@ s_draw_calibration (vis_model_t *self)
         vis_calib_draw (&rng, &d->field, d->realism.calibration_warp_length, &self->calib[i]);
 }
 
-/* Where the truth stream's periods begin: the earliest capture offset of
-   the rig's cameras, so period k holds every camera's instant k. */
+/* Which truth period each camera's frames fall in: periods begin at the
+   rig's earliest capture offset, so period k holds each camera's instant
+   k, or k - 1 for a camera offset more than half a period after it. */
 static void
 s_truth_grid (vis_model_t *self)
 {
-    uint64_t grid = UINT64_MAX;
+    uint64_t off[SIM_MAX_CAMERAS], grid = UINT64_MAX;
     for (int i = 0; i < self->rig.count; i++) {
-        uint64_t off = sim_schedule_offset_ns (&self->def.schedule, i);
-        grid = off < grid ? off : grid;
+        off[i] = sim_schedule_offset_ns (&self->def.schedule, i);
+        grid = off[i] < grid ? off[i] : grid;
     }
-    self->truth_grid_ns = grid == UINT64_MAX ? 0 : grid;
+    for (int i = 0; i < self->rig.count; i++)
+        self->truth_shift[i] = off[i] - grid > self->period_ns / 2;
 }
 
 /* (Re)build everything that depends on the rig: positions and the static
@@ -186,24 +188,21 @@ s_reserve (vis_model_t *self, int more)
     return 0;
 }
 
-/* The number of the period the released frames' earliest capture lies
-   in (the nearest period start: jitter and late captures stay within half
-   a period), so the truth stream is numbered by instants, as the cameras
-   are: a vision that missed snapshots, a restarted one and a replay give
-   a packet the same number. */
+/* The truth period of the earliest of the frames just released, from
+   their frame numbers, which number the cameras' instants (a frame
+   captured late, from a later snapshot, keeps its instant's): a vision
+   that missed snapshots, a restarted one and a replay number a packet of
+   one period alike. */
 static uint32_t
 s_truth_number (const vis_model_t *self, int released)
 {
     uint64_t first = UINT64_MAX;
     for (int i = 0; i < released; i++) {
-        uint64_t c = self->ring[(self->released_start + i) % self->cap].capture_ns;
-        first = c < first ? c : first;
+        const vis_frame_t *f = &self->ring[(self->released_start + i) % self->cap];
+        uint64_t k = (uint64_t) f->frame_number + self->truth_shift[f->camera_index];
+        first = k < first ? k : first;
     }
-    uint64_t grid = self->truth_grid_ns, half = self->period_ns / 2;
-    if (first + half < grid)
-        return 0;
-    uint64_t k = (first + half - grid) / self->period_ns;
-    return k > UINT32_MAX ? UINT32_MAX : (uint32_t) k;
+    return first > UINT32_MAX ? UINT32_MAX : (uint32_t) first;
 }
 
 int

@@ -54,7 +54,9 @@ struct vis_model_t {
     bool truth_due;          /* the last advance is one */
     uint64_t truth_last_ns;  /* sim time of the last one */
     uint32_t truth_frame;    /* its frame number (vis_model_truth_frame_number) */
-    uint64_t truth_grid_ns;  /* the rig's earliest capture offset: where truth periods begin */
+    /* per camera, 1 where its offset lies more than half a period after
+       the rig's earliest: its frame k falls in truth period k + 1 */
+    uint8_t truth_shift[SIM_MAX_CAMERAS];
     /* frames waiting for release, a ring in capture order */
     vis_frame_t *ring;
     int cap, head, len;
