@@ -93,6 +93,7 @@ vis_model_new (const vis_model_def_t *def)
         return NULL;
     self->def = *def;
     self->schedule = sim_schedule_new (&def->schedule);
+    self->truth_frame = -1;
     self->cap = 8;
     self->ring = malloc (sizeof (vis_frame_t) * (size_t) self->cap);
     if (!self->schedule || !self->ring) {
@@ -271,10 +272,10 @@ vis_model_advance (vis_model_t *self, const sim_snapshot_t *snap)
     /* the truth stream keeps the camera cadence: cameras whose jittered
        captures fell on neighbouring substeps release at two instants a
        substep apart, which is one frame period of the rig, not two */
-    if (released > 0 && (!self->truth_sent || snap->time_ns >= self->truth_last_ns + self->period_ns / 2)) {
-        uint32_t number = s_truth_number (self, released);
-        self->truth_frame = !self->truth_sent || number > self->truth_frame ? number : self->truth_frame + 1;
-        self->truth_sent = true;
+    if (released > 0
+        && (self->truth_frame < 0 || snap->time_ns >= self->truth_last_ns + self->period_ns / 2)) {
+        int64_t number = s_truth_number (self, released);
+        self->truth_frame = number > self->truth_frame ? number : self->truth_frame + 1;
         self->truth_due = true;
         self->truth_last_ns = snap->time_ns;
     }
@@ -335,5 +336,5 @@ uint32_t
 vis_model_truth_frame_number (const vis_model_t *self)
 {
     assert (self);
-    return self->truth_frame;
+    return self->truth_frame < 0 ? 0 : (uint32_t) self->truth_frame;
 }

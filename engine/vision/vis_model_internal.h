@@ -50,10 +50,9 @@ struct vis_model_t {
     bool started;            /* seen a snapshot or been resumed */
     int geometry_count;      /* camera-0 frames since the last geometry */
     uint32_t geometry_frame; /* the last camera-0 frame it counted */
-    bool truth_sent;         /* a ground-truth packet was due before (vis_model_truth_due) */
     bool truth_due;          /* the last advance is one */
     uint64_t truth_last_ns;  /* sim time of the last one */
-    uint32_t truth_frame;    /* its frame number (vis_model_truth_frame_number) */
+    int64_t truth_frame;     /* its frame number (vis_model_truth_frame_number), -1 before the first */
     /* per camera, 1 where its offset lies more than half a period after
        the rig's earliest: its frame k falls in truth period k + 1 */
     uint8_t truth_shift[SIM_MAX_CAMERAS];
