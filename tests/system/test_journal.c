@@ -348,37 +348,37 @@ s_say_how_they_differ (int32_t type, const s_packet_t *p, const s_packet_t *q)
         ssl__wrapper_packet__free_unpacked (y, NULL);
 }
 
-/* Run packet p was captured from a later snapshot than its replay q:
-   the same frame of the same instant (its timestamps), sent on a later
-   snapshot. In realtime physics does not wait for vision, and a vision
-   held up on a loaded machine loses snapshots; it captures the frame at
-   the next one it gets, moving the world back to the instant along each
-   velocity (docs/vision.md, "Capture timing"), and releases it a delay
-   after that one. Such a packet is what a replay cannot reproduce, "a
-   snapshot a stalled vision dropped" (docs/logs.md, "Replaying"); every
-   other packet must be the same bytes. */
+/* Run packet p, held up (s_expect_matched: sent after its replay q, the
+   run sending nothing of its camera in between), may carry other bytes
+   than q where it was captured from a later snapshot: in realtime physics
+   does not wait for vision, and a vision held up on a loaded machine
+   loses snapshots; it captures the frame at the next one it gets, moving
+   the world back to the instant along each velocity (docs/vision.md,
+   "Capture timing"). Such a frame keeps its instant's timestamps; a truth
+   packet goes out with its release and carries that later snapshot. This
+   is what a replay cannot reproduce, "a snapshot a stalled vision
+   dropped" (docs/logs.md, "Replaying"). */
 static bool
-s_captured_late (int32_t type, const s_packet_t *p, const s_packet_t *q)
+s_same_instant (int32_t type, const s_packet_t *p, const s_packet_t *q)
 {
-    /* a truth packet goes with the release of such a frame, on that
-       later snapshot: its timestamp and world are that snapshot's */
     if (type == SIM_LOGFILE_TRACKER)
-        return p->time_ns > q->time_ns;
+        return true;
     SSLWrapperPacket *x = ssl__wrapper_packet__unpack (NULL, p->len, p->data);
     SSLWrapperPacket *y = ssl__wrapper_packet__unpack (NULL, q->len, q->data);
-    bool late = x && y && x->detection && y->detection && x->detection->t_capture == y->detection->t_capture
-             && x->detection->t_sent == y->detection->t_sent && p->time_ns > q->time_ns;
+    bool same = x && y && x->detection && y->detection && x->detection->t_capture == y->detection->t_capture
+             && x->detection->t_sent == y->detection->t_sent;
     if (x)
         ssl__wrapper_packet__free_unpacked (x, NULL);
     if (y)
         ssl__wrapper_packet__free_unpacked (y, NULL);
-    return late;
+    return same;
 }
 
 /* Every `what` packet (`type`: vision detections or truth) of the run's
    log at `run` matched with the replay's by camera and frame number:
    each must be there with the same bytes (and with `times` at the same
-   log time), but for one the run captured late (s_captured_late). The
+   log time), but for one a stall held up (sent after the
+   replay's with nothing of its camera between, and s_same_instant). The
    replay may hold frames the run lacks: those a held-up vision missed,
    or the sim time a physics restart promised ahead and never published
    (docs/logs.md, "Replaying"). Returns how many the run's log holds;
@@ -427,7 +427,7 @@ s_expect_matched (const char *run, const char *replay, int32_t type, const char 
            sends its packets a period or more after the replay's, with the
            packets before them in between) */
         bool held = a[i].time_ns > b[k].time_ns && earlier <= b[k].time_ns;
-        if (!same && held && s_captured_late (type, &a[i], &b[k]))
+        if (!same && held && s_same_instant (type, &a[i], &b[k]))
             late++;
         else if (!same) {
             if (first == SIZE_MAX) {
@@ -441,7 +441,7 @@ s_expect_matched (const char *run, const char *replay, int32_t type, const char 
             moved++;
     }
     cr_log_info ("%s: %zu run %s packets (%zu frames missed), %zu replayed: %zu differ, %zu absent, %zu "
-                 "captured late, %zu at another log time",
+                 "held up by a stall, %zu at another log time",
                  replay, na, what, missed, nb, differ, absent, late, moved);
     if (first != SIZE_MAX)
         s_say_how_they_differ (type, &a[first], &b[first_b]);
@@ -685,7 +685,7 @@ Test (journal, a_default_sync_run_replays_byte_for_byte, .timeout = 180)
    (matched by camera and frame number: the run skips the frames of the
    sim time its restart promised ahead and never published, and those of
    snapshots a held-up vision missed), but for a frame the run captured
-   from a later snapshot (s_captured_late). */
+   from a later snapshot (s_same_instant). */
 Test (journal, a_run_with_a_physics_kill9_replays_byte_for_byte, .timeout = 180)
 {
     s_files_t files;
