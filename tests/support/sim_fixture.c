@@ -96,9 +96,16 @@ sim_fixture_start (sim_fixture_t *self, const char *const *args, const char *ext
         if (self->vision < 0)
             return s_fail (self, "the vision port is taken");
     }
-    if ((wait & (SIM_FIXTURE_GATEWAY | SIM_FIXTURE_FRAMES))
-        && sim_test_wait_ready (&self->proc, self->fd, SIM_FIXTURE_START_MS))
-        return s_fail (self, "the gateway did not answer on the control port");
+    /* the probes have a socket of their own, open until the stop: an
+       answer to an early probe may come late, and must not be read on fd
+       as the answer to the test's first request */
+    if (wait & (SIM_FIXTURE_GATEWAY | SIM_FIXTURE_FRAMES)) {
+        int probe = sim_fixture_socket (self, 0);
+        if (probe < 0)
+            return s_fail (self, "no socket for the gateway's probes");
+        if (sim_test_wait_ready (probe, self->proc.control_port, SIM_FIXTURE_START_MS))
+            return s_fail (self, "the gateway did not answer on the control port");
+    }
     if ((wait & SIM_FIXTURE_FRAMES)
         && sim_test_sync_warm_up (self->fd, self->proc.control_port, SIM_FIXTURE_START_MS) < 0)
         return s_fail (self, "no detection frames in sync steps");

@@ -242,20 +242,16 @@ sim_test_speed (int fd, int port, double speed, int timeout_ms)
 }
 
 int
-sim_test_wait_ready (const sim_proc_t *proc, int fd, int timeout_ms)
+sim_test_wait_ready (int fd, int port, int timeout_ms)
 {
-    /* an empty SimulatorCommand is the empty datagram */
+    /* an empty SimulatorCommand is the empty datagram; every probe the
+       gateway took is answered, some after this returns: on fd, which
+       the caller reads no more (sim_test.h) */
     int64_t end = sim_test_now_ms () + timeout_ms;
     uint8_t buf[65536];
-    while (sim_test_now_ms () < end) {
-        if (sim_test_send_raw (fd, proc->control_port, "", 0) == 0
-            && sim_test_recv (fd, buf, sizeof buf, 100) >= 0) {
-            /* earlier tries may still be answered: wait for quiet */
-            while (sim_test_recv (fd, buf, sizeof buf, 300) >= 0)
-                ;
+    while (sim_test_now_ms () < end)
+        if (sim_test_send_raw (fd, port, "", 0) == 0 && sim_test_recv (fd, buf, sizeof buf, 100) >= 0)
             return 0;
-        }
-    }
     return -1;
 }
 
@@ -315,11 +311,15 @@ sim_test_sync_warm_up (int fd, int port, int timeout_ms)
     req.has_sim_step = true;
     req.sim_step = 0.05f;
     double stepped = 0;
-    int64_t end = sim_test_now_ms () + timeout_ms;
-    while (sim_test_now_ms () < end) {
-        SimulationSyncResponse *resp = sim_test_sync (fd, port, &req, NULL, NULL, 2000);
+    int64_t end = sim_test_now_ms () + timeout_ms, left;
+    /* one request at a time, each waiting for its own answer: the gateway
+       answers every datagram (after 2 s at most for a sync request,
+       docs/protocol.md), so a request sent again after a shorter wait
+       would leave its first answer to be read as the test's next one */
+    while ((left = end - sim_test_now_ms ()) > 0) {
+        SimulationSyncResponse *resp = sim_test_sync (fd, port, &req, NULL, NULL, (int) left);
         if (!resp)
-            continue;
+            return -1;
         stepped += 0.05;
         size_t n = resp->n_detection;
         simulation_sync_response__free_unpacked (resp, NULL);

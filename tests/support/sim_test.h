@@ -146,8 +146,13 @@ ssize_t sim_test_call (int fd, int port, const ProtobufCMessage *msg, void *buf,
 int sim_test_speed (int fd, int port, double speed, int timeout_ms);
 
 /* Wait until the gateway answers an empty SimulatorCommand on the control
-   port (at most timeout_ms). Returns 0 or -1. */
-int sim_test_wait_ready (const sim_proc_t *proc, int fd, int timeout_ms);
+   port 127.0.0.1:port (at most timeout_ms), sent from fd every 100 ms.
+   Returns 0 or -1. The gateway answers every probe it received, and on a
+   loaded machine an earlier probe's answer can come after this returns:
+   fd must be a socket of its own that nothing reads afterwards, kept open
+   while the simulator runs (a closed port could be handed to the next
+   socket made). */
+int sim_test_wait_ready (int fd, int port, int timeout_ms);
 
 /* Receive and drop every datagram waiting on fd; returns how many. */
 int sim_test_drain (int fd);
@@ -168,7 +173,9 @@ struct SimulationSyncResponse *sim_test_sync (int fd, int port, const struct Sim
 
 /* Sync-step 0.05 s at a time on `port` until an answer carries detection
    frames (vision has its configuration). Returns the sim seconds stepped,
-   or -1 after timeout_ms. */
+   or -1 after timeout_ms. The gateway must already answer
+   (sim_test_wait_ready): a request is never sent twice, so no answer is
+   still to come on fd when this returns. */
 double sim_test_sync_warm_up (int fd, int port, int timeout_ms);
 
 /* What the newest frame of each camera showed (positions m, rad). */

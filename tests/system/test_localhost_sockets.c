@@ -157,7 +157,7 @@ Test (localhost_sockets, every_socket_of_a_localhost_run_is_on_loopback, .timeou
     cr_assert_geq (vision, 0);
     /* every service is up and vision has sent (a socket never bound gets
        its port at its first send) */
-    int ready = sim_test_wait_ready (&proc, fd, 20000);
+    int ready = sim_test_wait_ready (fd, proc.control_port, 20000);
     uint8_t buf[65536];
     bool sent = ready == 0 && sim_test_recv (vision, buf, sizeof buf, 10000) > 0;
     if (!sent)

@@ -426,8 +426,12 @@ Test (tournament, only_trusted_hosts_get_a_sync_steps_frames, .timeout = 60)
         return;
     int *fds = run.fds;
     int local = fds[CLIENTS];
-    /* loopback: frames, once vision has its configuration */
-    bool ready = local >= 0 && sim_test_sync_warm_up (local, CONTROL_PORT, 20000) > 0;
+    /* loopback: the gateway answers (probed from a socket of its own in
+       the simulator's namespace, sim_test.h), then frames once vision has
+       its configuration */
+    int probe = sim_lab_enter_netns (run.lab.ns_sim) == 0 ? s_udp () : -1;
+    bool ready = local >= 0 && probe >= 0 && sim_test_wait_ready (probe, CONTROL_PORT, 20000) == 0
+              && sim_test_sync_warm_up (local, CONTROL_PORT, 20000) > 0;
     cr_expect (ready, "loopback got no sync step with frames");
     if (ready) {
         SimulationSyncRequest sync = SIMULATION_SYNC_REQUEST__INIT;
@@ -502,6 +506,8 @@ Test (tournament, only_trusted_hosts_get_a_sync_steps_frames, .timeout = 60)
         }
         cr_expect (named, "no cut answer named the setting");
     }
+    if (probe >= 0)
+        close (probe);
     s_run_stop (&run, !ready);
 }
 
