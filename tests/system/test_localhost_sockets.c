@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/support/sim_fixture.h"
 #include "tests/support/sim_test.h"
 
 #define S_MAX_INODES 512
@@ -150,22 +151,17 @@ s_check_table (const char *table, const unsigned long *inodes, int count, char *
    address. */
 Test (localhost_sockets, every_socket_of_a_localhost_run_is_on_loopback, .timeout = 60)
 {
-    sim_proc_t proc;
-    cr_assert_eq (sim_proc_start (&proc, NULL, NULL), 0);
-    int fd = sim_test_udp (0), vision = sim_test_udp (proc.vision_port);
-    cr_assert_geq (fd, 0);
-    cr_assert_geq (vision, 0);
-    /* every service is up and vision has sent (a socket never bound gets
-       its port at its first send) */
-    int ready = sim_test_wait_ready (fd, proc.control_port, 20000);
-    uint8_t buf[65536];
-    bool sent = ready == 0 && sim_test_recv (vision, buf, sizeof buf, 10000) > 0;
-    if (!sent)
-        sim_proc_dump_log (&proc);
-    cr_assert (sent, "the simulator did not come up, or vision sent nothing");
+    /* every service is up (its pid file is written once it has bound its
+       ports; the viewer's too) and vision has sent (a socket never bound
+       gets its port at its first send): the gateway's answer alone comes
+       before the grSim port and the viewer are there */
+    sim_fixture_t f;
+    cr_assert_eq (
+        sim_fixture_start (&f, NULL, NULL, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES),
+        0, "the simulator did not come up, or vision sent nothing");
 
     pid_t pids[16];
-    int n = s_run_pids (proc.pid, pids, 16);
+    int n = s_run_pids (f.proc.pid, pids, 16);
     cr_assert_geq (n, 5, "the launcher and its services: %d processes", n);
     unsigned long inodes[S_MAX_INODES];
     int count = 0;
@@ -176,10 +172,7 @@ Test (localhost_sockets, every_socket_of_a_localhost_run_is_on_loopback, .timeou
     static const char *const tables[] = { "udp", "tcp", "udp6", "tcp6" };
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         seen += s_check_table (tables[t], inodes, count, bad, sizeof bad);
-    close (fd);
-    close (vision);
-    sim_proc_stop (&proc);
-    sim_proc_cleanup (&proc);
+    cr_expect_eq (sim_fixture_stop (&f), 0);
     /* the gateway's three ports, the grSim port, vision's sender and the
        viewer at least */
     cr_expect_geq (seen, 6, "only %d IP sockets of the run found", seen);
