@@ -26,7 +26,7 @@
 #define LAUNCH_CLEAN_MIN_UP_MS  500  /* a clean exit sooner than this is a fault */
 #define LAUNCH_POLL_MS          100  /* the longest wait without pidfds (a kernel before 5.3) */
 #define LAUNCH_IDLE_MS          1000 /* with them: a death, output and signals wake us at once */
-#define LAUNCH_READY_MS         5000 /* the longest wait for the gateway's ports before vision starts */
+#define LAUNCH_READY_MS         5000 /* the longest wait for a service's ports before vision starts */
 #define LAUNCH_READY_ENV        "SSL_SIM_READY_FD"
 
 typedef struct {
@@ -398,13 +398,14 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
         setenv ("SSL_SIM_RUN_ID", id, 1);
     }
 
-    /* Vision starts once the gateway serves its ports: a client takes the
-       first vision packet as the sign that the simulator is up, and a
-       command it sends then must find the gateway's ports bound (started
-       together, vision's first packet came up to 0.2 s before them on a
-       busy machine, and the command went nowhere). */
+    /* Vision starts once the gateway and legacy-grsim serve their ports: a
+       client takes the first vision packet as the sign that the simulator
+       is up, and a command it sends then must find the port it goes to
+       bound (started together, vision's first packet came up to 0.2 s
+       before the gateway's ports on a busy machine, and a grSim client's
+       first packet found no grSim port in 9 of 30 starts). */
     static const sim_service_id_t order[LAUNCH_SERVICE_COUNT] = { SIM_SERVICE_PHYSICS, SIM_SERVICE_GATEWAY,
-                                                                  SIM_SERVICE_VISION, SIM_SERVICE_LEGACY,
+                                                                  SIM_SERVICE_LEGACY, SIM_SERVICE_VISION,
                                                                   SIM_SERVICE_VIEWER };
     launch_child_t children[LAUNCH_SERVICE_COUNT];
     int count = 0, code = 0;
@@ -414,7 +415,8 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
             continue;
         children[count] = (launch_child_t) { .service = service, .out = -1, .exited = -1 };
         int ready = -1;
-        if (s_spawn (&children[count], exe, optc, optv, order[k] == SIM_SERVICE_GATEWAY ? &ready : NULL)) {
+        bool serves = order[k] == SIM_SERVICE_GATEWAY || order[k] == SIM_SERVICE_LEGACY;
+        if (s_spawn (&children[count], exe, optc, optv, serves ? &ready : NULL)) {
             sim_error ("cannot start %s: %s", service->name, strerror (errno));
             s_stop_all (children, count);
             return 1;

@@ -14,8 +14,10 @@
       team-client-run` line that runs it), drives blue robot 0 and sees
       it move: page and program cannot drift apart.
     - The first command a client sends right after the first vision
-      packet is answered, in each of many starts: vision starts only once
-      the gateway serves its ports (launcher/supervisor.c).
+      packet is answered, and a grSim client's first packet finds the
+      grSim port served, in each of many starts: vision starts only once
+      the gateway and legacy-grsim serve their ports
+      (launcher/supervisor.c).
 */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
@@ -35,6 +37,7 @@
 #define VISION_GROUP "224.5.23.2"
 #define VISION_PORT  10020 /* the defaults the page uses */
 #define BLUE_PORT    10301
+#define LEGACY_PORT  20011
 #define START_MS     15000 /* a start on a loaded machine, to the first vision packet */
 /* the gateway answers every datagram within 4 s, UNAVAILABLE at worst
    (docs/protocol.md, "Every datagram is answered, once") */
@@ -171,8 +174,25 @@ Test (team_client, the_python_client_on_the_page_drives_blue_robot_0, .timeout =
     cr_expect_gt (answered, 0, "no command answered: %s", out);
 }
 
-/* One start: the first vision packet, then one command to the blue port.
-   Returns 0 when it was answered, else -1 (with the reason in why). */
+/* A UDP socket connected to 127.0.0.1:port: a datagram to a port nobody
+   serves is told (ECONNREFUSED on the next receive). */
+static int
+s_connected (int port)
+{
+    int fd = socket (AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    to.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    if (fd >= 0 && connect (fd, (struct sockaddr *) &to, sizeof to)) {
+        close (fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* One start: the first vision packet, then at once a grSim packet to the
+   grSim port and one command to the blue port. Returns 0 when the command
+   was answered and the grSim port was served, else -1 (with the reason in
+   why). */
 static int
 s_first_command (const lab_t *lab, const char *ini, char *why, size_t len)
 {
@@ -185,17 +205,17 @@ s_first_command (const lab_t *lab, const char *ini, char *why, size_t len)
     else if (sim_test_recv (vision, buf, sizeof buf, START_MS) < 0)
         snprintf (why, len, "no vision within %d ms", START_MS);
     else {
-        /* connected, so a port nobody serves is told (ECONNREFUSED) */
-        int fd = socket (AF_INET, SOCK_DGRAM, 0);
-        struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons (BLUE_PORT) };
-        to.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+        /* a grSim client's first packet (an empty one changes nothing);
+           grSim answers none, so only a refusal comes back */
+        int legacy = s_connected (LEGACY_PORT);
+        int fd = s_connected (BLUE_PORT);
         sim_msg_robot_cmd_t b;
         RobotControl *ctl = sim_msg_robot_cmd (&b, 0);
         sim_msg_local (&b, 0.5, 0, 0);
         uint8_t packed[256];
         size_t n = robot_control__pack (ctl, packed);
         errno = 0;
-        if (connect (fd, (struct sockaddr *) &to, sizeof to) || send (fd, packed, n, 0) != (ssize_t) n)
+        if (legacy < 0 || fd < 0 || send (legacy, "", 0, 0) != 0 || send (fd, packed, n, 0) != (ssize_t) n)
             snprintf (why, len, "cannot send: %s", strerror (errno));
         else {
             ssize_t got = sim_test_recv (fd, buf, sizeof buf, ANSWER_MS);
@@ -209,8 +229,18 @@ s_first_command (const lab_t *lab, const char *ini, char *why, size_t len)
                 snprintf (why, len, "no answer within %d ms (%zd bytes)", ANSWER_MS, got);
             if (r)
                 robot_control_response__free_unpacked (r, NULL);
+            /* the refusal, had there been one, came back long before the
+               answer did (loopback's ICMP is not rate limited) */
+            errno = 0;
+            if (rc == 0 && sim_test_recv (legacy, buf, sizeof buf, 0) < 0 && errno == ECONNREFUSED) {
+                snprintf (why, len, "the grSim port was not served yet when vision came");
+                rc = -1;
+            }
         }
-        close (fd);
+        if (legacy >= 0)
+            close (legacy);
+        if (fd >= 0)
+            close (fd);
     }
     if (vision >= 0)
         close (vision);
