@@ -14,6 +14,7 @@
 #include "common/config/config_table.h"
 #include "control.h"
 #include "logtools.h"
+#include "notify.h"
 #include "stats.h"
 #include "services.h"
 #include "common/bus/sim_bus.h"
@@ -117,6 +118,7 @@ s_run_service (const char *name, int optc, char **optv)
     char pidfile[SIM_STRING_MAX + 16];
     launch_pidfile_write (&args.cfg, name, NULL, pidfile, sizeof pidfile);
     launch_supervised_ready ();
+    launch_notify_ready ();
     s_wait (actor);
     zactor_destroy (&actor);
     launch_pidfile_remove (pidfile);

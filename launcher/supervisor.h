@@ -1,10 +1,10 @@
 /*  supervisor.h - `ssl-sim run`: the five services as child processes.
 
     Each child is this same executable run as `service NAME` with the
-    launcher's options, started in the order physics, gateway, vision,
-    legacy-grsim, viewer: vision only once the gateway said it serves its
-    ports (launch_supervised_ready, at most 5 s), so a client that saw
-    vision finds them; its output lines are prefixed with the service name;
+    launcher's options, started in the order physics, gateway,
+    legacy-grsim, vision, viewer: vision only once the gateway and
+    legacy-grsim said they serve their ports (launch_supervised_ready, at
+    most 5 s each), so a client that saw vision finds them; its output lines are prefixed with the service name;
     a child that crashes (killed, or exits with an error after it started)
     is restarted after 100 ms, every time; one that exits cleanly (it was
     asked to stop: `ssl-sim restart`) at once. A child that could not start

@@ -8,14 +8,18 @@
     the reason (issue 11); `--single-process` holds the same runtime
     directory lock and shows in `status` (issue 13); its log says what the
     four-process log says: each service started, the stop and its reason,
-    each service stopped, all stopped (issue 23).
+    each service stopped, all stopped (issue 23); a service under a
+    Type=notify unit tells systemd it is up only once its port is bound.
 */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -160,6 +164,48 @@ Test (launcher, systemd_units_verify, .timeout = 60)
 
 /* A second simulator in the same runtime directory would take over the
    first one's sockets and lanes: it refuses to start, and says what to do. */
+/* What systemd does for a unit of Type=notify: NOTIFY_SOCKET names a unix
+   datagram socket, and the unit counts as started when READY=1 arrives
+   there. By then legacy-grsim's grSim port must be bound (vision's unit
+   starts after it, and a grSim client takes vision's first packet as the
+   sign that it may send). */
+Test (launcher, a_service_tells_systemd_it_is_up_once_its_port_is_bound, .timeout = 30)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char ini[128], log[128];
+    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    snprintf (log, sizeof log, "%s/log.txt", dir);
+    sim_proc_t ports;
+    s_write_ini_ports (ini, &ports);
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    snprintf (addr.sun_path, sizeof addr.sun_path, "%s/notify", dir);
+    int notify = socket (AF_UNIX, SOCK_DGRAM, 0);
+    cr_assert_eq (bind (notify, (struct sockaddr *) &addr, sizeof addr), 0);
+    setenv ("NOTIFY_SOCKET", addr.sun_path, 1);
+    const char *args[] = { "service", "legacy-grsim", "--config", ini, NULL };
+    pid_t pid = sim_lab_spawn (args, dir, log, NULL);
+    unsetenv ("NOTIFY_SOCKET");
+    cr_assert_gt (pid, 0);
+    struct pollfd p = { notify, POLLIN, 0 };
+    char got[64] = "";
+    ssize_t n = poll (&p, 1, 10000) == 1 ? recv (notify, got, sizeof got - 1, 0) : -1;
+    if (n < 0)
+        sim_lab_dump (log);
+    cr_assert_geq (n, 0, "no notification within 10 s");
+    got[n] = '\0';
+    cr_expect_str_eq (got, "READY=1");
+    /* the port is taken at that moment: our own bind of it fails */
+    int mine = sim_test_udp (ports.legacy_port);
+    cr_expect_lt (mine, 0, "the grSim port %d was not bound when the service said it was up",
+                  ports.legacy_port);
+    if (mine >= 0)
+        close (mine);
+    cr_expect_eq (sim_lab_stop (pid), 0);
+    close (notify);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
 Test (launcher, a_second_run_in_the_same_directory_refuses, .timeout = 30)
 {
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
