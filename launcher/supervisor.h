@@ -4,10 +4,11 @@
     launcher's options, started in the order physics, gateway,
     legacy-grsim, vision, viewer: vision only once the gateway and
     legacy-grsim said they serve their ports (launch_supervised_ready, at
-    most 5 s each), so a client that saw vision finds them; its output lines are prefixed with the service name;
-    a child that crashes (killed, or exits with an error after it started)
-    is restarted after 100 ms, every time; one that exits cleanly (it was
-    asked to stop: `ssl-sim restart`) at once. A child that could not start
+    most 5 s each), so a client that saw vision finds them; its output
+    lines are prefixed with the service name; a child that crashes
+    (killed, or exits with an error after it started) is restarted after
+    100 ms, every time; one that exits cleanly (it was asked to stop:
+    `ssl-sim restart`) at once. A child that could not start
     at all (exit status SIM_SERVICE_EXIT_NO_START: port taken, endpoint
     cannot bind; or refused options) ends the run at once: starting it
     again would fail the same way. Every child gets SSL_SIM_RUN_ID, which
