@@ -10,7 +10,11 @@
 
     The process's vision may join a few steps late (it waits for the
     configuration on the bus), so both sides first run the same 1 s of 1 ms
-    steps; from there on every frame must match, count and bytes.
+    steps; from there on every frame must match, count and bytes. The one
+    exception is the protocol's own: a vision held up past sync_timeout on
+    a loaded machine has its step answered without frames, sync_timeout
+    after the request (docs/protocol.md, "Vision down or stuck"); that
+    step is counted and skipped, and the next ones must match again.
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -25,7 +29,8 @@
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
-#define ES_MAX_FRAMES 64
+#define ES_MAX_FRAMES   64
+#define ES_SYNC_TIMEOUT 500 /* ms, [bus] sync_timeout's default */
 
 typedef struct {
     const uint8_t *data[ES_MAX_FRAMES];
@@ -126,10 +131,12 @@ s_pack_apply (sslsim_world_t *w, sslsim_msg_t kind, const ProtobufCMessage *msg)
 }
 
 /* One sync step on the process and the same on the library; returns the
-   frames compared. */
+   frames compared. A step the process answered without frames after
+   sync_timeout, where the library released some, is counted in *late
+   and not compared. */
 static size_t
 s_step_both (sim_fixture_t *f, sslsim_world_t *w, int port, float dt, SimulatorCommand *cmd, RobotControl *rc,
-             int step, bool compare)
+             int step, bool compare, int *late)
 {
     SimulationSyncRequest req = SIMULATION_SYNC_REQUEST__INIT;
     req.has_sim_step = true;
@@ -138,7 +145,9 @@ s_step_both (sim_fixture_t *f, sslsim_world_t *w, int port, float dt, SimulatorC
     req.robot_control = rc;
     static _Thread_local uint8_t raw[65536];
     size_t raw_len = 0;
+    int64_t sent = sim_test_now_ms ();
     SimulationSyncResponse *resp = sim_test_sync (f->fd, port, &req, raw, &raw_len, 10000);
+    int64_t waited = sim_test_now_ms () - sent;
     cr_assert_not_null (resp, "step %d: no answer", step);
     simulation_sync_response__free_unpacked (resp, NULL);
 
@@ -154,6 +163,12 @@ s_step_both (sim_fixture_t *f, sslsim_world_t *w, int port, float dt, SimulatorC
     es_frames_t a, b;
     s_response_frames (raw, raw_len, &a);
     s_library_frames (w, &b);
+    if (a.count == 0 && b.count > 0 && waited >= ES_SYNC_TIMEOUT) {
+        cr_log_warn ("step %d: answered without frames after %lld ms (vision held up past sync_timeout)",
+                     step, (long long) waited);
+        (*late)++;
+        return 0;
+    }
     cr_assert_eq (a.count, b.count, "step %d: the process answered %zu frames, the library released %zu",
                   step, a.count, b.count);
     for (size_t i = 0; i < a.count; i++) {
@@ -192,7 +207,7 @@ Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
 
     bool seen = false;
     for (int i = 0; i < 1000; i++) {
-        s_step_both (&f, w, f.proc.control_port, 0.001f, NULL, NULL, i, false);
+        s_step_both (&f, w, f.proc.control_port, 0.001f, NULL, NULL, i, false, NULL);
         seen |= sslsim_world_vision_count (w) > 0;
     }
     cr_assert (seen, "the library released no frame in 1 s");
@@ -204,6 +219,7 @@ Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
     ctl.teleport_ball = &tb;
     cmd.control = &ctl;
     size_t compared = 0;
+    int late = 0;
     for (int step = 0; step < 300; step++) {
         int kind = step % 3;
         if (kind == 0) {
@@ -213,17 +229,17 @@ Test (embed_sync, library_frames_are_the_sync_mode_bytes, .timeout = 180)
             tb.vx = 2.0f;
             tb.vy = (float) (0.5 * cos (step * 0.2));
             compared += s_step_both (&f, w, f.proc.control_port, 0.016f, step % 30 == 0 ? &cmd : NULL, NULL,
-                                     step, true);
+                                     step, true, &late);
         } else if (kind == 1) {
             s_team_control (&blue, step);
-            compared += s_step_both (&f, w, f.proc.blue_port, 0.016f, NULL, &blue.rc, step, true);
+            compared += s_step_both (&f, w, f.proc.blue_port, 0.016f, NULL, &blue.rc, step, true, &late);
         } else {
             s_team_control (&yellow, step);
-            compared += s_step_both (&f, w, f.proc.yellow_port, 0.016f, NULL, &yellow.rc, step, true);
+            compared += s_step_both (&f, w, f.proc.yellow_port, 0.016f, NULL, &yellow.rc, step, true, &late);
         }
     }
     /* two cameras at the default rate release about 2.4 frames per 16 ms */
-    cr_expect_gt (compared, 300 * 2, "only %zu frames compared in 300 steps", compared);
+    cr_expect_gt (compared, 300 * 2, "only %zu frames compared in 300 steps (%d held up)", compared, late);
     sslsim_world_free (w);
     cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
 }
@@ -237,19 +253,20 @@ Test (embed_sync, a_realism_switched_mid_run_keeps_the_library_bytes, .timeout =
     sim_fixture_t f;
     sslsim_world_t *w = s_start_both (&f);
     for (int i = 0; i < 1000; i++)
-        s_step_both (&f, w, f.proc.control_port, 0.001f, NULL, NULL, i, false);
+        s_step_both (&f, w, f.proc.control_port, 0.001f, NULL, NULL, i, false, NULL);
 
     static const char *const presets[] = { "rc26", "none", "realistic" };
     es_team_t blue;
     size_t compared = 0;
+    int late = 0;
     for (int step = 0; step < 240; step++) {
         sim_msg_preset_t m;
         bool switch_now = step % 80 == 0;
         SimulatorCommand *cmd = switch_now ? sim_msg_realism_preset (&m, presets[step / 80]) : NULL;
         s_team_control (&blue, step);
-        compared += s_step_both (&f, w, f.proc.blue_port, 0.016f, cmd, &blue.rc, step, true);
+        compared += s_step_both (&f, w, f.proc.blue_port, 0.016f, cmd, &blue.rc, step, true, &late);
     }
-    cr_expect_gt (compared, 240 * 2, "only %zu frames compared in 240 steps", compared);
+    cr_expect_gt (compared, 240 * 2, "only %zu frames compared in 240 steps (%d held up)", compared, late);
     sslsim_world_free (w);
     cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
 }
