@@ -42,11 +42,12 @@
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
 
-#define S_WAIT_MS 10000
-#define S_FAST_PACKETS \
-    70 /* vision packets a fast run sends before it stops: over 50 recorded, and 25 truth */
-#define S_CAMERAS   8
-#define S_TELEPORTS 6
+/* S_FAST_PACKETS: the vision packets a default fast run sends before the
+   test stops it (more than 50 recorded, and 25 truth packets) */
+#define S_WAIT_MS      10000
+#define S_FAST_PACKETS 70
+#define S_CAMERAS      8
+#define S_TELEPORTS    6
 
 /* What vision showed in a stretch of time. */
 typedef struct {
