@@ -44,13 +44,28 @@ s_write_ini (const char *path)
     s_write_ini_ports (path, NULL);
 }
 
+/* One test's runtime directory, fresh under /tmp, with the paths of its
+   configuration file (not written yet) and of the run's log. */
+typedef struct {
+    char dir[32];
+    char ini[128], log[128];
+} s_dir_t;
+
+static void
+s_dir (s_dir_t *d)
+{
+    snprintf (d->dir, sizeof d->dir, "/tmp/ssl-sim-test-XXXXXX");
+    cr_assert_not_null (mkdtemp (d->dir));
+    snprintf (d->ini, sizeof d->ini, "%s/t.ini", d->dir);
+    snprintf (d->log, sizeof d->log, "%s/log.txt", d->dir);
+}
+
 Test (launcher, duration_ends_the_run_and_its_checkpoint, .timeout = 30)
 {
-    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
-    cr_assert_not_null (mkdtemp (dir));
-    char ini[128], log[128], vision[64], ck[160];
-    snprintf (ini, sizeof ini, "%s/t.ini", dir);
-    snprintf (log, sizeof log, "%s/log.txt", dir);
+    s_dir_t d;
+    s_dir (&d);
+    const char *dir = d.dir, *ini = d.ini, *log = d.log;
+    char vision[64], ck[160];
     snprintf (ck, sizeof ck, "%s/ssl-sim/physics.checkpoint", dir);
     snprintf (vision, sizeof vision, "224.5.23.2:%d", sim_test_free_port ());
     s_write_ini (ini);
@@ -105,11 +120,9 @@ Test (launcher, status_when_nothing_runs, .timeout = 30)
 
 Test (launcher, restart_refuses_an_unsupervised_service, .timeout = 30)
 {
-    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
-    cr_assert_not_null (mkdtemp (dir));
-    char ini[128], log[128];
-    snprintf (ini, sizeof ini, "%s/t.ini", dir);
-    snprintf (log, sizeof log, "%s/log.txt", dir);
+    s_dir_t d;
+    s_dir (&d);
+    const char *dir = d.dir, *ini = d.ini, *log = d.log;
     s_write_ini (ini);
     /* started by hand: no launcher, no systemd would bring it back */
     unsetenv ("INVOCATION_ID");
@@ -162,8 +175,6 @@ Test (launcher, systemd_units_verify, .timeout = 60)
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 
-/* A second simulator in the same runtime directory would take over the
-   first one's sockets and lanes: it refuses to start, and says what to do. */
 /* What systemd does for a unit of Type=notify: NOTIFY_SOCKET names a unix
    datagram socket, and the unit counts as started when READY=1 arrives
    there. By then legacy-grsim's grSim port must be bound (vision's unit
@@ -171,11 +182,9 @@ Test (launcher, systemd_units_verify, .timeout = 60)
    sign that it may send). */
 Test (launcher, a_service_tells_systemd_it_is_up_once_its_port_is_bound, .timeout = 30)
 {
-    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
-    cr_assert_not_null (mkdtemp (dir));
-    char ini[128], log[128];
-    snprintf (ini, sizeof ini, "%s/t.ini", dir);
-    snprintf (log, sizeof log, "%s/log.txt", dir);
+    s_dir_t d;
+    s_dir (&d);
+    const char *dir = d.dir, *ini = d.ini, *log = d.log;
     sim_proc_t ports;
     s_write_ini_ports (ini, &ports);
     struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -206,14 +215,15 @@ Test (launcher, a_service_tells_systemd_it_is_up_once_its_port_is_bound, .timeou
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 
+/* A second simulator in the same runtime directory would take over the
+   first one's sockets and lanes: it refuses to start, and says what to do. */
 Test (launcher, a_second_run_in_the_same_directory_refuses, .timeout = 30)
 {
-    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
-    cr_assert_not_null (mkdtemp (dir));
-    char ini[128], ini2[128], log[128];
-    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    s_dir_t d;
+    s_dir (&d);
+    const char *dir = d.dir, *ini = d.ini, *log = d.log;
+    char ini2[128];
     snprintf (ini2, sizeof ini2, "%s/t2.ini", dir);
-    snprintf (log, sizeof log, "%s/log.txt", dir);
     s_write_ini (ini);
     s_write_ini (ini2); /* other ports: only the directory is shared */
     const char *args[] = { "run", "--config", ini, "--localhost", NULL };
@@ -238,12 +248,11 @@ Test (launcher, a_second_run_in_the_same_directory_refuses, .timeout = 30)
    kind on its runtime directory refuses, and `ssl-sim status` shows it. */
 Test (launcher, a_single_process_run_holds_the_directory, .timeout = 40)
 {
-    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
-    cr_assert_not_null (mkdtemp (dir));
-    char ini[128], ini2[128], log[128], vision[64];
-    snprintf (ini, sizeof ini, "%s/t.ini", dir);
+    s_dir_t d;
+    s_dir (&d);
+    const char *dir = d.dir, *ini = d.ini, *log = d.log;
+    char ini2[128], vision[64];
     snprintf (ini2, sizeof ini2, "%s/t2.ini", dir);
-    snprintf (log, sizeof log, "%s/log.txt", dir);
     snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
     s_write_ini (ini);
     s_write_ini (ini2); /* other ports: only the directory is shared */
