@@ -23,7 +23,10 @@
     hits both sides of a comparison.
 
     usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync]
-                 [--core [--only truth|vision] [--worlds N]]
+                 [--core [--only truth|vision] [--worlds N] [--step-ms MS]]
+           --step-ms MS: with --core, every world made with `--step-ms MS`
+                         (the physics substep, 1 ms by default;
+                         bench/substep.py)
            embed --dump STEPS SEED   print the FNV-1a hash of the vision
                                      bytes of the scripted run (the Python
                                      tests compare theirs to it)
@@ -42,6 +45,9 @@
 
 #define EB_MAX_RUNS 15
 #define EB_ROBOTS   22
+
+/* The flags every world is made with: none, or { "--step-ms", MS }. */
+static const char *s_args[3];
 
 static double
 s_now (void)
@@ -99,6 +105,7 @@ s_world (uint64_t seed)
 {
     sslsim_config_t config;
     sslsim_config_init (&config);
+    config.args = s_args[0] ? s_args : NULL;
     config.has_seed = 1;
     config.seed = seed;
     char err[256];
@@ -174,6 +181,7 @@ s_batch (int n, int threads, int vision, int steps, double *rate, double *cpu)
 {
     sslsim_config_t config;
     sslsim_config_init (&config);
+    config.args = s_args[0] ? s_args : NULL;
     config.vision = vision;
     char err[256];
     sslsim_batch_t *b = sslsim_batch_new (n, &config, threads, NULL, err, sizeof err);
@@ -239,8 +247,8 @@ s_core_only (int runs, int steps, int n, int only)
             truth[r] = s_core (n, 0, steps);
         if (only != 0)
             vision[r] = s_core (n, 1, steps);
-        printf ("run %d: batch %d, 1 thread: truth %.0f, vision %.0f world-steps per CPU s\n", r + 1, n,
-                truth[r], vision[r]);
+        printf ("run %d: batch %d, 1 thread, substep %s ms: truth %.0f, vision %.0f world-steps per CPU s\n",
+                r + 1, n, s_args[1] ? s_args[1] : "1", truth[r], vision[r]);
     }
     printf ("median: truth %.0f, vision %.0f world-steps per CPU s\n", s_median (truth, runs),
             s_median (vision, runs));
@@ -332,13 +340,16 @@ main (int argc, char **argv)
             only = !strcmp (argv[i], "truth") ? 0 : !strcmp (argv[i], "vision") ? 1 : -2;
         } else if (!strcmp (argv[i], "--worlds") && i + 1 < argc)
             worlds = atoi (argv[++i]);
-        else if (argv[i][0] != '-')
+        else if (!strcmp (argv[i], "--step-ms") && i + 1 < argc) {
+            s_args[0] = "--step-ms";
+            s_args[1] = argv[++i];
+        } else if (argv[i][0] != '-')
             results = argv[i];
         else {
             fprintf (
                 stderr,
                 "usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] [--core [--only truth|vision] "
-                "[--worlds N]] | --dump STEPS SEED\n");
+                "[--worlds N] [--step-ms MS]] | --dump STEPS SEED\n");
             return 2;
         }
     }
@@ -349,6 +360,10 @@ main (int argc, char **argv)
     }
     if (core_only)
         return s_core_only (runs, steps / 10, worlds, only);
+    if (s_args[0]) {
+        fprintf (stderr, "embed: --step-ms goes with --core (the results file is the default substep's)\n");
+        return 2;
+    }
     double one[EB_MAX_RUNS], one_cpu[EB_MAX_RUNS], t1[EB_MAX_RUNS], t2[EB_MAX_RUNS], scale[EB_MAX_RUNS];
     double c64[EB_MAX_RUNS], py64[EB_MAX_RUNS], over[EB_MAX_RUNS];
     double c64_cpu[EB_MAX_RUNS], py64_cpu[EB_MAX_RUNS], over_cpu[EB_MAX_RUNS];
