@@ -67,6 +67,13 @@ class LearnExampleTest(unittest.TestCase):
         p = fisher_greater(ours, n_ours, theirs, n_theirs)
         self.assertLess(p, ALPHA, "trained %d/%d, random %d/%d: p = %.3g" % (ours, n_ours, theirs, n_theirs, p))
 
+    def test_a_policy_trained_at_2_ms_beats_random_at_1_ms(self):
+        """docs/learning.md, "Training with a coarser substep": trained in
+        2 ms substeps, evaluated in the default 1 ms."""
+        ours, n_ours, theirs, n_theirs = run_example(["--train-step-ms", "2"])
+        p = fisher_greater(ours, n_ours, theirs, n_theirs)
+        self.assertLess(p, ALPHA, "trained %d/%d, random %d/%d: p = %.3g" % (ours, n_ours, theirs, n_theirs, p))
+
     def test_without_learning_the_check_fails(self):
         """The learning rate 0 leaves the policy as it starts (standing
         still): the same run and check must not find it better."""
