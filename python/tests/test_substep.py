@@ -3,9 +3,9 @@ promises it to a learner: with `--step-ms 2` the ball (flight, roll,
 kick, bounces) is the 1 ms ball to well under a millimetre, robots stop
 face to face where physics.md's reference test wants them, and a
 robot's path stays within the documented few millimetres of the 1 ms
-path; the page's example runs; a 2 ms world is deterministic for its
-seed; a step that is not a whole number of substeps is refused with a
-reason.
+path; each camera's frames keep their numbers and instants; the page's
+example runs; a 2 ms world is deterministic for its seed; a step that
+is not a whole number of substeps is refused with a reason.
 
 The scenes (substep_cases.py) run with `--realism none` so that the
 substep is the only difference between the two runs of a scene; every
@@ -73,6 +73,21 @@ class CoarserSubstepTest(unittest.TestCase):
         self.assertGreater(len(a), 100)
         self.assertEqual(a, b)
         self.assertNotEqual(a, run(6))
+
+    def test_each_camera_keeps_its_instants(self):
+        def frames(ms):
+            w = sslsim.World(args=["--step-ms", ms], seed=5)
+            out = {0: [], 1: []}
+            for _ in range(60):
+                w.step(0.016)
+                for d in w.detections():
+                    out[int(d["camera_id"])].append((int(d["frame_number"]), float(d["t_capture"]),
+                                                     float(d["t_sent"])))
+            w.close()
+            return out
+        fine, coarse = frames("1"), frames("2")
+        self.assertGreater(len(fine[0]), 60)
+        self.assertEqual(fine, coarse)
 
     def test_a_step_that_is_not_whole_substeps_is_refused(self):
         w = sslsim.World(args=["--step-ms", "2"])
