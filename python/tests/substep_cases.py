@@ -12,10 +12,12 @@ import numpy as np
 
 import sslsim
 
-#: an empty field: the scenes teleport what they need
-INI = "[sim]\ninitial_robots_per_team = 0\n"
-#: the default robot's centre-to-dribbler distance and the ball's radius, m
+#: the robots' centre-to-dribbler distance and the ball's radius (m), set
+#: here (to the defaults) because the scenes place things by them
 C2D, BALL_R = 0.075, 0.0215
+#: an empty field (the scenes teleport what they need), with those sizes
+INI = ("[sim]\ninitial_robots_per_team = 0\n[ball]\nradius = %r\n[blue]\ncenter_to_dribbler = %r\n"
+       "[yellow]\ncenter_to_dribbler = %r\n" % (BALL_R, C2D, C2D))
 
 
 def world(ms):
