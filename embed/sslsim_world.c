@@ -346,7 +346,7 @@ sslsim_world_truth (const sslsim_world_t *world, sslsim_truth_t *out)
 {
     sim_snapshot_t snap;
     phys_world_snapshot (world->phys, &snap);
-    memset (out, 0, sizeof *out);
+    out->pad_ = 0;
     out->time_ns = snap.time_ns;
     out->ball[0] = snap.ball.x;
     out->ball[1] = snap.ball.y;
@@ -362,6 +362,8 @@ sslsim_world_truth (const sslsim_world_t *world, sslsim_truth_t *out)
             (sslsim_truth_robot_t) { r->team,  r->id,           r->x, r->y, r->orientation, r->vx, r->vy,
                                      r->omega, r->ball_contact, 0 };
     }
+    /* the rows past the count read as zeros, whatever *out held */
+    memset (out->robots + n, 0, (size_t) (SSLSIM_MAX_ROBOTS - n) * sizeof out->robots[0]);
 }
 
 uint64_t
