@@ -440,6 +440,27 @@ Test (sslsim, simulator_config_changes_the_realism)
     sslsim_world_free (w);
 }
 
+/* The truth record is the same whatever the caller's buffer held: the
+   rows past the robot count and the padding read as zeros. */
+Test (sslsim, truth_fills_the_whole_record)
+{
+    sslsim_world_t *w = s_world (2);
+    cr_assert_eq (sslsim_world_step (w, 0.016), SSLSIM_OK);
+    sslsim_truth_t dirty, clean;
+    memset (&dirty, 0xa5, sizeof dirty);
+    memset (&clean, 0, sizeof clean);
+    sslsim_world_truth (w, &dirty);
+    sslsim_world_truth (w, &clean);
+    cr_assert_eq (dirty.robot_count, 22);
+    cr_assert (memcmp (&dirty, &clean, sizeof dirty) == 0);
+    const sslsim_truth_robot_t zero = { 0 };
+    cr_assert (memcmp (&dirty.robots[22], &zero, sizeof zero) == 0);
+    cr_assert (memcmp (&dirty.robots[SSLSIM_MAX_ROBOTS - 1], &zero, sizeof zero) == 0);
+    cr_assert_eq (dirty.pad_, 0);
+    cr_assert_eq (dirty.robots[0].pad_, 0);
+    sslsim_world_free (w);
+}
+
 /* Decoded detections are the truth within the realistic noise (vision.md:
    a few mm). */
 Test (sslsim, detections_decode_what_the_bytes_say)
