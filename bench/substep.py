@@ -32,6 +32,8 @@ def core(build, ms, steps):
     out = subprocess.run([os.path.join(ROOT, build, "bench", "embed"), "--core", "--runs", "1", "--steps",
                           str(steps), "--step-ms", ms], cwd=ROOT, capture_output=True, text=True, check=True)
     m = re.search(r"median: truth (\d+), vision (\d+)", out.stdout)
+    if not m:
+        sys.exit("bench/substep.py: no median line from embed --core --step-ms %s:\n%s" % (ms, out.stdout))
     return int(m.group(1)), int(m.group(2))
 
 
