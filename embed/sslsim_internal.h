@@ -93,6 +93,12 @@ int sslsim_obs_frame (const sslsim_obs_t *obs);
    (what the observer needs, ~9 kB of stores less per frame). */
 sslsim_status_t sslsim_detection_read (const uint8_t *bytes, size_t len, sslsim_detection_t *out);
 
+/* sslsim_detection_read of the detection alone: a geometry field the
+   wrapper carries is skipped, not checked (the observer's reading of the
+   world's own frames, whose geometry it does not use). On bytes that
+   sslsim_detection_read accepts, the same answer. */
+sslsim_status_t sslsim_detection_read_detection (const uint8_t *bytes, size_t len, sslsim_detection_t *out);
+
 /* sslsim_detection_decode by protobuf-c's unpack alone (the fast
    reader's reference, for its test). */
 sslsim_status_t sslsim_detection_decode_general (const uint8_t *bytes, size_t len, sslsim_detection_t *out);

@@ -295,7 +295,7 @@ s_write_vision (sslsim_obs_t *self, int slot, const sslsim_world_t *world, float
         const uint8_t *bytes;
         size_t len;
         if (sslsim_world_vision (world, f, &bytes, &len) != SSLSIM_OK
-            || sslsim_detection_read (bytes, len, &d) != SSLSIM_OK)
+            || sslsim_detection_read_detection (bytes, len, &d) != SSLSIM_OK)
             continue;
         if (d.t_capture > *newest)
             *newest = d.t_capture;

@@ -3,7 +3,9 @@
     driven worlds with the realistic and a noisy-venue realism (noise,
     dropouts, false and ghost balls, disagreeing cameras, geometry), and on
     those frames cut short or with bytes changed: the same status, and
-    the same detections whenever both accept.
+    the same detections whenever both accept. The observer's reading
+    (sslsim_detection_read_detection, geometry skipped) gives the same
+    detections wherever the checking reader accepts.
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 #include "embed/sslsim.h"
 #include "embed/sslsim_internal.h"
 #include "common/base/sim_rng.h"
+#include "ssl_vision_wrapper.pb-c.h"
 
 #define TD_STEPS 400
 
@@ -49,7 +52,26 @@ s_agree (const uint8_t *bytes, size_t len, sslsim_detection_t *fast, sslsim_dete
     cr_assert_eq (a, b, "fast %d, protobuf-c %d on %zu bytes", a, b, len);
     if (a == SSLSIM_OK)
         cr_assert (memcmp (fast, general, sizeof *fast) == 0, "the decoders disagree on %zu bytes", len);
+    /* the observer's reading: what the checking reader read, detection
+       entries past the counts aside (it does not clear them) */
+    if (a == SSLSIM_OK) {
+        memcpy (general, fast, sizeof *general);
+        cr_assert_eq (sslsim_detection_read_detection (bytes, len, general), SSLSIM_OK, "on %zu bytes", len);
+        cr_assert (memcmp (general, fast, sizeof *fast) == 0, "the observer's reading differs on %zu bytes",
+                   len);
+    }
     return a;
+}
+
+/* Whether the wrapper carries geometry (protobuf-c's reading). */
+static bool
+s_has_geometry (const uint8_t *bytes, size_t len)
+{
+    SSLWrapperPacket *w = ssl__wrapper_packet__unpack (NULL, len, bytes);
+    bool yes = w && w->geometry;
+    if (w)
+        ssl__wrapper_packet__free_unpacked (w, NULL);
+    return yes;
 }
 
 static void
@@ -75,7 +97,7 @@ Test (sslsim_decode, the_fast_reader_gives_what_protobuf_c_gives_on_every_frame)
 {
     const char *configs[] = { NULL /* the realistic defaults */, s_noisy };
     sslsim_detection_t *fast = malloc (sizeof *fast), *general = malloc (sizeof *general);
-    int frames = 0, balls_seen_many = 0;
+    int frames = 0, balls_seen_many = 0, geometry = 0;
     for (int c = 0; c < 2; c++) {
         sslsim_world_t *w = s_world (configs[c], 11 + (uint64_t) c);
         for (int step = 0; step < TD_STEPS; step++) {
@@ -87,6 +109,7 @@ Test (sslsim_decode, the_fast_reader_gives_what_protobuf_c_gives_on_every_frame)
                 cr_assert_eq (s_agree (bytes, len, fast, general), SSLSIM_OK);
                 frames++;
                 balls_seen_many += fast->ball_count > 1;
+                geometry += s_has_geometry (bytes, len);
             }
         }
         sslsim_world_free (w);
@@ -94,6 +117,7 @@ Test (sslsim_decode, the_fast_reader_gives_what_protobuf_c_gives_on_every_frame)
     cr_assert_gt (frames, 1000, "%d frames", frames);
     cr_assert_gt (balls_seen_many, 0,
                   "no frame with a false or ghost ball: the realism did not reach the test");
+    cr_assert_gt (geometry, 0, "no frame with geometry: the skip of the observer's reading went untried");
     free (fast);
     free (general);
 }
