@@ -86,6 +86,57 @@ Test (vis_calib, gain_normalises_on_the_grid)
     cr_assert_eq (vis_warp_raw (&c.bx, 0, 1, 1), 0.0);
 }
 
+/* The gain as vis_calib.c worked it out one point at a time before its
+   grid went through the lanes: 1 / the standard deviation of raw() over
+   24 x 24 points, a column of fixed x at a time. */
+static double
+s_gain_point_by_point (const vis_warp_basis_t *b, const sim_field_t *f, double length)
+{
+    double sum = 0, sum2 = 0;
+    for (int i = 0; i < 24; i++)
+        for (int j = 0; j < 24; j++) {
+            double x = -f->length / 2 + (i + 0.5) * f->length / 24;
+            double y = -f->width / 2 + (j + 0.5) * f->width / 24;
+            double v = vis_warp_raw (b, length, x, y);
+            sum += v;
+            sum2 += v * v;
+        }
+    double mean = sum / 576, var = sum2 / 576 - mean * mean;
+    return var > 1e-18 ? 1 / sqrt (var) : 0;
+}
+
+/* The grid's points share the lanes of the sines (a world's reset draws
+   six gains); each gain keeps the bits of the point-by-point sum, so a
+   seed's vision bytes did not move. Seeds, both divisions' fields and
+   warp lengths from centimetres to metres. */
+Test (vis_calib, gain_has_the_bits_of_the_point_by_point_sum)
+{
+    sim_config_t cfg = s_cfg ();
+    const double lengths[] = { 0.05, 0.7, 3.0, 11.0 };
+    int checked = 0;
+    for (int division = 0; division < 2; division++) {
+        cfg.run.division = division ? SIM_DIVISION_B : SIM_DIVISION_A;
+        sim_field_t field;
+        sim_field_resolve (&cfg.field, cfg.run.division, &field);
+        for (uint64_t seed = 1; seed <= 50; seed++)
+            for (int l = 0; l < 4; l++) {
+                sim_rng_t rng;
+                sim_rng_seed (&rng, seed, SIM_STREAM_CALIBRATION);
+                vis_calib_t c;
+                vis_calib_draw (&rng, &field, lengths[l], &c);
+                const vis_warp_basis_t *b[3] = { &c.bx, &c.by, &c.bphi };
+                for (int k = 0; k < 3; k++, checked++) {
+                    vis_warp_basis_t copy = *b[k];
+                    double want = s_gain_point_by_point (&copy, &field, lengths[l]);
+                    cr_assert (memcmp (&want, &b[k]->gain, sizeof want) == 0,
+                               "seed %llu, L %g, basis %d: gain %a, point by point %a",
+                               (unsigned long long) seed, lengths[l], k, b[k]->gain, want);
+                }
+            }
+    }
+    cr_assert_eq (checked, 2 * 50 * 4 * 3);
+}
+
 /* Spread of the warp per axis on a 0.2 m grid over the field. */
 static void
 s_spread (const vis_calib_t *c, const sim_realism_t *r, double *sx, double *sy, double *mean_phi)
