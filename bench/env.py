@@ -14,8 +14,11 @@
   tasks:  SslSimVectorEnv(64, task=name, threads=1) per task of the task
           library, CPU us per world-step with the task on and with its
           pointer switched off (the task's own cost in C), truth.
+  reset:  SslSimVectorEnv(64, threads=1).reset(seed=...) per kind, CPU us
+          per world: what each episode's start costs (an autoreset in
+          step runs the same C reset).
 
-usage: /usr/bin/python3 bench/env.py [--what single|vector|both|parts|tasks] [--runs 5]
+usage: /usr/bin/python3 bench/env.py [--what single|vector|both|parts|tasks|reset] [--runs 5]
        [--steps N] [--threads 2] [--before DIR]
 Runs are interleaved (env, base, env, base, ...); medians are printed.
 Times are the process's CPU time (the machine this was written on is
@@ -164,6 +167,23 @@ def tasks(steps, runs):
         sys.stdout.flush()
 
 
+def resets(runs):
+    """CPU us per world of SslSimVectorEnv(64, threads=1).reset, a new
+    seed each run, per observation kind."""
+    for kind in ("truth", "vision"):
+        env = sslsim.SslSimVectorEnv(64, observation=kind, threads=1)
+        env.reset(seed=0)
+        us = []
+        for r in range(runs):
+            t0 = time.process_time()
+            env.reset(seed=1 + 64 * r)
+            us.append((time.process_time() - t0) / 64 * 1e6)
+        env.close()
+        print("reset  %-6s CPU us per world, SslSimVectorEnv(64, threads=1).reset (median of %d resets): %.1f"
+              % (kind, runs, np.median(us)))
+        sys.stdout.flush()
+
+
 def _child(what, kind, steps, module_dir):
     """Seconds per step of `what` in a fresh process with sslsim from module_dir."""
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", what, "--kind", kind,
@@ -178,7 +198,7 @@ def main():
     ap.add_argument("--one", default=None, choices=("env", "base"))
     ap.add_argument("--kind", default="truth")
     ap.add_argument("--module-dir", default=None)
-    ap.add_argument("--what", default="both", choices=("single", "vector", "both", "parts", "tasks"))
+    ap.add_argument("--what", default="both", choices=("single", "vector", "both", "parts", "tasks", "reset"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--steps", type=int, default=0, help="0: 3000 single, 300 vector")
     ap.add_argument("--threads", type=int, default=2)
@@ -190,6 +210,9 @@ def main():
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
     if a.what == "tasks":
         tasks(a.steps or 300, a.runs)
+        return
+    if a.what == "reset":
+        resets(a.runs)
         return
     if a.what == "parts":
         for kind in ("vision", "truth"):
