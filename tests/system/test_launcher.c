@@ -362,7 +362,11 @@ Test (launcher, an_open_runtime_dir_is_refused, .timeout = 30)
 }
 
 /* The two layouts' logs tell the same story of a run stopped by SIGTERM,
-   line for line in the launcher's words. */
+   line for line in the launcher's words. A service writes its first own
+   line when it has something to say, not when it is up (vision: once
+   physics' configuration reaches it over the bus), so the run is stopped
+   only once every service has written one; on a loaded machine that can
+   come well after the pid files. */
 Test (launcher, single_process_log_reads_like_the_multi_process_one, .timeout = 60)
 {
     static const char *const names[] = { "physics", "vision", "gateway", "legacy-grsim", "viewer" };
@@ -374,6 +378,12 @@ Test (launcher, single_process_log_reads_like_the_multi_process_one, .timeout = 
         for (int i = 0; i < 5; i++)
             cr_assert_gt (sim_lab_wait_service (p.dir, 0, names[i], 0, 15000), 0, "%s did not come up",
                           names[i]);
+        for (int i = 0; i < 5; i++) {
+            char own[64];
+            snprintf (own, sizeof own, "%-12s | info: ", names[i]);
+            cr_expect_eq (sim_lab_wait_text (p.log, own, 15000), 0, "no line of %s's own within 15 s",
+                          names[i]);
+        }
         cr_expect_eq (sim_proc_stop (&p), 0);
         char log[65536];
         FILE *f = fopen (p.log, "r");
