@@ -411,24 +411,27 @@ s_decode_protobuf (const uint8_t *bytes, size_t len, sslsim_detection_t *out)
     return SSLSIM_OK;
 }
 
-sslsim_status_t
-sslsim_detection_read (const uint8_t *bytes, size_t len, sslsim_detection_t *out)
+/* The fast reader where it answers, protobuf-c where it gives up. */
+static sslsim_status_t
+s_read (const uint8_t *bytes, size_t len, sslsim_detection_t *out, bool geometry)
 {
     if (!out || (!bytes && len > 0))
         return SSLSIM_EINVAL;
-    if (s_decode_fast (bytes, len, out, true))
+    if (s_decode_fast (bytes, len, out, geometry))
         return SSLSIM_OK;
     return s_decode_protobuf (bytes, len, out);
 }
 
 sslsim_status_t
+sslsim_detection_read (const uint8_t *bytes, size_t len, sslsim_detection_t *out)
+{
+    return s_read (bytes, len, out, true);
+}
+
+sslsim_status_t
 sslsim_detection_read_detection (const uint8_t *bytes, size_t len, sslsim_detection_t *out)
 {
-    if (!out || (!bytes && len > 0))
-        return SSLSIM_EINVAL;
-    if (s_decode_fast (bytes, len, out, false))
-        return SSLSIM_OK;
-    return s_decode_protobuf (bytes, len, out);
+    return s_read (bytes, len, out, false);
 }
 
 sslsim_status_t
