@@ -35,12 +35,13 @@ typedef struct {
     const uint8_t *p, *end;
 } s_wire_t;
 
-/* A varint; false at the end of the bytes or past 10 bytes. */
+/* A varint of at most `bytes` bytes; false at the end of the bytes or
+   past them. */
 static bool
-s_varint (s_wire_t *w, uint64_t *v)
+s_varint_n (s_wire_t *w, uint64_t *v, int bytes)
 {
     uint64_t x = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
+    for (int shift = 0; shift < 7 * bytes; shift += 7) {
         if (w->p >= w->end)
             return false;
         uint8_t b = *w->p++;
@@ -51,6 +52,20 @@ s_varint (s_wire_t *w, uint64_t *v)
         }
     }
     return false;
+}
+
+/* A value's varint: protobuf-c reads up to 10 bytes. */
+static bool
+s_varint (s_wire_t *w, uint64_t *v)
+{
+    return s_varint_n (w, v, 10);
+}
+
+/* A key's or a length's: protobuf-c refuses one of more than 5 bytes. */
+static bool
+s_varint5 (s_wire_t *w, uint64_t *v)
+{
+    return s_varint_n (w, v, 5);
 }
 
 static bool
@@ -74,7 +89,7 @@ s_skip (s_wire_t *w, unsigned type)
     case 1:
         return (size_t) (w->end - w->p) >= 8 ? (w->p += 8, true) : false;
     case 2:
-        if (!s_varint (w, &v) || v > (uint64_t) (w->end - w->p))
+        if (!s_varint5 (w, &v) || v > (uint64_t) (w->end - w->p))
             return false;
         w->p += v;
         return true;
@@ -92,7 +107,7 @@ s_key (s_wire_t *w, uint32_t *field, unsigned *type, bool *ok)
     uint64_t key;
     if (w->p >= w->end)
         return false;
-    if (!s_varint (w, &key) || (key >> 3) == 0 || (key >> 3) > UINT32_MAX) {
+    if (!s_varint5 (w, &key) || (key >> 3) == 0 || (key >> 3) > UINT32_MAX) {
         *ok = false;
         return false;
     }
@@ -106,7 +121,7 @@ static bool
 s_sub (s_wire_t *w, s_wire_t *sub)
 {
     uint64_t n;
-    if (!s_varint (w, &n) || n > (uint64_t) (w->end - w->p))
+    if (!s_varint5 (w, &n) || n > (uint64_t) (w->end - w->p))
         return false;
     *sub = (s_wire_t) { w->p, w->p + n };
     w->p += n;

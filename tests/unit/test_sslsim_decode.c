@@ -154,3 +154,20 @@ Test (sslsim_decode, cut_and_changed_frames_get_the_same_answer_from_both)
     free (fast);
     free (general);
 }
+
+/* Keys and lengths of more varint bytes than protobuf-c takes (five):
+   the fast reader leaves them to it, so both refuse (fuzz_detection found
+   the key; tests/fuzz/corpus/detection/key-six-bytes). */
+Test (sslsim_decode, keys_and_lengths_past_five_bytes_are_refused_by_both)
+{
+    sslsim_detection_t *fast = malloc (sizeof *fast), *general = malloc (sizeof *general);
+    /* field 0x0f1ff3850 (fixed64) in a six-byte key, then its eight bytes */
+    static const uint8_t key[] = { 0x81, 0x85, 0xe7, 0xff, 0xf8, 0x00, 0x2a,
+                                   0x18, 0x00, 0x18, 0x18, 0xe2, 0x18, 0x04 };
+    /* an unknown field 9 (length-delimited) whose length 1 takes six bytes */
+    static const uint8_t len[] = { 0x4a, 0x81, 0x80, 0x80, 0x80, 0x80, 0x00, 0x00 };
+    cr_expect_eq (s_agree (key, sizeof key, fast, general), SSLSIM_EDECODE);
+    cr_expect_eq (s_agree (len, sizeof len, fast, general), SSLSIM_EDECODE);
+    free (fast);
+    free (general);
+}
