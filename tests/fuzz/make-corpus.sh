@@ -247,4 +247,25 @@ hex logfile journal "$journal"
 hex logfile journal-torn "${journal:0:$((${#journal} - 20))}"
 hex logfile journal-bad-seal "${journal:0:$((${#journal} - 2))}01"
 
+# ---- libsslsim's detection decoder: SSL_WrapperPacket ---------------------
+W=ssl_vision_wrapper.proto
+frame='frame_number: 42 t_capture: 1700000000.5 t_sent: 1700000000.52 camera_id: 1
+       balls { confidence: 0.9 area: 120 x: 100 y: -200 z: 21.5 pixel_x: 300 pixel_y: 200 }
+       balls { confidence: 0.3 x: 1500 y: 800 pixel_x: 10 pixel_y: 20 }
+       robots_yellow { confidence: 0.95 robot_id: 3 x: -1000 y: 500 orientation: 1.5 pixel_x: 100
+                       pixel_y: 120 height: 150 }
+       robots_blue { confidence: 0.9 robot_id: 0 x: 2000 y: -300 orientation: -0.5 pixel_x: 400 pixel_y: 50
+                     height: 150 }
+       robots_blue { confidence: 0.8 robot_id: 200 x: 0 y: 0 pixel_x: 0 pixel_y: 0 }'
+geometry='field { field_length: 12000 field_width: 9000 goal_width: 1800 goal_depth: 180 boundary_width: 300
+                field_lines { name: "TopTouchLine" p1 { x: -6000 y: 4500 } p2 { x: 6000 y: 4500 } thickness: 10 } }
+        calib { camera_id: 0 focal_length: 400 principal_point_x: 300 principal_point_y: 300 distortion: 0
+                q0: 0 q1: 0 q2: 0 q3: 1 tx: 0 ty: 0 tz: 4000 }'
+enc SSL_WrapperPacket $W detection frame <<<"detection { $frame } source: SSL_SOURCE_VISION_PROCESSOR"
+enc SSL_WrapperPacket $W detection frame-geometry <<<"detection { $frame } geometry { $geometry }"
+enc SSL_WrapperPacket $W detection geometry <<<"geometry { $geometry }"
+# what the fuzzer found (fixed): a key of six varint bytes, which the fast
+# reader took and protobuf-c refuses
+hex detection key-six-bytes 8185e7fff8002a18001818e21804
+
 echo "corpus: $(find "$out" -type f | wc -l) seeds in $out"
