@@ -62,6 +62,33 @@ for h in sslsim.h sslsim_task.h; do
     check "a program with only #include <$h> compiles against the installed headers" \
         cc -std=c11 -Wall -Wpedantic -Werror -fsyntax-only -I"$root/usr/local/include" "$scratch/api.c"
 done
+# the static link docs/embedding.md shows, against the installed archive:
+# it holds machine code alone (the Makefile drops GCC's LTO sections, which
+# another GCC's linker would refuse), and the program steps a world
+cat > "$scratch/mine.c" <<'EOF_C'
+#include <sslsim.h>
+#include <stdio.h>
+int
+main (void)
+{
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    char err[256];
+    sslsim_world_t *w = sslsim_world_new (&config, err, sizeof err);
+    if (!w || sslsim_world_step (w, 0.1) != SSLSIM_OK)
+        return 1;
+    printf ("%d\n", sslsim_world_vision_count (w));
+    sslsim_world_free (w);
+    return 0;
+}
+EOF_C
+lib=$root/usr/local/lib
+check "the installed libsslsim.a holds no LTO code" \
+    sh -c "! objdump -h '$lib/libsslsim.a' | grep -q '\.gnu\.lto_'"
+check "a program links the installed libsslsim.a statically and steps a world" \
+    sh -c "cc -o '$scratch/mine' '$scratch/mine.c' -I'$root/usr/local/include' -Wl,-Bstatic -L'$lib' -lsslsim \
+            -Wl,-Bdynamic \$(pkg-config --libs --static libprotobuf-c inih) -lm -lpthread \
+        && [ \"\$('$scratch/mine')\" -gt 0 ]"
 mk uninstall DESTDIR="$root" > "$scratch/uninstall.log" 2>&1 || { cat "$scratch/uninstall.log"; bad "make uninstall"; }
 left=$(find "$root" ! -type d)
 check "make uninstall leaves only empty directories${left:+ (left: $left)}" test -z "$left"

@@ -98,6 +98,36 @@ Test (sslsim, same_seed_same_bytes_other_seed_other_bytes)
     sslsim_world_free (c);
 }
 
+/* The vision bytes of `bench/embed --dump 120 9` (its script is
+   s_commands of world 0): the golden hash python/tests/test_sslsim.py
+   holds libsslsim.so to. This program links the objects' machine code
+   (Makefile: LTO_OFF) and the shared object is linked with LTO, so the
+   two tests together say the link-time optimizer left the bytes alone. A
+   change of the model changes it here and there alike. */
+#define TS_EMBED_DUMP_9_120 0x0f52197e868e2e63ull
+
+Test (sslsim, the_embed_dump_has_its_golden_hash)
+{
+    sslsim_world_t *w = s_world (9);
+    uint64_t h = SIM_FNV1A_BASIS;
+    int frames = 0;
+    sslsim_robot_command_t c[22];
+    for (int step = 0; step < 120; step++) {
+        int n = s_commands (c, step, 0);
+        cr_assert_geq (sslsim_world_robot_commands (w, c, n), 0, "%s", sslsim_world_last_error (w));
+        cr_assert_eq (sslsim_world_step (w, 0.016), SSLSIM_OK);
+        for (int i = 0; i < sslsim_world_vision_count (w); i++, frames++) {
+            const uint8_t *bytes;
+            size_t len;
+            cr_assert_eq (sslsim_world_vision (w, i, &bytes, &len), SSLSIM_OK);
+            h = sim_fnv1a (h, bytes, len);
+        }
+    }
+    cr_expect_eq (frames, 280);
+    cr_expect_eq (h, TS_EMBED_DUMP_9_120, "hash %016llx", (unsigned long long) h);
+    sslsim_world_free (w);
+}
+
 /* A world of `seed` started with `args` (NULL-terminated flags). */
 static sslsim_world_t *
 s_world_args (uint64_t seed, const char *const *args)
