@@ -48,6 +48,8 @@ typedef struct {
     uint64_t command_time_ns;
     double since_kick;
     double drib_fraction;
+    /* a checkpoint's image holds these: every bool and enum here and in
+       phys_world_t is checked on load (s_flags_ok, phys_world.c) */
     bool force_active;
     bool charged;
     bool drib_active;

@@ -195,6 +195,57 @@ s_finite_all (const double *v, size_t n)
     return true;
 }
 
+/* Whether the byte of a loaded bool is 0 or 1: any other value makes
+   reading it as a bool undefined (memcpy reads the byte as a byte). */
+static bool
+s_bool_ok (const bool *b)
+{
+    unsigned char v;
+    memcpy (&v, b, 1);
+    return v <= 1;
+}
+
+/* Whether a loaded enum holds one of its values 0..max. */
+static bool
+s_enum_ok (const void *e, size_t size, unsigned max)
+{
+    unsigned v = 0;
+    memcpy (&v, e, size < sizeof v ? size : sizeof v);
+    return v <= max;
+}
+
+/* The bools and enums of a robot's specs (in the world's team specs too). */
+static bool
+s_specs_flags_ok (const sim_robot_specs_t *s)
+{
+    return s_bool_ok (&s->dribbler.glue)
+        && s_enum_ok (&s->drive.model, sizeof s->drive.model, SIM_DRIVE_IDEAL);
+}
+
+/* Every bool and enum a loaded image holds that the code reads, checked
+   before any of them is read (fuzz_checkpoint found one read as a bool
+   with the byte 110). A bool or enum added to phys_world_t, phys_robot_t
+   or the parameter structs they hold belongs here. */
+static bool
+s_flags_ok (const phys_world_t *w)
+{
+    if (!s_bool_ok (&w->ball_force_active) || !s_bool_ok (&w->was_outside_field)
+        || !s_bool_ok (&w->near_valid) || !s_bool_ok (&w->lane_consts_valid)
+        || !s_bool_ok (&w->exhaustive_contacts) || !s_bool_ok (&w->scalar_robots)
+        || !s_bool_ok (&w->contact.robot_hull_chord_contacts) || !s_bool_ok (&w->realism.simulate_dribbling)
+        || !s_specs_flags_ok (&w->team_specs[0]) || !s_specs_flags_ok (&w->team_specs[1]))
+        return false;
+    for (int k = 0; k < w->robot_count; k++) {
+        const phys_robot_t *r = &w->robots[k];
+        if (!s_bool_ok (&r->force_active) || !s_bool_ok (&r->charged) || !s_bool_ok (&r->drib_active)
+            || !s_bool_ok (&r->holding) || !s_bool_ok (&r->ball_contact) || !s_bool_ok (&r->ideal)
+            || !s_specs_flags_ok (&r->specs)
+            || !s_enum_ok (&r->cmd.move, sizeof r->cmd.move, PHYS_MOVE_WHEELS))
+            return false;
+    }
+    return true;
+}
+
 /* A loaded image is outside input: check what the code relies on. */
 static bool
 s_image_ok (const phys_world_t *w)
@@ -202,7 +253,7 @@ s_image_ok (const phys_world_t *w)
     if (w->dt_ns == 0 || !(w->dt > 0) || !phys_sane (w->geom.wall_height) || w->geom.wall_height < 0
         || w->robot_count < 0 || w->robot_count > PHYS_MAX_ROBOTS || w->event_count < 0
         || w->event_count > PHYS_MAX_EVENTS || w->sap_count > PHYS_CONTACT_ROBOTS || w->in_goal < -1
-        || w->in_goal > 1)
+        || w->in_goal > 1 || !s_flags_ok (w))
         return false;
     if (!phys_def_parts_ok (&w->ball_cfg, &w->contact, &w->realism, &w->geom.field)
         || phys_specs_validate (&w->team_specs[0]) != 0 || phys_specs_validate (&w->team_specs[1]) != 0)

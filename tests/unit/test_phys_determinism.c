@@ -229,6 +229,21 @@ Test (phys_determinism, save_load_image)
     phys_world_save (a, img);
     bad->slot[1][3] = 0; /* index of a blue robot under a yellow id */
     cr_expect_null (phys_world_load (img, len));
+    /* a bool that is neither 0 nor 1, and an enum past its values (what
+       fuzz_checkpoint found: reading such a bool is undefined) */
+    phys_world_save (a, img);
+    memset (&bad->robots[1].charged, 110, 1);
+    cr_expect_null (phys_world_load (img, len));
+    phys_world_save (a, img);
+    memset (&bad->near_valid, 2, 1);
+    cr_expect_null (phys_world_load (img, len));
+    phys_world_save (a, img);
+    memset (&bad->robots[0].cmd.move, 9, 1);
+    cr_expect_null (phys_world_load (img, len));
+    phys_world_save (a, img);
+    phys_world_t *again = phys_world_load (img, len);
+    cr_expect_not_null (again, "the image as saved loads");
+    phys_world_destroy (&again);
     free (img);
     phys_world_destroy (&a);
     phys_world_destroy (&b);
