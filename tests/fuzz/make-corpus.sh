@@ -268,4 +268,11 @@ enc SSL_WrapperPacket $W detection geometry <<<"geometry { $geometry }"
 # reader took and protobuf-c refuses
 hex detection key-six-bytes 8185e7fff8002a18001818e21804
 
+# ---- libsslsim's checkpoint files: edits of a real one (fuzz_checkpoint.c) --
+hex checkpoint as-saved 00                        # the file as saved, sealed again
+hex checkpoint cut 01e80300                       # cut to 1000 bytes
+hex checkpoint format 0008000003ffffffff          # the header's format word
+hex checkpoint unsealed 021000000000              # a changed byte, the old seal kept
+hex checkpoint image 000000c0077fffffffffffffff   # eight bytes deep in the world image
+
 echo "corpus: $(find "$out" -type f | wc -l) seeds in $out"
