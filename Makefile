@@ -50,7 +50,7 @@ HOT_OPT  ?= -O3
 # object carries GCC's intermediate code beside its machine code (a fat
 # object), and what users run -- ssl-sim, libsslsim.so and the benchmarks
 # -- links with -flto, so GCC inlines across files (1-4 % more truth
-# world-steps per CPU second, 3-6 % more with vision: bench/results/
+# world-steps per CPU second, 0.5-7 % more with vision: bench/results/
 # embed.txt). The test programs link the machine code, and the installed
 # archive keeps nothing else, so a link without LTO (a user's, another
 # compiler's) works as before. The same IEEE operations in the same order:
