@@ -49,7 +49,7 @@ typedef struct {
     double since_kick;
     double drib_fraction;
     /* a checkpoint's image holds these: every bool and enum here and in
-       phys_world_t is checked on load (s_flags_ok, phys_world.c) */
+       phys_world_t is checked on load (s_flags_ok, phys_image.c) */
     bool force_active;
     bool charged;
     bool drib_active;
@@ -175,6 +175,9 @@ void phys_robot_refresh (phys_robot_t *r);
 
 /* Set a robot's orientation and its cached cos/sin. */
 void phys_robot_set_theta (phys_robot_t *r, double theta);
+/* The least-squares twist of a wheel-speed command into r->cmd_twist
+   (zero for any other command). */
+void phys_robot_solve_wheels (phys_robot_t *r);
 
 /* Append an event (dropped silently when the buffer is full). */
 void phys_world_emit (phys_world_t *self, phys_event_kind_t kind, int team, int id, int other_team,
