@@ -26,7 +26,7 @@
 #define LAUNCH_CLEAN_MIN_UP_MS  500  /* a clean exit sooner than this is a fault */
 #define LAUNCH_POLL_MS          100  /* the longest wait without pidfds (a kernel before 5.3) */
 #define LAUNCH_IDLE_MS          1000 /* with them: a death, output and signals wake us at once */
-#define LAUNCH_READY_MS         5000 /* the longest wait for a service's ports before vision starts */
+#define LAUNCH_READY_MS         5000 /* the longest wait for a service to serve before the next starts */
 #define LAUNCH_READY_ENV        "SSL_SIM_READY_FD"
 
 typedef struct {
@@ -403,7 +403,12 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
        is up, and a command it sends then must find the port it goes to
        bound (started together, vision's first packet came up to 0.2 s
        before the gateway's ports on a busy machine, and a grSim client's
-       first packet found no grSim port in 9 of 30 starts). */
+       first packet found no grSim port in 9 of 30 starts). They start once
+       physics has bound the bus they connect to: a ZeroMQ connect that
+       finds no endpoint tries again only after 100 ms, and the grSim
+       commands legacy-grsim took meanwhile waited in its queue while sync
+       steps ran without them (test_legacy's first replacement, 4 of 40
+       runs on a busy machine). */
     static const sim_service_id_t order[LAUNCH_SERVICE_COUNT] = { SIM_SERVICE_PHYSICS, SIM_SERVICE_GATEWAY,
                                                                   SIM_SERVICE_LEGACY, SIM_SERVICE_VISION,
                                                                   SIM_SERVICE_VIEWER };
@@ -415,8 +420,8 @@ launch_supervise (const char *exe, int optc, char **optv, const sim_config_t *cf
             continue;
         children[count] = (launch_child_t) { .service = service, .out = -1, .exited = -1 };
         int ready = -1;
-        bool serves = order[k] == SIM_SERVICE_GATEWAY || order[k] == SIM_SERVICE_LEGACY;
-        if (s_spawn (&children[count], exe, optc, optv, serves ? &ready : NULL)) {
+        bool waited_for = order[k] != SIM_SERVICE_VISION && order[k] != SIM_SERVICE_VIEWER;
+        if (s_spawn (&children[count], exe, optc, optv, waited_for ? &ready : NULL)) {
             sim_error ("cannot start %s: %s", service->name, strerror (errno));
             s_stop_all (children, count);
             return 1;
