@@ -74,6 +74,14 @@ s_port_is_free (int port)
 int
 sim_test_free_port (void)
 {
+    return sim_test_free_ports (1);
+}
+
+int
+sim_test_free_ports (int count)
+{
+    if (count < 1 || count > S_PORT_LAST - S_PORT_FIRST + 1)
+        return -1;
     int fd = open (S_PORT_FILE, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0 || flock (fd, LOCK_EX) != 0) {
         if (fd >= 0)
@@ -85,11 +93,19 @@ sim_test_free_port (void)
     int next = n > 0 ? atoi (text) : 0;
     if (next < S_PORT_FIRST || next > S_PORT_LAST)
         next = S_PORT_FIRST + (int) (getpid () % 997);
+    /* the first run of `count` free ports from next on, wrapping to the
+       start of the range where a run would pass its end */
     int port = -1;
     for (int tries = 0; tries <= S_PORT_LAST - S_PORT_FIRST && port < 0; tries++) {
-        int candidate = next;
-        next = next == S_PORT_LAST ? S_PORT_FIRST : next + 1;
-        if (s_port_is_free (candidate))
+        if (next + count - 1 > S_PORT_LAST)
+            next = S_PORT_FIRST;
+        int candidate = next, k = 0;
+        while (k < count && s_port_is_free (candidate + k))
+            k++;
+        next = candidate + (k < count ? k + 1 : count);
+        if (next > S_PORT_LAST)
+            next = S_PORT_FIRST;
+        if (k == count)
             port = candidate;
     }
     int len = snprintf (text, sizeof text, "%d\n", next);

@@ -27,6 +27,13 @@ typedef struct {
    (sim_test.c); -1 when none is free. */
 int sim_test_free_port (void);
 
+/* The first of `count` consecutive free UDP ports, handed out from the
+   same counter (so no other test process is given any of them), or -1. A
+   test that moves ports by an offset takes its ports and their moved
+   copies as one run: ports it merely shifted would be unknown to the
+   counter and could be given to a test running beside it. */
+int sim_test_free_ports (int count);
+
 /* Start `ssl-sim run ARGS... --config DIR/test.ini --localhost
    --vision-addr 224.5.23.2:VP` with every UDP port free and loopback-only
    (bind_address 127.0.0.1). `args` is NULL-terminated. `extra_ini` is

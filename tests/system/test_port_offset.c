@@ -16,48 +16,40 @@
 #include "tests/support/sim_test.h"
 #include "tests/support/sim_ws.h"
 
-/* Base ports free, and free again when shifted by the offset; returns the
-   offset or -1. */
-static int
-s_pick_ports (sim_proc_t *base)
-{
-    for (int attempt = 0; attempt < 50; attempt++) {
-        int offset = 100 + rand () % 2000;
-        if (sim_proc_pick_ports (base))
-            continue;
-        const int ports[] = { base->control_port, base->blue_port,        base->yellow_port,
-                              base->legacy_port,  base->status_blue_port, base->status_yellow_port,
-                              base->truth_port,   base->vision_port };
-        bool ok = true;
-        for (size_t i = 0; i < sizeof ports / sizeof ports[0] && ok; i++) {
-            int fd = ports[i] + offset < 65536 ? sim_test_udp (ports[i] + offset) : -1;
-            ok = fd >= 0;
-            if (fd >= 0)
-                close (fd);
-        }
-        if (ok)
-            return offset;
-    }
-    return -1;
-}
+/* The ports a test moves: sim_proc_t's nine, a referee's and a viewer's. */
+#define S_SPAN 11
 
-/* The test's runtime directory (made from the template in dir) and its
-   ports; returns the offset (the test fails without one). */
+/* The test's runtime directory (made from the template in dir), its ports
+   in base (and a referee and a viewer port, when asked for) and the
+   offset that moves them, which the test fails without. The ports and
+   their moved copies are one run of 2 * S_SPAN ports from the tests'
+   shared counter, the offset S_SPAN: ports merely shifted by an offset
+   (this test once took 100 to 2 100) are unknown to the counter, which
+   could give one of them to a test running beside it before the
+   simulator bound it (seen with five of these tests at once). */
 static int
-s_lab (char *dir, sim_proc_t *base)
+s_lab (char *dir, sim_proc_t *base, int *referee, int *viewer)
 {
     cr_assert_not_null (mkdtemp (dir));
-    srand ((unsigned) getpid ());
-    int offset = s_pick_ports (base);
-    cr_assert_gt (offset, 0, "no free port pairs");
-    return offset;
+    int first = sim_test_free_ports (2 * S_SPAN);
+    cr_assert_gt (first, 0, "no run of %d free ports", 2 * S_SPAN);
+    int spare[2];
+    int *ports[S_SPAN] = { &base->control_port,        &base->blue_port,
+                           &base->yellow_port,         &base->legacy_port,
+                           &base->status_blue_port,    &base->status_yellow_port,
+                           &base->vision_port,         &base->truth_port,
+                           &base->viewer_port,         referee ? referee : &spare[0],
+                           viewer ? viewer : &spare[1] };
+    for (int i = 0; i < S_SPAN; i++)
+        *ports[i] = first + i;
+    return S_SPAN;
 }
 
 Test (port_offset, two_simulators_side_by_side, .timeout = 60)
 {
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
     sim_proc_t base;
-    int offset = s_lab (dir, &base);
+    int offset = s_lab (dir, &base, NULL, NULL);
     char ini[300], log0[300], log1[300], vision[64], off[16];
     snprintf (ini, sizeof ini, "%s/lab.ini", dir);
     snprintf (log0, sizeof log0, "%s/sim0.log", dir);
@@ -127,21 +119,6 @@ Test (port_offset, two_simulators_side_by_side, .timeout = 60)
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 
-/* A free port that is free again when moved by `offset`, or -1. */
-static int
-s_free_pair (int offset)
-{
-    for (int attempt = 0; attempt < 50; attempt++) {
-        int port = sim_test_free_port ();
-        int fd = port > 0 && port + offset < 65536 ? sim_test_udp (port + offset) : -1;
-        if (fd >= 0) {
-            close (fd);
-            return port;
-        }
-    }
-    return -1;
-}
-
 Test (port_offset, moves_every_port_given_or_default_the_referee_and_the_viewer_too, .timeout = 60)
 {
     /* the rule of docs/operations.md section 2: one file and one offset
@@ -150,9 +127,8 @@ Test (port_offset, moves_every_port_given_or_default_the_referee_and_the_viewer_
        controller's port) moves with the rest */
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
     sim_proc_t base;
-    int offset = s_lab (dir, &base);
-    int referee = s_free_pair (offset), viewer = s_free_pair (offset);
-    cr_assert (referee > 0 && viewer > 0, "no free port pairs");
+    int referee, viewer;
+    int offset = s_lab (dir, &base, &referee, &viewer);
     char ini[300], log[300], rec[300], extra[64], vision[64], off[16], viewer_addr[64];
     snprintf (ini, sizeof ini, "%s/lab.ini", dir);
     snprintf (log, sizeof log, "%s/sim.log", dir);
