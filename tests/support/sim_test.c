@@ -144,16 +144,43 @@ sim_test_recv (int fd, void *buf, size_t cap, int timeout_ms)
     return recv (fd, buf, cap, 0);
 }
 
+#define S_PROC_PORTS 9
+
+/* proc's port fields, the same order for every picker. */
+static void
+s_proc_ports (sim_proc_t *proc, int *ports[S_PROC_PORTS])
+{
+    int *all[S_PROC_PORTS] = { &proc->control_port, &proc->blue_port,        &proc->yellow_port,
+                               &proc->legacy_port,  &proc->status_blue_port, &proc->status_yellow_port,
+                               &proc->vision_port,  &proc->truth_port,       &proc->viewer_port };
+    memcpy (ports, all, sizeof all);
+}
+
 int
 sim_proc_pick_ports (sim_proc_t *proc)
 {
-    int *ports[] = { &proc->control_port, &proc->blue_port,        &proc->yellow_port,
-                     &proc->legacy_port,  &proc->status_blue_port, &proc->status_yellow_port,
-                     &proc->vision_port,  &proc->truth_port,       &proc->viewer_port };
-    for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++)
+    int *ports[S_PROC_PORTS];
+    s_proc_ports (proc, ports);
+    for (int i = 0; i < S_PROC_PORTS; i++)
         if ((*ports[i] = sim_test_free_port ()) <= 0)
             return -1;
     return 0;
+}
+
+int
+sim_proc_pick_moved_ports (sim_proc_t *proc, int *extra, int n_extra)
+{
+    int span = S_PROC_PORTS + n_extra;
+    int first = sim_test_free_ports (2 * span);
+    if (first < 0)
+        return -1;
+    int *ports[S_PROC_PORTS];
+    s_proc_ports (proc, ports);
+    for (int i = 0; i < S_PROC_PORTS; i++)
+        *ports[i] = first + i;
+    for (int i = 0; i < n_extra; i++)
+        extra[i] = first + S_PROC_PORTS + i;
+    return span;
 }
 
 int

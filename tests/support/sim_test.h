@@ -44,6 +44,12 @@ int sim_proc_start (sim_proc_t *proc, const char *const *args, const char *extra
    left alone). Returns 0 or -1. */
 int sim_proc_pick_ports (sim_proc_t *proc);
 
+/* As sim_proc_pick_ports, and n_extra more ports into extra[], for a
+   simulator moved by --port-offset: the ports and their moved copies are
+   one run from sim_test_free_ports, so no test beside it is given a moved
+   one. Returns the offset that moves them, or -1. */
+int sim_proc_pick_moved_ports (sim_proc_t *proc, int *extra, int n_extra);
+
 /* Write a configuration file at `path`: a [viewer] section with proc's
    viewer port, a [network] section with its UDP ports on 127.0.0.1 (the
    tests' vision sockets are bound to 127.0.0.1, which --localhost's

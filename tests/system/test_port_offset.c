@@ -16,40 +16,23 @@
 #include "tests/support/sim_test.h"
 #include "tests/support/sim_ws.h"
 
-/* The ports a test moves: sim_proc_t's nine, a referee's and a viewer's. */
-#define S_SPAN 11
-
 /* The test's runtime directory (made from the template in dir), its ports
-   in base (and a referee and a viewer port, when asked for) and the
-   offset that moves them, which the test fails without. The ports and
-   their moved copies are one run of 2 * S_SPAN ports from the tests'
-   shared counter, the offset S_SPAN: ports merely shifted by an offset
-   (this test once took 100 to 2 100) are unknown to the counter, which
-   could give one of them to a test running beside it before the
-   simulator bound it (seen with five of these tests at once). */
+   in base and n_extra more in extra[], and the offset that moves them
+   (the test fails without). */
 static int
-s_lab (char *dir, sim_proc_t *base, int *referee, int *viewer)
+s_lab (char *dir, sim_proc_t *base, int *extra, int n_extra)
 {
     cr_assert_not_null (mkdtemp (dir));
-    int first = sim_test_free_ports (2 * S_SPAN);
-    cr_assert_gt (first, 0, "no run of %d free ports", 2 * S_SPAN);
-    int spare[2];
-    int *ports[S_SPAN] = { &base->control_port,        &base->blue_port,
-                           &base->yellow_port,         &base->legacy_port,
-                           &base->status_blue_port,    &base->status_yellow_port,
-                           &base->vision_port,         &base->truth_port,
-                           &base->viewer_port,         referee ? referee : &spare[0],
-                           viewer ? viewer : &spare[1] };
-    for (int i = 0; i < S_SPAN; i++)
-        *ports[i] = first + i;
-    return S_SPAN;
+    int offset = sim_proc_pick_moved_ports (base, extra, n_extra);
+    cr_assert_gt (offset, 0, "no run of free ports for the simulator and its moved copy");
+    return offset;
 }
 
 Test (port_offset, two_simulators_side_by_side, .timeout = 60)
 {
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
     sim_proc_t base;
-    int offset = s_lab (dir, &base, NULL, NULL);
+    int offset = s_lab (dir, &base, NULL, 0);
     char ini[300], log0[300], log1[300], vision[64], off[16];
     snprintf (ini, sizeof ini, "%s/lab.ini", dir);
     snprintf (log0, sizeof log0, "%s/sim0.log", dir);
@@ -127,8 +110,9 @@ Test (port_offset, moves_every_port_given_or_default_the_referee_and_the_viewer_
        controller's port) moves with the rest */
     char dir[] = "/tmp/ssl-sim-test-XXXXXX";
     sim_proc_t base;
-    int referee, viewer;
-    int offset = s_lab (dir, &base, &referee, &viewer);
+    int moved[2];
+    int offset = s_lab (dir, &base, moved, 2);
+    int referee = moved[0], viewer = moved[1];
     char ini[300], log[300], rec[300], extra[64], vision[64], off[16], viewer_addr[64];
     snprintf (ini, sizeof ini, "%s/lab.ini", dir);
     snprintf (log, sizeof log, "%s/sim.log", dir);
