@@ -82,24 +82,24 @@ s_replace_robot (fixture_t *f, int team, uint32_t id, double x, double y, double
         sim_test_grsim_place (f->grsim, f->sim.proc.legacy_port, team == YELLOW, id, x, y, dir, turnon), 0);
 }
 
-/* The test's first replacement, re-sent with each look until robot `id`
-   shows at (x, y): datagrams that reach the grSim port before physics
-   applies them are not lost (the port is bound once ssl-sim sends vision),
-   but a step requested meanwhile runs without them. Bounded by wall time
-   (3 s, like LOOK_UNTIL), not by a count of looks: 100 looks of a sync
-   world take some 40 ms. On failure the simulator's log is dumped. */
 static bool
-s_first_replacement (fixture_t *f, int team, uint32_t id, double x, double y, double dir, sim_view_t *v)
+s_at (const sim_view_t *v, int team, uint32_t id, double x, double y)
 {
-    int64_t end = sim_test_now_ms () + 3000;
-    uint8_t pace[16];
-    do {
-        s_replace_robot (f, team, id, x, y, dir, 1);
-        s_look (f, 0.02, v);
-        if (v->robot[team][id] && fabs (v->rx[team][id] - x) < 0.005 && fabs (v->ry[team][id] - y) < 0.005)
-            return true;
-        sim_test_recv (f->grsim, pace, sizeof pace, 5);
-    } while (sim_test_now_ms () < end);
+    return v->robot[team][id] && fabs (v->rx[team][id] - x) < 0.005 && fabs (v->ry[team][id] - y) < 0.005;
+}
+
+/* The test's first grSim datagram, sent once: the grSim port is bound and
+   physics listens before the first frame (docs/protocol.md, Start), so it
+   is never lost, only perhaps applied a step late. True once robot `id`
+   shows at (x, y); the simulator's log is dumped when it never does. */
+static bool
+s_first_replacement (fixture_t *f, int team, uint32_t id, double x, double y, double dir, int turnon,
+                     sim_view_t *v)
+{
+    s_replace_robot (f, team, id, x, y, dir, turnon);
+    LOOK_UNTIL (f, v, s_at (v, team, id, x, y));
+    if (s_at (v, team, id, x, y))
+        return true;
     sim_proc_dump_log (&f->sim.proc);
     return false;
 }
@@ -188,7 +188,7 @@ Test (legacy, replacements, .timeout = 60)
     fixture_t f;
     s_start (&f);
     sim_view_t v;
-    cr_assert (s_first_replacement (&f, BLUE, 7, 1.0, -1.0, 90.0, &v),
+    cr_assert (s_first_replacement (&f, BLUE, 7, 1.0, -1.0, 90.0, -1, &v),
                "the grSim robot replacement never showed in vision");
     cr_expect (fabs (v.ro[BLUE][7] - M_PI / 2) < 0.01, "dir 90 degrees gave %.3f rad", v.ro[BLUE][7]);
 
@@ -232,7 +232,7 @@ Test (legacy, commands_and_status, .timeout = 60)
     fixture_t f;
     s_start (&f);
     sim_view_t v;
-    cr_assert (s_first_replacement (&f, BLUE, 0, -1.0, 0.0, 0, &v), "the legacy port never answered");
+    cr_assert (s_first_replacement (&f, BLUE, 0, -1.0, 0.0, 0, 1, &v), "the legacy port never answered");
     s_replace_ball (&f, 3.0, 2.5, false, 0, 0);
 
     /* veltangent: forward (local frame) */
