@@ -379,9 +379,20 @@ sim_test_request (int fd, int port, const ProtobufCMessage *msg, void *buf, size
     while (sim_test_now_ms () < end) {
         if (sim_test_send (fd, port, msg))
             return -1;
-        ssize_t n = sim_test_recv (fd, buf, cap, 200);
-        if (n >= 0)
-            return n;
+        /* only an answer from the port asked counts: a socket that asked
+           another simulator first may still get that one's answers to
+           copies sent while it started, and took one for this answer */
+        int64_t resend = sim_test_now_ms () + 200;
+        for (int64_t left = 200; left > 0; left = resend - sim_test_now_ms ()) {
+            struct pollfd p = { fd, POLLIN, 0 };
+            if (poll (&p, 1, (int) left) <= 0)
+                break;
+            struct sockaddr_in from;
+            socklen_t from_len = sizeof from;
+            ssize_t n = recvfrom (fd, buf, cap, 0, (struct sockaddr *) &from, &from_len);
+            if (n >= 0 && ntohs (from.sin_port) == port)
+                return n;
+        }
     }
     return -1;
 }

@@ -81,9 +81,10 @@ ssize_t sim_test_recv (int fd, void *buf, size_t cap, int timeout_ms);
 /* Milliseconds of a monotonic clock. */
 int64_t sim_test_now_ms (void);
 
-/* Send `msg` to 127.0.0.1:port and wait for one answer, re-sending every
-   200 ms (the services may still be starting) until timeout_ms. Returns
-   the answer's size (0 is a valid, empty message) or -1. */
+/* Send `msg` to 127.0.0.1:port and wait for one answer from that port
+   (datagrams from other ports are dropped), re-sending every 200 ms (the
+   services may still be starting) until timeout_ms. Returns the answer's
+   size (0 is a valid, empty message) or -1. */
 ssize_t sim_test_request (int fd, int port, const ProtobufCMessage *msg, void *buf, size_t cap,
                           int timeout_ms);
 
