@@ -477,12 +477,31 @@ s_stopper (void *arg)
     return NULL;
 }
 
+/* Every page told the viewer is going away (close code 1001) before the
+   stop: a page answers with its own close, which ends the thread serving
+   it at once; without it mg_stop waits for that thread's next read
+   timeout, 1.5-2 s with a page open. A page reconnects by itself. The
+   hub's lock holds each connection while it is written (s_ws_close
+   clears it under the same lock). */
+static void
+s_close_pages (vw_hub_t *hub)
+{
+    static const char going_away[2] = { 0x03, (char) 0xe9 };
+    pthread_mutex_lock (&hub->lock);
+    for (int i = 0; i < VW_CLIENTS_MAX; i++)
+        if (hub->clients[i].conn)
+            mg_websocket_write (hub->clients[i].conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, going_away,
+                                sizeof going_away);
+    pthread_mutex_unlock (&hub->lock);
+}
+
 void
 vw_http_destroy (vw_http_t **self_p)
 {
     vw_http_t *self = *self_p;
     if (!self)
         return;
+    s_close_pages (self->hub);
     /* civetweb's listener notices the stop only when its poll of the
        listening socket times out (a second): a connection to it while
        mg_stop waits ends that poll, so a stop (ssl-sim restart, the end

@@ -615,3 +615,18 @@ Test (viewer_service, healthz_follows_vision_stats_and_the_page_is_served)
     }
     s_stop (&b);
 }
+
+/* A stopping viewer (ssl-sim restart, the end of a run) tells an open
+   page it is going away (close code 1001) instead of leaving it to find
+   out; the page's reply ends the thread serving it, so the stop does not
+   wait for that thread's read timeout. */
+Test (viewer_service, a_stopping_viewer_tells_its_pages_it_is_going_away)
+{
+    s_bench_t b;
+    s_start (&b, true, true);
+    s_connect (&b, true);
+    cr_expect_eq (sim_ws_close_code (b.ws), 0, "a close before the stop");
+    zactor_destroy (&b.viewer);
+    cr_expect_eq (sim_ws_close_code (b.ws), 1001, "the page's close code");
+    s_stop (&b);
+}

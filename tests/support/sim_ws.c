@@ -4,12 +4,14 @@
 #include <civetweb.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define S_QUEUE_MAX 4096
+#define S_CLOSE_MS  2000 /* sim_ws_destroy's wait for the server's close */
 
 struct sim_ws_t {
     struct mg_connection *conn;
@@ -18,6 +20,7 @@ struct sim_ws_t {
     cJSON *queue[S_QUEUE_MAX];
     int head, len;
     bool closed;
+    int close_code; /* of the server's close frame, 0 before one */
     long worlds, results, statuses, others;
     long long bytes;
 };
@@ -39,10 +42,18 @@ s_init_library (void)
 static int
 s_on_data (struct mg_connection *conn, int flags, char *data, size_t len, void *arg)
 {
-    (void) conn;
     sim_ws_t *self = arg;
-    if ((flags & 0xf) == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE)
+    if ((flags & 0xf) == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE) {
+        /* the code noted, then the answer a browser gives a close: its
+           own, echoing the status code (RFC 6455, 5.5.1); the server's
+           thread then ends at once */
+        pthread_mutex_lock (&self->lock);
+        self->close_code =
+            len >= 2 ? ((uint8_t) data[0] << 8 | (uint8_t) data[1]) : 1005; /* 1005: none given */
+        pthread_mutex_unlock (&self->lock);
+        mg_websocket_client_write (conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, data, len >= 2 ? 2 : 0);
         return 0;
+    }
     if ((flags & 0xf) != MG_WEBSOCKET_OPCODE_TEXT)
         return 1;
     cJSON *msg = cJSON_ParseWithLength (data, len);
@@ -101,27 +112,6 @@ sim_ws_connect (int port, const char *path)
     return self;
 }
 
-void
-sim_ws_destroy (sim_ws_t **self_p)
-{
-    sim_ws_t *self = *self_p;
-    if (!self)
-        return;
-    if (self->conn)
-        mg_close_connection (self->conn); /* joins the client thread */
-    sim_ws_clear (self);
-    pthread_cond_destroy (&self->arrived);
-    pthread_mutex_destroy (&self->lock);
-    free (self);
-    *self_p = NULL;
-}
-
-int
-sim_ws_send (sim_ws_t *self, const char *text)
-{
-    return mg_websocket_client_write (self->conn, MG_WEBSOCKET_OPCODE_TEXT, text, strlen (text)) > 0 ? 0 : -1;
-}
-
 static struct timespec
 s_deadline (int ms)
 {
@@ -134,6 +124,43 @@ s_deadline (int ms)
         ts.tv_nsec -= 1000000000L;
     }
     return ts;
+}
+
+void
+sim_ws_destroy (sim_ws_t **self_p)
+{
+    sim_ws_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->conn) {
+        /* a page's close: a close frame (1000, normal), then the server's
+           close ends civetweb's client thread at once. mg_close_connection
+           alone joins a thread that notices only at its next read
+           timeout (0.5-2 s a page); a server that never answers costs
+           the same after S_CLOSE_MS. */
+        static const char normal[2] = { 0x03, (char) 0xe8 };
+        if (mg_websocket_client_write (self->conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, normal,
+                                       sizeof normal)
+            > 0) {
+            struct timespec end = s_deadline (S_CLOSE_MS);
+            pthread_mutex_lock (&self->lock);
+            while (!self->closed && pthread_cond_timedwait (&self->arrived, &self->lock, &end) != ETIMEDOUT)
+                ;
+            pthread_mutex_unlock (&self->lock);
+        }
+        mg_close_connection (self->conn); /* joins the client thread */
+    }
+    sim_ws_clear (self);
+    pthread_cond_destroy (&self->arrived);
+    pthread_mutex_destroy (&self->lock);
+    free (self);
+    *self_p = NULL;
+}
+
+int
+sim_ws_send (sim_ws_t *self, const char *text)
+{
+    return mg_websocket_client_write (self->conn, MG_WEBSOCKET_OPCODE_TEXT, text, strlen (text)) > 0 ? 0 : -1;
 }
 
 static bool
@@ -267,4 +294,13 @@ sim_http_get (int port, const char *path, char **body)
     }
     mg_close_connection (conn);
     return status;
+}
+
+int
+sim_ws_close_code (sim_ws_t *self)
+{
+    pthread_mutex_lock (&self->lock);
+    int code = self->close_code;
+    pthread_mutex_unlock (&self->lock);
+    return code;
 }

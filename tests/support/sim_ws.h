@@ -44,6 +44,10 @@ bool sim_ws_ok (const cJSON *result);
 long sim_ws_count (sim_ws_t *self, const char *type);
 long long sim_ws_bytes (sim_ws_t *self);
 
+/* The status code of the close frame the server sent (1005 for one
+   without a code), 0 while none came. */
+int sim_ws_close_code (sim_ws_t *self);
+
 /* Drop every message queued but not taken. */
 void sim_ws_clear (sim_ws_t *self);
 
