@@ -316,13 +316,15 @@ bench: deps all
 bench-compare: deps
 	@bench/compare $(COMPARE)
 
-# system binaries one at a time here: instrumented, two at a time load two
-# cores enough to stretch a real-time run's timing (scripts/run-tests.sh)
+# at most two instrumented simulators at once here, as in one binary's two
+# Criterion jobs: two system binaries, one test each at a time (four at once
+# load two cores enough to stretch a real-time run's timing;
+# scripts/run-tests.sh, docs/design.md)
 asan: deps
 	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' HOT_OPT= LTO= \
 	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' all
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
-	    SIM_SYSTEM_BINARIES=1 scripts/run-tests.sh build-asan
+	    SIM_SYSTEM_BINARIES=2 SIM_SYSTEM_JOBS=1 scripts/run-tests.sh build-asan
 
 # ---- fuzzing (tests/fuzz/README.md) ---------------------------------------
 # The harnesses and every library they link are built with clang and

@@ -9,7 +9,11 @@
 # spend most of their time waiting on a real-time simulator (the machine
 # is idle ~80 % of it), and every one picks free loopback ports, its own
 # runtime directory and network namespaces of its own, as their tests do
-# under Criterion's --jobs 2. SIM_SYSTEM_BINARIES=1 runs them one by one.
+# under Criterion's --jobs 2. SIM_SYSTEM_BINARIES=1 runs them one by one;
+# SIM_SYSTEM_JOBS (default 2) is Criterion's --jobs for a system binary, so
+# SIM_SYSTEM_BINARIES=2 SIM_SYSTEM_JOBS=1 (`make asan`) keeps at most two
+# simulators running, as one binary with two jobs does, without a binary's
+# last long test leaving the other slot empty.
 # Unit and service binaries run SIM_UNIT_BINARIES (default 2) at a time:
 # none of them times anything (speed lives in bench/), and a small
 # binary's start and Criterion's forks overlap another's work; the gain is
@@ -24,10 +28,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # run_one N BINARY: its output, exit code and tenths of a second in tmp/N.*
+# (Criterion's --jobs: $jobs)
 run_one () {
     local t0
     t0=$(date +%s%N)
-    "$2" --jobs 2 > "$tmp/$1.out" 2>&1
+    "$2" --jobs "$jobs" > "$tmp/$1.out" 2>&1
     echo $? > "$tmp/$1.rc"
     echo $(( ($(date +%s%N) - t0) / 100000000 )) > "$tmp/$1.time"
 }
@@ -52,7 +57,11 @@ report () {
 
 for kind in $kinds; do
     bins=($(find "$build/tests/$kind" -maxdepth 1 -type f -name 'test_*' -perm -u+x 2>/dev/null | sort))
-    if [ "$kind" = system ]; then par=${SIM_SYSTEM_BINARIES:-2}; else par=${SIM_UNIT_BINARIES:-2}; fi
+    if [ "$kind" = system ]; then
+        par=${SIM_SYSTEM_BINARIES:-2}; jobs=${SIM_SYSTEM_JOBS:-2}
+    else
+        par=${SIM_UNIT_BINARIES:-2}; jobs=2
+    fi
     if [ "$par" -le 1 ]; then
         for i in "${!bins[@]}"; do
             run_one "$i" "${bins[$i]}"
