@@ -156,9 +156,13 @@ MAN1     := $(BUILD)/share/man/man1/ssl-sim.1
 BASHCOMP := $(BUILD)/share/bash-completion/ssl-sim
 DOC_GEN  := $(MAN1) $(BASHCOMP)
 
-.PHONY: all deps check layers-check test test-browser run bench asan install uninstall install-files deb clean wire-check \
+.PHONY: all test-bins deps check layers-check test test-browser run bench asan install uninstall install-files deb clean wire-check \
         format format-check FORCE
 all: $(BIN) $(TEST_BIN) $(BROWSER_BIN) $(BENCH_BIN) $(DOC_GEN) $(SSLSIM_A) $(SSLSIM_SO) $(BUILD)/lib/libsslsim.so
+
+# what scripts/run-tests.sh runs (`make asan` builds only these): the
+# program, its manual page (test_launcher reads it) and the test binaries
+test-bins: $(BIN) $(TEST_BIN) $(DOC_GEN)
 
 # scripts/deps.sh installs the missing packages of one set, chosen from the
 # goals: `make run` only what building and running need, `make test` (and
@@ -322,7 +326,7 @@ bench-compare: deps
 # scripts/run-tests.sh, docs/design.md)
 asan: deps
 	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' HOT_OPT= LTO= \
-	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' all
+	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' test-bins
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	    SIM_SYSTEM_BINARIES=2 SIM_SYSTEM_JOBS=1 scripts/run-tests.sh build-asan
 
