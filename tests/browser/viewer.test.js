@@ -251,6 +251,17 @@ async function main () {
                                    && window.sslsimView.robots.length === 22, g0, { timeout: START_MS });
         check('after the viewer is killed and restarted the page reconnects and draws 22 robots', true);
     }
+    // a restart asked for (the old viewer stops, telling its pages: close
+    // code 1001, docs/viewer.md) brings the page back the same way
+    {
+        const g0 = await page.evaluate(() => window.sslsimView.geometry_count);
+        const out = execFileSync(SIM, ['restart', 'viewer', '--config', path.join(dir, 'test.ini')],
+                                 { encoding: 'utf8', env: { ...process.env, XDG_RUNTIME_DIR: dir } });
+        check('ssl-sim restart viewer restarts it', /viewer restarted: pid \d+ -> \d+/.test(out), out.trim());
+        await page.waitForFunction((g) => window.sslsimView.geometry_count > g && window.sslsimView.connected
+                                   && window.sslsimView.robots.length === 22, g0, { timeout: START_MS });
+        check('after `ssl-sim restart viewer` the page reconnects and draws 22 robots', true);
+    }
 
     // ---- the status bar is filled ------------------------------------------
     await page.waitForFunction(() => document.getElementById('st-rtf').textContent !== '–'
