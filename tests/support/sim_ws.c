@@ -20,7 +20,8 @@ struct sim_ws_t {
     cJSON *queue[S_QUEUE_MAX];
     int head, len;
     bool closed;
-    int close_code; /* of the server's close frame, 0 before one */
+    bool close_sent; /* this side's close frame went out (sim_ws_destroy) */
+    int close_code;  /* of the server's close frame, 0 before one */
     long worlds, results, statuses, others;
     long long bytes;
 };
@@ -50,8 +51,11 @@ s_on_data (struct mg_connection *conn, int flags, char *data, size_t len, void *
         pthread_mutex_lock (&self->lock);
         self->close_code =
             len >= 2 ? ((uint8_t) data[0] << 8 | (uint8_t) data[1]) : 1005; /* 1005: none given */
+        bool answer = !self->close_sent; /* else this is the answer to ours */
+        self->close_sent = true;
         pthread_mutex_unlock (&self->lock);
-        mg_websocket_client_write (conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, data, len >= 2 ? 2 : 0);
+        if (answer)
+            mg_websocket_client_write (conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, data, len >= 2 ? 2 : 0);
         return 0;
     }
     if ((flags & 0xf) != MG_WEBSOCKET_OPCODE_TEXT)
@@ -139,9 +143,14 @@ sim_ws_destroy (sim_ws_t **self_p)
            timeout (0.5-2 s a page); a server that never answers costs
            the same after S_CLOSE_MS. */
         static const char normal[2] = { 0x03, (char) 0xe8 };
-        if (mg_websocket_client_write (self->conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, normal,
-                                       sizeof normal)
-            > 0) {
+        pthread_mutex_lock (&self->lock);
+        bool send = !self->close_sent; /* not after the server's close was answered */
+        self->close_sent = true;
+        pthread_mutex_unlock (&self->lock);
+        if (send
+            && mg_websocket_client_write (self->conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, normal,
+                                          sizeof normal)
+                   > 0) {
             struct timespec end = s_deadline (S_CLOSE_MS);
             pthread_mutex_lock (&self->lock);
             while (!self->closed && pthread_cond_timedwait (&self->arrived, &self->lock, &end) != ETIMEDOUT)
