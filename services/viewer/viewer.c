@@ -236,7 +236,10 @@ s_destroy (void *arg)
     vw_service_t *self = arg;
     if (!self)
         return;
-    /* the server first: its threads read the hub */
+    /* the server first: its threads read the hub; its pages told first,
+       so that their threads end at once */
+    if (self->http)
+        vw_pages_close (self->hub);
     vw_http_destroy (&self->http);
     vw_player_close (self);
     vw_replay_close (self);

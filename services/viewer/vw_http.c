@@ -25,13 +25,12 @@
    request holds one at most VW_REQUEST_MS, an idle keep-alive one at most
    VW_KEEPALIVE_MS, so the rest answer /healthz, /metrics and files even
    with that many stalled connections open at once. */
-#define VW_THREADS         "320"
-#define VW_REQUEST_MS      "1000"  /* a whole request header, and any one write to a page */
-#define VW_CLOSE_BUDGET_US 250000  /* telling the pages of a stop (s_close_pages) */
-#define VW_KEEPALIVE_MS    "1000"  /* between two requests on one connection */
-#define VW_WS_IDLE_MS      "10000" /* a silent page is pinged this often; dropped after 6 unanswered */
-#define VW_QUEUE           "256"   /* connections accepted and waiting for a thread */
-#define VW_BACKLOG         "1024"  /* connections the kernel holds before civetweb accepts them */
+#define VW_THREADS      "320"
+#define VW_REQUEST_MS   "1000"  /* a whole request header, and any one write to a page */
+#define VW_KEEPALIVE_MS "1000"  /* between two requests on one connection */
+#define VW_WS_IDLE_MS   "10000" /* a silent page is pinged this often; dropped after 6 unanswered */
+#define VW_QUEUE        "256"   /* connections accepted and waiting for a thread */
+#define VW_BACKLOG      "1024"  /* connections the kernel holds before civetweb accepts them */
 
 /* The marker civetweb keeps on a WebSocket that showed the token (its
    address only; never written). */
@@ -60,6 +59,16 @@ vw_http_send (struct mg_connection *conn, const char *text)
     if (!text)
         return -1;
     return mg_websocket_write (conn, MG_WEBSOCKET_OPCODE_TEXT, text, strlen (text)) > 0 ? 0 : -1;
+}
+
+int
+vw_http_close (struct mg_connection *conn, int code)
+{
+    const char status[2] = { (char) (code >> 8), (char) code };
+    return mg_websocket_write (conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, status, code ? sizeof status : 0)
+                 > 0
+             ? 0
+             : -1;
 }
 
 static int
@@ -240,7 +249,7 @@ s_ws_ready (struct mg_connection *conn, void *arg)
            the last slot: this one is told and closed, not left waiting */
         vw_http_send (conn, "{\"type\":\"result\",\"id\":-1,\"ok\":false,\"code\":\"UNAVAILABLE\","
                             "\"message\":\"too many pages are connected\"}");
-        mg_websocket_write (conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, "", 0);
+        vw_http_close (conn, 0);
         return;
     }
     vw_hub_wake (hub); /* the loop greets it and subscribes if it is the first */
@@ -478,34 +487,12 @@ s_stopper (void *arg)
     return NULL;
 }
 
-/* Every page told the viewer is going away (close code 1001) before the
-   stop: a page answers with its own close, which ends the thread serving
-   it at once; without it mg_stop waits for that thread's next read
-   timeout, 1.5-2 s with a page open. A page reconnects by itself. The
-   hub's lock holds each connection while it is written (s_ws_close
-   clears it under the same lock). A page that stopped reading holds a
-   write for up to VW_REQUEST_MS, so the telling ends once it has taken
-   VW_CLOSE_BUDGET_US: the pages not yet told wait for mg_stop as before. */
-static void
-s_close_pages (vw_hub_t *hub)
-{
-    static const char going_away[2] = { 0x03, (char) 0xe9 };
-    int64_t end = zclock_usecs () + VW_CLOSE_BUDGET_US;
-    pthread_mutex_lock (&hub->lock);
-    for (int i = 0; i < VW_CLIENTS_MAX && zclock_usecs () < end; i++)
-        if (hub->clients[i].conn)
-            mg_websocket_write (hub->clients[i].conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, going_away,
-                                sizeof going_away);
-    pthread_mutex_unlock (&hub->lock);
-}
-
 void
 vw_http_destroy (vw_http_t **self_p)
 {
     vw_http_t *self = *self_p;
     if (!self)
         return;
-    s_close_pages (self->hub);
     /* civetweb's listener notices the stop only when its poll of the
        listening socket times out (a second): a connection to it while
        mg_stop waits ends that poll, so a stop (ssl-sim restart, the end

@@ -24,4 +24,8 @@ void vw_http_destroy (vw_http_t **self_p);
    the connection). Returns 0, or -1 when it could not be sent. */
 int vw_http_send (struct mg_connection *conn, const char *text);
 
+/* Write a close frame to one page with status `code` (RFC 6455, 7.4; 0:
+   none), as vw_http_send. Returns 0 or -1. */
+int vw_http_close (struct mg_connection *conn, int code);
+
 #endif

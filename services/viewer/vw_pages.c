@@ -6,6 +6,9 @@
 
 #include "common/base/sim_log.h"
 
+#define S_GOING_AWAY      1001   /* the close code of a stopping server (RFC 6455, 7.4.1) */
+#define S_CLOSE_BUDGET_US 250000 /* vw_pages_close's time for telling the pages */
+
 void
 vw_pages_watch (vw_service_t *self, bool on)
 {
@@ -113,4 +116,17 @@ vw_pages_broadcast (vw_service_t *self, const char *text)
     for (int i = 0; i < VW_CLIENTS_MAX; i++)
         if (hub->clients[i].conn && hub->clients[i].greeted)
             s_send (&hub->clients[i], text);
+}
+
+void
+vw_pages_close (vw_hub_t *hub)
+{
+    int64_t end = zclock_usecs () + S_CLOSE_BUDGET_US;
+    pthread_mutex_lock (&hub->lock);
+    for (int i = 0; i < VW_CLIENTS_MAX && zclock_usecs () < end; i++) {
+        vw_client_t *c = &hub->clients[i];
+        if (c->conn && !c->dead)
+            vw_http_close (c->conn, S_GOING_AWAY);
+    }
+    pthread_mutex_unlock (&hub->lock);
 }

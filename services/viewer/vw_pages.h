@@ -27,4 +27,14 @@ void vw_pages_serve (vw_service_t *self, const char *status);
 /* Send `text` (borrowed) to every greeted page. With the hub locked. */
 void vw_pages_broadcast (vw_service_t *self, const char *text);
 
+/* Before the server stops: tell every page that is still reading that
+   the viewer is going away (close code 1001). A page answers with its own
+   close, which ends the server thread serving it at once; a page not
+   told keeps that thread until its next read timeout (civetweb's, up to
+   2 s), which a stop waits for. A page reconnects by itself. The telling
+   ends after a quarter of a second, since a page that stopped
+   reading just now can hold one write for the server's write timeout.
+   Locks the hub (a closing page's handler clears its slot under it). */
+void vw_pages_close (vw_hub_t *hub);
+
 #endif
