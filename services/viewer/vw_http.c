@@ -385,8 +385,11 @@ s_ws_data (struct mg_connection *conn, int flags, char *data, size_t len, void *
 {
     vw_hub_t *hub = arg;
     int opcode = flags & 0xf;
-    if (opcode == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE)
+    if (opcode == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE) {
+        if (vw_hub_answer_close (hub, conn)) /* its status code echoed; none for none */
+            vw_http_close (conn, len >= 2 ? (uint8_t) data[0] << 8 | (uint8_t) data[1] : 0);
         return 0;
+    }
     if (opcode != MG_WEBSOCKET_OPCODE_TEXT)
         return 1; /* pings are civetweb's; binary frames mean nothing here */
     vw_op_t op;

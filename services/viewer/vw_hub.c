@@ -62,6 +62,22 @@ vw_hub_take_player_ops (vw_hub_t *self, vw_op_t ops[VW_PLAYER_OPS])
     return n;
 }
 
+bool
+vw_hub_answer_close (vw_hub_t *self, const struct mg_connection *conn)
+{
+    bool answer = false;
+    pthread_mutex_lock (&self->lock);
+    for (int i = 0; i < VW_CLIENTS_MAX; i++) {
+        vw_client_t *c = &self->clients[i];
+        if (c->conn == conn) {
+            answer = !c->closed;
+            c->closed = true;
+        }
+    }
+    pthread_mutex_unlock (&self->lock);
+    return answer;
+}
+
 void
 vw_hub_wake (vw_hub_t *self)
 {

@@ -31,6 +31,7 @@ typedef struct {
     bool greeted;               /* hello, geometry and status sent */
     bool want;                  /* asked for a "world" and has none outstanding */
     bool dead;                  /* a send failed: sent nothing more until it closes */
+    bool closed;                /* a close frame went to it: no other (RFC 6455, 5.5.1) */
     uint64_t sent_serial;       /* state serial of the last "world" it got */
     uint64_t kick_seq;          /* kicks up to this one were sent to it */
     uint64_t command_seq;       /* robot commands up to this one were sent to it */
@@ -79,6 +80,14 @@ void vw_hub_destroy (vw_hub_t **self_p);
    order, moved into ops (the loop's thread; takes the lock). Returns how
    many. */
 int vw_hub_take_player_ops (vw_hub_t *self, vw_op_t ops[VW_PLAYER_OPS]);
+
+/* Whether the close frame the page on conn sent needs the viewer's own
+   in answer (RFC 6455, 5.5.1: one close frame each way): true once per
+   page, and never after vw_pages_close told it, whose frame is then the
+   answer. A program that closes and waits for the answer, as WebSocket
+   libraries do, then sees a clean close rather than a dropped
+   connection. Takes the lock; the answer is written outside it. */
+bool vw_hub_answer_close (vw_hub_t *self, const struct mg_connection *conn);
 
 /* Wake the loop (any thread). */
 void vw_hub_wake (vw_hub_t *self);

@@ -125,8 +125,10 @@ vw_pages_close (vw_hub_t *hub)
     pthread_mutex_lock (&hub->lock);
     for (int i = 0; i < VW_CLIENTS_MAX && zclock_usecs () < end; i++) {
         vw_client_t *c = &hub->clients[i];
-        if (c->conn && !c->dead)
+        if (c->conn && !c->dead && !c->closed) {
+            c->closed = true;
             vw_http_close (c->conn, S_GOING_AWAY);
+        }
     }
     pthread_mutex_unlock (&hub->lock);
 }

@@ -630,3 +630,15 @@ Test (viewer_service, a_stopping_viewer_tells_its_pages_it_is_going_away)
     cr_expect_eq (sim_ws_close_code (b.ws), 1001, "the page's close code");
     s_stop (&b);
 }
+
+/* A program that closes its page and waits for the viewer's close frame,
+   as WebSocket libraries do, gets it with its own status code: a clean
+   close, not a dropped connection. */
+Test (viewer_service, a_page_that_closes_gets_the_viewers_close_in_answer)
+{
+    s_bench_t b;
+    s_start (&b, true, true);
+    s_connect (&b, true);
+    cr_expect_eq (sim_ws_close (b.ws, 2000), 1000, "the viewer's answer to the page's close (1000)");
+    s_stop (&b);
+}

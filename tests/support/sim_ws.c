@@ -20,7 +20,7 @@ struct sim_ws_t {
     cJSON *queue[S_QUEUE_MAX];
     int head, len;
     bool closed;
-    bool close_sent; /* this side's close frame went out (sim_ws_destroy) */
+    bool close_sent; /* this side's close frame went out (sim_ws_close) */
     int close_code;  /* of the server's close frame, 0 before one */
     long worlds, results, statuses, others;
     long long bytes;
@@ -130,6 +130,27 @@ s_deadline (int ms)
     return ts;
 }
 
+int
+sim_ws_close (sim_ws_t *self, int ms)
+{
+    static const char normal[2] = { 0x03, (char) 0xe8 };
+    pthread_mutex_lock (&self->lock);
+    bool send = !self->close_sent; /* not after the server's close was answered */
+    self->close_sent = true;
+    pthread_mutex_unlock (&self->lock);
+    if (send
+        && mg_websocket_client_write (self->conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, normal, sizeof normal)
+               <= 0)
+        return sim_ws_close_code (self);
+    struct timespec end = s_deadline (ms);
+    pthread_mutex_lock (&self->lock);
+    while (!self->closed && pthread_cond_timedwait (&self->arrived, &self->lock, &end) != ETIMEDOUT)
+        ;
+    int code = self->close_code;
+    pthread_mutex_unlock (&self->lock);
+    return code;
+}
+
 void
 sim_ws_destroy (sim_ws_t **self_p)
 {
@@ -137,26 +158,11 @@ sim_ws_destroy (sim_ws_t **self_p)
     if (!self)
         return;
     if (self->conn) {
-        /* a page's close: a close frame (1000, normal), then the server's
-           close ends civetweb's client thread at once. mg_close_connection
-           alone joins a thread that notices only at its next read
-           timeout (0.5-2 s a page); a server that never answers costs
-           the same after S_CLOSE_MS. */
-        static const char normal[2] = { 0x03, (char) 0xe8 };
-        pthread_mutex_lock (&self->lock);
-        bool send = !self->close_sent; /* not after the server's close was answered */
-        self->close_sent = true;
-        pthread_mutex_unlock (&self->lock);
-        if (send
-            && mg_websocket_client_write (self->conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, normal,
-                                          sizeof normal)
-                   > 0) {
-            struct timespec end = s_deadline (S_CLOSE_MS);
-            pthread_mutex_lock (&self->lock);
-            while (!self->closed && pthread_cond_timedwait (&self->arrived, &self->lock, &end) != ETIMEDOUT)
-                ;
-            pthread_mutex_unlock (&self->lock);
-        }
+        /* a page's close, then the server's close ends civetweb's client
+           thread at once. mg_close_connection alone joins a thread that
+           notices only at its next read timeout (0.5-2 s a page); a
+           server that never answers costs the same after S_CLOSE_MS. */
+        sim_ws_close (self, S_CLOSE_MS);
         mg_close_connection (self->conn); /* joins the client thread */
     }
     sim_ws_clear (self);

@@ -18,7 +18,13 @@ typedef struct sim_ws_t sim_ws_t;
    handshake fails. */
 sim_ws_t *sim_ws_connect (int port, const char *path);
 
-/* Close and free; nulls *self_p. */
+/* A page's close: a close frame (1000, normal) unless one went out
+   already, then a wait of at most ms for the connection to end. Returns
+   the code of the server's close frame (sim_ws_close_code), 0 when none
+   came. The connection stays to be freed by sim_ws_destroy. */
+int sim_ws_close (sim_ws_t *self, int ms);
+
+/* Close (sim_ws_close, up to 2 s) and free; nulls *self_p. */
 void sim_ws_destroy (sim_ws_t **self_p);
 
 /* Send one text frame. Returns 0 or -1. */
