@@ -17,6 +17,8 @@
 #include "common/bus/sim_bus.h"
 #include "common/base/sim_log.h"
 
+#define S_LOCK_SERVICES "services" /* run.lock's second line: the services the run starts */
+
 int
 ctl_pidfile_path (const sim_config_t *cfg, const char *name, char *path, size_t len)
 {
@@ -217,10 +219,17 @@ launch_lock_take (const sim_config_t *cfg)
         close (fd);
         return -1;
     }
-    /* the holder's pid, for the message of the next one that tries */
-    char text[32];
-    int n = snprintf (text, sizeof text, "%d\n", (int) getpid ());
-    if (ftruncate (fd, 0) != 0 || pwrite (fd, text, (size_t) n, 0) != n)
+    /* the holder's pid, for the message of the next one that tries, and
+       the services this run starts, for status and restart */
+    char text[160];
+    int n = snprintf (text, sizeof text, "%d\n%s", (int) getpid (), S_LOCK_SERVICES);
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT && n > 0 && (size_t) n < sizeof text; i++)
+        if (launch_service_wanted (&launch_services[i], cfg))
+            n += snprintf (text + n, sizeof text - (size_t) n, " %s", launch_services[i].name);
+    if (n > 0 && (size_t) n < sizeof text - 1)
+        text[n++] = '\n';
+    if (n <= 0 || (size_t) n >= sizeof text || ftruncate (fd, 0) != 0
+        || pwrite (fd, text, (size_t) n, 0) != n)
         sim_warn ("cannot write %s: %s", path, strerror (errno));
     return fd;
 }
@@ -240,6 +249,44 @@ launch_lock_holder (const sim_config_t *cfg)
         fclose (f);
     }
     return pid;
+}
+
+int
+launch_lock_services (const sim_config_t *cfg, bool started[LAUNCH_SERVICE_COUNT])
+{
+    char dir[SIM_STRING_MAX], path[SIM_STRING_MAX + 16];
+    if (sim_bus_runtime_dir (cfg, dir, sizeof dir))
+        return -1;
+    snprintf (path, sizeof path, "%s/run.lock", dir);
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    /* a lock nobody holds is what a run that ended left behind */
+    if (flock (fd, LOCK_SH | LOCK_NB) == 0 || errno != EWOULDBLOCK) {
+        close (fd);
+        return -1;
+    }
+    char text[256];
+    ssize_t len = pread (fd, text, sizeof text - 1, 0);
+    close (fd);
+    if (len <= 0)
+        return -1;
+    text[len] = '\0';
+    const char *line = strstr (text, "\n" S_LOCK_SERVICES);
+    if (!line)
+        return -1; /* a run of a build that did not say */
+    line += strlen ("\n" S_LOCK_SERVICES);
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
+        started[i] = false;
+    char word[32];
+    int used;
+    while (sscanf (line, " %31[^ \n]%n", word, &used) == 1) {
+        const launch_service_t *service = launch_service_find (word);
+        if (service)
+            started[service - launch_services] = true;
+        line += used;
+    }
+    return 0;
 }
 
 int

@@ -12,8 +12,10 @@
 #ifndef LAUNCH_CONTROL_H_INCLUDED
 #define LAUNCH_CONTROL_H_INCLUDED
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "common/bus/sim_service.h"
 #include "common/config/sim_config.h"
 
 /* Write this process's pid file for service `name` into the runtime
@@ -31,6 +33,14 @@ int launch_lock_take (const sim_config_t *cfg);
 /* The pid the run.lock of cfg's runtime directory names (its holder when
    launch_lock_take just failed), or 0. */
 int launch_lock_holder (const sim_config_t *cfg);
+
+/* Which services the run holding the run.lock of cfg's runtime
+   directory started (started[] indexed as launch_services): 0, or -1
+   when no run holds it (services of systemd units or started by hand)
+   or it does not say (a run of an earlier build). The run knows, where
+   the options of a later `status` may not: a run started with
+   --no-viewer leaves the viewer out whatever `status` is told. */
+int launch_lock_services (const sim_config_t *cfg, bool started[SIM_SERVICE_COUNT]);
 
 /* Remove the pid file at `path` if it still names this process. */
 void launch_pidfile_remove (const char *path);

@@ -219,11 +219,16 @@ launch_status (const sim_config_t *cfg)
 {
     ctl_proc_t procs[LAUNCH_SERVICE_COUNT];
     int running = 0, wanted = 0;
+    /* a service switched off (--no-legacy-grsim, --no-viewer) is not
+       missing: the run says which it started, else the options do */
+    bool want[LAUNCH_SERVICE_COUNT];
+    bool said = launch_lock_services (cfg, want) == 0;
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
         ctl_proc_find (cfg, launch_services[i].name, &procs[i]);
         running += procs[i].alive;
-        /* legacy-grsim switched off (--no-legacy-grsim) is not missing */
-        wanted += launch_service_wanted (&launch_services[i], cfg) || procs[i].alive;
+        if (!said)
+            want[i] = launch_service_wanted (&launch_services[i], cfg);
+        wanted += want[i] || procs[i].alive;
     }
     char dir[SIM_STRING_MAX] = "?";
     sim_bus_runtime_dir (cfg, dir, sizeof dir);
@@ -275,7 +280,7 @@ launch_status (const sim_config_t *cfg)
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
         const char *name = launch_services[i].name;
         ctl_proc_t *p = &procs[i];
-        if (!p->alive && !launch_service_wanted (&launch_services[i], cfg))
+        if (!p->alive && !want[i])
             continue;
         if (!p->alive) {
             printf ("%-13s %8s %9s %-9s %6s %8s  %s\n", name, "-", "-", "-", "-", "-",

@@ -316,6 +316,29 @@ s_cli (const sim_proc_t *proc, const char *args, char *out, size_t cap)
                             sim_lab_exe (), args, proc->dir);
 }
 
+/* A run started with --no-viewer --no-legacy-grsim, and `status` asked
+   with the run's configuration but without those flags, as a user types
+   it from another shell: the run says which services it started, so
+   status lists those and exits 0, and restarting one left out says so. */
+Test (restart, status_knows_the_services_a_run_left_out, .timeout = 60)
+{
+    static const char *const args[] = { "--realism",         "none", "--cameras", "1", "--no-viewer",
+                                        "--no-legacy-grsim", NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_VISION | SIM_FIXTURE_SERVICES), 0,
+                  "ssl-sim did not come up");
+    char out[8192];
+    int code = s_cli (&f.proc, "status", out, sizeof out);
+    cr_expect_eq (code, 0, "ssl-sim status: exit %d\n%s", code, out);
+    cr_expect (strstr (out, "physics ") && strstr (out, "vision ") && strstr (out, "gateway "), "%s", out);
+    cr_expect (!strstr (out, "legacy-grsim ") && !strstr (out, "\nviewer ") && !strstr (out, "not running"),
+               "status lists a service the run left out:\n%s", out);
+    code = s_cli (&f.proc, "restart viewer", out, sizeof out);
+    cr_expect_eq (code, 1, "restart viewer: exit %d\n%s", code, out);
+    cr_expect (strstr (out, "started without it"), "%s", out);
+    s_stop (&f);
+}
+
 Test (restart, cli_status_and_restart_physics_loses_nothing, .timeout = 60)
 {
     sim_fixture_t f;
