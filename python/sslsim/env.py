@@ -286,7 +286,13 @@ class SslSimEnv(_Base):
         return self._world
 
     def close(self):
-        self._world.close()
+        """Free the world, the observer and the task; twice is fine. A
+        closed environment refuses reset() and step() with ValueError."""
+        self._started = False
+        self._h = None
+        for part in (getattr(self, "_task", None), getattr(self, "_observer", None), getattr(self, "_world", None)):
+            if part is not None:
+                part.close()
 
     # ---- observations ------------------------------------------------------
     def _info(self, errors):
@@ -318,6 +324,8 @@ class SslSimEnv(_Base):
         same episode). options: "ball": (x, y[, vx, vy]) and "robots":
         {(team, id): (x, y, orientation)} place things before the first
         observation."""
+        if self._h is None:
+            raise ValueError("the environment is closed")
         super().reset(seed=seed)
         self._seed = episode_seed(seed, self._seed, self._base_seed)
         if self._task is not None:
@@ -335,6 +343,8 @@ class SslSimEnv(_Base):
         if shape != self._act.shape:
             raise ValueError("action must have shape %s, not %s" % (self._act.shape, shape))
         if not self._started:
+            if self._h is None:
+                raise ValueError("the environment is closed")
             raise RuntimeError("call reset() before step()")
         try:
             self._act[...] = action

@@ -229,6 +229,23 @@ class EnvTest(unittest.TestCase):
             sslsim.SslSimEnv(observation="pixels")
         env.step(np.zeros(env.action_space.shape))  # still usable
 
+    def test_a_closed_env_refuses_reset_and_step(self):
+        """step() after close() once freed-world memory in C (a crash); now
+        close() frees the world, the observer and the task, twice is fine,
+        and reset() and step() raise ValueError, with and without a task."""
+        for task in (None, "shoot"):
+            for observation in ("truth", "vision"):
+                env = sslsim.SslSimEnv(observation=observation, task=task)
+                env.reset(seed=1)
+                action = np.zeros(env.action_space.shape)
+                env.step(action)
+                env.close()
+                env.close()
+                with self.assertRaisesRegex(ValueError, "closed"):
+                    env.step(action)
+                with self.assertRaisesRegex(ValueError, "closed"):
+                    env.reset(seed=1)
+
     def test_worked_example_scores(self):
         """examples/drive_and_kick.py: deterministic, so its first episode
         always ends the same way (a goal)."""
