@@ -144,7 +144,7 @@ class DaskVectorEnv:
             for f in futures:
                 f.cancel()
             raise
-        sp = self._gather([a.spaces() for a in self._actors])[0]
+        sp = self._gather(self._ask("spaces", [()] * len(self._actors), {}))[0]
         self.controlled, self.observed, self.metadata = sp["controlled"], sp["observed"], sp["metadata"]
         n = self.num_envs
         self.single_observation_space = _box(sp["low"], sp["high"])
@@ -170,20 +170,41 @@ class DaskVectorEnv:
         if not self._actors:
             raise ValueError("the vector env is closed")
 
+    def _lose(self, j, e):
+        """Mark the env broken by the loss of shard j's worker; the WorkerLost to raise."""
+        address, offset, count = self.shards[j]
+        self._lost = ("worker %s holding worlds %d..%d is lost (%s: %s); the cluster env cannot go on"
+                      % (address, offset, offset + count - 1, type(e).__name__, e))
+        return WorkerLost(self._lost)
+
+    def _ask(self, method, args, kwargs, shards=None):
+        """[(j, future)]: `method` called on shard j's actor with args[i]
+        for the i-th of `shards` (default all). Nothing reaches a shard
+        when the call itself fails: distributed refuses a call to an
+        actor whose worker the scheduler knows is gone ("Worker holding
+        Actor was lost", a ValueError), so any failure here is a lost
+        worker, not the shard's answer."""
+        shards = range(len(self._actors)) if shards is None else shards
+        pending = []
+        for j, a in zip(shards, args):
+            try:
+                pending.append((j, getattr(self._actors[j], method)(*a, **kwargs)))
+            except Exception as e:
+                raise self._lose(j, e) from e
+        return pending
+
     def _gather(self, pending, steps=1):
-        """Each shard's answer, in order; a shard whose worker is gone or
-        silent past the timeout (per step: `steps` of them) raises
+        """Each shard's answer to _ask, in order; a shard whose worker is
+        gone or silent past the timeout (per step: `steps` of them) raises
         WorkerLost (and breaks the env)."""
         out = []
-        for (address, offset, count), f in zip(self.shards, pending):
+        for j, f in pending:
             try:
                 out.append(f.result(timeout=self.timeout * steps))
             except (ValueError, TypeError, RuntimeError):
                 raise  # the shard's own answer to bad input: the worker lives on
             except Exception as e:  # OSError, comm errors, timeouts: the worker is gone
-                self._lost = ("worker %s holding worlds %d..%d is lost (%s: %s); the cluster env cannot go on"
-                              % (address, offset, offset + count - 1, type(e).__name__, e))
-                raise WorkerLost(self._lost) from e
+                raise self._lose(j, e) from e
         return out
 
     def reset(self, *, seed=None, options=None):
@@ -208,8 +229,8 @@ class DaskVectorEnv:
             per = [seeds[o:o + c] for _, o, c in self.shards]
         # a shard none of whose worlds the mask names is not asked: its rows stay as last returned
         asked = [j for j, (_, o, c) in enumerate(self.shards) if mask[o:o + c].any()]
-        parts = self._gather([self._actors[j].reset(per[j], mask[o:o + c], **_IN_LOOP)
-                              for j, (_, o, c) in ((j, self.shards[j]) for j in asked)])
+        parts = self._gather(self._ask("reset", [(per[j], mask[o:o + c]) for j, (_, o, c) in
+                                                 ((j, self.shards[j]) for j in asked)], _IN_LOOP, asked))
         for j, (obs, seeds) in zip(asked, parts):
             _, o, c = self.shards[j]
             self._obs[o:o + c], self._seeds[o:o + c] = obs, seeds
@@ -227,8 +248,7 @@ class DaskVectorEnv:
         finite = np.isfinite(a).reshape(self.num_envs, -1).all(axis=1)
         if not finite.all():
             raise ValueError("actions must be finite (NaN or infinity for world %d)" % int(np.argmin(finite)))
-        parts = self._gather([actor.step(a[o:o + c], **_IN_LOOP)
-                              for actor, (_, o, c) in zip(self._actors, self.shards)])
+        parts = self._gather(self._ask("step", [(a[o:o + c],) for _, o, c in self.shards], _IN_LOOP))
         obs, rew, term, trunc, seeds = (np.concatenate([p[i] for p in parts]) for i in range(5))
         self._obs, self._seeds = obs, seeds
         return obs.copy(), rew, term, trunc, {"seed": seeds.copy()}
@@ -248,7 +268,7 @@ class DaskVectorEnv:
         # a rollout is long (a whole trajectory): it runs on the actor's
         # thread, not in the worker's event loop, which keeps answering
         # heartbeats meanwhile
-        traj = join(self._gather([actor.rollout(policy, steps) for actor in self._actors], int(steps)))
+        traj = join(self._gather(self._ask("rollout", [(policy, steps)] * len(self._actors), {}), int(steps)))
         self._obs, self._seeds = traj["last_obs"].copy(), traj["seeds"][-1].copy()
         return traj
 
@@ -256,7 +276,12 @@ class DaskVectorEnv:
         """Free every shard's worlds (those of live workers) and the actors; twice is fine."""
         actors, self._actors = self._actors, []
         if actors and self._lost is None:
-            pending = [a.close() for a in actors]
+            pending = []
+            for a in actors:
+                try:
+                    pending.append(a.close())
+                except Exception:  # its worker is gone: nothing to free there
+                    pass
             for f in pending:
                 try:
                     f.result(timeout=self.timeout)

@@ -30,6 +30,10 @@ class SslSimError(ValueError):
         super().__init__(reason)
         self.status = status
 
+    def __reduce__(self):
+        # pickled (a Dask worker's answer) with both arguments, .status too
+        return (type(self), (self.status, self.args[0]), self.__dict__)
+
 
 def _check(status, reason_fn):
     if status < 0:

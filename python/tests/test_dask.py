@@ -240,6 +240,24 @@ class DaskClusterTest(unittest.TestCase):
             DaskVectorEnv(self.client, 2, task="juggle")
         self.assertEqual(sorted(self.client.scheduler_info()["workers"]), self.workers)
 
+    def test_a_shards_sslsim_error_reaches_the_client_as_itself(self):
+        """The library's refusals in a shard (SslSimError, which carries
+        .status) travel back pickled: at construction (an unknown flag) and
+        at a reset (a step that is not a whole number of substeps). They
+        used to fail to unpickle in the client, which then waited out the
+        timeout and called the live worker lost."""
+        started = time.monotonic()
+        with self.assertRaisesRegex(sslsim.SslSimError, "unknown option"):
+            DaskVectorEnv(self.client, 2, args=["--no-such-flag"], timeout=20)
+        with DaskVectorEnv(self.client, 4, dt=0.015, args=["--step-ms", "2"], timeout=20) as env:
+            with self.assertRaisesRegex(sslsim.SslSimError, "substeps") as caught:
+                env.reset(seed=1)
+            self.assertLess(caught.exception.status, 0)
+        self.assertLess(time.monotonic() - started, 20)
+        with DaskVectorEnv(self.client, 4) as env:  # the workers go on
+            env.reset(seed=1)
+            env.step(np.zeros((4, 1, 6)))
+
     def test_the_docs_example_runs_as_written(self):
         """docs/dask.md's first block, run by /usr/bin/python3 from the source tree."""
         run_docs_block(self, "dask.md", None, "LocalCluster")
@@ -289,6 +307,26 @@ class WorkerDeathTest(unittest.TestCase):
                 env.step(np.zeros(env.action_space.shape))
             with self.assertRaisesRegex(WorkerLost, address):
                 env.reset(seed=1)
+            env.close()
+
+    def test_a_worker_known_dead_is_an_error_too(self):
+        """The same kill, but the next call comes after the scheduler has
+        noticed: distributed then refuses the call to the actor itself
+        ("Worker holding Actor was lost", a ValueError); that is
+        WorkerLost too, on every later call, and close() still works."""
+        with cluster(2) as c, Client(c, direct_to_workers=True) as client:
+            env = DaskVectorEnv(client, 4)
+            env.reset(seed=1)
+            address = env.shards[1][0]
+            os.kill(client.run(os.getpid, workers=[address])[address], signal.SIGKILL)
+            deadline = time.monotonic() + 30
+            while address in client.scheduler_info()["workers"] and time.monotonic() < deadline:
+                time.sleep(0.1)
+            with self.assertRaisesRegex(WorkerLost, "%s holding worlds 2..3" % address):
+                env.step(np.zeros(env.action_space.shape))
+            with self.assertRaisesRegex(WorkerLost, address):
+                env.rollout(LinearPolicy(env.single_observation_space.shape[0], 1, 0), 2)
+            env.close()
             env.close()
 
 
