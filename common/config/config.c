@@ -346,14 +346,20 @@ s_check_all_keys (const sim_config_t *cfg, char *err, size_t errlen)
     return 0;
 }
 
+bool
+sim_config_substep_whole (double substep)
+{
+    /* the substep is counted in whole nanoseconds (physics.md §2) */
+    double ns = substep * 1e9;
+    return ns >= 1 && fabs (ns - round (ns)) <= 1e-3;
+}
+
 int
 sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
 {
     if (s_check_all_keys (cfg, err, errlen) != 0)
         return -1;
-    /* the substep is counted in whole nanoseconds (physics.md §2) */
-    double ns = cfg->sim.substep * 1e9;
-    if (!(ns >= 1) || fabs (ns - round (ns)) > 1e-3) {
+    if (!sim_config_substep_whole (cfg->sim.substep)) {
         sim_cfg_err (err, errlen,
                      "[sim] substep (%.17g s) must be a whole number of "
                      "nanoseconds, at least 1 ns",

@@ -93,6 +93,10 @@ int sim_config_get (const sim_config_t *cfg, const char *section, const char *ke
    (rig_generation included). */
 void sim_config_keep_local (sim_config_t *cfg, const sim_config_t *own);
 
+/* Whether a substep of `substep` seconds is a whole number of
+   nanoseconds, at least one (what sim_config_validate asks of it). */
+bool sim_config_substep_whole (double substep);
+
 /* Everything a loader would refuse, checked on a struct: every key's type
    and range (as if the dump of cfg were loaded), then the cross-key checks
    a single range cannot express: substep a whole number of nanoseconds,

@@ -52,12 +52,21 @@ s_apply_flag (sim_config_t *cfg, const s_option_t *opt, char *err, size_t errlen
         return 0;
     }
     case SIM_CFG_FLAG_STEP_MS: {
-        double ms;
-        if (!sim_cfg_parse_double (value, &ms) || !(ms > 0)) {
-            sim_cfg_err (err, errlen, "--step-ms: '%s' must be a finite number > 0", value);
+        /* the [sim] substep key's own checks, said in the flag's
+           milliseconds (its range scaled; the value scaled back) */
+        sim_cfg_key_t ms =
+            *sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, flag->section, flag->key, NULL);
+        ms.range.min *= flag->scale;
+        ms.range.max *= flag->scale;
+        if (sim_cfg_key_parse (&ms, cfg, value, why, sizeof why) != 0) {
+            sim_cfg_err (err, errlen, "%s: %s", flag->name, why);
             return -1;
         }
-        cfg->sim.substep = ms / 1000.0;
+        cfg->sim.substep /= flag->scale;
+        if (!sim_config_substep_whole (cfg->sim.substep)) {
+            sim_cfg_err (err, errlen, "%s: %s ms is not a whole number of nanoseconds", flag->name, value);
+            return -1;
+        }
         return 0;
     }
     case SIM_CFG_FLAG_CAMERAS: {
@@ -334,6 +343,17 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
                 && strcmp (flag->key, s_preset_keys[which]) == 0)
                 cli_preset[which] = flag->name;
     }
+
+    /* --local-multicast alone would send vision and truth to the
+       network's group, the opposite of what "local" promises: it only
+       chooses how --localhost sends them, so it asks for it */
+    for (int i = 0; i < count; i++)
+        if (strcmp (options[i].flag->name, "--local-multicast") == 0 && !cfg->run.localhost) {
+            sim_cfg_err (err, errlen,
+                         "--local-multicast needs --localhost (or [run] localhost = true): it chooses how "
+                         "vision stays on this machine, and without --localhost it goes to the network");
+            goto done;
+        }
 
     /* the environment wins over file and flag (config.md §4) */
     const char *env = getenv ("SSL_SIM_LOG");

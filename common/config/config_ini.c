@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include <ini.h>
@@ -441,6 +442,12 @@ sim_cfg_load_file (sim_config_t *cfg, const char *path, bool realism_only, sim_c
     FILE *file = fopen (path, "r");
     if (!file) {
         sim_cfg_err (err, errlen, "%s: cannot read: %s", path, strerror (errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat (fileno (file), &st) == 0 && S_ISDIR (st.st_mode)) {
+        fclose (file);
+        sim_cfg_err (err, errlen, "%s: cannot read: %s", path, strerror (EISDIR));
         return -1;
     }
     s_load_t *self = (s_load_t *) calloc (1, sizeof (s_load_t));
