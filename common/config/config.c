@@ -385,22 +385,27 @@ sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
         }
     }
     const sim_network_cfg_t *net = &cfg->network;
-    const int ports[] = { net->control_port,
-                          net->blue_port,
-                          net->yellow_port,
-                          net->legacy_port,
-                          net->legacy_status_port_blue,
-                          net->legacy_status_port_yellow,
-                          net->truth_port,
-                          s_addr_port (cfg->run.vision_addr),
-                          s_addr_port (net->referee_addr),
-                          s_addr_port (cfg->viewer.addr) };
-    for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++)
-        if (ports[i] > 0 && (ports[i] + net->port_offset > 65535 || ports[i] + net->port_offset < 1)) {
-            sim_cfg_err (err, errlen, "[network] port_offset %d moves port %d outside 1..65535",
-                         net->port_offset, ports[i]);
+    const struct {
+        const char *key;
+        int port;
+    } ports[] = { { "[network] control_port", net->control_port },
+                  { "[network] blue_port", net->blue_port },
+                  { "[network] yellow_port", net->yellow_port },
+                  { "[network] legacy_port", net->legacy_port },
+                  { "[network] legacy_status_port_blue", net->legacy_status_port_blue },
+                  { "[network] legacy_status_port_yellow", net->legacy_status_port_yellow },
+                  { "[network] truth_port", net->truth_port },
+                  { "[run] vision_addr", s_addr_port (cfg->run.vision_addr) },
+                  { "[network] referee_addr", s_addr_port (net->referee_addr) },
+                  { "[viewer] addr", s_addr_port (cfg->viewer.addr) } };
+    for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++) {
+        int port = ports[i].port;
+        if (port > 0 && (port + net->port_offset > 65535 || port + net->port_offset < 1)) {
+            sim_cfg_err (err, errlen, "[network] port_offset %d moves port %d of %s outside 1..65535",
+                         net->port_offset, port, ports[i].key);
             return -1;
         }
+    }
     if (cfg->realism.vision_processing_time > cfg->realism.vision_delay)
         sim_warn ("[realism] vision_processing_time (%g s) exceeds vision_delay (%g s)",
                   cfg->realism.vision_processing_time, cfg->realism.vision_delay);

@@ -109,7 +109,7 @@ Test (route, an_offset_that_moves_a_given_port_past_65535_is_refused)
                                           "t.ini", err, sizeof err),
                   0, "%s", err);
     cr_assert_eq (sim_config_validate (&cfg, err, sizeof err), -1);
-    cr_expect (strstr (err, "port_offset 600 moves port 65000"), "%s", err);
+    cr_expect (strstr (err, "port_offset 600 moves port 65000 of [network] referee_addr"), "%s", err);
 }
 
 /* A --localhost listener of the referee's group hears only what its own
