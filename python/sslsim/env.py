@@ -28,8 +28,9 @@ at reset, applies a game's rules after each step, chooses the default
 controlled and observed robots, and may add its own floats, such as
 dribble's target, at the end of the observation: env.task_size of them),
 else the user's: reward_fn(obs, info) -> float and
-termination_fn(obs, info) -> bool (defaults: 0.0 and False); truncated
-after max_steps steps. The observation vector is written by libsslsim
+termination_fn(obs, info) -> bool (defaults: 0.0 and False; refused with
+a task, which gives both); truncated after max_steps (a positive integer)
+steps. The observation vector is written by libsslsim
 (sslsim_obs_write), the same function the vector env uses. info holds plain values only: "truth"
 (sslsim.truth_dict), "time", "errors" (protocol errors of the action)
 and, for vision, "detections" (a list of sslsim.detection_dict).
@@ -37,7 +38,8 @@ and, for vision, "detections" (a list of sslsim.detection_dict).
 import numpy as np
 
 from . import _native as N
-from .learn import MAX_AGE, Observer, action_bounds, cast, check_task, observation_bounds, task_args
+from .learn import (MAX_AGE, Observer, action_bounds, cast, check_callbacks, check_env_args, check_task,
+                    observation_bounds, task_args)
 from .world import SslSimError, World, detection_dict, truth_dict
 
 try:
@@ -207,16 +209,49 @@ def episode_seed(seed, last, base):
     return base if last is None else last + 1
 
 
-def place(world, options):
-    """Apply reset options to `world`: "ball": (x, y[, vx, vy]) and
-    "robots": {(team, id): (x, y, orientation)}, in the world's frame.
-    Returns the protocol errors of the teleports."""
-    errors = []
+def _floats(value, counts, name):
+    """value as a list of floats, as many as one of counts, or ValueError naming it."""
+    try:
+        out = [float(v) for v in value]
+    except (TypeError, ValueError):
+        out = None
+    if out is None or len(out) not in counts:
+        raise ValueError("%s must be %s numbers, not %r" % (name, " or ".join(map(str, counts)), value))
+    return out
+
+
+def placement(options):
+    """The reset options, checked before anything is reset: "ball": (x, y[,
+    vx, vy]) and "robots": {(team, id): (x, y, orientation)}, as (ball,
+    robots), ball (x, y, vx, vy) or None, robots [(team, id, x, y,
+    orientation)]. ValueError naming the option for another key or a
+    value of another shape."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - {"ball", "robots"}, key=str)
+    if unknown:
+        raise ValueError("options: known are ball and robots, not %s" % unknown)
+    ball = None
     if "ball" in options:
-        b = list(options["ball"]) + [0.0, 0.0]
-        errors += world.teleport_ball(*[float(v) for v in b[:4]])
-    for (team, rid), (x, y, o) in dict(options.get("robots", {})).items():
-        errors += world.teleport_robot(team, rid, float(x), float(y), float(o))
+        ball = tuple(_floats(options["ball"], (2, 4), "options['ball']") + [0.0, 0.0])[:4]
+    robots = []
+    try:
+        poses = dict(options.get("robots", {})).items()
+    except (TypeError, ValueError):
+        raise ValueError("options['robots'] must be {(team, id): (x, y, orientation)}, not %r"
+                         % (options["robots"],)) from None
+    for key, pose in poses:
+        team, rid = _floats(key, (2,), "options['robots'] key")
+        robots.append((int(team), int(rid)) + tuple(_floats(pose, (3,), "options['robots'][%r]" % (key,))))
+    return ball, robots
+
+
+def place(world, placed):
+    """Apply placement(options) to `world`, in the world's frame. Returns
+    the protocol errors of the teleports."""
+    ball, robots = placed
+    errors = world.teleport_ball(*ball) if ball is not None else []
+    for team, rid, x, y, o in robots:
+        errors += world.teleport_robot(team, rid, x, y, o)
     return errors
 
 
@@ -228,9 +263,9 @@ class SslSimEnv(_Base):
 
     def __init__(self, observation="truth", dt=0.016, max_steps=1000, controlled=None, observed=None,
                  reward_fn=None, termination_fn=None, ini=None, args=None, seed=None, task=None):
-        if observation not in ("truth", "vision"):
-            raise ValueError('observation must be "truth" or "vision", not %r' % (observation,))
+        check_env_args(observation, max_steps)
         check_task(task)
+        check_callbacks(task, reward_fn, termination_fn)
         self.observation = observation
         self.dt = float(dt)
         self.max_steps = int(max_steps)
@@ -323,9 +358,10 @@ class SslSimEnv(_Base):
         the last episode's, so reset() after reset(seed=s) is always the
         same episode). options: "ball": (x, y[, vx, vy]) and "robots":
         {(team, id): (x, y, orientation)} place things before the first
-        observation."""
+        observation (anything else in options is refused before the reset)."""
         if self._h is None:
             raise ValueError("the environment is closed")
+        placed = placement(options)
         super().reset(seed=seed)
         self._seed = episode_seed(seed, self._seed, self._base_seed)
         if self._task is not None:
@@ -333,7 +369,7 @@ class SslSimEnv(_Base):
         else:
             self._world.reset(self._seed)
         self._observer.forget(0)
-        errors = place(self._world, options or {})
+        errors = place(self._world, placed)
         self._steps = 0
         self._started = True
         return self._observe(errors)

@@ -62,6 +62,14 @@ def task_args(task, args):
     return (list(args) if args else []) + extra if extra else args
 
 
+def check_callbacks(task, reward_fn, termination_fn):
+    """ValueError naming the arguments when a task comes with reward_fn or
+    termination_fn: the task gives the reward and the termination, so
+    either would be ignored."""
+    if task is not None and (reward_fn is not None or termination_fn is not None):
+        raise ValueError("reward_fn and termination_fn must be None with a task (task %r gives both)" % (task,))
+
+
 def check_env_args(observation, max_steps):
     """ValueError naming the argument unless observation is a kind
     ("truth", "vision") and max_steps a positive integer."""

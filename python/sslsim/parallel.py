@@ -30,8 +30,9 @@ env.agents is empty.
 import numpy as np
 
 from . import _native as N
-from .env import _box, episode_seed, place
-from .learn import TASKS, Observer, Task, action_bounds, check_env_args, check_task, task_args
+from .env import _box, episode_seed, place, placement
+from .learn import (TASKS, Observer, Task, action_bounds, check_callbacks, check_env_args, check_task,
+                    task_args)
 from .world import World
 
 AGENTS = ("blue", "yellow")
@@ -63,11 +64,9 @@ class SslSimParallelEnv:
                  termination_fn=None, ini=None, args=None, seed=None, task=None):
         check_env_args(observation, max_steps)
         check_task(task)
+        check_callbacks(task, reward_fn, termination_fn)
         self._task = None
         if task is not None:
-            if reward_fn is not None or termination_fn is not None:
-                raise ValueError("reward_fn and termination_fn must be None with a task (task %r gives both)"
-                                 % (task,))
             self._task = Task(task, (0, 0), 1)
             if {team for team, _ in self._task.robots} != {0, 1}:
                 both = [n for n in TASKS if {tm for tm, _ in Task(n, (0, 0), 1).robots} == {0, 1}]
@@ -173,7 +172,7 @@ class SslSimParallelEnv:
         unknown = sorted(set(options) - {"ball", "robots"})
         if unknown:
             raise ValueError("options: known are ball and robots, not %s" % unknown)
-        errors = place(self._world, options)
+        errors = place(self._world, placement(options))
         self._steps = 0
         self.agents = list(AGENTS)
         return self._observe(errors)

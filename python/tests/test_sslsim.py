@@ -246,6 +246,36 @@ class EnvTest(unittest.TestCase):
                 with self.assertRaisesRegex(ValueError, "closed"):
                     env.reset(seed=1)
 
+    def test_bad_arguments_name_the_argument_and_change_nothing(self):
+        """What SslSimVectorEnv and SslSimParallelEnv refuse, SslSimEnv
+        refuses too, instead of ignoring it: reward_fn or termination_fn
+        with a task (the task gives both), max_steps 0, an unknown reset
+        option (a typo such as "bal") and a ball of neither 2 nor 4
+        numbers. Each ValueError names the argument, and a refused reset
+        leaves the world and the episode count as they were."""
+        with self.assertRaisesRegex(ValueError, "reward_fn"):
+            sslsim.SslSimEnv(task="go_to_ball", reward_fn=lambda obs, info: 1.0)
+        with self.assertRaisesRegex(ValueError, "termination_fn"):
+            sslsim.SslSimEnv(task="go_to_ball", termination_fn=lambda obs, info: True)
+        for steps in (0, -3, 2.5):
+            with self.assertRaisesRegex(ValueError, "max_steps"):
+                sslsim.SslSimEnv(max_steps=steps)
+        env = sslsim.SslSimEnv()
+        env.reset(seed=3)
+        env.step(np.full(env.action_space.shape, 0.5))
+        before = (env.world.seed, env.world.time, env.world.truth_record().tobytes())
+        for options, name in (({"bal": (1.0, 0.0)}, "options"), ({"ball": (1,)}, "ball"),
+                              ({"ball": (1, 2, 3)}, "ball"), ({"ball": "xy"}, "ball"),
+                              ({"robots": {(0, 1): (1.0, 2.0)}}, "robots")):
+            with self.assertRaisesRegex(ValueError, name):
+                env.reset(seed=9, options=options)
+            self.assertEqual((env.world.seed, env.world.time, env.world.truth_record().tobytes()), before)
+        env.reset()
+        self.assertEqual(env.world.seed, 4, "a refused reset counted as an episode")
+        obs, info = env.reset(options={"ball": (1.0, -0.5), "robots": {(0, 1): (-1.0, 2.0, 0.5)}})
+        self.assertEqual(info["errors"], [])
+        np.testing.assert_allclose(info["truth"]["ball"][:2], [1.0, -0.5], atol=1e-6)
+
     def test_worked_example_scores(self):
         """examples/drive_and_kick.py: deterministic, so its first episode
         always ends the same way (a goal)."""
