@@ -160,7 +160,9 @@ class SslSimParallelEnv:
         """Start an episode: seed as SslSimEnv's (None: the configured one,
         then one more per episode); options "ball": (x, y[, vx, vy]) and
         "robots": {(team, id): (x, y, orientation)} in the world's frame.
-        Returns (observations, infos), dicts keyed by agent."""
+        Returns (observations, infos), dicts keyed by agent. Bad options
+        raise ValueError before anything is reset."""
+        placed = placement(options)
         self._seed = episode_seed(seed, self._seed, self._base_seed)
         if self._task is not None:
             self._task.reset(0, self._world, self._seed)
@@ -168,11 +170,7 @@ class SslSimParallelEnv:
             self._world.reset(self._seed)
         for obs in self._observers.values():
             obs.forget(0)
-        options = dict(options or {})
-        unknown = sorted(set(options) - {"ball", "robots"})
-        if unknown:
-            raise ValueError("options: known are ball and robots, not %s" % unknown)
-        errors = place(self._world, placement(options))
+        errors = place(self._world, placed)
         self._steps = 0
         self.agents = list(AGENTS)
         return self._observe(errors)

@@ -177,6 +177,23 @@ class ParallelApiTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "robots\\['blue'\\]"):
             sslsim.SslSimParallelEnv(robots={"blue": [1, 1]})
 
+    def test_bad_reset_options_are_refused_before_the_reset(self):
+        """A reset with an unknown option, or a ball of one number, raises
+        ValueError naming it, and the episode in progress is untouched:
+        same world, same live agents, and the next reset() is still the
+        next episode."""
+        with sslsim.SslSimParallelEnv() as env:
+            env.reset(seed=1)
+            env.step({a: np.full((11, 6), 0.5) for a in env.agents})
+            before = (env.world.seed, env.world.time, env.world.truth_record().tobytes())
+            for options, name in (({"bad": 1}, "options"), ({"ball": (1,)}, "ball")):
+                with self.assertRaisesRegex(ValueError, name):
+                    env.reset(seed=5, options=options)
+                self.assertEqual((env.world.seed, env.world.time, env.world.truth_record().tobytes()), before)
+                self.assertEqual(env.agents, ["blue", "yellow"])
+            env.reset()
+            self.assertEqual(env.world.seed, 2)
+
     def test_robots_choose_who_each_agent_drives_and_sees_first(self):
         with sslsim.SslSimParallelEnv(robots={"blue": [0, 3], "yellow": [5]}) as env:
             self.assertEqual(env.action_space("blue").shape, (2, 6))
