@@ -205,10 +205,17 @@ def make_config(ini=None, args=None, seed=None, vision=True):
         keep.append(arr)
         cfg.args = arr
     if seed is not None:
-        cfg.seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        cfg.seed = seed64(seed)
         cfg.has_seed = 1
     cfg.vision = 1 if vision else 0
     return cfg, keep
+
+
+def seed64(seed):
+    """A seed as libsslsim takes it (uint64_t): any Python int, reduced mod
+    2**64 (-1 is 2**64 - 1). Every seed of the module, np_random's too,
+    goes through here, so seeds equal mod 2**64 are the same seed."""
+    return int(seed) & 0xFFFFFFFFFFFFFFFF
 
 
 def ptr(array):

@@ -34,6 +34,7 @@ try:
 except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError("sslsim.dask needs Dask's distributed package (Debian: python3-distributed)") from e
 
+from . import _native as N
 from .env import _box, _EnvBase
 from .rollout import check_steps, join
 from .vector import SslSimVectorEnv, action_array, reset_mask
@@ -64,7 +65,7 @@ class Shard:
         if seed is None:  # the configuration's, as a Batch would take it
             with World(ini=kwargs.get("ini"), args=kwargs.get("args"), vision=False) as w:
                 seed = w.seed
-        kwargs["seed"] = (int(seed) + int(offset)) & 0xFFFFFFFFFFFFFFFF
+        kwargs["seed"] = N.seed64(int(seed) + int(offset))
         self.env = SslSimVectorEnv(num_envs, **kwargs)
         self.worlds = np.arange(offset, offset + num_envs, dtype=np.int64)
 
@@ -216,11 +217,11 @@ class DaskVectorEnv:
         if seed is None:
             per = [None] * len(self.shards)
         elif isinstance(seed, (int, np.integer)):
-            per = [[(int(seed) + o + i) & 0xFFFFFFFFFFFFFFFF for i in range(c)] for _, o, c in self.shards]
-            self._np_random = np.random.default_rng(int(seed))
+            per = [[N.seed64(int(seed) + o + i) for i in range(c)] for _, o, c in self.shards]
+            self._np_random = np.random.default_rng(N.seed64(seed))
         else:
             try:
-                seeds = [int(s) & 0xFFFFFFFFFFFFFFFF for s in seed]
+                seeds = [N.seed64(s) for s in seed]
             except (TypeError, ValueError):
                 raise ValueError("seed must be None, an int or a list of %d ints, not %r"
                                  % (self.num_envs, seed)) from None

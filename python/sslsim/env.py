@@ -202,11 +202,12 @@ def _box(low, high):
 
 
 def episode_seed(seed, last, base):
-    """The seed of the next episode: `seed` when given, else the base
-    (configured) seed at the first episode, else one more than the last."""
+    """The seed of the next episode, mod 2**64 (N.seed64): `seed` when
+    given, else the base (configured) seed at the first episode, else one
+    more than the last."""
     if seed is not None:
-        return int(seed)
-    return base if last is None else last + 1
+        return N.seed64(seed)
+    return N.seed64(base if last is None else last + 1)
 
 
 def _floats(value, counts, name):
@@ -362,7 +363,7 @@ class SslSimEnv(_Base):
         if self._h is None:
             raise ValueError("the environment is closed")
         placed = placement(options)
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else N.seed64(seed))
         self._seed = episode_seed(seed, self._seed, self._base_seed)
         if self._task is not None:
             self._task.reset(0, self._world, self._seed)

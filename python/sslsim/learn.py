@@ -180,7 +180,7 @@ class Task:
 
     def reset(self, slot, world, seed):
         """World reset with `seed`, then the task's scene."""
-        status = N.lib.sslsim_task_reset(self._h, int(slot), world._handle(), int(seed) & 0xFFFFFFFFFFFFFFFF)
+        status = N.lib.sslsim_task_reset(self._h, int(slot), world._handle(), N.seed64(seed))
         if status < 0:
             raise SslSimError(status, world._reason())
 

@@ -171,11 +171,11 @@ class SslSimVectorEnv:
         mask = reset_mask(options, self.num_envs, self._started)
         if seed is not None:
             if isinstance(seed, (int, np.integer)):
-                base = (np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF) + np.arange(self.num_envs, dtype=np.uint64))
-                self._np_random = np.random.default_rng(int(seed))
+                base = (np.uint64(N.seed64(seed)) + np.arange(self.num_envs, dtype=np.uint64))
+                self._np_random = np.random.default_rng(N.seed64(seed))
             else:
                 try:
-                    base = np.array([int(s) & 0xFFFFFFFFFFFFFFFF for s in seed], dtype=np.uint64)
+                    base = np.array([N.seed64(s) for s in seed], dtype=np.uint64)
                 except (TypeError, ValueError):
                     raise ValueError("seed must be None, an int or a list of %d ints, not %r"
                                      % (self.num_envs, seed)) from None

@@ -244,7 +244,7 @@ class World:
     def reset(self, seed):
         """Start again from the configuration, with `seed`."""
         h = self._handle()
-        _check(N.lib.sslsim_world_reset(h, int(seed) & 0xFFFFFFFFFFFFFFFF), self._reason)
+        _check(N.lib.sslsim_world_reset(h, N.seed64(seed)), self._reason)
 
     def save(self, path):
         h = self._handle()
@@ -344,4 +344,4 @@ class Batch:
     def reset(self, k, seed):
         if not 0 <= int(k) < self.n:
             raise IndexError("no world %d in a batch of %d" % (k, self.n))
-        _check(N.lib.sslsim_batch_reset(self._handle(), int(k), int(seed) & 0xFFFFFFFFFFFFFFFF), self._reason)
+        _check(N.lib.sslsim_batch_reset(self._handle(), int(k), N.seed64(seed)), self._reason)

@@ -176,6 +176,10 @@ class DaskClusterTest(unittest.TestCase):
             env.reset(seed=11)
             local.reset(seed=11)
             self.assertEqual(env.np_random.integers(1 << 30), local.np_random.integers(1 << 30))
+            _, infos = env.reset(seed=-1)  # mod 2**64, as the local env takes it
+            self.assertEqual(infos["seed"].tolist(), [2 ** 64 - 1, 0, 1])
+            local.reset(seed=2 ** 64 - 1)
+            self.assertEqual(env.np_random.integers(1 << 30), local.np_random.integers(1 << 30))
             _, infos = env.reset(seed=[9, 4, 7])
             self.assertEqual(infos["seed"].tolist(), [9, 4, 7])
 

@@ -276,6 +276,26 @@ class EnvTest(unittest.TestCase):
         self.assertEqual(info["errors"], [])
         np.testing.assert_allclose(info["truth"]["ball"][:2], [1.0, -0.5], atol=1e-6)
 
+    def test_any_int_seed_is_taken_mod_2_64(self):
+        """reset(seed=-1), or a seed of 2**64 and more, is the episode of
+        that seed mod 2**64 (the world's seed is 64 bits), np_random
+        included, instead of numpy's "expected non-negative integer";
+        reset() goes on from there."""
+        def episode(env, seed):
+            obs, _ = env.reset(seed=seed)
+            trace = [obs] + [env.step(np.full(env.action_space.shape, 0.5))[0] for _ in range(5)]
+            return np.array(trace), env.world.seed, env.np_random.integers(1 << 62)
+
+        env = sslsim.SslSimEnv(task="go_to_ball")
+        for seed, same in ((-1, 2 ** 64 - 1), (2 ** 64 + 3, 3)):
+            got, want = episode(env, seed), episode(env, same)
+            np.testing.assert_array_equal(got[0], want[0])
+            self.assertEqual(got[1:], want[1:])
+            self.assertEqual(got[1], same)
+        env.reset(seed=-1)
+        env.reset()
+        self.assertEqual(env.world.seed, 0)
+
     def test_worked_example_scores(self):
         """examples/drive_and_kick.py: deterministic, so its first episode
         always ends the same way (a goal)."""

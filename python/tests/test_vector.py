@@ -222,6 +222,20 @@ class SeedTest(unittest.TestCase):
             first, _ = sslsim.SslSimVectorEnv(3).reset(seed=7)
             np.testing.assert_array_equal(again, first)
 
+    def test_any_int_seed_is_taken_mod_2_64(self):
+        """reset(seed=-1) gives world k the seed (k - 1) mod 2**64, as
+        SslSimEnv takes it, np_random included, instead of numpy's
+        "expected non-negative integer"."""
+        with sslsim.SslSimVectorEnv(2) as env:
+            got, infos = env.reset(seed=-1)
+            self.assertEqual(infos["seed"].tolist(), [2 ** 64 - 1, 0])
+            draw = env.np_random.integers(1 << 62)
+            want, _ = env.reset(seed=2 ** 64 - 1)
+            np.testing.assert_array_equal(got, want)
+            self.assertEqual(draw, env.np_random.integers(1 << 62))
+            _, infos = env.reset(seed=[-2, 2 ** 64 + 5])
+            self.assertEqual(infos["seed"].tolist(), [2 ** 64 - 2, 5])
+
     def test_the_vector_env_and_sslsimenv_share_task_and_observation(self):
         """One home: SslSimEnv(task=name, seed=s) and world k of the vector
         env seeded s give the same floats, step by step (go_to_ball, and
