@@ -134,7 +134,9 @@ typedef struct {
 /* Apply n robot commands (any mix of teams; each team's go as one
    RobotControl, blue first). Non-finite values are refused before
    anything applies (SSLSIM_EINVAL); otherwise returns the protocol error
-   count as sslsim_world_command does. */
+   count as sslsim_world_command does. A finite value beyond the float
+   range of RobotCommand is sent as the largest float of its sign, a
+   command too large like any other. */
 int sslsim_world_robot_commands (sslsim_world_t *world, const sslsim_robot_command_t *cmds, int n);
 
 /* n robots' actions as commands: robot (teams[j], ids[j]) takes the row

@@ -7,6 +7,7 @@
 */
 #include "sslsim_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -127,11 +128,12 @@ sslsim_robot_commands_check (const sslsim_robot_command_t *cmds, int n, char *er
     for (int i = 0; i < n; i++) {
         const sslsim_robot_command_t *c = &cmds[i];
         double v[6] = { c->forward, c->left, c->angular, c->kick_speed, c->kick_angle, c->dribbler_speed };
-        if (!s_finite (v, 6)) {
-            snprintf (err, err_len, "command %d (team %d id %d): a value is not a finite float", i, c->team,
-                      c->id);
-            return -1;
-        }
+        for (int k = 0; k < 6; k++)
+            if (!isfinite (v[k])) {
+                snprintf (err, err_len, "command %d (team %d id %d): a value is not finite", i, c->team,
+                          c->id);
+                return -1;
+            }
         if (c->team != 0 && c->team != 1) {
             snprintf (err, err_len, "command %d: team %d is neither 0 (blue) nor 1 (yellow)", i, c->team);
             return -1;
@@ -142,6 +144,16 @@ sslsim_robot_commands_check (const sslsim_robot_command_t *cmds, int n, char *er
         }
     }
     return 0;
+}
+
+/* v as the float of a RobotCommand field: a finite value beyond the float
+   range becomes the largest float of its sign, a command too large like
+   any other (the robot limits or refuses it), where the bare conversion
+   would make it an infinity. Values within the range convert unchanged. */
+static float
+s_command_float (double v)
+{
+    return (float) (v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v);
 }
 
 /* One team's commands as the RobotControl a team would send. */
@@ -161,19 +173,19 @@ s_add_command (s_team_msg_t *m, const sslsim_robot_command_t *c)
     m->cmd[k] = (RobotCommand) ROBOT_COMMAND__INIT;
     m->local[k] = (MoveLocalVelocity) MOVE_LOCAL_VELOCITY__INIT;
     m->move[k] = (RobotMoveCommand) ROBOT_MOVE_COMMAND__INIT;
-    m->local[k].forward = (float) c->forward;
-    m->local[k].left = (float) c->left;
-    m->local[k].angular = (float) c->angular;
+    m->local[k].forward = s_command_float (c->forward);
+    m->local[k].left = s_command_float (c->left);
+    m->local[k].angular = s_command_float (c->angular);
     m->move[k].command_case = ROBOT_MOVE_COMMAND__COMMAND_LOCAL_VELOCITY;
     m->move[k].local_velocity = &m->local[k];
     m->cmd[k].id = (uint32_t) c->id;
     m->cmd[k].move_command = &m->move[k];
     m->cmd[k].has_kick_speed = true;
-    m->cmd[k].kick_speed = (float) c->kick_speed;
+    m->cmd[k].kick_speed = s_command_float (c->kick_speed);
     m->cmd[k].has_kick_angle = true;
-    m->cmd[k].kick_angle = (float) c->kick_angle;
+    m->cmd[k].kick_angle = s_command_float (c->kick_angle);
     m->cmd[k].has_dribbler_speed = true;
-    m->cmd[k].dribbler_speed = (float) c->dribbler_speed;
+    m->cmd[k].dribbler_speed = s_command_float (c->dribbler_speed);
     m->ptr[k] = &m->cmd[k];
 }
 

@@ -296,6 +296,40 @@ class EnvTest(unittest.TestCase):
         env.reset()
         self.assertEqual(env.world.seed, 0)
 
+    def test_a_huge_finite_action_is_out_of_the_space_not_an_error(self):
+        """An action of 1e300 (finite, beyond a 32-bit float) is an action
+        outside the space like 1e7: the same step, the same protocol
+        error (UNSUPPORTED beyond 1e6, docs/physics.md), no exception, in
+        World, SslSimEnv and SslSimVectorEnv. NaN and infinity still
+        raise."""
+        def world_after(value):
+            w = sslsim.World(seed=1)
+            errors = w.robot_commands([0], [0], [[value, 0.5, -value, value, value, value]])
+            w.step(0.016)
+            return errors, w.truth_record().tobytes()
+
+        self.assertEqual(world_after(1e300), world_after(1e7))
+        self.assertEqual(world_after(-1e300), world_after(-1e7))
+        self.assertEqual(len(world_after(1e300)[0]), 1)
+
+        def env_after(value):
+            env = sslsim.SslSimEnv()
+            env.reset(seed=1)
+            obs, _, _, _, info = env.step(np.full(env.action_space.shape, value))
+            return obs.tobytes(), info["errors"]
+
+        self.assertEqual(env_after(1e300), env_after(1e7))
+        with sslsim.SslSimVectorEnv(2) as a, sslsim.SslSimVectorEnv(2) as b:
+            a.reset(seed=1)
+            b.reset(seed=1)
+            np.testing.assert_array_equal(a.step(np.full(a.action_space.shape, -1e300))[0],
+                                          b.step(np.full(b.action_space.shape, -1e7))[0])
+        env = sslsim.SslSimEnv()
+        env.reset(seed=1)
+        for bad in (np.nan, np.inf, -np.inf):
+            with self.assertRaises(ValueError):
+                env.step(np.full(env.action_space.shape, bad))
+
     def test_worked_example_scores(self):
         """examples/drive_and_kick.py: deterministic, so its first episode
         always ends the same way (a goal)."""

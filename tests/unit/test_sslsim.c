@@ -450,6 +450,42 @@ Test (sslsim, bad_input_is_refused_with_a_reason)
     sslsim_batch_free (NULL);
 }
 
+/* A finite value beyond the float range is a command too large like any
+   other, not a refused call: the same answer (UNSUPPORTED, beyond 1e6) and
+   the same world as 1e7 gives, where the conversion to the RobotCommand's
+   floats made it an infinity. NaN and the infinities are still refused. */
+Test (sslsim, a_finite_command_beyond_the_float_range_is_too_large_not_refused)
+{
+    sslsim_world_t *w[2] = { s_world (1), s_world (1) };
+    const double v[2] = { 1e300, 1e7 };
+    uint64_t h[2];
+    for (int i = 0; i < 2; i++) {
+        sslsim_robot_command_t c = { .team = 0,
+                                     .id = 0,
+                                     .forward = v[i],
+                                     .left = -v[i],
+                                     .angular = v[i],
+                                     .kick_speed = v[i],
+                                     .kick_angle = -v[i],
+                                     .dribbler_speed = v[i] };
+        cr_assert_eq (sslsim_world_robot_commands (w[i], &c, 1), 1, "%s", sslsim_world_last_error (w[i]));
+        cr_assert (strstr (sslsim_world_error (w[i], 0), "UNSUPPORTED") != NULL, "%s",
+                   sslsim_world_error (w[i], 0));
+        cr_assert_eq (sslsim_world_step (w[i], 0.016), SSLSIM_OK);
+        h[i] = s_step_hash (0xcbf29ce484222325ull, w[i]);
+    }
+    cr_assert_eq (h[0], h[1], "1e300 and 1e7 gave different worlds");
+    const double bad[3] = { NAN, INFINITY, -INFINITY };
+    for (int i = 0; i < 3; i++) {
+        sslsim_robot_command_t c = { .team = 0, .id = 0, .kick_angle = bad[i] };
+        cr_assert_eq (sslsim_world_robot_commands (w[0], &c, 1), SSLSIM_EINVAL);
+        cr_assert (strstr (sslsim_world_last_error (w[0]), "not finite") != NULL, "%s",
+                   sslsim_world_last_error (w[0]));
+    }
+    sslsim_world_free (w[0]);
+    sslsim_world_free (w[1]);
+}
+
 /* A SimulatorConfig applies through the service's code: realism "none"
    takes the noise out of the detections. */
 Test (sslsim, simulator_config_changes_the_realism)
