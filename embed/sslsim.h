@@ -244,9 +244,9 @@ sslsim_status_t sslsim_world_save (const sslsim_world_t *world, const char *path
    sslsim_world_save of the same build). Physics continues exactly; vision
    continues as a restarted vision service does (frame numbers from the
    sim time, geometry at once, frames captured before the save and not
-   yet released are not sent). Returns SSLSIM_OK, SSLSIM_EIO or
-   SSLSIM_ECONFIG (no such checkpoint, another build's, corrupt): the world
-   is then unchanged. */
+   yet released are not sent). Returns SSLSIM_OK, SSLSIM_EIO (the file
+   cannot be read) or SSLSIM_ECONFIG (another build's checkpoint, or
+   corrupt): the world is then unchanged. */
 sslsim_status_t sslsim_world_load (sslsim_world_t *world, const char *path);
 
 /* The sizes and limits of the configuration in force (after any

@@ -11,6 +11,7 @@
 */
 #include "sslsim_internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,9 +413,16 @@ sslsim_world_load (sslsim_world_t *world, const char *path)
     sslsim_world_t *self = world;
     sim_config_t cfg;
     uint64_t serial;
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return sslsim_world_fail (self, SSLSIM_EIO, "cannot read %s: %s; the world is unchanged", path,
+                                  strerror (errno));
+    fclose (f);
     phys_world_t *phys = phys_checkpoint_load (path, SSLSIM_CHECKPOINT_KEY, &cfg, &serial);
     if (!phys)
-        return sslsim_world_fail (self, SSLSIM_ECONFIG, "%s is no checkpoint of this build (see the log)",
+        return sslsim_world_fail (self, SSLSIM_ECONFIG,
+                                  "%s is refused: not a checkpoint of this build, or corrupt (the log says "
+                                  "which); the world is unchanged",
                                   path);
     sim_config_keep_local (&cfg, &self->cfg);
     char why[200];

@@ -112,8 +112,15 @@ class WorldTest(unittest.TestCase):
                 w.step(0.016)
                 other.step(0.016)
             self.assertEqual(w.truth_record().tobytes(), other.truth_record().tobytes())
-            with self.assertRaises(sslsim.SslSimError):
+            # a missing file is named with the reason; a junk one is refused, the world unchanged
+            with self.assertRaisesRegex(sslsim.SslSimError, "cannot read .*missing: No such file"):
                 other.load(os.path.join(d, "missing"))
+            with open(os.path.join(d, "junk"), "wb") as f:
+                f.write(b"not a checkpoint" * 64)
+            before = other.truth_record().tobytes()
+            with self.assertRaisesRegex(sslsim.SslSimError, "junk is refused.*unchanged"):
+                other.load(os.path.join(d, "junk"))
+            self.assertEqual(other.truth_record().tobytes(), before)
         w.reset(3)
         self.assertEqual(w.time, 0.0)
         self.assertEqual(w.seed, 3)

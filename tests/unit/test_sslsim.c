@@ -399,6 +399,10 @@ Test (sslsim, load_continues_physics_exactly)
     cr_assert_eq (sslsim_world_time_ns (b), t);
     cr_assert_eq (sslsim_world_save (b, "/nonexistent-dir/x"), SSLSIM_EIO);
     unlink (path);
+    /* a file that is not there: EIO, named with the reason */
+    cr_assert_eq (sslsim_world_load (b, path), SSLSIM_EIO);
+    cr_expect (strstr (sslsim_world_last_error (b), "No such file"), "%s", sslsim_world_last_error (b));
+    cr_assert_eq (sslsim_world_time_ns (b), t);
     sslsim_world_free (a);
     sslsim_world_free (b);
 }
