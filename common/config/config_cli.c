@@ -295,7 +295,20 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
         size_t name_len = equals ? (size_t) (equals - arg) : strlen (arg);
         const sim_cfg_flag_t *flag = s_flag_find (arg);
         if (!flag) {
-            sim_cfg_err (err, errlen, "unknown option '%.*s'", (int) name_len, arg);
+            /* one of another command's own flags: its help names the
+               commands that take it ("play: ...") */
+            const char *help = NULL;
+            for (size_t f = 0; f < sim_cfg_flags_count; f++)
+                if (sim_cfg_flags[f].kind == SIM_CFG_FLAG_LAUNCHER
+                    && strlen (sim_cfg_flags[f].name) == name_len
+                    && strncmp (sim_cfg_flags[f].name, arg, name_len) == 0)
+                    help = sim_cfg_flags[f].help;
+            const char *colon = help ? strchr (help, ':') : NULL;
+            if (colon)
+                sim_cfg_err (err, errlen, "option '%.*s' is not one of this command's (%.*s takes it)",
+                             (int) name_len, arg, (int) (colon - help), help);
+            else
+                sim_cfg_err (err, errlen, "unknown option '%.*s'", (int) name_len, arg);
             goto done;
         }
         const char *value = NULL;

@@ -114,6 +114,7 @@ Test (config, bad_flags_are_errors)
     } cases[] = {
         { 1, { "--bogus" }, "unknown option '--bogus'" },
         { 1, { "--bogus=3" }, "unknown option '--bogus'" },
+        { 1, { "--loop" }, "option '--loop' is not one of this command's (play takes it)" },
         { 1, { "run" }, "unexpected argument 'run'" },
         { 1, { "--speed" }, "option --speed needs a value" },
         { 2, { "--config", "--truth" }, "option --config needs a value" },
