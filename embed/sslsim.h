@@ -96,6 +96,12 @@ void sslsim_world_free (sslsim_world_t *world);
    step replace the previous step's. Returns SSLSIM_OK or SSLSIM_EINVAL. */
 sslsim_status_t sslsim_world_step (sslsim_world_t *world, double dt);
 
+/* How many substeps a step of dt seconds is (0 for dt = 0), or
+   SSLSIM_EINVAL, with the reason as the last error, for a dt
+   sslsim_world_step refuses. Nothing else changes: a binding checks a
+   learner's dt with it when the environment is made. */
+int64_t sslsim_world_substeps (sslsim_world_t *world, double dt);
+
 /* The kind of message sslsim_world_command takes. */
 typedef enum {
     SSLSIM_MSG_SIMULATOR_COMMAND = 0, /* SimulatorCommand (the control port's message) */

@@ -27,11 +27,8 @@ sslsim_world_env_step (sslsim_world_t *world, const int *teams, const int *ids, 
                   slot, sslsim_obs_slots (obs));
         return SSLSIM_EINVAL;
     }
-    char why[160];
-    if (sim_step_substeps (dt, world->cfg.sim.substep, why, sizeof why) < 0) {
-        snprintf (world->last_error, sizeof world->last_error, "dt %s", why);
+    if (sslsim_world_substeps (world, dt) < 0)
         return SSLSIM_EINVAL;
-    }
     int errors = n != 0 ? sslsim_world_actions (world, teams, ids, n, actions) : 0;
     if (errors < 0)
         return errors;

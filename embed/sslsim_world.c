@@ -226,16 +226,27 @@ s_publish_snapshot (sslsim_world_t *self)
     phys_policy_published (&self->published, snap.time_ns);
 }
 
+int64_t
+sslsim_world_substeps (sslsim_world_t *world, double dt)
+{
+    if (!world)
+        return SSLSIM_EINVAL;
+    char why[160];
+    int64_t n = sim_step_substeps (dt, world->cfg.sim.substep, why, sizeof why);
+    if (n < 0)
+        return sslsim_world_fail (world, SSLSIM_EINVAL, "dt %s", why);
+    return n;
+}
+
 sslsim_status_t
 sslsim_world_step (sslsim_world_t *world, double dt)
 {
     if (!world)
         return SSLSIM_EINVAL;
     sslsim_world_t *self = world;
-    char why[160];
-    int64_t n = sim_step_substeps (dt, self->cfg.sim.substep, why, sizeof why);
+    int64_t n = sslsim_world_substeps (self, dt);
     if (n < 0)
-        return sslsim_world_fail (self, SSLSIM_EINVAL, "dt %s", why);
+        return SSLSIM_EINVAL;
     self->frame_count = 0;
     self->used = 0;
     /* the step policy of the physics service (phys_policy.h): a snapshot

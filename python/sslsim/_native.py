@@ -118,6 +118,7 @@ _SIG = {
     "sslsim_world_new": (_P, [ctypes.POINTER(Config), ctypes.c_char_p, ctypes.c_size_t]),
     "sslsim_world_free": (None, [_P]),
     "sslsim_world_step": (ctypes.c_int, [_P, ctypes.c_double]),
+    "sslsim_world_substeps": (ctypes.c_int64, [_P, ctypes.c_double]),
     "sslsim_world_command": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]),
     "sslsim_world_error": (ctypes.c_char_p, [_P, ctypes.c_int]),
     "sslsim_world_robot_commands": (ctypes.c_int, [_P, _P, ctypes.c_int]),

@@ -38,8 +38,8 @@ and, for vision, "detections" (a list of sslsim.detection_dict).
 import numpy as np
 
 from . import _native as N
-from .learn import (MAX_AGE, Observer, action_bounds, cast, check_callbacks, check_env_args, check_task,
-                    observation_bounds, task_args)
+from .learn import (MAX_AGE, Observer, action_bounds, cast, check_callbacks, check_dt, check_env_args,
+                    check_task, observation_bounds, task_args)
 from .world import SslSimError, World, detection_dict, truth_dict
 
 try:
@@ -273,6 +273,7 @@ class SslSimEnv(_Base):
         self.reward_fn = reward_fn
         self.termination_fn = termination_fn
         self._world = World(ini=ini, args=task_args(task, args), seed=seed, vision=observation == "vision")
+        check_dt(self._world, self.dt)
         self._base_seed = self._world.seed  # the configuration's, or `seed`
         self._seed = None
         t = self._world.truth()

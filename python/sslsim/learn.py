@@ -79,6 +79,14 @@ def check_env_args(observation, max_steps):
         raise ValueError("max_steps must be a positive integer, not %r" % (max_steps,))
 
 
+def check_dt(world, dt):
+    """ValueError naming dt unless a step of dt seconds is one the world
+    takes (a whole number of its substeps, at most 10 s, > 0): an
+    environment says so when it is made, not at its first step."""
+    if world.substeps(dt) == 0:  # a refused dt: SslSimError, a ValueError naming dt
+        raise ValueError("dt must be > 0 s, not %r" % (dt,))
+
+
 def limits_struct(limits):
     """A Limits struct from the dict World.limits() returns."""
     out = N.Limits()

@@ -31,8 +31,8 @@ import numpy as np
 
 from . import _native as N
 from .env import _box, episode_seed, place, placement
-from .learn import (TASKS, Observer, Task, action_bounds, check_callbacks, check_env_args, check_task,
-                    task_args)
+from .learn import (TASKS, Observer, Task, action_bounds, check_callbacks, check_dt, check_env_args,
+                    check_task, task_args)
 from .world import World
 
 AGENTS = ("blue", "yellow")
@@ -81,6 +81,7 @@ class SslSimParallelEnv:
         self.possible_agents = list(AGENTS)
         self.agents = []
         self._world = World(ini=ini, args=task_args(task, args), seed=seed, vision=observation == "vision")
+        check_dt(self._world, self.dt)
         self._base_seed = self._world.seed
         self._seed = None
         t = self._world.truth()

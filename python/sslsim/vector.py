@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _native as N
 from .env import _box, _EnvBase
-from .learn import Observer, action_bounds, cast, check_env_args, check_task, task_args
+from .learn import Observer, action_bounds, cast, check_dt, check_env_args, check_task, task_args
 from .rollout import rollout
 from .world import Batch, SslSimError
 
@@ -96,6 +96,7 @@ class SslSimVectorEnv:
                             vision=observation == "vision")
         self.num_envs = n = self._batch.n
         w0 = self._batch.world(0)
+        check_dt(w0, self.dt)
         t = w0.truth()
         present = list(zip(t["team"].tolist(), t["id"].tolist()))
         self._task, self.controlled, self.observed = cast(task, n, present, controlled, observed)

@@ -152,6 +152,11 @@ class World:
         h = self._handle()
         _check(N.lib.sslsim_world_step(h, float(dt)), self._reason)
 
+    def substeps(self, dt=0.016):
+        """How many substeps a step of dt seconds is; SslSimError (naming
+        dt) for a dt that step() refuses. Changes nothing."""
+        return _check(N.lib.sslsim_world_substeps(self._handle(), float(dt)), self._reason)
+
     def command(self, kind, data):
         """Apply one packed protocol message; kind is "simulator_command",
         "robot_control_blue", "robot_control_yellow" or "simulator_config".

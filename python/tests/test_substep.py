@@ -98,6 +98,24 @@ class CoarserSubstepTest(unittest.TestCase):
         self.assertIn("substep", str(e.exception))
         w.close()
 
+    def test_an_env_with_such_a_dt_is_refused_when_it_is_made(self):
+        """A learner's dt that the world would refuse at every step is
+        refused by each environment when it is made, naming dt, not at its
+        first reset or step; World.substeps says how many a dt is."""
+        w = sslsim.World(args=["--step-ms", "2"], vision=False)
+        self.assertEqual(w.substeps(0.016), 8)
+        with self.assertRaisesRegex(sslsim.SslSimError, "dt 0.015 s is not a whole number"):
+            w.substeps(0.015)
+        w.close()
+        makers = {"SslSimEnv": lambda dt: sslsim.SslSimEnv(dt=dt, args=["--step-ms", "2"]),
+                  "SslSimVectorEnv": lambda dt: sslsim.SslSimVectorEnv(2, dt=dt, args=["--step-ms", "2"]),
+                  "SslSimParallelEnv": lambda dt: sslsim.SslSimParallelEnv(dt=dt, args=["--step-ms", "2"])}
+        for name, make in makers.items():
+            for dt, reason in ((0.015, "not a whole number"), (11.0, "longer than"), (0, "dt must be > 0")):
+                with self.assertRaisesRegex(ValueError, reason, msg=name):
+                    make(dt)
+            make(0.016).close()
+
     def test_the_docs_example_runs_as_written(self):
         run_docs_block(self, "embedding.md", "### A coarser substep", '"--step-ms", "2"', timeout=120)
 

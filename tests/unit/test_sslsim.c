@@ -416,6 +416,11 @@ Test (sslsim, bad_input_is_refused_with_a_reason)
     cr_assert_eq (sslsim_world_step (w, -0.016), SSLSIM_EINVAL);
     cr_assert_eq (sslsim_world_step (w, 61.0), SSLSIM_EINVAL);
     cr_assert_eq (sslsim_world_time_ns (w), 0, "a refused step moved time");
+    /* the same rule asked without stepping */
+    cr_expect_eq (sslsim_world_substeps (w, 0.016), 16);
+    cr_expect_eq (sslsim_world_substeps (w, 0), 0);
+    cr_expect_eq (sslsim_world_substeps (w, 0.0105), SSLSIM_EINVAL);
+    cr_expect_eq (sslsim_world_substeps (NULL, 0.016), SSLSIM_EINVAL);
 
     sslsim_robot_command_t c = { .team = 0, .id = 1, .forward = NAN };
     cr_assert_eq (sslsim_world_robot_commands (w, &c, 1), SSLSIM_EINVAL);
