@@ -9,7 +9,8 @@ The reward and the end of an episode are the user's to define; here:
   - truncated: 10 s of sim time (625 steps of 16 ms).
 The controller is a hand-written proportional one (no learning), to show
 what the observations and actions mean; a learner would replace
-`controller`. The yellow team is moved to its touch line at reset, so the
+`controller`. It reads the observation, so with --vision it drives from
+what the cameras saw (the reward and the end still use the truth). The yellow team is moved to its touch line at reset, so the
 shot is not blocked.
 
 usage: /usr/bin/python3 examples/drive_and_kick.py [--episodes N] [--vision]
@@ -62,14 +63,21 @@ def termination_fn(obs, info):
                 or abs(ball[1]) > Field.half_width + Field.run_off)
 
 
-def controller(env, info):
+def seen(env, obs):
+    """The ball (x, y), and blue 0's (x, y) and heading, as the observation
+    has them (env.obs_layout): the truth, or with --vision each one's
+    newest camera detection, noise, latency and dropouts included. Blue 0
+    is the first robot observed (the controlled ones come first)."""
+    _, head, per = env.obs_layout
+    robot = obs[head:head + per].astype(np.float64)  # truth: present x y orientation ...; vision: age x y orientation
+    ball = obs[0:2] if env.observation == "truth" else obs[1:3]  # truth: x y z ...; vision: age x y
+    return ball.astype(np.float64), robot[1:3], float(robot[3])
+
+
+def controller(env, obs):
     """Drive robot 0 to a point behind the ball on the goal line, face the
-    goal, kick when lined up. Uses the truth (info) for simplicity; the
-    observation vector holds the same numbers."""
-    t = info["truth"]
-    k = int(np.nonzero((t["team"] == 0) & (t["id"] == 0))[0][0])
-    pos, heading = t["pos"][k], t["orientation"][k]
-    ball = t["ball"][:2]
+    goal, kick when lined up, from what the observation shows."""
+    ball, pos, heading = seen(env, obs)
     to_goal = (Field.goal - ball) / np.linalg.norm(Field.goal - ball)
     target = ball - 0.11 * to_goal  # the dribbler touching the ball
     err = target - pos
@@ -113,7 +121,7 @@ def main():
         reward_fn.last = None
         total, steps = 0.0, 0
         while True:
-            obs, reward, terminated, truncated, info = env.step(controller(env, info))
+            obs, reward, terminated, truncated, info = env.step(controller(env, obs))
             total += reward
             steps += 1
             if terminated or truncated:

@@ -339,11 +339,15 @@ class EnvTest(unittest.TestCase):
 
     def test_worked_example_scores(self):
         """examples/drive_and_kick.py: deterministic, so its first episode
-        always ends the same way (a goal)."""
+        always ends the same way (a goal), from the truth and from what the
+        cameras saw (--vision drives from the vision observation: the same
+        goal, at another time)."""
         ex = os.path.join(HERE, "..", "..", "examples", "drive_and_kick.py")
-        out = subprocess.run([sys.executable, ex, "--episodes", "1"], check=True, capture_output=True,
-                             text=True, env=dict(os.environ)).stdout
-        self.assertIn("1 goals in 1 episodes", out)
+        outs = [subprocess.run([sys.executable, ex, "--episodes", "1"] + extra, check=True, capture_output=True,
+                               text=True, env=dict(os.environ)).stdout for extra in ([], ["--vision"])]
+        for out in outs:
+            self.assertIn("1 goals in 1 episodes", out)
+        self.assertNotEqual(outs[0], outs[1], "--vision drove exactly as the truth did")
 
     def test_registration_follows_gymnasium(self):
         try:
