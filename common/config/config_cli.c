@@ -8,6 +8,7 @@
 
 #include <assert.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +267,8 @@ sim_config_flag_takes_value (const char *arg)
     return flag && flag->arg && !strchr (arg, '=');
 }
 
+static atomic_flag s_env_level_said = ATOMIC_FLAG_INIT; /* a bad SSL_SIM_LOG was warned of */
+
 int
 sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_t errlen)
 {
@@ -372,6 +375,8 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
     const char *env = getenv ("SSL_SIM_LOG");
     if (env && sim_log_level_parse (env) >= 0 && strlen (env) < sizeof cfg->run.log_level)
         sim_cfg_copy_string (cfg->run.log_level, sizeof cfg->run.log_level, env);
+    else if (env && *env && !atomic_flag_test_and_set (&s_env_level_said)) /* once a process, not per world */
+        sim_warn ("SSL_SIM_LOG=%.40s is not a log level (error, warn, info, debug, trace): ignored", env);
 
     /* a preset given on the command line wins over the files: it replaces
        its whole table last, and says which written values it replaced */

@@ -166,7 +166,7 @@ Test (config, realism_error_lists_the_presets)
     cr_expect_not_null (strstr (err, "kiks"), "%s", err);
 }
 
-Test (config, log_level_environment_wins)
+Test (config, log_level_environment_wins, .init = cr_redirect_stderr)
 {
     sim_config_t cfg;
     char err[512] = "";
@@ -177,6 +177,14 @@ Test (config, log_level_environment_wins)
     cr_assert_eq (cfg_test_args (&cfg, err, sizeof err, 2, "--log-level", "trace"), 0, "%s", err);
     cr_expect_str_eq (cfg.run.log_level, "trace", "an invalid environment value is ignored");
     unsetenv ("SSL_SIM_LOG");
+    /* ... and said so, with the levels it takes */
+    fflush (stderr);
+    char text[2048];
+    size_t len = fread (text, 1, sizeof text - 1, cr_get_redirected_stderr ());
+    text[len] = '\0';
+    cr_expect_not_null (strstr (text, "SSL_SIM_LOG=nonsense is not a log level (error, warn, info, debug, "
+                                      "trace): ignored"),
+                        "%s", text);
 }
 
 Test (config, cross_key_checks)
