@@ -410,9 +410,8 @@ int
 sim_player_seek (sim_player_t *self, double t_s, int64_t now_ns, sim_player_fn *fn, void *arg)
 {
     int64_t end = self->n ? self->entries[self->n - 1].tl_ns : 0;
-    int64_t t = t_s > 0 ? (int64_t) (t_s * 1e9) : 0;
-    if (t > end)
-        t = end;
+    /* clamped before the conversion: far past the end would overflow */
+    int64_t t = !(t_s > 0) ? 0 : t_s * 1e9 >= (double) end ? end : (int64_t) (t_s * 1e9);
     self->next = s_find (self, t);
     self->pos_ns = t;
     s_anchor (self, now_ns);

@@ -3,6 +3,7 @@
     pause, seek (and what it hands over to show the state there), step,
     and a clock that goes back. No socket: nothing goes on the wire. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,11 @@ Test (sim_player, a_seek_hands_over_the_state_at_its_target)
     cr_expect_float_eq (sim_player_time (p), 0, 1e-9);
     cr_assert_eq (sim_player_seek (p, 99, 0, NULL, NULL), 0);
     cr_expect_float_eq (sim_player_time (p), 1.99, 1e-9);
+    /* far beyond, where the time in ns overflows an int64_t, and NaN */
+    cr_assert_eq (sim_player_seek (p, 1e300, 0, NULL, NULL), 0);
+    cr_expect_float_eq (sim_player_time (p), 1.99, 1e-9);
+    cr_assert_eq (sim_player_seek (p, NAN, 0, NULL, NULL), 0);
+    cr_expect_float_eq (sim_player_time (p), 0, 1e-9);
     s_close (&p, &l);
 }
 
