@@ -1,6 +1,7 @@
 /*  phys_seeking.c - a replay's timeline for its page (see phys_seeking.h). */
 #include "phys_seeking.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -16,7 +17,9 @@
 #include "phys_playback.h"
 #include "phys_publish.h"
 
-#define S_NICE 10 /* the builder's priority below the replay's */
+#define S_NICE       10  /* the builder's priority below the replay's */
+#define S_SPEED_MAX  1e6 /* x: a faster replay speed asked for is this one */
+#define S_SEEK_MAX_S 1e9 /* s: a seek past it goes there (then to the end), not past int64 ns */
 
 typedef struct phys_seeking_t {
     phys_seek_t *seek; /* under lock: the builder and a seek share it */
@@ -228,9 +231,10 @@ s_apply (phys_service_t *self, const Simbus__ReplayControl *c)
         s_repace (self);
         return true;
     case SIMBUS__REPLAY_CONTROL__OP__SPEED:
-        if (!c->has_value || !(c->value > 0) || c->value > 1e6)
+        if (!c->has_value || !(c->value > 0))
             return false;
-        self->replay_speed = c->value;
+        /* faster than S_SPEED_MAX is as fast as it goes: the same */
+        self->replay_speed = c->value < S_SPEED_MAX ? c->value : S_SPEED_MAX;
         s_repace (self);
         return true;
     case SIMBUS__REPLAY_CONTROL__OP__STEP:
@@ -238,9 +242,12 @@ s_apply (phys_service_t *self, const Simbus__ReplayControl *c)
             s_step (self);
         return true;
     case SIMBUS__REPLAY_CONTROL__OP__SEEK: {
-        if (!c->has_value || !(c->value >= 0) || c->value > 1e9)
+        if (!c->has_value || isnan (c->value))
             return false;
-        uint64_t frame = (uint64_t) (c->value * 1e9 / (double) dt + 0.5);
+        /* clamped to the journal as a log's seek is to the log: before
+           the start is the start, past the end (s_seek) the end */
+        double t = c->value < 0 ? 0 : c->value < S_SEEK_MAX_S ? c->value : S_SEEK_MAX_S;
+        uint64_t frame = (uint64_t) (t * 1e9 / (double) dt + 0.5);
         return s_seek (self, frame) == 0;
     }
     default:

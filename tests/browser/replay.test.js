@@ -221,6 +221,21 @@ async function main () {
     const jump = await page.evaluate(() => window.sslsimView.request('jump', { to: 'command' }));
     check('a jump to a referee command is refused', jump && !jump.ok && jump.code === 'NOT_FOUND',
           JSON.stringify(jump));
+
+    // a seek outside the journal is clamped to it, as a log's is: before
+    // the start to the start, far past the end (1e300 s) to the end
+    const seekTo = async (t, where, landedFn) => {
+        const r = await page.evaluate((t) => window.sslsimView.request('seek', { t }), t);
+        const landed = !!(r && r.ok) && await page.waitForFunction(landedFn, null, { timeout: WAIT_MS })
+            .then(() => true, () => false);
+        const player = await page.evaluate(() => window.sslsimView.player);
+        check(`a seek to ${t} s lands at ${where} of the journal`, landed,
+              `${JSON.stringify(r)} ${JSON.stringify(player)}`);
+    };
+    await seekTo(-5, 'the start', () => window.sslsimView.player.t < 0.01);
+    await seekTo(1e300, 'the end',
+                 () => Math.abs(window.sslsimView.player.t - window.sslsimView.player.duration) < 0.01);
+    await seek(tA);
     await page.waitForFunction(() => window.sslsimView.vision_cameras.length > 0);
     await page.screenshot({ path: SCREENSHOT });
     check(`screenshot saved (${SCREENSHOT})`, fs.existsSync(SCREENSHOT));
