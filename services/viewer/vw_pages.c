@@ -132,3 +132,18 @@ vw_pages_close (vw_hub_t *hub)
     }
     pthread_mutex_unlock (&hub->lock);
 }
+
+bool
+vw_pages_alone (int64_t *since_us, bool pages, bool paused, int64_t now_us)
+{
+    if (pages || !paused) {
+        *since_us = 0;
+        return false;
+    }
+    if (*since_us == 0)
+        *since_us = now_us;
+    if (now_us - *since_us < VW_ALONE_US)
+        return false;
+    *since_us = 0;
+    return true;
+}

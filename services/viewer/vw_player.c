@@ -16,7 +16,8 @@ typedef struct vw_player_t {
     int timer;
     bool loop;
     bool damage_said;
-    bool fed; /* the stores hold the log's state: a page watches */
+    bool fed;         /* the stores hold the log's state: a page watches */
+    int64_t alone_us; /* paused with no page since (vw_pages_alone), 0 */
 } vw_player_t;
 
 static int64_t
@@ -47,12 +48,27 @@ s_on_record (void *arg, const sim_logfile_msg_t *msg, bool primed)
     }
 }
 
-/* The timer's next deadline (us) from the player's. */
+/* The timer's next deadline (us) from the player's, or the end of a
+   pause with no page. */
 static int64_t
 s_deadline (const vw_player_t *p)
 {
     int64_t due = sim_player_due (p->log);
-    return due == INT64_MAX ? SIM_LOOP_NEVER : (due + 999) / 1000;
+    int64_t at = due == INT64_MAX ? SIM_LOOP_NEVER : (due + 999) / 1000;
+    int64_t alone = p->alone_us ? p->alone_us + VW_ALONE_US : SIM_LOOP_NEVER;
+    return alone < at ? alone : at;
+}
+
+/* A pause a page left behind: played on after a while with no page. */
+static void
+s_alone (vw_service_t *self, bool pages)
+{
+    sim_player_t *log = self->player->log;
+    bool paused = sim_player_paused (log) && !sim_player_ended (log);
+    if (vw_pages_alone (&self->player->alone_us, pages, paused, zclock_usecs ())) {
+        sim_info ("play: paused with no page for %d s: playing on, as without a page", VW_ALONE_US / 1000000);
+        sim_player_pause (log, false, s_now_ns ());
+    }
 }
 
 /* The status and the worlds after the timeline moved. */
@@ -132,6 +148,7 @@ s_on_due (void *arg, int64_t deadline, int64_t now)
     (void) deadline;
     (void) now;
     vw_player_t *p = self->player;
+    s_alone (self, s_pages (self));
     int n = sim_player_emit (p->log, s_now_ns (), VW_PLAYER_BATCH, s_on_record, self);
     if (n < 0)
         sim_warn ("play: %s",
@@ -250,9 +267,10 @@ vw_player_wake (vw_service_t *self, bool pages)
     int n = vw_hub_take_player_ops (self->hub, ops);
     for (int i = 0; i < n; i++)
         s_apply (self, &ops[i]);
+    s_alone (self, pages);
+    sim_loop_timer_set (self->loop, self->player->timer, s_deadline (self->player));
     if (n) {
         self->serial++; /* a world that says paused or not, even with no new frame */
-        sim_loop_timer_set (self->loop, self->player->timer, s_deadline (self->player));
         s_publish_now (self);
     }
     if (!pages && sim_player_ended (self->player->log) && !self->player->loop)

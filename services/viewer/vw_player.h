@@ -10,7 +10,8 @@
     here, on the actor's thread, instead of going to a gateway (there is
     none). At the end of the log the player pauses while a page is open,
     starts again with --loop, and ends the viewer's loop when no page is
-    open, so `ssl-sim play` in a script still ends with its log.
+    open, so `ssl-sim play` in a script still ends with its log; a pause a
+    page left behind plays on after a while with no page (vw_pages_alone).
 */
 #ifndef VW_PLAYER_H_INCLUDED
 #define VW_PLAYER_H_INCLUDED

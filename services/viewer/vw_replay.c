@@ -13,6 +13,7 @@ typedef struct vw_replay_t {
     bool ended; /* at the end, paused */
     bool paused;
     double t, end, speed, built; /* s, s, x, s */
+    int64_t alone_us;            /* paused with no page since (vw_pages_alone), 0 */
 } vw_replay_t;
 
 int
@@ -76,6 +77,22 @@ s_send (vw_service_t *self, const Simbus__ReplayControl *c)
         sim_warn ("replay: the timeline action could not reach physics");
 }
 
+/* A pause a page left behind: played on after a while with no page
+   (checked at each wake and each state physics sends, once a second). */
+static void
+s_alone (vw_service_t *self, bool pages)
+{
+    vw_replay_t *r = self->replay;
+    if (r->have && vw_pages_alone (&r->alone_us, pages, r->paused && !r->ended, zclock_usecs ())) {
+        sim_info ("replay: paused with no page for %d s: playing on, as without a page",
+                  VW_ALONE_US / 1000000);
+        Simbus__ReplayControl c;
+        simbus__replay_control__init (&c);
+        c.op = SIMBUS__REPLAY_CONTROL__OP__RESUME;
+        s_send (self, &c);
+    }
+}
+
 void
 vw_replay_wake (vw_service_t *self, bool pages)
 {
@@ -89,6 +106,7 @@ vw_replay_wake (vw_service_t *self, bool pages)
             vw_frames_forget (self->frames); /* the cameras of the old time */
         s_send (self, &c);
     }
+    s_alone (self, pages);
     if (!pages && self->replay->ended)
         sim_loop_stop (self->loop);
 }
@@ -112,6 +130,7 @@ vw_replay_take (vw_service_t *self, const Simbus__ReplayState *state)
     pthread_mutex_unlock (&self->hub->lock);
     self->serial++; /* a world that says paused or not, even with no new snapshot */
     vw_pages_serve (self, NULL);
+    s_alone (self, pages);
     if (!pages && r->ended)
         sim_loop_stop (self->loop); /* over, and nobody watches: the run ends */
 }

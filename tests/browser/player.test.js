@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { START_MS, TOLERANCE_M, check, must, writeIni, Vision, ballNear, stopSimulator, waitHttp, runTest,
+import { START_MS, TOLERANCE_M, WAIT_MS, check, must, writeIni, Vision, ballNear, stopSimulator, waitHttp, runTest,
          spawnLogged as spawnSim, waitLine, openPage, simTime, waitSimTime, setUp } from './support.js';
 
 const BUILD = path.resolve(process.argv[2] || path.join(import.meta.dirname, '..', '..', 'build'));
@@ -34,6 +34,7 @@ const HOLD_S = 1.5;        // sim seconds the ball stays at each place while rec
 // the record's arrival stamps; the ball rests, so its place does not depend on it
 const SEEK_TOLERANCE_S = 0.05;
 
+const ALONE_MS = 3000; // a pause with no page plays on after this (VW_ALONE_US, services/viewer/vw_pages.h)
 const cleanups = [];
 
 // ssl-sim with its log in the test's directory (support.js)
@@ -261,6 +262,17 @@ async function main () {
     await page.waitForFunction(() => window.sslsimView.referee !== null);
     check('a seek shows the referee state at that time', true);
     check('no script errors on the page', page.errors.length === 0, page.errors.join(' | '));
+
+    // the page leaves its pause behind (the tab closed): after ALONE_MS
+    // with no page the log plays on, as it would have without one (here
+    // looping; without --loop it would end), so a script is not left hanging
+    await page.close();
+    const closed = Date.now();
+    let frames = 0;
+    const flowing = await vision.waitFor('after the page left', () => ++frames >= 10, ALONE_MS + WAIT_MS)
+        .then(() => true, () => false);
+    check('a log the page paused and left plays on after a while with no page', flowing
+          && Date.now() - closed >= ALONE_MS - 500, `${frames} frames in ${Date.now() - closed} ms`);
 }
 
 await runTest(main, cleanups, 'the browser test of the player ran to its end');

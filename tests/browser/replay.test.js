@@ -38,6 +38,7 @@ const onBar = (t) => Math.round(t * 100) / 100;
 // so a loaded machine's browser connects long before the end (a replay
 // with no page open ends at its end, as `ssl-sim replay` always did)
 const SPEED = 0.25;
+const ALONE_MS = 3000;     // a pause with no page plays on after this (VW_ALONE_US, services/viewer/vw_pages.h)
 // how far the default realism's cameras may put the ball from the truth
 // (calibration warp, marker parallax, noise): the system tests' bound
 const CAMERA_TOLERANCE_M = Number(execFileSync(PROBE, ['tolerance'], { encoding: 'utf8' }));
@@ -254,6 +255,18 @@ async function main () {
     const state = await page.evaluate(() => window.sslsimView.player);
     check('resume plays on at the speed set', !state.paused && state.speed === 2, JSON.stringify(state));
     check('no script errors on the page', page.errors.length === 0, page.errors.join(' | '));
+
+    // a pause the page leaves behind (paused, then the tab closed): after
+    // ALONE_MS with no page the replay plays on, as it would have without
+    // one, and ends with its journal by itself (a script is not left hanging)
+    await page.click('#btn-pause');
+    await page.waitForFunction(() => window.sslsimView.player.paused);
+    const left = await page.evaluate(() => window.sslsimView.player);
+    await page.close();
+    const limit = ALONE_MS + 1000 * (left.duration - left.t) / left.speed + WAIT_MS;
+    const ended = await Promise.race([replay.exited, new Promise((resolve) => setTimeout(resolve, limit, 'still running'))]);
+    check('a replay the page paused and left plays on and ends by itself (status 0)', ended === 0,
+          `${ended} after ${limit} ms; the page left it at ${JSON.stringify(left)}`);
 }
 
 await runTest(main, cleanups, 'the browser test of the replay ran to its end');
