@@ -45,8 +45,9 @@ s_finish (phys_service_t *self)
         phys_publish_snapshot (self, false, 0);
     if (self->seeking) {
         self->replay_done = true;
-        sim_info ("replay at its end: sim %.3fs (paused; the page may seek)",
-                  (double) phys_world_time_ns (self->world) / 1e9);
+        sim_info (
+            "replay at its end: sim %.3fs (paused while a page is open, which may seek; with none it ends)",
+            (double) phys_world_time_ns (self->world) / 1e9);
         return;
     }
     Simbus__StepDone done = SIMBUS__STEP_DONE__INIT;
