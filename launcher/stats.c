@@ -62,22 +62,25 @@ s_read_log (sim_vstats_t *vs, sim_mfit_t *mf, const char *path)
 
 /* Listen to `addr` by the rule the simulator sends by (common/bus/
    sim_route): the port moved by the offset, a group joined on the
-   loopback interface only with --localhost. */
+   loopback interface only with --localhost. The address listened to
+   (after the offset) into where[64], said at once: the one a user must
+   send to. */
 static int
-s_listen (sim_vstats_t *vs, sim_mfit_t *mf, const char *addr, double seconds, const sim_config_t *cfg)
+s_listen (sim_vstats_t *vs, sim_mfit_t *mf, const char *addr, double seconds, const sim_config_t *cfg,
+          char where[64])
 {
     sim_route_t route;
     if (sim_route_addr (cfg, addr, &route)) {
         fprintf (stderr, "ssl-sim: stats: --listen: '%s' is not HOST:PORT\n", addr);
         return 2;
     }
+    sim_udp_addr_str (&route.addr, where, 64);
     int fd = sim_route_listen (&route);
     if (fd < 0) {
-        char a[64];
-        fprintf (stderr, "ssl-sim: stats: cannot listen to %s: %s\n",
-                 sim_udp_addr_str (&route.addr, a, sizeof a), strerror (errno));
+        fprintf (stderr, "ssl-sim: stats: cannot listen to %s: %s\n", where, strerror (errno));
         return 1;
     }
+    fprintf (stderr, "ssl-sim: stats: listening to %s for %g s\n", where, seconds);
     signal (SIGINT, s_on_signal);
     signal (SIGTERM, s_on_signal);
     int64_t end = sim_logfile_now_ns () + (int64_t) (seconds * 1e9);
@@ -386,12 +389,13 @@ launch_stats (int optc, char **optv, const sim_config_t *cfg)
         sim_mfit_destroy (&mf);
         return 1;
     }
-    int rc = path ? s_read_log (vs, mf, path) : s_listen (vs, mf, listen, seconds, cfg);
+    char where[64] = "";
+    int rc = path ? s_read_log (vs, mf, path) : s_listen (vs, mf, listen, seconds, cfg, where);
     sim_vstats_report_t *r = rc == 0 ? malloc (sizeof *r) : NULL;
     if (r) {
         sim_vstats_report (vs, r);
         if (r->frames == 0) {
-            fprintf (stderr, "ssl-sim: stats: no detection frame in %s\n", path ? path : listen);
+            fprintf (stderr, "ssl-sim: stats: no detection frame in %s\n", path ? path : where);
             rc = 1;
         } else if (fit) {
             sim_vstats_fit_t f;

@@ -198,6 +198,26 @@ Test (stats, listens_to_a_live_stream, .timeout = 60)
     cr_expect (strstr (out, "nadir x,y,z m"), "%s", out);
 }
 
+/* A quiet stream with --port-offset: the port listened to is the one
+   the offset moved --listen's to, and both the start and the end say so
+   (docs/stats.md). The port and its moved copy are one run of free ports,
+   so no test beside this one is given the moved one. */
+Test (stats, a_quiet_listen_names_the_port_the_offset_moved_it_to, .timeout = 60)
+{
+    int base = sim_test_free_ports (2);
+    cr_assert_gt (base, 0);
+    char out[2048], moved[32];
+    snprintf (moved, sizeof moved, "127.0.0.1:%d", base + 1);
+    int code = sim_lab_capture (
+        out, sizeof out, "'%s' stats --localhost --port-offset 1 --listen 127.0.0.1:%d --seconds 0.3 2>&1",
+        sim_lab_exe (), base);
+    cr_expect_eq (code, 1, "%s", out);
+    const char *listening = strstr (out, "listening to ");
+    cr_expect (listening && strncmp (listening + 13, moved, strlen (moved)) == 0, "%s", out);
+    const char *none = strstr (out, "no detection frame in ");
+    cr_expect (none && strncmp (none + 22, moved, strlen (moved)) == 0, "%s", out);
+}
+
 /* The number after `key` in `text`, NAN when absent. */
 static double
 s_after (const char *text, const char *key)
