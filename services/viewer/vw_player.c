@@ -17,6 +17,7 @@ typedef struct vw_player_t {
     bool loop;
     bool damage_said;
     bool fed;         /* the stores hold the log's state: a page watches */
+    bool ran;         /* the loop played it: a viewer that did not start sums up nothing */
     int64_t alone_us; /* paused with no page since (vw_pages_alone), 0 */
 } vw_player_t;
 
@@ -148,6 +149,7 @@ s_on_due (void *arg, int64_t deadline, int64_t now)
     (void) deadline;
     (void) now;
     vw_player_t *p = self->player;
+    p->ran = true;
     s_alone (self, s_pages (self));
     int n = sim_player_emit (p->log, s_now_ns (), VW_PLAYER_BATCH, s_on_record, self);
     if (n < 0)
@@ -195,7 +197,8 @@ vw_player_close (vw_service_t *self)
     if (!p)
         return;
     if (p->log) {
-        sim_player_report (p->log, !sim_player_ended (p->log));
+        if (p->ran) /* else the launcher's player plays it, and sums it up */
+            sim_player_report (p->log, !sim_player_ended (p->log));
         sim_player_destroy (&p->log);
     }
     free (p);

@@ -30,11 +30,14 @@
       starts a new one instead of appending behind the tear.
 */
 #include <criterion/criterion.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -461,6 +464,56 @@ Test (logs, play_sends_at_the_recorded_pace, .timeout = 60)
         s_dump (files.out);
     cr_expect_eq (code, 0);
     cr_expect (s_file_has (files.out, "played 20 vision, 1 tracker and 1 referee messages"));
+    close (vision);
+    close (truth);
+    close (referee);
+    s_files_done (&files);
+}
+
+/* A TCP listener on 127.0.0.1:port, holding the port as another program
+   would; the fd, or -1. */
+static int
+s_take_tcp_port (int port)
+{
+    int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in at = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
+    at.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    if (fd >= 0 && (bind (fd, (const struct sockaddr *) &at, sizeof at) != 0 || listen (fd, 1) != 0)) {
+        close (fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* The viewer's port taken: play says so and plays the log at the
+   terminal, and the one summary is that player's, not a "played 0 ...
+   (stopped)" of the page's player that never started (docs/logs.md). */
+Test (logs, play_with_the_viewers_port_taken_sums_up_once, .timeout = 60)
+{
+    s_files_t files;
+    s_files (&files);
+    s_write_small_log (files.a);
+    int vision_port = sim_test_free_port (), truth_port = sim_test_free_port (),
+        referee_port = sim_test_free_port (), viewer_port = sim_test_free_port ();
+    int vision = sim_test_udp (vision_port), truth = sim_test_udp (truth_port),
+        referee = sim_test_udp (referee_port), taken = s_take_tcp_port (viewer_port);
+    cr_assert (vision >= 0 && truth >= 0 && referee >= 0 && taken >= 0);
+    char ini[160], addr[64], viewer[64];
+    s_play_ini (&files, ini, sizeof ini, truth_port, referee_port);
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", vision_port);
+    snprintf (viewer, sizeof viewer, "127.0.0.1:%d", viewer_port);
+    const char *args[] = { "play", files.a,         "--config", ini, "--vision-addr",
+                           addr,   "--viewer-addr", viewer,     NULL };
+    int code = s_wait_exit (s_spawn (args, files.out));
+    if (code)
+        s_dump (files.out);
+    cr_expect_eq (code, 0);
+    cr_expect (s_file_has (files.out, "no page"), "play did not say the page could not start");
+    cr_expect_eq (s_file_count (files.out, "played "), 1, "not one summary");
+    cr_expect (s_file_has (files.out, "played 20 vision, 1 tracker and 1 referee messages\n"));
+    if (s_file_count (files.out, "played ") != 1)
+        s_dump (files.out);
+    close (taken);
     close (vision);
     close (truth);
     close (referee);
