@@ -455,9 +455,15 @@ int
 launch_replay (const char *path, const sim_config_t *cli, double until_s)
 {
     char err[SIM_STRING_MAX + 256];
-    phys_journal_header_t header;
+    phys_journal_header_t header = { 0 };
     s_journal_config_t jc = { 0 };
     if (phys_journal_read (path, PHYS_REPLAY_KEY, &header, s_on_journal_record, &jc) < 0) {
+        if (header.version && header.version != PHYS_JOURNAL_VERSION) {
+            fprintf (stderr,
+                     "ssl-sim: replay: %s is a journal of version %u; this ssl-sim replays version %u\n",
+                     path, header.version, PHYS_JOURNAL_VERSION);
+            return 1;
+        }
         fprintf (stderr,
                  "ssl-sim: replay: %s is not a journal written by `ssl-sim run --journal` (missing, or its "
                  "header is damaged)\n",

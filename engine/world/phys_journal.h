@@ -170,6 +170,10 @@ typedef struct {
     uint64_t base_time_ns;
     uint64_t substep_ns;
     bool torn; /* reading stopped at a torn or damaged record */
+    /* the file's version once its magic was read, also when it is not
+       PHYS_JOURNAL_VERSION and the read fails (the caller's value stays
+       when there is no header): a caller can say why it was refused */
+    uint32_t version;
 } phys_journal_header_t;
 
 /* One record; payload borrowed, valid during the callback only. */

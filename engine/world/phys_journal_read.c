@@ -36,6 +36,7 @@ s_read_header (FILE *f, const char *path, const char *key, phys_journal_header_t
     }
     uint64_t version = jl_get (buf + 8, 4);
     size_t key_len = (size_t) jl_get (buf + 12, 4);
+    header->version = (uint32_t) version;
     if (version != PHYS_JOURNAL_VERSION || key_len > JL_KEY_MAX) {
         sim_info ("journal %s is of version %llu, not %u; not replayed", path, (unsigned long long) version,
                   PHYS_JOURNAL_VERSION);

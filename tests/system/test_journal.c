@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/base/sim_hash.h"
 #include "common/logs/sim_logfile.h"
 #include "engine/world/phys_journal.h"
 #include "engine/world/phys_replay.h"
@@ -843,4 +844,43 @@ Test (journal, a_command_in_flight_at_a_kill_is_applied_once, .timeout = 180)
             twice += ids.ids[i] == ids.ids[j];
     cr_expect_eq (twice, 0, "%zu of %zu inputs were applied twice", twice, ids.n);
     sim_lab_sh ("rm -rf '%s'", files.dir);
+}
+
+/* ---- a journal of another version -------------------------------------- */
+
+static void
+s_put_le (uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/* A journal header of version 2 with a good checksum (docs/journal.md,
+   "File format"): `ssl-sim replay` refuses it in one error that names
+   both versions, not as "not a journal" with a damaged header. */
+Test (journal, a_journal_of_another_version_is_refused_for_its_version, .timeout = 30)
+{
+    char dir[] = "/tmp/ssl-sim-journal-XXXXXX", path[64], out[4096];
+    cr_assert_not_null (mkdtemp (dir));
+    snprintf (path, sizeof path, "%s/v2.journal", dir);
+    size_t k = strlen (PHYS_REPLAY_KEY);
+    uint8_t h[48 + 64 + 8] = { 0 };
+    cr_assert_leq (k, 64);
+    memcpy (h, "SSLSIMJL", 8);
+    s_put_le (h + 8, 2, 4);
+    s_put_le (h + 12, k, 4);
+    s_put_le (h + 40, 1000000, 8);
+    memcpy (h + 48, PHYS_REPLAY_KEY, k);
+    s_put_le (h + 48 + k, sim_fnv1a (SIM_FNV1A_BASIS, h, 48 + k), 8);
+    FILE *f = fopen (path, "wb");
+    cr_assert_not_null (f);
+    cr_assert_eq (fwrite (h, 1, 48 + k + 8, f), 48 + k + 8);
+    fclose (f);
+    int code = sim_lab_capture (out, sizeof out, "'%s' replay '%s' --no-viewer --localhost 2>&1",
+                                sim_lab_exe (), path);
+    cr_expect_eq (code, 1, "%s", out);
+    const char *error = strstr (out, "ssl-sim: replay: ");
+    cr_expect (error && strstr (error, "version 2") && strstr (error, "version 1"), "%s", out);
+    cr_expect_null (strstr (out, "is not a journal"), "%s", out);
+    sim_lab_sh ("rm -rf '%s'", dir);
 }
