@@ -16,6 +16,7 @@
 #include "phys_epoch.h"
 #include "phys_playback.h"
 #include "phys_publish.h"
+#include "phys_report.h"
 
 #define S_NICE       10  /* the builder's priority below the replay's */
 #define S_SPEED_MAX  1e6 /* x: a faster replay speed asked for is this one */
@@ -198,6 +199,7 @@ s_seek (phys_service_t *self, uint64_t frame)
         phys_publish_snapshot (self, false, 0); /* the time asked for, drawn at once */
     self->replay_paused = paused;
     s_repace (self);
+    phys_report_rewind (self, zclock_usecs ());
     return 0;
 }
 

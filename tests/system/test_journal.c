@@ -39,6 +39,7 @@
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_msg.h"
+#include "tests/support/sim_ws.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
 #include "ssl_vision_wrapper_tracked.pb-c.h"
@@ -883,4 +884,117 @@ Test (journal, a_journal_of_another_version_is_refused_for_its_version, .timeout
     cr_expect (error && strstr (error, "version 2") && strstr (error, "version 1"), "%s", out);
     cr_expect_null (strstr (out, "is not a journal"), "%s", out);
     sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* ---- a replay's page: the rate after a seek back --------------------- */
+
+/* A default realtime run with --journal of some 3 s, a teleport in it. */
+static void
+s_short_run (s_files_t *files)
+{
+    s_files (files);
+    const char *args[] = { "--journal", files->journal, NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, files->ini, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION), 0,
+                  "ssl-sim did not come up");
+    cr_assert_eq (sim_test_teleport_blue0 (f.fd, f.proc.control_port, -1.0, 0.5, S_WAIT_MS), 1);
+    vision_t seen;
+    memset (&seen, 0, sizeof seen);
+    s_watch (f.vision, &seen, 3000); /* the run's length: sim time to replay */
+    cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+}
+
+/* `ssl-sim replay JOURNAL` with its page on a free loopback port (vision
+   to another; `speed`, when not NULL, as --speed), its log in
+   dir/replay.txt; a WebSocket to the page once the viewer serves. */
+static pid_t
+s_replay_page (const s_files_t *files, const char *speed, char *log, size_t len, sim_ws_t **ws)
+{
+    char vision[64], viewer[64];
+    int viewer_port = sim_test_free_port ();
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    snprintf (viewer, sizeof viewer, "127.0.0.1:%d", viewer_port);
+    snprintf (log, len, "%s/replay.txt", files->dir);
+    const char *args[12] = { "replay", files->journal,  "--localhost", "--vision-addr",
+                             vision,   "--viewer-addr", viewer };
+    int n = 7;
+    if (speed) {
+        args[n++] = "--speed";
+        args[n++] = speed;
+    }
+    args[n] = NULL;
+    pid_t pid = sim_lab_spawn (args, files->dir, log, NULL);
+    cr_assert_gt (pid, 0);
+    cr_assert_eq (sim_lab_wait_text (log, "viewer on ", S_WAIT_MS), 0, "the replay's viewer did not start");
+    *ws = sim_ws_connect (viewer_port, "/ws");
+    cr_assert_not_null (*ws, "no WebSocket on the replay's page");
+    return pid;
+}
+
+/* The next status's timeline: its "player" time and whether it says
+   paused; false when no status came within ms. */
+static bool
+s_timeline (sim_ws_t *ws, double *t, bool *paused, int ms)
+{
+    cJSON *st = sim_ws_wait (ws, "status", ms);
+    const cJSON *player = st ? cJSON_GetObjectItemCaseSensitive (st, "player") : NULL;
+    const cJSON *pt = player ? cJSON_GetObjectItemCaseSensitive (player, "t") : NULL;
+    bool ok = cJSON_IsNumber (pt);
+    if (ok) {
+        *t = pt->valuedouble;
+        *paused = cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (player, "paused"));
+    }
+    cJSON_Delete (st);
+    return ok;
+}
+
+/* Statuses until the page's time passes `t`; false when it did not within ms. */
+static bool
+s_until_past (sim_ws_t *ws, double t, int ms)
+{
+    double now = 0;
+    bool paused;
+    int64_t end = sim_test_now_ms () + ms;
+    while (sim_test_now_ms () < end)
+        if (s_timeline (ws, &now, &paused, 1000) && now > t)
+            return true;
+    return false;
+}
+
+/* Physics' status line after a seek back (what a restart at the end is
+   too): the real-time factor is that of the time since the seek, not a
+   difference of sim times that went back and wrapped. */
+Test (journal, a_seek_back_keeps_the_real_time_factor_sane, .timeout = 120)
+{
+    s_files_t files;
+    s_short_run (&files);
+    char log[300];
+    sim_ws_t *ws;
+    pid_t pid = s_replay_page (&files, NULL, log, sizeof log, &ws);
+    cr_assert (s_until_past (ws, 2.2, S_WAIT_MS), "the replay did not reach 2.2 s");
+    cJSON *r = sim_ws_op (ws, 1, "\"op\":\"seek\",\"t\":0.3", S_WAIT_MS);
+    cr_expect (sim_ws_ok (r), "seek refused");
+    cJSON_Delete (r);
+    /* 1.5 s after the seek: a status line's window (1 s) holds it */
+    cr_expect (s_until_past (ws, 1.8, S_WAIT_MS), "the replay did not go on after the seek");
+    sim_ws_destroy (&ws);
+    int stopped = sim_lab_stop (pid);
+    cr_expect_eq (stopped, 0);
+    FILE *f = fopen (log, "r");
+    cr_assert_not_null (f);
+    char line[1024];
+    int lines = 0;
+    while (fgets (line, sizeof line, f)) {
+        const char *at = strstr (line, "| rtf ");
+        if (!at)
+            continue;
+        double rtf = strtod (at + 6, NULL);
+        lines++;
+        cr_expect (rtf >= 0 && rtf < 100, "physics said %s", line);
+    }
+    fclose (f);
+    cr_expect_geq (lines, 3, "%d status lines", lines);
+    if (stopped != 0 || lines < 3)
+        sim_lab_dump (log);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
 }
