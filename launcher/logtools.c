@@ -454,6 +454,13 @@ s_on_journal_record (void *arg, const phys_journal_record_t *rec)
 int
 launch_replay (const char *path, const sim_config_t *cli, double until_s)
 {
+    /* 0 starts paused (--help); only the page can resume a replay */
+    if (!(cli->run.speed > 0) && !cli->viewer.enabled) {
+        fprintf (stderr,
+                 "ssl-sim: replay: --speed 0 starts paused, and with --no-viewer nothing could resume "
+                 "it: --speed must be > 0\n");
+        return 2;
+    }
     char err[SIM_STRING_MAX + 256];
     phys_journal_header_t header = { 0 };
     s_journal_config_t jc = { 0 };
@@ -498,6 +505,7 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     args.cfg.run.journal[0] = '\0';
     args.replay = path;
     args.replay_until_s = until_s;
+    args.replay_paused = !(cli->run.speed > 0); /* at 1x once resumed */
     /* --record OUT.gz as in a run: vision writes OUT.gz.part, compressed
        below once vision has stopped */
     char final[SIM_STRING_MAX];

@@ -42,7 +42,8 @@ launch_logview_replay (sim_service_args_t *args, const volatile sig_atomic_t *st
     if (args->cfg.viewer.enabled) {
         viewer = sim_service_start (launch_services[SIM_SERVICE_VIEWER].actor, args);
         if (!viewer)
-            sim_warn ("replay: no page (the viewer did not start): replaying without it");
+            sim_warn ("replay: no page (the viewer did not start): replaying without it%s",
+                      args->replay_paused ? ", at 1x: nothing could resume a paused one" : "");
     }
     args->replay_page = viewer != NULL;
     zactor_t *physics = sim_service_start (launch_services[SIM_SERVICE_PHYSICS].actor, args);

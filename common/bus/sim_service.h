@@ -62,6 +62,8 @@ typedef struct {
        viewer's timeline and pauses at the end instead of ending; the
        viewer ends the run when the replay is over and no page watches. */
     bool replay_page;
+    /* with the page only: start paused (`--speed 0`) until the page resumes */
+    bool replay_paused;
     /* `ssl-sim play` with its page (docs/viewer.md "Playing a log"): the
        viewer plays this league log itself (from the start again at its
        end when play_loop), and ends when the log did with no page open.

@@ -272,6 +272,7 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
         s_destroy (&self);
         return NULL;
     }
+    self->replay_paused = self->seeking && args->replay_paused; /* --speed 0: the page resumes it */
     phys_recovery_checkpoint (self);
     self->link = sim_link_new (cfg, SIM_LINK_PHYSICS);
     int64_t now = zclock_usecs ();

@@ -886,7 +886,7 @@ Test (journal, a_journal_of_another_version_is_refused_for_its_version, .timeout
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 
-/* ---- a replay's page: the rate after a seek back --------------------- */
+/* ---- a replay's page: the rate after a seek back, and --speed 0 ------- */
 
 /* A default realtime run with --journal of some 3 s, a teleport in it. */
 static void
@@ -959,6 +959,47 @@ s_until_past (sim_ws_t *ws, double t, int ms)
         if (s_timeline (ws, &now, &paused, 1000) && now > t)
             return true;
     return false;
+}
+
+/* `--speed 0` means "starts paused" (the --help line): with the page the
+   replay waits at its first instant until the page resumes it; with
+   --no-viewer nothing could, so it is refused (docs/logs.md,
+   "Replaying"). */
+Test (journal, speed_0_starts_a_replay_paused_for_its_page_and_is_refused_without_one, .timeout = 120)
+{
+    s_files_t files;
+    s_short_run (&files);
+    char out[4096], log[300];
+    int code = sim_lab_capture (out, sizeof out, "'%s' replay '%s' --speed 0 --no-viewer --localhost 2>&1",
+                                sim_lab_exe (), files.journal);
+    cr_expect_eq (code, 2, "%s", out);
+    cr_expect (strstr (out, "--speed") && strstr (out, "--no-viewer"), "%s", out);
+
+    sim_ws_t *ws;
+    pid_t pid = s_replay_page (&files, "0", log, sizeof log, &ws);
+    /* physics' timeline reaches the page with its Stats, once a second */
+    double t = -1;
+    bool paused = false;
+    int64_t end = sim_test_now_ms () + S_WAIT_MS;
+    while (!paused && sim_test_now_ms () < end)
+        s_timeline (ws, &t, &paused, 1000);
+    cr_expect (paused, "the page never said paused");
+    cr_expect_lt (t, 0.01, "the replay ran to %.3f s before it paused", t);
+    for (int i = 0; paused && i < 3; i++) {
+        double later = t;
+        cr_assert (s_timeline (ws, &later, &paused, 2000), "no status");
+        cr_expect (paused && later == t, "the paused replay went on (%.3f -> %.3f s)", t, later);
+    }
+    cJSON *r = sim_ws_op (ws, 1, "\"op\":\"resume\"", S_WAIT_MS);
+    cr_expect (sim_ws_ok (r), "resume refused");
+    cJSON_Delete (r);
+    cr_expect (s_until_past (ws, t + 0.2, S_WAIT_MS), "the replay did not go on after resume");
+    sim_ws_destroy (&ws);
+    int stopped = sim_lab_stop (pid);
+    if (stopped != 0)
+        sim_lab_dump (log);
+    cr_expect_eq (stopped, 0);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
 }
 
 /* Physics' status line after a seek back (what a restart at the end is
