@@ -87,16 +87,16 @@ phys_report_status (phys_service_t *self, int64_t now)
     self->last_rtf = rtf;
     self->last_cost_us = cost;
     s_publish_stats (self, now);
-    phys_report_rewind (self, now);
+    self->status_wall_us = now;
+    self->status_sim_ns = t;
+    self->status_substeps = 0;
+    self->status_cost_us = 0;
 }
 
 void
-phys_report_rewind (phys_service_t *self, int64_t now)
+phys_report_jumped (phys_service_t *self)
 {
-    self->status_wall_us = now;
     self->status_sim_ns = phys_world_time_ns (self->world);
-    self->status_substeps = 0;
-    self->status_cost_us = 0;
 }
 
 void

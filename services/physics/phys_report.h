@@ -19,11 +19,12 @@ void phys_report_substeps (phys_service_t *self, uint64_t done, double cost_us);
    Stats, and a new window. */
 void phys_report_status (phys_service_t *self, int64_t now);
 
-/* A new window from `now` and the sim time now: at each status line,
-   and when the sim time jumped (a replay's seek, or its restart from the
-   end), so the next real-time factor is that of the time since, not a
-   difference across the jump (backwards, it would wrap). */
-void phys_report_rewind (phys_service_t *self, int64_t now);
+/* The sim time jumped (a replay's seek, or its restart from the end):
+   the window's sim time starts again from here, so the next real-time
+   factor counts the time since the jump, not a difference across it
+   (backwards, it would wrap). Its wall time is kept, so seeks do not
+   hold back the status line and Stats due once a second. */
+void phys_report_jumped (phys_service_t *self);
 
 /* Log "paused" once when the free-running clock stops for speed 0, and
    "running again" once when it restarts. */

@@ -199,7 +199,7 @@ s_seek (phys_service_t *self, uint64_t frame)
         phys_publish_snapshot (self, false, 0); /* the time asked for, drawn at once */
     self->replay_paused = paused;
     s_repace (self);
-    phys_report_rewind (self, zclock_usecs ());
+    phys_report_jumped (self);
     return 0;
 }
 

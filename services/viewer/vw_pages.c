@@ -134,9 +134,11 @@ vw_pages_close (vw_hub_t *hub)
 }
 
 bool
-vw_pages_alone (int64_t *since_us, bool pages, bool paused, int64_t now_us)
+vw_pages_alone (int64_t *since_us, bool *left, bool pages, bool paused, int64_t now_us)
 {
-    if (pages || !paused) {
+    if (pages)
+        *left = true; /* from now on, no page means the page left */
+    if (pages || !paused || !*left) {
         *since_us = 0;
         return false;
     }

@@ -33,10 +33,11 @@ void vw_pages_broadcast (vw_service_t *self, const char *text);
    then left (closed, or navigated away) should play on now, as it would
    have without a page, so the run still ends with its log or journal:
    after VW_ALONE_US with no page, long enough for a page that reloads to
-   come back first. *since_us (0 at first) tracks when it was left alone;
-   paused: paused and not at the end (the end with no page already ends
-   the run). */
-bool vw_pages_alone (int64_t *since_us, bool pages, bool paused, int64_t now_us);
+   come back first. *since_us (0 at first) tracks when it was left alone,
+   *left whether a page ever came (a replay started paused with
+   --speed 0 waits for its first page); paused: paused and not at the
+   end (the end with no page already ends the run). */
+bool vw_pages_alone (int64_t *since_us, bool *left, bool pages, bool paused, int64_t now_us);
 
 /* Before the server stops: tell every page that is still reading that
    the viewer is going away (close code 1001). A page answers with its own

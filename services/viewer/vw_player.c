@@ -19,6 +19,7 @@ typedef struct vw_player_t {
     bool fed;         /* the stores hold the log's state: a page watches */
     bool ran;         /* the loop played it: a viewer that did not start sums up nothing */
     int64_t alone_us; /* paused with no page since (vw_pages_alone), 0 */
+    bool paged;       /* a page came (vw_pages_alone) */
 } vw_player_t;
 
 static int64_t
@@ -66,7 +67,7 @@ s_alone (vw_service_t *self, bool pages)
 {
     sim_player_t *log = self->player->log;
     bool paused = sim_player_paused (log) && !sim_player_ended (log);
-    if (vw_pages_alone (&self->player->alone_us, pages, paused, zclock_usecs ())) {
+    if (vw_pages_alone (&self->player->alone_us, &self->player->paged, pages, paused, zclock_usecs ())) {
         sim_info ("play: paused with no page for %d s: playing on, as without a page", VW_ALONE_US / 1000000);
         sim_player_pause (log, false, s_now_ns ());
     }

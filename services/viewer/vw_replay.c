@@ -14,6 +14,7 @@ typedef struct vw_replay_t {
     bool paused;
     double t, end, speed, built; /* s, s, x, s */
     int64_t alone_us;            /* paused with no page since (vw_pages_alone), 0 */
+    bool paged;                  /* a page came (vw_pages_alone) */
 } vw_replay_t;
 
 int
@@ -83,7 +84,7 @@ static void
 s_alone (vw_service_t *self, bool pages)
 {
     vw_replay_t *r = self->replay;
-    if (r->have && vw_pages_alone (&r->alone_us, pages, r->paused && !r->ended, zclock_usecs ())) {
+    if (r->have && vw_pages_alone (&r->alone_us, &r->paged, pages, r->paused && !r->ended, zclock_usecs ())) {
         sim_info ("replay: paused with no page for %d s: playing on, as without a page",
                   VW_ALONE_US / 1000000);
         Simbus__ReplayControl c;
