@@ -36,6 +36,7 @@
 #include "common/logs/sim_logfile.h"
 #include "engine/world/phys_journal.h"
 #include "engine/world/phys_replay.h"
+#include "services/viewer/vw_pages.h"
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_msg.h"
@@ -908,7 +909,8 @@ s_short_run (s_files_t *files)
    to another; `speed`, when not NULL, as --speed), its log in
    dir/replay.txt; a WebSocket to the page once the viewer serves. */
 static pid_t
-s_replay_page (const s_files_t *files, const char *speed, char *log, size_t len, sim_ws_t **ws)
+s_replay_page (const s_files_t *files, const char *speed, char *log, size_t len, sim_ws_t **ws,
+               int page_after_ms)
 {
     char vision[64], viewer[64];
     int viewer_port = sim_test_free_port ();
@@ -926,6 +928,8 @@ s_replay_page (const s_files_t *files, const char *speed, char *log, size_t len,
     pid_t pid = sim_lab_spawn (args, files->dir, log, NULL);
     cr_assert_gt (pid, 0);
     cr_assert_eq (sim_lab_wait_text (log, "viewer on ", S_WAIT_MS), 0, "the replay's viewer did not start");
+    if (page_after_ms > 0)
+        usleep ((useconds_t) page_after_ms * 1000); /* a user who opens the page later */
     *ws = sim_ws_connect (viewer_port, "/ws");
     cr_assert_not_null (*ws, "no WebSocket on the replay's page");
     return pid;
@@ -976,7 +980,10 @@ Test (journal, speed_0_starts_a_replay_paused_for_its_page_and_is_refused_withou
     cr_expect (strstr (out, "--speed") && strstr (out, "--no-viewer"), "%s", out);
 
     sim_ws_t *ws;
-    pid_t pid = s_replay_page (&files, "0", log, sizeof log, &ws);
+    /* the page opens later than a pause with no page lasts once a page
+       left (VW_ALONE_US, checked at physics' state once a second, +2.5 s):
+       a replay started paused waits for its first page however long */
+    pid_t pid = s_replay_page (&files, "0", log, sizeof log, &ws, VW_ALONE_US / 1000 + 2500);
     /* physics' timeline reaches the page with its Stats, once a second */
     double t = -1;
     bool paused = false;
@@ -1011,7 +1018,7 @@ Test (journal, a_seek_back_keeps_the_real_time_factor_sane, .timeout = 120)
     s_short_run (&files);
     char log[300];
     sim_ws_t *ws;
-    pid_t pid = s_replay_page (&files, NULL, log, sizeof log, &ws);
+    pid_t pid = s_replay_page (&files, NULL, log, sizeof log, &ws, 0);
     cr_assert (s_until_past (ws, 2.2, S_WAIT_MS), "the replay did not reach 2.2 s");
     cJSON *r = sim_ws_op (ws, 1, "\"op\":\"seek\",\"t\":0.3", S_WAIT_MS);
     cr_expect (sim_ws_ok (r), "seek refused");
