@@ -81,7 +81,8 @@ static int
 s_take (sim_player_t *self, s_pass_t *p, const sim_logfile_msg_t *m, char *err, size_t errlen)
 {
     if (s_slot (m->type) < 0) {
-        self->skipped++; /* blank, unknown, the 2010 protocol, the index */
+        if (m->type != SIM_LOGFILE_INDEX) /* the log's own index is no message */
+            self->skipped++;              /* blank, unknown, the 2010 protocol */
         return 0;
     }
     if (self->n && m->time_ns > p->last_ns)
@@ -472,8 +473,8 @@ sim_player_report (const sim_player_t *self, bool stopped)
              (unsigned long long) self->sent[0], (unsigned long long) self->sent[1],
              (unsigned long long) self->sent[2], stopped ? " (stopped)" : "");
     if (self->skipped)
-        fprintf (stderr, "skipped %llu messages of other types (blank, unknown, vision 2010, index)\n",
-                 (unsigned long long) self->skipped);
+        fprintf (stderr, "skipped %llu message%s of other types (blank, unknown, vision 2010)\n",
+                 (unsigned long long) self->skipped, self->skipped == 1 ? "" : "s");
 }
 
 bool

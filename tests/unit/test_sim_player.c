@@ -3,6 +3,7 @@
     pause, seek (and what it hands over to show the state there), step,
     and a clock that goes back. No socket: nothing goes on the wire. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,4 +297,26 @@ Test (sim_player, falls_back_to_one_pass_when_the_index_does_not_hold)
     sim_player_destroy (&p);
     unlink (bad.path);
     s_close (&a, &plain);
+}
+
+/* A log read record by record (its index did not hold) counts the blank
+   record among the skipped ones, but not the log's own index, and says
+   "message" for one. */
+Test (sim_player, the_summary_does_not_count_the_logs_index_as_skipped, .init = cr_redirect_stderr)
+{
+    s_log_t bad;
+    s_write_as (&bad, true);
+    cr_assert_eq (sim_logtest_nudge_offset (bad.path, 0), 0);
+    char err[256];
+    sim_player_t *p = sim_player_new (bad.path, err, sizeof err);
+    cr_assert_not_null (p, "%s", err);
+    cr_assert (!sim_player_indexed (p));
+    sim_player_report (p, false);
+    fflush (stderr);
+    char text[1024];
+    size_t len = fread (text, 1, sizeof text - 1, cr_get_redirected_stderr ());
+    text[len] = '\0';
+    cr_expect (strstr (text, "skipped 1 message of other types (blank, unknown, vision 2010)\n"), "%s", text);
+    sim_player_destroy (&p);
+    unlink (bad.path);
 }
