@@ -1,9 +1,9 @@
-/*  logtools.h - `ssl-sim record`, `ssl-sim play` and `ssl-sim replay`
-    (docs/logs.md): league log files from and to the network, and a run
-    again from its input journal. */
+/*  logtools.h - `ssl-sim record` and `ssl-sim play` (docs/logs.md):
+    league log files from and to the network (`replay`: replaytool.h). */
 #ifndef LAUNCH_LOGTOOLS_H_INCLUDED
 #define LAUNCH_LOGTOOLS_H_INCLUDED
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -21,9 +21,9 @@ int launch_record (const char *path, const sim_config_t *cfg);
    came before it was played) or could not be read. */
 int launch_play (const char *path, const sim_config_t *cfg, bool loop);
 
-/* Re-run the world from the journal at `path`; `cli` holds the options
-   given (mode, record, until_s < 0: to the end). Returns the exit code. */
-int launch_replay (const char *path, const sim_config_t *cli, double until_s);
+/* Catch SIGINT and SIGTERM for a command of this family (record, play,
+   replay): the flag they set, 0 until one came. */
+const volatile sig_atomic_t *launch_logtools_catch_stop (void);
 
 /* ---- --record FILE.gz: written plain, compressed at the end (docs/logs.md) */
 

@@ -14,6 +14,7 @@
 #include "common/config/config_table.h"
 #include "control.h"
 #include "logtools.h"
+#include "replaytool.h"
 #include "notify.h"
 #include "stats.h"
 #include "services.h"
