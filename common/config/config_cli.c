@@ -8,7 +8,6 @@
 
 #include <assert.h>
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,24 +51,8 @@ s_apply_flag (sim_config_t *cfg, const s_option_t *opt, char *err, size_t errlen
         }
         return 0;
     }
-    case SIM_CFG_FLAG_STEP_MS: {
-        /* the [sim] substep key's own checks, said in the flag's
-           milliseconds (its range scaled; the value scaled back) */
-        sim_cfg_key_t ms =
-            *sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, flag->section, flag->key, NULL);
-        ms.range.min *= flag->scale;
-        ms.range.max *= flag->scale;
-        if (sim_cfg_key_parse (&ms, cfg, value, why, sizeof why) != 0) {
-            sim_cfg_err (err, errlen, "%s: %s", flag->name, why);
-            return -1;
-        }
-        cfg->sim.substep /= flag->scale;
-        if (!sim_config_substep_whole (cfg->sim.substep)) {
-            sim_cfg_err (err, errlen, "%s: %s ms is not a whole number of nanoseconds", flag->name, value);
-            return -1;
-        }
-        return 0;
-    }
+    case SIM_CFG_FLAG_STEP_MS:
+        return sim_cfg_step_ms (cfg, flag, value, err, errlen);
     case SIM_CFG_FLAG_CAMERAS: {
         long count;
         if (!sim_cfg_parse_long (value, &count) || (count != 1 && count != 2 && count != 4)) {
@@ -251,13 +234,7 @@ s_report_replaced (const sim_config_t *before, const sim_config_t *after, const 
 static const sim_cfg_flag_t *
 s_flag_find (const char *arg)
 {
-    const char *equals = strchr (arg, '=');
-    size_t name_len = equals ? (size_t) (equals - arg) : strlen (arg);
-    for (size_t f = 0; f < sim_cfg_flags_count; f++)
-        if (sim_cfg_flags[f].kind != SIM_CFG_FLAG_LAUNCHER && strlen (sim_cfg_flags[f].name) == name_len
-            && strncmp (sim_cfg_flags[f].name, arg, name_len) == 0)
-            return &sim_cfg_flags[f];
-    return NULL;
+    return sim_cfg_flag_named (arg, false);
 }
 
 bool
@@ -266,8 +243,6 @@ sim_config_flag_takes_value (const char *arg)
     const sim_cfg_flag_t *flag = s_flag_find (arg);
     return flag && flag->arg && !strchr (arg, '=');
 }
-
-static atomic_flag s_env_level_said = ATOMIC_FLAG_INIT; /* a bad SSL_SIM_LOG was warned of */
 
 int
 sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_t errlen)
@@ -295,23 +270,9 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
             goto done;
         }
         const char *equals = strchr (arg, '=');
-        size_t name_len = equals ? (size_t) (equals - arg) : strlen (arg);
         const sim_cfg_flag_t *flag = s_flag_find (arg);
         if (!flag) {
-            /* one of another command's own flags: its help names the
-               commands that take it ("play: ...") */
-            const char *help = NULL;
-            for (size_t f = 0; f < sim_cfg_flags_count; f++)
-                if (sim_cfg_flags[f].kind == SIM_CFG_FLAG_LAUNCHER
-                    && strlen (sim_cfg_flags[f].name) == name_len
-                    && strncmp (sim_cfg_flags[f].name, arg, name_len) == 0)
-                    help = sim_cfg_flags[f].help;
-            const char *colon = help ? strchr (help, ':') : NULL;
-            if (colon)
-                sim_cfg_err (err, errlen, "option '%.*s' is not one of this command's (%.*s takes it)",
-                             (int) name_len, arg, (int) (colon - help), help);
-            else
-                sim_cfg_err (err, errlen, "unknown option '%.*s'", (int) name_len, arg);
+            sim_cfg_unknown_flag (arg, err, errlen);
             goto done;
         }
         const char *value = NULL;
@@ -360,23 +321,12 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
                 cli_preset[which] = flag->name;
     }
 
-    /* --local-multicast alone would send vision and truth to the
-       network's group, the opposite of what "local" promises: it only
-       chooses how --localhost sends them, so it asks for it */
+    bool local_multicast = false;
     for (int i = 0; i < count; i++)
-        if (strcmp (options[i].flag->name, "--local-multicast") == 0 && !cfg->run.localhost) {
-            sim_cfg_err (err, errlen,
-                         "--local-multicast needs --localhost (or [run] localhost = true): it chooses how "
-                         "vision stays on this machine, and without --localhost it goes to the network");
-            goto done;
-        }
-
-    /* the environment wins over file and flag (config.md §4) */
-    const char *env = getenv ("SSL_SIM_LOG");
-    if (env && sim_log_level_parse (env) >= 0 && strlen (env) < sizeof cfg->run.log_level)
-        sim_cfg_copy_string (cfg->run.log_level, sizeof cfg->run.log_level, env);
-    else if (env && *env && !atomic_flag_test_and_set (&s_env_level_said)) /* once a process, not per world */
-        sim_warn ("SSL_SIM_LOG=%.40s is not a log level (error, warn, info, debug, trace): ignored", env);
+        local_multicast |= strcmp (options[i].flag->name, "--local-multicast") == 0;
+    if (sim_cfg_flags_agree (cfg, local_multicast, err, errlen) != 0)
+        goto done;
+    sim_cfg_env_log_level (cfg);
 
     /* a preset given on the command line wins over the files: it replaces
        its whole table last, and says which written values it replaced */

@@ -9,6 +9,7 @@
       config_ini.c     the INI loader (file or string, FILE:LINE errors)
       config_presets.c the named presets and applying them
       config_cli.c     the command-line flags and the --help text
+      config_flag_rules.c  what the flag table cannot say by itself
       config_dump.c    the INI dump and the Markdown key reference
       config_man.c     the ssl-sim(1) man page and the bash completion
 
@@ -122,5 +123,28 @@ void sim_cfg_written_merge (sim_cfg_written_t *dst, const sim_cfg_written_t *src
    When `written` is not NULL, every key the file sets is noted in it. */
 int sim_cfg_load_file (sim_config_t *cfg, const char *path, bool realism_only, sim_cfg_written_t *written,
                        char *err, size_t errlen);
+
+/* ---- config_flag_rules.c ------------------------------------------------ */
+
+/* The flag `arg` ("--name" or "--name=value") names: a configuration
+   flag, or with `launcher` one of the launcher's own; NULL for none. */
+const sim_cfg_flag_t *sim_cfg_flag_named (const char *arg, bool launcher);
+
+/* The refusal of an option this command does not take: another
+   command's (naming it) or none at all. */
+void sim_cfg_unknown_flag (const char *arg, char *err, size_t errlen);
+
+/* --step-ms VALUE into cfg: the [sim] substep key's range and rules,
+   said in milliseconds. 0, or -1 with err. */
+int sim_cfg_step_ms (sim_config_t *cfg, const sim_cfg_flag_t *flag, const char *value, char *err,
+                     size_t errlen);
+
+/* The rules between flags, once all are applied (local_multicast:
+   --local-multicast was given). 0, or -1 with err. */
+int sim_cfg_flags_agree (const sim_config_t *cfg, bool local_multicast, char *err, size_t errlen);
+
+/* SSL_SIM_LOG over [run] log_level when it is a level; warned of once a
+   process when it is not. */
+void sim_cfg_env_log_level (sim_config_t *cfg);
 
 #endif
