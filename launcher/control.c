@@ -251,8 +251,10 @@ launch_lock_holder (const sim_config_t *cfg)
     return pid;
 }
 
-int
-launch_lock_services (const sim_config_t *cfg, bool started[LAUNCH_SERVICE_COUNT])
+/* launch_services_started from the run.lock: 0, or -1 when no run
+   holds it or it does not say. */
+static int
+s_lock_services (const sim_config_t *cfg, bool started[LAUNCH_SERVICE_COUNT])
 {
     char dir[SIM_STRING_MAX], path[SIM_STRING_MAX + 16];
     if (sim_bus_runtime_dir (cfg, dir, sizeof dir))
@@ -287,6 +289,15 @@ launch_lock_services (const sim_config_t *cfg, bool started[LAUNCH_SERVICE_COUNT
         line += used;
     }
     return 0;
+}
+
+void
+launch_services_started (const sim_config_t *cfg, bool started[LAUNCH_SERVICE_COUNT])
+{
+    if (s_lock_services (cfg, started) == 0)
+        return;
+    for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++)
+        started[i] = launch_service_wanted (&launch_services[i], cfg);
 }
 
 int

@@ -34,13 +34,13 @@ int launch_lock_take (const sim_config_t *cfg);
    launch_lock_take just failed), or 0. */
 int launch_lock_holder (const sim_config_t *cfg);
 
-/* Which services the run holding the run.lock of cfg's runtime
-   directory started (started[] indexed as launch_services): 0, or -1
-   when no run holds it (services of systemd units or started by hand)
-   or it does not say (a run of an earlier build). The run knows, where
-   the options of a later `status` may not: a run started with
+/* Which services the simulator of cfg's runtime directory started
+   (started[] indexed as launch_services): as the run.lock says while a
+   run holds it, else as cfg's options want them (services of systemd
+   units or started by hand, a run of an earlier build). The run knows,
+   where the options of a later `status` may not: a run started with
    --no-viewer leaves the viewer out whatever `status` is told. */
-int launch_lock_services (const sim_config_t *cfg, bool started[SIM_SERVICE_COUNT]);
+void launch_services_started (const sim_config_t *cfg, bool started[SIM_SERVICE_COUNT]);
 
 /* Remove the pid file at `path` if it still names this process. */
 void launch_pidfile_remove (const char *path);

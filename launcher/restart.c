@@ -94,8 +94,8 @@ launch_restart (const sim_config_t *cfg, const char *name)
     ctl_proc_find (cfg, name, &p);
     if (!p.alive) {
         bool started[LAUNCH_SERVICE_COUNT];
-        if (launch_lock_services (cfg, started) == 0
-            && !started[launch_service_find (name) - launch_services])
+        launch_services_started (cfg, started);
+        if (!started[launch_service_find (name) - launch_services])
             fprintf (stderr, "ssl-sim: %s is not running: this simulator was started without it\n", name);
         else
             fprintf (stderr, "ssl-sim: %s is not running\n", name);

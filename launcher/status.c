@@ -219,15 +219,12 @@ launch_status (const sim_config_t *cfg)
 {
     ctl_proc_t procs[LAUNCH_SERVICE_COUNT];
     int running = 0, wanted = 0;
-    /* a service switched off (--no-legacy-grsim, --no-viewer) is not
-       missing: the run says which it started, else the options do */
+    /* a service switched off (--no-legacy-grsim, --no-viewer) is not missing */
     bool want[LAUNCH_SERVICE_COUNT];
-    bool said = launch_lock_services (cfg, want) == 0;
+    launch_services_started (cfg, want);
     for (int i = 0; i < LAUNCH_SERVICE_COUNT; i++) {
         ctl_proc_find (cfg, launch_services[i].name, &procs[i]);
         running += procs[i].alive;
-        if (!said)
-            want[i] = launch_service_wanted (&launch_services[i], cfg);
         wanted += want[i] || procs[i].alive;
     }
     char dir[SIM_STRING_MAX] = "?";
