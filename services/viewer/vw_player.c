@@ -151,7 +151,8 @@ s_on_due (void *arg, int64_t deadline, int64_t now)
     (void) now;
     vw_player_t *p = self->player;
     p->ran = true;
-    s_alone (self, s_pages (self));
+    if (sim_player_paused (p->log)) /* the hub's lock only then, not at every record */
+        s_alone (self, s_pages (self));
     int n = sim_player_emit (p->log, s_now_ns (), VW_PLAYER_BATCH, s_on_record, self);
     if (n < 0)
         sim_warn ("play: %s",
