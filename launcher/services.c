@@ -26,11 +26,7 @@ launch_service_find (const char *name)
 bool
 launch_service_wanted (const launch_service_t *service, const sim_config_t *cfg)
 {
-    if (service == &launch_services[SIM_SERVICE_LEGACY])
-        return cfg->run.legacy_grsim;
-    if (service == &launch_services[SIM_SERVICE_VIEWER])
-        return cfg->viewer.enabled;
-    return true;
+    return sim_service_wanted ((sim_service_id_t) (service - launch_services), cfg);
 }
 
 bool

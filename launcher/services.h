@@ -21,8 +21,8 @@ extern const launch_service_t launch_services[LAUNCH_SERVICE_COUNT];
 /* The service called `name`, or NULL. */
 const launch_service_t *launch_service_find (const char *name);
 
-/* Whether the configuration wants this service at all (legacy-grsim and
-   the viewer can be switched off). */
+/* Whether the configuration wants this service at all
+   (sim_service_wanted). */
 bool launch_service_wanted (const launch_service_t *service, const sim_config_t *cfg);
 
 /* Whether `ssl-sim restart` may restart this service as a thread of a

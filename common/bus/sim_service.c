@@ -20,6 +20,16 @@ sim_service_find (const char *name)
     return -1;
 }
 
+bool
+sim_service_wanted (sim_service_id_t id, const sim_config_t *cfg)
+{
+    if (id == SIM_SERVICE_LEGACY)
+        return cfg->run.legacy_grsim;
+    if (id == SIM_SERVICE_VIEWER)
+        return cfg->viewer.enabled;
+    return true;
+}
+
 zactor_t *
 sim_service_start (zactor_fn *fn, sim_service_args_t *args)
 {

@@ -49,6 +49,11 @@ extern const char sim_service_names[SIM_SERVICE_COUNT][SIM_SERVICE_NAME_MAX];
 /* The service called `name`, or -1. */
 int sim_service_find (const char *name);
 
+/* Whether a simulator run with this configuration starts service `id`:
+   legacy-grsim and the viewer can be switched off, the rest always run.
+   The launcher starts what this says, and the system tests wait for it. */
+bool sim_service_wanted (sim_service_id_t id, const sim_config_t *cfg);
+
 typedef struct {
     sim_config_t cfg; /* resolved: bus endpoints filled */
     int status;       /* written by the actor before it signals */

@@ -9,16 +9,17 @@
 
 #include "sim_lab.h"
 #include "common/base/sim_log.h"
+#include "common/bus/sim_service.h"
 #include "common/config/config.h"
 #include "ssl_vision_wrapper.pb-c.h"
 
 /* The services `ssl-sim run ARGS --config DIR/test.ini` starts, read from
-   that same configuration the way the launcher reads it: legacy-grsim
-   and the viewer are on by default and a test may switch either off.
-   Writes up to 5 names into out; returns how many, or -1 when the
+   that same configuration the way the launcher reads it and chosen by
+   the launcher's rule (sim_service_wanted). Writes up to
+   SIM_SERVICE_COUNT names into out; returns how many, or -1 when the
    configuration does not load. */
 static int
-s_wanted_services (const sim_fixture_t *self, const char *out[5])
+s_wanted_services (const sim_fixture_t *self, const char *out[SIM_SERVICE_COUNT])
 {
     char path[320], err[512];
     snprintf (path, sizeof path, "%s/test.ini", self->proc.dir);
@@ -40,13 +41,9 @@ s_wanted_services (const sim_fixture_t *self, const char *out[5])
     if (rc)
         return -1;
     int n = 0;
-    out[n++] = "physics";
-    out[n++] = "gateway";
-    out[n++] = "vision";
-    if (cfg.run.legacy_grsim)
-        out[n++] = "legacy-grsim";
-    if (cfg.viewer.enabled)
-        out[n++] = "viewer";
+    for (int id = 0; id < SIM_SERVICE_COUNT; id++)
+        if (sim_service_wanted ((sim_service_id_t) id, &cfg))
+            out[n++] = sim_service_names[id];
     return n;
 }
 
@@ -112,7 +109,7 @@ sim_fixture_start (sim_fixture_t *self, const char *const *args, const char *ext
     if ((wait & SIM_FIXTURE_VISION) && !s_wait_detection (self->vision, SIM_FIXTURE_START_MS))
         return s_fail (self, "no vision packet with a detection frame");
     if (wait & SIM_FIXTURE_SERVICES) {
-        const char *names[5];
+        const char *names[SIM_SERVICE_COUNT];
         int n = s_wanted_services (self, names);
         if (n < 0)
             return s_fail (self, "the test's configuration does not load");
