@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define S_QUEUE_MAX 4096
@@ -309,6 +310,29 @@ sim_http_get (int port, const char *path, char **body)
     }
     mg_close_connection (conn);
     return status;
+}
+
+int
+sim_http_header (int port, const char *path, const char *name, char *value, size_t len)
+{
+    s_init_library ();
+    char err[256] = "";
+    struct mg_connection *conn = mg_connect_client ("127.0.0.1", port, 0, err, sizeof err);
+    if (!conn)
+        return -1;
+    mg_printf (conn, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+    int count = -1;
+    const struct mg_response_info *info;
+    if (mg_get_response (conn, err, sizeof err, 10000) >= 0 && (info = mg_get_response_info (conn))) {
+        count = 0;
+        for (int i = 0; i < info->num_headers; i++)
+            if (strcasecmp (info->http_headers[i].name, name) == 0) {
+                count++;
+                snprintf (value, len, "%s", info->http_headers[i].value);
+            }
+    }
+    mg_close_connection (conn);
+    return count;
 }
 
 int

@@ -61,4 +61,9 @@ void sim_ws_clear (sim_ws_t *self);
    *body (yours to free), or -1 when there was no answer. */
 int sim_http_get (int port, const char *path, char **body);
 
+/* GET http://127.0.0.1:port/path and the header `name` of the answer:
+   how often it came (the last value in value, up to len), or -1 when there
+   was no answer. */
+int sim_http_header (int port, const char *path, const char *name, char *value, size_t len);
+
 #endif

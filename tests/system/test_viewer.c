@@ -287,6 +287,15 @@ Test (viewer, metrics_and_healthz, .timeout = 90)
     cr_expect_eq (sim_http_get (port, "/", &body), 200, "the page is served");
     cr_expect (body && strstr (body, "<canvas"), "the page has a canvas");
     free (body);
+    /* one caching rule an answer, never two that disagree: the page's
+       files, the server's own answers and its error pages alike */
+    static const char *const paths[] = { "/", "/index.html", "/metrics", "/healthz", "/no-such-page" };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char value[160] = "";
+        cr_expect_eq (sim_http_header (port, paths[i], "Cache-Control", value, sizeof value), 1,
+                      "%s: one Cache-Control header", paths[i]);
+        cr_expect (strstr (value, "no-cache"), "%s: Cache-Control: %s", paths[i], value);
+    }
 
     cr_assert_gt (sim_fixture_signal (&f, "vision", SIGSTOP), 0);
     bool down = s_healthz_becomes (ws, port, 503, WAIT_MS);
