@@ -177,6 +177,7 @@ s_log_command (const char *command, int optc, char **optv)
            without it, it runs flat out to check a run quickly */
         if (!mode_given)
             cfg.run.mode = cfg.viewer.enabled ? SIM_MODE_REALTIME : SIM_MODE_FAST;
+        launch_replay_warn_unused (n, opts);
         code = launch_replay (path, &cfg, until);
     }
 done:

@@ -35,6 +35,49 @@ s_on_journal_record (void *arg, const phys_journal_record_t *rec)
     return false;
 }
 
+/* The keys of the world a replay takes from its own command line (where
+   vision goes, and its pace); every other key of the world is the
+   journal's. */
+static const char *const s_taken[][2] = {
+    { "run", "vision_addr" }, { "run", "localhost" }, { "run", "mode" }, { "run", "speed" }
+};
+
+/* The local keys a replay has no use for, and why. */
+static const char *const s_unused_local[][3] = {
+    { "run", "duration", "a replay ends with its journal (--until ends it sooner)" },
+    { "run", "journal", "a replay writes no journal" },
+};
+
+void
+launch_replay_warn_unused (int n, char **opts)
+{
+    for (int i = 0; i < n; i++) {
+        const char *section, *key, *why = NULL;
+        bool local;
+        if (strncmp (opts[i], "--", 2) != 0 || !sim_config_flag_key (opts[i], &section, &key, &local))
+            continue;
+        if (!local) {
+            why = "a replay is the journal's run, made with the run's configuration";
+            for (size_t t = 0; t < sizeof s_taken / sizeof s_taken[0]; t++)
+                if (strcmp (s_taken[t][0], section) == 0 && strcmp (s_taken[t][1], key) == 0)
+                    why = NULL;
+        }
+        for (size_t u = 0; local && u < sizeof s_unused_local / sizeof s_unused_local[0]; u++)
+            if (strcmp (s_unused_local[u][0], section) == 0 && strcmp (s_unused_local[u][1], key) == 0)
+                why = s_unused_local[u][2];
+        bool again = false; /* the same key given earlier */
+        for (int j = 0; j < i && !again; j++) {
+            const char *s2, *k2;
+            bool l2;
+            again = strncmp (opts[j], "--", 2) == 0 && sim_config_flag_key (opts[j], &s2, &k2, &l2)
+                 && s2 == section && k2 == key;
+        }
+        if (why && !again)
+            fprintf (stderr, "ssl-sim: replay: %.*s changes nothing: %s\n", (int) strcspn (opts[i], "="),
+                     opts[i], why);
+    }
+}
+
 int
 launch_replay (const char *path, const sim_config_t *cli, double until_s)
 {

@@ -9,4 +9,10 @@
    given (mode, record, until_s < 0: to the end). Returns the exit code. */
 int launch_replay (const char *path, const sim_config_t *cli, double until_s);
 
+/* Warn, once each, of the options in opts[0..n) that change nothing in a
+   replay: those of the world, which is the journal's (--seed, --realism,
+   --robots, ...), and the local ones a replay has no use for (--duration,
+   --journal). */
+void launch_replay_warn_unused (int n, char **opts);
+
 #endif

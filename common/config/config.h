@@ -66,6 +66,12 @@ int sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, s
    word to itself. */
 bool sim_config_flag_takes_value (const char *arg);
 
+/* The key the configuration option `arg` ("--seed", "--seed=3") sets:
+   its section and name, and whether it is local (sim_config_keep_local
+   keeps it). False for a word that sets no key (--config, a launcher's
+   own flag, an unknown word). */
+bool sim_config_flag_key (const char *arg, const char **section, const char **key, bool *local);
+
 /* Apply the preset names stored in [run] realism / ball_preset /
    robot_limits / blue_robot_limits / yellow_robot_limits, in that order
    (each replaces its whole table; empty = nothing). Returns 0

@@ -29,6 +29,22 @@ sim_cfg_flag_named (const char *arg, bool launcher)
     return NULL;
 }
 
+bool
+sim_config_flag_key (const char *arg, const char **section, const char **key, bool *local)
+{
+    const sim_cfg_flag_t *flag = sim_cfg_flag_named (arg, false);
+    const sim_cfg_key_t *row =
+        flag && flag->kind != SIM_CFG_FLAG_CONFIG && flag->section && flag->key
+            ? sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, flag->section, flag->key, NULL)
+            : NULL;
+    if (!row)
+        return false;
+    *section = row->section;
+    *key = row->key;
+    *local = (row->flags & SIM_CFG_LOCAL) != 0;
+    return true;
+}
+
 void
 sim_cfg_unknown_flag (const char *arg, char *err, size_t errlen)
 {

@@ -1009,6 +1009,35 @@ Test (journal, speed_0_starts_a_replay_paused_for_its_page_and_is_refused_withou
     sim_lab_sh ("rm -rf '%s'", files.dir);
 }
 
+/* A replay's world is the journal's: an option that would shape another
+   world (or a local one a replay has no use for) is named as changing
+   nothing, once, and the replay goes on; the options a replay does take
+   (where vision goes, its pace, --until) are not named (docs/logs.md,
+   "Replaying"). */
+Test (journal, a_replay_names_the_options_that_change_nothing, .timeout = 120)
+{
+    s_files_t files;
+    s_short_run (&files);
+    char out[8192];
+    int code =
+        sim_lab_capture (out, sizeof out,
+                         "'%s' replay '%s' --no-viewer --localhost --vision-addr 127.0.0.1:%d --speed 4 "
+                         "--until 0.2 --seed 5 --seed=6 --realism none --duration 9 2>&1",
+                         sim_lab_exe (), files.journal, sim_test_free_port ());
+    cr_expect_eq (code, 0, "%s", out);
+    static const char *const named[] = { "--seed changes nothing", "--realism changes nothing",
+                                         "--duration changes nothing" };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        cr_expect (strstr (out, named[i]), "no \"%s\" in:\n%s", named[i], out);
+    const char *seed = strstr (out, "--seed changes");
+    cr_expect (seed && !strstr (seed + 1, "--seed changes"), "--seed named twice:\n%s", out);
+    static const char *const taken[] = { "--localhost changes", "--vision-addr changes", "--speed changes",
+                                         "--until changes", "--no-viewer changes" };
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
+        cr_expect_null (strstr (out, taken[i]), "%s named:\n%s", taken[i], out);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
+}
+
 /* Physics' status line after a seek back (what a restart at the end is
    too): the real-time factor is that of the time since the seek, not a
    difference of sim times that went back and wrapped. */
