@@ -277,37 +277,50 @@ sim_ws_clear (sim_ws_t *self)
     pthread_mutex_unlock (&self->lock);
 }
 
-int
-sim_http_get (int port, const char *path, char **body)
+/* GET http://127.0.0.1:port/path: the connection with the answer's head
+   read (*info), or NULL when there was no answer; close it with
+   mg_close_connection. */
+static struct mg_connection *
+s_http_get (int port, const char *path, const struct mg_response_info **info)
 {
     s_init_library ();
-    *body = NULL;
     char err[256] = "";
     struct mg_connection *conn = mg_connect_client ("127.0.0.1", port, 0, err, sizeof err);
     if (!conn)
-        return -1;
+        return NULL;
     mg_printf (conn, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
-    int status = -1;
-    if (mg_get_response (conn, err, sizeof err, 10000) >= 0) {
-        const struct mg_response_info *info = mg_get_response_info (conn);
-        status = info ? info->status_code : -1;
-        size_t cap = 1 << 16, len = 0;
-        char *buf = malloc (cap);
-        int n;
-        while (buf && (n = mg_read (conn, buf + len, cap - len - 1)) > 0) {
-            len += (size_t) n;
-            if (cap - len < 1024) {
-                char *grown = realloc (buf, cap * 2);
-                if (!grown)
-                    break;
-                buf = grown;
-                cap *= 2;
-            }
-        }
-        if (buf)
-            buf[len] = '\0';
-        *body = buf;
+    if (mg_get_response (conn, err, sizeof err, 10000) < 0 || !(*info = mg_get_response_info (conn))) {
+        mg_close_connection (conn);
+        return NULL;
     }
+    return conn;
+}
+
+int
+sim_http_get (int port, const char *path, char **body)
+{
+    *body = NULL;
+    const struct mg_response_info *info;
+    struct mg_connection *conn = s_http_get (port, path, &info);
+    if (!conn)
+        return -1;
+    int status = info->status_code;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc (cap);
+    int n;
+    while (buf && (n = mg_read (conn, buf + len, cap - len - 1)) > 0) {
+        len += (size_t) n;
+        if (cap - len < 1024) {
+            char *grown = realloc (buf, cap * 2);
+            if (!grown)
+                break;
+            buf = grown;
+            cap *= 2;
+        }
+    }
+    if (buf)
+        buf[len] = '\0';
+    *body = buf;
     mg_close_connection (conn);
     return status;
 }
@@ -315,22 +328,16 @@ sim_http_get (int port, const char *path, char **body)
 int
 sim_http_header (int port, const char *path, const char *name, char *value, size_t len)
 {
-    s_init_library ();
-    char err[256] = "";
-    struct mg_connection *conn = mg_connect_client ("127.0.0.1", port, 0, err, sizeof err);
+    const struct mg_response_info *info;
+    struct mg_connection *conn = s_http_get (port, path, &info);
     if (!conn)
         return -1;
-    mg_printf (conn, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
-    int count = -1;
-    const struct mg_response_info *info;
-    if (mg_get_response (conn, err, sizeof err, 10000) >= 0 && (info = mg_get_response_info (conn))) {
-        count = 0;
-        for (int i = 0; i < info->num_headers; i++)
-            if (strcasecmp (info->http_headers[i].name, name) == 0) {
-                count++;
-                snprintf (value, len, "%s", info->http_headers[i].value);
-            }
-    }
+    int count = 0;
+    for (int i = 0; i < info->num_headers; i++)
+        if (strcasecmp (info->http_headers[i].name, name) == 0) {
+            count++;
+            snprintf (value, len, "%s", info->http_headers[i].value);
+        }
     mg_close_connection (conn);
     return count;
 }
