@@ -248,6 +248,11 @@ async function main () {
     const teleport = await page.evaluate(() => window.sslsimView.request('teleport_ball', { x: 0, y: 0 }));
     check('a log cannot be changed', teleport && !teleport.ok && teleport.code === 'UNSUPPORTED',
           JSON.stringify(teleport));
+    // so the help lists only what works on a log: select, pause, step, zoom
+    const help = await page.evaluate(() => document.querySelector('.help').innerText);
+    check('the help lists no edit a log refuses', !help.includes('move it there') && !help.includes('turn it')
+          && !help.includes('add a blue') && !help.includes('Del') && !help.includes('cancel adding')
+          && help.includes('select and inspect') && help.includes('pause or resume') && help.includes('zoom'), help);
 
     // play on at 10x from the start, and see it move
     await seek(0.1);

@@ -125,6 +125,9 @@ async function main () {
     const frames0 = Number(await canvas.getAttribute('data-frames'));
     await page.waitForFunction((n) => Number(document.getElementById('field').dataset.frames) > n + 10, frames0);
     check('the page keeps drawing new worlds', true);
+    const help = await page.evaluate(() => document.querySelector('.help').innerText);
+    check('the help lists the edits a simulator takes', help.includes('move it there') && help.includes('add a blue')
+          && help.includes('Del') && help.includes('cancel adding'), help);
     await page.waitForFunction(() => window.sslsimView.vision_cameras.length >= 1);
     check('camera detections are drawn', true);
 
