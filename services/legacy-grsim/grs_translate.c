@@ -18,7 +18,7 @@ s_command (grs_commands_t *self, size_t i, const GrSimRobotCommand *g, const sim
 {
     RobotCommand *c = &self->items[i];
     robot_command__init (c);
-    c->id = g->id > SIM_MAX_ROBOT_ID ? SIM_MAX_ROBOT_ID : g->id;
+    c->id = g->id; /* physics refuses an id above SIM_MAX_ROBOT_ID */
     RobotMoveCommand *move = &self->moves[i];
     robot_move_command__init (move);
     if (g->wheelsspeed) {
@@ -100,7 +100,7 @@ s_robot (grs_replacement_t *self, size_t i, const GrSimRobotReplacement *r)
     RobotId *id = &self->ids[i];
     robot_id__init (id);
     id->has_id = id->has_team = true;
-    id->id = r->id > SIM_MAX_ROBOT_ID ? SIM_MAX_ROBOT_ID : r->id;
+    id->id = r->id; /* physics refuses an id above SIM_MAX_ROBOT_ID */
     id->team = sim_team_league (sim_team_from_yellow (r->yellowteam));
     TeleportRobot *t = &self->items[i];
     teleport_robot__init (t);

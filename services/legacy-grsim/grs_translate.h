@@ -10,9 +10,10 @@
     degrees; the spinner runs the dribbler at the team's top speed. A
     replacement's robot turns `dir` (degrees) into an orientation in
     radians, stands still, and is present unless `turnon` says otherwise.
-    Robot ids above SIM_MAX_ROBOT_ID become SIM_MAX_ROBOT_ID, and a packet
-    gives at most GRS_MAX_COMMANDS robots of each kind: no id or count
-    from the wire can reach past an array.
+    Robot ids pass as they came: physics refuses one above
+    SIM_MAX_ROBOT_ID as it does on the protocol ports (a clamp would move
+    robot 255 instead), and a packet gives at most GRS_MAX_COMMANDS robots
+    of each kind: no count from the wire can reach past an array.
 
     Pure: no socket, no clock, no log, no state. The legacy-grsim actor
     (grs_service.c) and the fuzz harness (tests/fuzz/fuzz_grsim.c) call the

@@ -200,10 +200,14 @@ Test (legacy, replacements, .timeout = 60)
     cr_expect (v.robot[YELLOW][12] && fabs (v.rx[YELLOW][12] + 1.5) < 0.005
                    && fabs (v.ro[YELLOW][12] + M_PI / 4) < 0.01,
                "yellow 12 not created at (-1.5, 2.0, -45 deg)");
-    /* ids above 255 become 255 */
+    /* an id above 255 names no robot: refused as on the protocol ports,
+       not taken as robot 255; the next replacement, applied after it,
+       shows when it has been */
     s_replace_robot (&f, YELLOW, 1000, 0.5, -3.5, 0, 1);
-    LOOK_UNTIL (&f, &v, v.robot[YELLOW][255]);
-    cr_expect (v.robot[YELLOW][255] && fabs (v.rx[YELLOW][255] - 0.5) < 0.005, "id 1000 did not map to 255");
+    s_replace_robot (&f, YELLOW, 13, 0.5, -3.0, 0, 1);
+    LOOK_UNTIL (&f, &v, s_at (&v, YELLOW, 13, 0.5, -3.0));
+    cr_expect (s_at (&v, YELLOW, 13, 0.5, -3.0), "yellow 13 not created at (0.5, -3.0)");
+    cr_expect (!v.robot[YELLOW][255], "the replacement of yellow 1000 created yellow 255");
 
     /* ball: position, then a velocity */
     s_replace_ball (&f, -2.0, -2.0, false, 0, 0);

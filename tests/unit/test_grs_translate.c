@@ -172,7 +172,7 @@ Test (grs_translate, the_spinner_runs_the_dribbler_at_the_teams_top_speed)
     free (out);
 }
 
-Test (grs_translate, ids_and_counts_from_the_wire_stay_inside_the_arrays)
+Test (grs_translate, counts_from_the_wire_stay_inside_the_arrays_and_ids_pass_as_sent)
 {
     grs_commands_t *out = malloc (sizeof *out);
     size_t n = GRS_MAX_COMMANDS + 10;
@@ -187,7 +187,7 @@ Test (grs_translate, ids_and_counts_from_the_wire_stay_inside_the_arrays)
     grs_translate_commands (out, &cmds, &s_cfg);
     const RobotControl *rc = out->req.team_control->control;
     cr_expect_eq (rc->n_robot_commands, GRS_MAX_COMMANDS, "the rest of the packet is not taken");
-    cr_expect_eq (rc->robot_commands[0]->id, SIM_MAX_ROBOT_ID, "an id past the last is the last");
+    cr_expect_eq (rc->robot_commands[0]->id, UINT32_MAX, "an id past the last is left for physics to refuse");
     cr_expect_eq (rc->robot_commands[1]->id, 1);
     free (items);
     free (g);
@@ -271,7 +271,7 @@ Test (grs_translate, a_robot_stands_still_where_it_is_put_in_its_team)
     cr_expect (t->has_present && t->present, "present unless turnon says otherwise");
     t = sc->teleport_robot[1];
     cr_expect_eq (t->id->team, TEAM__BLUE);
-    cr_expect_eq (t->id->id, SIM_MAX_ROBOT_ID);
+    cr_expect_eq (t->id->id, SIM_MAX_ROBOT_ID + 1, "not robot 255: physics refuses it");
     cr_expect (t->has_present && !t->present, "turnon false takes it off");
     cr_expect (sc->teleport_robot[2]->present);
     free (out);
