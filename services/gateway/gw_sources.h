@@ -4,8 +4,9 @@
 
     A bounded table per port with no clock of its own: when a port's table
     is full, the source heard from least recently makes room, so a source
-    that comes back after that is logged again (a log line, never a wrong
-    answer).
+    that comes back after that is logged again, and its next RobotControl
+    counts as its first one (exempt from the configured loss,
+    docs/protocol.md "Loss").
 */
 #ifndef GW_SOURCES_H_INCLUDED
 #define GW_SOURCES_H_INCLUDED
