@@ -10,6 +10,7 @@
 #include "common/base/sim_field.h"
 #include "common/base/sim_log.h"
 #include "common/base/sim_team.h"
+#include "engine/physics/phys_check.h"
 #include "phys_apply_internal.h"
 #include "phys_apply_realism.h"
 #include "ssl_simulation_custom_erforce_robot_spec.pb-c.h"
@@ -412,6 +413,35 @@ phys_apply_robot_command_of (const RobotCommand *rcmd, phys_command_t *out)
     out->dribbler_rpm = rcmd->has_dribbler_speed ? rcmd->dribbler_speed : 0;
 }
 
+/* The field of a robot command physics refused as no physical value (not
+   finite, or beyond PHYS_INPUT_LIMIT), named as on the wire; NULL when
+   every field is one. */
+static const char *
+s_insane_field (const phys_command_t *c)
+{
+    static const char *const moves[][4] = {
+        [PHYS_MOVE_LOCAL] = { "move_command.local_velocity.forward", "move_command.local_velocity.left",
+                              "move_command.local_velocity.angular" },
+        [PHYS_MOVE_GLOBAL] = { "move_command.global_velocity.x", "move_command.global_velocity.y",
+                               "move_command.global_velocity.angular" },
+        [PHYS_MOVE_WHEELS] = { "move_command.wheel_velocity.front_right",
+                               "move_command.wheel_velocity.back_right",
+                               "move_command.wheel_velocity.back_left",
+                               "move_command.wheel_velocity.front_left" },
+    };
+    int nv = c->move == PHYS_MOVE_WHEELS ? 4 : c->move == PHYS_MOVE_NONE ? 0 : 3;
+    for (int i = 0; i < nv; i++)
+        if (!phys_sane (c->v[i]))
+            return moves[c->move][i];
+    if (!phys_sane (c->kick_speed))
+        return "kick_speed";
+    if (!phys_sane (c->kick_angle_deg))
+        return "kick_angle";
+    if (!phys_sane (c->dribbler_rpm))
+        return "dribbler_speed";
+    return NULL;
+}
+
 void
 phys_apply_robot_control (phys_world_t *world, sim_team_t team, const RobotControl *rc, sim_errors_t *errors,
                           phys_feedback_t *feedback)
@@ -427,7 +457,16 @@ phys_apply_robot_control (phys_world_t *world, sim_team_t team, const RobotContr
         int contact = phys_world_ball_contact (world, team, rcmd->id);
         phys_err_t err = phys_world_command (world, team, rcmd->id, &c);
         if (err != PHYS_OK) {
-            sim_errors_add (errors, phys_err_code (err), "robot %s %u", sim_team_name (team), rcmd->id);
+            const char *field = err == PHYS_ERR_UNSUPPORTED ? s_insane_field (&c) : NULL;
+            if (err == PHYS_ERR_UNKNOWN_ROBOT)
+                sim_errors_add (errors, phys_err_code (err), "robot %s %u is not on the field",
+                                sim_team_name (team), rcmd->id);
+            else if (field)
+                sim_errors_add (errors, phys_err_code (err), "robot %s %u: %s is not a number within +-%g",
+                                sim_team_name (team), rcmd->id, field, PHYS_INPUT_LIMIT);
+            else
+                sim_errors_add (errors, phys_err_code (err), "robot %s %u: command refused",
+                                sim_team_name (team), rcmd->id);
             continue;
         }
         if (feedback && feedback->count < PHYS_FEEDBACK_MAX) {

@@ -676,8 +676,13 @@ Test (phys_apply, bad_commands_are_reported_and_the_rest_applies)
     s_control (&f, SIM_TEAM_BLUE, cmds, 5, &fb);
     cr_expect_str_eq (s_codes (&f.errors), "UNKNOWN_ROBOT,UNKNOWN_ROBOT,UNSUPPORTED,UNSUPPORTED");
     cr_expect (strstr (f.errors.items[0].message, "256"), "message '%s'", f.errors.items[0].message);
-    cr_expect (strstr (f.errors.items[1].message, "robot blue 40"), "message '%s'",
+    cr_expect (strstr (f.errors.items[1].message, "robot blue 40 is not on the field"), "message '%s'",
                f.errors.items[1].message);
+    /* a refused value is named as on the wire, so a team finds it */
+    cr_expect (strstr (f.errors.items[2].message, "robot blue 5: move_command.local_velocity.left is not"),
+               "message '%s'", f.errors.items[2].message);
+    cr_expect (strstr (f.errors.items[3].message, "robot blue 6: kick_speed is not"), "message '%s'",
+               f.errors.items[3].message);
     cr_assert_eq (fb.count, 1, "feedback only for the command that applied");
     cr_expect_eq (fb.ptrs[0]->id, 4);
     s_steps (f.world, DRIVE_STEPS);
