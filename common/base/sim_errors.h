@@ -17,7 +17,7 @@ typedef struct {
     SimulatorError items[SIM_ERRORS_MAX];
     SimulatorError *ptrs[SIM_ERRORS_MAX]; /* what a repeated field points at */
     char code[SIM_ERRORS_MAX][32];
-    char message[SIM_ERRORS_MAX][192];
+    char message[SIM_ERRORS_MAX][384]; /* room for a list of choices (the realism presets) */
 } sim_errors_t;
 
 void sim_errors_init (sim_errors_t *self);

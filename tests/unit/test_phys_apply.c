@@ -488,6 +488,9 @@ Test (phys_apply, a_realism_preset_replaces_every_key_as_a_start_with_it)
     }
     cr_expect (strstr (f.errors.items[0].message, "unknown realism preset"), "message '%s'",
                f.errors.items[0].message);
+    /* the choices it lists are whole, to their closing parenthesis */
+    s_command (&f, s_preset_cmd (&m, "fog", NULL));
+    cr_expect (strstr (f.errors.items[0].message, "rc2021))"), "message '%s'", f.errors.items[0].message);
     /* the name is the client's: quoted cut between whole characters, so the
        answer (and a page showing it) stays UTF-8; 39 ASCII bytes then a
        two-byte character would be cut inside it at 40 */
