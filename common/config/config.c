@@ -354,9 +354,30 @@ sim_config_substep_whole (double substep)
     return ns >= 1 && fabs (ns - round (ns)) <= 1e-3;
 }
 
+/* Note the keys a failed cross-key check read, the one its message is
+   about first (sim_cfg_blame_t). */
+static void
+s_blame (sim_cfg_blame_t *blame, int team, const char *section, const char *key)
+{
+    if (!blame || blame->count >= SIM_CFG_BLAME_MAX)
+        return;
+    blame->at[blame->count].team = team;
+    blame->at[blame->count].section = section;
+    blame->at[blame->count].key = key;
+    blame->count++;
+}
+
 int
 sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
 {
+    return sim_cfg_validate_blame (cfg, NULL, err, errlen);
+}
+
+int
+sim_cfg_validate_blame (const sim_config_t *cfg, sim_cfg_blame_t *blame, char *err, size_t errlen)
+{
+    if (blame)
+        blame->count = 0;
     if (s_check_all_keys (cfg, err, errlen) != 0)
         return -1;
     if (!sim_config_substep_whole (cfg->sim.substep)) {
@@ -364,6 +385,7 @@ sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
                      "[sim] substep (%.17g s) must be a whole number of "
                      "nanoseconds, at least 1 ns",
                      cfg->sim.substep);
+        s_blame (blame, -1, "sim", "substep");
         return -1;
     }
     for (int team = 0; team < 2; team++) {
@@ -372,6 +394,8 @@ sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
         if (!(specs->center_to_dribbler < specs->radius)) {
             sim_cfg_err (err, errlen, "[%s] center_to_dribbler (%g) must be below radius (%g)", name,
                          specs->center_to_dribbler, specs->radius);
+            s_blame (blame, team, "", "center_to_dribbler");
+            s_blame (blame, team, "", "radius");
             return -1;
         }
         double seated = specs->center_to_dribbler + cfg->ball.radius - specs->dribbler.seat_depth;
@@ -381,28 +405,34 @@ sim_config_validate (const sim_config_t *cfg, char *err, size_t errlen)
                          "[%s] shoot_radius (%g) must be at least center_to_dribbler "
                          "+ ball radius - seat_depth (%g)",
                          name, specs->shoot_radius, seated);
+            s_blame (blame, team, "", "shoot_radius");
+            s_blame (blame, team, "", "center_to_dribbler");
+            s_blame (blame, -1, "ball", "radius");
+            s_blame (blame, team, "dribbler", "seat_depth");
             return -1;
         }
     }
     const sim_network_cfg_t *net = &cfg->network;
     const struct {
-        const char *key;
+        const char *section, *key;
         int port;
-    } ports[] = { { "[network] control_port", net->control_port },
-                  { "[network] blue_port", net->blue_port },
-                  { "[network] yellow_port", net->yellow_port },
-                  { "[network] legacy_port", net->legacy_port },
-                  { "[network] legacy_status_port_blue", net->legacy_status_port_blue },
-                  { "[network] legacy_status_port_yellow", net->legacy_status_port_yellow },
-                  { "[network] truth_port", net->truth_port },
-                  { "[run] vision_addr", s_addr_port (cfg->run.vision_addr) },
-                  { "[network] referee_addr", s_addr_port (net->referee_addr) },
-                  { "[viewer] addr", s_addr_port (cfg->viewer.addr) } };
+    } ports[] = { { "network", "control_port", net->control_port },
+                  { "network", "blue_port", net->blue_port },
+                  { "network", "yellow_port", net->yellow_port },
+                  { "network", "legacy_port", net->legacy_port },
+                  { "network", "legacy_status_port_blue", net->legacy_status_port_blue },
+                  { "network", "legacy_status_port_yellow", net->legacy_status_port_yellow },
+                  { "network", "truth_port", net->truth_port },
+                  { "run", "vision_addr", s_addr_port (cfg->run.vision_addr) },
+                  { "network", "referee_addr", s_addr_port (net->referee_addr) },
+                  { "viewer", "addr", s_addr_port (cfg->viewer.addr) } };
     for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++) {
         int port = ports[i].port;
         if (port > 0 && (port + net->port_offset > 65535 || port + net->port_offset < 1)) {
-            sim_cfg_err (err, errlen, "[network] port_offset %d moves port %d of %s outside 1..65535",
-                         net->port_offset, port, ports[i].key);
+            sim_cfg_err (err, errlen, "[network] port_offset %d moves port %d of [%s] %s outside 1..65535",
+                         net->port_offset, port, ports[i].section, ports[i].key);
+            s_blame (blame, -1, "network", "port_offset");
+            s_blame (blame, -1, ports[i].section, ports[i].key);
             return -1;
         }
     }

@@ -229,6 +229,40 @@ s_report_replaced (const sim_config_t *before, const sim_config_t *after, const 
         }
 }
 
+/* A failed cross-key check names where a file wrote the first of the
+   keys it read that a file wrote: "FILE:LINE: " before the message, and
+   the key too when it is not the one the message is about. A check of
+   values no file wrote (defaults, flags) keeps its message. */
+static void
+s_blame_where (const sim_cfg_blame_t *blame, const sim_cfg_written_t *written, char *err, size_t errlen)
+{
+    for (int i = 0; i < blame->count; i++) {
+        int team = blame->at[i].team;
+        const sim_cfg_key_t *keys = team < 0 ? sim_cfg_keys : sim_cfg_team_keys;
+        size_t count = team < 0 ? sim_cfg_keys_count : sim_cfg_team_keys_count;
+        size_t index;
+        if (!sim_cfg_find_key (keys, count, blame->at[i].section, blame->at[i].key, &index))
+            continue;
+        const sim_cfg_where_t *at = team < 0 ? &written->main[index] : &written->team[team][index];
+        if (!at->line)
+            continue;
+        char section[64];
+        if (team < 0)
+            snprintf (section, sizeof section, "%s", blame->at[i].section);
+        else
+            snprintf (section, sizeof section, "%s%s%s", sim_team_name ((sim_team_t) team),
+                      blame->at[i].section[0] ? "." : "", blame->at[i].section);
+        char what[1024];
+        snprintf (what, sizeof what, "%s", err);
+        if (i == 0)
+            sim_cfg_err (err, errlen, "%s:%d: %s", at->file, at->line, what);
+        else
+            sim_cfg_err (err, errlen, "%s:%d: [%s] %s: %s", at->file, at->line, section, blame->at[i].key,
+                         what);
+        return;
+    }
+}
+
 /* The configuration flag (not the launcher's own) that `arg` names, as
    "--name" or "--name=value"; NULL for none. */
 static const sim_cfg_flag_t *
@@ -345,8 +379,11 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
     /* physics.md §9.8: the glue flag follows realism, at startup too */
     for (int team = 0; team < 2; team++)
         cfg->team[team].dribbler.glue = !cfg->realism.simulate_dribbling;
-    if (sim_config_validate (cfg, err, errlen) != 0)
+    sim_cfg_blame_t blame;
+    if (sim_cfg_validate_blame (cfg, &blame, err, errlen) != 0) {
+        s_blame_where (&blame, written, err, errlen);
         goto done;
+    }
     rc = 0;
 done:
     free (before);

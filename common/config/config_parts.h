@@ -83,6 +83,27 @@ int sim_cfg_team_section (const char *section, const char **sub);
 /* Whether any row of the table is in `section` (case-insensitive). */
 bool sim_cfg_section_known (const sim_cfg_key_t *keys, size_t count, const char *section);
 
+/* ---- config.c: validation ----------------------------------------------- */
+
+/* The keys whose values a failed cross-key check of sim_config_validate
+   read, the key its message is about first: a row of the main table
+   (team -1; section "ball") or of a team's (team 0/1; section "" or
+   "dribbler"). A loader looks them up in what the files wrote, so the
+   error can name the line the user wrote. */
+#define SIM_CFG_BLAME_MAX 4
+typedef struct {
+    int count;
+    struct {
+        int team;
+        const char *section;
+        const char *key;
+    } at[SIM_CFG_BLAME_MAX];
+} sim_cfg_blame_t;
+
+/* sim_config_validate, with the keys a failed cross-key check read in
+   *blame (count 0 for the other failures); blame may be NULL. */
+int sim_cfg_validate_blame (const sim_config_t *cfg, sim_cfg_blame_t *blame, char *err, size_t errlen);
+
 /* ---- config_cli.c: one flag as text ------------------------------------ */
 
 /* The flag's help text with "{names}" and "{section.key}" replaced and the

@@ -107,6 +107,41 @@ Test (operator, an_edited_preset_dump_counts_and_a_flag_says_what_it_replaced, .
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 
+/* docs/config.md: "A malformed or out-of-range value stops the simulator
+   with FILE:LINE: [section] key: reason", for a value that breaks a rule
+   between keys too: the line the user wrote, even when the message is
+   about another key (a bigger ball makes the default shoot radius too
+   small). */
+Test (operator, a_value_that_breaks_a_rule_between_keys_names_its_line, .timeout = 30)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    const struct {
+        const char *ini, *want;
+    } cases[] = {
+        { "[sim]\nseed = 1\n[blue]\ncenter_to_dribbler = 0.1\n",
+          "c.ini:4: [blue] center_to_dribbler (0.1) must be below radius (0.09)" },
+        { "[yellow]\nradius = 0.05\n", "c.ini:2: [yellow] radius: [yellow] center_to_dribbler (0.075)" },
+        { "\n[ball]\nradius = 0.05\n",
+          "c.ini:3: [ball] radius: [blue] shoot_radius (0.0965) must be at least" },
+        { "[network]\ncontrol_port = 65000\nport_offset = 1000\n",
+          "c.ini:3: [network] port_offset 1000 moves port 65000" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[300], out[4096];
+        snprintf (path, sizeof path, "%s/c.ini", dir);
+        FILE *f = fopen (path, "w");
+        cr_assert_not_null (f);
+        fputs (cases[i].ini, f);
+        fclose (f);
+        int code = sim_lab_capture (out, sizeof out, "cd '%s' && '%s' presets --config c.ini 2>&1 >/dev/null",
+                                    dir, sim_lab_exe ());
+        cr_expect_eq (code, 2, "%s", out);
+        cr_expect (strstr (out, cases[i].want), "case %zu: want '%s' in:\n%s", i, cases[i].want, out);
+    }
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
 /* docs/config.md: one team's robots from its published set, the other's
    from another; the dump a user checks before a run shows both. */
 Test (operator, each_team_can_take_its_own_limits_preset, .timeout = 30)
