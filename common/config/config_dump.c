@@ -165,7 +165,7 @@ s_dump (const sim_config_t *cfg, bool with_header, bool annotated)
     }
 
     s_dump_global (&out, cfg, "realism", annotated);
-    sim_out (&out, "\n; Field sizes: 0 = the division's size (physics.md §3.1)");
+    sim_out (&out, "\n; Field sizes: 0 = the division's size (docs/config.md, [field])");
     s_dump_global (&out, cfg, "field", annotated);
     s_dump_global (&out, cfg, "run", annotated);
     s_dump_global (&out, cfg, "network", annotated);
