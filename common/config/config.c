@@ -436,6 +436,17 @@ sim_cfg_validate_blame (const sim_config_t *cfg, sim_cfg_blame_t *blame, char *e
             return -1;
         }
     }
+    /* the gateway binds these three on one address: two the same would
+       fail at its start as if another program held the port */
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = i + 1; j < 3; j++)
+            if (ports[i].port == ports[j].port) {
+                sim_cfg_err (err, errlen, "[%s] %s (%d) is also [%s] %s: the gateway binds each on its own",
+                             ports[j].section, ports[j].key, ports[j].port, ports[i].section, ports[i].key);
+                s_blame (blame, -1, ports[j].section, ports[j].key);
+                s_blame (blame, -1, ports[i].section, ports[i].key);
+                return -1;
+            }
     if (cfg->realism.vision_processing_time > cfg->realism.vision_delay)
         sim_warn ("[realism] vision_processing_time (%g s) exceeds vision_delay (%g s)",
                   cfg->realism.vision_processing_time, cfg->realism.vision_delay);

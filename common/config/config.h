@@ -107,7 +107,8 @@ bool sim_config_substep_whole (double substep);
    and range (as if the dump of cfg were loaded), then the cross-key checks
    a single range cannot express: substep a whole number of nanoseconds,
    center_to_dribbler < radius, shoot_radius >= center_to_dribbler + ball
-   radius - seat_depth, every port (UDP, the viewer's HTTP) + port_offset within 1..65535.
+   radius - seat_depth, every port (UDP, the viewer's HTTP) + port_offset within 1..65535,
+   control_port, blue_port and yellow_port all different.
    Physics can run it on a candidate before accepting a runtime change, so
    the effective configuration it publishes always loads. Returns 0 or -1
    with "[section] key: reason" in err. Also warns when

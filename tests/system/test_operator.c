@@ -126,6 +126,8 @@ Test (operator, a_value_that_breaks_a_rule_between_keys_names_its_line, .timeout
           "c.ini:3: [ball] radius: [blue] shoot_radius (0.0965) must be at least" },
         { "[network]\ncontrol_port = 65000\nport_offset = 1000\n",
           "c.ini:3: [network] port_offset 1000 moves port 65000" },
+        { "[network]\ncontrol_port = 10301\n",
+          "c.ini:2: [network] control_port: [network] blue_port (10301) is also [network] control_port" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[300], out[4096];
