@@ -441,13 +441,7 @@ vw_http_new (const char *host, int port, const char *www_dir, vw_hub_t *hub, vw_
                                  waits for the ACK of the header, which the page
                                  delays by 40 ms, so a page that asks for the next
                                  world when one arrives got about 22 a second */
-                              "tcp_nodelay", "1",
-                              /* the page's files are not kept either (a new
-                                 build's page must not run an old script):
-                                 civetweb then gives them the no-cache header
-                                 it gives every other answer; one header, where
-                                 an extra one disagreed with its max-age */
-                              "static_file_max_age", "0", NULL };
+                              "tcp_nodelay", "1", "static_file_max_age", "0", NULL };
     struct mg_callbacks callbacks;
     memset (&callbacks, 0, sizeof callbacks);
     callbacks.log_message = s_log_message;
