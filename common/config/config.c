@@ -238,6 +238,15 @@ sim_config_get (const sim_config_t *cfg, const char *section, const char *key, c
     return 0;
 }
 
+sim_config_t *
+sim_cfg_defaults_new (void)
+{
+    sim_config_t *cfg = malloc (sizeof *cfg);
+    if (cfg)
+        sim_config_defaults (cfg);
+    return cfg;
+}
+
 /* ---- local keys --------------------------------------------------------- */
 
 static void

@@ -235,10 +235,9 @@ s_doc_keys (sim_out_t *out, const sim_cfg_key_t *keys, size_t count, const char 
 char *
 sim_config_doc_markdown (void)
 {
-    sim_config_t *cfg = (sim_config_t *) malloc (sizeof (sim_config_t));
+    sim_config_t *cfg = sim_cfg_defaults_new ();
     if (!cfg)
         return NULL;
-    sim_config_defaults (cfg);
     sim_out_t out = { NULL, 0, 0, false };
     sim_out (&out, "<!-- generated from the key table of common/config/config_keys.c by "
                    "sim_config_doc_markdown(); do not edit by hand -->\n");

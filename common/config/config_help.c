@@ -158,10 +158,9 @@ sim_cfg_flag_left (const sim_cfg_flag_t *flag, char *buf, size_t size)
 char *
 sim_config_usage (void)
 {
-    sim_config_t *defaults = (sim_config_t *) malloc (sizeof (sim_config_t));
+    sim_config_t *defaults = sim_cfg_defaults_new ();
     if (!defaults)
         return NULL;
-    sim_config_defaults (defaults);
     sim_out_t out = { NULL, 0, 0, false };
     char left[128];
     char help[1024];

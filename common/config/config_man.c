@@ -100,10 +100,9 @@ static const char *const s_files[][2] = {
 char *
 sim_config_manpage (const char *version)
 {
-    sim_config_t *defaults = (sim_config_t *) malloc (sizeof (sim_config_t));
+    sim_config_t *defaults = sim_cfg_defaults_new ();
     if (!defaults)
         return NULL;
-    sim_config_defaults (defaults);
     sim_out_t out = { NULL, 0, 0, false };
     char left[128];
     char help[1024];

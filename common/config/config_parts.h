@@ -68,6 +68,11 @@ bool sim_cfg_key_format (const sim_cfg_key_t *key, const void *base, char *buf, 
 /* Copy the key's field (and a list's count) from src to dst. */
 void sim_cfg_key_copy (const sim_cfg_key_t *key, void *dst, const void *src);
 
+/* ---- config.c: the defaults on the heap (a sim_config_t is large) ------ */
+
+/* A new sim_config_t holding the defaults (free it), or NULL. */
+sim_config_t *sim_cfg_defaults_new (void);
+
 /* ---- config.c: finding keys --------------------------------------------- */
 
 /* The row of (section, key) in a table, case-insensitive, or NULL; *index
