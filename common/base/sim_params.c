@@ -77,5 +77,6 @@ sim_realism_default (sim_realism_t *r)
         .capture_late_rate = 0,
         .capture_late_fraction = 0.5,
         .report_ball_area = true,
+        .vision_artefacts = true,
     };
 }

@@ -150,6 +150,9 @@ typedef struct {
     double venue_ball_confidence;
     /* SSL_DetectionBall.area sent (false: the vision program sends none, as SSL-Vision at GO 2026) */
     bool report_ball_area;
+    /* [vision] duplicate_robot_rate and confidence_stddev in force (false:
+       no duplicate robots, every confidence its mean; the none preset) */
+    bool vision_artefacts;
 } sim_realism_t;
 
 /* [field] - product addition: every size 0 means "from the division";

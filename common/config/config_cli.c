@@ -262,6 +262,28 @@ s_blame_where (const sim_cfg_blame_t *blame, const sim_cfg_written_t *written, c
     }
 }
 
+/* With [realism] vision_artefacts false (the none preset) the camera model
+   reads neither [vision] duplicate_robot_rate nor confidence_stddev: a
+   value a file wrote for one of them is said to be unused, with the way to
+   have it (docs/config.md). */
+static void
+s_warn_unused_artefacts (const sim_config_t *cfg, const sim_cfg_written_t *written)
+{
+    static const char *const keys[] = { "duplicate_robot_rate", "confidence_stddev" };
+    if (cfg->realism.vision_artefacts)
+        return;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        size_t index;
+        if (!sim_cfg_find_key (sim_cfg_keys, sim_cfg_keys_count, "vision", keys[k], &index))
+            continue;
+        const sim_cfg_where_t *at = &written->main[index];
+        if (at->line)
+            sim_warn ("%s:%d: [vision] %s is unused: [realism] vision_artefacts is false (as in the "
+                      "none preset); a file that names the preset can set it true",
+                      at->file, at->line, keys[k]);
+    }
+}
+
 /* The configuration flag (not the launcher's own) that `arg` names, as
    "--name" or "--name=value"; NULL for none. */
 static const sim_cfg_flag_t *
@@ -383,6 +405,7 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
         s_blame_where (&blame, written, err, errlen);
         goto done;
     }
+    s_warn_unused_artefacts (cfg, written);
     rc = 0;
 done:
     free (before);

@@ -316,6 +316,9 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          "mean ball confidence at this venue (0 = [vision] ball_confidence_mean)"),
     S_B ("realism", "report_ball_area", OFF (realism.report_ball_area), true,
          "emit SSL_DetectionBall.area (false: the vision program sends none)"),
+    S_B ("realism", "vision_artefacts", OFF (realism.vision_artefacts), true,
+         "[vision] duplicate_robot_rate and confidence_stddev apply (false: no duplicate robots, "
+         "every confidence its mean)"),
 
     /* [field] product addition; 0 = from the division */
     S_F ("field", "length", OFF (field.length), 0, R_GE0, "m", "field length (0 = division)"),

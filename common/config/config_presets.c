@@ -60,30 +60,31 @@ typedef struct {
    camera_clock_offset, geometry_alone, then venue_ball_confidence
    (S_VENUE_OFF: the [vision] mean, in all but go26 and rc26), then
    report_ball_area (false in go26 alone: SSL-Vision at GO 2026 sent no
-   area). */
+   area), then vision_artefacts (false in none alone: no realism at all
+   takes no duplicate robot or confidence spread from [vision]). */
 /* clang-format off */
 static const s_realism_preset_t s_realism_presets[] = {
     { { "none", { NULL } },
       { 0, 0, 0, 0, true, 0.4, 0.3, 0, 0, 0, 0, 0, 0, 0.035, 0.005, true, 0, 0,
-        0, 3.0, 0, 0, 0, 0, 0, S_ROUND2_OFF, true } },
+        0, 3.0, 0, 0, 0, 0, 0, S_ROUND2_OFF, true, false } },
     { { "realistic", { "measured", "default", NULL } },
       { 0.0007, 0.00042, 0.0043, 3.3, true, 0.25, 0.8, 0.030, 0.02, 0.01, 0.01, 0,
         0.0017, 0.022, 0.00675, true, 0, 0, 0.0095, 3.0, 0, 0.02, S_KICK_DIR,
         S_CHIP_ANGLE, 0.1,
         0.015, 0.00894, 0.01048, 0.0004, 6.92, 0.133, 0.0155, 2.6, 0.06, 0.12, 0.025, 0.072,
-        0.60, 0.62, 0.00014, 0, 0.5, 0, S_VP_OFF, S_VENUE_OFF, true } },
+        0.60, 0.62, 0.00014, 0, 0.5, 0, S_VP_OFF, S_VENUE_OFF, true, true } },
     { { "go26", { NULL } },
       { 0.0007, 0.00042, 0.0043, 3.3, true, 0.25, 0.8, 0.06, 0.02, 0.01, 0.01, 0,
         0.00008, 0.022, 0.00569, true, 0, 0, 0.009, 2.0, 0, 0.018, S_KICK_DIR,
         S_CHIP_ANGLE, 0.1,
         0, 0.00788, 0.00942, 0.0004, 6.92, 0.133, 0.0155, 2.6, 0.06, 0.12, 0.025, 0.072,
-        0.60, 0.62, 0.00014, 0, 0.5, 1, S_VP_OFF, 0.70, false } },
+        0.60, 0.62, 0.00014, 0, 0.5, 1, S_VP_OFF, 0.70, false, true } },
     { { "rc26", { NULL } },
       { 0.0007, 0.00042, 0.0043, 3.3, true, 0.25, 0.8, 0.0027, 0.02, 0.01, 0.01, 0,
         0.002, 0.022, 0.00829, true, 0, 0, 0.0065, 3.0, 0, 0.02, S_KICK_DIR,
         S_CHIP_ANGLE, 0.1,
         0.030, 0.01048, 0.01202, 0.0004, 6.92, 0.133, 0.0155, 2.6, 0.06, 0.12, 0.025, 0.072,
-        0.60, 0.62, 0.00061, 0.01, 0.5, 2, S_VP_OFF, 0.96, true } },
+        0.60, 0.62, 0.00061, 0.01, 0.5, 2, S_VP_OFF, 0.96, true, true } },
     /* TIGERs-Mannheim's vision-processor (docs/vision.md "vp26"): the
        realistic camera and field, its own GPU timing, and its documented
        artefacts; magnitudes it does not publish are chosen there */
@@ -93,16 +94,16 @@ static const s_realism_preset_t s_realism_presets[] = {
         S_CHIP_ANGLE, 0.1,
         0.015, 0.007, 0.010, 0.0004, 6.92, 0.133, 0.0155, 2.6, 0.06, 0.12, 0.005, 0.072,
         0.60, 0.62, 0.00014, 0, 0.5, 0,
-        1, 0.02, 0.001, 0.185, 3600.0, true, S_VENUE_OFF, true } },
+        1, 0.02, 0.001, 0.185, 3600.0, true, S_VENUE_OFF, true, true } },
     { { "erforce_friendly", { "friendly", NULL } },
       { 0.0004, 0.0003, 0.003, 1.0, true, 0.4, 1.0, 0.001, 0.05, 0.01, 0.01, 0.05,
-        0.02, 0.035, 0.010, true, 0.02, 0, 0, 3.0, 0, 0, 0, 0, 0, S_ROUND2_OFF, true } },
+        0.02, 0.035, 0.010, true, 0.02, 0, 0, 3.0, 0, 0, 0, 0, 0, S_ROUND2_OFF, true, true } },
     { { "erforce_realistic", { NULL } },
       { 0.0014, 0.0013, 0.01, 6.5, true, 0.4, 1.0, 0.05, 0.1, 0.03, 0.1, 0.05, 0.02,
-        0.035, 0.010, true, 0.02, 0, 0, 3.0, 0, 0, 0, 0, 0, S_ROUND2_OFF, true } },
+        0.035, 0.010, true, 0.02, 0, 0, 3.0, 0, 0, 0, 0, 0, S_ROUND2_OFF, true, true } },
     { { "erforce_rc2021", { "rc2021", NULL } },
       { 0.0010, 0.0013, 0.01, 6.5, true, 0.4, 1.0, 0.02, 0, 0.03, 0.1, 0.05, 0,
-        0.035, 0.010, false, 0, 0, 0, 3.0, 0, 0, 0, 0, 0, S_ROUND2_OFF, true } },
+        0.035, 0.010, false, 0, 0, 0, 3.0, 0, 0, 0, 0, 0, S_ROUND2_OFF, true, true } },
 };
 /* clang-format on */
 

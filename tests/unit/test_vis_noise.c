@@ -116,6 +116,66 @@ Test (vis_noise, duplicates)
     vis_model_destroy (&m);
 }
 
+/* What `frames` captures of s_scene by camera 0 of m send: robot
+   detections, how many of them repeat the one before (a duplicate comes
+   right after its original), and detections, robots' and balls', whose
+   confidence is not exactly its [vision] mean. */
+static void
+s_count_artefacts (vis_model_t *m, const sim_config_t *cfg, uint32_t frames, long *dets, long *dups,
+                   long *spread)
+{
+    sim_snapshot_t s = s_scene ();
+    vis_frame_t f;
+    *dets = *dups = *spread = 0;
+    for (uint32_t k = 0; k < frames; k++) {
+        vis_model_capture (m, 0, k, &s, &f);
+        const vis_robot_det_t *lists[2] = { f.blue, f.yellow };
+        const int counts[2] = { f.blue_count, f.yellow_count };
+        for (int team = 0; team < 2; team++)
+            for (int i = 0; i < counts[team]; i++) {
+                (*dets)++;
+                *dups += i > 0 && lists[team][i].id == lists[team][i - 1].id;
+                *spread += lists[team][i].confidence != cfg->vision.robot_confidence_mean;
+            }
+        for (int i = 0; i < f.ball_count; i++)
+            *spread += f.balls[i].confidence != cfg->vision.ball_confidence_mean;
+    }
+}
+
+/* `--realism none` is no realism at all (docs/vision.md "Confidence"),
+   also for the artefacts whose numbers are [vision] keys no preset row
+   holds: a duplicated robot and the confidence spread. 100 000 captures
+   of ten robots are 1 000 000 robot detections, where the default
+   duplicate_robot_rate of 3e-5 gives 30 duplicates on average (none at
+   all with chance e^-30, about 1e-13). With `none` the rate is not read
+   and no draw is made, so the count is exactly 0 whatever the seed. The
+   same captures with vision_artefacts turned back on do show both, so
+   the count can see them. */
+Test (vis_noise, realism_none_sends_no_duplicate_and_no_confidence_spread)
+{
+    sim_config_t cfg;
+    char err[256] = "";
+    char *argv[] = { "--realism", "none" };
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_config_from_args (&cfg, 2, argv, err, sizeof err), 0, "%s", err);
+    cr_assert_not (cfg.realism.vision_artefacts);
+    cr_assert_eq (cfg.vision.duplicate_robot_rate, 3e-5, "the [vision] value is kept, not read");
+    cr_assert_eq (cfg.vision.confidence_stddev, 0.09);
+    vis_model_t *m = sim_fc_model_new (&cfg);
+    long dets, dups, spread;
+    s_count_artefacts (m, &cfg, 100000, &dets, &dups, &spread);
+    cr_assert_eq (dets - dups, 1000000, "ten robots a capture, no dropout under none");
+    cr_expect_eq (dups, 0, "%ld duplicated robots in %ld detections", dups, dets);
+    cr_expect_eq (spread, 0, "%ld confidences off their mean", spread);
+
+    cfg.realism.vision_artefacts = true;
+    sim_fc_model_set (m, &cfg);
+    s_count_artefacts (m, &cfg, 100000, &dets, &dups, &spread);
+    cr_expect_gt (dups, 0, "%ld duplicates with the artefacts on", dups);
+    cr_expect_gt (spread, dets / 2);
+    vis_model_destroy (&m);
+}
+
 Test (vis_noise, spurious_dribbler_balls)
 {
     sim_config_t cfg = vis_test_cfg ("none");
