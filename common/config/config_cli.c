@@ -228,36 +228,66 @@ s_report_replaced (const sim_config_t *before, const sim_config_t *after, const 
         }
 }
 
-/* A failed cross-key check names where a file wrote the first of the
-   keys it read that a file wrote: "FILE:LINE: " before the message, and
+/* The last of the `count` options that sets the global key [section]
+   key (flags apply after the files, so it is the value in force); NULL
+   for none. */
+static const sim_cfg_flag_t *
+s_flag_setting (const s_option_t *options, int count, const char *section, const char *key)
+{
+    for (int i = count - 1; i >= 0; i--) {
+        const sim_cfg_flag_t *flag = options[i].flag;
+        if (flag->kind != SIM_CFG_FLAG_CONFIG && flag->section && flag->key
+            && strcmp (flag->section, section) == 0 && strcmp (flag->key, key) == 0)
+            return flag;
+    }
+    return NULL;
+}
+
+/* A failed cross-key check names where the first of the keys it read
+   that the user gave was given. A flag: the message's subject "[section]
+   key" becomes the flag the user typed ("--port-offset 65000 moves
+   ..."), or, when the message is about another key, the flag comes first
+   ("--vision-addr: ..."). A file: "FILE:LINE: " before the message, and
    the key too when it is not the one the message is about. A check of
-   values no file wrote (defaults, flags) keeps its message. */
+   values the user did not give (defaults) keeps its message. */
 static void
-s_blame_where (const sim_cfg_blame_t *blame, const sim_cfg_written_t *written, char *err, size_t errlen)
+s_blame_where (const sim_cfg_blame_t *blame, const sim_cfg_written_t *written, const s_option_t *options,
+               int count, char *err, size_t errlen)
 {
     for (int i = 0; i < blame->count; i++) {
         int team = blame->at[i].team;
+        const char *key_section = blame->at[i].section, *key_name = blame->at[i].key;
+        char what[1024];
+        snprintf (what, sizeof what, "%s", err);
+        const sim_cfg_flag_t *flag = team < 0 ? s_flag_setting (options, count, key_section, key_name) : NULL;
+        if (flag) {
+            char subject[128];
+            int n = snprintf (subject, sizeof subject, "[%s] %s ", key_section, key_name);
+            if (i == 0 && flag->kind == SIM_CFG_FLAG_KEY && flag->arg && n > 0 && (size_t) n < sizeof subject
+                && strncmp (what, subject, (size_t) n) == 0)
+                sim_cfg_err (err, errlen, "%s %s", flag->name, what + n);
+            else
+                sim_cfg_err (err, errlen, "%s: %s", flag->name, what);
+            return;
+        }
         const sim_cfg_key_t *keys = team < 0 ? sim_cfg_keys : sim_cfg_team_keys;
-        size_t count = team < 0 ? sim_cfg_keys_count : sim_cfg_team_keys_count;
+        size_t keys_count = team < 0 ? sim_cfg_keys_count : sim_cfg_team_keys_count;
         size_t index;
-        if (!sim_cfg_find_key (keys, count, blame->at[i].section, blame->at[i].key, &index))
+        if (!sim_cfg_find_key (keys, keys_count, key_section, key_name, &index))
             continue;
         const sim_cfg_where_t *at = team < 0 ? &written->main[index] : &written->team[team][index];
         if (!at->line)
             continue;
         char section[64];
         if (team < 0)
-            snprintf (section, sizeof section, "%s", blame->at[i].section);
+            snprintf (section, sizeof section, "%s", key_section);
         else
             snprintf (section, sizeof section, "%s%s%s", sim_team_name ((sim_team_t) team),
-                      blame->at[i].section[0] ? "." : "", blame->at[i].section);
-        char what[1024];
-        snprintf (what, sizeof what, "%s", err);
+                      key_section[0] ? "." : "", key_section);
         if (i == 0)
             sim_cfg_err (err, errlen, "%s:%d: %s", at->file, at->line, what);
         else
-            sim_cfg_err (err, errlen, "%s:%d: [%s] %s: %s", at->file, at->line, section, blame->at[i].key,
-                         what);
+            sim_cfg_err (err, errlen, "%s:%d: [%s] %s: %s", at->file, at->line, section, key_name, what);
         return;
     }
 }
@@ -402,7 +432,7 @@ sim_config_from_args (sim_config_t *cfg, int argc, char **argv, char *err, size_
         cfg->team[team].dribbler.glue = !cfg->realism.simulate_dribbling;
     sim_cfg_blame_t blame;
     if (sim_cfg_validate_blame (cfg, &blame, err, errlen) != 0) {
-        s_blame_where (&blame, written, err, errlen);
+        s_blame_where (&blame, written, options, count, err, errlen);
         goto done;
     }
     s_warn_unused_artefacts (cfg, written);

@@ -144,6 +144,43 @@ Test (operator, a_value_that_breaks_a_rule_between_keys_names_its_line, .timeout
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 
+/* docs/config.md: a rule between keys broken by a value given as a flag
+   names the flag the user typed, not the key it sets; the value of a
+   file keeps its line, and a flag after a file wins as its value does. */
+Test (operator, a_flag_that_breaks_a_rule_between_keys_is_named_as_typed, .timeout = 30)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char path[300];
+    snprintf (path, sizeof path, "%s/c.ini", dir);
+    FILE *f = fopen (path, "w");
+    cr_assert_not_null (f);
+    fputs ("[network]\nport_offset = 1000\n", f);
+    fclose (f);
+    const struct {
+        const char *command, *args, *want;
+    } cases[] = {
+        { "run", "--localhost --port-offset 65000",
+          "--port-offset 65000 moves port 10300 of [network] control_port outside 1..65535" },
+        { "presets", "--config c.ini --port-offset 65000", "--port-offset 65000 moves port 10300" },
+        { "presets", "--port-offset 1000 --vision-addr 127.0.0.1:65000",
+          "--port-offset 1000 moves port 65000 of [run] vision_addr" },
+        { "presets", "--config c.ini --vision-addr 127.0.0.1:65000",
+          "c.ini:2: [network] port_offset 1000 moves port 65000 of [run] vision_addr" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[4096];
+        int code = sim_lab_capture (out, sizeof out,
+                                    "cd '%s' && XDG_RUNTIME_DIR='%s' timeout 20 '%s' %s %s 2>&1 >/dev/null",
+                                    dir, dir, sim_lab_exe (), cases[i].command, cases[i].args);
+        cr_expect_eq (code, 2, "case %zu: exit %d:\n%s", i, code, out);
+        cr_expect (strstr (out, cases[i].want), "case %zu: want '%s' in:\n%s", i, cases[i].want, out);
+        if (strstr (cases[i].args, "--port-offset"))
+            cr_expect_null (strstr (out, "[network] port_offset"), "case %zu names the key:\n%s", i, out);
+    }
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
 /* docs/config.md: one team's robots from its published set, the other's
    from another; the dump a user checks before a run shows both. */
 Test (operator, each_team_can_take_its_own_limits_preset, .timeout = 30)

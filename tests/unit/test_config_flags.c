@@ -137,7 +137,7 @@ Test (config, bad_flags_are_errors)
         { 2, { "--duration", "0" }, "--duration:" },
         { 2, { "--log-level", "chatty" }, "--log-level:" },
         { 2, { "--port-offset", "-1" }, "--port-offset:" },
-        { 2, { "--port-offset", "40000" }, "port_offset 40000 moves port" },
+        { 2, { "--port-offset", "40000" }, "--port-offset 40000 moves port" },
         { 2, { "--realism", "ultra" }, "unknown realism 'ultra'" },
         { 2, { "--ball-preset", "bouncy" }, "--ball-preset: unknown ball preset 'bouncy'" },
         { 2, { "--robot-limits", "slow" }, "--robot-limits: unknown robot limits preset 'slow'" },
