@@ -23,7 +23,7 @@ int
 ctl_pidfile_path (const sim_config_t *cfg, const char *name, char *path, size_t len)
 {
     char dir[SIM_STRING_MAX];
-    if (sim_bus_runtime_dir (cfg, dir, sizeof dir))
+    if (sim_bus_runtime_dir_find (cfg, dir, sizeof dir) != 0)
         return -1;
     int n = snprintf (path, len, "%s/%s.pid", dir, name);
     return n > 0 && (size_t) n < len ? 0 : -1;
@@ -32,7 +32,9 @@ ctl_pidfile_path (const sim_config_t *cfg, const char *name, char *path, size_t 
 void
 launch_pidfile_write (const sim_config_t *cfg, const char *name, const char *by, char *path, size_t len)
 {
-    if (ctl_pidfile_path (cfg, name, path, len)) {
+    /* the writer makes the directory; ctl_pidfile_path only finds it */
+    char dir[SIM_STRING_MAX];
+    if (sim_bus_runtime_dir (cfg, dir, sizeof dir) || ctl_pidfile_path (cfg, name, path, len)) {
         *path = '\0';
         return;
     }
@@ -179,7 +181,7 @@ launch_find_runtime (const sim_config_t *cfg)
 {
     char mine[SIM_STRING_MAX], units[SIM_STRING_MAX + 32];
     bool denied = false;
-    if (sim_bus_runtime_dir (cfg, mine, sizeof mine) == 0 && s_dir_has_service (mine, &denied))
+    if (sim_bus_runtime_dir_find (cfg, mine, sizeof mine) == 0 && s_dir_has_service (mine, &denied))
         return;
     const char *base = getenv ("SSL_SIM_UNITS_RUNTIME");
     if (!base || !*base)
@@ -238,7 +240,7 @@ int
 launch_lock_holder (const sim_config_t *cfg)
 {
     char dir[SIM_STRING_MAX], path[SIM_STRING_MAX + 16];
-    if (sim_bus_runtime_dir (cfg, dir, sizeof dir))
+    if (sim_bus_runtime_dir_find (cfg, dir, sizeof dir) != 0)
         return 0;
     snprintf (path, sizeof path, "%s/run.lock", dir);
     FILE *f = fopen (path, "r");
@@ -257,7 +259,7 @@ static int
 s_lock_services (const sim_config_t *cfg, bool started[LAUNCH_SERVICE_COUNT])
 {
     char dir[SIM_STRING_MAX], path[SIM_STRING_MAX + 16];
-    if (sim_bus_runtime_dir (cfg, dir, sizeof dir))
+    if (sim_bus_runtime_dir_find (cfg, dir, sizeof dir) != 0)
         return -1;
     snprintf (path, sizeof path, "%s/run.lock", dir);
     int fd = open (path, O_RDONLY | O_CLOEXEC);

@@ -19,7 +19,8 @@ typedef struct {
 } ctl_proc_t;
 
 /* The path of service `name`'s pid file in cfg's runtime directory; 0, or
-   -1 when it does not fit. */
+   -1 when it does not fit or the directory is not there (none is made:
+   `status` and `restart` only read) or is refused. */
 int ctl_pidfile_path (const sim_config_t *cfg, const char *name, char *path, size_t len);
 
 /* Whether `pid` runs service `name` (a stale pid file may name a

@@ -376,7 +376,11 @@ main (int argc, char **argv)
         if (s_config (&cfg, argc - skip, argv + skip))
             return 2;
         launch_find_runtime (&cfg);
-        if (sim_bus_resolve (&cfg, NULL))
+        /* a query leaves no trace: without a runtime directory nothing
+           runs, and none is made to find that out */
+        char dir[SIM_STRING_MAX];
+        int found = sim_bus_runtime_dir_find (&cfg, dir, sizeof dir);
+        if (found < 0 || (found == 0 && sim_bus_resolve (&cfg, NULL)))
             return 2;
         return restart ? launch_restart (&cfg, argv[2]) : launch_status (&cfg);
     }

@@ -228,7 +228,7 @@ launch_status (const sim_config_t *cfg)
         wanted += want[i] || procs[i].alive;
     }
     char dir[SIM_STRING_MAX] = "?";
-    sim_bus_runtime_dir (cfg, dir, sizeof dir);
+    sim_bus_runtime_dir_find (cfg, dir, sizeof dir); /* a query makes none */
     if (running == 0) {
         const char *units = getenv ("SSL_SIM_UNITS_RUNTIME");
         printf ("no ssl-sim services running (runtime directory %s; the systemd units' %s/ssl-sim has none "

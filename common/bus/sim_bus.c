@@ -11,21 +11,27 @@
 #include "common/config/config.h"
 #include "common/base/sim_log.h"
 
-/* Make `path` (mode 0700), or accept the one that exists only when it is
-   a real directory of ours that nobody else can enter: whoever could
-   write there first could bind our sockets and lanes and read every
-   command. Returns 0, or -1 with the reason logged. */
+/* Make `path` (mode 0700) when `create`, and accept the one that exists
+   only when it is a real directory of ours that nobody else can enter:
+   whoever could write there first could bind our sockets and lanes and
+   read every command, or plant the pid files a query reads. Returns 0, 1
+   when it does not exist and `create` is false (nothing logged), or -1
+   with the reason logged. */
 static int
-s_private_dir (const char *path)
+s_private_dir (const char *path, bool create)
 {
-    if (mkdir (path, 0700) == 0)
-        chmod (path, 0700); /* whatever the umask took away (ssl-sim's takes x) */
-    else if (errno != EEXIST) {
-        sim_error ("cannot create runtime directory %s: %s", path, strerror (errno));
-        return -1;
+    if (create) {
+        if (mkdir (path, 0700) == 0)
+            chmod (path, 0700); /* whatever the umask took away (ssl-sim's takes x) */
+        else if (errno != EEXIST) {
+            sim_error ("cannot create runtime directory %s: %s", path, strerror (errno));
+            return -1;
+        }
     }
     struct stat st;
     if (lstat (path, &st) != 0) {
+        if (!create && errno == ENOENT)
+            return 1;
         sim_error ("cannot check runtime directory %s: %s", path, strerror (errno));
         return -1;
     }
@@ -49,8 +55,11 @@ s_private_dir (const char *path)
     return 0;
 }
 
-int
-sim_bus_runtime_dir (const sim_config_t *cfg, char *buf, size_t len)
+/* The runtime directory's path into buf, each level made when `create`
+   and checked when it exists (s_private_dir); 0, 1 (not there, buf holds
+   the whole path) or -1. */
+static int
+s_runtime_dir (const sim_config_t *cfg, char *buf, size_t len, bool create)
 {
     const char *xdg = getenv ("XDG_RUNTIME_DIR");
     int n;
@@ -58,15 +67,32 @@ sim_bus_runtime_dir (const sim_config_t *cfg, char *buf, size_t len)
         n = snprintf (buf, len, "%s/ssl-sim", xdg);
     else
         n = snprintf (buf, len, "/tmp/ssl-sim-%u", (unsigned) getuid ());
-    if (n < 0 || (size_t) n >= len || s_private_dir (buf))
+    if (n < 0 || (size_t) n >= len)
+        return -1;
+    int rc = s_private_dir (buf, create);
+    if (rc < 0)
         return -1;
     if (cfg->network.port_offset != 0) {
         size_t used = strlen (buf);
         n = snprintf (buf + used, len - used, "/%d", cfg->network.port_offset);
-        if (n < 0 || (size_t) n >= len - used || s_private_dir (buf))
+        if (n < 0 || (size_t) n >= len - used)
             return -1;
+        /* under a parent that is not there, neither is the child */
+        rc = rc == 1 ? 1 : s_private_dir (buf, create);
     }
-    return 0;
+    return rc;
+}
+
+int
+sim_bus_runtime_dir (const sim_config_t *cfg, char *buf, size_t len)
+{
+    return s_runtime_dir (cfg, buf, len, true);
+}
+
+int
+sim_bus_runtime_dir_find (const sim_config_t *cfg, char *buf, size_t len)
+{
+    return s_runtime_dir (cfg, buf, len, false);
 }
 
 static void

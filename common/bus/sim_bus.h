@@ -72,6 +72,13 @@
    refused. */
 int sim_bus_runtime_dir (const sim_config_t *cfg, char *buf, size_t len);
 
+/* The same directory for a query that must leave no trace (`ssl-sim
+   status`, reading pid files and the lock): nothing is created. Writes
+   its path into buf and returns 0 when it exists and passes the same
+   checks, 1 when it does not exist (nothing logged: nothing runs there),
+   or -1 when it is refused (reason logged) or the path does not fit. */
+int sim_bus_runtime_dir_find (const sim_config_t *cfg, char *buf, size_t len);
+
 /* Fill every empty [bus] endpoint: ipc:// paths in the runtime directory,
    or inproc://NAME-<prefix> names when `inproc_prefix` is not NULL (the
    single-process mode; the prefix keeps two simulators in one test apart).

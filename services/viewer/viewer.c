@@ -269,7 +269,7 @@ int
 vw_viewer_url (const sim_config_t *cfg, char *buf, size_t len)
 {
     char dir[SIM_STRING_MAX];
-    return sim_bus_runtime_dir (cfg, dir, sizeof dir) ? -1 : vw_door_read_url (dir, buf, len);
+    return sim_bus_runtime_dir_find (cfg, dir, sizeof dir) != 0 ? -1 : vw_door_read_url (dir, buf, len);
 }
 
 /* `ssl-sim play`: the log is the world; the configuration given is the

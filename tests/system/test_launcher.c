@@ -118,6 +118,31 @@ Test (launcher, status_when_nothing_runs, .timeout = 30)
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 
+/* A query leaves no trace: `status` (and `restart`, which finds nothing
+   to restart) with nothing running reads the runtime directory, the
+   port offset's one below it and the systemd units' one without making
+   any of them, and still says that nothing runs. */
+Test (launcher, status_when_nothing_runs_creates_no_directory, .timeout = 30)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    const char *queries[] = { "status", "status --port-offset 4321", "restart vision --port-offset 4321" };
+    const int exits[] = { 3, 3, 1 };
+    const char *says[] = { "no ssl-sim services running", "no ssl-sim services running",
+                           "vision is not running" };
+    for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
+        char out[4096], left[4096];
+        int code = sim_lab_capture (out, sizeof out,
+                                    "XDG_RUNTIME_DIR='%s' SSL_SIM_UNITS_RUNTIME='%s/units' '%s' %s 2>&1", dir,
+                                    dir, sim_lab_exe (), queries[i]);
+        cr_expect_eq (code, exits[i], "%s: exit %d:\n%s", queries[i], code, out);
+        cr_expect (strstr (out, says[i]), "%s:\n%s", queries[i], out);
+        sim_lab_capture (left, sizeof left, "find '%s' -mindepth 1", dir);
+        cr_expect_str_empty (left, "%s left behind:\n%s", queries[i], left);
+    }
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
 Test (launcher, restart_refuses_an_unsupervised_service, .timeout = 30)
 {
     s_dir_t d;
