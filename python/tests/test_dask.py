@@ -5,9 +5,13 @@ the same bytes as one SslSimVectorEnv, whatever the number of workers;
 bad input is refused by name and leaves the workers alive; a killed
 worker is an error on the next step, not a hang.
 """
+import json
 import os
+import shutil
 import signal
+import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -16,10 +20,11 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 
 import numpy as np  # noqa: E402
 import psutil  # noqa: E402  (a dependency of distributed)
+import distributed.security  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 
 import sslsim  # noqa: E402
-from tests.docs_example import run_docs_block  # noqa: E402
+from tests.docs_example import ROOT, run_docs_block  # noqa: E402
 from sslsim.dask import DaskVectorEnv, WorkerLost  # noqa: E402
 
 
@@ -284,6 +289,77 @@ class TlsTest(unittest.TestCase):
             with DaskVectorEnv(client, 2) as env, sslsim.SslSimVectorEnv(2, threads=1) as local:
                 a = [np.full(env.action_space.shape, 0.5)] * 5
                 self.assertEqual(run(env, 3, a), run(local, 3, a))
+
+
+def docs_sh_block(after):
+    """The first ```sh block of docs/dask.md after the text `after`."""
+    with open(os.path.join(ROOT, "docs", "dask.md"), encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("```sh\n", text.index(after)) + len("```sh\n")
+    return text[start:text.index("```", start)]
+
+
+@unittest.skipUnless(shutil.which("openssl") and shutil.which("dask"), "needs openssl and the dask command")
+class LabTlsTest(unittest.TestCase):
+    """docs/dask.md's "Securing Dask's TCP with TLS" as a user does it:
+    certificates from the page's openssl recipe, `dask scheduler` and
+    `dask worker` processes with the page's TLS options (bound to
+    127.0.0.1 here), a client with the page's Security settings steps an
+    env, and a client without TLS is refused."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="sslsim-dask-tls-")
+        self.procs = []
+        subprocess.run(["sh", "-e", "-c", docs_sh_block("Without a lab authority")], cwd=self.dir, check=True,
+                       capture_output=True, timeout=120)
+
+    def tearDown(self):
+        for p in self.procs:
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def start(self, args, env=None):
+        log = open(os.path.join(self.dir, "%s-%d.log" % (args[1], len(self.procs))), "wb")
+        self.procs.append(subprocess.Popen(args, cwd=self.dir, env=env, stdout=log, stderr=subprocess.STDOUT))
+        log.close()
+
+    def test_the_pages_tls_settings_connect_and_plain_tcp_is_refused(self):
+        tls = ["--tls-ca-file", "ca.pem"]
+        info = os.path.join(self.dir, "scheduler.json")
+        self.start(["dask", "scheduler", "--protocol", "tls", *tls, "--tls-cert", "sched.pem",
+                    "--tls-key", "sched-key.pem", "--host", "127.0.0.1", "--port", "0",
+                    "--dashboard-address", "127.0.0.1:0", "--scheduler-file", info])
+        deadline = time.monotonic() + 60
+        while not os.path.exists(info) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with open(info) as f:
+            address = json.load(f)["address"]
+        self.assertTrue(address.startswith("tls://127.0.0.1:"), address)
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        self.start(["dask", "worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard", *tls,
+                    "--tls-cert", "worker.pem", "--tls-key", "worker-key.pem", "--host", "127.0.0.1",
+                    "--dashboard-address", "127.0.0.1:0"], env=env)
+        sec = distributed.security.Security(tls_ca_file=os.path.join(self.dir, "ca.pem"),
+                                            tls_client_cert=os.path.join(self.dir, "client.pem"),
+                                            tls_client_key=os.path.join(self.dir, "client-key.pem"),
+                                            require_encryption=True)
+        with Client(address, security=sec, direct_to_workers=True, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+            workers = sorted(client.scheduler_info()["workers"])
+            self.assertTrue(all(w.startswith("tls://127.0.0.1:") for w in workers), workers)
+            with DaskVectorEnv(client, 4) as dask_env, sslsim.SslSimVectorEnv(4, threads=1) as local:
+                self.assertEqual(len(dask_env.shards), 2)
+                a = [np.full(dask_env.action_space.shape, 0.5)] * 5
+                self.assertEqual(run(dask_env, 3, a), run(local, 3, a))
+        plain = address.replace("tls://", "tcp://")
+        with self.assertRaises(OSError):
+            Client(plain, timeout=3)
 
 
 class WorkerDeathTest(unittest.TestCase):
