@@ -105,6 +105,19 @@ def _split(n, parts):
     return [(o, c) for o, c in out if c > 0]
 
 
+def _check_workers(workers, known):
+    """ValueError naming the first of `workers` that is none of the
+    scheduler's `known` workers by address, name or host (what Dask's
+    workers= takes): a shard pinned to it would wait out the timeout."""
+    names = set(known)
+    for info in known.values():
+        names.update((str(info.get("name")), str(info.get("host"))))
+    for w in workers:
+        if str(w) not in names:
+            raise ValueError("workers: %r is not a worker of this cluster (its workers: %s)"
+                             % (w, ", ".join(sorted(known)) or "none"))
+
+
 class DaskVectorEnv:
     """DaskVectorEnv(client, num_envs=64, workers=None, threads=1,
     timeout=60.0, **kwargs): num_envs worlds over the cluster of
@@ -120,11 +133,13 @@ class DaskVectorEnv:
     def __init__(self, client, num_envs=64, workers=None, threads=1, timeout=60.0, **kwargs):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError("num_envs must be a positive integer, not %r" % (num_envs,))
+        known = client.scheduler_info()["workers"]
         if workers is None:
-            workers = sorted(client.scheduler_info()["workers"])
+            workers = sorted(known)
         workers = list(workers)
         if not workers:
             raise ValueError("workers: the cluster has no worker")
+        _check_workers(workers, known)
         self.client = client
         self.num_envs = int(num_envs)
         self.timeout = float(timeout)

@@ -244,6 +244,10 @@ class DaskClusterTest(unittest.TestCase):
             self.assertEqual(obs.shape, (4, 13))
         with self.assertRaisesRegex(ValueError, "closed"):
             env.reset()
+        # a worker the cluster does not have is refused by name (its shard
+        # would wait out the timeout, then raise a bare TimeoutError)
+        with self.assertRaisesRegex(ValueError, "workers: 'tcp://127.0.0.1:9' is not a worker"):
+            DaskVectorEnv(self.client, 2, workers=[self.workers[0], "tcp://127.0.0.1:9"], timeout=5)
         # a shard refusing its construction (an unknown task) answers in the client, by name
         with self.assertRaisesRegex(ValueError, "task"):
             DaskVectorEnv(self.client, 2, task="juggle")
