@@ -154,8 +154,8 @@ def main():
               " one / busiest of two %.2fx"
               % (w1 * 1e3, med(c1, "client") * 1e3, " ".join("%.3f" % (med(c2, w) * 1e3) for w in workers),
                  med(c2, "client") * 1e3, w1 / w2))
-        print("round trip (median steps): n, local ms/step, cluster ms/step, extra ms, extra / cluster step;"
-              " then the same for rollouts of %d steps, per step" % o.rollout)
+        print("round trip (median steps): n, local ms/step, cluster ms/step, extra ms, extra / cluster step"
+              + ("; then the same for rollouts of %d steps, per step" % o.rollout if o.rollout else ""))
         under = under_r = None
         for n in sizes:
             remote = DaskVectorEnv(client, n, workers=workers[:1], **kw)
