@@ -38,22 +38,6 @@ s_ball_confidence_mean (const vis_model_def_t *v)
     return venue > 0 ? venue : v->ball_confidence_mean;
 }
 
-/* The [vision] artefacts as the realism lets them be: with
-   vision_artefacts false (the none preset) no duplicate robot and no
-   confidence spread, and no draws for either (docs/vision.md
-   "Confidence"). */
-static double
-s_duplicate_robot_rate (const vis_model_def_t *v)
-{
-    return v->realism.vision_artefacts ? v->duplicate_robot_rate : 0;
-}
-
-static double
-s_confidence_stddev (const vis_model_def_t *v)
-{
-    return v->realism.vision_artefacts ? v->confidence_stddev : 0;
-}
-
 /* The noise of a frame's robot detections (step 3 of §5.1): for each in
    turn the normal pair (x, y), then (orientation, confidence), the draws
    and values of a sim_rng_normal_pair each, in that order. All the
@@ -72,7 +56,7 @@ s_robot_noise (const vis_model_t *self, sim_rng_t *rng_n, int dets, s_noise_t *n
 {
     nz->sp = self->def.realism.stddev_robot_p;
     nz->sphi = self->def.realism.stddev_robot_phi;
-    nz->sc = s_confidence_stddev (&self->def);
+    nz->sc = self->def.confidence_stddev;
     nz->pos = nz->sp > 0;
     nz->ang = nz->sphi > 0 || nz->sc > 0;
     double s[4 * SIM_SNAPSHOT_MAX_ROBOTS];
@@ -150,7 +134,7 @@ s_ghost (const vis_model_def_t *v, sim_rng_t *rng_n, double x, double y)
         .has_z = v->report_ball_z,
         .area = v->spurious_ball_area_px,
         .has_area = v->realism.report_ball_area,
-        .confidence = s_confidence (rng_n, s_ball_confidence_mean (v), s_confidence_stddev (v)),
+        .confidence = s_confidence (rng_n, s_ball_confidence_mean (v), v->confidence_stddev),
         .spurious = true,
         .ghost = true,
     };
@@ -222,7 +206,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
     vis_region_visible_n (&self->rig, index, rx, ry, n, overlap, fov, in_region);
     /* the constant chances as integer bounds (sim_rng_odds), once */
     const uint64_t miss_odds = sim_rng_odds (r->missing_robot_detections);
-    const uint64_t twice_odds = sim_rng_odds (s_duplicate_robot_rate (v));
+    const uint64_t twice_odds = sim_rng_odds (v->duplicate_robot_rate);
     for (int k = 0; k < n; k++) {
         const sim_robot_state_t *rb = &snap->robots[k];
         if (!in_region[k])
@@ -319,7 +303,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
     if (ball_shown) {
         double px = bpx, py = bpy, zp = bzp;
         double n_a, n_c, nx, ny;
-        sim_rng_normal_pair (&rng_n, r->stddev_ball_area, s_confidence_stddev (v), &n_a, &n_c);
+        sim_rng_normal_pair (&rng_n, r->stddev_ball_area, v->confidence_stddev, &n_a, &n_c);
         double term = r->ball_area_height_gain > 0
                         ? 1 + r->ball_area_height_gain * pow (zp, r->ball_area_height_exponent)
                         : vis_ball_area_term (cam->z, zp, v->focal_length_px);
@@ -363,7 +347,7 @@ vis_capture_frame (const vis_model_t *self, vis_memo_t *memo, int index, uint32_
                 .has_z = v->report_ball_z,
                 .area = v->spurious_ball_area_px,
                 .has_area = v->realism.report_ball_area,
-                .confidence = s_confidence (&rng_n, s_ball_confidence_mean (v), s_confidence_stddev (v)),
+                .confidence = s_confidence (&rng_n, s_ball_confidence_mean (v), v->confidence_stddev),
                 .spurious = true,
             };
         }

@@ -79,8 +79,8 @@ typedef struct {
     double fov_radius; /* m, 0 = unlimited */
     double area_at_nadir_px, spurious_ball_area_px;
     double spurious_ball_forward, spurious_ball_lateral_stddev; /* m */
-    /* confidence_stddev and duplicate_robot_rate count only while
-       realism.vision_artefacts is true (false in the none preset) */
+    /* confidence_stddev and duplicate_robot_rate: 0 where the
+       configuration's realism.vision_artefacts is false (vis_def.c) */
     double robot_confidence_mean, ball_confidence_mean, confidence_stddev;
     double duplicate_robot_rate;
     int geometry_every_n_frames; /* 0 => 1 */

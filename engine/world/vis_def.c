@@ -26,8 +26,12 @@ vis_model_def_from_config (vis_model_def_t *def, const sim_config_t *cfg)
     def->spurious_ball_lateral_stddev = v->spurious_ball_lateral_stddev;
     def->robot_confidence_mean = v->robot_confidence_mean;
     def->ball_confidence_mean = v->ball_confidence_mean;
-    def->confidence_stddev = v->confidence_stddev;
-    def->duplicate_robot_rate = v->duplicate_robot_rate;
+    /* [realism] vision_artefacts false (the none preset): the [vision]
+       confidence spread and duplicate rate are not read, so the model
+       draws neither (docs/vision.md "No artefact under none") */
+    bool artefacts = cfg->realism.vision_artefacts;
+    def->confidence_stddev = artefacts ? v->confidence_stddev : 0;
+    def->duplicate_robot_rate = artefacts ? v->duplicate_robot_rate : 0;
     def->geometry_every_n_frames = v->geometry_every_n_frames;
     def->report_ball_z = v->report_ball_z;
     def->timestamp_epoch_offset = v->timestamp_epoch_offset;
