@@ -2,13 +2,16 @@
     Private to common/config/config*.c (and tests/unit/test_config.c); everything
     else uses config.h. The parts:
 
-      config_keys.c, config_flags.c   the tables (data only, config_table.h)
+      config_keys.c    the global keys' table (data only, config_table.h)
+      config_keys_team.c  the robot, camera and outage keys' tables
+      config_flags.c   the flags' and sub-commands' tables
       config_value.c   one key's value: parse, range check, format, default
       config.c         the engine over the tables: defaults, get/set by
                        key, local keys, validation
       config_ini.c     the INI loader (file or string, FILE:LINE errors)
       config_presets.c the named presets and applying them
-      config_cli.c     the command-line flags and the --help text
+      config_cli.c     the command line: flags over files, blame for errors
+      config_help.c    the --help text
       config_flag_rules.c  what the flag table cannot say by itself
       config_dump.c    the INI dump and the Markdown key reference
       config_man.c     the ssl-sim(1) man page and the bash completion

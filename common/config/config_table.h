@@ -1,5 +1,5 @@
 /*  config_table.h - the shape of the configuration tables: one row per key
-    (config_keys.c), per command-line flag and per sub-command
+    (config_keys.c, config_keys_team.c), per command-line flag and per sub-command
     (config_flags.c). Private to the config_*.c files and to
     tests/unit/test_config.c, which checks the tables against each other;
     everything else uses config.h.
@@ -81,7 +81,8 @@ typedef struct {
    count at count_offset). */
 size_t sim_cfg_key_size (const sim_cfg_key_t *key);
 
-/* The four key tables (config_keys.c) and their lengths. */
+/* The four key tables (config_keys.c, config_keys_team.c) and their
+   lengths. */
 extern const sim_cfg_key_t sim_cfg_keys[];
 extern const size_t sim_cfg_keys_count;
 extern const sim_cfg_key_t sim_cfg_team_keys[];
