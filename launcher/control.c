@@ -19,22 +19,30 @@
 
 #define S_LOCK_SERVICES "services" /* run.lock's second line: the services the run starts */
 
+/* Service `name`'s pid file in runtime directory `dir`; 0, or -1 when
+   it does not fit. */
+static int
+s_pidfile_in (const char *dir, const char *name, char *path, size_t len)
+{
+    int n = snprintf (path, len, "%s/%s.pid", dir, name);
+    return n > 0 && (size_t) n < len ? 0 : -1;
+}
+
 int
 ctl_pidfile_path (const sim_config_t *cfg, const char *name, char *path, size_t len)
 {
     char dir[SIM_STRING_MAX];
     if (sim_bus_runtime_dir_find (cfg, dir, sizeof dir) != 0)
         return -1;
-    int n = snprintf (path, len, "%s/%s.pid", dir, name);
-    return n > 0 && (size_t) n < len ? 0 : -1;
+    return s_pidfile_in (dir, name, path, len);
 }
 
 void
 launch_pidfile_write (const sim_config_t *cfg, const char *name, const char *by, char *path, size_t len)
 {
-    /* the writer makes the directory; ctl_pidfile_path only finds it */
+    /* the writer makes the directory (ctl_pidfile_path only finds it) */
     char dir[SIM_STRING_MAX];
-    if (sim_bus_runtime_dir (cfg, dir, sizeof dir) || ctl_pidfile_path (cfg, name, path, len)) {
+    if (sim_bus_runtime_dir (cfg, dir, sizeof dir) || s_pidfile_in (dir, name, path, len)) {
         *path = '\0';
         return;
     }
