@@ -161,8 +161,9 @@ DOC_GEN  := $(MAN1) $(BASHCOMP)
 all: $(BIN) $(TEST_BIN) $(BROWSER_BIN) $(BENCH_BIN) $(DOC_GEN) $(SSLSIM_A) $(SSLSIM_SO) $(BUILD)/lib/libsslsim.so
 
 # what scripts/run-tests.sh runs (`make asan` builds only these): the
-# program, its manual page (test_launcher reads it) and the test binaries
-test-bins: $(BIN) $(TEST_BIN) $(DOC_GEN)
+# program, its manual page (test_launcher reads it), the test binaries and
+# the benchmarks (test_bench_args runs each one's --help)
+test-bins: $(BIN) $(TEST_BIN) $(DOC_GEN) $(BENCH_BIN)
 
 # scripts/deps.sh installs the missing packages of one set, chosen from the
 # goals: `make run` only what building and running need, `make test` (and

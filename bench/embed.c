@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "embed/sslsim.h"
 #include "common/base/sim_hash.h"
 
@@ -343,15 +344,12 @@ main (int argc, char **argv)
         else if (!strcmp (argv[i], "--step-ms") && i + 1 < argc) {
             s_args[0] = "--step-ms";
             s_args[1] = argv[++i];
-        } else if (argv[i][0] != '-')
+        } else if (bench_is_option (argv[i]))
+            return bench_usage (argv[i],
+                                "usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] [--core "
+                                "[--only truth|vision] [--worlds N] [--step-ms MS]] | --dump STEPS SEED\n");
+        else
             results = argv[i];
-        else {
-            fprintf (
-                stderr,
-                "usage: embed [RESULTS_FILE] [--runs N] [--steps N] [--no-sync] [--core [--only truth|vision] "
-                "[--worlds N] [--step-ms MS]] | --dump STEPS SEED\n");
-            return 2;
-        }
     }
     if (runs < 1 || runs > EB_MAX_RUNS || steps < 10 || only == -2 || worlds < 1) {
         fprintf (stderr, "embed: --runs 1..%d, --steps >= 10, --only truth|vision, --worlds >= 1\n",

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_args.h"
 #include "engine/physics/phys_scene.h"
 #include "engine/physics/phys_world.h"
 
@@ -100,7 +101,12 @@ s_bench (int per_team, sim_drive_model_t model, double *lo, double *hi, double *
 int
 main (int argc, char **argv)
 {
-    const char *path = argc > 1 ? argv[1] : "bench/results/physics.txt";
+    const char *path = "bench/results/physics.txt";
+    for (int i = 1; i < argc; i++) {
+        if (bench_is_option (argv[i]) || i > 1)
+            return bench_usage (i > 1 ? NULL : argv[i], "usage: physics [RESULTS_FILE]\n");
+        path = argv[i];
+    }
     struct {
         const char *name;
         int per_team;

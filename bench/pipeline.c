@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "tests/support/sim_test.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
@@ -44,6 +45,8 @@
 #define PL_SERVICES    4
 #define PL_MAX_THREADS 64
 #define PL_LAYOUTS     5
+
+#define S_USAGE "usage: pipeline [RESULTS_FILE] [--runs 1..%d] [--seconds S]\n"
 
 static const char *const pl_names[PL_SERVICES] = { "physics", "vision", "gateway", "legacy-grsim" };
 
@@ -358,13 +361,13 @@ main (int argc, char **argv)
             runs = atoi (argv[++i]);
         else if (strcmp (argv[i], "--seconds") == 0 && i + 1 < argc)
             seconds = atof (argv[++i]);
+        else if (bench_is_option (argv[i]))
+            return bench_usage (argv[i], S_USAGE, PL_MAX_RUNS);
         else
             path = argv[i];
     }
-    if (runs < 1 || runs > PL_MAX_RUNS || !(seconds > 0 && seconds < 120)) {
-        fprintf (stderr, "usage: pipeline [RESULTS_FILE] [--runs 1..%d] [--seconds S]\n", PL_MAX_RUNS);
-        return 2;
-    }
+    if (runs < 1 || runs > PL_MAX_RUNS || !(seconds > 0 && seconds < 120))
+        return bench_usage (NULL, S_USAGE, PL_MAX_RUNS);
     signal (SIGPIPE, SIG_IGN);
 
     /* other work on the machine slows every number here: say how busy it was */

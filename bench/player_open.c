@@ -30,9 +30,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "common/logs/sim_logfile.h"
 #include "common/logs/sim_player.h"
 #include "ssl_gc_referee_message.pb-c.h"
+
+#define S_USAGE "usage: player_open LOG [RESULTS_FILE] [--repeat 1..100] [--minutes M]\n"
 
 static double
 s_clock_s (clockid_t clock)
@@ -152,7 +155,9 @@ main (int argc, char **argv)
             repeat = atoi (argv[++i]);
         else if (strcmp (argv[i], "--minutes") == 0 && i + 1 < argc)
             minutes = atof (argv[++i]);
-        else if (!log && argv[i][0] != '-')
+        else if (bench_is_option (argv[i]))
+            return bench_usage (argv[i], S_USAGE);
+        else if (!log)
             log = argv[i];
         else
             results = argv[i];
@@ -165,10 +170,8 @@ main (int argc, char **argv)
                 log);
         return 0;
     }
-    if (!log || repeat < 1 || repeat > 100 || !(minutes > 0)) {
-        fprintf (stderr, "usage: player_open LOG [RESULTS_FILE] [--repeat N] [--minutes M]\n");
-        return 2;
-    }
+    if (!log || repeat < 1 || repeat > 100 || !(minutes > 0))
+        return bench_usage (NULL, S_USAGE);
     char plain[4096], indexed[4096];
     snprintf (plain, sizeof plain, "%s.plain", log);
     snprintf (indexed, sizeof indexed, "%s.indexed", log);

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "tests/support/sim_lab.h"
 #include "common/logs/sim_logfile.h"
 #include "tests/support/sim_test.h"
@@ -48,6 +49,8 @@
 
 #define RB_MAX_RUNS 15
 #define RB_LAYOUTS  3
+
+#define S_USAGE "usage: record [RESULTS_FILE] [--runs 1..%d] [--seconds S]\n"
 
 static double
 s_now (void)
@@ -256,13 +259,13 @@ main (int argc, char **argv)
             runs = atoi (argv[++i]);
         else if (strcmp (argv[i], "--seconds") == 0 && i + 1 < argc)
             seconds = atof (argv[++i]);
+        else if (bench_is_option (argv[i]))
+            return bench_usage (argv[i], S_USAGE, RB_MAX_RUNS);
         else
             out_path = argv[i];
     }
-    if (runs < 1 || runs > RB_MAX_RUNS || !(seconds > 0)) {
-        fprintf (stderr, "usage: record [RESULTS_FILE] [--runs 1..%d] [--seconds S]\n", RB_MAX_RUNS);
-        return 2;
-    }
+    if (runs < 1 || runs > RB_MAX_RUNS || !(seconds > 0))
+        return bench_usage (NULL, S_USAGE, RB_MAX_RUNS);
     char plain[64], gz[64];
     snprintf (plain, sizeof plain, "/tmp/ssl-sim-bench-%d.log", (int) getpid ());
     snprintf (gz, sizeof gz, "/tmp/ssl-sim-bench-%d.log.gz", (int) getpid ());

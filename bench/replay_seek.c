@@ -22,10 +22,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_args.h"
 #include "common/config/config.h"
 #include "engine/world/phys_replay.h"
 #include "engine/world/phys_seek.h"
 #include "tests/support/sim_from_config.h"
+
+#define S_USAGE "usage: replay_seek JOURNAL [RESULTS_FILE] [--every S]\n"
 
 static double
 s_now_s (void)
@@ -50,15 +53,15 @@ main (int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp (argv[i], "--every") == 0 && i + 1 < argc)
             every_s = atof (argv[++i]);
+        else if (bench_is_option (argv[i]))
+            return bench_usage (argv[i], S_USAGE);
         else if (!path)
             path = argv[i];
         else
             results = argv[i];
     }
-    if (!path || !(every_s > 0)) {
-        fprintf (stderr, "usage: replay_seek JOURNAL [RESULTS_FILE] [--every S]\n");
-        return 2;
-    }
+    if (!path || !(every_s > 0))
+        return bench_usage (NULL, S_USAGE);
     char err[512];
     double t0 = s_now_s ();
     phys_replay_t *script = phys_replay_load (path, err, sizeof err);

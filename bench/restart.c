@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_test.h"
 
@@ -30,6 +31,8 @@
 #define RS_LOAD_MAX  16
 #define RS_TARGET_MS 500.0
 #define RS_WAIT_MS   10000
+
+#define S_USAGE "usage: restart [RESULTS_FILE] [--kills 2..%d] [--load 0..%d]\n"
 
 static int
 s_cmp (const void *a, const void *b)
@@ -68,14 +71,13 @@ main (int argc, char **argv)
             kills = atoi (argv[++i]);
         else if (!strcmp (argv[i], "--load") && i + 1 < argc)
             load = atoi (argv[++i]);
+        else if (bench_is_option (argv[i]))
+            return bench_usage (argv[i], S_USAGE, RS_KILLS_MAX, RS_LOAD_MAX);
         else
             out_path = argv[i];
     }
-    if (kills < 2 || kills > RS_KILLS_MAX || load < 0 || load > RS_LOAD_MAX) {
-        fprintf (stderr, "usage: restart [RESULTS_FILE] [--kills 2..%d] [--load 0..%d]\n", RS_KILLS_MAX,
-                 RS_LOAD_MAX);
-        return 2;
-    }
+    if (kills < 2 || kills > RS_KILLS_MAX || load < 0 || load > RS_LOAD_MAX)
+        return bench_usage (NULL, S_USAGE, RS_KILLS_MAX, RS_LOAD_MAX);
     pid_t busy[RS_LOAD_MAX];
     for (int i = 0; i < load; i++)
         if ((busy[i] = fork ()) == 0)

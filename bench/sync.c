@@ -36,12 +36,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "tests/support/sim_test.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
 #define SB_WARMUP   200
 #define SB_MAX_RUNS 15
+
+#define S_USAGE "usage: sync [RESULTS_FILE] [--journal] [--steps N] [--runs 1..%d]\n"
 
 typedef struct {
     double p50, p90, p99, mean, max; /* us */
@@ -220,6 +223,8 @@ main (int argc, char **argv)
             steps = atoi (argv[++i]);
         else if (strcmp (argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi (argv[++i]);
+        else if (bench_is_option (argv[i]))
+            return bench_usage (argv[i], S_USAGE, SB_MAX_RUNS);
         else
             out_path = argv[i];
     }
@@ -227,10 +232,8 @@ main (int argc, char **argv)
                              journal ? "four, --journal FILE" : "single process (inproc)" };
     if (steps < 100)
         steps = 100;
-    if (runs < 1 || runs > SB_MAX_RUNS) {
-        fprintf (stderr, "usage: sync [RESULTS_FILE] [--steps N] [--runs 1..%d]\n", SB_MAX_RUNS);
-        return 2;
-    }
+    if (runs < 1 || runs > SB_MAX_RUNS)
+        return bench_usage (NULL, S_USAGE, SB_MAX_RUNS);
     sb_result_t all[2][SB_MAX_RUNS];
     for (int k = 0; k < runs; k++)
         for (int layout = 0; layout < 2; layout++) {

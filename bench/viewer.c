@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_test.h"
 #include "tests/support/sim_ws.h"
@@ -201,6 +202,8 @@ main (int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp (argv[i], "--seconds") == 0 && i + 1 < argc)
             seconds = atof (argv[++i]);
+        else if (bench_is_option (argv[i]))
+            return bench_usage (argv[i], "usage: viewer [RESULTS_FILE] [--seconds S]\n");
         else
             results = argv[i];
     }

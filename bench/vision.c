@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_args.h"
 #include "common/config/config.h"
 #include "engine/world/vis_codec.h"
 #include "engine/world/vis_def.h"
@@ -142,10 +143,10 @@ main (int argc, char **argv)
                 fprintf (stderr, "vision bench: --scene takes free or among\n");
                 return 1;
             }
-        } else if (argv[i][0] == '-') {
-            fprintf (stderr, "usage: vision [RESULTS_FILE] [--runs N] [--scene free|among]\n");
-            return 1;
-        } else
+        } else if (bench_is_option (argv[i]))
+            return bench_usage (argv[i], "usage: vision [RESULTS_FILE] [--runs 1..%d] [--scene free|among]\n",
+                                RUNS_MAX);
+        else
             path = argv[i];
     }
     sim_config_t cfg;
