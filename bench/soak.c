@@ -29,7 +29,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench_args.h"
@@ -56,12 +55,11 @@ typedef struct {
     long long dir_bytes, log_bytes;
 } sk_sample_t;
 
+/* Monotonic seconds (the system tests' clock). */
 static double
 s_now_s (void)
 {
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+    return (double) sim_test_now_ms () / 1000.0;
 }
 
 /* VmRSS of pid in KiB, or -1. */
@@ -305,13 +303,8 @@ main (int argc, char **argv)
     int half = 0;
     while (half < ns - 1 && samples[half].t_s < samples[ns - 1].t_s / 2)
         half++;
-    double load = 0;
-    FILE *la = fopen ("/proc/loadavg", "r");
-    if (la) {
-        if (fscanf (la, "%lf", &load) != 1)
-            load = 0;
-        fclose (la);
-    }
+    double load = -1;
+    getloadavg (&load, 1);
     char text[8192];
     size_t len = 0;
     len +=

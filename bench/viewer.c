@@ -229,13 +229,8 @@ main (int argc, char **argv)
         rc = 0;
     if (team.team_fd >= 0)
         close (team.team_fd);
-    double load = 0;
-    FILE *la = fopen ("/proc/loadavg", "r");
-    if (la) {
-        if (fscanf (la, "%lf", &load) != 1)
-            load = 0;
-        fclose (la);
-    }
+    double load = -1;
+    getloadavg (&load, 1);
     sim_proc_stop (&sim);
     if (rc) {
         fprintf (stderr, "viewer bench: a phase failed\n");
