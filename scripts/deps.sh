@@ -10,7 +10,8 @@
 #          part of `make`) and clang-format (the default);
 #   test   build + everything `make test` runs: clang with libFuzzer,
 #          protoc (fuzz corpora), chromium, node and npm (the browser test),
-#          debhelper, dpkg-dev and lintian (`make deb`), python3-protobuf
+#          build-essential, debhelper, dpkg-dev and lintian (`make deb`),
+#          iproute2 (the system tests' network namespaces), python3-protobuf
 #          (the wire check), python3-distributed and python3-cryptography
 #          (sslsim.dask's tests, TLS included).
 # The Makefile's `deps` target picks the set from the goals asked for.
@@ -38,6 +39,7 @@ pkg() {
     "$@" >/dev/null 2>&1 || need+=("$name")
 }
 has() { command -v "$1"; }
+installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
 py() { /usr/bin/python3 -c "import $1"; }
 
 # ---- run ------------------------------------------------------------------
@@ -79,10 +81,15 @@ if [ "$set_name" = test ]; then
     pkg chromium has chromium
     pkg nodejs has node
     pkg npm has npm
-    # make deb: Debian's own packaging tools
+    # make deb: Debian's own packaging tools; dpkg-buildpackage refuses to
+    # build without build-essential, which a minimal Debian lacks
+    pkg build-essential installed build-essential
     pkg debhelper has dh
     pkg lintian has lintian
     pkg dpkg-dev has dpkg-buildpackage
+    # the system tests that make hosts of their own (tests/support/sim_lab.c:
+    # ip netns, veth); without ip they skip
+    pkg iproute2 has ip
     # ../shared/tools/check-wire reads descriptors with python3-protobuf
     pkg python3-protobuf py google.protobuf
     # sslsim.dask and its tests (python/tests/test_dask.py): Dask's

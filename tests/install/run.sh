@@ -7,7 +7,8 @@
 #   2. the man page renders without warnings and lists every flag --help
 #      lists; the bash completion completes sub-commands, flags and values;
 #   3. without git, --version falls back to VERSION alone;
-#   4. `make deb` builds the Debian package (lintian: no errors), and the
+#   4. scripts/deps.sh installs what the package build needs; `make deb`
+#      builds the Debian package (lintian: no errors), and the
 #      program unpacked from it with dpkg -x into a scratch root prints the
 #      version with the commit and the same presets as the build tree's.
 # Prints one line per check and exits non-zero at the first failure.
@@ -134,6 +135,18 @@ check "without git, the version is VERSION alone" \
     grep -qx "#define SSL_SIM_VERSION_FULL \"$(cat VERSION)\"" <(cd "$scratch" && tarball/scripts/version.sh)
 
 # ---- 4. the Debian package --------------------------------------------------
+# scripts/deps.sh installs what `make test` needs on a fresh Debian: one
+# package of each Build-Depends of debian/control (debhelper-compat comes
+# with debhelper), and build-essential, without which dpkg-buildpackage
+# refuses to start.
+test_set=" $(scripts/deps.sh test --list | tr '\n' ' ') "
+clauses=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' debian/control | sed '$d; s/^Build-Depends://' | tr ',' '\n' \
+    | sed 's/([^)]*)//g; s/[[:space:]]//g; s/^debhelper-compat$/debhelper/' | grep -v '^$')
+missing=$(for c in $clauses build-essential; do
+    hit=; for p in ${c//|/ }; do case "$test_set" in *" $p "*) hit=1 ;; esac; done
+    [ -n "$hit" ] || echo "$c"; done)
+check "scripts/deps.sh test installs the Build-Depends and build-essential${missing:+ (missing: $missing)}" \
+    test -n "$clauses" -a -z "$missing"
 if ! command -v dpkg-buildpackage >/dev/null 2>&1 || ! command -v dh >/dev/null 2>&1; then
     bad "dpkg-buildpackage and debhelper are installed (scripts/deps.sh)"
 else
