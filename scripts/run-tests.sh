@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # run-tests.sh BUILD [KIND...] - run every Criterion test binary under
-# BUILD/tests and print one closing line "tests: N passed, N failed". Unit
+# BUILD/tests and print one closing line "tests: N passed, N failed, N
+# skipped", after the skipped tests, each with the reason it gave (a
+# missing tool, no root for network namespaces, ...): a skip does not fail
+# the run, and it is never silent. Unit
 # tests first, then service tests, then system tests (real processes, real
 # UDP on loopback); KIND names a subset (`make check`: unit service).
 # Each binary's line gives its wall time: where the suite's time goes.
@@ -23,7 +26,7 @@ set -uo pipefail
 build=${1:-build}
 shift
 kinds=${*:-unit service system}
-pass=0; fail=0; failed_bins=()
+pass=0; fail=0; skip=0; failed_bins=(); skipped=()
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -32,27 +35,34 @@ trap 'rm -rf "$tmp"' EXIT
 run_one () {
     local t0
     t0=$(date +%s%N)
-    "$2" --jobs "$jobs" > "$tmp/$1.out" 2>&1
+    "$2" --jobs "$jobs" --tap="$tmp/$1.tap" > "$tmp/$1.out" 2>&1
     echo $? > "$tmp/$1.rc"
     echo $(( ($(date +%s%N) - t0) / 100000000 )) > "$tmp/$1.time"
 }
 
-# report N BINARY: its line, its counts added, its output when it failed
+# report N BINARY: its line, its counts added, its output when it failed,
+# its skipped tests noted (Criterion's TAP report: "ok - NAME  # SKIP why")
 report () {
-    local t=$2 out rc secs line p f c
+    local t=$2 out rc secs line p f c s
     out=$(cat "$tmp/$1.out"); rc=$(cat "$tmp/$1.rc"); secs=$(cat "$tmp/$1.time")
-    line=$(printf '%s\n' "$out" | grep -a 'Synthesis:' | tail -1)
+    line=$(printf '%s\n' "$out" | grep -a 'Synthesis:' | tail -1 | sed 's/ *$//')
     p=$(printf '%s' "$line" | sed -n 's/.*Passing: \([0-9]*\).*/\1/p')
     f=$(printf '%s' "$line" | sed -n 's/.*Failing: \([0-9]*\).*/\1/p')
     c=$(printf '%s' "$line" | sed -n 's/.*Crashing: \([0-9]*\).*/\1/p')
     p=${p:-0}; f=${f:-0}; c=${c:-0}
+    s=0
+    while IFS= read -r l; do
+        skipped+=("$(basename "$t"): ${l#ok - }")
+        s=$((s + 1))
+    done < <(grep -a '^ok - .*  # SKIP' "$tmp/$1.tap" 2>/dev/null | sed 's/  # SKIP /: /')
     if [ -z "$line" ] || [ "$rc" -ne 0 ]; then
         printf '%s\n' "$out" | tail -40
         [ "$f" -eq 0 ] && [ "$c" -eq 0 ] && f=1
         failed_bins+=("$t")
     fi
-    printf '%-40s %6s s  %s\n' "$(basename "$t")" "$((secs / 10)).$((secs % 10))" "${line:-no synthesis (exit $rc)}"
-    pass=$((pass + p)); fail=$((fail + f + c))
+    printf '%-40s %6s s  %s%s\n' "$(basename "$t")" "$((secs / 10)).$((secs % 10))" \
+        "${line:-no synthesis (exit $rc)}" "$([ "$s" -gt 0 ] && echo " | Skipped: $s")"
+    pass=$((pass + p)); fail=$((fail + f + c)); skip=$((skip + s))
 }
 
 for kind in $kinds; do
@@ -85,5 +95,6 @@ for kind in $kinds; do
     done
 done
 [ ${#failed_bins[@]} -gt 0 ] && echo "failing binaries: ${failed_bins[*]}"
-echo "tests: $pass passed, $fail failed"
+[ "$skip" -gt 0 ] && printf 'skipped: %s\n' "${skipped[@]}"
+echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
