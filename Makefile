@@ -166,14 +166,16 @@ all: $(BIN) $(TEST_BIN) $(BROWSER_BIN) $(BENCH_BIN) $(DOC_GEN) $(SSLSIM_A) $(SSL
 test-bins: $(BIN) $(TEST_BIN) $(DOC_GEN) $(BENCH_BIN)
 
 # scripts/deps.sh installs the missing packages of one set, chosen from the
-# goals: `make run` only what building and running need, `make test` (and
+# goals: `make run` and `make install` only what building and running need
+# (installing compiles no test), `make test` (and
 # the other goals that run the test or packaging tools) everything, any
 # other goal (`make`, `make check`, ...) the build set, which adds
 # Criterion for the test binaries `make` compiles and clang-format.
 # NO_DEPS=1: the packages are there already (a Debian package build has
 # its Build-Depends and must not install anything)
 DEPS_TEST_GOALS := test test-browser fuzz fuzz-build fuzz-bins fuzz-check deb wire-check bench-compare
-DEPS_SET := $(if $(filter $(DEPS_TEST_GOALS),$(MAKECMDGOALS)),test,$(if $(filter-out run,$(MAKECMDGOALS)),build,$(if $(MAKECMDGOALS),run,build)))
+DEPS_RUN_GOALS  := run install install-files uninstall
+DEPS_SET := $(if $(filter $(DEPS_TEST_GOALS),$(MAKECMDGOALS)),test,$(if $(filter-out $(DEPS_RUN_GOALS),$(MAKECMDGOALS)),build,$(if $(MAKECMDGOALS),run,build)))
 deps:
 	@$(if $(NO_DEPS),true,scripts/deps.sh $(DEPS_SET))
 

@@ -345,5 +345,12 @@ sim_lab_netns_add_first (const char *name, char *why, size_t len)
         snprintf (why, len, "network namespaces are not allowed here (ip netns add failed)");
         return -1;
     }
+    /* ip -n enters the namespace with a mount namespace of its own, which
+       fails where / is no mount point (a plain chroot) */
+    if (sim_lab_sh ("ip -n %s link set lo up", name) != 0) {
+        sim_lab_sh ("ip netns del %s", name);
+        snprintf (why, len, "network namespaces cannot be entered here (ip -n %s failed)", name);
+        return -1;
+    }
     return 0;
 }

@@ -61,9 +61,10 @@ int sim_lab_wait_stopped (pid_t pid, int ms);
    (Criterion runs each test in its own process, so a test may). 0 or -1. */
 int sim_lab_enter_netns (const char *name);
 
-/* Make network namespace `name`, the first of a test's lab: 0, or -1 with
-   the reason in why[len] (not root, no iproute2, namespaces not allowed
-   here), for the test to skip with. */
+/* Make network namespace `name`, the first of a test's lab, with its lo
+   up: 0, or -1 with the reason in why[len] (not root, no iproute2,
+   namespaces not allowed or not enterable here), for the test to skip
+   with. */
 int sim_lab_netns_add_first (const char *name, char *why, size_t len);
 
 /* Run a shell command line; returns its exit status (-1 when it did not

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# fresh-debian.sh [DIR] [GOAL...] - the README's path on a Debian machine
+# that has never seen this project: debootstrap a minimal bookworm into DIR
+# (default build-fresh), install there only what the README asks for (gcc,
+# make, git), clone this checkout's HEAD into it and run `make GOAL...`
+# (default: test) as root in a chroot; scripts/deps.sh must bring the rest.
+# Prints the chroot's output and exits with make's status.
+#
+# Needs root, debootstrap and Debian's mirror; about 2 GB in DIR and 15-25
+# minutes on two cores. A chroot shares this machine's network (the tests
+# bind loopback ports of their own, as everywhere) but not its packages.
+# Commits only: what is not committed is not cloned. The base system is
+# kept in DIR/base.tar, so a second run starts from the same fresh system
+# without downloading it again; delete DIR to start over.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-$top/build-fresh}
+[ $# -gt 0 ] && shift
+goals=("${@:-test}")
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+[ "$(id -u)" -eq 0 ] || { echo "fresh-debian.sh: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
+command -v debootstrap >/dev/null || { echo "fresh-debian.sh: apt-get install debootstrap" >&2; exit 2; }
+
+mkdir -p "$dir"
+root=$dir/root
+if [ ! -f "$dir/base.tar" ]; then
+    rm -rf "$dir/base"
+    debootstrap --variant=minbase bookworm "$dir/base" "$mirror" > "$dir/debootstrap.log" 2>&1 \
+        || { tail -20 "$dir/debootstrap.log"; exit 1; }
+    tar -C "$dir/base" -cf "$dir/base.tar" . && rm -rf "$dir/base"
+fi
+mounted=()
+cleanup() {
+    local i
+    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -R "${mounted[$i]}" 2>/dev/null || true; done
+    # never remove a tree that still has this machine's /dev or /sys in it
+    if grep -qE " $root[/ ]" /proc/self/mounts; then
+        echo "fresh-debian.sh: $root still has mounts; left in place" >&2
+    else
+        rm -rf "$root"
+    fi
+}
+trap cleanup EXIT
+grep -qE " $root[/ ]" /proc/self/mounts && { echo "fresh-debian.sh: $root has mounts; unmount them first" >&2; exit 2; }
+rm -rf "$root" && mkdir -p "$root" && tar -C "$root" -xf "$dir/base.tar"
+# / a mount point, as on a machine: `ip netns exec` (the system tests'
+# hosts) remounts it, which fails on a plain directory
+mount --bind "$root" "$root" && mount --make-private "$root" && mounted+=("$root")
+mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys" && mounted+=("$root/sys")
+mount --bind /dev "$root/dev" && mounted+=("$root/dev")
+mount --bind /dev/pts "$root/dev/pts" && mounted+=("$root/dev/pts")
+mount -t tmpfs tmpfs "$root/dev/shm" && mounted+=("$root/dev/shm")
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+git clone -q --bare "$top" "$root/srv/ssl-sim.git"
+
+status=0
+chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb \
+    DEBIAN_FRONTEND=noninteractive /bin/bash -c '
+        set -e
+        apt-get update -qq
+        apt-get install -y -qq gcc make git > /dev/null
+        git clone -q /srv/ssl-sim.git /root/ssl-sim
+        cd /root/ssl-sim
+        echo "fresh-debian.sh: $(git log --oneline -1) on Debian $(cat /etc/debian_version): make $*"
+        make "$@"' fresh "${goals[@]}" || status=$?
+echo "fresh-debian.sh: make ${goals[*]} exited $status"
+exit "$status"
