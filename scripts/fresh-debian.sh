@@ -32,7 +32,12 @@ if [ ! -f "$dir/base.tar" ]; then
 fi
 mounted=()
 cleanup() {
-    local i
+    local i p
+    # what still runs in there (an interrupted apt-get, a test's simulator)
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -9 "${p#/proc/}" 2>/dev/null || true
+    done
+    sleep 0.5
     for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -R "${mounted[$i]}" 2>/dev/null || true; done
     # never remove a tree that still has this machine's /dev or /sys in it
     if grep -qE " $root[/ ]" /proc/self/mounts; then
@@ -42,6 +47,7 @@ cleanup() {
     fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 grep -qE " $root[/ ]" /proc/self/mounts && { echo "fresh-debian.sh: $root has mounts; unmount them first" >&2; exit 2; }
 rm -rf "$root" && mkdir -p "$root" && tar -C "$root" -xf "$dir/base.tar"
 # / a mount point, as on a machine: `ip netns exec` (the system tests'
@@ -64,6 +70,7 @@ chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TER
         git clone -q /srv/ssl-sim.git /root/ssl-sim
         cd /root/ssl-sim
         echo "fresh-debian.sh: $(git log --oneline -1) on Debian $(cat /etc/debian_version): make $*"
-        make "$@"' fresh "${goals[@]}" || status=$?
+        make "$@"' fresh "${goals[@]}" &
+wait $! || status=$? # in the background: a signal ends the wait and cleans up
 echo "fresh-debian.sh: make ${goals[*]} exited $status"
 exit "$status"
