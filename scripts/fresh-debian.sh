@@ -59,11 +59,19 @@ mount --bind /dev "$root/dev" && mounted+=("$root/dev")
 mount --bind /dev/pts "$root/dev/pts" && mounted+=("$root/dev/pts")
 mount -t tmpfs tmpfs "$root/dev/shm" && mounted+=("$root/dev/shm")
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# a site behind a TLS-inspecting proxy: this machine's local CAs go along
+# (ca-certificates, which git brings, adds them to the bundle; node reads it)
+extra_ca=()
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    extra_ca=(NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt)
+fi
 git clone -q --bare "$top" "$root/srv/ssl-sim.git"
 
 status=0
 chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb \
-    DEBIAN_FRONTEND=noninteractive /bin/bash -c '
+    DEBIAN_FRONTEND=noninteractive "${extra_ca[@]}" /bin/bash -c '
         set -e
         apt-get update -qq
         apt-get install -y -qq gcc make git > /dev/null
