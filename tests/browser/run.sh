@@ -11,6 +11,16 @@ build=$(cd "${1:-build}" && pwd) || { echo "browser: no build directory ${1:-bui
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here" || exit 1
 want=$(sed -n 's/.*"playwright-core": *"\([^"]*\)".*/\1/p' package.json | head -1)
+# scripts/deps.sh installs Debian's nodejs, 18 on bookworm: the pinned
+# playwright-core must run there (1.62 and later need node 20, and a fresh
+# Debian failed every browser test with them)
+debian_node=18
+needs=$(sed -n '/"node_modules\/playwright-core"/,/^    }/s/.*"node": *">=\([0-9]*\).*/\1/p' package-lock.json | head -1)
+if [ -z "$needs" ] || [ "$needs" -gt "$debian_node" ]; then
+    echo "browser: playwright-core $want needs node >=${needs:-?}; Debian's nodejs is $debian_node (package-lock.json)"
+    echo "browser: 0 passed, 1 failed"
+    exit 1
+fi
 have=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' node_modules/playwright-core/package.json 2>/dev/null | head -1)
 if [ "$have" != "$want" ]; then
     echo "browser: installing playwright-core $want (npm ci)"
