@@ -14,7 +14,8 @@
 # without downloading it again; delete DIR to start over.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:-$top/build-fresh}
+# absolute: the cleanup compares it with the kernel's mount table
+dir=$(realpath -m -- "${1:-$top/build-fresh}")
 [ $# -gt 0 ] && shift
 goals=("${@:-test}")
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -30,34 +31,36 @@ if [ ! -f "$dir/base.tar" ]; then
         || { tail -20 "$dir/debootstrap.log"; exit 1; }
     tar -C "$dir/base" -cf "$dir/base.tar" . && rm -rf "$dir/base"
 fi
-mounted=()
+# whether anything is mounted at or under the chroot
+mounts_in_root() { awk -v r="$root" '$5 == r || index($5, r "/") == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo; }
 cleanup() {
-    local i p
+    local p
     # what still runs in there (an interrupted apt-get, a test's simulator)
     for p in /proc/[0-9]*; do
         [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -9 "${p#/proc/}" 2>/dev/null || true
     done
     sleep 0.5
-    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -R "${mounted[$i]}" 2>/dev/null || true; done
-    # never remove a tree that still has this machine's /dev or /sys in it
-    if grep -qE " $root[/ ]" /proc/self/mounts; then
+    umount -R "$root" 2>/dev/null || true
+    # never remove a tree that still has this machine's /dev or /sys in it;
+    # --one-file-system as a second guard
+    if mounts_in_root; then
         echo "fresh-debian.sh: $root still has mounts; left in place" >&2
     else
-        rm -rf "$root"
+        rm -rf --one-file-system "$root"
     fi
 }
+mounts_in_root && { echo "fresh-debian.sh: $root has mounts; unmount them first" >&2; exit 2; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-grep -qE " $root[/ ]" /proc/self/mounts && { echo "fresh-debian.sh: $root has mounts; unmount them first" >&2; exit 2; }
-rm -rf "$root" && mkdir -p "$root" && tar -C "$root" -xf "$dir/base.tar"
+rm -rf --one-file-system "$root" && mkdir -p "$root" && tar -C "$root" -xf "$dir/base.tar"
 # / a mount point, as on a machine: `ip netns exec` (the system tests'
-# hosts) remounts it, which fails on a plain directory
-mount --bind "$root" "$root" && mount --make-private "$root" && mounted+=("$root")
-mount -t proc proc "$root/proc" && mounted+=("$root/proc")
-mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys" && mounted+=("$root/sys")
-mount --bind /dev "$root/dev" && mounted+=("$root/dev")
-mount --bind /dev/pts "$root/dev/pts" && mounted+=("$root/dev/pts")
-mount -t tmpfs tmpfs "$root/dev/shm" && mounted+=("$root/dev/shm")
+# hosts) remounts it, which fails on a plain directory. Private, and every
+# mount of this machine's trees below it a slave: nothing done in the
+# chroot reaches this machine's /dev or /sys, and nothing is mounted twice
+mount --bind "$root" "$root" && mount --make-private "$root"
+mount -t proc proc "$root/proc"
+mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys"
+mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 # a site behind a TLS-inspecting proxy: this machine's local CAs go along
 # (ca-certificates, which git brings, adds them to the bundle; node reads it)
