@@ -60,9 +60,8 @@ s_lab_create (lab_t *lab, char *why, size_t len)
     rc |= sim_lab_sh ("ip link add %s type veth peer name %s", lab->veth_a, lab->veth_b);
     rc |= sim_lab_sh ("ip link set %s netns %s && ip link set %s netns %s", lab->veth_a, lab->ns_a,
                       lab->veth_b, lab->ns_b);
-    rc |= sim_lab_sh ("ip -n %s addr add " HOST_A_ADDR "/24 dev %s && ip -n %s link set %s up"
-                      " && ip -n %s link set lo up",
-                      lab->ns_a, lab->veth_a, lab->ns_a, lab->veth_a, lab->ns_a);
+    rc |= sim_lab_sh ("ip -n %s addr add " HOST_A_ADDR "/24 dev %s && ip -n %s link set %s up", lab->ns_a,
+                      lab->veth_a, lab->ns_a, lab->veth_a);
     rc |= sim_lab_sh ("ip -n %s addr add " HOST_B_ADDR "/24 dev %s && ip -n %s link set %s up"
                       " && ip -n %s link set lo up",
                       lab->ns_b, lab->veth_b, lab->ns_b, lab->veth_b, lab->ns_b);

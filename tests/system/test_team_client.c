@@ -58,14 +58,7 @@ s_lab (lab_t *lab, const char *tag, char *why, size_t len)
         snprintf (why, len, "mkdtemp: %s", strerror (errno));
         return false;
     }
-    if (sim_lab_netns_add_first (lab->ns, why, len))
-        return false;
-    if (sim_lab_sh ("ip -n %s link set lo up", lab->ns)) {
-        snprintf (why, len, "cannot bring lo up in the namespace");
-        sim_lab_sh ("ip netns del %s", lab->ns);
-        return false;
-    }
-    return true;
+    return sim_lab_netns_add_first (lab->ns, why, len) == 0; /* with lo up */
 }
 
 static void

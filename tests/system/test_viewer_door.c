@@ -343,8 +343,7 @@ Test (viewer_door, beyond_loopback_actions_need_the_token, .timeout = 90)
     char ns[32], why[200], dir[64], log[96], rt[96];
     snprintf (ns, sizeof ns, "sslsim-door-%d", (int) getpid ());
     if (sim_lab_netns_add_first (ns, why, sizeof why))
-        cr_skip_test ("%s", why);
-    cr_assert_eq (sim_lab_sh ("ip -n %s link set lo up", ns), 0);
+        cr_skip_test ("%s", why); /* otherwise with its lo up */
     snprintf (dir, sizeof dir, "/tmp/sslsim-door-%d", (int) getpid ());
     cr_assert_eq (sim_lab_sh ("rm -rf %s && mkdir -m 700 %s", dir, dir), 0);
     snprintf (log, sizeof log, "%s/log", dir);
