@@ -66,7 +66,7 @@ Test (vis_codec, detection_and_geometry)
     vis_model_t *m = sim_fc_model_new (&cfg);
     static uint8_t buf[VIS_CODEC_MAX_PACKET];
     size_t len;
-    const vis_frame_t *f;
+    const vis_frame_t *f = NULL;
     SSLWrapperPacket *w = s_first_geometry_packet (m, &f, buf, &len);
     cr_assert_not_null (w, "decodes: every required field is present");
     cr_assert (w->has_source);
