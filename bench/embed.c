@@ -31,6 +31,7 @@
                                      bytes of the scripted run (the Python
                                      tests compare theirs to it)
 */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,6 +42,7 @@
 #include <unistd.h>
 
 #include "bench_args.h"
+#include "bench_results.h"
 #include "embed/sslsim.h"
 #include "common/base/sim_hash.h"
 
@@ -366,7 +368,9 @@ main (int argc, char **argv)
     double c64[EB_MAX_RUNS], py64[EB_MAX_RUNS], over[EB_MAX_RUNS];
     double c64_cpu[EB_MAX_RUNS], py64_cpu[EB_MAX_RUNS], over_cpu[EB_MAX_RUNS];
     double core_truth[EB_MAX_RUNS], core_vision[EB_MAX_RUNS];
-    int bsteps = steps / 10, psteps = steps / 15;
+    /* at least one step each: with none, a side's clock never starts and
+       its wall time read as the seconds since boot (--steps 10 did) */
+    int bsteps = steps / 10, psteps = steps >= 15 ? steps / 15 : 1;
     bool have_py = true;
     for (int r = 0; r < runs; r++) {
         double cpu, rate;
@@ -428,12 +432,9 @@ main (int argc, char **argv)
         m_core_vision >= 80000 ? "met" : "NOT met", sync_lines);
     (void) n;
     fputs (text, stdout);
-    FILE *f = fopen (results, "w");
-    if (!f) {
+    if (bench_results_write (results, text)) {
         perror (results);
         return 1;
     }
-    fputs (text, f);
-    fclose (f);
     return 0;
 }

@@ -8,12 +8,14 @@
     Writes bench/results/physics.txt (or the path in argv[1]) and prints
     the same.
 */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "bench_args.h"
+#include "bench_results.h"
 #include "engine/physics/phys_scene.h"
 #include "engine/physics/phys_world.h"
 
@@ -143,12 +145,9 @@ main (int argc, char **argv)
     }
     len += snprintf (out + len, sizeof out - (size_t) len, "target met: %s\n", first <= 3000 ? "yes" : "NO");
     fputs (out, stdout);
-    FILE *f = fopen (path, "w");
-    if (!f) {
-        fprintf (stderr, "physics bench: cannot write %s\n", path);
+    if (bench_results_write (path, out)) {
+        fprintf (stderr, "physics bench: cannot write %s: %s\n", path, strerror (errno));
         return 1;
     }
-    fputs (out, f);
-    fclose (f);
     return 0;
 }

@@ -22,6 +22,7 @@
     Writes bench/results/pipeline.txt (or RESULTS_FILE) and prints it.
     Traffic goes to 127.0.0.1 only; every run stops by itself.
 */
+#include <errno.h>
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "bench_args.h"
+#include "bench_results.h"
 #include "tests/support/sim_test.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_vision_wrapper.pb-c.h"
@@ -467,9 +469,8 @@ main (int argc, char **argv)
     OUT ("(grSim on this machine kind: 3.6-4.9x, 0.28 cores, 35 MiB; the Rust reference: 57x)\n");
 #undef OUT
     fputs (text, stdout);
-    FILE *f = fopen (path, "w");
-    if (!f || fputs (text, f) < 0 || fclose (f)) {
-        fprintf (stderr, "pipeline: cannot write %s\n", path);
+    if (bench_results_write (path, text)) {
+        fprintf (stderr, "pipeline: cannot write %s: %s\n", path, strerror (errno));
         return 1;
     }
     return 0;

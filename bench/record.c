@@ -29,6 +29,7 @@
     Writes bench/results/record.txt (or RESULTS_FILE) and prints it.
     Traffic goes to 127.0.0.1 only; every simulator is stopped at the end.
 */
+#include <errno.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@
 #include <unistd.h>
 
 #include "bench_args.h"
+#include "bench_results.h"
 #include "tests/support/sim_lab.h"
 #include "common/logs/sim_logfile.h"
 #include "tests/support/sim_test.h"
@@ -360,11 +362,7 @@ main (int argc, char **argv)
                   "command: build/bench/record --runs %d --seconds %g\n",
                   met ? "met" : "NOT met", met_paired ? "met" : "NOT met", runs, seconds);
     fputs (text, stdout);
-    FILE *f = fopen (out_path, "w");
-    if (f) {
-        fputs (text, f);
-        fclose (f);
-    } else
-        fprintf (stderr, "record: cannot write %s\n", out_path);
+    if (bench_results_write (out_path, text))
+        fprintf (stderr, "record: cannot write %s: %s\n", out_path, strerror (errno));
     return 0;
 }

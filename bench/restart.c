@@ -16,6 +16,7 @@
     Traffic goes to 127.0.0.1 only; the simulator and the load are stopped
     at the end.
 */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "bench_args.h"
+#include "bench_results.h"
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_test.h"
 
@@ -128,8 +130,7 @@ main (int argc, char **argv)
     if (rc)
         return rc;
     fputs (report, stdout);
-    FILE *out = fopen (out_path, "w");
-    if (!out || fputs (report, out) < 0 || fclose (out)) {
+    if (bench_results_write (out_path, report)) {
         perror (out_path);
         return 1;
     }

@@ -21,6 +21,7 @@
     Writes bench/results/soak.txt (--fast: soak-fast.txt; or RESULTS_FILE)
     and prints it.
 */
+#include <errno.h>
 #include <dirent.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "bench_args.h"
+#include "bench_results.h"
 #include "common/base/sim_rng.h"
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_msg.h"
@@ -336,9 +338,8 @@ main (int argc, char **argv)
                               SK_GROW_KIB, grew ? "NOT met" : "met");
     sim_proc_cleanup (&sim);
     fputs (text, stdout);
-    FILE *out = fopen (out_path, "w");
-    if (!out || fputs (text, out) < 0 || fclose (out)) {
-        fprintf (stderr, "soak: cannot write %s\n", out_path);
+    if (bench_results_write (out_path, text)) {
+        fprintf (stderr, "soak: cannot write %s: %s\n", out_path, strerror (errno));
         return 1;
     }
     return rc;

@@ -23,6 +23,7 @@
     Writes bench/results/sync.txt (or RESULTS_FILE) and prints it. Traffic
     goes to 127.0.0.1 only; each simulator is stopped at the end.
 */
+#include <errno.h>
 #include <arpa/inet.h>
 #include <math.h>
 #include <poll.h>
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "bench_args.h"
+#include "bench_results.h"
 #include "tests/support/sim_test.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
@@ -278,11 +280,7 @@ main (int argc, char **argv)
                        "--journal: p50 %+.1f us (%+.1f %%), p99 %+.1f us\n", one.p50 - four.p50,
                        100.0 * (one.p50 - four.p50) / four.p50, one.p99 - four.p99);
     fputs (text, stdout);
-    FILE *f = fopen (out_path, "w");
-    if (f) {
-        fputs (text, f);
-        fclose (f);
-    } else
-        fprintf (stderr, "sync: cannot write %s\n", out_path);
+    if (bench_results_write (out_path, text))
+        fprintf (stderr, "sync: cannot write %s: %s\n", out_path, strerror (errno));
     return 0;
 }

@@ -21,6 +21,7 @@
     usage: viewer [RESULTS_FILE] [--seconds N]
     Writes bench/results/viewer.txt (or RESULTS_FILE) and prints it.
 */
+#include <errno.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include "bench_args.h"
+#include "bench_results.h"
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_test.h"
 #include "tests/support/sim_ws.h"
@@ -254,11 +256,8 @@ main (int argc, char **argv)
               team_alone.physics_cores, team_alone.wall_s, team_page.cores, team_page.physics_cores,
               team_page.worlds_per_s, team_page.kib_per_s);
     fputs (text, stdout);
-    FILE *f = fopen (results, "w");
-    if (f) {
-        fputs (text, f);
-        fclose (f);
-    }
+    if (bench_results_write (results, text))
+        fprintf (stderr, "viewer bench: cannot write %s: %s\n", results, strerror (errno));
     bool ok = idle.cores <= 0.002 && fast.cores <= 0.03 && slow.worlds <= slow.asked + 1;
     if (!ok)
         fprintf (stderr, "viewer bench: a target was missed (see above)\n");

@@ -9,6 +9,7 @@
     inside; CPU time rather than wall time so other load on the machine
     does not count.
 */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 
 #include "bench_args.h"
+#include "bench_results.h"
 #include "common/config/config.h"
 #include "engine/world/vis_codec.h"
 #include "engine/world/vis_def.h"
@@ -182,13 +184,10 @@ main (int argc, char **argv)
                          (double) bytes / (double) captures, median <= 20 ? "PASS" : "OVER TARGET");
     }
     fputs (report, stdout);
-    FILE *f = fopen (path, "w");
-    if (!f) {
-        fprintf (stderr, "vision bench: cannot write %s\n", path);
+    if (bench_results_write (path, report)) {
+        fprintf (stderr, "vision bench: cannot write %s: %s\n", path, strerror (errno));
         return 1;
     }
-    fputs (report, f);
-    fclose (f);
     /* over target is reported, not an error: speed is no test */
     return 0;
 }

@@ -73,3 +73,101 @@ Test (bench_args, every_benchmark_answers_help_and_refuses_an_unknown_option)
     /* the ten programs of bench/: all of them built and checked */
     cr_expect_geq (programs, 10, "only %d benchmark programs in %s", programs, bench);
 }
+
+/* The whole of the file at path, NUL-terminated, or NULL. */
+static char *
+s_slurp (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream (&text, &len);
+    char buf[4096];
+    for (size_t n; (n = fread (buf, 1, sizeof buf, f)) > 0;)
+        fwrite (buf, 1, n, mem);
+    fclose (f);
+    fclose (mem);
+    return text;
+}
+
+/* What `make bench` does to a results file (scripts/bench.sh runs each
+   program with bench/results/NAME.txt): the new run replaces the old one
+   and every line from the first "## " heading on stays
+   (bench/bench_results.h). The vision program, whose run takes a moment,
+   stands for them all; each calls the same bench_results_write. */
+Test (bench_args, a_new_run_keeps_the_notes_under_the_results)
+{
+    char bin[PATH_MAX], vision[PATH_MAX + 16];
+    snprintf (bin, sizeof bin, "%s", sim_lab_exe ());
+    snprintf (vision, sizeof vision, "%s/bench/vision", dirname (dirname (bin)));
+    char dir[] = "/tmp/ssl-sim-bench-notes-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char path[sizeof dir + 32], out[4096];
+
+    /* a run with notes under it, no blank line between them */
+    snprintf (path, sizeof path, "%s/vision.txt", dir);
+    FILE *f = fopen (path, "w");
+    cr_assert_not_null (f);
+    fputs ("the old run\n## 2026-01-01 a note\nkept line\n\n## another\nkept too\n", f);
+    fclose (f);
+    cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' '%s' --runs 1 2>&1", vision, path), 0, "%s", out);
+    char *text = s_slurp (path);
+    cr_assert_not_null (text);
+    cr_expect (!strncmp (text, "vision model benchmark:", 23), "the new run is not on top:\n%s", text);
+    cr_expect (!strstr (text, "the old run"), "the old run is still there:\n%s", text);
+    const char *notes = strstr (text, "## 2026-01-01");
+    cr_assert_not_null (notes, "the notes are gone:\n%s", text);
+    cr_expect_str_eq (notes, "## 2026-01-01 a note\nkept line\n\n## another\nkept too\n");
+    cr_expect (notes - text >= 2 && notes[-1] == '\n' && notes[-2] == '\n', "no blank line before the notes:\n%s",
+               text);
+    free (text);
+
+    /* a run twice: the notes once, the file the same length */
+    char *first = s_slurp (path);
+    cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' '%s' --runs 1 2>&1", vision, path), 0, "%s", out);
+    text = s_slurp (path);
+    cr_assert (first && text);
+    const char *a = strstr (first, "## "), *b = strstr (text, "## ");
+    cr_expect (a && b && !strcmp (a, b) && !strstr (b + 1, "## 2026-01-01"), "the notes changed:\n%s", text);
+    free (first);
+    free (text);
+
+    /* a file without notes is the run alone; a missing one is made */
+    for (int i = 0; i < 2; i++) {
+        if (i == 0) {
+            f = fopen (path, "w");
+            cr_assert_not_null (f);
+            fputs ("the old run\nand its second line\n", f);
+            fclose (f);
+        } else
+            unlink (path);
+        cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' '%s' --runs 1 2>&1", vision, path), 0, "%s", out);
+        text = s_slurp (path);
+        cr_assert_not_null (text);
+        cr_expect (!strncmp (text, "vision model benchmark:", 23) && !strstr (text, "old run") && !strstr (text, "## "),
+                   "%s", text);
+        free (text);
+    }
+
+    /* the files in bench/results keep their notes, byte for byte */
+    static const char *const kept[] = { "embed.txt", "vision.txt" };
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+        char src[PATH_MAX];
+        snprintf (src, sizeof src, "%s/bench/results/%s", SSL_SIM_SRC, kept[i]);
+        char *was = s_slurp (src);
+        cr_assert_not_null (was, "no %s", src);
+        cr_assert_eq (sim_lab_sh ("cp '%s' '%s'", src, path), 0);
+        cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' '%s' --runs 1 2>&1", vision, path), 0, "%s", out);
+        text = s_slurp (path);
+        cr_assert_not_null (text);
+        a = strstr (was, "## ");
+        b = strstr (text, "## ");
+        cr_expect (a && b && !strcmp (a, b), "%s lost its notes", kept[i]);
+        free (was);
+        free (text);
+    }
+    unlink (path);
+    cr_expect_eq (rmdir (dir), 0, "%s holds more than the results file (a .new left behind?)", dir);
+}
