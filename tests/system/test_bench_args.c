@@ -120,8 +120,8 @@ Test (bench_args, a_new_run_keeps_the_notes_under_the_results)
     const char *notes = strstr (text, "## 2026-01-01");
     cr_assert_not_null (notes, "the notes are gone:\n%s", text);
     cr_expect_str_eq (notes, "## 2026-01-01 a note\nkept line\n\n## another\nkept too\n");
-    cr_expect (notes - text >= 2 && notes[-1] == '\n' && notes[-2] == '\n', "no blank line before the notes:\n%s",
-               text);
+    cr_expect (notes - text >= 2 && notes[-1] == '\n' && notes[-2] == '\n',
+               "no blank line before the notes:\n%s", text);
     free (text);
 
     /* a run twice: the notes once, the file the same length */
@@ -143,10 +143,12 @@ Test (bench_args, a_new_run_keeps_the_notes_under_the_results)
             fclose (f);
         } else
             unlink (path);
-        cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' '%s' --runs 1 2>&1", vision, path), 0, "%s", out);
+        cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' '%s' --runs 1 2>&1", vision, path), 0, "%s",
+                      out);
         text = s_slurp (path);
         cr_assert_not_null (text);
-        cr_expect (!strncmp (text, "vision model benchmark:", 23) && !strstr (text, "old run") && !strstr (text, "## "),
+        cr_expect (!strncmp (text, "vision model benchmark:", 23) && !strstr (text, "old run")
+                       && !strstr (text, "## "),
                    "%s", text);
         free (text);
     }
@@ -159,7 +161,8 @@ Test (bench_args, a_new_run_keeps_the_notes_under_the_results)
         char *was = s_slurp (src);
         cr_assert_not_null (was, "no %s", src);
         cr_assert_eq (sim_lab_sh ("cp '%s' '%s'", src, path), 0);
-        cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' '%s' --runs 1 2>&1", vision, path), 0, "%s", out);
+        cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' '%s' --runs 1 2>&1", vision, path), 0, "%s",
+                      out);
         text = s_slurp (path);
         cr_assert_not_null (text);
         a = strstr (was, "## ");
