@@ -124,7 +124,7 @@ Test (bench_args, a_new_run_keeps_the_notes_under_the_results)
                "no blank line before the notes:\n%s", text);
     free (text);
 
-    /* a run twice: the notes once, the file the same length */
+    /* a second run: the same notes, once */
     char *first = s_slurp (path);
     cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' '%s' --runs 1 2>&1", vision, path), 0, "%s", out);
     text = s_slurp (path);
