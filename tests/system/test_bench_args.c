@@ -47,12 +47,20 @@ s_check (const char *exe, const char *name, const char *cwd)
     sim_lab_sh ("rm -rf '%s'/* '%s'/.[!.]*", cwd, cwd); /* the next program's count starts at 0 */
 }
 
+/* BUILD/bench/NAME (NAME "" for the folder): the benchmarks sit beside
+   bin/ in the tree that built ssl-sim. */
+static void
+s_bench (char *out, size_t cap, const char *name)
+{
+    char bin[PATH_MAX];
+    snprintf (bin, sizeof bin, "%s", sim_lab_exe ());
+    snprintf (out, cap, "%s/bench/%s", dirname (dirname (bin)), name);
+}
+
 Test (bench_args, every_benchmark_answers_help_and_refuses_an_unknown_option)
 {
-    /* the benchmarks sit beside bin/ in the tree that built ssl-sim */
-    char bin[PATH_MAX], bench[PATH_MAX + 8];
-    snprintf (bin, sizeof bin, "%s", sim_lab_exe ());
-    snprintf (bench, sizeof bench, "%s/bench", dirname (dirname (bin)));
+    char bench[PATH_MAX + 8];
+    s_bench (bench, sizeof bench, "");
     char cwd[] = "/tmp/ssl-sim-bench-args-XXXXXX";
     cr_assert_not_null (mkdtemp (cwd));
     DIR *d = opendir (bench);
@@ -99,9 +107,8 @@ s_slurp (const char *path)
    stands for them all; each calls the same bench_results_write. */
 Test (bench_args, a_new_run_keeps_the_notes_under_the_results)
 {
-    char bin[PATH_MAX], vision[PATH_MAX + 16];
-    snprintf (bin, sizeof bin, "%s", sim_lab_exe ());
-    snprintf (vision, sizeof vision, "%s/bench/vision", dirname (dirname (bin)));
+    char vision[PATH_MAX + 16];
+    s_bench (vision, sizeof vision, "vision");
     char dir[] = "/tmp/ssl-sim-bench-notes-XXXXXX";
     cr_assert_not_null (mkdtemp (dir));
     char path[sizeof dir + 32], out[4096];
