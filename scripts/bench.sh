@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh BUILD - run every benchmark binary in BUILD/bench/ in turn (each
 # writes its own bench/results/NAME.txt), the end-to-end pipeline last,
-# then print a summary of every result file. Called by `make bench`.
+# then print a summary: every result file's run, without its notes.
+# Called by `make bench`.
 # Benchmarks are timing runs: run them on an otherwise idle machine; the
 # pipeline records the load average it started under.
 set -uo pipefail
@@ -28,10 +29,12 @@ for b in $ordered; do
 done
 echo
 echo "================ summary ================"
+# each file's run, not the notes kept under its first "## " heading
+# (bench/bench_results.h)
 for f in bench/results/*.txt; do
     [ -f "$f" ] || continue
     echo "---- $f"
-    cat "$f"
+    sed '/^## /,$d' "$f"
 done
 if [ ${#failed[@]} -gt 0 ]; then
     echo "bench: failed: ${failed[*]}"
