@@ -20,8 +20,14 @@
     Both players are checked to give the same timeline and marks.
 
     usage: player_open LOG [RESULTS_FILE] [--repeat N] [--minutes M]
-    (M: the log's first M minutes are copied, 30 by default.) Prints the results, and appends them to RESULTS_FILE when given.
+           player_open --record S [RESULTS_FILE] [--repeat N] [--minutes M]
+    (M: the log's first M minutes are copied, 30 by default.) --record S
+    records the log first, S seconds of a fast run with four cameras
+    (`make bench` passes --record 10: more than M minutes of log on this
+    2-core machine), measures it and removes it. Prints the results, and
+    writes them to RESULTS_FILE when given (bench/bench_results.h).
 */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +37,15 @@
 #include <unistd.h>
 
 #include "bench_args.h"
+#include "bench_input.h"
+#include "bench_results.h"
 #include "common/logs/sim_logfile.h"
 #include "common/logs/sim_player.h"
 #include "ssl_gc_referee_message.pb-c.h"
 
-#define S_USAGE "usage: player_open LOG [RESULTS_FILE] [--repeat 1..100] [--minutes M]\n"
+#define S_USAGE \
+    "usage: player_open LOG [RESULTS_FILE] [--repeat 1..100] [--minutes M]\n" \
+    "       player_open --record S [RESULTS_FILE] [--repeat 1..100] [--minutes M]\n"
 
 static double
 s_clock_s (clockid_t clock)
@@ -147,31 +157,44 @@ s_open (const char *path, bool cold, sim_player_t **keep, double *cpu)
 int
 main (int argc, char **argv)
 {
-    const char *log = NULL, *results = NULL;
-    int repeat = 7;
+    const char *log = NULL, *results = NULL, *record = NULL;
+    int repeat = 7, words = 0;
     double minutes = 30;
+    const char *word[2] = { NULL, NULL };
     for (int i = 1; i < argc; i++) {
         if (strcmp (argv[i], "--repeat") == 0 && i + 1 < argc)
             repeat = atoi (argv[++i]);
         else if (strcmp (argv[i], "--minutes") == 0 && i + 1 < argc)
             minutes = atof (argv[++i]);
+        else if (strcmp (argv[i], "--record") == 0 && i + 1 < argc)
+            record = argv[++i];
         else if (bench_is_option (argv[i]))
             return bench_usage (argv[i], S_USAGE);
-        else if (!log)
-            log = argv[i];
+        else if (words < 2)
+            word[words++] = argv[i];
         else
-            results = argv[i];
+            return bench_usage (NULL, S_USAGE);
     }
-    size_t n = log ? strlen (log) : 0;
-    if (log && !results && n > 4 && strcmp (log + n - 4, ".txt") == 0) {
-        /* `make bench` (scripts/bench.sh) passes a results file only */
-        printf ("player_open: skipped: it needs a long log, e.g. `ssl-sim run --mode fast --cameras 4 "
-                "--record LOG --duration 32`, then `player_open LOG %s`\n",
-                log);
-        return 0;
-    }
-    if (!log || repeat < 1 || repeat > 100 || !(minutes > 0))
+    /* with --record the one word is the results file */
+    log = record ? NULL : word[0];
+    results = record ? word[0] : word[1];
+    if ((record ? words > 1 || !(atof (record) > 0) : !log) || repeat < 1 || repeat > 100 || !(minutes > 0))
         return bench_usage (NULL, S_USAGE);
+    char dir[] = "/tmp/player-open-XXXXXX", recorded[64];
+    if (record) {
+        if (!mkdtemp (dir)) {
+            perror (dir);
+            return 1;
+        }
+        snprintf (recorded, sizeof recorded, "%s/run.log", dir);
+        const char *args[] = { "--mode",   "fast",   "--no-viewer", "--cameras", "4",
+                               "--record", recorded, "--duration",  record,      NULL };
+        if (bench_input_record (args, recorded, (int) (atof (record) * 1000) + 300000)) {
+            sim_lab_sh ("rm -rf '%s'", dir);
+            return 1;
+        }
+        log = recorded;
+    }
     char plain[4096], indexed[4096];
     snprintf (plain, sizeof plain, "%s.plain", log);
     snprintf (indexed, sizeof indexed, "%s.indexed", log);
@@ -218,16 +241,21 @@ main (int argc, char **argv)
                   "open %s  wall median %6.1f ms, fastest %6.1f ms;  CPU median %6.1f ms  (%d opens)",
                   names[k], t[k][repeat / 2] * 1e3, t[k][0] * 1e3, c[k][repeat / 2] * 1e3, repeat);
     }
-    FILE *out = results ? fopen (results, "a") : NULL;
-    for (int pass = 0; pass < (out ? 2 : 1); pass++) {
-        FILE *f = pass ? out : stdout;
-        fprintf (f, "%s\n", head);
-        for (int k = 0; k < 4; k++)
-            fprintf (f, "%s\n", lines[k]);
-    }
-    if (out)
-        fclose (out);
+    char text[2048];
+    int len = snprintf (text, sizeof text,
+                        "player_open: opening a league log with and without its index\n%s\n", head);
+    for (int k = 0; k < 4 && len < (int) sizeof text; k++)
+        len += snprintf (text + len, sizeof text - (size_t) len, "%s\n", lines[k]);
+    if (len < (int) sizeof text)
+        snprintf (text + len, sizeof text - (size_t) len,
+                  "command: build/bench/player_open %s%s [RESULTS_FILE] --repeat %d --minutes %g\n",
+                  record ? "--record " : "LOG", record ? record : "", repeat, minutes);
+    fputs (text, stdout);
+    if (results && bench_results_write (results, text))
+        fprintf (stderr, "player_open: cannot write %s: %s\n", results, strerror (errno));
     unlink (plain);
     unlink (indexed);
+    if (record)
+        sim_lab_sh ("rm -rf '%s'", dir);
     return 0;
 }
