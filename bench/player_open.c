@@ -157,10 +157,9 @@ s_open (const char *path, bool cold, sim_player_t **keep, double *cpu)
 int
 main (int argc, char **argv)
 {
-    const char *log = NULL, *results = NULL, *record = NULL;
+    const char *record = NULL, *word[2] = { NULL, NULL };
     int repeat = 7, words = 0;
     double minutes = 30;
-    const char *word[2] = { NULL, NULL };
     for (int i = 1; i < argc; i++) {
         if (strcmp (argv[i], "--repeat") == 0 && i + 1 < argc)
             repeat = atoi (argv[++i]);
@@ -175,32 +174,23 @@ main (int argc, char **argv)
         else
             return bench_usage (NULL, S_USAGE);
     }
-    /* with --record the one word is the results file */
-    log = record ? NULL : word[0];
-    results = record ? word[0] : word[1];
-    if ((record ? words > 1 || !(atof (record) > 0) : !log) || repeat < 1 || repeat > 100 || !(minutes > 0))
+    bench_input_t in;
+    if (bench_input_words (&in, record, word, words) || repeat < 1 || repeat > 100 || !(minutes > 0))
         return bench_usage (NULL, S_USAGE);
-    char dir[] = "/tmp/player-open-XXXXXX", recorded[64];
-    if (record) {
-        if (!mkdtemp (dir)) {
-            perror (dir);
-            return 1;
-        }
-        snprintf (recorded, sizeof recorded, "%s/run.log", dir);
-        const char *args[] = { "--mode",   "fast",   "--no-viewer", "--cameras", "4",
-                               "--record", recorded, "--duration",  record,      NULL };
-        if (bench_input_record (args, recorded, (int) (atof (record) * 1000) + 300000)) {
-            sim_lab_sh ("rm -rf '%s'", dir);
-            return 1;
-        }
-        log = recorded;
+    static const char *const cameras[] = { "--cameras", "4", NULL };
+    if (bench_input_make (&in, "run.log", "--record", cameras)) {
+        bench_input_remove (&in);
+        return 1;
     }
+    const char *log = in.path;
     char plain[4096], indexed[4096];
     snprintf (plain, sizeof plain, "%s.plain", log);
     snprintf (indexed, sizeof indexed, "%s.indexed", log);
     uint64_t records = s_copy (log, plain, false, minutes);
-    if (!records || s_copy (log, indexed, true, minutes) != records)
+    if (!records || s_copy (log, indexed, true, minutes) != records) {
+        bench_input_remove (&in);
         return 1;
+    }
 
     sim_player_t *a = NULL, *b = NULL;
     s_open (plain, false, &a, NULL);
@@ -212,6 +202,7 @@ main (int argc, char **argv)
         || sim_player_records (a) != sim_player_records (b)
         || sim_player_duration (a) != sim_player_duration (b)) {
         fprintf (stderr, "player_open: the two players differ\n");
+        bench_input_remove (&in);
         return 1;
     }
     struct stat st;
@@ -251,11 +242,10 @@ main (int argc, char **argv)
                   "command: build/bench/player_open %s%s [RESULTS_FILE] --repeat %d --minutes %g\n",
                   record ? "--record " : "LOG", record ? record : "", repeat, minutes);
     fputs (text, stdout);
-    if (results && bench_results_write (results, text))
-        fprintf (stderr, "player_open: cannot write %s: %s\n", results, strerror (errno));
+    if (in.results && bench_results_write (in.results, text))
+        fprintf (stderr, "player_open: cannot write %s: %s\n", in.results, strerror (errno));
     unlink (plain);
     unlink (indexed);
-    if (record)
-        sim_lab_sh ("rm -rf '%s'", dir);
+    bench_input_remove (&in);
     return 0;
 }

@@ -18,8 +18,9 @@
            replay_seek --record S [RESULTS_FILE] [--every S]
     --record S records the journal first, S seconds of a fast run
     (`make bench` passes --record 3: on this 2-core machine about half
-    an hour of sim time, issue 27's case), measures it and removes it. Prints the results, and writes
-    them to RESULTS_FILE when given (bench/bench_results.h).
+    an hour of sim time, issue 27's case), measures it and removes it
+    (bench/bench_input.h). Prints the results, and writes them to
+    RESULTS_FILE when given (bench/bench_results.h).
 */
 #include <errno.h>
 #include <stdio.h>
@@ -57,10 +58,9 @@ s_cmp (const void *a, const void *b)
 int
 main (int argc, char **argv)
 {
-    const char *path = NULL, *results = NULL, *record = NULL;
+    const char *record = NULL, *word[2] = { NULL, NULL };
     double every_s = 10;
     int words = 0;
-    const char *word[2] = { NULL, NULL };
     for (int i = 1; i < argc; i++) {
         if (strcmp (argv[i], "--every") == 0 && i + 1 < argc)
             every_s = atof (argv[++i]);
@@ -73,37 +73,27 @@ main (int argc, char **argv)
         else
             return bench_usage (NULL, S_USAGE);
     }
-    /* with --record the one word is the results file */
-    path = record ? NULL : word[0];
-    results = record ? word[0] : word[1];
-    if ((record ? words > 1 || !(atof (record) > 0) : !path) || !(every_s > 0))
+    bench_input_t in;
+    if (bench_input_words (&in, record, word, words) || !(every_s > 0))
         return bench_usage (NULL, S_USAGE);
-    char dir[] = "/tmp/replay-seek-XXXXXX", journal[64];
-    if (record) {
-        if (!mkdtemp (dir)) {
-            perror (dir);
-            return 1;
-        }
-        snprintf (journal, sizeof journal, "%s/run.journal", dir);
-        const char *args[] = { "--mode", "fast",       "--no-viewer", "--journal",
-                               journal,  "--duration", record,        NULL };
-        if (bench_input_record (args, journal, (int) (atof (record) * 1000) + 120000)) {
-            sim_lab_sh ("rm -rf '%s'", dir);
-            return 1;
-        }
-        path = journal;
+    if (bench_input_make (&in, "run.journal", "--journal", NULL)) {
+        bench_input_remove (&in);
+        return 1;
     }
+    const char *path = in.path;
     char err[512];
     double t0 = s_now_s ();
     phys_replay_t *script = phys_replay_load (path, err, sizeof err);
     if (!script) {
         fprintf (stderr, "replay_seek: %s\n", err);
+        bench_input_remove (&in);
         return 1;
     }
     sim_config_t cfg;
     sim_config_defaults (&cfg);
     if (sim_config_load_string (&cfg, phys_replay_config (script), path, err, sizeof err)) {
         fprintf (stderr, "replay_seek: %s\n", err);
+        bench_input_remove (&in);
         return 1;
     }
     phys_world_t *start = sim_fc_world_new (&cfg);
@@ -168,10 +158,9 @@ main (int argc, char **argv)
         built ? " (stopped early: an input could not be applied)" : "", jumps[10], jumps[19],
         same ? "equals" : "DIFFERS FROM", command, every_s);
     fputs (text, stdout);
-    if (results && bench_results_write (results, text))
-        fprintf (stderr, "replay_seek: cannot write %s: %s\n", results, strerror (errno));
-    if (record)
-        sim_lab_sh ("rm -rf '%s'", dir);
+    if (in.results && bench_results_write (in.results, text))
+        fprintf (stderr, "replay_seek: cannot write %s: %s\n", in.results, strerror (errno));
+    bench_input_remove (&in);
     phys_seek_destroy (&seek);
     phys_world_destroy (&start);
     phys_replay_destroy (&script);

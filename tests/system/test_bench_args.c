@@ -47,14 +47,23 @@ s_check (const char *exe, const char *name, const char *cwd)
     sim_lab_sh ("rm -rf '%s'/* '%s'/.[!.]*", cwd, cwd); /* the next program's count starts at 0 */
 }
 
-/* BUILD/bench/NAME (NAME "" for the folder): the benchmarks sit beside
-   bin/ in the tree that built ssl-sim. */
+/* BUILD, the tree that built ssl-sim (BUILD/bin/ssl-sim). */
 static void
-s_bench (char *out, size_t cap, const char *name)
+s_build (char *out, size_t cap)
 {
     char bin[PATH_MAX];
     snprintf (bin, sizeof bin, "%s", sim_lab_exe ());
-    snprintf (out, cap, "%s/bench/%s", dirname (dirname (bin)), name);
+    snprintf (out, cap, "%s", dirname (dirname (bin)));
+}
+
+/* BUILD/bench/NAME (NAME "" for the folder): the benchmarks sit beside
+   bin/. */
+static void
+s_bench (char *out, size_t cap, const char *name)
+{
+    char build[PATH_MAX];
+    s_build (build, sizeof build);
+    snprintf (out, cap, "%s/bench/%s", build, name);
 }
 
 Test (bench_args, every_benchmark_answers_help_and_refuses_an_unknown_option)
@@ -192,8 +201,8 @@ Test (bench_args, a_new_run_keeps_the_notes_under_the_results)
    ten-minute soak among it) is the same loop over the other programs. */
 Test (bench_args, make_bench_records_what_replay_seek_and_player_open_measure, .timeout = 900)
 {
-    char build[PATH_MAX + 8];
-    s_bench (build, sizeof build, "..");
+    char build[PATH_MAX];
+    s_build (build, sizeof build);
     char dir[] = "/tmp/ssl-sim-bench-run-XXXXXX";
     cr_assert_not_null (mkdtemp (dir));
     static char out[65536];
