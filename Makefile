@@ -70,11 +70,11 @@ SAN      ?=
 # (tests/*/test_*.c), not for the code they test. The asan tree builds them
 # at -O0: their time is in the libraries and the simulators they start,
 # and with ASan and UBSan at -O1 building the ~140 of them took 72-75 s on
-# 2 cores (50-54 s at -O0). The plain tree keeps OPT
-# (-O1 there saved 2-3 s: its test programs' time is the link), and with
-# it GCC's flow warnings over the tests. Added in the recipe itself: as a
-# target-specific variable it would reach the library objects a test
-# program makes on its way.
+# 2 cores (50-54 s at -O0). The plain tree keeps OPT for them (-O1 there
+# saved only 2-3 s, its test programs' time being the link), so GCC's flow
+# warnings, which -O0 does not run, still check the tests. Added in the
+# recipe itself: as a target-specific variable it would reach the library
+# objects a test program makes on its way.
 TEST_OPT ?=
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Werror
