@@ -224,3 +224,23 @@ Test (bench_args, make_bench_records_what_replay_seek_and_player_open_measure, .
     free (text);
     sim_lab_sh ("rm -rf '%s'", dir);
 }
+
+/* --record takes 0 < S <= 3600 seconds (bench/bench_input.h): anything
+   else is a usage error that records nothing, and so is a second word. */
+Test (bench_args, a_bad_record_is_a_usage_error)
+{
+    static const char *const names[] = { "replay_seek", "player_open" };
+    static const char *const bad[] = { "--record 0", "--record 1e9", "--record x", "--record 1 a.txt b.txt" };
+    char cwd[] = "/tmp/ssl-sim-bench-record-XXXXXX";
+    cr_assert_not_null (mkdtemp (cwd));
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            char exe[PATH_MAX + 16], out[4096];
+            s_bench (exe, sizeof exe, names[i]);
+            int rc = sim_lab_capture (out, sizeof out, "cd '%s' && '%s' %s 2>&1", cwd, exe, bad[k]);
+            cr_expect_eq (rc, 2, "%s %s exited %d: %s", names[i], bad[k], rc, out);
+            cr_expect (strstr (out, "usage: "), "%s %s printed \"%s\"", names[i], bad[k], out);
+            cr_expect_eq (s_entries (cwd), 0, "%s %s left a file behind", names[i], bad[k]);
+        }
+    rmdir (cwd);
+}
