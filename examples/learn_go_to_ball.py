@@ -166,14 +166,20 @@ def main():
                     help="train with this physics substep in ms (e.g. 2; default the simulator's 1); "
                          "the evaluation always uses the default")
     a = ap.parse_args()
-    if a.worlds < 2 or a.worlds % 2 or a.episodes < 1 or a.generations < 0:
-        ap.error("--worlds must be even and at least 2, --episodes positive, --generations not negative")
+    if (a.worlds < 2 or a.worlds % 2 or a.episodes < 1 or a.max_steps < 1 or a.generations < 0 or a.seed < 0
+            or a.threads < 0):
+        ap.error("--worlds must be even and at least 2, --episodes and --max-steps positive, --generations, "
+                 "--seed and --threads not negative")
     start = time.monotonic()
     env = sslsim.SslSimVectorEnv(a.worlds, observation="vision", max_steps=a.max_steps, threads=a.threads)
     trainer = env
     if a.train_step_ms is not None:
-        trainer = sslsim.SslSimVectorEnv(a.worlds, observation="vision", max_steps=a.max_steps, threads=a.threads,
-                                         args=["--step-ms", repr(a.train_step_ms)])
+        try:
+            trainer = sslsim.SslSimVectorEnv(a.worlds, observation="vision", max_steps=a.max_steps,
+                                             threads=a.threads, args=["--step-ms", repr(a.train_step_ms)])
+        except ValueError as e:  # a substep that does not divide the 16 ms step (an SslSimError)
+            env.close()
+            ap.error("--train-step-ms %r: %s" % (a.train_step_ms, e))
     weights = train(trainer, a.generations, a.lr, a.sigma, a.seed)
     if trainer is not env:
         trainer.close()

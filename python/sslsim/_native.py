@@ -212,11 +212,30 @@ def make_config(ini=None, args=None, seed=None, vision=True):
     return cfg, keep
 
 
-def seed64(seed):
-    """A seed as libsslsim takes it (uint64_t): any Python int, reduced mod
-    2**64 (-1 is 2**64 - 1). Every seed of the module, np_random's too,
-    goes through here, so seeds equal mod 2**64 are the same seed."""
+def seed64(seed, name="seed"):
+    """A seed as libsslsim takes it (uint64_t): any Python or numpy int,
+    reduced mod 2**64 (-1 is 2**64 - 1). Every seed of the module,
+    np_random's too, goes through here, so seeds equal mod 2**64 are the
+    same seed. Anything else (a float, a string, a bool) is TypeError
+    naming `name`: 1.5 is not quietly seed 1, as Gymnasium refuses it too."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError("%s must be an int, not %r" % (name, seed))
     return int(seed) & 0xFFFFFFFFFFFFFFFF
+
+
+def seed_array(seeds, n, name="seeds"):
+    """n seeds (a sequence of ints or an integer array) as a uint64 array
+    of shape (n,), each one as seed64 takes it; TypeError naming the item
+    (seeds[k]) that is not an int, ValueError for another count."""
+    if isinstance(seeds, np.ndarray) and seeds.dtype.kind in "iu" and seeds.ndim == 1:
+        out = seeds.astype(np.uint64)  # two's complement: mod 2**64, as seed64
+    else:
+        if isinstance(seeds, (str, bytes, int, np.integer)) or not hasattr(seeds, "__len__"):
+            raise TypeError("%s must be a list of %d ints, not %r" % (name, n, seeds))
+        out = np.array([seed64(s, "%s[%d]" % (name, k)) for k, s in enumerate(seeds)], dtype=np.uint64)
+    if out.shape != (n,):
+        raise ValueError("%s must list %d seeds, not %d" % (name, n, len(seeds)))
+    return np.ascontiguousarray(out)
 
 
 def ptr(array):

@@ -65,7 +65,7 @@ class Shard:
         if seed is None:  # the configuration's, as a Batch would take it
             with World(ini=kwargs.get("ini"), args=kwargs.get("args"), vision=False) as w:
                 seed = w.seed
-        kwargs["seed"] = N.seed64(int(seed) + int(offset))
+        kwargs["seed"] = N.seed64(N.seed64(seed) + int(offset))
         self.env = SslSimVectorEnv(num_envs, **kwargs)
         self.worlds = np.arange(offset, offset + num_envs, dtype=np.int64)
 
@@ -231,17 +231,11 @@ class DaskVectorEnv:
         mask = reset_mask(options, self.num_envs, self._started)
         if seed is None:
             per = [None] * len(self.shards)
-        elif isinstance(seed, (int, np.integer)):
-            per = [[N.seed64(int(seed) + o + i) for i in range(c)] for _, o, c in self.shards]
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            per = [[N.seed64(N.seed64(seed) + o + i) for i in range(c)] for _, o, c in self.shards]
             self._np_random = np.random.default_rng(N.seed64(seed))
         else:
-            try:
-                seeds = [N.seed64(s) for s in seed]
-            except (TypeError, ValueError):
-                raise ValueError("seed must be None, an int or a list of %d ints, not %r"
-                                 % (self.num_envs, seed)) from None
-            if len(seeds) != self.num_envs:
-                raise ValueError("seed must list %d seeds, not %d" % (self.num_envs, len(seeds)))
+            seeds = N.seed_array(seed, self.num_envs, "seed").tolist()
             per = [seeds[o:o + c] for _, o, c in self.shards]
         # a shard none of whose worlds the mask names is not asked: its rows stay as last returned
         asked = [j for j, (_, o, c) in enumerate(self.shards) if mask[o:o + c].any()]

@@ -35,12 +35,15 @@ steps. The observation vector is written by libsslsim
 (sslsim.truth_dict), "time", "errors" (protocol errors of the action)
 and, for vision, "detections" (a list of sslsim.detection_dict).
 """
+import math
+from collections.abc import Mapping
+
 import numpy as np
 
 from . import _native as N
 from .learn import (MAX_AGE, Observer, action_bounds, cast, check_callbacks, check_dt, check_env_args,
-                    check_task, observation_bounds, task_args)
-from .world import SslSimError, World, detection_dict, truth_dict
+                    check_task, observation_bounds, robot_key, task_args)
+from .world import SslSimError, World, detection_dict, number, truth_dict
 
 try:
     import gymnasium as _gym
@@ -211,13 +214,14 @@ def episode_seed(seed, last, base):
 
 
 def _floats(value, counts, name):
-    """value as a list of floats, as many as one of counts, or ValueError naming it."""
+    """value as a list of finite floats, as many as one of counts, or
+    ValueError naming it."""
     try:
         out = [float(v) for v in value]
     except (TypeError, ValueError):
         out = None
-    if out is None or len(out) not in counts:
-        raise ValueError("%s must be %s numbers, not %r" % (name, " or ".join(map(str, counts)), value))
+    if out is None or len(out) not in counts or not all(math.isfinite(v) for v in out):
+        raise ValueError("%s must be %s finite numbers, not %r" % (name, " or ".join(map(str, counts)), value))
     return out
 
 
@@ -225,8 +229,12 @@ def placement(options):
     """The reset options, checked before anything is reset: "ball": (x, y[,
     vx, vy]) and "robots": {(team, id): (x, y, orientation)}, as (ball,
     robots), ball (x, y, vx, vy) or None, robots [(team, id, x, y,
-    orientation)]. ValueError naming the option for another key or a
-    value of another shape."""
+    orientation)]. ValueError naming the option for another key, a value
+    of another shape, a NaN or infinity, or a robot that is not (team
+    0/1, id 0..255): what place() would refuse is refused here, before the
+    world or the episode count changes."""
+    if options is not None and not isinstance(options, Mapping):
+        raise ValueError("options must be None or a dict, not %r" % (options,))
     options = dict(options or {})
     unknown = sorted(set(options) - {"ball", "robots"}, key=str)
     if unknown:
@@ -241,8 +249,8 @@ def placement(options):
         raise ValueError("options['robots'] must be {(team, id): (x, y, orientation)}, not %r"
                          % (options["robots"],)) from None
     for key, pose in poses:
-        team, rid = _floats(key, (2,), "options['robots'] key")
-        robots.append((int(team), int(rid)) + tuple(_floats(pose, (3,), "options['robots'][%r]" % (key,))))
+        team, rid = robot_key(key, "options['robots'] key")
+        robots.append((team, rid) + tuple(_floats(pose, (3,), "options['robots'][%r]" % (key,))))
     return ball, robots
 
 
@@ -268,7 +276,7 @@ class SslSimEnv(_Base):
         check_task(task)
         check_callbacks(task, reward_fn, termination_fn)
         self.observation = observation
-        self.dt = float(dt)
+        self.dt = number(dt, "dt")
         self.max_steps = int(max_steps)
         self.reward_fn = reward_fn
         self.termination_fn = termination_fn
@@ -279,9 +287,6 @@ class SslSimEnv(_Base):
         t = self._world.truth()
         present = list(zip(t["team"].tolist(), t["id"].tolist()))
         self._task, self.controlled, self.observed = cast(task, 1, present, controlled, observed)
-        for team, rid in self.controlled + self.observed:
-            if team not in (0, 1) or not 0 <= rid <= 255:
-                raise ValueError("robot (%r, %r) is not (team 0/1, id 0..255)" % (team, rid))
         self._teams = np.array([r[0] for r in self.controlled], dtype=np.int32)
         self._ids = np.array([r[1] for r in self.controlled], dtype=np.int32)
         per = 7 if observation == "truth" else 4
@@ -384,10 +389,10 @@ class SslSimEnv(_Base):
             if self._h is None:
                 raise ValueError("the environment is closed")
             raise RuntimeError("call reset() before step()")
-        try:
-            self._act[...] = action
-        except (TypeError, ValueError) as e:
-            raise ValueError("action must be numbers: %s" % e) from None
+        kind = action.dtype.kind if type(action) is np.ndarray else np.asarray(action).dtype.kind
+        if kind not in "fiu":  # not bools, complex numbers (their imaginary part dropped) or strings
+            raise TypeError("action must be real numbers, not %s" % np.asarray(action).dtype)
+        self._act[...] = action
         if self._task is not None:
             # actions and step; the task's rules (a game's kick-off) before the observation
             n = self._env_step(self._h, self._teams_p, self._ids_p, self._n, self._act_p, self.dt, None, 0, None,

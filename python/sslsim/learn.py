@@ -3,6 +3,7 @@ observation vectors and the task rules, computed in C, that SslSimEnv and
 SslSimVectorEnv share.
 """
 import ctypes
+import operator
 
 import numpy as np
 
@@ -75,7 +76,7 @@ def check_env_args(observation, max_steps):
     ("truth", "vision") and max_steps a positive integer."""
     if observation not in N.OBS_KINDS:
         raise ValueError('observation must be "truth" or "vision", not %r' % (observation,))
-    if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
         raise ValueError("max_steps must be a positive integer, not %r" % (max_steps,))
 
 
@@ -200,6 +201,29 @@ class Task:
         return float(r.value), bool(t.value)
 
 
+def robot_key(robot, name):
+    """(team, id) of `robot`: two ints, team 0 (blue) or 1 (yellow) and id
+    0..255, or ValueError naming it (`name`): 2**32 + 3 is not quietly
+    robot 3, nor 1.5 robot 1."""
+    try:
+        team, rid = robot
+        team, rid = operator.index(team), operator.index(rid)
+    except (TypeError, ValueError):
+        raise ValueError("%s must be (team, id), two ints, not %r" % (name, robot)) from None
+    if team not in (0, 1) or not 0 <= rid <= 255:
+        raise ValueError("%s must be (team 0/1, id 0..255), not %r" % (name, robot))
+    return team, rid
+
+
+def robot_list(robots, name):
+    """robots ([(team, id), ...]) checked by robot_key, each named name[k]."""
+    try:
+        items = list(robots)
+    except TypeError:
+        raise ValueError("%s must be a list of (team, id), not %r" % (name, robots)) from None
+    return [robot_key(r, "%s[%d]" % (name, k)) for k, r in enumerate(items)]
+
+
 def cast(task, slots, present, controlled, observed):
     """(Task or None, controlled, observed) of an environment: the Task
     named `task` (None: none) for the first controlled robot (default
@@ -207,7 +231,11 @@ def cast(task, slots, present, controlled, observed):
     task every blue robot in `present`), observed to the controlled ones
     then the rest of the task's scene (without a task `present`)."""
     check_task(task)
-    t = Task(task, tuple(controlled[0]) if controlled else (0, 0), slots) if task is not None else None
+    if controlled is not None:
+        controlled = robot_list(controlled, "controlled")
+    if observed is not None:
+        observed = robot_list(observed, "observed")
+    t = Task(task, controlled[0] if controlled else (0, 0), slots) if task is not None else None
     if controlled is None:
         controlled = t.robots[:t.driven] if t is not None else [r for r in present if r[0] == 0]
     controlled = [tuple(int(v) for v in r) for r in controlled]

@@ -33,7 +33,7 @@ from . import _native as N
 from .env import _box, episode_seed, place, placement
 from .learn import (TASKS, Observer, Task, action_bounds, check_callbacks, check_dt, check_env_args,
                     check_task, task_args)
-from .world import World
+from .world import World, number
 
 AGENTS = ("blue", "yellow")
 
@@ -74,7 +74,7 @@ class SslSimParallelEnv:
                 raise ValueError("task must have both teams on the field (%s), not %r" % (", ".join(both), task))
         self.task = task
         self.observation = observation
-        self.dt = float(dt)
+        self.dt = number(dt, "dt")
         self.max_steps = int(max_steps)
         self.reward_fn = reward_fn
         self.termination_fn = termination_fn

@@ -19,13 +19,15 @@ seed s runs with seed s + e * 2**32 (mod 2**64), so a world's episodes,
 and every byte of them, depend only on its seed: never on the batch size,
 the thread count or the other worlds.
 """
+from collections.abc import Mapping
+
 import numpy as np
 
 from . import _native as N
 from .env import _box, _EnvBase
 from .learn import Observer, action_bounds, cast, check_dt, check_env_args, check_task, task_args
 from .rollout import rollout
-from .world import Batch, SslSimError
+from .world import Batch, SslSimError, number
 
 _EPISODE_STRIDE = np.uint64(1 << 32)
 
@@ -49,6 +51,8 @@ def reset_mask(options, n, started):
     option; the only one known). ValueError naming the option otherwise:
     another option, a mask that is not a bool array of n, one with no True,
     or one that leaves a world out before the first reset."""
+    if options is not None and not isinstance(options, Mapping):
+        raise ValueError("options must be None or a dict, not %r" % (options,))
     options = dict(options or {})
     m = options.pop("reset_mask", None)
     if options:
@@ -90,7 +94,7 @@ class SslSimVectorEnv:
         check_env_args(observation, max_steps)
         check_task(task)
         self.observation = observation
-        self.dt = float(dt)
+        self.dt = number(dt, "dt")
         self.max_steps = int(max_steps)
         self._batch = Batch(num_envs, threads=threads, ini=ini, args=task_args(task, args), seed=seed,
                             vision=observation == "vision")
@@ -171,17 +175,11 @@ class SslSimVectorEnv:
         {"seed": (num_envs,) the episodes' seeds}."""
         mask = reset_mask(options, self.num_envs, self._started)
         if seed is not None:
-            if isinstance(seed, (int, np.integer)):
+            if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
                 base = (np.uint64(N.seed64(seed)) + np.arange(self.num_envs, dtype=np.uint64))
                 self._np_random = np.random.default_rng(N.seed64(seed))
             else:
-                try:
-                    base = np.array([N.seed64(s) for s in seed], dtype=np.uint64)
-                except (TypeError, ValueError):
-                    raise ValueError("seed must be None, an int or a list of %d ints, not %r"
-                                     % (self.num_envs, seed)) from None
-                if base.shape != (self.num_envs,):
-                    raise ValueError("seed must list %d seeds, not %d" % (self.num_envs, len(base)))
+                base = N.seed_array(seed, self.num_envs, "seed")
             self._base[mask] = base[mask]
             self._episode[mask] = 0
         elif self._started:

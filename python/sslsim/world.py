@@ -41,13 +41,31 @@ def _check(status, reason_fn):
     return status
 
 
+def number(value, name):
+    """value as a float, or ValueError naming it (`name`) for a string,
+    None or a list, where ctypes or float() would name neither."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError("%s must be a number, not %r" % (name, value)) from None
+
+
+def _int32s(values, name):
+    """values as an int32 array, or ValueError naming them for anything
+    but integers within int32: 2**32 + 3 is not quietly 3."""
+    a = np.asarray(values)
+    if a.dtype.kind not in "iu" or (a.size and (a.min() < -2**31 or a.max() > 2**31 - 1)):
+        raise ValueError("%s must be integers (team 0/1, id 0..255), not %r" % (name, values))
+    return a.astype(np.int32)
+
+
 def commands(teams, ids, actions):
     """A COMMAND record array from teams (n,), ids (n,) and actions (n, 6)
     (ACTION_FIELDS order). Raises ValueError for wrong shapes or non-finite
     values."""
     actions = np.asarray(actions, dtype=np.float64)
-    teams = np.asarray(teams)
-    ids = np.asarray(ids)
+    teams = _int32s(teams, "teams")
+    ids = _int32s(ids, "ids")
     if actions.ndim != 2 or actions.shape[1] != len(ACTION_FIELDS):
         raise ValueError("actions must have shape (n, %d), not %s" % (len(ACTION_FIELDS), actions.shape))
     n = actions.shape[0]
@@ -150,12 +168,12 @@ class World:
     def step(self, dt=0.016):
         """Advance dt seconds (a whole number of substeps, at most 10 s)."""
         h = self._handle()
-        _check(N.lib.sslsim_world_step(h, float(dt)), self._reason)
+        _check(N.lib.sslsim_world_step(h, number(dt, "dt")), self._reason)
 
     def substeps(self, dt=0.016):
         """How many substeps a step of dt seconds is; SslSimError (naming
         dt) for a dt that step() refuses. Changes nothing."""
-        return _check(N.lib.sslsim_world_substeps(self._handle(), float(dt)), self._reason)
+        return _check(N.lib.sslsim_world_substeps(self._handle(), number(dt, "dt")), self._reason)
 
     def command(self, kind, data):
         """Apply one packed protocol message; kind is "simulator_command",
@@ -178,10 +196,13 @@ class World:
 
     def teleport_ball(self, x, y, vx=0.0, vy=0.0):
         h = self._handle()
+        x, y, vx, vy = (number(v, n) for v, n in ((x, "x"), (y, "y"), (vx, "vx"), (vy, "vy")))
         return self._errors(_check(N.lib.sslsim_world_teleport_ball(h, x, y, vx, vy), self._reason))
 
     def teleport_robot(self, team, id, x=0.0, y=0.0, orientation=0.0, present=True):
         h = self._handle()
+        team, id = _int32s([team, id], "team and id")
+        x, y, orientation = (number(v, n) for v, n in ((x, "x"), (y, "y"), (orientation, "orientation")))
         return self._errors(_check(N.lib.sslsim_world_teleport_robot(h, int(team), int(id), x, y, orientation,
                                                                       1 if present else 0), self._reason))
 
@@ -274,9 +295,7 @@ class Batch:
         cfg, keep = N.make_config(ini, args, seed, vision)
         seed_arr = None
         if seeds is not None:
-            seed_arr = np.ascontiguousarray(np.asarray(seeds, dtype=np.uint64))
-            if seed_arr.shape != (n,):
-                raise ValueError("seeds must have shape (%d,), not %s" % (n, seed_arr.shape))
+            seed_arr = N.seed_array(seeds, int(n))
         err = ctypes.create_string_buffer(512)
         self._h = N.lib.sslsim_batch_new(int(n), ctypes.byref(cfg), int(threads),
                                          N.ptr(seed_arr) if seed_arr is not None else None, err, len(err))
@@ -333,7 +352,7 @@ class Batch:
 
     def step(self, dt=0.016):
         """Step every world by dt, in parallel."""
-        _check(N.lib.sslsim_batch_step(self._handle(), float(dt)), self._reason)
+        _check(N.lib.sslsim_batch_step(self._handle(), number(dt, "dt")), self._reason)
 
     def truth_records(self, out=None):
         """Every world's truth as a TRUTH array of shape (n,); pass `out`

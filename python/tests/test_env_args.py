@@ -119,5 +119,133 @@ class EnvArgumentsTest(unittest.TestCase):
                 env.step(np.full(env.action_space.shape, bad))
 
 
+class ValuesTest(unittest.TestCase):
+    """Values a user gets wrong that the environments used to take, or took
+    only half: each raises an exception naming the argument before
+    anything changes."""
+
+    def test_a_bad_option_value_is_refused_before_the_reset(self):
+        """A NaN ball, a robot of team 5 or id 2**32 + 3 (once robot 3), a
+        NaN pose and options that are not a dict were refused only after
+        the world had been reset (its episode gone, the next reset a seed
+        further on). Now nothing has changed when they raise, in SslSimEnv
+        and SslSimParallelEnv."""
+        bad = (({"ball": (float("nan"), 0.0)}, r"options\['ball'\].*finite"),
+               ({"ball": (1.0, 0.0, float("inf"), 0.0)}, r"options\['ball'\].*finite"),
+               ({"robots": {(5, 0): (1.0, 2.0, 0.0)}}, r"options\['robots'\] key.*team 0/1"),
+               ({"robots": {(0, 2 ** 32 + 3): (1.0, 2.0, 0.0)}}, r"options\['robots'\] key.*id 0..255"),
+               ({"robots": {(0, 1.5): (1.0, 2.0, 0.0)}}, r"options\['robots'\] key.*two ints"),
+               ({"robots": {(0, 0): (float("nan"), 2.0, 0.0)}}, r"options\['robots'\]\[\(0, 0\)\].*finite"),
+               ([1], "options must be None or a dict"))
+        for make in (lambda: sslsim.SslSimEnv(task="go_to_ball"), sslsim.SslSimParallelEnv):
+            env = make()
+            env.reset(seed=5)
+            if isinstance(env, sslsim.SslSimEnv):
+                env.step(np.ones(env.action_space.shape))
+            world = env.world if isinstance(env, sslsim.SslSimEnv) else env._world
+            world.step(0.016)
+            before = (world.seed, world.time, world.truth_record().tobytes())
+            for options, pattern in bad:
+                with self.assertRaisesRegex(ValueError, pattern):
+                    env.reset(options=options)
+                self.assertEqual((world.seed, world.time, world.truth_record().tobytes()), before)
+            env.reset()
+            self.assertEqual(world.seed, 6, "a refused reset counted as an episode")
+            env.close()
+
+    def test_a_seed_is_an_int_everywhere(self):
+        """reset(seed=1.5) was seed 1, reset(seed="7") seed 7, a vector
+        env's reset(seed="1234") the seeds 1, 2, 3, 4, and Batch's seeds
+        refused 2**64 (OverflowError) where every other seed is taken mod
+        2**64. Now a seed that is not an int is TypeError naming it, and
+        Batch's seeds wrap as the docs say."""
+        env = sslsim.SslSimEnv()
+        env.reset(seed=3)
+        for seed in (1.5, "7", [1, 2], True):
+            with self.assertRaisesRegex(TypeError, "seed must be an int"):
+                env.reset(seed=seed)
+            self.assertEqual(env.world.seed, 3)
+        env.close()
+        with self.assertRaisesRegex(TypeError, "seed must be an int"):
+            sslsim.World(seed=2.5, vision=False)
+        with sslsim.SslSimVectorEnv(4) as venv:
+            for seed, pattern in (([1.5, 2.5, 3.5, 4.5], r"seed\[0\] must be an int"),
+                                  ([1, 2, 3, "4"], r"seed\[3\] must be an int"),
+                                  ("1234", "seed must be a list of 4 ints")):
+                with self.assertRaisesRegex(TypeError, pattern):
+                    venv.reset(seed=seed)
+            _, infos = venv.reset(seed=np.array([-1, 0, 2 ** 62, 7]))
+            self.assertEqual(infos["seed"].tolist(), [2 ** 64 - 1, 0, 2 ** 62, 7])
+        with sslsim.Batch(3, seeds=[2 ** 64 + 5, -1, 9], vision=False) as b:
+            self.assertEqual([b.world(k).seed for k in range(3)], [5, 2 ** 64 - 1, 9])
+        with self.assertRaisesRegex(TypeError, r"seeds\[1\] must be an int"):
+            sslsim.Batch(2, seeds=[1, 2.5], vision=False)
+        with self.assertRaisesRegex(ValueError, "seeds must list 2 seeds"):
+            sslsim.Batch(2, seeds=[1], vision=False)
+        penv = sslsim.SslSimParallelEnv()
+        with self.assertRaisesRegex(TypeError, "seed must be an int"):
+            penv.reset(seed=1.5)
+        penv.close()
+
+    def test_robots_are_checked_when_the_env_is_made(self):
+        """SslSimVectorEnv took controlled=[(0, 300)] and failed only at
+        its first step, and [(5, 0)] gave a bare IndexError; SslSimEnv
+        took an id of 1.5 as 1. Both now check every (team, id) they are
+        given when they are made, naming it."""
+        for robots, pattern in (([(5, 0)], r"controlled\[0\].*team 0/1"), ([(0, 300)], r"controlled\[0\]"),
+                                ([(0, 1), (0, 2 ** 32 + 3)], r"controlled\[1\]"),
+                                ([(0, 1.5)], r"controlled\[0\].*two ints"), ([0], r"controlled\[0\]")):
+            with self.assertRaisesRegex(ValueError, pattern):
+                sslsim.SslSimVectorEnv(2, task=None, controlled=robots)
+            with self.assertRaisesRegex(ValueError, pattern):
+                sslsim.SslSimEnv(task="shoot", controlled=robots)
+        with self.assertRaisesRegex(ValueError, r"observed\[1\]"):
+            sslsim.SslSimVectorEnv(2, observed=[(0, 0), (1, -1)])
+        with self.assertRaisesRegex(ValueError, "controlled must be a list"):
+            sslsim.SslSimEnv(controlled=7)
+
+    def test_a_world_names_what_it_refuses(self):
+        """World.robot_commands put team 2**32 and id 2**32 + 3 into 32-bit
+        fields, driving blue robot 3; a string where a number belongs
+        raised ctypes' "argument 2: wrong type" or float()'s message; an
+        action of bools or complex numbers (the imaginary part dropped)
+        was taken. Each now names the argument."""
+        w = sslsim.World(seed=1, vision=False)
+        drive = [[2.0, 0, 0, 0, 0, 0]]
+        before = w.truth_record().tobytes()
+        for teams, ids, name in (([2 ** 32], [3], "teams"), ([0], [2 ** 32 + 3], "ids"), ([0], [1.5], "ids")):
+            with self.assertRaisesRegex(ValueError, name):
+                w.robot_commands(teams=teams, ids=ids, actions=drive)
+        for _ in range(10):
+            w.step(0.016)
+        self.assertEqual(w.truth()["pos"].tolist(), sslsim.World(seed=1, vision=False).truth()["pos"].tolist(),
+                         "a refused command moved a robot")
+        self.assertNotEqual(before, w.truth_record().tobytes())
+        with self.assertRaisesRegex(ValueError, "x must be a number"):
+            w.teleport_ball("a", 0)
+        with self.assertRaisesRegex(ValueError, "orientation must be a number"):
+            w.teleport_robot(0, 1, 0.0, 0.0, None)
+        with self.assertRaisesRegex(ValueError, "team and id"):
+            w.teleport_robot(0, 2 ** 40)
+        with self.assertRaisesRegex(ValueError, "dt must be a number"):
+            w.step("x")
+        w.close()
+        with self.assertRaisesRegex(ValueError, "dt must be a number"):
+            sslsim.SslSimEnv(dt="x")
+        with self.assertRaisesRegex(ValueError, "dt must be a number"):
+            sslsim.SslSimVectorEnv(2, dt=None)
+        with self.assertRaisesRegex(ValueError, "max_steps"):
+            sslsim.SslSimEnv(max_steps=True)
+        env = sslsim.SslSimEnv()
+        env.reset(seed=1)
+        t = env.world.time
+        for dtype in (bool, complex, str):
+            with self.assertRaisesRegex(TypeError, "action must be real numbers"):
+                env.step(np.ones(env.action_space.shape, dtype=dtype))
+        self.assertEqual(env.world.time, t)
+        env.step(np.ones(env.action_space.shape, dtype=np.int32))  # integers are numbers
+        env.close()
+
+
 if __name__ == "__main__":
     unittest.main()
