@@ -11,6 +11,17 @@
 #include "phys_epoch.h"
 #include "phys_publish.h"
 
+void
+phys_hold_begin (phys_service_t *self, bool resumed, int64_t now)
+{
+    /* realtime without a journal keeps no promise about its first frames
+       (its clock is the wall's), so it does not wait; a replay is driven
+       by its journal (phys_playback) */
+    self->hold_clock =
+        (self->user_journal || self->cfg.run.mode == SIM_MODE_FAST) && !resumed && !self->replay;
+    self->hold_until_us = now + PHYS_HOLD_US;
+}
+
 bool
 phys_hold_request (phys_service_t *self, Simbus__Envelope *env, const sim_link_from_t *from)
 {

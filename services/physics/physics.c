@@ -12,8 +12,8 @@
       phys_answer    a request applied and answered
       phys_recovery  checkpoints, the restart journal and its replay, the
                      --journal file (docs/journal.md, docs/logs.md)
-      phys_hold      a --journal run's clock held for vision, with the
-                     requests that came meanwhile
+      phys_hold      a fast or --journal run's clock held for vision,
+                     with the requests that came meanwhile
       phys_defer     realtime: the gateway's requests read at the clock's
                      own wake-ups, each applied at its arrival
       phys_playback  `ssl-sim replay` driving
@@ -289,8 +289,7 @@ s_new (const sim_service_args_t *args, sim_loop_t *loop)
     self->status_wall_us = now;
     self->started_us = now;
     self->status_sim_ns = phys_world_time_ns (self->world);
-    self->hold_clock = self->user_journal && !resumed;
-    self->hold_until_us = now + PHYS_HOLD_US;
+    phys_hold_begin (self, resumed, now);
     sim_info ("division %s, %d robots per team, substep %.3f ms, seed %llu, mode %s",
               cfg->run.division == SIM_DIVISION_A ? "A" : "B", cfg->sim.initial_robots_per_team,
               cfg->sim.substep * 1e3, (unsigned long long) cfg->sim.seed,
