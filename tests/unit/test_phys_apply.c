@@ -253,6 +253,31 @@ Test (phys_apply, vision_port_replaces_the_port_only)
     s_teardown (&f);
 }
 
+/* vision_port 62000 with --port-offset 3700 was taken: vision sent to port
+   65700 mod 65536 = 164, a privileged port, and the answer said nothing.
+   The port after the offset must be a UDP port, as at the start. */
+Test (phys_apply, vision_port_moved_past_65535_by_the_offset_is_refused)
+{
+    fixture_t f;
+    s_setup (&f);
+    snprintf (f.cfg.run.vision_addr, sizeof f.cfg.run.vision_addr, "224.5.23.2:10006");
+    f.cfg.network.port_offset = 3700;
+    sim_msg_config_t m;
+    SimulatorCommand *cmd = sim_msg_config (&m);
+    m.config.has_vision_port = true;
+    m.config.vision_port = 62000;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    cr_expect (strstr (f.errors.items[0].message, "port 65700") != NULL, "%s", f.errors.items[0].message);
+    cr_expect_str_eq (f.cfg.run.vision_addr, "224.5.23.2:10006");
+    cr_expect (!f.changes.config);
+    m.config.vision_port = 65535 - 3700; /* the last port the offset keeps */
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "");
+    cr_expect_str_eq (f.cfg.run.vision_addr, "224.5.23.2:61835");
+    s_teardown (&f);
+}
+
 Test (phys_apply, geometry_field_and_cameras)
 {
     fixture_t f;
