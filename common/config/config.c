@@ -40,6 +40,16 @@ sim_cfg_check_addr (const char *value, char *why, size_t whylen)
 }
 
 int
+sim_cfg_check_ipv4 (const char *value, char *why, size_t whylen)
+{
+    struct in_addr addr;
+    if (value[0] == '\0' || inet_pton (AF_INET, value, &addr) == 1)
+        return 0;
+    sim_cfg_err (why, whylen, "'%s' is not an IPv4 address (a.b.c.d, or empty)", value);
+    return -1;
+}
+
+int
 sim_cfg_check_ball_preset (const char *value, char *why, size_t whylen)
 {
     sim_ball_cfg_t ball;

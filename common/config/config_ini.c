@@ -91,6 +91,7 @@ s_reader (char *str, int num, void *stream)
     bool any = false;
     bool leading = true;
     bool too_long = false;
+    bool nul = false;
     while (true) {
         if (self->file)
             c = fgetc (self->file);
@@ -101,6 +102,10 @@ s_reader (char *str, int num, void *stream)
         any = true;
         if (c == '\n')
             break;
+        if (c == '\0') {
+            nul = true; /* inih would end the line there: "seed = 1<NUL> 2" read as 1 */
+            continue;
+        }
         if (leading && (c == ' ' || c == '\t'))
             continue;
         leading = false;
@@ -115,8 +120,11 @@ s_reader (char *str, int num, void *stream)
     str[len] = '\0';
     if (str[0] == '[')
         self->section_line = self->line;
-    if (too_long) {
-        s_fail (self, NULL, NULL, "line longer than %d characters", num - 1);
+    if (nul || too_long) {
+        if (nul)
+            s_fail (self, NULL, NULL, "a NUL byte in the line (the file is not text)");
+        else
+            s_fail (self, NULL, NULL, "line longer than %d characters", num - 1);
         /* hand inih a comment so it does not act on the cut line */
         str[0] = ';';
         str[1] = '\0';

@@ -348,11 +348,11 @@ const sim_cfg_key_t sim_cfg_keys[] = {
 
     /* [network] product addition; all local: the ports this host binds */
     S_S_LOCAL ("network", "bind_address", OFF (network.bind_address),
-               SSIZE (network.bind_address), "0.0.0.0", NULL,
+               SSIZE (network.bind_address), "0.0.0.0", sim_cfg_check_ipv4,
                "address the control, blue and yellow ports bind to (127.0.0.1 with --localhost)",
                NULL),
     S_S_LOCAL ("network", "legacy_bind_address", OFF (network.legacy_bind_address),
-               SSIZE (network.legacy_bind_address), "", NULL,
+               SSIZE (network.legacy_bind_address), "", sim_cfg_check_ipv4,
                "address the grSim port binds to (empty = bind_address; 127.0.0.1 with --localhost)",
                "legacy_bind_address = 127.0.0.1 ; grSim clients on this host only"),
     S_S_LOCAL ("network", "trusted_sources", OFF (network.trusted_sources),
@@ -383,7 +383,7 @@ const sim_cfg_key_t sim_cfg_keys[] = {
     S_I_LOCAL ("network", "multicast_ttl", OFF (network.multicast_ttl), 1, R_(0, 255, 0),
                "multicast TTL"),
     S_S_LOCAL ("network", "multicast_interface", OFF (network.multicast_interface),
-               SSIZE (network.multicast_interface), "", NULL,
+               SSIZE (network.multicast_interface), "", sim_cfg_check_ipv4,
                "IPv4 address of the interface vision multicast leaves by (empty = the "
                "system's choice)",
                "multicast_interface = 127.0.0.1 ; keep vision on this machine"),

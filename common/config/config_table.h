@@ -98,7 +98,7 @@ extern const char *const sim_cfg_team_subsections[];
 extern const size_t sim_cfg_team_subsections_count;
 
 /* String checks the key table refers to (config_value.c). */
-sim_cfg_check_fn sim_cfg_check_log_level, sim_cfg_check_addr, sim_cfg_check_ball_preset,
+sim_cfg_check_fn sim_cfg_check_log_level, sim_cfg_check_addr, sim_cfg_check_ipv4, sim_cfg_check_ball_preset,
     sim_cfg_check_limits_preset, sim_cfg_check_addr_list, sim_cfg_check_trusted_list;
 
 /* ---- command-line flags ------------------------------------------------- */

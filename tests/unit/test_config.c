@@ -407,6 +407,34 @@ Test (config, malformed_values_name_file_line_and_key)
     cfg_test_expect_error ("[network]\nmulticast_ttl = 99999999999\n", "[network] multicast_ttl:");
     cfg_test_expect_error ("[vision]\ngeometry_every_n_frames = 4294967297\n",
                            "[vision] geometry_every_n_frames: 4294967297 is out of range");
+    /* an interface name or a host name where an IPv4 address belongs was
+       taken, and only failed at runtime (vision: "not usable, using the
+       default") */
+    cfg_test_expect_error ("[network]\nmulticast_interface = eth9\n",
+                           "test.ini:2: [network] multicast_interface: 'eth9' is not an IPv4 address");
+    cfg_test_expect_error ("[network]\nbind_address = localhost\n",
+                           "test.ini:2: [network] bind_address: 'localhost' is not an IPv4 address");
+    cfg_test_expect_error ("[network]\nlegacy_bind_address = 10.0.0\n",
+                           "test.ini:2: [network] legacy_bind_address:");
+}
+
+/* "seed = 1<NUL> 2" was read as seed 1: a NUL byte ended the line for the
+   parser. A file holding one is not text, and says where. */
+Test (config, a_nul_byte_names_its_line)
+{
+    CFG_TEST_TMPDIR (dir);
+    char path[256];
+    snprintf (path, sizeof path, "%s/nul.ini", dir);
+    static const char text[] = "[sim]\nseed = 1\0 2\n";
+    FILE *f = fopen (path, "wb");
+    cr_assert_not_null (f);
+    cr_assert_eq (fwrite (text, 1, sizeof text - 1, f), sizeof text - 1);
+    fclose (f);
+    sim_config_t cfg;
+    char err[512] = "";
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_config_load_file (&cfg, path, err, sizeof err), -1);
+    cr_expect_not_null (strstr (err, "nul.ini:2: a NUL byte"), "%s", err);
 }
 
 Test (config, out_of_range_values_are_errors)
