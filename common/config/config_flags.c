@@ -55,7 +55,7 @@ const sim_cfg_flag_t sim_cfg_flags[] = {
     { .name = "--mode", .arg = "", .kind = SIM_CFG_FLAG_KEY, .section = "run", .key = "mode",
       .help = "stepping mode", .flags = SIM_CFG_SHOW_DEFAULT },
     { .name = "--speed", .arg = "X", .kind = SIM_CFG_FLAG_KEY, .section = "run", .key = "speed",
-      .help = "real-time factor, 0 starts paused (play: times the recorded pace)",
+      .help = "real-time factor, 0 starts paused (play: times the recorded pace, above 0)",
       .flags = SIM_CFG_SHOW_DEFAULT },
     { .name = "--step-ms", .arg = "MS", .kind = SIM_CFG_FLAG_STEP_MS, .section = "sim",
       .key = "substep", .scale = 1000, .help = "physics substep in milliseconds",
