@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/config/config.h"
 #include "logview.h"
+#include "runfile.h"
 #include "common/bus/sim_bus.h"
 #include "common/base/sim_log.h"
 #include "common/logs/sim_logfile.h"
@@ -84,56 +84,27 @@ s_addrs (const sim_config_t *cfg, s_addrs_t *out)
 /* ---- --record FILE.gz: written plain, compressed at the end ------------- */
 
 /* Open and lock the file `part` vision writes for this run (FILE.gz's
-   plain part, or a plain FILE itself when part is path): created when
-   missing, never truncated before the lock is ours (it may be another
-   run's). Returns the fd, or -1 (said on stderr). */
+   plain part, or a plain FILE itself when part is path) with the lock
+   every file a run writes takes (runfile.h), then empty it: never before
+   the lock is ours (it may be another run's). Returns the fd, or -1
+   (said on stderr). */
 static int
 s_part_lock (const char *part, const char *path)
 {
-    /* a run that ends unlinks its part while it holds the lock: a lock
-       then taken on the unlinked file guards nothing, so look again */
-    for (int tries = 0; tries < 10; tries++) {
-        int fd = open (part, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            fprintf (stderr, "ssl-sim: --record: cannot write %s: %s\n", part, strerror (errno));
-            return -1;
-        }
-        if (flock (fd, LOCK_EX | LOCK_NB) != 0) {
-            int e = errno;
-            close (fd);
-            if (e == EWOULDBLOCK && strcmp (part, path) == 0)
-                fprintf (stderr,
-                         "ssl-sim: --record: another run records to %s now: give this one another "
-                         "--record FILE\n",
-                         path);
-            else if (e == EWOULDBLOCK)
-                fprintf (stderr,
-                         "ssl-sim: --record: another run records to %s now (it writes %s): give this one "
-                         "another --record FILE\n",
-                         path, part);
-            else
-                fprintf (stderr, "ssl-sim: --record: cannot lock %s: %s\n", part, strerror (e));
-            return -1;
-        }
-        struct stat held, named;
-        if (fstat (fd, &held) == 0 && stat (part, &named) == 0 && held.st_dev == named.st_dev
-            && held.st_ino == named.st_ino) {
-            if (held.st_size > 0 && strcmp (part, path) != 0)
-                sim_warn (
-                    "--record: removed %s, the uncompressed records of an earlier run that ended before "
-                    "they were compressed (a new run replaces %s and it)",
-                    part, path);
-            if (ftruncate (fd, 0) != 0) {
-                fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", part, strerror (errno));
-                close (fd);
-                return -1;
-            }
-            return fd;
-        }
+    off_t size = 0;
+    int fd = launch_run_file_lock (part, path, "--record", "records to", &size);
+    if (fd < 0)
+        return -1;
+    if (size > 0 && strcmp (part, path) != 0)
+        sim_warn ("--record: removed %s, the uncompressed records of an earlier run that ended before "
+                  "they were compressed (a new run replaces %s and it)",
+                  part, path);
+    if (ftruncate (fd, 0) != 0) {
+        fprintf (stderr, "ssl-sim: --record: cannot replace %s: %s\n", part, strerror (errno));
         close (fd);
+        return -1;
     }
-    fprintf (stderr, "ssl-sim: --record: %s keeps being replaced by another process\n", part);
-    return -1;
+    return fd;
 }
 
 int

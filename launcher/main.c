@@ -15,6 +15,7 @@
 #include "control.h"
 #include "logtools.h"
 #include "replaytool.h"
+#include "runfile.h"
 #include "notify.h"
 #include "stats.h"
 #include "services.h"
@@ -243,8 +244,10 @@ s_run (int optc, char **optv)
         code = 1;
         /* both modes take the directory's lock, then look for services
            that systemd or a hand started there without a launcher */
-        int lock = -1, pid = 0, record_lock = -1;
+        int lock = -1, pid = 0, record_lock = -1, journal_lock = -1;
         const char *other = NULL;
+        struct stat st;
+        bool journal_new = cfg.run.journal[0] && stat (cfg.run.journal, &st) != 0;
         if (sim_bus_runtime_dir (&cfg, dir, sizeof dir))
             ; /* refused, and said why: neither mode runs without it */
         else if ((lock = launch_lock_take (&cfg)) < 0
@@ -255,14 +258,26 @@ s_run (int optc, char **optv)
                        "this one with --port-offset N",
                        dir, other ? other : "ssl-sim run", pid);
         }
+        /* --journal FILE: locked for the whole run like --record's file
+           (runfile.h), so a second run given it is refused instead of
+           replacing the first one's journal (docs/journal.md); physics,
+           restarted within the run, continues it in place. Before
+           --record, which empties its file: a run refused here leaves
+           both as they were */
+        else if (cfg.run.journal[0]
+                 && (journal_lock = launch_run_file_lock (cfg.run.journal, cfg.run.journal, "--journal",
+                                                          "journals to", NULL))
+                        < 0)
+            ; /* said why */
         /* --record FILE.gz: vision writes the records plain beside it
            and they are compressed after the run (docs/logs.md); vision,
            restarted within the run, appends to the part. Only after the
            runtime lock, so a refused second simulator leaves the running
            one's log alone */
-        else if ((part = launch_record_begin (&cfg, final, sizeof final, &record_lock)) < 0)
-            ; /* said why */
-        else if (single)
+        else if ((part = launch_record_begin (&cfg, final, sizeof final, &record_lock)) < 0) {
+            if (journal_new)
+                unlink (cfg.run.journal); /* made by the lock, for a run that did not start */
+        } else if (single)
             code = launch_single_run (&cfg);
         else {
             char exe[PATH_MAX];
@@ -284,6 +299,8 @@ s_run (int optc, char **optv)
             code = 1;
         else if (part == 0 && record_lock >= 0)
             close (record_lock); /* a plain log: held for the run */
+        if (journal_lock >= 0)
+            close (journal_lock);
         if (lock >= 0)
             close (lock);
     }

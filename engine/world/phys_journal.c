@@ -73,6 +73,7 @@ struct phys_journal_t {
     size_t cap;
     uint64_t failures;
     bool failing;
+    bool in_place; /* start writes the file at path, no temporary one */
 };
 
 phys_journal_t *
@@ -105,6 +106,12 @@ phys_journal_destroy (phys_journal_t **self_p)
     free (self->buf);
     free (self);
     *self_p = NULL;
+}
+
+void
+phys_journal_in_place (phys_journal_t *self)
+{
+    self->in_place = true;
 }
 
 uint64_t
@@ -238,17 +245,22 @@ phys_journal_start (phys_journal_t *self, uint64_t seq, const phys_world_t *worl
         self->promised = phys_world_frame (world);
     size_t len = head + s_mark_at (self, head, world, self->promised);
 
+    /* a temporary file renamed over the old journal, so the name holds a
+       whole journal at any instant; in place, the file at the name,
+       emptied: its inode, and the launcher's lock on it, stay */
     char tmp[SIM_STRING_MAX + 16];
     snprintf (tmp, sizeof tmp, "%s.tmp", self->path);
-    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+    const char *file = self->in_place ? self->path : tmp;
+    int fd = open (file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0) {
-        sim_warn ("journal: cannot write %s: %s", tmp, strerror (errno));
+        sim_warn ("journal: cannot write %s: %s", file, strerror (errno));
         return -1;
     }
-    if (write (fd, p, len) != (ssize_t) len || rename (tmp, self->path) != 0) {
+    if (write (fd, p, len) != (ssize_t) len || (!self->in_place && rename (tmp, self->path) != 0)) {
         sim_warn ("journal: cannot write %s: %s", self->path, strerror (errno));
         close (fd);
-        unlink (tmp);
+        if (!self->in_place)
+            unlink (tmp);
         return -1;
     }
     if (self->fd >= 0)

@@ -101,6 +101,15 @@ void phys_journal_destroy (phys_journal_t **self_p);
    had, which still follows an older checkpoint. */
 int phys_journal_start (phys_journal_t *self, uint64_t seq, const phys_world_t *world);
 
+/* Have phys_journal_start write the journal at the writer's path in
+   place (opened, emptied, written) instead of renaming a temporary file
+   over it. For the --journal file, which the launcher locks for the whole
+   run (docs/journal.md, "One run per journal"): a rename would put an
+   unlocked file at the name, leave the lock on the old one and so let a
+   second run take the name. Not for the restart journal, started again at
+   every checkpoint, which needs the rename to be whole at any instant. */
+void phys_journal_in_place (phys_journal_t *self);
+
 /* Append `req`, about to be applied to `world` at its current substep,
    as input number phys_journal_seq (which then grows by one), and count
    its substeps as promised. The record holds req packed without what a

@@ -37,9 +37,15 @@ s_read_header (FILE *f, const char *path, const char *key, phys_journal_header_t
     uint64_t version = jl_get (buf + 8, 4);
     size_t key_len = (size_t) jl_get (buf + 12, 4);
     header->version = (uint32_t) version;
-    if (version != PHYS_JOURNAL_VERSION || key_len > JL_KEY_MAX) {
+    if (version != PHYS_JOURNAL_VERSION) {
         sim_info ("journal %s is of version %llu, not %u; not replayed", path, (unsigned long long) version,
                   PHYS_JOURNAL_VERSION);
+        return -1;
+    }
+    /* the version is ours, so the key length is damage, not a newer layout */
+    if (key_len > JL_KEY_MAX) {
+        sim_info ("journal %s has a damaged header (key length %zu, beyond the limit of %u); not replayed",
+                  path, key_len, (unsigned) JL_KEY_MAX);
         return -1;
     }
     if (!s_read (f, buf + JL_HEADER, key_len + JL_SUM) || !jl_sealed (buf, JL_HEADER + key_len)) {

@@ -238,6 +238,9 @@ phys_recovery_open_journal (phys_service_t *self, bool resumed)
         phys_journal_destroy (&self->user_journal);
         return 0;
     }
+    /* in place: the launcher locks this file for the run (a rename would
+       leave its lock on a file no longer at the name) */
+    phys_journal_in_place (self->user_journal);
     char *ini = s_replay_config (self);
     int rc =
         ini && phys_journal_start (self->user_journal, 0, self->world) == 0

@@ -20,7 +20,9 @@
     number: physics does not wait for a realtime vision, and the frames of
     snapshots a held-up vision missed are what a replay has and the run
     lacks (docs/logs.md, "Replaying"); a realtime run whose vision is
-    stopped twice (SIGSTOP) shows that path every time.
+    stopped twice (SIGSTOP) shows that path every time. A second run
+    given the journal a live run writes is refused at its start, and the
+    first run's journal, its physics restarted meanwhile, stays whole.
 */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -845,6 +847,70 @@ Test (journal, a_command_in_flight_at_a_kill_is_applied_once, .timeout = 180)
         for (size_t j = i + 1; j < ids.n; j++)
             twice += ids.ids[i] == ids.ids[j];
     cr_expect_eq (twice, 0, "%zu of %zu inputs were applied twice", twice, ids.n);
+    sim_lab_sh ("rm -rf '%s'", files.dir);
+}
+
+/* ---- one run per journal ----------------------------------------------- */
+
+/* A teleport of blue 0 to (x, 0.2), answered without an error. */
+static void
+s_teleport (sim_fixture_t *f, double x)
+{
+    sim_msg_robot_tp_t tp;
+    SimulatorCommand *cmd = sim_msg_robot_tp (&tp, SIM_MSG_BLUE, 0);
+    sim_msg_robot_xy (&tp.tr, x, 0.2);
+    uint8_t buf[4096];
+    ssize_t n = sim_test_request (f->fd, f->proc.control_port, &cmd->base, buf, sizeof buf, S_WAIT_MS);
+    cr_assert_geq (n, 0, "the teleport to x %.1f got no answer", x);
+}
+
+/* Two runs given one --journal FILE (another --port-offset, another
+   runtime directory): the second is refused at its start with exit code
+   1 and a line naming FILE, as a second --record is (docs/journal.md,
+   "One run per journal"); it used to rename its own journal over the
+   first run's, which then wrote on to a file no longer at the name. The
+   lock is the run's: the first run's physics, killed -9 and restarted by
+   its launcher before the second run tries, still continues FILE, which
+   after the run holds every teleport of it, numbered without a gap. */
+Test (journal, a_second_run_with_the_same_journal_is_refused, .timeout = 120)
+{
+    s_files_t files;
+    s_files (&files);
+    const char *args[] = { "--journal", files.journal, NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, files.ini, SIM_FIXTURE_SERVICES), 0,
+                  "ssl-sim did not come up");
+    s_teleport (&f, -1.0);
+    int old = sim_fixture_signal (&f, "physics", SIGKILL);
+    cr_assert_gt (old, 0, "physics was not running, or did not die");
+    cr_assert_gt (sim_fixture_wait_service (&f, "physics", old, S_WAIT_MS), 0, "physics not restarted");
+    s_teleport (&f, -0.5);
+
+    const char *again[] = { "--journal", files.journal, "--duration", "3", NULL };
+    sim_proc_t b;
+    cr_assert_eq (sim_proc_start (&b, again, files.ini), 0);
+    cr_assert_eq (sim_lab_wait_exit (b.pid, 30000), 0, "the second run did not end");
+    int status = 0;
+    cr_assert_eq (waitpid (b.pid, &status, 0), b.pid);
+    b.pid = 0;
+    char said[256];
+    snprintf (said, sizeof said, "ssl-sim: --journal: another run journals to %s now", files.journal);
+    bool refused = sim_lab_wait_text (b.log, said, 0) == 0;
+    if (!refused)
+        sim_proc_dump_log (&b);
+    cr_expect (WIFEXITED (status) && WEXITSTATUS (status) == 1, "the second run exited with status %d",
+               status);
+    cr_expect (refused, "the second run says which journal another run writes");
+    sim_proc_cleanup (&b);
+
+    s_teleport (&f, 0.5);
+    cr_assert_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+    uint64_t store[64];
+    s_ids_t ids = { store, 0, 64, 0, 0 };
+    phys_journal_header_t header;
+    cr_assert_geq (phys_journal_read (files.journal, NULL, &header, s_collect_id, &ids), 0);
+    cr_expect_eq (ids.n, 3, "the journal holds %zu inputs for the run's 3 teleports", ids.n);
+    cr_expect_eq (ids.gaps, 0, "the journal lacks inputs the run applied at %zu places", ids.gaps);
     sim_lab_sh ("rm -rf '%s'", files.dir);
 }
 

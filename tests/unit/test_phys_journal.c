@@ -9,11 +9,13 @@
     came packed is journaled from its bytes, as packing it would.
 */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/base/sim_log.h"
 #include "common/config/config.h"
 #include "engine/physics/phys_world.h"
 #include "engine/world/phys_checkpoint.h"
@@ -442,6 +444,34 @@ Test (phys_journal, records_as_documented)
     cr_expect_eq (last[0].wall_us, 10, "the last input's request id");
     cr_expect_geq (last[1].frame, S_SUBSTEPS);
     cr_expect_eq (phys_journal_read (d.journal, "run-other", &h, s_collect, last), -1);
+    s_run_destroy (&a);
+    s_dir_remove (&d);
+}
+
+/* A header of this version whose key length (bytes 12-15) is past the
+   4096-byte limit is damage, and is said to be: the reader named it a
+   journal "of version 1, not 1" (docs/journal.md, "File format"). */
+Test (phys_journal, a_key_length_beyond_the_limit_is_a_damaged_header, .init = cr_redirect_stderr)
+{
+    jl_dir_t d;
+    s_dir (&d);
+    run_t *a = s_run_new (&d);
+    cr_assert_eq (phys_journal_start (a->journal, 0, a->world), 0);
+    FILE *f = fopen (d.journal, "r+b");
+    cr_assert_not_null (f);
+    cr_assert_eq (fseek (f, 12, SEEK_SET), 0);
+    cr_assert_eq (fwrite ("\xff\xff\xff\xff", 1, 4, f), 4);
+    fclose (f);
+    sim_log_set_level (SIM_LOG_INFO);
+    phys_journal_header_t h = { .version = 0 };
+    cr_expect_eq (phys_journal_read (d.journal, NULL, &h, s_collect, NULL), -1);
+    cr_expect_eq (h.version, PHYS_JOURNAL_VERSION, "the version read is given to the caller as it is");
+    fflush (stderr);
+    char text[2048];
+    size_t len = fread (text, 1, sizeof text - 1, cr_get_redirected_stderr ());
+    text[len] = '\0';
+    cr_expect (strstr (text, "damaged header") && strstr (text, "key length 4294967295"), "%s", text);
+    cr_expect_null (strstr (text, "version"), "%s", text);
     s_run_destroy (&a);
     s_dir_remove (&d);
 }
