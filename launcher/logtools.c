@@ -418,7 +418,7 @@ launch_play (const char *path, const sim_config_t *cfg, bool loop)
         }
     }
     /* said by the player that plays it: with a page, the viewer's */
-    sim_player_say_index (p);
+    sim_player_say (p);
     sim_player_set_speed (p, cfg->run.speed, s_mono_ns ());
     if (sim_player_wire (p, cfg, err, sizeof err)) {
         fprintf (stderr, "ssl-sim: play: %s\n", err);

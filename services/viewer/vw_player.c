@@ -178,7 +178,7 @@ vw_player_open (vw_service_t *self, const char *path, bool loop)
         sim_error ("play: %s", err);
         return -1;
     }
-    sim_player_say_index (p->log);
+    sim_player_say (p->log);
     sim_player_set_speed (p->log, self->own.run.speed, s_now_ns ());
     sim_player_pause (p->log, false, s_now_ns ());
     p->timer = sim_loop_add_timer (self->loop, "player", 0, s_on_due, self);
