@@ -347,7 +347,7 @@ s_play_here (sim_player_t *p, bool loop)
                          + sim_player_sent (p, SIM_LOGFILE_REFEREE);
             if (!loop || !any)
                 break;
-            sim_player_seek (p, 0, s_mono_ns (), NULL, NULL); /* the start follows the end at once */
+            sim_player_rewind (p, s_mono_ns ()); /* the start follows the end (a frame at least) */
             continue;
         }
         int64_t due = sim_player_due (p);

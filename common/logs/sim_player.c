@@ -42,6 +42,8 @@ struct sim_player_t {
        many, and the first one's record (from 1), byte and length */
     uint64_t jumps, jump_record, jump_offset, jump_ns;
     char jump_note[SIM_STRING_MAX + 256]; /* said by sim_player_say, or "" */
+    int64_t pass_wall_ns;                 /* when the first record of this pass was due */
+    bool passed;                          /* a first record was played: pass_wall_ns holds */
     /* why it did not, or "" (sim_player_index_trouble) */
     char index_trouble[SIM_LOGFILE_ERROR_MAX + SIM_STRING_MAX + 64];
 };
@@ -425,10 +427,14 @@ s_read (sim_player_t *self, size_t i, sim_logfile_msg_t *m)
     return sim_logfile_next (self->reader, m) > 0 ? 1 : -1;
 }
 
-/* Play entry self->next: the wire, then fn. 0 or -1. */
+/* Play entry self->next, at wall time at_ns: the wire, then fn. 0 or -1. */
 static int
-s_play_next (sim_player_t *self, sim_player_fn *fn, void *arg)
+s_play_next (sim_player_t *self, int64_t at_ns, sim_player_fn *fn, void *arg)
 {
+    if (self->next == 0) {
+        self->pass_wall_ns = at_ns;
+        self->passed = true;
+    }
     sim_logfile_msg_t m;
     if (s_read (self, self->next, &m) < 0)
         return -1;
@@ -448,8 +454,9 @@ int
 sim_player_emit (sim_player_t *self, int64_t now_ns, int max, sim_player_fn *fn, void *arg)
 {
     int n = 0;
-    while (n < max && sim_player_due (self) <= now_ns) {
-        if (s_play_next (self, fn, arg))
+    int64_t due;
+    while (n < max && (due = sim_player_due (self)) <= now_ns) {
+        if (s_play_next (self, due, fn, arg))
             return -1;
         n++;
     }
@@ -462,7 +469,7 @@ sim_player_step (sim_player_t *self, int64_t now_ns, sim_player_fn *fn, void *ar
     int n = 0;
     while (self->next < self->n) {
         bool vision = self->entries[self->next].type == SIM_LOGFILE_VISION;
-        if (s_play_next (self, fn, arg))
+        if (s_play_next (self, now_ns, fn, arg))
             return -1;
         n++;
         if (vision)
@@ -470,6 +477,23 @@ sim_player_step (sim_player_t *self, int64_t now_ns, sim_player_fn *fn, void *ar
     }
     s_anchor (self, now_ns);
     return n;
+}
+
+void
+sim_player_rewind (sim_player_t *self, int64_t now_ns)
+{
+    int64_t at = now_ns;
+    if (self->passed) {
+        /* in double: a slow speed makes the wait longer than int64_t holds */
+        double wait = (double) SIM_PLAYER_FRAME_NS / self->speed;
+        double earliest = (double) self->pass_wall_ns + wait;
+        if (earliest > (double) at)
+            at = earliest >= 9e18 ? INT64_MAX / 2 : self->pass_wall_ns + (int64_t) wait;
+    }
+    self->next = 0;
+    self->pos_ns = 0;
+    self->anchor_tl_ns = 0;
+    self->anchor_wall_ns = at;
 }
 
 /* The first entry at or after timeline ns t. */

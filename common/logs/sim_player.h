@@ -45,7 +45,8 @@ typedef struct sim_player_t sim_player_t;
 #define SIM_PLAYER_GAP_MAX_NS 5000000000LL
 
 /* One frame at the league's 73.3 Hz (13.6 ms): what a longer jump of the
-   log's clock counts as on the timeline. */
+   log's clock counts as on the timeline, and the shortest pass of a log
+   played round with --loop (sim_player_rewind). */
 #define SIM_PLAYER_FRAME_NS 13642565LL
 
 typedef enum {
@@ -133,6 +134,13 @@ int64_t sim_player_due (const sim_player_t *self);
 /* Play every record due at now_ns (at most `max`): on the wire and to
    `fn`. Returns how many, or -1 at damage (what came before it went). */
 int sim_player_emit (sim_player_t *self, int64_t now_ns, int max, sim_player_fn *fn, void *arg);
+
+/* Back to the start for another pass (--loop at the end), paused or
+   playing as before: the first record is due now, or, when the pass
+   before began less than SIM_PLAYER_FRAME_NS of log time ago (at the
+   speed), at that instant, so a log of no length (one record, or all at
+   one time) goes round once a frame, not as fast as the machine sends. */
+void sim_player_rewind (sim_player_t *self, int64_t now_ns);
 
 /* Play the records up to and including the next vision record, now,
    whatever the pace (a paused player stays paused). Returns how many, 0

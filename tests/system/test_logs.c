@@ -12,7 +12,8 @@
       clear message;
     - a log with one record's time zeroed or far ahead plays at its pace
       with the jump as one frame, says where it is once, and ends (with
-      and without the page);
+      and without the page); `--loop` of a one-record log goes round at
+      most once a frame (with and without the page);
     - `--record FILE.gz` in fast mode (written plain beside it, compressed
       when the run ends): a valid gzip log with the same records as a
       plain run of the same seed, its part gone; a launcher killed mid-run
@@ -646,7 +647,7 @@ Test (logs, truncated_log_plays_up_to_the_damage, .timeout = 60)
     s_files_done (&files);
 }
 
-/* ---- a jump of the log's clock ------------------------------------------ */
+/* ---- a jump of the log's clock; --loop of a log of no length ---------- */
 
 /* Set the time (bytes 0-7, big-endian) of record `index` (from 0) of the
    plain log at path to t_ns, as a damaged file would hold it. */
@@ -784,6 +785,69 @@ Test (logs, play_with_its_page_does_not_wait_out_a_time_far_ahead, .timeout = 60
 {
     s_play_jump (2, 1700000000000000000LL + 365LL * 86400 * 1000000000, true,
                  "jumps 365 days forward at record 3 (byte 81)");
+}
+
+/* A log of one record, --loop: it goes round once a frame at most, by
+   play's own count, over the whole time it ran; a SIGTERM ends it. */
+static void
+s_play_loop_of_one_record (bool page)
+{
+    s_files_t files;
+    s_files (&files);
+    char err[256];
+    sim_logfile_writer_t *w = sim_logfile_writer_new (files.a, false, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    cr_assert_eq (sim_logfile_write (w, 1700000000000000000LL, SIM_LOGFILE_VISION, "one", 3), 0);
+    cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+    int vision_port = sim_test_free_port ();
+    int vision = sim_test_udp (vision_port);
+    cr_assert_geq (vision, 0);
+    char ini[160], addr[64], viewer[64];
+    const char *extra[4];
+    s_play_ini (&files, ini, sizeof ini, sim_test_free_port (), sim_test_free_port ());
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", vision_port);
+    s_page_args (page, viewer, sizeof viewer, extra + 1);
+    extra[0] = "--loop";
+    int64_t spawned_ms = sim_test_now_ms ();
+    pid_t pid = s_play_spawn (&files, ini, addr, extra);
+    /* some 60 passes on the wire (0.8 s at one a frame) */
+    uint8_t buf[64];
+    int got = 0;
+    while (got < 60 && sim_test_recv (vision, buf, sizeof buf, S_WAIT_MS) == 3)
+        got++;
+    cr_expect_eq (got, 60, "the log went round %d times", got);
+    int code = sim_lab_stop (pid);
+    int64_t ran_ms = sim_test_now_ms () - spawned_ms;
+    cr_expect_eq (code, 0);
+    FILE *f = fopen (files.out, "r");
+    char line[512];
+    unsigned long long played = 0;
+    while (f && fgets (line, sizeof line, f))
+        if (sscanf (line, "played %llu vision", &played) == 1)
+            break;
+    if (f)
+        fclose (f);
+    /* a pass begins at least a frame after the one before: in ran_ms, at
+       most one more pass than the frames that fit */
+    unsigned long long most = (unsigned long long) (ran_ms * 1000000 / SIM_PLAYER_FRAME_NS) + 1;
+    cr_expect (played >= 60 && played <= most, "played %llu passes in %lld ms (at most %llu)", played,
+               (long long) ran_ms, most);
+    cr_expect (s_file_has (files.out, "(stopped)"));
+    if (code || played < 60 || played > most)
+        s_dump (files.out);
+    close (vision);
+    unlink (ini);
+    s_play_files_done (&files);
+}
+
+Test (logs, play_loop_of_a_log_of_no_length_goes_round_once_a_frame, .timeout = 60)
+{
+    s_play_loop_of_one_record (false);
+}
+
+Test (logs, play_loop_with_its_page_of_a_log_of_no_length_goes_round_once_a_frame, .timeout = 60)
+{
+    s_play_loop_of_one_record (true);
 }
 
 /* ---- --record FILE.gz: plain part, compressed at the end --------------- */

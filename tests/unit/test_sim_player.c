@@ -1,8 +1,9 @@
 /*  test_sim_player.c - common/logs/sim_player.c: a league log as a
     timeline: its index and the referee's marks, the pace at a speed,
     pause, seek (and what it hands over to show the state there), step,
-    and a clock that goes back or jumps forward (one frame, said once).
-    No socket: nothing goes on the wire. */
+    and a clock that goes back or jumps forward (one frame, said once),
+    and --loop's next pass (a frame after the last began at least). No
+    socket: nothing goes on the wire. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <math.h>
@@ -427,5 +428,47 @@ Test (sim_player, a_time_far_ahead_and_a_recording_continued_later_are_not_waite
     s_close (&p, &l); /* a log whose clock only goes back has no jump to say */
     p = s_open (&l);
     cr_expect_str_empty (sim_player_jumps (p), "the 40 s back is no jump forward");
+    s_close (&p, &l);
+}
+
+Test (sim_player, a_loop_of_a_log_of_no_length_goes_round_once_a_frame)
+{
+    s_log_t l;
+    s_write_jump (&l, 0, -1, 0); /* ten records, all at one time: 0 s */
+    char err[256];
+    sim_player_t *p = sim_player_new (l.path, err, sizeof err);
+    cr_assert_not_null (p, "%s", err);
+    cr_assert_eq (sim_player_records (p), 10);
+    int64_t now = 5000 * MS;
+    sim_player_pause (p, false, now);
+    cr_assert_eq (sim_player_emit (p, now, 100, NULL, NULL), 10);
+    cr_assert (sim_player_ended (p));
+    sim_player_rewind (p, now);
+    cr_expect_eq (sim_player_due (p), now + SIM_PLAYER_FRAME_NS, "a frame after the pass began");
+    cr_expect_eq (sim_player_emit (p, now + SIM_PLAYER_FRAME_NS - 1, 100, NULL, NULL), 0);
+    cr_expect_eq (sim_player_emit (p, now + SIM_PLAYER_FRAME_NS, 100, NULL, NULL), 10);
+    /* a late turn of the caller's loop: the next pass at once, no catching up */
+    int64_t late = now + 5 * SIM_PLAYER_FRAME_NS;
+    sim_player_rewind (p, late);
+    cr_expect_eq (sim_player_due (p), late);
+    cr_expect_eq (sim_player_emit (p, late, 100, NULL, NULL), 10);
+    /* at 2x, half a frame */
+    sim_player_set_speed (p, 2.0, late);
+    sim_player_rewind (p, late);
+    cr_expect_eq (sim_player_due (p), late + SIM_PLAYER_FRAME_NS / 2);
+    /* paused stays paused */
+    sim_player_pause (p, true, late);
+    sim_player_rewind (p, late);
+    cr_expect_eq (sim_player_due (p), INT64_MAX);
+    cr_expect (!sim_player_ended (p));
+    s_close (&p, &l);
+    /* a log longer than a frame: its start follows its end at once, as always */
+    p = s_open (&l);
+    sim_player_pause (p, false, now);
+    cr_assert_gt (sim_player_emit (p, now + 10000 * MS, 1000, NULL, NULL), 0);
+    cr_assert (sim_player_ended (p));
+    sim_player_rewind (p, now + 10000 * MS);
+    cr_expect_eq (sim_player_due (p), now + 10000 * MS, "the start follows the end at once");
+    cr_expect_float_eq (sim_player_time (p), 0, 1e-12);
     s_close (&p, &l);
 }
