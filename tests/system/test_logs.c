@@ -686,12 +686,15 @@ s_play_spawn (const s_files_t *files, const char *ini, const char *vision_addr, 
     return pid;
 }
 
-/* files with the runtime directory play made in files->dir. */
+/* files with the runtime directory play made in files->dir (its lock
+   stays when play was stopped by a signal). */
 static void
 s_play_files_done (s_files_t *files)
 {
-    char runtime[96];
+    char runtime[96], lock[112];
     snprintf (runtime, sizeof runtime, "%s/ssl-sim", files->dir);
+    snprintf (lock, sizeof lock, "%s/run.lock", runtime);
+    unlink (lock);
     rmdir (runtime);
     s_files_done (files);
 }
