@@ -318,7 +318,7 @@ s_play_here (sim_player_t *p, bool loop)
                          + sim_player_sent (p, SIM_LOGFILE_REFEREE);
             if (!loop || !any)
                 break;
-            sim_player_seek (p, 0, s_mono_ns (), NULL, NULL); /* the start follows the end at once */
+            sim_player_rewind (p, s_mono_ns ()); /* the start follows the end (a frame at least) */
             continue;
         }
         int64_t due = sim_player_due (p);
@@ -389,7 +389,7 @@ launch_play (const char *path, const sim_config_t *cfg, bool loop)
         }
     }
     /* said by the player that plays it: with a page, the viewer's */
-    sim_player_say_index (p);
+    sim_player_say (p);
     sim_player_set_speed (p, cfg->run.speed, s_mono_ns ());
     if (sim_player_wire (p, cfg, err, sizeof err)) {
         fprintf (stderr, "ssl-sim: play: %s\n", err);

@@ -18,6 +18,7 @@
 #include "common/bus/sim_route.h"
 #include "common/bus/sim_udp.h"
 #include "common/logs/sim_mfit.h"
+#include "common/logs/sim_player.h"
 #include "common/logs/sim_vstats.h"
 
 static volatile sig_atomic_t s_stop;
@@ -41,9 +42,15 @@ s_read_log (sim_vstats_t *vs, sim_mfit_t *mf, const char *path)
     }
     sim_logfile_msg_t m;
     int rc;
+    /* receive times on play's timeline: a log continued hours later, or
+       one bad timestamp, does not stretch the geometry's cadence */
+    sim_player_clock_t clock = { 0 };
     while ((rc = sim_logfile_next (r, &m)) == 1) {
+        if (m.type != SIM_LOGFILE_VISION && m.type != SIM_LOGFILE_TRACKER && m.type != SIM_LOGFILE_REFEREE)
+            continue;
+        int64_t tl_ns = sim_player_clock_next (&clock, m.time_ns, NULL);
         if (m.type == SIM_LOGFILE_VISION) {
-            sim_vstats_add_vision (vs, m.time_ns, m.data, m.len);
+            sim_vstats_add_vision (vs, tl_ns, m.data, m.len);
             if (mf)
                 sim_mfit_add_vision (mf, m.data, m.len);
         } else if (m.type == SIM_LOGFILE_TRACKER) {

@@ -38,6 +38,12 @@ struct sim_player_t {
     uint64_t sent[3];
     uint64_t skipped; /* records of other types */
     bool indexed;     /* the league's index served the pass */
+    /* the clock's jumps forward not waited out (sim_player_advance): how
+       many, and the first one's record (from 1), byte and length */
+    uint64_t jumps, jump_record, jump_offset, jump_ns;
+    char jump_note[SIM_STRING_MAX + 256]; /* said by sim_player_say, or "" */
+    int64_t pass_wall_ns;                 /* when the first record of this pass was due */
+    bool passed;                          /* a first record was played: pass_wall_ns holds */
     /* why it did not, or "" (sim_player_index_trouble) */
     char index_trouble[SIM_LOGFILE_ERROR_MAX + SIM_STRING_MAX + 64];
 };
@@ -68,26 +74,69 @@ s_add_mark (sim_player_t *self, double t, sim_player_mark_kind_t kind, const sim
     return 0;
 }
 
+int64_t
+sim_player_advance (int64_t last_ns, int64_t time_ns, uint64_t *jump_ns)
+{
+    if (jump_ns)
+        *jump_ns = 0;
+    if (time_ns <= last_ns)
+        return 0; /* two recordings joined: on from where it was */
+    /* in unsigned: two times from the file may be any int64_t */
+    uint64_t gap = (uint64_t) time_ns - (uint64_t) last_ns;
+    if (gap <= (uint64_t) SIM_PLAYER_GAP_MAX_NS)
+        return (int64_t) gap;
+    if (jump_ns)
+        *jump_ns = gap;
+    return SIM_PLAYER_FRAME_NS;
+}
+
+int64_t
+sim_player_clock_next (sim_player_clock_t *c, int64_t time_ns, uint64_t *jump_ns)
+{
+    if (c->started)
+        c->tl_ns += sim_player_advance (c->last_ns, time_ns, jump_ns);
+    else if (jump_ns)
+        *jump_ns = 0;
+    c->started = true;
+    c->last_ns = time_ns;
+    return c->tl_ns;
+}
+
 /* What the pass that indexes the log carries from one record to the next. */
 typedef struct {
-    int64_t last_ns, tl;
+    sim_player_clock_t clock;
+    uint64_t records; /* every record of the file so far, this one included */
     bool have_ref;
     sim_referee_t prev;
 } s_pass_t;
+
+/* A jump of the log's clock that the timeline does not wait out, noted
+   for sim_player_say (the first one in full, the others counted). */
+static void
+s_note_jump (sim_player_t *self, const s_pass_t *p, const sim_logfile_msg_t *m, uint64_t jump_ns)
+{
+    if (self->jumps++ == 0) {
+        self->jump_record = p->records;
+        self->jump_offset = m->offset;
+        self->jump_ns = jump_ns;
+    }
+}
 
 /* One record of the pass: into the index when it is played, and the
    referee's marks from its referee records (m->data: NULL for others). */
 static int
 s_take (sim_player_t *self, s_pass_t *p, const sim_logfile_msg_t *m, char *err, size_t errlen)
 {
+    p->records++;
     if (s_slot (m->type) < 0) {
         if (m->type != SIM_LOGFILE_INDEX) /* the log's own index is no message */
             self->skipped++;              /* blank, unknown, the 2010 protocol */
         return 0;
     }
-    if (self->n && m->time_ns > p->last_ns)
-        p->tl += m->time_ns - p->last_ns;
-    p->last_ns = m->time_ns;
+    uint64_t jump_ns;
+    int64_t tl = sim_player_clock_next (&p->clock, m->time_ns, &jump_ns);
+    if (jump_ns)
+        s_note_jump (self, p, m, jump_ns);
     if (self->n == self->cap) {
         size_t cap = self->cap ? self->cap * 2 : 4096;
         s_entry_t *grown = realloc (self->entries, cap * sizeof *grown);
@@ -98,11 +147,11 @@ s_take (sim_player_t *self, s_pass_t *p, const sim_logfile_msg_t *m, char *err, 
         self->entries = grown;
         self->cap = cap;
     }
-    self->entries[self->n++] = (s_entry_t) { p->tl, m->offset, m->type };
+    self->entries[self->n++] = (s_entry_t) { tl, m->offset, m->type };
     sim_referee_t r;
     if (m->type != SIM_LOGFILE_REFEREE || sim_referee_decode (m->data, m->len, &r))
         return 0;
-    double t = (double) p->tl / 1e9;
+    double t = (double) tl / 1e9;
     if ((!p->have_ref || r.command_counter != p->prev.command_counter)
         && s_add_mark (self, t, SIM_PLAYER_MARK_COMMAND, &r))
         return -1;
@@ -169,8 +218,40 @@ s_index_by_league (sim_player_t *self, const char *path, char *why, size_t whyle
     if (got == 0)
         return 1;
     self->n = self->n_marks = 0;
-    self->skipped = 0;
+    self->skipped = self->jumps = 0;
     return 0;
+}
+
+/* A length of log time for a person: seconds, hours or days. */
+static void
+s_span (uint64_t ns, char *out, size_t size)
+{
+    double s = (double) ns / 1e9;
+    if (s < 120)
+        snprintf (out, size, "%.1f s", s);
+    else if (s < 2 * 3600)
+        snprintf (out, size, "%.1f min", s / 60);
+    else if (s < 2 * 86400)
+        snprintf (out, size, "%.1f h", s / 3600);
+    else
+        snprintf (out, size, "%.0f days", s / 86400);
+}
+
+/* The sentence sim_player_say says about the jumps, from what the pass noted. */
+static void
+s_jump_note (sim_player_t *self, const char *path)
+{
+    if (!self->jumps)
+        return;
+    char span[64], more[64] = "";
+    s_span (self->jump_ns, span, sizeof span);
+    if (self->jumps > 1)
+        snprintf (more, sizeof more, " (and %llu more jumps like it)", (unsigned long long) self->jumps - 1);
+    snprintf (self->jump_note, sizeof self->jump_note,
+              "%s: the log's clock jumps %s forward at record %llu (byte %llu)%s: not waited out, played on "
+              "%.1f ms later (a jump over %lld s is a gap in the recording)",
+              path, span, (unsigned long long) self->jump_record, (unsigned long long) self->jump_offset,
+              more, SIM_PLAYER_FRAME_NS / 1e6, SIM_PLAYER_GAP_MAX_NS / 1000000000);
 }
 
 sim_player_t *
@@ -201,6 +282,7 @@ sim_player_new (const char *path, char *err, size_t errlen)
         sim_player_destroy (&self);
         return NULL;
     }
+    s_jump_note (self, path);
     return self;
 }
 
@@ -345,10 +427,14 @@ s_read (sim_player_t *self, size_t i, sim_logfile_msg_t *m)
     return sim_logfile_next (self->reader, m) > 0 ? 1 : -1;
 }
 
-/* Play entry self->next: the wire, then fn. 0 or -1. */
+/* Play entry self->next, at wall time at_ns: the wire, then fn. 0 or -1. */
 static int
-s_play_next (sim_player_t *self, sim_player_fn *fn, void *arg)
+s_play_next (sim_player_t *self, int64_t at_ns, sim_player_fn *fn, void *arg)
 {
+    if (self->next == 0) {
+        self->pass_wall_ns = at_ns;
+        self->passed = true;
+    }
     sim_logfile_msg_t m;
     if (s_read (self, self->next, &m) < 0)
         return -1;
@@ -368,8 +454,9 @@ int
 sim_player_emit (sim_player_t *self, int64_t now_ns, int max, sim_player_fn *fn, void *arg)
 {
     int n = 0;
-    while (n < max && sim_player_due (self) <= now_ns) {
-        if (s_play_next (self, fn, arg))
+    int64_t due;
+    while (n < max && (due = sim_player_due (self)) <= now_ns) {
+        if (s_play_next (self, due, fn, arg))
             return -1;
         n++;
     }
@@ -382,7 +469,7 @@ sim_player_step (sim_player_t *self, int64_t now_ns, sim_player_fn *fn, void *ar
     int n = 0;
     while (self->next < self->n) {
         bool vision = self->entries[self->next].type == SIM_LOGFILE_VISION;
-        if (s_play_next (self, fn, arg))
+        if (s_play_next (self, now_ns, fn, arg))
             return -1;
         n++;
         if (vision)
@@ -390,6 +477,23 @@ sim_player_step (sim_player_t *self, int64_t now_ns, sim_player_fn *fn, void *ar
     }
     s_anchor (self, now_ns);
     return n;
+}
+
+void
+sim_player_rewind (sim_player_t *self, int64_t now_ns)
+{
+    int64_t at = now_ns;
+    if (self->passed) {
+        /* in double: a slow speed makes the wait longer than int64_t holds */
+        double wait = (double) SIM_PLAYER_FRAME_NS / self->speed;
+        double earliest = (double) self->pass_wall_ns + wait;
+        if (earliest > (double) at)
+            at = earliest >= 9e18 ? INT64_MAX / 2 : self->pass_wall_ns + (int64_t) wait;
+    }
+    self->next = 0;
+    self->pos_ns = 0;
+    self->anchor_tl_ns = 0;
+    self->anchor_wall_ns = at;
 }
 
 /* The first entry at or after timeline ns t. */
@@ -489,9 +593,17 @@ sim_player_index_trouble (const sim_player_t *self)
     return self->index_trouble;
 }
 
+const char *
+sim_player_jumps (const sim_player_t *self)
+{
+    return self->jump_note;
+}
+
 void
-sim_player_say_index (const sim_player_t *self)
+sim_player_say (const sim_player_t *self)
 {
     if (self->index_trouble[0])
         sim_warn ("play: %s", self->index_trouble);
+    if (self->jump_note[0])
+        sim_warn ("play: %s", self->jump_note);
 }

@@ -5,15 +5,18 @@
     Opening reads the log once and keeps an index in memory: each vision,
     tracker and referee record's offset and its time on the timeline, the
     log's clock made monotonic (a clock that goes back, two recordings
-    joined, continues from where it was), so a seek is a binary search and
-    one jump of the reader. The same pass notes the referee's marks: each
-    new command (its counter changed) and each goal (a score went up).
+    joined, continues from where it was; a jump forward of more than
+    SIM_PLAYER_GAP_MAX_NS, a recording continued hours later or one bad
+    timestamp, counts as one frame: sim_player_advance), so a seek is a
+    binary search and one jump of the reader. The same pass notes the
+    referee's marks: each new command (its counter changed) and each goal
+    (a score went up).
     When a plain log ends with the league's index record (sim_logindex.h)
     the pass goes through it: each record's header at its offset, the
     message bytes of the referee records only (for the marks). An index
-    that does not hold is said in the log (a warning, by
-    sim_player_say_index) and the log is read record by record instead;
-    both passes give the same timeline.
+    that does not hold is said in the log (a warning, by sim_player_say)
+    and the log is read record by record instead; both passes give the
+    same timeline.
 
     The pace is a pure rule of the caller's clock (monotonic ns passed in,
     never read here): a record is due at the wall time its timeline time
@@ -34,6 +37,18 @@
 
 typedef struct sim_player_t sim_player_t;
 
+/* The longest step of the log's clock between two consecutive records
+   that the timeline keeps (5 s): far above what a log holds while
+   anything sends (vision some 73 times a second per camera, the referee
+   at least once a second, a paused ssl-sim run's geometry once a
+   second), far below a recording continued hours later. */
+#define SIM_PLAYER_GAP_MAX_NS 5000000000LL
+
+/* One frame at the league's 73.3 Hz (13.6 ms): what a longer jump of the
+   log's clock counts as on the timeline, and the shortest pass of a log
+   played round with --loop (sim_player_rewind). */
+#define SIM_PLAYER_FRAME_NS 13642565LL
+
 typedef enum {
     SIM_PLAYER_MARK_COMMAND, /* the referee gave a new command */
     SIM_PLAYER_MARK_GOAL,    /* a team's score went up */
@@ -50,6 +65,27 @@ typedef struct {
    over so the viewer shows the state at a seek's target (the last
    referee packet and the vision frames just before it). */
 typedef void (sim_player_fn) (void *arg, const sim_logfile_msg_t *msg, bool primed);
+
+/* The rule of the timeline (docs/logs.md "Playing a log"): how far it
+   moves from a record at log time last_ns to the next one at time_ns.
+   The difference, when it is 0..SIM_PLAYER_GAP_MAX_NS; 0 when the clock
+   goes back (two recordings joined); SIM_PLAYER_FRAME_NS when it jumps
+   further forward, with the jump's length in *jump_ns (0 otherwise;
+   jump_ns may be NULL). Any two int64_t times, no overflow. */
+int64_t sim_player_advance (int64_t last_ns, int64_t time_ns, uint64_t *jump_ns);
+
+/* The log's clock made the timeline, record by record, by the rule above:
+   what the player's index holds and `ssl-sim stats` measures by. */
+typedef struct {
+    int64_t last_ns; /* the log time of the record before */
+    int64_t tl_ns;   /* its time on the timeline */
+    bool started;    /* false: no record yet (zero the struct to start) */
+} sim_player_clock_t;
+
+/* The timeline time of the next record, at log time time_ns: 0 for the
+   first, then sim_player_advance from the one before (*jump_ns as
+   there; may be NULL). */
+int64_t sim_player_clock_next (sim_player_clock_t *c, int64_t time_ns, uint64_t *jump_ns);
 
 /* Open the log at `path` and index it (paused at its start, speed 1).
    A log damaged part-way plays up to the damage (sim_player_damage says
@@ -99,6 +135,13 @@ int64_t sim_player_due (const sim_player_t *self);
    `fn`. Returns how many, or -1 at damage (what came before it went). */
 int sim_player_emit (sim_player_t *self, int64_t now_ns, int max, sim_player_fn *fn, void *arg);
 
+/* Back to the start for another pass (--loop at the end), paused or
+   playing as before: the first record is due now, or, when the pass
+   before began less than SIM_PLAYER_FRAME_NS of log time ago (at the
+   speed), at that instant, so a log of no length (one record, or all at
+   one time) goes round once a frame, not as fast as the machine sends. */
+void sim_player_rewind (sim_player_t *self, int64_t now_ns);
+
 /* Play the records up to and including the next vision record, now,
    whatever the pace (a paused player stays paused). Returns how many, 0
    at the end, -1 at damage. */
@@ -116,12 +159,20 @@ bool sim_player_indexed (const sim_player_t *self);
 
 /* Why the league's index at the end of the log did not serve (it is
    there but does not hold), or "": "PATH: what is off; reading the whole
-   log instead". Borrowed. Opening says nothing, so a log opened twice
-   (`ssl-sim play` checks it, then the viewer's player opens it) is not
-   warned about twice: the one that plays it calls sim_player_say_index,
-   which logs it as a warning when there is one. */
+   log instead". Borrowed. */
 const char *sim_player_index_trouble (const sim_player_t *self);
-void sim_player_say_index (const sim_player_t *self);
+
+/* The jumps forward of the log's clock that play does not wait out
+   (sim_player_advance), or "": "PATH: the log's clock jumps 3.0 h forward
+   at record 1204 (byte 388321) ...", the first one's record (from 1),
+   byte and length, and how many more. Borrowed. */
+const char *sim_player_jumps (const sim_player_t *self);
+
+/* Say what opening found and kept quiet about, each as a warning: the
+   index trouble and the jumps above. Opening says nothing, so a log
+   opened twice (`ssl-sim play` checks it, then the viewer's player opens
+   it) is not warned about twice: the one that plays it calls this. */
+void sim_player_say (const sim_player_t *self);
 
 /* Records sent on the wire, by type (SIM_LOGFILE_VISION, _TRACKER, _REFEREE). */
 uint64_t sim_player_sent (const sim_player_t *self, int32_t type);

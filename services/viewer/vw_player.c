@@ -98,13 +98,20 @@ s_publish_now (vw_service_t *self)
     free (text);
 }
 
+/* The stores forget what the page was shown: the timeline moved. */
+static void
+s_forget (vw_service_t *self)
+{
+    vw_frames_forget (self->frames);
+    self->referee_us = 0;
+}
+
 /* To timeline time t: the stores hold what was shown at t, nothing of
    the time left. */
 static void
 s_seek (vw_service_t *self, double t)
 {
-    vw_frames_forget (self->frames);
-    self->referee_us = 0;
+    s_forget (self);
     self->player_t = t;
     if (sim_player_seek (self->player->log, t, s_now_ns (), s_on_record, self))
         sim_warn ("play: %s", sim_player_damage (self->player->log) ? sim_player_damage (self->player->log)
@@ -125,9 +132,12 @@ s_at_end (vw_service_t *self, bool pages)
         p->damage_said = true;
     }
     if (p->loop && sim_player_records (p->log)) {
-        bool paused = sim_player_paused (p->log);
-        s_seek (self, 0);
-        sim_player_pause (p->log, paused, s_now_ns ());
+        /* the player's own rule for the next pass (paused as before, at
+           least a frame after the last began); nothing to prime at 0 */
+        s_forget (self);
+        sim_player_rewind (p->log, s_now_ns ());
+        self->player_t = 0;
+        self->serial++;
     } else if (!pages)
         sim_loop_stop (self->loop);
     else if (!sim_player_paused (p->log))
@@ -178,7 +188,7 @@ vw_player_open (vw_service_t *self, const char *path, bool loop)
         sim_error ("play: %s", err);
         return -1;
     }
-    sim_player_say_index (p->log);
+    sim_player_say (p->log);
     sim_player_set_speed (p->log, self->own.run.speed, s_now_ns ());
     sim_player_pause (p->log, false, s_now_ns ());
     p->timer = sim_loop_add_timer (self->loop, "player", 0, s_on_due, self);

@@ -10,6 +10,10 @@
       warning and played whole, read record by record;
     - a truncated log plays up to the damage and exits non-zero with a
       clear message;
+    - a log with one record's time zeroed or far ahead plays at its pace
+      with the jump as one frame, says where it is once, and ends (with
+      and without the page); `--loop` of a one-record log goes round at
+      most once a frame (with and without the page);
     - `--record FILE.gz` in fast mode (written plain beside it, compressed
       when the run ends): a valid gzip log with the same records as a
       plain run, both with the defaults (no journal, the default seed) and
@@ -47,6 +51,7 @@
 #include "tests/support/sim_lab.h"
 #include "common/logs/sim_logfile.h"
 #include "common/logs/sim_logindex.h"
+#include "common/logs/sim_player.h"
 #include "tests/support/sim_msg.h"
 #include "engine/world/phys_replay.h"
 #include "tests/support/sim_logtest.h"
@@ -642,6 +647,212 @@ Test (logs, truncated_log_plays_up_to_the_damage, .timeout = 60)
     cr_expect (s_file_has (files.out, "played 19 vision"), "the messages before the damage were played");
     cr_expect_eq (got, 19);
     s_files_done (&files);
+}
+
+/* ---- a jump of the log's clock; --loop of a log of no length ---------- */
+
+/* Set the time (bytes 0-7, big-endian) of record `index` (from 0) of the
+   plain log at path to t_ns, as a damaged file would hold it. */
+static void
+s_set_record_time (const char *path, int index, int64_t t_ns)
+{
+    char err[256];
+    sim_logfile_reader_t *r = sim_logfile_reader_new (path, err, sizeof err);
+    cr_assert_not_null (r, "%s", err);
+    sim_logfile_msg_t m;
+    for (int i = 0; i <= index; i++)
+        cr_assert_eq (sim_logfile_next (r, &m), 1);
+    uint64_t offset = m.offset;
+    sim_logfile_reader_destroy (&r);
+    uint8_t be[8];
+    for (int i = 0; i < 8; i++)
+        be[i] = (uint8_t) ((uint64_t) t_ns >> (56 - 8 * i));
+    int fd = open (path, O_WRONLY);
+    cr_assert_geq (fd, 0);
+    cr_assert_eq (pwrite (fd, be, sizeof be, (off_t) offset), 8);
+    close (fd);
+}
+
+/* `ssl-sim play` of files->a with `extra` arguments after its addresses,
+   in a runtime directory of its own (files->dir), output to files->out. */
+static pid_t
+s_play_spawn (const s_files_t *files, const char *ini, const char *vision_addr, const char *const *extra)
+{
+    const char *args[16] = { "play", files->a, "--config", ini, "--vision-addr", vision_addr };
+    int n = 6;
+    for (int i = 0; extra[i] && n < 15; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    pid_t pid = sim_lab_spawn (args, files->dir, files->out, NULL);
+    cr_assert_gt (pid, 0);
+    return pid;
+}
+
+/* files with the runtime directory play made in files->dir (its lock
+   stays when play was stopped by a signal). */
+static void
+s_play_files_done (s_files_t *files)
+{
+    char runtime[96], lock[112];
+    snprintf (runtime, sizeof runtime, "%s/ssl-sim", files->dir);
+    snprintf (lock, sizeof lock, "%s/run.lock", runtime);
+    unlink (lock);
+    rmdir (runtime);
+    s_files_done (files);
+}
+
+/* The page on a port of its own (the log's pace is the viewer's player's),
+   or none (play's own loop at the terminal). */
+static void
+s_page_args (bool page, char *viewer, size_t size, const char **extra)
+{
+    snprintf (viewer, size, "127.0.0.1:%d", sim_test_free_port ());
+    extra[0] = page ? "--viewer-addr" : "--no-viewer";
+    extra[1] = page ? viewer : NULL;
+    extra[2] = NULL;
+}
+
+/* The small log with record `bad` (from 0) at log time bad_ns, played at
+   1x: every message comes, at the pace of the timeline with the jump
+   played as one frame (SIM_PLAYER_FRAME_NS), never held up by it; play
+   says where the jump is, once, and ends with its log. */
+static void
+s_play_jump (int bad, int64_t bad_ns, bool page, const char *says)
+{
+    s_files_t files;
+    s_files (&files);
+    s_write_small_log (files.a);
+    s_set_record_time (files.a, bad, bad_ns);
+    int vision_port = sim_test_free_port (), truth_port = sim_test_free_port (),
+        referee_port = sim_test_free_port ();
+    int vision = sim_test_udp (vision_port), truth = sim_test_udp (truth_port),
+        referee = sim_test_udp (referee_port);
+    cr_assert (vision >= 0 && truth >= 0 && referee >= 0);
+    char ini[160], addr[64], viewer[64];
+    const char *extra[3];
+    s_play_ini (&files, ini, sizeof ini, truth_port, referee_port);
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", vision_port);
+    s_page_args (page, viewer, sizeof viewer, extra);
+    int64_t spawned_ms = sim_test_now_ms ();
+    pid_t pid = s_play_spawn (&files, ini, addr, extra);
+    uint8_t buf[256];
+    int64_t first_ms = 0, last_ms = 0;
+    int got = 0;
+    for (; got < S_PLAY_COUNT; got++) {
+        /* the old player waited out the decades: the record after the jump never came */
+        if (sim_test_recv (vision, buf, sizeof buf, S_WAIT_MS) != 16 + got)
+            break;
+        last_ms = sim_test_now_ms ();
+        if (got == 0)
+            first_ms = last_ms;
+    }
+    cr_expect_eq (got, S_PLAY_COUNT, "vision message %d did not come within %d ms", got, S_WAIT_MS);
+    bool ended = sim_lab_wait_exit (pid, S_WAIT_MS) == 0;
+    int code = ended ? s_wait_exit (pid) : sim_lab_stop (pid);
+    cr_expect (ended, "play did not end with its log");
+    if (code || got < S_PLAY_COUNT)
+        s_dump (files.out);
+    cr_expect_eq (code, 0);
+    /* the timeline: 17 steps of 50 ms, the jump one frame, the step back
+       none; never sooner, and not later than a loaded machine's delays */
+    int64_t span_ms = (17 * S_PLAY_GAP + SIM_PLAYER_FRAME_NS) / 1000000;
+    if (got == S_PLAY_COUNT) {
+        cr_expect_geq (last_ms - spawned_ms, span_ms, "a %lld ms timeline played in %lld ms",
+                       (long long) span_ms, (long long) (last_ms - spawned_ms));
+        cr_expect_leq (last_ms - first_ms, span_ms + 1500, "played %lld ms of a %lld ms timeline",
+                       (long long) (last_ms - first_ms), (long long) span_ms);
+    }
+    cr_expect_eq (s_file_count (files.out, "the log's clock jumps"), 1, "the jump is said once");
+    cr_expect (s_file_has (files.out, says), "not said: %s", says);
+    cr_expect (s_file_has (files.out, "played 20 vision, 1 tracker and 1 referee messages\n"));
+    if (got == S_PLAY_COUNT) { /* else they are not coming either */
+        cr_expect_eq (sim_test_recv (truth, buf, sizeof buf, S_WAIT_MS), 7);
+        cr_expect_eq (sim_test_recv (referee, buf, sizeof buf, S_WAIT_MS), 7);
+    }
+    close (vision);
+    close (truth);
+    close (referee);
+    unlink (ini);
+    s_play_files_done (&files);
+}
+
+/* The user's repro: the third record's time zeroed. Back to 1970 (no
+   time), then 54 years (19676 days) forward to the fourth record (byte
+   16 + 32 + 33 + 34): one frame. */
+Test (logs, play_does_not_wait_out_a_time_of_0_in_the_log, .timeout = 60)
+{
+    s_play_jump (2, 0, false, "jumps 19676 days forward at record 4 (byte 115)");
+}
+
+/* The third record a year ahead, with the page: forward a year (one
+   frame), then back (no time); the viewer's player keeps the same pace. */
+Test (logs, play_with_its_page_does_not_wait_out_a_time_far_ahead, .timeout = 60)
+{
+    s_play_jump (2, 1700000000000000000LL + 365LL * 86400 * 1000000000, true,
+                 "jumps 365 days forward at record 3 (byte 81)");
+}
+
+/* A log of one record, --loop: it goes round once a frame at most, by
+   play's own count, over the whole time it ran; a SIGTERM ends it. */
+static void
+s_play_loop_of_one_record (bool page)
+{
+    s_files_t files;
+    s_files (&files);
+    char err[256];
+    sim_logfile_writer_t *w = sim_logfile_writer_new (files.a, false, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    cr_assert_eq (sim_logfile_write (w, 1700000000000000000LL, SIM_LOGFILE_VISION, "one", 3), 0);
+    cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+    int vision_port = sim_test_free_port ();
+    int vision = sim_test_udp (vision_port);
+    cr_assert_geq (vision, 0);
+    char ini[160], addr[64], viewer[64];
+    const char *extra[4];
+    s_play_ini (&files, ini, sizeof ini, sim_test_free_port (), sim_test_free_port ());
+    snprintf (addr, sizeof addr, "127.0.0.1:%d", vision_port);
+    s_page_args (page, viewer, sizeof viewer, extra + 1);
+    extra[0] = "--loop";
+    int64_t spawned_ms = sim_test_now_ms ();
+    pid_t pid = s_play_spawn (&files, ini, addr, extra);
+    /* some 60 passes on the wire (0.8 s at one a frame) */
+    uint8_t buf[64];
+    int got = 0;
+    while (got < 60 && sim_test_recv (vision, buf, sizeof buf, S_WAIT_MS) == 3)
+        got++;
+    cr_expect_eq (got, 60, "the log went round %d times", got);
+    int code = sim_lab_stop (pid);
+    int64_t ran_ms = sim_test_now_ms () - spawned_ms;
+    cr_expect_eq (code, 0);
+    FILE *f = fopen (files.out, "r");
+    char line[512];
+    unsigned long long played = 0;
+    while (f && fgets (line, sizeof line, f))
+        if (sscanf (line, "played %llu vision", &played) == 1)
+            break;
+    if (f)
+        fclose (f);
+    /* a pass begins at least a frame after the one before: in ran_ms, at
+       most one more pass than the frames that fit */
+    unsigned long long most = (unsigned long long) (ran_ms * 1000000 / SIM_PLAYER_FRAME_NS) + 1;
+    cr_expect (played >= 60 && played <= most, "played %llu passes in %lld ms (at most %llu)", played,
+               (long long) ran_ms, most);
+    cr_expect (s_file_has (files.out, "(stopped)"));
+    if (code || played < 60 || played > most)
+        s_dump (files.out);
+    close (vision);
+    unlink (ini);
+    s_play_files_done (&files);
+}
+
+Test (logs, play_loop_of_a_log_of_no_length_goes_round_once_a_frame, .timeout = 60)
+{
+    s_play_loop_of_one_record (false);
+}
+
+Test (logs, play_loop_with_its_page_of_a_log_of_no_length_goes_round_once_a_frame, .timeout = 60)
+{
+    s_play_loop_of_one_record (true);
 }
 
 /* ---- --record FILE.gz: plain part, compressed at the end --------------- */

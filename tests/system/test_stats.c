@@ -10,7 +10,8 @@
     (6 mm) that a dozen robot positions per camera sample. Also: `stats`
     prints the measured table, and bad arguments or a file that is no log
     get a clear message and exit 1 or 2; a live multicast stream is
-    measured too. */
+    measured too; a log continued hours later does not stretch the
+    geometry's cadence (the timeline of `play`). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <poll.h>
@@ -20,11 +21,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/logs/sim_logfile.h"
+#include "common/logs/sim_player.h"
 #include "tests/support/sim_fixture.h"
 #include "tests/support/sim_frames.h"
 #include "tests/support/sim_lab.h"
 #include "tests/support/sim_msg.h"
 #include "tests/support/sim_test.h"
+#include "ssl_vision_wrapper.pb-c.h"
 
 #define S_FIT_FRAMES     30000  /* the fit within its tolerances, below: some 450 ball loss bursts */
 #define S_LEAGUE_FRAMES  100000 /* enough for +-20 % of the rarest event (below) */
@@ -170,6 +174,45 @@ Test (stats, bad_input_gets_a_clear_answer)
                                    sim_lab_exe (), dir),
                   1);
     cr_expect (strstr (out, "not an SSL log file"), "%s", out);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* A log of geometry packets, one a second, continued 3 hours later (a
+   second `ssl-sim record` to the file): the cadence is measured on the
+   timeline `play` keeps, where the 3 hours count one frame (docs/logs.md
+   "A jump of the log's clock"), not stretched by them: 4 s and a frame
+   over 5 intervals, where the log's own clock says 3 h over 5. */
+Test (stats, the_geometry_cadence_leaves_out_a_recording_continued_later, .timeout = 60)
+{
+    char dir[] = "/tmp/ssl-sim-stats-XXXXXX", path[64], err[256], out[4096];
+    cr_assert_not_null (mkdtemp (dir));
+    snprintf (path, sizeof path, "%s/geo.log", dir);
+    sim_msg_field_t geometry;
+    sim_msg_field (&geometry, 12000, 9000, 1800, 180, 300);
+    SSLDetectionFrame frame = SSL__DETECTION_FRAME__INIT; /* stats needs a frame */
+    SSLWrapperPacket wrapper = SSL__WRAPPER_PACKET__INIT;
+    wrapper.geometry = &geometry.geometry;
+    wrapper.detection = &frame;
+    uint8_t buf[256];
+    cr_assert_leq (ssl__wrapper_packet__get_packed_size (&wrapper), sizeof buf);
+    sim_logfile_writer_t *w = sim_logfile_writer_new (path, false, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    const int64_t t0 = 1700000000000000000LL, s = 1000000000LL;
+    const int64_t at[] = {
+        t0, t0 + s, t0 + 2 * s, t0 + 3 * 3600 * s, t0 + 3 * 3600 * s + s, t0 + 3 * 3600 * s + 2 * s
+    };
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        frame.frame_number = (uint32_t) i;
+        frame.t_capture = frame.t_sent = (double) at[i] / 1e9;
+        size_t len = ssl__wrapper_packet__pack (&wrapper, buf);
+        cr_assert_eq (sim_logfile_write (w, at[i], SIM_LOGFILE_VISION, buf, len), 0);
+    }
+    cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+    cr_expect_eq (sim_lab_capture (out, sizeof out, "'%s' stats '%s' 2>&1", sim_lab_exe (), path), 0, "%s",
+                  out);
+    char want[64];
+    snprintf (want, sizeof want, "geometry packets 6 (every %.3f s)", (4.0 * s + SIM_PLAYER_FRAME_NS) / 5e9);
+    cr_expect (strstr (out, want), "not %s in: %s", want, out);
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 

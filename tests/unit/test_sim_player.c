@@ -1,7 +1,9 @@
 /*  test_sim_player.c - common/logs/sim_player.c: a league log as a
     timeline: its index and the referee's marks, the pace at a speed,
     pause, seek (and what it hands over to show the state there), step,
-    and a clock that goes back. No socket: nothing goes on the wire. */
+    and a clock that goes back or jumps forward (one frame, said once),
+    and --loop's next pass (a frame after the last began at least). No
+    socket: nothing goes on the wire. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <math.h>
@@ -39,13 +41,9 @@ s_referee (uint8_t *buf, uint32_t counter, int command, uint32_t score)
     return referee__pack (&ref, buf);
 }
 
-/* 2 s of log from Unix 1000 s: a vision record every 10 ms (its bytes: its
-   number), the referee every 100 ms: STOP (counter 1) to 0.5 s, then
-   FORCE_START (2); at 1.2 s a goal for blue (counter 3, score 1); one
-   record of another type at 0.3 s; at 1.5 s the clock goes back 40 s
-   (a second recording joined on). */
-static void
-s_write_as (s_log_t *l, bool index)
+/* A writer of a new log at a name of its own in l->path. */
+static sim_logfile_writer_t *
+s_writer (s_log_t *l, bool index)
 {
     snprintf (l->path, sizeof l->path, "/tmp/ssl-sim-player-XXXXXX");
     int fd = mkstemp (l->path);
@@ -55,6 +53,18 @@ s_write_as (s_log_t *l, bool index)
     char err[256];
     sim_logfile_writer_t *w = sim_logfile_writer_new (l->path, index, err, sizeof err);
     cr_assert_not_null (w, "%s", err);
+    return w;
+}
+
+/* 2 s of log from Unix 1000 s: a vision record every 10 ms (its bytes: its
+   number), the referee every 100 ms: STOP (counter 1) to 0.5 s, then
+   FORCE_START (2); at 1.2 s a goal for blue (counter 3, score 1); one
+   record of another type at 0.3 s; at 1.5 s the clock goes back 40 s
+   (a second recording joined on). */
+static void
+s_write_as (s_log_t *l, bool index)
+{
+    sim_logfile_writer_t *w = s_writer (l, index);
     int64_t base = 1000000 * MS;
     for (int i = 0; i <= 200; i++) {
         int64_t t = base + i * 10 * MS - (i >= 150 ? 40000 * MS : 0);
@@ -319,4 +329,146 @@ Test (sim_player, the_summary_does_not_count_the_logs_index_as_skipped, .init = 
     cr_expect (strstr (text, "skipped 1 message of other types (blank, unknown, vision 2010)\n"), "%s", text);
     sim_player_destroy (&p);
     unlink (bad.path);
+}
+
+/* ---- the log's clock jumps forward; --loop of a log of no length ------- */
+
+Test (sim_player, the_timeline_keeps_a_step_of_up_to_5_s_and_not_a_longer_jump)
+{
+    uint64_t jump = 1;
+    cr_expect_eq (sim_player_advance (0, 10 * MS, &jump), 10 * MS);
+    cr_expect_eq (jump, 0);
+    cr_expect_eq (sim_player_advance (7, 7 + SIM_PLAYER_GAP_MAX_NS, &jump), SIM_PLAYER_GAP_MAX_NS,
+                  "5 s is still a step of the recording");
+    cr_expect_eq (jump, 0);
+    cr_expect_eq (sim_player_advance (7, 8 + SIM_PLAYER_GAP_MAX_NS, &jump), SIM_PLAYER_FRAME_NS,
+                  "a longer jump counts one frame");
+    cr_expect_eq (jump, (uint64_t) SIM_PLAYER_GAP_MAX_NS + 1);
+    cr_expect_eq (sim_player_advance (10 * MS, 3 * MS, &jump), 0, "a clock that goes back: no time");
+    cr_expect_eq (jump, 0);
+    /* any two times the file holds, without overflow */
+    cr_expect_eq (sim_player_advance (INT64_MIN, INT64_MAX, &jump), SIM_PLAYER_FRAME_NS);
+    cr_expect_eq (jump, UINT64_MAX);
+    cr_expect_eq (sim_player_advance (INT64_MAX, INT64_MIN, NULL), 0);
+    cr_expect_eq (sim_player_advance (-5 * MS, 5 * MS, NULL), 10 * MS);
+    /* the clock over records: the first at 0 */
+    sim_player_clock_t c = { 0 };
+    cr_expect_eq (sim_player_clock_next (&c, 1000 * MS, NULL), 0);
+    cr_expect_eq (sim_player_clock_next (&c, 1010 * MS, NULL), 10 * MS);
+    cr_expect_eq (sim_player_clock_next (&c, 0, NULL), 10 * MS);
+    cr_expect_eq (sim_player_clock_next (&c, 9000 * MS, &jump), 10 * MS + SIM_PLAYER_FRAME_NS);
+    cr_expect_eq (jump, 9000 * MS, "from the time before, 0");
+}
+
+#define S_JUMP_BASE (1700000000000LL * MS) /* Unix ns: a log of 2023 */
+
+/* Ten vision records `step_ns` apart from S_JUMP_BASE, record `bad` (from
+   0; -1: none) at log time `bad_ns` instead. */
+static void
+s_write_jump (s_log_t *l, int64_t step_ns, int bad, int64_t bad_ns)
+{
+    sim_logfile_writer_t *w = s_writer (l, false);
+    for (int i = 0; i < 10; i++) {
+        uint8_t v[4] = { (uint8_t) i, 0, 0, 0 };
+        sim_logfile_write (w, i == bad ? bad_ns : S_JUMP_BASE + i * step_ns, SIM_LOGFILE_VISION, v, sizeof v);
+    }
+    cr_assert_eq (sim_logfile_writer_destroy (&w), 0);
+}
+
+/* The byte of record i of s_write_jump's log: the header, then 20 bytes a record. */
+#define S_JUMP_BYTE(i) (16 + 20 * (i))
+
+Test (sim_player, a_time_of_0_is_not_waited_out_but_played_a_frame_later)
+{
+    s_log_t l;
+    s_write_jump (&l, 10 * MS, 2, 0); /* the user's repro: the third record's time zeroed */
+    char err[256], want[128];
+    sim_player_t *p = sim_player_new (l.path, err, sizeof err);
+    cr_assert_not_null (p, "%s", err);
+    /* 0 -> 10 ms, back to 1970 (no time), 54 years forward (one frame),
+       then six steps of 10 ms */
+    cr_expect_eq (llround (sim_player_duration (p) * 1e9), 10 * MS + SIM_PLAYER_FRAME_NS + 60 * MS);
+    snprintf (want, sizeof want, "jumps 19676 days forward at record 4 (byte %d): not waited out",
+              S_JUMP_BYTE (3));
+    cr_expect (strstr (sim_player_jumps (p), want), "%s", sim_player_jumps (p));
+    cr_expect (!strstr (sim_player_jumps (p), "more jumps"), "%s", sim_player_jumps (p));
+    /* the pace at 2x: the record after the jump half a frame after the one before */
+    int64_t now = 5000 * MS;
+    sim_player_set_speed (p, 2.0, now);
+    sim_player_pause (p, false, now);
+    cr_expect_eq (sim_player_emit (p, now + 5 * MS, 100, NULL, NULL), 3);
+    cr_expect_eq (sim_player_due (p), now + 5 * MS + SIM_PLAYER_FRAME_NS / 2);
+    s_close (&p, &l);
+}
+
+Test (sim_player, a_time_far_ahead_and_a_recording_continued_later_are_not_waited_out)
+{
+    s_log_t l;
+    /* one record a year ahead: forward a year (one frame), back (no time) */
+    s_write_jump (&l, 10 * MS, 2, S_JUMP_BASE + 365LL * 86400000 * MS);
+    char err[256], want[128];
+    sim_player_t *p = sim_player_new (l.path, err, sizeof err);
+    cr_assert_not_null (p, "%s", err);
+    cr_expect_eq (llround (sim_player_duration (p) * 1e9), 10 * MS + SIM_PLAYER_FRAME_NS + 60 * MS);
+    snprintf (want, sizeof want, "jumps 365 days forward at record 3 (byte %d)", S_JUMP_BYTE (2));
+    cr_expect (strstr (sim_player_jumps (p), want), "%s", sim_player_jumps (p));
+    /* the page's seek bar goes by the same timeline */
+    cr_assert_eq (sim_player_seek (p, (10 * MS + SIM_PLAYER_FRAME_NS) / 1e9, 0, NULL, NULL), 0);
+    s_seen_t s = { 0 };
+    cr_assert_eq (sim_player_step (p, 0, s_on, &s), 1);
+    cr_expect_eq (s.last_vision, 2, "the record after the jump is where the timeline says");
+    s_close (&p, &l);
+    /* the last records 3 hours later (`ssl-sim record` continued the file) */
+    s_write_jump (&l, 10 * MS, 9, S_JUMP_BASE + 3 * 3600000 * MS);
+    p = sim_player_new (l.path, err, sizeof err);
+    cr_assert_not_null (p, "%s", err);
+    cr_expect_eq (llround (sim_player_duration (p) * 1e9), 80 * MS + SIM_PLAYER_FRAME_NS);
+    snprintf (want, sizeof want, "jumps 3.0 h forward at record 10 (byte %d)", S_JUMP_BYTE (9));
+    cr_expect (strstr (sim_player_jumps (p), want), "%s", sim_player_jumps (p));
+    s_close (&p, &l); /* a log whose clock only goes back has no jump to say */
+    p = s_open (&l);
+    cr_expect_str_empty (sim_player_jumps (p), "the 40 s back is no jump forward");
+    s_close (&p, &l);
+}
+
+Test (sim_player, a_loop_of_a_log_of_no_length_goes_round_once_a_frame)
+{
+    s_log_t l;
+    s_write_jump (&l, 0, -1, 0); /* ten records, all at one time: 0 s */
+    char err[256];
+    sim_player_t *p = sim_player_new (l.path, err, sizeof err);
+    cr_assert_not_null (p, "%s", err);
+    cr_assert_eq (sim_player_records (p), 10);
+    int64_t now = 5000 * MS;
+    sim_player_pause (p, false, now);
+    cr_assert_eq (sim_player_emit (p, now, 100, NULL, NULL), 10);
+    cr_assert (sim_player_ended (p));
+    sim_player_rewind (p, now);
+    cr_expect_eq (sim_player_due (p), now + SIM_PLAYER_FRAME_NS, "a frame after the pass began");
+    cr_expect_eq (sim_player_emit (p, now + SIM_PLAYER_FRAME_NS - 1, 100, NULL, NULL), 0);
+    cr_expect_eq (sim_player_emit (p, now + SIM_PLAYER_FRAME_NS, 100, NULL, NULL), 10);
+    /* a late turn of the caller's loop: the next pass at once, no catching up */
+    int64_t late = now + 5 * SIM_PLAYER_FRAME_NS;
+    sim_player_rewind (p, late);
+    cr_expect_eq (sim_player_due (p), late);
+    cr_expect_eq (sim_player_emit (p, late, 100, NULL, NULL), 10);
+    /* at 2x, half a frame */
+    sim_player_set_speed (p, 2.0, late);
+    sim_player_rewind (p, late);
+    cr_expect_eq (sim_player_due (p), late + SIM_PLAYER_FRAME_NS / 2);
+    /* paused stays paused */
+    sim_player_pause (p, true, late);
+    sim_player_rewind (p, late);
+    cr_expect_eq (sim_player_due (p), INT64_MAX);
+    cr_expect (!sim_player_ended (p));
+    s_close (&p, &l);
+    /* a log longer than a frame: its start follows its end at once, as always */
+    p = s_open (&l);
+    sim_player_pause (p, false, now);
+    cr_assert_gt (sim_player_emit (p, now + 10000 * MS, 1000, NULL, NULL), 0);
+    cr_assert (sim_player_ended (p));
+    sim_player_rewind (p, now + 10000 * MS);
+    cr_expect_eq (sim_player_due (p), now + 10000 * MS, "the start follows the end at once");
+    cr_expect_float_eq (sim_player_time (p), 0, 1e-12);
+    s_close (&p, &l);
 }
