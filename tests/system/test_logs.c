@@ -83,6 +83,16 @@ s_files_done (s_files_t *f)
     unlink (f->b);
     unlink (f->journal);
     unlink (f->out);
+    /* play's configuration (s_play_ini) and the runtime directory a
+       program run in f->dir made (its lock stays when it was stopped by
+       a signal): left behind, they kept f->dir in /tmp after every run */
+    char path[160];
+    snprintf (path, sizeof path, "%s/play.ini", f->dir);
+    unlink (path);
+    snprintf (path, sizeof path, "%s/ssl-sim/run.lock", f->dir);
+    unlink (path);
+    snprintf (path, sizeof path, "%s/ssl-sim", f->dir);
+    rmdir (path);
     rmdir (f->dir);
 }
 
@@ -688,19 +698,6 @@ s_play_spawn (const s_files_t *files, const char *ini, const char *vision_addr, 
     return pid;
 }
 
-/* files with the runtime directory play made in files->dir (its lock
-   stays when play was stopped by a signal). */
-static void
-s_play_files_done (s_files_t *files)
-{
-    char runtime[96], lock[112];
-    snprintf (runtime, sizeof runtime, "%s/ssl-sim", files->dir);
-    snprintf (lock, sizeof lock, "%s/run.lock", runtime);
-    unlink (lock);
-    rmdir (runtime);
-    s_files_done (files);
-}
-
 /* The page on a port of its own (the log's pace is the viewer's player's),
    or none (play's own loop at the terminal). */
 static void
@@ -773,7 +770,7 @@ s_play_jump (int bad, int64_t bad_ns, bool page, const char *says)
     close (truth);
     close (referee);
     unlink (ini);
-    s_play_files_done (&files);
+    s_files_done (&files);
 }
 
 /* The user's repro: the third record's time zeroed. Back to 1970 (no
@@ -842,7 +839,7 @@ s_play_loop_of_one_record (bool page)
         s_dump (files.out);
     close (vision);
     unlink (ini);
-    s_play_files_done (&files);
+    s_files_done (&files);
 }
 
 Test (logs, play_loop_of_a_log_of_no_length_goes_round_once_a_frame, .timeout = 60)
