@@ -624,10 +624,40 @@ s_parse_fields (const cJSON *root, vw_op_t *op, char *why, size_t len)
     }
 }
 
+/* Whether the JSON text nests arrays and objects at most `max` deep
+   (brackets inside strings do not count). cJSON parses and frees by
+   recursion, a level a call: a message of ~800 levels overflowed the
+   small stack of the web server's thread and killed the viewer (the
+   whole simulator with --single-process), before any token was looked
+   at. An op is one flat object. */
+static bool
+s_nesting_within (const char *text, size_t len, int max)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++; /* the escaped character, a quote too */
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"')
+            in_string = true;
+        else if ((c == '[' || c == '{') && ++depth > max)
+            return false;
+        else if (c == ']' || c == '}')
+            depth--;
+    }
+    return true;
+}
+
 int
 vw_json_parse_op (const char *text, size_t len, vw_op_t *op, char *why, size_t whylen)
 {
     memset (op, 0, sizeof *op);
+    if (!s_nesting_within (text, len, VW_OP_NESTING_MAX))
+        return s_fail (why, whylen, "%s", "nested too deep (an op is one flat object)");
     cJSON *root = cJSON_ParseWithLength (text, len);
     if (!cJSON_IsObject (root)) {
         cJSON_Delete (root);

@@ -23,6 +23,7 @@
 #define VW_PROTOCOL_VERSION 1
 #define VW_SOURCES_MAX      8  /* source addresses listed per port */
 #define VW_KICKS_MAX        32 /* kicks carried by one "world" */
+#define VW_OP_NESTING_MAX   8  /* arrays and objects an op may nest (vw_json_parse_op) */
 /* The services the status and /metrics report, named and ordered as
    sim_service_names (vw_status_t.alive and .restarts) */
 #define VW_SERVICES SIM_SERVICE_COUNT

@@ -498,6 +498,35 @@ Test (viewer_service, an_op_before_the_configuration_is_unavailable)
     s_stop (&b);
 }
 
+/* One message nesting 900 arrays killed the viewer (and with
+   --single-process the whole simulator): cJSON's recursion overflowed the
+   web server thread's stack before the token was checked. It is refused
+   with BAD_REQUEST (no id could be read: -1), and the page goes on. */
+Test (viewer_service, a_deeply_nested_message_is_refused_and_the_viewer_goes_on)
+{
+    s_bench_t b;
+    s_start (&b, true, true);
+    s_connect (&b, true);
+    enum { DEPTH = 900 };
+    static const char head[] = "{\"op\":\"speed\",\"id\":1,\"value\":1,\"x\":";
+    char *text = malloc (sizeof head + 2 * DEPTH + 1);
+    cr_assert_not_null (text);
+    size_t n = strlen (head);
+    memcpy (text, head, n);
+    memset (text + n, '[', DEPTH);
+    memset (text + n + DEPTH, ']', DEPTH);
+    strcpy (text + n + 2 * DEPTH, "}");
+    cr_assert_eq (sim_ws_send (b.ws, text), 0);
+    free (text);
+    cJSON *refused = s_result (&b, -1);
+    cr_expect (cJSON_IsFalse (cJSON_GetObjectItemCaseSensitive (refused, "ok")));
+    cr_expect_str_eq (s_str (refused, "code"), "BAD_REQUEST");
+    cJSON_Delete (refused);
+    cr_assert_eq (sim_ws_send (b.ws, "{\"op\":\"speed\",\"id\":2,\"value\":1}"), 0);
+    cJSON_Delete (s_result (&b, 2)); /* answered: the viewer is still there */
+    s_stop (&b);
+}
+
 /* ---- status, /metrics, /healthz ------------------------------------------------ */
 
 /* The first "status" for which ok (status) holds, within S_WAIT_MS (yours

@@ -364,6 +364,41 @@ Test (vw_json, bad_ops_are_refused_with_their_id)
     cr_expect (strstr (why, "aaa\""), "the \u00e9 that does not fit whole is left out: %s", why);
 }
 
+/* A message nesting ~800 arrays killed the viewer (cJSON's recursion on
+   the web server's small thread stack) before its token was checked: the
+   nesting is refused before the parse. Brackets inside a string are
+   text, and an escaped quote does not end the string. */
+Test (vw_json, a_deeply_nested_op_is_refused_before_it_is_parsed)
+{
+    enum { DEPTH = 100000 };
+    static const char head[] = "{\"op\":\"speed\",\"id\":1,\"value\":1,\"x\":";
+    size_t len = strlen (head) + 2 * DEPTH + 1;
+    char *text = malloc (len + 1);
+    cr_assert_not_null (text);
+    memcpy (text, head, strlen (head));
+    memset (text + strlen (head), '[', DEPTH);
+    memset (text + strlen (head) + DEPTH, ']', DEPTH);
+    text[len - 1] = '}';
+    text[len] = '\0';
+    vw_op_t op;
+    char why[160] = "";
+    cr_expect_eq (vw_json_parse_op (text, len, &op, why, sizeof why), -1);
+    cr_expect (strstr (why, "nested too deep") != NULL, "%s", why);
+    /* 900 deep, which cJSON itself would take */
+    memmove (text + strlen (head) + 900, text + strlen (head) + DEPTH, 900);
+    text[strlen (head) + 1800] = '}';
+    cr_expect_eq (vw_json_parse_op (text, strlen (head) + 1801, &op, why, sizeof why), -1);
+    cr_expect (strstr (why, "nested too deep") != NULL, "%s", why);
+    free (text);
+    const char *flat = "{\"op\":\"realism\",\"id\":2,\"preset\":\"[[[[[[[[[[\\\"{{{{{{{{{{\"}";
+    why[0] = '\0';
+    cr_expect_eq (vw_json_parse_op (flat, strlen (flat), &op, why, sizeof why), 0, "%s", why);
+    cr_expect_str_eq (op.preset, "[[[[[[[[[[\"{{{{{{{{{{");
+    /* VW_OP_NESTING_MAX (8) levels, the op's own object among them */
+    const char *ok = "{\"op\":\"speed\",\"id\":3,\"value\":2,\"x\":[[[[[[{}]]]]]]}";
+    cr_expect_eq (vw_json_parse_op (ok, strlen (ok), &op, why, sizeof why), 0, "%s", why);
+}
+
 Test (vw_json, status_and_metrics_show_the_same_numbers)
 {
     sim_config_t cfg;
