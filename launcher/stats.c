@@ -176,7 +176,9 @@ s_print_fit (const sim_vstats_report_t *r, const sim_vstats_fit_t *f)
     printf ("; written by ssl-sim stats --fit from %llu detection frames (docs/stats.md)\n",
             (unsigned long long) r->frames);
     printf ("; camera offset and warps %s\n",
-            f->offset_from_truth ? "against the log's truth stream" : "from camera-to-camera disagreement");
+            f->offset_from_truth    ? "against the log's truth stream"
+            : f->calibration_fitted ? "from camera-to-camera disagreement"
+                                    : "not fitted: no truth stream, and no robot two cameras saw at once");
     printf ("[realism]\n");
     printf ("stddev_robot_p = %.6g\n", f->stddev_robot_p);
     printf ("stddev_robot_phi = %.6g\n", f->stddev_robot_phi);
@@ -185,11 +187,15 @@ s_print_fit (const sim_vstats_report_t *r, const sim_vstats_fit_t *f)
     printf ("missing_ball_detections = 0\n");
     printf ("ball_loss_burst_rate = %.6g\n", f->ball_loss_burst_rate);
     printf ("ball_loss_burst_length = %.6g\n", f->ball_loss_burst_length < 1 ? 1 : f->ball_loss_burst_length);
-    printf ("object_position_offset = %.6g\n", f->object_position_offset);
-    printf ("calibration_warp_stddev = %.6g\n", f->calibration_warp_stddev);
-    /* the offset and warp above hold what a marker-height error shows */
-    printf ("robot_marker_height_error = 0\n");
-    printf ("calibration_orientation_warp = %.6g\n", f->calibration_orientation_warp);
+    if (f->calibration_fitted) {
+        printf ("object_position_offset = %.6g\n", f->object_position_offset);
+        printf ("calibration_warp_stddev = %.6g\n", f->calibration_warp_stddev);
+        /* the offset and warp above hold what a marker-height error shows */
+        printf ("robot_marker_height_error = 0\n");
+        printf ("calibration_orientation_warp = %.6g\n", f->calibration_orientation_warp);
+    } else /* 0 would switch the camera warps off; left out, the configuration keeps its own */
+        printf ("; object_position_offset, calibration_warp_stddev, robot_marker_height_error, "
+                "calibration_orientation_warp: not fitted\n");
     printf ("vision_processing_time = %.6g\n", f->vision_processing_time);
     printf ("vision_processing_p90 = %.6g\n", f->vision_processing_p90);
     printf ("vision_processing_p99 = %.6g\n", f->vision_processing_p99);

@@ -624,6 +624,7 @@ sim_vstats_fit (const sim_vstats_report_t *r, sim_vstats_fit_t *out)
         out->ball_loss_burst_length = m;
         out->ball_loss_burst_rate = r->ball_missing / ((1 - r->ball_missing) * m);
     }
+    out->calibration_fitted = r->has_truth || r->pairs > 0;
     if (r->has_truth) {
         out->offset_from_truth = true;
         out->object_position_offset = r->truth_offset_mm / 1000;

@@ -90,6 +90,10 @@ typedef struct {
     double capture_jitter, capture_late_rate;
     double ghost_ball_rate, ghost_ball_more;
     bool offset_from_truth;
+    /* the offset and warps were measured (against the truth, or from
+       robots two cameras saw at once); else they are not fitted and a
+       fitted file leaves them out */
+    bool calibration_fitted;
 } sim_vstats_fit_t;
 
 /* A new, empty accumulator; NULL when out of memory. */

@@ -19,8 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/config/config.h"
 #include "common/logs/sim_logfile.h"
 #include "common/logs/sim_player.h"
 #include "tests/support/sim_fixture.h"
@@ -147,6 +149,43 @@ Test (stats, fit_recovers_known_parameters, .timeout = 240)
                   table);
     cr_expect (strstr (table, "t_sent - t_capture ms: p50"), "%s", table);
     cr_expect (strstr (table, "robot miss rate by distance from the nadir"), "%s", table);
+    sim_lab_sh ("rm -rf '%s'", dir);
+}
+
+/* A default run (no truth stream; the formation puts no robot where two
+   cameras overlap) measures no camera offset or warp. The fit printed
+   them as 0 anyway, and a venue.ini written with --fit switched the
+   camera warps off. Now it leaves them out and the loading configuration
+   keeps its own: the user's path of stats.md, `--fit lab.log > venue.ini`
+   then `--config venue.ini`. */
+Test (stats, a_fit_without_camera_pairs_leaves_the_warps_as_they_are, .timeout = 120)
+{
+    char dir[] = "/tmp/ssl-sim-stats-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    char log[300], venue[300];
+    snprintf (log, sizeof log, "%s/lab.log", dir);
+    snprintf (venue, sizeof venue, "%s/venue.ini", dir);
+    const char *args[] = { "--mode", "fast", "--duration", "2", "--record", log, NULL };
+    sim_proc_t p;
+    cr_assert_eq (sim_proc_start (&p, args, NULL), 0);
+    cr_assert_eq (sim_lab_wait_exit (p.pid, 60000), 0, "the run did not end");
+    int status = 0;
+    cr_assert_eq (waitpid (p.pid, &status, 0), p.pid);
+    sim_proc_cleanup (&p);
+    static char out[4096];
+    cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' stats --fit '%s' > '%s' 2>/dev/null",
+                                   sim_lab_exe (), log, venue),
+                  0, "%s", out);
+    sim_config_t cfg, defaults;
+    char err[512] = "";
+    sim_config_defaults (&defaults);
+    sim_config_defaults (&cfg);
+    cr_assert_eq (sim_config_load_file (&cfg, venue, err, sizeof err), 0, "%s", err);
+    cr_expect_eq (cfg.realism.object_position_offset, defaults.realism.object_position_offset);
+    cr_expect_eq (cfg.realism.calibration_warp_stddev, defaults.realism.calibration_warp_stddev,
+                  "the fit set calibration_warp_stddev to %g", cfg.realism.calibration_warp_stddev);
+    cr_expect_eq (cfg.realism.calibration_orientation_warp, defaults.realism.calibration_orientation_warp);
+    cr_expect_gt (defaults.realism.calibration_warp_stddev, 0);
     sim_lab_sh ("rm -rf '%s'", dir);
 }
 
