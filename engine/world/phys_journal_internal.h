@@ -1,5 +1,6 @@
 /*  phys_journal_internal.h - what the writing (phys_journal.c) and the
-    reading (phys_journal_read.c) of the input journal share: the layout's
+    reading (phys_journal_read.c) of the input journal share, and the
+    wire cutting of phys_journal_wire.c: the layout's
     sizes, little-endian fields and the FNV-1a seal of the header and of
     every record (docs/journal.md). Private to engine/world/.
 */
@@ -54,5 +55,14 @@ jl_sealed (const uint8_t *p, size_t len)
 #endif
     return seal == sim_fnv1a (SIM_FNV1A_BASIS, p, len);
 }
+
+/* phys_journal_wire.c: the packed Request inside the packed Envelope
+   wire[len] (its one request field; NULL when there is none, or two,
+   which a decoder would merge), and the fields of a packed Request a
+   journal keeps (every one but received_us and those this build does not
+   know) copied in order to out (room for len bytes): 0 with their length
+   in *out_len, or -1 when req is not whole. */
+const uint8_t *phys_journal_request_of (const uint8_t *wire, size_t len, size_t *request_len);
+int phys_journal_kept_fields (const uint8_t *req, size_t len, uint8_t *out, size_t *out_len);
 
 #endif
