@@ -72,17 +72,23 @@ sim_lab_spawn (const char *const *args, const char *runtime_dir, const char *log
 }
 
 int
+sim_lab_wait_end (pid_t pid, int ms)
+{
+    int status = 0;
+    if (sim_lab_wait_exit (pid, ms) == 0 && waitpid (pid, &status, 0) == pid)
+        return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+    kill (pid, SIGKILL);
+    waitpid (pid, &status, 0);
+    return -1;
+}
+
+int
 sim_lab_stop (pid_t pid)
 {
     if (pid <= 0)
         return -1;
     kill (pid, SIGTERM);
-    int status = 0;
-    if (sim_lab_wait_exit (pid, 5000) == 0 && waitpid (pid, &status, 0) == pid)
-        return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-    kill (pid, SIGKILL);
-    waitpid (pid, &status, 0);
-    return -1;
+    return sim_lab_wait_end (pid, 5000);
 }
 
 /* The deepest directory on the way from `dir` to `path`'s directory that

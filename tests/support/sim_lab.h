@@ -52,6 +52,11 @@ int sim_lab_wait_text (const char *path, const char *text, int ms);
    exited; a zombie has. Woken by the kernel (a pidfd). Returns 0, or -1. */
 int sim_lab_wait_exit (pid_t pid, int ms);
 
+/* Wait up to ms for child `pid` to end by itself (a run with --duration)
+   and reap it. Returns its exit code (128 + the signal when one ended
+   it), or -1 when it did not end in time: then it is killed and reaped. */
+int sim_lab_wait_end (pid_t pid, int ms);
+
 /* Wait up to ms until every thread of process `pid` is stopped (SIGSTOP
    acts asynchronously). The kernel signals no event for another process's
    stop, so this re-reads /proc every millisecond. Returns 0, or -1. */

@@ -871,10 +871,9 @@ s_fast_run (const char *path, bool *compressed)
     sim_proc_t p;
     cr_assert_eq (sim_proc_start (&p, args, NULL), 0);
     /* compressing takes a moment after the run: the launcher ends itself */
-    cr_assert_eq (sim_lab_wait_exit (p.pid, 90000), 0, "the run did not end");
-    int status = 0;
-    cr_assert_eq (waitpid (p.pid, &status, 0), p.pid);
-    int code = WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+    int code = sim_lab_wait_end (p.pid, 90000);
+    p.pid = 0;
+    cr_assert_neq (code, -1, "the run did not end");
     *compressed = s_file_has (p.log, "(compressed in");
     if (code != 0)
         sim_proc_dump_log (&p);
@@ -983,15 +982,14 @@ s_run_to_end (const char *const *args, const char *needle, bool *said)
 {
     sim_proc_t p;
     cr_assert_eq (sim_proc_start (&p, args, NULL), 0);
-    cr_assert_eq (sim_lab_wait_exit (p.pid, 60000), 0, "the run did not end");
-    int status = 0;
-    cr_assert_eq (waitpid (p.pid, &status, 0), p.pid);
+    int code = sim_lab_wait_end (p.pid, 60000);
     p.pid = 0;
+    cr_assert_neq (code, -1, "the run did not end");
     *said = s_file_has (p.log, needle);
     if (!*said)
         sim_proc_dump_log (&p);
     sim_proc_cleanup (&p);
-    return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+    return code;
 }
 
 /* `ssl-sim run --mode realtime --record record`: vision killed (-9) after

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/config/config.h"
@@ -168,9 +167,9 @@ Test (stats, a_fit_without_camera_pairs_leaves_the_warps_as_they_are, .timeout =
     const char *args[] = { "--mode", "fast", "--duration", "2", "--record", log, NULL };
     sim_proc_t p;
     cr_assert_eq (sim_proc_start (&p, args, NULL), 0);
-    cr_assert_eq (sim_lab_wait_exit (p.pid, 60000), 0, "the run did not end");
-    int status = 0;
-    cr_assert_eq (waitpid (p.pid, &status, 0), p.pid);
+    int code = sim_lab_wait_end (p.pid, 60000);
+    p.pid = 0;
+    cr_assert_eq (code, 0, "the run ended with %d", code);
     sim_proc_cleanup (&p);
     static char out[4096];
     cr_assert_eq (sim_lab_capture (out, sizeof out, "'%s' stats --fit '%s' > '%s' 2>/dev/null",
