@@ -336,7 +336,7 @@ sim_cfg_validate_blame (const sim_config_t *cfg, sim_cfg_blame_t *blame, char *e
                   { "viewer", "addr", s_addr_port (cfg->viewer.addr) } };
     for (size_t i = 0; i < sizeof ports / sizeof ports[0]; i++) {
         int port = ports[i].port;
-        if (port > 0 && (port + net->port_offset > 65535 || port + net->port_offset < 1)) {
+        if (port > 0 && !sim_config_port_fits (cfg, port)) {
             sim_cfg_err (err, errlen, "[network] port_offset %d moves port %d of [%s] %s outside 1..65535",
                          net->port_offset, port, ports[i].section, ports[i].key);
             s_blame (blame, -1, "network", "port_offset");
@@ -369,6 +369,13 @@ int
 sim_config_port (const sim_config_t *cfg, int base_port)
 {
     return base_port + cfg->network.port_offset;
+}
+
+bool
+sim_config_port_fits (const sim_config_t *cfg, int base_port)
+{
+    int port = sim_config_port (cfg, base_port);
+    return port >= 1 && port <= 65535;
 }
 
 const char *

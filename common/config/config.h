@@ -225,6 +225,11 @@ int sim_config_addr_list (const char *text, uint32_t *out, int max, char *why, s
    directory). */
 int sim_config_port (const sim_config_t *cfg, int base_port);
 
+/* Whether base_port moved by port_offset (sim_config_port) is a UDP port,
+   1..65535: the rule the configuration's ports are validated by, and a
+   SimulatorConfig's vision_port at runtime. */
+bool sim_config_port_fits (const sim_config_t *cfg, int base_port);
+
 /* "realtime", "fast", "sync" (static strings; "?" for a bad value). */
 const char *sim_config_mode_name (sim_mode_t mode);
 

@@ -379,7 +379,7 @@ phys_apply_command (phys_world_t *world, sim_config_t *cfg, const SimulatorComma
         if (config->vision_port == 0 || config->vision_port > 65535)
             sim_errors_add (errors, "UNSUPPORTED", "vision_port %u is not a UDP port (1..65535)",
                             config->vision_port);
-        else if (sim_config_port (cfg, (int) config->vision_port) > 65535)
+        else if (!sim_config_port_fits (cfg, (int) config->vision_port))
             /* the port vision would send to moves by the offset: past
                65535 it would have wrapped to another, a privileged one */
             sim_errors_add (errors, "UNSUPPORTED",
