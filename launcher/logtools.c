@@ -107,8 +107,17 @@ s_part_lock (const char *part, const char *path)
     return fd;
 }
 
+/* Whether `a` and `b` name one existing file. */
+static bool
+s_same_file (const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat (a, &sa) == 0 && stat (b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int
-launch_record_begin (sim_config_t *cfg, char *final, size_t size, int *lock)
+launch_record_begin (sim_config_t *cfg, const char *keep, const char *keep_is, char *final, size_t size,
+                     int *lock)
 {
     *lock = -1;
     const char *path = cfg->run.record;
@@ -120,6 +129,14 @@ launch_record_begin (sim_config_t *cfg, char *final, size_t size, int *lock)
     int rc = sim_logfile_part_path (path, part, sizeof part);
     if (rc < 0 || (rc > 0 && (size_t) snprintf (final, size, "%s", path) >= size)) {
         fprintf (stderr, "ssl-sim: --record: the name %s is too long\n", path);
+        return -1;
+    }
+    /* FILE.gz is removed now and its part emptied, a plain FILE emptied:
+       neither may be the journal this run writes or reads */
+    if (keep && keep[0] && (s_same_file (path, keep) || (rc > 0 && s_same_file (part, keep)))) {
+        bool named = strcmp (path, keep) == 0;
+        fprintf (stderr, "ssl-sim: --record: %s is %s%s%s%s: give the records a file of their own\n", path,
+                 keep_is, named ? "" : " (", named ? "" : keep, named ? "" : ")");
         return -1;
     }
     /* the file vision writes is locked for the whole run, so a second run

@@ -34,9 +34,14 @@ const volatile sig_atomic_t *launch_logtools_catch_stop (void);
    which vision then writes; *lock: the locked fd, to hand to
    launch_record_finish. A plain FILE is locked (refused when another run
    holds it) and emptied in place; *lock is its fd, to close after the
-   run. Nothing is removed when the run is refused. Returns 1 (swapped),
-   0 (not compressed: unchanged), -1 (said on stderr; *lock -1). */
-int launch_record_begin (sim_config_t *cfg, char *final, size_t size, int *lock);
+   run. Nothing is removed when the run is refused. `keep` (NULL or ""
+   for none) is a file the records must not replace, the journal the run
+   writes or the replay reads, `keep_is` what it is for the refusal
+   ("this run's --journal"): refused when FILE or its part is that file.
+   Returns 1 (swapped), 0 (not compressed: unchanged), -1 (said on
+   stderr; *lock -1). */
+int launch_record_begin (sim_config_t *cfg, const char *keep, const char *keep_is, char *final, size_t size,
+                         int *lock);
 
 /* After the run: compress the plain `part` into `final` and remove it
    (logged, with the time it took), when `part` is still the file `lock`

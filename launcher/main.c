@@ -274,7 +274,9 @@ s_run (int optc, char **optv)
            restarted within the run, appends to the part. Only after the
            runtime lock, so a refused second simulator leaves the running
            one's log alone */
-        else if ((part = launch_record_begin (&cfg, final, sizeof final, &record_lock)) < 0) {
+        else if ((part = launch_record_begin (&cfg, cfg.run.journal, "this run's --journal", final,
+                                              sizeof final, &record_lock))
+                 < 0) {
             if (journal_new)
                 unlink (cfg.run.journal); /* made by the lock, for a run that did not start */
         } else if (single)

@@ -136,7 +136,8 @@ launch_replay (const char *path, const sim_config_t *cli, double until_s)
     /* --record OUT.gz as in a run: vision writes OUT.gz.part, compressed
        below once vision has stopped */
     char final[SIM_STRING_MAX];
-    int lock = -1, part = launch_record_begin (&args.cfg, final, sizeof final, &lock);
+    int lock = -1, part = launch_record_begin (&args.cfg, path, "the journal this replay reads", final,
+                                               sizeof final, &lock);
     if (part < 0)
         return 1;
     char prefix[40];

@@ -1141,3 +1141,64 @@ Test (journal, a_seek_back_keeps_the_real_time_factor_sane, .timeout = 120)
         sim_lab_dump (log);
     sim_lab_sh ("rm -rf '%s'", files.dir);
 }
+
+/* ---- --record of the journal's name ------------------------------------ */
+
+/* The FNV-1a of the whole file at `path` (0 when it cannot be read). */
+static uint64_t
+s_file_hash (const char *path)
+{
+    FILE *in = fopen (path, "rb");
+    if (!in)
+        return 0;
+    uint64_t h = SIM_FNV1A_BASIS;
+    uint8_t buf[65536];
+    size_t n;
+    while ((n = fread (buf, 1, sizeof buf, in)) > 0)
+        h = sim_fnv1a (h, buf, n);
+    fclose (in);
+    return h;
+}
+
+/* --record given the name of the journal the run continues or the
+   replay reads: refused at the start with exit code 1 and a line that
+   says so, the journal as it was. A run with `--journal J.gz --record
+   J.gz` used to remove the journal for its records and end with exit
+   code 0, the journal gone; a plain name was refused as if another run
+   recorded to it; a replay emptied the journal it was about to read. */
+Test (journal, a_record_named_as_the_journal_is_refused_and_the_journal_kept, .timeout = 120)
+{
+    s_files_t files;
+    s_short_run (&files);
+    char gz[sizeof files.journal + 8];
+    snprintf (gz, sizeof gz, "%s.gz", files.journal);
+    cr_assert_eq (rename (files.journal, gz), 0);
+    uint64_t before = s_file_hash (gz);
+    cr_assert_neq (before, 0);
+
+    /* fast and a second long, so that the old program, which ran, ends */
+    const char *again[] = { "--journal", gz, "--record", gz, "--mode", "fast", "--duration", "1", NULL };
+    sim_proc_t b;
+    cr_assert_eq (sim_proc_start (&b, again, files.ini), 0);
+    cr_assert_eq (sim_lab_wait_exit (b.pid, 60000), 0, "the run did not end");
+    int status = 0;
+    cr_assert_eq (waitpid (b.pid, &status, 0), b.pid);
+    b.pid = 0;
+    bool said = sim_lab_wait_text (b.log, "is this run's --journal", 0) == 0;
+    if (!said)
+        sim_proc_dump_log (&b);
+    cr_expect (WIFEXITED (status) && WEXITSTATUS (status) == 1, "the run exited with status %d", status);
+    cr_expect (said, "the run says its --record is its --journal");
+    sim_proc_cleanup (&b);
+    cr_expect_eq (s_file_hash (gz), before, "the journal changed");
+
+    char out[4096];
+    int code = sim_lab_capture (out, sizeof out,
+                                "'%s' replay '%s' --no-viewer --localhost --vision-addr 127.0.0.1:%d "
+                                "--record '%s' 2>&1",
+                                sim_lab_exe (), gz, sim_test_free_port (), gz);
+    cr_expect_eq (code, 1, "%s", out);
+    cr_expect (strstr (out, "is the journal this replay reads"), "%s", out);
+    cr_expect_eq (s_file_hash (gz), before, "the replay changed its journal");
+    sim_lab_sh ("rm -rf '%s'", files.dir);
+}
