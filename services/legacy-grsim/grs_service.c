@@ -1,8 +1,9 @@
 /*  grs_service.c - the legacy-grsim service actor (protocol.md §9): the
     loop, the handler table and life.
 
-    grSim_Packet datagrams on the legacy port become bus requests, commands
-    first, then replacements (grs_translate), each only from the addresses
+    grSim_Packet datagrams on the legacy port, read as grSim reads them
+    (grs_wire), become bus requests, commands first, then replacements
+    (grs_translate), each only from the addresses
     tournament mode allows it (grs_gate); the sender of a team's
     commands becomes that team's peer for Robots_Status, which follows the
     world on the bus, within 3x the commands' bytes for a peer that is not
@@ -21,6 +22,7 @@
 #include "grs_stats.h"
 #include "grs_status.h"
 #include "grs_translate.h"
+#include "grs_wire.h"
 #include "common/base/sim_log.h"
 #include "common/bus/sim_bus_codec.h"
 #include "common/bus/sim_link.h"
@@ -69,7 +71,7 @@ s_on_udp (void *arg)
             snprintf (self->source, sizeof self->source, "grSim port, %s",
                       sim_udp_addr_str (&from, addr, sizeof addr));
         }
-        GrSimPacket *packet = n <= SIM_UDP_MAX ? gr_sim__packet__unpack (NULL, (size_t) n, self->buf) : NULL;
+        GrSimPacket *packet = n <= SIM_UDP_MAX ? grs_wire_unpack (self->buf, (size_t) n) : NULL;
         if (!packet) {
             self->dropped++;
             sim_debug ("undecodable grSim packet dropped (%llu so far)", (unsigned long long) self->dropped);

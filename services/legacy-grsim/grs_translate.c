@@ -6,6 +6,8 @@
 
 #include "common/base/sim_team.h"
 
+#define GRS_KICK_MIN 0.0001 /* m/s: grSim's SSLWorld::recvActions kicks above it */
+
 sim_team_t
 grs_translate_team (const GrSimCommands *cmds)
 {
@@ -43,8 +45,10 @@ s_command (grs_commands_t *self, size_t i, const GrSimRobotCommand *g, const sim
         move->local_velocity = l;
     }
     c->move_command = move;
+    /* grSim kicks only when either speed is above GRS_KICK_MIN: a
+       negative kickspeedx alone is no kick backwards */
     double speed = hypot (g->kickspeedx, g->kickspeedz);
-    if (speed > 1e-6 && isfinite (speed)) {
+    if ((g->kickspeedx > GRS_KICK_MIN || g->kickspeedz > GRS_KICK_MIN) && isfinite (speed)) {
         c->has_kick_speed = c->has_kick_angle = true;
         c->kick_speed = (float) speed;
         c->kick_angle = (float) (atan2 (g->kickspeedz, g->kickspeedx) * 180.0 / M_PI);

@@ -1,5 +1,6 @@
 /*  fuzz_grsim.c - libFuzzer harness: one datagram on the legacy grSim
-    port. The grSim_Packet is unpacked as the adapter does and turned into
+    port. The grSim_Packet is unpacked as the adapter does (grs_wire.h,
+    missing required fields as grSim reads them) and turned into
     bus requests by the adapter's own translation (grs_translate.h:
     commands as a team's RobotControl, replacements as teleports), which go
     through the bus to physics on a fresh world. */
@@ -9,6 +10,7 @@
 
 #include "fuzz_support.h"
 #include "services/legacy-grsim/grs_translate.h"
+#include "services/legacy-grsim/grs_wire.h"
 #include "grSim_Packet.pb-c.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -26,7 +28,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         if (!commands || !replacement)
             abort ();
     }
-    GrSimPacket *packet = gr_sim__packet__unpack (NULL, size, data);
+    GrSimPacket *packet = grs_wire_unpack (data, size);
     if (!packet)
         return 0; /* the adapter drops it, counted */
     fz_physics_t phys;

@@ -88,6 +88,8 @@ replacement { ball { x: 0.5 y: 0.5 vx: 1 vy: 0 }
               robots { x: -2 y: 0 dir: 90 id: 4 yellowteam: false turnon: true }
               robots { x: 2 y: 0 dir: 0 id: 5 yellowteam: true turnon: false } }
 T
+# a proto3 sender's commands: zeros left out (no timestamp, isteamyellow, ...)
+hex grsim proto3-commands 0a091a070803250000803f
 
 # ---- bus envelopes and lane datagrams ------------------------------------
 B=bus/sim_bus.proto

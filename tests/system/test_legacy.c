@@ -322,3 +322,43 @@ Test (legacy, commands_and_status, .timeout = 60)
                ks.flat, ks.chip, v.bx, v.by, ks.messages);
     s_stop (&f);
 }
+
+/* A sender that leaves grSim's `required` fields out when they are zero (a
+   proto3 copy of the messages, protobuf.js, a C++ release build that
+   forgot one) is obeyed by grSim, which reads what it finds. Written byte
+   by byte, as such a sender puts them on the wire. */
+Test (legacy, a_packet_without_its_zeros_is_obeyed_as_grsim_obeys_it, .timeout = 60)
+{
+    fixture_t f;
+    s_start (&f);
+    sim_view_t v;
+    cr_assert (s_first_replacement (&f, BLUE, 0, -1.0, 0.0, 0, 1, &v), "the legacy port never answered");
+    /* replacement { robots { x 1.5, y -1.0, id 6 } }: dir 0 and blue
+       (yellowteam false) left out */
+    static const uint8_t place[] = {
+        0x12, 0x16, 0x12, 0x14,                               /* replacement, robots */
+        0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf8, 0x3f, /* x 1.5 */
+        0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0xbf, /* y -1.0 */
+        0x20, 0x06,                                           /* id 6 */
+    };
+    cr_assert_eq (sim_test_send_raw (f.grsim, f.sim.proc.legacy_port, place, sizeof place), 0);
+    LOOK_UNTIL (&f, &v, s_at (&v, BLUE, 6, 1.5, -1.0));
+    cr_expect (s_at (&v, BLUE, 6, 1.5, -1.0),
+               "the replacement without its zeros did not place blue 6 (%d at %.3f, %.3f)", v.robot[BLUE][6],
+               v.rx[BLUE][6], v.ry[BLUE][6]);
+    /* commands { robot_commands { id 6, veltangent 1.0 } }: timestamp,
+       isteamyellow (blue), the other speeds, spinner and wheelsspeed left out */
+    static const uint8_t drive[] = {
+        0x0a, 0x09, 0x1a, 0x07,       /* commands, robot_commands */
+        0x08, 0x06,                   /* id 6 */
+        0x25, 0x00, 0x00, 0x80, 0x3f, /* veltangent 1.0 */
+    };
+    for (int i = 0; i < 10; i++) {
+        cr_assert_eq (sim_test_send_raw (f.grsim, f.sim.proc.legacy_port, drive, sizeof drive), 0);
+        s_look (&f, 0.05, &v);
+    }
+    cr_expect (v.robot[BLUE][6] && v.rx[BLUE][6] > 1.7 && fabs (v.ry[BLUE][6] + 1.0) < 0.03,
+               "commands without their zeros: blue 6 at (%.3f, %.3f), not driven forward from (1.5, -1.0)",
+               v.rx[BLUE][6], v.ry[BLUE][6]);
+    s_stop (&f);
+}

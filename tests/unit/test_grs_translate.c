@@ -157,6 +157,31 @@ Test (grs_translate, no_kick_for_a_zero_or_non_finite_speed)
     free (out);
 }
 
+/* grSim kicks only when kickspeedx or kickspeedz is above 0.0001 m/s
+   (SSLWorld::recvActions): a negative horizontal speed alone, or a speed
+   too small to count, is no kick there, not a kick backwards or at the
+   kicker's least speed here. */
+Test (grs_translate, no_kick_where_grsim_does_not_kick)
+{
+    grs_commands_t *out = malloc (sizeof *out);
+    const float speeds[][2] = { { -3, 0 }, { 0, -2 }, { -3, -1 }, { 0.00005f, 0 }, { 0, 0.0001f } };
+    for (size_t i = 0; i < sizeof speeds / sizeof speeds[0]; i++) {
+        GrSimRobotCommand g = s_robot_command (2);
+        g.kickspeedx = speeds[i][0];
+        g.kickspeedz = speeds[i][1];
+        const RobotCommand *c = s_translate_one (out, &g, false);
+        cr_expect (!c->has_kick_speed && !c->has_kick_angle, "(%g, %g): no kick in grSim, kick_speed %g here",
+                   speeds[i][0], speeds[i][1], c->kick_speed);
+    }
+    /* either component above the threshold kicks, as in grSim */
+    GrSimRobotCommand g = s_robot_command (2);
+    g.kickspeedx = 3;
+    g.kickspeedz = -1;
+    const RobotCommand *c = s_translate_one (out, &g, false);
+    cr_expect (c->has_kick_speed && c->kick_speed > 3, "(3, -1) kicks");
+    free (out);
+}
+
 Test (grs_translate, the_spinner_runs_the_dribbler_at_the_teams_top_speed)
 {
     grs_commands_t *out = malloc (sizeof *out);
