@@ -145,21 +145,60 @@ s_send_cmd_record (sim_link_t *self, const uint8_t *data, size_t len)
         zframe_destroy (&frame);
 }
 
-/* Send what waits in the backlog while physics' lane takes it. */
+/* The backlog's oldest records, as many whole ones as fit S_FLUSH_MAX
+   (at least one), into one datagram: its bytes (borrowed) and length, and
+   how many records it holds in *count. */
+static const void *
+s_backlog_batch (sim_link_t *self, size_t *len, int *count)
+{
+    s_queued_t *first = &self->backlog[self->backlog_head];
+    *len = first->len;
+    *count = 1;
+    if (first->len >= S_FLUSH_MAX || self->backlog_len == 1)
+        return first->data;
+    if (!self->flush_buf && !(self->flush_buf = malloc (S_FLUSH_MAX)))
+        return first->data;
+    memcpy (self->flush_buf, first->data, first->len);
+    while (*count < self->backlog_len) {
+        s_queued_t *q = &self->backlog[(self->backlog_head + *count) % S_BACKLOG];
+        if (*len + q->len > S_FLUSH_MAX)
+            break;
+        memcpy (self->flush_buf + *len, q->data, q->len);
+        *len += q->len;
+        (*count)++;
+    }
+    return self->flush_buf;
+}
+
+/* Send what waits in the backlog while physics' lane takes it. A lane
+   holds only a few datagrams (net.unix.max_dgram_qlen, 10 by default) and
+   physics in realtime reads it at its own wake-ups (phys_defer.h), so one
+   record per datagram let physics take ten requests per wake-up: behind a
+   client that flooded one port with commands, another team's command
+   waited its turn for most of a second. Many records per datagram (the
+   lane's own format) hand physics the whole backlog at its next wake-up. */
 void
 sim_link_backlog_flush (sim_link_t *self)
 {
     while (self->backlog_len > 0) {
-        s_queued_t *q = &self->backlog[self->backlog_head];
-        if (sim_lane_send_bytes (self->lane, SIM_LANE_PHYSICS, q->data, q->len, -1)) {
+        size_t len = 0;
+        int count = 0;
+        const void *data = s_backlog_batch (self, &len, &count);
+        bool cmd = false;
+        if (sim_lane_send_bytes (self->lane, SIM_LANE_PHYSICS, data, len, -1)) {
             if (errno == EAGAIN)
                 return;
-            s_send_cmd_record (self, q->data, q->len); /* physics is not running */
+            cmd = true; /* physics is not running */
         }
-        free (q->data);
-        q->data = NULL;
-        self->backlog_head = (self->backlog_head + 1) % S_BACKLOG;
-        self->backlog_len--;
+        for (int i = 0; i < count; i++) {
+            s_queued_t *q = &self->backlog[self->backlog_head];
+            if (cmd)
+                s_send_cmd_record (self, q->data, q->len);
+            free (q->data);
+            q->data = NULL;
+            self->backlog_head = (self->backlog_head + 1) % S_BACKLOG;
+            self->backlog_len--;
+        }
     }
 }
 
@@ -547,6 +586,7 @@ sim_link_destroy (sim_link_t **self_p)
         return;
     for (int i = 0; i < self->backlog_len; i++)
         free (self->backlog[(self->backlog_head + i) % S_BACKLOG].data);
+    free (self->flush_buf);
     sim_lane_destroy (&self->lane);
     free (self->arena_buf);
     /* unbind first: libzmq frees an inproc name only when it reaps the

@@ -15,6 +15,7 @@
 #define S_RETRY_US   1000000 /* after a wait timed out: drop, don't wait, this long */
 #define S_HELLO_US   1000000 /* a joiner without the configuration asks this often */
 #define S_BACKLOG    1024    /* requests waiting for room (the gateway's pending table) */
+#define S_FLUSH_MAX  65536   /* bytes of backlog records sent together in one lane datagram */
 #define S_PUB_HWM    1000    /* world messages queued per ZeroMQ subscriber */
 #define S_SUB_HWM    100000  /* messages queued in a subscriber (vision: S_VISION_HWM) */
 #define S_VISION_HWM 1000    /* vision: small, so physics waits instead of queueing */
@@ -93,6 +94,7 @@ struct sim_link_t {
     /* requests waiting for room, in order */
     s_queued_t backlog[S_BACKLOG];
     int backlog_head, backlog_len;
+    uint8_t *flush_buf; /* S_FLUSH_MAX bytes, made on first use */
 
     /* joining */
     bool want_config, have_config;

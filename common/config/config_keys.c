@@ -188,10 +188,13 @@ const sim_cfg_key_t sim_cfg_keys[] = {
          R_UNIT, "", "chance a ball detection is dropped"),
     S_F ("realism", "missing_robot_detections", OFF (realism.missing_robot_detections), 0.0017,
          R_UNIT, "", "chance a robot detection is dropped"),
-    S_F ("realism", "vision_delay", OFF (realism.vision_delay), 0.022, R_GE0, "s",
+    /* at most a second: vision queues every frame of the delay, and a
+       delay without bound (ER-Force's int64 of ns at runtime) stopped
+       vision and grew it by the frames it held, without end */
+    S_F ("realism", "vision_delay", OFF (realism.vision_delay), 0.022, R_(0, 1, 0), "s",
          "capture to send delay"),
     S_F ("realism", "vision_processing_time", OFF (realism.vision_processing_time), 0.00675,
-         R_GE0, "s", "median of t_sent - t_capture (at most vision_delay)"),
+         R_(0, 1, 0), "s", "median of t_sent - t_capture (at most vision_delay)"),
     S_B ("realism", "simulate_dribbling", OFF (realism.simulate_dribbling), true,
          "false = glued dribbler"),
     S_F ("realism", "object_position_offset", OFF (realism.object_position_offset), 0.0,

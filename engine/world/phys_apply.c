@@ -55,6 +55,43 @@ s_missing_pair (char *buf, size_t len, bool has_a, bool has_b, bool has_c, const
         s_list_add (buf, len, b);
 }
 
+/* The first coordinate of a ball teleport that is no physical number
+   (phys_sane), as the message spells it; NULL when there is none. */
+static const char *
+s_insane_ball (const phys_ball_teleport_t *t)
+{
+    const struct {
+        bool has;
+        double v;
+        const char *name;
+    } f[] = { { t->has_x, t->x, "x" },    { t->has_y, t->y, "y" },    { t->has_z, t->z, "z" },
+              { t->has_vx, t->vx, "vx" }, { t->has_vy, t->vy, "vy" }, { t->has_vz, t->vz, "vz" } };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (f[i].has && !phys_sane (f[i].v))
+            return f[i].name;
+    return NULL;
+}
+
+/* The same for a robot teleport. */
+static const char *
+s_insane_robot (const phys_robot_teleport_t *t)
+{
+    const struct {
+        bool has;
+        double v;
+        const char *name;
+    } f[] = { { t->has_x, t->x, "x" },
+              { t->has_y, t->y, "y" },
+              { t->has_orientation, t->orientation, "orientation" },
+              { t->has_vx, t->vx, "v_x" },
+              { t->has_vy, t->vy, "v_y" },
+              { t->has_omega, t->omega, "v_angular" } };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (f[i].has && !phys_sane (f[i].v))
+            return f[i].name;
+    return NULL;
+}
+
 static void
 s_teleport_ball (phys_world_t *world, const TeleportBall *tb, sim_errors_t *errors)
 {
@@ -77,7 +114,10 @@ s_teleport_ball (phys_world_t *world, const TeleportBall *tb, sim_errors_t *erro
                         "teleport_ball: %s missing (x and y come together, vx and vy too; z needs x and y, "
                         "vz needs vx and vy)",
                         missing);
-    } else
+    } else if (err == PHYS_ERR_UNSUPPORTED && s_insane_ball (&t))
+        sim_errors_add (errors, phys_err_code (err), "teleport_ball: %s is not a number within +-%g",
+                        s_insane_ball (&t), PHYS_INPUT_LIMIT);
+    else
         s_report (errors, err, "teleport_ball rejected");
 }
 
@@ -106,7 +146,10 @@ s_teleport_robot (phys_world_t *world, const TeleportRobot *tr, sim_errors_t *er
         s_missing_pair (missing, sizeof missing, t.has_vx, t.has_vy, false, "v_x", "v_y");
         sim_errors_add (errors, phys_err_code (err),
                         "%s: %s missing (x and y come together, v_x and v_y too)", what, missing);
-    } else
+    } else if (err == PHYS_ERR_UNSUPPORTED && s_insane_robot (&t))
+        sim_errors_add (errors, phys_err_code (err), "%s: %s is not a number within +-%g", what,
+                        s_insane_robot (&t), PHYS_INPUT_LIMIT);
+    else
         s_report (errors, err, what);
 }
 

@@ -20,6 +20,7 @@
 
 #include "tests/support/sim_fixture.h"
 #include "ssl_simulation_control.pb-c.h"
+#include "ssl_simulation_custom_erforce_realism.pb-c.h"
 #include "ssl_simulation_robot_control.pb-c.h"
 #include "ssl_simulation_synchronous.pb-c.h"
 
@@ -302,6 +303,71 @@ Test (badinput, flood_keeps_other_clients_served, .timeout = 60)
                  quiet.steps, (long long) lat[quiet.steps / 2], (long long) lat[quiet.steps - 1],
                  flooded.requests, flooded.answers, flooded_steps_in_flood);
     s_stop (&f);
+}
+
+/* ---- a realism that would stop vision ----------------------------------- */
+
+/* Vision packets on the vision socket within ms. */
+static int
+s_vision_packets (int fd, int ms)
+{
+    uint8_t buf[65536];
+    int packets = 0;
+    int64_t end = sim_test_now_ms () + ms;
+    for (int64_t left = ms; left > 0; left = end - sim_test_now_ms ())
+        if (sim_test_recv (fd, buf, sizeof buf, (int) left) >= 0)
+            packets++;
+    return packets;
+}
+
+/* ER-Force's vision_delay is nanoseconds in an int64, and nothing bounded
+   it: one 2^62 ns (146 years) from the control port and vision held every
+   frame back for a million seconds (the schedule's "never"), queueing
+   them: the vision socket went silent and the vision process grew by
+   some 1.7 MiB a second, 235 MiB after its first two minutes, for as long
+   as the run went on. The key is now at most a second (a vision later
+   than that is of no use to a team), so the entry is UNSUPPORTED and
+   nothing changes. Started with the defaults (realtime, realistic), as
+   a lab runs it. */
+Test (badinput, a_vision_delay_of_years_is_refused_and_vision_goes_on, .timeout = 60)
+{
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, NULL, NULL, SIM_FIXTURE_GATEWAY | SIM_FIXTURE_VISION), 0,
+                  "ssl-sim did not come up");
+    cr_assert_gt (s_vision_packets (f.vision, 500), 20, "no vision before the request");
+
+    RealismConfigErForce er = REALISM_CONFIG_ER_FORCE__INIT;
+    er.has_vision_delay = true;
+    er.vision_delay = INT64_C (1) << 62; /* ns */
+    uint8_t packed[64];
+    Google__Protobuf__Any any = GOOGLE__PROTOBUF__ANY__INIT;
+    any.type_url = "type.googleapis.com/RealismConfigErForce";
+    any.value = (ProtobufCBinaryData) { realism_config_er_force__pack (&er, packed), packed };
+    Google__Protobuf__Any *anys[] = { &any };
+    RealismConfig realism = REALISM_CONFIG__INIT;
+    realism.n_custom = 1;
+    realism.custom = anys;
+    SimulatorConfig config = SIMULATOR_CONFIG__INIT;
+    config.realism_config = &realism;
+    SimulatorCommand cmd = SIMULATOR_COMMAND__INIT;
+    cmd.config = &config;
+    cr_assert_eq (sim_test_send (f.fd, f.proc.control_port, &cmd.base), 0);
+    uint8_t buf[65536];
+    ssize_t n = sim_test_recv (f.fd, buf, sizeof buf, 3000);
+    cr_assert_geq (n, 0, "the control port did not answer the realism request");
+    SimulatorResponse *r = simulator_response__unpack (NULL, (size_t) n, buf);
+    cr_assert_not_null (r);
+    cr_expect (r->n_errors == 1 && strcmp (r->errors[0]->code, "UNSUPPORTED") == 0
+                   && strstr (r->errors[0]->message, "vision_delay"),
+               "a vision_delay of 2^62 ns was answered with %zu errors (%s)", r->n_errors,
+               r->n_errors ? r->errors[0]->message : "none");
+    simulator_response__free_unpacked (r, NULL);
+
+    /* a second for the delay to show, then vision must still come */
+    s_vision_packets (f.vision, 1000);
+    int packets = s_vision_packets (f.vision, 1000);
+    cr_expect_gt (packets, 100, "vision sent %d packets in the second after the request", packets);
+    cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
 }
 
 /* ---- the lanes between the services (common/bus/sim_lane.h) ----------------- */

@@ -90,9 +90,11 @@ s_now_us (void)
     return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* The flood itself, in the child: returns what it did. */
+/* The flood itself, in the child: returns what it did. Garbage over the
+   S_PORTS `ports`, or, when `fixed` is not NULL, that datagram again and
+   again to ports[0]. */
 static flood_report_t
-s_flood_run (const int *ports)
+s_flood_run (const int *ports, const uint8_t *fixed, size_t fixed_len)
 {
     /* the issue's reproducers: a field-0 key in two bytes, alone on the
        control port and inside a RobotControl on a team port */
@@ -117,10 +119,13 @@ s_flood_run (const int *ports)
         /* the datagrams due by now; the rest waits for the next tick */
         int64_t due = (now - start) * S_FLOOD_RATE / 1000000 + 1;
         for (; i < due && i < total; i++) {
-            int port = ports[i % S_PORTS];
+            int port = ports[fixed ? 0 : i % S_PORTS];
             const void *data = junk;
             size_t len = 1 + s_rand (&rng) % sizeof junk;
-            if (i % 16 == 0) {
+            if (fixed) {
+                data = fixed;
+                len = fixed_len;
+            } else if (i % 16 == 0) {
                 bool control = i % S_PORTS == 0;
                 data = control ? repro_control : repro_team;
                 len = control ? sizeof repro_control : sizeof repro_team;
@@ -154,9 +159,10 @@ s_flood_run (const int *ports)
     return report;
 }
 
-/* Fork the flood; its report comes on *report_fd when it is done. */
+/* Fork the flood (s_flood_run's arguments); its report comes on
+   *report_fd when it is done. */
 static pid_t
-s_flood_start (const int *ports, int *report_fd)
+s_flood_start (const int *ports, const uint8_t *fixed, size_t fixed_len, int *report_fd)
 {
     int pipefd[2];
     if (pipe (pipefd))
@@ -164,7 +170,7 @@ s_flood_start (const int *ports, int *report_fd)
     pid_t pid = fork ();
     if (pid == 0) {
         close (pipefd[0]);
-        flood_report_t report = s_flood_run (ports);
+        flood_report_t report = s_flood_run (ports, fixed, fixed_len);
         ssize_t w = write (pipefd[1], &report, sizeof report);
         _exit (w == (ssize_t) sizeof report ? 0 : 1);
     }
@@ -306,7 +312,7 @@ Test (flood, every_port_flooded_clients_answered_vision_whole, .timeout = 90)
 
     int report_fd = -1;
     int64_t start = sim_test_now_ms ();
-    pid_t flooder = s_flood_start (ports, &report_fd);
+    pid_t flooder = s_flood_start (ports, NULL, 0, &report_fd);
     cr_assert_gt (flooder, 0, "could not fork the flood");
     int64_t flood_end = start + S_FLOOD_MS;
     int64_t now = start;
@@ -386,5 +392,96 @@ Test (flood, every_port_flooded_clients_answered_vision_whole, .timeout = 90)
                   frames.first_problem);
     for (int i = 0; i < S_CLIENTS; i++)
         sim_retry_close (&clients[i].client);
+    cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
+}
+
+/* A team's commands while another client floods the other team's port
+   with valid RobotControls (a runaway loop, or someone hostile): they
+   reach physics and are answered, so the flood holds a port's whole share
+   of requests waiting for physics (docs/protocol.md, "Fairness"), and the
+   gateway's hand-over to physics queued them all ahead of the other
+   team's command. Physics in realtime reads its lane at its own wake-ups,
+   and the lane took one request per datagram, ten datagrams at a time:
+   the yellow client's commands waited a median 520-740 ms to be applied
+   and answered (20 ms without the flood). With the backlog handed over
+   many records per datagram they waited 20-40 ms. */
+#define S_CMD_MEDIAN_MS 150 /* the yellow client's median wait in the blue flood */
+
+Test (flood, a_command_flood_on_blue_leaves_yellow_answered_in_time, .timeout = 60)
+{
+    /* nothing lost: each of the yellow client's commands must be answered */
+    static const char *const args[] = { "--mode", "realtime", "--realism", "none", NULL };
+    sim_fixture_t f;
+    cr_assert_eq (sim_fixture_start (&f, args, NULL, SIM_FIXTURE_GATEWAY), 0, "ssl-sim did not come up");
+
+    sim_msg_robot_cmd_t b;
+    RobotControl *rc = sim_msg_robot_cmd (&b, 0);
+    sim_msg_local (&b, 1.0, 0, 0);
+    uint8_t flood[64];
+    size_t flood_len = protobuf_c_message_pack (&rc->base, flood);
+    const int ports[S_PORTS] = { f.proc.blue_port };
+    int report_fd = -1;
+    pid_t flooder = s_flood_start (ports, flood, flood_len, &report_fd);
+    cr_assert_gt (flooder, 0, "could not fork the flood");
+
+    /* the yellow team: one command at a time, each answered before the next */
+    int yellow = sim_fixture_socket (&f, 0);
+    cr_assert_geq (yellow, 0);
+    rc = sim_msg_robot_cmd (&b, 1);
+    sim_msg_local (&b, 0, 0, 1.0);
+    int64_t waits[S_FLOOD_MS / S_CLIENT_MS];
+    int count = 0, unanswered = 0;
+    int64_t start = sim_test_now_ms ();
+    sim_test_drain (yellow);
+    while (sim_test_now_ms () - start < S_FLOOD_MS - 200 && count < (int) (sizeof waits / sizeof waits[0])) {
+        int64_t sent = sim_test_now_ms ();
+        cr_assert_eq (sim_test_send (yellow, f.proc.yellow_port, &rc->base), 0);
+        uint8_t buf[65536];
+        ssize_t n = sim_test_recv (yellow, buf, sizeof buf, S_ANSWER_MS);
+        if (n < 0) {
+            unanswered++;
+            continue;
+        }
+        RobotControlResponse *r = robot_control_response__unpack (NULL, (size_t) n, buf);
+        cr_assert_not_null (r, "the yellow port answered something else than a RobotControlResponse");
+        cr_expect_eq (r->n_errors, 0, "the yellow client's command got %s",
+                      r->n_errors ? r->errors[0]->code : "");
+        robot_control_response__free_unpacked (r, NULL);
+        waits[count++] = sim_test_now_ms () - sent;
+        struct timespec pause = { 0, S_CLIENT_MS * 1000000L };
+        nanosleep (&pause, NULL);
+    }
+
+    flood_report_t report = { 0, 0, 0 };
+    ssize_t got = read (report_fd, &report, sizeof report);
+    close (report_fd);
+    int status = 0;
+    waitpid (flooder, &status, 0);
+    cr_assert_eq (got, (ssize_t) sizeof report, "the flood sent no report");
+    double rate = report.elapsed_us > 0 ? report.sent * 1e6 / (double) report.elapsed_us : 0;
+    /* sorted, for the median and the longest */
+    for (int i = 1; i < count; i++)
+        for (int k = i; k > 0 && waits[k - 1] > waits[k]; k--) {
+            int64_t w = waits[k];
+            waits[k] = waits[k - 1];
+            waits[k - 1] = w;
+        }
+    fprintf (stderr,
+             "command flood: %lld RobotControls on blue in %.3f s (%.0f/s) from %d sources; yellow: %d "
+             "commands answered, median wait %lld ms, longest %lld ms, %d unanswered\n",
+             (long long) report.sent, report.elapsed_us / 1e6, rate, S_SOURCES, count,
+             (long long) (count ? waits[count / 2] : -1), (long long) (count ? waits[count - 1] : -1),
+             unanswered);
+    if (rate < S_MIN_RATE) {
+        sim_fixture_stop (&f);
+        cr_skip_test ("this machine sent only %.0f datagrams/s of the %d/s the flood needs", rate,
+                      S_MIN_RATE);
+    }
+    cr_expect_eq (unanswered, 0, "%d of the yellow client's commands went unanswered for %d ms", unanswered,
+                  S_ANSWER_MS);
+    cr_expect_gt (count, 30, "the yellow client got only %d answers in the flood", count);
+    cr_expect (count > 0 && waits[count / 2] <= S_CMD_MEDIAN_MS,
+               "yellow's commands waited a median %lld ms behind blue's flood (at most %d ms)",
+               (long long) (count ? waits[count / 2] : -1), S_CMD_MEDIAN_MS);
     cr_expect_eq (sim_fixture_stop (&f), 0, "ssl-sim did not stop cleanly");
 }

@@ -816,6 +816,13 @@ Test (phys_apply, every_teleport_error_where_the_protocol_raises_it)
     bb.tb.has_x = bb.tb.has_y = true;
     bb.tb.x = NAN;
     s_expect_errors (&f, bc, "UNSUPPORTED", "ball at NaN");
+    /* the message names the field, as a robot command's does (it said
+       only "teleport_ball rejected") */
+    s_expect_message (&f, bc, "UNSUPPORTED", "teleport_ball: x is not a number within +-1e+06");
+    sim_msg_ball_tp (&bb);
+    bb.tb.has_x = bb.tb.has_y = bb.tb.has_vx = bb.tb.has_vy = bb.tb.has_vz = true;
+    bb.tb.vz = 1e7f;
+    s_expect_message (&f, bc, "UNSUPPORTED", "teleport_ball: vz is not a number within +-1e+06");
 
     sim_msg_robot_tp_t rb;
     SimulatorCommand *rc = sim_msg_robot_tp (&rb, SIM_MSG_BLUE, 200);
@@ -846,6 +853,12 @@ Test (phys_apply, every_teleport_error_where_the_protocol_raises_it)
     rb.tr.has_v_x = rb.tr.has_v_y = rb.tr.has_by_force = rb.tr.by_force = true;
     rb.tr.v_y = 0.5f;
     s_expect_errors (&f, rc, "VELOCITY_FORCE", "robot by_force with a velocity");
+    sim_msg_robot_tp (&rb, SIM_MSG_YELLOW, 3);
+    sim_msg_robot_xy (&rb.tr, 0, 0);
+    rb.tr.has_orientation = true;
+    rb.tr.orientation = INFINITY;
+    s_expect_message (&f, rc, "UNSUPPORTED",
+                      "teleport_robot yellow 3: orientation is not a number within +-1e+06");
     s_teardown (&f);
 }
 
