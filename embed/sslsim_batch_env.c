@@ -111,6 +111,14 @@ s_acceptable (sslsim_batch_t *batch, const sslsim_batch_env_t *e, char *why, siz
         snprintf (why, len, "resets without seeds");
         return false;
     }
+    for (int k = 0; e->task && k < n; k++)
+        if (!(e->reset && e->reset[k]) && !sslsim_task_started (e->task, k)) {
+            snprintf (why, len,
+                      "world %d has no episode of the task to step: start one first (reset[%d] = "
+                      "SSLSIM_ENV_RESET, with seeds[%d])",
+                      k, k, k);
+            return false;
+        }
     if (!e->actions || e->per_world == 0)
         return true;
     if (e->per_world < 0 || e->per_world > 4 * SSLSIM_MAX_ROBOTS || !e->teams || !e->ids) {

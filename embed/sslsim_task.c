@@ -262,6 +262,7 @@ sslsim_task_reset (sslsim_task_t *task, int slot, sslsim_world_t *world, uint64_
     sim_rng_seed_keyed (&s->rng, seed, SSLSIM_TASK_STREAM, 0, 0);
     task->kind->scene (task, s, world, &s->rng);
     s->time_ns = sslsim_world_time_ns (world);
+    s->started = true;
     return SSLSIM_OK;
 }
 
@@ -284,6 +285,13 @@ sslsim_task_evaluate_with (sslsim_task_t *task, int slot, sslsim_world_t *world,
 {
     sslsim_task_score_t score = { 0.0, false };
     sslsim_task_slot_t *s = &task->slot[slot];
+    if (!s->started) {
+        /* no episode to judge: its field and potential are not drawn yet
+           (a game's rules would move the ball on a field of size 0) */
+        *reward = 0.0f;
+        *terminated = 0;
+        return false;
+    }
     bool moved = task->kind->score (task, s, world, t, &score);
     s->time_ns = t->time_ns;
     *reward = (float) score.reward;
@@ -295,6 +303,12 @@ int
 sslsim_task_slots (const sslsim_task_t *task)
 {
     return task ? task->slots : 0;
+}
+
+bool
+sslsim_task_started (const sslsim_task_t *task, int slot)
+{
+    return task && slot >= 0 && slot < task->slots && task->slot[slot].started;
 }
 
 /* ---- helpers ------------------------------------------------------------- */
