@@ -25,6 +25,9 @@
         the same handle);
       - pointers returned into a world are borrowed and valid until the next
         call that changes that world (step, command, reset, load, free);
+      - a NULL handle or pointer is refused (SSLSIM_EINVAL, NULL or 0, as
+        the function returns) where the call needs it, and a function that
+        returns nothing then does nothing: it is never followed;
       - units are SI (m, m/s, rad, s); vision bytes carry the wire's mm.
 
     The tasks for learning are declared in sslsim_task.h, which this
@@ -347,7 +350,8 @@ typedef struct sslsim_obs_t sslsim_obs_t;
 /* A new observer of `count` robots (teams[i] 0 blue / 1 yellow, ids[i]
    0..255, no robot twice) with `slots` slots, whose bounds come from
    *limits (sslsim_world_limits). Returns NULL with a sentence in err for
-   a bad argument. Free with sslsim_obs_free. */
+   a bad argument (limits with a NaN, an infinity, a negative value or a
+   field of no size among them). Free with sslsim_obs_free. */
 sslsim_obs_t *sslsim_obs_new (sslsim_obs_kind_t kind, const int *teams, const int *ids, int count, int slots,
                               const sslsim_limits_t *limits, char *err, size_t err_len);
 

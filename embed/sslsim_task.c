@@ -197,7 +197,7 @@ sslsim_task_obs_size (const sslsim_task_t *task)
 void
 sslsim_task_obs_bounds (const sslsim_task_t *task, const sslsim_limits_t *limits, float *low, float *high)
 {
-    if (!task || !limits)
+    if (!task || !limits || !low || !high)
         return;
     /* points on the field */
     for (int i = 0; i < task->kind->extras; i++) {
@@ -270,13 +270,17 @@ void
 sslsim_task_evaluate (sslsim_task_t *task, int slot, sslsim_world_t *world, float *reward,
                       uint8_t *terminated)
 {
-    *reward = 0.0f;
-    *terminated = 0;
-    if (!task || !world || slot < 0 || slot >= task->slots)
-        return;
-    sslsim_truth_t t;
-    sslsim_world_truth (world, &t);
-    sslsim_task_evaluate_with (task, slot, world, &t, reward, terminated);
+    float r = 0.0f;
+    uint8_t done = 0;
+    if (task && world && slot >= 0 && slot < task->slots) {
+        sslsim_truth_t t;
+        sslsim_world_truth (world, &t);
+        sslsim_task_evaluate_with (task, slot, world, &t, &r, &done);
+    }
+    if (reward)
+        *reward = r;
+    if (terminated)
+        *terminated = done;
 }
 
 bool

@@ -161,6 +161,25 @@ Test (sslsim_learn, bad_observers_and_tasks_are_refused_with_a_reason)
     cr_assert_null (sslsim_obs_new (SSLSIM_OBS_TRUTH, teams, ids, 2, 1, &lim, err, sizeof err));
     cr_assert (strstr (err, "each once"), "%s", err);
     cr_assert_null (sslsim_obs_new ((sslsim_obs_kind_t) 7, teams, ids, 1, 1, &lim, err, sizeof err));
+    /* limits never filled, or with a NaN: no finite bounds to keep */
+    cr_assert_null (sslsim_obs_new (SSLSIM_OBS_TRUTH, teams, ids, 1, 1, &lim, err, sizeof err));
+    cr_assert (strstr (err, "field_length"), "%s", err);
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    sslsim_world_t *w = sslsim_world_new (&config, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    cr_assert_eq (sslsim_world_limits (w, &lim), SSLSIM_OK);
+    sslsim_world_free (w);
+    sslsim_obs_t *obs = sslsim_obs_new (SSLSIM_OBS_VISION, teams, ids, 1, 1, &lim, err, sizeof err);
+    cr_assert_not_null (obs, "%s", err);
+    sslsim_obs_free (obs);
+    lim.robot_speed_max[1] = NAN;
+    cr_assert_null (sslsim_obs_new (SSLSIM_OBS_VISION, teams, ids, 1, 1, &lim, err, sizeof err));
+    cr_assert (strstr (err, "robot_speed_max[1] = nan"), "%s", err);
+    lim.robot_speed_max[1] = 3.0;
+    lim.boundary_width = -INFINITY;
+    cr_assert_null (sslsim_obs_new (SSLSIM_OBS_TRUTH, teams, ids, 1, 1, &lim, err, sizeof err));
+    cr_assert (strstr (err, "boundary_width"), "%s", err);
     cr_assert_null (sslsim_task_new ("juggle", 0, 0, 1, err, sizeof err));
     cr_assert (strstr (err, "juggle"), "%s", err);
     cr_assert_null (sslsim_task_new ("go_to_ball", 2, 0, 1, err, sizeof err));
