@@ -382,7 +382,9 @@ sslsim_status_t sslsim_obs_set_frame (sslsim_obs_t *obs, int team);
 
 /* Write the observation of `world` after its last step into out[0..D),
    updating slot k's memory with the step's vision frames. Returns
-   SSLSIM_OK, or SSLSIM_EINVAL for a bad slot or NULL. */
+   SSLSIM_OK, or SSLSIM_EINVAL for a bad slot or NULL, or for a vision
+   observer and a world made without vision (sslsim_config_t.vision = 0),
+   which would read as never seeing anything. */
 sslsim_status_t sslsim_obs_write (sslsim_obs_t *obs, int slot, const sslsim_world_t *world, float *out);
 
 /* One world's part of a learner's step in one call: robots (teams[j],
@@ -390,7 +392,8 @@ sslsim_status_t sslsim_obs_write (sslsim_obs_t *obs, int slot, const sslsim_worl
    the world steps dt, then, when obs is not NULL, slot's observation goes
    into obs_out, and when truth is not NULL the true state into *truth.
    Returns the actions' protocol error count, or SSLSIM_EINVAL (a bad or
-   non-finite argument: nothing applied, nothing stepped). */
+   non-finite argument, a vision observer of a world without vision:
+   nothing applied, nothing stepped). */
 int sslsim_world_env_step (sslsim_world_t *world, const int *teams, const int *ids, int n,
                            const double *actions, double dt, sslsim_obs_t *obs, int slot, float *obs_out,
                            sslsim_truth_t *truth);

@@ -90,6 +90,10 @@ void sslsim_obs_write_with (sslsim_obs_t *obs, int slot, const sslsim_world_t *w
 bool sslsim_task_evaluate_with (sslsim_task_t *task, int slot, sslsim_world_t *world,
                                 const sslsim_truth_t *truth, float *reward, uint8_t *terminated);
 
+/* Why `obs` cannot observe `world` (a vision observer of a world made
+   without vision), NULL when it can. */
+const char *sslsim_obs_refuses (const sslsim_obs_t *obs, const sslsim_world_t *world);
+
 /* The frame an observer writes in (sslsim_obs_set_frame). */
 int sslsim_obs_frame (const sslsim_obs_t *obs);
 

@@ -355,10 +355,19 @@ s_write_vision (sslsim_obs_t *self, int slot, const sslsim_world_t *world, float
     }
 }
 
+const char *
+sslsim_obs_refuses (const sslsim_obs_t *obs, const sslsim_world_t *world)
+{
+    if (obs && world && obs->kind == SSLSIM_OBS_VISION && !world->vision)
+        return "a vision observer needs a world made with vision (sslsim_config_t.vision = 1): this one "
+               "has no cameras";
+    return NULL;
+}
+
 sslsim_status_t
 sslsim_obs_write (sslsim_obs_t *obs, int slot, const sslsim_world_t *world, float *out)
 {
-    if (!obs || !world || !out || slot < 0 || slot >= obs->slots)
+    if (!obs || !world || !out || slot < 0 || slot >= obs->slots || sslsim_obs_refuses (obs, world))
         return SSLSIM_EINVAL;
     sslsim_truth_t t;
     if (obs->kind == SSLSIM_OBS_TRUTH)

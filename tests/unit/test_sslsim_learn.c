@@ -126,6 +126,44 @@ Test (sslsim_learn, a_task_step_before_the_first_episode_is_refused)
     sslsim_world_free (w);
 }
 
+/* A vision observer of worlds made without vision would read "never
+   seen" forever: every way to use one is refused with the reason. */
+Test (sslsim_learn, a_vision_observer_of_a_world_without_vision_is_refused)
+{
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    config.vision = 0;
+    char err[256];
+    sslsim_batch_t *b = sslsim_batch_new (2, &config, 1, NULL, err, sizeof err);
+    cr_assert_not_null (b, "%s", err);
+    sslsim_world_t *w = sslsim_batch_world (b, 0);
+    sslsim_limits_t lim;
+    sslsim_world_limits (w, &lim);
+    int team = 0, id = 0;
+    sslsim_obs_t *obs = sslsim_obs_new (SSLSIM_OBS_VISION, &team, &id, 1, 2, &lim, err, sizeof err);
+    cr_assert_not_null (obs, "%s", err);
+    float o[2 * 7];
+    sslsim_batch_env_t step = { .dt = 0.016, .obs = obs, .obs_out = o };
+    cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_EINVAL);
+    cr_expect (strstr (sslsim_batch_last_error (b), "vision = 1"), "%s", sslsim_batch_last_error (b));
+    cr_expect_eq (sslsim_world_time_ns (w), 0, "a refused step moved the world");
+    cr_assert_eq (sslsim_batch_observe (b, obs, o), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_obs_write (obs, 0, w, o), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_world_env_step (w, NULL, NULL, 0, NULL, 0.016, obs, 0, o, NULL), SSLSIM_EINVAL);
+    cr_expect (strstr (sslsim_world_last_error (w), "vision = 1"), "%s", sslsim_world_last_error (w));
+    cr_expect_eq (sslsim_world_time_ns (w), 0, "a refused step moved the world");
+    /* the truth observer is fine without cameras */
+    sslsim_obs_t *truth = sslsim_obs_new (SSLSIM_OBS_TRUTH, &team, &id, 1, 2, &lim, err, sizeof err);
+    cr_assert_not_null (truth, "%s", err);
+    float t[2 * 13];
+    step.obs = truth;
+    step.obs_out = t;
+    cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_OK, "%s", sslsim_batch_last_error (b));
+    sslsim_obs_free (truth);
+    sslsim_obs_free (obs);
+    sslsim_batch_free (b);
+}
+
 Test (sslsim_learn, observations_keep_their_bounds)
 {
     sslsim_batch_t *b = s_batch (1, 1, NULL);
