@@ -254,8 +254,9 @@ sslsim_status_t sslsim_world_save (const sslsim_world_t *world, const char *path
    continues as a restarted vision service does (frame numbers from the
    sim time, geometry at once, frames captured before the save and not
    yet released are not sent). Returns SSLSIM_OK, SSLSIM_EIO (the file
-   cannot be read) or SSLSIM_ECONFIG (another build's checkpoint, or
-   corrupt): the world is then unchanged. */
+   cannot be read) or SSLSIM_ECONFIG (another build's or another run's
+   checkpoint, or corrupt; which, in the last error): the world is then
+   unchanged. */
 sslsim_status_t sslsim_world_load (sslsim_world_t *world, const char *path);
 
 /* The sizes and limits of the configuration in force (after any

@@ -436,16 +436,17 @@ sslsim_world_load (sslsim_world_t *world, const char *path)
         return sslsim_world_fail (world, SSLSIM_EINVAL, "load: no path; the world is unchanged");
     sslsim_world_t *self = world;
     sim_config_t cfg;
-    uint64_t serial;
-    if (access (path, R_OK) != 0) /* said here: the loader's reasons are for the log */
+    if (access (path, R_OK) != 0)
         return sslsim_world_fail (self, SSLSIM_EIO, "cannot read %s: %s; the world is unchanged", path,
                                   strerror (errno));
-    phys_world_t *phys = phys_checkpoint_load (path, SSLSIM_CHECKPOINT_KEY, &cfg, &serial);
+    /* the loader's reason into the answer, not the log (whose "starting
+       fresh" is a service's) */
+    char refused[320] = "";
+    phys_checkpoint_meta_t meta = { .why = refused, .why_len = sizeof refused };
+    phys_world_t *phys = phys_checkpoint_read (path, SSLSIM_CHECKPOINT_KEY, &cfg, &meta);
     if (!phys)
-        return sslsim_world_fail (self, SSLSIM_ECONFIG,
-                                  "%s is refused: not a checkpoint of this build, or corrupt (the log says "
-                                  "which); the world is unchanged",
-                                  path);
+        return sslsim_world_fail (self, SSLSIM_ECONFIG, "%s is refused: %s; the world is unchanged", path,
+                                  refused);
     sim_config_keep_local (&cfg, &self->cfg);
     char why[200];
     if (s_build (self, &cfg, phys, why, sizeof why))

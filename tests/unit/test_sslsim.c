@@ -15,6 +15,9 @@
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "common/base/sim_hash.h"
+#include "common/config/config.h"
+#include "engine/world/phys_checkpoint.h"
+#include "engine/world/phys_def.h"
 #include "tests/support/sim_msg.h"
 
 #define TS_STEPS 150
@@ -405,6 +408,36 @@ Test (sslsim, load_continues_physics_exactly)
     cr_assert_eq (sslsim_world_time_ns (b), t);
     sslsim_world_free (a);
     sslsim_world_free (b);
+}
+
+/* A refused checkpoint's reason is in the answer (the world is unchanged,
+   not "starting fresh" as the service's log would say). */
+Test (sslsim, a_refused_checkpoint_says_why)
+{
+    char path[] = "/tmp/test_sslsim_XXXXXX";
+    int fd = mkstemp (path);
+    cr_assert_geq (fd, 0);
+    cr_assert_eq (write (fd, "not a checkpoint", 16), 16);
+    close (fd);
+    sslsim_world_t *w = s_world (1);
+    cr_assert_eq (sslsim_world_load (w, path), SSLSIM_ECONFIG);
+    cr_expect (strstr (sslsim_world_last_error (w), "is refused: it is corrupt; the world is unchanged"),
+               "%s", sslsim_world_last_error (w));
+    /* a physics service's checkpoint: another run's key */
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    phys_world_def_t def;
+    phys_world_def_from_config (&def, &cfg);
+    char err[256];
+    phys_world_t *phys = phys_world_new (&def, err, sizeof err);
+    cr_assert_not_null (phys, "%s", err);
+    cr_assert_eq (phys_checkpoint_save (path, "cfg-1234", phys, &cfg, 0), 0);
+    phys_world_destroy (&phys);
+    cr_assert_eq (sslsim_world_load (w, path), SSLSIM_ECONFIG);
+    cr_expect (strstr (sslsim_world_last_error (w), "another run"), "%s", sslsim_world_last_error (w));
+    cr_expect_eq (sslsim_world_time_ns (w), 0);
+    unlink (path);
+    sslsim_world_free (w);
 }
 
 Test (sslsim, bad_input_is_refused_with_a_reason)
