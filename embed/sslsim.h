@@ -25,6 +25,9 @@
         the same handle);
       - pointers returned into a world are borrowed and valid until the next
         call that changes that world (step, command, reset, load, free);
+      - a NULL handle or pointer is refused (SSLSIM_EINVAL, NULL or 0, as
+        the function returns) where the call needs it, and a function that
+        returns nothing then does nothing: it is never followed;
       - units are SI (m, m/s, rad, s); vision bytes carry the wire's mm.
 
     The tasks for learning are declared in sslsim_task.h, which this
@@ -251,8 +254,9 @@ sslsim_status_t sslsim_world_save (const sslsim_world_t *world, const char *path
    continues as a restarted vision service does (frame numbers from the
    sim time, geometry at once, frames captured before the save and not
    yet released are not sent). Returns SSLSIM_OK, SSLSIM_EIO (the file
-   cannot be read) or SSLSIM_ECONFIG (another build's checkpoint, or
-   corrupt): the world is then unchanged. */
+   cannot be read) or SSLSIM_ECONFIG (another build's or another run's
+   checkpoint, or corrupt; which, in the last error): the world is then
+   unchanged. */
 sslsim_status_t sslsim_world_load (sslsim_world_t *world, const char *path);
 
 /* The sizes and limits of the configuration in force (after any
@@ -347,7 +351,8 @@ typedef struct sslsim_obs_t sslsim_obs_t;
 /* A new observer of `count` robots (teams[i] 0 blue / 1 yellow, ids[i]
    0..255, no robot twice) with `slots` slots, whose bounds come from
    *limits (sslsim_world_limits). Returns NULL with a sentence in err for
-   a bad argument. Free with sslsim_obs_free. */
+   a bad argument (limits with a NaN, an infinity, a negative value or a
+   field of no size among them). Free with sslsim_obs_free. */
 sslsim_obs_t *sslsim_obs_new (sslsim_obs_kind_t kind, const int *teams, const int *ids, int count, int slots,
                               const sslsim_limits_t *limits, char *err, size_t err_len);
 
@@ -378,7 +383,9 @@ sslsim_status_t sslsim_obs_set_frame (sslsim_obs_t *obs, int team);
 
 /* Write the observation of `world` after its last step into out[0..D),
    updating slot k's memory with the step's vision frames. Returns
-   SSLSIM_OK, or SSLSIM_EINVAL for a bad slot or NULL. */
+   SSLSIM_OK, or SSLSIM_EINVAL for a bad slot or NULL, or for a vision
+   observer and a world made without vision (sslsim_config_t.vision = 0),
+   which would read as never seeing anything. */
 sslsim_status_t sslsim_obs_write (sslsim_obs_t *obs, int slot, const sslsim_world_t *world, float *out);
 
 /* One world's part of a learner's step in one call: robots (teams[j],
@@ -386,7 +393,8 @@ sslsim_status_t sslsim_obs_write (sslsim_obs_t *obs, int slot, const sslsim_worl
    the world steps dt, then, when obs is not NULL, slot's observation goes
    into obs_out, and when truth is not NULL the true state into *truth.
    Returns the actions' protocol error count, or SSLSIM_EINVAL (a bad or
-   non-finite argument: nothing applied, nothing stepped). */
+   non-finite argument, a vision observer of a world without vision:
+   nothing applied, nothing stepped). */
 int sslsim_world_env_step (sslsim_world_t *world, const int *teams, const int *ids, int n,
                            const double *actions, double dt, sslsim_obs_t *obs, int slot, float *obs_out,
                            sslsim_truth_t *truth);

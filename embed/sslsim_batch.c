@@ -309,7 +309,7 @@ sslsim_batch_fail (sslsim_batch_t *self, const char *why)
 void
 sslsim_batch_truth (const sslsim_batch_t *batch, sslsim_truth_t *out)
 {
-    for (int k = 0; batch && k < batch->n; k++)
+    for (int k = 0; batch && out && k < batch->n; k++)
         sslsim_world_truth (batch->worlds[k], &out[k]);
 }
 

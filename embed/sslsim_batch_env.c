@@ -27,6 +27,9 @@ sslsim_world_env_step (sslsim_world_t *world, const int *teams, const int *ids, 
                   slot, sslsim_obs_slots (obs));
         return SSLSIM_EINVAL;
     }
+    const char *refused = sslsim_obs_refuses (obs, world);
+    if (refused)
+        return sslsim_world_fail (world, SSLSIM_EINVAL, "%s", refused);
     if (sslsim_world_substeps (world, dt) < 0)
         return SSLSIM_EINVAL;
     int errors = n != 0 ? sslsim_world_actions (world, teams, ids, n, actions) : 0;
@@ -103,6 +106,12 @@ s_acceptable (sslsim_batch_t *batch, const sslsim_batch_env_t *e, char *why, siz
         snprintf (why, len, "the observer has %d slots for %d worlds", sslsim_obs_slots (e->obs), n);
         return false;
     }
+    /* a batch's worlds share their configuration's vision */
+    const char *refused = e->obs_out ? sslsim_obs_refuses (e->obs, w0) : NULL;
+    if (refused) {
+        snprintf (why, len, "%s", refused);
+        return false;
+    }
     if (e->task && sslsim_task_slots (e->task) < n) {
         snprintf (why, len, "the task has %d slots for %d worlds", sslsim_task_slots (e->task), n);
         return false;
@@ -111,6 +120,14 @@ s_acceptable (sslsim_batch_t *batch, const sslsim_batch_env_t *e, char *why, siz
         snprintf (why, len, "resets without seeds");
         return false;
     }
+    for (int k = 0; e->task && k < n; k++)
+        if (!(e->reset && e->reset[k]) && !sslsim_task_started (e->task, k)) {
+            snprintf (why, len,
+                      "world %d has no episode of the task to step: start one first (reset[%d] = "
+                      "SSLSIM_ENV_RESET, with seeds[%d])",
+                      k, k, k);
+            return false;
+        }
     if (!e->actions || e->per_world == 0)
         return true;
     if (e->per_world < 0 || e->per_world > 4 * SSLSIM_MAX_ROBOTS || !e->teams || !e->ids) {
@@ -166,6 +183,11 @@ sslsim_batch_observe (sslsim_batch_t *batch, sslsim_obs_t *obs, float *out)
         return SSLSIM_EINVAL;
     if (!obs || !out || sslsim_obs_slots (obs) < sslsim_batch_size (batch)) {
         sslsim_batch_fail (batch, "observe needs an observer with a slot per world and a buffer");
+        return SSLSIM_EINVAL;
+    }
+    const char *refused = sslsim_obs_refuses (obs, sslsim_batch_world (batch, 0));
+    if (refused) {
+        sslsim_batch_fail (batch, refused);
         return SSLSIM_EINVAL;
     }
     void *parts[2] = { obs, out };

@@ -77,6 +77,10 @@ sslsim_status_t sslsim_batch_run (sslsim_batch_t *batch, sslsim_batch_job_t job,
 int sslsim_obs_slots (const sslsim_obs_t *obs);
 int sslsim_task_slots (const sslsim_task_t *task);
 
+/* Whether the task's slot has an episode (sslsim_task_reset was called
+   for it): a step of a slot without one has nothing to judge. */
+bool sslsim_task_started (const sslsim_task_t *task, int slot);
+
 /* sslsim_obs_write and sslsim_task_evaluate with the world's truth
    already read (one snapshot serves both in a batch's step); the
    arguments are the caller's to check. The task's returns whether its
@@ -85,6 +89,10 @@ void sslsim_obs_write_with (sslsim_obs_t *obs, int slot, const sslsim_world_t *w
                             const sslsim_truth_t *truth, float *out);
 bool sslsim_task_evaluate_with (sslsim_task_t *task, int slot, sslsim_world_t *world,
                                 const sslsim_truth_t *truth, float *reward, uint8_t *terminated);
+
+/* Why `obs` cannot observe `world` (a vision observer of a world made
+   without vision), NULL when it can. */
+const char *sslsim_obs_refuses (const sslsim_obs_t *obs, const sslsim_world_t *world);
 
 /* The frame an observer writes in (sslsim_obs_set_frame). */
 int sslsim_obs_frame (const sslsim_obs_t *obs);

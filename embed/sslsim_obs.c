@@ -101,6 +101,39 @@ s_fill_bounds (sslsim_obs_t *self, const sslsim_limits_t *limits)
     }
 }
 
+/* The first field of *l that cannot bound an observation (a NaN, an
+   infinity, a negative value, a field of no length or width), NULL when
+   all can: limits filled by hand, or never filled, give no bounds. */
+static const char *
+s_bad_limit (const sslsim_limits_t *l, double *value)
+{
+    const struct {
+        const char *name;
+        double v;
+        bool positive;
+    } f[] = {
+        { "field_length", l->field_length, true },
+        { "field_width", l->field_width, true },
+        { "boundary_width", l->boundary_width, false },
+        { "boundary_width_goal_line", l->boundary_width_goal_line, false },
+        { "goal_depth", l->goal_depth, false },
+        { "robot_speed_max[0]", l->robot_speed_max[0], false },
+        { "robot_speed_max[1]", l->robot_speed_max[1], false },
+        { "robot_angular_max[0]", l->robot_angular_max[0], false },
+        { "robot_angular_max[1]", l->robot_angular_max[1], false },
+        { "kick_speed_max[0]", l->kick_speed_max[0], false },
+        { "kick_speed_max[1]", l->kick_speed_max[1], false },
+        { "chip_speed_max[0]", l->chip_speed_max[0], false },
+        { "chip_speed_max[1]", l->chip_speed_max[1], false },
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!isfinite (f[i].v) || f[i].v < 0 || (f[i].positive && f[i].v == 0)) {
+            *value = f[i].v;
+            return f[i].name;
+        }
+    return NULL;
+}
+
 sslsim_obs_t *
 sslsim_obs_new (sslsim_obs_kind_t kind, const int *teams, const int *ids, int count, int slots,
                 const sslsim_limits_t *limits, char *err, size_t err_len)
@@ -135,6 +168,14 @@ sslsim_obs_new (sslsim_obs_kind_t kind, const int *teams, const int *ids, int co
             return NULL;
         }
         self->index[teams[i]][ids[i]] = (int16_t) i;
+    }
+    double value;
+    const char *bad = s_bad_limit (limits, &value);
+    if (bad) {
+        snprintf (err, err_len, "limits: %s = %g bounds no observation (sslsim_world_limits fills them)", bad,
+                  value);
+        sslsim_obs_free (self);
+        return NULL;
     }
     self->low = calloc ((size_t) self->size, sizeof *self->low);
     self->high = calloc ((size_t) self->size, sizeof *self->high);
@@ -172,6 +213,8 @@ sslsim_obs_size (const sslsim_obs_t *obs)
 void
 sslsim_obs_bounds (const sslsim_obs_t *obs, float *low, float *high)
 {
+    if (!obs || !low || !high)
+        return;
     memcpy (low, obs->low, (size_t) obs->size * sizeof *low);
     memcpy (high, obs->high, (size_t) obs->size * sizeof *high);
 }
@@ -312,10 +355,19 @@ s_write_vision (sslsim_obs_t *self, int slot, const sslsim_world_t *world, float
     }
 }
 
+const char *
+sslsim_obs_refuses (const sslsim_obs_t *obs, const sslsim_world_t *world)
+{
+    if (obs && world && obs->kind == SSLSIM_OBS_VISION && !world->vision)
+        return "a vision observer needs a world made with vision (sslsim_config_t.vision = 1): this one "
+               "has no cameras";
+    return NULL;
+}
+
 sslsim_status_t
 sslsim_obs_write (sslsim_obs_t *obs, int slot, const sslsim_world_t *world, float *out)
 {
-    if (!obs || !world || !out || slot < 0 || slot >= obs->slots)
+    if (!obs || !world || !out || slot < 0 || slot >= obs->slots || sslsim_obs_refuses (obs, world))
         return SSLSIM_EINVAL;
     sslsim_truth_t t;
     if (obs->kind == SSLSIM_OBS_TRUTH)

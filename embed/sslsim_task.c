@@ -197,7 +197,7 @@ sslsim_task_obs_size (const sslsim_task_t *task)
 void
 sslsim_task_obs_bounds (const sslsim_task_t *task, const sslsim_limits_t *limits, float *low, float *high)
 {
-    if (!task || !limits)
+    if (!task || !limits || !low || !high)
         return;
     /* points on the field */
     for (int i = 0; i < task->kind->extras; i++) {
@@ -262,6 +262,7 @@ sslsim_task_reset (sslsim_task_t *task, int slot, sslsim_world_t *world, uint64_
     sim_rng_seed_keyed (&s->rng, seed, SSLSIM_TASK_STREAM, 0, 0);
     task->kind->scene (task, s, world, &s->rng);
     s->time_ns = sslsim_world_time_ns (world);
+    s->started = true;
     return SSLSIM_OK;
 }
 
@@ -269,13 +270,17 @@ void
 sslsim_task_evaluate (sslsim_task_t *task, int slot, sslsim_world_t *world, float *reward,
                       uint8_t *terminated)
 {
-    *reward = 0.0f;
-    *terminated = 0;
-    if (!task || !world || slot < 0 || slot >= task->slots)
-        return;
-    sslsim_truth_t t;
-    sslsim_world_truth (world, &t);
-    sslsim_task_evaluate_with (task, slot, world, &t, reward, terminated);
+    float r = 0.0f;
+    uint8_t done = 0;
+    if (task && world && slot >= 0 && slot < task->slots) {
+        sslsim_truth_t t;
+        sslsim_world_truth (world, &t);
+        sslsim_task_evaluate_with (task, slot, world, &t, &r, &done);
+    }
+    if (reward)
+        *reward = r;
+    if (terminated)
+        *terminated = done;
 }
 
 bool
@@ -284,6 +289,13 @@ sslsim_task_evaluate_with (sslsim_task_t *task, int slot, sslsim_world_t *world,
 {
     sslsim_task_score_t score = { 0.0, false };
     sslsim_task_slot_t *s = &task->slot[slot];
+    if (!s->started) {
+        /* no episode to judge: its field and potential are not drawn yet
+           (a game's rules would move the ball on a field of size 0) */
+        *reward = 0.0f;
+        *terminated = 0;
+        return false;
+    }
     bool moved = task->kind->score (task, s, world, t, &score);
     s->time_ns = t->time_ns;
     *reward = (float) score.reward;
@@ -295,6 +307,12 @@ int
 sslsim_task_slots (const sslsim_task_t *task)
 {
     return task ? task->slots : 0;
+}
+
+bool
+sslsim_task_started (const sslsim_task_t *task, int slot)
+{
+    return task && slot >= 0 && slot < task->slots && task->slot[slot].started;
 }
 
 /* ---- helpers ------------------------------------------------------------- */

@@ -127,7 +127,9 @@ sslsim_status_t sslsim_task_reset (sslsim_task_t *task, int slot, sslsim_world_t
 
 /* The reward of `world`'s last step and whether the episode ended. A game
    applies its rules here: after a goal or a ball out it moves the ball
-   and robots (teleports) before returning. */
+   and robots (teleports) before returning. A slot with no episode yet
+   (never given to sslsim_task_reset) scores 0, not terminated, and moves
+   nothing. */
 void sslsim_task_evaluate (sslsim_task_t *task, int slot, sslsim_world_t *world, float *reward,
                            uint8_t *terminated);
 
@@ -166,8 +168,10 @@ typedef struct {
 } sslsim_batch_env_t;
 
 /* Returns SSLSIM_OK, or SSLSIM_EINVAL (non-finite action, bad robot, an
-   observer or task with fewer slots than worlds, a bad dt: nothing
-   stepped) with the reason in sslsim_batch_last_error. */
+   observer or task with fewer slots than worlds, a bad dt, a world to
+   step whose task slot has no episode yet: nothing stepped) with the
+   reason in sslsim_batch_last_error. With a task, the first call resets
+   every world. */
 sslsim_status_t sslsim_batch_env_step (sslsim_batch_t *batch, const sslsim_batch_env_t *step);
 
 #ifdef __cplusplus

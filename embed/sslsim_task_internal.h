@@ -31,10 +31,12 @@ typedef struct {
     int attack;
 } sslsim_task_field_t;
 
-/* One slot's episode: the potential after the last step, numbers a task
-   keeps (a target, a start point, the last time), and for the tasks that
-   place things during an episode, the episode's own random stream. */
+/* One slot's episode: whether one has started (sslsim_task_reset), the
+   potential after the last step, numbers a task keeps (a target, a start
+   point, the last time), and for the tasks that place things during an
+   episode, the episode's own random stream. */
 typedef struct {
+    bool started;
     double phi;
     double keep[4];
     uint64_t time_ns;

@@ -34,6 +34,8 @@ _Static_assert(SSLSIM_MAX_DET_BALLS >= VIS_MAX_BALLS, "sslsim.h holds every ball
 void
 sslsim_config_init (sslsim_config_t *config)
 {
+    if (!config)
+        return;
     memset (config, 0, sizeof *config);
     config->vision = 1;
 }
@@ -357,6 +359,12 @@ sslsim_world_vision_all (const sslsim_world_t *world, const uint8_t **bytes, siz
 void
 sslsim_world_truth (const sslsim_world_t *world, sslsim_truth_t *out)
 {
+    if (!out)
+        return;
+    if (!world) {
+        memset (out, 0, sizeof *out);
+        return;
+    }
     sim_snapshot_t snap;
     phys_world_snapshot (world->phys, &snap);
     out->pad_ = 0;
@@ -409,8 +417,10 @@ sslsim_world_reset (sslsim_world_t *world, uint64_t seed)
 sslsim_status_t
 sslsim_world_save (const sslsim_world_t *world, const char *path)
 {
-    if (!world || !path)
+    if (!world)
         return SSLSIM_EINVAL;
+    if (!path)
+        return sslsim_world_fail ((sslsim_world_t *) world, SSLSIM_EINVAL, "save: no path");
     if (phys_checkpoint_save (path, SSLSIM_CHECKPOINT_KEY, world->phys, &world->cfg, 0))
         return sslsim_world_fail ((sslsim_world_t *) world, SSLSIM_EIO, "cannot write the checkpoint %s",
                                   path);
@@ -420,20 +430,23 @@ sslsim_world_save (const sslsim_world_t *world, const char *path)
 sslsim_status_t
 sslsim_world_load (sslsim_world_t *world, const char *path)
 {
-    if (!world || !path)
+    if (!world)
         return SSLSIM_EINVAL;
+    if (!path)
+        return sslsim_world_fail (world, SSLSIM_EINVAL, "load: no path; the world is unchanged");
     sslsim_world_t *self = world;
     sim_config_t cfg;
-    uint64_t serial;
-    if (access (path, R_OK) != 0) /* said here: the loader's reasons are for the log */
+    if (access (path, R_OK) != 0)
         return sslsim_world_fail (self, SSLSIM_EIO, "cannot read %s: %s; the world is unchanged", path,
                                   strerror (errno));
-    phys_world_t *phys = phys_checkpoint_load (path, SSLSIM_CHECKPOINT_KEY, &cfg, &serial);
+    /* the loader's reason into the answer, not the log (whose "starting
+       fresh" is a service's) */
+    char refused[320] = "";
+    phys_checkpoint_meta_t meta = { .why = refused, .why_len = sizeof refused };
+    phys_world_t *phys = phys_checkpoint_read (path, SSLSIM_CHECKPOINT_KEY, &cfg, &meta);
     if (!phys)
-        return sslsim_world_fail (self, SSLSIM_ECONFIG,
-                                  "%s is refused: not a checkpoint of this build, or corrupt (the log says "
-                                  "which); the world is unchanged",
-                                  path);
+        return sslsim_world_fail (self, SSLSIM_ECONFIG, "%s is refused: %s; the world is unchanged", path,
+                                  refused);
     sim_config_keep_local (&cfg, &self->cfg);
     char why[200];
     if (s_build (self, &cfg, phys, why, sizeof why))

@@ -55,41 +55,38 @@ s_missing_pair (char *buf, size_t len, bool has_a, bool has_b, bool has_c, const
         s_list_add (buf, len, b);
 }
 
-/* The first coordinate of a ball teleport that is no physical number
-   (phys_sane), as the message spells it; NULL when there is none. */
+/* A teleport's field as the message spells it: given or not, its value. */
+typedef struct {
+    const char *name;
+    bool has;
+    double v;
+} s_field_t;
+
+/* The first given field of f[0..n) that is no acceptable value
+   (phys_sane: NaN, an infinity, beyond PHYS_INPUT_LIMIT), NULL for none:
+   what an UNSUPPORTED teleport names. */
 static const char *
-s_insane_ball (const phys_ball_teleport_t *t)
+s_insane_teleport (const s_field_t *f, int n)
 {
-    const struct {
-        bool has;
-        double v;
-        const char *name;
-    } f[] = { { t->has_x, t->x, "x" },    { t->has_y, t->y, "y" },    { t->has_z, t->z, "z" },
-              { t->has_vx, t->vx, "vx" }, { t->has_vy, t->vy, "vy" }, { t->has_vz, t->vz, "vz" } };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+    for (int i = 0; i < n; i++)
         if (f[i].has && !phys_sane (f[i].v))
             return f[i].name;
     return NULL;
 }
 
-/* The same for a robot teleport. */
-static const char *
-s_insane_robot (const phys_robot_teleport_t *t)
+/* The answer to a refused teleport of `who` (PARTIAL_COORD is named by
+   the caller): UNSUPPORTED names the field beyond the limit, anything
+   else says `other`. */
+static void
+s_report_teleport (sim_errors_t *errors, phys_err_t err, const char *who, const char *other,
+                   const s_field_t *f, int n)
 {
-    const struct {
-        bool has;
-        double v;
-        const char *name;
-    } f[] = { { t->has_x, t->x, "x" },
-              { t->has_y, t->y, "y" },
-              { t->has_orientation, t->orientation, "orientation" },
-              { t->has_vx, t->vx, "v_x" },
-              { t->has_vy, t->vy, "v_y" },
-              { t->has_omega, t->omega, "v_angular" } };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-        if (f[i].has && !phys_sane (f[i].v))
-            return f[i].name;
-    return NULL;
+    const char *field = err == PHYS_ERR_UNSUPPORTED ? s_insane_teleport (f, n) : NULL;
+    if (field)
+        sim_errors_add (errors, phys_err_code (err), "%s: %s is not a number within +-%g", who, field,
+                        PHYS_INPUT_LIMIT);
+    else
+        s_report (errors, err, other);
 }
 
 static void
@@ -114,11 +111,13 @@ s_teleport_ball (phys_world_t *world, const TeleportBall *tb, sim_errors_t *erro
                         "teleport_ball: %s missing (x and y come together, vx and vy too; z needs x and y, "
                         "vz needs vx and vy)",
                         missing);
-    } else if (err == PHYS_ERR_UNSUPPORTED && s_insane_ball (&t))
-        sim_errors_add (errors, phys_err_code (err), "teleport_ball: %s is not a number within +-%g",
-                        s_insane_ball (&t), PHYS_INPUT_LIMIT);
-    else
-        s_report (errors, err, "teleport_ball rejected");
+    } else {
+        const s_field_t f[] = {
+            { "x", t.has_x, t.x },    { "y", t.has_y, t.y },    { "z", t.has_z, t.z },
+            { "vx", t.has_vx, t.vx }, { "vy", t.has_vy, t.vy }, { "vz", t.has_vz, t.vz }
+        };
+        s_report_teleport (errors, err, "teleport_ball", "teleport_ball rejected", f, 6);
+    }
 }
 
 static void
@@ -146,11 +145,15 @@ s_teleport_robot (phys_world_t *world, const TeleportRobot *tr, sim_errors_t *er
         s_missing_pair (missing, sizeof missing, t.has_vx, t.has_vy, false, "v_x", "v_y");
         sim_errors_add (errors, phys_err_code (err),
                         "%s: %s missing (x and y come together, v_x and v_y too)", what, missing);
-    } else if (err == PHYS_ERR_UNSUPPORTED && s_insane_robot (&t))
-        sim_errors_add (errors, phys_err_code (err), "%s: %s is not a number within +-%g", what,
-                        s_insane_robot (&t), PHYS_INPUT_LIMIT);
-    else
-        s_report (errors, err, what);
+    } else {
+        const s_field_t f[] = { { "x", t.has_x, t.x },
+                                { "y", t.has_y, t.y },
+                                { "orientation", t.has_orientation, t.orientation },
+                                { "v_x", t.has_vx, t.vx },
+                                { "v_y", t.has_vy, t.vy },
+                                { "v_angular", t.has_omega, t.omega } };
+        s_report_teleport (errors, err, what, what, f, 6);
+    }
 }
 
 /* Field sizes from a geometry message (protocol.md §4.3), mm -> m. */

@@ -141,12 +141,16 @@ phys_world_t *
 phys_checkpoint_read (const char *path, const char *key, sim_config_t *cfg, phys_checkpoint_meta_t *meta)
 {
     FILE *f = fopen (path, "rb");
-    if (!f)
+    if (!f) {
+        if (meta->why)
+            snprintf (meta->why, meta->why_len, "it cannot be opened: %s", strerror (errno));
         return NULL;
+    }
     struct stat st;
     uint8_t *data = NULL;
     phys_world_t *world = NULL;
     const char *why = "corrupt";
+    char reason[320] = "";
     if (fstat (fileno (f), &st) || st.st_size < (off_t) (sizeof (ck_header_t) + 8)
         || st.st_size > (off_t) CK_MAX_BYTES)
         goto done;
@@ -174,7 +178,10 @@ phys_checkpoint_read (const char *path, const char *key, sim_config_t *cfg, phys
     const char *k = (const char *) data + sizeof h;
     if (h.key_len != strlen (key) || memcmp (k, key, h.key_len) != 0) {
         why = NULL;
-        sim_info ("checkpoint %s belongs to another run; starting fresh", path);
+        snprintf (reason, sizeof reason, "it belongs to another run (key \"%.*s\", not \"%s\")",
+                  (int) (h.key_len < 64 ? h.key_len : 64), k, key);
+        if (!meta->why)
+            sim_info ("checkpoint %s belongs to another run; starting fresh", path);
         goto done;
     }
     char *ini = (char *) data + sizeof h + h.key_len;
@@ -190,7 +197,9 @@ phys_checkpoint_read (const char *path, const char *key, sim_config_t *cfg, phys
     }
     ini[h.ini_len] = '\0';
     if (sim_config_load_string (&loaded, ini, "checkpoint", err, sizeof err)) {
-        sim_warn ("checkpoint %s: configuration rejected: %s", path, err);
+        snprintf (reason, sizeof reason, "its configuration is rejected: %s", err);
+        if (!meta->why)
+            sim_warn ("checkpoint %s: configuration rejected: %s", path, err);
         phys_world_destroy (&copy);
         why = NULL;
         goto done;
@@ -206,7 +215,11 @@ phys_checkpoint_read (const char *path, const char *key, sim_config_t *cfg, phys
     why = NULL;
 done:
     if (why)
+        snprintf (reason, sizeof reason, "it is %s", why);
+    if (why && !meta->why)
         sim_warn ("checkpoint %s is %s; starting fresh", path, why);
+    if (!world && meta->why)
+        snprintf (meta->why, meta->why_len, "%s", reason);
     free (data);
     fclose (f);
     return world;

@@ -41,6 +41,11 @@ typedef struct {
        wanted), once_count set */
     uint64_t *once_ids;
     size_t once_count;
+    /* read: why the checkpoint was refused goes into why[why_len] when
+       why is not NULL (a caller that answers with it: libsslsim's load),
+       else to the log as a service starting fresh */
+    char *why;
+    size_t why_len;
 } phys_checkpoint_meta_t;
 
 /* Write `world` with its effective configuration `cfg` and `serial` to
@@ -64,8 +69,8 @@ int phys_checkpoint_write (const char *path, const char *key, const phys_world_t
    corrupt or from another build (the reason logged at INFO/WARN). */
 phys_world_t *phys_checkpoint_load (const char *path, const char *key, sim_config_t *cfg, uint64_t *serial);
 
-/* phys_checkpoint_load that fills the whole *meta (its once_ids as the
-   caller set it, see phys_checkpoint_meta_t). */
+/* phys_checkpoint_load that fills the whole *meta (its once_ids and why
+   as the caller set them, see phys_checkpoint_meta_t). */
 phys_world_t *phys_checkpoint_read (const char *path, const char *key, sim_config_t *cfg,
                                     phys_checkpoint_meta_t *meta);
 

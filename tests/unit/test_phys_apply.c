@@ -126,6 +126,16 @@ Test (phys_apply, teleport_ball_moves_it_and_reports_partial_coordinates)
                f.errors.items[0].message);
     phys_world_ball (f.world, &b);
     cr_expect (fabs (b.x - 1.5) < WIRE_EPS, "a refused teleport moved the ball to x = %.3f", b.x);
+
+    /* a value beyond the limit: UNSUPPORTED naming the field, as a
+       command's answer does (docs/protocol.md) */
+    sim_msg_ball_tp (&m);
+    m.tb.has_x = m.tb.has_y = m.tb.has_vx = m.tb.has_vy = true;
+    m.tb.vx = 1e30f;
+    s_command (&f, cmd);
+    cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
+    cr_expect (strstr (f.errors.items[0].message, "teleport_ball: vx is not a number within"), "message '%s'",
+               f.errors.items[0].message);
     s_teardown (&f);
 }
 
@@ -184,8 +194,8 @@ Test (phys_apply, teleport_robot_places_it_and_refuses_bad_ids)
     b.control.teleport_robot = mixed + 1;
     s_command (&f, cmd);
     cr_expect_str_eq (s_codes (&f.errors), "UNSUPPORTED");
-    cr_expect (strstr (f.errors.items[0].message, "teleport_robot blue 0"), "message '%s'",
-               f.errors.items[0].message);
+    cr_expect (strstr (f.errors.items[0].message, "teleport_robot blue 0: x is not a number within"),
+               "message '%s'", f.errors.items[0].message);
     r = s_robot (&f, SIM_TEAM_BLUE, 0);
     cr_expect (fabs (r.x - 0.25) < WIRE_EPS, "a NaN teleport moved blue 0 to x = %.3f", r.x);
     s_teardown (&f);

@@ -15,6 +15,9 @@
 #include "ssl_simulation_config.pb-c.h"
 #include "ssl_simulation_control.pb-c.h"
 #include "common/base/sim_hash.h"
+#include "common/config/config.h"
+#include "engine/world/phys_checkpoint.h"
+#include "engine/world/phys_def.h"
 #include "tests/support/sim_msg.h"
 
 #define TS_STEPS 150
@@ -407,6 +410,36 @@ Test (sslsim, load_continues_physics_exactly)
     sslsim_world_free (b);
 }
 
+/* A refused checkpoint's reason is in the answer (the world is unchanged,
+   not "starting fresh" as the service's log would say). */
+Test (sslsim, a_refused_checkpoint_says_why)
+{
+    char path[] = "/tmp/test_sslsim_XXXXXX";
+    int fd = mkstemp (path);
+    cr_assert_geq (fd, 0);
+    cr_assert_eq (write (fd, "not a checkpoint", 16), 16);
+    close (fd);
+    sslsim_world_t *w = s_world (1);
+    cr_assert_eq (sslsim_world_load (w, path), SSLSIM_ECONFIG);
+    cr_expect (strstr (sslsim_world_last_error (w), "is refused: it is corrupt; the world is unchanged"),
+               "%s", sslsim_world_last_error (w));
+    /* a physics service's checkpoint: another run's key */
+    sim_config_t cfg;
+    sim_config_defaults (&cfg);
+    phys_world_def_t def;
+    phys_world_def_from_config (&def, &cfg);
+    char err[256];
+    phys_world_t *phys = phys_world_new (&def, err, sizeof err);
+    cr_assert_not_null (phys, "%s", err);
+    cr_assert_eq (phys_checkpoint_save (path, "cfg-1234", phys, &cfg, 0), 0);
+    phys_world_destroy (&phys);
+    cr_assert_eq (sslsim_world_load (w, path), SSLSIM_ECONFIG);
+    cr_expect (strstr (sslsim_world_last_error (w), "another run"), "%s", sslsim_world_last_error (w));
+    cr_expect_eq (sslsim_world_time_ns (w), 0);
+    unlink (path);
+    sslsim_world_free (w);
+}
+
 Test (sslsim, bad_input_is_refused_with_a_reason)
 {
     sslsim_world_t *w = s_world (1);
@@ -457,6 +490,56 @@ Test (sslsim, bad_input_is_refused_with_a_reason)
     sslsim_world_free (w);
     sslsim_world_free (NULL);
     sslsim_batch_free (NULL);
+}
+
+/* NULL where a handle or buffer belongs is refused or ignored, never
+   followed (docs/embedding.md: nothing you pass makes the library crash);
+   under the sanitizers a followed NULL fails the test too. */
+Test (sslsim, null_pointers_are_refused_or_ignored_never_followed)
+{
+    sslsim_world_t *w = s_world (1);
+    sslsim_config_init (NULL);
+    sslsim_world_truth (w, NULL);
+    sslsim_truth_t t;
+    memset (&t, 0xff, sizeof t);
+    sslsim_world_truth (NULL, &t);
+    cr_expect (t.robot_count == 0 && t.time_ns == 0, "a NULL world's truth is not empty");
+    cr_expect_eq (sslsim_world_save (w, NULL), SSLSIM_EINVAL);
+    cr_expect (strstr (sslsim_world_last_error (w), "no path"), "%s", sslsim_world_last_error (w));
+    cr_expect_eq (sslsim_world_load (w, NULL), SSLSIM_EINVAL);
+    cr_expect (strstr (sslsim_world_last_error (w), "no path"), "%s", sslsim_world_last_error (w));
+
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    char err[256];
+    sslsim_batch_t *b = sslsim_batch_new (2, &config, 1, NULL, err, sizeof err);
+    cr_assert_not_null (b, "%s", err);
+    sslsim_batch_truth (b, NULL);
+
+    sslsim_limits_t lim;
+    cr_assert_eq (sslsim_world_limits (w, &lim), SSLSIM_OK);
+    int team = 0, id = 0;
+    sslsim_obs_t *obs = sslsim_obs_new (SSLSIM_OBS_TRUTH, &team, &id, 1, 1, &lim, err, sizeof err);
+    cr_assert_not_null (obs, "%s", err);
+    float low[13];
+    sslsim_obs_bounds (obs, NULL, NULL);
+    sslsim_obs_bounds (obs, low, NULL);
+    sslsim_obs_bounds (NULL, low, low);
+
+    sslsim_task_t *task = sslsim_task_new ("dribble", 0, 0, 1, err, sizeof err); /* 2 floats of its own */
+    cr_assert_not_null (task, "%s", err);
+    sslsim_task_obs_bounds (task, &lim, NULL, NULL);
+    cr_assert_eq (sslsim_task_reset (task, 0, w, 3), SSLSIM_OK);
+    cr_assert_eq (sslsim_world_step (w, 0.016), SSLSIM_OK);
+    sslsim_task_evaluate (task, 0, w, NULL, NULL);
+    float reward = 7;
+    sslsim_task_evaluate (NULL, 0, w, &reward, NULL);
+    cr_expect_eq (reward, 0.0f);
+
+    sslsim_task_free (task);
+    sslsim_obs_free (obs);
+    sslsim_batch_free (b);
+    sslsim_world_free (w);
 }
 
 /* A finite value beyond the float range is a command too large like any

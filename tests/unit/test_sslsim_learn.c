@@ -69,6 +69,101 @@ Test (sslsim_learn, a_held_world_is_neither_stepped_nor_reset_nor_written)
     sslsim_batch_free (b);
 }
 
+/* A task's slot has nothing to judge before its first episode: the
+   batch's step refuses to step such a world (its reward would be the
+   distance to a ball of no episode, -5.7 on the first step of the
+   documented example), and a game's rules move nothing. */
+Test (sslsim_learn, a_task_step_before_the_first_episode_is_refused)
+{
+    sslsim_batch_t *b = s_batch (2, 2, NULL);
+    char err[200];
+    sslsim_task_t *task = sslsim_task_new ("go_to_ball", 0, 0, 2, err, sizeof err);
+    cr_assert_not_null (task, "%s", err);
+    uint8_t reset[2] = { SSLSIM_ENV_STEP, SSLSIM_ENV_STEP };
+    uint64_t seeds[2] = { 1, 2 };
+    float rewards[2] = { 7, 7 };
+    uint8_t terminated[2] = { 9, 9 };
+    sslsim_batch_env_t step = { .dt = 0.016, .task = task, .rewards = rewards, .terminated = terminated };
+    cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_EINVAL);
+    cr_expect (strstr (sslsim_batch_last_error (b), "world 0 has no episode"), "%s",
+               sslsim_batch_last_error (b));
+    step.reset = reset;
+    step.seeds = seeds;
+    reset[0] = SSLSIM_ENV_RESET;
+    cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_EINVAL);
+    cr_expect (strstr (sslsim_batch_last_error (b), "world 1 has no episode"), "%s",
+               sslsim_batch_last_error (b));
+    cr_expect (sslsim_world_time_ns (sslsim_batch_world (b, 0)) == 0
+                   && sslsim_world_time_ns (sslsim_batch_world (b, 1)) == 0,
+               "a refused step moved a world");
+    cr_expect (rewards[0] == 7 && terminated[1] == 9, "a refused step wrote outputs");
+    reset[1] = SSLSIM_ENV_RESET;
+    cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_OK, "%s", sslsim_batch_last_error (b));
+    reset[0] = reset[1] = SSLSIM_ENV_STEP;
+    cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_OK, "%s", sslsim_batch_last_error (b));
+    cr_expect_eq (sslsim_world_time_ns (sslsim_batch_world (b, 1)), 16000000);
+    sslsim_task_free (task);
+    sslsim_batch_free (b);
+
+    /* one world: a game's rules on a slot with no episode move nothing */
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    config.vision = 0;
+    sslsim_world_t *w = sslsim_world_new (&config, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    task = sslsim_task_new ("game_a", 0, 0, 1, err, sizeof err);
+    cr_assert_not_null (task, "%s", err);
+    cr_assert_eq (sslsim_world_teleport_ball (w, 3.0, 2.0, 0, 0), 0);
+    float reward = 7;
+    uint8_t done = 9;
+    sslsim_task_evaluate (task, 0, w, &reward, &done);
+    sslsim_truth_t t;
+    sslsim_world_truth (w, &t);
+    cr_expect (reward == 0 && done == 0, "reward %g terminated %d", reward, done);
+    cr_expect (fabs (t.ball[0] - 3.0) < 1e-6 && fabs (t.ball[1] - 2.0) < 1e-6, "the ball moved to %g %g",
+               t.ball[0], t.ball[1]);
+    sslsim_task_free (task);
+    sslsim_world_free (w);
+}
+
+/* A vision observer of worlds made without vision would read "never
+   seen" forever: every way to use one is refused with the reason. */
+Test (sslsim_learn, a_vision_observer_of_a_world_without_vision_is_refused)
+{
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    config.vision = 0;
+    char err[256];
+    sslsim_batch_t *b = sslsim_batch_new (2, &config, 1, NULL, err, sizeof err);
+    cr_assert_not_null (b, "%s", err);
+    sslsim_world_t *w = sslsim_batch_world (b, 0);
+    sslsim_limits_t lim;
+    sslsim_world_limits (w, &lim);
+    int team = 0, id = 0;
+    sslsim_obs_t *obs = sslsim_obs_new (SSLSIM_OBS_VISION, &team, &id, 1, 2, &lim, err, sizeof err);
+    cr_assert_not_null (obs, "%s", err);
+    float o[2 * 7];
+    sslsim_batch_env_t step = { .dt = 0.016, .obs = obs, .obs_out = o };
+    cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_EINVAL);
+    cr_expect (strstr (sslsim_batch_last_error (b), "vision = 1"), "%s", sslsim_batch_last_error (b));
+    cr_expect_eq (sslsim_world_time_ns (w), 0, "a refused step moved the world");
+    cr_assert_eq (sslsim_batch_observe (b, obs, o), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_obs_write (obs, 0, w, o), SSLSIM_EINVAL);
+    cr_assert_eq (sslsim_world_env_step (w, NULL, NULL, 0, NULL, 0.016, obs, 0, o, NULL), SSLSIM_EINVAL);
+    cr_expect (strstr (sslsim_world_last_error (w), "vision = 1"), "%s", sslsim_world_last_error (w));
+    cr_expect_eq (sslsim_world_time_ns (w), 0, "a refused step moved the world");
+    /* the truth observer is fine without cameras */
+    sslsim_obs_t *truth = sslsim_obs_new (SSLSIM_OBS_TRUTH, &team, &id, 1, 2, &lim, err, sizeof err);
+    cr_assert_not_null (truth, "%s", err);
+    float t[2 * 13];
+    step.obs = truth;
+    step.obs_out = t;
+    cr_assert_eq (sslsim_batch_env_step (b, &step), SSLSIM_OK, "%s", sslsim_batch_last_error (b));
+    sslsim_obs_free (truth);
+    sslsim_obs_free (obs);
+    sslsim_batch_free (b);
+}
+
 Test (sslsim_learn, observations_keep_their_bounds)
 {
     sslsim_batch_t *b = s_batch (1, 1, NULL);
@@ -104,6 +199,25 @@ Test (sslsim_learn, bad_observers_and_tasks_are_refused_with_a_reason)
     cr_assert_null (sslsim_obs_new (SSLSIM_OBS_TRUTH, teams, ids, 2, 1, &lim, err, sizeof err));
     cr_assert (strstr (err, "each once"), "%s", err);
     cr_assert_null (sslsim_obs_new ((sslsim_obs_kind_t) 7, teams, ids, 1, 1, &lim, err, sizeof err));
+    /* limits never filled, or with a NaN: no finite bounds to keep */
+    cr_assert_null (sslsim_obs_new (SSLSIM_OBS_TRUTH, teams, ids, 1, 1, &lim, err, sizeof err));
+    cr_assert (strstr (err, "field_length"), "%s", err);
+    sslsim_config_t config;
+    sslsim_config_init (&config);
+    sslsim_world_t *w = sslsim_world_new (&config, err, sizeof err);
+    cr_assert_not_null (w, "%s", err);
+    cr_assert_eq (sslsim_world_limits (w, &lim), SSLSIM_OK);
+    sslsim_world_free (w);
+    sslsim_obs_t *obs = sslsim_obs_new (SSLSIM_OBS_VISION, teams, ids, 1, 1, &lim, err, sizeof err);
+    cr_assert_not_null (obs, "%s", err);
+    sslsim_obs_free (obs);
+    lim.robot_speed_max[1] = NAN;
+    cr_assert_null (sslsim_obs_new (SSLSIM_OBS_VISION, teams, ids, 1, 1, &lim, err, sizeof err));
+    cr_assert (strstr (err, "robot_speed_max[1] = nan"), "%s", err);
+    lim.robot_speed_max[1] = 3.0;
+    lim.boundary_width = -INFINITY;
+    cr_assert_null (sslsim_obs_new (SSLSIM_OBS_TRUTH, teams, ids, 1, 1, &lim, err, sizeof err));
+    cr_assert (strstr (err, "boundary_width"), "%s", err);
     cr_assert_null (sslsim_task_new ("juggle", 0, 0, 1, err, sizeof err));
     cr_assert (strstr (err, "juggle"), "%s", err);
     cr_assert_null (sslsim_task_new ("go_to_ball", 2, 0, 1, err, sizeof err));
