@@ -341,7 +341,15 @@ static zcert_t *
 s_load (const char *key, const char *path, bool secret, char *err, size_t len)
 {
     if (!path[0]) {
-        s_fail (err, len, "[bus] %s is empty: curve = true needs it (ssl-sim keygen FILE makes one)", key);
+        if (secret)
+            s_fail (err, len, "[bus] %s is empty: curve = true needs it (ssl-sim keygen FILE makes one)",
+                    key);
+        else
+            s_fail (
+                err, len,
+                "[bus] %s is empty: curve = true needs the server's public certificate (the FILE, not "
+                "FILE_secret, that ssl-sim keygen wrote for its computer; on that computer, its own curve_cert)",
+                key);
         return NULL;
     }
     char secret_path[SIM_STRING_MAX + 8];
