@@ -465,12 +465,25 @@ install: install-files
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|; s|@VERSION@|$(VERSION)|; s|@REQUIRES@|$(SSLSIM_PKGS)|' \
 	    embed/sslsim.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/sslsim.pc
 	$(Q)printf 'LIBRARY = "%s"\n' '$(LIBDIR)/$(notdir $(SSLSIM_SO))' > $(DESTDIR)$(PYTHON_SITE)/sslsim/_installed.py
+	$(Q)[ -n "$(DESTDIR)" ] || { $(LDCONFIG_NOW); }
+
+# Installed into the system itself (no DESTDIR), the dynamic linker finds
+# the new libsslsim.so.1 in PREFIX/lib only once ldconfig has cached it:
+# without it a program linked with `pkg-config --libs sslsim` does not
+# start. Say so when the library is still not in the cache (not root, or a
+# LIBDIR that /etc/ld.so.conf does not list).
+LDCONFIG_NOW = PATH="$$PATH:/sbin:/usr/sbin"; ldconfig 2>/dev/null; \
+    ldconfig -p 2>/dev/null | grep -qF ' => $(LIBDIR)/$(notdir $(SSLSIM_SO))' \
+    || echo "make install: $(LIBDIR)/$(notdir $(SSLSIM_SO)) is not in the dynamic linker's cache:" \
+            "run ldconfig as root (with $(LIBDIR) in /etc/ld.so.conf.d/) or set LD_LIBRARY_PATH=$(LIBDIR)" \
+            "to run a program linked with -lsslsim"
 
 uninstall:
 	$(Q)rm -f $(foreach s,$(INSTALL_SETS),\
 	    $(addprefix $(DESTDIR)$(inst_$(s)_dir)/,$(notdir $(inst_$(s)_files)))) \
 	    $(addprefix $(DESTDIR),$(INSTALL_MADE))
 	$(Q)for d in $(OWN_DIRS); do [ ! -d "$(DESTDIR)$$d" ] || rmdir "$(DESTDIR)$$d" 2>/dev/null || true; done
+	$(Q)[ -n "$(DESTDIR)" ] || { PATH="$$PATH:/sbin:/usr/sbin"; ldconfig 2>/dev/null || true; }
 
 # ---- the Debian package (debian/, docs/operations.md) ---------------------
 # Built from a copy of the tree (build/deb/src), so dpkg-buildpackage leaves

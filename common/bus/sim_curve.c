@@ -27,7 +27,10 @@
 struct sim_curve_t {
     zcert_t *cert;                /* ours, with the secret key */
     char physics[41], vision[41]; /* the servers' public keys (Z85), "" = not needed */
-    bool serves;                  /* holds a reference on the guard */
+    bool serves;                  /* holds a reference on the authenticator and the guard */
+    bool watches;                 /* holds a reference on the guard for its clients */
+    sim_bus_cfg_t bus;            /* the files the clients' log lines name */
+    const char *service;          /* names the guard's log lines (static) */
 };
 
 /* ---- the process's guard: zauth and the refusal log -------------------- */
@@ -36,8 +39,8 @@ struct sim_curve_t {
    process, so this cannot be per link: the links of a process share it. */
 static pthread_mutex_t s_lock = PTHREAD_MUTEX_INITIALIZER;
 static zactor_t *s_auth;  /* czmq's zauth: answers libzmq's ZAP requests */
-static zactor_t *s_guard; /* s_guard_actor: logs what the bound sockets refuse */
-static int s_guard_users;
+static zactor_t *s_guard; /* s_guard_actor: logs the refused handshakes */
+static int s_auth_users, s_guard_users;
 static unsigned s_guard_monitors;
 static char s_guard_allow[SIM_STRING_MAX];
 
@@ -46,13 +49,19 @@ typedef struct {
     sim_log_level_t level;
 } s_guard_args_t;
 
-/* One watched bound socket: its monitor and the rate of its log lines. */
+/* One watched socket: its monitor and the rate of its log lines. A bound
+   socket logs the peers it refuses; a connecting one (a client) the
+   server that refused it, with the [bus] files to check: `server`
+   (physics or vision), `cert` (its curve_cert), `key` and `key_file` (the
+   server key it holds); NULL for a bound socket. */
 typedef struct {
     zsock_t *monitor;
     char *name, *endpoint;
+    char *server, *cert, *key, *key_file;
     int64_t window_us;
     int lines;
     uint64_t unlogged;
+    bool refused; /* a client refused since its last handshake */
 } s_watch_t;
 
 /* The lines of a window past its burst, counted in one line at its end. */
@@ -87,6 +96,31 @@ s_reason (uint16_t event, uint32_t value, char *buf, size_t len)
     return buf;
 }
 
+/* Why a server refused this client, and what to check on which host. */
+static const char *
+s_client_reason (const s_watch_t *w, uint16_t event, uint32_t value, char *buf, size_t len)
+{
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+        snprintf (buf, len,
+                  "%s refused this service's certificate (ZAP status %u): the [bus] curve_allow "
+                  "directory of %s must hold %s, the public half of this [bus] curve_cert",
+                  w->server, value, w->server, w->cert);
+    else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+             && value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)
+        snprintf (buf, len, "%s does not use CURVE: set [bus] curve = true on its host too", w->server);
+    else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        snprintf (
+            buf, len,
+            "%s broke off the CURVE handshake (%s): this [bus] %s %s must be the public certificate of %s",
+            w->server, strerror ((int) value), w->key, w->key_file, w->server);
+    else
+        snprintf (buf, len,
+                  "the CURVE handshake with %s failed (protocol error 0x%x): this [bus] %s %s must be the "
+                  "public certificate of %s",
+                  w->server, value, w->key, w->key_file, w->server);
+    return buf;
+}
+
 /* Read one monitor event; returns false when the socket is gone. */
 static bool
 s_watch_read (s_watch_t *w)
@@ -104,15 +138,26 @@ s_watch_read (s_watch_t *w)
     zmsg_destroy (&msg);
     if (event == ZMQ_EVENT_MONITOR_STOPPED)
         return false;
+    if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+        if (w->refused)
+            sim_info ("bus %s %s: %s admitted this service", w->name, w->endpoint, w->server);
+        w->refused = false;
+        return true;
+    }
     int64_t now = zclock_usecs ();
     s_watch_flush (w, now);
-    char why[96];
+    char why[SIM_STRING_MAX * 2 + 256];
     if (w->lines < S_LOG_BURST) {
         w->lines++;
-        sim_warn ("bus %s %s: refused a peer: %s", w->name, w->endpoint,
-                  s_reason (event, value, why, sizeof why));
+        if (w->server)
+            sim_warn ("bus %s %s: %s", w->name, w->endpoint,
+                      s_client_reason (w, event, value, why, sizeof why));
+        else
+            sim_warn ("bus %s %s: refused a peer: %s", w->name, w->endpoint,
+                      s_reason (event, value, why, sizeof why));
     } else
         w->unlogged++;
+    w->refused = true;
     return true;
 }
 
@@ -123,10 +168,15 @@ s_watch_close (s_watch_t *w, zpoller_t *poller)
     zsock_destroy (&w->monitor);
     zstr_free (&w->name);
     zstr_free (&w->endpoint);
+    zstr_free (&w->server);
+    zstr_free (&w->cert);
+    zstr_free (&w->key);
+    zstr_free (&w->key_file);
 }
 
-/* "WATCH" monitor-endpoint name endpoint: connect to a bound socket's
-   monitor. Returns 0 or -1. */
+/* "WATCH" monitor-endpoint name endpoint [server cert key key-file]:
+   connect to a socket's monitor (a client's with the four last). Returns
+   0 or -1. */
 static int
 s_guard_watch (s_watch_t *watches, zpoller_t *poller, zmsg_t *msg)
 {
@@ -140,6 +190,10 @@ s_guard_watch (s_watch_t *watches, zpoller_t *poller, zmsg_t *msg)
         if (zsock_connect (w->monitor, "%s", monitor) == 0) {
             w->name = zmsg_popstr (msg);
             w->endpoint = zmsg_popstr (msg);
+            w->server = zmsg_popstr (msg);
+            w->cert = zmsg_popstr (msg);
+            w->key = zmsg_popstr (msg);
+            w->key_file = zmsg_popstr (msg);
             w->window_us = zclock_usecs ();
             zpoller_add (poller, w->monitor);
             rc = 0;
@@ -200,27 +254,37 @@ s_log_level (void)
     return level;
 }
 
-/* Start the guard or take one more reference on it. Returns 0, or -1 with
-   the reason in err. */
+/* Take one more reference on the guard, starting it, and with `allow` on
+   the authenticator too, started first (a CURVE server without a ZAP
+   handler would let every client in). NULL `allow`: the guard alone, for
+   a link that only connects. Returns 0, or -1 with the reason in err. */
 static int
 s_guard_join (const char *allow, const char *service, char *err, size_t len)
 {
     pthread_mutex_lock (&s_lock);
     int rc = 0;
-    if (s_guard && strcmp (s_guard_allow, allow) != 0) {
+    bool started_auth = false;
+    if (allow && s_auth && strcmp (s_guard_allow, allow) != 0) {
         snprintf (err, len, "[bus] curve_allow: this process already authenticates peers with %s, not %s",
                   s_guard_allow, allow);
         rc = -1;
-    } else if (!s_guard) {
-        /* the authenticator first: a CURVE server without a ZAP handler
-           would let every client in */
+    } else if (allow && !s_auth) {
         s_auth = zactor_new (zauth, NULL);
         if (s_auth) {
             zstr_sendx (s_auth, "CURVE", allow, NULL);
             if (zsock_wait (s_auth) != 0)
                 zactor_destroy (&s_auth);
         }
-        s_guard_args_t *args = s_auth ? calloc (1, sizeof *args) : NULL;
+        if (s_auth) {
+            snprintf (s_guard_allow, sizeof s_guard_allow, "%s", allow);
+            started_auth = true;
+        } else {
+            snprintf (err, len, "[bus] curve: cannot start the authenticator (zauth) for %s", allow);
+            rc = -1;
+        }
+    }
+    if (rc == 0 && !s_guard) {
+        s_guard_args_t *args = calloc (1, sizeof *args);
         if (args) {
             args->service = service;
             args->level = s_log_level ();
@@ -228,29 +292,32 @@ s_guard_join (const char *allow, const char *service, char *err, size_t len)
             if (!s_guard)
                 free (args);
         }
-        if (s_guard)
-            snprintf (s_guard_allow, sizeof s_guard_allow, "%s", allow);
-        else {
-            zactor_destroy (&s_auth);
-            snprintf (err, len, "[bus] curve: cannot start the authenticator (zauth) for %s", allow);
+        if (!s_guard) {
+            if (started_auth)
+                zactor_destroy (&s_auth);
+            snprintf (err, len, "[bus] curve: cannot start the thread that watches the handshakes");
             rc = -1;
         }
     }
-    if (rc == 0)
+    if (rc == 0) {
         s_guard_users++;
+        if (allow)
+            s_auth_users++;
+    }
     pthread_mutex_unlock (&s_lock);
     return rc;
 }
 
+/* Give back what s_guard_join took (`auth`: with an allow directory). */
 static void
-s_guard_leave (void)
+s_guard_leave (bool auth)
 {
     pthread_mutex_lock (&s_lock);
-    assert (s_guard_users > 0);
-    if (--s_guard_users == 0) {
+    assert (s_guard_users > 0 && (!auth || s_auth_users > 0));
+    if (--s_guard_users == 0)
         zactor_destroy (&s_guard);
+    if (auth && --s_auth_users == 0)
         zactor_destroy (&s_auth);
-    }
     pthread_mutex_unlock (&s_lock);
 }
 
@@ -274,7 +341,15 @@ static zcert_t *
 s_load (const char *key, const char *path, bool secret, char *err, size_t len)
 {
     if (!path[0]) {
-        s_fail (err, len, "[bus] %s is empty: curve = true needs it (ssl-sim keygen FILE makes one)", key);
+        if (secret)
+            s_fail (err, len, "[bus] %s is empty: curve = true needs it (ssl-sim keygen FILE makes one)",
+                    key);
+        else
+            s_fail (
+                err, len,
+                "[bus] %s is empty: curve = true needs the server's public certificate (the FILE, not "
+                "FILE_secret, that ssl-sim keygen wrote for its computer; on that computer, its own curve_cert)",
+                key);
         return NULL;
     }
     char secret_path[SIM_STRING_MAX + 8];
@@ -337,6 +412,8 @@ sim_curve_new (const sim_bus_cfg_t *bus, unsigned needs, const char *service, ch
     sim_curve_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
+    self->bus = *bus;
+    self->service = service;
     if (needs == 0)
         return self;
     int rc = 0;
@@ -374,10 +451,34 @@ sim_curve_destroy (sim_curve_t **self_p)
     if (!self)
         return;
     if (self->serves)
-        s_guard_leave ();
+        s_guard_leave (true);
+    if (self->watches)
+        s_guard_leave (false);
     zcert_destroy (&self->cert);
     free (self);
     *self_p = NULL;
+}
+
+/* Have the guard watch `sock`'s handshakes (`events`); the four last
+   strings name a client's server and files (NULL for a bound socket).
+   Returns 0 or -1. */
+static int
+s_watch (zsock_t *sock, int events, const char *name, const char *endpoint, const char *server,
+         const char *cert, const char *key, const char *key_file)
+{
+    pthread_mutex_lock (&s_lock);
+    char monitor[64];
+    snprintf (monitor, sizeof monitor, "inproc://ssl-sim-curve-monitor-%u", s_guard_monitors++);
+    int rc = zmq_socket_monitor (zsock_resolve (sock), monitor, events);
+    if (rc == 0) {
+        if (server)
+            zstr_sendx (s_guard, "WATCH", monitor, name, endpoint, server, cert, key, key_file, NULL);
+        else
+            zstr_sendx (s_guard, "WATCH", monitor, name, endpoint, NULL);
+        rc = zsock_wait (s_guard) == 0 ? 0 : -1;
+    }
+    pthread_mutex_unlock (&s_lock);
+    return rc;
 }
 
 int
@@ -387,17 +488,32 @@ sim_curve_serve (sim_curve_t *self, zsock_t *sock, const char *name, const char 
     zcert_apply (self->cert, sock);
     zsock_set_curve_server (sock, 1);
     zsock_set_zap_domain (sock, S_ZAP_DOMAIN);
-    pthread_mutex_lock (&s_lock);
-    char monitor[64];
-    snprintf (monitor, sizeof monitor, "inproc://ssl-sim-curve-monitor-%u", s_guard_monitors++);
-    int rc = zmq_socket_monitor (zsock_resolve (sock), monitor, S_EVENTS);
-    if (rc == 0) {
-        zstr_sendx (s_guard, "WATCH", monitor, name, endpoint, NULL);
-        rc = zsock_wait (s_guard) == 0 ? 0 : -1;
-    }
-    pthread_mutex_unlock (&s_lock);
+    int rc = s_watch (sock, S_EVENTS, name, endpoint, NULL, NULL, NULL, NULL);
     if (rc)
         sim_error ("bus %s %s: cannot watch its refused peers", name, endpoint);
+    return rc;
+}
+
+int
+sim_curve_watch_client (sim_curve_t *self, zsock_t *sock, bool of_vision, const char *name,
+                        const char *endpoint)
+{
+    assert (self && self->cert && sock);
+    if (!self->watches) {
+        char err[SIM_STRING_MAX + 128];
+        if (s_guard_join (NULL, self->service, err, sizeof err)) {
+            sim_error ("bus %s %s: %s", name, endpoint, err);
+            return -1;
+        }
+        self->watches = true;
+    }
+    bool own = of_vision && self->bus.curve_frames_server[0];
+    int rc = s_watch (sock, S_EVENTS | ZMQ_EVENT_HANDSHAKE_SUCCEEDED, name, endpoint,
+                      of_vision ? "vision" : "physics", self->bus.curve_cert,
+                      own ? "curve_frames_server" : "curve_server",
+                      own ? self->bus.curve_frames_server : self->bus.curve_server);
+    if (rc)
+        sim_error ("bus %s %s: cannot watch its handshakes", name, endpoint);
     return rc;
 }
 

@@ -14,7 +14,8 @@
     libzmq asks one ZAP handler per process (an inproc name in czmq's one
     context), so the authenticator and the thread that logs refused peers
     are shared by every link of a process, counted, and stopped with the
-    last one. That shared state, behind a mutex, is the only process-wide
+    last one; the same thread logs the handshakes a server refused to a
+    link's connecting sockets. That shared state, behind a mutex, is the only process-wide
     state here, and it follows from libzmq's.
 */
 #ifndef SIM_CURVE_H_INCLUDED
@@ -61,6 +62,16 @@ int sim_curve_serve (sim_curve_t *self, zsock_t *sock, const char *name, const c
 /* Make `sock` a CURVE client of physics (of_vision false) or vision,
    before it connects. */
 void sim_curve_client (sim_curve_t *self, zsock_t *sock, bool of_vision);
+
+/* Log, in this process's log, each handshake of the client `sock` (made
+   by sim_curve_client) that its server refuses, saying which [bus] file to
+   check on which host (at most five lines per window, as for a bound
+   socket's refusals), and one line once it is admitted after a refusal:
+   the service itself says why it hears nothing, not only the server's
+   log on another host. `name`: which socket. Returns 0, or -1 (logged)
+   when it cannot be watched. */
+int sim_curve_watch_client (sim_curve_t *self, zsock_t *sock, bool of_vision, const char *name,
+                            const char *endpoint);
 
 /* Write a new certificate pair: `path` (public) and `path`_secret (mode
    0600). Refuses to overwrite either. Returns 0, or -1 with the reason in

@@ -458,7 +458,7 @@ sim_link_secure (sim_link_t *self, s_sock_t sock)
         return -1;
     }
     sim_curve_client (self->curve, s, sock == S_FRAMES);
-    return 0;
+    return sim_curve_watch_client (self->curve, s, sock == S_FRAMES, s_sock_names[sock], endpoint);
 }
 
 /* The socket file of an ipc endpoint, or NULL (inproc, tcp). */

@@ -90,6 +90,26 @@ check "a program links the installed libsslsim.a statically and steps a world" \
     sh -c "cc -o '$scratch/mine' '$scratch/mine.c' -I'$root/usr/local/include' -Wl,-Bstatic -L'$lib' -lsslsim \
             -Wl,-Bdynamic \$(pkg-config --libs --static libprotobuf-c inih) -lm -lpthread \
         && [ \"\$('$scratch/mine')\" -gt 0 ]"
+# `sudo make install` itself, then docs/embedding.md's shared link: the
+# program must start, so the dynamic linker must know the new library.
+# Root only, in a private mount namespace where /usr/local is empty and /etc
+# an overlay whose writes land in the scratch directory: the machine's own
+# /usr/local, /etc and linker cache are never touched.
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null \
+    && grep -qw overlay /proc/filesystems; then
+    mkdir -p "$scratch/etc-up" "$scratch/etc-work"
+    unshare -m --propagation private bash -c '
+        set -e
+        mount -t tmpfs tmpfs /usr/local
+        mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/etc-up,workdir=$1/etc-work" /etc
+        make --no-print-directory BUILD="$2" install > "$1/sysinstall.log" 2>&1
+        cc -o "$1/mine-shared" "$1/mine.c" $(pkg-config --cflags --libs sslsim)
+        "$1/mine-shared"' _ "$scratch" "$build" > "$scratch/shared.out" 2>&1
+    check "sudo make install: a program linked with pkg-config --libs sslsim starts$(grep -h 'error\|ldconfig' "$scratch/shared.out" "$scratch/sysinstall.log" | head -2 | sed 's/^/ (/; s/$/)/' | tr '\n' ' ')" \
+        sh -c "[ \"\$(tail -1 '$scratch/shared.out')\" -gt 0 ] 2>/dev/null"
+else
+    printf 'install: skip %s\n' "sudo make install + shared link (needs root, unshare -m and overlayfs)"
+fi
 mk uninstall DESTDIR="$root" > "$scratch/uninstall.log" 2>&1 || { cat "$scratch/uninstall.log"; bad "make uninstall"; }
 left=$(find "$root" ! -type d)
 check "make uninstall leaves only empty directories${left:+ (left: $left)}" test -z "$left"

@@ -425,3 +425,76 @@ Test (operator, status_exits_non_zero_when_its_curve_certificate_is_refused, .ti
     cr_expect_eq (sim_lab_stop (run), 0);
     sim_lab_sh ("rm -rf '%s'", dir);
 }
+
+/* A service on a CURVE bus whose certificate physics does not allow, or
+   that holds the wrong server key, says so in its own log, naming the
+   [bus] file to fix: on a lab of several hosts the refusal in physics'
+   log is on another computer, and the service itself only heard nothing
+   (its clients got UNAVAILABLE). A tcp bus on 127.0.0.1 stands for the
+   lab; the refused gateways get their own runtime directory and ports
+   beside the lab's. */
+Test (operator, a_service_refused_by_a_curve_bus_says_why_in_its_own_log, .timeout = 60)
+{
+    char dir[] = "/tmp/ssl-sim-test-XXXXXX", dir2[] = "/tmp/ssl-sim-test-XXXXXX";
+    cr_assert_not_null (mkdtemp (dir));
+    cr_assert_not_null (mkdtemp (dir2));
+    sim_proc_t p, q;
+    cr_assert_eq (sim_proc_pick_ports (&p), 0);
+    cr_assert_eq (sim_proc_pick_ports (&q), 0);
+    int cmd = sim_test_free_port (), world = sim_test_free_port (), frames = sim_test_free_port ();
+    char lab_cert[128], stranger[128], allow[128], err[256];
+    snprintf (lab_cert, sizeof lab_cert, "%s/lab.cert", dir);
+    snprintf (stranger, sizeof stranger, "%s/stranger.cert", dir);
+    snprintf (allow, sizeof allow, "%s/allow", dir);
+    cr_assert_eq (sim_curve_keygen (lab_cert, err, sizeof err), 0, "%s", err);
+    cr_assert_eq (sim_curve_keygen (stranger, err, sizeof err), 0, "%s", err);
+    cr_assert_eq (sim_lab_sh ("mkdir '%s' && cp '%s' '%s/'", allow, lab_cert, allow), 0);
+    /* the lab; a gateway with a certificate nobody allowed; one with the
+       lab's certificate that takes the stranger's key for physics' */
+    char bus[2048], ini[3][128], log[3][128], vision[64];
+    const char *certs[3] = { lab_cert, stranger, lab_cert };
+    const char *servers[3] = { lab_cert, lab_cert, stranger };
+    for (int i = 0; i < 3; i++) {
+        snprintf (ini[i], sizeof ini[i], "%s/%d.ini", i ? dir2 : dir, i);
+        snprintf (log[i], sizeof log[i], "%s/%d.log", i ? dir2 : dir, i);
+        snprintf (bus, sizeof bus,
+                  "[bus]\ncmd_bind = tcp://127.0.0.1:%d\ncmd_connect = tcp://127.0.0.1:%d\n"
+                  "world_bind = tcp://127.0.0.1:%d\nworld_connect = tcp://127.0.0.1:%d\n"
+                  "frames_bind = tcp://127.0.0.1:%d\nframes_connect = tcp://127.0.0.1:%d\n"
+                  "curve = true\ncurve_cert = %s\ncurve_allow = %s\ncurve_server = %s\n",
+                  cmd, cmd, world, world, frames, frames, certs[i], allow, servers[i]);
+        cr_assert_eq (sim_proc_write_ini (i ? &q : &p, ini[i], bus), 0);
+    }
+    snprintf (vision, sizeof vision, "127.0.0.1:%d", sim_test_free_port ());
+    const char *args[] = { "run", "--config", ini[0], "--localhost", "--vision-addr", vision, NULL };
+    pid_t run = sim_lab_spawn (args, dir, log[0], NULL);
+    cr_assert_gt (run, 0);
+    s_wait_services (dir);
+
+    char want[2][512];
+    snprintf (want[0], sizeof want[0],
+              "gateway      | warn: bus cmd tcp://127.0.0.1:%d: physics refused this service's certificate "
+              "(ZAP status 400): the [bus] curve_allow directory of physics must hold %s",
+              cmd, stranger);
+    snprintf (want[1], sizeof want[1],
+              "gateway      | warn: bus cmd tcp://127.0.0.1:%d: physics broke off the CURVE handshake", cmd);
+    for (int i = 1; i <= 2; i++) {
+        const char *gw[] = { "service", "gateway", "--config", ini[i], "--localhost", NULL };
+        pid_t pid = sim_lab_spawn (gw, dir2, log[i], NULL);
+        cr_assert_gt (pid, 0);
+        bool said = sim_lab_wait_text (log[i], want[i - 1], 10000) == 0;
+        cr_expect (said, "the refused gateway's log does not say: %s", want[i - 1]);
+        if (i == 2) {
+            char key[256];
+            snprintf (key, sizeof key, "this [bus] curve_server %s must be the public certificate of physics",
+                      stranger);
+            said = said && sim_lab_wait_text (log[i], key, 1000) == 0;
+            cr_expect (said, "the gateway with the wrong server key does not name curve_server");
+        }
+        cr_expect_eq (sim_lab_stop (pid), 0);
+        if (!said)
+            sim_lab_dump (log[i]);
+    }
+    cr_expect_eq (sim_lab_stop (run), 0);
+    sim_lab_sh ("rm -rf '%s' '%s'", dir, dir2);
+}

@@ -132,7 +132,9 @@ Test (curve, every_bad_key_file_is_refused_naming_the_key_and_the_file)
 
     bus = k.bus;
     bus.curve_server[0] = '\0';
-    s_expect_refused (&bus, SIM_CURVE_PHYSICS, "curve_server is empty", NULL);
+    /* not "keygen makes one": a server key is copied from the server's
+       computer (or is physics' own curve_cert on physics' computer) */
+    s_expect_refused (&bus, SIM_CURVE_PHYSICS, "curve_server is empty", "the server's public certificate");
     /* frames fall back to curve_server, so its name is the one missing */
     s_expect_refused (&bus, SIM_CURVE_VISION, "curve_server is empty", NULL);
     snprintf (bus.curve_frames_server, sizeof bus.curve_frames_server, "%s/nope.cert", k.dir);
