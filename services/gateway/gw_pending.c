@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,7 +31,9 @@ struct gw_pending_t {
     uint64_t refused;
     uint64_t refused_for[GW_ADMIT_REASONS];
     bool warned[GW_ADMIT_REASONS];
-    int per_port, per_source; /* 0: no bound */
+    int64_t warned_us[GW_ADMIT_REASONS];       /* the last warning (monotonic), 0: none */
+    uint64_t unreported_for[GW_ADMIT_REASONS]; /* refusals since that warning */
+    int per_port, per_source;                  /* 0: no bound */
     int port_count[3];
     int kind_count[3];     /* per gw_req_kind_t */
     uint64_t oldest_id[3]; /* per kind: no smaller id of it is pending (gw_pending_oldest_of) */
@@ -157,19 +160,32 @@ s_refuse (gw_pending_t *self, gw_admit_t why, gw_port_kind_t port, const struct 
 {
     self->refused++;
     self->refused_for[why]++;
+    self->unreported_for[why]++;
     if (self->warned[why])
         return;
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    int64_t now_us = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    if (self->warned_us[why] && now_us - self->warned_us[why] < GW_REFUSE_LOG_US)
+        return;
     self->warned[why] = true;
+    self->warned_us[why] = now_us;
+    char since[64] = "";
+    if (self->unreported_for[why] > 1)
+        snprintf (since, sizeof since, " (%llu refused since the last such line)",
+                  (unsigned long long) self->unreported_for[why]);
+    self->unreported_for[why] = 0;
     if (why == GW_ADMIT_FULL)
-        sim_warn ("%d requests wait for physics; new ones are refused until it answers", self->capacity);
+        sim_warn ("%d requests wait for physics; new ones are refused until it answers%s", self->capacity,
+                  since);
     else if (why == GW_ADMIT_PORT)
-        sim_warn ("the %s port holds %d requests waiting for physics, its share; new ones are refused",
-                  gw_port_name (port), self->per_port);
+        sim_warn ("the %s port holds %d requests waiting for physics, its share; new ones are refused%s",
+                  gw_port_name (port), self->per_port, since);
     else {
         char addr[32];
         sim_udp_addr_str (from, addr, sizeof addr);
-        sim_warn ("%s holds %d requests waiting for physics; its new ones are refused", addr,
-                  self->per_source);
+        sim_warn ("%s holds %d requests waiting for physics; its new ones are refused%s", addr,
+                  self->per_source, since);
     }
 }
 

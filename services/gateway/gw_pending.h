@@ -39,6 +39,12 @@
 
 #define GW_SYNC_FRAMES 256 /* frames kept per sync step (the newest) */
 
+/* A refusal's warning comes once until a request is taken again, and at
+   most once in this long for each reason: a client that keeps its share
+   full while physics answers gets one line a second, not one per answer
+   (a 20 kHz flood of commands wrote 200-700 lines a second). */
+#define GW_REFUSE_LOG_US 1000000
+
 typedef enum { GW_REQ_COMMAND, GW_REQ_ROBOTS, GW_REQ_SYNC } gw_req_kind_t;
 
 /* Why an add is refused, or GW_ADMIT_OK. */

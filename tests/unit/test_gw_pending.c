@@ -6,6 +6,7 @@
 */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -412,6 +413,36 @@ Test (gw_pending, a_source_holds_at_most_its_share)
     cr_expect_eq (gw_pending_source_count (p, &a), 2);
     cr_expect_not_null (gw_pending_add (p, GW_REQ_COMMAND, GW_PORT_BLUE, &a, 10));
     cr_expect_eq (gw_pending_refused (p), 1);
+    gw_pending_destroy (&p);
+}
+
+/* A client that keeps its share full while physics answers the others:
+   the warning comes once, not once per answer (a 20 kHz flood of
+   commands wrote hundreds of lines a second), and the next line, a
+   second later at the earliest, says how many were refused meanwhile. */
+Test (gw_pending, a_share_kept_full_warns_once_a_second, .init = cr_redirect_stderr)
+{
+    enum { N = 200 };
+    gw_pending_t *p = gw_pending_new (64);
+    gw_pending_set_quota (p, 0, 1);
+    struct sockaddr_in a = s_from (41000), b = s_from (41001);
+    cr_assert_not_null (gw_pending_add (p, GW_REQ_COMMAND, GW_PORT_BLUE, &a, 10));
+    for (int i = 0; i < N; i++) {
+        cr_expect_null (gw_pending_add (p, GW_REQ_COMMAND, GW_PORT_BLUE, &a, 10));
+        gw_request_t *other = gw_pending_add (p, GW_REQ_COMMAND, GW_PORT_YELLOW, &b, 10);
+        cr_assert_not_null (other, "another source keeps its share");
+        gw_pending_release (p, other);
+    }
+    cr_expect_eq (gw_pending_refused_for (p, GW_ADMIT_SOURCE), N);
+    fflush (stderr);
+    FILE *captured = cr_get_redirected_stderr ();
+    char text[65536];
+    size_t len = fread (text, 1, sizeof text - 1, captured);
+    text[len] = '\0';
+    int lines = 0;
+    for (const char *at = text; (at = strstr (at, "holds 1 requests waiting for physics")); at++)
+        lines++;
+    cr_expect_eq (lines, 1, "%d warnings for %d refusals within a second", lines, N);
     gw_pending_destroy (&p);
 }
 
