@@ -27,7 +27,7 @@ and CPU at start and end. Writes bench/results/soak-teams.txt (or --out)
 and prints it. Needs protoc and python3-protobuf (docs/team-client.md).
 A measurement, not a test: the machine's load shows in it.
 """
-import json, os, select, socket, subprocess, sys, tempfile, time, random, urllib.request, math, collections
+import json, os, select, socket, subprocess, sys, tempfile, time, urllib.request, math, collections
 
 PROTOS = os.environ.get("SOAK_PROTOS")
 if PROTOS:
@@ -52,7 +52,6 @@ def team(name, offset, t0, duration, out, events):
             restarts.append(float(p[1]))
         elif p[0] == "rate":
             rate = float(p[1])
-    sign = 1.0 if name == "blue" else -1.0
 
     def mk():
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -69,7 +68,6 @@ def team(name, offset, t0, duration, out, events):
     nxt = time.time()
     end = t0 + duration
     restarts = sorted(restarts)
-    rng = random.Random(7 if name == "blue" else 8)
 
     def flush(now_s):
         nonlocal sec, sec_start
