@@ -465,6 +465,9 @@ if __name__ == "__main__":
                 off = int(a[i + 1]); i += 2
             elif a[i] == "--out":
                 out_file = a[i + 1]; i += 2
+            elif a[i] in ("-h", "--help") or a[i].startswith("-"):
+                sys.stdout.write(__doc__)
+                sys.exit(0 if a[i] in ("-h", "--help") else 2)
             else:
                 build = a[i]; i += 1
         top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
