@@ -15,8 +15,9 @@
     context), so the authenticator and the thread that logs refused peers
     are shared by every link of a process, counted, and stopped with the
     last one; the same thread logs the handshakes a server refused to a
-    link's connecting sockets. That shared state, behind a mutex, is the only process-wide
-    state here, and it follows from libzmq's.
+    link's connecting sockets. That shared state, behind a mutex, is the
+    only process-wide state here, it follows from libzmq's, and it lives in
+    sim_curve_guard.c.
 */
 #ifndef SIM_CURVE_H_INCLUDED
 #define SIM_CURVE_H_INCLUDED
