@@ -174,8 +174,14 @@ s_by_lane (const sim_link_t *self, Simbus__Envelope__BodyCase kind)
    SIM_LOOP_NEVER. */
 int64_t sim_link_wake_us (void *self, int64_t now);
 
-/* Send the requests waiting for room, in order (sim_link.c). */
+/* Send the requests waiting for room, in order (sim_link_backlog.c). */
 void sim_link_backlog_flush (sim_link_t *self);
+
+/* Send a request (or a service's Stats) to physics: over the lane
+   without waiting, queued in the backlog behind earlier ones while the
+   lane is full, over ZeroMQ when physics is not running or the backlog
+   is full. Returns 1 (taken) or 0 (sim_link_backlog.c). */
+int sim_link_send_request (sim_link_t *self, Simbus__Envelope *env);
 
 /* Secure socket `sock` (made, not yet bound or connected) with CURVE when
    its endpoint is tcp and [bus] curve is on (sim_link.c). Returns 0, or
