@@ -11,7 +11,8 @@ phys_defer_plan (phys_service_t *self, int64_t now, int64_t at)
     /* without a team commanding there is nothing to wait for, and a quiet
        lane would cost an empty read per wake-up */
     bool defer = self->cfg.run.mode == SIM_MODE_REALTIME && !self->replay && !self->hold_clock
-              && now - self->lane_request_us < PHYS_DEFER_IDLE_US && phys_clock_running (&self->clock, now)
+              && now - self->lane_request_us < PHYS_DEFER_IDLE_US
+              && now - self->lane_busy_us >= PHYS_DEFER_BUSY_US && phys_clock_running (&self->clock, now)
               && at != SIM_LOOP_NEVER && at - now <= PHYS_DEFER_US;
     if (defer != self->lane_deferred)
         self->lane_deferred = sim_link_defer_lane (self->link, defer) && defer;
@@ -23,16 +24,22 @@ phys_defer_catch_up (phys_service_t *self)
     if (!self->lane_deferred)
         return;
     self->catching_up = true;
+    self->lane_caught = 0;
     sim_link_receive_spun (self->link);
     self->catching_up = false;
+    if (self->lane_caught >= PHYS_DEFER_FULL)
+        self->lane_busy_us = zclock_usecs ();
 }
 
 void
 phys_defer_arrival (phys_service_t *self, const Simbus__Request *req, const sim_link_from_t *from)
 {
     int64_t now = zclock_usecs ();
-    if (from && sim_link_from_lane (from))
+    if (from && sim_link_from_lane (from)) {
         self->lane_request_us = now;
+        if (self->catching_up)
+            self->lane_caught++;
+    }
     if (!self->catching_up)
         return;
     int64_t at = now;

@@ -30,9 +30,22 @@
    only, or a team that stopped): an empty read per wake-up is not free. */
 #define PHYS_DEFER_IDLE_US 1000000
 
+/* A catch-up that reads this many requests found the lane near full: an
+   AF_UNIX datagram queue holds 10 (net.unix.max_dgram_qlen), and what
+   does not fit waits in the gateway until a later wake-up. A team
+   commanding at 1 kHz fills it within one deferred wait, and every
+   other team's commands then queued behind its backlog (their answers
+   p90 105 ms at 1 kHz, 330 ms at 2 kHz, instead of 15 ms at most).
+   Such a wake-up saves nothing by waiting anyway (its cost is shared by
+   many requests), so the lane stays loud, each request read as it
+   comes, until PHYS_DEFER_BUSY_US passed without a full catch-up. */
+#define PHYS_DEFER_FULL    8
+#define PHYS_DEFER_BUSY_US 1000000
+
 /* Before the wait (from the clock's wake function): defer the lane when
    the clock runs in realtime, a request came on the lane within
-   PHYS_DEFER_IDLE_US, and the clock's next wake-up, `at`, is at most
+   PHYS_DEFER_IDLE_US, no catch-up found the lane near full within
+   PHYS_DEFER_BUSY_US, and the clock's next wake-up, `at`, is at most
    PHYS_DEFER_US after now. */
 void phys_defer_plan (phys_service_t *self, int64_t now, int64_t at);
 

@@ -104,6 +104,8 @@ typedef struct {
     bool lane_deferred;      /* the last wait left the lane's requests for its end (phys_defer) */
     bool catching_up;        /* reading them: each applied at its arrival */
     int64_t lane_request_us; /* the last request from the lane came (phys_defer) */
+    int lane_caught;         /* requests the catch-up under way read from the lane */
+    int64_t lane_busy_us;    /* a catch-up last found the lane near full (phys_defer) */
     bool paused;             /* speed 0 outside sync mode, as last logged */
 
     /* status line window */

@@ -604,8 +604,7 @@ Test (protocol, realtime_answers_every_command_once_and_in_order_at_100_hz, .tim
    (above what one read per vision frame took: physics read the gateway's
    lane, 10 datagrams deep, only at its own wake-ups, so blue's requests
    queued in the gateway and yellow's waited behind them, p50 79 ms and
-   p90 139 ms on a two-core VM; 1 kHz gave p90 105 ms there; the gateway
-   now hands physics its whole backlog in one datagram), while
+   p90 139 ms on a two-core VM; 1 kHz gave p90 105 ms there), while
    yellow commands at 100 Hz and times each answer, told apart by its
    number of feedback entries as above. Yellow's answers must keep the
    realtime promise (0-20 ms plus the scheduler) and blue is hardly ever
